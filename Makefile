@@ -1,0 +1,135 @@
+# imatrust - one entry point for building, testing, benchmarks and the lab.
+#
+#   make            build the user-space programs into build/
+#   make check-fast unit tests + host integration tests (the inner loop)
+#   make check      everything: check-fast, the kernel build, guest tests
+#   make SANITIZE=1 check-fast   the same tests under ASan + UBSan
+#   make bench      benchmarks that print ratios against named peers
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build/san
+else
+BUILD ?= build
+endif
+
+CC ?= cc
+PKGS := libcrypto jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -ljansson)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wvla -Wundef
+HARDEN := -fstack-protector-strong -fstack-clash-protection -fcf-protection \
+	-fPIE
+HARDEN_LD := -pie -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack
+
+ifeq ($(SANITIZE),1)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+OPT_LD := -fsanitize=address,undefined
+else
+OPT := -O2 -g -D_FORTIFY_SOURCE=2
+OPT_LD :=
+endif
+
+CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) \
+	-Iproto -Iverifier -MMD -MP
+LDFLAGS += $(OPT_LD) $(HARDEN_LD)
+
+# libimatrust: everything both daemons agree on (proto/).
+PROTO_SRC := $(wildcard proto/*.c)
+PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
+LIBIMATRUST := $(BUILD)/lib/libimatrust.a
+
+# The verifier side: the CLI's modules, linked into tests too.
+VERIFIER_MAINS := verifier/imatrust.c
+VERIFIER_SRC := $(filter-out $(VERIFIER_MAINS),$(wildcard verifier/*.c))
+VERIFIER_OBJ := $(VERIFIER_SRC:%.c=$(BUILD)/%.o)
+LIBVERIFIER := $(BUILD)/lib/libverifier.a
+
+BINS := $(BUILD)/bin/imatrust
+BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list
+
+# Unit tests mirror the source folders: tests/unit/<folder>/test_<module>.c
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(UNIT_SRC:%.c=$(BUILD)/%)
+
+.PHONY: all check check-fast check-unit check-cli check-guest kernel \
+	kernel-stock kernel-check images bench deps clean format
+
+all: $(BINS) $(BENCH_BINS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBIMATRUST): $(PROTO_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(LIBVERIFIER): $(VERIFIER_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
+	-Wno-missing-prototypes
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
+
+check-unit: $(UNIT_BINS)
+	@tests/run-suite.sh unit $(UNIT_BINS)
+
+check-cli: $(BINS)
+	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh cli tests/cli/test_*.sh
+
+check-fast: all $(UNIT_BINS)
+	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh check-fast \
+		$(UNIT_BINS) tests/cli/test_*.sh
+
+check: check-fast check-guest
+
+# Kernel and lab (issue: kernel build pipeline and QEMU lab).
+kernel:
+	@kernel/build.sh
+
+kernel-stock:
+	@kernel/build.sh --stock
+
+kernel-check:
+	@kernel/build.sh --checkpatch
+
+images:
+	@deploy/image/build-minimal.sh
+
+check-guest: all
+	@tests/guest/run.sh
+
+bench: all
+	@tests/bench/replay
+
+deps:
+	@deploy/install-deps.sh
+
+format:
+	clang-format -i $(PROTO_SRC) proto/*.h verifier/*.[ch]
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hex.h - lower-case hexadecimal encoding of byte strings.
+ */
+#ifndef IMATRUST_HEX_H
+#define IMATRUST_HEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * hex_encode() - write @len bytes of @in as 2*@len hex digits plus NUL.
+ * @in: bytes to encode
+ * @len: number of bytes
+ * @out: buffer of at least 2 * @len + 1 bytes
+ */
+void hex_encode(const uint8_t *in, size_t len, char *out);
+
+/**
+ * hex_decode() - decode exactly @hexlen hex digits (either case).
+ * @hex: the digits (need not be NUL-terminated)
+ * @hexlen: number of digits; must be even
+ * @out: receives @hexlen / 2 bytes
+ * @outlen: size of @out; must be at least @hexlen / 2
+ *
+ * Return: number of bytes written, or -1 on an odd length, a non-hex
+ * character or a too-small @out.
+ */
+long hex_decode(const char *hex, size_t hexlen, uint8_t *out, size_t outlen);
+
+#endif /* IMATRUST_HEX_H */

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# run-suite.sh NAME TEST...
+#
+# Runs cmocka test binaries and TAP scripts, shows the log of anything
+# that failed, and ends with one line "NAME: N passed, N failed[, N skipped]".
+# Exit status is non-zero when any test failed or any program crashed.
+set -u
+
+name=$1
+shift
+passed=0
+failed=0
+skipped=0
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+
+for t in "$@"; do
+	log="$logdir/$(basename "$t").log"
+	"$t" >"$log" 2>&1
+	rc=$?
+	if grep -q '^\[==========\]' "$log"; then
+		# cmocka: every test prints "[ RUN      ]", passing ones "[       OK ]"
+		run=$(grep -c '^\[ RUN      \]' "$log")
+		ok=$(grep -c '^\[       OK \]' "$log")
+		skip=$(grep -c '^\[  SKIPPED \]' "$log")
+		bad=$((run - ok - skip))
+	else
+		# TAP: "ok N ...", "not ok N ...", "ok N # SKIP ..."
+		skip=$(grep -cE '^ok [0-9]+.*# SKIP' "$log")
+		ok=$(($(grep -cE '^ok [0-9]+' "$log") - skip))
+		bad=$(grep -cE '^not ok [0-9]+' "$log")
+	fi
+	# A program that died without reporting a failed test still failed.
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		bad=1
+	fi
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	skipped=$((skipped + skip))
+	if [ "$bad" -ne 0 ]; then
+		echo "FAIL $t (exit $rc):"
+		sed 's/^/    /' "$log"
+	else
+		extra=""
+		[ "$skip" -gt 0 ] && extra=", $skip skipped"
+		echo "PASS $t ($ok passed$extra)"
+	fi
+done
+
+line="$name: $passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+echo "$line"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli.h - the imatrust command table.
+ */
+#ifndef IMATRUST_CLI_H
+#define IMATRUST_CLI_H
+
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);	/* argv[0] is the name */
+	const char *help;
+};
+
+/**
+ * cli_dispatch() - run the entry of @table named by @argv[1].
+ * @group: the command group, for messages ("log"); NULL at top level
+ * @table: NULL-terminated command table
+ * @argc: argument count, @argv[0] being the group's own name
+ * @argv: arguments
+ *
+ * Return: the command's exit code, or CLI_EXIT_USAGE after printing help.
+ */
+int cli_dispatch(const char *group, const struct cli_command *table,
+		 int argc, char **argv);
+
+int cli_log_main(int argc, char **argv);
+
+#endif /* IMATRUST_CLI_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli_util.h - small helpers shared by the imatrust CLI commands.
+ */
+#ifndef IMATRUST_CLI_UTIL_H
+#define IMATRUST_CLI_UTIL_H
+
+#include <stddef.h>
+
+/* Exit codes of every imatrust command. */
+#define CLI_EXIT_OK 0		/* done; every check passed */
+#define CLI_EXIT_MISMATCH 1	/* a check failed */
+#define CLI_EXIT_USAGE 2	/* bad usage or malformed input */
+
+/**
+ * cli_warnx() - print "imatrust: <message>" on stderr.
+ * @fmt: printf-style message, without trailing newline
+ */
+void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * cli_read_file() - read a whole (small) file into a malloc'ed buffer.
+ * @path: file to read
+ * @max: refuse files larger than this
+ * @len: receives the number of bytes read
+ *
+ * Return: the bytes (caller frees), or NULL after printing why.
+ */
+char *cli_read_file(const char *path, size_t max, size_t *len);
+
+#endif /* IMATRUST_CLI_UTIL_H */

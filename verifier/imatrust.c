@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * imatrust.c - the operator CLI: a table of command groups.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_util.h"
+
+#ifndef IMATRUST_VERSION
+#define IMATRUST_VERSION "0.1"
+#endif
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("imatrust %s\n", IMATRUST_VERSION);
+	return CLI_EXIT_OK;
+}
+
+static const struct cli_command top_commands[] = {
+	{ "log", cli_log_main, "read, replay and check IMA measurement lists" },
+	{ "version", cmd_version, "print the version" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out, const char *group,
+		  const struct cli_command *table)
+{
+	const struct cli_command *c;
+
+	fprintf(out, "usage: imatrust %s%sCOMMAND [ARGS]\n\ncommands:\n",
+		group != NULL ? group : "", group != NULL ? " " : "");
+	for (c = table; c->name != NULL; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->help);
+}
+
+int cli_dispatch(const char *group, const struct cli_command *table,
+		 int argc, char **argv)
+{
+	const struct cli_command *c;
+
+	if (argc < 2) {
+		usage(stderr, group, table);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		usage(stdout, group, table);
+		return CLI_EXIT_OK;
+	}
+	for (c = table; c->name != NULL; c++) {
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->run(argc - 1, argv + 1);
+	}
+	cli_warnx("unknown command '%s%s%s'", group != NULL ? group : "",
+		  group != NULL ? " " : "", argv[1]);
+	usage(stderr, group, table);
+	return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	return cli_dispatch(NULL, top_commands, argc, argv);
+}
