@@ -135,7 +135,7 @@ static enum imt_result decode_digest_algo(struct ima_record *rec,
 		return fail(at, w, IMT_ERR_MALFORMED, err,
 			    "%s digest of %zu bytes, expected %zu", algo->name,
 			    digest_len, algo->size);
-	if (rec->digest == NULL && strcmp(f->def->id, "d-modsig") != 0) {
+	if (rec->digest == NULL && f->def->role == IMA_ROLE_FILE_DIGEST) {
 		rec->digest_algo = algo;
 		rec->digest = f->data + prefix + 1;
 	}
@@ -148,8 +148,7 @@ static enum imt_result decode_string(struct ima_record *rec,
 				     size_t at, const struct where *w,
 				     struct imt_error *err)
 {
-	int is_name = strcmp(f->def->id, "n") == 0 ||
-		      strcmp(f->def->id, "n-ng") == 0;
+	int is_name = f->def->role == IMA_ROLE_NAME;
 	size_t max = legacy ? IMA_EVENT_NAME_LEN_MAX : IMA_PATH_MAX;
 
 	if (is_name && f->len > max)
@@ -207,7 +206,7 @@ static enum imt_result decode_field(struct ima_record *rec,
 				    f->def->id, f->len);
 		return IMT_OK;
 	case IMA_FMT_HEX:
-		if (strcmp(f->def->id, "buf") == 0 && rec->buf == NULL) {
+		if (f->def->role == IMA_ROLE_BUF && rec->buf == NULL) {
 			rec->buf = f->data;
 			rec->buf_len = f->len;
 		}
@@ -352,8 +351,14 @@ static enum imt_result parse_header(struct ima_record *rec, struct cursor *c,
 		return rc;
 	memcpy(rec->template_name, c->buf + c->pos, name_len);
 	rec->template_name[name_len] = '\0';
-	rec->tmpl = ima_template_lookup(w->p->custom, rec->template_name,
-					name_len);
+	/* Lists rarely mix templates: try the previous record's first. */
+	if (w->p->last != NULL &&
+	    strcmp(w->p->last->name, rec->template_name) == 0 &&
+	    memchr(rec->template_name, '\0', name_len) == NULL)
+		rec->tmpl = w->p->last;
+	else
+		rec->tmpl = ima_template_lookup(w->p->custom,
+						rec->template_name, name_len);
 	if (rec->tmpl == NULL && name_len == 0)
 		return fail(c->pos - 4, w, IMT_ERR_MALFORMED, err,
 			    "zero-length template name (a kernel booted with ima_template_fmt=: register its format for \"\")");
@@ -372,6 +377,7 @@ void ima_list_parser_init(struct ima_list_parser *p,
 	p->next_index = 0;
 	p->offset = 0;
 	p->custom = custom;
+	p->last = NULL;
 }
 
 enum imt_result ima_list_next(struct ima_list_parser *p, const uint8_t *buf,
@@ -382,19 +388,29 @@ enum imt_result ima_list_next(struct ima_list_parser *p, const uint8_t *buf,
 	struct where w = { p, eof };
 	enum imt_result rc;
 
-	memset(rec, 0, sizeof(*rec));
+	/* Only the views need clearing; fields[] is filled up to nfields. */
+	rec->nfields = 0;
+	rec->digest_algo = NULL;
+	rec->digest = NULL;
+	rec->digest_type = NULL;
+	rec->digest_type_len = 0;
+	rec->path = NULL;
+	rec->path_len = 0;
+	rec->buf = NULL;
+	rec->buf_len = 0;
 	rec->index = p->next_index;
 	rec->offset = p->offset;
 	rc = parse_header(rec, &c, &w, err);
 	if (rc != IMT_OK)
 		return rc;
-	if (ima_template_is_legacy(rec->tmpl))
+	if (rec->tmpl->legacy)
 		rc = parse_legacy_data(rec, &c, &w, err);
 	else
 		rc = parse_template_data(rec, &c, &w, err);
 	if (rc != IMT_OK)
 		return rc;
 	rec->size = c.pos;
+	p->last = rec->tmpl;
 	p->next_index++;
 	p->offset += c.pos;
 	return IMT_OK;

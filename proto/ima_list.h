@@ -65,6 +65,7 @@ struct ima_list_parser {
 	size_t next_index;		/* index the next record will get */
 	size_t offset;			/* stream offset of the next record */
 	const struct ima_template_set *custom;	/* borrowed; may be NULL */
+	const struct ima_template *last;	/* previous record's template */
 };
 
 /**

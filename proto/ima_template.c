@@ -17,13 +17,14 @@ enum field_index {
 };
 
 static const struct ima_field_def field_defs[F_COUNT] = {
-	[F_D] = { "d", IMA_FMT_DIGEST },
-	[F_N] = { "n", IMA_FMT_STRING },
-	[F_D_NG] = { "d-ng", IMA_FMT_DIGEST_ALGO },
-	[F_D_NGV2] = { "d-ngv2", IMA_FMT_DIGEST_TYPE_ALGO },
-	[F_N_NG] = { "n-ng", IMA_FMT_STRING },
+	[F_D] = { "d", IMA_FMT_DIGEST, IMA_ROLE_FILE_DIGEST },
+	[F_N] = { "n", IMA_FMT_STRING, IMA_ROLE_NAME },
+	[F_D_NG] = { "d-ng", IMA_FMT_DIGEST_ALGO, IMA_ROLE_FILE_DIGEST },
+	[F_D_NGV2] = { "d-ngv2", IMA_FMT_DIGEST_TYPE_ALGO,
+		       IMA_ROLE_FILE_DIGEST },
+	[F_N_NG] = { "n-ng", IMA_FMT_STRING, IMA_ROLE_NAME },
 	[F_SIG] = { "sig", IMA_FMT_HEX },
-	[F_BUF] = { "buf", IMA_FMT_HEX },
+	[F_BUF] = { "buf", IMA_FMT_HEX, IMA_ROLE_BUF },
 	[F_D_MODSIG] = { "d-modsig", IMA_FMT_DIGEST_ALGO },
 	[F_MODSIG] = { "modsig", IMA_FMT_HEX },
 	[F_EVMSIG] = { "evmsig", IMA_FMT_HEX },
@@ -39,15 +40,15 @@ static const struct ima_field_def field_defs[F_COUNT] = {
 
 /* The kernel's builtin_templates[], minus the empty custom slot. */
 static const struct ima_template builtin_templates[] = {
-	{ "ima", 2, { FD(F_D), FD(F_N) } },
-	{ "ima-ng", 2, { FD(F_D_NG), FD(F_N_NG) } },
-	{ "ima-ngv2", 2, { FD(F_D_NGV2), FD(F_N_NG) } },
-	{ "ima-sig", 3, { FD(F_D_NG), FD(F_N_NG), FD(F_SIG) } },
-	{ "ima-sigv2", 3, { FD(F_D_NGV2), FD(F_N_NG), FD(F_SIG) } },
-	{ "ima-buf", 3, { FD(F_D_NG), FD(F_N_NG), FD(F_BUF) } },
-	{ "ima-modsig", 5, { FD(F_D_NG), FD(F_N_NG), FD(F_SIG),
+	{ "ima", 1, 2, { FD(F_D), FD(F_N) } },
+	{ "ima-ng", 0, 2, { FD(F_D_NG), FD(F_N_NG) } },
+	{ "ima-ngv2", 0, 2, { FD(F_D_NGV2), FD(F_N_NG) } },
+	{ "ima-sig", 0, 3, { FD(F_D_NG), FD(F_N_NG), FD(F_SIG) } },
+	{ "ima-sigv2", 0, 3, { FD(F_D_NGV2), FD(F_N_NG), FD(F_SIG) } },
+	{ "ima-buf", 0, 3, { FD(F_D_NG), FD(F_N_NG), FD(F_BUF) } },
+	{ "ima-modsig", 0, 5, { FD(F_D_NG), FD(F_N_NG), FD(F_SIG),
 			     FD(F_D_MODSIG), FD(F_MODSIG) } },
-	{ "evm-sig", 9, { FD(F_D_NG), FD(F_N_NG), FD(F_EVMSIG),
+	{ "evm-sig", 0, 9, { FD(F_D_NG), FD(F_N_NG), FD(F_EVMSIG),
 			  FD(F_XATTRNAMES), FD(F_XATTRLENGTHS),
 			  FD(F_XATTRVALUES), FD(F_IUID), FD(F_IGID),
 			  FD(F_IMODE) } },
@@ -144,11 +145,14 @@ enum imt_result ima_template_set_add(struct ima_template_set *set,
 	rc = parse_fmt(&tmpl, fmt, err);
 	if (rc != IMT_OK)
 		return rc;
+	/* The kernel keys the 2008 layout on the name "ima" alone. */
+	if (strcmp(name, "ima") == 0) {
+		if (strcmp(fmt, "d|n") != 0)
+			return imt_error_set(err, IMT_ERR_MALFORMED,
+					     IMT_NO_POS, IMT_NO_POS,
+					     "template 'ima' must be \"d|n\"");
+		tmpl.legacy = 1;
+	}
 	set->templates[set->count++] = tmpl;
 	return IMT_OK;
-}
-
-int ima_template_is_legacy(const struct ima_template *tmpl)
-{
-	return strcmp(tmpl->name, "ima") == 0;
 }

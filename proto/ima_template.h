@@ -33,13 +33,23 @@ enum ima_field_fmt {
 	IMA_FMT_UINT,			/* little-endian 1/2/4/8-byte integer */
 };
 
+/* What a field means to a verifier, beyond its layout. */
+enum ima_field_role {
+	IMA_ROLE_OTHER,
+	IMA_ROLE_FILE_DIGEST,		/* d, d-ng, d-ngv2 */
+	IMA_ROLE_NAME,			/* n, n-ng */
+	IMA_ROLE_BUF,			/* buf */
+};
+
 struct ima_field_def {
 	const char *id;			/* "d-ng", "n-ng", "sig", ... */
 	enum ima_field_fmt fmt;
+	enum ima_field_role role;
 };
 
 struct ima_template {
 	char name[IMA_TEMPLATE_NAME_MAX + 1];
+	int legacy;			/* the 2008 'ima' layout and hash */
 	size_t nfields;
 	const struct ima_field_def *fields[IMA_TEMPLATE_FIELDS_MAX];
 };
@@ -86,14 +96,5 @@ const struct ima_template *ima_template_lookup(const struct ima_template_set *se
 enum imt_result ima_template_set_add(struct ima_template_set *set,
 				     const char *name, const char *fmt,
 				     struct imt_error *err);
-
-/**
- * ima_template_is_legacy() - true for the 2008 'ima' template.
- * @tmpl: a descriptor
- *
- * The 'ima' template has its own binary layout (no length prefixes on the
- * digest, no NUL on the name) and hash rule (name padded to 256 bytes).
- */
-int ima_template_is_legacy(const struct ima_template *tmpl);
 
 #endif /* IMATRUST_IMA_TEMPLATE_H */

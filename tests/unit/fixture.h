@@ -21,7 +21,7 @@ static const char *const ima_fixtures[] = {
 
 #define IMA_FIXTURE_COUNT (sizeof(ima_fixtures) / sizeof(ima_fixtures[0]))
 
-/* Read tests/fixtures/<dir>/<name> whole; aborts the test on failure. */
+/* Read tests/fixtures/ima/<dir>/<name> whole; aborts the test on failure. */
 static inline uint8_t *fixture_load(const char *dir, const char *name,
 				    size_t *len)
 {
@@ -30,7 +30,7 @@ static inline uint8_t *fixture_load(const char *dir, const char *name,
 	long size;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s/%s", FIXTURE_DIR, dir, name);
+	snprintf(path, sizeof(path), "%s/ima/%s/%s", FIXTURE_DIR, dir, name);
 	f = fopen(path, "rb");
 	if (f == NULL) {
 		fprintf(stderr, "cannot open fixture %s\n", path);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# install-deps.sh - install every Debian 12 package imatrust needs to
+# build, test, run the lab and the benchmarks. Idempotent: packages that
+# are already there are left alone, and apt is only asked when one is not.
+set -euo pipefail
+
+packages=(
+	# build
+	build-essential pkg-config clang
+	libssl-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
+	libmicrohttpd-dev libtss2-dev
+	# tests and benchmarks
+	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
+	# kernel build (kernel/build.sh)
+	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
+	xz-utils rsync kmod python3
+	# QEMU lab and guest images (deploy/lab, deploy/image)
+	qemu-system-x86 busybox-static mmdebstrap e2fsprogs iproute2
+	procps util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "install-deps: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing ${missing[*]}; run as root" >&2
+	exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
