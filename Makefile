@@ -14,9 +14,10 @@ BUILD ?= build
 endif
 
 CC ?= cc
-PKGS := libcrypto jansson
+PKGS := libcrypto jansson tss2-mu sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcrypto -ljansson)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
@@ -35,13 +36,18 @@ OPT_LD :=
 endif
 
 CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) \
-	-Iproto -Iverifier -MMD -MP
+	-Iproto -Idb -Iverifier -MMD -MP
 LDFLAGS += $(OPT_LD) $(HARDEN_LD)
 
 # libimatrust: everything both daemons agree on (proto/).
 PROTO_SRC := $(wildcard proto/*.c)
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 LIBIMATRUST := $(BUILD)/lib/libimatrust.a
+
+# The storage layer the verifier links (db/).
+DB_SRC := $(wildcard db/*.c)
+DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
+LIBDB := $(BUILD)/lib/libimadb.a
 
 # The verifier side: the CLI's modules, linked into tests too.
 VERIFIER_MAINS := verifier/imatrust.c
@@ -56,8 +62,16 @@ BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list
 UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRC:%.c=$(BUILD)/%)
 
+# libFuzzer targets (clang): tests/fuzz/fuzz_<parser>.c
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_SECONDS ?= 20
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-Iproto $(PKG_CFLAGS)
+
 .PHONY: all check check-fast check-unit check-cli check-guest kernel \
-	kernel-stock kernel-check images bench deps clean format
+	kernel-stock kernel-check images bench deps clean format fuzz \
+	check-fuzz
 
 all: $(BINS) $(BENCH_BINS)
 
@@ -70,6 +84,10 @@ $(LIBIMATRUST): $(PROTO_OBJ)
 	$(AR) rcs $@ $^
 
 $(LIBVERIFIER): $(VERIFIER_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(LIBDB): $(DB_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
@@ -88,7 +106,7 @@ $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 	-Wno-missing-prototypes
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBIMATRUST)
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
@@ -102,7 +120,16 @@ check-fast: all $(UNIT_BINS)
 	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh check-fast \
 		$(UNIT_BINS) tests/cli/test_*.sh
 
-check: check-fast check-guest
+check: check-fast check-fuzz check-guest
+
+build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(wildcard proto/*.h)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(PKG_LIBS)
+
+fuzz: $(FUZZ_BINS)
+
+check-fuzz: $(FUZZ_BINS)
+	@tests/run-suite.sh check-fuzz "tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)"
 
 # Kernel and lab (issue: kernel build pipeline and QEMU lab).
 kernel:

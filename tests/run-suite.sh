@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-suite.sh NAME TEST...
 #
-# Runs cmocka test binaries and TAP scripts, shows the log of anything
+# Each TEST is a command line (a program and its arguments). Runs cmocka
+# test binaries and TAP scripts, shows the log of anything
 # that failed, and ends with one line "NAME: N passed, N failed[, N skipped]".
 # Exit status is non-zero when any test failed or any program crashed.
 set -u
@@ -15,8 +16,9 @@ logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
 for t in "$@"; do
-	log="$logdir/$(basename "$t").log"
-	"$t" >"$log" 2>&1
+	prog=${t%% *}
+	log="$logdir/$(basename "$prog").log"
+	bash -c "$t" >"$log" 2>&1
 	rc=$?
 	if grep -q '^\[==========\]' "$log"; then
 		# cmocka: every test prints "[ RUN      ]", passing ones "[       OK ]"

@@ -109,7 +109,7 @@ static void test_evm_sig(void **state)
 
 static void test_ima_modsig(void **state)
 {
-	uint8_t buf[1024], d[64], d2[64], sig[] = { 9 }, p7[] = { 0x30, 0x82 };
+	uint8_t buf[1024], d[64], d2[80], sig[] = { 9 }, p7[] = { 0x30, 0x82 };
 	struct ima_build_field f[5];
 	struct ima_record rec[TEST_RECORDS_MAX];
 
