@@ -23,7 +23,7 @@ struct cursor {
 
 /* Where a failing record sits, for error messages. */
 struct where {
-	const struct ima_list_parser *p;
+	struct ima_list_parser *p;
 	int eof;
 };
 
@@ -93,6 +93,16 @@ static enum imt_result fail(size_t at, const struct where *w,
 			     w->p->offset + at, msg);
 }
 
+/* Digest algorithm by name; lists rarely mix them, so cache the last. */
+static const struct hash_algo *lookup_algo(struct ima_list_parser *p,
+					   const char *name, size_t len)
+{
+	if (p->last_algo == NULL || len != strlen(p->last_algo->name) ||
+	    memcmp(p->last_algo->name, name, len) != 0)
+		p->last_algo = hash_algo_by_name(name, len);
+	return p->last_algo;
+}
+
 /* "sha256:\0<digest>" or, with @typed, "ima:sha256:\0<digest>". */
 static enum imt_result decode_digest_algo(struct ima_record *rec,
 					  const struct ima_field *f, int typed,
@@ -124,7 +134,7 @@ static enum imt_result decode_digest_algo(struct ima_record *rec,
 			rec->digest_type_len = (size_t)(colon - s);
 		}
 	}
-	algo = hash_algo_by_name(algo_name, (size_t)(nul - 1 - algo_name));
+	algo = lookup_algo(w->p, algo_name, (size_t)(nul - 1 - algo_name));
 	if (algo == NULL)
 		return fail(at, w, IMT_ERR_UNSUPPORTED, err,
 			    "unknown digest algorithm '%s'",
@@ -352,9 +362,8 @@ static enum imt_result parse_header(struct ima_record *rec, struct cursor *c,
 	memcpy(rec->template_name, c->buf + c->pos, name_len);
 	rec->template_name[name_len] = '\0';
 	/* Lists rarely mix templates: try the previous record's first. */
-	if (w->p->last != NULL &&
-	    strcmp(w->p->last->name, rec->template_name) == 0 &&
-	    memchr(rec->template_name, '\0', name_len) == NULL)
+	if (w->p->last != NULL && name_len == w->p->last_len &&
+	    memcmp(w->p->last->name, rec->template_name, name_len) == 0)
 		rec->tmpl = w->p->last;
 	else
 		rec->tmpl = ima_template_lookup(w->p->custom,
@@ -378,6 +387,8 @@ void ima_list_parser_init(struct ima_list_parser *p,
 	p->offset = 0;
 	p->custom = custom;
 	p->last = NULL;
+	p->last_len = 0;
+	p->last_algo = NULL;
 }
 
 enum imt_result ima_list_next(struct ima_list_parser *p, const uint8_t *buf,
@@ -410,7 +421,10 @@ enum imt_result ima_list_next(struct ima_list_parser *p, const uint8_t *buf,
 	if (rc != IMT_OK)
 		return rc;
 	rec->size = c.pos;
-	p->last = rec->tmpl;
+	if (p->last != rec->tmpl) {
+		p->last = rec->tmpl;
+		p->last_len = strlen(rec->tmpl->name);
+	}
 	p->next_index++;
 	p->offset += c.pos;
 	return IMT_OK;

@@ -65,7 +65,10 @@ struct ima_list_parser {
 	size_t next_index;		/* index the next record will get */
 	size_t offset;			/* stream offset of the next record */
 	const struct ima_template_set *custom;	/* borrowed; may be NULL */
+	/* Caches for the next lookups; set by the parser. */
 	const struct ima_template *last;	/* previous record's template */
+	size_t last_len;			/* strlen(last->name) */
+	const struct hash_algo *last_algo;	/* previous digest algorithm */
 };
 
 /**

@@ -10,6 +10,8 @@
  * "PCR-NN HEX" form (evmctl-pcrs-*), and refs.bin, the file digests as
  * raw 32-byte values for the reference lookup. The expected PCR 10 values
  * are folded here with plain OpenSSL calls, apart from libimatrust's replay.
+ * Prints the average number of SHA-256 blocks a record's replay needs
+ * (template data plus the 64-byte extend, each with its padding).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -99,7 +101,7 @@ int main(int argc, char **argv)
 	uint8_t rec[512], dng[64], digest[32];
 	struct ima_build_field f[2];
 	char path[512], name[128];
-	unsigned long i, n;
+	unsigned long i, n, blocks = 0;
 	FILE *list, *refs;
 	size_t len, hdr;
 
@@ -136,6 +138,8 @@ int main(int argc, char **argv)
 		fwrite(rec, 1, len, list);
 		/* Template data starts after pcr, digest, name, data length. */
 		hdr = 4 + 20 + 4 + strlen("ima-ng") + 4;
+		/* data + 0x80 + 8-byte length, in 64-byte blocks; extend: 2 */
+		blocks += (len - hdr + 8) / 64 + 1 + 2;
 		extend(EVP_sha1(), pcr1, rec + hdr, len - hdr);
 		extend(EVP_sha256(), pcr256, rec + hdr, len - hdr);
 	}
@@ -145,5 +149,6 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 2;
 	}
+	printf("sha256_blocks_per_record %.4f\n", (double)blocks / (double)n);
 	return 0;
 }
