@@ -36,7 +36,7 @@ OPT_LD :=
 endif
 
 CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) \
-	-Iproto -Idb -Iverifier -MMD -MP
+	-Iproto -Idb -Iagent -Iverifier -MMD -MP
 LDFLAGS += $(OPT_LD) $(HARDEN_LD)
 
 # libimatrust: everything both daemons agree on (proto/).
@@ -48,6 +48,12 @@ LIBIMATRUST := $(BUILD)/lib/libimatrust.a
 DB_SRC := $(wildcard db/*.c)
 DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
 LIBDB := $(BUILD)/lib/libimadb.a
+
+# The agent's modules that need no TPM (agent/), linked into tests too.
+AGENT_MAINS :=
+AGENT_SRC := $(filter-out $(AGENT_MAINS),$(wildcard agent/*.c))
+AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
+LIBAGENT := $(BUILD)/lib/libagent.a
 
 # The verifier side: the CLI's modules, linked into tests too.
 VERIFIER_MAINS := verifier/imatrust.c
@@ -87,6 +93,10 @@ $(LIBVERIFIER): $(VERIFIER_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
+$(LIBAGENT): $(AGENT_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
 $(LIBDB): $(DB_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
@@ -106,7 +116,8 @@ $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 	-Wno-missing-prototypes
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBIMATRUST)
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBAGENT) $(LIBVERIFIER) $(LIBDB) \
+		$(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 

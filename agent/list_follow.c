@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * list_follow.c - follow a growing IMA measurement list.
+ *
+ * Buffer layout: buf[0, sent) holds records already handed out in the
+ * last batch, buf[sent, parsed) whole records not yet handed out,
+ * buf[parsed, len) bytes of a record still incomplete.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "list_follow.h"
+
+#define READ_CHUNK (64 * 1024)
+/* Room for a full batch plus the largest record the parser accepts. */
+#define BUF_MAX (LIST_FOLLOW_BATCH_MAX + IMA_TEMPLATE_DATA_MAX + 4096)
+
+struct list_follow {
+	int fd;
+	struct ima_list_parser parser;	/* positioned at buf[parsed] */
+	size_t skip_to;		/* drop records below this index */
+	size_t position;	/* index of buf[sent]'s first record */
+	size_t pending;		/* whole records in buf[sent, parsed) */
+	uint8_t *buf;
+	size_t sent, parsed, len;
+};
+
+struct list_follow *list_follow_open(const char *path,
+				     const struct ima_template_set *custom,
+				     struct imt_error *err)
+{
+	struct list_follow *f = calloc(1, sizeof(*f));
+
+	if (f == NULL || (f->buf = malloc(BUF_MAX)) == NULL) {
+		free(f);
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
+		return NULL;
+	}
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f->fd < 0) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "%s: %s", path, strerror(errno));
+		free(f->buf);
+		free(f);
+		return NULL;
+	}
+	ima_list_parser_init(&f->parser, custom);
+	return f;
+}
+
+void list_follow_close(struct list_follow *f)
+{
+	if (f == NULL)
+		return;
+	close(f->fd);
+	free(f->buf);
+	free(f);
+}
+
+/* Drop the handed-out bytes so reads can append. */
+static void compact(struct list_follow *f)
+{
+	memmove(f->buf, f->buf + f->sent, f->len - f->sent);
+	f->len -= f->sent;
+	f->parsed -= f->sent;
+	f->sent = 0;
+}
+
+/* Parse whole records in buf[parsed, len); skipped ones are cut out. */
+static enum imt_result parse_available(struct list_follow *f,
+				       struct imt_error *err)
+{
+	struct ima_record rec;
+	enum imt_result rc;
+
+	while (f->parsed < f->len &&
+	       f->parsed - f->sent < LIST_FOLLOW_BATCH_MAX) {
+		rc = ima_list_next(&f->parser, f->buf + f->parsed,
+				   f->len - f->parsed, 0, &rec, err);
+		if (rc == IMT_NEED_MORE)
+			return IMT_OK;
+		if (rc != IMT_OK)
+			return rc;
+		if (rec.index < f->skip_to) {
+			memmove(f->buf + f->parsed, f->buf + f->parsed + rec.size,
+				f->len - f->parsed - rec.size);
+			f->len -= rec.size;
+			f->position = rec.index + 1;
+			continue;
+		}
+		f->parsed += rec.size;
+		f->pending++;
+	}
+	return IMT_OK;
+}
+
+enum imt_result list_follow_next(struct list_follow *f,
+				 struct list_batch *batch,
+				 struct imt_error *err)
+{
+	enum imt_result rc;
+	ssize_t n;
+
+	compact(f);
+	for (;;) {
+		rc = parse_available(f, err);
+		if (rc != IMT_OK)
+			return rc;
+		if (f->parsed >= LIST_FOLLOW_BATCH_MAX ||
+		    BUF_MAX - f->len < READ_CHUNK)
+			break;
+		n = read(f->fd, f->buf + f->len, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0)
+			return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+					     IMT_NO_POS, "read: %s",
+					     strerror(errno));
+		if (n == 0)
+			break;
+		f->len += (size_t)n;
+	}
+	batch->first = f->position;
+	batch->count = f->pending;
+	batch->bytes = f->buf;
+	batch->len = f->parsed;
+	f->position += f->pending;
+	f->pending = 0;
+	f->sent = f->parsed;
+	return IMT_OK;
+}
+
+enum imt_result list_follow_rewind(struct list_follow *f, size_t index,
+				   struct imt_error *err)
+{
+	const struct ima_template_set *custom = f->parser.custom;
+
+	/*
+	 * Reread from the head: the list is append-only, so this is the
+	 * only way back, and with the kernel's resume cache cheap going
+	 * forward again.
+	 */
+	if (lseek(f->fd, 0, SEEK_SET) < 0)
+		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				     IMT_NO_POS, "lseek: %s", strerror(errno));
+	ima_list_parser_init(&f->parser, custom);
+	f->sent = f->parsed = f->len = 0;
+	f->pending = 0;
+	f->position = 0;
+	f->skip_to = index;
+	return IMT_OK;
+}
+
+int list_follow_wait(struct list_follow *f, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = f->fd, .events = POLLPRI };
+	int n;
+
+	do {
+		n = poll(&pfd, 1, timeout_ms);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n;
+	return (pfd.revents & POLLPRI) ? 1 : 0;
+}
+
+size_t list_follow_position(const struct list_follow *f)
+{
+	return f->position;
+}
