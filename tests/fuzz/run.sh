@@ -18,6 +18,10 @@ for f in "$@"; do
 			{ printf '\0'; cat "$l"; } >"$corpus/$(basename "$(dirname "$l")")"
 			{ printf '\7'; cat "$l"; } >"$corpus/$(basename "$(dirname "$l")")-7"
 		done ;;
+	fuzz_wire)
+		printf '\004{"v":1,"state":"trusted","nonce":"0011223344556677","nonce_expires":1,"next_index":0}' >"$corpus/verdict"
+		printf '\003{"v":1,"agent":"a","nonce":"0011223344556677","bank":"sha1","quote":"AAEC","signature":"AAEC","pcrs":{"10":"0000000000000000000000000000000000000000"},"first_index":0,"records":""}' >"$corpus/evidence"
+		printf '\000{"v":1,"agent":"n1","ek_pub":"AAEC","ak_pub":"AAEC","ek_cert":"MII="}' >"$corpus/enroll" ;;
 	fuzz_pcr_set)
 		cp "$here"/../fixtures/ima/ima-ng-sha256/pcrs-sha256 "$corpus/" ;;
 	esac

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * b64.h - strict base64 (RFC 4648 §4, padded, no line breaks).
+ */
+#ifndef IMATRUST_B64_H
+#define IMATRUST_B64_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Characters b64_encode() writes for @n bytes, without the NUL. */
+#define B64_ENCODED_LEN(n) (((n) + 2) / 3 * 4)
+/* Bytes b64_decode() may write for @n characters (an upper bound). */
+#define B64_DECODED_MAX(n) ((n) / 4 * 3)
+
+/**
+ * b64_encode() - encode @len bytes into @out.
+ * @in: bytes
+ * @len: number of bytes
+ * @out: at least B64_ENCODED_LEN(@len) + 1 bytes; NUL-terminated
+ */
+void b64_encode(const uint8_t *in, size_t len, char *out);
+
+/**
+ * b64_decode() - decode exactly @n characters.
+ * @in: the characters (need not be NUL-terminated)
+ * @n: how many; a multiple of 4
+ * @out: at least B64_DECODED_MAX(@n) bytes
+ *
+ * Rejects anything not canonical: wrong length, characters outside the
+ * alphabet, misplaced padding, non-zero bits in the padding.
+ *
+ * Return: number of bytes written, or -1.
+ */
+long b64_decode(const char *in, size_t n, uint8_t *out);
+
+#endif /* IMATRUST_B64_H */

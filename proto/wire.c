@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wire.c - one table-driven JSON encoder and decoder for every message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "b64.h"
+#include "hex.h"
+#include "wire.h"
+
+enum field_type {
+	F_ID,		/* char[]: agent id, [A-Za-z0-9._-]+ */
+	F_WORD,		/* char[]: [a-z_]+ */
+	F_HEX,		/* uint8_t[] + size_t length */
+	F_BLOB,		/* struct wire_blob, base64 */
+	F_U64,		/* uint64_t */
+	F_BANK,		/* const struct hash_algo *, a bank name */
+	F_PCRS,		/* struct pcr_set of the message's bank */
+};
+
+struct field {
+	const char *key;
+	enum field_type type;
+	size_t off;		/* of the value in the message struct */
+	size_t len_off;		/* F_HEX: of its size_t length */
+	size_t min, max;	/* bytes (F_HEX, F_BLOB) or characters */
+	int optional;
+};
+
+#define END { NULL, 0, 0, 0, 0, 0, 0 }
+#define ID(s, m) { #m, F_ID, offsetof(s, m), 0, 1, WIRE_ID_MAX, 0 }
+#define BLOB(s, m, lo, hi, opt) { #m, F_BLOB, offsetof(s, m), 0, lo, hi, opt }
+
+static const struct field enroll_fields[] = {
+	ID(struct wire_enroll, agent),
+	BLOB(struct wire_enroll, ek_pub, 1, WIRE_TPM_BLOB_MAX, 0),
+	BLOB(struct wire_enroll, ek_cert, 0, WIRE_CERT_MAX, 1),
+	BLOB(struct wire_enroll, ak_pub, 1, WIRE_TPM_BLOB_MAX, 0),
+	END,
+};
+
+static const struct field challenge_fields[] = {
+	BLOB(struct wire_challenge, credential, 1, WIRE_TPM_BLOB_MAX, 0),
+	BLOB(struct wire_challenge, secret, 1, WIRE_TPM_BLOB_MAX, 0),
+	END,
+};
+
+static const struct field activate_fields[] = {
+	ID(struct wire_activate, agent),
+	{ "proof", F_HEX, offsetof(struct wire_activate, proof),
+	  offsetof(struct wire_activate, proof_len), 32, 32, 0 },
+	END,
+};
+
+/* "bank" comes before "pcrs": the PCR values are sized by the bank. */
+static const struct field evidence_fields[] = {
+	ID(struct wire_evidence, agent),
+	{ "nonce", F_HEX, offsetof(struct wire_evidence, nonce),
+	  offsetof(struct wire_evidence, nonce_len), 8, WIRE_NONCE_MAX, 0 },
+	{ "bank", F_BANK, offsetof(struct wire_evidence, bank), 0, 0, 0, 0 },
+	BLOB(struct wire_evidence, quote, 1, WIRE_TPM_BLOB_MAX, 0),
+	BLOB(struct wire_evidence, signature, 1, WIRE_TPM_BLOB_MAX, 0),
+	{ "pcrs", F_PCRS, offsetof(struct wire_evidence, pcrs), 0, 0, 0, 0 },
+	{ "first_index", F_U64, offsetof(struct wire_evidence, first_index),
+	  0, 0, 0, 0 },
+	BLOB(struct wire_evidence, records, 0, WIRE_RECORDS_MAX, 0),
+	END,
+};
+
+static const struct field verdict_fields[] = {
+	{ "state", F_WORD, offsetof(struct wire_verdict, state), 0, 1,
+	  WIRE_STATE_MAX, 0 },
+	{ "nonce", F_HEX, offsetof(struct wire_verdict, nonce),
+	  offsetof(struct wire_verdict, nonce_len), 8, WIRE_NONCE_MAX, 0 },
+	{ "nonce_expires", F_U64, offsetof(struct wire_verdict, nonce_expires),
+	  0, 0, 0, 0 },
+	{ "next_index", F_U64, offsetof(struct wire_verdict, next_index), 0,
+	  0, 0, 0 },
+	END,
+};
+
+static const struct {
+	const struct field *fields;
+	size_t size;
+} kinds[] = {
+	[WIRE_ENROLL] = { enroll_fields, sizeof(struct wire_enroll) },
+	[WIRE_CHALLENGE] = { challenge_fields, sizeof(struct wire_challenge) },
+	[WIRE_ACTIVATE] = { activate_fields, sizeof(struct wire_activate) },
+	[WIRE_EVIDENCE] = { evidence_fields, sizeof(struct wire_evidence) },
+	[WIRE_VERDICT] = { verdict_fields, sizeof(struct wire_verdict) },
+};
+
+#define AT(msg, off, type) ((type)((char *)(msg) + (off)))
+#define CAT(msg, off, type) ((type)((const char *)(msg) + (off)))
+
+static int valid_chars(const char *s, size_t n, int id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if ((c >= 'a' && c <= 'z') || c == '_' ||
+		    (id && ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    c == '.' || c == '-')))
+			continue;
+		return 0;
+	}
+	return n > 0;
+}
+
+/* ---- encoding ---- */
+
+static json_t *encode_hex(const uint8_t *b, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+	json_t *j;
+
+	if (s == NULL)
+		return NULL;
+	hex_encode(b, n, s);
+	j = json_string(s);
+	free(s);
+	return j;
+}
+
+static json_t *encode_blob(const struct wire_blob *b)
+{
+	char *s = malloc(B64_ENCODED_LEN(b->len) + 1);
+	json_t *j;
+
+	if (s == NULL)
+		return NULL;
+	b64_encode(b->data, b->len, s);
+	j = json_string(s);
+	free(s);
+	return j;
+}
+
+static json_t *encode_pcrs(const struct pcr_set *set)
+{
+	json_t *obj = json_object();
+	char key[4];
+	int i;
+
+	for (i = 0; obj != NULL && i < PCR_SET_COUNT; i++) {
+		if (!(set->present & (1u << i)))
+			continue;
+		snprintf(key, sizeof(key), "%d", i);
+		json_object_set_new(obj, key,
+				    encode_hex(set->value[i], set->algo->size));
+	}
+	return obj;
+}
+
+static json_t *encode_field(const struct field *f, const void *msg)
+{
+	const struct hash_algo *bank;
+	const char *s;
+	size_t n;
+
+	switch (f->type) {
+	case F_ID:
+	case F_WORD:
+		s = CAT(msg, f->off, const char *);
+		n = strlen(s);
+		return n >= f->min && n <= f->max &&
+		       valid_chars(s, n, f->type == F_ID) ? json_string(s) :
+							    NULL;
+	case F_HEX:
+		n = *CAT(msg, f->len_off, const size_t *);
+		return n >= f->min && n <= f->max ?
+		       encode_hex(CAT(msg, f->off, const uint8_t *), n) : NULL;
+	case F_BLOB:
+		n = CAT(msg, f->off, const struct wire_blob *)->len;
+		return n >= f->min && n <= f->max ?
+		       encode_blob(CAT(msg, f->off, const struct wire_blob *)) :
+		       NULL;
+	case F_U64:
+		return json_integer(
+			(json_int_t)*CAT(msg, f->off, const uint64_t *));
+	case F_BANK:
+		bank = *CAT(msg, f->off, const struct hash_algo *const *);
+		return bank != NULL ? json_string(bank->name) : NULL;
+	case F_PCRS:
+		return encode_pcrs(CAT(msg, f->off, const struct pcr_set *));
+	}
+	return NULL;
+}
+
+char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err)
+{
+	const struct field *f;
+	json_t *obj = json_object(), *v;
+	char *text = NULL;
+
+	json_object_set_new(obj, "v", json_integer(WIRE_VERSION));
+	for (f = kinds[kind].fields; f->key != NULL; f++) {
+		if (f->optional && f->type == F_BLOB &&
+		    CAT(msg, f->off, const struct wire_blob *)->len == 0)
+			continue;
+		v = encode_field(f, msg);
+		if (v == NULL) {
+			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+				      "field \"%s\" is empty, too long or invalid",
+				      f->key);
+			goto out;
+		}
+		json_object_set_new(obj, f->key, v);
+	}
+	text = json_dumps(obj, JSON_COMPACT);
+	if (text == NULL)
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
+out:
+	json_decref(obj);
+	return text;
+}
+
+/* ---- decoding ---- */
+
+#define BAD(err, st, ...) \
+	imt_error_set(err, st, IMT_NO_POS, IMT_NO_POS, __VA_ARGS__)
+
+static enum imt_result decode_string(const struct field *f, json_t *v,
+				     void *msg, struct imt_error *err)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+
+	if (s == NULL)
+		return BAD(err, IMT_ERR_MALFORMED, "\"%s\": not a string",
+			   f->key);
+	if (n > f->max)
+		return BAD(err, IMT_ERR_LIMIT,
+			   "\"%s\": longer than %zu characters", f->key,
+			   f->max);
+	if (!valid_chars(s, n, f->type == F_ID))
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": empty or has characters outside %s",
+			   f->key, f->type == F_ID ? "[A-Za-z0-9._-]" :
+			   "[a-z_]");
+	memcpy(AT(msg, f->off, char *), s, n + 1);
+	return IMT_OK;
+}
+
+static enum imt_result decode_hex(const struct field *f, json_t *v,
+				  uint8_t *out, size_t *out_len,
+				  struct imt_error *err)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+
+	if (s == NULL)
+		return BAD(err, IMT_ERR_MALFORMED, "\"%s\": not a string",
+			   f->key);
+	if (n / 2 > f->max)
+		return BAD(err, IMT_ERR_LIMIT,
+			   "\"%s\": more than %zu bytes", f->key, f->max);
+	if (n / 2 < f->min || hex_decode(s, n, out, f->max) < 0)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": needs %zu to %zu bytes of hex", f->key,
+			   f->min, f->max);
+	*out_len = n / 2;
+	return IMT_OK;
+}
+
+static enum imt_result decode_blob(const struct field *f, json_t *v,
+				   struct wire_blob *b, struct imt_error *err)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+	long got;
+
+	if (s == NULL)
+		return BAD(err, IMT_ERR_MALFORMED, "\"%s\": not a string",
+			   f->key);
+	if (B64_DECODED_MAX(n) > f->max + 2)
+		return BAD(err, IMT_ERR_LIMIT,
+			   "\"%s\": more than %zu bytes", f->key, f->max);
+	b->data = malloc(B64_DECODED_MAX(n) + 1);
+	if (b->data == NULL)
+		return BAD(err, IMT_ERR_INTERNAL, "out of memory");
+	got = b64_decode(s, n, b->data);
+	if (got < 0)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": not canonical base64", f->key);
+	b->len = (size_t)got;
+	if (b->len < f->min || b->len > f->max)
+		return BAD(err, b->len > f->max ? IMT_ERR_LIMIT :
+			   IMT_ERR_MALFORMED,
+			   "\"%s\": %zu bytes, needs %zu to %zu", f->key,
+			   b->len, f->min, f->max);
+	return IMT_OK;
+}
+
+static enum imt_result decode_pcrs(const struct field *f, json_t *v,
+				   struct pcr_set *set,
+				   const struct hash_algo *bank,
+				   struct imt_error *err)
+{
+	const char *key;
+	json_t *value;
+	size_t n;
+
+	if (!json_is_object(v) || bank == NULL)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": not an object, or no bank", f->key);
+	pcr_set_init(set, bank);
+	json_object_foreach(v, key, value) {
+		char *end;
+		unsigned long i = strtoul(key, &end, 10);
+		const char *s = json_string_value(value);
+
+		if (*key < '0' || *key > '9' || *end != '\0' ||
+		    i >= PCR_SET_COUNT || (key[0] == '0' && key[1] != '\0'))
+			return BAD(err, IMT_ERR_MALFORMED,
+				   "\"pcrs\": bad PCR index \"%.8s\"", key);
+		n = json_string_length(value);
+		if (s == NULL || n != 2 * bank->size ||
+		    hex_decode(s, n, set->value[i], HASH_ALGO_MAX_SIZE) < 0)
+			return BAD(err, IMT_ERR_MALFORMED,
+				   "\"pcrs\": PCR %lu needs %zu hex digits",
+				   i, 2 * bank->size);
+		set->present |= 1u << i;
+	}
+	return IMT_OK;
+}
+
+static enum imt_result decode_field(const struct field *f, json_t *v,
+				    void *msg, const struct hash_algo *bank,
+				    struct imt_error *err)
+{
+	const struct hash_algo *algo;
+
+	switch (f->type) {
+	case F_ID:
+	case F_WORD:
+		return decode_string(f, v, msg, err);
+	case F_HEX:
+		return decode_hex(f, v, AT(msg, f->off, uint8_t *),
+				  AT(msg, f->len_off, size_t *), err);
+	case F_BLOB:
+		return decode_blob(f, v, AT(msg, f->off, struct wire_blob *),
+				   err);
+	case F_U64:
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return BAD(err, IMT_ERR_MALFORMED,
+				   "\"%s\": not a non-negative integer",
+				   f->key);
+		*AT(msg, f->off, uint64_t *) = (uint64_t)json_integer_value(v);
+		return IMT_OK;
+	case F_BANK:
+		algo = json_is_string(v) ? hash_algo_bank(json_string_value(v))
+					 : NULL;
+		if (algo == NULL)
+			return BAD(err, IMT_ERR_UNSUPPORTED,
+				   "\"%s\": not a PCR bank we verify", f->key);
+		*AT(msg, f->off, const struct hash_algo **) = algo;
+		return IMT_OK;
+	case F_PCRS:
+		return decode_pcrs(f, v, AT(msg, f->off, struct pcr_set *),
+				   bank, err);
+	}
+	return BAD(err, IMT_ERR_INTERNAL, "bad field table");
+}
+
+/* Every key must be "v" or a field of the message: no silent extras. */
+static const char *unknown_key(json_t *obj, const struct field *fields)
+{
+	const struct field *f;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v) {
+		if (strcmp(key, "v") == 0)
+			continue;
+		for (f = fields; f->key != NULL; f++) {
+			if (strcmp(f->key, key) == 0)
+				break;
+		}
+		if (f->key == NULL)
+			return key;
+	}
+	return NULL;
+}
+
+enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
+			    void *msg, struct imt_error *err)
+{
+	const struct field *f, *fields = kinds[kind].fields;
+	const struct hash_algo *bank = NULL;
+	enum imt_result rc = IMT_OK;
+	json_error_t jerr;
+	const char *extra;
+	json_t *obj, *v;
+
+	memset(msg, 0, kinds[kind].size);
+	if (len > WIRE_BODY_MAX)
+		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+				     "body of %zu bytes exceeds %u", len,
+				     WIRE_BODY_MAX);
+	obj = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(obj)) {
+		rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+				   IMT_NO_POS, "not a JSON object: %s",
+				   obj == NULL ? jerr.text : "other type");
+		goto out;
+	}
+	v = json_object_get(obj, "v");
+	if (!json_is_integer(v) || json_integer_value(v) != WIRE_VERSION) {
+		rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+				   IMT_NO_POS,
+				   "protocol version \"v\" must be %d",
+				   WIRE_VERSION);
+		goto out;
+	}
+	extra = unknown_key(obj, fields);
+	if (extra != NULL) {
+		rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+				   IMT_NO_POS, "unknown field \"%.32s\"", extra);
+		goto out;
+	}
+	for (f = fields; rc == IMT_OK && f->key != NULL; f++) {
+		v = json_object_get(obj, f->key);
+		if (v == NULL && !f->optional)
+			rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+					   IMT_NO_POS, "missing field \"%s\"",
+					   f->key);
+		else if (v != NULL)
+			rc = decode_field(f, v, msg, bank, err);
+		if (rc == IMT_OK && f->type == F_BANK)
+			bank = *AT(msg, f->off, const struct hash_algo **);
+	}
+out:
+	json_decref(obj);
+	if (rc != IMT_OK)
+		wire_free(kind, msg);
+	return rc;
+}
+
+void wire_free(enum wire_kind kind, void *msg)
+{
+	const struct field *f;
+
+	for (f = kinds[kind].fields; f->key != NULL; f++) {
+		if (f->type == F_BLOB) {
+			struct wire_blob *b = AT(msg, f->off, struct wire_blob *);
+
+			free(b->data);
+			b->data = NULL;
+			b->len = 0;
+		}
+	}
+}

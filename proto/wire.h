@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * wire.h - the JSON messages between agent and verifier (protocol v1).
+ *
+ * Every message carries "v": WIRE_VERSION; a receiver rejects any other
+ * version. Binary TPM structures travel as base64, nonces and digests as
+ * lower-case hex, PCR values as {"index": "hex"}. Each message is a plain
+ * struct described by a field table in wire.c, so one encoder and one
+ * decoder serve all of them and every field has a stated maximum.
+ *
+ *   enroll       agent -> verifier  POST /v1/agents
+ *   challenge    verifier -> agent  the credential to activate
+ *   activate     agent -> verifier  POST /v1/agents/{id}/activate
+ *   evidence     agent -> verifier  POST /v1/agents/{id}/evidence
+ *   verdict      verifier -> agent  answer to activate and evidence
+ */
+#ifndef IMATRUST_WIRE_H
+#define IMATRUST_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash_algo.h"
+#include "pcr_set.h"
+#include "result.h"
+
+#define WIRE_VERSION 1
+#define WIRE_ID_MAX 64			/* agent id: [A-Za-z0-9._-] */
+#define WIRE_NONCE_MAX 64		/* bytes */
+#define WIRE_TPM_BLOB_MAX 4096		/* a TPM2B / TPMS structure */
+#define WIRE_CERT_MAX 8192		/* an EK certificate, DER */
+#define WIRE_RECORDS_MAX (4u << 20)	/* list bytes per evidence */
+#define WIRE_STATE_MAX 16		/* "untrusted" ... */
+#define WIRE_BODY_MAX (6u << 20)	/* JSON body, any message */
+
+enum wire_kind {
+	WIRE_ENROLL,
+	WIRE_CHALLENGE,
+	WIRE_ACTIVATE,
+	WIRE_EVIDENCE,
+	WIRE_VERDICT,
+};
+
+/* A byte string owned by its message (freed by wire_free()). */
+struct wire_blob {
+	uint8_t *data;
+	size_t len;
+};
+
+struct wire_enroll {
+	char agent[WIRE_ID_MAX + 1];
+	struct wire_blob ek_pub;	/* TPM2B_PUBLIC */
+	struct wire_blob ek_cert;	/* DER; optional (len 0) */
+	struct wire_blob ak_pub;	/* TPM2B_PUBLIC */
+};
+
+struct wire_challenge {
+	struct wire_blob credential;	/* TPM2B_ID_OBJECT */
+	struct wire_blob secret;	/* TPM2B_ENCRYPTED_SECRET */
+};
+
+struct wire_activate {
+	char agent[WIRE_ID_MAX + 1];
+	uint8_t proof[32];		/* HMAC-SHA256(secret, agent id) */
+	size_t proof_len;
+};
+
+struct wire_evidence {
+	char agent[WIRE_ID_MAX + 1];
+	uint8_t nonce[WIRE_NONCE_MAX];
+	size_t nonce_len;
+	const struct hash_algo *bank;	/* of the quote and "pcrs" */
+	struct wire_blob quote;		/* TPMS_ATTEST as the TPM signed it */
+	struct wire_blob signature;	/* TPMT_SIGNATURE */
+	struct pcr_set pcrs;		/* the quoted PCRs' values */
+	uint64_t first_index;		/* list index of records[0] */
+	struct wire_blob records;	/* binary list bytes; may be empty */
+};
+
+struct wire_verdict {
+	char state[WIRE_STATE_MAX + 1];
+	uint8_t nonce[WIRE_NONCE_MAX];	/* for the next evidence */
+	size_t nonce_len;
+	uint64_t nonce_expires;		/* seconds since the epoch */
+	uint64_t next_index;		/* first record the verifier needs */
+};
+
+/**
+ * wire_encode() - the JSON text of message @msg of kind @kind.
+ * @kind: which struct @msg points to
+ * @msg: the message
+ * @err: filled on failure
+ *
+ * Return: a NUL-terminated string the caller frees, or NULL when a field
+ * is out of its bounds.
+ */
+char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err);
+
+/**
+ * wire_decode() - parse @len bytes of JSON into @msg of kind @kind.
+ * @kind: which struct @msg points to
+ * @json: the body (need not be NUL-terminated)
+ * @len: its length
+ * @msg: zeroed by this call, then filled; release with wire_free()
+ * @err: on failure names the field and what is wrong with it
+ *
+ * Return: IMT_OK; IMT_ERR_MALFORMED (not JSON, wrong version, missing or
+ * ill-typed field, bad encoding, unknown key); IMT_ERR_LIMIT (body or a
+ * field above its maximum); IMT_ERR_UNSUPPORTED (unknown bank).
+ */
+enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
+			    void *msg, struct imt_error *err);
+
+/**
+ * wire_free() - release what wire_decode() allocated in @msg.
+ * @kind: which struct @msg points to
+ * @msg: the message; its blobs are freed and zeroed
+ */
+void wire_free(enum wire_kind kind, void *msg);
+
+#endif /* IMATRUST_WIRE_H */

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_wire.c - protocol messages: round trips, and every kind of bad
+ * body an attacker can send gets a precise error and leaks nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "wire.h"
+
+static uint8_t quote[100], sig[70], recs[300];
+
+static void fill_evidence(struct wire_evidence *e)
+{
+	memset(e, 0, sizeof(*e));
+	strcpy(e->agent, "node-01.lab");
+	memset(e->nonce, 0xab, 20);
+	e->nonce_len = 20;
+	e->bank = hash_algo_bank("sha256");
+	e->quote = (struct wire_blob){ quote, sizeof(quote) };
+	e->signature = (struct wire_blob){ sig, sizeof(sig) };
+	pcr_set_init(&e->pcrs, e->bank);
+	e->pcrs.present = (1u << 0) | (1u << 10);
+	memset(e->pcrs.value[10], 0x5a, 32);
+	e->first_index = 42;
+	e->records = (struct wire_blob){ recs, sizeof(recs) };
+}
+
+static void test_evidence_round_trip(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	size_t i;
+	char *json;
+
+	(void)state;
+	for (i = 0; i < sizeof(recs); i++)
+		recs[i] = (uint8_t)i;
+	fill_evidence(&in);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_string_equal(out.agent, "node-01.lab");
+	assert_int_equal(out.nonce_len, 20);
+	assert_ptr_equal(out.bank, in.bank);
+	assert_int_equal(out.quote.len, sizeof(quote));
+	assert_memory_equal(out.records.data, recs, sizeof(recs));
+	assert_int_equal(out.pcrs.present, in.pcrs.present);
+	assert_memory_equal(out.pcrs.value[10], in.pcrs.value[10], 32);
+	assert_int_equal(out.first_index, 42);
+	wire_free(WIRE_EVIDENCE, &out);
+	assert_null(out.records.data);
+	free(json);
+}
+
+static void test_other_round_trips(void **state)
+{
+	struct wire_enroll en = { .agent = "a" }, en2;
+	struct wire_verdict v = { .state = "trusted", .nonce_len = 16,
+				  .nonce_expires = 1764720000,
+				  .next_index = 7 }, v2;
+	struct imt_error err;
+	char *json;
+
+	(void)state;
+	en.ek_pub = (struct wire_blob){ quote, 10 };
+	en.ak_pub = (struct wire_blob){ sig, 11 };
+	json = wire_encode(WIRE_ENROLL, &en, &err);
+	assert_non_null(json);
+	assert_null(strstr(json, "ek_cert"));	/* optional, absent */
+	assert_int_equal(wire_decode(WIRE_ENROLL, json, strlen(json), &en2,
+				     &err), IMT_OK);
+	assert_int_equal(en2.ek_cert.len, 0);
+	assert_int_equal(en2.ak_pub.len, 11);
+	wire_free(WIRE_ENROLL, &en2);
+	free(json);
+
+	json = wire_encode(WIRE_VERDICT, &v, &err);
+	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &v2,
+				     &err), IMT_OK);
+	assert_string_equal(v2.state, "trusted");
+	assert_int_equal(v2.next_index, 7);
+	free(json);
+}
+
+static const struct {
+	const char *body;
+	enum imt_result status;
+	const char *msg;
+} bad_verdicts[] = {
+	{ "", IMT_ERR_MALFORMED, "not a JSON object" },
+	{ "[1]", IMT_ERR_MALFORMED, "not a JSON object" },
+	{ "{\"v\":2}", IMT_ERR_MALFORMED, "version" },
+	{ "{\"state\":\"x\"}", IMT_ERR_MALFORMED, "version" },
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"0011223344556677\","
+	  "\"nonce_expires\":1,\"next_index\":0,\"admin\":true}",
+	  IMT_ERR_MALFORMED, "unknown field \"admin\"" },
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"0011223344556677\","
+	  "\"nonce_expires\":1}", IMT_ERR_MALFORMED,
+	  "missing field \"next_index\"" },
+	{ "{\"v\":1,\"state\":\"Trusted!\",\"nonce\":\"0011223344556677\","
+	  "\"nonce_expires\":1,\"next_index\":0}", IMT_ERR_MALFORMED,
+	  "\"state\": empty or has characters" },
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"00112233\","
+	  "\"nonce_expires\":1,\"next_index\":0}", IMT_ERR_MALFORMED,
+	  "\"nonce\": needs 8 to 64 bytes" },
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"0011223344556677\","
+	  "\"nonce_expires\":1,\"next_index\":-1}", IMT_ERR_MALFORMED,
+	  "\"next_index\": not a non-negative integer" },
+	{ "{\"v\":1,\"v\":1}", IMT_ERR_MALFORMED, "not a JSON object" },
+};
+
+static void test_bad_bodies(void **state)
+{
+	struct wire_verdict v;
+	struct imt_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_verdicts) / sizeof(bad_verdicts[0]); i++) {
+		print_message("%s\n", bad_verdicts[i].body);
+		assert_int_equal(wire_decode(WIRE_VERDICT, bad_verdicts[i].body,
+					     strlen(bad_verdicts[i].body), &v,
+					     &err), bad_verdicts[i].status);
+		assert_non_null(strstr(err.msg, bad_verdicts[i].msg));
+	}
+}
+
+/* Evidence-specific attacks: bad base64, PCRs, bank, oversized fields. */
+static void test_bad_evidence(void **state)
+{
+	static const struct {
+		const char *from, *to, *msg;
+	} edits[] = {
+		{ "\"bank\":\"sha256\"", "\"bank\":\"md5\"",
+		  "not a PCR bank" },
+		{ "\"10\":\"5a5a", "\"24\":\"5a5a", "bad PCR index \"24\"" },
+		{ "\"10\":\"5a5a", "\"010\":\"5a5a", "bad PCR index" },
+		{ "\"10\":\"5a5a", "\"10\":\"5a5", "PCR 10 needs 64 hex" },
+		{ "\"agent\":\"node-01.lab\"", "\"agent\":\"../etc\"",
+		  "characters outside" },
+		{ "\"quote\":\"", "\"quote\":\" ", "not canonical base64" },
+	};
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json, *p, buf[2048];
+	size_t i;
+
+	(void)state;
+	fill_evidence(&in);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		p = strstr(json, edits[i].from);
+		assert_non_null(p);
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - json), json,
+			 edits[i].to, p + strlen(edits[i].from));
+		assert_int_not_equal(wire_decode(WIRE_EVIDENCE, buf,
+						 strlen(buf), &out, &err),
+				     IMT_OK);
+		assert_non_null(strstr(err.msg, edits[i].msg));
+		assert_null(out.quote.data);	/* nothing leaks */
+	}
+	free(json);
+}
+
+static void test_limits(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json, *big;
+
+	(void)state;
+	fill_evidence(&in);
+	in.records.len = WIRE_RECORDS_MAX + 1;
+	in.records.data = calloc(1, in.records.len);
+	assert_null(wire_encode(WIRE_EVIDENCE, &in, &err));
+	free(in.records.data);
+
+	/* A body over the maximum is refused before parsing. */
+	big = calloc(1, WIRE_BODY_MAX + 2);
+	memset(big, ' ', WIRE_BODY_MAX + 1);
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, big, WIRE_BODY_MAX + 1,
+				     &out, &err), IMT_ERR_LIMIT);
+	free(big);
+
+	/* A records field over its maximum inside a body under the maximum. */
+	fill_evidence(&in);
+	in.records.len = 0;
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	big = malloc(WIRE_BODY_MAX);
+	{
+		char *p = strstr(json, "\"records\":\"\"");
+		size_t head = (size_t)(p - json) + 11;
+		size_t n = WIRE_RECORDS_MAX + 65536;
+		size_t b64 = (n + 2) / 3 * 4;
+
+		memcpy(big, json, head);
+		memset(big + head, 'A', b64);
+		strcpy(big + head + b64, p + 11);
+		assert_int_equal(wire_decode(WIRE_EVIDENCE, big, strlen(big),
+					     &out, &err), IMT_ERR_LIMIT);
+		assert_non_null(strstr(err.msg, "\"records\""));
+	}
+	free(big);
+	free(json);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_evidence_round_trip),
+		cmocka_unit_test(test_other_round_trips),
+		cmocka_unit_test(test_bad_bodies),
+		cmocka_unit_test(test_bad_evidence),
+		cmocka_unit_test(test_limits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
