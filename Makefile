@@ -14,10 +14,10 @@ BUILD ?= build
 endif
 
 CC ?= cc
-PKGS := libcrypto jansson tss2-mu sqlite3
+PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_config.c - the verifier's config file: values, defaults and
+ * "path:line: message" errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static int parse(const char *text, struct config *c, char *err)
+{
+	config_defaults(c);
+	return config_parse(c, "v.conf", text, strlen(text), err, 256);
+}
+
+static void test_values_and_defaults(void **state)
+{
+	struct config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("# lab verifier\n"
+			       "listen = 10.77.0.1   # the bridge\n"
+			       "\n  port=9443\r\n"
+			       "tls_cert = /etc/imatrust/cert.pem\n"
+			       "tls_key = /etc/imatrust/key.pem",
+			       &c, err), 0);
+	assert_string_equal(c.listen_addr, "10.77.0.1");
+	assert_int_equal(c.listen_port, 9443);
+	assert_int_equal(c.nonce_ttl, 30);
+	assert_string_equal(c.database, "/var/lib/imatrust/verifier.db");
+	assert_int_equal(config_check(&c, err, sizeof(err)), 0);
+}
+
+static const struct {
+	const char *text;
+	const char *msg;
+} bad[] = {
+	{ "port = 0", "v.conf:1: '0' is not a number from 1 to 65535" },
+	{ "\nport = 70000", "v.conf:2: '70000' is not a number" },
+	{ "port = 12ab", "v.conf:1: '12ab' is not a number" },
+	{ "port = -1", "v.conf:1: '-1' is not a number" },
+	{ "colour = blue", "v.conf:1: unknown key 'colour'" },
+	{ "listen 1.2.3.4", "v.conf:1: expected \"key = value\"" },
+	{ "port = 1\nport = 2", "v.conf:2: 'port' set twice" },
+	{ "nonce_ttl = 99999999999999999999999", "is not a number" },
+};
+
+static void test_errors(void **state)
+{
+	struct config c;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i].text, &c, err), -1);
+		assert_non_null(strstr(err, bad[i].msg));
+	}
+}
+
+static void test_required_keys(void **state)
+{
+	struct config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("port = 8443", &c, err), 0);
+	assert_int_equal(config_check(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'tls_cert' must be set"));
+	assert_int_equal(parse("tls_cert=a\ntls_key=b\nlog_level=loud", &c,
+			       err), 0);
+	assert_int_equal(config_check(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "log_level"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values_and_defaults),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_required_keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * config.h - imatrust-verifier's configuration: one file, one struct.
+ *
+ * Format: "key = value" lines; '#' starts a comment; blank lines are
+ * ignored. Every key, its type, bounds, default and help text live in
+ * one table in config.c; imatrust-verifier.conf(5) is generated from it
+ * by `imatrust-verifier -H`.
+ */
+#ifndef IMATRUST_CONFIG_H
+#define IMATRUST_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONFIG_PATH_MAX 4096
+#define CONFIG_FILE_MAX (64 * 1024)	/* a larger config file is a mistake */
+
+struct config {
+	char listen_addr[64];		/* IPv4/IPv6 literal */
+	uint64_t listen_port;
+	char tls_cert[CONFIG_PATH_MAX];	/* PEM server certificate chain */
+	char tls_key[CONFIG_PATH_MAX];	/* PEM private key */
+	char database[CONFIG_PATH_MAX];	/* SQLite file */
+	char ek_ca[CONFIG_PATH_MAX];	/* PEM bundle EK certificates chain to */
+	uint64_t nonce_ttl;		/* seconds a nonce stays valid */
+	uint64_t stale_after;		/* seconds without evidence: stale */
+	uint64_t max_body;		/* bytes of one request body */
+	uint64_t max_connections;
+	char log_level[16];		/* debug, info, warning */
+};
+
+/**
+ * config_defaults() - fill @c with every key's default.
+ * @c: the configuration
+ */
+void config_defaults(struct config *c);
+
+/**
+ * config_parse() - apply "key = value" lines from @text to @c.
+ * @c: the configuration (defaults already set)
+ * @path: file name for error messages
+ * @text: the file's contents (need not be NUL-terminated)
+ * @len: bytes in @text
+ * @errbuf: receives "path:line: message" on failure
+ * @errlen: size of @errbuf
+ *
+ * Return: 0, or -1 on the first bad line (unknown key, bad value, value
+ * out of bounds, duplicate key).
+ */
+int config_parse(struct config *c, const char *path, const char *text,
+		 size_t len, char *errbuf, size_t errlen);
+
+/**
+ * config_check() - cross-key checks once the whole file is read.
+ * @c: the configuration
+ * @errbuf: receives the message on failure
+ * @errlen: size of @errbuf
+ *
+ * Return: 0, or -1 when a required key is missing.
+ */
+int config_check(const struct config *c, char *errbuf, size_t errlen);
+
+/**
+ * config_print_help() - one line per key: name, default, bounds, help.
+ * @out: where to write (a FILE *)
+ */
+void config_print_help(void *out);
+
+#endif /* IMATRUST_CONFIG_H */

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * http.c - libmicrohttpd wrapped once: TLS, body limits, route dispatch.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include "http.h"
+
+#define HTTP_TIMEOUT 120	/* seconds an idle keep-alive connection lives */
+
+struct http_server {
+	struct MHD_Daemon *mhd;
+	const struct http_route *routes;
+	void *ctx;
+	char *cert;		/* MHD keeps pointers to these */
+	char *key;
+};
+
+/* Per-request state across libmicrohttpd's calls. */
+struct request_state {
+	const struct http_route *route;
+	struct http_request req;
+	char *body;
+	size_t len;
+	unsigned int refuse;	/* status to answer without reading more */
+	char why[128];
+};
+
+static int segment_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+}
+
+int http_route_match(const char *pattern, const char *path,
+		     struct http_request *req)
+{
+	const char *p = pattern, *s = path;
+
+	req->nparams = 0;
+	while (*p != '\0') {
+		if (p[0] == '{' && p[1] == '}') {
+			const char *start = s;
+
+			while (segment_char(*s))
+				s++;
+			if (s == start || s - start > HTTP_PARAM_MAX ||
+			    req->nparams == HTTP_PARAMS_MAX)
+				return 0;
+			memcpy(req->params[req->nparams], start,
+			       (size_t)(s - start));
+			req->params[req->nparams++][s - start] = '\0';
+			p += 2;
+			continue;
+		}
+		if (*p++ != *s++)
+			return 0;
+	}
+	return *s == '\0';
+}
+
+void http_error(struct http_response *res, unsigned int status,
+		const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	json_t *obj;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	obj = json_pack("{s:i,s:{s:i,s:s}}", "v", 1, "error", "status",
+			(int)status, "message", msg);
+	free(res->body);
+	res->body = obj != NULL ? json_dumps(obj, JSON_COMPACT) : NULL;
+	res->status = status;
+	json_decref(obj);
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *conn,
+				     struct http_response *res)
+{
+	const char *body = res->body != NULL ? res->body : "";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+					    res->body != NULL ?
+					    MHD_RESPMEM_MUST_FREE :
+					    MHD_RESPMEM_PERSISTENT);
+	if (r == NULL) {
+		free(res->body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				res->content_type != NULL ? res->content_type :
+				"application/json");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	ret = MHD_queue_response(conn, res->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* Find the route; set st->refuse to 404/405 when there is none. */
+static void route_request(struct http_server *s, struct request_state *st,
+			  const char *method, const char *url)
+{
+	const struct http_route *r;
+	int path_known = 0;
+
+	for (r = s->routes; r->method != NULL; r++) {
+		if (!http_route_match(r->pattern, url, &st->req))
+			continue;
+		path_known = 1;
+		if (strcmp(r->method, method) == 0) {
+			st->route = r;
+			return;
+		}
+	}
+	st->refuse = path_known ? MHD_HTTP_METHOD_NOT_ALLOWED :
+				  MHD_HTTP_NOT_FOUND;
+	snprintf(st->why, sizeof(st->why), "%s %s",
+		 path_known ? "method not allowed:" : "no such resource:",
+		 method);
+}
+
+/* Checks that need only the headers: size and type of the body. */
+static void check_headers(struct request_state *st,
+			  struct MHD_Connection *conn)
+{
+	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		MHD_HTTP_HEADER_CONTENT_TYPE);
+	unsigned long long n = len != NULL ? strtoull(len, NULL, 10) : 0;
+
+	if (n > st->route->max_body) {
+		st->refuse = MHD_HTTP_CONTENT_TOO_LARGE;
+		snprintf(st->why, sizeof(st->why),
+			 "body larger than %zu bytes", st->route->max_body);
+	} else if (st->route->max_body > 0 &&
+		   (type == NULL ||
+		    strncmp(type, "application/json", 16) != 0 ||
+		    (type[16] != '\0' && type[16] != ';'))) {
+		st->refuse = MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
+		snprintf(st->why, sizeof(st->why),
+			 "Content-Type must be application/json");
+	}
+	st->req.authorization = MHD_lookup_connection_value(conn,
+		MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+}
+
+/* Append a piece of the body; refuse once it passes the maximum. */
+static void take_body(struct request_state *st, const char *data, size_t n)
+{
+	char *grown;
+
+	if (st->refuse != 0)
+		return;
+	if (n > st->route->max_body - st->len) {
+		st->refuse = MHD_HTTP_CONTENT_TOO_LARGE;
+		snprintf(st->why, sizeof(st->why),
+			 "body larger than %zu bytes", st->route->max_body);
+		return;
+	}
+	grown = realloc(st->body, st->len + n + 1);
+	if (grown == NULL) {
+		st->refuse = MHD_HTTP_SERVICE_UNAVAILABLE;
+		snprintf(st->why, sizeof(st->why), "out of memory");
+		return;
+	}
+	st->body = grown;
+	memcpy(st->body + st->len, data, n);
+	st->len += n;
+	st->body[st->len] = '\0';
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_server *s = cls;
+	struct request_state *st = *con_cls;
+	struct http_response res = { 0 };
+
+	(void)version;
+	if (st == NULL) {
+		st = calloc(1, sizeof(*st));
+		if (st == NULL)
+			return MHD_NO;
+		*con_cls = st;
+		route_request(s, st, method, url);
+		if (st->route != NULL)
+			check_headers(st, conn);
+		if (st->refuse == 0 || *upload_size == 0)
+			return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (st->route != NULL)
+			take_body(st, upload, *upload_size);
+		*upload_size = 0;	/* consumed, or dropped once refused */
+		return MHD_YES;
+	}
+	if (st->refuse != 0) {
+		http_error(&res, st->refuse, "%s", st->why);
+	} else {
+		st->req.method = method;
+		st->req.path = url;
+		st->req.body = st->body != NULL ? st->body : "";
+		st->req.body_len = st->len;
+		res.status = MHD_HTTP_OK;
+		st->route->handler(s->ctx, &st->req, &res);
+		if (res.body == NULL && res.status >= 400)
+			http_error(&res, res.status, "request failed");
+	}
+	return send_response(conn, &res);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn,
+			 void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct request_state *st = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (st == NULL)
+		return;
+	free(st->body);
+	free(st);
+	*con_cls = NULL;
+}
+
+static int make_addr(const struct http_config *cfg,
+		     struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, cfg->addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)cfg->port);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, cfg->addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)cfg->port);
+		return 1;
+	}
+	return -1;
+}
+
+struct http_server *http_start(const struct http_config *cfg,
+			       const struct http_route *routes, void *ctx,
+			       char *errbuf, size_t errlen)
+{
+	/* Thread pool only when asked: MHD warns about a pool of one. */
+	struct MHD_OptionItem pool[] = {
+		{ cfg->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE :
+				     MHD_OPTION_END, cfg->threads, NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	struct sockaddr_storage ss;
+	struct http_server *s;
+	unsigned int flags = MHD_USE_TLS | MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+	int v6 = make_addr(cfg, &ss);
+
+	errbuf[0] = '\0';
+	if (v6 < 0) {
+		snprintf(errbuf, errlen, "'%s' is not an IP address",
+			 cfg->addr);
+		return NULL;
+	}
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL || (s->cert = strdup(cfg->cert_pem)) == NULL ||
+	    (s->key = strdup(cfg->key_pem)) == NULL)
+		goto fail;
+	s->routes = routes;
+	s->ctx = ctx;
+	s->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL,
+		on_request, s,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_HTTPS_MEM_CERT, s->cert,
+		MHD_OPTION_HTTPS_MEM_KEY, s->key,
+		MHD_OPTION_HTTPS_PRIORITIES, "SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+		MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_ARRAY, pool,
+		MHD_OPTION_END);
+	if (s->mhd == NULL) {
+		snprintf(errbuf, errlen,
+			 "cannot serve HTTPS on %s port %u (address in use, or bad certificate/key)",
+			 cfg->addr, cfg->port);
+		goto fail;
+	}
+	return s;
+
+fail:
+	if (s != NULL && s->mhd == NULL && errbuf[0] == '\0')
+		snprintf(errbuf, errlen, "out of memory");
+	http_stop(s);
+	return NULL;
+}
+
+unsigned int http_port(const struct http_server *s)
+{
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+
+	return info != NULL ? info->port : 0;
+}
+
+void http_stop(struct http_server *s)
+{
+	if (s == NULL)
+		return;
+	if (s->mhd != NULL)
+		MHD_stop_daemon(s->mhd);
+	if (s->key != NULL)
+		explicit_bzero(s->key, strlen(s->key));
+	free(s->key);
+	free(s->cert);
+	free(s);
+}

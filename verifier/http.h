@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * http.h - the verifier's HTTPS front: libmicrohttpd behind a route table.
+ *
+ * The server reads each request body up to its route's maximum, refuses
+ * what cannot be right before reading it (unknown route 404, wrong
+ * method 405, body too large 413, not JSON 415), then calls the route's
+ * handler with the whole body. Handlers answer JSON; errors are
+ * {"v":1,"error":{"status":N,"message":"..."}}.
+ */
+#ifndef IMATRUST_HTTP_H
+#define IMATRUST_HTTP_H
+
+#include <stddef.h>
+
+#define HTTP_PARAMS_MAX 2	/* "{}" segments in a route pattern */
+#define HTTP_PARAM_MAX 64	/* bytes of one such segment */
+
+struct http_request {
+	const char *method;
+	const char *path;
+	const char *body;	/* NUL-terminated; "" when none */
+	size_t body_len;
+	const char *authorization;	/* header value, or NULL */
+	size_t nparams;
+	char params[HTTP_PARAMS_MAX][HTTP_PARAM_MAX + 1];
+};
+
+struct http_response {
+	unsigned int status;
+	char *body;		/* malloc'ed JSON, owned by the server after */
+	const char *content_type;	/* default application/json */
+};
+
+struct http_route {
+	const char *method;
+	const char *pattern;	/* "/v1/agents/{}/evidence" */
+	void (*handler)(void *ctx, const struct http_request *req,
+			struct http_response *res);
+	size_t max_body;	/* 0: no body allowed */
+};
+
+struct http_server;
+
+struct http_config {
+	const char *addr;	/* IPv4 or IPv6 literal */
+	unsigned int port;	/* 0 picks a free port (tests) */
+	const char *cert_pem;	/* certificate chain, PEM text */
+	const char *key_pem;	/* private key, PEM text */
+	unsigned int max_connections;
+	unsigned int threads;	/* worker threads */
+};
+
+/**
+ * http_start() - listen and serve @routes until http_stop().
+ * @cfg: address, TLS material and limits (copied as needed)
+ * @routes: table ending with a NULL method; must outlive the server
+ * @ctx: passed to every handler
+ * @errbuf: receives the reason on failure
+ * @errlen: size of @errbuf
+ *
+ * Return: the server, or NULL.
+ */
+struct http_server *http_start(const struct http_config *cfg,
+			       const struct http_route *routes, void *ctx,
+			       char *errbuf, size_t errlen);
+
+/**
+ * http_port() - the TCP port @s listens on (useful after port 0).
+ * @s: the server
+ */
+unsigned int http_port(const struct http_server *s);
+
+/**
+ * http_stop() - close the listener, finish, free @s; NULL is allowed.
+ * @s: the server
+ */
+void http_stop(struct http_server *s);
+
+/**
+ * http_error() - set @res to a JSON error with @status.
+ * @res: the response
+ * @status: HTTP status code
+ * @fmt: printf-style message for the operator or agent
+ */
+void http_error(struct http_response *res, unsigned int status,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * http_route_match() - match @path against @pattern, collecting "{}"s.
+ * @pattern: route pattern
+ * @path: request path
+ * @req: receives the parameters
+ *
+ * A "{}" matches one segment of [A-Za-z0-9._-], 1 to HTTP_PARAM_MAX long.
+ *
+ * Return: 1 on a match, else 0.
+ */
+int http_route_match(const char *pattern, const char *path,
+		     struct http_request *req);
+
+#endif /* IMATRUST_HTTP_H */
