@@ -19,6 +19,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# agent/tpm.c, the agent's only ESAPI user, and what links it.
+TPM_PKGS := tss2-esys tss2-tctildr tss2-mu tss2-rc
+TPM_CFLAGS := $(shell pkg-config --cflags $(TPM_PKGS) 2>/dev/null)
+TPM_LIBS := $(shell pkg-config --libs $(TPM_PKGS) 2>/dev/null || \
+	echo -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc)
 
 WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wvla -Wundef
@@ -35,7 +40,7 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=2
 OPT_LD :=
 endif
 
-CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) \
+CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) $(TPM_CFLAGS) \
 	-Iproto -Idb -Iagent -Iverifier -MMD -MP
 LDFLAGS += $(OPT_LD) $(HARDEN_LD)
 
@@ -64,6 +69,12 @@ LIBVERIFIER := $(BUILD)/lib/libverifier.a
 BINS := $(BUILD)/bin/imatrust
 BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list
 
+# Drivers that put library functions on the command line for the shell
+# tests of tests/integration/: tests/tools/<name>.c -> build/tests/tools/
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
+INTEGRATION_TESTS := $(wildcard tests/integration/test_*.sh)
+
 # Unit tests mirror the source folders: tests/unit/<folder>/test_<module>.c
 UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRC:%.c=$(BUILD)/%)
@@ -77,7 +88,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 
 .PHONY: all check check-fast check-unit check-cli check-guest kernel \
 	kernel-stock kernel-check images bench deps clean format fuzz \
-	check-fuzz
+	check-fuzz check-integration check-guest-streaming bench-kernel-resume
 
 all: $(BINS) $(BENCH_BINS)
 
@@ -121,17 +132,30 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBAGENT) $(LIBVERIFIER) $(LIBD
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
+# agent_tpm_check wraps Esys_Quote to extend a PCR just before the quote.
+$(BUILD)/tests/tools/agent_tpm_check: LDFLAGS += -Wl,--wrap=Esys_Quote
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBAGENT) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TPM_LIBS) $(PKG_LIBS)
+
+# Host integration tests: real swtpm on free loopback ports, tpm2-tools.
+check-integration: all $(TOOL_BINS)
+	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools tests/run-suite.sh \
+		check-integration $(INTEGRATION_TESTS)
+
 check-unit: $(UNIT_BINS)
 	@tests/run-suite.sh unit $(UNIT_BINS)
 
 check-cli: $(BINS)
 	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh cli tests/cli/test_*.sh
 
-check-fast: all $(UNIT_BINS)
-	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh check-fast \
-		$(UNIT_BINS) tests/cli/test_*.sh
+check-fast: all $(UNIT_BINS) $(TOOL_BINS)
+	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin \
+		IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
+		tests/run-suite.sh check-fast $(UNIT_BINS) tests/cli/test_*.sh \
+		$(INTEGRATION_TESTS)
 
-check: check-fast check-fuzz check-guest
+check: check-fast check-fuzz check-guest check-guest-streaming
 
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(wildcard proto/*.h)
 	@mkdir -p $(@D)
@@ -157,6 +181,13 @@ images:
 
 check-guest: all
 	@tests/guest/run.sh
+
+# The streaming patch series in booted guests (poll, resume, per-bank).
+check-guest-streaming: all
+	@tests/guest/streaming/run.sh
+
+bench-kernel-resume:
+	@tests/bench/kernel-resume
 
 bench: all
 	@tests/bench/replay

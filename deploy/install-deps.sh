@@ -13,7 +13,7 @@ packages=(
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
 	# kernel build (kernel/build.sh)
 	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
-	xz-utils rsync kmod python3
+	xz-utils rsync kmod python3 patch
 	# QEMU lab and guest images (deploy/lab, deploy/image)
 	qemu-system-x86 busybox-static mmdebstrap e2fsprogs iproute2
 	procps util-linux

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * log.h - the agent's one log API, in the shape of OpenBSD's daemons.
+ *
+ * Lines go to stderr with an sd-daemon level prefix ("<3>" error, "<4>"
+ * warning, "<6>" info, "<7>" debug), which journald turns into the
+ * priority of the entry; on a terminal the prefix is plain text. log_warn()
+ * and fatal() append ": strerror(errno)"; the ...x variants do not.
+ * fatal() and fatalx() are for broken invariants of our own process only
+ * (STYLE.md rule 6): they log and exit(1).
+ */
+#ifndef IMATRUST_AGENT_LOG_H
+#define IMATRUST_AGENT_LOG_H
+
+/**
+ * log_init() - set the program name and whether debug lines are shown.
+ * @progname: prefix of every line, or NULL for none (borrowed, must live)
+ * @verbose: 1 to print log_debug() lines, 0 to drop them
+ */
+void log_init(const char *progname, int verbose);
+
+/**
+ * log_setverbose() - show (1) or drop (0) log_debug() lines.
+ * @verbose: the new setting
+ */
+void log_setverbose(int verbose);
+
+/**
+ * log_getverbose() - the current setting of log_setverbose().
+ */
+int log_getverbose(void);
+
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+void fatalx(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+#endif /* IMATRUST_AGENT_LOG_H */

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_boot.c - boots and their measurement records.
+ *
+ * A boot is identified by the TPM's resetCount/restartCount; its
+ * next_record_index and running PCR 10 values always describe exactly the
+ * records stored for it, because db_boot_advance() changes them together
+ * in one transaction.
+ */
+#include <string.h>
+
+#include "db_internal.h"
+
+static const char *const verdict_names[] = {
+	[DB_VERDICT_KNOWN] = "known",
+	[DB_VERDICT_UNKNOWN] = "unknown",
+	[DB_VERDICT_MISMATCH] = "mismatch",
+	[DB_VERDICT_VIOLATION] = "violation",
+	[DB_VERDICT_EXCLUDED] = "excluded",
+};
+
+#define VERDICT_COUNT (sizeof(verdict_names) / sizeof(verdict_names[0]))
+
+const char *db_verdict_name(enum db_verdict verdict)
+{
+	if ((size_t)verdict >= VERDICT_COUNT)
+		return "invalid";
+	return verdict_names[verdict];
+}
+
+int db_verdict_parse(const char *name, enum db_verdict *verdict)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < VERDICT_COUNT; i++) {
+		if (strcmp(verdict_names[i], name) == 0) {
+			*verdict = (enum db_verdict)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int check_verdict(enum db_verdict v, struct imt_error *err)
+{
+	if ((size_t)v >= VERDICT_COUNT)
+		return db_bad(err, "unknown verdict %d", (int)v);
+	return 0;
+}
+
+static const char sql_boot_current[] =
+	"SELECT id, reset_count, restart_count, started_at, "
+	"next_record_index, pcr10_sha1, pcr10_sha256, boot_aggregate "
+	"FROM boots WHERE machine_id = ?1 ORDER BY id DESC LIMIT 1";
+
+/* Fill @b from the current row; -1 when a stored value is out of shape. */
+static int boot_from_row(sqlite3_stmt *st, struct db_boot *b)
+{
+	int agg = sqlite3_column_bytes(st, 7);
+
+	memset(b, 0, sizeof(*b));
+	if (sqlite3_column_bytes(st, 5) != DB_PCR_SHA1_SIZE ||
+	    sqlite3_column_bytes(st, 6) != DB_PCR_SHA256_SIZE ||
+	    agg > DB_DIGEST_MAX || sqlite3_column_int64(st, 1) > UINT32_MAX ||
+	    sqlite3_column_int64(st, 2) > UINT32_MAX)
+		return -1;
+	b->id = sqlite3_column_int64(st, 0);
+	b->reset_count = (uint32_t)sqlite3_column_int64(st, 1);
+	b->restart_count = (uint32_t)sqlite3_column_int64(st, 2);
+	b->started_at = sqlite3_column_int64(st, 3);
+	b->next_record_index = (uint64_t)sqlite3_column_int64(st, 4);
+	memcpy(b->pcr10_sha1, sqlite3_column_blob(st, 5), DB_PCR_SHA1_SIZE);
+	memcpy(b->pcr10_sha256, sqlite3_column_blob(st, 6),
+	       DB_PCR_SHA256_SIZE);
+	if (agg > 0)
+		memcpy(b->boot_aggregate, sqlite3_column_blob(st, 7),
+		       (size_t)agg);
+	b->boot_aggregate_len = (size_t)agg;
+	return 0;
+}
+
+static int boot_current(struct db *db, const char *machine_id,
+			struct db_boot *out, int *found, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_boot_current, err);
+	int rc = -1, step;
+
+	if (st == NULL)
+		return -1;
+	*found = 0;
+	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		if (boot_from_row(st, out) < 0) {
+			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				      IMT_NO_POS, "corrupt boot row");
+			goto out;
+		}
+		*found = 1;
+	} else if (step != SQLITE_DONE) {
+		db_fail(db, err, "current boot");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+int db_boot_current(struct db *db, const char *machine_id,
+		    struct db_boot *out, int *found, struct imt_error *err)
+{
+	if (db == NULL || out == NULL || found == NULL)
+		return db_bad(err, "no database or result");
+	if (db_check_id(machine_id, err) < 0)
+		return -1;
+	return boot_current(db, machine_id, out, found, err);
+}
+
+static const char sql_boot_insert[] =
+	"INSERT INTO boots (machine_id, reset_count, restart_count, "
+	"started_at, pcr10_sha1, pcr10_sha256) "
+	"VALUES (?1, ?2, ?3, ?4, zeroblob(20), zeroblob(32))";
+static const char sql_reboot_event[] =
+	"INSERT INTO events (machine_id, boot_id, time, kind, reason) "
+	"VALUES (?1, ?2, ?4, 'reboot', "
+	"json_object('reset_count', ?3, 'restart_count', ?5))";
+
+/* The TPM counters order boots: resetCount first, then restartCount. */
+static int counters_forward(const struct db_boot *cur, uint32_t reset,
+			    uint32_t restart)
+{
+	return reset > cur->reset_count ||
+	       (reset == cur->reset_count && restart > cur->restart_count);
+}
+
+static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
+		      uint32_t restart, int64_t now, struct db_boot *out,
+		      struct imt_error *err)
+{
+	struct db_boot cur;
+	sqlite3_stmt *st;
+	int found;
+
+	if (boot_current(db, machine_id, &cur, &found, err) < 0)
+		return -1;
+	if (found && !counters_forward(&cur, reset, restart))
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "boot counters (%u, %u) not after (%u, %u)",
+			      reset, restart, cur.reset_count,
+			      cur.restart_count);
+	st = db_stmt(db, sql_boot_insert, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, reset);
+	sqlite3_bind_int64(st, 3, restart);
+	sqlite3_bind_int64(st, 4, now);
+	if (db_step_done(db, st, err, "boot") < 0) {
+		if (err != NULL && err->status == IMT_ERR_MISMATCH)
+			imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
+				      IMT_NO_POS, "no machine %s", machine_id);
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	out->id = sqlite3_last_insert_rowid(db->sql);
+	out->reset_count = reset;
+	out->restart_count = restart;
+	out->started_at = now;
+
+	st = db_stmt(db, sql_reboot_event, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, out->id);
+	sqlite3_bind_int64(st, 3, reset);
+	sqlite3_bind_int64(st, 4, now);
+	sqlite3_bind_int64(st, 5, restart);
+	return db_step_done(db, st, err, "reboot event");
+}
+
+int db_boot_start(struct db *db, const char *machine_id,
+		  uint32_t reset_count, uint32_t restart_count, int64_t now,
+		  struct db_boot *out, struct imt_error *err)
+{
+	struct db_boot b;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (db_check_id(machine_id, err) < 0 ||
+	    db_begin(db, err) < 0)
+		return -1;
+	if (boot_start(db, machine_id, reset_count, restart_count, now, &b,
+		       err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db, err) < 0)
+		return -1;
+	if (out != NULL)
+		*out = b;
+	return 0;
+}
+
+static int check_record(const struct db_record *r, uint64_t index,
+			struct imt_error *err)
+{
+	if (r->index != index)
+		return db_bad(err, "record %llu where %llu was expected",
+			      (unsigned long long)r->index,
+			      (unsigned long long)index);
+	if (db_check_str(r->template, DB_TEMPLATE_MAX, "template", err) < 0)
+		return -1;
+	/* A record's name may be empty (ima-buf events), never absent. */
+	if (r->path == NULL)
+		return db_bad(err, "record %llu: path missing",
+			      (unsigned long long)index);
+	if (strnlen(r->path, DB_PATH_MAX + 1) > DB_PATH_MAX)
+		return db_err(err, IMT_ERR_LIMIT,
+			      "record %llu: path longer than %d bytes",
+			      (unsigned long long)index, DB_PATH_MAX);
+	if (db_check_digest(r->digest_algo, r->digest, r->digest_len,
+			    err) < 0)
+		return -1;
+	return check_verdict(r->verdict, err);
+}
+
+/* Check the whole batch before touching the database. */
+static int check_advance(const struct db_boot_advance *a,
+			 struct imt_error *err)
+{
+	size_t i;
+
+	if (a == NULL || a->pcr10_sha1 == NULL || a->pcr10_sha256 == NULL)
+		return db_bad(err, "advance without running PCR values");
+	if (a->nrecords > DB_BATCH_MAX)
+		return db_err(err, IMT_ERR_LIMIT,
+			      "batch of %zu records, at most %d", a->nrecords,
+			      DB_BATCH_MAX);
+	if (a->nrecords > 0 && a->records == NULL)
+		return db_bad(err, "records missing");
+	if (a->from_index > INT64_MAX - DB_BATCH_MAX ||
+	    a->to_index != a->from_index + a->nrecords)
+		return db_bad(err, "index %llu + %zu records != %llu",
+			      (unsigned long long)a->from_index, a->nrecords,
+			      (unsigned long long)a->to_index);
+	if (a->boot_aggregate != NULL &&
+	    db_check_blob(a->boot_aggregate, a->boot_aggregate_len, 1,
+			  DB_DIGEST_MAX, "boot_aggregate", err) < 0)
+		return -1;
+	for (i = 0; i < a->nrecords; i++) {
+		if (check_record(&a->records[i], a->from_index + i, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const char sql_boot_advance[] =
+	"UPDATE boots SET next_record_index = ?2, pcr10_sha1 = ?3, "
+	"pcr10_sha256 = ?4, boot_aggregate = coalesce(?5, boot_aggregate) "
+	"WHERE id = ?1 AND next_record_index = ?6";
+static const char sql_record_insert[] =
+	"INSERT INTO records (boot_id, idx, pcr, template, path, "
+	"digest_algo, digest, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+static const char sql_last_seen[] =
+	"UPDATE machines SET last_seen = ?2 "
+	"WHERE id = (SELECT machine_id FROM boots WHERE id = ?1)";
+
+static int boot_move(struct db *db, const struct db_boot_advance *a,
+		     struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_boot_advance, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, a->boot_id);
+	sqlite3_bind_int64(st, 2, (int64_t)a->to_index);
+	sqlite3_bind_blob(st, 3, a->pcr10_sha1, DB_PCR_SHA1_SIZE,
+			  SQLITE_STATIC);
+	sqlite3_bind_blob(st, 4, a->pcr10_sha256, DB_PCR_SHA256_SIZE,
+			  SQLITE_STATIC);
+	if (a->boot_aggregate != NULL)
+		sqlite3_bind_blob(st, 5, a->boot_aggregate,
+				  (int)a->boot_aggregate_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, (int64_t)a->from_index);
+	if (db_step_done(db, st, err, "advance boot") < 0)
+		return -1;
+	if (sqlite3_changes(db->sql) != 1)
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "boot %lld is not at index %llu",
+			      (long long)a->boot_id,
+			      (unsigned long long)a->from_index);
+	return 0;
+}
+
+static int record_insert(struct db *db, int64_t boot,
+			 const struct db_record *r, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_record_insert, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, boot);
+	sqlite3_bind_int64(st, 2, (int64_t)r->index);
+	sqlite3_bind_int64(st, 3, r->pcr);
+	sqlite3_bind_text(st, 4, r->template, -1, SQLITE_STATIC);
+	/* The path is stored as given: bytes, not necessarily UTF-8. */
+	sqlite3_bind_text(st, 5, r->path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, r->digest_algo, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 7, r->digest, (int)r->digest_len,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, db_verdict_name(r->verdict), -1,
+			  SQLITE_STATIC);
+	return db_step_done(db, st, err, "record");
+}
+
+static int boot_advance(struct db *db, const struct db_boot_advance *a,
+			int64_t now, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	if (boot_move(db, a, err) < 0)
+		return -1;
+	for (i = 0; i < a->nrecords; i++) {
+		if (i == a->nrecords / 2)
+			db_hook(db, "advance:half");
+		if (record_insert(db, a->boot_id, &a->records[i], err) < 0)
+			return -1;
+	}
+	st = db_stmt(db, sql_last_seen, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, a->boot_id);
+	sqlite3_bind_int64(st, 2, now);
+	if (db_step_done(db, st, err, "last seen") < 0)
+		return -1;
+	db_hook(db, "advance:commit");
+	return 0;
+}
+
+int db_boot_advance(struct db *db, const struct db_boot_advance *a,
+		    int64_t now, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_advance(a, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (boot_advance(db, a, now, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+#define SQL_RECORD_COLUMNS \
+	"SELECT idx, pcr, template, path, digest_algo, digest, verdict " \
+	"FROM records WHERE boot_id = ?1 AND idx >= ?2 "
+
+static const char sql_record_list[] =
+	SQL_RECORD_COLUMNS "ORDER BY idx LIMIT ?3";
+/* Same condition as the partial index records_rejudge, so it is used. */
+static const char sql_record_rejudge[] =
+	SQL_RECORD_COLUMNS "AND verdict IN ('unknown', 'mismatch') "
+	"ORDER BY idx LIMIT ?3";
+
+static int record_from_row(sqlite3_stmt *st, struct db_record *r)
+{
+	r->index = (uint64_t)sqlite3_column_int64(st, 0);
+	r->pcr = (uint32_t)sqlite3_column_int64(st, 1);
+	r->template = (const char *)sqlite3_column_text(st, 2);
+	r->path = (const char *)sqlite3_column_text(st, 3);
+	r->digest_algo = (const char *)sqlite3_column_text(st, 4);
+	r->digest = sqlite3_column_blob(st, 5);
+	r->digest_len = (size_t)sqlite3_column_bytes(st, 5);
+	return db_verdict_parse((const char *)sqlite3_column_text(st, 6),
+				&r->verdict);
+}
+
+int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
+		   unsigned int limit, int rejudge_only, db_record_cb cb,
+		   void *arg, struct imt_error *err)
+{
+	struct db_record r;
+	sqlite3_stmt *st;
+	int rc = -1, step;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if (db_check_limit(limit, err) < 0)
+		return -1;
+	if (from > INT64_MAX)
+		return db_bad(err, "record index out of range");
+	st = db_stmt(db, rejudge_only ? sql_record_rejudge : sql_record_list,
+		     err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, boot_id);
+	sqlite3_bind_int64(st, 2, (int64_t)from);
+	sqlite3_bind_int(st, 3, (int)limit);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (record_from_row(st, &r) < 0) {
+			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				      IMT_NO_POS, "corrupt record row");
+			goto out;
+		}
+		if (cb(boot_id, &r, arg) != 0)
+			break;
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		db_fail(db, err, "list records");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+static const char sql_verdict_update[] =
+	"UPDATE records SET verdict = ?3 WHERE boot_id = ?1 AND idx = ?2";
+
+static int set_verdicts(struct db *db, int64_t boot,
+			const struct db_verdict_update *u, size_t n,
+			struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		st = db_stmt(db, sql_verdict_update, err);
+		if (st == NULL)
+			return -1;
+		sqlite3_bind_int64(st, 1, boot);
+		sqlite3_bind_int64(st, 2, (int64_t)u[i].index);
+		sqlite3_bind_text(st, 3, db_verdict_name(u[i].verdict), -1,
+				  SQLITE_STATIC);
+		if (db_step_done(db, st, err, "verdict") < 0)
+			return -1;
+		if (sqlite3_changes(db->sql) != 1)
+			return db_err(err, IMT_ERR_MISMATCH, "boot %lld has no "
+					     "record %llu", (long long)boot,
+					     (unsigned long long)u[i].index);
+	}
+	return 0;
+}
+
+int db_record_set_verdicts(struct db *db, int64_t boot_id,
+			   const struct db_verdict_update *u, size_t n,
+			   struct imt_error *err)
+{
+	size_t i;
+
+	if (db == NULL || (n > 0 && u == NULL))
+		return db_bad(err, "no database or updates");
+	if (n > DB_BATCH_MAX)
+		return db_err(err, IMT_ERR_LIMIT, "%zu verdicts, at most %d", n,
+				     DB_BATCH_MAX);
+	for (i = 0; i < n; i++) {
+		if (check_verdict(u[i].verdict, err) < 0 ||
+		    u[i].index > INT64_MAX)
+			return db_bad(err, "update %zu invalid", i);
+	}
+	if (db_begin(db, err) < 0)
+		return -1;
+	if (set_verdicts(db, boot_id, u, n, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}

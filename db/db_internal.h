@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * db_internal.h - what the db/ files share and nothing else sees: the
+ * connection, the prepared-statement cache, transactions, error helpers.
+ *
+ * Only the db/ sources and the db unit tests include this; the verifier
+ * includes db.h alone.
+ */
+#ifndef IMATRUST_DB_INTERNAL_H
+#define IMATRUST_DB_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "db.h"
+
+#define DB_STMT_CACHE_MAX 64	/* distinct SQL statements of the library */
+#define DB_BUSY_TIMEOUT_MS 5000	/* wait for another process's lock */
+
+struct db_migration {
+	int version;		/* the user_version it leaves behind */
+	const char *name;	/* "0001_initial" */
+	const char *sql;	/* statements, ending with the user_version */
+};
+
+extern const struct db_migration db_migrations[];
+extern const size_t db_migration_count;
+
+/* One prepared statement, keyed by the address of its static SQL text. */
+struct db_stmt_slot {
+	const char *sql;
+	sqlite3_stmt *stmt;
+};
+
+/* A test hook: called at named points so tests can crash in between. */
+typedef void (*db_hook_fn)(const char *point, void *arg);
+
+struct db {
+	sqlite3 *sql;
+	struct db_stmt_slot stmts[DB_STMT_CACHE_MAX];
+	size_t nstmts;
+	int batch_open;		/* 1 from db_batch_begin to its end */
+	/* The open reference import, between import_begin and commit/abort */
+	int import_open;
+	int64_t import_source;	/* its sources.id */
+	enum db_source_kind import_kind;
+	char import_name[DB_NAME_MAX + 1];
+	db_hook_fn hook;
+	void *hook_arg;
+};
+
+/*
+ * db_stmt() - the cached statement for @sql (prepared on first use), reset
+ * and with its bindings cleared. @sql must be a string literal: its
+ * address is the cache key, which also means SQL is never assembled at run
+ * time. NULL (and @err filled) on failure.
+ */
+sqlite3_stmt *db_stmt(struct db *db, const char *sql, struct imt_error *err);
+
+/* db_fail() - fill @err from the connection's last error; returns -1. */
+int db_fail(struct db *db, struct imt_error *err, const char *what);
+
+/* db_err() - fill @err with @status and the message; returns -1. */
+int db_err(struct imt_error *err, enum imt_result status, const char *fmt,
+	   ...) __attribute__((format(printf, 3, 4)));
+
+/* db_bad() - the same with IMT_ERR_MALFORMED: an invalid argument. */
+int db_bad(struct imt_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * db_begin() - start the transaction of one API call (db_tx.c): BEGIN
+ * IMMEDIATE, which takes the write lock now rather than at the first
+ * write, so two writers cannot deadlock upgrading read locks; inside a
+ * batch, a savepoint. Fails with IMT_ERR_MISMATCH while a reference
+ * import holds the transaction.
+ */
+int db_begin(struct db *db, struct imt_error *err);
+/* db_commit() - commit (or release the savepoint); rolls back on failure */
+int db_commit(struct db *db, struct imt_error *err);
+/* db_rollback() - undo the call's writes, if any are open; never fails. */
+void db_rollback(struct db *db);
+
+/* db_step_done() - step a statement that returns no rows; 0 or -1. */
+int db_step_done(struct db *db, sqlite3_stmt *st, struct imt_error *err,
+		 const char *what);
+
+/* Argument checks shared by the modules; each returns 0 or -1 + @err. */
+int db_check_str(const char *s, size_t max, const char *what,
+		 struct imt_error *err);
+int db_check_blob(const uint8_t *p, size_t len, size_t min, size_t max,
+		  const char *what, struct imt_error *err);
+int db_check_id(const char *machine_id, struct imt_error *err);
+int db_check_digest(const char *algo, const uint8_t *digest, size_t len,
+		    struct imt_error *err);
+int db_check_limit(unsigned int limit, struct imt_error *err);
+
+/* db_hook() - run the test hook for @point, if one is set. */
+void db_hook(struct db *db, const char *point);
+
+/* db_set_hook() - for tests only: install @fn (NULL removes it). */
+void db_set_hook(struct db *db, db_hook_fn fn, void *arg);
+
+#endif /* IMATRUST_DB_INTERNAL_H */

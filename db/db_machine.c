@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_machine.c - machines (enrolled TPMs and their trust state) and the
+ * events that record what happened to them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_internal.h"
+
+static const char *const state_names[] = {
+	[DB_STATE_ENROLLING] = "enrolling",
+	[DB_STATE_PENDING] = "pending",
+	[DB_STATE_TRUSTED] = "trusted",
+	[DB_STATE_UNTRUSTED] = "untrusted",
+	[DB_STATE_FAILED] = "failed",
+	[DB_STATE_STALE] = "stale",
+};
+
+#define STATE_COUNT (sizeof(state_names) / sizeof(state_names[0]))
+
+const char *db_machine_state_name(enum db_machine_state state)
+{
+	if ((size_t)state >= STATE_COUNT)
+		return "invalid";
+	return state_names[state];
+}
+
+int db_machine_state_parse(const char *name, enum db_machine_state *state)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < STATE_COUNT; i++) {
+		if (strcmp(state_names[i], name) == 0) {
+			*state = (enum db_machine_state)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int check_id(const char *id, struct imt_error *err)
+{
+	return db_check_str(id, DB_MACHINE_ID_MAX, "machine id", err);
+}
+
+static int check_state(enum db_machine_state state, struct imt_error *err)
+{
+	if ((size_t)state >= STATE_COUNT)
+		return db_bad(err, "unknown machine state %d", (int)state);
+	return 0;
+}
+
+/* A reason is optional JSON text; the schema checks it parses. */
+static int check_reason(const char *reason, struct imt_error *err)
+{
+	if (reason == NULL)
+		return 0;
+	return db_check_str(reason, DB_REASON_MAX, "reason", err);
+}
+
+static int check_new(const struct db_machine_new *m, struct imt_error *err)
+{
+	if (m == NULL)
+		return db_bad(err, "machine missing");
+	if (check_id(m->id, err) < 0 ||
+	    db_check_blob(m->ek_pub, m->ek_pub_len, 1, DB_KEY_MAX, "EK public",
+			  err) < 0 ||
+	    db_check_blob(m->ak_pub, m->ak_pub_len, 1, DB_KEY_MAX, "AK public",
+			  err) < 0 ||
+	    db_check_blob(m->ak_name, m->ak_name_len, 1, DB_AK_NAME_MAX,
+			  "AK name", err) < 0 ||
+	    check_state(m->state, err) < 0)
+		return -1;
+	if (m->ek_cert != NULL &&
+	    db_check_blob(m->ek_cert, m->ek_cert_len, 1, DB_CERT_MAX,
+			  "EK certificate", err) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The event insert every writer here shares. The boot is the machine's
+ * current one, looked up in the same statement.
+ */
+static const char sql_event_insert[] =
+	"INSERT INTO events (machine_id, boot_id, time, kind, from_state, "
+	"to_state, reason) VALUES (?1, (SELECT max(id) FROM boots "
+	"WHERE machine_id = ?1), ?2, ?3, ?4, ?5, ?6)";
+
+static int event_insert(struct db *db, const char *id, int64_t now,
+			const char *kind, const char *from, const char *to,
+			const char *reason, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_event_insert, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, from, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, to, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
+	return db_step_done(db, st, err, "event");
+}
+
+static const char sql_machine_insert[] =
+	"INSERT INTO machines (id, ek_pub, ek_cert, ak_pub, ak_name, state, "
+	"created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+
+static int machine_insert(struct db *db, const struct db_machine_new *m,
+			  int64_t now, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_machine_insert, err);
+	const char *state = db_machine_state_name(m->state);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, m->id, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, m->ek_pub, (int)m->ek_pub_len, SQLITE_STATIC);
+	if (m->ek_cert != NULL)
+		sqlite3_bind_blob(st, 3, m->ek_cert, (int)m->ek_cert_len,
+				  SQLITE_STATIC);
+	sqlite3_bind_blob(st, 4, m->ak_pub, (int)m->ak_pub_len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 5, m->ak_name, (int)m->ak_name_len,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, state, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, now);
+	if (db_step_done(db, st, err, "machine") < 0) {
+		if (err != NULL && err->status == IMT_ERR_MISMATCH)
+			imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
+				      IMT_NO_POS, "machine %s exists", m->id);
+		return -1;
+	}
+	return event_insert(db, m->id, now, "enrolled", NULL, state, NULL,
+			    err);
+}
+
+int db_machine_create(struct db *db, const struct db_machine_new *m,
+		      int64_t now, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_new(m, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (machine_insert(db, m, now, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+#define SQL_MACHINE_COLUMNS \
+	"SELECT id, ek_pub, ek_cert, ak_pub, ak_name, state, state_reason, " \
+	"created_at, last_seen, approved FROM machines "
+
+static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE id = ?1";
+static const char sql_machine_list[] =
+	SQL_MACHINE_COLUMNS "WHERE id > ?1 ORDER BY id LIMIT ?2";
+/*
+ * Failed machines are not candidates: going stale would turn their
+ * "no access" into "no recommendation" without any valid evidence.
+ */
+static const char sql_machine_silent[] =
+	SQL_MACHINE_COLUMNS "WHERE state IN ('trusted', 'untrusted') "
+	"AND (last_seen IS NULL OR last_seen < ?1) "
+	"ORDER BY last_seen, id LIMIT ?2";
+
+/* Fill @m from the current row with borrowed pointers; -1 if corrupt. */
+static int machine_from_row(sqlite3_stmt *st, struct db_machine *m)
+{
+	const char *id = (const char *)sqlite3_column_text(st, 0);
+	int ak_len = sqlite3_column_bytes(st, 4);
+
+	memset(m, 0, sizeof(*m));
+	if (id == NULL || strlen(id) > DB_MACHINE_ID_MAX ||
+	    ak_len > DB_AK_NAME_MAX ||
+	    db_machine_state_parse((const char *)sqlite3_column_text(st, 5),
+				   &m->state) < 0)
+		return -1;
+	strcpy(m->id, id);
+	m->ek_pub = (uint8_t *)sqlite3_column_blob(st, 1);
+	m->ek_pub_len = (size_t)sqlite3_column_bytes(st, 1);
+	m->ek_cert = (uint8_t *)sqlite3_column_blob(st, 2);
+	m->ek_cert_len = (size_t)sqlite3_column_bytes(st, 2);
+	m->ak_pub = (uint8_t *)sqlite3_column_blob(st, 3);
+	m->ak_pub_len = (size_t)sqlite3_column_bytes(st, 3);
+	if (ak_len > 0)
+		memcpy(m->ak_name, sqlite3_column_blob(st, 4), (size_t)ak_len);
+	m->ak_name_len = (size_t)ak_len;
+	m->state_reason = (char *)sqlite3_column_text(st, 6);
+	m->created_at = sqlite3_column_int64(st, 7);
+	m->last_seen = sqlite3_column_int64(st, 8);
+	m->approved = sqlite3_column_int(st, 9);
+	return 0;
+}
+
+static void *dup_mem(const void *p, size_t len)
+{
+	void *q;
+
+	if (p == NULL)
+		return NULL;
+	q = malloc(len + 1);	/* + 1: never malloc(0); room for a NUL */
+	if (q != NULL) {
+		memcpy(q, p, len);
+		((char *)q)[len] = '\0';
+	}
+	return q;
+}
+
+/* Replace the borrowed pointers of @m by owned copies. */
+static int machine_own(struct db_machine *m)
+{
+	struct db_machine b = *m;
+
+	m->ek_pub = dup_mem(b.ek_pub, b.ek_pub_len);
+	m->ek_cert = dup_mem(b.ek_cert, b.ek_cert_len);
+	m->ak_pub = dup_mem(b.ak_pub, b.ak_pub_len);
+	m->state_reason = b.state_reason ?
+		dup_mem(b.state_reason, strlen(b.state_reason)) : NULL;
+	if (m->ek_pub == NULL || m->ak_pub == NULL ||
+	    (b.ek_cert != NULL && m->ek_cert == NULL) ||
+	    (b.state_reason != NULL && m->state_reason == NULL)) {
+		db_machine_release(m);
+		return -1;
+	}
+	return 0;
+}
+
+void db_machine_release(struct db_machine *m)
+{
+	if (m == NULL)
+		return;
+	free(m->ek_pub);
+	free(m->ek_cert);
+	free(m->ak_pub);
+	free(m->state_reason);
+	m->ek_pub = m->ek_cert = m->ak_pub = NULL;
+	m->state_reason = NULL;
+}
+
+int db_machine_get(struct db *db, const char *id, struct db_machine *out,
+		   int *found, struct imt_error *err)
+{
+	struct db_machine m;
+	sqlite3_stmt *st;
+	int rc = -1, step;
+
+	if (db == NULL || out == NULL || found == NULL)
+		return db_bad(err, "no database or result");
+	*found = 0;
+	if (check_id(id, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_machine_get, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	step = sqlite3_step(st);
+	if (step == SQLITE_DONE) {
+		rc = 0;
+		goto out;
+	}
+	if (step != SQLITE_ROW) {
+		db_fail(db, err, "machine");
+		goto out;
+	}
+	if (machine_from_row(st, &m) < 0 || machine_own(&m) < 0) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "machine %s: corrupt row or out of memory", id);
+		goto out;
+	}
+	*out = m;
+	*found = 1;
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Call @cb for each row of the bound statement @st. */
+static int machine_rows(struct db *db, sqlite3_stmt *st, db_machine_cb cb,
+			void *arg, struct imt_error *err)
+{
+	struct db_machine m;
+	int rc = -1, step;
+
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (machine_from_row(st, &m) < 0) {
+			db_err(err, IMT_ERR_INTERNAL, "corrupt machine row");
+			goto out;
+		}
+		if (cb(&m, arg) != 0)
+			break;
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		db_fail(db, err, "list machines");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+int db_machine_list(struct db *db, const char *after, unsigned int limit,
+		    db_machine_cb cb, void *arg, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if (db_check_limit(limit, err) < 0)
+		return -1;
+	if (after != NULL &&
+	    strnlen(after, DB_MACHINE_ID_MAX + 1) > DB_MACHINE_ID_MAX)
+		return db_bad(err, "cursor longer than a machine id");
+	st = db_stmt(db, sql_machine_list, err);
+	if (st == NULL)
+		return -1;
+	/* Every id sorts after the empty string. */
+	sqlite3_bind_text(st, 1, after ? after : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, (int)limit);
+	return machine_rows(db, st, cb, arg, err);
+}
+
+int db_machine_list_silent(struct db *db, int64_t before, unsigned int limit,
+			   db_machine_cb cb, void *arg, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if (db_check_limit(limit, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_machine_silent, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, before);
+	sqlite3_bind_int(st, 2, (int)limit);
+	return machine_rows(db, st, cb, arg, err);
+}
+
+static const char sql_state_update[] =
+	"UPDATE machines SET state = ?2, state_reason = ?3 WHERE id = ?1";
+static const char sql_state_get[] = "SELECT state FROM machines WHERE id = ?1";
+
+/* Read the current state name into @buf; 0 not found, 1 found, -1. */
+static int state_get(struct db *db, const char *id, char *buf, size_t size,
+		     struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_state_get, err);
+	const char *s;
+	int rc = -1, step;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	step = sqlite3_step(st);
+	if (step == SQLITE_DONE) {
+		rc = 0;
+	} else if (step == SQLITE_ROW) {
+		s = (const char *)sqlite3_column_text(st, 0);
+		snprintf(buf, size, "%s", s ? s : "");
+		rc = 1;
+	} else {
+		db_fail(db, err, "machine state");
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+static int no_machine(const char *id, struct imt_error *err)
+{
+	imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS, IMT_NO_POS,
+		      "no machine %s", id);
+	return -1;
+}
+
+static int set_state(struct db *db, const char *id, const char *to,
+		     const char *reason, int64_t now, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	char from[16];
+	int found;
+
+	found = state_get(db, id, from, sizeof(from), err);
+	if (found <= 0)
+		return found < 0 ? -1 : no_machine(id, err);
+	st = db_stmt(db, sql_state_update, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
+	if (db_step_done(db, st, err, "machine state") < 0)
+		return -1;
+	if (strcmp(from, to) == 0)
+		return 0;
+	return event_insert(db, id, now, "state", from, to, reason, err);
+}
+
+int db_machine_set_state(struct db *db, const char *id,
+			 enum db_machine_state state, const char *reason,
+			 int64_t now, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_id(id, err) < 0 || check_state(state, err) < 0 ||
+	    check_reason(reason, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (set_state(db, id, db_machine_state_name(state), reason, now,
+		      err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+static const char sql_approve[] =
+	"UPDATE machines SET approved = 1 WHERE id = ?1";
+/* json_object() builds the reason: no JSON assembled by hand. */
+static const char sql_approve_reason[] = "SELECT json_object('operator', ?1)";
+
+static int mark_approved(struct db *db, const char *id, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_approve, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (db_step_done(db, st, err, "approve") < 0)
+		return -1;
+	if (sqlite3_changes(db->sql) != 1)
+		return no_machine(id, err);
+	return 0;
+}
+
+/* The approval event's reason, {"operator": NAME}; malloc'ed or NULL. */
+static char *approve_reason(struct db *db, const char *operator,
+			    struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_approve_reason, err);
+	char *reason = NULL;
+
+	if (st == NULL)
+		return NULL;
+	sqlite3_bind_text(st, 1, operator, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		db_fail(db, err, "approve reason");
+	} else {
+		reason = dup_mem(sqlite3_column_text(st, 0),
+				 (size_t)sqlite3_column_bytes(st, 0));
+		if (reason == NULL)
+			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				      IMT_NO_POS, "out of memory");
+	}
+	sqlite3_reset(st);
+	return reason;
+}
+
+static int approve(struct db *db, const char *id, const char *operator,
+		   int64_t now, struct imt_error *err)
+{
+	char from[16], *reason = NULL;
+	int rc = -1;
+
+	if (mark_approved(db, id, err) < 0)
+		goto out;
+	reason = approve_reason(db, operator, err);
+	if (reason == NULL ||
+	    event_insert(db, id, now, "approved", NULL, NULL, reason,
+			 err) < 0 ||
+	    state_get(db, id, from, sizeof(from), err) < 0)
+		goto out;
+	/* A pending machine may now finish enrollment. */
+	if (strcmp(from, "pending") == 0 &&
+	    set_state(db, id, "enrolling", reason, now, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(reason);
+	return rc;
+}
+
+int db_machine_approve(struct db *db, const char *id, const char *operator,
+		       int64_t now, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_id(id, err) < 0 ||
+	    db_check_str(operator, DB_NAME_MAX, "operator", err) < 0 ||
+	    db_begin(db, err) < 0)
+		return -1;
+	if (approve(db, id, operator, now, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+int db_event_add(struct db *db, const char *machine_id, const char *kind,
+		 const char *reason, int64_t now, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_id(machine_id, err) < 0 ||
+	    db_check_str(kind, DB_NAME_MAX, "event kind", err) < 0 ||
+	    check_reason(reason, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (event_insert(db, machine_id, now, kind, NULL, NULL, reason,
+			 err) < 0) {
+		if (err != NULL && err->status == IMT_ERR_MISMATCH)
+			no_machine(machine_id, err);
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+static const char sql_event_list[] =
+	"SELECT id, machine_id, boot_id, time, kind, from_state, to_state, "
+	"reason FROM events WHERE machine_id = ?1 AND id > ?2 "
+	"ORDER BY id LIMIT ?3";
+
+int db_event_list(struct db *db, const char *machine_id, int64_t after,
+		  unsigned int limit, db_event_cb cb, void *arg,
+		  struct imt_error *err)
+{
+	struct db_event ev;
+	sqlite3_stmt *st;
+	int rc = -1, step;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if (check_id(machine_id, err) < 0 || db_check_limit(limit, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_event_list, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, after);
+	sqlite3_bind_int(st, 3, (int)limit);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		ev.id = sqlite3_column_int64(st, 0);
+		ev.machine_id = (const char *)sqlite3_column_text(st, 1);
+		ev.boot_id = sqlite3_column_int64(st, 2);
+		ev.time = sqlite3_column_int64(st, 3);
+		ev.kind = (const char *)sqlite3_column_text(st, 4);
+		ev.from_state = (const char *)sqlite3_column_text(st, 5);
+		ev.to_state = (const char *)sqlite3_column_text(st, 6);
+		ev.reason = (const char *)sqlite3_column_text(st, 7);
+		if (cb(&ev, arg) != 0)
+			break;
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		db_fail(db, err, "list events");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_nonce.c - quote nonces: issued to one machine, valid until they
+ * expire, usable once.
+ */
+#include "db_internal.h"
+
+static const char *const nonce_results[] = {
+	[DB_NONCE_OK] = "ok",
+	[DB_NONCE_UNKNOWN] = "unknown nonce",
+	[DB_NONCE_USED] = "nonce already used",
+	[DB_NONCE_EXPIRED] = "nonce expired",
+	[DB_NONCE_OTHER_MACHINE] = "nonce issued to another machine",
+};
+
+const char *db_nonce_result_name(enum db_nonce_result r)
+{
+	if ((size_t)r >= sizeof(nonce_results) / sizeof(nonce_results[0]))
+		return "invalid";
+	return nonce_results[r];
+}
+
+static const char sql_nonce_insert[] =
+	"INSERT INTO nonces (value, machine_id, expires_at) "
+	"VALUES (?1, ?2, ?3)";
+
+int db_nonce_issue(struct db *db, const char *machine_id,
+		   const uint8_t *value, size_t len, int64_t expires_at,
+		   struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (db_check_id(machine_id, err) < 0 ||
+	    db_check_blob(value, len, DB_NONCE_MIN, DB_NONCE_MAX, "nonce",
+			  err) < 0)
+		return -1;
+	if (db->import_open)
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "a reference import holds the transaction");
+	st = db_stmt(db, sql_nonce_insert, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_blob(st, 1, value, (int)len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, expires_at);
+	/* One statement: atomic without an explicit transaction. */
+	if (db_step_done(db, st, err, "nonce") < 0) {
+		if (err != NULL && err->status == IMT_ERR_MISMATCH)
+			db_err(err, IMT_ERR_MISMATCH, "no machine %s, or "
+			       "nonce reused", machine_id);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The consume is one UPDATE whose WHERE states every condition, so
+ * "check then mark" cannot race with another consumer. Only when it
+ * changed nothing do we read the row to say why.
+ */
+static const char sql_nonce_use[] =
+	"UPDATE nonces SET used = 1 WHERE value = ?1 AND machine_id = ?2 "
+	"AND used = 0 AND ?3 < expires_at";
+static const char sql_nonce_why[] =
+	"SELECT machine_id = ?2, used, ?3 < expires_at FROM nonces "
+	"WHERE value = ?1";
+
+static int nonce_why(struct db *db, sqlite3_stmt *st,
+		     enum db_nonce_result *res, struct imt_error *err)
+{
+	int step = sqlite3_step(st);
+
+	if (step == SQLITE_DONE)
+		*res = DB_NONCE_UNKNOWN;
+	else if (step != SQLITE_ROW)
+		return db_fail(db, err, "nonce");
+	else if (!sqlite3_column_int(st, 0))
+		*res = DB_NONCE_OTHER_MACHINE;
+	else if (sqlite3_column_int(st, 1))
+		*res = DB_NONCE_USED;
+	else if (!sqlite3_column_int(st, 2))
+		*res = DB_NONCE_EXPIRED;
+	else
+		return db_err(err, IMT_ERR_INTERNAL, "nonce neither usable "
+			      "nor refused");
+	return 0;
+}
+
+int db_nonce_consume(struct db *db, const char *machine_id,
+		     const uint8_t *value, size_t len, int64_t now,
+		     enum db_nonce_result *res, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db == NULL || res == NULL)
+		return db_bad(err, "no database or result");
+	if (db_check_id(machine_id, err) < 0 ||
+	    db_check_blob(value, len, DB_NONCE_MIN, DB_NONCE_MAX, "nonce",
+			  err) < 0)
+		return -1;
+	if (db_begin(db, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_nonce_use, err);
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_blob(st, 1, value, (int)len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now);
+	if (db_step_done(db, st, err, "use nonce") < 0)
+		goto fail;
+	if (sqlite3_changes(db->sql) == 1) {
+		*res = DB_NONCE_OK;
+	} else {
+		st = db_stmt(db, sql_nonce_why, err);
+		if (st == NULL)
+			goto fail;
+		sqlite3_bind_blob(st, 1, value, (int)len, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, now);
+		rc = nonce_why(db, st, res, err);
+		sqlite3_reset(st);
+		if (rc < 0)
+			goto fail;
+	}
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	return -1;
+}

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_ref.c - reference digests: files x digests x sources.
+ *
+ * A reference is one row of refs naming a file (path), a digest
+ * (algorithm, value) and the source (import) that vouches for the pair.
+ * Paths and digests are stored once however many imports name them.
+ */
+#include <string.h>
+
+#include "db_internal.h"
+
+static const char *const source_kinds[] = {
+	[DB_SOURCE_DIR_TREE] = "dir-tree",
+	[DB_SOURCE_DEB] = "deb",
+	[DB_SOURCE_GOLDEN_LIST] = "golden-list",
+	[DB_SOURCE_KEYLIME] = "keylime",
+};
+
+#define SOURCE_KIND_COUNT (sizeof(source_kinds) / sizeof(source_kinds[0]))
+
+static const char *source_kind_name(enum db_source_kind kind)
+{
+	if ((size_t)kind >= SOURCE_KIND_COUNT)
+		return NULL;
+	return source_kinds[kind];
+}
+
+static int source_kind_parse(const char *name, enum db_source_kind *kind)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < SOURCE_KIND_COUNT; i++) {
+		if (strcmp(source_kinds[i], name) == 0) {
+			*kind = (enum db_source_kind)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int check_source(const struct db_ref_source *src,
+			struct imt_error *err)
+{
+	if (src == NULL)
+		return db_bad(err, "reference source missing");
+	if (source_kind_name(src->kind) == NULL)
+		return db_bad(err, "unknown source kind %d", (int)src->kind);
+	return db_check_str(src->name, DB_NAME_MAX, "source name", err);
+}
+
+static int check_ref(const char *path, const char *algo,
+		     const uint8_t *digest, size_t len, struct imt_error *err)
+{
+	if (db_check_str(path, DB_PATH_MAX, "path", err) < 0)
+		return -1;
+	return db_check_digest(algo, digest, len, err);
+}
+
+/* Insert-or-update the source row and return its id. */
+static const char sql_source_upsert[] =
+	"INSERT INTO sources (kind, name, imported_at) VALUES (?1, ?2, ?3) "
+	"ON CONFLICT (kind, name) DO UPDATE SET imported_at = ?3 "
+	"RETURNING id";
+
+static int source_id(struct db *db, const struct db_ref_source *src,
+		     int64_t now, int64_t *id, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_source_upsert, err);
+	int rc = -1;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		db_fail(db, err, "source");
+		goto out;
+	}
+	*id = sqlite3_column_int64(st, 0);
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+/*
+ * Insert the row if new and return its id either way. Most imported paths
+ * are new, so try the insert first and look up only on a conflict.
+ */
+static int intern_row(struct db *db, sqlite3_stmt *ins, sqlite3_stmt *sel,
+		      int64_t *id, struct imt_error *err)
+{
+	int rc = -1;
+
+	if (db_step_done(db, ins, err, "insert") < 0)
+		return -1;
+	if (sqlite3_changes(db->sql) == 1) {
+		*id = sqlite3_last_insert_rowid(db->sql);
+		return 0;
+	}
+	if (sqlite3_step(sel) != SQLITE_ROW) {
+		db_fail(db, err, "lookup");
+		goto out;
+	}
+	*id = sqlite3_column_int64(sel, 0);
+	rc = 0;
+out:
+	sqlite3_reset(sel);
+	return rc;
+}
+
+static const char sql_file_insert[] =
+	"INSERT INTO files (path) VALUES (?1) ON CONFLICT DO NOTHING";
+static const char sql_file_select[] = "SELECT id FROM files WHERE path = ?1";
+static const char sql_digest_insert[] =
+	"INSERT INTO digests (algo, value) VALUES (?1, ?2) "
+	"ON CONFLICT DO NOTHING";
+static const char sql_digest_select[] =
+	"SELECT id FROM digests WHERE algo = ?1 AND value = ?2";
+static const char sql_ref_insert[] =
+	"INSERT INTO refs (file_id, digest_id, source_id) VALUES (?1, ?2, ?3) "
+	"ON CONFLICT DO NOTHING";
+
+/* The three inserts of one reference, inside the caller's transaction. */
+static int ref_insert(struct db *db, int64_t source, const char *path,
+		      const char *algo, const uint8_t *digest, size_t len,
+		      struct imt_error *err)
+{
+	sqlite3_stmt *ins, *sel;
+	int64_t file, dig;
+
+	ins = db_stmt(db, sql_file_insert, err);
+	sel = ins ? db_stmt(db, sql_file_select, err) : NULL;
+	if (sel == NULL)
+		return -1;
+	sqlite3_bind_text(ins, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(sel, 1, path, -1, SQLITE_STATIC);
+	if (intern_row(db, ins, sel, &file, err) < 0)
+		return -1;
+
+	ins = db_stmt(db, sql_digest_insert, err);
+	sel = ins ? db_stmt(db, sql_digest_select, err) : NULL;
+	if (sel == NULL)
+		return -1;
+	sqlite3_bind_text(ins, 1, algo, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(ins, 2, digest, (int)len, SQLITE_STATIC);
+	sqlite3_bind_text(sel, 1, algo, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(sel, 2, digest, (int)len, SQLITE_STATIC);
+	if (intern_row(db, ins, sel, &dig, err) < 0)
+		return -1;
+
+	ins = db_stmt(db, sql_ref_insert, err);
+	if (ins == NULL)
+		return -1;
+	sqlite3_bind_int64(ins, 1, file);
+	sqlite3_bind_int64(ins, 2, dig);
+	sqlite3_bind_int64(ins, 3, source);
+	return db_step_done(db, ins, err, "reference");
+}
+
+static int same_source(const struct db *db, const struct db_ref_source *src)
+{
+	return src->kind == db->import_kind &&
+	       strcmp(src->name, db->import_name) == 0;
+}
+
+/*
+ * Some errors (disk full, I/O, out of memory) make SQLite roll back the
+ * whole transaction, not just the statement. Carrying on would commit the
+ * rest of the import row by row, so the import is over.
+ */
+static int import_alive(struct db *db, struct imt_error *err)
+{
+	if (!sqlite3_get_autocommit(db->sql))
+		return 0;
+	db->import_open = 0;
+	return db_err(err, IMT_ERR_INTERNAL, "the import's transaction was "
+		      "rolled back by an earlier error");
+}
+
+int db_ref_add(struct db *db, const struct db_ref_source *source,
+	       const char *path, const char *algo, const uint8_t *digest,
+	       size_t digest_len, int64_t now, struct imt_error *err)
+{
+	int64_t src;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_source(source, err) < 0 ||
+	    check_ref(path, algo, digest, digest_len, err) < 0)
+		return -1;
+	if (db->import_open) {
+		if (!same_source(db, source))
+			return db_bad(err, "reference for %s:%s inside the "
+				      "import of %s:%s",
+				      source_kind_name(source->kind),
+				      source->name,
+				      source_kind_name(db->import_kind),
+				      db->import_name);
+		if (import_alive(db, err) < 0 ||
+		    ref_insert(db, db->import_source, path, algo, digest,
+			       digest_len, err) < 0)
+			return -1;
+		return import_alive(db, err);
+	}
+	if (db_begin(db, err) < 0)
+		return -1;
+	if (source_id(db, source, now, &src, err) < 0 ||
+	    ref_insert(db, src, path, algo, digest, digest_len, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+int db_ref_import_begin(struct db *db, const struct db_ref_source *source,
+			int64_t now, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (db->batch_open)
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "an import cannot run inside a batch");
+	if (check_source(source, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (source_id(db, source, now, &db->import_source, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	db->import_open = 1;
+	db->import_kind = source->kind;
+	/* check_source() bounded the length. */
+	strcpy(db->import_name, source->name);
+	return 0;
+}
+
+int db_ref_import_commit(struct db *db, struct imt_error *err)
+{
+	if (db == NULL || !db->import_open)
+		return db_bad(err, "no reference import open");
+	if (import_alive(db, err) < 0)
+		return -1;
+	db->import_open = 0;
+	return db_commit(db, err);
+}
+
+void db_ref_import_abort(struct db *db)
+{
+	if (db == NULL || !db->import_open)
+		return;
+	db->import_open = 0;
+	db_rollback(db);
+}
+
+/*
+ * Three facts in one statement: (path, digest) listed; path listed with
+ * some digest of this algorithm; digest listed for any path.
+ */
+static const char sql_lookup[] =
+	"SELECT EXISTS (SELECT 1 FROM files f "
+	"  JOIN refs r ON r.file_id = f.id "
+	"  JOIN digests d ON d.id = r.digest_id "
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3), "
+	"EXISTS (SELECT 1 FROM files f "
+	"  JOIN refs r ON r.file_id = f.id "
+	"  JOIN digests d ON d.id = r.digest_id "
+	"  WHERE f.path = ?1 AND d.algo = ?2), "
+	"EXISTS (SELECT 1 FROM digests d "
+	"  JOIN refs r ON r.digest_id = d.id "
+	"  WHERE d.algo = ?2 AND d.value = ?3)";
+
+int db_ref_lookup(struct db *db, const char *path, const char *algo,
+		  const uint8_t *digest, size_t digest_len,
+		  enum db_ref_class *cls, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (db == NULL || cls == NULL)
+		return db_bad(err, "no database or result");
+	if (check_ref(path, algo, digest, digest_len, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_lookup, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, algo, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, digest, (int)digest_len, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		db_fail(db, err, "lookup");
+		goto out;
+	}
+	if (sqlite3_column_int(st, 0))
+		*cls = DB_REF_KNOWN;
+	else if (sqlite3_column_int(st, 1))
+		*cls = DB_REF_MISMATCH;
+	else if (sqlite3_column_int(st, 2))
+		*cls = DB_REF_KNOWN_ANY_PATH;
+	else
+		*cls = DB_REF_UNKNOWN_PATH;
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+static const char sql_ref_delete[] =
+	"DELETE FROM refs "
+	"WHERE file_id = (SELECT id FROM files WHERE path = ?1) "
+	"AND digest_id = (SELECT id FROM digests "
+	"                 WHERE algo = ?2 AND value = ?3) "
+	"AND (?4 IS NULL OR source_id = (SELECT id FROM sources "
+	"                 WHERE kind = ?4 AND name = ?5))";
+/* Paths and digests no reference names any more go too. */
+static const char sql_file_gc[] =
+	"DELETE FROM files WHERE path = ?1 "
+	"AND NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)";
+static const char sql_digest_gc[] =
+	"DELETE FROM digests WHERE algo = ?1 AND value = ?2 "
+	"AND NOT EXISTS (SELECT 1 FROM refs WHERE digest_id = digests.id)";
+
+static int ref_delete(struct db *db, const struct db_ref_source *source,
+		      const char *path, const char *algo,
+		      const uint8_t *digest, size_t len, size_t *deleted,
+		      struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_ref_delete, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, algo, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, digest, (int)len, SQLITE_STATIC);
+	if (source != NULL) {
+		sqlite3_bind_text(st, 4, source_kind_name(source->kind), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, source->name, -1, SQLITE_STATIC);
+	}
+	if (db_step_done(db, st, err, "delete reference") < 0)
+		return -1;
+	*deleted = (size_t)sqlite3_changes(db->sql);
+
+	st = db_stmt(db, sql_file_gc, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	if (db_step_done(db, st, err, "delete path") < 0)
+		return -1;
+	st = db_stmt(db, sql_digest_gc, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, algo, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, digest, (int)len, SQLITE_STATIC);
+	return db_step_done(db, st, err, "delete digest");
+}
+
+int db_ref_delete(struct db *db, const struct db_ref_source *source,
+		  const char *path, const char *algo, const uint8_t *digest,
+		  size_t digest_len, size_t *deleted, struct imt_error *err)
+{
+	size_t n = 0;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_ref(path, algo, digest, digest_len, err) < 0)
+		return -1;
+	if (source != NULL && check_source(source, err) < 0)
+		return -1;
+	if (db_begin(db, err) < 0)
+		return -1;
+	if (ref_delete(db, source, path, algo, digest, digest_len, &n,
+		       err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db, err) < 0)
+		return -1;
+	if (deleted != NULL)
+		*deleted = n;
+	return 0;
+}
+
+#define SQL_REF_COLUMNS \
+	"SELECT r.id, f.path, d.algo, d.value, s.kind, s.name, " \
+	"s.imported_at FROM refs r " \
+	"JOIN files f ON f.id = r.file_id " \
+	"JOIN digests d ON d.id = r.digest_id " \
+	"JOIN sources s ON s.id = r.source_id "
+
+/* One statement per filter shape, so each can use its index. */
+static const char sql_list_all[] =
+	SQL_REF_COLUMNS "WHERE r.id > ?1 ORDER BY r.id LIMIT ?2";
+static const char sql_list_path[] =
+	SQL_REF_COLUMNS "WHERE r.id > ?1 AND f.path = ?3 "
+	"AND (?4 IS NULL OR (s.kind = ?4 AND s.name = ?5)) "
+	"ORDER BY r.id LIMIT ?2";
+static const char sql_list_source[] =
+	SQL_REF_COLUMNS "WHERE r.id > ?1 AND s.kind = ?4 AND s.name = ?5 "
+	"ORDER BY r.id LIMIT ?2";
+
+static sqlite3_stmt *ref_list_stmt(struct db *db,
+				   const struct db_ref_filter *f,
+				   struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	const char *sql = sql_list_all;
+
+	if (f != NULL && f->path != NULL)
+		sql = sql_list_path;
+	else if (f != NULL && f->source != NULL)
+		sql = sql_list_source;
+	st = db_stmt(db, sql, err);
+	if (st == NULL || f == NULL)
+		return st;
+	if (f->path != NULL)
+		sqlite3_bind_text(st, 3, f->path, -1, SQLITE_STATIC);
+	if (f->source != NULL) {
+		sqlite3_bind_text(st, 4, source_kind_name(f->source->kind), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, f->source->name, -1, SQLITE_STATIC);
+	}
+	return st;
+}
+
+/* Fill @ref from the current row; -1 when a stored kind is unknown. */
+static int ref_from_row(sqlite3_stmt *st, struct db_ref *ref)
+{
+	ref->id = sqlite3_column_int64(st, 0);
+	ref->path = (const char *)sqlite3_column_text(st, 1);
+	ref->algo = (const char *)sqlite3_column_text(st, 2);
+	ref->digest = sqlite3_column_blob(st, 3);
+	ref->digest_len = (size_t)sqlite3_column_bytes(st, 3);
+	ref->source_name = (const char *)sqlite3_column_text(st, 5);
+	ref->imported_at = sqlite3_column_int64(st, 6);
+	return source_kind_parse((const char *)sqlite3_column_text(st, 4),
+				 &ref->source_kind);
+}
+
+int db_ref_list(struct db *db, const struct db_ref_filter *filter,
+		int64_t after, unsigned int limit, db_ref_cb cb, void *arg,
+		int64_t *next, struct imt_error *err)
+{
+	struct db_ref ref;
+	sqlite3_stmt *st;
+	unsigned int n = 0;
+	int rc = -1, step;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if (db_check_limit(limit, err) < 0)
+		return -1;
+	if (filter != NULL && filter->source != NULL &&
+	    check_source(filter->source, err) < 0)
+		return -1;
+	st = ref_list_stmt(db, filter, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_int(st, 2, (int)limit);
+	if (next != NULL)
+		*next = 0;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (ref_from_row(st, &ref) < 0) {
+			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				      IMT_NO_POS, "stored source kind unknown");
+			goto out;
+		}
+		n++;
+		if (next != NULL && n == limit)
+			*next = ref.id;
+		if (cb(&ref, arg) != 0) {
+			if (next != NULL)
+				*next = ref.id;
+			break;
+		}
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		db_fail(db, err, "list references");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+static const char sql_source_refs_delete[] =
+	"DELETE FROM refs WHERE source_id = (SELECT id FROM sources "
+	"WHERE kind = ?1 AND name = ?2)";
+static const char sql_files_gc_all[] =
+	"DELETE FROM files "
+	"WHERE NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)";
+static const char sql_digests_gc_all[] =
+	"DELETE FROM digests "
+	"WHERE NOT EXISTS (SELECT 1 FROM refs WHERE digest_id = digests.id)";
+static const char sql_source_delete[] =
+	"DELETE FROM sources WHERE kind = ?1 AND name = ?2";
+
+/* Run @sql bound to the source (kind, name); return the changes. */
+static int source_exec(struct db *db, const char *sql,
+		       const struct db_ref_source *src, size_t *changes,
+		       struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql, err);
+
+	if (st == NULL)
+		return -1;
+	if (src != NULL) {
+		sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
+	}
+	if (db_step_done(db, st, err, "delete source") < 0)
+		return -1;
+	if (changes != NULL)
+		*changes = (size_t)sqlite3_changes(db->sql);
+	return 0;
+}
+
+int db_ref_delete_source(struct db *db, const struct db_ref_source *source,
+			 size_t *deleted, struct imt_error *err)
+{
+	size_t n = 0;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_source(source, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (source_exec(db, sql_source_refs_delete, source, &n, err) < 0 ||
+	    source_exec(db, sql_files_gc_all, NULL, NULL, err) < 0 ||
+	    source_exec(db, sql_digests_gc_all, NULL, NULL, err) < 0 ||
+	    source_exec(db, sql_source_delete, source, NULL, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db, err) < 0)
+		return -1;
+	if (deleted != NULL)
+		*deleted = n;
+	return 0;
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_retention.c - bounded deletion of old boots, their records and
+ * events, and of nonces nobody can use any more.
+ *
+ * Each call deletes at most max_rows rows in one transaction, oldest
+ * first, so the single writer is never held for long; the caller repeats
+ * while *more says so (e.g. once a minute, or in a loop at start-up).
+ */
+#include "db_internal.h"
+
+static const char sql_nonce_purge[] =
+	"DELETE FROM nonces WHERE value IN (SELECT value FROM nonces "
+	"WHERE used = 1 OR expires_at <= ?1 LIMIT ?2)";
+/* The oldest boot that has at least keep newer boots of its machine. */
+static const char sql_old_boot[] =
+	"SELECT b.id FROM boots b WHERE (SELECT count(*) FROM boots n "
+	"WHERE n.machine_id = b.machine_id AND n.id > b.id) >= ?1 "
+	"ORDER BY b.id LIMIT 1";
+static const char sql_records_purge[] =
+	"DELETE FROM records WHERE boot_id = ?1 AND idx IN (SELECT idx "
+	"FROM records WHERE boot_id = ?1 ORDER BY idx LIMIT ?2)";
+static const char sql_events_purge[] =
+	"DELETE FROM events WHERE id IN (SELECT id FROM events "
+	"WHERE boot_id = ?1 ORDER BY id LIMIT ?2)";
+static const char sql_boot_delete[] = "DELETE FROM boots WHERE id = ?1";
+/* A machine over its event cap, and by how much. */
+static const char sql_events_over[] =
+	"SELECT machine_id, count(*) - ?1 FROM events GROUP BY machine_id "
+	"HAVING count(*) > ?1 LIMIT 1";
+static const char sql_events_trim[] =
+	"DELETE FROM events WHERE id IN (SELECT id FROM events "
+	"WHERE machine_id = ?1 ORDER BY id LIMIT ?2)";
+
+/* Run a purge statement bound to (@key, @budget); subtract what it did. */
+static int purge(struct db *db, const char *sql, int64_t key,
+		 size_t *budget, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, key);
+	sqlite3_bind_int64(st, 2, (int64_t)*budget);
+	if (db_step_done(db, st, err, "retention") < 0)
+		return -1;
+	*budget -= (size_t)sqlite3_changes(db->sql);
+	return 0;
+}
+
+/* Find the next doomed boot: 1 found, 0 none, -1 error. */
+static int old_boot(struct db *db, unsigned int keep, int64_t *id,
+		    struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_old_boot, err);
+	int step;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, keep);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	else if (step != SQLITE_DONE)
+		db_fail(db, err, "old boots");
+	sqlite3_reset(st);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return -1;
+	return step == SQLITE_ROW;
+}
+
+/* Delete one boot's records, then events, then the boot, within budget. */
+static int purge_boot(struct db *db, int64_t boot, size_t *budget,
+		      struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (purge(db, sql_records_purge, boot, budget, err) < 0)
+		return -1;
+	if (*budget > 0 && purge(db, sql_events_purge, boot, budget, err) < 0)
+		return -1;
+	if (*budget == 0)
+		return 0;
+	st = db_stmt(db, sql_boot_delete, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, boot);
+	if (db_step_done(db, st, err, "delete boot") < 0)
+		return -1;
+	*budget -= (size_t)sqlite3_changes(db->sql);
+	return 0;
+}
+
+/* Trim the oldest events of one machine over @cap: 1 done, 0 none, -1. */
+static int trim_events(struct db *db, unsigned int cap, size_t *budget,
+		       struct imt_error *err)
+{
+	sqlite3_stmt *over = db_stmt(db, sql_events_over, err), *trim;
+	int64_t excess;
+	int rc = -1, step;
+
+	if (over == NULL)
+		return -1;
+	sqlite3_bind_int64(over, 1, cap);
+	step = sqlite3_step(over);
+	if (step == SQLITE_DONE) {
+		rc = 0;
+		goto out;
+	}
+	if (step != SQLITE_ROW) {
+		db_fail(db, err, "events over cap");
+		goto out;
+	}
+	trim = db_stmt(db, sql_events_trim, err);
+	if (trim == NULL)
+		goto out;
+	excess = sqlite3_column_int64(over, 1);
+	/* bind_value copies the id out of @over. */
+	sqlite3_bind_value(trim, 1, sqlite3_column_value(over, 0));
+	sqlite3_bind_int64(trim, 2, excess < (int64_t)*budget ?
+				    excess : (int64_t)*budget);
+	if (db_step_done(db, trim, err, "trim events") < 0)
+		goto out;
+	*budget -= (size_t)sqlite3_changes(db->sql);
+	rc = 1;
+out:
+	sqlite3_reset(over);
+	return rc;
+}
+
+static int retention(struct db *db, const struct db_retention *r,
+		     int64_t now, size_t *budget, struct imt_error *err)
+{
+	int64_t boot;
+	int found;
+
+	if (purge(db, sql_nonce_purge, now, budget, err) < 0)
+		return -1;
+	while (*budget > 0) {
+		found = old_boot(db, r->keep_boots, &boot, err);
+		if (found < 0)
+			return -1;
+		if (found == 0)
+			break;
+		if (purge_boot(db, boot, budget, err) < 0)
+			return -1;
+	}
+	while (r->max_events > 0 && *budget > 0) {
+		found = trim_events(db, r->max_events, budget, err);
+		if (found <= 0)
+			return found;
+	}
+	return 0;
+}
+
+int db_retention_run(struct db *db, const struct db_retention *r,
+		     int64_t now, size_t *deleted, int *more,
+		     struct imt_error *err)
+{
+	size_t budget;
+
+	if (db == NULL || r == NULL)
+		return db_bad(err, "no database or retention settings");
+	if (r->keep_boots < 1 || r->max_rows < 1)
+		return db_bad(err, "retention must keep a boot and delete "
+			      "a row");
+	budget = r->max_rows;
+	if (db_begin(db, err) < 0)
+		return -1;
+	if (retention(db, r, now, &budget, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db, err) < 0)
+		return -1;
+	if (deleted != NULL)
+		*deleted = r->max_rows - budget;
+	/* Out of budget: there may be more (a last call finds nothing). */
+	if (more != NULL)
+		*more = budget == 0;
+	return 0;
+}

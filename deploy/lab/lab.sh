@@ -1,0 +1,344 @@
+#!/bin/bash
+# imatrust QEMU lab: guests with their own swtpm on a private network made
+# of a network namespace, a bridge and one tap per guest. See README.md.
+#
+#   lab.sh up                     namespace + bridge (idempotent)
+#   lab.sh start N [options]      swtpm + QEMU for guest N (1..99)
+#   lab.sh wait N SECONDS         wait until guest N powers off
+#   lab.sh stop N                 stop guest N (QEMU, swtpm, tap)
+#   lab.sh down                   stop every guest, delete the namespace
+#   lab.sh status                 list guests and their processes
+#   lab.sh ca                     print the EK CA bundle (creates the CA)
+#   lab.sh accel KERNEL           print the accelerator start would use
+#
+# start options:
+#   --kernel PATH      bzImage (required)
+#   --initrd PATH      initramfs
+#   --disk PATH        raw disk as virtio /dev/vda, writes discarded
+#   --disk-rw PATH     raw disk as virtio /dev/vda, writes kept
+#   --share DIR        9p export with mount tag "results"
+#   --append STR       extra kernel command line
+#   --mem MB           guest memory (default 256)
+#   --tpm tis|crb      TPM interface (default tis)
+#
+# Environment: IMATRUST_CACHE (default /var/cache/imatrust),
+# IMATRUST_LAB_NS (namespace, default imatrust-lab), IMATRUST_LAB_RUN (run
+# directory, default $IMATRUST_CACHE/lab/run/$NS), IMATRUST_ACCEL (tcg|kvm,
+# default: tcg unless a KVM probe boots the kernel).
+set -euo pipefail
+
+readonly CACHE="${IMATRUST_CACHE:-/var/cache/imatrust}"
+readonly NS="${IMATRUST_LAB_NS:-imatrust-lab}"
+readonly RUN="${IMATRUST_LAB_RUN:-$CACHE/lab/run/$NS}"
+readonly CA="${IMATRUST_LAB_CA:-$CACHE/lab/ca}"
+readonly BRIDGE=br0
+readonly NET_PREFIX=10.77.0
+readonly VERIFIER_ADDR="$NET_PREFIX.1"
+readonly PROBE_TIMEOUT=20
+
+log() { printf '[lab] %s\n' "$*" >&2; }
+die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
+
+ns_exists() { ip netns list | grep -qw -- "^$NS"; }
+gdir() { echo "$RUN/guest$1"; }
+guest_addr() { echo "$NET_PREFIX.$((10 + $1))"; }
+
+check_index() {
+	if ! [[ "$1" =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ] || [ "$1" -gt 99 ]; then
+		die "guest index must be 1..99, got '$1'"
+	fi
+}
+
+cmd_up() {
+	mkdir -p "$RUN"
+	if ! ns_exists; then
+		ip netns add "$NS"
+		log "created namespace $NS"
+	fi
+	ip -n "$NS" link set lo up
+	if ! ip -n "$NS" link show "$BRIDGE" >/dev/null 2>&1; then
+		ip -n "$NS" link add "$BRIDGE" type bridge
+		ip -n "$NS" addr add "$VERIFIER_ADDR/24" dev "$BRIDGE"
+	fi
+	ip -n "$NS" link set "$BRIDGE" up
+}
+
+# swtpm-localca configuration with its CA kept under $CA.
+ca_init() {
+	mkdir -p "$CA"
+	exec 8>"$CA/lock"
+	flock 8
+	if [ ! -f "$CA/swtpm_setup.conf" ]; then
+		cat >"$CA/swtpm-localca.conf" <<-EOC
+		statedir = $CA
+		signingkey = $CA/signkey.pem
+		issuercert = $CA/issuercert.pem
+		certserial = $CA/certserial
+		EOC
+		cat >"$CA/swtpm-localca.options" <<-EOC
+		--platform-manufacturer imatrust
+		--platform-version 2.1
+		--platform-model QEMU
+		EOC
+		cat >"$CA/swtpm_setup.conf" <<-EOC
+		create_certs_tool = /usr/bin/swtpm_localca
+		create_certs_tool_config = $CA/swtpm-localca.conf
+		create_certs_tool_options = $CA/swtpm-localca.options
+		active_pcr_banks = sha1,sha256
+		EOC
+	fi
+	if [ ! -f "$CA/ek-ca-bundle.pem" ]; then
+		local tmp
+		tmp=$(mktemp -d)
+		tpm_manufacture "$tmp" "$tmp/setup.log" ||
+			{ cat "$tmp/setup.log" >&2; rm -rf "$tmp"; die "CA creation failed"; }
+		rm -rf "$tmp"
+		cat "$CA/swtpm-localca-rootca-cert.pem" "$CA/issuercert.pem" \
+		    >"$CA/ek-ca-bundle.pem"
+		log "created EK CA, bundle $CA/ek-ca-bundle.pem"
+	fi
+	flock -u 8
+}
+
+# A fresh TPM 2.0 state: EK + platform certificates signed by our CA.
+tpm_manufacture() {
+	swtpm_setup --tpm2 --tpmstate "$1" --config "$CA/swtpm_setup.conf" \
+	    --create-ek-cert --create-platform-cert --lock-nvram \
+	    --pcr-banks sha1,sha256 --logfile "$2" >/dev/null
+}
+
+cmd_ca() {
+	ca_init
+	echo "$CA/ek-ca-bundle.pem"
+}
+
+# KVM only after it boots $1 to the root-mount panic within the timeout:
+# nested KVM on some hosts hangs instead of failing.
+probe_kvm() {
+	local kernel=$1 out
+
+	[ -w /dev/kvm ] || return 1
+	out=$(mktemp)
+	timeout -k 2 "$PROBE_TIMEOUT" qemu-system-x86_64 -accel kvm -m 128 \
+	    -nodefaults -no-user-config -display none -no-reboot \
+	    -serial "file:$out" -kernel "$kernel" \
+	    -append "console=ttyS0 panic=-1" >/dev/null 2>&1 || true
+	if grep -q 'Kernel panic' "$out"; then
+		rm -f "$out"
+		return 0
+	fi
+	rm -f "$out"
+	return 1
+}
+
+choose_accel() {
+	local kernel=$1 cache
+
+	case "${IMATRUST_ACCEL:-}" in
+	tcg|kvm) echo "$IMATRUST_ACCEL"; return ;;
+	"") ;;
+	*) die "IMATRUST_ACCEL must be tcg or kvm" ;;
+	esac
+	mkdir -p "$CACHE/lab"
+	cache="$CACHE/lab/accel.$(cat /proc/sys/kernel/random/boot_id)"
+	if [ ! -f "$cache" ]; then
+		log "probing KVM (up to ${PROBE_TIMEOUT}s)"
+		if probe_kvm "$kernel"; then echo kvm; else echo tcg; fi >"$cache"
+		log "accelerator: $(cat "$cache")"
+	fi
+	cat "$cache"
+}
+
+cmd_accel() {
+	[ -f "${1:-}" ] || die "usage: lab.sh accel KERNEL"
+	choose_accel "$1"
+}
+
+start_swtpm() {
+	local g=$1
+
+	rm -rf "$g/tpm"
+	mkdir -p "$g/tpm"
+	tpm_manufacture "$g/tpm" "$g/swtpm_setup.log" ||
+		die "swtpm_setup failed, see $g/swtpm_setup.log"
+	ip netns exec "$NS" swtpm socket --tpm2 --tpmstate dir="$g/tpm" \
+	    --ctrl type=unixio,path="$g/swtpm.sock" \
+	    --log file="$g/swtpm.log",level=1 \
+	    --pid file="$g/swtpm.pid" --daemon --terminate
+	for _ in $(seq 50); do
+		[ -S "$g/swtpm.sock" ] && return 0
+		sleep 0.1
+	done
+	die "swtpm socket $g/swtpm.sock did not appear"
+}
+
+make_tap() {
+	local tap=$1
+
+	ip -n "$NS" link del "$tap" 2>/dev/null || true
+	ip -n "$NS" tuntap add dev "$tap" mode tap
+	ip -n "$NS" link set "$tap" master "$BRIDGE"
+	ip -n "$NS" link set "$tap" up
+}
+
+cmd_start() {
+	local n=${1:-} kernel='' initrd='' disk='' disk_mode=on share=''
+	local append='' mem=256
+	local tpm=tis g accel ip args
+
+	check_index "$n"
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--kernel) kernel=$2 ;;
+		--initrd) initrd=$2 ;;
+		--disk) disk=$2; disk_mode=on ;;
+		--disk-rw) disk=$2; disk_mode=off ;;
+		--share) share=$2 ;;
+		--append) append=$2 ;;
+		--mem) mem=$2 ;;
+		--tpm) tpm=$2 ;;
+		*) die "start: unknown option $1" ;;
+		esac
+		shift 2 || die "start: $1 needs a value"
+	done
+	[ -f "$kernel" ] || die "start: --kernel FILE required"
+	case "$tpm" in tis|crb) ;; *) die "--tpm must be tis or crb" ;; esac
+	ns_exists || die "namespace $NS missing, run 'lab.sh up' first"
+	g=$(gdir "$n")
+	[ ! -f "$g/qemu.pid" ] || ! kill -0 "$(cat "$g/qemu.pid")" 2>/dev/null ||
+		die "guest $n already running"
+	rm -rf "$g"
+	mkdir -p "$g"
+	ca_init
+	accel=$(choose_accel "$kernel")
+	start_swtpm "$g"
+	make_tap "tap$n"
+	ip=$(guest_addr "$n")
+	# shellcheck disable=SC2054 # commas are QEMU's, not array separators
+	args=(-name "guest$n" -machine pc -accel "$accel" -m "$mem" -smp 1
+	    -nodefaults -no-user-config -display none -vga none -no-reboot
+	    -kernel "$kernel"
+	    -append "console=ttyS0 panic=-1 ip=$ip::$VERIFIER_ADDR:255.255.255.0:guest$n:eth0:off $append"
+	    -serial "file:$g/console.log"
+	    -chardev "socket,id=chrtpm,path=$g/swtpm.sock"
+	    -tpmdev emulator,id=tpm0,chardev=chrtpm
+	    -device "tpm-$tpm,tpmdev=tpm0"
+	    -netdev "tap,id=net0,ifname=tap$n,script=no,downscript=no"
+	    -device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x "$n")"
+	    -device virtio-rng-pci
+	    -pidfile "$g/qemu.pid" -daemonize)
+	[ -z "$initrd" ] || args+=(-initrd "$initrd")
+	[ -z "$disk" ] || args+=(-drive "file=$disk,if=virtio,format=raw,snapshot=$disk_mode")
+	# shellcheck disable=SC2054
+	[ -z "$share" ] || args+=(-fsdev "local,id=share0,path=$share,security_model=none"
+	    -device virtio-9p-pci,fsdev=share0,mount_tag=results)
+	printf '%q ' qemu-system-x86_64 "${args[@]}" >"$g/qemu.cmd"
+	ip netns exec "$NS" qemu-system-x86_64 "${args[@]}" 2>"$g/qemu.err" ||
+		die "qemu failed to start: $(cat "$g/qemu.err")"
+	log "guest$n started ($accel, $ip), console $g/console.log"
+}
+
+pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+cmd_wait() {
+	local n=${1:-} secs=${2:-} g end
+
+	check_index "$n"
+	[[ "$secs" =~ ^[0-9]+$ ]] || die "usage: lab.sh wait N SECONDS"
+	g=$(gdir "$n")
+	end=$(($(date +%s) + secs))
+	while pid_alive "$g/qemu.pid"; do
+		if [ "$(date +%s)" -ge "$end" ]; then
+			log "guest$n still running after ${secs}s"
+			return 1
+		fi
+		sleep 0.2
+	done
+	return 0
+}
+
+# SIGTERM, then SIGKILL after 3 s, for the process in pid file $1.
+kill_pidfile() {
+	local f=$1 pid
+
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 30); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	rm -f "$f"
+}
+
+cmd_stop() {
+	local n=${1:-} g
+
+	check_index "$n"
+	g=$(gdir "$n")
+	kill_pidfile "$g/qemu.pid"
+	kill_pidfile "$g/swtpm.pid"
+	rm -f "$g/swtpm.sock"
+	if ns_exists; then
+		ip -n "$NS" link del "tap$n" 2>/dev/null || true
+	fi
+}
+
+cmd_down() {
+	local g pid
+
+	for g in "$RUN"/guest*; do
+		[ -d "$g" ] || continue
+		cmd_stop "${g##*/guest}"
+	done
+	if ns_exists; then
+		# Anything still inside the namespace was started by the lab.
+		for pid in $(ip netns pids "$NS"); do
+			kill -9 "$pid" 2>/dev/null || true
+		done
+		ip netns del "$NS"
+		log "deleted namespace $NS"
+	fi
+}
+
+cmd_status() {
+	local g n
+
+	if ns_exists; then
+		echo "namespace $NS: up, verifier address $VERIFIER_ADDR"
+	else
+		echo "namespace $NS: down"
+	fi
+	for g in "$RUN"/guest*; do
+		[ -d "$g" ] || continue
+		n=${g##*/guest}
+		printf 'guest%s %s qemu:%s swtpm:%s\n' "$n" "$(guest_addr "$n")" \
+		    "$(pid_alive "$g/qemu.pid" && echo running || echo stopped)" \
+		    "$(pid_alive "$g/swtpm.pid" && echo running || echo stopped)"
+	done
+}
+
+main() {
+	local cmd=${1:-}
+
+	[ "$(id -u)" = 0 ] || die "the lab needs root (namespaces, taps)"
+	if [ $# -gt 0 ]; then shift; fi
+	case "$cmd" in
+	up) cmd_up ;;
+	start) cmd_start "$@" ;;
+	wait) cmd_wait "$@" ;;
+	stop) cmd_stop "$@" ;;
+	down) cmd_down ;;
+	status) cmd_status ;;
+	ca) cmd_ca ;;
+	accel) cmd_accel "$@" ;;
+	*) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+	   exit 2 ;;
+	esac
+}
+
+main "$@"

@@ -1,0 +1,322 @@
+#!/bin/sh
+# IMA behaviour tests, run INSIDE the minimal guest as imatrust.run=.
+#
+# imatrust.mode=tcb     boot with ima_policy=tcb: boot_aggregate, exec,
+#                       mmap, root/unprivileged reads, pseudo filesystems,
+#                       ToMToU, open_writers, re-measurement, counts
+# imatrust.mode=policy  boot without ima_policy=: write a policy in the
+#                       2008 grammar at run time, then the same checks
+#                       under that policy, and an invalid rule
+#
+# TAP goes to /results/tap (9p share) and the console. Afterwards the
+# lists, counters and PCR 0-10 of both banks are copied to /results so the
+# host can replay them; /results/done marks a finished run.
+#
+# Reading a file as root measures it (FILE_CHECK uid=0), so files under
+# test are hashed in the guest only after they were measured or when the
+# test asserts they stay unmeasured.
+
+IMA=/sys/kernel/security/ima
+ASCII=$IMA/ascii_runtime_measurements
+BINARY=$IMA/binary_runtime_measurements
+TPM=/sys/class/tpm/tpm0
+OUT=/results
+HELPER=/test/imatest
+VERIFIER=10.77.0.1
+UNPRIV=1000
+
+n=0
+mode=tcb
+hash=sha256
+template=ima-ng
+
+# --- TAP ---------------------------------------------------------------
+
+tap() {
+	echo "$*" >>"$OUT/tap"
+	echo "TAP: $*"
+}
+
+pass() { n=$((n + 1)); tap "ok $n - $1"; }
+
+fail() {
+	n=$((n + 1))
+	tap "not ok $n - $1"
+	shift
+	[ $# -gt 0 ] && tap "# $*"
+}
+
+# check DESC EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+# check_cmd DESC COMMAND...: pass when COMMAND succeeds
+check_cmd() {
+	desc=$1
+	shift
+	if "$@"; then pass "$desc"; else fail "$desc" "'$*' failed"; fi
+}
+
+# --- the measurement list -----------------------------------------------
+
+# File digests of the non-violation records of path $1, oldest first.
+digests_of() {
+	awk -v p="$1" '$5 == p && $2 !~ /^0+$/ {
+		d = $4; sub(/^[^:]*:/, "", d); print d }' "$ASCII"
+}
+
+records_of() { awk -v p="$1" '$5 == p' "$ASCII" | wc -l; }
+zero_records_of() { awk -v p="$1" '$5 == p && $2 ~ /^0+$/' "$ASCII" | wc -l; }
+records() { wc -l <"$ASCII"; }
+violations() { cat "$IMA/violations"; }
+file_digest() { "${hash}sum" "$1" | cut -d' ' -f1; }
+
+# check that $2 was measured exactly once, with its current digest
+check_measured() {
+	got=$(digests_of "$2")
+	if [ -z "$got" ]; then
+		fail "$1" "no record for $2"
+		return
+	fi
+	check_eq "$1" "$(file_digest "$2")" "$got"
+}
+
+check_unmeasured() { check_eq "$1" 0 "$(records_of "$2")"; }
+
+# Concatenated PCRs 0..$2 of bank $1, as hex.
+pcr_range() {
+	i=0
+	while [ "$i" -le "$2" ]; do
+		cat "$TPM/pcr-$1/$i"
+		i=$((i + 1))
+	done
+}
+
+# --- tests ----------------------------------------------------------------
+
+test_boot_aggregate() {
+	check_eq "first record is boot_aggregate" boot_aggregate \
+	    "$(head -n 1 "$ASCII" | awk '{ print $5 }')"
+	# The kernel hashes PCR 0-7 for the sha1 bank, 0-9 for sha256.
+	if [ "$hash" = sha1 ]; then last=7; else last=9; fi
+	want=$(pcr_range "$hash" "$last" | "$HELPER" unhex | "${hash}sum" |
+	    cut -d' ' -f1)
+	check_eq "boot_aggregate = $hash(PCR 0-$last of the $hash bank)" \
+	    "$want" "$(digests_of boot_aggregate)"
+}
+
+test_network() {
+	check_cmd "guest reaches the verifier address $VERIFIER" \
+	    ping -c 1 -W 5 "$VERIFIER"
+}
+
+test_file_hooks() {
+	/data/bin/bb1 true
+	check_measured "exec of /data/bin/bb1 measured ($hash)" /data/bin/bb1
+	/data/hello.sh >/dev/null
+	check_measured "exec of script /data/hello.sh measured" /data/hello.sh
+	check_cmd "mmap(PROT_EXEC) of /data/lib/libx.so as uid $UNPRIV" \
+	    "$HELPER" mmapx "$UNPRIV" /data/lib/libx.so
+	check_measured "mmap(PROT_EXEC) of /data/lib/libx.so measured" \
+	    /data/lib/libx.so
+	cat /data/app.conf >/dev/null
+	check_measured "root read of /data/app.conf measured" /data/app.conf
+	before=$(records)
+	cat /data/app.conf /data/bin/bb1 >/dev/null
+	check_eq "unchanged files read again add no record" "$before" \
+	    "$(records)"
+	check_cmd "read of /data/unpriv.txt as uid $UNPRIV" \
+	    "$HELPER" readas "$UNPRIV" /data/unpriv.txt
+	check_unmeasured "read by uid $UNPRIV not measured" /data/unpriv.txt
+}
+
+test_pseudo_fs() {
+	echo tmpfs-data >/tmp/t.txt
+	cat /tmp/t.txt >/dev/null
+	check_unmeasured "root read on tmpfs not measured" /tmp/t.txt
+	printf '#!/bin/sh\ntrue\n' >/tmp/t.sh
+	chmod +x /tmp/t.sh
+	/tmp/t.sh
+	check_unmeasured "exec on tmpfs not measured" /tmp/t.sh
+	cat /proc/cmdline /proc/self/status >/dev/null
+	check_eq "root reads on proc not measured" 0 \
+	    "$(grep -c ' /proc/' "$ASCII")"
+	cat "$TPM/pcr-sha256/0" /sys/kernel/mm/transparent_hugepage/enabled \
+	    >/dev/null 2>&1
+	check_eq "root reads on sysfs not measured" 0 \
+	    "$(grep -c ' /sys/' "$ASCII")"
+	check_eq "no record outside /data besides boot_aggregate" 1 \
+	    "$(awk '$5 !~ /^\/data\//' "$ASCII" | wc -l)"
+}
+
+test_violations() {
+	v0=$(violations)
+	# ToMToU: writer opens a file that is open for read and measured.
+	exec 3</data/app.conf
+	echo "appended" >>/data/app.conf
+	exec 3<&-
+	check_eq "ToMToU adds one zero record for /data/app.conf" 1 \
+	    "$(zero_records_of /data/app.conf)"
+	check_eq "ToMToU raises violations by 1" $((v0 + 1)) "$(violations)"
+
+	# open_writers: a measured file is read while open for write.
+	exec 4>>/data/hello.sh
+	cat /data/hello.sh >/dev/null
+	exec 4>&-
+	check_eq "open_writers adds one zero record for /data/hello.sh" 1 \
+	    "$(zero_records_of /data/hello.sh)"
+	check_eq "open_writers raises violations by 1" $((v0 + 2)) \
+	    "$(violations)"
+	check_eq "violation records carry an all-zero file digest" 2 \
+	    "$(awk '$2 ~ /^0+$/ { d = $4; sub(/^[^:]*:/, "", d);
+	        if (d ~ /^0+$/) z++ } END { print z + 0 }' "$ASCII")"
+
+	cat /data/app.conf >/dev/null
+	got=$(digests_of /data/app.conf | tail -n 1)
+	check_eq "modified /data/app.conf measured again with its new digest" \
+	    "$(file_digest /data/app.conf)" "$got"
+	check_eq "/data/app.conf has two distinct measured digests" 2 \
+	    "$(digests_of /data/app.conf | sort -u | wc -l)"
+}
+
+test_counts() {
+	check_eq "runtime_measurements_count = records in the ascii list" \
+	    "$(cat "$IMA/runtime_measurements_count")" "$(records)"
+	check_eq "runtime_measurements_count = records in the binary list" \
+	    "$(cat "$IMA/runtime_measurements_count")" \
+	    "$("$HELPER" count "$BINARY")"
+}
+
+has_line() { printf '%s\n' "$1" | grep -q "$2"; }
+
+# The 2008 grammar: legacy hook names, fsmagic and uid conditions.
+POLICY='dont_measure fsmagic=0x9fa0
+dont_measure fsmagic=0x62656572
+dont_measure fsmagic=0x73636673
+measure func=BPRM_CHECK
+measure func=FILE_MMAP mask=MAY_EXEC
+measure func=PATH_CHECK mask=MAY_READ uid=0'
+
+# Write rules $1 (newline separated) in one open; fails if one is refused.
+write_policy() {
+	rc=0
+	exec 5>"$IMA/policy" || return 1
+	echo "$1" | while IFS= read -r rule; do
+		echo "$rule" >&5 || exit 1
+	done || rc=1
+	exec 5>&-
+	return $rc
+}
+
+test_policy() {
+	/data/bin/pre true
+	check_unmeasured "without a policy exec is not measured" /data/bin/pre
+	check_eq "policy reads back empty before a policy is loaded" "" \
+	    "$(cat "$IMA/policy")"
+	check_cmd "policy in the 2008 grammar accepted" write_policy "$POLICY"
+	loaded=$(cat "$IMA/policy")
+	echo "$loaded" | sed 's/^/policy: /'
+	check_eq "policy reads back 6 rules" 6 "$(echo "$loaded" | wc -l)"
+	check_cmd "legacy PATH_CHECK loaded as FILE_CHECK" has_line "$loaded" \
+	    "^measure func=FILE_CHECK mask=MAY_READ uid=0"
+	check_cmd "legacy FILE_MMAP loaded as MMAP_CHECK" has_line "$loaded" \
+	    "^measure func=MMAP_CHECK mask=MAY_EXEC"
+
+	/data/bin/pol-exec true
+	check_measured "exec measured (BPRM_CHECK)" /data/bin/pol-exec
+	"$HELPER" mmapx "$UNPRIV" /data/lib/pol-mmap.so
+	check_measured "mmap(PROT_EXEC) measured (FILE_MMAP)" \
+	    /data/lib/pol-mmap.so
+	cat /data/pol-read.txt >/dev/null
+	check_measured "root read measured (PATH_CHECK uid=0)" \
+	    /data/pol-read.txt
+	"$HELPER" readas "$UNPRIV" /data/pol-unpriv.txt
+	check_unmeasured "read by uid $UNPRIV not measured (uid=0)" \
+	    /data/pol-unpriv.txt
+	cat /proc/cmdline /proc/self/status >/dev/null
+	check_eq "root reads on proc not measured (fsmagic=0x9fa0)" \
+	    0 "$(grep -c ' /proc/' "$ASCII")"
+	echo control >/tmp/ctl.txt
+	cat /tmp/ctl.txt >/dev/null
+	check_eq "root read on tmpfs measured (no exclusion for it)" \
+	    1 "$(records_of /tmp/ctl.txt)"
+
+	if write_policy "measure func=NO_SUCH_HOOK" 2>/dev/null; then
+		fail "invalid rule rejected"
+	else
+		pass "invalid rule rejected"
+	fi
+	check_eq "policy unchanged after the invalid rule" "$loaded" \
+	    "$(cat "$IMA/policy")"
+	if write_policy "dont_measure fsmagic=0x01021994
+measure bogus=1" 2>/dev/null; then
+		fail "valid rule followed by an invalid one rejected"
+	else
+		pass "valid rule followed by an invalid one rejected"
+	fi
+	check_eq "policy unchanged after the rejected batch" "$loaded" \
+	    "$(cat "$IMA/policy")"
+	/data/bin/pol-exec2 true
+	check_measured "old policy still in effect after rejections" \
+	    /data/bin/pol-exec2
+}
+
+# Snapshot of lists, counters and PCRs for the host-side replay.
+dump_results() {
+	cp "$BINARY" "$OUT/binary_runtime_measurements"
+	cp "$ASCII" "$OUT/ascii_runtime_measurements"
+	for bank in sha1 sha256; do
+		i=0
+		while [ "$i" -le 10 ]; do
+			echo "$i $(cat "$TPM/pcr-$bank/$i")"
+			i=$((i + 1))
+		done >"$OUT/pcrs-$bank"
+	done
+	cat "$IMA/runtime_measurements_count" >"$OUT/count"
+	cat "$IMA/violations" >"$OUT/violations"
+	cat /proc/cmdline >"$OUT/cmdline"
+}
+
+main() {
+	# shellcheck disable=SC2013 # the command line is one line of words
+	for arg in $(cat /proc/cmdline); do
+		case "$arg" in
+		imatrust.mode=*) mode=${arg#*=} ;;
+		ima_hash=*) hash=${arg#*=} ;;
+		ima_template=*) template=${arg#*=} ;;
+		esac
+	done
+	: >"$OUT/tap"
+	echo "guest tests: mode $mode, hash $hash, template $template"
+	if [ ! -f "$ASCII" ] || [ ! -d "$TPM/pcr-sha256" ]; then
+		fail "IMA lists and TPM PCRs present" "no securityfs list or TPM"
+		touch "$OUT/done"
+		return
+	fi
+	test_boot_aggregate
+	case "$mode" in
+	tcb)
+		test_file_hooks
+		test_pseudo_fs
+		test_violations
+		;;
+	policy)
+		test_policy
+		;;
+	*)
+		fail "known test mode" "imatrust.mode=$mode"
+		;;
+	esac
+	test_network
+	test_counts
+	dump_results
+	tap "1..$n"
+	touch "$OUT/done"
+}
+
+main

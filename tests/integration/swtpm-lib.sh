@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# swtpm-lib.sh - start and stop one swtpm on free loopback ports (sourced).
+#
+#   swtpm_start STATEDIR LOGFILE  starts swtpm, exports TPM2TOOLS_TCTI, and
+#                                 sets SWTPM_PID; returns non-zero on failure
+#   swtpm_stop                    kills the swtpm this shell started
+#
+# The caller installs the trap that calls swtpm_stop on every exit path.
+# swtpm listens on 127.0.0.1 only: a server port P and a control port P+1.
+
+SWTPM_PID=
+
+# Print a port P such that P and P+1 are both free on 127.0.0.1.
+swtpm_free_ports() {
+	python3 - <<'PY'
+import random, socket
+for _ in range(200):
+    p = random.randrange(20000, 60000, 2)
+    socks = []
+    try:
+        for q in (p, p + 1):
+            s = socket.socket()
+            s.bind(("127.0.0.1", q))
+            socks.append(s)
+    except OSError:
+        continue
+    finally:
+        for s in socks:
+            s.close()
+    print(p)
+    break
+PY
+}
+
+swtpm_start() {
+	local state=$1 log=$2 port
+	for _ in 1 2 3; do
+		port=$(swtpm_free_ports) || return 1
+		[ -n "$port" ] || return 1
+		swtpm socket --tpm2 --tpmstate dir="$state" \
+			--server type=tcp,port="$port",bindaddr=127.0.0.1 \
+			--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
+			--flags not-need-init,startup-clear >>"$log" 2>&1 &
+		SWTPM_PID=$!
+		export TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port"
+		for _ in $(seq 50); do
+			if ! kill -0 "$SWTPM_PID" 2>/dev/null; then
+				break	# lost a port race: try other ports
+			fi
+			if tpm2_getcap properties-fixed >/dev/null 2>&1; then
+				return 0
+			fi
+			sleep 0.1
+		done
+		swtpm_stop
+	done
+	return 1
+}
+
+swtpm_stop() {
+	if [ -n "$SWTPM_PID" ]; then
+		kill "$SWTPM_PID" 2>/dev/null
+		wait "$SWTPM_PID" 2>/dev/null
+		SWTPM_PID=
+	fi
+}

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_db_boot.c - boots, record batches (atomic under SIGKILL),
+ * re-judging, retention.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "db_test.h"
+
+#define MAXREC 20000
+
+static struct db_record recs[MAXREC];
+static uint8_t digests[MAXREC][32];
+static char paths[MAXREC][32];
+
+/* Fill recs[0..n) with indices from @from; verdicts cycle through all. */
+static void make_batch(uint64_t from, size_t n)
+{
+	size_t i;
+
+	assert_true(n <= MAXREC);
+	for (i = 0; i < n; i++) {
+		memset(digests[i], (int)((from + i) & 0xff), 32);
+		snprintf(paths[i], sizeof(paths[i]), "/usr/bin/p%llu",
+			 (unsigned long long)(from + i));
+		recs[i] = (struct db_record){
+			.index = from + i,
+			.pcr = 10,
+			.template = "ima-ng",
+			.path = paths[i],
+			.digest_algo = "sha256",
+			.digest = digests[i],
+			.digest_len = 32,
+			.verdict = (enum db_verdict)((from + i) % 5),
+		};
+	}
+}
+
+static void fill_pcrs(uint8_t *s1, uint8_t *s256, uint64_t to)
+{
+	memset(s1, (int)(to & 0xff), DB_PCR_SHA1_SIZE);
+	memset(s256, (int)((to + 1) & 0xff), DB_PCR_SHA256_SIZE);
+}
+
+static int advance(struct tdb *t, int64_t boot, uint64_t from, size_t n,
+		   int64_t now, struct imt_error *err)
+{
+	uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
+	struct db_boot_advance a = {
+		.boot_id = boot,
+		.from_index = from,
+		.to_index = from + n,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.records = recs,
+		.nrecords = n,
+	};
+
+	make_batch(from, n);
+	fill_pcrs(s1, s256, from + n);
+	return db_boot_advance(t->db, &a, now, err);
+}
+
+static struct db_boot current(struct tdb *t, const char *id)
+{
+	struct imt_error err;
+	struct db_boot b;
+	int found;
+
+	if (db_boot_current(t->db, id, &b, &found, &err) < 0)
+		fail_msg("current boot: %s", err.msg);
+	assert_int_equal(found, 1);
+	return b;
+}
+
+static void test_start_and_counters(void **state)
+{
+	static const uint8_t zero[DB_PCR_SHA256_SIZE];
+	struct imt_error err;
+	struct db_boot b, c;
+	struct tdb t;
+	int found;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_boot_current(t.db, "m1", &b, &found, &err), 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	c = current(&t, "m1");
+	assert_int_equal(c.id, b.id);
+	assert_int_equal(c.reset_count, 1);
+	assert_int_equal(c.restart_count, 0);
+	assert_int_equal(c.next_record_index, 0);
+	assert_int_equal(c.started_at, T_NOW);
+	assert_memory_equal(c.pcr10_sha1, zero, DB_PCR_SHA1_SIZE);
+	assert_memory_equal(c.pcr10_sha256, zero, DB_PCR_SHA256_SIZE);
+	assert_int_equal(c.boot_aggregate_len, 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
+				     "kind = 'reboot' AND json_extract(reason,"
+				     " '$.reset_count') = 1"), 1);
+
+	/* Same boot, or counters going backwards: refused. */
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, NULL, &err),
+			 -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(db_boot_start(t.db, "m1", 0, 9, T_NOW, NULL, &err),
+			 -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 1, T_NOW, &b, &err), 0);
+	assert_int_equal(db_boot_start(t.db, "m1", 2, 0, T_NOW, &c, &err), 0);
+	assert_true(c.id > b.id);
+	assert_int_equal(current(&t, "m1").id, c.id);
+
+	assert_int_equal(db_boot_start(t.db, "ghost", 1, 0, T_NOW, NULL,
+				       &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	tdb_remove(&t);
+}
+
+static void test_advance(void **state)
+{
+	uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
+	uint8_t agg[32] = { 0xab };
+	struct db_boot_advance a = { 0 };
+	struct imt_error err;
+	struct db_machine m;
+	struct db_boot b;
+	struct tdb t;
+	int found;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(advance(&t, b.id, 0, 10, T_NOW + 5, &err), 0);
+	b = current(&t, "m1");
+	assert_int_equal(b.next_record_index, 10);
+	fill_pcrs(s1, s256, 10);
+	assert_memory_equal(b.pcr10_sha1, s1, sizeof(s1));
+	assert_memory_equal(b.pcr10_sha256, s256, sizeof(s256));
+	assert_int_equal(db_machine_get(t.db, "m1", &m, &found, &err), 0);
+	assert_int_equal(m.last_seen, T_NOW + 5);
+	db_machine_release(&m);
+
+	/* A batch from a stale index is refused and changes nothing. */
+	assert_int_equal(advance(&t, b.id, 5, 10, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(current(&t, "m1").next_record_index, 10);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 10);
+
+	/* Heartbeat: no records, same index, new last_seen. */
+	assert_int_equal(advance(&t, b.id, 10, 0, T_NOW + 9, &err), 0);
+	assert_int_equal(db_machine_get(t.db, "m1", &m, &found, &err), 0);
+	assert_int_equal(m.last_seen, T_NOW + 9);
+	db_machine_release(&m);
+
+	/* Shape errors are caught before anything is written. */
+	make_batch(10, 3);
+	recs[1].index = 99;
+	fill_pcrs(s1, s256, 13);
+	a = (struct db_boot_advance){
+		.boot_id = b.id, .from_index = 10, .to_index = 13,
+		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
+		.boot_aggregate = agg, .boot_aggregate_len = sizeof(agg),
+		.records = recs, .nrecords = 3,
+	};
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	recs[1].index = 11;
+	a.to_index = 14;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
+	a.to_index = 13;
+	recs[2].digest_len = 20;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
+	recs[2].digest_len = 32;
+	recs[2].verdict = (enum db_verdict)7;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
+	recs[2].verdict = DB_VERDICT_KNOWN;
+	a.nrecords = DB_BATCH_MAX + 1;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	a.nrecords = 3;
+	assert_int_equal(db_boot_advance(t.db, NULL, T_NOW, &err), -1);
+	assert_int_equal(current(&t, "m1").next_record_index, 10);
+
+	/* Now valid, and the boot_aggregate is kept. */
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
+	b = current(&t, "m1");
+	assert_int_equal(b.next_record_index, 13);
+	assert_int_equal(b.boot_aggregate_len, sizeof(agg));
+	assert_memory_equal(b.boot_aggregate, agg, sizeof(agg));
+	a.from_index = 13;
+	a.to_index = 13;
+	a.nrecords = 0;
+	a.boot_aggregate = NULL;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
+	assert_int_equal(current(&t, "m1").boot_aggregate_len, sizeof(agg));
+
+	assert_int_equal(advance(&t, 999, 0, 1, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	tdb_remove(&t);
+}
+
+/* Two connections (two verifier processes) replaying the same boot: the
+ * second to write loses cleanly instead of interleaving records. */
+static void test_two_writers_guarded(void **state)
+{
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t, u;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	u = t;
+	tdb_open(&u);
+	assert_int_equal(current(&u, "m1").next_record_index, 0);
+	assert_int_equal(advance(&t, b.id, 0, 10, T_NOW, &err), 0);
+	assert_int_equal(advance(&u, b.id, 0, 5, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	/* Reload and continue from where the other writer left off. */
+	assert_int_equal(advance(&u, b.id, current(&u, "m1").next_record_index,
+				 5, T_NOW, &err), 0);
+	assert_int_equal(current(&t, "m1").next_record_index, 15);
+	tdb_close(&u);
+	tdb_remove(&t);
+}
+
+/* A record path is data: quotes, SQL and non-UTF-8 bytes come back as is. */
+static void test_record_path_literal(void **state)
+{
+	static const char evil[] = "/tmp/x'); DROP TABLE records;--\xff\xfe";
+	uint8_t s1[DB_PCR_SHA1_SIZE] = { 0 }, s256[DB_PCR_SHA256_SIZE] = { 0 };
+	uint8_t d[32] = { 1 };
+	struct db_record r = {
+		.index = 0, .pcr = 10, .template = "ima-ng", .path = evil,
+		.digest_algo = "sha256", .digest = d, .digest_len = 32,
+		.verdict = DB_VERDICT_UNKNOWN,
+	};
+	struct db_boot_advance a = {
+		.from_index = 0, .to_index = 1, .pcr10_sha1 = s1,
+		.pcr10_sha256 = s256, .records = &r, .nrecords = 1,
+	};
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	a.boot_id = b.id;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records WHERE "
+				     "path = '/tmp/x''); DROP TABLE records;--'"
+				     " || x'fffe'"), 1);
+	tdb_remove(&t);
+}
+
+struct seen {
+	int n;
+	uint64_t idx[64];
+	enum db_verdict v[64];
+};
+
+static int seen_cb(int64_t boot, const struct db_record *r, void *arg)
+{
+	struct seen *s = arg;
+
+	(void)boot;
+	assert_true(s->n < 64);
+	assert_string_equal(r->template, "ima-ng");
+	assert_int_equal(r->digest_len, 32);
+	s->idx[s->n] = r->index;
+	s->v[s->n++] = r->verdict;
+	return 0;
+}
+
+static void test_rejudge(void **state)
+{
+	struct db_verdict_update u[2];
+	struct imt_error err;
+	struct seen s;
+	struct db_boot b;
+	struct tdb t;
+	int i;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_UNTRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	/* Verdicts cycle known, unknown, mismatch, violation, excluded. */
+	assert_int_equal(advance(&t, b.id, 0, 20, T_NOW, &err), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(db_record_list(t.db, b.id, 0, 64, 1, seen_cb, &s,
+					&err), 0);
+	assert_int_equal(s.n, 8);
+	for (i = 0; i < s.n; i++)
+		assert_true(s.v[i] == DB_VERDICT_UNKNOWN ||
+			    s.v[i] == DB_VERDICT_MISMATCH);
+	assert_int_equal(s.idx[0], 1);
+	assert_int_equal(s.idx[1], 2);
+
+	u[0] = (struct db_verdict_update){ 1, DB_VERDICT_KNOWN };
+	u[1] = (struct db_verdict_update){ 2, DB_VERDICT_KNOWN };
+	assert_int_equal(db_record_set_verdicts(t.db, b.id, u, 2, &err), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(db_record_list(t.db, b.id, 0, 64, 1, seen_cb, &s,
+					&err), 0);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.idx[0], 6);
+
+	/* One bad index: none of the batch is applied. */
+	u[0] = (struct db_verdict_update){ 6, DB_VERDICT_KNOWN };
+	u[1] = (struct db_verdict_update){ 500, DB_VERDICT_KNOWN };
+	assert_int_equal(db_record_set_verdicts(t.db, b.id, u, 2, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(db_record_list(t.db, b.id, 0, 64, 1, seen_cb, &s,
+					&err), 0);
+	assert_int_equal(s.n, 6);
+
+	/* All records, from an index, with a limit. */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(db_record_list(t.db, b.id, 15, 3, 0, seen_cb, &s,
+					&err), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.idx[0], 15);
+	assert_int_equal(s.v[0], DB_VERDICT_KNOWN);
+	assert_int_equal(s.v[1], DB_VERDICT_UNKNOWN);
+	tdb_remove(&t);
+}
+
+/* ---- crash atomicity -------------------------------------------------- */
+
+static void kill_self(const char *point, void *arg)
+{
+	if (strcmp(point, (const char *)arg) == 0)
+		raise(SIGKILL);
+}
+
+/*
+ * In a child: open the database, advance boot @boot from @from by @n
+ * records with the hook killing the process at @point (NULL: after the
+ * commit). Returns when the child is dead.
+ */
+static void crash_child(const char *path, int64_t boot, uint64_t from,
+			size_t n, const char *point)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct tdb c = { 0 };
+
+		snprintf(c.path, sizeof(c.path), "%s", path);
+		if (db_open(c.path, &c.db, NULL) < 0)
+			_exit(2);
+		if (point != NULL)
+			db_set_hook(c.db, kill_self, (void *)point);
+		if (advance(&c, boot, from, n, T_NOW, NULL) < 0)
+			_exit(3);
+		raise(SIGKILL);	/* committed; die without closing */
+		_exit(4);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
+/* The invariant: records are exactly 0 .. next_record_index - 1. */
+static uint64_t check_consistent(struct tdb *t)
+{
+	struct db_boot b = current(t, "m1");
+	uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
+	sqlite3_stmt *st;
+	int64_t count, top;
+
+	assert_int_equal(sqlite3_prepare_v2(t->db->sql,
+					    "SELECT count(*), coalesce(max(idx)"
+					    " + 1, 0) FROM records WHERE "
+					    "boot_id = ?1", -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_int64(st, 1, b.id);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	count = sqlite3_column_int64(st, 0);
+	top = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	assert_int_equal(count, b.next_record_index);
+	assert_int_equal(top, b.next_record_index);
+	if (b.next_record_index > 0) {
+		fill_pcrs(s1, s256, b.next_record_index);
+		assert_memory_equal(b.pcr10_sha1, s1, sizeof(s1));
+		assert_memory_equal(b.pcr10_sha256, s256, sizeof(s256));
+	}
+	return b.next_record_index;
+}
+
+static void test_advance_atomic_under_sigkill(void **state)
+{
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(advance(&t, b.id, 0, 100, T_NOW, &err), 0);
+	tdb_close(&t);
+
+	/* Killed with half the batch inserted: none of it is visible. */
+	crash_child(t.path, b.id, 100, 1000, "advance:half");
+	tdb_open(&t);
+	assert_int_equal(check_consistent(&t), 100);
+	tdb_close(&t);
+
+	/* Killed with everything written but not committed: same. */
+	crash_child(t.path, b.id, 100, 1000, "advance:commit");
+	tdb_open(&t);
+	assert_int_equal(check_consistent(&t), 100);
+	tdb_close(&t);
+
+	/* Killed right after the commit: all of it is there. */
+	crash_child(t.path, b.id, 100, 1000, NULL);
+	tdb_open(&t);
+	assert_int_equal(check_consistent(&t), 1100);
+	tdb_remove(&t);
+}
+
+/* Child: advance by batches of 2000 forever, one byte per commit. */
+static void stream_child(const char *path, int64_t boot, int fds[2])
+{
+	struct tdb ch = { 0 };
+	uint64_t idx;
+
+	close(fds[0]);
+	snprintf(ch.path, sizeof(ch.path), "%s", path);
+	if (db_open(ch.path, &ch.db, NULL) < 0)
+		_exit(2);
+	idx = current(&ch, "m1").next_record_index;
+	for (;;) {
+		if (advance(&ch, boot, idx, 2000, T_NOW, NULL) < 0)
+			_exit(3);
+		idx += 2000;
+		if (write(fds[1], "c", 1) != 1)
+			_exit(4);
+	}
+}
+
+/*
+ * Kill a child that streams batches at an arbitrary moment: after it
+ * reported round + 1 commits through a pipe, plus a few milliseconds, so
+ * the kill lands while a later batch is being written.
+ */
+static void test_advance_sigkill_anytime(void **state)
+{
+	struct timespec delay;
+	struct imt_error err;
+	struct db_boot b;
+	uint64_t idx;
+	struct tdb t;
+	int round, status, fds[2], i;
+	char c;
+	pid_t pid;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	tdb_close(&t);
+	for (round = 0; round < 4; round++) {
+		assert_int_equal(pipe(fds), 0);
+		fflush(NULL);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			stream_child(t.path, b.id, fds);
+		close(fds[1]);
+		for (i = 0; i <= round; i++)
+			assert_int_equal(read(fds[0], &c, 1), 1);
+		delay.tv_sec = 0;
+		delay.tv_nsec = (1 + 5 * round) * 1000000L;
+		nanosleep(&delay, NULL);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+		close(fds[0]);
+		tdb_open(&t);
+		idx = check_consistent(&t);
+		assert_true(idx > 0);
+		print_message("round %d: killed at index %llu\n", round,
+			      (unsigned long long)idx);
+		tdb_close(&t);
+	}
+	tdb_open(&t);
+	tdb_remove(&t);
+}
+
+/* ---- retention -------------------------------------------------------- */
+
+static void test_retention(void **state)
+{
+	struct db_retention r = { .keep_boots = 2, .max_rows = 7 };
+	uint8_t nonce[16] = { 1 };
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+	size_t deleted, total = 0;
+	int boot, more, calls = 0;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	tdb_machine(&t, "m2", DB_STATE_ENROLLING);
+	for (boot = 1; boot <= 5; boot++) {
+		assert_int_equal(db_boot_start(t.db, "m1", (uint32_t)boot, 0,
+					       T_NOW, &b, &err), 0);
+		assert_int_equal(advance(&t, b.id, 0, 10, T_NOW, &err), 0);
+		assert_int_equal(db_machine_set_state(t.db, "m1",
+			boot % 2 ? DB_STATE_TRUSTED : DB_STATE_UNTRUSTED,
+			NULL, T_NOW, &err), 0);
+	}
+	assert_int_equal(db_boot_start(t.db, "m2", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(advance(&t, b.id, 0, 10, T_NOW, &err), 0);
+	assert_int_equal(db_nonce_issue(t.db, "m1", nonce, 16, T_NOW + 10,
+					&err), 0);
+	nonce[0] = 2;
+	assert_int_equal(db_nonce_issue(t.db, "m1", nonce, 16, T_NOW - 1,
+					&err), 0);
+
+	do {
+		assert_int_equal(db_retention_run(t.db, &r, T_NOW, &deleted,
+						  &more, &err), 0);
+		assert_true(deleted <= r.max_rows);
+		total += deleted;
+		calls++;
+		assert_true(calls < 100);
+	} while (more);
+	/* 3 old boots x (10 records + reboot event + state event + row)
+	 * + the expired nonce. */
+	assert_int_equal(total, 3 * 13 + 1);
+	print_message("retention: %zu rows in %d calls of at most %u\n",
+		      total, calls, r.max_rows);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots WHERE "
+				     "machine_id = 'm1'"), 2);
+	assert_int_equal(tdb_int(&t, "SELECT min(reset_count) FROM boots "
+				     "WHERE machine_id = 'm1'"), 4);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 30);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots WHERE "
+				     "machine_id = 'm2'"), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);
+	/* Enrollment events (no boot) stay. */
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
+				     "kind = 'enrolled'"), 2);
+	assert_int_equal(current(&t, "m1").reset_count, 5);
+
+	r.keep_boots = 0;
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW, NULL, NULL, &err),
+			 -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	tdb_remove(&t);
+}
+
+/* A boot that lasts: its events are capped per machine, oldest first. */
+static void test_retention_event_cap(void **state)
+{
+	struct db_retention r = {
+		.keep_boots = 5, .max_events = 10, .max_rows = 4,
+	};
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+	size_t deleted, total = 0;
+	int i, more;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	for (i = 0; i < 30; i++)
+		assert_int_equal(db_machine_set_state(t.db, "m1",
+			i % 2 ? DB_STATE_TRUSTED : DB_STATE_STALE, NULL,
+			T_NOW + i, &err), 0);
+	/* m1: enrolled + reboot + 30 changes = 32 events; m2: 1. */
+	do {
+		assert_int_equal(db_retention_run(t.db, &r, T_NOW, &deleted,
+						  &more, &err), 0);
+		assert_true(deleted <= r.max_rows);
+		total += deleted;
+	} while (more);
+	assert_int_equal(total, 22);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
+				     "machine_id = 'm1'"), 10);
+	assert_int_equal(tdb_int(&t, "SELECT min(time) FROM events WHERE "
+				     "machine_id = 'm1'"), T_NOW + 20);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
+				     "machine_id = 'm2'"), 1);
+	tdb_remove(&t);
+}
+
+/*
+ * What one heartbeat costs the storage: consume the nonce, advance by an
+ * empty batch, issue the next nonce (three commits). Printed, not
+ * asserted: the verifier benchmark is where the target is checked.
+ */
+static void test_heartbeat_cost(void **state)
+{
+	enum db_nonce_result res;
+	struct imt_error err;
+	struct timespec t0, t1;
+	struct db_boot b;
+	uint8_t n[32] = { 0 };
+	struct tdb t;
+	uint32_t i;
+	double s;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, 32, T_NOW + 60, &err),
+			 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 2000; i++) {
+		assert_int_equal(db_nonce_consume(t.db, "m1", n, 32, T_NOW,
+						  &res, &err), 0);
+		assert_int_equal(res, DB_NONCE_OK);
+		assert_int_equal(advance(&t, b.id, 0, 0, T_NOW + i, &err), 0);
+		memcpy(n, &i, sizeof(i));
+		n[31] = 1;
+		assert_int_equal(db_nonce_issue(t.db, "m1", n, 32, T_NOW + 60,
+						&err), 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s = (double)(t1.tv_sec - t0.tv_sec) +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	print_message("2000 heartbeats (consume + advance + issue): %.3f s, "
+		      "%.0f/s\n", s, 2000 / s);
+	tdb_remove(&t);
+}
+
+static void test_verdict_names(void **state)
+{
+	enum db_verdict v;
+
+	(void)state;
+	assert_string_equal(db_verdict_name(DB_VERDICT_VIOLATION),
+			    "violation");
+	assert_string_equal(db_verdict_name((enum db_verdict)9), "invalid");
+	assert_int_equal(db_verdict_parse("excluded", &v), 0);
+	assert_int_equal(v, DB_VERDICT_EXCLUDED);
+	assert_int_equal(db_verdict_parse("maybe", &v), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start_and_counters),
+		cmocka_unit_test(test_advance),
+		cmocka_unit_test(test_two_writers_guarded),
+		cmocka_unit_test(test_record_path_literal),
+		cmocka_unit_test(test_rejudge),
+		cmocka_unit_test(test_advance_atomic_under_sigkill),
+		cmocka_unit_test(test_advance_sigkill_anytime),
+		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_retention_event_cap),
+		cmocka_unit_test(test_heartbeat_cost),
+		cmocka_unit_test(test_verdict_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_db_open.c - opening, connection settings and schema migrations.
+ */
+#include <glob.h>
+
+#include "db_test.h"
+
+#define SCHEMA_DIR FIXTURE_DIR "/../../db/schema"
+
+static void test_open_empty_migrates(void **state)
+{
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	assert_true(db_schema_version() >= 1);
+	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
+			 db_schema_version());
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sqlite_master "
+				     "WHERE type = 'table' AND name IN "
+				     "('sources', 'files', 'digests', 'refs', "
+				     "'machines', 'boots', 'records', "
+				     "'events', 'nonces', 'tokens')"), 10);
+	assert_int_equal(tdb_int(&t, "PRAGMA foreign_keys"), 1);
+	assert_int_equal(tdb_int(&t, "PRAGMA synchronous"), 1); /* NORMAL */
+	assert_int_equal(tdb_int(&t, "PRAGMA busy_timeout"),
+			 DB_BUSY_TIMEOUT_MS);
+	assert_int_equal(tdb_int(&t, "SELECT journal_mode = 'wal' FROM "
+				     "pragma_journal_mode"), 1);
+	tdb_remove(&t);
+}
+
+static void test_reopen_idempotent(void **state)
+{
+	struct db_machine m;
+	struct tdb t;
+	int found, i;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	for (i = 0; i < 3; i++) {
+		tdb_close(&t);
+		tdb_open(&t);
+		assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
+				 db_schema_version());
+	}
+	assert_int_equal(db_machine_get(t.db, "m1", &m, &found, NULL), 0);
+	assert_int_equal(found, 1);
+	db_machine_release(&m);
+	tdb_remove(&t);
+}
+
+/* Set a pragma with a raw connection, as another program might. */
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *s;
+
+	assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+}
+
+static int64_t raw_int(const char *path, const char *sql)
+{
+	sqlite3_stmt *st;
+	sqlite3 *s;
+	int64_t v;
+
+	assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return v;
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	struct imt_error err;
+	struct db *db = (struct db *)1;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_close(&t);
+	raw_exec(t.path, "PRAGMA user_version = 999");
+	assert_int_equal(db_open(t.path, &db, &err), -1);
+	assert_null(db);
+	assert_int_equal(err.status, IMT_ERR_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "newer"));
+	print_message("refused: %s\n", err.msg);
+	/* Refused means untouched. */
+	assert_int_equal(raw_int(t.path, "PRAGMA user_version"), 999);
+	tdb_remove(&t);
+}
+
+static void test_foreign_database_refused(void **state)
+{
+	struct imt_error err;
+	struct db *db;
+	struct tdb t;
+
+	(void)state;
+	tdb_path(&t);
+	raw_exec(t.path, "PRAGMA application_id = 42;"
+			 "CREATE TABLE x (y INTEGER)");
+	assert_int_equal(db_open(t.path, &db, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_UNSUPPORTED);
+	/* Not switched to WAL either: we did not touch it. */
+	assert_int_equal(raw_int(t.path, "SELECT journal_mode = 'delete' "
+					 "FROM pragma_journal_mode"), 1);
+	t.db = NULL;
+	tdb_remove(&t);
+}
+
+/* An unversioned file with tables of its own fails the migration. */
+static void test_unversioned_database_fails_cleanly(void **state)
+{
+	struct imt_error err;
+	struct db *db;
+	struct tdb t;
+
+	(void)state;
+	tdb_path(&t);
+	raw_exec(t.path, "CREATE TABLE files (x TEXT)");
+	assert_int_equal(db_open(t.path, &db, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_INTERNAL);
+	assert_int_equal(raw_int(t.path, "PRAGMA user_version"), 0);
+	assert_int_equal(raw_int(t.path, "SELECT count(*) FROM sqlite_master"),
+			 1);
+	t.db = NULL;
+	tdb_remove(&t);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct imt_error err;
+	struct db *db;
+
+	(void)state;
+	assert_int_equal(db_open(NULL, &db, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	assert_int_equal(db_open("", &db, &err), -1);
+	assert_int_equal(db_open("/nonexistent/dir/x.db", &db, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_INTERNAL);
+	assert_int_equal(db_open("/nonexistent/x.db", NULL, NULL), -1);
+	db_close(NULL);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long size;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	assert_true(size >= 0);
+	rewind(f);
+	buf = malloc((size_t)size + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+	buf[size] = '\0';
+	fclose(f);
+	*len = (size_t)size;
+	return buf;
+}
+
+/* db/migrations.c must equal the db/schema files byte for byte. */
+static void test_migrations_match_sql_files(void **state)
+{
+	char path[1024];
+	glob_t g;
+	size_t i, len;
+	char *sql;
+
+	(void)state;
+	assert_int_equal(glob(SCHEMA_DIR "/[0-9][0-9][0-9][0-9]_*.sql", 0,
+			      NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, db_migration_count);
+	for (i = 0; i < db_migration_count; i++) {
+		assert_int_equal(db_migrations[i].version, (int)i + 1);
+		snprintf(path, sizeof(path), "%s/%s.sql", SCHEMA_DIR,
+			 db_migrations[i].name);
+		sql = read_file(path, &len);
+		if (len != strlen(db_migrations[i].sql) ||
+		    memcmp(sql, db_migrations[i].sql, len) != 0)
+			fail_msg("%s differs from db/migrations.c: run "
+				 "db/gen-migrations.sh > db/migrations.c",
+				 path);
+		free(sql);
+	}
+	globfree(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_empty_migrates),
+		cmocka_unit_test(test_reopen_idempotent),
+		cmocka_unit_test(test_newer_schema_refused),
+		cmocka_unit_test(test_foreign_database_refused),
+		cmocka_unit_test(test_unversioned_database_fails_cleanly),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_migrations_match_sql_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

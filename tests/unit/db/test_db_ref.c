@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_db_ref.c - reference digests: add, lookup classes, bulk import,
+ * delete, list.
+ */
+#include <time.h>
+
+#include "db_test.h"
+
+static const struct db_ref_source src_deb = { DB_SOURCE_DEB, "bash.deb" };
+static const struct db_ref_source src_dir = { DB_SOURCE_DIR_TREE, "/srv" };
+
+static void digest(uint8_t *d, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		d[i] = (uint8_t)(seed * 131 + i * 7 + (seed >> 8));
+	memcpy(d, &seed, sizeof(seed));
+}
+
+static enum db_ref_class lookup(struct tdb *t, const char *path,
+				const char *algo, const uint8_t *d,
+				size_t len)
+{
+	enum db_ref_class cls;
+	struct imt_error err;
+
+	if (db_ref_lookup(t->db, path, algo, d, len, &cls, &err) < 0)
+		fail_msg("lookup %s: %s", path, err.msg);
+	return cls;
+}
+
+static void add(struct tdb *t, const struct db_ref_source *src,
+		const char *path, const char *algo, const uint8_t *d,
+		size_t len)
+{
+	struct imt_error err;
+
+	if (db_ref_add(t->db, src, path, algo, d, len, T_NOW, &err) < 0)
+		fail_msg("add %s: %s", path, err.msg);
+}
+
+static void test_lookup_classes(void **state)
+{
+	uint8_t a[32], b[32], c[32], s1[20];
+	struct tdb t;
+
+	(void)state;
+	digest(a, 32, 1);
+	digest(b, 32, 2);
+	digest(c, 32, 3);
+	digest(s1, 20, 1);
+	tdb_new(&t);
+	add(&t, &src_deb, "/bin/a", "sha256", a, 32);
+	add(&t, &src_deb, "/bin/b", "sha256", b, 32);
+	add(&t, &src_deb, "/bin/a", "sha256", a, 32); /* again: no error */
+
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32), DB_REF_KNOWN);
+	/* /bin/a has its own digest: b, listed for /bin/b, does not do. */
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", b, 32),
+			 DB_REF_MISMATCH);
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", c, 32),
+			 DB_REF_MISMATCH);
+	assert_int_equal(lookup(&t, "/bin/c", "sha256", a, 32),
+			 DB_REF_KNOWN_ANY_PATH);
+	assert_int_equal(lookup(&t, "/bin/c", "sha256", c, 32),
+			 DB_REF_UNKNOWN_PATH);
+	/* sha256 references say nothing about a sha1 measurement. */
+	assert_int_equal(lookup(&t, "/bin/a", "sha1", s1, 20),
+			 DB_REF_UNKNOWN_PATH);
+	/* A second digest for a path (an upgrade) is known too. */
+	add(&t, &src_dir, "/bin/a", "sha256", c, 32);
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", c, 32), DB_REF_KNOWN);
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32), DB_REF_KNOWN);
+	tdb_remove(&t);
+}
+
+static void test_bad_input(void **state)
+{
+	static char long_path[DB_PATH_MAX + 2];
+	struct db_ref_source bad_kind = { (enum db_source_kind)9, "x" };
+	enum db_ref_class cls;
+	struct imt_error err;
+	uint8_t d[32] = { 0 };
+	struct tdb t;
+
+	(void)state;
+	memset(long_path, 'a', sizeof(long_path) - 1);
+	tdb_new(&t);
+	assert_int_equal(db_ref_add(t.db, &src_deb, "/x", "sha999", d, 32,
+				    T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	assert_int_equal(db_ref_add(t.db, &src_deb, "/x", "sha256", d, 20,
+				    T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	assert_int_equal(db_ref_add(t.db, &src_deb, NULL, "sha256", d, 32,
+				    T_NOW, &err), -1);
+	assert_int_equal(db_ref_add(t.db, &src_deb, "/x", "sha256", NULL, 32,
+				    T_NOW, &err), -1);
+	assert_int_equal(db_ref_add(t.db, &bad_kind, "/x", "sha256", d, 32,
+				    T_NOW, &err), -1);
+	assert_int_equal(db_ref_add(t.db, NULL, "/x", "sha256", d, 32, T_NOW,
+				    &err), -1);
+	assert_int_equal(db_ref_add(t.db, &src_deb, long_path, "sha256", d,
+				    32, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	assert_int_equal(db_ref_lookup(t.db, "/x", "sha256", d, 32, NULL,
+				       &err), -1);
+	assert_int_equal(db_ref_lookup(NULL, "/x", "sha256", d, 32, &cls,
+				       NULL), -1);
+	assert_int_equal(db_ref_import_commit(t.db, &err), -1);
+	db_ref_import_abort(t.db);	/* none open: harmless */
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 0);
+	tdb_remove(&t);
+}
+
+#define BULK 100000
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_bulk_import(void **state)
+{
+	struct db_ref_source golden = { DB_SOURCE_GOLDEN_LIST, "golden-1" };
+	struct imt_error err;
+	char path[64];
+	uint8_t d[32];
+	double t0, t1;
+	struct tdb t;
+	uint32_t i;
+
+	(void)state;
+	tdb_new(&t);
+	t0 = seconds();
+	assert_int_equal(db_ref_import_begin(t.db, &golden, T_NOW, &err), 0);
+	for (i = 0; i < BULK; i++) {
+		snprintf(path, sizeof(path), "/usr/lib/x86_64/lib%u.so", i);
+		digest(d, 32, i);
+		if (db_ref_add(t.db, &golden, path, "sha256", d, 32, T_NOW,
+			       &err) < 0)
+			fail_msg("add %u: %s", i, err.msg);
+	}
+	assert_int_equal(db_ref_import_commit(t.db, &err), 0);
+	t1 = seconds();
+	print_message("imported %d references in one transaction: %.3f s "
+		      "(%.0f/s)\n", BULK, t1 - t0, BULK / (t1 - t0));
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), BULK);
+	digest(d, 32, BULK - 1);
+	snprintf(path, sizeof(path), "/usr/lib/x86_64/lib%u.so", BULK - 1);
+	assert_int_equal(lookup(&t, path, "sha256", d, 32), DB_REF_KNOWN);
+
+	/* Lookups against 100k references: what evidence judging costs. */
+	t0 = seconds();
+	for (i = 0; i < 10000; i++) {
+		snprintf(path, sizeof(path), "/usr/lib/x86_64/lib%u.so",
+			 i * 7 % BULK);
+		digest(d, 32, i * 7 % BULK);
+		assert_int_equal(lookup(&t, path, "sha256", d, 32),
+				 DB_REF_KNOWN);
+	}
+	t1 = seconds();
+	print_message("10000 lookups: %.3f s (%.1f us each)\n", t1 - t0,
+		      (t1 - t0) * 100);
+	tdb_remove(&t);
+}
+
+static void test_import_abort_and_exclusion(void **state)
+{
+	struct imt_error err;
+	uint8_t d[32];
+	struct tdb t;
+
+	(void)state;
+	digest(d, 32, 9);
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_ref_import_begin(t.db, &src_deb, T_NOW, &err), 0);
+	add(&t, &src_deb, "/bin/x", "sha256", d, 32);
+	/* Inside the import, another source's reference is refused ... */
+	assert_int_equal(db_ref_add(t.db, &src_dir, "/bin/y", "sha256", d, 32,
+				    T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	/* ... and so is any other write, rather than joining the import. */
+	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_TRUSTED,
+					      NULL, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(db_ref_import_begin(t.db, &src_deb, T_NOW, &err), -1);
+	db_ref_import_abort(t.db);
+	assert_int_equal(lookup(&t, "/bin/x", "sha256", d, 32),
+			 DB_REF_UNKNOWN_PATH);
+	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_TRUSTED,
+					      NULL, T_NOW, &err), 0);
+	/* Closing with an import open rolls it back. */
+	assert_int_equal(db_ref_import_begin(t.db, &src_deb, T_NOW, &err), 0);
+	add(&t, &src_deb, "/bin/x", "sha256", d, 32);
+	tdb_close(&t);
+	tdb_open(&t);
+	assert_int_equal(lookup(&t, "/bin/x", "sha256", d, 32),
+			 DB_REF_UNKNOWN_PATH);
+	tdb_remove(&t);
+}
+
+struct collect {
+	int n;
+	int64_t last;
+	char path[DB_PATH_MAX + 1];
+	enum db_source_kind kind;
+	int stop_after;
+};
+
+static int collect_cb(const struct db_ref *ref, void *arg)
+{
+	struct collect *c = arg;
+
+	c->n++;
+	c->last = ref->id;
+	snprintf(c->path, sizeof(c->path), "%s", ref->path);
+	c->kind = ref->source_kind;
+	assert_int_equal(ref->digest_len, 32);
+	assert_string_equal(ref->algo, "sha256");
+	return c->stop_after != 0 && c->n >= c->stop_after;
+}
+
+static void test_sql_injection_stored_literally(void **state)
+{
+	static const char evil[] = "x'); DROP TABLE files;--";
+	struct db_ref_filter f = { .path = evil };
+	struct collect c = { 0 };
+	uint8_t d[32];
+	struct tdb t;
+
+	(void)state;
+	digest(d, 32, 5);
+	tdb_new(&t);
+	add(&t, &src_deb, evil, "sha256", d, 32);
+	assert_int_equal(lookup(&t, evil, "sha256", d, 32), DB_REF_KNOWN);
+	assert_int_equal(db_ref_list(t.db, &f, 0, 10, collect_cb, &c, NULL,
+				     NULL), 0);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.path, evil);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sqlite_master "
+				     "WHERE name = 'files'"), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 1);
+	tdb_remove(&t);
+}
+
+static void test_delete(void **state)
+{
+	struct imt_error err;
+	uint8_t a[32], b[32];
+	size_t n;
+	struct tdb t;
+
+	(void)state;
+	digest(a, 32, 1);
+	digest(b, 32, 2);
+	tdb_new(&t);
+	add(&t, &src_deb, "/bin/a", "sha256", a, 32);
+	add(&t, &src_dir, "/bin/a", "sha256", a, 32);
+	add(&t, &src_dir, "/bin/b", "sha256", b, 32);
+	/* One import withdraws; the other still vouches. */
+	assert_int_equal(db_ref_delete(t.db, &src_deb, "/bin/a", "sha256", a,
+				       32, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32), DB_REF_KNOWN);
+	assert_int_equal(db_ref_delete(t.db, NULL, "/bin/a", "sha256", a, 32,
+				       &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32),
+			 DB_REF_UNKNOWN_PATH);
+	/* Not there: fine, nothing deleted. */
+	assert_int_equal(db_ref_delete(t.db, NULL, "/bin/zz", "sha256", a, 32,
+				       &n, &err), 0);
+	assert_int_equal(n, 0);
+	/* The path and digest rows went with their last reference. */
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM digests"), 1);
+	assert_int_equal(lookup(&t, "/bin/b", "sha256", b, 32), DB_REF_KNOWN);
+	tdb_remove(&t);
+}
+
+static void test_delete_source(void **state)
+{
+	struct imt_error err;
+	uint8_t a[32], b[32];
+	size_t n;
+	struct tdb t;
+
+	(void)state;
+	digest(a, 32, 1);
+	digest(b, 32, 2);
+	tdb_new(&t);
+	add(&t, &src_deb, "/bin/a", "sha256", a, 32);
+	add(&t, &src_deb, "/bin/b", "sha256", b, 32);
+	add(&t, &src_dir, "/bin/b", "sha256", b, 32);
+	assert_int_equal(db_ref_delete_source(t.db, &src_deb, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32),
+			 DB_REF_UNKNOWN_PATH);
+	assert_int_equal(lookup(&t, "/bin/b", "sha256", b, 32), DB_REF_KNOWN);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM digests"), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 1);
+	assert_int_equal(db_ref_delete_source(t.db, &src_deb, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_ref_delete_source(t.db, NULL, &n, &err), -1);
+	tdb_remove(&t);
+}
+
+static void test_list_pages(void **state)
+{
+	struct db_ref_filter by_src = { .source = &src_dir };
+	struct collect c = { 0 };
+	struct imt_error err;
+	int64_t next = 0;
+	char path[32];
+	uint8_t d[32];
+	int i, pages = 0, total = 0;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	for (i = 0; i < 25; i++) {
+		snprintf(path, sizeof(path), "/p/%d", i);
+		digest(d, 32, (uint32_t)i);
+		add(&t, i % 5 ? &src_deb : &src_dir, path, "sha256", d, 32);
+	}
+	do {
+		memset(&c, 0, sizeof(c));
+		assert_int_equal(db_ref_list(t.db, NULL, next, 10, collect_cb,
+					     &c, &next, &err), 0);
+		total += c.n;
+		pages++;
+	} while (next != 0);
+	assert_int_equal(total, 25);
+	assert_int_equal(pages, 3);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(db_ref_list(t.db, &by_src, 0, 100, collect_cb, &c,
+				     &next, &err), 0);
+	assert_int_equal(c.n, 5);
+	assert_int_equal(c.kind, DB_SOURCE_DIR_TREE);
+	assert_int_equal(next, 0);
+
+	/* The callback stops early; next resumes after what it saw. */
+	memset(&c, 0, sizeof(c));
+	c.stop_after = 3;
+	assert_int_equal(db_ref_list(t.db, NULL, 0, 100, collect_cb, &c,
+				     &next, &err), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(next, c.last);
+
+	assert_int_equal(db_ref_list(t.db, NULL, 0, 0, collect_cb, &c, &next,
+				     &err), -1);
+	assert_int_equal(db_ref_list(t.db, NULL, 0, DB_LIST_MAX + 1,
+				     collect_cb, &c, &next, &err), -1);
+	tdb_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup_classes),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_bulk_import),
+		cmocka_unit_test(test_import_abort_and_exclusion),
+		cmocka_unit_test(test_sql_injection_stored_literally),
+		cmocka_unit_test(test_delete),
+		cmocka_unit_test(test_delete_source),
+		cmocka_unit_test(test_list_pages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

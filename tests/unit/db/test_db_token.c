@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_db_token.c - operator tokens: stored hashed, checked in constant
+ * time.
+ */
+#include <openssl/sha.h>
+
+#include "db_test.h"
+
+#define TOK(s) ((const uint8_t *)(s)), (sizeof(s) - 1)
+
+static int check(struct tdb *t, const uint8_t *tok, size_t len, char *name)
+{
+	struct imt_error err;
+	int ok;
+
+	if (db_token_check(t->db, tok, len, name, &ok, &err) < 0)
+		fail_msg("check: %s", err.msg);
+	return ok;
+}
+
+static void test_add_check(void **state)
+{
+	char name[DB_NAME_MAX + 1];
+	struct imt_error err;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add(t.db, "alice",
+				      TOK("alice-secret-0123456789"), T_NOW,
+				      &err), 0);
+	assert_int_equal(db_token_add(t.db, "bob",
+				      TOK("bob-secret-abcdefghijkl"), T_NOW,
+				      &err), 0);
+	assert_int_equal(check(&t, TOK("bob-secret-abcdefghijkl"), name), 1);
+	assert_string_equal(name, "bob");
+	assert_int_equal(check(&t, TOK("alice-secret-0123456789"), name), 1);
+	assert_string_equal(name, "alice");
+	assert_int_equal(check(&t, TOK("alice-secret-0123456788"), name), 0);
+	assert_string_equal(name, "");
+	/* Too short or too long to be a token: just "no". */
+	assert_int_equal(check(&t, TOK("short"), name), 0);
+	assert_int_equal(check(&t, NULL, 0, name), 0);
+
+	assert_int_equal(db_token_add(t.db, "alice",
+				      TOK("another-secret-0123456789"), T_NOW,
+				      &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(db_token_add(t.db, "carol", TOK("short"), T_NOW,
+				      &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	tdb_remove(&t);
+}
+
+static void test_stored_hashed(void **state)
+{
+	static const char tok[] = "alice-secret-0123456789";
+	uint8_t want[SHA256_DIGEST_LENGTH];
+	struct imt_error err;
+	sqlite3_stmt *st;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add(t.db, "alice", TOK(tok), T_NOW, &err),
+			 0);
+	SHA256((const uint8_t *)tok, sizeof(tok) - 1, want);
+	assert_int_equal(sqlite3_prepare_v2(t.db->sql,
+					    "SELECT hash FROM tokens", -1, &st,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_bytes(st, 0), sizeof(want));
+	assert_memory_equal(sqlite3_column_blob(st, 0), want, sizeof(want));
+	sqlite3_finalize(st);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM tokens WHERE "
+				     "instr(hash, 'alice-secret') > 0"), 0);
+	tdb_remove(&t);
+}
+
+static void test_delete_and_limit(void **state)
+{
+	char name[DB_NAME_MAX + 1], tok[32];
+	struct imt_error err;
+	struct tdb t;
+	int i, deleted;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add(t.db, "alice",
+				      TOK("alice-secret-0123456789"), T_NOW,
+				      &err), 0);
+	assert_int_equal(db_token_delete(t.db, "alice", &deleted, &err), 0);
+	assert_int_equal(deleted, 1);
+	assert_int_equal(db_token_delete(t.db, "alice", &deleted, &err), 0);
+	assert_int_equal(deleted, 0);
+	assert_int_equal(check(&t, TOK("alice-secret-0123456789"), name), 0);
+
+	for (i = 0; i < DB_TOKENS_MAX; i++) {
+		snprintf(name, sizeof(name), "op%d", i);
+		snprintf(tok, sizeof(tok), "token-number-%08d", i);
+		assert_int_equal(db_token_add(t.db, name, (uint8_t *)tok,
+					      strlen(tok), T_NOW, &err), 0);
+	}
+	assert_int_equal(db_token_add(t.db, "one-more",
+				      TOK("token-number-99999999"), T_NOW,
+				      &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	assert_int_equal(check(&t, TOK("token-number-00000063"), name), 1);
+	assert_string_equal(name, "op63");
+	tdb_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_check),
+		cmocka_unit_test(test_stored_hashed),
+		cmocka_unit_test(test_delete_and_limit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
