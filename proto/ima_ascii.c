@@ -86,7 +86,7 @@ size_t ima_ascii_format(const struct ima_record *rec, char *out, size_t outsz)
 
 	snprintf(pcr, sizeof(pcr), "%2u ", rec->pcr);
 	sb_put(&sb, pcr, strlen(pcr));
-	sb_hex(&sb, rec->template_digest, IMA_TEMPLATE_DIGEST_SIZE);
+	sb_hex(&sb, rec->template_digest, rec->digest_bank->size);
 	sb_put(&sb, " ", 1);
 	sb_put(&sb, rec->template_name, strlen(rec->template_name));
 	for (i = 0; i < rec->nfields; i++) {

@@ -13,7 +13,6 @@
 
 #include "ima_list.h"
 
-#define HEADER_SIZE (4 + IMA_TEMPLATE_DIGEST_SIZE + 4)
 
 struct cursor {
 	const uint8_t *buf;
@@ -327,6 +326,17 @@ static int all_zero(const uint8_t *b, size_t n)
 	return 1;
 }
 
+static int all_ff(const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] != 0xff)
+			return 0;
+	}
+	return 1;
+}
+
 static enum imt_result parse_header(struct ima_record *rec, struct cursor *c,
 				    const struct where *w,
 				    struct imt_error *err)
@@ -334,13 +344,16 @@ static enum imt_result parse_header(struct ima_record *rec, struct cursor *c,
 	uint32_t name_len;
 	char name[IMA_TEMPLATE_NAME_MAX + 1];
 
+	const struct hash_algo *bank = w->p->list_bank;
+	size_t dsize = bank != NULL ? bank->size : IMA_TEMPLATE_DIGEST_SIZE;
+	size_t header = 4 + dsize + 4;
 	enum imt_result rc;
 
-	if (remaining(c) < HEADER_SIZE && w->eof)
+	if (remaining(c) < header && w->eof)
 		return fail(0, w, IMT_ERR_MALFORMED, err,
 			    "trailing garbage: %zu bytes after the last record, too few for a record header",
 			    remaining(c));
-	rc = need(c, HEADER_SIZE, w, "record header", err);
+	rc = need(c, header, w, "record header", err);
 	if (rc != IMT_OK)
 		return rc;
 	rec->pcr = get_le32(c);
@@ -348,9 +361,11 @@ static enum imt_result parse_header(struct ima_record *rec, struct cursor *c,
 		return fail(0, w, IMT_ERR_MALFORMED, err,
 			    "PCR %u out of range (0-%d)", rec->pcr,
 			    IMA_PCR_COUNT - 1);
-	memcpy(rec->template_digest, c->buf + c->pos, IMA_TEMPLATE_DIGEST_SIZE);
-	rec->violation = all_zero(rec->template_digest, IMA_TEMPLATE_DIGEST_SIZE);
-	c->pos += IMA_TEMPLATE_DIGEST_SIZE;
+	memcpy(rec->template_digest, c->buf + c->pos, dsize);
+	rec->digest_bank = bank != NULL ? bank : hash_algo_by_name("sha1", 4);
+	rec->violation = bank != NULL ? all_ff(rec->template_digest, dsize) :
+			 all_zero(rec->template_digest, dsize);
+	c->pos += dsize;
 	name_len = get_le32(c);
 	if (name_len > IMA_TEMPLATE_NAME_MAX)
 		return fail(c->pos - 4, w, IMT_ERR_MALFORMED, err,
@@ -386,9 +401,16 @@ void ima_list_parser_init(struct ima_list_parser *p,
 	p->next_index = 0;
 	p->offset = 0;
 	p->custom = custom;
+	p->list_bank = NULL;
 	p->last = NULL;
 	p->last_len = 0;
 	p->last_algo = NULL;
+}
+
+void ima_list_parser_set_bank(struct ima_list_parser *p,
+			      const struct hash_algo *bank)
+{
+	p->list_bank = bank;
 }
 
 enum imt_result ima_list_next(struct ima_list_parser *p, const uint8_t *buf,

@@ -6,7 +6,10 @@
  * ima_canonical_fmt), one record after another:
  *
  *	u32 pcr
- *	u8  template_digest[20]		SHA-1 of the template data
+ *	u8  template_digest[20]		SHA-1 of the template data (the
+ *					per-bank lists of imatrust's kernel
+ *					series: that bank's digest, all-0xff
+ *					for a violation)
  *	u32 template_name_len
  *	char template_name[]		not NUL-terminated
  *	u32 template_data_len		absent for the 'ima' template
@@ -27,7 +30,7 @@
 #include "result.h"
 
 #define IMA_PCR_COUNT 24		/* PCRs of a PC client TPM */
-#define IMA_TEMPLATE_DIGEST_SIZE 20	/* the list shows SHA-1 only */
+#define IMA_TEMPLATE_DIGEST_SIZE 20	/* the legacy lists show SHA-1 */
 #define IMA_TEMPLATE_DATA_MAX (1u << 20) /* larger is a corrupt length */
 
 struct ima_field {
@@ -41,8 +44,10 @@ struct ima_record {
 	size_t offset;			/* byte offset of the record */
 	size_t size;			/* bytes the record occupies */
 	uint32_t pcr;
-	uint8_t template_digest[IMA_TEMPLATE_DIGEST_SIZE];
-	int violation;			/* template digest is all zero */
+	uint8_t template_digest[HASH_ALGO_MAX_SIZE];
+	const struct hash_algo *digest_bank;	/* of template_digest */
+	int violation;			/* all-zero digest (legacy lists),
+					 * all-0xff (per-bank lists) */
 	char template_name[IMA_TEMPLATE_NAME_MAX + 1];
 	const struct ima_template *tmpl;
 	const uint8_t *template_data;	/* borrowed, as listed */
@@ -65,6 +70,7 @@ struct ima_list_parser {
 	size_t next_index;		/* index the next record will get */
 	size_t offset;			/* stream offset of the next record */
 	const struct ima_template_set *custom;	/* borrowed; may be NULL */
+	const struct hash_algo *list_bank;	/* bank of a per-bank list */
 	/* Caches for the next lookups; set by the parser. */
 	const struct ima_template *last;	/* previous record's template */
 	size_t last_len;			/* strlen(last->name) */
@@ -78,6 +84,15 @@ struct ima_list_parser {
  */
 void ima_list_parser_init(struct ima_list_parser *p,
 			  const struct ima_template_set *custom);
+
+/**
+ * ima_list_parser_set_bank() - read a per-bank list of bank @bank.
+ * @p: an initialised parser
+ * @bank: the bank of binary_runtime_measurements_<bank>, whose template
+ *	  digests are @bank->size bytes; NULL for the legacy lists
+ */
+void ima_list_parser_set_bank(struct ima_list_parser *p,
+			      const struct hash_algo *bank);
 
 /**
  * ima_list_next() - parse the record at the start of @buf.

@@ -52,7 +52,6 @@ static const struct hash_ops hash_ops[] = {
 struct ima_replay {
 	const struct hash_algo *algo;
 	const struct hash_ops *ops;
-	int is_sha1;		/* the bank whose digests the list shows */
 	union hash_state state;
 	uint8_t pcr[IMA_PCR_COUNT][HASH_ALGO_MAX_SIZE];
 };
@@ -76,7 +75,6 @@ struct ima_replay *ima_replay_new(const struct hash_algo *algo,
 		return NULL;
 	}
 	r->algo = algo;
-	r->is_sha1 = strcmp(algo->name, "sha1") == 0;
 	for (i = 0; i < sizeof(hash_ops) / sizeof(hash_ops[0]); i++) {
 		if (strcmp(hash_ops[i].name, algo->name) == 0)
 			r->ops = &hash_ops[i];
@@ -151,12 +149,13 @@ enum imt_result ima_replay_template_hash(struct ima_replay *r,
 		return imt_error_set(err, IMT_ERR_INTERNAL, rec->index,
 				     rec->offset, "%s template hash failed",
 				     r->algo->name);
-	if (r->is_sha1 &&
-	    memcmp(out, rec->template_digest, IMA_TEMPLATE_DIGEST_SIZE) != 0)
+	/* The bank whose digests the list shows checks them, too. */
+	if (rec->digest_bank == r->algo &&
+	    memcmp(out, rec->template_digest, r->algo->size) != 0)
 		return imt_error_set(err, IMT_ERR_MISMATCH, rec->index,
 				     rec->offset,
-				     "record %zu: listed template digest does not match its template data (sha1)",
-				     rec->index);
+				     "record %zu: listed template digest does not match its template data (%s)",
+				     rec->index, r->algo->name);
 	return IMT_OK;
 }
 

@@ -52,8 +52,9 @@ const struct hash_algo *ima_replay_algo(const struct ima_replay *r);
  * @out: receives ima_replay_algo(@r)->size bytes
  * @err: filled on failure
  *
- * For the sha1 bank the result is also compared with the digest the list
- * shows, so altered template data is caught even without a quote.
+ * For the bank whose digests the list shows (sha1 for the legacy lists)
+ * the result is also compared with the listed digest, so altered template
+ * data is caught even without a quote.
  *
  * Return: IMT_OK; IMT_ERR_MISMATCH when the listed SHA-1 digest differs
  * from the template data's, or a violation record carries a non-zero file

@@ -5,6 +5,9 @@
  *	imatrust log show [--json|--ascii] [--template NAME=FMT]... LIST
  *	imatrust log replay [--bank ALG]... [--template NAME=FMT]... LIST
  *	imatrust log check LIST --pcrs ALG:FILE... [--template NAME=FMT]...
+ *
+ * Every command takes --list-bank ALG for the per-bank lists of the
+ * streaming kernel series (binary_runtime_measurements_ALG).
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +38,7 @@ struct log_opts {
 	const struct hash_algo *banks[LOG_BANKS_MAX];
 	struct pcr_set pcrs[LOG_BANKS_MAX];	/* --pcrs, one per bank */
 	struct ima_template_set templates;
+	const struct hash_algo *list_bank;	/* --list-bank */
 	const char *list;
 };
 
@@ -123,7 +127,8 @@ static int add_template(struct log_opts *o, const char *arg)
 	return 0;
 }
 
-enum { OPT_JSON = 256, OPT_ASCII, OPT_BANK, OPT_PCRS, OPT_TEMPLATE };
+enum { OPT_JSON = 256, OPT_ASCII, OPT_BANK, OPT_PCRS, OPT_TEMPLATE,
+	OPT_LIST_BANK };
 
 static const struct option log_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -131,6 +136,7 @@ static const struct option log_options[] = {
 	{ "bank", required_argument, NULL, OPT_BANK },
 	{ "pcrs", required_argument, NULL, OPT_PCRS },
 	{ "template", required_argument, NULL, OPT_TEMPLATE },
+	{ "list-bank", required_argument, NULL, OPT_LIST_BANK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -152,6 +158,11 @@ static int apply_opt(struct log_opts *o, int c, const char *arg)
 		return add_pcrs(o, arg);
 	case OPT_TEMPLATE:
 		return add_template(o, arg);
+	case OPT_LIST_BANK:
+		o->list_bank = hash_algo_bank(arg);
+		if (o->list_bank == NULL)
+			cli_warnx("--list-bank: unknown PCR bank '%s'", arg);
+		return o->list_bank != NULL ? 0 : -1;
 	}
 	return -1;
 }
@@ -197,7 +208,7 @@ static int run_list(const struct log_opts *o, list_record_fn fn, void *arg,
 			      "%s: %m", o->list);
 		return -1;
 	}
-	ret = list_reader_run(fd, &o->templates, fn, arg, err);
+	ret = list_reader_run(fd, &o->templates, o->list_bank, fn, arg, err);
 	close(fd);
 	return ret;
 }
@@ -280,11 +291,13 @@ static json_t *hex_json(const uint8_t *b, size_t n)
 static int show_json(const struct ima_record *rec, void *arg)
 {
 	char digest[16 + 2 * HASH_ALGO_MAX_SIZE + 2];
-	char tdigest[5 + 2 * IMA_TEMPLATE_DIGEST_SIZE + 1] = "sha1:";
+	char tdigest[16 + 2 * HASH_ALGO_MAX_SIZE + 2];
 	json_t *obj = json_object();
 	int ret;
 
-	hex_encode(rec->template_digest, IMA_TEMPLATE_DIGEST_SIZE, tdigest + 5);
+	snprintf(tdigest, sizeof(tdigest), "%s:", rec->digest_bank->name);
+	hex_encode(rec->template_digest, rec->digest_bank->size,
+		   tdigest + strlen(tdigest));
 	json_object_set_new(obj, "index", json_integer((json_int_t)rec->index));
 	json_object_set_new(obj, "offset", json_integer((json_int_t)rec->offset));
 	json_object_set_new(obj, "pcr", json_integer(rec->pcr));
@@ -313,7 +326,8 @@ static int show_json(const struct ima_record *rec, void *arg)
 
 static int cmd_show(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_JSON, OPT_ASCII, OPT_TEMPLATE, 0 };
+	static const int allowed[] = { OPT_JSON, OPT_ASCII, OPT_TEMPLATE,
+				      OPT_LIST_BANK, 0 };
 	struct log_opts o;
 	struct imt_error err;
 	int started = 0, ret;
@@ -372,7 +386,8 @@ static int list_failed(const struct log_opts *o, int ret,
 
 static int cmd_replay(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_BANK, OPT_TEMPLATE, 0 };
+	static const int allowed[] = { OPT_BANK, OPT_TEMPLATE, OPT_LIST_BANK,
+				      0 };
 	struct replay_ctx ctx;
 	struct imt_error err;
 	struct log_opts o;
@@ -463,7 +478,8 @@ static void print_report(const struct log_opts *o,
 
 static int cmd_check(int argc, char **argv)
 {
-	static const int allowed[] = { OPT_PCRS, OPT_TEMPLATE, 0 };
+	static const int allowed[] = { OPT_PCRS, OPT_TEMPLATE, OPT_LIST_BANK,
+				      0 };
 	struct ima_verify_report report;
 	struct check_ctx ctx = { NULL };
 	struct imt_error err;

@@ -10,7 +10,7 @@
 #include "list_reader.h"
 
 /* Largest record: header, name and the largest template data allowed. */
-#define RECORD_MAX (4 + IMA_TEMPLATE_DIGEST_SIZE + 4 + IMA_TEMPLATE_NAME_MAX + \
+#define RECORD_MAX (4 + HASH_ALGO_MAX_SIZE + 4 + IMA_TEMPLATE_NAME_MAX + \
 		    4 + IMA_TEMPLATE_DATA_MAX)
 #define BUFFER_SIZE (LIST_READER_CHUNK + RECORD_MAX)
 
@@ -34,7 +34,8 @@ static ssize_t fill(int fd, uint8_t *buf, size_t have, size_t want, int *eof)
 }
 
 int list_reader_run(int fd, const struct ima_template_set *custom,
-		    list_record_fn fn, void *arg, struct imt_error *err)
+		    const struct hash_algo *list_bank, list_record_fn fn,
+		    void *arg, struct imt_error *err)
 {
 	struct ima_list_parser parser;
 	struct ima_record rec;
@@ -50,6 +51,7 @@ int list_reader_run(int fd, const struct ima_template_set *custom,
 		return -1;
 	}
 	ima_list_parser_init(&parser, custom);
+	ima_list_parser_set_bank(&parser, list_bank);
 	while (!eof) {
 		n = fill(fd, buf, have, BUFFER_SIZE, &eof);
 		if (n < 0) {

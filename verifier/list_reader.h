@@ -21,6 +21,7 @@ typedef int (*list_record_fn)(const struct ima_record *rec, void *arg);
  * list_reader_run() - parse every record of the list in @fd.
  * @fd: open file, read to its end (not closed)
  * @custom: extra templates, or NULL
+ * @list_bank: bank of a per-bank list, or NULL for the legacy lists
  * @fn: called for each record; the record is valid during the call only
  * @arg: passed to @fn
  * @err: filled when the list is malformed or reading fails
@@ -29,6 +30,7 @@ typedef int (*list_record_fn)(const struct ima_record *rec, void *arg);
  * @err); otherwise the non-zero value @fn returned.
  */
 int list_reader_run(int fd, const struct ima_template_set *custom,
-		    list_record_fn fn, void *arg, struct imt_error *err);
+		    const struct hash_algo *list_bank, list_record_fn fn,
+		    void *arg, struct imt_error *err);
 
 #endif /* IMATRUST_LIST_READER_H */

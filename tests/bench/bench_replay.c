@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	if (b.refs == NULL || b.replay == NULL || fd < 0)
 		return 2;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = list_reader_run(fd, NULL, per_record, &b, &b.err);
+	ret = list_reader_run(fd, NULL, NULL, per_record, &b, &b.err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(fd);
 	if (ret != 0) {

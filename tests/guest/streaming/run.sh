@@ -109,6 +109,14 @@ check_replay() {
 		"$run_dir/bankcheck" "$res/binary_runtime_measurements_$alg" \
 		    "$alg" "$res/pcrs-$alg" "$res/binary_runtime_measurements" |
 		    import_results "$name: binary_runtime_measurements_$alg"
+		if out=$("$IMATRUST" log check \
+		    "$res/binary_runtime_measurements_$alg" --list-bank "$alg" \
+		    --pcrs "$alg:$res/pcrs-$alg" 2>&1); then
+			ok "$name: imatrust log check --list-bank $alg replays to PCR 10 of $alg"
+		else
+			not_ok "$name: imatrust log check --list-bank $alg replays to PCR 10 of $alg" \
+			    "${out//$'\n'/ | }"
+		fi
 	done
 }
 

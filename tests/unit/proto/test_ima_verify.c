@@ -15,6 +15,8 @@
 #include "../list_helpers.h"
 #include "ima_verify.h"
 
+#include <openssl/evp.h>
+
 struct fixture_pcrs {
 	struct pcr_set sets[2];		/* sha1, sha256 */
 };
@@ -37,11 +39,29 @@ static void load_pcrs(const char *dir, struct fixture_pcrs *fp)
 	}
 }
 
+/* Parse (as a list of @bank, NULL: legacy) and verify @len bytes. */
+static enum imt_result verify_bank_list(const uint8_t *buf, size_t len,
+					const struct hash_algo *bank,
+					const struct pcr_set *sets,
+					size_t nsets,
+					struct ima_verify_report *report,
+					struct imt_error *err);
+
 /* Parse and verify @len bytes; the first failing status, with @err. */
 static enum imt_result verify_list(const uint8_t *buf, size_t len,
 				   const struct pcr_set *sets, size_t nsets,
 				   struct ima_verify_report *report,
 				   struct imt_error *err)
+{
+	return verify_bank_list(buf, len, NULL, sets, nsets, report, err);
+}
+
+static enum imt_result verify_bank_list(const uint8_t *buf, size_t len,
+					const struct hash_algo *bank,
+					const struct pcr_set *sets,
+					size_t nsets,
+					struct ima_verify_report *report,
+					struct imt_error *err)
 {
 	struct ima_list_parser p;
 	struct ima_record rec;
@@ -51,6 +71,7 @@ static enum imt_result verify_list(const uint8_t *buf, size_t len,
 
 	assert_non_null(v);
 	ima_list_parser_init(&p, NULL);
+	ima_list_parser_set_bank(&p, bank);
 	while (rc == IMT_OK && pos < len) {
 		rc = ima_list_next(&p, buf + pos, len - pos, 1, &rec, err);
 		if (rc == IMT_OK)
@@ -247,6 +268,69 @@ static void test_every_bit_flip_fails(void **state)
 	assert_true(unprotected > 0 && unprotected < flips / 10);
 }
 
+/*
+ * The streaming series' binary_runtime_measurements_sha256 shows each
+ * record's sha256 template hash (all-0xff for violations). Rewrite the
+ * real ima-ng list that way, hashing with plain OpenSSL, and check it
+ * against the TPM's sha256 bank.
+ */
+static size_t to_sha256_list(const uint8_t *in, size_t len,
+			     const struct ima_record *recs, size_t count,
+			     uint8_t *out)
+{
+	size_t i, o = 0;
+
+	(void)len;
+	for (i = 0; i < count; i++) {
+		const uint8_t *r = in + recs[i].offset;
+
+		memcpy(out + o, r, 4);
+		if (recs[i].violation)
+			memset(out + o + 4, 0xff, 32);
+		else
+			EVP_Digest(recs[i].template_data,
+				   recs[i].template_data_len, out + o + 4,
+				   NULL, EVP_sha256(), NULL);
+		memcpy(out + o + 36, r + 24, recs[i].size - 24);
+		o += recs[i].size + 12;
+	}
+	return o;
+}
+
+static void test_per_bank_list(void **state)
+{
+	struct ima_record recs[TEST_RECORDS_MAX];
+	struct ima_verify_report r;
+	struct fixture_pcrs fp;
+	struct imt_error err;
+	size_t len, n, count;
+	uint8_t *buf, *bank;
+	const struct hash_algo *sha256 = hash_algo_bank("sha256");
+
+	(void)state;
+	buf = fixture_load("ima-ng-sha256", "binary_runtime_measurements",
+			   &len);
+	load_pcrs("ima-ng-sha256", &fp);
+	assert_int_equal(parse_all(buf, len, NULL, recs, &count, &err), IMT_OK);
+	bank = malloc(len + 12 * count);
+	n = to_sha256_list(buf, len, recs, count, bank);
+	assert_int_equal(verify_bank_list(bank, n, sha256, &fp.sets[1], 1, &r,
+					  &err), IMT_OK);
+	assert_int_equal(r.violations, 2);
+	assert_int_equal(r.boot_aggregate, IMA_BA_OK);
+	/* Read as a legacy list, the same bytes do not parse. */
+	assert_int_not_equal(verify_list(bank, n, &fp.sets[1], 1, &r, &err),
+			     IMT_OK);
+	/* A listed sha256 digest that lies is caught without a quote. */
+	bank[recs[1].offset + 12 + 4] ^= 1;
+	assert_int_equal(verify_bank_list(bank, n, sha256, &fp.sets[1], 1, &r,
+					  &err), IMT_ERR_MISMATCH);
+	assert_non_null(strstr(err.msg, "record 1: listed template digest "
+				"does not match its template data (sha256)"));
+	free(bank);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_boot_aggregate_pcr_range),
 		cmocka_unit_test(test_pcr10_mismatch_names_bank),
 		cmocka_unit_test(test_every_bit_flip_fails),
+		cmocka_unit_test(test_per_bank_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
