@@ -86,6 +86,9 @@ FUZZ_SECONDS ?= 20
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-Iproto $(PKG_CFLAGS)
 
+# Keep the objects of chained rules (tests, tools): no "rm" after a run.
+.SECONDARY:
+
 .PHONY: all check check-fast check-unit check-cli check-guest kernel \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume
