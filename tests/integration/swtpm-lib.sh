@@ -64,3 +64,38 @@ swtpm_stop() {
 		SWTPM_PID=
 	fi
 }
+
+# ---- TAP and setup shared by the integration tests ----
+
+SWTPM_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+tap_n=0
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
+not_ok() {
+	tap_n=$((tap_n + 1))
+	echo "not ok $tap_n - $1"
+	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"
+}
+bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && sed 's/^/# /' "$2"; exit 1; }
+
+# Every tool named must be installed (deploy/install-deps.sh brings them):
+# a missing one fails the test rather than skipping it.
+require_tools() {
+	local tool
+
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || bail "$tool not installed (deploy/install-deps.sh)"
+	done
+}
+
+# Path of a test driver built by `make` (tests/tools/<name>.c).
+tool_path() {
+	local path="${IMATRUST_TOOLS:-$SWTPM_LIB_ROOT/build/tests/tools}/$1"
+
+	if [ ! -x "$path" ]; then
+		# called in $(...): tell stderr, the caller exits
+		echo "Bail out! no $path: run make first" >&2
+		return 1
+	fi
+	echo "$path"
+}

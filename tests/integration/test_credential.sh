@@ -10,8 +10,7 @@
 # credential for another AK's Name, or with one byte flipped, must fail.
 #
 # Needs: swtpm, tpm2-tools, python3; the makecred tool from
-# $IMATRUST_TOOLS (default build/tests/tools), else it is compiled here
-# against build/lib/libimatrust.a.
+# $IMATRUST_TOOLS (default build/tests/tools), built by make.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,32 +27,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"
-}
-bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && sed 's/^/# /' "$2"; exit 1; }
-
-for tool in swtpm tpm2_createek tpm2_activatecredential python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool not installed"
-		exit 0
-	fi
-done
-
-makecred=${IMATRUST_TOOLS:-$root/build/tests/tools}/makecred
-if [ ! -x "$makecred" ]; then
-	makecred="$tmp/makecred"
-	lib="$root/build/lib/libimatrust.a"
-	[ -f "$lib" ] || bail "no $lib: run make first"
-	# shellcheck disable=SC2046 # one word per flag
-	cc -std=gnu11 -I"$root/proto" "$root/tests/tools/makecred.c" \
-		"$lib" $(pkg-config --libs libcrypto tss2-mu) -o "$makecred" \
-		2>"$tmp/cc.log" || bail "cannot build makecred" "$tmp/cc.log"
-fi
+require_tools swtpm tpm2_createek tpm2_activatecredential python3
+makecred=$(tool_path makecred) || exit 1
 
 mkdir "$tmp/state"
 cp "$fx/swtpm-state.permall" "$tmp/state/tpm2-00.permall"
@@ -155,4 +130,4 @@ for pair in ek-rsa:rsa:ak-rsa:ak-rsa2 ek-ecc:ecc:ak-ecc:ak-rsa; do
 	fi
 done
 
-echo "1..$n"
+echo "1..$tap_n"

@@ -14,8 +14,7 @@
 # makes); OpenSSL and we accept them.
 #
 # Needs: swtpm, tpm2-tools, python3; the quote_check tool from
-# $IMATRUST_TOOLS (default build/tests/tools), else it is compiled here
-# against build/lib/libimatrust.a.
+# $IMATRUST_TOOLS (default build/tests/tools), built by make.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,32 +30,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"
-}
-bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && sed 's/^/# /' "$2"; exit 1; }
-
-for tool in swtpm tpm2_quote tpm2_checkquote python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool not installed"
-		exit 0
-	fi
-done
-
-qc=${IMATRUST_TOOLS:-$root/build/tests/tools}/quote_check
-if [ ! -x "$qc" ]; then
-	qc="$tmp/quote_check"
-	lib="$root/build/lib/libimatrust.a"
-	[ -f "$lib" ] || bail "no $lib: run make first"
-	# shellcheck disable=SC2046 # one word per flag
-	cc -std=gnu11 -I"$root/proto" "$root/tests/tools/quote_check.c" \
-		"$lib" $(pkg-config --libs libcrypto tss2-mu) -o "$qc" \
-		2>"$tmp/cc.log" || bail "cannot build quote_check" "$tmp/cc.log"
-fi
+require_tools swtpm tpm2_quote tpm2_checkquote python3
+qc=$(tool_path quote_check) || exit 1
 
 mkdir "$tmp/state"
 swtpm_start "$tmp/state" "$tmp/swtpm.log" || bail "swtpm did not start" \
@@ -170,4 +145,4 @@ for spec in ak-rsa:rsassa ak-rsa2:rsassa ak-rsapss:rsapss ak-ecc:ecdsa; do
 		"$nonce" "${good[@]}" "signature"
 done
 
-echo "1..$n"
+echo "1..$tap_n"
