@@ -21,16 +21,15 @@ static const char *const ima_fixtures[] = {
 
 #define IMA_FIXTURE_COUNT (sizeof(ima_fixtures) / sizeof(ima_fixtures[0]))
 
-/* Read tests/fixtures/ima/<dir>/<name> whole; aborts the test on failure. */
-static inline uint8_t *fixture_load(const char *dir, const char *name,
-				    size_t *len)
+/* Read tests/fixtures/<rel> whole, NUL-terminated; aborts on failure. */
+static inline uint8_t *fixture_read(const char *rel, size_t *len)
 {
 	char path[512];
 	uint8_t *buf;
 	long size;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/ima/%s/%s", FIXTURE_DIR, dir, name);
+	snprintf(path, sizeof(path), "%s/%s", FIXTURE_DIR, rel);
 	f = fopen(path, "rb");
 	if (f == NULL) {
 		fprintf(stderr, "cannot open fixture %s\n", path);
@@ -46,6 +45,16 @@ static inline uint8_t *fixture_load(const char *dir, const char *name,
 	fclose(f);
 	*len = (size_t)size;
 	return buf;
+}
+
+/* Read tests/fixtures/ima/<dir>/<name> whole. */
+static inline uint8_t *fixture_load(const char *dir, const char *name,
+				    size_t *len)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "ima/%s/%s", dir, name);
+	return fixture_read(rel, len);
 }
 
 #endif /* IMATRUST_TEST_FIXTURE_H */

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../fixture.h"
+
 #include <openssl/core_names.h>
 #include <openssl/kdf.h>
 #include <openssl/rsa.h>
@@ -28,31 +30,14 @@
 #include "tpm_crypto.h"
 #include "tpm_public.h"
 
-#ifndef FIXTURE_DIR
-#error "FIXTURE_DIR must name tests/fixtures"
-#endif
 
-/* Read tests/fixtures/tpm/<name> whole; aborts the test on failure. */
+/* Read tests/fixtures/tpm/<name> whole. */
 static uint8_t *load(const char *name, size_t *len)
 {
-	char path[512];
-	uint8_t *buf;
-	long size;
-	FILE *f;
+	char rel[160];
 
-	snprintf(path, sizeof(path), "%s/tpm/%s", FIXTURE_DIR, name);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		fail_msg("cannot open fixture %s", path);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
+	snprintf(rel, sizeof(rel), "tpm/%s", name);
+	return fixture_read(rel, len);
 }
 
 static void load_public(const char *name, TPMT_PUBLIC *pub)

@@ -12,15 +12,14 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../fixture.h"
+
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 
 #include "hex.h"
 #include "tpm_public.h"
 
-#ifndef FIXTURE_DIR
-#error "FIXTURE_DIR must name tests/fixtures"
-#endif
 
 static const char *const aks[] = { "ak-rsa", "ak-rsa2", "ak-rsapss", "ak-ecc" };
 static const char *const eks[] = { "ek-rsa", "ek-ecc" };
@@ -28,28 +27,13 @@ static const char *const eks[] = { "ek-rsa", "ek-ecc" };
 #define AK_COUNT (sizeof(aks) / sizeof(aks[0]))
 #define EK_COUNT (sizeof(eks) / sizeof(eks[0]))
 
-/* Read tests/fixtures/tpm/<what>.<ext> whole; aborts the test on failure. */
+/* Read tests/fixtures/tpm/<what>.<ext> whole. */
 static uint8_t *load(const char *what, const char *ext, size_t *len)
 {
-	char path[512];
-	uint8_t *buf;
-	long size;
-	FILE *f;
+	char rel[160];
 
-	snprintf(path, sizeof(path), "%s/tpm/%s.%s", FIXTURE_DIR, what, ext);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		fail_msg("cannot open fixture %s", path);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	buf[size] = '\0';
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
+	snprintf(rel, sizeof(rel), "tpm/%s.%s", what, ext);
+	return fixture_read(rel, len);
 }
 
 static void load_public(const char *what, TPMT_PUBLIC *pub)

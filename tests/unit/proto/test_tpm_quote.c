@@ -13,41 +13,25 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../fixture.h"
+
 #include "hex.h"
 #include "tpm_public.h"
 #include "tpm_quote.h"
 
-#ifndef FIXTURE_DIR
-#error "FIXTURE_DIR must name tests/fixtures"
-#endif
 
 /* The four AKs of the fixtures; each signed one quote. */
 static const char *const aks[] = { "ak-rsa", "ak-rsa2", "ak-rsapss", "ak-ecc" };
 
 #define AK_COUNT (sizeof(aks) / sizeof(aks[0]))
 
-/* Read tests/fixtures/tpm/<name> whole; aborts the test on failure. */
+/* Read tests/fixtures/tpm/<name> whole. */
 static uint8_t *load(const char *name, size_t *len)
 {
-	char path[512];
-	uint8_t *buf;
-	long size;
-	FILE *f;
+	char rel[160];
 
-	snprintf(path, sizeof(path), "%s/tpm/%s", FIXTURE_DIR, name);
-	f = fopen(path, "rb");
-	if (f == NULL)
-		fail_msg("cannot open fixture %s", path);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	buf[size] = '\0';
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
+	snprintf(rel, sizeof(rel), "tpm/%s", name);
+	return fixture_read(rel, len);
 }
 
 /* Load "<what>.<ext>" for an AK or a quote, e.g. ("quote-ak-rsa", "msg"). */
