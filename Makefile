@@ -55,18 +55,19 @@ DB_OBJ := $(DB_SRC:%.c=$(BUILD)/%.o)
 LIBDB := $(BUILD)/lib/libimadb.a
 
 # The agent's modules that need no TPM (agent/), linked into tests too.
-AGENT_MAINS :=
+AGENT_MAINS := agent/imatrust-agent.c
 AGENT_SRC := $(filter-out $(AGENT_MAINS),$(wildcard agent/*.c))
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
 LIBAGENT := $(BUILD)/lib/libagent.a
 
 # The verifier side: the CLI's modules, linked into tests too.
-VERIFIER_MAINS := verifier/imatrust.c
+VERIFIER_MAINS := verifier/imatrust.c verifier/imatrust-verifier.c
 VERIFIER_SRC := $(filter-out $(VERIFIER_MAINS),$(wildcard verifier/*.c))
 VERIFIER_OBJ := $(VERIFIER_SRC:%.c=$(BUILD)/%.o)
 LIBVERIFIER := $(BUILD)/lib/libverifier.a
 
-BINS := $(BUILD)/bin/imatrust
+BINS := $(BUILD)/bin/imatrust $(BUILD)/bin/imatrust-verifier \
+	$(BUILD)/bin/imatrust-agent
 BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list
 
 # Drivers that put library functions on the command line for the shell
@@ -118,6 +119,17 @@ $(LIBDB): $(DB_OBJ)
 $(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The verifier daemon shares the agent's log module (one log API).
+$(BUILD)/bin/imatrust-verifier: $(BUILD)/verifier/imatrust-verifier.o \
+		$(LIBVERIFIER) $(LIBDB) $(BUILD)/agent/log.o $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
+$(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
+		$(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TPM_LIBS) $(PKG_LIBS)
 
 $(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) $(LIBIMATRUST)
 	@mkdir -p $(@D)

@@ -48,6 +48,15 @@ static const struct key keys[] = {
 	UINT("max_connections", max_connections, 1, 100000, "4096",
 	     "concurrent connections (one per agent)"),
 	STR("log_level", log_level, "info", 0, "debug, info or warning"),
+	UINT("threads", threads, 1, 64, "2", "HTTPS worker threads"),
+	STR("violations", violations, "allow", 0,
+	    "policy for IMA violation records (ToMToU, open_writers): 'allow' records an event, 'untrusted' makes the machine untrusted"),
+	STR("any_path", any_path, "deny", 0,
+	    "policy for a digest listed only for another path: 'allow' accepts it, 'deny' judges it unknown"),
+	UINT("keep_boots", keep_boots, 1, 1000, "3",
+	     "boots (with their records and events) kept per machine"),
+	UINT("max_events", max_events, 0, 10000000, "10000",
+	     "events kept per machine (0: no cap)"),
 };
 
 #define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
@@ -180,6 +189,16 @@ int config_check(const struct config *c, char *errbuf, size_t errlen)
 	    strcmp(c->log_level, "warning") != 0) {
 		snprintf(errbuf, errlen,
 			 "log_level must be debug, info or warning");
+		return -1;
+	}
+	if (strcmp(c->violations, "allow") != 0 &&
+	    strcmp(c->violations, "untrusted") != 0) {
+		snprintf(errbuf, errlen, "violations must be allow or untrusted");
+		return -1;
+	}
+	if (strcmp(c->any_path, "allow") != 0 &&
+	    strcmp(c->any_path, "deny") != 0) {
+		snprintf(errbuf, errlen, "any_path must be allow or deny");
 		return -1;
 	}
 	return 0;

@@ -28,6 +28,12 @@ struct config {
 	uint64_t max_body;		/* bytes of one request body */
 	uint64_t max_connections;
 	char log_level[16];		/* debug, info, warning */
+	uint64_t threads;		/* HTTPS worker threads */
+	char violations[16];		/* policy: "allow" or "untrusted" */
+	char any_path[16];		/* policy: "allow" or "deny" a digest
+					 * known only for another path */
+	uint64_t keep_boots;		/* retention: boots kept per machine */
+	uint64_t max_events;		/* retention: events per machine */
 };
 
 /**

@@ -215,6 +215,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	if (st->refuse != 0) {
 		http_error(&res, st->refuse, "%s", st->why);
 	} else {
+		st->req.conn = conn;
 		st->req.method = method;
 		st->req.path = url;
 		st->req.body = st->body != NULL ? st->body : "";
@@ -240,6 +241,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	free(st->body);
 	free(st);
 	*con_cls = NULL;
+}
+
+const char *http_query(const struct http_request *req, const char *key)
+{
+	if (req->conn == NULL)
+		return NULL;
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND,
+					   key);
 }
 
 static int make_addr(const struct http_config *cfg,

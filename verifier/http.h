@@ -24,6 +24,7 @@ struct http_request {
 	const char *authorization;	/* header value, or NULL */
 	size_t nparams;
 	char params[HTTP_PARAMS_MAX][HTTP_PARAM_MAX + 1];
+	void *conn;		/* the server's; for http_query() only */
 };
 
 struct http_response {
@@ -85,6 +86,15 @@ void http_stop(struct http_server *s);
  */
 void http_error(struct http_response *res, unsigned int status,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * http_query() - the value of query argument @key ("?after=5"), or NULL.
+ * @req: the request being handled
+ * @key: the argument's name
+ *
+ * Return: the decoded value, borrowed until the handler returns.
+ */
+const char *http_query(const struct http_request *req, const char *key);
 
 /**
  * http_route_match() - match @path against @pattern, collecting "{}"s.

@@ -1,27 +1,87 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * verifier.h - the verifier's state, shared by its route handlers.
+ * verifier.h - imatrust-verifier's state, shared by its route handlers.
+ *
+ * Route handlers run on libmicrohttpd's worker threads. The database is
+ * one SQLite connection (db.h: not thread-safe), so every db_* call and
+ * every read-modify-write of a machine happens under v->lock; handlers do
+ * their CPU work (JSON, signature checks, replay) outside it.
  */
 #ifndef IMATRUST_VERIFIER_H
 #define IMATRUST_VERIFIER_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <time.h>
+
+#include <openssl/x509_vfy.h>
 
 #include "config.h"
 #include "http.h"
 
 struct db;
 
+/* Counters for GET /v1/metrics; updated without the lock. */
+struct verifier_metrics {
+	atomic_uint_fast64_t enrollments;	/* accepted POST /v1/agents */
+	atomic_uint_fast64_t activations;	/* proofs accepted */
+	atomic_uint_fast64_t evidence_ok;	/* evidence that verified */
+	atomic_uint_fast64_t evidence_failed;	/* evidence judged failed */
+	atomic_uint_fast64_t records;		/* records judged */
+	atomic_uint_fast64_t rejected;		/* 4xx answers to agents */
+};
+
 struct verifier {
 	struct config cfg;
+	pthread_mutex_t lock;	/* protects db: held around every db_* call */
 	struct db *db;		/* owned; the one writer connection */
+	X509_STORE *ek_ca;	/* EK issuers from cfg.ek_ca; NULL if none */
 	time_t started;
+	struct verifier_metrics metrics;
 };
 
 /* The REST routes under /v1, terminated by a NULL method. */
 extern const struct http_route verifier_routes[];
 
+/* route_health.c */
 void route_health(void *ctx, const struct http_request *req,
 		  struct http_response *res);
+
+/* route_agents.c: the agent side, authenticated by TPM evidence */
+void route_agents_enroll(void *ctx, const struct http_request *req,
+			 struct http_response *res);
+void route_agents_activate(void *ctx, const struct http_request *req,
+			   struct http_response *res);
+void route_agents_nonce(void *ctx, const struct http_request *req,
+			struct http_response *res);
+void route_agents_evidence(void *ctx, const struct http_request *req,
+			   struct http_response *res);
+
+/* route_machines.c: the operator side (bearer token) */
+void route_machines_list(void *ctx, const struct http_request *req,
+			 struct http_response *res);
+void route_machines_get(void *ctx, const struct http_request *req,
+			struct http_response *res);
+void route_machines_events(void *ctx, const struct http_request *req,
+			   struct http_response *res);
+void route_machines_records(void *ctx, const struct http_request *req,
+			    struct http_response *res);
+void route_machines_approve(void *ctx, const struct http_request *req,
+			    struct http_response *res);
+
+/* route_refs.c: reference digests (bearer token) */
+void route_refs_import(void *ctx, const struct http_request *req,
+		       struct http_response *res);
+void route_refs_list(void *ctx, const struct http_request *req,
+		     struct http_response *res);
+void route_refs_delete(void *ctx, const struct http_request *req,
+		       struct http_response *res);
+
+/* route_metrics.c: Prometheus text and the fleet page (no token) */
+void route_metrics(void *ctx, const struct http_request *req,
+		   struct http_response *res);
+void route_page(void *ctx, const struct http_request *req,
+		struct http_response *res);
 
 #endif /* IMATRUST_VERIFIER_H */
