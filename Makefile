@@ -92,7 +92,8 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 
 .PHONY: all check check-fast check-unit check-cli check-guest kernel \
 	kernel-stock kernel-check images bench deps clean format fuzz \
-	check-fuzz check-integration check-guest-streaming bench-kernel-resume
+	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
+	demo check-guest-fleet
 
 all: $(BINS) $(BENCH_BINS)
 
@@ -203,6 +204,13 @@ check-guest-streaming: all
 
 bench-kernel-resume:
 	@tests/bench/kernel-resume
+
+# The fleet: three guests with the agent, one verifier (issue: fleet e2e).
+demo: all
+	@deploy/demo.sh
+
+check-guest-fleet: all
+	@tests/guest/fleet/run.sh
 
 bench: all
 	@tests/bench/replay

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * judge.h - the verdict of a measurement record (DESIGN §5), and whether
+ * a boot's records are all acceptable under the configured policy.
+ *
+ * The one place the policy lives: evidence (route_agents.c) and
+ * re-judging after a reference import (rejudge.c) both call these, so a
+ * record gets the same verdict whichever way it is judged. Call with
+ * v->lock held (they read the database).
+ */
+#ifndef IMATRUST_JUDGE_H
+#define IMATRUST_JUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "verifier.h"
+
+#define JUDGE_REASON_MAX 1024	/* bytes of a reason's JSON text */
+
+/* One record as it is judged: what the list or the database holds. */
+struct judge_input {
+	const char *path;	/* NUL-terminated event name */
+	const char *algo;	/* file digest algorithm, kernel name */
+	const uint8_t *digest;
+	size_t digest_len;
+	int violation;		/* the record is a violation (ToMToU, ...) */
+	int boot_aggregate;	/* the boot_aggregate record: checked apart */
+};
+
+/**
+ * judge_record() - the verdict of one record.
+ * @v: the verifier (policy and reference digests)
+ * @in: the record
+ * @verdict: receives the verdict
+ * @err: filled on a storage failure
+ *
+ * Violations are "violation"; the boot_aggregate record is "excluded"
+ * (it is checked against the quoted PCRs instead); a record without a
+ * file digest (ima-buf, ...) is "unknown". Otherwise the reference
+ * lookup decides: known, mismatch, or unknown; a digest known only for
+ * another path is "known" when any_path = allow.
+ *
+ * Return: 0, or -1 on a storage failure.
+ */
+int judge_record(struct verifier *v, const struct judge_input *in,
+		 enum db_verdict *verdict, struct imt_error *err);
+
+/**
+ * judge_acceptable() - may a trusted machine have run a record judged
+ * @verdict? known and excluded always; violation when violations = allow.
+ * @v: the verifier
+ * @verdict: the verdict
+ */
+int judge_acceptable(const struct verifier *v, enum db_verdict verdict);
+
+/**
+ * judge_reason() - the JSON reason naming the record that is not
+ * acceptable: {"check":"record","index":N,"path":...,"digest":"alg:hex",
+ * "verdict":...}.
+ * @index: the record's list index
+ * @in: the record
+ * @verdict: its verdict
+ * @out: receives the text, at most JUDGE_REASON_MAX bytes (a long path
+ *       is cut, never the JSON)
+ */
+void judge_reason(uint64_t index, const struct judge_input *in,
+		  enum db_verdict verdict, char out[JUDGE_REASON_MAX]);
+
+/**
+ * judge_boot() - are all stored records of @boot_id acceptable?
+ * @v: the verifier
+ * @boot_id: the boot
+ * @nrecords: its next_record_index (how many records it has)
+ * @ok: receives 1 when they are, else 0
+ * @reason: receives judge_reason() of the first one that is not
+ * @err: filled on a storage failure
+ *
+ * Return: 0, or -1 on a storage failure.
+ */
+int judge_boot(struct verifier *v, int64_t boot_id, uint64_t nrecords,
+	       int *ok, char reason[JUDGE_REASON_MAX], struct imt_error *err);
+
+#endif /* IMATRUST_JUDGE_H */
