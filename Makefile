@@ -121,9 +121,10 @@ $(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) $(LIBIMATRUST
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# The verifier daemon shares the agent's log module (one log API).
+# The verifier daemon shares the agent's log and sd_notify modules.
 $(BUILD)/bin/imatrust-verifier: $(BUILD)/verifier/imatrust-verifier.o \
-		$(LIBVERIFIER) $(LIBDB) $(BUILD)/agent/log.o $(LIBIMATRUST)
+		$(LIBVERIFIER) $(LIBDB) $(BUILD)/agent/log.o \
+		$(BUILD)/agent/notify.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 

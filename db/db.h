@@ -257,6 +257,7 @@ struct db_machine {
 	int64_t created_at;
 	int64_t last_seen;	/* 0 before the first evidence */
 	int approved;
+	int activated;		/* its TPM proved it holds EK and AK */
 };
 
 struct db_event {
@@ -349,6 +350,56 @@ int db_event_add(struct db *db, const char *machine_id, const char *kind,
 int db_event_list(struct db *db, const char *machine_id, int64_t after,
 		  unsigned int limit, db_event_cb cb, void *arg,
 		  struct imt_error *err);
+
+/* ---- enrollment (db_enroll.c) --------------------------------------- */
+
+#define DB_SECRET_MIN 16	/* bytes in a credential secret, at least */
+#define DB_SECRET_MAX 64	/* ... at most (TPM2B_DIGEST) */
+
+/*
+ * An open credential challenge (DESIGN §3): the secret made for the AK
+ * @ak_pub, kept until the agent proves it recovered it or enrolls again.
+ * A re-enrollment of a known machine keeps its old AK valid until the new
+ * one is proven.
+ */
+struct db_challenge {
+	uint8_t secret[DB_SECRET_MAX];
+	size_t secret_len;
+	uint8_t ak_pub[DB_KEY_MAX];
+	size_t ak_pub_len;
+	uint8_t ak_name[DB_AK_NAME_MAX];
+	size_t ak_name_len;
+	int ek_chained;		/* the EK certificate chained to a CA */
+	int64_t expires_at;	/* void from then on */
+};
+
+/** db_challenge_put() - store (or replace) @machine_id's challenge. */
+int db_challenge_put(struct db *db, const char *machine_id,
+		     const struct db_challenge *c, struct imt_error *err);
+
+/**
+ * db_challenge_get() - read @machine_id's challenge.
+ * @found: 1 when there is one (expired or not), else 0
+ */
+int db_challenge_get(struct db *db, const char *machine_id,
+		     struct db_challenge *out, int *found,
+		     struct imt_error *err);
+
+/** db_challenge_delete() - void the challenge (a wrong proof). */
+int db_challenge_delete(struct db *db, const char *machine_id,
+			struct imt_error *err);
+
+/**
+ * db_machine_activate() - the proof was right: in one transaction, bind
+ * the challenge's AK to the machine, mark it activated, drop the
+ * challenge, write an "activated" event, and move the state to
+ * "enrolling" when its EK chained or an operator approved it, else to
+ * "pending".
+ * @state: receives the new state (may be NULL)
+ */
+int db_machine_activate(struct db *db, const char *machine_id,
+			const struct db_challenge *c, int64_t now,
+			enum db_machine_state *state, struct imt_error *err);
 
 /* ---- boots and records (db_boot.c) ------------------------------------ */
 

@@ -94,6 +94,18 @@ int db_check_digest(const char *algo, const uint8_t *digest, size_t len,
 		    struct imt_error *err);
 int db_check_limit(unsigned int limit, struct imt_error *err);
 
+/*
+ * db_event_insert() - append an event inside the caller's transaction; the
+ * boot is the machine's current one (db_machine.c).
+ */
+int db_event_insert(struct db *db, const char *id, int64_t now,
+		    const char *kind, const char *from, const char *to,
+		    const char *reason, struct imt_error *err);
+
+/* db_state_set() - db_machine_set_state() inside the caller's transaction */
+int db_state_set(struct db *db, const char *id, const char *to,
+		 const char *reason, int64_t now, struct imt_error *err);
+
 /* db_hook() - run the test hook for @point, if one is set. */
 void db_hook(struct db *db, const char *point);
 

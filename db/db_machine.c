@@ -89,9 +89,9 @@ static const char sql_event_insert[] =
 	"to_state, reason) VALUES (?1, (SELECT max(id) FROM boots "
 	"WHERE machine_id = ?1), ?2, ?3, ?4, ?5, ?6)";
 
-static int event_insert(struct db *db, const char *id, int64_t now,
-			const char *kind, const char *from, const char *to,
-			const char *reason, struct imt_error *err)
+int db_event_insert(struct db *db, const char *id, int64_t now,
+		    const char *kind, const char *from, const char *to,
+		    const char *reason, struct imt_error *err)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_event_insert, err);
 
@@ -134,7 +134,7 @@ static int machine_insert(struct db *db, const struct db_machine_new *m,
 				      IMT_NO_POS, "machine %s exists", m->id);
 		return -1;
 	}
-	return event_insert(db, m->id, now, "enrolled", NULL, state, NULL,
+	return db_event_insert(db, m->id, now, "enrolled", NULL, state, NULL,
 			    err);
 }
 
@@ -154,7 +154,7 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 
 #define SQL_MACHINE_COLUMNS \
 	"SELECT id, ek_pub, ek_cert, ak_pub, ak_name, state, state_reason, " \
-	"created_at, last_seen, approved FROM machines "
+	"created_at, last_seen, approved, activated FROM machines "
 
 static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE id = ?1";
 static const char sql_machine_list[] =
@@ -194,6 +194,7 @@ static int machine_from_row(sqlite3_stmt *st, struct db_machine *m)
 	m->created_at = sqlite3_column_int64(st, 7);
 	m->last_seen = sqlite3_column_int64(st, 8);
 	m->approved = sqlite3_column_int(st, 9);
+	m->activated = sqlite3_column_int(st, 10);
 	return 0;
 }
 
@@ -379,8 +380,8 @@ static int no_machine(const char *id, struct imt_error *err)
 	return -1;
 }
 
-static int set_state(struct db *db, const char *id, const char *to,
-		     const char *reason, int64_t now, struct imt_error *err)
+int db_state_set(struct db *db, const char *id, const char *to,
+		 const char *reason, int64_t now, struct imt_error *err)
 {
 	sqlite3_stmt *st;
 	char from[16];
@@ -399,7 +400,7 @@ static int set_state(struct db *db, const char *id, const char *to,
 		return -1;
 	if (strcmp(from, to) == 0)
 		return 0;
-	return event_insert(db, id, now, "state", from, to, reason, err);
+	return db_event_insert(db, id, now, "state", from, to, reason, err);
 }
 
 int db_machine_set_state(struct db *db, const char *id,
@@ -411,7 +412,7 @@ int db_machine_set_state(struct db *db, const char *id,
 	if (check_id(id, err) < 0 || check_state(state, err) < 0 ||
 	    check_reason(reason, err) < 0 || db_begin(db, err) < 0)
 		return -1;
-	if (set_state(db, id, db_machine_state_name(state), reason, now,
+	if (db_state_set(db, id, db_machine_state_name(state), reason, now,
 		      err) < 0) {
 		db_rollback(db);
 		return -1;
@@ -471,13 +472,13 @@ static int approve(struct db *db, const char *id, const char *operator,
 		goto out;
 	reason = approve_reason(db, operator, err);
 	if (reason == NULL ||
-	    event_insert(db, id, now, "approved", NULL, NULL, reason,
+	    db_event_insert(db, id, now, "approved", NULL, NULL, reason,
 			 err) < 0 ||
 	    state_get(db, id, from, sizeof(from), err) < 0)
 		goto out;
 	/* A pending machine may now finish enrollment. */
 	if (strcmp(from, "pending") == 0 &&
-	    set_state(db, id, "enrolling", reason, now, err) < 0)
+	    db_state_set(db, id, "enrolling", reason, now, err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -510,7 +511,7 @@ int db_event_add(struct db *db, const char *machine_id, const char *kind,
 	    db_check_str(kind, DB_NAME_MAX, "event kind", err) < 0 ||
 	    check_reason(reason, err) < 0 || db_begin(db, err) < 0)
 		return -1;
-	if (event_insert(db, machine_id, now, kind, NULL, NULL, reason,
+	if (db_event_insert(db, machine_id, now, kind, NULL, NULL, reason,
 			 err) < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			no_machine(machine_id, err);

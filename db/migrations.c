@@ -140,8 +140,35 @@ static const char migration_0001[] =
 	"PRAGMA user_version = 1;\n"
 	;
 
+static const char migration_0002[] =
+	"-- 0002_enrollment.sql - credential activation (DESIGN §3).\n"
+	"--\n"
+	"-- A machine is activated once its agent proved, by TPM2_ActivateCredential,\n"
+	"-- that one TPM holds both its EK and its AK. Until then the challenge's\n"
+	"-- secret waits here with the AK it was made for; a re-enrollment of a\n"
+	"-- known machine leaves machines.ak_pub (the proven AK) in force until the\n"
+	"-- new AK is proven too. The row goes away with the proof.\n"
+	"\n"
+	"ALTER TABLE machines ADD COLUMN activated INTEGER NOT NULL DEFAULT 0\n"
+	"\tCHECK (activated IN (0, 1));\n"
+	"\n"
+	"CREATE TABLE challenges (\n"
+	"\tmachine_id\tTEXT PRIMARY KEY\n"
+	"\t\t\tREFERENCES machines(id) ON DELETE CASCADE,\n"
+	"\tsecret\t\tBLOB NOT NULL\n"
+	"\t\t\tCHECK (length(secret) BETWEEN 16 AND 64),\n"
+	"\tak_pub\t\tBLOB NOT NULL,\n"
+	"\tak_name\t\tBLOB NOT NULL,\n"
+	"\tek_chained\tINTEGER NOT NULL CHECK (ek_chained IN (0, 1)),\n"
+	"\texpires_at\tINTEGER NOT NULL\n"
+	") STRICT, WITHOUT ROWID;\n"
+	"\n"
+	"PRAGMA user_version = 2;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
+	{ 2, "0002_enrollment", migration_0002 },
 };
 
 const size_t db_migration_count =

@@ -1,6 +1,349 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* imatrust-verifier.c - STUB: the daemon's main comes next. */
-int main(void)
+/*
+ * imatrust-verifier.c - the verifier daemon: configuration, the database,
+ * the HTTPS front, and the housekeeping clock (stale machines, retention).
+ *
+ *	imatrust-verifier [-d] [-c FILE]		serve
+ *	imatrust-verifier -n [-c FILE]			check the config, exit
+ *	imatrust-verifier -H				print the config keys
+ *	imatrust-verifier [-c FILE] token add|rm NAME	operator tokens
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+#include <openssl/x509_vfy.h>
+
+#include "db.h"
+#include "hex.h"
+#include "log.h"
+#include "notify.h"
+#include "verifier.h"
+
+#define DEFAULT_CONFIG "/etc/imatrust/verifier.conf"
+#define PEM_MAX (1u << 20)	/* a larger certificate or key file is bogus */
+#define TOKEN_BYTES 32		/* a new operator token, before hex */
+#define STALE_BATCH 1000	/* machines turned stale per tick */
+#define RETENTION_PERIOD 60	/* seconds between retention passes */
+#define RETENTION_ROWS 5000	/* rows deleted per pass */
+
+static volatile sig_atomic_t quit;
+
+static void on_signal(int sig)
 {
-	return 1;
+	(void)sig;
+	quit = 1;
+}
+
+/* Read a whole file of at most @max bytes, NUL-terminated; NULL + log. */
+static char *slurp(const char *path, size_t max, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		log_warn("%s", path);
+		return NULL;
+	}
+	buf = malloc(max + 1);
+	if (buf == NULL)
+		goto fail;
+	while ((r = read(fd, buf + n, max + 1 - n)) > 0) {
+		n += (size_t)r;
+		if (n > max) {
+			log_warnx("%s: larger than %zu bytes", path, max);
+			goto fail;
+		}
+	}
+	if (r < 0) {
+		log_warn("%s", path);
+		goto fail;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int load_config(struct config *c, const char *path)
+{
+	char err[512];
+	size_t len;
+	char *text = slurp(path, CONFIG_FILE_MAX, &len);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	config_defaults(c);
+	rc = config_parse(c, path, text, len, err, sizeof(err));
+	free(text);
+	if (rc == 0)
+		rc = config_check(c, err, sizeof(err));
+	if (rc < 0)
+		log_warnx("%s", err);
+	return rc;
+}
+
+static X509_STORE *load_ek_ca(const char *path)
+{
+	X509_STORE *store;
+
+	if (path[0] == '\0') {
+		log_info("no ek_ca: every machine waits in 'pending' for an operator");
+		return NULL;
+	}
+	store = X509_STORE_new();
+	if (store == NULL || X509_STORE_load_file(store, path) != 1) {
+		log_warnx("%s: cannot load the EK CA bundle", path);
+		X509_STORE_free(store);
+		return NULL;
+	}
+	return store;
+}
+
+static int open_db(struct verifier *v)
+{
+	struct imt_error err;
+
+	if (db_open(v->cfg.database, &v->db, &err) < 0) {
+		log_warnx("%s: %s", v->cfg.database, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int token_command(struct verifier *v, int argc, char **argv)
+{
+	uint8_t raw[TOKEN_BYTES];
+	char token[2 * TOKEN_BYTES + 1];
+	struct imt_error err;
+	int deleted = 0, rc = 1;
+
+	if (argc != 3 || (strcmp(argv[1], "add") != 0 &&
+			  strcmp(argv[1], "rm") != 0)) {
+		fprintf(stderr, "usage: imatrust-verifier [-c FILE] token add|rm NAME\n");
+		return 2;
+	}
+	if (open_db(v) < 0)
+		return 1;
+	if (strcmp(argv[1], "rm") == 0) {
+		if (db_token_delete(v->db, argv[2], &deleted, &err) < 0)
+			log_warnx("token rm: %s", err.msg);
+		else if (!deleted)
+			log_warnx("no token named %s", argv[2]);
+		else
+			rc = 0;
+		goto out;
+	}
+	if (RAND_bytes(raw, sizeof(raw)) != 1) {
+		log_warnx("no randomness for a token");
+		goto out;
+	}
+	/* The token is its hex text: what the operator pastes is hashed. */
+	hex_encode(raw, sizeof(raw), token);
+	if (db_token_add(v->db, argv[2], (const uint8_t *)token, strlen(token),
+			 time(NULL), &err) < 0) {
+		log_warnx("token add: %s", err.msg);
+	} else {
+		printf("%s\n", token);
+		rc = 0;
+	}
+	explicit_bzero(raw, sizeof(raw));
+	explicit_bzero(token, sizeof(token));
+out:
+	db_close(v->db);
+	return rc;
+}
+
+struct stale_ctx {
+	char ids[STALE_BATCH][DB_MACHINE_ID_MAX + 1];
+	int64_t last_seen[STALE_BATCH];
+	size_t n;
+};
+
+static int collect_silent(const struct db_machine *m, void *arg)
+{
+	struct stale_ctx *s = arg;
+
+	memcpy(s->ids[s->n], m->id, sizeof(s->ids[0]));
+	s->last_seen[s->n++] = m->last_seen;
+	return s->n == STALE_BATCH;
+}
+
+/* Machines without valid evidence for stale_after seconds go stale. */
+static void mark_stale(struct verifier *v, time_t now)
+{
+	static struct stale_ctx s;
+	struct imt_error err;
+	char reason[128];
+	size_t i;
+
+	s.n = 0;
+	pthread_mutex_lock(&v->lock);
+	if (db_machine_list_silent(v->db, now - (time_t)v->cfg.stale_after,
+				   STALE_BATCH, collect_silent, &s, &err) < 0)
+		log_warnx("stale: %s", err.msg);
+	for (i = 0; i < s.n; i++) {
+		snprintf(reason, sizeof(reason),
+			 "{\"check\":\"deadline\",\"last_seen\":%lld,\"stale_after\":%llu}",
+			 (long long)s.last_seen[i],
+			 (unsigned long long)v->cfg.stale_after);
+		if (db_machine_set_state(v->db, s.ids[i], DB_STATE_STALE,
+					 reason, now, &err) < 0)
+			log_warnx("stale %s: %s", s.ids[i], err.msg);
+		else
+			log_info("%s: stale (no evidence for %llu s)",
+				 s.ids[i],
+				 (unsigned long long)v->cfg.stale_after);
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+static void run_retention(struct verifier *v, time_t now)
+{
+	struct db_retention r = {
+		.keep_boots = (unsigned int)v->cfg.keep_boots,
+		.max_events = (unsigned int)v->cfg.max_events,
+		.max_rows = RETENTION_ROWS,
+	};
+	struct imt_error err;
+	size_t deleted = 0;
+	int more = 0;
+
+	pthread_mutex_lock(&v->lock);
+	if (db_retention_run(v->db, &r, now, &deleted, &more, &err) < 0)
+		log_warnx("retention: %s", err.msg);
+	pthread_mutex_unlock(&v->lock);
+	if (deleted > 0)
+		log_debug("retention: %zu rows deleted%s", deleted,
+			  more ? ", more to go" : "");
+}
+
+static int serve(struct verifier *v)
+{
+	struct http_config hc = { 0 };
+	struct http_server *srv = NULL;
+	char *cert = NULL, *key = NULL, errbuf[256];
+	time_t last_retention = 0;
+	int rc = 1;
+
+	cert = slurp(v->cfg.tls_cert, PEM_MAX, NULL);
+	key = slurp(v->cfg.tls_key, PEM_MAX, NULL);
+	if (cert == NULL || key == NULL)
+		goto out;
+	if (v->cfg.ek_ca[0] != '\0' &&
+	    (v->ek_ca = load_ek_ca(v->cfg.ek_ca)) == NULL)
+		goto out;
+	if (open_db(v) < 0)
+		goto out;
+	hc.addr = v->cfg.listen_addr;
+	hc.port = (unsigned int)v->cfg.listen_port;
+	hc.cert_pem = cert;
+	hc.key_pem = key;
+	hc.max_connections = (unsigned int)v->cfg.max_connections;
+	hc.threads = (unsigned int)v->cfg.threads;
+	v->started = time(NULL);
+	srv = http_start(&hc, verifier_routes, v, errbuf, sizeof(errbuf));
+	if (srv == NULL) {
+		log_warnx("%s", errbuf);
+		goto out;
+	}
+	log_info("listening on https://%s:%u/ (database %s)",
+		 v->cfg.listen_addr, http_port(srv), v->cfg.database);
+	notify_ready("serving");
+	while (!quit) {
+		time_t now = time(NULL);
+
+		mark_stale(v, now);
+		if (now - last_retention >= RETENTION_PERIOD) {
+			run_retention(v, now);
+			last_retention = now;
+		}
+		sleep(1);
+	}
+	notify_stopping();
+	log_info("stopping");
+	rc = 0;
+out:
+	http_stop(srv);
+	db_close(v->db);
+	X509_STORE_free(v->ek_ca);
+	if (key != NULL)
+		explicit_bzero(key, strlen(key));
+	free(key);
+	free(cert);
+	return rc;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: imatrust-verifier [-dnH] [-c FILE] [token add|rm NAME]\n"
+		"  -c FILE  configuration (default " DEFAULT_CONFIG ")\n"
+		"  -d       debug log lines\n"
+		"  -n       check the configuration and exit\n"
+		"  -H       print every configuration key and exit\n");
+}
+
+int main(int argc, char **argv)
+{
+	static struct verifier v;
+	const char *path = DEFAULT_CONFIG;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int ch, check_only = 0, debug = 0;
+
+	while ((ch = getopt(argc, argv, "c:dnH")) != -1) {
+		switch (ch) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'd':
+			debug = 1;
+			break;
+		case 'n':
+			check_only = 1;
+			break;
+		case 'H':
+			config_print_help(stdout);
+			return 0;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	log_init("imatrust-verifier", debug);
+	if (load_config(&v.cfg, path) < 0)
+		return 1;
+	if (!debug && strcmp(v.cfg.log_level, "debug") == 0)
+		log_setverbose(1);
+	if (check_only) {
+		printf("%s: configuration OK\n", path);
+		return 0;
+	}
+	pthread_mutex_init(&v.lock, NULL);
+	if (argc > 0 && strcmp(argv[0], "token") == 0)
+		return token_command(&v, argc, argv);
+	if (argc > 0) {
+		usage();
+		return 2;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return serve(&v);
 }
