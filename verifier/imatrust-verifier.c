@@ -263,7 +263,7 @@ static int serve(struct verifier *v)
 	}
 	log_info("listening on https://%s:%u/ (database %s)",
 		 v->cfg.listen_addr, http_port(srv), v->cfg.database);
-	notify_ready("serving");
+	notify_send("READY=1\nSTATUS=serving");
 	while (!quit) {
 		time_t now = time(NULL);
 
@@ -274,7 +274,7 @@ static int serve(struct verifier *v)
 		}
 		sleep(1);
 	}
-	notify_stopping();
+	notify_send("STOPPING=1");
 	log_info("stopping");
 	rc = 0;
 out:
