@@ -499,7 +499,7 @@ static int consume_nonce(struct verifier *v, struct evidence *e, int64_t now,
 		return -1;
 	/* an earlier failure (a bad signature, say) is the one to report */
 	if (res != DB_NONCE_OK && e->check[0] == '\0')
-		fail(e, "nonce", "nonce %s", db_nonce_result_name(res));
+		fail(e, "nonce", "%s", db_nonce_result_name(res));
 	return 0;
 }
 
@@ -512,8 +512,12 @@ static void store_failure(struct verifier *v, struct evidence *e,
 
 	log_info("%s: failed: %s: %s", e->ev->agent, e->check, e->msg);
 	atomic_fetch_add(&v->metrics.evidence_failed, 1);
+	/* a failure while failed is no state change, but is worth an event */
 	if (db_machine_set_state(v->db, e->ev->agent, DB_STATE_FAILED, reason,
-				 now, &err) < 0) {
+				 now, &err) < 0 ||
+	    (e->m.state == DB_STATE_FAILED &&
+	     db_event_add(v->db, e->ev->agent, "failure", reason, now,
+			  &err) < 0)) {
 		answer_error(ans, 503, "storage: %s", err.msg);
 	} else if (issue_nonce(v, e->ev->agent, now, ans) == 0) {
 		ans->status = 200;
