@@ -554,7 +554,7 @@ static void commit(struct verifier *v, struct evidence *e, int64_t now,
 	    (found && (now_boot.id != e->boot.id ||
 		       now_boot.next_record_index !=
 		       e->boot.next_record_index))) {
-		answer_error(ans, 409, "concurrent evidence for %s: resend",
+		answer_error(ans, 409, "concurrent evidence for %s: take a new nonce and resend",
 			     e->ev->agent);
 		goto done;
 	}

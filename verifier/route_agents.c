@@ -97,7 +97,7 @@ static int store_enrollment(struct verifier *v, const struct wire_enroll *m,
 	if (found && (old.ek_pub_len != m->ek_pub.len ||
 		      memcmp(old.ek_pub, m->ek_pub.data, m->ek_pub.len) != 0)) {
 		http_error(res, 409,
-			   "agent id %s is taken by a machine with another EK",
+			   "taken: agent id %s belongs to a machine with another EK",
 			   m->agent);
 		goto out;
 	}
