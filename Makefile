@@ -144,7 +144,8 @@ $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 	-Wno-missing-prototypes
 
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBAGENT) $(LIBVERIFIER) $(LIBDB) \
+# libverifier before libagent: the verifier's modules use the agent's log.
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGENT) \
 		$(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)

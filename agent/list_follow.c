@@ -6,11 +6,13 @@
  * last batch, buf[sent, parsed) whole records not yet handed out,
  * buf[parsed, len) bytes of a record still incomplete.
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "list_follow.h"
@@ -160,15 +162,39 @@ enum imt_result list_follow_rewind(struct list_follow *f, size_t index,
 
 int list_follow_wait(struct list_follow *f, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = f->fd, .events = POLLPRI };
 	int n;
 
 	do {
-		n = poll(&pfd, 1, timeout_ms);
+		n = list_follow_wait_signals(f, timeout_ms, NULL);
 	} while (n < 0 && errno == EINTR);
+	return n;
+}
+
+int list_follow_wait_signals(struct list_follow *f, int timeout_ms,
+			     const sigset_t *sigmask)
+{
+	struct pollfd pfd = { .fd = f->fd, .events = POLLPRI };
+	struct timespec ts, *tsp = NULL;
+	int n;
+
+	if (timeout_ms >= 0) {
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
+		tsp = &ts;
+	}
+	n = ppoll(&pfd, 1, tsp, sigmask);
 	if (n <= 0)
 		return n;
 	return (pfd.revents & POLLPRI) ? 1 : 0;
+}
+
+int list_follow_pollable(const struct list_follow *f)
+{
+	struct pollfd pfd = { .fd = f->fd, .events = POLLIN | POLLOUT };
+
+	if (poll(&pfd, 1, 0) < 0)
+		return 0;
+	return !(pfd.revents & POLLOUT);
 }
 
 size_t list_follow_position(const struct list_follow *f)

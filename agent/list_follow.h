@@ -12,6 +12,7 @@
 #define IMATRUST_LIST_FOLLOW_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "ima_list.h"
@@ -85,6 +86,33 @@ enum imt_result list_follow_rewind(struct list_follow *f, size_t index,
  * error (errno set).
  */
 int list_follow_wait(struct list_follow *f, int timeout_ms);
+
+/**
+ * list_follow_wait_signals() - list_follow_wait() that signals can end.
+ * @f: the follower
+ * @timeout_ms: the longest sleep
+ * @sigmask: the signal mask while sleeping (ppoll()), so a daemon that
+ *	     keeps SIGTERM blocked elsewhere gets it only here; NULL keeps
+ *	     the current mask
+ *
+ * Return: 1 when the kernel signalled new records, 0 on timeout, -1 with
+ * errno EINTR when a signal arrived, -1 on other errors.
+ */
+int list_follow_wait_signals(struct list_follow *f, int timeout_ms,
+			     const sigset_t *sigmask);
+
+/**
+ * list_follow_pollable() - does the list report new records to poll()?
+ * @f: the follower
+ *
+ * imatrust's kernel patch gives the list files a ->poll() that never sets
+ * POLLOUT; a file without ->poll() (a stock kernel's list, a regular file)
+ * reports the default mask, POLLOUT included, at once.
+ *
+ * Return: 1 when list_follow_wait() wakes up for new records, 0 when only
+ * its timeout does.
+ */
+int list_follow_pollable(const struct list_follow *f);
 
 /**
  * list_follow_position() - index of the next record to hand out.

@@ -20,22 +20,27 @@
 
 /* Set once at start-up by the main thread, read by every log call. */
 static const char *log_progname;
-static int log_verbose;
+static enum log_level log_level = LOG_LEVEL_INFO;
 
 void log_init(const char *progname, int verbose)
 {
 	log_progname = progname;
-	log_verbose = verbose;
+	log_setverbose(verbose);
 }
 
 void log_setverbose(int verbose)
 {
-	log_verbose = verbose;
+	log_level = verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO;
 }
 
 int log_getverbose(void)
 {
-	return log_verbose;
+	return log_level >= LOG_LEVEL_DEBUG;
+}
+
+void log_setlevel(enum log_level level)
+{
+	log_level = level;
 }
 
 /*
@@ -95,6 +100,8 @@ void log_info(const char *fmt, ...)
 	int saved = errno;
 	va_list ap;
 
+	if (log_level < LOG_LEVEL_INFO)
+		return;
 	va_start(ap, fmt);
 	log_vwrite(LOG_PFX_INFO, 0, fmt, ap);
 	va_end(ap);
@@ -106,7 +113,7 @@ void log_debug(const char *fmt, ...)
 	int saved = errno;
 	va_list ap;
 
-	if (!log_verbose)
+	if (log_level < LOG_LEVEL_DEBUG)
 		return;
 	va_start(ap, fmt);
 	log_vwrite(LOG_PFX_DEBUG, 0, fmt, ap);

@@ -30,6 +30,20 @@ void log_setverbose(int verbose);
  */
 int log_getverbose(void);
 
+/* The lowest level shown: warnings always, info and debug on request. */
+enum log_level {
+	LOG_LEVEL_WARNING,	/* log_info() and log_debug() dropped */
+	LOG_LEVEL_INFO,		/* log_debug() dropped (log_init default) */
+	LOG_LEVEL_DEBUG,	/* everything */
+};
+
+/**
+ * log_setlevel() - show lines at @level and above.
+ * @level: the lowest level shown; log_setverbose(1) is LOG_LEVEL_DEBUG,
+ *	   log_setverbose(0) LOG_LEVEL_INFO
+ */
+void log_setlevel(enum log_level level);
+
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

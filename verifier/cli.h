@@ -25,4 +25,13 @@ int cli_dispatch(const char *group, const struct cli_command *table,
 
 int cli_log_main(int argc, char **argv);
 
+/* cli_fleet.c: the fleet over the REST API */
+int cli_machines_main(int argc, char **argv);
+int cli_machine_main(int argc, char **argv);
+int cli_events_main(int argc, char **argv);
+int cli_approve_main(int argc, char **argv);
+
+/* cli_ref.c: reference digests over the REST API */
+int cli_ref_main(int argc, char **argv);
+
 #endif /* IMATRUST_CLI_H */

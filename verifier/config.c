@@ -1,34 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * config.c - imatrust-verifier's configuration file.
+ * config.c - imatrust-verifier's configuration file: its key table. The
+ * parsing is proto/conf.c's.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "config.h"
 
-enum key_type { K_STRING, K_UINT };
+#define STR(n, f, d, r, h) CONF_STR(config, n, f, d, r, NULL, h)
+#define UINT(n, f, lo, hi, d, h) CONF_NUM(config, n, f, lo, hi, d, h)
 
-struct key {
-	const char *name;
-	enum key_type type;
-	size_t off;
-	size_t size;		/* K_STRING: buffer size */
-	uint64_t min, max;	/* K_UINT bounds */
-	const char *def;	/* default, as text; "" for none */
-	int required;
-	const char *help;
-};
-
-#define STR(n, f, d, r, h) \
-	{ n, K_STRING, offsetof(struct config, f), \
-	  sizeof(((struct config *)0)->f), 0, 0, d, r, h }
-#define UINT(n, f, lo, hi, d, h) \
-	{ n, K_UINT, offsetof(struct config, f), 0, lo, hi, d, 0, h }
-
-static const struct key keys[] = {
+static const struct conf_key keys[] = {
 	STR("listen", listen_addr, "127.0.0.1", 0,
 	    "address to listen on (IPv4 or IPv6 literal)"),
 	UINT("port", listen_port, 1, 65535, "8443", "TCP port for HTTPS"),
@@ -61,128 +45,31 @@ static const struct key keys[] = {
 
 #define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
 
-static int set_value(struct config *c, const struct key *k, const char *v,
-		     size_t n, char *why, size_t whylen)
-{
-	char num[24], *end;
-	uint64_t u;
-
-	if (k->type == K_STRING) {
-		if (n >= k->size) {
-			snprintf(why, whylen, "value longer than %zu bytes",
-				 k->size - 1);
-			return -1;
-		}
-		memcpy((char *)c + k->off, v, n);
-		((char *)c + k->off)[n] = '\0';
-		return 0;
-	}
-	if (n == 0 || n >= sizeof(num) || v[0] < '0' || v[0] > '9') {
-		snprintf(why, whylen, "'%.*s' is not a number", (int)n, v);
-		return -1;
-	}
-	memcpy(num, v, n);
-	num[n] = '\0';
-	errno = 0;
-	u = strtoull(num, &end, 10);
-	if (errno != 0 || *end != '\0' || u < k->min || u > k->max) {
-		snprintf(why, whylen, "'%s' is not a number from %llu to %llu",
-			 num, (unsigned long long)k->min,
-			 (unsigned long long)k->max);
-		return -1;
-	}
-	*(uint64_t *)((char *)c + k->off) = u;
-	return 0;
-}
-
 void config_defaults(struct config *c)
 {
-	char why[128];
-	size_t i;
-
-	memset(c, 0, sizeof(*c));
-	for (i = 0; i < KEY_COUNT; i++) {
-		if (keys[i].def[0] != '\0')
-			set_value(c, &keys[i], keys[i].def,
-				  strlen(keys[i].def), why, sizeof(why));
-	}
-}
-
-static const char *trim(const char *s, const char *end, const char **tail)
-{
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t' ||
-			   end[-1] == '\r'))
-		end--;
-	*tail = end;
-	return s;
+	/* the table's defaults are checked by tests/unit/verifier */
+	conf_defaults(keys, KEY_COUNT, c, sizeof(*c), NULL);
 }
 
 int config_parse(struct config *c, const char *path, const char *text,
 		 size_t len, char *errbuf, size_t errlen)
 {
-	const char *p = text, *end = text + len;
-	uint32_t seen[(KEY_COUNT + 31) / 32] = { 0 };
-	size_t lineno = 0, i;
-	char why[160];
+	struct imt_error err;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl != NULL ? nl : end;
-		const char *hash = memchr(p, '#', (size_t)(eol - p));
-		const char *k, *kend, *v, *vend, *eq;
-
-		lineno++;
-		k = trim(p, hash != NULL ? hash : eol, &vend);
-		p = nl != NULL ? nl + 1 : end;
-		if (k == vend)
-			continue;
-		eq = memchr(k, '=', (size_t)(vend - k));
-		if (eq == NULL) {
-			snprintf(why, sizeof(why), "expected \"key = value\"");
-			goto bad;
-		}
-		k = trim(k, eq, &kend);
-		v = trim(eq + 1, vend, &vend);
-		for (i = 0; i < KEY_COUNT; i++) {
-			if (strlen(keys[i].name) == (size_t)(kend - k) &&
-			    memcmp(keys[i].name, k, (size_t)(kend - k)) == 0)
-				break;
-		}
-		if (i == KEY_COUNT) {
-			snprintf(why, sizeof(why), "unknown key '%.*s'",
-				 (int)(kend - k), k);
-			goto bad;
-		}
-		if (seen[i / 32] & (1u << (i % 32))) {
-			snprintf(why, sizeof(why), "'%s' set twice",
-				 keys[i].name);
-			goto bad;
-		}
-		seen[i / 32] |= 1u << (i % 32);
-		if (set_value(c, &keys[i], v, (size_t)(vend - v), why,
-			      sizeof(why)) < 0)
-			goto bad;
+	if (conf_parse(keys, KEY_COUNT, c, path, text, len, &err) != IMT_OK) {
+		snprintf(errbuf, errlen, "%s", err.msg);
+		return -1;
 	}
 	return 0;
-
-bad:
-	snprintf(errbuf, errlen, "%s:%zu: %s", path, lineno, why);
-	return -1;
 }
 
 int config_check(const struct config *c, char *errbuf, size_t errlen)
 {
-	size_t i;
+	struct imt_error err;
 
-	for (i = 0; i < KEY_COUNT; i++) {
-		if (keys[i].required && keys[i].type == K_STRING &&
-		    ((const char *)c + keys[i].off)[0] == '\0') {
-			snprintf(errbuf, errlen, "'%s' must be set (%s)",
-				 keys[i].name, keys[i].help);
-			return -1;
-		}
+	if (conf_check(keys, KEY_COUNT, c, &err) != IMT_OK) {
+		snprintf(errbuf, errlen, "%s", err.msg);
+		return -1;
 	}
 	if (strcmp(c->log_level, "debug") != 0 &&
 	    strcmp(c->log_level, "info") != 0 &&
@@ -206,18 +93,11 @@ int config_check(const struct config *c, char *errbuf, size_t errlen)
 
 void config_print_help(void *out)
 {
+	char line[512];
 	size_t i;
 
 	for (i = 0; i < KEY_COUNT; i++) {
-		const struct key *k = &keys[i];
-
-		fprintf(out, "%s = %s\n\t%s", k->name,
-			k->def[0] != '\0' ? k->def :
-			k->required ? "(required)" : "(unset)", k->help);
-		if (k->type == K_UINT)
-			fprintf(out, " [%llu-%llu]",
-				(unsigned long long)k->min,
-				(unsigned long long)k->max);
-		fputc('\n', out);
+		conf_describe(&keys[i], line, sizeof(line));
+		fprintf(out, "%s\n", line);
 	}
 }

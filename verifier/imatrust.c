@@ -22,6 +22,11 @@ static int cmd_version(int argc, char **argv)
 
 static const struct cli_command top_commands[] = {
 	{ "log", cli_log_main, "read, replay and check IMA measurement lists" },
+	{ "machines", cli_machines_main, "list the fleet: state, TNC, reason" },
+	{ "machine", cli_machine_main, "one machine and its current boot" },
+	{ "events", cli_events_main, "a machine's events" },
+	{ "approve", cli_approve_main, "let a pending machine enroll" },
+	{ "ref", cli_ref_main, "import, add, list and remove references" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },
 };

@@ -1,44 +1,372 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* route_machines.c - STUB: replaced by the operator API work. */
+/*
+ * route_machines.c - the operator's view of the fleet (bearer token):
+ *
+ *	GET  /v1/machines?after=ID&limit=N	machines in id order
+ *	GET  /v1/machines/{id}			one machine and its boot
+ *	GET  /v1/machines/{id}/events?after=&limit=
+ *	GET  /v1/machines/{id}/records?from=&limit=&verdict=
+ *	POST /v1/machines/{id}/approve		let a pending machine in
+ *
+ * Pages end with "next": the value to pass as ?after= (?from= for
+ * records) for the following page, null on the last one. Shapes are in
+ * verifier/openapi.json.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auth.h"
+#include "rest.h"
 #include "verifier.h"
 
-void route_machines_list(void *ctx, const struct http_request *req,
-		struct http_response *res)
+/*
+ * Records scanned at most for one ?verdict= page of a verdict the index
+ * does not cover (known, violation, excluded): the page may then be
+ * short, with "next" where the scan stopped.
+ */
+#define RECORDS_SCAN_MAX 100000
+
+/* DESIGN §5: what network access control should do with each state. */
+static const char *const tnc_names[] = {
+	[DB_STATE_ENROLLING] = "no_recommendation",
+	[DB_STATE_PENDING] = "no_recommendation",
+	[DB_STATE_TRUSTED] = "allow",
+	[DB_STATE_UNTRUSTED] = "isolate",
+	[DB_STATE_FAILED] = "no_access",
+	[DB_STATE_STALE] = "no_recommendation",
+};
+
+static const char *tnc_name(enum db_machine_state state)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
+	if ((size_t)state >= sizeof(tnc_names) / sizeof(tnc_names[0]))
+		return "no_recommendation";
+	return tnc_names[state];
+}
+
+/* The summary every listing and detail shows. */
+static json_t *machine_json(const struct db_machine *m)
+{
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:b}", "id", m->id,
+			 "state", db_machine_state_name(m->state),
+			 "tnc", tnc_name(m->state),
+			 "state_reason", rest_reason(m->state_reason),
+			 "last_seen", rest_time(m->last_seen),
+			 "created_at", (json_int_t)m->created_at,
+			 "approved", m->approved);
+}
+
+static json_t *boot_json(const struct db_boot *b)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:o,s:o},s:o}",
+			 "id", (json_int_t)b->id,
+			 "reset_count", (json_int_t)b->reset_count,
+			 "restart_count", (json_int_t)b->restart_count,
+			 "started_at", (json_int_t)b->started_at,
+			 "next_record_index",
+			 (json_int_t)b->next_record_index,
+			 "pcr10",
+			 "sha1", rest_hex(b->pcr10_sha1, DB_PCR_SHA1_SIZE),
+			 "sha256", rest_hex(b->pcr10_sha256,
+					    DB_PCR_SHA256_SIZE),
+			 "boot_aggregate", b->boot_aggregate_len > 0 ?
+			 rest_hex(b->boot_aggregate, b->boot_aggregate_len) :
+			 json_null());
+}
+
+/* A page under construction: rows appended, allocation failures noted. */
+struct page {
+	json_t *rows;
+	int oom;
+	char last_id[DB_MACHINE_ID_MAX + 1];
+	int64_t last;
+};
+
+static void page_add(struct page *pg, json_t *row)
+{
+	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
+		pg->oom = 1;
+}
+
+static int list_one(const struct db_machine *m, void *arg)
+{
+	struct page *pg = arg;
+
+	page_add(pg, machine_json(m));
+	strcpy(pg->last_id, m->id);
+	return pg->oom;
+}
+
+void route_machines_list(void *ctx, const struct http_request *req,
+			 struct http_response *res)
+{
+	struct verifier *v = ctx;
+	struct page pg = { .rows = json_array() };
+	char name[DB_NAME_MAX + 1];
+	const char *after;
+	struct imt_error err;
+	unsigned int limit;
+	int rc;
+
+	if (auth_operator(v, req, res, name) < 0 ||
+	    rest_query_limit(req, res, &limit) < 0)
+		goto out;
+	after = http_query(req, "after");
+	if (after != NULL && strlen(after) > DB_MACHINE_ID_MAX) {
+		http_error(res, 400, "?after=: longer than a machine id");
+		goto out;
+	}
+	pthread_mutex_lock(&v->lock);
+	rc = db_machine_list(v->db, after != NULL && after[0] ? after : NULL,
+			     limit, list_one, &pg, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0) {
+		rest_db_error(res, "list machines", &err);
+		goto out;
+	}
+	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:O,s:o}",
+		   "machines", pg.rows, "next",
+		   json_array_size(pg.rows) == limit ?
+		   json_string(pg.last_id) : json_null()));
+out:
+	json_decref(pg.rows);
+}
+
+/* Read machine @id (and its current boot) under the lock; 404 if none. */
+static int load_machine(struct verifier *v, const char *id,
+			struct http_response *res, struct db_machine *m,
+			struct db_boot *boot, int *has_boot)
+{
+	struct imt_error err;
+	int found = 0, rc;
+
+	pthread_mutex_lock(&v->lock);
+	rc = db_machine_get(v->db, id, m, &found, &err);
+	if (rc == 0 && found && boot != NULL)
+		rc = db_boot_current(v->db, id, boot, has_boot, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0) {
+		if (found)
+			db_machine_release(m);
+		rest_db_error(res, "read machine", &err);
+		return -1;
+	}
+	if (!found) {
+		http_error(res, 404, "no machine \"%s\"", id);
+		return -1;
+	}
+	return 0;
 }
 
 void route_machines_get(void *ctx, const struct http_request *req,
-		struct http_response *res)
+			struct http_response *res)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
+	struct verifier *v = ctx;
+	char name[DB_NAME_MAX + 1];
+	struct db_machine m;
+	struct db_boot boot;
+	int has_boot = 0;
+
+	if (auth_operator(v, req, res, name) < 0 ||
+	    load_machine(v, req->params[0], res, &m, &boot, &has_boot) < 0)
+		return;
+	rest_reply(res, 200, json_pack("{s:o,s:o}", "machine",
+				       machine_json(&m), "boot",
+				       has_boot ? boot_json(&boot) :
+				       json_null()));
+	db_machine_release(&m);
+}
+
+static int event_one(const struct db_event *ev, void *arg)
+{
+	struct page *pg = arg;
+
+	page_add(pg, json_pack("{s:I,s:I,s:o,s:s,s:s?,s:s?,s:o}",
+			       "id", (json_int_t)ev->id,
+			       "time", (json_int_t)ev->time,
+			       "boot_id", ev->boot_id != 0 ?
+			       json_integer(ev->boot_id) : json_null(),
+			       "kind", ev->kind,
+			       "from", ev->from_state, "to", ev->to_state,
+			       "reason", rest_reason(ev->reason)));
+	pg->last = ev->id;
+	return pg->oom;
 }
 
 void route_machines_events(void *ctx, const struct http_request *req,
-		struct http_response *res)
+			   struct http_response *res)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
+	struct verifier *v = ctx;
+	struct page pg = { .rows = json_array() };
+	char name[DB_NAME_MAX + 1];
+	struct imt_error err;
+	struct db_machine m;
+	unsigned int limit;
+	uint64_t after;
+	int rc;
+
+	if (auth_operator(v, req, res, name) < 0 ||
+	    rest_query_limit(req, res, &limit) < 0 ||
+	    rest_query_uint(req, res, "after", 0, INT64_MAX, &after) < 0 ||
+	    load_machine(v, req->params[0], res, &m, NULL, NULL) < 0)
+		goto out;
+	db_machine_release(&m);
+	pthread_mutex_lock(&v->lock);
+	rc = db_event_list(v->db, req->params[0], (int64_t)after, limit,
+			   event_one, &pg, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0) {
+		rest_db_error(res, "list events", &err);
+		goto out;
+	}
+	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:s,s:O,s:o}",
+		   "machine", req->params[0], "events", pg.rows, "next",
+		   json_array_size(pg.rows) == limit ?
+		   json_integer(pg.last) : json_null()));
+out:
+	json_decref(pg.rows);
+}
+
+/* A page of records, possibly filtered by verdict. */
+struct record_page {
+	struct page pg;
+	int filter;
+	enum db_verdict want;
+	unsigned int limit;
+	unsigned int rows;	/* rows seen in this db_record_list() call */
+	int full;
+	uint64_t last;		/* index of the last row seen */
+};
+
+static int record_one(int64_t boot_id, const struct db_record *r, void *arg)
+{
+	struct record_page *rp = arg;
+	json_t *digest = rest_hex(r->digest, r->digest_len);
+	const char *hex = json_string_value(digest);
+
+	(void)boot_id;
+	rp->rows++;
+	rp->last = r->index;
+	if (!rp->filter || r->verdict == rp->want)
+		page_add(&rp->pg, json_pack("{s:I,s:I,s:s,s:o,s:s,s:s,s:s}",
+			 "index", (json_int_t)r->index,
+			 "pcr", (json_int_t)r->pcr,
+			 "template", r->template != NULL ? r->template : "",
+			 "path", rest_path(r->path),
+			 "algo", r->digest_algo != NULL ? r->digest_algo : "",
+			 "digest", hex != NULL ? hex : "",
+			 "verdict", db_verdict_name(r->verdict)));
+	json_decref(digest);
+	rp->full = json_array_size(rp->pg.rows) == rp->limit;
+	return rp->pg.oom || rp->full;
+}
+
+/*
+ * Fill @rp from index @from of @boot; *next receives where the next page
+ * starts, or stays UINT64_MAX when this page reached the end.
+ */
+static int records_scan(struct verifier *v, const struct db_boot *boot,
+			uint64_t from, struct record_page *rp, uint64_t *next,
+			struct imt_error *err)
+{
+	/* unknown and mismatch records are indexed: read only those */
+	int indexed = rp->filter && (rp->want == DB_VERDICT_UNKNOWN ||
+				     rp->want == DB_VERDICT_MISMATCH);
+	unsigned int page = rp->filter ? REST_PAGE_MAX : rp->limit;
+	uint64_t scanned = 0;
+
+	*next = UINT64_MAX;
+	while (from < boot->next_record_index) {
+		rp->rows = 0;
+		if (db_record_list(v->db, boot->id, from, page, indexed,
+				   record_one, rp, err) < 0)
+			return -1;
+		scanned += rp->rows;
+		if (rp->pg.oom || rp->rows == 0)
+			break;
+		from = rp->last + 1;
+		if (rp->full || scanned >= RECORDS_SCAN_MAX) {
+			if (from < boot->next_record_index)
+				*next = from;
+			break;
+		}
+		if (rp->rows < page)
+			break;
+	}
+	return 0;
 }
 
 void route_machines_records(void *ctx, const struct http_request *req,
-		struct http_response *res)
+			    struct http_response *res)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
+	struct verifier *v = ctx;
+	struct record_page rp = { .pg.rows = json_array() };
+	const char *verdict = http_query(req, "verdict");
+	char name[DB_NAME_MAX + 1];
+	uint64_t from, next = UINT64_MAX;
+	struct imt_error err;
+	struct db_machine m;
+	struct db_boot boot;
+	int has_boot = 0, rc = 0;
+
+	if (auth_operator(v, req, res, name) < 0 ||
+	    rest_query_limit(req, res, &rp.limit) < 0 ||
+	    rest_query_uint(req, res, "from", 0, INT64_MAX, &from) < 0)
+		goto out;
+	if (verdict != NULL && db_verdict_parse(verdict, &rp.want) < 0) {
+		http_error(res, 400, "?verdict=: want known, unknown, "
+			   "mismatch, violation or excluded");
+		goto out;
+	}
+	rp.filter = verdict != NULL;
+	if (load_machine(v, req->params[0], res, &m, &boot, &has_boot) < 0)
+		goto out;
+	db_machine_release(&m);
+	if (has_boot) {
+		pthread_mutex_lock(&v->lock);
+		rc = records_scan(v, &boot, from, &rp, &next, &err);
+		pthread_mutex_unlock(&v->lock);
+	}
+	if (rc < 0) {
+		rest_db_error(res, "list records", &err);
+		goto out;
+	}
+	rest_reply(res, 200, rp.pg.oom ? NULL :
+		   json_pack("{s:s,s:o,s:O,s:o}", "machine", req->params[0],
+			     "boot_id", has_boot ? json_integer(boot.id) :
+			     json_null(), "records", rp.pg.rows, "next",
+			     next != UINT64_MAX ?
+			     json_integer((json_int_t)next) : json_null()));
+out:
+	json_decref(rp.pg.rows);
 }
 
 void route_machines_approve(void *ctx, const struct http_request *req,
-		struct http_response *res)
+			    struct http_response *res)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
-}
+	struct verifier *v = ctx;
+	char name[DB_NAME_MAX + 1];
+	struct imt_error err;
+	struct db_machine m;
+	int rc;
 
+	if (auth_operator(v, req, res, name) < 0)
+		return;
+	pthread_mutex_lock(&v->lock);
+	rc = db_machine_approve(v->db, req->params[0], name,
+				(int64_t)time(NULL), &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0 && err.status == IMT_ERR_MISMATCH) {
+		http_error(res, 404, "no machine \"%s\"", req->params[0]);
+		return;
+	}
+	if (rc < 0) {
+		rest_db_error(res, "approve", &err);
+		return;
+	}
+	if (load_machine(v, req->params[0], res, &m, NULL, NULL) < 0)
+		return;
+	rest_reply(res, 200, json_pack("{s:o,s:s}", "machine",
+				       machine_json(&m), "approved_by", name));
+	db_machine_release(&m);
+}

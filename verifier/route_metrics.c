@@ -1,20 +1,245 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* route_metrics.c - STUB: replaced by the operator API work. */
+/*
+ * route_metrics.c - what needs no token:
+ *
+ *	GET /v1/metrics	Prometheus text format 0.0.4: machines per state
+ *			(from the database), the counters of v->metrics,
+ *			uptime
+ *	GET /		the fleet page: asks for a token, keeps it in
+ *			sessionStorage, shows GET /v1/machines every second
+ *
+ * The metrics name no machine: per-machine detail needs a token.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
 #include "verifier.h"
 
-void route_metrics(void *ctx, const struct http_request *req,
-		struct http_response *res)
+#define METRICS_STATES (DB_STATE_STALE + 1)
+#define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* The counters of struct verifier_metrics, one line each. */
+static const struct {
+	const char *name;
+	const char *help;
+	size_t off;
+} counters[] = {
+	{ "imatrust_enrollments_total", "Accepted enrollments.",
+	  offsetof(struct verifier_metrics, enrollments) },
+	{ "imatrust_activations_total", "Accepted credential activations.",
+	  offsetof(struct verifier_metrics, activations) },
+	{ "imatrust_evidence_ok_total", "Evidence that verified.",
+	  offsetof(struct verifier_metrics, evidence_ok) },
+	{ "imatrust_evidence_failed_total", "Evidence judged failed.",
+	  offsetof(struct verifier_metrics, evidence_failed) },
+	{ "imatrust_records_judged_total", "Measurement records judged.",
+	  offsetof(struct verifier_metrics, records) },
+	{ "imatrust_agent_rejected_total", "4xx answers to agents.",
+	  offsetof(struct verifier_metrics, rejected) },
+};
+
+struct state_count {
+	uint64_t n[METRICS_STATES];
+	char last[DB_MACHINE_ID_MAX + 1];
+	unsigned int rows;
+};
+
+static int count_one(const struct db_machine *m, void *arg)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
+	struct state_count *sc = arg;
+
+	if ((size_t)m->state < METRICS_STATES)
+		sc->n[m->state]++;
+	strcpy(sc->last, m->id);
+	sc->rows++;
+	return 0;
 }
+
+/* Machines per state, a page at a time. Takes v->lock per page. */
+static int count_states(struct verifier *v, struct state_count *sc,
+			struct imt_error *err)
+{
+	int rc;
+
+	memset(sc, 0, sizeof(*sc));
+	do {
+		sc->rows = 0;
+		pthread_mutex_lock(&v->lock);
+		rc = db_machine_list(v->db, sc->last[0] ? sc->last : NULL,
+				     DB_LIST_MAX, count_one, sc, err);
+		pthread_mutex_unlock(&v->lock);
+	} while (rc == 0 && sc->rows == DB_LIST_MAX);
+	return rc;
+}
+
+static void write_metrics(FILE *f, struct verifier *v,
+			  const struct state_count *sc)
+{
+	size_t i;
+
+	fputs("# HELP imatrust_machines Machines per state.\n"
+	      "# TYPE imatrust_machines gauge\n", f);
+	for (i = 0; i < METRICS_STATES; i++)
+		fprintf(f, "imatrust_machines{state=\"%s\"} %llu\n",
+			db_machine_state_name((enum db_machine_state)i),
+			(unsigned long long)sc->n[i]);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		atomic_uint_fast64_t *c = (atomic_uint_fast64_t *)
+			((char *)&v->metrics + counters[i].off);
+
+		fprintf(f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n",
+			counters[i].name, counters[i].help, counters[i].name,
+			counters[i].name,
+			(unsigned long long)atomic_load(c));
+	}
+	fprintf(f, "# HELP imatrust_uptime_seconds Seconds since the "
+		"verifier started.\n# TYPE imatrust_uptime_seconds gauge\n"
+		"imatrust_uptime_seconds %lld\n",
+		(long long)(time(NULL) - v->started));
+}
+
+void route_metrics(void *ctx, const struct http_request *req,
+		   struct http_response *res)
+{
+	struct verifier *v = ctx;
+	struct state_count sc;
+	struct imt_error err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)req;
+	if (count_states(v, &sc, &err) < 0) {
+		http_error(res, 500, "count machines: %s", err.msg);
+		return;
+	}
+	f = open_memstream(&text, &len);
+	if (f == NULL) {
+		http_error(res, 503, "out of memory");
+		return;
+	}
+	write_metrics(f, v, &sc);
+	if (fclose(f) != 0 || text == NULL) {
+		free(text);
+		http_error(res, 503, "out of memory");
+		return;
+	}
+	res->status = 200;
+	res->body = text;
+	res->content_type = METRICS_TYPE;
+}
+
+/*
+ * The fleet page: no external resources, no inline data from the server
+ * (the table is filled with textContent from GET /v1/machines, so a
+ * machine id or reason cannot inject markup). The token stays in this
+ * tab's sessionStorage and goes out only as the Authorization header.
+ */
+static const char page_html[] =
+"<!doctype html>\n"
+"<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+"<meta name=\"viewport\" content=\"width=device-width\">\n"
+"<title>imatrust fleet</title>\n"
+"<style>\n"
+"body{font:14px system-ui,sans-serif;margin:2em;color:#222}\n"
+"table{border-collapse:collapse}td,th{padding:.3em .8em;"
+"border-bottom:1px solid #ddd;text-align:left}\n"
+".trusted{color:#070}.untrusted{color:#b60}.failed{color:#c00}"
+".stale,.pending,.enrolling{color:#666}\n"
+"#err{color:#c00}code{font-size:12px}\n"
+"</style></head><body>\n"
+"<h1>imatrust fleet</h1>\n"
+"<form id=\"login\"><label>Operator token "
+"<input id=\"token\" type=\"password\" autocomplete=\"off\" size=\"40\">"
+"</label> <button>Show fleet</button></form>\n"
+"<p id=\"err\"></p>\n"
+"<div id=\"fleet\" hidden><p><span id=\"count\"></span> "
+"<button id=\"logout\">Forget token</button></p>\n"
+"<table><thead><tr><th>Machine</th><th>State</th><th>TNC</th>"
+"<th>Last seen</th><th>Reason</th></tr></thead>"
+"<tbody id=\"rows\"></tbody></table></div>\n"
+"<script>\n"
+"'use strict';\n"
+"const $ = (id) => document.getElementById(id);\n"
+"const KEY = 'imatrust-token';\n"
+"function cell(tr, text, cls) {\n"
+"  const td = document.createElement('td');\n"
+"  td.textContent = text; if (cls) td.className = cls;\n"
+"  tr.appendChild(td);\n"
+"}\n"
+"function when(t) {\n"
+"  return t === null ? 'never' : new Date(t * 1000).toISOString();\n"
+"}\n"
+"function show(machines) {\n"
+"  const rows = $('rows');\n"
+"  rows.replaceChildren();\n"
+"  for (const m of machines) {\n"
+"    const tr = document.createElement('tr');\n"
+"    cell(tr, m.id); cell(tr, m.state, m.state); cell(tr, m.tnc);\n"
+"    cell(tr, when(m.last_seen));\n"
+"    cell(tr, m.state_reason === null ? '' :\n"
+"         JSON.stringify(m.state_reason));\n"
+"    rows.appendChild(tr);\n"
+"  }\n"
+"  $('count').textContent = machines.length + ' machines';\n"
+"}\n"
+"async function fetchAll(token) {\n"
+"  let all = [], after = null;\n"
+"  do {\n"
+"    const q = '?limit=1000' + (after === null ? '' :\n"
+"              '&after=' + encodeURIComponent(after));\n"
+"    const r = await fetch('/v1/machines' + q,\n"
+"      { headers: { Authorization: 'Bearer ' + token } });\n"
+"    const body = await r.json();\n"
+"    if (!r.ok) throw new Error(body.error ? body.error.message :\n"
+"                               'HTTP ' + r.status);\n"
+"    all = all.concat(body.machines); after = body.next;\n"
+"  } while (after !== null);\n"
+"  return all;\n"
+"}\n"
+"let timer = null;\n"
+"async function tick() {\n"
+"  const token = sessionStorage.getItem(KEY);\n"
+"  if (!token) { stop(); return; }\n"
+"  try {\n"
+"    show(await fetchAll(token));\n"
+"    $('err').textContent = ''; $('fleet').hidden = false;\n"
+"    $('login').hidden = true;\n"
+"  } catch (e) {\n"
+"    $('err').textContent = e.message;\n"
+"    if (/token/.test(e.message)) stop();\n"
+"  }\n"
+"}\n"
+"function stop() {\n"
+"  sessionStorage.removeItem(KEY); clearInterval(timer); timer = null;\n"
+"  $('fleet').hidden = true; $('login').hidden = false;\n"
+"}\n"
+"function start() {\n"
+"  if (timer === null) timer = setInterval(tick, 1000);\n"
+"  tick();\n"
+"}\n"
+"$('login').addEventListener('submit', (ev) => {\n"
+"  ev.preventDefault();\n"
+"  sessionStorage.setItem(KEY, $('token').value.trim());\n"
+"  $('token').value = ''; start();\n"
+"});\n"
+"$('logout').addEventListener('click', stop);\n"
+"if (sessionStorage.getItem(KEY)) start();\n"
+"</script></body></html>\n";
 
 void route_page(void *ctx, const struct http_request *req,
 		struct http_response *res)
 {
 	(void)ctx;
 	(void)req;
-	http_error(res, 501, "not implemented yet");
+	res->body = strdup(page_html);
+	if (res->body == NULL) {
+		http_error(res, 503, "out of memory");
+		return;
+	}
+	res->status = 200;
+	res->content_type = "text/html; charset=utf-8";
 }
-

@@ -1,28 +1,435 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* route_refs.c - STUB: replaced by the operator API work. */
+/*
+ * route_refs.c - reference digests (bearer token):
+ *
+ *	POST   /v1/references	import: {"v":1,"source":{"kind","name"},
+ *				"replace":bool,"refs":[{path,algo,digest}]}
+ *	GET    /v1/references?path=&source=KIND:NAME&after=&limit=
+ *	DELETE /v1/references	{"v":1,"refs":[...]} and/or {"source":{}}
+ *
+ * An import is one transaction: every entry is checked before anything
+ * is stored, and a bad entry (named by its index) stores nothing. After
+ * it, the stored records of every machine are judged again (rejudge.c).
+ * A delete does not re-judge: what was judged known stays known until
+ * the machine reboots.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auth.h"
+#include "hash_algo.h"
+#include "hex.h"
+#include "rejudge.h"
+#include "rest.h"
 #include "verifier.h"
 
-void route_refs_import(void *ctx, const struct http_request *req,
-		struct http_response *res)
+#define REFS_PER_REQUEST_MAX 100000	/* references in one request */
+
+static const char *const kind_names[] = {
+	[DB_SOURCE_DIR_TREE] = "dir-tree",
+	[DB_SOURCE_DEB] = "deb",
+	[DB_SOURCE_GOLDEN_LIST] = "golden-list",
+	[DB_SOURCE_KEYLIME] = "keylime",
+};
+
+#define KIND_COUNT (sizeof(kind_names) / sizeof(kind_names[0]))
+
+/* One checked entry of "refs"; path and algo borrowed from the JSON. */
+struct ref_entry {
+	const char *path;
+	const char *algo;
+	uint8_t digest[DB_DIGEST_MAX];
+	size_t digest_len;
+};
+
+struct refs_request {
+	json_t *body;
+	struct db_ref_source source;
+	int has_source;
+	int replace;
+	struct ref_entry *refs;
+	size_t nrefs;
+};
+
+static int kind_parse(const char *name, size_t len,
+		      enum db_source_kind *kind)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
+	size_t i;
+
+	for (i = 0; i < KIND_COUNT; i++) {
+		if (strlen(kind_names[i]) == len &&
+		    strncmp(kind_names[i], name, len) == 0) {
+			*kind = (enum db_source_kind)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A JSON string without NUL bytes, 1..@max bytes; NULL otherwise. */
+static const char *plain_string(json_t *j, size_t max)
+{
+	const char *s = json_string_value(j);
+	size_t n = json_string_length(j);
+
+	if (s == NULL || n == 0 || n > max || strlen(s) != n)
+		return NULL;
+	return s;
+}
+
+static int parse_source(json_t *j, struct db_ref_source *src,
+			struct http_response *res)
+{
+	static const char *const keys[] = { "kind", "name", NULL };
+	const char *kind;
+
+	if (!json_is_object(j) || rest_check_keys(j, keys) != NULL) {
+		http_error(res, 400, "\"source\": want {\"kind\", \"name\"}");
+		return -1;
+	}
+	kind = plain_string(json_object_get(j, "kind"), 16);
+	if (kind == NULL || kind_parse(kind, strlen(kind), &src->kind) < 0) {
+		http_error(res, 400, "\"source\".\"kind\": want dir-tree, "
+			   "deb, golden-list or keylime");
+		return -1;
+	}
+	src->name = plain_string(json_object_get(j, "name"), DB_NAME_MAX);
+	if (src->name == NULL) {
+		http_error(res, 400, "\"source\".\"name\": want 1 to %d "
+			   "bytes", DB_NAME_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Check one entry of "refs"; NULL when good, else what is wrong. */
+static const char *parse_ref(json_t *j, struct ref_entry *e)
+{
+	static const char *const keys[] = { "path", "algo", "digest", NULL };
+	const struct hash_algo *h;
+	const char *hex;
+
+	if (!json_is_object(j) || rest_check_keys(j, keys) != NULL)
+		return "want {\"path\", \"algo\", \"digest\"}";
+	e->path = plain_string(json_object_get(j, "path"), DB_PATH_MAX);
+	if (e->path == NULL || e->path[0] != '/')
+		return "\"path\": want an absolute path";
+	e->algo = plain_string(json_object_get(j, "algo"), 16);
+	h = e->algo != NULL ? hash_algo_by_name(e->algo, strlen(e->algo))
+			    : NULL;
+	if (h == NULL)
+		return "\"algo\": not a digest algorithm the kernel names";
+	hex = json_string_value(json_object_get(j, "digest"));
+	if (hex == NULL || strlen(hex) != 2 * h->size ||
+	    hex_decode(hex, 2 * h->size, e->digest, sizeof(e->digest)) < 0)
+		return "\"digest\": want the algorithm's size in hex";
+	e->digest_len = h->size;
+	return NULL;
+}
+
+static int parse_refs(json_t *arr, struct refs_request *rq,
+		      struct http_response *res)
+{
+	const char *why;
+	size_t i, n = json_array_size(arr);
+
+	if (!json_is_array(arr)) {
+		http_error(res, 400, "\"refs\": want an array");
+		return -1;
+	}
+	if (n > REFS_PER_REQUEST_MAX) {
+		http_error(res, 413, "\"refs\": %zu entries, at most %d in "
+			   "one request: send several", n,
+			   REFS_PER_REQUEST_MAX);
+		return -1;
+	}
+	rq->refs = calloc(n > 0 ? n : 1, sizeof(*rq->refs));
+	if (rq->refs == NULL) {
+		http_error(res, 503, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		why = parse_ref(json_array_get(arr, i), &rq->refs[i]);
+		if (why != NULL) {
+			http_error(res, 400, "refs[%zu]: %s; nothing stored",
+				   i, why);
+			return -1;
+		}
+	}
+	rq->nrefs = n;
+	return 0;
+}
+
+/* Parse and check the whole body before anything touches the database. */
+static int parse_request(const struct http_request *req,
+			 struct http_response *res, struct refs_request *rq,
+			 int import)
+{
+	static const char *const import_keys[] = {
+		"source", "replace", "refs", NULL
+	};
+	static const char *const delete_keys[] = { "source", "refs", NULL };
+	json_t *j;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->body = rest_body(req, res, import ? import_keys : delete_keys);
+	if (rq->body == NULL)
+		return -1;
+	j = json_object_get(rq->body, "source");
+	if (j != NULL && parse_source(j, &rq->source, res) < 0)
+		return -1;
+	rq->has_source = j != NULL;
+	j = json_object_get(rq->body, "replace");
+	if (j != NULL && !json_is_boolean(j)) {
+		http_error(res, 400, "\"replace\": want true or false");
+		return -1;
+	}
+	rq->replace = json_is_true(j);
+	j = json_object_get(rq->body, "refs");
+	if (j != NULL && parse_refs(j, rq, res) < 0)
+		return -1;
+	if (import && (!rq->has_source || j == NULL)) {
+		http_error(res, 400, "an import needs \"source\" and \"refs\"");
+		return -1;
+	}
+	if (!import && !rq->has_source && j == NULL) {
+		http_error(res, 400, "say what to delete: \"refs\", "
+			   "\"source\", or both");
+		return -1;
+	}
+	return 0;
+}
+
+static void request_free(struct refs_request *rq)
+{
+	free(rq->refs);
+	json_decref(rq->body);
+}
+
+/* The import's one transaction. Call with v->lock held. */
+static int import_refs(struct verifier *v, const struct refs_request *rq,
+		       int64_t now, size_t *withdrawn, struct imt_error *err)
+{
+	size_t i;
+
+	*withdrawn = 0;
+	/*
+	 * An import cannot contain other writes, so a replace withdraws in
+	 * its own transaction first; the request was checked whole before,
+	 * so only a storage failure can come between the two.
+	 */
+	if (rq->replace &&
+	    db_ref_delete_source(v->db, &rq->source, withdrawn, err) < 0)
+		return -1;
+	if (db_ref_import_begin(v->db, &rq->source, now, err) < 0)
+		return -1;
+	for (i = 0; i < rq->nrefs; i++) {
+		const struct ref_entry *e = &rq->refs[i];
+
+		if (db_ref_add(v->db, &rq->source, e->path, e->algo,
+			       e->digest, e->digest_len, now, err) < 0) {
+			db_ref_import_abort(v->db);
+			return -1;
+		}
+	}
+	return db_ref_import_commit(v->db, err);
+}
+
+/* {"check":"rejudge","source":{...},"operator":NAME} as JSON text. */
+static char *rejudge_reason(const struct db_ref_source *src,
+			    const char *operator)
+{
+	json_t *j = json_pack("{s:s,s:{s:s,s:s},s:s}", "check", "rejudge",
+			      "source", "kind", kind_names[src->kind],
+			      "name", src->name, "operator", operator);
+	char *s = j != NULL ? json_dumps(j, JSON_COMPACT |
+					 JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(j);
+	return s;
+}
+
+void route_refs_import(void *ctx, const struct http_request *req,
+		       struct http_response *res)
+{
+	struct verifier *v = ctx;
+	char name[DB_NAME_MAX + 1], *reason = NULL;
+	struct rejudge_stats st = { 0 };
+	int64_t now = (int64_t)time(NULL);
+	struct refs_request rq = { 0 };
+	struct imt_error err;
+	size_t withdrawn;
+	int rc;
+
+	if (auth_operator(v, req, res, name) < 0 ||
+	    parse_request(req, res, &rq, 1) < 0)
+		goto out;
+	reason = rejudge_reason(&rq.source, name);
+	if (reason == NULL) {
+		http_error(res, 503, "out of memory");
+		goto out;
+	}
+	pthread_mutex_lock(&v->lock);
+	rc = import_refs(v, &rq, now, &withdrawn, &err);
+	if (rc < 0) {
+		pthread_mutex_unlock(&v->lock);
+		rest_db_error(res, "import", &err);
+		goto out;
+	}
+	rc = rejudge_all(v, reason, now, &st, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0) {
+		http_error(res, 500, "references stored, but judging the "
+			   "records again failed: %s", err.msg);
+		goto out;
+	}
+	rest_reply(res, 200, json_pack("{s:I,s:I,s:I,s:I,s:I}",
+		   "added", (json_int_t)rq.nrefs,
+		   "withdrawn", (json_int_t)withdrawn,
+		   "machines_rejudged", (json_int_t)st.machines,
+		   "records_changed", (json_int_t)st.records,
+		   "machines_now_trusted", (json_int_t)st.now_trusted));
+out:
+	free(reason);
+	request_free(&rq);
+}
+
+struct ref_page {
+	json_t *rows;
+	int oom;
+};
+
+static int list_one(const struct db_ref *r, void *arg)
+{
+	struct ref_page *pg = arg;
+	json_t *row;
+
+	row = json_pack("{s:I,s:o,s:s,s:o,s:{s:s,s:s},s:I}",
+			"id", (json_int_t)r->id, "path", rest_path(r->path),
+			"algo", r->algo,
+			"digest", rest_hex(r->digest, r->digest_len),
+			"source", "kind", (size_t)r->source_kind < KIND_COUNT ?
+			kind_names[r->source_kind] : "invalid",
+			"name", r->source_name,
+			"imported_at", (json_int_t)r->imported_at);
+	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
+		pg->oom = 1;
+	return pg->oom;
+}
+
+/* ?source=KIND:NAME */
+static int query_source(const struct http_request *req,
+			struct http_response *res, struct db_ref_source *src)
+{
+	const char *s = http_query(req, "source");
+	const char *colon = s != NULL ? strchr(s, ':') : NULL;
+
+	if (s == NULL)
+		return 0;
+	if (colon == NULL || kind_parse(s, (size_t)(colon - s),
+					&src->kind) < 0 ||
+	    colon[1] == '\0' || strlen(colon + 1) > DB_NAME_MAX) {
+		http_error(res, 400, "?source=: want KIND:NAME, KIND one of "
+			   "dir-tree, deb, golden-list, keylime");
+		return -1;
+	}
+	src->name = colon + 1;
+	return 1;
 }
 
 void route_refs_list(void *ctx, const struct http_request *req,
-		struct http_response *res)
+		     struct http_response *res)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
+	struct verifier *v = ctx;
+	struct ref_page pg = { .rows = json_array() };
+	struct db_ref_filter filter = { 0 };
+	struct db_ref_source src;
+	char name[DB_NAME_MAX + 1];
+	struct imt_error err;
+	unsigned int limit;
+	int64_t next = 0;
+	uint64_t after;
+	int rc;
+
+	if (auth_operator(v, req, res, name) < 0 ||
+	    rest_query_limit(req, res, &limit) < 0 ||
+	    rest_query_uint(req, res, "after", 0, INT64_MAX, &after) < 0)
+		goto out;
+	rc = query_source(req, res, &src);
+	if (rc < 0)
+		goto out;
+	filter.source = rc > 0 ? &src : NULL;
+	filter.path = http_query(req, "path");
+	if (filter.path != NULL && strlen(filter.path) > DB_PATH_MAX) {
+		http_error(res, 400, "?path=: longer than %d bytes",
+			   DB_PATH_MAX);
+		goto out;
+	}
+	pthread_mutex_lock(&v->lock);
+	rc = db_ref_list(v->db, &filter, (int64_t)after, limit, list_one, &pg,
+			 &next, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0) {
+		rest_db_error(res, "list references", &err);
+		goto out;
+	}
+	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:O,s:o}",
+		   "refs", pg.rows, "next",
+		   next != 0 ? json_integer(next) : json_null()));
+out:
+	json_decref(pg.rows);
+}
+
+/* Delete the listed references, all or none (one batch). */
+static int delete_refs(struct verifier *v, const struct refs_request *rq,
+		       size_t *deleted, struct imt_error *err)
+{
+	const struct db_ref_source *src = rq->has_source ? &rq->source : NULL;
+	size_t i, n;
+
+	*deleted = 0;
+	if (db_batch_begin(v->db, err) < 0)
+		return -1;
+	for (i = 0; i < rq->nrefs; i++) {
+		const struct ref_entry *e = &rq->refs[i];
+
+		if (db_ref_delete(v->db, src, e->path, e->algo, e->digest,
+				  e->digest_len, &n, err) < 0) {
+			db_batch_abort(v->db);
+			*deleted = 0;
+			return -1;
+		}
+		*deleted += n;
+	}
+	return db_batch_commit(v->db, err);
 }
 
 void route_refs_delete(void *ctx, const struct http_request *req,
-		struct http_response *res)
+		       struct http_response *res)
 {
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not implemented yet");
-}
+	struct verifier *v = ctx;
+	char name[DB_NAME_MAX + 1];
+	struct refs_request rq = { 0 };
+	struct imt_error err;
+	size_t deleted = 0;
+	int rc;
 
+	if (auth_operator(v, req, res, name) < 0 ||
+	    parse_request(req, res, &rq, 0) < 0)
+		goto out;
+	pthread_mutex_lock(&v->lock);
+	if (json_object_get(rq.body, "refs") != NULL)
+		rc = delete_refs(v, &rq, &deleted, &err);
+	else
+		rc = db_ref_delete_source(v->db, &rq.source, &deleted, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0) {
+		rest_db_error(res, "delete", &err);
+		goto out;
+	}
+	rest_reply(res, 200, json_pack("{s:I}", "deleted",
+				       (json_int_t)deleted));
+out:
+	request_free(&rq);
+}

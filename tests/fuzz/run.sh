@@ -26,6 +26,8 @@ for f in "$@"; do
 		printf '\000{"v":1,"agent":"n1","ek_pub":"AAEC","ak_pub":"AAEC","ek_cert":"MII="}' >"$corpus/enroll" ;;
 	fuzz_pcr_set)
 		cp "$here"/../fixtures/ima/ima-ng-sha256/pcrs-sha256 "$corpus/" ;;
+	fuzz_conf)
+		printf '# c\nname = n1\nmode=bb\r\ncount = 7\n' >"$corpus/conf" ;;
 	esac
 	log=$(mktemp)
 	if "$f" -max_total_time="$seconds" -max_len=4096 -timeout=10 \

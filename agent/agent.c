@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * agent.c - the imatrust-agent state machine (see agent.h).
+ *
+ * Records travel through one buffer: pend[0, pend_len) holds the records
+ * [pend_first, pend_first + pend_count) of the list, read but not yet
+ * proven by a verdict. The follower always stands at pend_first +
+ * pend_count, except when pend_full: then a batch did not fit behind
+ * them and the follower was rewound to that same index.
+ */
+#define _GNU_SOURCE	/* ppoll() */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "backoff.h"
+#include "client.h"
+#include "hash_algo.h"
+#include "ima_list.h"
+#include "list_follow.h"
+#include "log.h"
+#include "notify.h"
+#include "rules.h"
+#include "tpm.h"
+#include "wire.h"
+
+#define AGENT_PATH_MAX (sizeof("/v1/agents//evidence") + WIRE_ID_MAX)
+
+enum agent_step {
+	STEP_CONNECT,		/* POST /nonce */
+	STEP_ENROLL,		/* POST /v1/agents, activate */
+	STEP_PENDING,		/* wait for an operator, then connect */
+	STEP_STREAM,		/* evidence rounds */
+	STEP_BACKOFF,		/* wait, then a->after_backoff */
+	STEP_STOP,		/* SIGTERM/SIGINT */
+	STEP_COUNT,
+};
+
+struct agent {
+	const struct agent_config *cfg;
+	volatile sig_atomic_t *stop;
+	const sigset_t *sigmask;
+	const struct hash_algo *bank;
+	enum tpm_key_alg alg;
+	struct tpm *tpm;
+	struct tpm_ek ek;
+	struct tpm_ak ak;
+	struct client *client;
+	struct list_follow *list;
+	int pollable;		/* the list wakes poll() for new records */
+	struct backoff backoff;
+	enum agent_step after_backoff;
+	char path_nonce[AGENT_PATH_MAX];
+	char path_activate[AGENT_PATH_MAX];
+	char path_evidence[AGENT_PATH_MAX];
+
+	/* the nonce for the next evidence; nonce_len 0: ask for one */
+	uint8_t nonce[WIRE_NONCE_MAX];
+	size_t nonce_len;
+	uint64_t nonce_got_ms;	/* monotonic */
+	uint64_t nonce_life_ms;
+	char state[WIRE_STATE_MAX + 1];	/* of the last verdict */
+
+	uint8_t *pend;		/* WIRE_RECORDS_MAX bytes */
+	size_t pend_len;
+	uint64_t pend_first, pend_count;
+	int pend_full;
+	uint64_t last_sent_ms;	/* monotonic time of the last evidence */
+	int retry_soon;		/* records wait that the last quote missed */
+};
+
+static uint64_t agent_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Sleep @ms unless a stop request comes first. */
+static void agent_sleep(struct agent *a, uint32_t ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	if (!*a->stop)
+		ppoll(NULL, 0, &ts, a->sigmask);
+}
+
+/* STATUS= for `systemctl status`. */
+static void __attribute__((format(printf, 1, 2)))
+agent_status(const char *fmt, ...)
+{
+	char status[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(status, sizeof(status), fmt, ap);
+	va_end(ap);
+	notify_status(status);
+}
+
+/* ---- the record buffer ------------------------------------------------ */
+
+/* Forget the buffer and read the list again from record @index. */
+static void agent_list_restart(struct agent *a, uint64_t index)
+{
+	struct imt_error err;
+
+	a->pend_len = 0;
+	a->pend_count = 0;
+	a->pend_first = index;
+	a->pend_full = 0;
+	if (list_follow_rewind(a->list, (size_t)index, &err) != IMT_OK)
+		log_warnx("%s: %s", a->cfg->measurement_list, err.msg);
+}
+
+/* Drop the first @drop records of the buffer (proven by a verdict). */
+static int agent_drop(struct agent *a, uint64_t drop)
+{
+	struct ima_list_parser p;
+	struct ima_record rec;
+	struct imt_error err;
+	size_t off = 0;
+	uint64_t i;
+
+	ima_list_parser_init(&p, NULL);
+	for (i = 0; i < drop; i++) {
+		if (off >= a->pend_len ||
+		    ima_list_next(&p, a->pend + off, a->pend_len - off, 1, &rec,
+				  &err) != IMT_OK)
+			return -1;
+		off += rec.size;
+	}
+	memmove(a->pend, a->pend + off, a->pend_len - off);
+	a->pend_len -= off;
+	a->pend_first += drop;
+	a->pend_count -= drop;
+	return 0;
+}
+
+static void agent_rewind_to(struct agent *a, uint64_t index)
+{
+	log_info("list: resuming at record %" PRIu64 " (had %" PRIu64
+		 "-%" PRIu64 ")", index, a->pend_first,
+		 a->pend_first + a->pend_count);
+	agent_list_restart(a, index);
+}
+
+/* Continue the list where the verifier says (@next_index). */
+static void agent_resume(struct agent *a, uint64_t next_index)
+{
+	uint64_t drop;
+
+	switch (rules_resume(a->pend_first, a->pend_count, next_index,
+			     &drop)) {
+	case RULES_CONTINUE:
+		a->pend_len = 0;
+		a->pend_count = 0;
+		a->pend_first = next_index;
+		a->pend_full = 0;
+		break;
+	case RULES_KEEP_TAIL:
+		/* records we read ourselves parse: only a bug gets past */
+		if (agent_drop(a, drop) < 0)
+			agent_rewind_to(a, next_index);
+		break;
+	case RULES_REWIND:
+		agent_rewind_to(a, next_index);
+		break;
+	}
+}
+
+/* Append what the list has added to the buffer. */
+static int agent_fill(struct agent *a)
+{
+	struct list_batch b;
+	struct imt_error err;
+
+	if (a->pend_full)
+		return 0;
+	if (list_follow_next(a->list, &b, &err) != IMT_OK) {
+		log_warnx("%s: %s", a->cfg->measurement_list, err.msg);
+		agent_list_restart(a, a->pend_first);
+		return -1;
+	}
+	if (b.count == 0)
+		return 0;
+	if (b.first != a->pend_first + a->pend_count) {
+		log_warnx("list: batch at %zu, expected %" PRIu64, b.first,
+			  a->pend_first + a->pend_count);
+		agent_list_restart(a, a->pend_first);
+		return -1;
+	}
+	if (b.len > WIRE_RECORDS_MAX - a->pend_len) {
+		/* read it again once the records before it are sent */
+		if (list_follow_rewind(a->list, (size_t)(a->pend_first +
+							 a->pend_count),
+				       &err) != IMT_OK)
+			log_warnx("list: %s", err.msg);
+		a->pend_full = 1;
+		return 0;
+	}
+	memcpy(a->pend + a->pend_len, b.bytes, b.len);
+	a->pend_len += b.len;
+	a->pend_count += b.count;
+	return 0;
+}
+
+/* ---- talking to the verifier ------------------------------------------ */
+
+/*
+ * POST @json (NULL: empty) to @path. Return: the reaction; the answer is
+ * in @r (to be freed) when it is RULES_GO_ON.
+ */
+static enum rules_reaction agent_post(struct agent *a, const char *path,
+				      const char *json, struct client_reply *r)
+{
+	char msg[RULES_MESSAGE_MAX];
+	enum rules_reaction re;
+
+	if (client_post(a->client, path, json, r) < 0) {
+		log_warnx("POST %s: %s", path, r->error);
+		/* the nonce may or may not have been consumed */
+		a->nonce_len = 0;
+		return RULES_BACKOFF;
+	}
+	if (r->status == 200 || r->status == 201)
+		return RULES_GO_ON;
+	rules_error_message(r->body, r->len, msg, sizeof(msg));
+	re = rules_reaction(r->status, msg);
+	log_warnx("POST %s: %ld %s: %s", path, r->status,
+		  msg[0] != '\0' ? msg : "(no message)",
+		  rules_reaction_name(re));
+	client_reply_free(r);
+	a->nonce_len = 0;
+	return re;
+}
+
+/* The step after a reaction other than RULES_GO_ON. */
+static enum agent_step agent_react(struct agent *a, enum rules_reaction re,
+				   enum agent_step retry)
+{
+	switch (re) {
+	case RULES_ENROLL:
+		if (retry != STEP_ENROLL)
+			return STEP_ENROLL;
+		/* the enrollment itself was refused: not in a tight loop */
+		break;
+	case RULES_PENDING:
+		return STEP_PENDING;
+	case RULES_CONFLICT:
+		log_warnx("id '%s' is enrolled with another TPM: set another id",
+			  a->cfg->id);
+		agent_status("id '%s' taken by another TPM", a->cfg->id);
+		a->after_backoff = STEP_ENROLL;
+		return STEP_BACKOFF;
+	case RULES_GO_ON:
+	case RULES_BACKOFF:
+		break;
+	}
+	a->after_backoff = retry;
+	return STEP_BACKOFF;
+}
+
+/* Take state, nonce and next_index from a verdict answer. */
+static enum agent_step agent_take_verdict(struct agent *a,
+					  struct client_reply *r)
+{
+	struct wire_verdict v;
+	struct imt_error err;
+	enum imt_result rc;
+
+	rc = wire_decode(WIRE_VERDICT, r->body, r->len, &v, &err);
+	client_reply_free(r);
+	if (rc != IMT_OK) {
+		log_warnx("verdict: %s", err.msg);
+		a->after_backoff = STEP_CONNECT;
+		return STEP_BACKOFF;
+	}
+	memcpy(a->nonce, v.nonce, v.nonce_len);
+	a->nonce_len = v.nonce_len;
+	a->nonce_got_ms = agent_now_ms();
+	a->nonce_life_ms = rules_nonce_life_ms(v.nonce_expires,
+					       (uint64_t)time(NULL));
+	if (strcmp(a->state, v.state) != 0)
+		log_info("verdict %s, next_index %" PRIu64, v.state,
+			 v.next_index);
+	else
+		log_debug("verdict %s, next_index %" PRIu64, v.state,
+			  v.next_index);
+	snprintf(a->state, sizeof(a->state), "%s", v.state);
+	agent_status("verdict %s, next_index %" PRIu64, v.state,
+		      v.next_index);
+	wire_free(WIRE_VERDICT, &v);
+	backoff_reset(&a->backoff);
+	if (strcmp(a->state, "pending") == 0)
+		return STEP_PENDING;
+	agent_resume(a, v.next_index);
+	return STEP_STREAM;
+}
+
+/* POST /nonce: a fresh nonce, the state and where the list continues. */
+static enum agent_step agent_connect(struct agent *a)
+{
+	struct client_reply r;
+	enum rules_reaction re;
+
+	re = agent_post(a, a->path_nonce, NULL, &r);
+	if (re != RULES_GO_ON)
+		return agent_react(a, re, STEP_CONNECT);
+	return agent_take_verdict(a, &r);
+}
+
+/* TPM2_ActivateCredential on the challenge and POST the proof. */
+static enum agent_step agent_activate(struct agent *a,
+				      const struct wire_challenge *ch)
+{
+	uint8_t secret[TPM_SECRET_MAX];
+	struct wire_activate act;
+	struct client_reply r;
+	struct imt_error err;
+	enum rules_reaction re;
+	enum tpm_status st;
+	size_t secret_len = 0;
+	char *json;
+	int rc;
+
+	st = tpm_activate_credential(a->tpm, ch->credential.data,
+				     ch->credential.len, ch->secret.data,
+				     ch->secret.len, secret, &secret_len);
+	if (st != TPM_OK) {
+		log_warnx("activate credential: %s", tpm_status_name(st));
+		a->after_backoff = STEP_ENROLL;
+		return STEP_BACKOFF;
+	}
+	memset(&act, 0, sizeof(act));
+	snprintf(act.agent, sizeof(act.agent), "%s", a->cfg->id);
+	rc = rules_proof(secret, secret_len, a->cfg->id, act.proof);
+	explicit_bzero(secret, sizeof(secret));
+	act.proof_len = RULES_PROOF_LEN;
+	json = rc == 0 ? wire_encode(WIRE_ACTIVATE, &act, &err) : NULL;
+	explicit_bzero(&act, sizeof(act));
+	if (json == NULL) {
+		log_warnx("activate: %s", rc == 0 ? err.msg : "HMAC failed");
+		a->after_backoff = STEP_ENROLL;
+		return STEP_BACKOFF;
+	}
+	re = agent_post(a, a->path_activate, json, &r);
+	free(json);
+	if (re != RULES_GO_ON)
+		return agent_react(a, re, STEP_ENROLL);
+	log_info("enrolled as '%s'", a->cfg->id);
+	return agent_take_verdict(a, &r);
+}
+
+/* POST /v1/agents: EK, its certificate and the AK; activate the answer. */
+static enum agent_step agent_enroll(struct agent *a)
+{
+	struct wire_enroll e;
+	struct wire_challenge ch;
+	struct client_reply r;
+	struct imt_error err;
+	enum rules_reaction re;
+	enum agent_step next;
+	char *json;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.agent, sizeof(e.agent), "%s", a->cfg->id);
+	e.ek_pub = (struct wire_blob){ a->ek.pub, a->ek.pub_len };
+	e.ek_cert = (struct wire_blob){ a->ek.cert, a->ek.cert_len };
+	e.ak_pub = (struct wire_blob){ a->ak.pub, a->ak.pub_len };
+	json = wire_encode(WIRE_ENROLL, &e, &err);
+	if (json == NULL)
+		fatalx("enroll: %s", err.msg);	/* our own TPM's data */
+	log_info("enrolling as '%s'%s", a->cfg->id,
+		 a->ek.cert_len == 0 ? " (the TPM has no EK certificate)" : "");
+	agent_status("enrolling as '%s'", a->cfg->id);
+	re = agent_post(a, "/v1/agents", json, &r);
+	free(json);
+	if (re != RULES_GO_ON)
+		return agent_react(a, re, STEP_ENROLL);
+	if (wire_decode(WIRE_CHALLENGE, r.body, r.len, &ch, &err) != IMT_OK) {
+		log_warnx("challenge: %s", err.msg);
+		client_reply_free(&r);
+		a->after_backoff = STEP_ENROLL;
+		return STEP_BACKOFF;
+	}
+	client_reply_free(&r);
+	next = agent_activate(a, &ch);
+	wire_free(WIRE_CHALLENGE, &ch);
+	return next;
+}
+
+/* Waiting for an operator to approve this machine's EK. */
+static enum agent_step agent_pending(struct agent *a)
+{
+	uint32_t ms = backoff_next(&a->backoff);
+
+	log_info("pending: waiting for an operator to approve '%s' (%u ms)",
+		 a->cfg->id, ms);
+	agent_status("pending approval of '%s'", a->cfg->id);
+	agent_sleep(a, ms);
+	return STEP_CONNECT;
+}
+
+static enum agent_step agent_backoff(struct agent *a)
+{
+	uint32_t ms = backoff_next(&a->backoff);
+
+	log_info("retrying in %u ms", ms);
+	agent_sleep(a, ms);
+	return a->after_backoff;
+}
+
+/* ---- streaming -------------------------------------------------------- */
+
+/* Quote, then read the list, then send: one round of evidence. */
+static enum agent_step agent_round(struct agent *a)
+{
+	struct tpm_evidence_quote q;
+	struct wire_evidence ev;
+	struct client_reply r;
+	struct imt_error err;
+	enum rules_reaction re;
+	enum agent_step next;
+	enum tpm_status st;
+	uint64_t first, count;
+	char *json;
+
+	if (a->nonce_len == 0 || rules_nonce_stale(a->nonce_got_ms,
+						   a->nonce_life_ms,
+						   agent_now_ms())) {
+		log_debug("nonce: asking for a fresh one");
+		next = agent_connect(a);
+		if (next != STEP_STREAM)
+			return next;
+	}
+	/* quote first: records added after it are in the batch too, and the
+	 * verifier proves the prefix the quote covers (PROTOCOL.md) */
+	st = tpm_quote(a->tpm, a->bank, AGENT_PCR_MASK, a->nonce, a->nonce_len,
+		       &q);
+	if (st != TPM_OK) {
+		log_warnx("quote: %s", tpm_status_name(st));
+		a->after_backoff = STEP_STREAM;
+		return STEP_BACKOFF;
+	}
+	if (agent_fill(a) < 0) {
+		a->after_backoff = STEP_CONNECT;
+		return STEP_BACKOFF;
+	}
+	memset(&ev, 0, sizeof(ev));
+	snprintf(ev.agent, sizeof(ev.agent), "%s", a->cfg->id);
+	memcpy(ev.nonce, a->nonce, a->nonce_len);
+	ev.nonce_len = a->nonce_len;
+	ev.bank = a->bank;
+	ev.quote = (struct wire_blob){ q.attest, q.attest_len };
+	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
+	ev.pcrs = q.pcrs;
+	ev.first_index = a->pend_first;
+	ev.records = (struct wire_blob){ a->pend, a->pend_len };
+	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
+	if (json == NULL)
+		fatalx("evidence: %s", err.msg);	/* our own data */
+	first = a->pend_first;
+	count = a->pend_count;
+	log_debug("evidence: records %" PRIu64 "-%" PRIu64 " (%zu bytes)",
+		  first, first + count, a->pend_len);
+	a->nonce_len = 0;	/* single use, whatever the answer */
+	a->last_sent_ms = agent_now_ms();
+	re = agent_post(a, a->path_evidence, json, &r);
+	free(json);
+	if (re != RULES_GO_ON)
+		return agent_react(a, re, STEP_CONNECT);
+	a->retry_soon = 0;
+	next = agent_take_verdict(a, &r);
+	if (next != STEP_STREAM)
+		return next;
+	if (strcmp(a->state, "failed") == 0)
+		log_warnx("evidence for records %" PRIu64 "-%" PRIu64
+			  " judged failed (see the machine's events)", first,
+			  first + count);
+	/* records the quote missed: again soon, if the verifier advanced */
+	a->retry_soon = (a->pend_count > 0 || a->pend_full) &&
+			a->pend_first > first;
+	return STEP_STREAM;
+}
+
+/* Sleep until the list grows or the heartbeat is due. */
+static enum agent_step agent_idle(struct agent *a)
+{
+	uint64_t heartbeat_ms = a->cfg->heartbeat * 1000, now, left, ms;
+	int n;
+
+	for (;;) {
+		now = agent_now_ms();
+		if (*a->stop)
+			return STEP_STOP;
+		if (now - a->last_sent_ms >= heartbeat_ms)
+			return STEP_STREAM;
+		left = heartbeat_ms - (now - a->last_sent_ms);
+		ms = rules_wait_ms(a->pollable, a->cfg->poll_fallback_ms, left,
+				   a->retry_soon);
+		n = list_follow_wait_signals(a->list, (int)ms, a->sigmask);
+		if (n < 0 && errno != EINTR)
+			log_warn("poll %s", a->cfg->measurement_list);
+		if (*a->stop)
+			return STEP_STOP;
+		if (a->retry_soon) {
+			a->retry_soon = 0;
+			return STEP_STREAM;
+		}
+		if (agent_fill(a) < 0) {
+			a->after_backoff = STEP_CONNECT;
+			return STEP_BACKOFF;
+		}
+		if (a->pend_count > 0)
+			return STEP_STREAM;
+	}
+}
+
+static enum agent_step agent_stream(struct agent *a)
+{
+	enum agent_step next = agent_round(a);
+
+	if (next != STEP_STREAM)
+		return next;
+	return agent_idle(a);
+}
+
+/* ---- start and the step table ----------------------------------------- */
+
+/* Open the TPM, make the EK, load or make the AK; retried while the TPM
+ * does not answer. Return: 0, 1 on a stop request, -1 on failure. */
+static int agent_tpm_start(struct agent *a)
+{
+	enum tpm_status st;
+	uint32_t ms;
+
+	for (;;) {
+		st = tpm_open(a->cfg->tcti, &a->tpm);
+		if (st == TPM_OK)
+			st = tpm_ek_load(a->tpm, a->alg, &a->ek);
+		if (st == TPM_OK)
+			st = tpm_ak_load(a->tpm, a->cfg->state_dir, a->alg,
+					 &a->ak);
+		if (st == TPM_OK)
+			return 0;
+		tpm_close(a->tpm);
+		a->tpm = NULL;
+		if (st != TPM_ERR_COMM) {
+			log_warnx("TPM %s: %s", a->cfg->tcti,
+				  tpm_status_name(st));
+			return -1;
+		}
+		ms = backoff_next(&a->backoff);
+		log_warnx("TPM %s does not answer; retrying in %u ms",
+			  a->cfg->tcti, ms);
+		agent_status("waiting for the TPM");
+		agent_sleep(a, ms);
+		if (*a->stop)
+			return 1;
+	}
+}
+
+static int agent_paths(struct agent *a)
+{
+	static const struct {
+		size_t off;
+		const char *suffix;
+	} paths[] = {
+		{ offsetof(struct agent, path_nonce), "nonce" },
+		{ offsetof(struct agent, path_activate), "activate" },
+		{ offsetof(struct agent, path_evidence), "evidence" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if ((size_t)snprintf((char *)a + paths[i].off, AGENT_PATH_MAX,
+				     "/v1/agents/%s/%s", a->cfg->id,
+				     paths[i].suffix) >= AGENT_PATH_MAX)
+			return -1;
+	}
+	return 0;
+}
+
+static int agent_start(struct agent *a)
+{
+	struct imt_error err;
+	int rc;
+
+	a->bank = hash_algo_bank(a->cfg->bank);
+	a->alg = strcmp(a->cfg->key_alg, "ecc") == 0 ? TPM_KEY_ECC :
+		 TPM_KEY_RSA;
+	backoff_init(&a->backoff, (uint32_t)a->cfg->backoff_max * 1000,
+		     ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
+		     agent_now_ms());
+	if (a->bank == NULL || agent_paths(a) < 0) {
+		log_warnx("bank '%s' or id '%s' unusable", a->cfg->bank,
+			  a->cfg->id);
+		return -1;
+	}
+	a->pend = malloc(WIRE_RECORDS_MAX);
+	if (a->pend == NULL) {
+		log_warnx("out of memory");
+		return -1;
+	}
+	a->list = list_follow_open(a->cfg->measurement_list, NULL, &err);
+	if (a->list == NULL) {
+		log_warnx("%s", err.msg);
+		return -1;
+	}
+	a->pollable = list_follow_pollable(a->list);
+	log_info("list %s: %s", a->cfg->measurement_list,
+		 a->pollable ? "poll() reports new records" :
+		 "no poll() support, reading on a timer");
+	rc = agent_tpm_start(a);
+	if (rc != 0)
+		return rc;
+	log_info("TPM %s: %s EK%s, AK %s", a->cfg->tcti, a->cfg->key_alg,
+		 a->ek.cert_len != 0 ? " with certificate" : "",
+		 a->ak.created ? "created" : "loaded");
+	backoff_reset(&a->backoff);
+	a->client = client_new(a->cfg->verifier_url, a->cfg->ca_cert);
+	if (a->client == NULL) {
+		log_warnx("HTTPS client: cannot start libcurl");
+		return -1;
+	}
+	return 0;
+}
+
+static void agent_stop(struct agent *a)
+{
+	client_free(a->client);
+	tpm_close(a->tpm);
+	list_follow_close(a->list);
+	free(a->pend);
+}
+
+static enum agent_step (*const agent_steps[STEP_COUNT])(struct agent *) = {
+	[STEP_CONNECT] = agent_connect,
+	[STEP_ENROLL] = agent_enroll,
+	[STEP_PENDING] = agent_pending,
+	[STEP_STREAM] = agent_stream,
+	[STEP_BACKOFF] = agent_backoff,
+};
+
+int agent_run(const struct agent_config *cfg, volatile sig_atomic_t *stop,
+	      const sigset_t *sigmask)
+{
+	struct agent *a = calloc(1, sizeof(*a));
+	enum agent_step step;
+	int rc;
+
+	if (a == NULL)
+		fatal("%s", __func__);
+	a->cfg = cfg;
+	a->stop = stop;
+	a->sigmask = sigmask;
+	rc = agent_start(a);
+	if (rc != 0)
+		goto out;
+	notify_ready("connecting to the verifier");
+	/* a new AK is unknown to the verifier: enroll it right away */
+	step = a->ak.created ? STEP_ENROLL : STEP_CONNECT;
+	while (!*stop && step != STEP_STOP)
+		step = agent_steps[step](a);
+out:
+	notify_stopping();
+	agent_stop(a);
+	free(a);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# test_agent_daemon.sh - imatrust-agent against a real imatrust-verifier
+# and a real swtpm (TAP).
+#
+# A swtpm manufactured with an EK certificate from a local CA (the lab's
+# way), shared through tests/tools/tpm_mux by the agent and
+# tests/tools/fake_kernel, which appends records to a list file and
+# extends PCR 10 as IMA does. The verifier runs with a temporary config,
+# database and self-signed TLS certificate on a free port. Checks:
+# enrollment with credential activation, verdicts arriving for new records
+# and heartbeats, a restart of the agent that reuses its AK without
+# enrolling again, and an agent that survives a verifier stop and start.
+# Every process is killed on every exit path; logs are shown on failure.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/integration/swtpm-lib.sh
+. "$here/swtpm-lib.sh"
+root=$SWTPM_LIB_ROOT
+bin=${IMATRUST_BIN:-$root/build/bin}
+
+for tool in swtpm swtpm_setup swtpm_localca openssl python3 tpm2_getcap; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "1..0 # SKIP $tool is not installed"
+		exit 0
+	fi
+done
+mux=$(tool_path tpm_mux) || exit 1
+kern=$(tool_path fake_kernel) || exit 1
+for b in imatrust-agent imatrust-verifier; do
+	[ -x "$bin/$b" ] || bail "no $bin/$b: run make first"
+done
+
+tmp=$(mktemp -d)
+AGENT_PID=
+VERIFIER_PID=
+MUX_PID=
+failures=0
+cleanup() {
+	local p
+	for p in $AGENT_PID $VERIFIER_PID $MUX_PID; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	swtpm_stop
+	if [ "$failures" -gt 0 ]; then
+		for f in "$tmp"/*.log; do
+			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
+		done
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fail() { failures=$((failures + 1)); not_ok "$@"; }
+
+# wait_for SECONDS FILE REGEX: FILE gets a line matching REGEX in time
+wait_for() {
+	local i
+	for i in $(seq $(($1 * 10))); do
+		grep -qE -- "$3" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
+
+# --- PKI: an EK CA (swtpm-localca) and a TLS CA with a server cert -------
+ca="$tmp/ekca"
+mkdir -p "$ca" "$tmp/tpm" "$tmp/state"
+cat >"$ca/swtpm-localca.conf" <<EOC
+statedir = $ca
+signingkey = $ca/signkey.pem
+issuercert = $ca/issuercert.pem
+certserial = $ca/certserial
+EOC
+printf -- '--platform-manufacturer imatrust\n--platform-version 2.1\n--platform-model test\n' \
+	>"$ca/swtpm-localca.options"
+cat >"$ca/swtpm_setup.conf" <<EOC
+create_certs_tool = /usr/bin/swtpm_localca
+create_certs_tool_config = $ca/swtpm-localca.conf
+create_certs_tool_options = $ca/swtpm-localca.options
+active_pcr_banks = sha1,sha256
+EOC
+if swtpm_setup --tpm2 --tpmstate "$tmp/tpm" --config "$ca/swtpm_setup.conf" \
+	--create-ek-cert --create-platform-cert \
+	>"$tmp/swtpm_setup.log" 2>&1; then
+	cat "$ca/swtpm-localca-rootca-cert.pem" "$ca/issuercert.pem" \
+		>"$tmp/ek-ca.pem"
+	ok "swtpm manufactured with an EK certificate from a local CA"
+else
+	fail "swtpm manufactured with an EK certificate from a local CA"
+	bail "no TPM" "$tmp/swtpm_setup.log"
+fi
+if openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-keyout "$tmp/tls-key.pem" -out "$tmp/tls-cert.pem" -days 1 \
+	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+	>"$tmp/openssl.log" 2>&1; then
+	ok "self-signed TLS certificate for 127.0.0.1"
+else
+	fail "self-signed TLS certificate for 127.0.0.1" "$tmp/openssl.log"
+fi
+
+# --- TPM behind the mux ---------------------------------------------------
+swtpm_start "$tmp/tpm" "$tmp/swtpm.log" || bail "swtpm does not start" "$tmp/swtpm.log"
+swtpm_port=${TPM2TOOLS_TCTI##*port=}
+mux_port=$(swtpm_free_ports)
+"$mux" "$mux_port" "$swtpm_port" >"$tmp/mux.log" 2>&1 &
+MUX_PID=$!
+export IMATRUST_TCTI="swtpm:host=127.0.0.1,port=$mux_port"
+list="$tmp/binary_runtime_measurements"
+: >"$list"
+for i in $(seq 50); do
+	"$kern" "$list" boot >"$tmp/kernel.log" 2>&1 && break
+	sleep 0.1
+done
+if [ -s "$list" ]; then ok "fake kernel wrote boot_aggregate through the mux"
+else fail "fake kernel wrote boot_aggregate through the mux" "$tmp/kernel.log"; fi
+
+# --- verifier -------------------------------------------------------------
+vport=$(swtpm_free_ports)
+cat >"$tmp/verifier.conf" <<EOC
+listen = 127.0.0.1
+port = $vport
+tls_cert = $tmp/tls-cert.pem
+tls_key = $tmp/tls-key.pem
+database = $tmp/verifier.db
+ek_ca = $tmp/ek-ca.pem
+nonce_ttl = 30
+EOC
+start_verifier() {
+	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
+		>>"$tmp/verifier.log" 2>&1 &
+	VERIFIER_PID=$!
+	wait_for 10 "$tmp/verifier.log" "listening on"
+}
+if start_verifier; then ok "verifier listens on 127.0.0.1:$vport"
+else fail "verifier listens on 127.0.0.1:$vport"; fi
+
+# --- agent ----------------------------------------------------------------
+cat >"$tmp/agent.conf" <<EOC
+# written by test_agent_daemon.sh
+verifier_url = https://127.0.0.1:$vport
+ca_cert = $tmp/tls-cert.pem
+id = test-agent-1
+tcti = $IMATRUST_TCTI
+state_dir = $tmp/state
+measurement_list = $list
+heartbeat = 1
+poll_fallback_ms = 100
+backoff_max = 2
+log_level = debug
+EOC
+if "$bin/imatrust-agent" -n -c "$tmp/agent.conf" >"$tmp/check.log" 2>&1; then
+	ok "imatrust-agent -n accepts the config"
+else fail "imatrust-agent -n accepts the config" "$tmp/check.log"; fi
+printf 'heartbeat = 0\n' >"$tmp/bad.conf"
+if ! "$bin/imatrust-agent" -n -c "$tmp/bad.conf" >"$tmp/check.log" 2>&1 &&
+   grep -q "bad.conf:1: '0' is not a number from 1 to 3600" "$tmp/check.log"; then
+	ok "imatrust-agent -n names file and line of a bad value"
+else fail "imatrust-agent -n names file and line of a bad value" "$tmp/check.log"; fi
+
+start_agent() {
+	"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
+	AGENT_PID=$!
+}
+stop_agent() {
+	kill "$AGENT_PID" 2>/dev/null
+	wait "$AGENT_PID"
+	local rc=$?
+	AGENT_PID=
+	return $rc
+}
+
+start_agent
+if wait_for 20 "$tmp/agent.log" "enrolled as 'test-agent-1'"; then
+	ok "the agent enrolls (credential activated)"
+else fail "the agent enrolls (credential activated)"; fi
+if [ -f "$tmp/state/ak.blob" ]; then ok "the AK blob is kept in state_dir"
+else fail "the AK blob is kept in state_dir"; fi
+if wait_for 20 "$tmp/agent.log" "verdict (trusted|untrusted), next_index 1"; then
+	ok "a verdict for the boot_aggregate arrives (next_index 1)"
+else fail "a verdict for the boot_aggregate arrives (next_index 1)"; fi
+
+"$kern" "$list" file /usr/bin/tool1 "one" >>"$tmp/kernel.log" 2>&1
+"$kern" "$list" file /usr/bin/tool2 "two" >>"$tmp/kernel.log" 2>&1
+if wait_for 10 "$tmp/agent.log" "next_index 3"; then
+	ok "new records are streamed and proven (next_index 3)"
+else fail "new records are streamed and proven (next_index 3)"; fi
+if grep -q "failed" "$tmp/agent.log"; then
+	fail "no evidence judged failed"
+else ok "no evidence judged failed"; fi
+beats=$(count "$tmp/agent.log" "evidence: records 3-3 ")
+sleep 3
+if [ "$(count "$tmp/agent.log" "evidence: records 3-3 ")" -ge $((beats + 2)) ]; then
+	ok "heartbeat evidence without new records (heartbeat = 1 s)"
+else fail "heartbeat evidence without new records (heartbeat = 1 s)"; fi
+
+# --- agent restart: same AK, no enrollment --------------------------------
+enrolls=$(count "$tmp/verifier.log" "enrollment")
+if stop_agent; then ok "SIGTERM: the agent exits 0"
+else fail "SIGTERM: the agent exits 0"; fi
+"$kern" "$list" file /usr/bin/tool3 "three" >>"$tmp/kernel.log" 2>&1
+: >"$tmp/agent.log.2"
+mv "$tmp/agent.log" "$tmp/agent-1.log"
+start_agent
+if wait_for 20 "$tmp/agent.log" "next_index 4"; then
+	ok "after a restart the agent resumes and streams record 3"
+else fail "after a restart the agent resumes and streams record 3"; fi
+if grep -q "AK loaded" "$tmp/agent.log" &&
+   ! grep -q "enrolling" "$tmp/agent.log" &&
+   [ "$(count "$tmp/verifier.log" "enrollment")" = "$enrolls" ]; then
+	ok "the restart reuses the AK and does not enroll again"
+else fail "the restart reuses the AK and does not enroll again"; fi
+if grep -q "resuming at record 3" "$tmp/agent.log"; then
+	ok "the restarted agent skips to the index the verifier asks for"
+else fail "the restarted agent skips to the index the verifier asks for"; fi
+
+# --- verifier outage ------------------------------------------------------
+kill "$VERIFIER_PID"
+wait "$VERIFIER_PID" 2>/dev/null
+VERIFIER_PID=
+"$kern" "$list" file /usr/bin/tool4 "four" >>"$tmp/kernel.log" 2>&1
+if wait_for 10 "$tmp/agent.log" "retrying in [0-9]+ ms"; then
+	ok "verifier down: the agent backs off"
+else fail "verifier down: the agent backs off"; fi
+sleep 3
+if kill -0 "$AGENT_PID" 2>/dev/null; then ok "the agent survives the outage"
+else fail "the agent survives the outage"; fi
+if start_verifier; then ok "verifier restarted on its database"
+else fail "verifier restarted on its database"; fi
+if wait_for 20 "$tmp/agent.log" "next_index 5"; then
+	ok "after the outage the record added meanwhile is proven (next_index 5)"
+else fail "after the outage the record added meanwhile is proven (next_index 5)"; fi
+if stop_agent; then ok "SIGTERM after the outage: exit 0"
+else fail "SIGTERM after the outage: exit 0"; fi
+if [ "$(count "$tmp/agent.log" "evidence for records .* judged failed")" = 0 ]; then
+	ok "no evidence judged failed across restart and outage"
+else fail "no evidence judged failed across restart and outage"; fi
+
+echo "1..$tap_n"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,274 @@
+#!/bin/bash
+# test_attest.sh - the verifier end to end against a real swtpm, TLS and
+# SQLite, one protocol step at a time (tests/tools/attest_probe), with a
+# harness that plays the kernel (tests/tools/fake_kernel: append a record,
+# extend PCR 10). Covers what a real agent never sends: evidence signed by
+# another AK, replayed and expired nonces, altered/removed/reordered lists,
+# malformed requests. The real imatrust-agent runs in test_agent_daemon.sh.
+set -u
+. "$(dirname "$0")/swtpm-lib.sh"
+require_tools swtpm swtpm_setup swtpm_localca openssl curl sqlite3 jq
+
+bin=${IMATRUST_BIN:-$SWTPM_LIB_ROOT/build/bin}
+probe=$(tool_path attest_probe) || exit 1
+kern=$(tool_path fake_kernel) || exit 1
+mux=$(tool_path tpm_mux) || exit 1
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# --- a CA for EK certificates, as the lab has --------------------------------
+ca=$tmp/ca
+mkdir -p "$ca"
+cat >"$ca/localca.conf" <<EOF
+statedir = $ca
+signingkey = $ca/signkey.pem
+issuercert = $ca/issuercert.pem
+certserial = $ca/certserial
+EOF
+: >"$ca/localca.options"
+cat >"$ca/setup.conf" <<EOF
+create_certs_tool = /usr/bin/swtpm_localca
+create_certs_tool_config = $ca/localca.conf
+create_certs_tool_options = $ca/localca.options
+active_pcr_banks = sha1,sha256
+EOF
+
+# manufacture DIR [certified]: a TPM state, with EK certificate or without
+manufacture() {
+	mkdir -p "$1"
+	if [ "${2:-certified}" = certified ]; then
+		swtpm_setup --tpm2 --tpmstate "$1" --config "$ca/setup.conf" \
+			--create-ek-cert --pcr-banks sha1,sha256 \
+			>"$1/setup.log" 2>&1
+	else
+		swtpm_setup --tpm2 --tpmstate "$1" --config "$ca/setup.conf" \
+			--pcr-banks sha1,sha256 >"$1/setup.log" 2>&1
+	fi
+}
+
+# machine NAME [certified]: its own swtpm behind a tpm_mux, its state dir
+machine() {
+	local d=$tmp/$1
+	manufacture "$d/tpm" "${2:-certified}" || bail "swtpm_setup $1" "$d/tpm/setup.log"
+	start_tpm "$1"
+}
+start_tpm() {
+	local d=$tmp/$1 port
+	mkdir -p "$d/probe"
+	swtpm_start "$d/tpm" "$d/swtpm.log" || bail "swtpm $1" "$d/swtpm.log"
+	pids+=("$SWTPM_PID")
+	eval "swtpm_$1=$SWTPM_PID"
+	port=$(swtpm_free_ports)
+	"$mux" "$port" "${TPM2TOOLS_TCTI##*port=}" 2>>"$d/mux.log" &
+	pids+=($!)
+	eval "mux_$1=$!"
+	eval "tcti_$1=swtpm:host=127.0.0.1,port=$port"
+	sleep 0.2
+}
+stop_tpm() {
+	local s m
+	s=$(eval echo "\$swtpm_$1")
+	m=$(eval echo "\$mux_$1")
+	kill "$m" "$s" 2>/dev/null
+	wait "$m" "$s" 2>/dev/null
+}
+
+# as NAME CMD...: run attest_probe or fake_kernel for machine NAME
+as() {
+	local n=$1
+	shift
+	IMATRUST_TCTI=$(eval echo "\$tcti_$n") PROBE_ID=$n \
+		PROBE_STATE=$tmp/$n/probe "$@"
+}
+kernel() { local n=$1; shift; as "$n" "$kern" "$tmp/$n/list" "$@"; }
+# evidence NAME [ARGS]: with a fresh nonce, as an agent does when its
+# nonce is older than half the TTL; evidence_again reuses the saved one
+evidence() { as "$1" "$probe" nonce >/dev/null; evidence_again "$@"; }
+evidence_again() { local n=$1; shift; as "$n" "$probe" evidence "$tmp/$n/list" "$@"; }
+
+# --- the verifier -------------------------------------------------------------
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=verifier \
+	-addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1
+port=$(swtpm_free_ports)
+manufacture "$tmp/ca-init" || bail "EK CA" "$tmp/ca-init/setup.log"
+cat "$ca/swtpm-localca-rootca-cert.pem" "$ca/issuercert.pem" >"$ca/bundle.pem"
+cat >"$tmp/v.conf" <<EOF
+listen = 127.0.0.1
+port = $port
+tls_cert = $tmp/cert.pem
+tls_key = $tmp/key.pem
+database = $tmp/v.db
+ek_ca = $ca/bundle.pem
+nonce_ttl = 2
+EOF
+token=$("$bin/imatrust-verifier" -c "$tmp/v.conf" token add test) ||
+	bail "token add"
+verifier_start() {
+	"$bin/imatrust-verifier" -c "$tmp/v.conf" 2>>"$tmp/verifier.log" &
+	vpid=$!
+	pids+=("$vpid")
+	for _ in $(seq 50); do
+		curl -sf --cacert "$tmp/cert.pem" \
+			"https://127.0.0.1:$port/v1/health" >/dev/null && return 0
+		sleep 0.1
+	done
+	bail "verifier did not start" "$tmp/verifier.log"
+}
+verifier_start
+export PROBE_URL=https://127.0.0.1:$port PROBE_CA=$tmp/cert.pem TSS2_LOG=all+none
+
+api() {	# api METHOD PATH [BODY]
+	curl -s --cacert "$tmp/cert.pem" -X "$1" \
+		-H "Authorization: Bearer $token" \
+		-H "Content-Type: application/json" \
+		${3:+--data-binary "$3"} "https://127.0.0.1:$port$2"
+}
+state_of() { api GET "/v1/machines/$1" | jq -r '.state // .machine.state'; }
+reason_of() { api GET "/v1/machines/$1" | jq -c '.state_reason // .machine.state_reason'; }
+sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+add_ref() {	# add_ref PATH CONTENT
+	api POST /v1/references "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"test\"},\"refs\":[{\"path\":\"$1\",\"algo\":\"sha256\",\"digest\":\"$(sha256_hex "$2")\"}]}" >/dev/null
+}
+expect() {	# expect DESCRIPTION PATTERN OUTPUT
+	if [[ "$3" == *$2* ]]; then ok "$1"; else echo "# got: $3"; not_ok "$1"; fi
+}
+
+# --- clean machine -> trusted ------------------------------------------------
+machine good
+out=$(as good "$probe" enroll)
+expect "enrollment with an EK certificate from the CA: activated, enrolling" \
+	"status=200 state=enrolling next_index=0" "$out"
+add_ref /usr/bin/true-ok "fine"
+kernel good boot
+kernel good file /usr/bin/true-ok fine
+out=$(evidence good)
+expect "a clean machine is trusted, both records stored" \
+	"state=trusted next_index=2" "$out"
+out=$(evidence good -f 2)
+expect "heartbeat evidence (no new records) keeps it trusted" \
+	"state=trusted next_index=2" "$out"
+
+# --- unknown file, wrong digest ---------------------------------------------
+kernel good file /usr/bin/evil "not in any image"
+out=$(evidence good -f 2)
+expect "an unknown file makes it untrusted" "state=untrusted next_index=3" "$out"
+r=$(reason_of good)
+expect "the reason names the path" '/usr/bin/evil' "$r"
+expect "... and the digest" "sha256:$(sha256_hex "not in any image")" "$r"
+expect "... and the verdict unknown" '\"verdict\":\"unknown\"' "$r"
+
+machine mm
+as mm "$probe" enroll >/dev/null
+kernel mm boot
+kernel mm file /usr/bin/true-ok "tampered"
+out=$(evidence mm)
+expect "a known path with another digest makes it untrusted" "state=untrusted" "$out"
+expect "... judged mismatch" '\"verdict\":\"mismatch\"' "$(reason_of mm)"
+
+# --- adding the reference re-judges at once ---------------------------------
+add_ref /usr/bin/evil "not in any image"
+expect "adding the missing reference makes the machine trusted again" \
+	trusted "$(state_of good)"
+
+# --- violations follow the policy (default: allow, with an event) ------------
+kernel good violation /var/log/syslog
+out=$(evidence good -f 3)
+expect "a violation record is accepted under violations = allow" \
+	"state=trusted next_index=4" "$out"
+ev=$(api GET /v1/machines/good/events)
+expect "... and recorded as a violation event" '"violation"' "$ev"
+
+# --- invalid evidence -> failed with the check named -------------------------
+kernel good file /usr/bin/true-ok fine
+out=$(evidence good -f 4 -t alter:4)
+expect "a record altered in transit: failed" "state=failed next_index=4" "$out"
+expect "... reason: replay" '\"check\":\"replay\"' "$(reason_of good)"
+out=$(evidence good -f 4)
+expect "the honest list afterwards is trusted again" "state=trusted next_index=5" "$out"
+
+kernel good file /usr/bin/true-ok fine
+kernel good file /usr/bin/evil "not in any image"
+out=$(evidence good -f 5 -t drop:5)
+expect "a record removed: failed" "state=failed" "$out"
+out=$(evidence good -f 5 -t swap:5)
+expect "two records reordered: failed" "state=failed" "$out"
+expect "... reason: replay" '\"check\":\"replay\"' "$(reason_of good)"
+out=$(evidence good -f 5)
+expect "the honest list: trusted" "state=trusted next_index=7" "$out"
+
+mkdir -p "$tmp/other-ak"
+out=$(evidence good -f 7 -a "$tmp/other-ak")
+expect "a quote signed by a key that is not the enrolled AK: failed" "state=failed" "$out"
+expect "... reason: signature" '\"check\":\"signature\"' "$(reason_of good)"
+
+out=$(evidence good -f 7 -k)
+expect "fresh nonce: trusted" "state=trusted" "$out"
+out=$(evidence_again good -f 7)
+expect "the same nonce again (replay): failed" "state=failed" "$out"
+expect "... reason: nonce already used" 'nonce already used' "$(reason_of good)"
+
+as good "$probe" nonce >/dev/null
+sleep 3	# nonce_ttl = 2
+out=$(evidence_again good -f 7)
+expect "an expired nonce: failed" "state=failed" "$out"
+expect "... reason: nonce expired" 'nonce expired' "$(reason_of good)"
+out=$(evidence good -f 7)
+expect "a fresh nonce afterwards: trusted" "state=trusted" "$out"
+
+# --- a TPM reboot is a new boot ----------------------------------------------
+stop_tpm good
+start_tpm good
+rm -f "$tmp/good/list"
+kernel good boot
+out=$(evidence good)
+expect "after swtpm restarts, evidence from index 0 is a new boot: trusted" \
+	"state=trusted next_index=1" "$out"
+n=$(sqlite3 "$tmp/v.db" "select count(*) from boots where machine_id='good'")
+expect "the verifier recorded a second boot (TPM resetCount)" 2 "$n"
+expect "... and a reboot event" '"reboot"' "$(api GET /v1/machines/good/events)"
+
+# --- EK without a certificate: pending until approved ------------------------
+machine stray uncertified
+out=$(as stray "$probe" enroll)
+expect "an EK without a certificate: activated but pending" "state=pending" "$out"
+kernel stray boot
+out=$(evidence stray)
+expect "evidence of a pending machine is refused (403)" "status=403" "$out"
+api POST /v1/machines/stray/approve >/dev/null
+out=$(evidence stray)
+expect "approved by an operator: evidence accepted, trusted" "state=trusted" "$out"
+
+# --- bad requests: 4xx with a JSON error, nothing changes ---------------------
+before=$(sqlite3 "$tmp/v.db" "select count(*) from events")
+raw() { curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$tmp/cert.pem" "$@"; }
+code=$(raw -X POST -H 'Content-Type: application/json' --data '{"v":1,' \
+	"https://127.0.0.1:$port/v1/agents")
+expect "malformed JSON: 400" 400 "$code"
+expect "... with a JSON error" '"error"' "$(cat "$tmp/body")"
+code=$(raw -X POST -H 'Content-Type: text/plain' --data '{}' \
+	"https://127.0.0.1:$port/v1/agents/good/evidence")
+expect "wrong content type: 415" 415 "$code"
+head -c 7000000 /dev/zero | tr '\0' a >"$tmp/big"
+code=$(raw -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/big" \
+	"https://127.0.0.1:$port/v1/agents/good/evidence")
+expect "oversized body: 413" 413 "$code"
+code=$(raw -X POST "https://127.0.0.1:$port/v1/agents/nobody/nonce")
+expect "unknown agent: 404" 404 "$code"
+code=$(raw -X POST -H 'Content-Type: application/json' \
+	--data '{"v":1,"agent":"good","proof":"00"}' \
+	"https://127.0.0.1:$port/v1/agents/good/activate")
+expect "activation with a malformed proof: 400" 400 "$code"
+code=$(raw "https://127.0.0.1:$port/v1/machines")
+expect "operator API without a token: 401" 401 "$code"
+after=$(sqlite3 "$tmp/v.db" "select count(*) from events")
+expect "none of the bad requests changed anything" "$before" "$after"
+
+echo "1..$tap_n"

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * attest_probe.c - speak the agent protocol one step at a time, honestly
+ * or not, so integration tests can send the evidence a real agent never
+ * would: a quote signed by another AK, a replayed or expired nonce, a list
+ * with a record altered, removed or swapped.
+ *
+ *	attest_probe enroll
+ *	attest_probe nonce
+ *	attest_probe evidence LIST [-f FROM] [-t alter:K|drop:K|swap:K]
+ *				   [-a OTHER_AK_DIR] [-k]
+ *
+ * Environment: IMATRUST_TCTI (the TPM), PROBE_URL, PROBE_CA, PROBE_ID and
+ * PROBE_STATE (a directory: the AK blob, the last nonce). -k keeps the
+ * nonce file, so the next call replays the same nonce.
+ * Prints "status=N state=S next_index=I" (or "status=N error=...").
+ * Exit: 0 on a 2xx answer, 1 on another answer, 2 on usage/local errors.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/hmac.h>
+
+#include "client.h"
+#include "hex.h"
+#include "ima_list.h"
+#include "tpm.h"
+#include "wire.h"
+
+#define LIST_MAX (8u << 20)
+
+static const char *env(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL) {
+		fprintf(stderr, "attest_probe: %s is not set\n", name);
+		exit(2);
+	}
+	return v;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "attest_probe: %s\n", what);
+	exit(2);
+}
+
+static void path_of(char *out, size_t len, const char *name)
+{
+	snprintf(out, len, "%s/%s", env("PROBE_STATE"), name);
+}
+
+static void save_nonce(const struct wire_verdict *v)
+{
+	char path[4096], hex[2 * WIRE_NONCE_MAX + 2];
+	FILE *f;
+
+	path_of(path, sizeof(path), "nonce");
+	hex_encode(v->nonce, v->nonce_len, hex);
+	f = fopen(path, "w");
+	if (f == NULL || fprintf(f, "%s\n", hex) < 0 || fclose(f) != 0)
+		die("cannot save the nonce");
+}
+
+static void load_nonce(uint8_t *nonce, size_t *len)
+{
+	char path[4096], hex[2 * WIRE_NONCE_MAX + 2] = "";
+	FILE *f;
+
+	path_of(path, sizeof(path), "nonce");
+	f = fopen(path, "r");
+	if (f == NULL || fscanf(f, "%129s", hex) != 1)
+		die("no saved nonce");
+	fclose(f);
+	*len = strlen(hex) / 2;
+	if (hex_decode(hex, strlen(hex), nonce, WIRE_NONCE_MAX) < 0)
+		die("bad saved nonce");
+}
+
+/* POST and print the answer; a verdict's nonce is saved unless @keep. */
+static int post(const char *path, const char *json, int keep)
+{
+	struct client *c = client_new(env("PROBE_URL"), env("PROBE_CA"));
+	struct client_reply r = { 0 };
+	struct wire_verdict v;
+	struct imt_error err;
+	int rc = 1;
+
+	if (c == NULL)
+		die("no client");
+	if (client_post(c, path, json, &r) < 0) {
+		printf("status=0 error=%s\n", r.error);
+	} else if (r.status != 200) {
+		printf("status=%ld error=%s\n", r.status, r.body ? r.body : "");
+	} else if (wire_decode(WIRE_VERDICT, r.body, r.len, &v, &err) !=
+		   IMT_OK) {
+		printf("status=200 error=%s\n", err.msg);
+	} else {
+		printf("status=200 state=%s next_index=%llu\n", v.state,
+		       (unsigned long long)v.next_index);
+		if (!keep)
+			save_nonce(&v);
+		rc = 0;
+	}
+	client_reply_free(&r);
+	client_free(c);
+	return rc;
+}
+
+static struct tpm *open_keys(const char *ak_dir, struct tpm_ek *ek,
+			     struct tpm_ak *ak)
+{
+	struct tpm *t;
+
+	if (tpm_open(env("IMATRUST_TCTI"), &t) != TPM_OK ||
+	    tpm_ek_load(t, TPM_KEY_RSA, ek) != TPM_OK ||
+	    tpm_ak_load(t, ak_dir, TPM_KEY_RSA, ak) != TPM_OK)
+		die("TPM keys");
+	return t;
+}
+
+static int enroll(void)
+{
+	struct wire_enroll e = { 0 };
+	struct wire_challenge ch;
+	struct wire_activate a = { 0 };
+	struct client *c = client_new(env("PROBE_URL"), env("PROBE_CA"));
+	struct client_reply r = { 0 };
+	struct imt_error err;
+	struct tpm_ek ek;
+	struct tpm_ak ak;
+	uint8_t secret[TPM_SECRET_MAX];
+	size_t slen;
+	unsigned int mlen;
+	char path[512], *json;
+	struct tpm *t = open_keys(env("PROBE_STATE"), &ek, &ak);
+
+	snprintf(e.agent, sizeof(e.agent), "%s", env("PROBE_ID"));
+	e.ek_pub = (struct wire_blob){ ek.pub, ek.pub_len };
+	e.ek_cert = (struct wire_blob){ ek.cert, ek.cert_len };
+	e.ak_pub = (struct wire_blob){ ak.pub, ak.pub_len };
+	json = wire_encode(WIRE_ENROLL, &e, &err);
+	if (json == NULL || c == NULL || client_post(c, "/v1/agents", json,
+						     &r) < 0)
+		die("enroll request");
+	free(json);
+	if (r.status != 201) {
+		printf("status=%ld error=%s\n", r.status, r.body);
+		return 1;
+	}
+	if (wire_decode(WIRE_CHALLENGE, r.body, r.len, &ch, &err) != IMT_OK)
+		die(err.msg);
+	if (tpm_activate_credential(t, ch.credential.data, ch.credential.len,
+				    ch.secret.data, ch.secret.len, secret,
+				    &slen) != TPM_OK)
+		die("ActivateCredential");
+	snprintf(a.agent, sizeof(a.agent), "%s", e.agent);
+	HMAC(EVP_sha256(), secret, (int)slen, (const uint8_t *)a.agent,
+	     strlen(a.agent), a.proof, &mlen);
+	a.proof_len = mlen;
+	json = wire_encode(WIRE_ACTIVATE, &a, &err);
+	snprintf(path, sizeof(path), "/v1/agents/%s/activate", a.agent);
+	wire_free(WIRE_CHALLENGE, &ch);
+	client_reply_free(&r);
+	client_free(c);
+	tpm_close(t);
+	return post(path, json, 0);
+}
+
+/* The records of @list from index @from, as bytes; apply @tamper. */
+static uint8_t *records_from(const char *list, size_t from,
+			     const char *tamper, size_t *len)
+{
+	static uint8_t buf[LIST_MAX];
+	struct ima_list_parser p;
+	struct ima_record rec;
+	struct imt_error err;
+	size_t off[65536], sz[65536], n = 0, pos = 0, total;
+	ssize_t r;
+	int fd = open(list, O_RDONLY);
+	uint8_t *out;
+	size_t k = 0, i, o = 0;
+	char mode[8] = "";
+
+	if (fd < 0 || (r = read(fd, buf, sizeof(buf))) < 0)
+		die("cannot read the list");
+	close(fd);
+	total = (size_t)r;
+	ima_list_parser_init(&p, NULL);
+	while (pos < total && n < 65536) {
+		if (ima_list_next(&p, buf + pos, total - pos, 1, &rec, &err) !=
+		    IMT_OK)
+			die(err.msg);
+		off[n] = pos;
+		sz[n++] = rec.size;
+		pos += rec.size;
+	}
+	out = malloc(total + 1);
+	if (out == NULL)
+		die("out of memory");
+	if (tamper != NULL && sscanf(tamper, "%7[a-z]:%zu", mode, &k) != 2)
+		die("bad -t");
+	for (i = from; i < n; i++) {
+		size_t j = i;
+
+		if (strcmp(mode, "drop") == 0 && i == k)
+			continue;
+		if (strcmp(mode, "swap") == 0 && (i == k || i == k + 1))
+			j = i == k ? k + 1 : k;
+		if (j >= n)
+			continue;
+		memcpy(out + o, buf + off[j], sz[j]);
+		if (strcmp(mode, "alter") == 0 && i == k)
+			out[o + sz[j] - 2] ^= 0x01;	/* in the path */
+		o += sz[j];
+	}
+	*len = o;
+	return out;
+}
+
+static int evidence(int argc, char **argv)
+{
+	const char *ak_dir = env("PROBE_STATE"), *tamper = NULL;
+	struct wire_evidence ev = { 0 };
+	struct tpm_evidence_quote q;
+	struct imt_error err;
+	struct tpm_ek ek;
+	struct tpm_ak ak;
+	struct tpm *t;
+	size_t from = 0, len;
+	char path[512], *json;
+	int ch, keep = 0, rc;
+
+	while ((ch = getopt(argc, argv, "f:t:a:k")) != -1) {
+		switch (ch) {
+		case 'f':
+			from = strtoull(optarg, NULL, 10);
+			break;
+		case 't':
+			tamper = optarg;
+			break;
+		case 'a':
+			ak_dir = optarg;
+			break;
+		case 'k':
+			keep = 1;
+			break;
+		default:
+			die("usage");
+		}
+	}
+	if (optind >= argc)
+		die("usage: evidence LIST");
+	snprintf(ev.agent, sizeof(ev.agent), "%s", env("PROBE_ID"));
+	load_nonce(ev.nonce, &ev.nonce_len);
+	ev.bank = hash_algo_bank("sha256");
+	t = open_keys(ak_dir, &ek, &ak);
+	/* quote first, then read the list: as the agent does */
+	if (tpm_quote(t, ev.bank, 0x7ff, ev.nonce, ev.nonce_len, &q) != TPM_OK)
+		die("quote");
+	tpm_close(t);
+	ev.quote = (struct wire_blob){ q.attest, q.attest_len };
+	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
+	ev.pcrs = q.pcrs;
+	ev.first_index = from;
+	ev.records.data = records_from(argv[optind], from, tamper, &len);
+	ev.records.len = len;
+	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
+	if (json == NULL)
+		die(err.msg);
+	free(ev.records.data);
+	snprintf(path, sizeof(path), "/v1/agents/%s/evidence", ev.agent);
+	rc = post(path, json, keep);
+	free(json);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	char path[512];
+
+	setenv("TSS2_LOG", "all+none", 0);
+	if (argc < 2)
+		die("usage: attest_probe enroll|nonce|evidence ...");
+	if (strcmp(argv[1], "enroll") == 0)
+		return enroll();
+	if (strcmp(argv[1], "nonce") == 0) {
+		snprintf(path, sizeof(path), "/v1/agents/%s/nonce",
+			 env("PROBE_ID"));
+		return post(path, NULL, 0);
+	}
+	if (strcmp(argv[1], "evidence") == 0)
+		return evidence(argc - 1, argv + 1);
+	die("unknown command");
+	return 2;
+}

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_openapi.c - verifier/openapi.json against the real thing: every
+ * route of verifier_routes[] is documented (and nothing else), every
+ * answer the handlers give validates against the documented schema of
+ * its status, and the agent messages wire.c encodes validate against
+ * theirs. Also the metrics text and the fleet page.
+ */
+#include "verifier_test.h"
+#include "wire.h"
+#include "../../tools/openapi_schema.h"
+
+#define SPEC FIXTURE_DIR "/../../verifier/openapi.json"
+#define D2 "0202020202020202020202020202020202020202020202020202020202020202"
+
+struct fx {
+	struct tv *t;
+	json_t *spec;
+};
+
+static int setup(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+		{ "/usr/bin/a", 2, DB_VERDICT_KNOWN },
+		{ "/usr/bin/\xff\xfe", 3, DB_VERDICT_UNKNOWN },
+	};
+	struct fx *f = calloc(1, sizeof(*f));
+	json_error_t jerr;
+
+	f->spec = json_load_file(SPEC, JSON_REJECT_DUPLICATES, &jerr);
+	if (f->spec == NULL)
+		fail_msg("%s:%d: %s", SPEC, jerr.line, jerr.text);
+	f->t = tv_new();
+	tv_machine(f->t, "node-a", DB_STATE_TRUSTED);
+	tv_machine(f->t, "node-b", DB_STATE_UNTRUSTED);
+	tv_machine(f->t, "node-p", DB_STATE_PENDING);
+	tv_boot(f->t, "node-b", recs, 3);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	tv_free(f->t);
+	json_decref(f->spec);
+	free(f);
+	return 0;
+}
+
+/* "/v1/agents/{}/nonce" -> "/v1/agents/{id}/nonce" */
+static void doc_path(const char *pattern, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (; *pattern != '\0' && o + 5 < n; pattern++) {
+		if (pattern[0] == '{' && pattern[1] == '}') {
+			memcpy(out + o, "{id}", 4);
+			o += 4;
+			pattern++;
+			continue;
+		}
+		out[o++] = *pattern;
+	}
+	out[o] = '\0';
+}
+
+static void test_every_route_documented(void **state)
+{
+	struct fx *f = *state;
+	const struct http_route *r;
+	size_t routes = 0, documented = 0;
+	const char *key, *m;
+	char path[128], method[16];
+	json_t *item, *o;
+	size_t i;
+
+	for (r = verifier_routes; r->method != NULL; r++, routes++) {
+		doc_path(r->pattern, path, sizeof(path));
+		for (i = 0; r->method[i] && i + 1 < sizeof(method); i++)
+			method[i] = (char)(r->method[i] | 0x20);
+		method[i] = '\0';
+		o = json_object_get(json_object_get(json_object_get(f->spec,
+			"paths"), path), method);
+		if (o == NULL)
+			fail_msg("%s %s is not in openapi.json", r->method,
+				 path);
+		/* every documented answer has a schema */
+		json_object_foreach(json_object_get(o, "responses"), key,
+				    item) {
+			if (json_object_get(item, "content") == NULL)
+				fail_msg("%s %s %s: no content", r->method,
+					 path, key);
+		}
+	}
+	json_object_foreach(json_object_get(f->spec, "paths"), key, item) {
+		json_object_foreach(item, m, o)
+			documented++;
+	}
+	assert_int_equal(documented, routes);
+}
+
+/* Validate one answer against the document; fail naming the case. */
+static void check_answer(struct fx *f, const char *method, const char *path,
+			 unsigned int status, json_t *answer)
+{
+	struct oas_ctx c = { .spec = f->spec };
+	json_t *schema = oas_response_schema(f->spec, method, path,
+					     (int)status, "application/json");
+
+	if (schema == NULL)
+		fail_msg("%s %s: status %u is not documented", method, path,
+			 status);
+	if (oas_check(&c, schema, answer) < 0)
+		fail_msg("%s %s %u: %s", method, path, status, c.why);
+}
+
+static const struct {
+	tv_handler h;
+	const char *method, *path, *param, *body;
+	int auth;
+	unsigned int status;
+} calls[] = {
+	{ route_health, "GET", "/v1/health", NULL, NULL, 0, 200 },
+	{ route_machines_list, "GET", "/v1/machines", NULL, NULL, 1, 200 },
+	{ route_machines_list, "GET", "/v1/machines", NULL, NULL, 0, 401 },
+	{ route_machines_get, "GET", "/v1/machines/node-a", "node-a", NULL,
+	  1, 200 },
+	{ route_machines_get, "GET", "/v1/machines/node-b", "node-b", NULL,
+	  1, 200 },
+	{ route_machines_get, "GET", "/v1/machines/x", "x", NULL, 1, 404 },
+	{ route_machines_events, "GET", "/v1/machines/node-b/events",
+	  "node-b", NULL, 1, 200 },
+	{ route_machines_events, "GET", "/v1/machines/x/events", "x", NULL,
+	  1, 404 },
+	{ route_machines_records, "GET", "/v1/machines/node-b/records",
+	  "node-b", NULL, 1, 200 },
+	{ route_machines_records, "GET", "/v1/machines/node-a/records",
+	  "node-a", NULL, 1, 200 },
+	{ route_machines_approve, "POST", "/v1/machines/node-p/approve",
+	  "node-p", NULL, 1, 200 },
+	{ route_machines_approve, "POST", "/v1/machines/x/approve", "x",
+	  NULL, 0, 401 },
+	{ route_refs_import, "POST", "/v1/references", NULL,
+	  "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":\"a.deb\"},"
+	  "\"refs\":[{\"path\":\"/usr/bin/b\",\"algo\":\"sha256\","
+	  "\"digest\":\"" D2 "\"}]}", 1, 200 },
+	{ route_refs_import, "POST", "/v1/references", NULL,
+	  "{\"v\":1,\"refs\":7}", 1, 400 },
+	{ route_refs_list, "GET", "/v1/references", NULL, NULL, 1, 200 },
+	{ route_refs_delete, "DELETE", "/v1/references", NULL,
+	  "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":\"a.deb\"}}", 1,
+	  200 },
+	{ route_refs_delete, "DELETE", "/v1/references", NULL, "{", 1, 400 },
+	{ route_agents_nonce, "POST", "/v1/agents/ghost/nonce", "ghost",
+	  NULL, 0, 404 },
+};
+
+static void test_answers_match(void **state)
+{
+	struct fx *f = *state;
+	unsigned int status;
+	size_t i;
+	json_t *a;
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		a = tv_call(f->t, calls[i].h, calls[i].param, calls[i].body,
+			    calls[i].auth ? TV_AUTH : NULL, &status);
+		if (status != calls[i].status)
+			fail_msg("%s %s: %u, wanted %u (%s)", calls[i].method,
+				 calls[i].path, status, calls[i].status,
+				 tv_msg(a));
+		check_answer(f, calls[i].method, calls[i].path, status, a);
+		json_decref(a);
+	}
+}
+
+/* The checker itself catches what it should. */
+static void test_checker_catches(void **state)
+{
+	static const char *const bad[] = {
+		"{\"v\":1,\"machines\":[],\"next\":null,\"extra\":1}",
+		"{\"v\":2,\"machines\":[],\"next\":null}",
+		"{\"v\":1,\"machines\":[{\"id\":\"a\"}],\"next\":null}",
+		"{\"v\":1,\"machines\":{},\"next\":null}",
+		"{\"v\":1,\"next\":null}",
+		"{\"v\":1,\"machines\":[],\"next\":\"a b\"}",
+	};
+	struct fx *f = *state;
+	struct oas_ctx c = { .spec = f->spec };
+	json_t *schema = oas_response_schema(f->spec, "GET", "/v1/machines",
+					     200, "application/json"), *j;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		j = json_loads(bad[i], 0, NULL);
+		assert_int_equal(oas_check(&c, schema, j), -1);
+		json_decref(j);
+	}
+}
+
+static void check_wire(struct fx *f, enum wire_kind kind, const void *msg,
+		       const char *name)
+{
+	struct oas_ctx c = { .spec = f->spec };
+	struct imt_error err;
+	char ref[64];
+	json_t *schema, *j;
+	char *text = wire_encode(kind, msg, &err);
+
+	if (text == NULL)
+		fail_msg("wire_encode %s: %s", name, err.msg);
+	snprintf(ref, sizeof(ref), "#/components/schemas/%s", name);
+	schema = json_pack("{s:s}", "$ref", ref);
+	j = json_loads(text, 0, NULL);
+	if (oas_check(&c, schema, j) < 0)
+		fail_msg("%s: %s", name, c.why);
+	json_decref(j);
+	json_decref(schema);
+	free(text);
+}
+
+/* The agent messages as wire.c writes them match their schemas. */
+static void test_wire_messages_match(void **state)
+{
+	static uint8_t blob[40] = { 1, 2, 3 };
+	struct fx *f = *state;
+	struct wire_enroll en = {
+		.agent = "node-1", .ek_pub = { blob, 40 },
+		.ek_cert = { blob, 10 }, .ak_pub = { blob, 39 },
+	};
+	struct wire_challenge ch = { { blob, 38 }, { blob, 37 } };
+	struct wire_activate ac = { .agent = "node-1", .proof_len = 32 };
+	struct wire_evidence ev = {
+		.agent = "node-1", .nonce_len = 20, .quote = { blob, 40 },
+		.signature = { blob, 30 }, .first_index = 7,
+		.records = { blob, 0 },
+	};
+	struct wire_verdict vd = { .state = "trusted", .nonce_len = 20,
+				   .nonce_expires = 1700000000,
+				   .next_index = 9 };
+
+	ev.bank = hash_algo_bank("sha256");
+	pcr_set_init(&ev.pcrs, ev.bank);
+	ev.pcrs.present = 0x7ff;
+	check_wire(f, WIRE_ENROLL, &en, "Enroll");
+	check_wire(f, WIRE_CHALLENGE, &ch, "Challenge");
+	check_wire(f, WIRE_ACTIVATE, &ac, "Activate");
+	check_wire(f, WIRE_EVIDENCE, &ev, "Evidence");
+	check_wire(f, WIRE_VERDICT, &vd, "Verdict");
+	/* and the agent routes are documented with those schemas */
+	assert_string_equal(json_string_value(json_object_get(
+		oas_request_schema(f->spec, "POST", "/v1/agents"), "$ref")),
+		"#/components/schemas/Enroll");
+	assert_string_equal(json_string_value(json_object_get(
+		oas_request_schema(f->spec, "POST", "/v1/agents/n/evidence"),
+		"$ref")), "#/components/schemas/Evidence");
+	assert_string_equal(json_string_value(json_object_get(
+		oas_response_schema(f->spec, "POST", "/v1/agents/n/evidence",
+				    200, "application/json"), "$ref")),
+		"#/components/schemas/Verdict");
+}
+
+static void test_metrics_and_page(void **state)
+{
+	struct fx *f = *state;
+	struct http_request req = { 0 };
+	struct http_response res = { 0 };
+
+	atomic_store(&f->t->v.metrics.records, 42);
+	route_metrics(&f->t->v, &req, &res);
+	assert_int_equal(res.status, 200);
+	assert_string_equal(res.content_type,
+			    "text/plain; version=0.0.4; charset=utf-8");
+	assert_non_null(strstr(res.body,
+			       "imatrust_machines{state=\"trusted\"} 1\n"));
+	assert_non_null(strstr(res.body,
+			       "imatrust_machines{state=\"stale\"} 0\n"));
+	assert_non_null(strstr(res.body, "imatrust_records_judged_total 42\n"));
+	assert_non_null(strstr(res.body, "# TYPE imatrust_uptime_seconds "
+			       "gauge\nimatrust_uptime_seconds "));
+	free(res.body);
+
+	memset(&res, 0, sizeof(res));
+	route_page(&f->t->v, &req, &res);
+	assert_int_equal(res.status, 200);
+	assert_string_equal(res.content_type, "text/html; charset=utf-8");
+	assert_non_null(strstr(res.body, "sessionStorage"));
+	assert_non_null(strstr(res.body, "/v1/machines"));
+	/* self-contained: nothing loaded from elsewhere */
+	assert_null(strstr(res.body, "http://"));
+	assert_null(strstr(res.body, "https://"));
+	assert_null(strstr(res.body, "src="));
+	free(res.body);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_every_route_documented,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answers_match, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_checker_catches, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_wire_messages_match,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_and_page, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

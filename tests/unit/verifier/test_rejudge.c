@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_rejudge.c - an added reference re-judges the stored records at
+ * once: an untrusted machine whose records all become acceptable is
+ * trusted; other states stay, but their verdicts move.
+ */
+#include "judge.h"
+#include "rejudge.h"
+#include "verifier_test.h"
+
+#define D(c) c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c
+#define HEX7 D("07")
+#define HEX8 D("08")
+#define HEX9 D("09")
+
+static const struct tv_record boot_records[] = {
+	{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+	{ "/usr/bin/a", 2, DB_VERDICT_KNOWN },
+	{ "/usr/bin/new", 7, DB_VERDICT_UNKNOWN },
+	{ "/usr/bin/x", 8, DB_VERDICT_MISMATCH },
+};
+
+static int setup(void **state)
+{
+	struct tv *t = tv_new();
+	static const char *const ids[] = { "u1", "f1", "s1", "p1" };
+	static const enum db_machine_state states[] = {
+		DB_STATE_UNTRUSTED, DB_STATE_FAILED, DB_STATE_STALE,
+		DB_STATE_PENDING,
+	};
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		tv_machine(t, ids[i], DB_STATE_ENROLLING);
+		tv_boot(t, ids[i], boot_records, 4);
+		if (db_machine_set_state(t->v.db, ids[i], states[i],
+					 "{\"check\":\"record\"}", TV_NOW,
+					 NULL) < 0)
+			fail_msg("set state");
+	}
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tv_free(*state);
+	return 0;
+}
+
+static json_t *import(struct tv *t, const char *refs)
+{
+	char body[2048];
+	unsigned int status;
+	json_t *a;
+
+	snprintf(body, sizeof(body), "{\"v\":1,\"source\":{\"kind\":"
+		 "\"golden-list\",\"name\":\"golden\"},\"refs\":[%s]}", refs);
+	a = tv_call(t, route_refs_import, NULL, body, TV_AUTH, &status);
+	if (status != 200)
+		fail_msg("import: %u %s", status, tv_msg(a));
+	return a;
+}
+
+/* The verdict of record @index of @id's current boot. */
+static const char *verdict(struct tv *t, const char *id, size_t index)
+{
+	static char buf[16];
+	unsigned int status;
+	json_t *a = tv_call(t, route_machines_records, id, NULL, TV_AUTH,
+			    &status);
+
+	snprintf(buf, sizeof(buf), "%s", json_string_value(json_object_get(
+		 json_array_get(json_object_get(a, "records"), index),
+		 "verdict")));
+	json_decref(a);
+	return buf;
+}
+
+static int64_t stat_of(json_t *a, const char *key)
+{
+	return json_integer_value(json_object_get(a, key));
+}
+
+static void test_untrusted_becomes_trusted(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *ev, *last;
+
+	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
+		   "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
+		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
+	assert_int_equal(stat_of(a, "machines_now_trusted"), 1);
+	assert_int_equal(stat_of(a, "machines_rejudged"), 4);
+	assert_int_equal(stat_of(a, "records_changed"), 8);
+	json_decref(a);
+
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
+	assert_string_equal(verdict(t, "u1", 2), "known");
+	assert_string_equal(verdict(t, "u1", 3), "known");
+	/* the transition is an event that names the import */
+	a = tv_call(t, route_machines_events, "u1", NULL, TV_AUTH, &status);
+	ev = json_object_get(a, "events");
+	last = json_array_get(ev, json_array_size(ev) - 1);
+	assert_string_equal(json_string_value(json_object_get(last, "to")),
+			    "trusted");
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(last, "reason"), "check")), "rejudge");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_object_get(last, "reason"), "source"), "name")),
+		"golden");
+	json_decref(a);
+
+	/* other states stay, but their records were judged again */
+	assert_int_equal(tv_state(t, "f1"), DB_STATE_FAILED);
+	assert_int_equal(tv_state(t, "s1"), DB_STATE_STALE);
+	assert_int_equal(tv_state(t, "p1"), DB_STATE_PENDING);
+	assert_string_equal(verdict(t, "f1", 2), "known");
+	assert_string_equal(verdict(t, "s1", 3), "known");
+}
+
+static void test_partial_import_stays_untrusted(void **state)
+{
+	struct tv *t = *state;
+	json_t *a;
+
+	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
+		   "\"digest\":\"" HEX7 "\"}");
+	assert_int_equal(stat_of(a, "machines_now_trusted"), 0);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
+	assert_string_equal(verdict(t, "u1", 2), "known");
+	/* stored as mismatch, but no reference names /usr/bin/x now */
+	assert_string_equal(verdict(t, "u1", 3), "unknown");
+}
+
+/* A reference for the path, but another digest: unknown -> mismatch. */
+static void test_unknown_becomes_mismatch(void **state)
+{
+	struct tv *t = *state;
+	json_t *a;
+
+	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
+		   "\"digest\":\"" HEX9 "\"},{\"path\":\"/usr/bin/x\","
+		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
+	assert_int_equal(stat_of(a, "machines_now_trusted"), 0);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
+	assert_string_equal(verdict(t, "u1", 2), "mismatch");
+	assert_string_equal(verdict(t, "u1", 3), "known");
+}
+
+/* Deleting a reference does not judge known records back to unknown. */
+static void test_delete_does_not_rejudge(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a;
+
+	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
+		   "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
+		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
+	json_decref(a);
+	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1,\"source\":{\"kind\":"
+		    "\"golden-list\",\"name\":\"golden\"}}", TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
+	assert_string_equal(verdict(t, "u1", 2), "known");
+}
+
+/* With violations = untrusted, a violation keeps the machine untrusted. */
+static void test_violation_policy(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+		{ "/tmp/busy", 0, DB_VERDICT_VIOLATION },
+		{ "/usr/bin/new", 7, DB_VERDICT_UNKNOWN },
+	};
+	struct tv *t = *state;
+	struct rejudge_stats st;
+	struct imt_error err;
+	json_t *a;
+
+	snprintf(t->v.cfg.violations, sizeof(t->v.cfg.violations),
+		 "untrusted");
+	tv_machine(t, "v1", DB_STATE_ENROLLING);
+	tv_boot(t, "v1", recs, 3);
+	assert_int_equal(db_machine_set_state(t->v.db, "v1",
+		DB_STATE_UNTRUSTED, NULL, TV_NOW, &err), 0);
+	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
+		   "\"digest\":\"" HEX7 "\"}");
+	json_decref(a);
+	assert_int_equal(tv_state(t, "v1"), DB_STATE_UNTRUSTED);
+
+	/* the default policy allows them: the same boot is then trusted */
+	snprintf(t->v.cfg.violations, sizeof(t->v.cfg.violations), "allow");
+	assert_int_equal(rejudge_all(&t->v, "{\"check\":\"rejudge\"}", TV_NOW,
+				     &st, &err), 0);
+	assert_int_equal(st.now_trusted, 1);
+	assert_int_equal(tv_state(t, "v1"), DB_STATE_TRUSTED);
+}
+
+/* More records than one round, and more machines than one listing. */
+static void test_many(void **state)
+{
+	struct tv *t = *state;
+	size_t n = REJUDGE_RECORDS_PAGE * 2 + 5, i;
+	struct tv_record *recs = calloc(n, sizeof(*recs));
+	char (*paths)[32] = calloc(n, 32), id[32];
+	struct rejudge_stats st;
+	struct imt_error err;
+	json_t *a;
+
+	for (i = 0; i < n; i++) {
+		snprintf(paths[i], 32, "/opt/f%zu", i);
+		recs[i] = (struct tv_record){ paths[i], 7,
+					      DB_VERDICT_UNKNOWN };
+	}
+	tv_machine(t, "big", DB_STATE_ENROLLING);
+	tv_boot(t, "big", recs, n);
+	db_machine_set_state(t->v.db, "big", DB_STATE_UNTRUSTED, NULL, TV_NOW,
+			     &err);
+	for (i = 0; i < REJUDGE_MACHINES_PAGE + 3; i++) {
+		snprintf(id, sizeof(id), "m%04zu", i);
+		tv_machine(t, id, DB_STATE_ENROLLING);
+	}
+	/* any_path = allow: digest 07 is known for /usr/bin/new */
+	snprintf(t->v.cfg.any_path, sizeof(t->v.cfg.any_path), "allow");
+	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
+		   "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
+		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
+	assert_int_equal(stat_of(a, "records_changed"), 8 + n);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "big"), DB_STATE_TRUSTED);
+	assert_int_equal(rejudge_all(&t->v, "{}", TV_NOW, &st, &err), 0);
+	assert_int_equal(st.records, 0);
+	free(recs);
+	free(paths);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_untrusted_becomes_trusted,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_partial_import_stays_untrusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_becomes_mismatch,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delete_does_not_rejudge,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_violation_policy, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

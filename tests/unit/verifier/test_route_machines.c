@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_route_machines.c - the operator's machine routes: token, shapes,
+ * 404s, paging and filters (through the real HTTPS front), approval.
+ */
+#include "verifier_test.h"
+
+static int setup(void **state)
+{
+	struct tv *t = tv_new();
+
+	tv_machine(t, "node-a", DB_STATE_TRUSTED);
+	tv_machine(t, "node-b", DB_STATE_UNTRUSTED);
+	tv_machine(t, "node-c", DB_STATE_PENDING);
+	tv_machine(t, "node-d", DB_STATE_FAILED);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tv_free(*state);
+	return 0;
+}
+
+static const struct {
+	tv_handler h;
+	const char *param;
+} operator_routes[] = {
+	{ route_machines_list, NULL },
+	{ route_machines_get, "node-a" },
+	{ route_machines_events, "node-a" },
+	{ route_machines_records, "node-a" },
+	{ route_machines_approve, "node-c" },
+	{ route_refs_list, NULL },
+	{ route_refs_import, NULL },
+	{ route_refs_delete, NULL },
+};
+
+static void test_token_required(void **state)
+{
+	static const char *const bad[] = {
+		NULL, "", "Bearer", "Bearer ", "Basic " TV_TOKEN,
+		"Bearer 0123456789abcdef0123456789abcdeX", "Bearer short",
+		"Bearer" TV_TOKEN,
+	};
+	struct tv *t = *state;
+	unsigned int status;
+	size_t i, j;
+	json_t *a;
+
+	for (i = 0; i < sizeof(operator_routes) / sizeof(operator_routes[0]);
+	     i++) {
+		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++) {
+			a = tv_call(t, operator_routes[i].h,
+				    operator_routes[i].param, "{\"v\":1}",
+				    bad[j], &status);
+			assert_int_equal(status, 401);
+			assert_non_null(strstr(tv_msg(a), "Bearer"));
+			json_decref(a);
+		}
+	}
+	/* nothing was approved by the refused calls */
+	assert_int_equal(tv_state(t, "node-c"), DB_STATE_PENDING);
+	/* the scheme is case-insensitive (RFC 7235) */
+	a = tv_call(t, route_machines_list, NULL, NULL, "bearer " TV_TOKEN,
+		    &status);
+	assert_int_equal(status, 200);
+	json_decref(a);
+}
+
+static const struct {
+	const char *id, *state, *tnc;
+} fleet[] = {
+	{ "node-a", "trusted", "allow" },
+	{ "node-b", "untrusted", "isolate" },
+	{ "node-c", "pending", "no_recommendation" },
+	{ "node-d", "failed", "no_access" },
+};
+
+static void test_list(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *ms, *m;
+	size_t i;
+
+	a = tv_call(t, route_machines_list, NULL, NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_integer_value(json_object_get(a, "v")), 1);
+	ms = json_object_get(a, "machines");
+	assert_int_equal(json_array_size(ms), 4);
+	assert_true(json_is_null(json_object_get(a, "next")));
+	for (i = 0; i < 4; i++) {
+		m = json_array_get(ms, i);
+		assert_string_equal(json_string_value(json_object_get(m, "id")),
+				    fleet[i].id);
+		assert_string_equal(json_string_value(
+			json_object_get(m, "state")), fleet[i].state);
+		assert_string_equal(json_string_value(
+			json_object_get(m, "tnc")), fleet[i].tnc);
+		assert_true(json_is_integer(json_object_get(m, "created_at")));
+		assert_true(json_is_boolean(json_object_get(m, "approved")));
+		assert_true(json_is_null(json_object_get(m, "last_seen")));
+	}
+	/* the stored reason comes back as JSON, not as a string */
+	m = json_array_get(ms, 0);
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(m, "state_reason"), "check")), "test");
+	json_decref(a);
+}
+
+static void test_get_and_404(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+		{ "/usr/bin/bash", 2, DB_VERDICT_KNOWN },
+	};
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *boot;
+	size_t i;
+
+	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	assert_true(json_is_null(json_object_get(a, "boot")));
+	json_decref(a);
+
+	tv_boot(t, "node-a", recs, 2);
+	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	boot = json_object_get(a, "boot");
+	assert_int_equal(json_integer_value(json_object_get(boot,
+		"next_record_index")), 2);
+	assert_int_equal(json_integer_value(json_object_get(boot,
+		"reset_count")), 1);
+	assert_int_equal(strlen(json_string_value(json_object_get(
+		json_object_get(boot, "pcr10"), "sha256"))), 64);
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(a, "machine"), "id")), "node-a");
+	assert_int_equal(json_integer_value(json_object_get(
+		json_object_get(a, "machine"), "last_seen")), TV_NOW + 1);
+	json_decref(a);
+
+	for (i = 1; i < 4; i++) {
+		a = tv_call(t, operator_routes[i].h, "nobody", NULL, TV_AUTH,
+			    &status);
+		assert_int_equal(status, 404);
+		assert_non_null(strstr(tv_msg(a), "nobody"));
+		json_decref(a);
+	}
+}
+
+static void test_events(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *ev, *e;
+
+	a = tv_call(t, route_machines_events, "node-b", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 200);
+	ev = json_object_get(a, "events");
+	assert_int_equal(json_array_size(ev), 2);	/* enrolled, state */
+	e = json_array_get(ev, 1);
+	assert_string_equal(json_string_value(json_object_get(e, "kind")),
+			    "state");
+	assert_string_equal(json_string_value(json_object_get(e, "from")),
+			    "enrolling");
+	assert_string_equal(json_string_value(json_object_get(e, "to")),
+			    "untrusted");
+	assert_true(json_is_object(json_object_get(e, "reason")));
+	assert_true(json_is_null(json_object_get(json_array_get(ev, 0),
+						 "from")));
+	json_decref(a);
+}
+
+static void test_approve(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *ev;
+
+	a = tv_call(t, route_machines_approve, "node-c", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 200);
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(a, "machine"), "state")), "enrolling");
+	assert_true(json_is_true(json_object_get(
+		json_object_get(a, "machine"), "approved")));
+	assert_string_equal(json_string_value(json_object_get(a,
+		"approved_by")), "alice");
+	json_decref(a);
+
+	a = tv_call(t, route_machines_events, "node-c", NULL, TV_AUTH,
+		    &status);
+	ev = json_object_get(a, "events");
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(ev, 1), "kind")), "approved");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_array_get(ev, 1), "reason"), "operator")), "alice");
+	json_decref(a);
+}
+
+/* Paging and filters need query arguments: through the real server. */
+static void test_paging_over_https(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+		{ "/usr/bin/a", 2, DB_VERDICT_KNOWN },
+		{ "/usr/bin/b", 3, DB_VERDICT_UNKNOWN },
+		{ "/usr/bin/c", 4, DB_VERDICT_KNOWN },
+		{ "/usr/bin/d", 5, DB_VERDICT_MISMATCH },
+		{ "/usr/bin/e", 6, DB_VERDICT_UNKNOWN },
+	};
+	struct tv *t = *state;
+	json_t *a, *r;
+	long status;
+
+	tv_serve(t);
+	tv_boot(t, "node-b", recs, 6);
+	a = tv_get(t, "GET", "/v1/machines?limit=3", NULL, &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_array_size(json_object_get(a, "machines")), 3);
+	assert_string_equal(json_string_value(json_object_get(a, "next")),
+			    "node-c");
+	json_decref(a);
+	a = tv_get(t, "GET", "/v1/machines?limit=3&after=node-c", NULL,
+		   &status);
+	assert_int_equal(json_array_size(json_object_get(a, "machines")), 1);
+	assert_true(json_is_null(json_object_get(a, "next")));
+	json_decref(a);
+
+	a = tv_get(t, "GET", "/v1/machines/node-b/records?limit=4", NULL,
+		   &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_array_size(json_object_get(a, "records")), 4);
+	assert_int_equal(json_integer_value(json_object_get(a, "next")), 4);
+	r = json_array_get(json_object_get(a, "records"), 2);
+	assert_string_equal(json_string_value(json_object_get(r, "path")),
+			    "/usr/bin/b");
+	assert_string_equal(json_string_value(json_object_get(r, "digest")),
+			    "0303030303030303030303030303030303030303030303030303030303030303");
+	json_decref(a);
+	a = tv_get(t, "GET", "/v1/machines/node-b/records?from=4", NULL,
+		   &status);
+	assert_int_equal(json_array_size(json_object_get(a, "records")), 2);
+	assert_true(json_is_null(json_object_get(a, "next")));
+	json_decref(a);
+
+	a = tv_get(t, "GET", "/v1/machines/node-b/records?verdict=unknown",
+		   NULL, &status);
+	assert_int_equal(json_array_size(json_object_get(a, "records")), 2);
+	json_decref(a);
+	a = tv_get(t, "GET",
+		   "/v1/machines/node-b/records?verdict=known&limit=1", NULL,
+		   &status);
+	assert_int_equal(json_array_size(json_object_get(a, "records")), 1);
+	assert_int_equal(json_integer_value(json_object_get(a, "next")), 2);
+	json_decref(a);
+
+	a = tv_get(t, "GET", "/v1/machines/node-b/events?after=1&limit=1",
+		   NULL, &status);
+	assert_int_equal(json_array_size(json_object_get(a, "events")), 1);
+	json_decref(a);
+}
+
+static void test_bad_queries(void **state)
+{
+	static const char *const bad[] = {
+		"/v1/machines?limit=0", "/v1/machines?limit=1001",
+		"/v1/machines?limit=x", "/v1/machines?limit=-1",
+		"/v1/machines/node-a/events?after=1x",
+		"/v1/machines/node-a/records?verdict=good",
+		"/v1/machines/node-a/records?from=99999999999999999999",
+	};
+	struct tv *t = *state;
+	long status;
+	size_t i;
+	json_t *a;
+
+	tv_serve(t);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		a = tv_get(t, "GET", bad[i], NULL, &status);
+		assert_int_equal(status, 400);
+		assert_non_null(json_object_get(a, "error"));
+		json_decref(a);
+	}
+	/* no token through the server either */
+	{
+		char *text;
+
+		status = tv_http(t, "GET", "/v1/machines", NULL, NULL, &text,
+				 NULL, 0);
+		assert_int_equal(status, 401);
+		free(text);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_token_required, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_get_and_404, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_approve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paging_over_https, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_queries, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

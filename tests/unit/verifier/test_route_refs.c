@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_route_refs.c - reference import, listing and deletion: counts,
+ * replace, bad input that stores nothing, limits, the token.
+ */
+#include "verifier_test.h"
+
+#define D2 "0202020202020202020202020202020202020202020202020202020202020202"
+#define D3 "0303030303030303030303030303030303030303030303030303030303030303"
+#define SHA1 "0101010101010101010101010101010101010101"
+#define SRC "\"source\":{\"kind\":\"deb\",\"name\":\"bash_5.2.deb\"}"
+
+static int setup(void **state)
+{
+	*state = tv_new();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tv_free(*state);
+	return 0;
+}
+
+/* How many references the database holds. */
+static size_t nrefs(struct tv *t)
+{
+	unsigned int status;
+	json_t *a = tv_call(t, route_refs_list, NULL, NULL, TV_AUTH, &status);
+	size_t n;
+
+	assert_int_equal(status, 200);
+	n = json_array_size(json_object_get(a, "refs"));
+	json_decref(a);
+	return n;
+}
+
+static json_t *import(struct tv *t, const char *body, unsigned int *status)
+{
+	return tv_call(t, route_refs_import, NULL, body, TV_AUTH, status);
+}
+
+static void test_import_and_list(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *r;
+
+	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+		   "{\"path\":\"/usr/bin/bash\",\"algo\":\"sha256\","
+		   "\"digest\":\"" D2 "\"},"
+		   "{\"path\":\"/usr/bin/sh\",\"algo\":\"sha1\","
+		   "\"digest\":\"" SHA1 "\"}]}", &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_integer_value(json_object_get(a, "added")), 2);
+	assert_int_equal(json_integer_value(json_object_get(a,
+		"machines_now_trusted")), 0);
+	json_decref(a);
+	assert_int_equal(nrefs(t), 2);
+
+	a = tv_call(t, route_refs_list, NULL, NULL, TV_AUTH, &status);
+	r = json_array_get(json_object_get(a, "refs"), 0);
+	assert_string_equal(json_string_value(json_object_get(r, "path")),
+			    "/usr/bin/bash");
+	assert_string_equal(json_string_value(json_object_get(r, "digest")),
+			    D2);
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(r, "source"), "kind")), "deb");
+	assert_true(json_is_null(json_object_get(a, "next")));
+	json_decref(a);
+}
+
+static void test_replace(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a;
+
+	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+		   "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
+		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\""
+		   D2 "\"}]}", &status);
+	json_decref(a);
+	a = import(t, "{\"v\":1," SRC ",\"replace\":true,\"refs\":["
+		   "{\"path\":\"/c\",\"algo\":\"sha256\",\"digest\":\"" D3
+		   "\"}]}", &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_integer_value(json_object_get(a, "withdrawn")),
+			 2);
+	json_decref(a);
+	assert_int_equal(nrefs(t), 1);
+}
+
+/* Each of these is refused with 4xx and leaves the one stored ref. */
+static const struct {
+	const char *body;
+	unsigned int status;
+	const char *msg;
+} bad_imports[] = {
+	{ "not json", 400, "not a JSON object" },
+	{ "[1]", 400, "not a JSON object" },
+	{ "{\"v\":2," SRC ",\"refs\":[]}", 400, "\"v\"" },
+	{ "{\"v\":1,\"refs\":[]}", 400, "needs \"source\"" },
+	{ "{\"v\":1," SRC "}", 400, "needs \"source\" and \"refs\"" },
+	{ "{\"v\":1," SRC ",\"refs\":[],\"x\":1}", 400, "unknown field" },
+	{ "{\"v\":1,\"source\":{\"kind\":\"rpm\",\"name\":\"x\"},"
+	  "\"refs\":[]}", 400, "kind" },
+	{ "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":\"\"},"
+	  "\"refs\":[]}", 400, "name" },
+	{ "{\"v\":1," SRC ",\"replace\":1,\"refs\":[]}", 400, "replace" },
+	{ "{\"v\":1," SRC ",\"refs\":{}}", 400, "array" },
+	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
+	  "\"digest\":\"" D2 "\"},{\"path\":\"/y\",\"algo\":\"sha256\","
+	  "\"digest\":\"02\"}]}", 400, "refs[1]: \"digest\"" },
+	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
+	  "\"digest\":\"" D2 "\"},{\"path\":\"/y\",\"algo\":\"md6\","
+	  "\"digest\":\"" D2 "\"}]}", 400, "refs[1]: \"algo\"" },
+	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"x\",\"algo\":\"sha256\","
+	  "\"digest\":\"" D2 "\"}]}", 400, "refs[0]: \"path\"" },
+	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\\u0000y\",\"algo\":"
+	  "\"sha256\",\"digest\":\"" D2 "\"}]}", 400, "\\u0000 is not allowed" },
+	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
+	  "\"digest\":\"" D2 "\",\"size\":3}]}", 400, "refs[0]" },
+	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
+	  "\"digest\":\"" D3 "\"}],\"replace\":true,\"v\":1}", 400,
+	  "not a JSON object" },
+	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
+	  "\"digest\":\"" D2 "\"},{\"path\":\"/keep\",\"algo\":\"sha256\","
+	  "\"digest\":\"zz" D3 "\"}]}", 400, "refs[1]" },
+	/* a replace with a bad entry withdraws nothing */
+	{ "{\"v\":1," SRC ",\"replace\":true,\"refs\":[{\"path\":\"/x\","
+	  "\"algo\":\"sha256\",\"digest\":\"" D3 "\"},7]}", 400, "refs[1]" },
+};
+
+static void test_bad_input_changes_nothing(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	size_t i;
+	json_t *a;
+
+	a = import(t, "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/keep\","
+		   "\"algo\":\"sha256\",\"digest\":\"" D2 "\"}]}", &status);
+	assert_int_equal(status, 200);
+	json_decref(a);
+	for (i = 0; i < sizeof(bad_imports) / sizeof(bad_imports[0]); i++) {
+		a = import(t, bad_imports[i].body, &status);
+		if (status != bad_imports[i].status ||
+		    strstr(tv_msg(a), bad_imports[i].msg) == NULL)
+			fail_msg("case %zu: %u \"%s\"", i, status, tv_msg(a));
+		json_decref(a);
+		assert_int_equal(nrefs(t), 1);
+		/* bad entries in a delete delete nothing either */
+		if (strstr(bad_imports[i].msg, "refs[") == NULL)
+			continue;
+		a = tv_call(t, route_refs_delete, NULL, bad_imports[i].body,
+			    TV_AUTH, &status);
+		assert_int_equal(status, 400);
+		json_decref(a);
+		assert_int_equal(nrefs(t), 1);
+	}
+}
+
+static void test_too_many(void **state)
+{
+	struct tv *t = *state;
+	const char *entry = "{\"path\":\"/x\",\"algo\":\"sha256\","
+			    "\"digest\":\"" D2 "\"},";
+	size_t n = 100001, len = strlen(entry), i;
+	char *body = malloc(64 + strlen(SRC) + n * len);
+	unsigned int status;
+	char *p;
+	json_t *a;
+
+	p = body + sprintf(body, "{\"v\":1," SRC ",\"refs\":[");
+	for (i = 0; i < n; i++, p += len)
+		memcpy(p, entry, len);
+	strcpy(p - 1, "]}");
+	a = import(t, body, &status);
+	assert_int_equal(status, 413);
+	assert_non_null(strstr(tv_msg(a), "at most 100000"));
+	json_decref(a);
+	assert_int_equal(nrefs(t), 0);
+	free(body);
+}
+
+static void test_delete(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a;
+
+	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+		   "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
+		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\""
+		   D2 "\"},{\"path\":\"/c\",\"algo\":\"sha256\",\"digest\":\""
+		   D3 "\"}]}", &status);
+	json_decref(a);
+	a = import(t, "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":"
+		   "\"img\"},\"refs\":[{\"path\":\"/a\",\"algo\":\"sha256\","
+		   "\"digest\":\"" D2 "\"}]}", &status);
+	json_decref(a);
+	assert_int_equal(nrefs(t), 4);
+
+	/* /a from the deb only: the dir-tree's word for it stays */
+	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1," SRC ",\"refs\":["
+		    "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
+		    "\"}]}", TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_integer_value(json_object_get(a, "deleted")), 1);
+	json_decref(a);
+	assert_int_equal(nrefs(t), 3);
+
+	/* a reference that is not there: fine, deleted 0 */
+	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1,\"refs\":["
+		    "{\"path\":\"/zz\",\"algo\":\"sha256\",\"digest\":\"" D2
+		    "\"}]}", TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_integer_value(json_object_get(a, "deleted")), 0);
+	json_decref(a);
+
+	/* the whole deb */
+	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1," SRC "}", TV_AUTH,
+		    &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_integer_value(json_object_get(a, "deleted")), 2);
+	json_decref(a);
+	assert_int_equal(nrefs(t), 1);
+
+	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1}", TV_AUTH, &status);
+	assert_int_equal(status, 400);
+	json_decref(a);
+}
+
+static void test_list_filters_over_https(void **state)
+{
+	struct tv *t = *state;
+	unsigned int ustatus;
+	long status;
+	json_t *a;
+
+	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+		   "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
+		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\""
+		   D2 "\"},{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\""
+		   D3 "\"}]}", &ustatus);
+	json_decref(a);
+	tv_serve(t);
+	a = tv_get(t, "GET", "/v1/references?path=/a", NULL, &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_array_size(json_object_get(a, "refs")), 2);
+	json_decref(a);
+	a = tv_get(t, "GET", "/v1/references?limit=2", NULL, &status);
+	assert_int_equal(json_array_size(json_object_get(a, "refs")), 2);
+	assert_true(json_is_integer(json_object_get(a, "next")));
+	json_decref(a);
+	a = tv_get(t, "GET", "/v1/references?source=deb:bash_5.2.deb&after=2",
+		   NULL, &status);
+	assert_int_equal(json_array_size(json_object_get(a, "refs")), 1);
+	json_decref(a);
+	a = tv_get(t, "GET", "/v1/references?source=rpm:x", NULL, &status);
+	assert_int_equal(status, 400);
+	json_decref(a);
+
+	/* the front refuses a wrong content type before the handler */
+	{
+		char *text;
+
+		status = tv_http(t, "POST", "/v1/references", "{}", NULL,
+				 &text, NULL, 0);
+		assert_int_equal(status, 401);
+		free(text);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_import_and_list, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input_changes_nothing,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_filters_over_https,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

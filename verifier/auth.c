@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * auth.c - bearer tokens for the operator routes.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "auth.h"
+
+#define AUTH_SCHEME "Bearer"
+#define AUTH_CHALLENGE "WWW-Authenticate: Bearer realm=\"imatrust\""
+
+/* The token of "Bearer TOKEN", or NULL when the header is not that. */
+static const char *bearer_token(const char *header, size_t *len)
+{
+	size_t n = strlen(AUTH_SCHEME);
+	const char *t;
+
+	if (header == NULL || strncasecmp(header, AUTH_SCHEME, n) != 0 ||
+	    header[n] != ' ')
+		return NULL;
+	t = header + n;
+	while (*t == ' ')
+		t++;
+	*len = strlen(t);
+	while (*len > 0 && (t[*len - 1] == ' ' || t[*len - 1] == '\t'))
+		(*len)--;
+	return *len > 0 ? t : NULL;
+}
+
+int auth_operator(struct verifier *v, const struct http_request *req,
+		  struct http_response *res, char name[DB_NAME_MAX + 1])
+{
+	struct imt_error err;
+	const char *token;
+	size_t len = 0;
+	int ok = 0, rc;
+
+	name[0] = '\0';
+	token = bearer_token(req->authorization, &len);
+	if (token == NULL) {
+		http_error(res, 401, "operator token required: send "
+			   "\"Authorization: Bearer TOKEN\" (%s)",
+			   AUTH_CHALLENGE);
+		return -1;
+	}
+	pthread_mutex_lock(&v->lock);
+	rc = db_token_check(v->db, (const uint8_t *)token, len, name, &ok,
+			    &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0 && err.status != IMT_ERR_MALFORMED) {
+		http_error(res, 500, "token check: %s", err.msg);
+		return -1;
+	}
+	if (rc < 0 || !ok) {
+		name[0] = '\0';
+		http_error(res, 401, "operator token not valid (%s, "
+			   "error=\"invalid_token\")", AUTH_CHALLENGE);
+		return -1;
+	}
+	return 0;
+}

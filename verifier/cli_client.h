@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli_client.h - the operator CLI's one way to the verifier: libcurl
+ * wrapped once (base URL, CA file, bearer token, JSON in and out).
+ *
+ * Settings come from the options --url, --ca, --token-file, else from
+ * the environment: IMATRUST_URL, IMATRUST_CA, IMATRUST_TOKEN_FILE, or
+ * IMATRUST_TOKEN (the token itself). The default URL is
+ * https://127.0.0.1:8443.
+ */
+#ifndef IMATRUST_CLI_CLIENT_H
+#define IMATRUST_CLI_CLIENT_H
+
+#include <getopt.h>
+
+#include <jansson.h>
+
+#define CLI_CLIENT_URL_DEFAULT "https://127.0.0.1:8443"
+#define CLI_CLIENT_ANSWER_MAX (64u << 20)	/* bytes of one answer */
+#define CLI_CLIENT_TOKEN_MAX 512		/* bytes of a token file */
+
+/* The options every remote command takes; put these in its getopt table. */
+#define CLI_CLIENT_OPT_URL 0x100
+#define CLI_CLIENT_OPT_CA 0x101
+#define CLI_CLIENT_OPT_TOKEN 0x102
+#define CLI_CLIENT_LONGOPTS \
+	{ "url", required_argument, NULL, CLI_CLIENT_OPT_URL }, \
+	{ "ca", required_argument, NULL, CLI_CLIENT_OPT_CA }, \
+	{ "token-file", required_argument, NULL, CLI_CLIENT_OPT_TOKEN }
+#define CLI_CLIENT_USAGE "[--url URL] [--ca FILE] [--token-file FILE]"
+
+struct cli_client_opts {
+	const char *url;
+	const char *ca;
+	const char *token_file;
+};
+
+struct cli_client;
+
+/**
+ * cli_client_opt() - take option @ch (from getopt_long) if it is one of
+ * CLI_CLIENT_LONGOPTS.
+ * Return: 1 when taken, else 0.
+ */
+int cli_client_opt(struct cli_client_opts *o, int ch, const char *arg);
+
+/**
+ * cli_client_new() - a client for the options and environment.
+ * Return: the client, or NULL after printing why (no token, ...).
+ */
+struct cli_client *cli_client_new(const struct cli_client_opts *o);
+
+/** cli_client_free() - free @c, wiping the token; NULL is fine. */
+void cli_client_free(struct cli_client *c);
+
+/**
+ * cli_client_call() - @method @path (with query) and JSON @body (NULL
+ * for none) with the token; the JSON answer in *@answer.
+ * @c: the client
+ * @method: "GET", "POST", "DELETE"
+ * @path: "/v1/machines?limit=10"
+ * @body: the request; borrowed
+ * @answer: receives the parsed 2xx answer (caller decrefs)
+ *
+ * Return: 0, or -1 after printing what went wrong: connection refused,
+ * TLS failure, token refused (401), or the verifier's error message.
+ */
+int cli_client_call(struct cli_client *c, const char *method,
+		    const char *path, json_t *body, json_t **answer);
+
+/**
+ * cli_client_escape() - @s escaped for a query argument.
+ * Return: malloc'ed text (caller frees), or NULL.
+ */
+char *cli_client_escape(struct cli_client *c, const char *s);
+
+#endif /* IMATRUST_CLI_CLIENT_H */
