@@ -287,8 +287,10 @@ static enum agent_step agent_take_verdict(struct agent *a,
 	memcpy(a->nonce, v.nonce, v.nonce_len);
 	a->nonce_len = v.nonce_len;
 	a->nonce_got_ms = agent_now_ms();
-	a->nonce_life_ms = rules_nonce_life_ms(v.nonce_expires,
-					       (uint64_t)time(NULL));
+	/* the TTL itself when the verifier sends it: no clock skew then */
+	a->nonce_life_ms = v.nonce_ttl > 0 ?
+		rules_nonce_life_ms(v.nonce_ttl, 0) :
+		rules_nonce_life_ms(v.nonce_expires, (uint64_t)time(NULL));
 	if (strcmp(a->state, v.state) != 0)
 		log_info("verdict %s, next_index %" PRIu64, v.state,
 			 v.next_index);

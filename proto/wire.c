@@ -80,6 +80,8 @@ static const struct field verdict_fields[] = {
 	  0, 0, 0, 0 },
 	{ "next_index", F_U64, offsetof(struct wire_verdict, next_index), 0,
 	  0, 0, 0 },
+	{ "nonce_ttl", F_U64, offsetof(struct wire_verdict, nonce_ttl), 0,
+	  0, 0, 1 },
 	END,
 };
 

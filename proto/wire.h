@@ -82,6 +82,8 @@ struct wire_verdict {
 	uint8_t nonce[WIRE_NONCE_MAX];	/* for the next evidence */
 	size_t nonce_len;
 	uint64_t nonce_expires;		/* seconds since the epoch */
+	uint64_t nonce_ttl;		/* seconds it lives from issue (optional:
+					 * 0 when absent); immune to clock skew */
 	uint64_t next_index;		/* first record the verifier needs */
 };
 

@@ -106,6 +106,7 @@ static int issue_nonce(struct verifier *v, const char *id, int64_t now,
 	}
 	vd->nonce_len = NONCE_SIZE;
 	vd->nonce_expires = (uint64_t)now + v->cfg.nonce_ttl;
+	vd->nonce_ttl = v->cfg.nonce_ttl;
 	if (db_nonce_issue(v->db, id, vd->nonce, vd->nonce_len,
 			   (int64_t)vd->nonce_expires, &err) < 0) {
 		answer_error(ans, 503, "storage: %s", err.msg);

@@ -65,7 +65,7 @@ static void test_other_round_trips(void **state)
 	struct wire_enroll en = { .agent = "a" }, en2;
 	struct wire_verdict v = { .state = "trusted", .nonce_len = 16,
 				  .nonce_expires = 1764720000,
-				  .next_index = 7 }, v2;
+				  .nonce_ttl = 30, .next_index = 7 }, v2;
 	struct imt_error err;
 	char *json;
 
@@ -87,6 +87,14 @@ static void test_other_round_trips(void **state)
 				     &err), IMT_OK);
 	assert_string_equal(v2.state, "trusted");
 	assert_int_equal(v2.next_index, 7);
+	assert_int_equal(v2.nonce_ttl, 30);
+	free(json);
+	/* nonce_ttl is optional: a verifier that does not send it is fine */
+	json = strdup("{\"v\":1,\"state\":\"trusted\",\"nonce\":\"00112233445566778899aabbccddeeff\","
+		      "\"nonce_expires\":1,\"next_index\":0}");
+	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &v2,
+				     &err), IMT_OK);
+	assert_int_equal(v2.nonce_ttl, 0);
 	free(json);
 }
 
