@@ -177,8 +177,8 @@ static void agent_resume(struct agent *a, uint64_t next_index)
 	}
 }
 
-/* Append what the list has added to the buffer. */
-static int agent_fill(struct agent *a)
+/* Append one batch of the list to the buffer: 1 appended, 0 none, -1. */
+static int agent_fill_once(struct agent *a)
 {
 	struct list_batch b;
 	struct imt_error err;
@@ -210,7 +210,17 @@ static int agent_fill(struct agent *a)
 	memcpy(a->pend + a->pend_len, b.bytes, b.len);
 	a->pend_len += b.len;
 	a->pend_count += b.count;
-	return 0;
+	return 1;
+}
+
+/* Append what the list has added, until the buffer is full. */
+static int agent_fill(struct agent *a)
+{
+	int rc;
+
+	while ((rc = agent_fill_once(a)) > 0)
+		;
+	return rc;
 }
 
 /* ---- talking to the verifier ------------------------------------------ */
@@ -467,6 +477,9 @@ static enum agent_step agent_round(struct agent *a)
 	ev.pcrs = q.pcrs;
 	ev.first_index = a->pend_first;
 	ev.records = (struct wire_blob){ a->pend, a->pend_len };
+	/* the list goes on past this message: the verifier holds it until a
+	 * quote catches up (the first start on a machine with a long list) */
+	ev.more = a->pend_full;
 	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
 	if (json == NULL)
 		fatalx("evidence: %s", err.msg);	/* our own data */

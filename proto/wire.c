@@ -68,6 +68,7 @@ static const struct field evidence_fields[] = {
 	{ "first_index", F_U64, offsetof(struct wire_evidence, first_index),
 	  0, 0, 0, 0 },
 	BLOB(struct wire_evidence, records, 0, WIRE_RECORDS_MAX, 0),
+	{ "more", F_U64, offsetof(struct wire_evidence, more), 0, 0, 0, 1 },
 	END,
 };
 

@@ -75,6 +75,8 @@ struct wire_evidence {
 	struct pcr_set pcrs;		/* the quoted PCRs' values */
 	uint64_t first_index;		/* list index of records[0] */
 	struct wire_blob records;	/* binary list bytes; may be empty */
+	uint64_t more;			/* 1: the list goes on past @records,
+					 * which filled a message (optional) */
 };
 
 struct wire_verdict {

@@ -26,6 +26,7 @@
 #include <openssl/rand.h>
 
 #include "attest.h"
+#include "backlog.h"
 #include "db.h"
 #include "hex.h"
 #include "ima_list.h"
@@ -48,6 +49,12 @@ struct evidence {
 	int new_boot;		/* the quote's counters are past the boot's */
 	struct tpm_quote quote;
 	uint64_t next;		/* the index the batch must start at */
+	/* the batch: the records sent, after any held back (backlog.h) */
+	const uint8_t *bytes;
+	size_t len;
+	uint64_t start;		/* list index of its first record */
+	uint8_t *joined;	/* owned when held bytes were joined */
+	uint64_t held_end;	/* non-zero: held, proven up to e->next only */
 	/* PCR 10 before and after the proven records, both banks */
 	uint8_t sha1[DB_PCR_SHA1_SIZE], sha256[DB_PCR_SHA256_SIZE];
 	uint8_t ba[HASH_ALGO_MAX_SIZE];
@@ -314,7 +321,6 @@ static int keep_record(struct evidence *e, const struct ima_record *rec,
  */
 static int take_records(struct evidence *e, size_t count)
 {
-	const struct wire_evidence *ev = e->ev;
 	struct ima_replay *r1 = NULL, *r256 = NULL;
 	struct ima_list_parser p;
 	struct ima_record rec;
@@ -325,7 +331,7 @@ static int take_records(struct evidence *e, size_t count)
 
 	e->recs = calloc(count + 1, sizeof(*e->recs));
 	e->in = calloc(count + 1, sizeof(*e->in));
-	e->paths = malloc(ev->records.len + count + 1);
+	e->paths = malloc(e->len + count + 1);
 	r1 = ima_replay_new(hash_algo_bank("sha1"), &err);
 	r256 = ima_replay_new(hash_algo_bank("sha256"), &err);
 	if (e->recs == NULL || e->in == NULL || e->paths == NULL ||
@@ -339,8 +345,8 @@ static int take_records(struct evidence *e, size_t count)
 	ima_list_parser_init(&p, NULL);
 	p.next_index = e->next;
 	for (i = 0; i < count; i++) {
-		if (ima_list_next(&p, ev->records.data + pos,
-				  ev->records.len - pos, 1, &rec, &err) !=
+		if (ima_list_next(&p, e->bytes + pos, e->len - pos, 1, &rec,
+				  &err) !=
 			    IMT_OK ||
 		    ima_replay_extend(r1, &rec, &err) != IMT_OK ||
 		    ima_replay_extend(r256, &rec, &err) != IMT_OK) {
@@ -362,8 +368,82 @@ out:
 	return rc;
 }
 
+static struct backlog_key key_of(const struct evidence *e)
+{
+	return (struct backlog_key){ e->ev->agent, e->quote.reset_count,
+				     e->quote.restart_count };
+}
+
+/* Put what was held before this batch in front of it. */
+static int join_backlog(struct verifier *v, struct evidence *e)
+{
+	struct backlog_key key = key_of(e);
+	uint8_t *held;
+	size_t len;
+	uint64_t start;
+
+	e->bytes = e->ev->records.data;
+	e->len = e->ev->records.len;
+	e->start = e->ev->first_index;
+	if (v->backlog == NULL)
+		return 0;
+	backlog_take(v->backlog, &key, e->ev->first_index, &held, &len,
+		     &start);
+	if (held == NULL)
+		return 0;
+	e->joined = realloc(held, len + e->len);
+	if (e->joined == NULL) {
+		free(held);
+		return fail(e, "internal", "out of memory");
+	}
+	if (e->len > 0)
+		memcpy(e->joined + len, e->bytes, e->len);
+	e->bytes = e->joined;
+	e->len += len;
+	e->start = start;
+	return 0;
+}
+
+/*
+ * The quote is ahead of the batch and the agent says more follows: hold
+ * the records, unproven, until a quote catches up (backlog.h).
+ */
+static int hold(struct verifier *v, struct evidence *e)
+{
+	struct backlog_key key = key_of(e);
+	struct ima_list_parser p;
+	struct ima_record rec;
+	struct imt_error err;
+	size_t pos = 0, count = 0;
+	uint8_t *copy;
+
+	ima_list_parser_init(&p, NULL);
+	p.next_index = e->start;
+	while (pos < e->len) {
+		if (ima_list_next(&p, e->bytes + pos, e->len - pos, 1, &rec,
+				  &err) != IMT_OK)
+			return fail(e, "list", "%s", err.msg);
+		pos += rec.size;
+		count++;
+	}
+	copy = e->joined != NULL ? e->joined : malloc(e->len + 1);
+	if (copy == NULL)
+		return fail(e, "internal", "out of memory");
+	if (e->joined == NULL)
+		memcpy(copy, e->bytes, e->len);
+	e->joined = NULL;
+	e->bytes = NULL;
+	if (backlog_put(v->backlog, &key, e->start, e->start + count, copy,
+			e->len) < 0)
+		return fail(e, "replay",
+			    "the quote is more than %u MiB of records ahead of the proven list",
+			    BACKLOG_BYTES_MAX >> 20);
+	e->held_end = e->start + count;
+	return 0;
+}
+
 /* Step 4: the longest prefix of the batch the quote proves. */
-static int check_replay(struct evidence *e)
+static int check_replay(struct verifier *v, struct evidence *e)
 {
 	const struct wire_evidence *ev = e->ev;
 	const uint8_t *running = ev->bank == hash_algo_bank("sha1") ?
@@ -377,8 +457,10 @@ static int check_replay(struct evidence *e)
 		return fail(e, "bank", "bank %s is not kept (sha1, sha256)",
 			    ev->bank->name);
 	rc = ima_match_batch(ev->bank, running, ev->pcrs.value[IMA_MEASURE_PCR],
-			     ev->records.data, ev->records.len,
-			     (size_t)ev->first_index, NULL, &m, &err);
+			     e->bytes, e->len, (size_t)e->start, NULL, &m,
+			     &err);
+	if (rc == IMT_ERR_MISMATCH && ev->more && v->backlog != NULL)
+		return hold(v, e);
 	if (rc != IMT_OK)
 		return fail(e, rc == IMT_ERR_MISMATCH ? "replay" : "list",
 			    "%s", err.msg);
@@ -392,6 +474,7 @@ static void free_evidence(struct evidence *e)
 	free(e->recs);
 	free(e->in);
 	free(e->paths);
+	free(e->joined);
 	db_machine_release(&e->m);
 }
 
@@ -559,7 +642,7 @@ static void commit(struct verifier *v, struct evidence *e, int64_t now,
 			     e->ev->agent);
 		goto done;
 	}
-	if (e->ev->first_index == e->next) {
+	if (e->start == e->next && e->held_end == 0) {
 		if (store(v, e, now, &state, &err) < 0)
 			goto storage;
 		atomic_fetch_add(&v->metrics.records, e->n);
@@ -570,7 +653,8 @@ static void commit(struct verifier *v, struct evidence *e, int64_t now,
 	atomic_fetch_add(&v->metrics.evidence_ok, 1);
 	ans->status = 200;
 	set_state_word(&ans->verdict, state);
-	ans->verdict.next_index = e->next + e->n;
+	ans->verdict.next_index = e->held_end > 0 ? e->held_end :
+				  e->next + e->n;
 	if (state != e->m.state)
 		log_info("%s: %s -> %s", e->ev->agent,
 			 db_machine_state_name(e->m.state),
@@ -600,7 +684,8 @@ void attest_evidence(struct verifier *v, const struct wire_evidence *ev,
 		goto out;
 	/* The expensive part runs unlocked: signature and replay. */
 	ok = check_quote(&e) == 0 && check_boot(&e) == 0 &&
-	     (ev->first_index != e.next || check_replay(&e) == 0);
+	     join_backlog(v, &e) == 0 &&
+	     (e.start != e.next || check_replay(v, &e) == 0);
 	pthread_mutex_lock(&v->lock);
 	commit(v, &e, now, ok, ans);
 	pthread_mutex_unlock(&v->lock);

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "http.h"
 
+struct backlog;
 struct db;
 
 /* Counters for GET /v1/metrics; updated without the lock. */
@@ -37,6 +38,7 @@ struct verifier {
 	pthread_mutex_t lock;	/* protects db: held around every db_* call */
 	struct db *db;		/* owned; the one writer connection */
 	X509_STORE *ek_ca;	/* EK issuers from cfg.ek_ca; NULL if none */
+	struct backlog *backlog;	/* catching-up machines; may be NULL */
 	time_t started;
 	struct verifier_metrics metrics;
 };

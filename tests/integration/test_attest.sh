@@ -223,6 +223,24 @@ expect "... reason: nonce expired" 'nonce expired' "$(reason_of good)"
 out=$(evidence good -f 7)
 expect "a fresh nonce afterwards: trusted" "state=trusted" "$out"
 
+# --- catching up: a list longer than one message ----------------------------
+machine big
+as big "$probe" enroll >/dev/null
+add_ref /usr/bin/b "b"
+kernel big boot
+for i in 1 2 3 4; do kernel big file /usr/bin/b b; done
+out=$(evidence big -n 3)
+expect "a piece of the list without 'more' that the quote is ahead of: failed" \
+	"state=failed" "$out"
+out=$(evidence big -n 3 -m)
+expect "the same piece marked 'more': held, the rest is asked for" \
+	"state=failed next_index=3" "$out"
+out=$(evidence big -f 3)
+expect "the rest arrives: the quote proves all five records, trusted" \
+	"state=trusted next_index=5" "$out"
+n=$(sqlite3 "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'big'")
+expect "... and all five are stored" 5 "$n"
+
 # --- a TPM reboot is a new boot ----------------------------------------------
 stop_tpm good
 start_tpm good
@@ -256,8 +274,8 @@ expect "... with a JSON error" '"error"' "$(cat "$tmp/body")"
 code=$(raw -X POST -H 'Content-Type: text/plain' --data '{}' \
 	"https://127.0.0.1:$port/v1/agents/good/evidence")
 expect "wrong content type: 415" 415 "$code"
-head -c 7000000 /dev/zero | tr '\0' a >"$tmp/big"
-code=$(raw -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/big" \
+head -c 7000000 /dev/zero | tr '\0' a >"$tmp/oversized"
+code=$(raw -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/oversized" \
 	"https://127.0.0.1:$port/v1/agents/good/evidence")
 expect "oversized body: 413" 413 "$code"
 code=$(raw -X POST "https://127.0.0.1:$port/v1/agents/nobody/nonce")

@@ -7,16 +7,19 @@
  *
  *	attest_probe enroll
  *	attest_probe nonce
- *	attest_probe evidence LIST [-f FROM] [-t alter:K|drop:K|swap:K]
- *				   [-a OTHER_AK_DIR] [-k]
+ *	attest_probe evidence LIST [-f FROM] [-n COUNT] [-m]
+ *			[-t alter:K|drop:K|swap:K] [-a OTHER_AK_DIR] [-k]
  *
  * Environment: IMATRUST_TCTI (the TPM), PROBE_URL, PROBE_CA, PROBE_ID and
  * PROBE_STATE (a directory: the AK blob, the last nonce). -k keeps the
- * nonce file, so the next call replays the same nonce.
+ * nonce file, so the next call replays the same nonce. -n sends at most
+ * COUNT records and -m says "more" follow, as an agent does when its
+ * list does not fit one message.
  * Prints "status=N state=S next_index=I" (or "status=N error=...").
  * Exit: 0 on a 2xx answer, 1 on another answer, 2 on usage/local errors.
  */
 #include <fcntl.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,7 +176,7 @@ static int enroll(void)
 }
 
 /* The records of @list from index @from, as bytes; apply @tamper. */
-static uint8_t *records_from(const char *list, size_t from,
+static uint8_t *records_from(const char *list, size_t from, size_t count,
 			     const char *tamper, size_t *len)
 {
 	static uint8_t buf[LIST_MAX];
@@ -205,7 +208,7 @@ static uint8_t *records_from(const char *list, size_t from,
 		die("out of memory");
 	if (tamper != NULL && sscanf(tamper, "%7[a-z]:%zu", mode, &k) != 2)
 		die("bad -t");
-	for (i = from; i < n; i++) {
+	for (i = from; i < n && i - from < count; i++) {
 		size_t j = i;
 
 		if (strcmp(mode, "drop") == 0 && i == k)
@@ -232,12 +235,18 @@ static int evidence(int argc, char **argv)
 	struct tpm_ek ek;
 	struct tpm_ak ak;
 	struct tpm *t;
-	size_t from = 0, len;
+	size_t from = 0, count = SIZE_MAX, len;
 	char path[512], *json;
 	int ch, keep = 0, rc;
 
-	while ((ch = getopt(argc, argv, "f:t:a:k")) != -1) {
+	while ((ch = getopt(argc, argv, "f:n:mt:a:k")) != -1) {
 		switch (ch) {
+		case 'n':
+			count = strtoull(optarg, NULL, 10);
+			break;
+		case 'm':
+			ev.more = 1;
+			break;
 		case 'f':
 			from = strtoull(optarg, NULL, 10);
 			break;
@@ -268,7 +277,8 @@ static int evidence(int argc, char **argv)
 	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
 	ev.pcrs = q.pcrs;
 	ev.first_index = from;
-	ev.records.data = records_from(argv[optind], from, tamper, &len);
+	ev.records.data = records_from(argv[optind], from, count, tamper,
+				       &len);
 	ev.records.len = len;
 	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
 	if (json == NULL)
