@@ -68,7 +68,8 @@ LIBVERIFIER := $(BUILD)/lib/libverifier.a
 
 BINS := $(BUILD)/bin/imatrust $(BUILD)/bin/imatrust-verifier \
 	$(BUILD)/bin/imatrust-agent
-BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list
+BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list \
+	$(BUILD)/bin/bench-verifier
 
 # Drivers that put library functions on the command line for the shell
 # tests of tests/integration/: tests/tools/<name>.c -> build/tests/tools/
@@ -140,6 +141,12 @@ $(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) $(
 $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/bin/bench-verifier: $(BUILD)/tests/bench/bench_verifier.o \
+		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
+		$(LIBDB) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 	-Wno-missing-prototypes
@@ -216,6 +223,11 @@ check-guest-fleet: all
 
 bench: all
 	@tests/bench/replay
+
+# N simulated agents against a real verifier (issue #5): BENCH_AGENTS=10000
+.PHONY: bench-verifier
+bench-verifier: all
+	@tests/bench/verifier
 
 deps:
 	@deploy/install-deps.sh

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bench_fleet.h - the simulated fleet of tests/bench/verifier: agents
+ * with software AKs, a pool of measurement records the references know,
+ * the database seeded with both, and the evidence each agent sends.
+ */
+#ifndef IMATRUST_BENCH_FLEET_H
+#define IMATRUST_BENCH_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "soft_ak.h"
+#include "wire.h"
+
+#define FLEET_POOL 1024	      /* distinct records, each with a reference */
+#define FLEET_RECORD_MAX 256  /* bytes of one pool record */
+#define FLEET_RESET_COUNT 7   /* every agent's TPM resetCount */
+#define FLEET_RESTART_COUNT 0 /* ... and restartCount */
+
+/* One record of the pool: its list bytes and its sha256 template hash. */
+struct fleet_record {
+	uint8_t bytes[FLEET_RECORD_MAX];
+	size_t len;
+	uint8_t hash[32];
+};
+
+struct fleet_agent {
+	char id[WIRE_ID_MAX + 1];
+	struct soft_ak ak;
+	uint8_t nonce[WIRE_NONCE_MAX]; /* the verifier's latest */
+	size_t nonce_len;
+	uint8_t pcr10[32]; /* PCR 10 after the records sent */
+	uint64_t next;	   /* list index of the next record */
+	uint64_t clock;	   /* the TPM clock in its quotes */
+	void *conn;	   /* the client's per-agent connection */
+};
+
+/* Evidence being built; the buffers belong to one thread. */
+struct fleet_evidence {
+	uint8_t attest[SOFT_AK_ATTEST_MAX];
+	uint8_t sig[SOFT_AK_SIG_MAX];
+	uint8_t *records;  /* room for FLEET_BATCH_MAX records */
+	uint8_t pcr10[32]; /* PCR 10 after this batch */
+	uint64_t next;	   /* list index after this batch */
+};
+
+#define FLEET_BATCH_MAX 1000 /* records in one evidence */
+
+/**
+ * fleet_pool_init() - build the boot_aggregate record (over all-zero
+ * sha256 PCRs 0-9) and FLEET_POOL ima-ng records with random paths and
+ * digests; their template hashes come from libimatrust's replay, which
+ * is what the verifier computes.
+ *
+ * Return: 0, or -1 with a message on stderr.
+ */
+int fleet_pool_init(void);
+
+/**
+ * fleet_seed() - store @n agents, activated (AK bound, state enrolling),
+ * and a reference for every pool record in the database at @path, which
+ * the verifier must not have open.
+ *
+ * Return: 0, or -1 with a message on stderr.
+ */
+int fleet_seed(const char *path, struct fleet_agent *agents, size_t n);
+
+/**
+ * fleet_evidence() - the JSON of @a's next evidence: a quote over its
+ * PCRs after @nrec more records (the first evidence of a boot is the
+ * boot_aggregate record alone, whatever @nrec says).
+ * @e: buffers, and on return what the agent's state becomes once the
+ *     verifier accepts it (see fleet_accept())
+ *
+ * Return: a string the caller frees, or NULL with a message on stderr.
+ */
+char *fleet_evidence(struct fleet_agent *a, size_t nrec,
+		     struct fleet_evidence *e);
+
+/** fleet_accept() - the verifier took @e: move @a past it. */
+void fleet_accept(struct fleet_agent *a, const struct fleet_evidence *e);
+
+/**
+ * fleet_write_peer() - a fresh quote of @a over a random nonce, in the
+ * files tpm2_checkquote reads: DIR/ak.pem, quote.msg (TPMS_ATTEST),
+ * quote.sig (TPMT_SIGNATURE), pcrs.tpm2 (PCRs 0-10 as tpm2_quote -o
+ * writes them), nonce.hex.
+ *
+ * Return: 0, or -1 with a message on stderr.
+ */
+int fleet_write_peer(struct fleet_agent *a, const char *dir);
+
+#endif /* IMATRUST_BENCH_FLEET_H */

@@ -1,0 +1,801 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench_verifier.c - many simulated agents stream evidence to a real
+ * imatrust-verifier over keep-alive HTTPS on loopback (issue #5).
+ *
+ *	bench-verifier [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]
+ *		       [-P] -D DB -p PORT -C CA -o DIR -- VERIFIER ARGS...
+ *
+ * Seeds DB with AGENTS activated machines (software P-256 AKs, see
+ * soft_ak.h) and references for every record sent, starts the verifier
+ * command (HTTPS on 127.0.0.1:PORT, certificate in CA, which must also
+ * name *.agents.bench), and drives it from THREADS client threads, each
+ * looping over its share of the agents with one request in flight. Each
+ * agent has its own keep-alive connection: agent ID talks to
+ * ID.agents.bench (resolved to 127.0.0.1), so libcurl's connection cache,
+ * one per thread, never lends one agent's connection to another. Phases:
+ *warm-up (TLS handshake, POST /nonce, boot_aggregate evidence), then SECONDS
+ *each of heartbeat evidence (no records) and of RECORDS new records per
+ *evidence. Every answer must be 200 "trusted" with the expected next_index,
+ *else the run fails (exit 1): a benchmark of failures measures nothing. -P
+ *records a perf profile of the verifier per phase in DIR. DIR also receives one
+ *fresh quote in tpm2_checkquote's files (the peer).
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <openssl/rand.h>
+
+#include "bench_fleet.h"
+#include "tpm_quote.h"
+
+#define THREADS_MAX 256
+#define STARTUP_TRIES 300 /* x 100 ms for the verifier to listen */
+
+struct opts {
+	size_t agents;
+	size_t threads;
+	unsigned int seconds;
+	size_t records;
+	int perf;
+	unsigned int port;
+	const char *db, *ca, *dir;
+	char **verifier;
+};
+
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+/* An agent's connection: its easy handle and the name that binds it. */
+struct agent_conn {
+	CURL *h;
+	struct curl_slist *resolve; /* ID.agents.bench -> 127.0.0.1 */
+	char base[128];		    /* https://ID.agents.bench:PORT */
+};
+
+struct worker {
+	const struct opts *o;
+	CURLM *multi; /* its connection cache: one per agent */
+	struct fleet_agent *agents;
+	size_t n;
+	size_t nrec; /* records per evidence in this phase */
+	struct fleet_evidence ev;
+	struct buf resp;
+	uint64_t done; /* evidence answered before the stop */
+	int failed;
+	pthread_t th;
+};
+
+struct sample {
+	double wall;	 /* seconds, monotonic */
+	double verifier; /* CPU seconds of the verifier */
+	double client;	 /* CPU seconds of this process */
+	double busy;	 /* CPU seconds of the whole machine */
+};
+
+static pid_t verifier_pid = -1;
+static atomic_int stop;	    /* the phase is over, or a worker failed */
+static atomic_int reported; /* a failure was printed */
+static struct curl_slist *headers;
+
+static void stop_verifier(void)
+{
+	if (verifier_pid > 0) {
+		kill(verifier_pid, SIGTERM);
+		waitpid(verifier_pid, NULL, 0);
+		verifier_pid = -1;
+	}
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* utime + stime of /proc/PID/stat (0: this process), in seconds. */
+static double cpu_of(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 pid > 0 ? "/proc/%d/stat" : "/proc/self/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	p = fgets(line, sizeof(line), f) != NULL ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
+	if (p == NULL || sscanf(p + 2,
+				"%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+				"%*u %*u %llu %llu",
+				&ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Busy CPU seconds of the whole machine, all cores (/proc/stat). */
+static double cpu_busy(void)
+{
+	unsigned long long v[8] = {0}, sum = 0;
+	FILE *f = fopen("/proc/stat", "r");
+	int i;
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		v[3] = 0;
+	fclose(f);
+	for (i = 0; i < 8; i++)
+		sum += i == 3 || i == 4 ? 0 : v[i]; /* not idle, iowait */
+	return (double)sum / (double)sysconf(_SC_CLK_TCK);
+}
+
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Sockets the process holds: one per agent connection, plus listeners. */
+static size_t sockets_of(pid_t pid)
+{
+	char dir[64], path[512], target[64];
+	struct dirent *d;
+	size_t n = 0;
+	ssize_t len;
+	DIR *fds;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	fds = opendir(dir);
+	if (fds == NULL)
+		return 0;
+	while ((d = readdir(fds)) != NULL) {
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 7 && memcmp(target, "socket:", 7) == 0)
+			n++;
+	}
+	closedir(fds);
+	return n;
+}
+
+static void take_sample(struct sample *s)
+{
+	s->wall = now_mono();
+	s->verifier = cpu_of(verifier_pid);
+	s->client = cpu_of(0);
+	s->busy = cpu_busy();
+}
+
+static size_t on_body(char *data, size_t size, size_t n, void *arg)
+{
+	struct buf *b = arg;
+	size_t len = size * n;
+
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *p = realloc(b->data, cap);
+
+		if (p == NULL)
+			return 0;
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return len;
+}
+
+static CURL *easy(const struct opts *o, struct buf *resp)
+{
+	CURL *c = curl_easy_init();
+
+	if (c == NULL)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_CAINFO, o->ca);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, resp);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+	/* keep idle connections as long as the verifier does */
+	curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 3600L);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	return c;
+}
+
+/* One agent's own keep-alive connection, under a name of its own. */
+static struct agent_conn *
+connection(const struct opts *o, const struct fleet_agent *a, struct buf *resp)
+{
+	struct agent_conn *c = calloc(1, sizeof(*c));
+	char entry[160];
+
+	if (c == NULL || (c->h = easy(o, resp)) == NULL)
+		return NULL;
+	snprintf(entry, sizeof(entry), "%s.agents.bench:%u:127.0.0.1", a->id,
+		 o->port);
+	snprintf(c->base, sizeof(c->base), "https://%s.agents.bench:%u", a->id,
+		 o->port);
+	c->resolve = curl_slist_append(NULL, entry);
+	if (c->resolve == NULL)
+		return NULL;
+	curl_easy_setopt(c->h, CURLOPT_RESOLVE, c->resolve);
+	return c;
+}
+
+/* curl_easy_perform() in the worker's multi handle (its cache). */
+static CURLcode perform(CURLM *m, CURL *h)
+{
+	CURLcode rc = CURLE_RECV_ERROR;
+	CURLMsg *msg;
+	int running = 1, n;
+
+	if (curl_multi_add_handle(m, h) != CURLM_OK)
+		return CURLE_FAILED_INIT;
+	while (running) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		if (running &&
+		    curl_multi_poll(m, NULL, 0, 1000, &n) != CURLM_OK)
+			break;
+	}
+	while ((msg = curl_multi_info_read(m, &n)) != NULL)
+		if (msg->msg == CURLMSG_DONE && msg->easy_handle == h)
+			rc = msg->data.result;
+	curl_multi_remove_handle(m, h);
+	return rc;
+}
+
+static int fail(struct worker *w, const struct fleet_agent *a, const char *what,
+		const char *detail)
+{
+	if (!atomic_exchange(&reported, 1))
+		fprintf(stderr, "bench: %s: %s: %.300s\n", a->id, what,
+			detail != NULL ? detail : "");
+	w->failed = 1;
+	atomic_store(&stop, 1);
+	return -1;
+}
+
+/* POST @body to /v1/agents/ID/@what and insist on the verdict wanted. */
+static int exchange(struct worker *w, struct fleet_agent *a, const char *what,
+		    const char *body, const char *want_state,
+		    uint64_t want_next)
+{
+	struct agent_conn *ac = a->conn;
+	CURL *c = ac->h;
+	struct wire_verdict v;
+	struct imt_error err;
+	char url[512], msg[128];
+	long status = 0;
+	CURLcode rc;
+
+	snprintf(url, sizeof(url), "%s/v1/agents/%s/%s", ac->base, a->id, what);
+	w->resp.len = 0;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	rc = perform(w->multi, c);
+	if (rc != CURLE_OK)
+		return fail(w, a, what, curl_easy_strerror(rc));
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200) {
+		snprintf(msg, sizeof(msg), "%s: HTTP %ld", what, status);
+		return fail(w, a, msg, w->resp.data);
+	}
+	if (wire_decode(WIRE_VERDICT, w->resp.data, w->resp.len, &v, &err) !=
+	    IMT_OK)
+		return fail(w, a, "verdict", err.msg);
+	if (strcmp(v.state, want_state) != 0 || v.next_index != want_next) {
+		snprintf(msg, sizeof(msg),
+			 "%s: state %s next_index %llu, wanted %s %llu", what,
+			 v.state, (unsigned long long)v.next_index, want_state,
+			 (unsigned long long)want_next);
+		wire_free(WIRE_VERDICT, &v);
+		return fail(w, a, msg, w->resp.data);
+	}
+	memcpy(a->nonce, v.nonce, v.nonce_len);
+	a->nonce_len = v.nonce_len;
+	wire_free(WIRE_VERDICT, &v);
+	return 0;
+}
+
+static int attest(struct worker *w, struct fleet_agent *a, size_t nrec)
+{
+	char *json = fleet_evidence(a, nrec, &w->ev);
+	int rc;
+
+	if (json == NULL)
+		return fail(w, a, "evidence", "cannot build");
+	rc = exchange(w, a, "evidence", json, "trusted", w->ev.next);
+	free(json);
+	if (rc == 0)
+		fleet_accept(a, &w->ev);
+	return rc;
+}
+
+/* Connect, take a nonce, send the boot's first evidence. */
+static void *warm_up(void *arg)
+{
+	struct worker *w = arg;
+	size_t i;
+
+	for (i = 0; i < w->n && !atomic_load(&stop); i++) {
+		struct fleet_agent *a = &w->agents[i];
+
+		a->conn = connection(w->o, a, &w->resp);
+		if (a->conn == NULL) {
+			fail(w, a, "curl", "no easy handle");
+			break;
+		}
+		if (exchange(w, a, "nonce", "", "enrolling", 0) < 0 ||
+		    attest(w, a, 1) < 0)
+			break;
+	}
+	return NULL;
+}
+
+/* Round robin over the worker's agents until the main thread says stop. */
+static void *steady(void *arg)
+{
+	struct worker *w = arg;
+	size_t i = 0;
+
+	while (!atomic_load(&stop)) {
+		if (attest(w, &w->agents[i], w->nrec) < 0)
+			break;
+		if (!atomic_load(&stop))
+			w->done++;
+		i = (i + 1) % w->n;
+	}
+	return NULL;
+}
+
+static int run_workers(struct worker *w, size_t n, void *(*fn)(void *))
+{
+	size_t i;
+	int failed = 0;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&w[i].th, NULL, fn, &w[i]) != 0) {
+			fprintf(stderr, "bench: pthread_create failed\n");
+			exit(1);
+		}
+	for (i = 0; i < n; i++) {
+		pthread_join(w[i].th, NULL);
+		failed |= w[i].failed;
+	}
+	return failed ? -1 : 0;
+}
+
+static pid_t spawn(char **argv, const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (log != NULL && freopen(log, "w", stderr) == NULL)
+			_exit(127);
+		if (log != NULL)
+			dup2(fileno(stderr), STDOUT_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Wait until GET /v1/health answers 200 (or the verifier died). */
+static int wait_ready(const struct opts *o)
+{
+	char url[512];
+	struct buf b = {0};
+	CURL *c = easy(o, &b);
+	long status = 0;
+	int i;
+
+	snprintf(url, sizeof(url), "https://127.0.0.1:%u/v1/health", o->port);
+	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	for (i = 0; i < STARTUP_TRIES && status != 200; i++) {
+		if (waitpid(verifier_pid, NULL, WNOHANG) == verifier_pid) {
+			verifier_pid = -1;
+			break;
+		}
+		if (curl_easy_perform(c) == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (status != 200)
+			usleep(100000);
+	}
+	curl_easy_cleanup(c);
+	free(b.data);
+	return status == 200 ? 0 : -1;
+}
+
+/* ---- what one step costs, measured in this process, one core -------- */
+
+#define COST_SECONDS 0.4
+
+struct cost_ctx {
+	struct fleet_agent *a;
+	struct fleet_evidence *ev;
+	size_t nrec;
+	char *json;
+	struct wire_evidence ev_in; /* @json decoded */
+	EVP_PKEY *ak;		    /* the AK's key, parsed once */
+};
+
+static int cost_build(struct cost_ctx *c)
+{
+	char *json = fleet_evidence(c->a, c->nrec, c->ev);
+
+	free(json);
+	return json != NULL ? 0 : -1;
+}
+
+static int cost_decode(struct cost_ctx *c)
+{
+	struct wire_evidence ev;
+	struct imt_error err;
+	enum imt_result rc =
+		wire_decode(WIRE_EVIDENCE, c->json, strlen(c->json), &ev, &err);
+
+	wire_free(WIRE_EVIDENCE, &ev);
+	return rc == IMT_OK ? 0 : -1;
+}
+
+/* The AK as attest.c's check_quote() gets it: parsed from its bytes. */
+static int cost_ak(struct cost_ctx *c)
+{
+	struct imt_error err;
+	TPMT_PUBLIC pub;
+	EVP_PKEY *ak = NULL;
+	int ok = tpm_public_parse(c->a->ak.pub, c->a->ak.pub_len, &pub, &err) ==
+			 IMT_OK &&
+		 tpm_public_to_pkey(&pub, &ak, &err) == IMT_OK;
+
+	EVP_PKEY_free(ak);
+	return ok ? 0 : -1;
+}
+
+/* tpm_quote_check() with the AK key at hand: signature, nonce, PCRs. */
+static int cost_quote(struct cost_ctx *c)
+{
+	struct imt_error err;
+	enum imt_result rc;
+
+	rc = tpm_quote_check(c->ev_in.quote.data, c->ev_in.quote.len,
+			     c->ev_in.signature.data, c->ev_in.signature.len,
+			     c->ak, c->ev_in.nonce, c->ev_in.nonce_len,
+			     &c->ev_in.pcrs, NULL, &err);
+	if (rc != IMT_OK)
+		fprintf(stderr, "bench: our own quote fails: %s\n", err.msg);
+	return rc == IMT_OK ? 0 : -1;
+}
+
+/* CPU seconds of the calling thread: the machine is shared. */
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU microseconds per call of @fn, over COST_SECONDS; -1 on failure. */
+static double cost_of(int (*fn)(struct cost_ctx *), struct cost_ctx *c)
+{
+	double t0 = thread_cpu(), t;
+	unsigned long n = 0;
+
+	do {
+		if (fn(c) < 0)
+			return -1;
+		n++;
+		t = thread_cpu();
+	} while (t - t0 < COST_SECONDS);
+	return (t - t0) * 1e6 / (double)n;
+}
+
+static int costs(const struct opts *o, struct fleet_agent *a,
+		 struct fleet_evidence *ev)
+{
+	struct fleet_agent scratch = *a;
+	struct cost_ctx c = {.a = &scratch, .ev = ev};
+	struct imt_error err;
+	TPMT_PUBLIC pub;
+	double v[6];
+	size_t k;
+
+	scratch.next = 1; /* past boot_aggregate */
+	scratch.nonce_len = 32;
+	RAND_bytes(scratch.nonce, 32);
+	if (tpm_public_parse(a->ak.pub, a->ak.pub_len, &pub, &err) != IMT_OK ||
+	    tpm_public_to_pkey(&pub, &c.ak, &err) != IMT_OK)
+		return -1;
+	for (k = 0; k < 2; k++) {
+		c.nrec = k == 0 ? 0 : o->records;
+		v[k] = cost_of(cost_build, &c);
+		c.json = fleet_evidence(&scratch, c.nrec, ev);
+		if (c.json == NULL)
+			return -1;
+		v[2 + k] = cost_of(cost_decode, &c);
+		if (k == 0 && wire_decode(WIRE_EVIDENCE, c.json, strlen(c.json),
+					  &c.ev_in, &err) == IMT_OK) {
+			v[4] = cost_of(cost_ak, &c);
+			v[5] = cost_of(cost_quote, &c);
+			wire_free(WIRE_EVIDENCE, &c.ev_in);
+		} else if (k == 0) {
+			v[4] = -1;
+		}
+		free(c.json);
+	}
+	EVP_PKEY_free(c.ak);
+	for (k = 0; k < 6; k++)
+		if (v[k] < 0)
+			return -1;
+	printf("step costs, measured in this process (CPU us per call, one "
+	       "thread):\n");
+	printf("  client:   build evidence (quote, ECDSA sign, JSON), 0 / %zu "
+	       "records  %7.1f / %7.1f\n",
+	       o->records, v[0], v[1]);
+	printf("  verifier: wire_decode evidence (JSON + base64), 0 / %zu "
+	       "records     %7.1f / %7.1f\n",
+	       o->records, v[2], v[3]);
+	printf("  verifier: AK from its stored bytes (tpm_public_parse + "
+	       "to_pkey)      %7.1f\n",
+	       v[4]);
+	printf("  verifier: tpm_quote_check (ECDSA P-256 verify, nonce, PCR "
+	       "digest)    %7.1f\n",
+	       v[5]);
+	return 0;
+}
+
+/* ---- phases ---------------------------------------------------------- */
+
+static pid_t start_perf(const struct opts *o, const char *phase)
+{
+	char pid[32], path[4096], secs[32];
+	char *argv[] = {"perf",		"record",      "-q",	"-F", "299",
+			"--call-graph", "dwarf,16384", "-p",	pid,  "-o",
+			path,		"--",	       "sleep", secs, NULL};
+
+	if (!o->perf)
+		return -1;
+	snprintf(pid, sizeof(pid), "%d", (int)verifier_pid);
+	snprintf(path, sizeof(path), "%s/perf-%s.data", o->dir, phase);
+	snprintf(secs, sizeof(secs), "%u", o->seconds);
+	return spawn(argv, NULL);
+}
+
+static int phase(const struct opts *o, struct worker *w, const char *name,
+		 size_t nrec)
+{
+	struct sample s0, s1;
+	pid_t perf;
+	uint64_t done = 0;
+	size_t i;
+	double t, vcpu, ccpu, other;
+	int rc;
+
+	for (i = 0; i < o->threads; i++) {
+		w[i].nrec = nrec;
+		w[i].done = 0;
+	}
+	perf = start_perf(o, name);
+	atomic_store(&stop, 0);
+	take_sample(&s0);
+	for (i = 0; i < o->threads; i++)
+		if (pthread_create(&w[i].th, NULL, steady, &w[i]) != 0)
+			return -1;
+	while (now_mono() - s0.wall < o->seconds && !atomic_load(&stop))
+		usleep(20000);
+	atomic_store(&stop, 1);
+	take_sample(&s1);
+	rc = 0;
+	for (i = 0; i < o->threads; i++) {
+		pthread_join(w[i].th, NULL);
+		done += w[i].done;
+		rc |= w[i].failed ? -1 : 0;
+	}
+	if (perf > 0)
+		waitpid(perf, NULL, 0);
+	if (rc < 0)
+		return -1;
+	t = s1.wall - s0.wall;
+	vcpu = s1.verifier - s0.verifier;
+	ccpu = s1.client - s0.client;
+	other = (s1.busy - s0.busy) - vcpu - ccpu;
+	printf("%-10s %10.0f %10.0f %9.0f %% %9.0f %% %9.0f %% %9.1f %9.1f "
+	       "%9ld\n",
+	       name, (double)done / t, (double)(done * nrec) / t,
+	       100 * vcpu / t, 100 * ccpu / t, other > 0 ? 100 * other / t : 0,
+	       done > 0 ? vcpu * 1e6 / (double)done : 0,
+	       done > 0 ? ccpu * 1e6 / (double)done : 0, rss_kb(verifier_pid));
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench-verifier [-n AGENTS] [-t THREADS] [-s "
+			"SECONDS] [-r RECORDS] [-P]\n"
+			"                      -D DB -p PORT -C CA -o DIR -- "
+			"VERIFIER ARGS...\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	int ch;
+
+	*o = (struct opts){
+		.agents = 1000, .threads = 8, .seconds = 10, .records = 50};
+	while ((ch = getopt(argc, argv, "n:t:s:r:PD:p:C:o:")) != -1) {
+		switch (ch) {
+		case 'n':
+			o->agents = strtoul(optarg, NULL, 10);
+			break;
+		case 't':
+			o->threads = strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			o->seconds = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			o->records = strtoul(optarg, NULL, 10);
+			break;
+		case 'P':
+			o->perf = 1;
+			break;
+		case 'D':
+			o->db = optarg;
+			break;
+		case 'p':
+			o->port = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'C':
+			o->ca = optarg;
+			break;
+		case 'o':
+			o->dir = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (o->db == NULL || o->port == 0 || o->ca == NULL || o->dir == NULL ||
+	    optind >= argc || o->agents == 0 || o->threads == 0 ||
+	    o->threads > THREADS_MAX || o->threads > o->agents ||
+	    o->seconds == 0 || o->records == 0 || o->records > FLEET_BATCH_MAX)
+		usage();
+	o->verifier = argv + optind;
+}
+
+static struct worker *workers(const struct opts *o, struct fleet_agent *a)
+{
+	struct worker *w = calloc(o->threads, sizeof(*w));
+	size_t i, per = o->agents / o->threads, extra = o->agents % o->threads;
+	size_t at = 0;
+
+	for (i = 0; w != NULL && i < o->threads; i++) {
+		w[i].o = o;
+		w[i].agents = a + at;
+		w[i].n = per + (i < extra);
+		at += w[i].n;
+		w[i].ev.records = malloc(FLEET_BATCH_MAX * FLEET_RECORD_MAX);
+		w[i].multi = curl_multi_init();
+		if (w[i].ev.records == NULL || w[i].multi == NULL)
+			return NULL;
+		curl_multi_setopt(w[i].multi, CURLMOPT_MAXCONNECTS,
+				  (long)w[i].n + 16);
+	}
+	return w;
+}
+
+static int make_agents(const struct opts *o, struct fleet_agent **out)
+{
+	struct fleet_agent *a = calloc(o->agents, sizeof(*a));
+	double t0 = now_mono();
+	size_t i;
+
+	if (a == NULL)
+		return -1;
+	for (i = 0; i < o->agents; i++) {
+		snprintf(a[i].id, sizeof(a[i].id), "bench-%06zu", i);
+		if (soft_ak_new(&a[i].ak) < 0)
+			return -1;
+	}
+	if (fleet_pool_init() < 0 || fleet_seed(o->db, a, o->agents) < 0)
+		return -1;
+	printf("seeding: %zu P-256 AKs, %zu machines activated, %d references: "
+	       "%.1f s\n",
+	       o->agents, o->agents, FLEET_POOL, now_mono() - t0);
+	*out = a;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct fleet_agent *agents;
+	struct worker *w;
+	char log[4096];
+	long rss0, rss1;
+	double t0;
+
+	parse(argc, argv, &o);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return 1;
+	headers = curl_slist_append(NULL, "Content-Type: application/json");
+	headers = curl_slist_append(headers, "Expect:");
+	if (make_agents(&o, &agents) < 0 || (w = workers(&o, agents)) == NULL ||
+	    costs(&o, &agents[0], &w[0].ev) < 0)
+		return 1;
+
+	snprintf(log, sizeof(log), "%s/verifier.log", o.dir);
+	atexit(stop_verifier);
+	verifier_pid = spawn(o.verifier, log);
+	if (verifier_pid < 0 || wait_ready(&o) < 0) {
+		fprintf(stderr, "bench: the verifier did not start (%s)\n",
+			log);
+		return 1;
+	}
+	rss0 = rss_kb(verifier_pid);
+	printf("verifier pid %d, RSS %ld KB before any agent traffic\n",
+	       (int)verifier_pid, rss0);
+
+	t0 = now_mono();
+	if (run_workers(w, o.threads, warm_up) < 0)
+		return 1;
+	printf("warm-up: %zu TLS connections, nonce + boot_aggregate evidence "
+	       "each: %.1f s, verifier RSS %ld KB\n",
+	       o.agents, now_mono() - t0, rss_kb(verifier_pid));
+
+	printf("%-10s %10s %10s %11s %11s %11s %9s %9s %9s\n", "phase",
+	       "attest/s", "records/s", "verif CPU", "client CPU", "other CPU",
+	       "verif us", "client us", "RSS KB");
+	if (phase(&o, w, "heartbeat", 0) < 0 ||
+	    phase(&o, w, "records", o.records) < 0)
+		return 1;
+	rss1 = rss_kb(verifier_pid);
+	printf("verifier sockets open: %zu for %zu agents (their keep-alive "
+	       "connections, the listener)\n",
+	       sockets_of(verifier_pid), o.agents);
+	printf("verifier RSS: %ld KB before traffic, %ld KB after: %.1f KB per "
+	       "machine\n",
+	       rss0, rss1, (double)(rss1 - rss0) / (double)o.agents);
+	if (fleet_write_peer(&agents[0], o.dir) < 0)
+		return 1;
+	stop_verifier();
+	return 0;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * soft_ak.c - a software-held ECC attestation key that quotes like a TPM.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/pem.h>
+#include <tss2/tss2_mu.h>
+
+#include "soft_ak.h"
+
+#define P256_SIZE 32
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "soft_ak: %s\n", what);
+	return -1;
+}
+
+/* The TPMT_PUBLIC a TPM2_CreateLoaded of an ECDSA AK template yields. */
+static void ak_template(TPM2B_PUBLIC *p, const uint8_t *x, const uint8_t *y)
+{
+	TPMT_PUBLIC *a = &p->publicArea;
+
+	memset(p, 0, sizeof(*p));
+	a->type = TPM2_ALG_ECC;
+	a->nameAlg = TPM2_ALG_SHA256;
+	a->objectAttributes =
+		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT |
+		TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
+		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH;
+	a->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
+	a->parameters.eccDetail.scheme.scheme = TPM2_ALG_ECDSA;
+	a->parameters.eccDetail.scheme.details.ecdsa.hashAlg = TPM2_ALG_SHA256;
+	a->parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
+	a->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
+	a->unique.ecc.x.size = P256_SIZE;
+	memcpy(a->unique.ecc.x.buffer, x, P256_SIZE);
+	a->unique.ecc.y.size = P256_SIZE;
+	memcpy(a->unique.ecc.y.buffer, y, P256_SIZE);
+}
+
+/* Check the public area as the verifier will, and take its Name. */
+static int verifier_accepts(struct soft_ak *ak)
+{
+	struct imt_error err;
+	TPMT_PUBLIC pub;
+	EVP_PKEY *pkey = NULL;
+
+	if (tpm_public_parse(ak->pub, ak->pub_len, &pub, &err) != IMT_OK ||
+	    tpm_public_check_ak(&pub, &err) != IMT_OK ||
+	    tpm_public_to_pkey(&pub, &pkey, &err) != IMT_OK ||
+	    tpm_public_name(&pub, ak->name, &ak->name_len, &err) != IMT_OK) {
+		fprintf(stderr, "soft_ak: the verifier refuses the AK: %s\n",
+			err.msg);
+		return -1;
+	}
+	EVP_PKEY_free(pkey);
+	return 0;
+}
+
+int soft_ak_new(struct soft_ak *ak)
+{
+	uint8_t point[1 + 2 * P256_SIZE];
+	TPM2B_PUBLIC pub;
+	size_t len = 0, off = 0;
+
+	memset(ak, 0, sizeof(*ak));
+	ak->key = EVP_EC_gen("P-256");
+	if (ak->key == NULL ||
+	    !EVP_PKEY_get_octet_string_param(ak->key, OSSL_PKEY_PARAM_PUB_KEY,
+					     point, sizeof(point), &len) ||
+	    len != sizeof(point) || point[0] != POINT_CONVERSION_UNCOMPRESSED)
+		return fail("cannot generate a P-256 key");
+	ak_template(&pub, point + 1, point + 1 + P256_SIZE);
+	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&pub, ak->pub, sizeof(ak->pub),
+					 &off) != TSS2_RC_SUCCESS)
+		return fail("cannot marshal the TPM2B_PUBLIC");
+	ak->pub_len = off;
+	ak->sign = EVP_PKEY_CTX_new(ak->key, NULL);
+	if (ak->sign == NULL || EVP_PKEY_sign_init(ak->sign) <= 0 ||
+	    EVP_PKEY_CTX_set_signature_md(ak->sign, EVP_sha256()) <= 0)
+		return fail("cannot set up ECDSA signing");
+	return verifier_accepts(ak);
+}
+
+void soft_ak_free(struct soft_ak *ak)
+{
+	if (ak == NULL)
+		return;
+	EVP_PKEY_CTX_free(ak->sign);
+	EVP_PKEY_free(ak->key);
+	ak->sign = NULL;
+	ak->key = NULL;
+}
+
+/* TPMS_ATTEST of a quote over sha256 PCRs 0-10. */
+static int make_attest(const struct soft_ak *ak, const struct soft_quote *q,
+		       TPMS_ATTEST *a)
+{
+	TPMS_QUOTE_INFO *qi = &a->attested.quote;
+	TPMS_PCR_SELECTION *sel = &qi->pcrSelect.pcrSelections[0];
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned int i;
+	int ok;
+
+	memset(a, 0, sizeof(*a));
+	if (q->nonce_len > sizeof(a->extraData.buffer) ||
+	    ak->name_len > sizeof(a->qualifiedSigner.name)) {
+		EVP_MD_CTX_free(md);
+		return fail("nonce or name too large for a quote");
+	}
+	a->magic = TPM2_GENERATED_VALUE;
+	a->type = TPM2_ST_ATTEST_QUOTE;
+	a->qualifiedSigner.size = (UINT16)ak->name_len;
+	memcpy(a->qualifiedSigner.name, ak->name, ak->name_len);
+	a->extraData.size = (UINT16)q->nonce_len;
+	memcpy(a->extraData.buffer, q->nonce, q->nonce_len);
+	a->clockInfo.clock = q->clock;
+	a->clockInfo.resetCount = q->reset_count;
+	a->clockInfo.restartCount = q->restart_count;
+	a->clockInfo.safe = TPM2_YES;
+	a->firmwareVersion = 0x2019102400000000ULL;
+	qi->pcrSelect.count = 1;
+	sel->hash = TPM2_ALG_SHA256;
+	sel->sizeofSelect = 3;
+	sel->pcrSelect[0] = 0xff; /* PCRs 0-7 */
+	sel->pcrSelect[1] = 0x07; /* PCRs 8-10 */
+	ok = md != NULL && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	for (i = 0; ok && i < SOFT_AK_PCRS; i++)
+		ok = EVP_DigestUpdate(md, q->pcrs->value[i], P256_SIZE);
+	ok = ok && EVP_DigestFinal_ex(md, qi->pcrDigest.buffer, NULL);
+	qi->pcrDigest.size = P256_SIZE;
+	EVP_MD_CTX_free(md);
+	return ok ? 0 : fail("cannot hash the PCRs");
+}
+
+/* ECDSA over SHA-256(@attest) as a TPMT_SIGNATURE with (r, s). */
+static int sign(struct soft_ak *ak, const uint8_t *attest, size_t len,
+		TPMT_SIGNATURE *s)
+{
+	uint8_t digest[P256_SIZE], der[80];
+	const uint8_t *p = der;
+	const BIGNUM *r, *sv;
+	size_t der_len = sizeof(der);
+	ECDSA_SIG *es;
+	int ok;
+
+	if (EVP_Digest(attest, len, digest, NULL, EVP_sha256(), NULL) != 1 ||
+	    EVP_PKEY_sign(ak->sign, der, &der_len, digest, sizeof(digest)) <= 0)
+		return fail("ECDSA signing failed");
+	es = d2i_ECDSA_SIG(NULL, &p, (long)der_len);
+	if (es == NULL)
+		return fail("ECDSA signature does not decode");
+	ECDSA_SIG_get0(es, &r, &sv);
+	memset(s, 0, sizeof(*s));
+	s->sigAlg = TPM2_ALG_ECDSA;
+	s->signature.ecdsa.hash = TPM2_ALG_SHA256;
+	s->signature.ecdsa.signatureR.size = P256_SIZE;
+	s->signature.ecdsa.signatureS.size = P256_SIZE;
+	ok = BN_bn2binpad(r, s->signature.ecdsa.signatureR.buffer, P256_SIZE) ==
+		     P256_SIZE &&
+	     BN_bn2binpad(sv, s->signature.ecdsa.signatureS.buffer,
+			  P256_SIZE) == P256_SIZE;
+	ECDSA_SIG_free(es);
+	return ok ? 0 : fail("ECDSA r or s out of range");
+}
+
+int soft_ak_quote(struct soft_ak *ak, const struct soft_quote *q,
+		  uint8_t *attest, size_t *attest_len, uint8_t *sig,
+		  size_t *sig_len)
+{
+	TPMS_ATTEST a;
+	TPMT_SIGNATURE s;
+	size_t off = 0;
+
+	if (make_attest(ak, q, &a) < 0)
+		return -1;
+	if (Tss2_MU_TPMS_ATTEST_Marshal(&a, attest, SOFT_AK_ATTEST_MAX, &off) !=
+	    TSS2_RC_SUCCESS)
+		return fail("cannot marshal the TPMS_ATTEST");
+	*attest_len = off;
+	if (sign(ak, attest, off, &s) < 0)
+		return -1;
+	off = 0;
+	if (Tss2_MU_TPMT_SIGNATURE_Marshal(&s, sig, SOFT_AK_SIG_MAX, &off) !=
+	    TSS2_RC_SUCCESS)
+		return fail("cannot marshal the TPMT_SIGNATURE");
+	*sig_len = off;
+	return 0;
+}
+
+int soft_ak_write_pem(const struct soft_ak *ak, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (f == NULL)
+		return fail("cannot write the PEM file");
+	ok = PEM_write_PUBKEY(f, ak->key) == 1;
+	if (fclose(f) != 0 || !ok)
+		return fail("cannot write the PEM file");
+	return 0;
+}
