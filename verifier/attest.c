@@ -25,6 +25,7 @@
 #include <jansson.h>
 #include <openssl/rand.h>
 
+#include "ak_cache.h"
 #include "attest.h"
 #include "backlog.h"
 #include "db.h"
@@ -182,20 +183,37 @@ out:
 	db_machine_release(&e.m);
 }
 
+/* The machine's enrolled AK as a key: from the cache, or built once. */
+static EVP_PKEY *ak_key(struct verifier *v, struct evidence *e)
+{
+	EVP_PKEY *ak = ak_cache_get(v->ak_cache, e->m.id, e->m.ak_name,
+				    e->m.ak_name_len);
+	struct imt_error err;
+	TPMT_PUBLIC pub;
+
+	if (ak != NULL)
+		return ak;
+	if (tpm_public_parse(e->m.ak_pub, e->m.ak_pub_len, &pub, &err) !=
+		    IMT_OK ||
+	    tpm_public_to_pkey(&pub, &ak, &err) != IMT_OK) {
+		fail(e, "ak", "stored AK unusable: %s", err.msg);
+		return NULL;
+	}
+	ak_cache_put(v->ak_cache, e->m.id, e->m.ak_name, e->m.ak_name_len, ak);
+	return ak;
+}
+
 /* Step 2: the quote, with the AK enrolled for this machine. */
-static int check_quote(struct evidence *e)
+static int check_quote(struct verifier *v, struct evidence *e)
 {
 	const struct wire_evidence *ev = e->ev;
+	EVP_PKEY *ak = ak_key(v, e);
 	struct imt_error err;
-	EVP_PKEY *ak = NULL;
-	TPMT_PUBLIC pub;
 	enum imt_result rc;
 	uint32_t mask;
 
-	if (tpm_public_parse(e->m.ak_pub, e->m.ak_pub_len, &pub, &err) !=
-		    IMT_OK ||
-	    tpm_public_to_pkey(&pub, &ak, &err) != IMT_OK)
-		return fail(e, "ak", "stored AK unusable: %s", err.msg);
+	if (ak == NULL)
+		return -1;
 	rc = tpm_quote_check(ev->quote.data, ev->quote.len,
 			     ev->signature.data, ev->signature.len, ak,
 			     ev->nonce, ev->nonce_len, &ev->pcrs, &e->quote,
@@ -559,7 +577,11 @@ static int store(struct verifier *v, struct evidence *e, int64_t now,
 		.nrecords = e->n,
 	};
 	if (db_boot_advance(v->db, &a, now, err) < 0 ||
-	    decide_state(v, e, &boot, state, reason, err) < 0 ||
+	    decide_state(v, e, &boot, state, reason, err) < 0)
+		return -1;
+	/* a heartbeat changes nothing: do not rewrite the machine's row */
+	if ((*state != e->m.state || e->m.state_reason == NULL ||
+	     strcmp(reason, e->m.state_reason) != 0) &&
 	    db_machine_set_state(v->db, id, *state, reason, now, err) < 0)
 		return -1;
 	if (e->violations > 0) {
@@ -683,7 +705,7 @@ void attest_evidence(struct verifier *v, const struct wire_evidence *ev,
 	if (ok < 0)
 		goto out;
 	/* The expensive part runs unlocked: signature and replay. */
-	ok = check_quote(&e) == 0 && check_boot(&e) == 0 &&
+	ok = check_quote(v, &e) == 0 && check_boot(&e) == 0 &&
 	     join_backlog(v, &e) == 0 &&
 	     (e.start != e.next || check_replay(v, &e) == 0);
 	pthread_mutex_lock(&v->lock);

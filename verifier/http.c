@@ -17,6 +17,12 @@
 #include "http.h"
 
 #define HTTP_TIMEOUT 120	/* seconds an idle keep-alive connection lives */
+/*
+ * libmicrohttpd's per-connection pool (headers, read buffer). Bodies are
+ * copied out as they arrive (take_body), so 16 KiB is plenty; the 32 KiB
+ * default is most of what a keep-alive agent connection costs.
+ */
+#define HTTP_CONNECTION_POOL (16u * 1024)
 
 struct http_server {
 	struct MHD_Daemon *mhd;
@@ -308,6 +314,7 @@ struct http_server *http_start(const struct http_config *cfg,
 		MHD_OPTION_HTTPS_MEM_KEY, s->key,
 		MHD_OPTION_HTTPS_PRIORITIES, "SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
 		MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_POOL,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 		MHD_OPTION_ARRAY, pool,

@@ -20,6 +20,7 @@
 #include <openssl/rand.h>
 #include <openssl/x509_vfy.h>
 
+#include "ak_cache.h"
 #include "backlog.h"
 #include "db.h"
 #include "hex.h"
@@ -248,7 +249,8 @@ static int serve(struct verifier *v)
 	if (v->cfg.ek_ca[0] != '\0' &&
 	    (v->ek_ca = load_ek_ca(v->cfg.ek_ca)) == NULL)
 		goto out;
-	if (open_db(v) < 0 || (v->backlog = backlog_new()) == NULL)
+	if (open_db(v) < 0 || (v->backlog = backlog_new()) == NULL ||
+	    (v->ak_cache = ak_cache_new()) == NULL)
 		goto out;
 	hc.addr = v->cfg.listen_addr;
 	hc.port = (unsigned int)v->cfg.listen_port;
@@ -282,6 +284,7 @@ out:
 	http_stop(srv);
 	db_close(v->db);
 	backlog_free(v->backlog);
+	ak_cache_free(v->ak_cache);
 	X509_STORE_free(v->ek_ca);
 	if (key != NULL)
 		explicit_bzero(key, strlen(key));

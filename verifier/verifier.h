@@ -20,6 +20,7 @@
 #include "config.h"
 #include "http.h"
 
+struct ak_cache;
 struct backlog;
 struct db;
 
@@ -39,6 +40,7 @@ struct verifier {
 	struct db *db;		/* owned; the one writer connection */
 	X509_STORE *ek_ca;	/* EK issuers from cfg.ek_ca; NULL if none */
 	struct backlog *backlog;	/* catching-up machines; may be NULL */
+	struct ak_cache *ak_cache;	/* enrolled AKs as keys; may be NULL */
 	time_t started;
 	struct verifier_metrics metrics;
 };
