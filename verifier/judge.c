@@ -62,11 +62,35 @@ int judge_acceptable(const struct verifier *v, enum db_verdict verdict)
 	}
 }
 
+/*
+ * A path is bytes, not necessarily UTF-8, and JSON text must be: bytes
+ * outside printable ASCII become "\xNN" (as text), so the reason is
+ * always valid and still names the file. Cut at @max bytes of output.
+ */
+static void printable_path(const char *path, char *out, size_t max)
+{
+	static const char hexd[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (; path != NULL && *path != '\0' && o + 5 < max; path++) {
+		uint8_t c = (uint8_t)*path;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			out[o++] = (char)c;
+			continue;
+		}
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hexd[c >> 4];
+		out[o++] = hexd[c & 15];
+	}
+	out[o] = '\0';
+}
+
 void judge_reason(uint64_t index, const struct judge_input *in,
 		  enum db_verdict verdict, char out[JUDGE_REASON_MAX])
 {
-	char digest[2 * DB_DIGEST_MAX + 32] = "";
-	size_t plen = in->path != NULL ? strlen(in->path) : 0;
+	char digest[2 * DB_DIGEST_MAX + 32] = "", path[512];
 	json_t *j;
 	char *s;
 
@@ -78,16 +102,11 @@ void judge_reason(uint64_t index, const struct judge_input *in,
 		if (n + 2 * in->digest_len < sizeof(digest))
 			hex_encode(in->digest, in->digest_len, digest + n);
 	}
-	/* A path is bytes, not necessarily UTF-8: _nocheck, and escape all
-	 * non-ASCII; cut a long one so the reason always fits. */
-	if (plen > 512)
-		plen = 512;
-	j = json_pack("{s:s,s:I,s:o,s:s,s:s}", "check", "record",
-		      "index", (json_int_t)index, "path",
-		      json_stringn_nocheck(in->path != NULL ? in->path : "",
-					   plen),
+	printable_path(in->path, path, sizeof(path));
+	j = json_pack("{s:s,s:I,s:s,s:s,s:s}", "check", "record",
+		      "index", (json_int_t)index, "path", path,
 		      "digest", digest, "verdict", db_verdict_name(verdict));
-	s = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	s = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
 	snprintf(out, JUDGE_REASON_MAX, "%s",
 		 s != NULL && strlen(s) < JUDGE_REASON_MAX ? s :
 		 "{\"check\":\"record\"}");
