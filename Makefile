@@ -180,7 +180,8 @@ check-fast: all $(UNIT_BINS) $(TOOL_BINS)
 		tests/run-suite.sh check-fast $(UNIT_BINS) tests/cli/test_*.sh \
 		$(INTEGRATION_TESTS)
 
-check: check-fast check-fuzz check-guest check-guest-streaming
+check: check-fast check-fuzz check-guest check-guest-streaming \
+	check-guest-fleet
 
 build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(wildcard proto/*.h)
 	@mkdir -p $(@D)

@@ -15,7 +15,7 @@ packages=(
 	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
 	xz-utils rsync kmod python3 patch
 	# QEMU lab and guest images (deploy/lab, deploy/image)
-	qemu-system-x86 busybox-static mmdebstrap e2fsprogs iproute2
+	qemu-system-x86 qemu-utils busybox-static mmdebstrap e2fsprogs iproute2
 	procps util-linux
 )
 

@@ -10,6 +10,10 @@
 #   lab.sh status                 list guests and their processes
 #   lab.sh ca                     print the EK CA bundle (creates the CA)
 #   lab.sh accel KERNEL           print the accelerator start would use
+#   lab.sh guest N [options]      a fleet guest: Debian image, agent, control
+#   lab.sh verifier start CONFIG|stop|kill|status
+#                                 imatrust-verifier inside the namespace
+#   lab.sh exec N CMD...          run CMD in guest N over the control channel
 #
 # start options:
 #   --kernel PATH      bzImage (required)
@@ -20,6 +24,22 @@
 #   --append STR       extra kernel command line
 #   --mem MB           guest memory (default 256)
 #   --tpm tis|crb      TPM interface (default tis)
+#   --drive FILE       another virtio disk (qcow2 by extension, else raw),
+#                      writes kept; repeatable, in order after --disk
+#   --control          virtio-serial port org.imatrust.lab.0 on the host
+#                      socket guestN/control.sock (deploy/lab/guest-exec)
+#   --reboot           a guest reboot resets the machine (same swtpm, TPM
+#                      resetCount + 1) instead of ending QEMU
+#
+# guest options (see fleet_guest below and README.md):
+#   --image DIR        golden image of deploy/image/build-debian.sh (required)
+#   --kernel PATH      bzImage (required)
+#   --bank sha256|sha1 sha1: ima_hash=sha1 ima_template=ima, agent bank sha1
+#   --append STR       more kernel command line
+#   --mem MB           guest memory (default 512)
+#   --agent-conf FILE  template of agent.conf (default deploy/config/agent.conf
+#                      when present); id, bank, verifier_url, ca_cert and
+#                      state_dir are set per guest
 #
 # Environment: IMATRUST_CACHE (default /var/cache/imatrust),
 # IMATRUST_LAB_NS (namespace, default imatrust-lab), IMATRUST_LAB_RUN (run
@@ -35,6 +55,13 @@ readonly BRIDGE=br0
 readonly NET_PREFIX=10.77.0
 readonly VERIFIER_ADDR="$NET_PREFIX.1"
 readonly PROBE_TIMEOUT=20
+LAB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+readonly LAB_ROOT
+readonly VERIFIER_BIN="${IMATRUST_VERIFIER:-$LAB_ROOT/build/bin/imatrust-verifier}"
+readonly VERIFIER_PORT=8443
+# The agent's state file system; deploy/image/build-debian.sh excludes it
+# from measurement by this UUID.
+readonly STATE_UUID=7a1e5b7a-7e00-4d1b-9a6e-000000000001
 
 log() { printf '[lab] %s\n' "$*" >&2; }
 die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
@@ -183,7 +210,7 @@ make_tap() {
 
 cmd_start() {
 	local n=${1:-} kernel='' initrd='' disk='' disk_mode=on share=''
-	local append='' mem=256
+	local append='' mem=256 control=0 reboot=0 drives=() d
 	local tpm=tis g accel ip args
 
 	check_index "$n"
@@ -198,6 +225,9 @@ cmd_start() {
 		--append) append=$2 ;;
 		--mem) mem=$2 ;;
 		--tpm) tpm=$2 ;;
+		--drive) drives+=("$2") ;;
+		--control) control=1; shift; continue ;;
+		--reboot) reboot=1; shift; continue ;;
 		*) die "start: unknown option $1" ;;
 		esac
 		shift 2 || die "start: $1 needs a value"
@@ -208,7 +238,9 @@ cmd_start() {
 	g=$(gdir "$n")
 	[ ! -f "$g/qemu.pid" ] || ! kill -0 "$(cat "$g/qemu.pid")" 2>/dev/null ||
 		die "guest $n already running"
-	rm -rf "$g"
+	# Keep the disks a caller (lab.sh guest) put into the guest directory.
+	find "$g" -mindepth 1 -maxdepth 1 ! -name 'disk-*' -exec rm -rf {} + \
+	    2>/dev/null || true
 	mkdir -p "$g"
 	ca_init
 	accel=$(choose_accel "$kernel")
@@ -217,7 +249,7 @@ cmd_start() {
 	ip=$(guest_addr "$n")
 	# shellcheck disable=SC2054 # commas are QEMU's, not array separators
 	args=(-name "guest$n" -machine pc -accel "$accel" -m "$mem" -smp 1
-	    -nodefaults -no-user-config -display none -vga none -no-reboot
+	    -nodefaults -no-user-config -display none -vga none
 	    -kernel "$kernel"
 	    -append "console=ttyS0 panic=-1 ip=$ip::$VERIFIER_ADDR:255.255.255.0:guest$n:eth0:off $append"
 	    -serial "file:$g/console.log"
@@ -228,8 +260,20 @@ cmd_start() {
 	    -device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x "$n")"
 	    -device virtio-rng-pci
 	    -pidfile "$g/qemu.pid" -daemonize)
+	[ "$reboot" = 1 ] || args+=(-no-reboot)
 	[ -z "$initrd" ] || args+=(-initrd "$initrd")
 	[ -z "$disk" ] || args+=(-drive "file=$disk,if=virtio,format=raw,snapshot=$disk_mode")
+	for d in ${drives[@]+"${drives[@]}"}; do
+		[ -f "$d" ] || die "--drive $d: no such file"
+		case "$d" in
+		*.qcow2) args+=(-drive "file=$d,if=virtio,format=qcow2,discard=unmap") ;;
+		*) args+=(-drive "file=$d,if=virtio,format=raw") ;;
+		esac
+	done
+	# shellcheck disable=SC2054
+	[ "$control" = 0 ] || args+=(-device virtio-serial-pci,id=vser0
+	    -chardev "socket,id=labctl,path=$g/control.sock,server=on,wait=off"
+	    -device virtserialport,bus=vser0.0,chardev=labctl,name=org.imatrust.lab.0)
 	# shellcheck disable=SC2054
 	[ -z "$share" ] || args+=(-fsdev "local,id=share0,path=$share,security_model=none"
 	    -device virtio-9p-pci,fsdev=share0,mount_tag=results)
@@ -240,6 +284,143 @@ cmd_start() {
 }
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# --- the fleet: Debian guests with the agent, the verifier -----------------
+
+# agent.conf for guest $1 from template $2 (or built-in keys), bank $3:
+# the per-guest keys replace the template's lines of the same name.
+agent_conf() {
+	local n=$1 tmpl=$2 bank=$3 k
+
+	declare -A set=(
+		[verifier_url]="https://$VERIFIER_ADDR:$VERIFIER_PORT"
+		[ca_cert]=/etc/imatrust/ca.pem
+		[id]="guest$n"
+		[bank]="$bank"
+		[state_dir]=/var/lib/imatrust-agent
+	)
+	if [ -n "$tmpl" ]; then
+		grep -vE "^[[:space:]]*($(IFS='|'; echo "${!set[*]}"))[[:space:]]*=" "$tmpl" || true
+	else
+		echo "# imatrust-agent, lab guest $n (deploy/lab/lab.sh guest)"
+		echo "tcti = device:/dev/tpmrm0"
+		echo "measurement_list = /sys/kernel/security/ima/binary_runtime_measurements"
+		echo "heartbeat = 10"
+		echo "log_level = info"
+	fi
+	for k in verifier_url ca_cert id bank state_dir; do
+		echo "$k = ${set[$k]}"
+	done
+}
+
+# A small ext4 disk image $1 (label $2, UUID $3 or random) holding dir $4.
+small_ext4() {
+	rm -f "$1"
+	truncate -s 64M "$1"
+	mkfs.ext4 -q -F -L "$2" ${3:+-U "$3"} ${4:+-d "$4"} "$1" >&2
+}
+
+# Boot guest N from the golden image: a qcow2 overlay over its rootfs.ext4
+# (vda, mounted read-only), a fresh agent state disk (vdb) and a site disk
+# with this guest's agent.conf (vdc), the control channel, reboots allowed.
+cmd_guest() {
+	local n=${1:-} image='' kernel='' bank=sha256 append='' mem=512 tmpl=''
+	local g site cmdline
+
+	check_index "$n"
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--image) image=$2 ;;
+		--kernel) kernel=$2 ;;
+		--bank) bank=$2 ;;
+		--append) append=$2 ;;
+		--mem) mem=$2 ;;
+		--agent-conf) tmpl=$2 ;;
+		*) die "guest: unknown option $1" ;;
+		esac
+		shift 2 || die "guest: $1 needs a value"
+	done
+	[ -f "$image/rootfs.ext4" ] || die "guest: --image DIR with rootfs.ext4 required"
+	[ -f "$kernel" ] || die "guest: --kernel FILE required"
+	if [ -z "$tmpl" ] && [ -f "$LAB_ROOT/deploy/config/agent.conf" ]; then
+		tmpl=$LAB_ROOT/deploy/config/agent.conf
+	fi
+	case "$bank" in
+	sha256) cmdline="ima_policy=tcb ima_template=ima-ng ima_hash=sha256" ;;
+	sha1) cmdline="ima_policy=tcb ima_template=ima ima_hash=sha1" ;;
+	*) die "guest: --bank must be sha256 or sha1" ;;
+	esac
+	g=$(gdir "$n")
+	[ ! -f "$g/qemu.pid" ] || ! kill -0 "$(cat "$g/qemu.pid")" 2>/dev/null ||
+		die "guest $n already running"
+	rm -rf "$g"
+	# disk-*: kept by cmd_start; disk-site.d/agent.conf is what the guest
+	# measures as /srv/site/agent.conf.
+	site=$g/disk-site.d
+	mkdir -p "$site/lab"
+	qemu-img create -q -f qcow2 -F raw -b "$(realpath "$image/rootfs.ext4")" \
+	    "$g/disk-root.qcow2" >&2
+	small_ext4 "$g/disk-state.img" imatrust-state "$STATE_UUID" ""
+	agent_conf "$n" "$tmpl" "$bank" >"$site/agent.conf"
+	chmod 0644 "$site/agent.conf"
+	small_ext4 "$g/disk-site.img" imatrust-site "" "$site"
+	cmd_start "$n" --kernel "$kernel" --mem "$mem" --control --reboot \
+	    --drive "$g/disk-root.qcow2" --drive "$g/disk-state.img" \
+	    --drive "$g/disk-site.img" \
+	    --append "root=/dev/vda ro rootwait net.ifnames=0 systemd.hostname=guest$n $cmdline $append"
+	echo "$bank" >"$g/bank"
+}
+
+verifier_pidfile() { echo "$RUN/verifier.pid"; }
+
+# imatrust-verifier -c CONFIG inside the namespace; waits for its port.
+cmd_verifier() {
+	local sub=${1:-} conf=${2:-} pidf pid
+
+	pidf=$(verifier_pidfile)
+	case "$sub" in
+	start)
+		[ -f "$conf" ] || die "usage: lab.sh verifier start CONFIG"
+		[ -x "$VERIFIER_BIN" ] || die "$VERIFIER_BIN not built (make all)"
+		ns_exists || die "namespace $NS missing, run 'lab.sh up' first"
+		! pid_alive "$pidf" || die "verifier already running ($(cat "$pidf"))"
+		mkdir -p "$RUN"
+		ip netns exec "$NS" setsid "$VERIFIER_BIN" -c "$(realpath "$conf")" \
+		    >>"$RUN/verifier.log" 2>&1 </dev/null &
+		pid=$!
+		echo "$pid" >"$pidf"
+		for _ in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null ||
+				die "verifier exited: $(tail -n 5 "$RUN/verifier.log")"
+			if ip netns exec "$NS" ss -Hltn "sport = :$VERIFIER_PORT" |
+			    grep -q .; then
+				log "verifier running (pid $pid), log $RUN/verifier.log"
+				return 0
+			fi
+			sleep 0.1
+		done
+		die "verifier not listening on :$VERIFIER_PORT after 10s"
+		;;
+	stop) kill_pidfile "$pidf" ;;
+	kill)
+		if pid_alive "$pidf"; then
+			kill -9 "$(cat "$pidf")"
+			while pid_alive "$pidf"; do sleep 0.05; done
+		fi
+		rm -f "$pidf"
+		;;
+	status)
+		if pid_alive "$pidf"; then echo "running $(cat "$pidf")"; else
+			echo stopped; return 1; fi
+		;;
+	*) die "usage: lab.sh verifier start CONFIG|stop|kill|status" ;;
+	esac
+}
+
+cmd_exec() {
+	exec "$LAB_ROOT/deploy/lab/guest-exec" "$@"
+}
 
 cmd_wait() {
 	local n=${1:-} secs=${2:-} g end
@@ -291,6 +472,7 @@ cmd_stop() {
 cmd_down() {
 	local g pid
 
+	kill_pidfile "$(verifier_pidfile)"
 	for g in "$RUN"/guest*; do
 		[ -d "$g" ] || continue
 		cmd_stop "${g##*/guest}"
@@ -336,6 +518,9 @@ main() {
 	status) cmd_status ;;
 	ca) cmd_ca ;;
 	accel) cmd_accel "$@" ;;
+	guest) cmd_guest "$@" ;;
+	verifier) cmd_verifier "$@" ;;
+	exec) cmd_exec "$@" ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
 	   exit 2 ;;
 	esac
