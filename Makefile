@@ -216,7 +216,8 @@ bench-kernel-resume:
 	@tests/bench/kernel-resume
 
 # The fleet: three guests with the agent, one verifier (issue: fleet e2e).
-demo: all
+# No prerequisites: demo.sh installs the packages first, then builds.
+demo:
 	@deploy/demo.sh
 
 check-guest-fleet: all
