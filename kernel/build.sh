@@ -102,7 +102,8 @@ checkpatch_tools() {
 }
 
 # Every patch of the series through checkpatch.pl (no tree, as for a
-# patch mailed upstream); extra flags from IMATRUST_CHECKPATCH_FLAGS.
+# patch mailed upstream), --strict as the issue asks; extra flags from
+# IMATRUST_CHECKPATCH_FLAGS.
 run_checkpatch() {
 	local tool p n=0 bad=0
 
@@ -111,7 +112,7 @@ run_checkpatch() {
 		[ -f "$KDIR/patches/$p" ] || die "series lists missing patch $p"
 		n=$((n + 1))
 		# shellcheck disable=SC2086 # flags are a list of words
-		if perl "$tool" --no-tree --no-color \
+		if perl "$tool" --no-tree --no-color --strict \
 		    ${IMATRUST_CHECKPATCH_FLAGS:-} "$KDIR/patches/$p" >&2; then
 			log "checkpatch: $p clean"
 		else

@@ -4,12 +4,12 @@
 #
 # imatrust.mode=patched  kernel with the series: poll, follow, read/seek
 #                        patterns on the legacy and per-bank lists, resume
-#                        benchmark
+#                        and seek-back benchmarks
 # imatrust.mode=stock    kernel without the series: the same read/seek
 #                        patterns (on a window of the long lists, stock
-#                        seeks cost O(list)) and the same benchmark
+#                        seeks cost O(list)) and the same benchmarks
 # imatrust.sizes=10,10000,100000  list lengths to test at
-# imatrust.only=bench    only grow the list and run the resume benchmark
+# imatrust.only=bench    only grow the list and run the benchmarks
 #
 # Records come from files owned by uid 4242 read under the policy written
 # below, so nothing else measures during the tests. TAP goes to
@@ -81,24 +81,31 @@ banks() {
 	done
 }
 
+# Read/seek patterns at the current list size. win: only the last win
+# records are read record by record and seeked back to (0: all); seeks:
+# random seeks; back: seeks and preads back to random passed records, and
+# records walked backward. Stock renders from the head at every seek: a
+# seek near the end of the ascii list of 100,000 records takes seconds.
 patterns_at() {
 	size=$1
 	if [ "$mode" = stock ] && [ "$size" -gt 1000 ]; then
 		win=$((size > 50000 ? 50 : 200))
 		seeks=20
+		back=$((size > 50000 ? 6 : 30))
 	else
 		win=0
 		seeks=$((size > 50000 ? 50 : 200))
+		back=300
 	fi
-	run "$size binary" patterns "$BIN" 20 "$win" "$seeks"
-	run "$size ascii" patterns "$ASCII" 0 "$win" "$seeks"
+	run "$size binary" patterns "$BIN" 20 "$win" "$seeks" "$back"
+	run "$size ascii" patterns "$ASCII" 0 "$win" "$seeks" "$back"
 	[ "$mode" = stock ] && return
 	for b in $(banks); do
 		alg=${b%%:*}
 		run "$size binary_$alg" patterns "${BIN}_$alg" "${b#*:}" \
-		    "$win" "$seeks"
+		    "$win" "$seeks" "$back"
 		run "$size ascii_$alg" patterns "${ASCII}_$alg" 0 "$win" \
-		    "$seeks"
+		    "$seeks" "$back"
 	done
 }
 
@@ -148,10 +155,12 @@ main() {
 		tap "# list now $(count) records"
 		if [ "$only" = bench ]; then
 			run "$size bench" bench "$BIN" "$DIR" 50
+			run "$size seekback" seekbench "$BIN" 20 50
 			continue
 		fi
 		patterns_at "$size"
 		run "$size bench" bench "$BIN" "$DIR" 20
+		[ "$size" -lt 2000 ] || run "$size seekback" seekbench "$BIN" 20 20
 		if [ "$mode" = patched ] && [ "$first" = 1 ]; then
 			first=0
 			run "poll" poll "$BIN" "$DIR" 30 5

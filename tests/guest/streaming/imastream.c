@@ -4,13 +4,19 @@
  *
  *   imastream gen DIR N [VIOL]          add N records (every VIOL-th one
  *                                       with an open_writers violation)
- *   imastream patterns LIST DSIZE WINDOW NSEEK
+ *   imastream patterns LIST DSIZE WINDOW NSEEK [NBACK]
  *                                       bytes of read/seek mixes = one read
+ *                                       (NBACK: seeks back to passed
+ *                                       records, default 300)
  *   imastream poll LIST DIR ROUNDS IDLE wake-up latency, idle wake-ups
  *   imastream follow LIST DIR K DSIZE   tail -f with poll(): K new records
  *                                       seen exactly once
  *   imastream bench LIST DIR ROUNDS     time reading the 10 newest records
  *                                       through a file at EOF
+ *   imastream seekbench LIST DSIZE ROUNDS
+ *                                       time a seek back to a record in the
+ *                                       middle of the list and reading 10
+ *                                       records, through a file at EOF
  *
  * LIST is a measurement list file; DSIZE is the template digest size of
  * a binary list (20 for the legacy files) or 0 for an ascii one. Records
@@ -325,8 +331,132 @@ static void pat_seeks(const char *list, const uint8_t *ref, size_t len,
 	       nseek, bad);
 }
 
+/* Read @want bytes at @off with pread(), however seq_read splits them. */
+static size_t pread_full(int fd, uint8_t *buf, size_t want, size_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < want) {
+		n = pread(fd, buf + got, want - got, off + got);
+		if (n < 0)
+			die("pread");
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/* Read @want bytes at the file position, however seq_read splits them. */
+static size_t read_full(int fd, uint8_t *buf, size_t want)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < want) {
+		n = read(fd, buf + got, want - got);
+		if (n < 0)
+			die("read");
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/*
+ * Through a file that has read the whole list: lseek() back to @nseek
+ * pseudo-random record boundaries (records @first.. of the list, so
+ * mostly far behind the end) and read 1..3 records; pread() 1..3 records
+ * at other random boundaries and at offsets inside records, each followed
+ * by a read() that must continue at the file position, which pread()
+ * does not move.
+ */
+static void pat_seek_back(const char *list, const uint8_t *ref, size_t len,
+			  const size_t *b, size_t nrec, size_t first,
+			  long nseek, uint8_t *buf)
+{
+	uint32_t seed = 4242;
+	size_t i, k, want, off, got, fpos, span = nrec - first;
+	long s, bad_seek = 0, bad_pread = 0, bad_read = 0;
+	int fd = open_list(list);
+
+	if (!span)
+		return;
+	read_all(fd, buf, LIST_MAX, 1 << 20);
+	for (s = 0; s < nseek; s++) {
+		k = first + lcg(&seed) % span;
+		i = k + 1 + lcg(&seed) % 3;
+		if (i > nrec)
+			i = nrec;
+		want = b[i] - b[k];
+		if (lseek(fd, b[k], SEEK_SET) != (off_t)b[k])
+			die("lseek");
+		got = read_full(fd, buf, want);
+		if (got != want || memcmp(buf, ref + b[k], want))
+			bad_seek++;
+		fpos = b[k] + got;
+
+		/* pread() at a boundary, then at an offset inside a record */
+		k = first + lcg(&seed) % span;
+		i = k + 1 + lcg(&seed) % 3;
+		if (i > nrec)
+			i = nrec;
+		off = b[k] + (s & 1 ? lcg(&seed) % (b[k + 1] - b[k]) : 0);
+		want = b[i] - off;
+		got = pread_full(fd, buf, want, off);
+		if (got != want || memcmp(buf, ref + off, want))
+			bad_pread++;
+
+		want = len - fpos < 64 ? len - fpos : 64;
+		got = read_full(fd, buf, want);
+		if (got != want || memcmp(buf, ref + fpos, want))
+			bad_read++;
+	}
+	close(fd);
+	result(bad_seek == 0 && bad_pread == 0 && bad_read == 0,
+	       "%ld seeks and preads back to passed boundaries and into passed records read what one read has (%ld/%ld/%ld bad)",
+	       nseek, bad_seek, bad_pread, bad_read);
+}
+
+/*
+ * Through a file that has seeked to the end of the list (rather than read
+ * it: a seek renders every record once, and the patched kernel keeps its
+ * boundaries from seeks as from reads): walk @nback record boundaries
+ * backward from the middle of records @first.., seeking to each and
+ * reading its record, so that consecutive seeks land on every distance
+ * from the boundaries a reader may keep.
+ */
+static void pat_walk_back(const char *list, const uint8_t *ref, size_t len,
+			  const size_t *b, size_t nrec, size_t first,
+			  size_t nback, uint8_t *buf)
+{
+	size_t i, from, to, sz, got, bad = 0;
+	int fd = open_list(list);
+
+	if (lseek(fd, len, SEEK_SET) != (off_t)len)
+		die("lseek to the end");
+	to = first + (nrec - first) / 2 + nback / 2;
+	if (to > nrec)
+		to = nrec;
+	from = to > first + nback ? to - nback : first;
+	for (i = to; i-- > from;) {
+		sz = b[i + 1] - b[i];
+		if (lseek(fd, b[i], SEEK_SET) != (off_t)b[i])
+			die("lseek");
+		got = read_full(fd, buf, sz);
+		if (got != sz || memcmp(buf, ref + b[i], sz))
+			bad++;
+	}
+	close(fd);
+	result(bad == 0,
+	       "backward walk over records %zu..%zu, a seek and read per record, reads what one read has (%zu bad)",
+	       from, to, bad);
+}
+
 static void cmd_patterns(const char *list, size_t dsize, size_t window,
-			 long nseek)
+			 long nseek, size_t nback)
 {
 	uint8_t *ref, *buf;
 	size_t len, len2, nrec, first, *b;
@@ -350,6 +480,8 @@ static void cmd_patterns(const char *list, size_t dsize, size_t window,
 	pat_random_reads(list, ref, len, b[first], 64, buf);
 	pat_records(list, ref, len, b, nrec, first, buf);
 	pat_seeks(list, ref, len, nseek, buf);
+	pat_seek_back(list, ref, len, b, nrec, first, nback, buf);
+	pat_walk_back(list, ref, len, b, nrec, first, nback, buf);
 
 	fd = open_list(list);
 	len2 = read_all(fd, buf, LIST_MAX, 4096);
@@ -564,6 +696,53 @@ static void cmd_bench(const char *list, const char *dir, long rounds)
 	free(buf);
 }
 
+/*
+ * Time an lseek() back to a record boundary in the middle of the list and
+ * the read()s of the 10 records from there, through a file that has read
+ * the whole list. Each round takes another boundary among the 1024
+ * records around the middle, so the figure covers every distance from
+ * the boundaries a reader may keep.
+ */
+static void cmd_seekbench(const char *list, size_t dsize, long rounds)
+{
+	int64_t t[ROUNDS_MAX], t0;
+	uint8_t *ref = malloc(LIST_MAX), *buf = malloc(LIST_MAX);
+	size_t len, nrec, k, want, got, *b;
+	long i, bad = 0;
+	int fd;
+
+	if (!ref || !buf || rounds < 1 || rounds > ROUNDS_MAX)
+		die("seekbench setup");
+	fd = open_list(list);
+	len = read_all(fd, ref, LIST_MAX, 1 << 20);
+	b = boundaries(ref, len, dsize, &nrec);
+	if (nrec < 2 * BENCH_RECORDS)
+		die("seekbench: %zu records", nrec);
+	for (i = 0; i < rounds; i++) {
+		k = nrec / 2;
+		if (nrec >= 2048)
+			k = k - 512 + (size_t)(i * 397) % 1024;
+		want = b[k + BENCH_RECORDS] - b[k];
+		t0 = now_ns();
+		if (lseek(fd, b[k], SEEK_SET) != (off_t)b[k])
+			die("lseek");
+		got = read_full(fd, buf, want);
+		t[i] = now_ns() - t0;
+		if (got != want || memcmp(buf, ref + b[k], want))
+			bad++;
+	}
+	close(fd);
+	qsort(t, rounds, sizeof(int64_t), cmp64);
+	printf("SEEKBENCH median_us=%.1f min_us=%.1f max_us=%.1f rounds=%ld records=%zu\n",
+	       t[rounds / 2] / 1e3, t[0] / 1e3, t[rounds - 1] / 1e3, rounds,
+	       nrec);
+	result(bad == 0, "seek back to the middle and read %d records: bytes of one read (%ld bad)",
+	       BENCH_RECORDS, bad);
+	free(b);
+	free(ref);
+	free(buf);
+}
+
 static long num(const char *s)
 {
 	char *end;
@@ -580,9 +759,11 @@ int main(int argc, char **argv)
 	errno = 0;
 	if (argc >= 4 && !strcmp(argv[1], "gen"))
 		cmd_gen(argv[2], num(argv[3]), argc > 4 ? num(argv[4]) : 0);
-	else if (argc == 6 && !strcmp(argv[1], "patterns"))
+	else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "patterns"))
 		cmd_patterns(argv[2], num(argv[3]), num(argv[4]),
-			     num(argv[5]));
+			     num(argv[5]), argc == 7 ? num(argv[6]) : 300);
+	else if (argc == 5 && !strcmp(argv[1], "seekbench"))
+		cmd_seekbench(argv[2], num(argv[3]), num(argv[4]));
 	else if (argc == 6 && !strcmp(argv[1], "poll"))
 		cmd_poll(argv[2], argv[3], num(argv[4]), num(argv[5]));
 	else if (argc == 6 && !strcmp(argv[1], "follow"))

@@ -67,8 +67,13 @@ st_wait() {
 
 st_console() { echo "$IMATRUST_LAB_RUN/guest$1/console.log"; }
 
-# st_bench_figure RESULTS SIZE: median microseconds of the bench at SIZE.
+# st_bench_figure RESULTS SIZE [NAME]: median microseconds of the bench
+# NAME (bench: resume at EOF, default; seekback: seek back to the middle)
+# at SIZE.
 st_bench_figure() {
-	sed -n "s/^# $2 bench: BENCH median_us=\([0-9.]*\).*/\1/p" "$1/tap" |
+	local what=${3:-bench} tag=BENCH
+
+	[ "$what" = bench ] || tag=SEEKBENCH
+	sed -n "s/^# $2 $what: $tag median_us=\([0-9.]*\).*/\1/p" "$1/tap" |
 	    head -n 1
 }
