@@ -112,6 +112,10 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 				res->content_type != NULL ? res->content_type :
 				"application/json");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	/* RFC 6750: a 401 names the scheme the client must use */
+	if (res->status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"imatrust\"");
 	ret = MHD_queue_response(conn, res->status, r);
 	MHD_destroy_response(r);
 	return ret;

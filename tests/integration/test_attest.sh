@@ -284,8 +284,10 @@ code=$(raw -X POST -H 'Content-Type: application/json' \
 	--data '{"v":1,"agent":"good","proof":"00"}' \
 	"https://127.0.0.1:$port/v1/agents/good/activate")
 expect "activation with a malformed proof: 400" 400 "$code"
-code=$(raw "https://127.0.0.1:$port/v1/machines")
+code=$(raw -D "$tmp/headers" "https://127.0.0.1:$port/v1/machines")
 expect "operator API without a token: 401" 401 "$code"
+expect "... naming the Bearer scheme (WWW-Authenticate)" \
+	'WWW-Authenticate: Bearer realm="imatrust"' "$(tr -d '\r' <"$tmp/headers")"
 after=$(sqlite3 "$tmp/v.db" "select count(*) from events")
 expect "none of the bad requests changed anything" "$before" "$after"
 
