@@ -16,6 +16,8 @@
 # (test this bzImage instead of building one), IMATRUST_CACHE,
 # IMATRUST_ACCEL, IMATRUST_GUEST_TIMEOUT (seconds per guest, default 300).
 set -euo pipefail
+# shellcheck source=tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 readonly ROOT
@@ -36,23 +38,11 @@ readonly BOOTS=(
 keep=0
 run_dir=
 child=
-passed=0
-failed=0
-n=0
 
 log() { printf '[guest] %s\n' "$*" >&2; }
 die() { printf '[guest] error: %s\n' "$*" >&2; exit 1; }
 
-ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
 
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	local line
-	for line in "$@"; do echo "# $line"; done
-}
 
 # Run "$@" in the background and wait for it: a signal reaches our trap at
 # once instead of after a long foreground command (kernel build, boots).

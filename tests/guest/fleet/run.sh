@@ -37,6 +37,8 @@
 # (skip those builds), IMATRUST_ACCEL, IMATRUST_FLEET_TIMEOUT (seconds for
 # a guest to reach trusted, default 900), LATENCY_RUNS (default 20).
 set -euo pipefail
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 readonly ROOT
@@ -47,23 +49,11 @@ readonly STALE_AFTER=20
 keep=0
 run_dir=
 child=
-passed=0
-failed=0
-n=0
 
 log() { printf '[fleet-test] %s\n' "$*" >&2; }
 die() { printf '[fleet-test] error: %s\n' "$*" >&2; exit 1; }
 
-ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
 
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	local line
-	for line in "$@"; do echo "# $line"; done
-}
 
 check() {
 	local desc=$1

@@ -22,6 +22,8 @@ set -euo pipefail
 
 # shellcheck source=tests/guest/streaming/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 readonly IMATRUST="${IMATRUST_BIN:-$ROOT/build/bin/imatrust}"
 readonly TIMEOUT="${IMATRUST_GUEST_TIMEOUT:-2700}"
 
@@ -34,21 +36,8 @@ BOOTS=(
 
 keep=0
 run_dir=
-passed=0
-failed=0
-n=0
 
-ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
 
-not_ok() {
-	local line
-
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	for line in "$@"; do echo "# $line"; done
-}
 
 cleanup() {
 	local rc=$?
