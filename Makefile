@@ -118,14 +118,16 @@ $(LIBDB): $(DB_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) $(LIBIMATRUST)
+# The CLI shares the agent's bounded file reader (agent/file.c).
+$(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) \
+		$(BUILD)/agent/file.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # The verifier daemon shares the agent's log and sd_notify modules.
 $(BUILD)/bin/imatrust-verifier: $(BUILD)/verifier/imatrust-verifier.o \
 		$(LIBVERIFIER) $(LIBDB) $(BUILD)/agent/log.o \
-		$(BUILD)/agent/notify.o $(LIBIMATRUST)
+		$(BUILD)/agent/notify.o $(BUILD)/agent/file.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
@@ -134,7 +136,8 @@ $(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TPM_LIBS) $(PKG_LIBS)
 
-$(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) $(LIBIMATRUST)
+$(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) \
+		$(BUILD)/agent/file.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 

@@ -4,13 +4,13 @@
  * the checks across keys. The parsing is proto/conf.c's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent_config.h"
 #include "conf.h"
+#include "file.h"
 
 #define STR(n, f, d, r, c, h) CONF_STR(agent_config, n, f, d, r, c, h)
 #define NUM(n, f, lo, hi, d, h) CONF_NUM(agent_config, n, f, lo, hi, d, h)
@@ -110,41 +110,14 @@ int agent_config_check(struct agent_config *c, char *errbuf, size_t errlen)
 int agent_config_load(struct agent_config *c, const char *path,
 		      char *errbuf, size_t errlen)
 {
-	char *text = NULL;
 	size_t len = 0;
-	ssize_t n;
-	int fd, ret = -1;
+	char *text;
+	int ret = -1;
 
 	agent_config_defaults(c);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+	text = file_read(path, AGENT_CONFIG_FILE_MAX, &len, errbuf, errlen);
+	if (text == NULL)
 		return -1;
-	}
-	/* one byte more than allowed, to tell "too large" from "just fits" */
-	text = malloc(AGENT_CONFIG_FILE_MAX + 1);
-	if (text == NULL) {
-		snprintf(errbuf, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	while (len <= AGENT_CONFIG_FILE_MAX) {
-		n = read(fd, text + len, AGENT_CONFIG_FILE_MAX + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(errbuf, errlen, "%s: %s", path,
-				 strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > AGENT_CONFIG_FILE_MAX) {
-		snprintf(errbuf, errlen, "%s: larger than %d bytes", path,
-			 AGENT_CONFIG_FILE_MAX);
-		goto out;
-	}
 	if (agent_config_parse(c, path, text, len, errbuf, errlen) < 0)
 		goto out;
 	if (agent_config_check(c, errbuf, errlen) < 0) {
@@ -158,7 +131,6 @@ int agent_config_load(struct agent_config *c, const char *path,
 	ret = 0;
 out:
 	free(text);
-	close(fd);
 	return ret;
 }
 

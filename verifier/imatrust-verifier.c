@@ -8,8 +8,6 @@
  *	imatrust-verifier -H				print the config keys
  *	imatrust-verifier [-c FILE] token add|rm NAME	operator tokens
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +21,7 @@
 #include "ak_cache.h"
 #include "backlog.h"
 #include "db.h"
+#include "file.h"
 #include "hex.h"
 #include "log.h"
 #include "notify.h"
@@ -43,41 +42,15 @@ static void on_signal(int sig)
 	quit = 1;
 }
 
-/* Read a whole file of at most @max bytes, NUL-terminated; NULL + log. */
+/* file_read() with the reason logged; NULL on failure. */
 static char *slurp(const char *path, size_t max, size_t *len)
 {
-	char *buf = NULL;
-	size_t n = 0;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char err[512];
+	char *buf = file_read(path, max, len, err, sizeof(err));
 
-	if (fd < 0) {
-		log_warn("%s", path);
-		return NULL;
-	}
-	buf = malloc(max + 1);
 	if (buf == NULL)
-		goto fail;
-	while ((r = read(fd, buf + n, max + 1 - n)) > 0) {
-		n += (size_t)r;
-		if (n > max) {
-			log_warnx("%s: larger than %zu bytes", path, max);
-			goto fail;
-		}
-	}
-	if (r < 0) {
-		log_warn("%s", path);
-		goto fail;
-	}
-	close(fd);
-	buf[n] = '\0';
-	if (len != NULL)
-		*len = n;
+		log_warnx("%s", err);
 	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
 }
 
 static int load_config(struct config *c, const char *path)
