@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <openssl/rand.h>
 
 #include "ak_cache.h"
@@ -44,7 +43,6 @@
 struct evidence {
 	const struct wire_evidence *ev;
 	struct db_machine m;
-	int have_machine;
 	struct db_boot boot;
 	int have_boot;
 	int new_boot;		/* the quote's counters are past the boot's */
@@ -128,9 +126,13 @@ static void set_state_word(struct wire_verdict *vd, enum db_machine_state s)
 	snprintf(vd->state, sizeof(vd->state), "%s", db_machine_state_name(s));
 }
 
-/* Load machine and boot (v->lock held); 0, or -1 with @ans filled. */
+/*
+ * Load machine and boot (v->lock held); 0, or -1 with @ans filled. A
+ * pending machine may ask for a nonce (@allow_pending), not send evidence.
+ */
 static int load_machine(struct verifier *v, const char *id,
-			struct evidence *e, struct attest_answer *ans)
+			struct evidence *e, int allow_pending,
+			struct attest_answer *ans)
 {
 	struct imt_error err;
 	int found;
@@ -143,12 +145,11 @@ static int load_machine(struct verifier *v, const char *id,
 		answer_error(ans, 404, "unknown agent %s: enroll first", id);
 		return -1;
 	}
-	e->have_machine = 1;
 	if (!e->m.activated) {
 		answer_error(ans, 403, "not activated: enroll first");
 		return -1;
 	}
-	if (e->m.state == DB_STATE_PENDING) {
+	if (e->m.state == DB_STATE_PENDING && !allow_pending) {
 		answer_error(ans, 403,
 			     "pending: the EK is not vouched for; an operator must approve %s",
 			     id);
@@ -168,12 +169,9 @@ void attest_nonce(struct verifier *v, const char *id, int64_t now,
 
 	memset(ans, 0, sizeof(*ans));
 	pthread_mutex_lock(&v->lock);
-	if (load_machine(v, id, &e, ans) < 0 &&
-	    !(e.have_machine && e.m.activated &&
-	      e.m.state == DB_STATE_PENDING))
-		goto out;
-	/* A pending machine gets its state (and a nonce for later). */
-	if (issue_nonce(v, id, now, ans) < 0)
+	/* a pending machine gets its state (and a nonce for later) */
+	if (load_machine(v, id, &e, 1, ans) < 0 ||
+	    issue_nonce(v, id, now, ans) < 0)
 		goto out;
 	ans->status = 200;
 	set_state_word(&ans->verdict, e.m.state);
@@ -332,57 +330,77 @@ static int keep_record(struct evidence *e, const struct ima_record *rec,
 	return 0;
 }
 
+#define KEPT_BANKS 2	/* the running PCR 10 values a boot stores */
+
 /*
- * Replay the first @count records into both stored banks and keep them.
- * The quoted bank was proven by ima_match_batch(); the other is carried
- * along so a later quote of either bank can be replayed.
+ * Parse the first @count records, keep them, and carry the running PCR 10
+ * of both stored banks past them, so a later quote of either bank can be
+ * replayed. @proven is the quoted bank's value after them when
+ * ima_match_batch() already computed it (NULL when @count is a cut of
+ * what it covered): that bank is not hashed a second time.
  */
-static int take_records(struct evidence *e, size_t count)
+static int take_records(struct evidence *e, size_t count,
+			const uint8_t *proven)
 {
-	struct ima_replay *r1 = NULL, *r256 = NULL;
+	static const char *const names[KEPT_BANKS] = { "sha1", "sha256" };
+	uint8_t *running[KEPT_BANKS] = { e->sha1, e->sha256 };
+	struct ima_replay *r[KEPT_BANKS] = { NULL, NULL };
 	struct ima_list_parser p;
 	struct ima_record rec;
 	struct imt_error err;
-	size_t pos = 0, i;
+	size_t pos = 0, i, k;
 	char *arena;
 	int rc = -1;
 
 	e->recs = calloc(count + 1, sizeof(*e->recs));
 	e->in = calloc(count + 1, sizeof(*e->in));
 	e->paths = malloc(e->len + count + 1);
-	r1 = ima_replay_new(hash_algo_bank("sha1"), &err);
-	r256 = ima_replay_new(hash_algo_bank("sha256"), &err);
-	if (e->recs == NULL || e->in == NULL || e->paths == NULL ||
-	    r1 == NULL || r256 == NULL) {
+	if (e->recs == NULL || e->in == NULL || e->paths == NULL) {
 		fail(e, "internal", "out of memory");
 		goto out;
 	}
+	for (k = 0; k < KEPT_BANKS; k++) {
+		const struct hash_algo *bank = hash_algo_bank(names[k]);
+
+		if (bank == e->ev->bank && proven != NULL)
+			continue;
+		r[k] = ima_replay_new(bank, &err);
+		if (r[k] == NULL) {
+			fail(e, "internal", "%s", err.msg);
+			goto out;
+		}
+		ima_replay_set_pcr(r[k], IMA_MEASURE_PCR, running[k]);
+	}
 	arena = e->paths;
-	ima_replay_set_pcr(r1, IMA_MEASURE_PCR, e->sha1);
-	ima_replay_set_pcr(r256, IMA_MEASURE_PCR, e->sha256);
 	ima_list_parser_init(&p, NULL);
 	p.next_index = e->next;
 	for (i = 0; i < count; i++) {
 		if (ima_list_next(&p, e->bytes + pos, e->len - pos, 1, &rec,
-				  &err) !=
-			    IMT_OK ||
-		    ima_replay_extend(r1, &rec, &err) != IMT_OK ||
-		    ima_replay_extend(r256, &rec, &err) != IMT_OK) {
+				  &err) != IMT_OK) {
 			fail(e, "list", "%s", err.msg);
 			goto out;
+		}
+		/* a sha1 replay also checks the digests the list shows */
+		for (k = 0; k < KEPT_BANKS; k++) {
+			if (r[k] != NULL &&
+			    ima_replay_extend(r[k], &rec, &err) != IMT_OK) {
+				fail(e, "list", "%s", err.msg);
+				goto out;
+			}
 		}
 		if (e->next + i == 0 && check_boot_aggregate(e, &rec) < 0)
 			goto out;
 		keep_record(e, &rec, &arena);
 		pos += rec.size;
 	}
-	memcpy(e->sha1, ima_replay_pcr(r1, IMA_MEASURE_PCR), sizeof(e->sha1));
-	memcpy(e->sha256, ima_replay_pcr(r256, IMA_MEASURE_PCR),
-	       sizeof(e->sha256));
+	for (k = 0; k < KEPT_BANKS; k++)
+		memcpy(running[k], r[k] != NULL ?
+		       ima_replay_pcr(r[k], IMA_MEASURE_PCR) : proven,
+		       hash_algo_bank(names[k])->size);
 	rc = 0;
 out:
-	ima_replay_free(r1);
-	ima_replay_free(r256);
+	for (k = 0; k < KEPT_BANKS; k++)
+		ima_replay_free(r[k]);
 	return rc;
 }
 
@@ -482,9 +500,11 @@ static int check_replay(struct verifier *v, struct evidence *e)
 	if (rc != IMT_OK)
 		return fail(e, rc == IMT_ERR_MISMATCH ? "replay" : "list",
 			    "%s", err.msg);
+	/* past DB_BATCH_MAX the rest comes next round; the cut's running
+	 * value is then not the one ima_match_batch() proved */
 	if (m.covered > DB_BATCH_MAX)
-		m.covered = DB_BATCH_MAX;	/* the rest comes next round */
-	return take_records(e, m.covered);
+		return take_records(e, DB_BATCH_MAX, NULL);
+	return take_records(e, m.covered, m.pcr10);
 }
 
 static void free_evidence(struct evidence *e)
@@ -494,17 +514,6 @@ static void free_evidence(struct evidence *e)
 	free(e->paths);
 	free(e->joined);
 	db_machine_release(&e->m);
-}
-
-/* {"check": ..., "message": ...} as JSON text; caller frees. */
-static char *fail_reason(const struct evidence *e)
-{
-	json_t *j = json_pack("{s:s,s:s}", "check", e->check, "message",
-			      e->msg);
-	char *s = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
-
-	json_decref(j);
-	return s;
 }
 
 /*
@@ -613,7 +622,7 @@ static int consume_nonce(struct verifier *v, struct evidence *e, int64_t now,
 static void store_failure(struct verifier *v, struct evidence *e,
 			  int64_t now, struct attest_answer *ans)
 {
-	char *reason = fail_reason(e);
+	char *reason = judge_check_reason(e->check, e->msg);
 	struct imt_error err;
 
 	log_info("%s: failed: %s: %s", e->ev->agent, e->check, e->msg);
@@ -700,7 +709,7 @@ void attest_evidence(struct verifier *v, const struct wire_evidence *ev,
 
 	memset(ans, 0, sizeof(*ans));
 	pthread_mutex_lock(&v->lock);
-	ok = load_machine(v, ev->agent, &e, ans);
+	ok = load_machine(v, ev->agent, &e, 0, ans);
 	pthread_mutex_unlock(&v->lock);
 	if (ok < 0)
 		goto out;

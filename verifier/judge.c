@@ -114,6 +114,15 @@ void judge_reason(uint64_t index, const struct judge_input *in,
 	json_decref(j);
 }
 
+char *judge_check_reason(const char *check, const char *message)
+{
+	json_t *j = json_pack("{s:s,s:s}", "check", check, "message", message);
+	char *s = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	json_decref(j);
+	return s;
+}
+
 struct first_bad {
 	const struct verifier *v;
 	int found;

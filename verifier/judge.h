@@ -69,6 +69,16 @@ void judge_reason(uint64_t index, const struct judge_input *in,
 		  enum db_verdict verdict, char out[JUDGE_REASON_MAX]);
 
 /**
+ * judge_check_reason() - the JSON reason of a failed check:
+ * {"check": @check, "message": @message}.
+ * @check: the check's short name ("signature", "ek", ...)
+ * @message: what was wrong, for the operator
+ *
+ * Return: JSON text the caller frees, or NULL when out of memory.
+ */
+char *judge_check_reason(const char *check, const char *message);
+
+/**
  * judge_boot() - are all stored records of @boot_id acceptable?
  * @v: the verifier
  * @boot_id: the boot

@@ -11,6 +11,7 @@
 #include "attest.h"
 #include "db.h"
 #include "enroll.h"
+#include "judge.h"
 #include "log.h"
 #include "verifier.h"
 #include "wire.h"
@@ -119,12 +120,11 @@ static int store_enrollment(struct verifier *v, const struct wire_enroll *m,
 		if (db_machine_create(v->db, &n, now, &err) < 0)
 			goto storage;
 		if (!chained) {
-			char reason[WHY_MAX + 32];
+			char *reason = judge_check_reason("ek", why);
 
-			snprintf(reason, sizeof(reason),
-				 "{\"check\":\"ek\",\"message\":\"%s\"}", why);
 			db_machine_set_state(v->db, m->agent, DB_STATE_PENDING,
 					     reason, now, &err);
+			free(reason);
 		}
 	} else {
 		db_event_add(v->db, m->agent, "re-enroll", NULL, now, &err);
