@@ -65,6 +65,50 @@ swtpm_stop() {
 	fi
 }
 
+# ---- a local CA for EK certificates, as the lab has ----
+
+# swtpm_ca_init DIR: swtpm-localca configuration with its CA under DIR
+# (the CA itself is made by the first swtpm_manufacture).
+swtpm_ca_init() {
+	local ca=$1
+
+	mkdir -p "$ca"
+	cat >"$ca/swtpm-localca.conf" <<EOC
+statedir = $ca
+signingkey = $ca/signkey.pem
+issuercert = $ca/issuercert.pem
+certserial = $ca/certserial
+EOC
+	printf -- '--platform-manufacturer imatrust\n--platform-version 2.1\n--platform-model test\n' \
+		>"$ca/swtpm-localca.options"
+	cat >"$ca/swtpm_setup.conf" <<EOC
+create_certs_tool = /usr/bin/swtpm_localca
+create_certs_tool_config = $ca/swtpm-localca.conf
+create_certs_tool_options = $ca/swtpm-localca.options
+active_pcr_banks = sha1,sha256
+EOC
+}
+
+# swtpm_manufacture STATE CA [uncertified] LOG: a fresh TPM state with
+# sha1 and sha256 banks and, unless "uncertified", EK and platform
+# certificates signed by CA.
+swtpm_manufacture() {
+	local state=$1 ca=$2 certs=(--create-ek-cert --create-platform-cert)
+
+	if [ "$3" = uncertified ]; then
+		certs=()
+		shift
+	fi
+	mkdir -p "$state"
+	swtpm_setup --tpm2 --tpmstate "$state" --config "$ca/swtpm_setup.conf" \
+		"${certs[@]}" --pcr-banks sha1,sha256 >"$3" 2>&1
+}
+
+# swtpm_ca_bundle CA OUT: the PEM bundle EK certificates chain to.
+swtpm_ca_bundle() {
+	cat "$1/swtpm-localca-rootca-cert.pem" "$1/issuercert.pem" >"$2"
+}
+
 # ---- TAP and setup shared by the integration tests ----
 
 SWTPM_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

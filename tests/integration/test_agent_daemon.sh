@@ -68,25 +68,9 @@ count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
 # --- PKI: an EK CA (swtpm-localca) and a TLS CA with a server cert -------
 ca="$tmp/ekca"
 mkdir -p "$ca" "$tmp/tpm" "$tmp/state"
-cat >"$ca/swtpm-localca.conf" <<EOC
-statedir = $ca
-signingkey = $ca/signkey.pem
-issuercert = $ca/issuercert.pem
-certserial = $ca/certserial
-EOC
-printf -- '--platform-manufacturer imatrust\n--platform-version 2.1\n--platform-model test\n' \
-	>"$ca/swtpm-localca.options"
-cat >"$ca/swtpm_setup.conf" <<EOC
-create_certs_tool = /usr/bin/swtpm_localca
-create_certs_tool_config = $ca/swtpm-localca.conf
-create_certs_tool_options = $ca/swtpm-localca.options
-active_pcr_banks = sha1,sha256
-EOC
-if swtpm_setup --tpm2 --tpmstate "$tmp/tpm" --config "$ca/swtpm_setup.conf" \
-	--create-ek-cert --create-platform-cert \
-	>"$tmp/swtpm_setup.log" 2>&1; then
-	cat "$ca/swtpm-localca-rootca-cert.pem" "$ca/issuercert.pem" \
-		>"$tmp/ek-ca.pem"
+swtpm_ca_init "$ca"
+if swtpm_manufacture "$tmp/tpm" "$ca" "$tmp/swtpm_setup.log"; then
+	swtpm_ca_bundle "$ca" "$tmp/ek-ca.pem"
 	ok "swtpm manufactured with an EK certificate from a local CA"
 else
 	fail "swtpm manufactured with an EK certificate from a local CA"

@@ -25,38 +25,17 @@ trap cleanup EXIT
 
 # --- a CA for EK certificates, as the lab has --------------------------------
 ca=$tmp/ca
-mkdir -p "$ca"
-cat >"$ca/localca.conf" <<EOF
-statedir = $ca
-signingkey = $ca/signkey.pem
-issuercert = $ca/issuercert.pem
-certserial = $ca/certserial
-EOF
-: >"$ca/localca.options"
-cat >"$ca/setup.conf" <<EOF
-create_certs_tool = /usr/bin/swtpm_localca
-create_certs_tool_config = $ca/localca.conf
-create_certs_tool_options = $ca/localca.options
-active_pcr_banks = sha1,sha256
-EOF
+swtpm_ca_init "$ca"
 
-# manufacture DIR [certified]: a TPM state, with EK certificate or without
+# manufacture DIR [uncertified]: a TPM state, with EK certificate or without
 manufacture() {
-	mkdir -p "$1"
-	if [ "${2:-certified}" = certified ]; then
-		swtpm_setup --tpm2 --tpmstate "$1" --config "$ca/setup.conf" \
-			--create-ek-cert --pcr-banks sha1,sha256 \
-			>"$1/setup.log" 2>&1
-	else
-		swtpm_setup --tpm2 --tpmstate "$1" --config "$ca/setup.conf" \
-			--pcr-banks sha1,sha256 >"$1/setup.log" 2>&1
-	fi
+	swtpm_manufacture "$1" "$ca" ${2:+"$2"} "$1.setup.log"
 }
 
-# machine NAME [certified]: its own swtpm behind a tpm_mux, its state dir
+# machine NAME [uncertified]: its own swtpm behind a tpm_mux, its state dir
 machine() {
 	local d=$tmp/$1
-	manufacture "$d/tpm" "${2:-certified}" || bail "swtpm_setup $1" "$d/tpm/setup.log"
+	manufacture "$d/tpm" ${2:+"$2"} || bail "swtpm_setup $1" "$d/tpm.setup.log"
 	start_tpm "$1"
 }
 start_tpm() {
@@ -98,8 +77,8 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=verifier \
 	-addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1
 port=$(swtpm_free_ports)
-manufacture "$tmp/ca-init" || bail "EK CA" "$tmp/ca-init/setup.log"
-cat "$ca/swtpm-localca-rootca-cert.pem" "$ca/issuercert.pem" >"$ca/bundle.pem"
+manufacture "$tmp/ca-init" || bail "EK CA" "$tmp/ca-init.setup.log"
+swtpm_ca_bundle "$ca" "$ca/bundle.pem"
 cat >"$tmp/v.conf" <<EOF
 listen = 127.0.0.1
 port = $port
@@ -228,7 +207,7 @@ machine big
 as big "$probe" enroll >/dev/null
 add_ref /usr/bin/b "b"
 kernel big boot
-for i in 1 2 3 4; do kernel big file /usr/bin/b b; done
+for _ in 1 2 3 4; do kernel big file /usr/bin/b b; done
 out=$(evidence big -n 3)
 expect "a piece of the list without 'more' that the quote is ahead of: failed" \
 	"state=failed" "$out"

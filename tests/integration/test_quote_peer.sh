@@ -18,7 +18,6 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 # shellcheck source=swtpm-lib.sh
 . "$here/swtpm-lib.sh"
 
