@@ -66,6 +66,7 @@ struct agent {
 	size_t nonce_len;
 	uint64_t nonce_got_ms;	/* monotonic */
 	uint64_t nonce_life_ms;
+	int synced;		/* a verdict said where the list continues */
 	char state[WIRE_STATE_MAX + 1];	/* of the last verdict */
 
 	uint8_t *pend;		/* WIRE_RECORDS_MAX bytes */
@@ -312,22 +313,42 @@ static enum agent_step agent_take_verdict(struct agent *a,
 		      v.next_index);
 	wire_free(WIRE_VERDICT, &v);
 	backoff_reset(&a->backoff);
+	a->synced = 1;
 	if (strcmp(a->state, "pending") == 0)
 		return STEP_PENDING;
 	agent_resume(a, v.next_index);
 	return STEP_STREAM;
 }
 
-/* POST /nonce: a fresh nonce, the state and where the list continues. */
+/*
+ * POST /nonce: a nonce and nothing else (anyone may ask for it). Where the
+ * list continues comes with the first verdict: the next round is a probe.
+ */
 static enum agent_step agent_connect(struct agent *a)
 {
 	struct client_reply r;
+	struct wire_nonce n;
+	struct imt_error err;
 	enum rules_reaction re;
+	enum imt_result rc;
 
 	re = agent_post(a, a->path_nonce, NULL, &r);
 	if (re != RULES_GO_ON)
 		return agent_react(a, re, STEP_CONNECT);
-	return agent_take_verdict(a, &r);
+	rc = wire_decode(WIRE_NONCE, r.body, r.len, &n, &err);
+	client_reply_free(&r);
+	if (rc != IMT_OK) {
+		log_warnx("nonce: %s", err.msg);
+		a->after_backoff = STEP_CONNECT;
+		return STEP_BACKOFF;
+	}
+	memcpy(a->nonce, n.nonce, n.nonce_len);
+	a->nonce_len = n.nonce_len;
+	a->nonce_got_ms = agent_now_ms();
+	a->nonce_life_ms = rules_nonce_life_ms(n.nonce_ttl, 0);
+	a->synced = 0;
+	wire_free(WIRE_NONCE, &n);
+	return STEP_STREAM;
 }
 
 /* TPM2_ActivateCredential on the challenge and POST the proof. */
@@ -463,7 +484,7 @@ static enum agent_step agent_round(struct agent *a)
 		a->after_backoff = STEP_STREAM;
 		return STEP_BACKOFF;
 	}
-	if (agent_fill(a) < 0) {
+	if (a->synced && agent_fill(a) < 0) {
 		a->after_backoff = STEP_CONNECT;
 		return STEP_BACKOFF;
 	}
@@ -475,11 +496,16 @@ static enum agent_step agent_round(struct agent *a)
 	ev.quote = (struct wire_blob){ q.attest, q.attest_len };
 	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
 	ev.pcrs = q.pcrs;
-	ev.first_index = a->pend_first;
-	ev.records = (struct wire_blob){ a->pend, a->pend_len };
-	/* the list goes on past this message: the verifier holds it until a
-	 * quote catches up (the first start on a machine with a long list) */
-	ev.more = a->pend_full;
+	if (a->synced) {
+		ev.first_index = a->pend_first;
+		ev.records = (struct wire_blob){ a->pend, a->pend_len };
+		/* the list goes on past this message: the verifier holds it
+		 * until a quote catches up (a long list's first start) */
+		ev.more = a->pend_full;
+	} else {
+		/* no index is this far: the verdict says where to go on */
+		ev.first_index = WIRE_PROBE_INDEX;
+	}
 	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
 	if (json == NULL)
 		fatalx("evidence: %s", err.msg);	/* our own data */

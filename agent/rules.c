@@ -13,7 +13,7 @@
 
 /* The 403 messages that mean "enroll again" (PROTOCOL.md). */
 static const char *const rules_reenroll_403[] = { "not activated",
-						   "challenge" };
+						   "challenge", "rejected" };
 
 static int rules_starts(const char *s, const char *prefix)
 {

@@ -258,6 +258,8 @@ struct db_machine {
 	int64_t last_seen;	/* 0 before the first evidence */
 	int approved;
 	int activated;		/* its TPM proved it holds EK and AK */
+	char bank[8];		/* pinned quote bank; "" until the first */
+	int64_t rejected_at;	/* last "rejected" event, 0 when none */
 };
 
 struct db_event {
@@ -327,9 +329,9 @@ int db_machine_list(struct db *db, const char *after, unsigned int limit,
 		    db_machine_cb cb, void *arg, struct imt_error *err);
 
 /**
- * db_machine_list_silent() - call @cb for machines that are attested
- * (trusted, untrusted or failed) and sent no evidence since @before
- * (last_seen < @before, or never): the candidates for "stale". At most
+ * db_machine_list_silent() - call @cb for machines that are enrolling,
+ * trusted or untrusted and sent no evidence since @before (last_seen, or
+ * created_at when none, < @before): the candidates for "stale". At most
  * @limit (1..DB_LIST_MAX), oldest last_seen first.
  */
 int db_machine_list_silent(struct db *db, int64_t before, unsigned int limit,
@@ -350,6 +352,36 @@ int db_event_add(struct db *db, const char *machine_id, const char *kind,
 int db_event_list(struct db *db, const char *machine_id, int64_t after,
 		  unsigned int limit, db_event_cb cb, void *arg,
 		  struct imt_error *err);
+
+/* ---- attestation's own machine columns (db_attest.c) ------------------ */
+
+/**
+ * db_machine_pin_bank() - pin @bank ("sha1", "sha256") as the machine's
+ * quote bank, inside the caller's transaction.
+ */
+int db_machine_pin_bank(struct db *db, const char *id, const char *bank,
+			struct imt_error *err);
+
+/**
+ * db_machine_note_rejected() - write a "rejected" event with @reason
+ * unless one was written less than @interval seconds before @now; the
+ * rate limit is in the same UPDATE, so concurrent callers write one.
+ * @written: receives 1 when the event was written, else 0
+ */
+int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
+			     int64_t interval, const char *reason,
+			     int *written, struct imt_error *err);
+
+/**
+ * db_machine_transition() - write one row of the verifier's state table:
+ * state @to with @reason and, when @kind is not NULL, an event of that
+ * kind (with @from and @to when they differ). Only the engine calls it
+ * (verifier/engine.c); @from is the state the caller read.
+ */
+int db_machine_transition(struct db *db, const char *id,
+			  const char *from, const char *to,
+			  const char *reason, const char *kind, int64_t now,
+			  struct imt_error *err);
 
 /* ---- enrollment (db_enroll.c) --------------------------------------- */
 
@@ -551,8 +583,20 @@ enum db_nonce_result {
 const char *db_nonce_result_name(enum db_nonce_result r);
 
 /**
+ * db_nonce_outstanding() - @machine_id's nonce while unused and unexpired.
+ * @value: receives it (DB_NONCE_MAX bytes available)
+ * @len: receives its length
+ * @expires_at: receives its expiry
+ * @found: receives 1 when there is one, else 0
+ */
+int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
+			 uint8_t *value, size_t *len, int64_t *expires_at,
+			 int *found, struct imt_error *err);
+
+/**
  * db_nonce_issue() - store a fresh nonce for @machine_id, valid while
- * now < @expires_at. The caller generates @value (RAND_bytes).
+ * now < @expires_at, replacing its outstanding one: a machine has one
+ * nonce at a time. The caller generates @value (RAND_bytes).
  */
 int db_nonce_issue(struct db *db, const char *machine_id,
 		   const uint8_t *value, size_t len, int64_t expires_at,

@@ -154,18 +154,22 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 
 #define SQL_MACHINE_COLUMNS \
 	"SELECT id, ek_pub, ek_cert, ak_pub, ak_name, state, state_reason, " \
-	"created_at, last_seen, approved, activated FROM machines "
+	"created_at, last_seen, approved, activated, bank, rejected_at " \
+	"FROM machines "
 
 static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE id = ?1";
 static const char sql_machine_list[] =
 	SQL_MACHINE_COLUMNS "WHERE id > ?1 ORDER BY id LIMIT ?2";
 /*
- * Failed machines are not candidates: going stale would turn their
- * "no access" into "no recommendation" without any valid evidence.
+ * The candidates are the rows of TR_DEADLINE in verifier/transition.c:
+ * failed machines are not (going stale would turn their "no access" into
+ * "no recommendation" without any valid evidence), nor pending ones
+ * (they expire instead). An enrolling machine that never sent evidence
+ * counts from its creation.
  */
 static const char sql_machine_silent[] =
-	SQL_MACHINE_COLUMNS "WHERE state IN ('trusted', 'untrusted') "
-	"AND (last_seen IS NULL OR last_seen < ?1) "
+	SQL_MACHINE_COLUMNS "WHERE state IN ('enrolling', 'trusted', "
+	"'untrusted') AND coalesce(last_seen, created_at) < ?1 "
 	"ORDER BY last_seen, id LIMIT ?2";
 
 /* Fill @m from the current row with borrowed pointers; -1 if corrupt. */
@@ -195,6 +199,10 @@ static int machine_from_row(sqlite3_stmt *st, struct db_machine *m)
 	m->last_seen = sqlite3_column_int64(st, 8);
 	m->approved = sqlite3_column_int(st, 9);
 	m->activated = sqlite3_column_int(st, 10);
+	snprintf(m->bank, sizeof(m->bank), "%s",
+		 sqlite3_column_type(st, 11) == SQLITE_NULL ? "" :
+		 (const char *)sqlite3_column_text(st, 11));
+	m->rejected_at = sqlite3_column_int64(st, 12);
 	return 0;
 }
 

@@ -3,6 +3,8 @@
  * db_nonce.c - quote nonces: issued to one machine, valid until they
  * expire, usable once.
  */
+#include <string.h>
+
 #include "db_internal.h"
 
 static const char *const nonce_results[] = {
@@ -20,9 +22,15 @@ const char *db_nonce_result_name(enum db_nonce_result r)
 	return nonce_results[r];
 }
 
+/* One outstanding nonce per machine (0003): a new one replaces the old. */
 static const char sql_nonce_insert[] =
 	"INSERT INTO nonces (value, machine_id, expires_at) "
-	"VALUES (?1, ?2, ?3)";
+	"VALUES (?1, ?2, ?3) ON CONFLICT (machine_id) DO UPDATE SET "
+	"value = excluded.value, expires_at = excluded.expires_at, used = 0 "
+	"WHERE value != excluded.value";
+static const char sql_nonce_outstanding[] =
+	"SELECT value, expires_at FROM nonces WHERE machine_id = ?1 "
+	"AND used = 0 AND ?2 < expires_at";
 
 int db_nonce_issue(struct db *db, const char *machine_id,
 		   const uint8_t *value, size_t len, int64_t expires_at,
@@ -46,13 +54,51 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, expires_at);
 	/* One statement: atomic without an explicit transaction. */
-	if (db_step_done(db, st, err, "nonce") < 0) {
-		if (err != NULL && err->status == IMT_ERR_MISMATCH)
+	if (db_step_done(db, st, err, "nonce") < 0 ||
+	    sqlite3_changes(db->sql) != 1) {
+		if (err != NULL && (err->status == IMT_ERR_MISMATCH ||
+				    sqlite3_changes(db->sql) != 1))
 			db_err(err, IMT_ERR_MISMATCH, "no machine %s, or "
 			       "nonce reused", machine_id);
 		return -1;
 	}
 	return 0;
+}
+
+int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
+			 uint8_t *value, size_t *len, int64_t *expires_at,
+			 int *found, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	int step, n, rc = -1;
+
+	if (db == NULL || found == NULL || len == NULL)
+		return db_bad(err, "no database or result");
+	*found = 0;
+	if (db_check_id(machine_id, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_nonce_outstanding, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	step = sqlite3_step(st);
+	if (step == SQLITE_DONE) {
+		rc = 0;
+	} else if (step != SQLITE_ROW) {
+		db_fail(db, err, "nonce");
+	} else if ((n = sqlite3_column_bytes(st, 0)) < DB_NONCE_MIN ||
+		   n > DB_NONCE_MAX) {
+		db_err(err, IMT_ERR_INTERNAL, "corrupt nonce row");
+	} else {
+		memcpy(value, sqlite3_column_blob(st, 0), (size_t)n);
+		*len = (size_t)n;
+		*expires_at = sqlite3_column_int64(st, 1);
+		*found = 1;
+		rc = 0;
+	}
+	sqlite3_reset(st);
+	return rc;
 }
 
 /*

@@ -166,9 +166,33 @@ static const char migration_0002[] =
 	"PRAGMA user_version = 2;\n"
 	;
 
+static const char migration_0003[] =
+	"-- 0003_evidence.sql - only the enrolled TPM changes a machine's state\n"
+	"-- (proto/DESIGN.md §4).\n"
+	"--\n"
+	"-- bank: the PCR bank of the machine's first verified quote; a later quote\n"
+	"-- of another bank is refused as failed (no downgrade to sha1 at will).\n"
+	"-- rejected_at: when evidence that did not verify (a stranger's, or a\n"
+	"-- replayed quote) was last written down as an event; such evidence\n"
+	"-- changes nothing, and is recorded at most once a minute per machine.\n"
+	"ALTER TABLE machines ADD COLUMN bank TEXT\n"
+	"\tCHECK (bank IS NULL OR bank IN ('sha1', 'sha256'));\n"
+	"ALTER TABLE machines ADD COLUMN rejected_at INTEGER NOT NULL DEFAULT 0;\n"
+	"\n"
+	"-- One outstanding nonce per machine: POST /nonce hands out the current\n"
+	"-- one while it is unused and unexpired, so a flood of nonce requests\n"
+	"-- writes at most one row per machine and nonce_ttl. Nonces issued before\n"
+	"-- this migration are void; agents ask again.\n"
+	"DELETE FROM nonces;\n"
+	"CREATE UNIQUE INDEX nonces_machine ON nonces(machine_id);\n"
+	"\n"
+	"PRAGMA user_version = 3;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
+	{ 3, "0003_evidence", migration_0003 },
 };
 
 const size_t db_migration_count =

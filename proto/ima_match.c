@@ -2,6 +2,7 @@
 /*
  * ima_match.c - match a quoted PCR 10 against a prefix of a batch.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "ima_match.h"
@@ -29,6 +30,9 @@ enum imt_result ima_match_batch(const struct hash_algo *bank,
 	/* The parser counts from the batch; errors name list indexes. */
 	p.next_index = first_index;
 	ima_replay_set_pcr(r, IMA_MEASURE_PCR, running);
+	res->records = 0;
+	res->other_pcr = SIZE_MAX;
+	memcpy(res->end_pcr10, running, bank->size);
 	matched = memcmp(running, quoted, bank->size) == 0;
 	if (matched) {
 		res->covered = 0;
@@ -42,6 +46,8 @@ enum imt_result ima_match_batch(const struct hash_algo *bank,
 		if (rc != IMT_OK)
 			goto out;
 		pos += rec.size;
+		if (rec.pcr != IMA_MEASURE_PCR && res->other_pcr == SIZE_MAX)
+			res->other_pcr = first_index + count;
 		count++;
 		/*
 		 * Keep the longest match: records for other PCRs leave
@@ -55,6 +61,8 @@ enum imt_result ima_match_batch(const struct hash_algo *bank,
 			memcpy(res->pcr10, quoted, bank->size);
 		}
 	}
+	res->records = count;
+	memcpy(res->end_pcr10, ima_replay_pcr(r, IMA_MEASURE_PCR), bank->size);
 	if (!matched)
 		rc = imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS, IMT_NO_POS,
 				   "%s PCR 10 quoted matches no prefix of records %zu-%zu",

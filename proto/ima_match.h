@@ -23,6 +23,11 @@ struct ima_match_result {
 	size_t covered;		/* records proven by the quote */
 	size_t covered_bytes;	/* their bytes, from the batch's start */
 	uint8_t pcr10[HASH_ALGO_MAX_SIZE];	/* running value after them */
+	/* the whole batch, also when no prefix matched (IMT_ERR_MISMATCH) */
+	size_t records;		/* records in the batch */
+	uint8_t end_pcr10[HASH_ALGO_MAX_SIZE];	/* running value after all */
+	size_t other_pcr;	/* list index of the first record for a PCR
+				 * other than 10, SIZE_MAX when none */
 };
 
 /**
@@ -36,6 +41,10 @@ struct ima_match_result {
  * @custom: extra templates, or NULL
  * @res: receives the longest proven prefix on IMT_OK
  * @err: filled on failure
+ *
+ * Records for other PCRs leave PCR 10 alone, so a quote of PCR 10 proves
+ * nothing about them; @res->other_pcr names the first, for the caller to
+ * refuse.
  *
  * Return: IMT_OK; IMT_ERR_MISMATCH when no prefix of the batch reaches
  * @quoted, or a record's listed sha1 digest is wrong; the parser's error

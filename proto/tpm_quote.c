@@ -323,47 +323,71 @@ out:
 	return rc;
 }
 
+enum imt_result tpm_quote_authentic(const uint8_t *attest, size_t attest_len,
+				    const uint8_t *sig, size_t sig_len,
+				    EVP_PKEY *ak, const uint8_t *nonce,
+				    size_t nonce_len, struct tpm_quote *quote,
+				    uint16_t *hash_alg, struct imt_error *err)
+{
+	enum imt_result rc;
+
+	rc = tpm_quote_parse(attest, attest_len, quote, err);
+	if (rc != IMT_OK)
+		return rc;
+	rc = tpm_quote_verify_signature(attest, attest_len, sig, sig_len, ak,
+					hash_alg, err);
+	if (rc != IMT_OK)
+		return rc;
+	if (quote->nonce_len != nonce_len)
+		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
+				     IMT_NO_POS,
+				     "nonce: the quote's qualifyingData has %zu bytes, the nonce issued %zu",
+				     quote->nonce_len, nonce_len);
+	if (CRYPTO_memcmp(quote->nonce, nonce, nonce_len) != 0)
+		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
+				     IMT_NO_POS,
+				     "nonce: the quote's qualifyingData is not the nonce issued");
+	return IMT_OK;
+}
+
+enum imt_result tpm_quote_check_pcrs(const struct tpm_quote *quote,
+				     uint16_t hash_alg,
+				     const struct pcr_set *pcrs,
+				     struct imt_error *err)
+{
+	uint8_t want[HASH_ALGO_MAX_SIZE];
+	enum imt_result rc;
+	size_t want_len;
+
+	rc = tpm_quote_pcr_digest(quote, pcrs, hash_alg, want, &want_len, err);
+	if (rc != IMT_OK)
+		return rc;
+	if (quote->pcr_digest_len != want_len ||
+	    memcmp(quote->pcr_digest, want, want_len) != 0)
+		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
+				     IMT_NO_POS,
+				     "pcr digest: the quote's digest of %s PCRs 0x%06x differs from the PCR values given",
+				     pcrs->algo->name,
+				     (unsigned int)tpm_quote_pcr_mask(quote,
+								      pcrs->algo));
+	return IMT_OK;
+}
+
 enum imt_result tpm_quote_check(const uint8_t *attest, size_t attest_len,
 				const uint8_t *sig, size_t sig_len,
 				EVP_PKEY *ak, const uint8_t *nonce,
 				size_t nonce_len, const struct pcr_set *pcrs,
 				struct tpm_quote *quote, struct imt_error *err)
 {
-	const struct hash_algo *bank = pcrs->algo;
-	uint8_t want[HASH_ALGO_MAX_SIZE];
 	struct tpm_quote q;
 	enum imt_result rc;
 	uint16_t hash_alg;
-	size_t want_len;
 
-	rc = tpm_quote_parse(attest, attest_len, &q, err);
-	if (rc != IMT_OK)
-		return rc;
-	rc = tpm_quote_verify_signature(attest, attest_len, sig, sig_len, ak,
-					&hash_alg, err);
-	if (rc != IMT_OK)
-		return rc;
-	if (q.nonce_len != nonce_len)
-		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "nonce: the quote's qualifyingData has %zu bytes, the nonce issued %zu",
-				     q.nonce_len, nonce_len);
-	if (CRYPTO_memcmp(q.nonce, nonce, nonce_len) != 0)
-		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "nonce: the quote's qualifyingData is not the nonce issued");
-	rc = tpm_quote_pcr_digest(&q, pcrs, hash_alg, want, &want_len, err);
-	if (rc != IMT_OK)
-		return rc;
-	if (q.pcr_digest_len != want_len ||
-	    memcmp(q.pcr_digest, want, want_len) != 0)
-		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "pcr digest: the quote's digest of %s PCRs 0x%06x differs from the PCR values given",
-				     bank->name,
-				     (unsigned int)tpm_quote_pcr_mask(&q,
-								      bank));
-	if (quote != NULL)
+	rc = tpm_quote_authentic(attest, attest_len, sig, sig_len, ak, nonce,
+				 nonce_len, &q, &hash_alg, err);
+	if (rc == IMT_OK)
+		rc = tpm_quote_check_pcrs(&q, hash_alg, pcrs, err);
+	if (rc == IMT_OK && quote != NULL)
 		*quote = q;
-	return IMT_OK;
+	return rc;
 }

@@ -130,6 +130,47 @@ uint32_t tpm_quote_pcr_mask(const struct tpm_quote *quote,
 			    const struct hash_algo *bank);
 
 /**
+ * tpm_quote_authentic() - is this quote the enrolled TPM's answer to
+ * @nonce? Structure, the AK's signature, and qualifyingData == @nonce.
+ * @attest: the TPMS_ATTEST bytes
+ * @attest_len: bytes in @attest
+ * @sig: the marshalled TPMT_SIGNATURE
+ * @sig_len: bytes in @sig
+ * @ak: the enrolled AK's public key
+ * @nonce: the nonce the sender claims the quote answers
+ * @nonce_len: bytes in @nonce
+ * @quote: receives the parsed quote (valid with IMT_OK)
+ * @hash_alg: receives the signature's hash (for tpm_quote_check_pcrs())
+ * @err: on failure, names the failing check
+ *
+ * What fails here proves nothing about the machine: anyone can send it.
+ * What tpm_quote_check_pcrs() finds wrong after this passed, the TPM
+ * signed. A verifier keeps the two apart (proto/DESIGN.md §4).
+ *
+ * Return: IMT_OK; the parser's or signature's error; IMT_ERR_MISMATCH
+ * ("nonce: ...") when qualifyingData is not @nonce.
+ */
+enum imt_result tpm_quote_authentic(const uint8_t *attest, size_t attest_len,
+				    const uint8_t *sig, size_t sig_len,
+				    EVP_PKEY *ak, const uint8_t *nonce,
+				    size_t nonce_len, struct tpm_quote *quote,
+				    uint16_t *hash_alg, struct imt_error *err);
+
+/**
+ * tpm_quote_check_pcrs() - does the quote's PCR digest cover @pcrs?
+ * @quote: an authentic quote (tpm_quote_authentic())
+ * @hash_alg: its signature's hash
+ * @pcrs: the PCR values the agent sent with it
+ * @err: "pcr digest: ..." on a mismatch
+ *
+ * Return: IMT_OK, or tpm_quote_pcr_digest()'s errors, IMT_ERR_MISMATCH.
+ */
+enum imt_result tpm_quote_check_pcrs(const struct tpm_quote *quote,
+				     uint16_t hash_alg,
+				     const struct pcr_set *pcrs,
+				     struct imt_error *err);
+
+/**
  * tpm_quote_check() - everything a verifier checks on one quote.
  * @attest: the TPMS_ATTEST bytes (use tpm_quote_unwrap() on a TPM2B_ATTEST)
  * @attest_len: bytes in @attest

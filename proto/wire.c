@@ -86,6 +86,16 @@ static const struct field verdict_fields[] = {
 	END,
 };
 
+static const struct field nonce_fields[] = {
+	{ "nonce", F_HEX, offsetof(struct wire_nonce, nonce),
+	  offsetof(struct wire_nonce, nonce_len), 8, WIRE_NONCE_MAX, 0 },
+	{ "nonce_expires", F_U64, offsetof(struct wire_nonce, nonce_expires),
+	  0, 0, 0, 0 },
+	{ "nonce_ttl", F_U64, offsetof(struct wire_nonce, nonce_ttl), 0, 0, 0,
+	  0 },
+	END,
+};
+
 static const struct {
 	const struct field *fields;
 	size_t size;
@@ -95,6 +105,7 @@ static const struct {
 	[WIRE_ACTIVATE] = { activate_fields, sizeof(struct wire_activate) },
 	[WIRE_EVIDENCE] = { evidence_fields, sizeof(struct wire_evidence) },
 	[WIRE_VERDICT] = { verdict_fields, sizeof(struct wire_verdict) },
+	[WIRE_NONCE] = { nonce_fields, sizeof(struct wire_nonce) },
 };
 
 #define AT(msg, off, type) ((type)((char *)(msg) + (off)))

@@ -13,6 +13,8 @@
  *   activate     agent -> verifier  POST /v1/agents/{id}/activate
  *   evidence     agent -> verifier  POST /v1/agents/{id}/evidence
  *   verdict      verifier -> agent  answer to activate and evidence
+ *   nonce        verifier -> agent  answer to POST /v1/agents/{id}/nonce:
+ *                                   a nonce and nothing about the machine
  */
 #ifndef IMATRUST_WIRE_H
 #define IMATRUST_WIRE_H
@@ -32,6 +34,9 @@
 #define WIRE_RECORDS_MAX (4u << 20)	/* list bytes per evidence */
 #define WIRE_STATE_MAX 16		/* "untrusted" ... */
 #define WIRE_BODY_MAX (6u << 20)	/* JSON body, any message */
+/* first_index of a probe: evidence with no records that asks, proven by
+ * its quote, for the machine's state and next index (PROTOCOL.md) */
+#define WIRE_PROBE_INDEX ((uint64_t)1 << 62)
 
 enum wire_kind {
 	WIRE_ENROLL,
@@ -39,6 +44,7 @@ enum wire_kind {
 	WIRE_ACTIVATE,
 	WIRE_EVIDENCE,
 	WIRE_VERDICT,
+	WIRE_NONCE,
 };
 
 /* A byte string owned by its message (freed by wire_free()). */
@@ -87,6 +93,14 @@ struct wire_verdict {
 	uint64_t nonce_ttl;		/* seconds it lives from issue (optional:
 					 * 0 when absent); immune to clock skew */
 	uint64_t next_index;		/* first record the verifier needs */
+};
+
+/* A nonce only: anyone may ask for it, so it says nothing else. */
+struct wire_nonce {
+	uint8_t nonce[WIRE_NONCE_MAX];	/* the machine's outstanding nonce */
+	size_t nonce_len;
+	uint64_t nonce_expires;		/* seconds since the epoch */
+	uint64_t nonce_ttl;		/* seconds it has left */
 };
 
 /**

@@ -1,262 +1,162 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * attest.c - one piece of evidence, from quote to verdict.
+ * attest.c - the checks of one piece of evidence (attest.h).
  *
- * Order of checks, and why:
- *  1. the machine may send evidence (known, activated, not pending);
- *  2. the quote: structure, AK signature, nonce inside it, PCR digest over
- *     the PCR values sent (tpm_quote_check), PCRs 0-10 selected;
+ * Order, and why:
+ *  1. authenticity: the quote's structure, the signature by the AK
+ *     enrolled for this machine, the nonce inside it (attest_authenticate);
+ *     the engine then checks that nonce is the machine's outstanding one;
+ *  2. the PCR digest over the PCR values sent, PCRs 0-10 selected, the
+ *     bank the machine is pinned to;
  *  3. the boot: the quote's resetCount/restartCount (signed by the TPM,
  *     not what the agent claims) against the stored boot;
  *  4. replay of the new records from the stored running PCR 10 to the
- *     quoted value; the longest proven prefix is kept (DESIGN §4);
- *  5. under the lock: the nonce is consumed (single use, unexpired, this
- *     machine's), the records judged, and everything stored in one
- *     transaction with the next nonce.
- * Any failure of 2-5 is the verdict "failed" with a reason naming the
- * check; the next valid evidence can lift it, but a list that does not
- * replay keeps failing, since nothing of it is stored.
+ *     quoted value; the longest proven prefix is kept (proto/DESIGN.md
+ *     §4); records for other PCRs than 10 are refused, since no quoted
+ *     value proves them.
+ * The engine stores what passed, or turns the machine "failed" for what
+ * did not pass 2-4, and changes nothing for what did not pass 1.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/rand.h>
-
 #include "ak_cache.h"
 #include "attest.h"
 #include "backlog.h"
-#include "db.h"
-#include "hex.h"
 #include "ima_list.h"
 #include "ima_match.h"
 #include "ima_replay.h"
 #include "ima_verify.h"
-#include "judge.h"
-#include "log.h"
 #include "tpm_public.h"
-#include "tpm_quote.h"
 
-#define NONCE_SIZE 32		/* bytes of a fresh nonce */
-
-struct evidence {
-	const struct wire_evidence *ev;
-	struct db_machine m;
-	struct db_boot boot;
-	int have_boot;
-	int new_boot;		/* the quote's counters are past the boot's */
-	struct tpm_quote quote;
-	uint64_t next;		/* the index the batch must start at */
-	/* the batch: the records sent, after any held back (backlog.h) */
-	const uint8_t *bytes;
-	size_t len;
-	uint64_t start;		/* list index of its first record */
-	uint8_t *joined;	/* owned when held bytes were joined */
-	uint64_t held_end;	/* non-zero: held, proven up to e->next only */
-	/* PCR 10 before and after the proven records, both banks */
-	uint8_t sha1[DB_PCR_SHA1_SIZE], sha256[DB_PCR_SHA256_SIZE];
-	uint8_t ba[HASH_ALGO_MAX_SIZE];
-	size_t ba_len;
-	/* the proven records, judged under the lock */
-	size_t n;
-	struct db_record *recs;
-	struct judge_input *in;
-	char *paths;		/* NUL-terminated copies, one arena */
-	size_t violations;
-	/* set by fail(): the check that failed and why */
-	char check[32];
-	char msg[ATTEST_MSG_MAX];
-};
-
-static void answer_error(struct attest_answer *ans, unsigned int status,
-			 const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void answer_error(struct attest_answer *ans, unsigned int status,
-			 const char *fmt, ...)
+int attest_fail(struct attest *a, const char *check, const char *fmt, ...)
 {
 	va_list ap;
 
-	ans->status = status;
+	snprintf(a->check, sizeof(a->check), "%s", check);
 	va_start(ap, fmt);
-	vsnprintf(ans->message, sizeof(ans->message), fmt, ap);
-	va_end(ap);
-}
-
-static int fail(struct evidence *e, const char *check, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* Record which check failed; returns -1 for the caller to pass on. */
-static int fail(struct evidence *e, const char *check, const char *fmt, ...)
-{
-	va_list ap;
-
-	snprintf(e->check, sizeof(e->check), "%s", check);
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
-/* Issue the next nonce into @ans (v->lock held). */
-static int issue_nonce(struct verifier *v, const char *id, int64_t now,
-		       struct attest_answer *ans)
-{
-	struct wire_verdict *vd = &ans->verdict;
-	struct imt_error err;
-
-	if (RAND_bytes(vd->nonce, NONCE_SIZE) != 1) {
-		answer_error(ans, 503, "no randomness for a nonce");
-		return -1;
-	}
-	vd->nonce_len = NONCE_SIZE;
-	vd->nonce_expires = (uint64_t)now + v->cfg.nonce_ttl;
-	vd->nonce_ttl = v->cfg.nonce_ttl;
-	if (db_nonce_issue(v->db, id, vd->nonce, vd->nonce_len,
-			   (int64_t)vd->nonce_expires, &err) < 0) {
-		answer_error(ans, 503, "storage: %s", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static void set_state_word(struct wire_verdict *vd, enum db_machine_state s)
-{
-	snprintf(vd->state, sizeof(vd->state), "%s", db_machine_state_name(s));
-}
-
-/*
- * Load machine and boot (v->lock held); 0, or -1 with @ans filled. A
- * pending machine may ask for a nonce (@allow_pending), not send evidence.
- */
-static int load_machine(struct verifier *v, const char *id,
-			struct evidence *e, int allow_pending,
-			struct attest_answer *ans)
-{
-	struct imt_error err;
-	int found;
-
-	if (db_machine_get(v->db, id, &e->m, &found, &err) < 0) {
-		answer_error(ans, 503, "storage: %s", err.msg);
-		return -1;
-	}
-	if (!found) {
-		answer_error(ans, 404, "unknown agent %s: enroll first", id);
-		return -1;
-	}
-	if (!e->m.activated) {
-		answer_error(ans, 403, "not activated: enroll first");
-		return -1;
-	}
-	if (e->m.state == DB_STATE_PENDING && !allow_pending) {
-		answer_error(ans, 403,
-			     "pending: the EK is not vouched for; an operator must approve %s",
-			     id);
-		return -1;
-	}
-	if (db_boot_current(v->db, id, &e->boot, &e->have_boot, &err) < 0) {
-		answer_error(ans, 503, "storage: %s", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-void attest_nonce(struct verifier *v, const char *id, int64_t now,
-		  struct attest_answer *ans)
-{
-	struct evidence e = { 0 };
-
-	memset(ans, 0, sizeof(*ans));
-	pthread_mutex_lock(&v->lock);
-	/* a pending machine gets its state (and a nonce for later) */
-	if (load_machine(v, id, &e, 1, ans) < 0 ||
-	    issue_nonce(v, id, now, ans) < 0)
-		goto out;
-	ans->status = 200;
-	set_state_word(&ans->verdict, e.m.state);
-	ans->verdict.next_index = e.have_boot ? e.boot.next_record_index : 0;
-out:
-	pthread_mutex_unlock(&v->lock);
-	db_machine_release(&e.m);
-}
-
 /* The machine's enrolled AK as a key: from the cache, or built once. */
-static EVP_PKEY *ak_key(struct verifier *v, struct evidence *e)
+static EVP_PKEY *ak_key(struct verifier *v, struct attest *a)
 {
-	EVP_PKEY *ak = ak_cache_get(v->ak_cache, e->m.id, e->m.ak_name,
-				    e->m.ak_name_len);
+	EVP_PKEY *ak = ak_cache_get(v->ak_cache, a->m.id, a->m.ak_name,
+				    a->m.ak_name_len);
 	struct imt_error err;
 	TPMT_PUBLIC pub;
 
 	if (ak != NULL)
 		return ak;
-	if (tpm_public_parse(e->m.ak_pub, e->m.ak_pub_len, &pub, &err) !=
+	if (tpm_public_parse(a->m.ak_pub, a->m.ak_pub_len, &pub, &err) !=
 		    IMT_OK ||
 	    tpm_public_to_pkey(&pub, &ak, &err) != IMT_OK) {
-		fail(e, "ak", "stored AK unusable: %s", err.msg);
+		attest_fail(a, "ak", "stored AK unusable: %s", err.msg);
 		return NULL;
 	}
-	ak_cache_put(v->ak_cache, e->m.id, e->m.ak_name, e->m.ak_name_len, ak);
+	ak_cache_put(v->ak_cache, a->m.id, a->m.ak_name, a->m.ak_name_len, ak);
 	return ak;
 }
 
-/* Step 2: the quote, with the AK enrolled for this machine. */
-static int check_quote(struct verifier *v, struct evidence *e)
+/* The check a proto/ message names in its first word ("nonce: ..."). */
+static void fail_named(struct attest *a, const char *fallback,
+		       const struct imt_error *err)
 {
-	const struct wire_evidence *ev = e->ev;
-	EVP_PKEY *ak = ak_key(v, e);
+	char check[ATTEST_CHECK_MAX] = "";
+
+	if (sscanf(err->msg, "%31[a-z ]:", check) != 1 || check[0] == '\0')
+		snprintf(check, sizeof(check), "%s", fallback);
+	attest_fail(a, check, "%s", err->msg);
+}
+
+int attest_authenticate(struct verifier *v, struct attest *a)
+{
+	const struct wire_evidence *ev = a->ev;
+	EVP_PKEY *ak = ak_key(v, a);
 	struct imt_error err;
 	enum imt_result rc;
-	uint32_t mask;
 
 	if (ak == NULL)
 		return -1;
-	rc = tpm_quote_check(ev->quote.data, ev->quote.len,
-			     ev->signature.data, ev->signature.len, ak,
-			     ev->nonce, ev->nonce_len, &ev->pcrs, &e->quote,
-			     &err);
+	rc = tpm_quote_authentic(ev->quote.data, ev->quote.len,
+				 ev->signature.data, ev->signature.len, ak,
+				 ev->nonce, ev->nonce_len, &a->quote,
+				 &a->hash_alg, &err);
 	EVP_PKEY_free(ak);
 	if (rc != IMT_OK) {
-		char check[32];
-
-		/* the message starts with the check's name */
-		sscanf(err.msg, "%31[a-z]", check);
-		return fail(e, rc == IMT_ERR_MISMATCH ? check : "quote", "%s",
-			    err.msg);
+		fail_named(a, "quote", &err);
+		return -1;
 	}
-	mask = tpm_quote_pcr_mask(&e->quote, ev->bank);
-	if ((mask & ATTEST_PCR_MASK) != ATTEST_PCR_MASK)
-		return fail(e, "pcr selection",
-			    "the quote must select %s PCRs 0-10 (selected 0x%x)",
-			    ev->bank->name, mask);
 	return 0;
 }
 
-/* Step 3: which boot; where its records and running PCR 10 stand. */
-static int check_boot(struct evidence *e)
+/* Step 2: what the signed quote says about the PCR values and bank. */
+static int check_pcrs(struct verifier *v, struct attest *a)
 {
-	const struct tpm_quote *q = &e->quote;
-	const struct db_boot *b = &e->boot;
+	const struct wire_evidence *ev = a->ev;
+	struct imt_error err;
+	uint32_t mask;
 
-	e->new_boot = !e->have_boot || q->reset_count > b->reset_count ||
-		      (q->reset_count == b->reset_count &&
-		       q->restart_count > b->restart_count);
-	if (e->new_boot) {
-		e->next = 0;
-		memset(e->sha1, 0, sizeof(e->sha1));
-		memset(e->sha256, 0, sizeof(e->sha256));
+	if (tpm_quote_check_pcrs(&a->quote, a->hash_alg, &ev->pcrs, &err) !=
+	    IMT_OK) {
+		fail_named(a, "pcr digest", &err);
+		return -1;
+	}
+	mask = tpm_quote_pcr_mask(&a->quote, ev->bank);
+	if ((mask & ATTEST_PCR_MASK) != ATTEST_PCR_MASK)
+		return attest_fail(a, "pcr selection",
+				   "the quote must select %s PCRs 0-10 (selected 0x%x)",
+				   ev->bank->name, mask);
+	if (ev->bank != hash_algo_bank("sha1") &&
+	    ev->bank != hash_algo_bank("sha256"))
+		return attest_fail(a, "bank", "bank %s is not kept (sha1, sha256)",
+				   ev->bank->name);
+	if (a->m.bank[0] != '\0' && strcmp(a->m.bank, ev->bank->name) != 0 &&
+	    strcmp(v->cfg.bank_change, "allow") != 0)
+		return attest_fail(a, "bank",
+				   "a quote of the %s bank; this machine is pinned to %s (bank_change = deny)",
+				   ev->bank->name, a->m.bank);
+	return 0;
+}
+
+static void start_over(struct attest *a)
+{
+	a->new_boot = 1;
+	a->resume = 0;
+	a->next = 0;
+	memset(a->sha1, 0, sizeof(a->sha1));
+	memset(a->sha256, 0, sizeof(a->sha256));
+}
+
+/*
+ * Step 3: which boot; where its records and running PCR 10 stand. A new
+ * resetCount is a reboot. A new restartCount alone is a TPM Resume (PCRs
+ * kept, the list goes on) or a TPM Restart (PCRs reset): the replay tells
+ * them apart, trying the stored boot first (check_replay()).
+ */
+static int check_boot(struct attest *a)
+{
+	const struct tpm_quote *q = &a->quote;
+	const struct db_boot *b = &a->boot;
+
+	if (!a->have_boot || q->reset_count > b->reset_count) {
+		start_over(a);
 		return 0;
 	}
-	if (q->reset_count != b->reset_count ||
-	    q->restart_count != b->restart_count)
-		return fail(e, "counters",
-			    "TPM resetCount/restartCount went backwards: %u/%u after %u/%u",
-			    q->reset_count, q->restart_count, b->reset_count,
-			    b->restart_count);
-	e->next = b->next_record_index;
-	memcpy(e->sha1, b->pcr10_sha1, sizeof(e->sha1));
-	memcpy(e->sha256, b->pcr10_sha256, sizeof(e->sha256));
+	if (q->reset_count < b->reset_count ||
+	    q->restart_count < b->restart_count)
+		return attest_fail(a, "counters",
+				   "TPM resetCount/restartCount went backwards: %u/%u after %u/%u",
+				   q->reset_count, q->restart_count,
+				   b->reset_count, b->restart_count);
+	a->resume = q->restart_count > b->restart_count;
+	a->next = b->next_record_index;
+	memcpy(a->sha1, b->pcr10_sha1, sizeof(a->sha1));
+	memcpy(a->sha256, b->pcr10_sha256, sizeof(a->sha256));
 	return 0;
 }
 
@@ -267,42 +167,43 @@ static int is_boot_aggregate(const struct ima_record *rec)
 }
 
 /* Record 0 of a boot: boot_aggregate over the quoted PCRs 0-7/0-9. */
-static int check_boot_aggregate(struct evidence *e,
-				const struct ima_record *rec)
+static int check_boot_aggregate(struct attest *a, const struct ima_record *rec)
 {
-	const struct hash_algo *bank = e->ev->bank;
+	const struct hash_algo *bank = a->ev->bank;
 	uint8_t expect[HASH_ALGO_MAX_SIZE];
 	struct imt_error err;
 
 	if (!is_boot_aggregate(rec))
-		return fail(e, "boot_aggregate",
-			    "record 0 is not boot_aggregate");
+		return attest_fail(a, "boot_aggregate",
+				   "record 0 is not boot_aggregate");
 	if (rec->digest_algo != bank)
-		return fail(e, "boot_aggregate",
-			    "record 0 is a %s digest but the quote is of the %s bank: set the agent's bank to the kernel's ima_hash",
-			    rec->digest_algo != NULL ? rec->digest_algo->name :
-			    "(none)", bank->name);
-	if (pcr_set_boot_aggregate(&e->ev->pcrs, expect, &err) != IMT_OK)
-		return fail(e, "boot_aggregate", "%s", err.msg);
+		return attest_fail(a, "boot_aggregate",
+				   "record 0 is a %s digest but the quote is of the %s bank: set the agent's bank to the kernel's ima_hash",
+				   rec->digest_algo != NULL ?
+				   rec->digest_algo->name : "(none)",
+				   bank->name);
+	if (pcr_set_boot_aggregate(&a->ev->pcrs, expect, &err) != IMT_OK)
+		return attest_fail(a, "boot_aggregate", "%s", err.msg);
 	if (memcmp(expect, rec->digest, bank->size) != 0)
-		return fail(e, "boot_aggregate",
-			    "record 0 does not match the quoted %s PCRs 0-%d",
-			    bank->name, bank == hash_algo_bank("sha1") ? 7 : 9);
-	memcpy(e->ba, rec->digest, bank->size);
-	e->ba_len = bank->size;
+		return attest_fail(a, "boot_aggregate",
+				   "record 0 does not match the quoted %s PCRs 0-%d",
+				   bank->name,
+				   bank == hash_algo_bank("sha1") ? 7 : 9);
+	memcpy(a->ba, rec->digest, bank->size);
+	a->ba_len = bank->size;
 	return 0;
 }
 
-static int keep_record(struct evidence *e, const struct ima_record *rec,
-		       char **arena)
+static void keep_record(struct attest *a, const struct ima_record *rec,
+			char **arena)
 {
-	struct db_record *r = &e->recs[e->n];
-	struct judge_input *in = &e->in[e->n];
+	struct db_record *r = &a->recs[a->n];
+	struct judge_input *in = &a->in[a->n];
 
 	memcpy(*arena, rec->path, rec->path_len);
 	(*arena)[rec->path_len] = '\0';
 	memset(r, 0, sizeof(*r));
-	r->index = e->next + e->n;
+	r->index = a->next + a->n;
 	r->pcr = rec->pcr;
 	r->template = rec->tmpl != NULL ? rec->tmpl->name : "unknown";
 	r->path = *arena;
@@ -325,9 +226,8 @@ static int keep_record(struct evidence *e, const struct ima_record *rec,
 		.violation = rec->violation,
 		.boot_aggregate = r->index == 0 && is_boot_aggregate(rec),
 	};
-	e->violations += rec->violation != 0;
-	e->n++;
-	return 0;
+	a->violations += rec->violation != 0;
+	a->n++;
 }
 
 #define KEPT_BANKS 2	/* the running PCR 10 values a boot stores */
@@ -339,11 +239,10 @@ static int keep_record(struct evidence *e, const struct ima_record *rec,
  * ima_match_batch() already computed it (NULL when @count is a cut of
  * what it covered): that bank is not hashed a second time.
  */
-static int take_records(struct evidence *e, size_t count,
-			const uint8_t *proven)
+static int take_records(struct attest *a, size_t count, const uint8_t *proven)
 {
 	static const char *const names[KEPT_BANKS] = { "sha1", "sha256" };
-	uint8_t *running[KEPT_BANKS] = { e->sha1, e->sha256 };
+	uint8_t *running[KEPT_BANKS] = { a->sha1, a->sha256 };
 	struct ima_replay *r[KEPT_BANKS] = { NULL, NULL };
 	struct ima_list_parser p;
 	struct ima_record rec;
@@ -352,45 +251,45 @@ static int take_records(struct evidence *e, size_t count,
 	char *arena;
 	int rc = -1;
 
-	e->recs = calloc(count + 1, sizeof(*e->recs));
-	e->in = calloc(count + 1, sizeof(*e->in));
-	e->paths = malloc(e->len + count + 1);
-	if (e->recs == NULL || e->in == NULL || e->paths == NULL) {
-		fail(e, "internal", "out of memory");
+	a->recs = calloc(count + 1, sizeof(*a->recs));
+	a->in = calloc(count + 1, sizeof(*a->in));
+	a->paths = malloc(a->len + count + 1);
+	if (a->recs == NULL || a->in == NULL || a->paths == NULL) {
+		attest_fail(a, "internal", "out of memory");
 		goto out;
 	}
 	for (k = 0; k < KEPT_BANKS; k++) {
 		const struct hash_algo *bank = hash_algo_bank(names[k]);
 
-		if (bank == e->ev->bank && proven != NULL)
+		if (bank == a->ev->bank && proven != NULL)
 			continue;
 		r[k] = ima_replay_new(bank, &err);
 		if (r[k] == NULL) {
-			fail(e, "internal", "%s", err.msg);
+			attest_fail(a, "internal", "%s", err.msg);
 			goto out;
 		}
 		ima_replay_set_pcr(r[k], IMA_MEASURE_PCR, running[k]);
 	}
-	arena = e->paths;
+	arena = a->paths;
 	ima_list_parser_init(&p, NULL);
-	p.next_index = e->next;
+	p.next_index = a->next;
 	for (i = 0; i < count; i++) {
-		if (ima_list_next(&p, e->bytes + pos, e->len - pos, 1, &rec,
+		if (ima_list_next(&p, a->bytes + pos, a->len - pos, 1, &rec,
 				  &err) != IMT_OK) {
-			fail(e, "list", "%s", err.msg);
+			attest_fail(a, "list", "%s", err.msg);
 			goto out;
 		}
 		/* a sha1 replay also checks the digests the list shows */
 		for (k = 0; k < KEPT_BANKS; k++) {
 			if (r[k] != NULL &&
 			    ima_replay_extend(r[k], &rec, &err) != IMT_OK) {
-				fail(e, "list", "%s", err.msg);
+				attest_fail(a, "list", "%s", err.msg);
 				goto out;
 			}
 		}
-		if (e->next + i == 0 && check_boot_aggregate(e, &rec) < 0)
+		if (a->next + i == 0 && check_boot_aggregate(a, &rec) < 0)
 			goto out;
-		keep_record(e, &rec, &arena);
+		keep_record(a, &rec, &arena);
 		pos += rec.size;
 	}
 	for (k = 0; k < KEPT_BANKS; k++)
@@ -404,324 +303,150 @@ out:
 	return rc;
 }
 
-static struct backlog_key key_of(const struct evidence *e)
+static struct backlog_key key_of(const struct attest *a)
 {
-	return (struct backlog_key){ e->ev->agent, e->quote.reset_count,
-				     e->quote.restart_count };
+	return (struct backlog_key){ a->ev->agent, a->quote.reset_count,
+				     a->quote.restart_count };
 }
 
-/* Put what was held before this batch in front of it. */
-static int join_backlog(struct verifier *v, struct evidence *e)
+/* Grow @p to hold @extra more bytes: doubling, so appends stay linear. */
+static int piece_reserve(struct backlog_piece *p, size_t extra)
 {
-	struct backlog_key key = key_of(e);
-	uint8_t *held;
-	size_t len;
-	uint64_t start;
+	size_t cap = p->cap > 0 ? p->cap : 1u << 20;
+	uint8_t *grown;
 
-	e->bytes = e->ev->records.data;
-	e->len = e->ev->records.len;
-	e->start = e->ev->first_index;
-	if (v->backlog == NULL)
+	while (cap < p->len + extra + 1)
+		cap *= 2;
+	if (cap == p->cap)
 		return 0;
-	backlog_take(v->backlog, &key, e->ev->first_index, &held, &len,
-		     &start);
-	if (held == NULL)
+	grown = realloc(p->bytes, cap);
+	if (grown == NULL)
+		return -1;
+	p->bytes = grown;
+	p->cap = cap;
+	return 0;
+}
+
+/*
+ * Put what was held before this batch in front of it; @held receives
+ * it (bytes owned by @a->joined then), or a zeroed piece when none.
+ */
+static int join_backlog(struct verifier *v, struct attest *a,
+			struct backlog_piece *held)
+{
+	struct backlog_key key = key_of(a);
+
+	a->bytes = a->ev->records.data;
+	a->len = a->ev->records.len;
+	a->start = a->ev->first_index;
+	if (v->backlog == NULL ||
+	    !backlog_take(v->backlog, &key, a->ev->first_index, held))
 		return 0;
-	e->joined = realloc(held, len + e->len);
-	if (e->joined == NULL) {
-		free(held);
-		return fail(e, "internal", "out of memory");
+	if (piece_reserve(held, a->len) < 0) {
+		free(held->bytes);
+		held->bytes = NULL;
+		return attest_fail(a, "internal", "out of memory");
 	}
-	if (e->len > 0)
-		memcpy(e->joined + len, e->bytes, e->len);
-	e->bytes = e->joined;
-	e->len += len;
-	e->start = start;
+	if (a->len > 0)
+		memcpy(held->bytes + held->len, a->bytes, a->len);
+	a->joined = held->bytes;
+	a->bytes = held->bytes;
+	a->len += held->len;
+	a->start = held->start;
 	return 0;
 }
 
 /*
  * The quote is ahead of the batch and the agent says more follows: hold
- * the records, unproven, until a quote catches up (backlog.h).
+ * the records, unproven, until a quote catches up. @held is what was
+ * held before (zeroed when nothing), @m the replay of the new part.
  */
-static int hold(struct verifier *v, struct evidence *e)
+static int hold(struct verifier *v, struct attest *a,
+		struct backlog_piece *held, const struct ima_match_result *m)
 {
-	struct backlog_key key = key_of(e);
-	struct ima_list_parser p;
-	struct ima_record rec;
-	struct imt_error err;
-	size_t pos = 0, count = 0;
-	uint8_t *copy;
+	struct backlog_key key = key_of(a);
+	struct backlog_piece p = *held;
 
-	ima_list_parser_init(&p, NULL);
-	p.next_index = e->start;
-	while (pos < e->len) {
-		if (ima_list_next(&p, e->bytes + pos, e->len - pos, 1, &rec,
-				  &err) != IMT_OK)
-			return fail(e, "list", "%s", err.msg);
-		pos += rec.size;
-		count++;
+	if (p.bytes == NULL) {
+		p.start = a->start;
+		if (piece_reserve(&p, a->len) < 0)
+			return attest_fail(a, "internal", "out of memory");
+		memcpy(p.bytes, a->bytes, a->len);
+	} else {
+		a->joined = NULL;	/* the piece owns them again */
 	}
-	copy = e->joined != NULL ? e->joined : malloc(e->len + 1);
-	if (copy == NULL)
-		return fail(e, "internal", "out of memory");
-	if (e->joined == NULL)
-		memcpy(copy, e->bytes, e->len);
-	e->joined = NULL;
-	e->bytes = NULL;
-	if (backlog_put(v->backlog, &key, e->start, e->start + count, copy,
-			e->len) < 0)
-		return fail(e, "replay",
-			    "the quote is more than %u MiB of records ahead of the proven list",
-			    BACKLOG_BYTES_MAX >> 20);
-	e->held_end = e->start + count;
+	p.len = a->len;
+	p.end = a->ev->first_index + m->records;
+	memcpy(p.running, m->end_pcr10, a->ev->bank->size);
+	a->bytes = NULL;
+	if (backlog_put(v->backlog, &key, &p) < 0)
+		return attest_fail(a, "replay",
+				   "the quote is further ahead of the proven list than the backlog holds for one machine (backlog_machine_max)");
+	a->held_end = p.end;
 	return 0;
 }
 
 /* Step 4: the longest prefix of the batch the quote proves. */
-static int check_replay(struct verifier *v, struct evidence *e)
+static int check_replay(struct verifier *v, struct attest *a)
 {
-	const struct wire_evidence *ev = e->ev;
-	const uint8_t *running = ev->bank == hash_algo_bank("sha1") ?
-				 e->sha1 : e->sha256;
+	const struct wire_evidence *ev = a->ev;
+	const uint8_t *quoted = ev->pcrs.value[IMA_MEASURE_PCR];
+	struct backlog_piece held = { 0 };
 	struct ima_match_result m;
 	struct imt_error err;
+	const uint8_t *running;
+	size_t held_records, off;
 	enum imt_result rc;
 
-	if (ev->bank != hash_algo_bank("sha1") &&
-	    ev->bank != hash_algo_bank("sha256"))
-		return fail(e, "bank", "bank %s is not kept (sha1, sha256)",
-			    ev->bank->name);
-	rc = ima_match_batch(ev->bank, running, ev->pcrs.value[IMA_MEASURE_PCR],
-			     e->bytes, e->len, (size_t)e->start, NULL, &m,
-			     &err);
+	if (join_backlog(v, a, &held) < 0)
+		return -1;
+	if (a->start != a->next)
+		return 0;	/* the engine asks for the right index */
+	/* only the new part is replayed: from where the held part ends */
+	running = held.bytes != NULL ? held.running :
+		  ev->bank == hash_algo_bank("sha1") ? a->sha1 : a->sha256;
+	off = held.bytes != NULL ? held.len : 0;
+	held_records = held.bytes != NULL ? held.end - held.start : 0;
+	rc = ima_match_batch(ev->bank, running, quoted, a->bytes + off,
+			     a->len - off, (size_t)(a->start + held_records),
+			     NULL, &m, &err);
+	if (rc == IMT_ERR_MISMATCH && a->resume) {
+		/* not a TPM Resume: a TPM Restart, the list starts over */
+		free(a->joined);
+		a->joined = NULL;
+		start_over(a);
+		return a->start != 0 ? 0 : check_replay(v, a);
+	}
+	if ((rc == IMT_OK || rc == IMT_ERR_MISMATCH) &&
+	    m.other_pcr != SIZE_MAX)
+		return attest_fail(a, "pcr",
+				   "record %zu is for another PCR than 10: no quoted value proves it",
+				   m.other_pcr);
 	if (rc == IMT_ERR_MISMATCH && ev->more && v->backlog != NULL)
-		return hold(v, e);
+		return hold(v, a, &held, &m);
 	if (rc != IMT_OK)
-		return fail(e, rc == IMT_ERR_MISMATCH ? "replay" : "list",
-			    "%s", err.msg);
+		return attest_fail(a, rc == IMT_ERR_MISMATCH ? "replay" : "list",
+				   "%s", err.msg);
+	m.covered += held_records;
 	/* past DB_BATCH_MAX the rest comes next round; the cut's running
 	 * value is then not the one ima_match_batch() proved */
 	if (m.covered > DB_BATCH_MAX)
-		return take_records(e, DB_BATCH_MAX, NULL);
-	return take_records(e, m.covered, m.pcr10);
+		return take_records(a, DB_BATCH_MAX, NULL);
+	return take_records(a, m.covered, m.pcr10);
 }
 
-static void free_evidence(struct evidence *e)
+int attest_check(struct verifier *v, struct attest *a)
 {
-	free(e->recs);
-	free(e->in);
-	free(e->paths);
-	free(e->joined);
-	db_machine_release(&e->m);
-}
-
-/*
- * The state after a proven batch: untrusted when a record of this boot is
- * not acceptable (this batch's, or an earlier one's), else trusted.
- */
-static int decide_state(struct verifier *v, struct evidence *e,
-			const struct db_boot *boot,
-			enum db_machine_state *state, char *reason,
-			struct imt_error *err)
-{
-	size_t i;
-	int ok;
-
-	for (i = 0; i < e->n; i++) {
-		if (!judge_acceptable(v, e->recs[i].verdict)) {
-			judge_reason(e->recs[i].index, &e->in[i],
-				     e->recs[i].verdict, reason);
-			*state = DB_STATE_UNTRUSTED;
-			return 0;
-		}
-	}
-	if (!e->new_boot && e->m.state == DB_STATE_UNTRUSTED &&
-	    e->m.state_reason != NULL) {
-		snprintf(reason, JUDGE_REASON_MAX, "%s", e->m.state_reason);
-		*state = DB_STATE_UNTRUSTED;
-		return 0;
-	}
-	if (e->new_boot || e->m.state == DB_STATE_TRUSTED) {
-		ok = 1;
-	} else if (judge_boot(v, boot->id, boot->next_record_index + e->n,
-			      &ok, reason, err) < 0) {
+	if (check_pcrs(v, a) < 0 || check_boot(a) < 0)
 		return -1;
-	}
-	*state = ok ? DB_STATE_TRUSTED : DB_STATE_UNTRUSTED;
-	if (ok)
-		snprintf(reason, JUDGE_REASON_MAX,
-			 "{\"check\":\"evidence\",\"records\":%llu}",
-			 (unsigned long long)(boot->next_record_index + e->n));
-	return 0;
+	return check_replay(v, a);
 }
 
-/* Judge and store the proven records (v->lock held, batch open). */
-static int store(struct verifier *v, struct evidence *e, int64_t now,
-		 enum db_machine_state *state, struct imt_error *err)
+void attest_release(struct attest *a)
 {
-	const char *id = e->ev->agent;
-	struct db_boot boot = e->boot;
-	struct db_boot_advance a;
-	char reason[JUDGE_REASON_MAX];
-	size_t i;
-
-	for (i = 0; i < e->n; i++) {
-		if (judge_record(v, &e->in[i], &e->recs[i].verdict, err) < 0)
-			return -1;
-	}
-	if (e->new_boot &&
-	    db_boot_start(v->db, id, e->quote.reset_count,
-			  e->quote.restart_count, now, &boot, err) < 0)
-		return -1;
-	a = (struct db_boot_advance){
-		.boot_id = boot.id,
-		.from_index = e->next,
-		.to_index = e->next + e->n,
-		.pcr10_sha1 = e->sha1,
-		.pcr10_sha256 = e->sha256,
-		.boot_aggregate = e->ba_len > 0 ? e->ba : NULL,
-		.boot_aggregate_len = e->ba_len,
-		.records = e->recs,
-		.nrecords = e->n,
-	};
-	if (db_boot_advance(v->db, &a, now, err) < 0 ||
-	    decide_state(v, e, &boot, state, reason, err) < 0)
-		return -1;
-	/* a heartbeat changes nothing: do not rewrite the machine's row */
-	if ((*state != e->m.state || e->m.state_reason == NULL ||
-	     strcmp(reason, e->m.state_reason) != 0) &&
-	    db_machine_set_state(v->db, id, *state, reason, now, err) < 0)
-		return -1;
-	if (e->violations > 0) {
-		snprintf(reason, sizeof(reason),
-			 "{\"count\":%zu,\"policy\":\"%s\"}", e->violations,
-			 v->cfg.violations);
-		if (db_event_add(v->db, id, "violation", reason, now, err) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Nonce check: single use, unexpired, issued to this machine. */
-static int consume_nonce(struct verifier *v, struct evidence *e, int64_t now,
-			 struct imt_error *err)
-{
-	enum db_nonce_result res;
-
-	if (db_nonce_consume(v->db, e->ev->agent, e->ev->nonce,
-			     e->ev->nonce_len, now, &res, err) < 0)
-		return -1;
-	/* an earlier failure (a bad signature, say) is the one to report */
-	if (res != DB_NONCE_OK && e->check[0] == '\0')
-		fail(e, "nonce", "%s", db_nonce_result_name(res));
-	return 0;
-}
-
-/* A failed check: state failed with its reason, and a nonce to go on. */
-static void store_failure(struct verifier *v, struct evidence *e,
-			  int64_t now, struct attest_answer *ans)
-{
-	char *reason = judge_check_reason(e->check, e->msg);
-	struct imt_error err;
-
-	log_info("%s: failed: %s: %s", e->ev->agent, e->check, e->msg);
-	atomic_fetch_add(&v->metrics.evidence_failed, 1);
-	/* a failure while failed is no state change, but is worth an event */
-	if (db_machine_set_state(v->db, e->ev->agent, DB_STATE_FAILED, reason,
-				 now, &err) < 0 ||
-	    (e->m.state == DB_STATE_FAILED &&
-	     db_event_add(v->db, e->ev->agent, "failure", reason, now,
-			  &err) < 0)) {
-		answer_error(ans, 503, "storage: %s", err.msg);
-	} else if (issue_nonce(v, e->ev->agent, now, ans) == 0) {
-		ans->status = 200;
-		set_state_word(&ans->verdict, DB_STATE_FAILED);
-		ans->verdict.next_index = e->have_boot && !e->new_boot ?
-			e->boot.next_record_index : 0;
-	}
-	free(reason);
-}
-
-/* Step 5, under the lock. */
-static void commit(struct verifier *v, struct evidence *e, int64_t now,
-		   int checks_ok, struct attest_answer *ans)
-{
-	enum db_machine_state state = e->m.state;
-	struct db_boot now_boot;
-	struct imt_error err;
-	int found;
-
-	if (db_batch_begin(v->db, &err) < 0) {
-		answer_error(ans, 503, "storage: %s", err.msg);
-		return;
-	}
-	if (consume_nonce(v, e, now, &err) < 0)
-		goto storage;
-	if (!checks_ok || e->check[0] != '\0') {
-		store_failure(v, e, now, ans);
-		goto done;
-	}
-	/* Another request of this agent may have moved the boot on. */
-	if (db_boot_current(v->db, e->ev->agent, &now_boot, &found, &err) < 0)
-		goto storage;
-	if (found != e->have_boot ||
-	    (found && (now_boot.id != e->boot.id ||
-		       now_boot.next_record_index !=
-		       e->boot.next_record_index))) {
-		answer_error(ans, 409, "concurrent evidence for %s: take a new nonce and resend",
-			     e->ev->agent);
-		goto done;
-	}
-	if (e->start == e->next && e->held_end == 0) {
-		if (store(v, e, now, &state, &err) < 0)
-			goto storage;
-		atomic_fetch_add(&v->metrics.records, e->n);
-	}
-	/* else: the batch starts elsewhere; ask for the right index */
-	if (issue_nonce(v, e->ev->agent, now, ans) < 0)
-		goto done;
-	atomic_fetch_add(&v->metrics.evidence_ok, 1);
-	ans->status = 200;
-	set_state_word(&ans->verdict, state);
-	ans->verdict.next_index = e->held_end > 0 ? e->held_end :
-				  e->next + e->n;
-	if (state != e->m.state)
-		log_info("%s: %s -> %s", e->ev->agent,
-			 db_machine_state_name(e->m.state),
-			 db_machine_state_name(state));
-done:
-	if (ans->status == 200 && db_batch_commit(v->db, &err) < 0)
-		answer_error(ans, 503, "storage: %s", err.msg);
-	else if (ans->status != 200)
-		db_batch_abort(v->db);
-	return;
-storage:
-	answer_error(ans, 503, "storage: %s", err.msg);
-	db_batch_abort(v->db);
-}
-
-void attest_evidence(struct verifier *v, const struct wire_evidence *ev,
-		     int64_t now, struct attest_answer *ans)
-{
-	struct evidence e = { .ev = ev };
-	int ok;
-
-	memset(ans, 0, sizeof(*ans));
-	pthread_mutex_lock(&v->lock);
-	ok = load_machine(v, ev->agent, &e, 0, ans);
-	pthread_mutex_unlock(&v->lock);
-	if (ok < 0)
-		goto out;
-	/* The expensive part runs unlocked: signature and replay. */
-	ok = check_quote(v, &e) == 0 && check_boot(&e) == 0 &&
-	     join_backlog(v, &e) == 0 &&
-	     (e.start != e.next || check_replay(v, &e) == 0);
-	pthread_mutex_lock(&v->lock);
-	commit(v, &e, now, ok, ans);
-	pthread_mutex_unlock(&v->lock);
-out:
-	if (ans->status >= 400 && ans->status < 500)
-		atomic_fetch_add(&v->metrics.rejected, 1);
-	free_evidence(&e);
+	free(a->recs);
+	free(a->in);
+	free(a->paths);
+	free(a->joined);
+	db_machine_release(&a->m);
 }

@@ -1,56 +1,100 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * attest.h - judge one piece of evidence (DESIGN §4-5): the quote, the
- * boot it belongs to, the replay of the new records against it, their
- * verdicts, the machine's state, and the next nonce.
+ * attest.h - the checks of one piece of evidence (proto/DESIGN.md §4),
+ * in two classes that must never mix:
  *
- * The CPU work (signature, replay) runs without v->lock; the database
- * part runs under it, in one transaction: records, running PCR 10, state,
- * events and the next nonce are stored together or not at all.
+ *  1. attest_authenticate(): is this the enrolled TPM's quote over the
+ *     nonce the sender names? What fails here anyone can send, so it
+ *     changes nothing: the engine answers 4xx and records it, rate-limited.
+ *  2. attest_check(): the PCR digest and selection, the pinned bank, the
+ *     TPM's boot counters, the replay of the new records to the quoted
+ *     PCR 10, boot_aggregate, the PCR of every record. What fails here
+ *     the TPM signed (once the engine has seen the nonce is the machine's
+ *     outstanding one): the machine is "failed".
+ *
+ * CPU only: signatures, hashing, parsing. No database and no v->lock;
+ * the engine (engine.h) loads the machine before and stores after.
  */
 #ifndef IMATRUST_ATTEST_H
 #define IMATRUST_ATTEST_H
 
 #include <stdint.h>
 
+#include "db.h"
+#include "hash_algo.h"
+#include "judge.h"
+#include "tpm_quote.h"
 #include "verifier.h"
 #include "wire.h"
 
 #define ATTEST_PCR_MASK 0x7ffu	/* PCRs 0-10 must be quoted */
 #define ATTEST_MSG_MAX 256
+#define ATTEST_CHECK_MAX 32
 
-/* What to answer: a verdict (status 200), or an HTTP error. */
-struct attest_answer {
-	unsigned int status;		/* 200, or 4xx/5xx with @message */
-	char message[ATTEST_MSG_MAX];
-	struct wire_verdict verdict;	/* valid with status 200 */
+/* One piece of evidence on its way through the checks. */
+struct attest {
+	const struct wire_evidence *ev;
+	struct db_machine m;	/* loaded by the engine */
+	struct db_boot boot;
+	int have_boot;
+	int new_boot;		/* the quote's resetCount is past the boot's */
+	int resume;		/* restartCount only: a TPM resume, unless the
+				 * quote does not continue the stored PCR 10 */
+	struct tpm_quote quote;
+	uint16_t hash_alg;	/* of the quote's signature */
+	uint64_t next;		/* the index the batch must start at */
+	/* the batch: the records sent, after any held back (backlog.h) */
+	const uint8_t *bytes;
+	size_t len;
+	uint64_t start;		/* list index of its first record */
+	uint8_t *joined;	/* owned when held bytes were joined */
+	uint64_t held_end;	/* non-zero: held, proven up to ->next only */
+	/* PCR 10 before and after the proven records, both banks */
+	uint8_t sha1[DB_PCR_SHA1_SIZE], sha256[DB_PCR_SHA256_SIZE];
+	uint8_t ba[HASH_ALGO_MAX_SIZE];
+	size_t ba_len;
+	/* the proven records, judged by the engine */
+	size_t n;
+	struct db_record *recs;
+	struct judge_input *in;
+	char *paths;		/* NUL-terminated copies, one arena */
+	size_t violations;
+	/* the check that failed and why */
+	char check[ATTEST_CHECK_MAX];
+	char msg[ATTEST_MSG_MAX];
 };
 
 /**
- * attest_evidence() - process @ev from its agent.
- * @v: the verifier
- * @ev: the decoded evidence
- * @now: seconds since the epoch
- * @ans: receives the answer
+ * attest_authenticate() - the quote is the enrolled AK's, over the
+ * evidence's nonce: structure, signature, qualifyingData.
+ * @v: the verifier (its AK cache)
+ * @a: the evidence, with @a->m loaded
  *
- * Invalid evidence (signature, nonce, PCR selection, counters, replay,
- * boot_aggregate) is a verdict "failed" with the reason stored in the
- * machine's events, not an HTTP error: it was processed. HTTP errors are
- * for agents that cannot send evidence yet (404 unknown, 403 not
- * activated or pending) and storage failures (503).
+ * Return: 0, or -1 with @a->check and @a->msg set.
  */
-void attest_evidence(struct verifier *v, const struct wire_evidence *ev,
-		     int64_t now, struct attest_answer *ans);
+int attest_authenticate(struct verifier *v, struct attest *a);
 
 /**
- * attest_nonce() - a fresh nonce and the machine's state and next index
- * (POST /nonce, and the answer to activation).
- * @v: the verifier
- * @id: the agent id
- * @now: seconds since the epoch
- * @ans: receives the answer (404 unknown, 403 not activated)
+ * attest_check() - everything the TPM vouches for beyond authenticity:
+ * PCR digest and selection, bank, counters, replay, boot_aggregate.
+ * @v: the verifier (its backlog)
+ * @a: authenticated evidence, with @a->boot loaded
+ *
+ * On success the proven records are in @a->recs/@a->in (@a->n of them,
+ * not yet judged) with the running PCR 10 after them.
+ *
+ * Return: 0, or -1 with @a->check and @a->msg set.
  */
-void attest_nonce(struct verifier *v, const char *id, int64_t now,
-		  struct attest_answer *ans);
+int attest_check(struct verifier *v, struct attest *a);
+
+/** attest_release() - free what the checks allocated in @a. */
+void attest_release(struct attest *a);
+
+/**
+ * attest_fail() - record which check failed in @a, for the engine too.
+ * Return: -1, for the caller to pass on.
+ */
+int attest_fail(struct attest *a, const char *check, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif /* IMATRUST_ATTEST_H */

@@ -41,6 +41,15 @@ static const struct conf_key keys[] = {
 	     "boots (with their records and events) kept per machine"),
 	UINT("max_events", max_events, 0, 10000000, "10000",
 	     "events kept per machine (0: no cap)"),
+	/* attestation */
+	STR("bank_change", bank_change, "deny", 0,
+	    "a quote of another PCR bank than the machine's first: 'deny' makes it failed, 'allow' pins the new bank"),
+	UINT("backlog_machine_max", backlog_machine_max, 4u << 20, 1u << 30,
+	     "67108864",
+	     "bytes of unproven list held for one machine catching up (a list that long needs it)"),
+	UINT("backlog_total_max", backlog_total_max, 4u << 20, 1ull << 34,
+	     "268435456",
+	     "bytes of unproven list held for all machines together; past it the oldest is asked again"),
 };
 
 #define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
@@ -69,6 +78,11 @@ int config_check(const struct config *c, char *errbuf, size_t errlen)
 
 	if (conf_check(keys, KEY_COUNT, c, &err) != IMT_OK) {
 		snprintf(errbuf, errlen, "%s", err.msg);
+		return -1;
+	}
+	if (strcmp(c->bank_change, "deny") != 0 &&
+	    strcmp(c->bank_change, "allow") != 0) {
+		snprintf(errbuf, errlen, "bank_change must be deny or allow");
 		return -1;
 	}
 	if (strcmp(c->log_level, "debug") != 0 &&

@@ -34,6 +34,10 @@ struct config {
 					 * known only for another path */
 	uint64_t keep_boots;		/* retention: boots kept per machine */
 	uint64_t max_events;		/* retention: events per machine */
+	/* attestation (engine.c, attest.c) */
+	char bank_change[16];		/* "deny" or "allow" a new quote bank */
+	uint64_t backlog_machine_max;	/* unproven list bytes per machine */
+	uint64_t backlog_total_max;	/* ... for all machines */
 };
 
 /**

@@ -20,6 +20,7 @@
 
 #include "ak_cache.h"
 #include "backlog.h"
+#include "engine.h"
 #include "db.h"
 #include "file.h"
 #include "hex.h"
@@ -30,7 +31,6 @@
 #define DEFAULT_CONFIG "/etc/imatrust/verifier.conf"
 #define PEM_MAX (1u << 20)	/* a larger certificate or key file is bogus */
 #define TOKEN_BYTES 32		/* a new operator token, before hex */
-#define STALE_BATCH 1000	/* machines turned stale per tick */
 #define RETENTION_PERIOD 60	/* seconds between retention passes */
 #define RETENTION_ROWS 5000	/* rows deleted per pass */
 
@@ -143,50 +143,6 @@ out:
 	return rc;
 }
 
-struct stale_ctx {
-	char ids[STALE_BATCH][DB_MACHINE_ID_MAX + 1];
-	int64_t last_seen[STALE_BATCH];
-	size_t n;
-};
-
-static int collect_silent(const struct db_machine *m, void *arg)
-{
-	struct stale_ctx *s = arg;
-
-	memcpy(s->ids[s->n], m->id, sizeof(s->ids[0]));
-	s->last_seen[s->n++] = m->last_seen;
-	return s->n == STALE_BATCH;
-}
-
-/* Machines without valid evidence for stale_after seconds go stale. */
-static void mark_stale(struct verifier *v, time_t now)
-{
-	static struct stale_ctx s;
-	struct imt_error err;
-	char reason[128];
-	size_t i;
-
-	s.n = 0;
-	pthread_mutex_lock(&v->lock);
-	if (db_machine_list_silent(v->db, now - (time_t)v->cfg.stale_after,
-				   STALE_BATCH, collect_silent, &s, &err) < 0)
-		log_warnx("stale: %s", err.msg);
-	for (i = 0; i < s.n; i++) {
-		snprintf(reason, sizeof(reason),
-			 "{\"check\":\"deadline\",\"last_seen\":%lld,\"stale_after\":%llu}",
-			 (long long)s.last_seen[i],
-			 (unsigned long long)v->cfg.stale_after);
-		if (db_machine_set_state(v->db, s.ids[i], DB_STATE_STALE,
-					 reason, now, &err) < 0)
-			log_warnx("stale %s: %s", s.ids[i], err.msg);
-		else
-			log_info("%s: stale (no evidence for %llu s)",
-				 s.ids[i],
-				 (unsigned long long)v->cfg.stale_after);
-	}
-	pthread_mutex_unlock(&v->lock);
-}
-
 static void run_retention(struct verifier *v, time_t now)
 {
 	struct db_retention r = {
@@ -222,7 +178,8 @@ static int serve(struct verifier *v)
 	if (v->cfg.ek_ca[0] != '\0' &&
 	    (v->ek_ca = load_ek_ca(v->cfg.ek_ca)) == NULL)
 		goto out;
-	if (open_db(v) < 0 || (v->backlog = backlog_new()) == NULL ||
+	if (open_db(v) < 0 || (v->backlog = backlog_new(v->cfg.backlog_machine_max,
+					  v->cfg.backlog_total_max)) == NULL ||
 	    (v->ak_cache = ak_cache_new()) == NULL)
 		goto out;
 	hc.addr = v->cfg.listen_addr;
@@ -232,6 +189,8 @@ static int serve(struct verifier *v)
 	hc.max_connections = (unsigned int)v->cfg.max_connections;
 	hc.threads = (unsigned int)v->cfg.threads;
 	v->started = time(NULL);
+	/* machines past their deadline while the verifier was down */
+	engine_stale_tick(v, v->started);
 	srv = http_start(&hc, verifier_routes, v, errbuf, sizeof(errbuf));
 	if (srv == NULL) {
 		log_warnx("%s", errbuf);
@@ -243,7 +202,7 @@ static int serve(struct verifier *v)
 	while (!quit) {
 		time_t now = time(NULL);
 
-		mark_stale(v, now);
+		engine_stale_tick(v, now);
 		if (now - last_retention >= RETENTION_PERIOD) {
 			run_retention(v, now);
 			last_retention = now;

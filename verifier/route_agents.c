@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest.h"
 #include "db.h"
+#include "engine.h"
 #include "enroll.h"
 #include "judge.h"
 #include "log.h"
@@ -57,13 +57,16 @@ static void answer(enum wire_kind kind, const void *msg, unsigned int status,
 		res->status = status;
 }
 
-static void answer_attest(const struct attest_answer *a,
+/* The engine's answer: its status through engine_http_status(). */
+static void answer_engine(enum wire_kind kind, const struct engine_answer *a,
 			  struct http_response *res)
 {
-	if (a->status != 200)
-		http_error(res, a->status, "%s", a->message);
+	if (a->status != ENGINE_OK)
+		http_error(res, engine_http_status(a->status), "%s",
+			   a->message);
 	else
-		answer(WIRE_VERDICT, &a->verdict, 200, res);
+		answer(kind, kind == WIRE_NONCE ? (const void *)&a->nonce :
+		       (const void *)&a->verdict, 200, res);
 }
 
 /* A path id must name the body's agent: one agent cannot speak for two. */
@@ -183,7 +186,7 @@ void route_agents_activate(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
 	struct verifier *v = ctx;
-	struct attest_answer ans;
+	struct engine_answer ans;
 	struct wire_activate m;
 	struct db_challenge ch;
 	struct imt_error err;
@@ -217,30 +220,30 @@ void route_agents_activate(void *ctx, const struct http_request *req,
 		return;
 	atomic_fetch_add(&v->metrics.activations, 1);
 	log_info("%s: activated", m.agent);
-	attest_nonce(v, m.agent, now, &ans);
-	answer_attest(&ans, res);
+	engine_verdict(v, m.agent, now, &ans);
+	answer_engine(WIRE_VERDICT, &ans, res);
 }
 
 void route_agents_nonce(void *ctx, const struct http_request *req,
 			struct http_response *res)
 {
-	struct attest_answer ans;
+	struct engine_answer ans;
 
-	attest_nonce(ctx, req->params[0], time(NULL), &ans);
-	answer_attest(&ans, res);
+	engine_nonce(ctx, req->params[0], time(NULL), &ans);
+	answer_engine(WIRE_NONCE, &ans, res);
 }
 
 void route_agents_evidence(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
 	struct wire_evidence ev;
-	struct attest_answer ans;
+	struct engine_answer ans;
 
 	if (decode(WIRE_EVIDENCE, req, &ev, res) < 0)
 		return;
 	if (same_agent(req, ev.agent, res)) {
-		attest_evidence(ctx, &ev, time(NULL), &ans);
-		answer_attest(&ans, res);
+		engine_evidence(ctx, &ev, time(NULL), &ans);
+		answer_engine(WIRE_VERDICT, &ans, res);
 	}
 	wire_free(WIRE_EVIDENCE, &ev);
 }

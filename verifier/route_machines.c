@@ -18,6 +18,7 @@
 
 #include "auth.h"
 #include "rest.h"
+#include "transition.h"
 #include "verifier.h"
 
 /*
@@ -27,21 +28,10 @@
  */
 #define RECORDS_SCAN_MAX 100000
 
-/* DESIGN §5: what network access control should do with each state. */
-static const char *const tnc_names[] = {
-	[DB_STATE_ENROLLING] = "no_recommendation",
-	[DB_STATE_PENDING] = "no_recommendation",
-	[DB_STATE_TRUSTED] = "allow",
-	[DB_STATE_UNTRUSTED] = "isolate",
-	[DB_STATE_FAILED] = "no_access",
-	[DB_STATE_STALE] = "no_recommendation",
-};
-
+/* What network access control should do: transition.c's table. */
 static const char *tnc_name(enum db_machine_state state)
 {
-	if ((size_t)state >= sizeof(tnc_names) / sizeof(tnc_names[0]))
-		return "no_recommendation";
-	return tnc_names[state];
+	return transition_tnc_name(transition_tnc_of(state));
 }
 
 /* The summary every listing and detail shows. */

@@ -4,8 +4,9 @@
  *
  * Route handlers run on libmicrohttpd's worker threads. The database is
  * one SQLite connection (db.h: not thread-safe), so every db_* call and
- * every read-modify-write of a machine happens under v->lock; handlers do
- * their CPU work (JSON, signature checks, replay) outside it.
+ * every read-modify-write of a machine happens under v->lock, which the
+ * trust engine (engine.h) owns for everything that changes a machine;
+ * the CPU work (JSON, signature checks, replay) runs outside it.
  */
 #ifndef IMATRUST_VERIFIER_H
 #define IMATRUST_VERIFIER_H
@@ -32,6 +33,9 @@ struct verifier_metrics {
 	atomic_uint_fast64_t evidence_failed;	/* evidence judged failed */
 	atomic_uint_fast64_t records;		/* records judged */
 	atomic_uint_fast64_t rejected;		/* 4xx answers to agents */
+	atomic_uint_fast64_t evidence_rejected;	/* not the enrolled TPM's,
+						 * or not its nonce */
+	atomic_uint_fast64_t nonces_issued;	/* nonce rows written */
 };
 
 struct verifier {

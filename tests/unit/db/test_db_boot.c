@@ -533,7 +533,7 @@ static void test_retention(void **state)
 	assert_int_equal(db_nonce_issue(t.db, "m1", nonce, 16, T_NOW + 10,
 					&err), 0);
 	nonce[0] = 2;
-	assert_int_equal(db_nonce_issue(t.db, "m1", nonce, 16, T_NOW - 1,
+	assert_int_equal(db_nonce_issue(t.db, "m2", nonce, 16, T_NOW - 1,
 					&err), 0);
 
 	do {

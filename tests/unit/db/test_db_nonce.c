@@ -55,16 +55,62 @@ static void test_expiry(void **state)
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_issue(t.db, "m1", a, 16, T_NOW + 30, &err),
 			 0);
-	assert_int_equal(db_nonce_issue(t.db, "m1", b, 16, T_NOW + 30, &err),
-			 0);
 	/* Valid while now < expires_at: the last second still counts ... */
 	assert_int_equal(consume(&t, "m1", a, 16, T_NOW + 29), DB_NONCE_OK);
+	assert_int_equal(db_nonce_issue(t.db, "m1", b, 16, T_NOW + 30, &err),
+			 0);
 	/* ... expires_at itself does not, and the failed try changes nothing */
 	assert_int_equal(consume(&t, "m1", b, 16, T_NOW + 30),
 			 DB_NONCE_EXPIRED);
 	assert_int_equal(consume(&t, "m1", b, 16, T_NOW + 3000),
 			 DB_NONCE_EXPIRED);
-	assert_int_equal(tdb_int(&t, "SELECT sum(used) FROM nonces"), 1);
+	assert_int_equal(tdb_int(&t, "SELECT sum(used) FROM nonces"), 0);
+	tdb_remove(&t);
+}
+
+/* A machine has one nonce at a time: a new one voids the old. */
+static void test_one_outstanding(void **state)
+{
+	uint8_t a[32], b[32], out[DB_NONCE_MAX];
+	struct imt_error err;
+	int64_t expires = 0;
+	size_t len = 0, i;
+	struct tdb t;
+	int found;
+
+	(void)state;
+	memset(a, 1, sizeof(a));
+	memset(b, 2, sizeof(b));
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
+					      &expires, &found, &err), 0);
+	assert_false(found);
+	assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 30, &err),
+			 0);
+	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
+					      &expires, &found, &err), 0);
+	assert_true(found);
+	assert_int_equal(len, 32);
+	assert_memory_equal(out, a, 32);
+	assert_int_equal(expires, T_NOW + 30);
+	assert_int_equal(db_nonce_issue(t.db, "m1", b, 32, T_NOW + 30, &err),
+			 0);
+	assert_int_equal(consume(&t, "m1", a, 32, T_NOW), DB_NONCE_UNKNOWN);
+	/* neither expired nor used ones are outstanding */
+	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW + 30, out,
+					      &len, &expires, &found, &err), 0);
+	assert_false(found);
+	assert_int_equal(consume(&t, "m1", b, 32, T_NOW), DB_NONCE_OK);
+	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
+					      &expires, &found, &err), 0);
+	assert_false(found);
+	for (i = 0; i < 1000; i++) {
+		memcpy(a, &i, sizeof(i));
+		assert_int_equal(db_nonce_issue(t.db, "m1", a, 32,
+						T_NOW + 30, &err), 0);
+	}
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);
 	tdb_remove(&t);
 }
 
@@ -127,6 +173,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single_use),
 		cmocka_unit_test(test_expiry),
+		cmocka_unit_test(test_one_outstanding),
 		cmocka_unit_test(test_other_machine),
 		cmocka_unit_test(test_bad_input),
 	};

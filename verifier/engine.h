@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * engine.h - the trust engine (proto/DESIGN.md §4-5): the one owner of
+ * v->lock, of the transactions, and of every machine state change, which
+ * it makes only through the table of transition.h.
+ *
+ * Route handlers decode a request, call one engine_* entry point and map
+ * its engine_status to HTTP through engine_http_status(); tests call the
+ * same entry points with software TPM objects and no HTTP at all.
+ *
+ * What may change a machine: evidence whose quote verifies under the
+ * machine's enrolled AK over its outstanding nonce, its activation, an
+ * operator, the reference set, the clock. Evidence that does not verify
+ * changes nothing: ENGINE_REJECTED or ENGINE_NONCE, counted, written as
+ * a "rejected" event at most once a minute per machine, no nonce.
+ */
+#ifndef IMATRUST_ENGINE_H
+#define IMATRUST_ENGINE_H
+
+#include <stdint.h>
+
+#include "db.h"
+#include "transition.h"
+#include "verifier.h"
+#include "wire.h"
+
+#define ENGINE_MSG_MAX 320
+#define ENGINE_NONCE_SIZE 32	/* bytes of a fresh nonce */
+#define ENGINE_REJECTED_INTERVAL 60	/* seconds between "rejected" events */
+
+enum engine_status {
+	ENGINE_OK,
+	ENGINE_CREATED,
+	ENGINE_MALFORMED,	/* the request itself is wrong */
+	ENGINE_REJECTED,	/* not the enrolled TPM's quote */
+	ENGINE_NONCE,		/* not the machine's outstanding nonce */
+	ENGINE_NOT_ACTIVATED,	/* enroll (again) first */
+	ENGINE_PENDING,		/* an operator must approve the EK */
+	ENGINE_UNKNOWN,		/* no such machine */
+	ENGINE_CONFLICT,	/* taken, or concurrent evidence */
+	ENGINE_LIMIT,		/* a cap was reached: later */
+	ENGINE_STORAGE,		/* the database failed */
+	ENGINE_INTERNAL,
+	ENGINE_STATUS_COUNT,
+};
+
+/* What an entry point answers: a message, or a verdict / nonce. */
+struct engine_answer {
+	enum engine_status status;
+	char message[ENGINE_MSG_MAX];	/* why, when not ENGINE_OK */
+	struct wire_verdict verdict;	/* evidence and activation */
+	struct wire_nonce nonce;	/* engine_nonce() */
+};
+
+/** engine_http_status() - the HTTP status of @s (one table). */
+unsigned int engine_http_status(enum engine_status s);
+
+/**
+ * engine_evidence() - judge @ev from its agent and store what it proves.
+ * @v: the verifier
+ * @ev: the decoded evidence
+ * @now: seconds since the epoch
+ * @ans: receives a verdict with the next nonce (ENGINE_OK: trusted,
+ *       untrusted or failed), or why it changed nothing
+ */
+void engine_evidence(struct verifier *v, const struct wire_evidence *ev,
+		     int64_t now, struct engine_answer *ans);
+
+/**
+ * engine_nonce() - the machine's outstanding nonce, issued when it has
+ * none usable (POST /nonce: anyone may call it, so it answers a nonce
+ * and nothing else, and writes at most one row per nonce_ttl).
+ */
+void engine_nonce(struct verifier *v, const char *id, int64_t now,
+		  struct engine_answer *ans);
+
+/**
+ * engine_verdict() - state, next index and a fresh nonce of an activated
+ * machine, for the answer to its activation (the TPM just proved itself).
+ */
+void engine_verdict(struct verifier *v, const char *id, int64_t now,
+		    struct engine_answer *ans);
+
+/**
+ * engine_transition() - apply @event to machine @id, which is in @from,
+ * as the table says: state, reason and event row. v->lock held, inside
+ * the caller's transaction (or one call's own).
+ * @reason: JSON text, or NULL
+ * @to: receives the new state (@from when no row applies); may be NULL
+ *
+ * Return: 1 when a row applied, 0 when @event changes nothing in @from,
+ * -1 with @err on a storage failure.
+ */
+int engine_transition(struct verifier *v, const char *id,
+		      enum db_machine_state from, enum transition_event event,
+		      const char *reason, int64_t now,
+		      enum db_machine_state *to, struct imt_error *err);
+
+/**
+ * engine_stale_tick() - machines without valid evidence for stale_after
+ * seconds (from their stored last-seen time) go stale. Run at start,
+ * before serving, and every second.
+ * Return: how many went stale.
+ */
+size_t engine_stale_tick(struct verifier *v, int64_t now);
+
+#endif /* IMATRUST_ENGINE_H */

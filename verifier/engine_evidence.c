@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * engine_evidence.c - one piece of evidence through the engine:
+ *
+ *  1. under the lock: load the machine and its boot;
+ *  2. unlocked: attest_authenticate() (is it the enrolled TPM's quote?);
+ *  3. under the lock: is its nonce the machine's outstanding one? Until
+ *     here a failure changes nothing (rejected, rate-limited event);
+ *  4. unlocked: attest_check() (PCRs, bank, counters, replay);
+ *  5. under the lock, one transaction: the nonce consumed, the records
+ *     judged and stored, the state set through the table, the next nonce
+ *     issued; or, when step 4 failed, the machine failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attest.h"
+#include "engine.h"
+#include "engine_internal.h"
+#include "log.h"
+
+/* Step 1; -1 with @ans filled. */
+static int load(struct verifier *v, struct attest *a,
+		struct engine_answer *ans)
+{
+	struct imt_error err;
+	int rc = -1;
+
+	pthread_mutex_lock(&v->lock);
+	if (engine_load(v, a->ev->agent, &a->m, ans) < 0)
+		goto out;
+	if (db_boot_current(v->db, a->ev->agent, &a->boot, &a->have_boot,
+			    &err) < 0) {
+		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	pthread_mutex_unlock(&v->lock);
+	return rc;
+}
+
+/*
+ * Evidence that proves nothing: answer why, count it, and write it down
+ * at most once a minute per machine (v->lock held). No state, no nonce.
+ */
+static void reject(struct verifier *v, struct attest *a, int64_t now,
+		   enum engine_status status, struct engine_answer *ans)
+{
+	char *reason = judge_check_reason(a->check, a->msg);
+	struct imt_error err;
+	int written = 0;
+
+	atomic_fetch_add(&v->metrics.evidence_rejected, 1);
+	if (db_machine_note_rejected(v->db, a->ev->agent, now,
+				     ENGINE_REJECTED_INTERVAL, reason,
+				     &written, &err) < 0)
+		log_warnx("%s: rejected evidence: %s", a->ev->agent, err.msg);
+	else if (written)
+		log_info("%s: rejected evidence: %s: %s", a->ev->agent,
+			 a->check, a->msg);
+	free(reason);
+	engine_answer_set(ans, status, "%s: %s%s",
+			  status == ENGINE_NONCE ? "nonce" : "rejected",
+			  a->msg, status == ENGINE_NONCE ?
+			  "; ask for a new nonce" : "");
+}
+
+/* Step 3 (v->lock held): the nonce sent is the one outstanding. */
+static int nonce_outstanding(struct verifier *v, struct attest *a,
+			     int64_t now, struct engine_answer *ans)
+{
+	const struct wire_evidence *ev = a->ev;
+	uint8_t value[DB_NONCE_MAX];
+	struct imt_error err;
+	int64_t expires;
+	size_t len = 0;
+	int found = 0;
+
+	if (db_nonce_outstanding(v->db, ev->agent, now, value, &len, &expires,
+				 &found, &err) < 0) {
+		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+		return -1;
+	}
+	if (!found || len != ev->nonce_len ||
+	    memcmp(value, ev->nonce, len) != 0) {
+		attest_fail(a, "nonce", "%s",
+			    found ? "not the machine's outstanding nonce" :
+			    "the machine has no usable nonce (used or expired)");
+		reject(v, a, now, ENGINE_NONCE, ans);
+		return -1;
+	}
+	return 0;
+}
+
+/* Steps 1-3: the evidence is the enrolled TPM's, fresh; -1: answered. */
+static int authenticate(struct verifier *v, struct attest *a, int64_t now,
+			struct engine_answer *ans)
+{
+	int rc;
+
+	if (load(v, a, ans) < 0)
+		return -1;
+	rc = attest_authenticate(v, a);
+	pthread_mutex_lock(&v->lock);
+	if (rc < 0)
+		reject(v, a, now, ENGINE_REJECTED, ans);
+	else
+		rc = nonce_outstanding(v, a, now, ans);
+	pthread_mutex_unlock(&v->lock);
+	if (rc == 0 && a->m.state == DB_STATE_PENDING) {
+		engine_answer_set(ans, ENGINE_PENDING,
+				  "pending: the EK is not vouched for; an operator must approve %s",
+				  a->ev->agent);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* Apply @event unless it would rewrite the row with what it holds. */
+static int settle(struct verifier *v, struct attest *a,
+		  enum transition_event event, const char *reason,
+		  int64_t now, enum db_machine_state *state,
+		  struct imt_error *err)
+{
+	const struct transition_row *row = transition_find((int)a->m.state,
+							   event);
+
+	*state = a->m.state;
+	/* a heartbeat changes nothing: do not rewrite the machine's row */
+	if (row != NULL && row->to == a->m.state && row->kind == NULL &&
+	    a->m.state_reason != NULL && strcmp(reason, a->m.state_reason) == 0)
+		return 0;
+	return engine_transition(v, a->ev->agent, a->m.state, event, reason,
+				 now, state, err) < 0 ? -1 : 0;
+}
+
+/*
+ * The event of a proven batch: unacceptable when a record of this boot is
+ * not acceptable (this batch's, or an earlier one's), else clean.
+ */
+static int judge_event(struct verifier *v, struct attest *a,
+		       const struct db_boot *boot,
+		       enum transition_event *event, char *reason,
+		       struct imt_error *err)
+{
+	size_t i;
+	int ok;
+
+	*event = TR_EVIDENCE_UNACCEPTABLE;
+	for (i = 0; i < a->n; i++) {
+		if (!judge_acceptable(v, a->recs[i].verdict)) {
+			judge_reason(a->recs[i].index, &a->in[i],
+				     a->recs[i].verdict, reason);
+			return 0;
+		}
+	}
+	if (!a->new_boot && a->m.state == DB_STATE_UNTRUSTED &&
+	    a->m.state_reason != NULL) {
+		snprintf(reason, JUDGE_REASON_MAX, "%s", a->m.state_reason);
+		return 0;
+	}
+	if (a->new_boot || a->m.state == DB_STATE_TRUSTED) {
+		ok = 1;
+	} else if (judge_boot(v, boot->id, boot->next_record_index + a->n,
+			      &ok, reason, err) < 0) {
+		return -1;
+	}
+	if (!ok)
+		return 0;
+	*event = TR_EVIDENCE_CLEAN;
+	snprintf(reason, JUDGE_REASON_MAX,
+		 "{\"check\":\"evidence\",\"records\":%llu}",
+		 (unsigned long long)(boot->next_record_index + a->n));
+	return 0;
+}
+
+/* Judge and store the proven records (v->lock held, batch open). */
+static int store(struct verifier *v, struct attest *a, int64_t now,
+		 enum db_machine_state *state, struct imt_error *err)
+{
+	const char *id = a->ev->agent;
+	struct db_boot boot = a->boot;
+	struct db_boot_advance adv;
+	enum transition_event event;
+	char reason[JUDGE_REASON_MAX];
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		if (judge_record(v, &a->in[i], &a->recs[i].verdict, err) < 0)
+			return -1;
+	}
+	if (a->new_boot &&
+	    db_boot_start(v->db, id, a->quote.reset_count,
+			  a->quote.restart_count, now, &boot, err) < 0)
+		return -1;
+	adv = (struct db_boot_advance){
+		.boot_id = boot.id,
+		.from_index = a->next,
+		.to_index = a->next + a->n,
+		.pcr10_sha1 = a->sha1,
+		.pcr10_sha256 = a->sha256,
+		.boot_aggregate = a->ba_len > 0 ? a->ba : NULL,
+		.boot_aggregate_len = a->ba_len,
+		.records = a->recs,
+		.nrecords = a->n,
+	};
+	if (db_boot_advance(v->db, &adv, now, err) < 0 ||
+	    judge_event(v, a, &boot, &event, reason, err) < 0 ||
+	    settle(v, a, event, reason, now, state, err) < 0)
+		return -1;
+	if (a->m.bank[0] == '\0' || strcmp(a->m.bank, a->ev->bank->name) != 0) {
+		if (db_machine_pin_bank(v->db, id, a->ev->bank->name, err) < 0)
+			return -1;
+	}
+	if (a->violations > 0) {
+		snprintf(reason, sizeof(reason),
+			 "{\"count\":%zu,\"policy\":\"%s\"}", a->violations,
+			 v->cfg.violations);
+		if (db_event_add(v->db, id, "violation", reason, now, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* TPM-signed evidence that is invalid: the machine is failed. */
+static int store_failure(struct verifier *v, struct attest *a, int64_t now,
+			 enum db_machine_state *state, struct imt_error *err)
+{
+	char *reason = judge_check_reason(a->check, a->msg);
+	int rc;
+
+	if (reason == NULL)
+		return -1;
+	log_info("%s: failed: %s: %s", a->ev->agent, a->check, a->msg);
+	atomic_fetch_add(&v->metrics.evidence_failed, 1);
+	rc = engine_transition(v, a->ev->agent, a->m.state,
+			       TR_EVIDENCE_INVALID, reason, now, state, err);
+	free(reason);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The boot this evidence was checked against is still the stored one. */
+static int same_boot(struct verifier *v, const struct attest *a, int *same,
+		     struct imt_error *err)
+{
+	struct db_boot now_boot;
+	int found;
+
+	if (db_boot_current(v->db, a->ev->agent, &now_boot, &found, err) < 0)
+		return -1;
+	*same = found == a->have_boot &&
+		(!found || (now_boot.id == a->boot.id &&
+			    now_boot.next_record_index ==
+			    a->boot.next_record_index));
+	return 0;
+}
+
+/*
+ * Step 5's writes: 0 done, -1 with @err on storage, 1 answered already,
+ * 2 the nonce was taken meanwhile (rejected after the abort).
+ */
+static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
+			 int checks_ok, struct engine_answer *ans,
+			 struct imt_error *err)
+{
+	enum db_machine_state state = a->m.state;
+	enum db_nonce_result res;
+	int same;
+
+	if (db_nonce_consume(v->db, a->ev->agent, a->ev->nonce,
+			     a->ev->nonce_len, now, &res, err) < 0)
+		return -1;
+	if (res != DB_NONCE_OK) {
+		attest_fail(a, "nonce", "%s", db_nonce_result_name(res));
+		return 2;
+	}
+	if (!checks_ok) {
+		if (store_failure(v, a, now, &state, err) < 0)
+			return -1;
+		a->n = 0;
+		a->next = a->have_boot && !a->new_boot ?
+			  a->boot.next_record_index : 0;
+	} else {
+		if (same_boot(v, a, &same, err) < 0)
+			return -1;
+		if (!same) {
+			engine_answer_set(ans, ENGINE_CONFLICT,
+					  "concurrent evidence for %s: take a new nonce and resend",
+					  a->ev->agent);
+			return 1;
+		}
+		/* else the batch starts elsewhere: ask for the right index */
+		if (a->start == a->next && a->held_end == 0) {
+			if (store(v, a, now, &state, err) < 0)
+				return -1;
+			atomic_fetch_add(&v->metrics.records, a->n);
+		}
+		atomic_fetch_add(&v->metrics.evidence_ok, 1);
+	}
+	if (engine_issue_nonce(v, a->ev->agent, now, ans->verdict.nonce,
+			       &ans->verdict.nonce_len,
+			       &ans->verdict.nonce_expires, ans) < 0)
+		return 1;
+	ans->verdict.nonce_ttl = v->cfg.nonce_ttl;
+	snprintf(ans->verdict.state, sizeof(ans->verdict.state), "%s",
+		 db_machine_state_name(state));
+	ans->verdict.next_index = a->held_end > 0 ? a->held_end :
+				  a->next + a->n;
+	ans->status = ENGINE_OK;
+	return 0;
+}
+
+/* Step 5, under the lock. */
+static void commit(struct verifier *v, struct attest *a, int64_t now,
+		   int checks_ok, struct engine_answer *ans)
+{
+	struct imt_error err;
+	int rc;
+
+	if (db_batch_begin(v->db, &err) < 0) {
+		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+		return;
+	}
+	rc = commit_writes(v, a, now, checks_ok, ans, &err);
+	if (rc == 0 && db_batch_commit(v->db, &err) == 0)
+		return;
+	db_batch_abort(v->db);
+	if (rc <= 0)
+		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+	else if (rc == 2)
+		reject(v, a, now, ENGINE_NONCE, ans);
+}
+
+void engine_evidence(struct verifier *v, const struct wire_evidence *ev,
+		     int64_t now, struct engine_answer *ans)
+{
+	struct attest a = { .ev = ev };
+	int ok;
+
+	memset(ans, 0, sizeof(*ans));
+	if (authenticate(v, &a, now, ans) < 0)
+		goto out;
+	/* The expensive part runs unlocked: replay. */
+	ok = attest_check(v, &a) == 0;
+	pthread_mutex_lock(&v->lock);
+	commit(v, &a, now, ok, ans);
+	pthread_mutex_unlock(&v->lock);
+out:
+	if (ans->status != ENGINE_OK)
+		atomic_fetch_add(&v->metrics.rejected, 1);
+	attest_release(&a);
+}

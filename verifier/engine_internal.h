@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * engine_internal.h - what engine.c and engine_evidence.c share.
+ */
+#ifndef IMATRUST_ENGINE_INTERNAL_H
+#define IMATRUST_ENGINE_INTERNAL_H
+
+#include "engine.h"
+
+/* Set @ans to @status with a message. */
+void engine_answer_set(struct engine_answer *ans, enum engine_status status,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Issue @id's next nonce (v->lock held); -1 with @ans filled. */
+int engine_issue_nonce(struct verifier *v, const char *id, int64_t now,
+		       uint8_t *nonce, size_t *len, uint64_t *expires,
+		       struct engine_answer *ans);
+
+/* Load an activated machine (v->lock held); -1 with @ans filled. */
+int engine_load(struct verifier *v, const char *id, struct db_machine *m,
+		struct engine_answer *ans);
+
+#endif /* IMATRUST_ENGINE_INTERNAL_H */
