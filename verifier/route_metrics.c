@@ -39,6 +39,11 @@ static const struct {
 	  offsetof(struct verifier_metrics, records) },
 	{ "imatrust_agent_rejected_total", "4xx answers to agents.",
 	  offsetof(struct verifier_metrics, rejected) },
+	{ "imatrust_evidence_rejected_total",
+	  "Evidence that changed nothing: not the enrolled TPM's quote, or not over the machine's outstanding nonce.",
+	  offsetof(struct verifier_metrics, evidence_rejected) },
+	{ "imatrust_nonces_issued_total", "Nonces written (one outstanding per machine).",
+	  offsetof(struct verifier_metrics, nonces_issued) },
 };
 
 struct state_count {

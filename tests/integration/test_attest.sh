@@ -183,24 +183,91 @@ expect "... reason: replay" '\"check\":\"replay\"' "$(reason_of good)"
 out=$(evidence good -f 5)
 expect "the honest list: trusted" "state=trusted next_index=7" "$out"
 
+# --- evidence that proves nothing changes nothing ---------------------------
+# A rejection is a 403 naming the check, no nonce, no state change, and at
+# most one "rejected" event a minute.
+events_of() { sqlite3 "$tmp/v.db" "select count(*) from events where machine_id='$1' and kind='$2'"; }
 mkdir -p "$tmp/other-ak"
 out=$(evidence good -f 7 -a "$tmp/other-ak")
-expect "a quote signed by a key that is not the enrolled AK: failed" "state=failed" "$out"
-expect "... reason: signature" '\"check\":\"signature\"' "$(reason_of good)"
+expect "a quote signed by a key that is not the enrolled AK: rejected (403)" \
+	'status=403 error={"v":1,"error":{"status":403,"message":"rejected: signature' "$out"
+expect "... the machine stays trusted" trusted "$(state_of good)"
+expect "... and is written down once as a rejected event" 1 "$(events_of good rejected)"
 
 out=$(evidence good -f 7 -k)
 expect "fresh nonce: trusted" "state=trusted" "$out"
 out=$(evidence_again good -f 7)
-expect "the same nonce again (replay): failed" "state=failed" "$out"
-expect "... reason: nonce already used" 'nonce already used' "$(reason_of good)"
+expect "the same nonce again (a replayed genuine quote): rejected (403)" \
+	'"message":"nonce: ' "$out"
+expect "... the machine stays trusted" trusted "$(state_of good)"
 
 as good "$probe" nonce >/dev/null
 sleep 3	# nonce_ttl = 2
 out=$(evidence_again good -f 7)
-expect "an expired nonce: failed" "state=failed" "$out"
-expect "... reason: nonce expired" 'nonce expired' "$(reason_of good)"
+expect "an expired nonce: rejected (403)" '"message":"nonce: ' "$out"
+expect "... the machine stays trusted" trusted "$(state_of good)"
+expect "... and within the minute no second rejected event" 1 "$(events_of good rejected)"
 out=$(evidence good -f 7)
-expect "a fresh nonce afterwards: trusted" "state=trusted" "$out"
+expect "a fresh nonce afterwards: trusted" "state=trusted next_index=7" "$out"
+
+# --- attacker 1: on the network with nothing ---------------------------------
+# Garbage evidence for a real machine, a flood of it: it must neither
+# change the state nor hand out a nonce, nor grow the database.
+raw_post() { curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$tmp/cert.pem" -X POST -H 'Content-Type: application/json' "$@"; }
+quote=$(head -c 145 /dev/urandom | base64 -w0)
+sig=$(head -c 262 /dev/urandom | base64 -w0)
+pcrs=$(for i in $(seq 0 10); do printf '"%d":"%064d",' "$i" 0; done)
+junk="{\"v\":1,\"agent\":\"good\",\"nonce\":\"$(printf '%064d' 7)\",\"bank\":\"sha256\",\"quote\":\"$quote\",\"signature\":\"$sig\",\"pcrs\":{${pcrs%,}},\"first_index\":7,\"records\":\"\"}"
+rows_before=$(sqlite3 "$tmp/v.db" "select (select count(*) from events)+(select count(*) from nonces)")
+codes=$(for _ in $(seq 100); do raw_post --data "$junk" "https://127.0.0.1:$port/v1/agents/good/evidence"; echo; done | sort | uniq -c | tr -s ' ')
+expect "100 garbage evidence posts for a real machine: all refused with 403" " 100 403" "$codes"
+expect "... no nonce in the answer" "" "$(grep -o nonce\"\: "$tmp/body")"
+expect "... the machine stays trusted" trusted "$(state_of good)"
+rows_after=$(sqlite3 "$tmp/v.db" "select (select count(*) from events)+(select count(*) from nonces)")
+expect "... and not one row was written (the minute's event is spent)" "$rows_before" "$rows_after"
+m=$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/v1/metrics")
+expect "... every one counted in the metrics" "imatrust_evidence_rejected_total " "$m"
+
+for _ in $(seq 300); do raw -X POST "https://127.0.0.1:$port/v1/agents/good/nonce" >/dev/null; done 2>/dev/null
+n=$(sqlite3 "$tmp/v.db" "select count(*) from nonces where machine_id='good'")
+expect "300 nonce requests from a stranger: still one nonce row for the machine" 1 "$n"
+raw -X POST "https://127.0.0.1:$port/v1/agents/good/nonce" >/dev/null
+expect "... and the answer says nothing about the machine (no state)" "" "$(grep -o '"state"' "$tmp/body")"
+expect "... nor where its list stands" "" "$(grep -o next_index "$tmp/body")"
+out=$(evidence good -f 7)
+expect "the real agent goes on undisturbed: trusted" "state=trusted next_index=7" "$out"
+
+# --- attacker 2: a TPM of their own ------------------------------------------
+# mallory enrolls with her own swtpm (so she is a real, activated machine),
+# then signs quotes with her AK over good's nonce and claims to be good.
+machine mallory
+as mallory "$probe" enroll >/dev/null
+mallory_as_good() {
+	IMATRUST_TCTI=$tcti_mallory PROBE_ID=good PROBE_STATE=$tmp/mallory/probe "$@"
+}
+mallory_as_good "$probe" nonce >/dev/null
+out=$(mallory_as_good "$probe" evidence "$tmp/good/list" -f 7)
+expect "another TPM's quote over good's own nonce: rejected (403)" \
+	'"message":"rejected: signature' "$out"
+expect "... good stays trusted" trusted "$(state_of good)"
+
+# --- the records the quote cannot prove are refused ---------------------------
+kernel good file /usr/bin/true-ok fine
+out=$(evidence good -f 7 -t other:7)
+expect "a made-up record for PCR 11 appended to a genuine batch: failed" \
+	"state=failed" "$out"
+expect "... reason names the PCR" '\"check\":\"pcr\"' "$(reason_of good)"
+n=$(sqlite3 "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'good' and r.pcr != 10")
+expect "... and nothing of the batch was stored" 0 "$n"
+out=$(evidence good -f 7)
+expect "the honest batch: trusted" "state=trusted next_index=8" "$out"
+
+# --- the quote bank is pinned ------------------------------------------------
+out=$(evidence good -f 8 -b sha1)
+expect "a machine that quoted sha256 now quotes sha1: failed" "state=failed" "$out"
+expect "... reason: bank" '\"check\":\"bank\"' "$(reason_of good)"
+out=$(evidence good -f 8)
+expect "back on its pinned bank: trusted" "state=trusted next_index=8" "$out"
 
 # --- catching up: a list longer than one message ----------------------------
 machine big

@@ -8,7 +8,8 @@
  *	attest_probe enroll
  *	attest_probe nonce
  *	attest_probe evidence LIST [-f FROM] [-n COUNT] [-m]
- *			[-t alter:K|drop:K|swap:K] [-a OTHER_AK_DIR] [-k]
+ *			[-t alter:K|drop:K|swap:K|other:K] [-a OTHER_AK_DIR]
+ *			[-b BANK] [-k]
  *
  * Environment: IMATRUST_TCTI (the TPM), PROBE_URL, PROBE_CA, PROBE_ID and
  * PROBE_STATE (a directory: the AK blob, the last nonce). -k keeps the
@@ -58,13 +59,13 @@ static void path_of(char *out, size_t len, const char *name)
 	snprintf(out, len, "%s/%s", env("PROBE_STATE"), name);
 }
 
-static void save_nonce(const struct wire_verdict *v)
+static void save_nonce(const uint8_t *nonce, size_t len)
 {
 	char path[4096], hex[2 * WIRE_NONCE_MAX + 2];
 	FILE *f;
 
 	path_of(path, sizeof(path), "nonce");
-	hex_encode(v->nonce, v->nonce_len, hex);
+	hex_encode(nonce, len, hex);
 	f = fopen(path, "w");
 	if (f == NULL || fprintf(f, "%s\n", hex) < 0 || fclose(f) != 0)
 		die("cannot save the nonce");
@@ -85,31 +86,49 @@ static void load_nonce(uint8_t *nonce, size_t *len)
 		die("bad saved nonce");
 }
 
-/* POST and print the answer; a verdict's nonce is saved unless @keep. */
-static int post(const char *path, const char *json, int keep)
+/* Print the answer of @kind (a verdict or a nonce) and save its nonce. */
+static int take_answer(enum wire_kind kind, const struct client_reply *r,
+		       int keep)
+{
+	struct wire_verdict v;
+	struct wire_nonce n;
+	struct imt_error err;
+
+	if (wire_decode(kind, r->body, r->len, kind == WIRE_NONCE ?
+			(void *)&n : (void *)&v, &err) != IMT_OK) {
+		printf("status=200 error=%s\n", err.msg);
+		return 1;
+	}
+	if (kind == WIRE_NONCE) {
+		printf("status=200 nonce_len=%zu nonce_ttl=%llu\n", n.nonce_len,
+		       (unsigned long long)n.nonce_ttl);
+		if (!keep)
+			save_nonce(n.nonce, n.nonce_len);
+		return 0;
+	}
+	printf("status=200 state=%s next_index=%llu\n", v.state,
+	       (unsigned long long)v.next_index);
+	if (!keep)
+		save_nonce(v.nonce, v.nonce_len);
+	return 0;
+}
+
+/* POST and print the answer; its nonce is saved unless @keep. */
+static int post(const char *path, const char *json, int keep,
+		enum wire_kind kind)
 {
 	struct client *c = client_new(env("PROBE_URL"), env("PROBE_CA"));
 	struct client_reply r = { 0 };
-	struct wire_verdict v;
-	struct imt_error err;
 	int rc = 1;
 
 	if (c == NULL)
 		die("no client");
-	if (client_post(c, path, json, &r) < 0) {
+	if (client_post(c, path, json, &r) < 0)
 		printf("status=0 error=%s\n", r.error);
-	} else if (r.status != 200) {
+	else if (r.status != 200)
 		printf("status=%ld error=%s\n", r.status, r.body ? r.body : "");
-	} else if (wire_decode(WIRE_VERDICT, r.body, r.len, &v, &err) !=
-		   IMT_OK) {
-		printf("status=200 error=%s\n", err.msg);
-	} else {
-		printf("status=200 state=%s next_index=%llu\n", v.state,
-		       (unsigned long long)v.next_index);
-		if (!keep)
-			save_nonce(&v);
-		rc = 0;
-	}
+	else
+		rc = take_answer(kind, &r, keep);
 	client_reply_free(&r);
 	client_free(c);
 	return rc;
@@ -172,7 +191,7 @@ static int enroll(void)
 	client_reply_free(&r);
 	client_free(c);
 	tpm_close(t);
-	return post(path, json, 0);
+	return post(path, json, 0, WIRE_VERDICT);
 }
 
 /* The records of @list from index @from, as bytes; apply @tamper. */
@@ -203,7 +222,7 @@ static uint8_t *records_from(const char *list, size_t from, size_t count,
 		sz[n++] = rec.size;
 		pos += rec.size;
 	}
-	out = malloc(total + 1);
+	out = malloc(2 * total + 1);
 	if (out == NULL)
 		die("out of memory");
 	if (tamper != NULL && sscanf(tamper, "%7[a-z]:%zu", mode, &k) != 2)
@@ -222,6 +241,12 @@ static uint8_t *records_from(const char *list, size_t from, size_t count,
 			out[o + sz[j] - 2] ^= 0x01;	/* in the path */
 		o += sz[j];
 	}
+	/* other:K appends a made-up copy of record K for PCR 11 */
+	if (strcmp(mode, "other") == 0 && k < n) {
+		memcpy(out + o, buf + off[k], sz[k]);
+		out[o] = 11;	/* the little-endian PCR index */
+		o += sz[k];
+	}
 	*len = o;
 	return out;
 }
@@ -237,10 +262,16 @@ static int evidence(int argc, char **argv)
 	struct tpm *t;
 	size_t from = 0, count = SIZE_MAX, len;
 	char path[512], *json;
+	const struct hash_algo *bank = hash_algo_bank("sha256");
 	int ch, keep = 0, rc;
 
-	while ((ch = getopt(argc, argv, "f:n:mt:a:k")) != -1) {
+	while ((ch = getopt(argc, argv, "f:n:mt:a:kb:")) != -1) {
 		switch (ch) {
+		case 'b':
+			bank = hash_algo_bank(optarg);
+			if (bank == NULL)
+				die("unknown bank");
+			break;
 		case 'n':
 			count = strtoull(optarg, NULL, 10);
 			break;
@@ -267,7 +298,7 @@ static int evidence(int argc, char **argv)
 		die("usage: evidence LIST");
 	snprintf(ev.agent, sizeof(ev.agent), "%s", env("PROBE_ID"));
 	load_nonce(ev.nonce, &ev.nonce_len);
-	ev.bank = hash_algo_bank("sha256");
+	ev.bank = bank;
 	t = open_keys(ak_dir, &ek, &ak);
 	/* quote first, then read the list: as the agent does */
 	if (tpm_quote(t, ev.bank, 0x7ff, ev.nonce, ev.nonce_len, &q) != TPM_OK)
@@ -285,7 +316,7 @@ static int evidence(int argc, char **argv)
 		die(err.msg);
 	free(ev.records.data);
 	snprintf(path, sizeof(path), "/v1/agents/%s/evidence", ev.agent);
-	rc = post(path, json, keep);
+	rc = post(path, json, keep, WIRE_VERDICT);
 	free(json);
 	return rc;
 }
@@ -302,7 +333,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "nonce") == 0) {
 		snprintf(path, sizeof(path), "/v1/agents/%s/nonce",
 			 env("PROBE_ID"));
-		return post(path, NULL, 0);
+		return post(path, NULL, 0, WIRE_NONCE);
 	}
 	if (strcmp(argv[1], "evidence") == 0)
 		return evidence(argc - 1, argv + 1);
