@@ -160,6 +160,10 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGEN
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
+# The engine's tests make quotes with software AKs, as the benchmark does.
+$(BUILD)/tests/unit/verifier/test_engine.o: CFLAGS += -Itests/bench
+$(BUILD)/tests/unit/verifier/test_engine: $(BUILD)/tests/bench/soft_ak.o
+
 # agent_tpm_check wraps Esys_Quote to extend a PCR just before the quote.
 $(BUILD)/tests/tools/agent_tpm_check: LDFLAGS += -Wl,--wrap=Esys_Quote
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBAGENT) $(LIBIMATRUST)

@@ -154,6 +154,10 @@ static int check_boot(struct attest *a)
 				   q->reset_count, q->restart_count,
 				   b->reset_count, b->restart_count);
 	a->resume = q->restart_count > b->restart_count;
+	if (a->resume && a->ev->first_index == 0 && b->next_record_index > 0) {
+		start_over(a);	/* the agent starts over: a TPM Restart */
+		return 0;
+	}
 	a->next = b->next_record_index;
 	memcpy(a->sha1, b->pcr10_sha1, sizeof(a->sha1));
 	memcpy(a->sha256, b->pcr10_sha256, sizeof(a->sha256));

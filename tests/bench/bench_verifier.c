@@ -288,7 +288,25 @@ static int fail(struct worker *w, const struct fleet_agent *a, const char *what,
 	return -1;
 }
 
-/* POST @body to /v1/agents/ID/@what and insist on the verdict wanted. */
+/* The answer of POST /nonce: a nonce and nothing else. */
+static int take_nonce(struct worker *w, struct fleet_agent *a)
+{
+	struct imt_error err;
+	struct wire_nonce n;
+
+	if (wire_decode(WIRE_NONCE, w->resp.data, w->resp.len, &n, &err) !=
+	    IMT_OK)
+		return fail(w, a, "nonce", err.msg);
+	memcpy(a->nonce, n.nonce, n.nonce_len);
+	a->nonce_len = n.nonce_len;
+	wire_free(WIRE_NONCE, &n);
+	return 0;
+}
+
+/*
+ * POST @body to /v1/agents/ID/@what and insist on the verdict wanted;
+ * @want_state NULL: the answer is a nonce (POST /nonce).
+ */
 static int exchange(struct worker *w, struct fleet_agent *a, const char *what,
 		    const char *body, const char *want_state,
 		    uint64_t want_next)
@@ -314,6 +332,8 @@ static int exchange(struct worker *w, struct fleet_agent *a, const char *what,
 		snprintf(msg, sizeof(msg), "%s: HTTP %ld", what, status);
 		return fail(w, a, msg, w->resp.data);
 	}
+	if (want_state == NULL)
+		return take_nonce(w, a);
 	if (wire_decode(WIRE_VERDICT, w->resp.data, w->resp.len, &v, &err) !=
 	    IMT_OK)
 		return fail(w, a, "verdict", err.msg);
@@ -359,7 +379,7 @@ static void *warm_up(void *arg)
 			fail(w, a, "curl", "no easy handle");
 			break;
 		}
-		if (exchange(w, a, "nonce", "", "enrolling", 0) < 0 ||
+		if (exchange(w, a, "nonce", "", NULL, 0) < 0 ||
 		    attest(w, a, 1) < 0)
 			break;
 	}

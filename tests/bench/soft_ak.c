@@ -122,7 +122,7 @@ static int make_attest(const struct soft_ak *ak, const struct soft_quote *q,
 	a->clockInfo.clock = q->clock;
 	a->clockInfo.resetCount = q->reset_count;
 	a->clockInfo.restartCount = q->restart_count;
-	a->clockInfo.safe = TPM2_YES;
+	a->clockInfo.safe = q->unsafe ? TPM2_NO : TPM2_YES;
 	a->firmwareVersion = 0x2019102400000000ULL;
 	qi->pcrSelect.count = 1;
 	sel->hash = TPM2_ALG_SHA256;

@@ -43,6 +43,7 @@ struct soft_quote {
 	uint32_t reset_count;
 	uint32_t restart_count;
 	const struct pcr_set *pcrs; /* sha256, PCRs 0-10 present */
+	int unsafe;		    /* 1: clockInfo.safe cleared */
 };
 
 /**

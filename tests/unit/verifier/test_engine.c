@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_engine.c - the trust engine driven without HTTP: machines with
+ * software AKs (tests/bench/soft_ak.c) and software PCRs send evidence
+ * through engine_evidence(); two attackers, one with nothing and one with
+ * a TPM (AK) of her own; every row of the state table walked.
+ */
+#include "verifier_test.h"
+
+#include <sqlite3.h>
+
+#include "backlog.h"
+#include "engine.h"
+#include "ima_build.h"
+#include "ima_list.h"
+#include "ima_replay.h"
+#include "judge.h"
+#include "soft_ak.h"
+#include "transition.h"
+
+#define LIST_MAX (1u << 16)
+
+/* A machine as the engine sees it from the outside: TPM, PCRs, list. */
+struct sm {
+	char id[32];
+	struct soft_ak ak;
+	struct pcr_set pcrs;		/* sha256 PCRs 0-10 as the TPM has them */
+	uint8_t list[LIST_MAX];		/* the kernel's measurement list */
+	size_t len;
+	uint64_t count;
+	uint64_t sent;			/* records the verifier stored */
+	size_t sent_bytes;
+	uint32_t reset, restart;
+	uint64_t clock;
+	uint8_t nonce[WIRE_NONCE_MAX];
+	size_t nonce_len;
+	/* what the last evidence carried, for tests that bend it */
+	uint8_t attest[SOFT_AK_ATTEST_MAX], sig[SOFT_AK_SIG_MAX];
+	struct wire_evidence ev;
+};
+
+static void sm_boot_fresh(struct sm *m)
+{
+	pcr_set_init(&m->pcrs, hash_algo_bank("sha256"));
+	m->pcrs.present = (1u << SOFT_AK_PCRS) - 1;
+	m->len = 0;
+	m->count = 0;
+	m->sent = 0;
+	m->sent_bytes = 0;
+}
+
+/* Append one ima-ng record for @path with @content (NULL: boot). */
+static void sm_measure(struct sm *m, const char *path, const char *content)
+{
+	const struct hash_algo *sha256 = hash_algo_bank("sha256");
+	uint8_t digest[32] = { 0 }, dng[80], th[32], buf[64];
+	static const uint8_t zero[10 * 32];
+	struct ima_build_field f[2];
+	struct ima_list_parser p;
+	struct ima_replay *r;
+	struct ima_record rec;
+	struct imt_error err;
+	size_t n;
+
+	if (content == NULL) {	/* boot_aggregate over the zero PCRs 0-9 */
+		EVP_Digest(zero, sizeof(zero), digest, NULL, EVP_sha256(),
+			   NULL);
+		path = "boot_aggregate";
+	} else {
+		EVP_Digest(content, strlen(content), digest, NULL,
+			   EVP_sha256(), NULL);
+	}
+	f[0] = (struct ima_build_field){ dng,
+					 ima_build_digest_ng(dng, sha256,
+							     digest) };
+	f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) + 1 };
+	n = ima_build_record(m->list + m->len, LIST_MAX - m->len, 10,
+			     "ima-ng", f, 2, 0);
+	assert_true(n > 0);
+	ima_list_parser_init(&p, NULL);
+	assert_int_equal(ima_list_next(&p, m->list + m->len, n, 1, &rec,
+				       &err), IMT_OK);
+	r = ima_replay_new(sha256, &err);
+	assert_non_null(r);
+	assert_int_equal(ima_replay_template_hash(r, &rec, th, &err), IMT_OK);
+	ima_replay_free(r);
+	memcpy(buf, m->pcrs.value[10], 32);
+	memcpy(buf + 32, th, 32);
+	EVP_Digest(buf, sizeof(buf), m->pcrs.value[10], NULL, EVP_sha256(),
+		   NULL);
+	m->len += n;
+	m->count++;
+}
+
+static void sm_new(struct tv *t, struct sm *m, const char *id)
+{
+	struct db_machine_new n = { 0 };
+	struct db_challenge ch = { 0 };
+	struct imt_error err;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->id, sizeof(m->id), "%s", id);
+	assert_int_equal(soft_ak_new(&m->ak), 0);
+	m->reset = 1;
+	sm_boot_fresh(m);
+	sm_measure(m, NULL, NULL);
+	n = (struct db_machine_new){
+		.id = id,
+		.ek_pub = m->ak.pub, .ek_pub_len = m->ak.pub_len,
+		.ak_pub = m->ak.pub, .ak_pub_len = m->ak.pub_len,
+		.ak_name = m->ak.name, .ak_name_len = m->ak.name_len,
+		.state = DB_STATE_ENROLLING,
+	};
+	memcpy(ch.ak_pub, m->ak.pub, m->ak.pub_len);
+	ch.ak_pub_len = m->ak.pub_len;
+	memcpy(ch.ak_name, m->ak.name, m->ak.name_len);
+	ch.ak_name_len = m->ak.name_len;
+	ch.secret_len = 32;
+	ch.ek_chained = 1;
+	if (db_machine_create(t->v.db, &n, TV_NOW, &err) < 0 ||
+	    db_challenge_put(t->v.db, id, &ch, &err) < 0 ||
+	    db_machine_activate(t->v.db, id, &ch, TV_NOW, NULL, &err) < 0)
+		fail_msg("%s: %s", id, err.msg);
+}
+
+/* POST /nonce as the machine's agent would. */
+static void sm_nonce(struct tv *t, struct sm *m, int64_t now)
+{
+	struct engine_answer ans;
+
+	engine_nonce(&t->v, m->id, now, &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
+	memcpy(m->nonce, ans.nonce.nonce, ans.nonce.nonce_len);
+	m->nonce_len = ans.nonce.nonce_len;
+}
+
+/* Quote with @ak (the machine's own unless an attacker's) and build the
+ * evidence of every record not yet stored. */
+static struct wire_evidence *sm_evidence(struct sm *m, struct soft_ak *ak,
+					 int unsafe)
+{
+	struct soft_quote q = {
+		.nonce = m->nonce, .nonce_len = m->nonce_len,
+		.clock = ++m->clock, .reset_count = m->reset,
+		.restart_count = m->restart, .pcrs = &m->pcrs,
+		.unsafe = unsafe,
+	};
+	size_t alen, slen;
+
+	assert_int_equal(soft_ak_quote(ak != NULL ? ak : &m->ak, &q, m->attest,
+				       &alen, m->sig, &slen), 0);
+	memset(&m->ev, 0, sizeof(m->ev));
+	snprintf(m->ev.agent, sizeof(m->ev.agent), "%s", m->id);
+	memcpy(m->ev.nonce, m->nonce, m->nonce_len);
+	m->ev.nonce_len = m->nonce_len;
+	m->ev.bank = m->pcrs.algo;
+	m->ev.quote = (struct wire_blob){ m->attest, alen };
+	m->ev.signature = (struct wire_blob){ m->sig, slen };
+	m->ev.pcrs = m->pcrs;
+	m->ev.first_index = m->sent;
+	m->ev.records = (struct wire_blob){ m->list + m->sent_bytes,
+					    m->len - m->sent_bytes };
+	return &m->ev;
+}
+
+/* Send @ev; on a verdict take its nonce and where the list stands. */
+static enum engine_status sm_send(struct tv *t, struct sm *m,
+				  const struct wire_evidence *ev, int64_t now,
+				  struct engine_answer *ans)
+{
+	engine_evidence(&t->v, ev, now, ans);
+	if (ans->status == ENGINE_OK) {
+		memcpy(m->nonce, ans->verdict.nonce, ans->verdict.nonce_len);
+		m->nonce_len = ans->verdict.nonce_len;
+		if (ans->verdict.next_index == m->count) {
+			m->sent = m->count;
+			m->sent_bytes = m->len;
+		}
+	}
+	return ans->status;
+}
+
+/* One honest round: fresh evidence of everything new, a verdict back. */
+static const char *sm_round(struct tv *t, struct sm *m, int64_t now)
+{
+	static struct engine_answer ans;
+
+	if (sm_send(t, m, sm_evidence(m, NULL, 0), now, &ans) != ENGINE_OK)
+		fail_msg("%s: %u %s", m->id, ans.status, ans.message);
+	return ans.verdict.state;
+}
+
+static int64_t count_rows(struct tv *t, const char *sql, const char *id)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+#define EVENTS_OF(kind) \
+	"SELECT count(*) FROM events WHERE machine_id = ?1 AND kind = '" \
+	kind "'"
+
+static char *reason_of(struct tv *t, const char *id)
+{
+	struct db_machine dm;
+	struct imt_error err;
+	char *r;
+	int found;
+
+	assert_int_equal(db_machine_get(t->v.db, id, &dm, &found, &err), 0);
+	assert_true(found);
+	r = strdup(dm.state_reason != NULL ? dm.state_reason : "");
+	db_machine_release(&dm);
+	return r;
+}
+
+static void ref(struct tv *t, const char *path, const char *content)
+{
+	struct db_ref_source src = { DB_SOURCE_DIR_TREE, "test" };
+	struct imt_error err;
+	uint8_t d[32];
+
+	EVP_Digest(content, strlen(content), d, NULL, EVP_sha256(), NULL);
+	if (db_ref_add(t->v.db, &src, path, "sha256", d, 32, TV_NOW, &err) < 0)
+		fail_msg("db_ref_add: %s", err.msg);
+}
+
+/* ---- verdicts ----------------------------------------------------------- */
+
+static void test_clean_unknown_invalid(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_nonce(t, &m, TV_NOW);
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	assert_string_equal(sm_round(t, &m, TV_NOW + 1), "trusted");
+	/* the TPM-signed quote over a list altered in transit: failed */
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_evidence(&m, NULL, 0);
+	((uint8_t *)m.ev.records.data)[m.ev.records.len - 2] ^= 1;
+	assert_int_equal(sm_send(t, &m, &m.ev, TV_NOW + 2, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "failed");
+	assert_int_equal(ans.verdict.nonce_len, ENGINE_NONCE_SIZE);
+	((uint8_t *)m.ev.records.data)[m.ev.records.len - 2] ^= 1;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 3), "trusted");
+	/* an unknown binary: untrusted, the reason naming it */
+	sm_measure(&m, "/tmp/evil", "evil");
+	assert_string_equal(sm_round(t, &m, TV_NOW + 4), "untrusted");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "/tmp/evil"));
+	assert_non_null(strstr(r, "\"verdict\":\"unknown\""));
+	free(r);
+	/* untrusted holds for the boot, heartbeats included */
+	assert_string_equal(sm_round(t, &m, TV_NOW + 5), "untrusted");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- attacker 1: the network, with nothing ------------------------------ */
+
+static void test_garbage_changes_nothing(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct sm m;
+	int i;
+
+	(void)state;
+	sm_new(t, &m, "victim");
+	sm_nonce(t, &m, TV_NOW);
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	sm_evidence(&m, NULL, 0);
+	m.sig[m.ev.signature.len - 1] ^= 0x55;
+	for (i = 0; i < 100; i++) {
+		engine_evidence(&t->v, &m.ev, TV_NOW + 1, &ans);
+		assert_int_equal(ans.status, ENGINE_REJECTED);
+		assert_int_equal(engine_http_status(ans.status), 403);
+		assert_int_equal(ans.verdict.nonce_len, 0);
+	}
+	assert_int_equal(tv_state(t, "victim"), DB_STATE_TRUSTED);
+	/* written down once a minute, counted every time */
+	assert_int_equal(count_rows(t, EVENTS_OF("rejected"), "victim"), 1);
+	engine_evidence(&t->v, &m.ev, TV_NOW + 1 + ENGINE_REJECTED_INTERVAL,
+			&ans);
+	assert_int_equal(count_rows(t, EVENTS_OF("rejected"), "victim"), 2);
+	assert_int_equal(atomic_load(&t->v.metrics.evidence_rejected), 101);
+	/* the honest agent's nonce was not burnt by any of it */
+	m.sig[m.ev.signature.len - 1] ^= 0x55;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 2), "trusted");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+static int cmp_nonce(const void *a, const void *b)
+{
+	return memcmp(a, b, ENGINE_NONCE_SIZE);
+}
+
+static void test_nonce_rules(void **state)
+{
+	struct tv *t = tv_new();
+	uint8_t (*seen)[ENGINE_NONCE_SIZE] = calloc(10000, ENGINE_NONCE_SIZE);
+	struct engine_answer ans, again;
+	struct wire_evidence old;
+	struct sm m;
+	size_t i, j;
+
+	(void)state;
+	sm_new(t, &m, "m1");
+	/* a stranger's nonce requests hand out the outstanding one */
+	engine_nonce(&t->v, "m1", TV_NOW, &ans);
+	engine_nonce(&t->v, "m1", TV_NOW + 1, &again);
+	assert_int_equal(ans.status, ENGINE_OK);
+	assert_memory_equal(ans.nonce.nonce, again.nonce.nonce,
+			    ENGINE_NONCE_SIZE);
+	assert_int_equal(again.nonce.nonce_ttl, t->v.cfg.nonce_ttl - 1);
+	for (i = 0; i < 1000; i++)
+		engine_nonce(&t->v, "m1", TV_NOW + 2, &again);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM nonces WHERE "
+				       "machine_id = ?1", "m1"), 1);
+	assert_int_equal(atomic_load(&t->v.metrics.nonces_issued), 1);
+	engine_nonce(&t->v, "ghost", TV_NOW, &again);
+	assert_int_equal(again.status, ENGINE_UNKNOWN);
+	/* a replayed genuine quote: refused, nothing changes */
+	sm_nonce(t, &m, TV_NOW);
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	old = m.ev;
+	engine_evidence(&t->v, &old, TV_NOW + 1, &again);
+	assert_int_equal(again.status, ENGINE_NONCE);
+	/* an expired nonce: refused */
+	sm_evidence(&m, NULL, 0);
+	engine_evidence(&t->v, &m.ev, TV_NOW + 1 + t->v.cfg.nonce_ttl, &again);
+	assert_int_equal(again.status, ENGINE_NONCE);
+	assert_int_equal(tv_state(t, "m1"), DB_STATE_TRUSTED);
+	/* every nonce issued is fresh and full length: 10,000 of them */
+	for (i = 0; i < 10000; i++) {
+		engine_verdict(&t->v, "m1", TV_NOW, &again);
+		assert_int_equal(again.status, ENGINE_OK);
+		assert_int_equal(again.verdict.nonce_len, ENGINE_NONCE_SIZE);
+		memcpy(seen[i], again.verdict.nonce, ENGINE_NONCE_SIZE);
+	}
+	qsort(seen, 10000, ENGINE_NONCE_SIZE, cmp_nonce);
+	for (j = 1; j < 10000; j++)
+		assert_memory_not_equal(seen[j - 1], seen[j],
+					ENGINE_NONCE_SIZE);
+	free(seen);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- attacker 2: a TPM of her own --------------------------------------- */
+
+static void test_other_tpm_rejected(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct sm m, mallory;
+
+	(void)state;
+	sm_new(t, &m, "victim");
+	sm_new(t, &mallory, "mallory");	/* enrolled, activated, her own */
+	sm_nonce(t, &m, TV_NOW);
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	/* she learns victim's nonce (anyone can) and quotes it herself */
+	sm_nonce(t, &m, TV_NOW + 1);
+	sm_measure(&m, "/tmp/evil", "evil");
+	engine_evidence(&t->v, sm_evidence(&m, &mallory.ak, 0), TV_NOW + 1,
+			&ans);
+	assert_int_equal(ans.status, ENGINE_REJECTED);
+	assert_non_null(strstr(ans.message, "rejected"));
+	assert_int_equal(tv_state(t, "victim"), DB_STATE_TRUSTED);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM records r JOIN "
+				       "boots b ON b.id = r.boot_id WHERE "
+				       "b.machine_id = ?1", "victim"), 1);
+	soft_ak_free(&m.ak);
+	soft_ak_free(&mallory.ak);
+	tv_free(t);
+}
+
+/* ---- the boot: counters ----------------------------------------------------- */
+
+static void test_counters(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	sm_new(t, &m, "m1");
+	sm_nonce(t, &m, TV_NOW);
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	/* clockInfo.safe cleared (an unorderly shutdown): no failure */
+	assert_int_equal(sm_send(t, &m, sm_evidence(&m, NULL, 1), TV_NOW + 1,
+				 &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	/* a TPM Resume: restartCount moves, PCRs and list go on */
+	m.restart++;
+	sm_measure(&m, "/usr/bin/x", "x");
+	assert_string_equal(sm_round(t, &m, TV_NOW + 2), "untrusted");
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
+				       "machine_id = ?1", "m1"), 1);
+	/* a TPM Restart: restartCount moves, PCRs start over */
+	m.restart++;
+	sm_boot_fresh(&m);
+	sm_measure(&m, NULL, NULL);
+	assert_string_equal(sm_round(t, &m, TV_NOW + 3), "trusted");
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
+				       "machine_id = ?1", "m1"), 2);
+	/* a reboot: resetCount moves */
+	m.reset++;
+	m.restart = 0;
+	sm_boot_fresh(&m);
+	sm_measure(&m, NULL, NULL);
+	assert_string_equal(sm_round(t, &m, TV_NOW + 4), "trusted");
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
+				       "machine_id = ?1", "m1"), 3);
+	/* counters going backwards, signed by the TPM: failed */
+	m.reset--;
+	assert_int_equal(sm_send(t, &m, sm_evidence(&m, NULL, 0), TV_NOW + 5,
+				 &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "failed");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"counters\""));
+	free(r);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- proof before memory -------------------------------------------------- */
+
+static void test_other_pcr_refused(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	uint8_t *copy;
+	struct sm m;
+	size_t last;
+
+	(void)state;
+	sm_new(t, &m, "m1");
+	sm_nonce(t, &m, TV_NOW);
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	/* a made-up PCR 11 record after a genuine one: PCR 10 proves both
+	 * "covered", since PCR 11 leaves PCR 10 alone */
+	last = m.len;
+	sm_measure(&m, "/usr/bin/y", "y");
+	copy = malloc(m.len - last);
+	memcpy(copy, m.list + last, m.len - last);
+	memcpy(m.list + m.len, copy, m.len - last);
+	m.list[m.len] = 11;
+	sm_evidence(&m, NULL, 0);
+	m.ev.records.len += m.len - last;
+	assert_int_equal(sm_send(t, &m, &m.ev, TV_NOW + 1, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "failed");
+	assert_int_equal(ans.verdict.next_index, 1);
+	free(copy);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+static void test_backlog_catches_up(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	size_t half_bytes = 0, i;
+	struct sm m;
+
+	(void)state;
+	t->v.backlog = backlog_new(1u << 20, 4u << 20);
+	ref(t, "/usr/bin/b", "b");
+	sm_new(t, &m, "m1");
+	for (i = 0; i < 200; i++)
+		sm_measure(&m, "/usr/bin/b", "b");
+	sm_nonce(t, &m, TV_NOW);
+	/* the first half, marked "more": held, nothing proven yet */
+	sm_evidence(&m, NULL, 0);
+	half_bytes = m.len / 2;
+	{
+		struct ima_list_parser p;
+		struct ima_record rec;
+		struct imt_error err;
+		size_t pos = 0, n = 0;
+
+		ima_list_parser_init(&p, NULL);
+		while (pos < half_bytes &&
+		       ima_list_next(&p, m.list + pos, m.len - pos, 1, &rec,
+				     &err) == IMT_OK) {
+			pos += rec.size;
+			n++;
+		}
+		half_bytes = pos;
+		m.ev.records.len = half_bytes;
+		m.ev.more = 1;
+		assert_int_equal(sm_send(t, &m, &m.ev, TV_NOW, &ans),
+				 ENGINE_OK);
+		assert_int_equal(ans.verdict.next_index, n);
+		assert_string_equal(ans.verdict.state, "enrolling");
+		m.sent = n;
+		m.sent_bytes = half_bytes;
+	}
+	assert_true(backlog_bytes(t->v.backlog) > 0);
+	/* the rest: the quote proves all 201 */
+	assert_string_equal(sm_round(t, &m, TV_NOW + 1), "trusted");
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM records r JOIN "
+				       "boots b ON b.id = r.boot_id WHERE "
+				       "b.machine_id = ?1", "m1"), 201);
+	assert_int_equal(backlog_bytes(t->v.backlog), 0);
+	backlog_free(t->v.backlog);
+	t->v.backlog = NULL;
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- the clock ------------------------------------------------------------ */
+
+static void test_stale_from_stored_times(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m;
+
+	(void)state;
+	sm_new(t, &m, "seen");
+	tv_machine(t, "never", DB_STATE_ENROLLING);
+	tv_machine(t, "broken", DB_STATE_FAILED);
+	sm_nonce(t, &m, TV_NOW);
+	assert_string_equal(sm_round(t, &m, TV_NOW + 10), "trusted");
+	/* a verifier that was down past the deadline: stale at its start */
+	assert_int_equal(engine_stale_tick(&t->v, TV_NOW + 10 +
+					   (int64_t)t->v.cfg.stale_after - 1),
+			 1);	/* "never" counts from its creation */
+	assert_int_equal(tv_state(t, "seen"), DB_STATE_TRUSTED);
+	assert_int_equal(engine_stale_tick(&t->v, TV_NOW + 11 +
+					   (int64_t)t->v.cfg.stale_after), 1);
+	assert_int_equal(tv_state(t, "seen"), DB_STATE_STALE);
+	assert_int_equal(tv_state(t, "never"), DB_STATE_STALE);
+	/* failed keeps its "no access": it never softens to stale */
+	assert_int_equal(tv_state(t, "broken"), DB_STATE_FAILED);
+	/* valid evidence lifts stale */
+	sm_nonce(t, &m, TV_NOW + 1000);
+	assert_string_equal(sm_round(t, &m, TV_NOW + 1000), "trusted");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- the table ------------------------------------------------------------- */
+
+static const enum db_machine_state all_states[] = {
+	DB_STATE_ENROLLING, DB_STATE_PENDING, DB_STATE_TRUSTED,
+	DB_STATE_UNTRUSTED, DB_STATE_FAILED, DB_STATE_STALE,
+};
+
+/* Every (state, event): the row's target and event, or no change. */
+static void test_every_row(void **state)
+{
+	size_t nrows, i, s, rows_seen = 0;
+	const struct transition_row *rows = transition_table(&nrows);
+	struct imt_error err;
+	int e;
+
+	(void)state;
+	for (i = 0; i < nrows; i++)
+		assert_ptr_equal(transition_find(rows[i].from, rows[i].event),
+				 &rows[i]);	/* no (from, event) twice */
+	for (s = 0; s < sizeof(all_states) / sizeof(all_states[0]); s++) {
+		for (e = 0; e < TR_EVENT_COUNT; e++) {
+			const struct transition_row *row =
+				transition_find((int)all_states[s], e);
+			struct tv *t = tv_new();
+			enum db_machine_state to;
+			int64_t before, after;
+			int rc;
+
+			tv_machine(t, "m", all_states[s]);
+			before = count_rows(t, "SELECT count(*) FROM events "
+					       "WHERE machine_id = ?1", "m");
+			pthread_mutex_lock(&t->v.lock);
+			rc = engine_transition(&t->v, "m", all_states[s], e,
+					       "{\"check\":\"walk\"}",
+					       TV_NOW + 1, &to, &err);
+			pthread_mutex_unlock(&t->v.lock);
+			after = count_rows(t, "SELECT count(*) FROM events "
+					      "WHERE machine_id = ?1", "m");
+			if (row == NULL) {
+				assert_int_equal(rc, 0);
+				assert_int_equal(to, all_states[s]);
+				assert_int_equal(after, before);
+			} else {
+				assert_int_equal(rc, 1);
+				assert_int_equal(to, row->to);
+				assert_int_equal(tv_state(t, "m"), row->to);
+				assert_int_equal(after - before,
+						 row->kind != NULL);
+				assert_int_equal(row->tnc,
+						 transition_tnc_of(row->to));
+				rows_seen++;
+			}
+			tv_free(t);
+		}
+	}
+	/* every row but activation from nothing was walked */
+	for (i = 0; i < nrows; i++)
+		rows_seen += rows[i].from == TRANSITION_NEW;
+	assert_int_equal(rows_seen, nrows);
+	assert_string_equal(transition_tnc_name(transition_tnc_of(
+				    DB_STATE_FAILED)), "no_access");
+	assert_string_equal(transition_event_name(TR_DEADLINE), "deadline");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_unknown_invalid),
+		cmocka_unit_test(test_garbage_changes_nothing),
+		cmocka_unit_test(test_nonce_rules),
+		cmocka_unit_test(test_other_tpm_rejected),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_other_pcr_refused),
+		cmocka_unit_test(test_backlog_catches_up),
+		cmocka_unit_test(test_stale_from_stored_times),
+		cmocka_unit_test(test_every_row),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
