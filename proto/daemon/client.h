@@ -8,8 +8,8 @@
  * (peer and host name), no redirects. Connect timeout 5 s, whole request
  * 30 s. The only file of the agent that includes curl.h.
  */
-#ifndef IMATRUST_AGENT_CLIENT_H
-#define IMATRUST_AGENT_CLIENT_H
+#ifndef IMATRUST_DAEMON_CLIENT_H
+#define IMATRUST_DAEMON_CLIENT_H
 
 #include <stddef.h>
 
@@ -64,4 +64,4 @@ int client_post(struct client *c, const char *path, const char *json,
  */
 void client_reply_free(struct client_reply *r);
 
-#endif /* IMATRUST_AGENT_CLIENT_H */
+#endif /* IMATRUST_DAEMON_CLIENT_H */

@@ -9,8 +9,8 @@
  * fatal() and fatalx() are for broken invariants of our own process only
  * (STYLE.md rule 6): they log and exit(1).
  */
-#ifndef IMATRUST_AGENT_LOG_H
-#define IMATRUST_AGENT_LOG_H
+#ifndef IMATRUST_DAEMON_LOG_H
+#define IMATRUST_DAEMON_LOG_H
 
 /**
  * log_init() - set the program name and whether debug lines are shown.
@@ -53,4 +53,4 @@ void fatal(const char *fmt, ...)
 void fatalx(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
-#endif /* IMATRUST_AGENT_LOG_H */
+#endif /* IMATRUST_DAEMON_LOG_H */
