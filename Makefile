@@ -68,6 +68,21 @@ INC_tests/fuzz := $(INC_proto)
 # inc_of(FILE): the include path of a source file's folder.
 inc_of = $(INC_$(patsubst %/,%,$(dir $(1))))
 
+# What make check-includes proves, as FOLDER:HEADER: a file of FOLDER that
+# includes HEADER must not compile (deny) or must (allow: the probe works).
+INC_DENY := agent:verifier.h agent:cli_util.h agent:db.h \
+	verifier:agent.h verifier:tpm.h verifier:agent_config.h \
+	db:log.h db:verifier.h db:agent.h \
+	proto:log.h proto:file.h proto:client.h proto:db.h proto:agent.h \
+	proto:verifier.h proto/daemon:db.h proto/daemon:agent.h \
+	proto/daemon:verifier.h tests/unit/agent:verifier.h \
+	tests/unit/verifier:agent.h tests/unit/proto:log.h \
+	tests/unit/db:log.h tests/tools:verifier.h tests/fuzz:log.h
+INC_ALLOW := agent:agent.h agent:log.h agent:client.h agent:wire.h \
+	verifier:verifier.h verifier:db.h verifier:log.h verifier:client.h \
+	db:db.h db:wire.h proto:wire.h proto/daemon:log.h proto/daemon:conf.h
+INC_LIST := $(BUILD)/tests/check-includes.list
+
 # libimatrust: everything both daemons agree on (proto/), pure: no I/O.
 PROTO_SRC := $(wildcard proto/*.c)
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
@@ -122,6 +137,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 .SECONDARY:
 
 .PHONY: all check check-fast check-unit check-cli check-guest kernel \
+	check-includes \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
 	demo check-guest-fleet
@@ -204,17 +220,30 @@ check-integration: all $(TOOL_BINS)
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools tests/run-suite.sh \
 		check-integration $(INTEGRATION_TESTS)
 
+# One probe per line for tests/check-includes.sh, with inc_of's flags.
+inc_probe = $(1) $(word 1,$(subst :, ,$(2))) $(word 2,$(subst :, ,$(2))) \
+	$(call inc_of,$(word 1,$(subst :, ,$(2)))/probe.c)
+$(INC_LIST): Makefile
+	@mkdir -p $(@D)
+	@echo "$(CC) $(filter-out -MMD -MP,$(CFLAGS))" >$@
+	@$(foreach p,$(INC_DENY),echo "$(call inc_probe,deny,$(p))" >>$@;)
+	@$(foreach p,$(INC_ALLOW),echo "$(call inc_probe,allow,$(p))" >>$@;)
+
+check-includes: $(INC_LIST)
+	@tests/run-suite.sh check-includes "tests/check-includes.sh $(INC_LIST)"
+
 check-unit: $(UNIT_BINS)
 	@tests/run-suite.sh unit $(UNIT_BINS)
 
 check-cli: $(BINS)
 	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh cli tests/cli/test_*.sh
 
-check-fast: all $(UNIT_BINS) $(TOOL_BINS)
+check-fast: all $(UNIT_BINS) $(TOOL_BINS) $(INC_LIST)
 	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin \
 		IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
-		tests/run-suite.sh check-fast $(UNIT_BINS) tests/cli/test_*.sh \
-		$(INTEGRATION_TESTS)
+		tests/run-suite.sh check-fast \
+		"tests/check-includes.sh $(INC_LIST)" $(UNIT_BINS) \
+		tests/cli/test_*.sh $(INTEGRATION_TESTS)
 
 check: check-fast check-fuzz check-guest check-guest-streaming \
 	check-guest-fleet
