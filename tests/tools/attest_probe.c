@@ -85,10 +85,19 @@ static void load_nonce(uint8_t *nonce, size_t *len)
 		die("bad saved nonce");
 }
 
+/* The agent's client for $PROBE_URL, trusting $PROBE_CA. */
+static struct client *probe_client(void)
+{
+	struct client_opts o;
+
+	client_opts_init(&o, env("PROBE_URL"), env("PROBE_CA"));
+	return client_new(&o);
+}
+
 /* POST and print the answer; a verdict's nonce is saved unless @keep. */
 static int post(const char *path, const char *json, int keep)
 {
-	struct client *c = client_new(env("PROBE_URL"), env("PROBE_CA"));
+	struct client *c = probe_client();
 	struct client_reply r = { 0 };
 	struct wire_verdict v;
 	struct imt_error err;
@@ -132,7 +141,7 @@ static int enroll(void)
 	struct wire_enroll e = { 0 };
 	struct wire_challenge ch;
 	struct wire_activate a = { 0 };
-	struct client *c = client_new(env("PROBE_URL"), env("PROBE_CA"));
+	struct client *c = probe_client();
 	struct client_reply r = { 0 };
 	struct imt_error err;
 	struct tpm_ek ek;
