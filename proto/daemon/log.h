@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * log.h - the agent's one log API, in the shape of OpenBSD's daemons.
+ * log.h - the daemons' one log API, in the shape of OpenBSD's daemons.
  *
  * Lines go to stderr with an sd-daemon level prefix ("<3>" error, "<4>"
  * warning, "<6>" info, "<7>" debug), which journald turns into the
@@ -43,6 +43,15 @@ enum log_level {
  *	   log_setverbose(0) LOG_LEVEL_INFO
  */
 void log_setlevel(enum log_level level);
+
+/**
+ * log_level_parse() - the level a config's log_level names.
+ * @name: "debug", "info" or "warning"
+ * @level: receives the level
+ *
+ * Return: 0, or -1 for another name.
+ */
+int log_level_parse(const char *name, enum log_level *level);
 
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
