@@ -150,6 +150,7 @@ static int enroll(void)
 	size_t slen;
 	unsigned int mlen;
 	char path[512], *json;
+	int rc;
 	struct tpm *t = open_keys(env("PROBE_STATE"), &ek, &ak);
 
 	snprintf(e.agent, sizeof(e.agent), "%s", env("PROBE_ID"));
@@ -181,7 +182,9 @@ static int enroll(void)
 	client_reply_free(&r);
 	client_free(c);
 	tpm_close(t);
-	return post(path, json, 0);
+	rc = post(path, json, 0);
+	free(json);
+	return rc;
 }
 
 /* The records of @list from index @from, as bytes; apply @tamper. */
