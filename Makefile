@@ -41,13 +41,58 @@ OPT_LD :=
 endif
 
 CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) $(TPM_CFLAGS) \
-	-Iproto -Idb -Iagent -Iverifier -MMD -MP
+	-MMD -MP
 LDFLAGS += $(OPT_LD) $(HARDEN_LD)
 
-# libimatrust: everything both daemons agree on (proto/).
+# Each folder's include path: a source sees only the headers of the folders
+# it may use, so an include across the agent/verifier boundary (or from
+# proto/ into a daemon) does not compile. The path of a source is that of
+# the folder it lives in (INC_<folder>); a folder without an entry does not
+# build. `make check-includes` proves the boundaries.
+INC_proto := -Iproto
+INC_proto/daemon := -Iproto -Iproto/daemon
+INC_db := -Iproto -Idb
+INC_agent := -Iproto -Iproto/daemon -Iagent
+INC_verifier := -Iproto -Iproto/daemon -Idb -Iverifier
+# Tests see what the folder they test sees.
+INC_tests/unit/proto := $(INC_proto)
+INC_tests/unit/proto/daemon := $(INC_proto/daemon)
+INC_tests/unit/db := $(INC_db)
+INC_tests/unit/agent := $(INC_agent)
+INC_tests/unit/verifier := $(INC_verifier)
+# tests/tools drive the agent's modules (tpm.h, client.h); tests/bench the
+# verifier's (list_reader.h, digest_set.h, db.h); tests/fuzz only proto/.
+INC_tests/tools := $(INC_agent)
+INC_tests/bench := $(INC_verifier)
+INC_tests/fuzz := $(INC_proto)
+# inc_of(FILE): the include path of a source file's folder.
+inc_of = $(INC_$(patsubst %/,%,$(dir $(1))))
+
+# What make check-includes proves, as FOLDER:HEADER: a file of FOLDER that
+# includes HEADER must not compile (deny) or must (allow: the probe works).
+INC_DENY := agent:verifier.h agent:cli_util.h agent:db.h \
+	verifier:agent.h verifier:tpm.h verifier:agent_config.h \
+	db:log.h db:verifier.h db:agent.h \
+	proto:log.h proto:file.h proto:client.h proto:db.h proto:agent.h \
+	proto:verifier.h proto/daemon:db.h proto/daemon:agent.h \
+	proto/daemon:verifier.h tests/unit/agent:verifier.h \
+	tests/unit/verifier:agent.h tests/unit/proto:log.h \
+	tests/unit/db:log.h tests/tools:verifier.h tests/fuzz:log.h
+INC_ALLOW := agent:agent.h agent:log.h agent:client.h agent:wire.h \
+	verifier:verifier.h verifier:db.h verifier:log.h verifier:client.h \
+	db:db.h db:wire.h proto:wire.h proto/daemon:log.h proto/daemon:conf.h
+INC_LIST := $(BUILD)/tests/check-includes.list
+
+# libimatrust: everything both daemons agree on (proto/), pure: no I/O.
 PROTO_SRC := $(wildcard proto/*.c)
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 LIBIMATRUST := $(BUILD)/lib/libimatrust.a
+
+# libimadaemon: what both daemons and the CLI share that does I/O (log,
+# sd_notify, bounded file reads, the HTTPS client, start-up options).
+DAEMON_SRC := $(wildcard proto/daemon/*.c)
+DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
+LIBDAEMON := $(BUILD)/lib/libimadaemon.a
 
 # The storage layer the verifier links (db/).
 DB_SRC := $(wildcard db/*.c)
@@ -78,7 +123,7 @@ TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 INTEGRATION_TESTS := $(wildcard tests/integration/test_*.sh)
 
 # Unit tests mirror the source folders: tests/unit/<folder>/test_<module>.c
-UNIT_SRC := $(wildcard tests/unit/*/test_*.c)
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/proto/daemon/test_*.c)
 UNIT_BINS := $(UNIT_SRC:%.c=$(BUILD)/%)
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_<parser>.c
@@ -86,12 +131,13 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 20
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	-Iproto $(PKG_CFLAGS)
+	$(INC_tests/fuzz) $(PKG_CFLAGS)
 
 # Keep the objects of chained rules (tests, tools): no "rm" after a run.
 .SECONDARY:
 
 .PHONY: all check check-fast check-unit check-cli check-guest kernel \
+	check-includes \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
 	demo check-guest-fleet
@@ -100,7 +146,8 @@ all: $(BINS) $(BENCH_BINS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(if $(call inc_of,$<),,$(error $<: no include path for $(<D) (INC_$(<D))))
+	$(CC) $(CFLAGS) $(call inc_of,$<) -c $< -o $@
 
 $(LIBIMATRUST): $(PROTO_OBJ)
 	@mkdir -p $(@D)
@@ -118,26 +165,28 @@ $(LIBDB): $(DB_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-# The CLI shares the agent's bounded file reader (agent/file.c).
+$(LIBDAEMON): $(DAEMON_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+# Link order: a folder's library, then libimadaemon, then libimatrust.
 $(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) \
-		$(BUILD)/agent/file.o $(LIBIMATRUST)
+		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# The verifier daemon shares the agent's log and sd_notify modules.
 $(BUILD)/bin/imatrust-verifier: $(BUILD)/verifier/imatrust-verifier.o \
-		$(LIBVERIFIER) $(LIBDB) $(BUILD)/agent/log.o \
-		$(BUILD)/agent/notify.o $(BUILD)/agent/file.o $(LIBIMATRUST)
+		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
-		$(LIBIMATRUST)
+		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TPM_LIBS) $(PKG_LIBS)
 
 $(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) \
-		$(BUILD)/agent/file.o $(LIBIMATRUST)
+		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -154,9 +203,8 @@ $(BUILD)/bin/bench-verifier: $(BUILD)/tests/bench/bench_verifier.o \
 $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 	-Wno-missing-prototypes
 
-# libverifier before libagent: the verifier's modules use the agent's log.
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGENT) \
-		$(LIBIMATRUST)
+		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
@@ -166,7 +214,8 @@ $(BUILD)/tests/unit/verifier/test_engine: $(BUILD)/tests/bench/soft_ak.o
 
 # agent_tpm_check wraps Esys_Quote to extend a PCR just before the quote.
 $(BUILD)/tests/tools/agent_tpm_check: LDFLAGS += -Wl,--wrap=Esys_Quote
-$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBAGENT) $(LIBIMATRUST)
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBAGENT) $(LIBDAEMON) \
+		$(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(TPM_LIBS) $(PKG_LIBS)
 
@@ -175,17 +224,30 @@ check-integration: all $(TOOL_BINS)
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools tests/run-suite.sh \
 		check-integration $(INTEGRATION_TESTS)
 
+# One probe per line for tests/check-includes.sh, with inc_of's flags.
+inc_probe = $(1) $(word 1,$(subst :, ,$(2))) $(word 2,$(subst :, ,$(2))) \
+	$(call inc_of,$(word 1,$(subst :, ,$(2)))/probe.c)
+$(INC_LIST): Makefile
+	@mkdir -p $(@D)
+	@echo "$(CC) $(filter-out -MMD -MP,$(CFLAGS))" >$@
+	@$(foreach p,$(INC_DENY),echo "$(call inc_probe,deny,$(p))" >>$@;)
+	@$(foreach p,$(INC_ALLOW),echo "$(call inc_probe,allow,$(p))" >>$@;)
+
+check-includes: $(INC_LIST)
+	@tests/run-suite.sh check-includes "tests/check-includes.sh $(INC_LIST)"
+
 check-unit: $(UNIT_BINS)
 	@tests/run-suite.sh unit $(UNIT_BINS)
 
 check-cli: $(BINS)
 	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh cli tests/cli/test_*.sh
 
-check-fast: all $(UNIT_BINS) $(TOOL_BINS)
+check-fast: all $(UNIT_BINS) $(TOOL_BINS) $(INC_LIST)
 	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin \
 		IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
-		tests/run-suite.sh check-fast $(UNIT_BINS) tests/cli/test_*.sh \
-		$(INTEGRATION_TESTS)
+		tests/run-suite.sh check-fast \
+		"tests/check-includes.sh $(INC_LIST)" $(UNIT_BINS) \
+		tests/cli/test_*.sh $(INTEGRATION_TESTS)
 
 check: check-fast check-fuzz check-guest check-guest-streaming \
 	check-guest-fleet
@@ -242,7 +304,8 @@ deps:
 	@deploy/install-deps.sh
 
 format:
-	clang-format -i $(PROTO_SRC) proto/*.h verifier/*.[ch]
+	clang-format -i $(PROTO_SRC) proto/*.h $(DAEMON_SRC) proto/daemon/*.h \
+		verifier/*.[ch]
 
 clean:
 	rm -rf build

@@ -633,6 +633,7 @@ static int agent_paths(struct agent *a)
 
 static int agent_start(struct agent *a)
 {
+	struct client_opts co;
 	struct imt_error err;
 	int rc;
 
@@ -668,7 +669,9 @@ static int agent_start(struct agent *a)
 		 a->ek.cert_len != 0 ? " with certificate" : "",
 		 a->ak.created ? "created" : "loaded");
 	backoff_reset(&a->backoff);
-	a->client = client_new(a->cfg->verifier_url, a->cfg->ca_cert);
+	client_opts_init(&co, a->cfg->verifier_url, a->cfg->ca_cert);
+	co.user_agent = "imatrust-agent/1";
+	a->client = client_new(&co);
 	if (a->client == NULL) {
 		log_warnx("HTTPS client: cannot start libcurl");
 		return -1;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cli_client.h - the operator CLI's one way to the verifier: libcurl
- * wrapped once (base URL, CA file, bearer token, JSON in and out).
+ * cli_client.h - the operator CLI's one way to the verifier: its
+ * options and environment, the token, JSON in and out, and messages in the
+ * operator's terms, over the shared HTTPS client (proto/daemon/client.h).
  *
  * Settings come from the options --url, --ca, --token-file, else from
  * the environment: IMATRUST_URL, IMATRUST_CA, IMATRUST_TOKEN_FILE, or
  * IMATRUST_TOKEN (the token itself). The default URL is
- * https://127.0.0.1:8443.
+ * https://127.0.0.1:8443. An http:// URL would carry the token in clear:
+ * it is refused unless --insecure-http or IMATRUST_INSECURE_HTTP=1.
  */
 #ifndef IMATRUST_CLI_CLIENT_H
 #define IMATRUST_CLI_CLIENT_H
@@ -23,16 +25,20 @@
 #define CLI_CLIENT_OPT_URL 0x100
 #define CLI_CLIENT_OPT_CA 0x101
 #define CLI_CLIENT_OPT_TOKEN 0x102
+#define CLI_CLIENT_OPT_INSECURE 0x103
 #define CLI_CLIENT_LONGOPTS \
 	{ "url", required_argument, NULL, CLI_CLIENT_OPT_URL }, \
 	{ "ca", required_argument, NULL, CLI_CLIENT_OPT_CA }, \
-	{ "token-file", required_argument, NULL, CLI_CLIENT_OPT_TOKEN }
-#define CLI_CLIENT_USAGE "[--url URL] [--ca FILE] [--token-file FILE]"
+	{ "token-file", required_argument, NULL, CLI_CLIENT_OPT_TOKEN }, \
+	{ "insecure-http", no_argument, NULL, CLI_CLIENT_OPT_INSECURE }
+#define CLI_CLIENT_USAGE "[--url URL] [--ca FILE] [--token-file FILE] " \
+	"[--insecure-http]"
 
 struct cli_client_opts {
 	const char *url;
 	const char *ca;
 	const char *token_file;
+	int insecure_http;	/* allow http:// (the token in clear) */
 };
 
 struct cli_client;
@@ -46,6 +52,11 @@ int cli_client_opt(struct cli_client_opts *o, int ch, const char *arg);
 
 /**
  * cli_client_new() - a client for the options and environment.
+ *
+ * A URL that is not https:// (or http:// with --insecure-http or
+ * IMATRUST_INSECURE_HTTP=1) is a usage error: the message names the flag
+ * and the process exits with CLI_EXIT_USAGE before the token is read.
+ *
  * Return: the client, or NULL after printing why (no token, ...).
  */
 struct cli_client *cli_client_new(const struct cli_client_opts *o);

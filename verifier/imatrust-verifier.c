@@ -7,8 +7,9 @@
  *	imatrust-verifier -n [-c FILE]			check the config, exit
  *	imatrust-verifier -H				print the config keys
  *	imatrust-verifier [-c FILE] token add|rm NAME	operator tokens
+ *
+ * The options and the log level are the agent's too (daemon.h).
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,9 @@
 
 #include "ak_cache.h"
 #include "backlog.h"
-#include "engine.h"
+#include "daemon.h"
 #include "db.h"
+#include "engine.h"
 #include "file.h"
 #include "hex.h"
 #include "log.h"
@@ -225,58 +227,38 @@ out:
 	return rc;
 }
 
-static void usage(void)
+/* -H: config.c's table (its printer takes a FILE * as void *). */
+static void print_keys(FILE *out)
 {
-	fprintf(stderr,
-		"usage: imatrust-verifier [-dnH] [-c FILE] [token add|rm NAME]\n"
-		"  -c FILE  configuration (default " DEFAULT_CONFIG ")\n"
-		"  -d       debug log lines\n"
-		"  -n       check the configuration and exit\n"
-		"  -H       print every configuration key and exit\n");
+	config_print_help(out);
 }
+
+static const struct daemon_info verifier_daemon = {
+	.name = "imatrust-verifier",
+	.config_default = DEFAULT_CONFIG,
+	.operands = "[token add|rm NAME]",
+	.print_keys = print_keys,
+};
 
 int main(int argc, char **argv)
 {
 	static struct verifier v;
-	const char *path = DEFAULT_CONFIG;
 	struct sigaction sa = { .sa_handler = on_signal };
-	int ch, check_only = 0, debug = 0;
+	struct daemon_opts o;
 
-	while ((ch = getopt(argc, argv, "c:dnH")) != -1) {
-		switch (ch) {
-		case 'c':
-			path = optarg;
-			break;
-		case 'd':
-			debug = 1;
-			break;
-		case 'n':
-			check_only = 1;
-			break;
-		case 'H':
-			config_print_help(stdout);
-			return 0;
-		default:
-			usage();
-			return 2;
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	log_init("imatrust-verifier", debug);
-	if (load_config(&v.cfg, path) < 0)
+	daemon_options(&verifier_daemon, argc, argv, &o);
+	if (load_config(&v.cfg, o.config) < 0)
 		return 1;
-	if (!debug && strcmp(v.cfg.log_level, "debug") == 0)
-		log_setverbose(1);
-	if (check_only) {
-		printf("%s: configuration OK\n", path);
-		return 0;
-	}
+	if (o.check)
+		return daemon_checked(&o, NULL);
+	if (daemon_log_level(&o, v.cfg.log_level) < 0)
+		return 1;
 	pthread_mutex_init(&v.lock, NULL);
-	if (argc > 0 && strcmp(argv[0], "token") == 0)
-		return token_command(&v, argc, argv);
-	if (argc > 0) {
-		usage();
+	if (o.argc > 0 && strcmp(o.argv[0], "token") == 0)
+		return token_command(&v, o.argc, o.argv);
+	if (o.argc > 0) {
+		fprintf(stderr, "usage: imatrust-verifier [-c FILE] "
+			"token add|rm NAME\n");
 		return 2;
 	}
 	sigaction(SIGTERM, &sa, NULL);

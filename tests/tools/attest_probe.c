@@ -86,6 +86,15 @@ static void load_nonce(uint8_t *nonce, size_t *len)
 		die("bad saved nonce");
 }
 
+/* The agent's client for $PROBE_URL, trusting $PROBE_CA. */
+static struct client *probe_client(void)
+{
+	struct client_opts o;
+
+	client_opts_init(&o, env("PROBE_URL"), env("PROBE_CA"));
+	return client_new(&o);
+}
+
 /* Print the answer of @kind (a verdict or a nonce) and save its nonce. */
 static int take_answer(enum wire_kind kind, const struct client_reply *r,
 		       int keep)
@@ -117,7 +126,7 @@ static int take_answer(enum wire_kind kind, const struct client_reply *r,
 static int post(const char *path, const char *json, int keep,
 		enum wire_kind kind)
 {
-	struct client *c = client_new(env("PROBE_URL"), env("PROBE_CA"));
+	struct client *c = probe_client();
 	struct client_reply r = { 0 };
 	int rc = 1;
 
@@ -151,7 +160,7 @@ static int enroll(void)
 	struct wire_enroll e = { 0 };
 	struct wire_challenge ch;
 	struct wire_activate a = { 0 };
-	struct client *c = client_new(env("PROBE_URL"), env("PROBE_CA"));
+	struct client *c = probe_client();
 	struct client_reply r = { 0 };
 	struct imt_error err;
 	struct tpm_ek ek;
@@ -160,6 +169,7 @@ static int enroll(void)
 	size_t slen;
 	unsigned int mlen;
 	char path[512], *json;
+	int rc;
 	struct tpm *t = open_keys(env("PROBE_STATE"), &ek, &ak);
 
 	snprintf(e.agent, sizeof(e.agent), "%s", env("PROBE_ID"));
@@ -191,7 +201,9 @@ static int enroll(void)
 	client_reply_free(&r);
 	client_free(c);
 	tpm_close(t);
-	return post(path, json, 0, WIRE_VERDICT);
+	rc = post(path, json, 0, WIRE_VERDICT);
+	free(json);
+	return rc;
 }
 
 /* The records of @list from index @from, as bytes; apply @tamper. */

@@ -43,6 +43,28 @@ void log_setlevel(enum log_level level)
 	log_level = level;
 }
 
+static const struct {
+	const char *name;
+	enum log_level level;
+} log_levels[] = {
+	{ "debug", LOG_LEVEL_DEBUG },
+	{ "info", LOG_LEVEL_INFO },
+	{ "warning", LOG_LEVEL_WARNING },
+};
+
+int log_level_parse(const char *name, enum log_level *level)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(log_levels) / sizeof(log_levels[0]); i++) {
+		if (strcmp(log_levels[i].name, name) == 0) {
+			*level = log_levels[i].level;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /*
  * Format the whole line first and write it with one call, so lines of
  * concurrent writers do not interleave.  @errnum is appended when > 0.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * log.h - the agent's one log API, in the shape of OpenBSD's daemons.
+ * log.h - the daemons' one log API, in the shape of OpenBSD's daemons.
  *
  * Lines go to stderr with an sd-daemon level prefix ("<3>" error, "<4>"
  * warning, "<6>" info, "<7>" debug), which journald turns into the
@@ -9,8 +9,8 @@
  * fatal() and fatalx() are for broken invariants of our own process only
  * (STYLE.md rule 6): they log and exit(1).
  */
-#ifndef IMATRUST_AGENT_LOG_H
-#define IMATRUST_AGENT_LOG_H
+#ifndef IMATRUST_DAEMON_LOG_H
+#define IMATRUST_DAEMON_LOG_H
 
 /**
  * log_init() - set the program name and whether debug lines are shown.
@@ -44,6 +44,15 @@ enum log_level {
  */
 void log_setlevel(enum log_level level);
 
+/**
+ * log_level_parse() - the level a config's log_level names.
+ * @name: "debug", "info" or "warning"
+ * @level: receives the level
+ *
+ * Return: 0, or -1 for another name.
+ */
+int log_level_parse(const char *name, enum log_level *level);
+
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -53,4 +62,4 @@ void fatal(const char *fmt, ...)
 void fatalx(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
-#endif /* IMATRUST_AGENT_LOG_H */
+#endif /* IMATRUST_DAEMON_LOG_H */

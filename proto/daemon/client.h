@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * client.h - HTTPS to the verifier: libcurl, wrapped once for the agent
+ * and the operator CLI.
+ *
+ * One easy handle per client, so libcurl keeps one connection to the
+ * verifier alive between requests (DESIGN §4). TLS 1.2 or later, the
+ * server certificate checked against a CA file or the system store (peer
+ * and host name), no redirects, https only unless the caller allows
+ * plain http. JSON bodies in and out, an optional bearer token, a bound
+ * on the answer's size. The only file of the project that includes
+ * curl.h.
+ */
+#ifndef IMATRUST_DAEMON_CLIENT_H
+#define IMATRUST_DAEMON_CLIENT_H
+
+#include <stddef.h>
+
+#define CLIENT_CONNECT_TIMEOUT_MS 5000L
+#define CLIENT_TIMEOUT_MS 30000L
+#define CLIENT_ERROR_MAX 256	/* one transport error message */
+
+/* Why no HTTP answer arrived, for callers that explain it. */
+enum client_err {
+	CLIENT_ERR_NONE,	/* an answer arrived */
+	CLIENT_ERR_CONNECT,	/* nobody listens there */
+	CLIENT_ERR_RESOLVE,	/* the host name did not resolve */
+	CLIENT_ERR_TLS,		/* handshake, certificate or CA file */
+	CLIENT_ERR_TOO_LARGE,	/* the answer exceeded answer_max */
+	CLIENT_ERR_PROTOCOL,	/* a scheme the client refuses */
+	CLIENT_ERR_OTHER,	/* timeout, URL, memory, ... */
+};
+
+/* What a client is made of; client_opts_init() sets the defaults. */
+struct client_opts {
+	const char *base_url;	/* "https://host[:port]" (copied) */
+	const char *ca_file;	/* PEM CA file, NULL: system store (copied) */
+	const char *token;	/* bearer token, NULL: none (copied, wiped) */
+	const char *user_agent;	/* User-Agent, NULL: none */
+	size_t answer_max;	/* bytes of one answer body */
+	long connect_timeout_ms;
+	long timeout_ms;	/* whole request; 0: no limit */
+	int allow_http;		/* 1: http:// too (the token in clear!) */
+};
+
+struct client;
+
+/* An HTTP answer, or the reason there was none. */
+struct client_reply {
+	long status;			/* HTTP status; 0 on transport error */
+	char *body;			/* owned, NUL-terminated; NULL if none */
+	size_t len;			/* bytes in @body, <= answer_max */
+	enum client_err err;		/* CLIENT_ERR_NONE with an answer */
+	char error[CLIENT_ERROR_MAX];	/* transport error, "" otherwise */
+};
+
+/**
+ * client_opts_init() - the agent's defaults: https only, no token, answers
+ * up to WIRE_BODY_MAX, 5 s to connect, 30 s per request.
+ * @o: the options to fill
+ * @base_url: the verifier's base URL (borrowed until client_new())
+ * @ca_file: PEM CA file, or NULL for the system store (borrowed)
+ */
+void client_opts_init(struct client_opts *o, const char *base_url,
+		      const char *ca_file);
+
+/**
+ * client_new() - a client for the verifier described by @o.
+ * @o: the options; strings are copied, trailing '/'s of the URL dropped
+ *
+ * Return: the client (free with client_free()), or NULL (no memory, or
+ * libcurl could not start).
+ */
+struct client *client_new(const struct client_opts *o);
+
+/**
+ * client_free() - close the connection, wipe the token and free @c; NULL
+ * is allowed.
+ * @c: the client
+ */
+void client_free(struct client *c);
+
+/**
+ * client_request() - @method @path with @json and wait for the answer.
+ * @c: the client
+ * @method: "GET", "POST", "DELETE"
+ * @path: "/v1/..." (with its query) appended to the base URL
+ * @json: the body, Content-Type application/json; NULL for none (a POST
+ *	  without one sends an empty JSON-typed body)
+ * @r: receives status and body (any status) or the transport error;
+ *     release with client_reply_free()
+ *
+ * Return: 0 when an HTTP answer arrived (whatever its status), -1 on a
+ * transport error (connect, TLS, timeout, refused scheme, answer above
+ * answer_max), with @r->err and @r->error set.
+ */
+int client_request(struct client *c, const char *method, const char *path,
+		   const char *json, struct client_reply *r);
+
+/**
+ * client_post() - client_request() with "POST".
+ * @c: the client
+ * @path: "/v1/..." appended to the base URL
+ * @json: the body; NULL for an empty one
+ * @r: as for client_request()
+ *
+ * Return: as client_request().
+ */
+int client_post(struct client *c, const char *path, const char *json,
+		struct client_reply *r);
+
+/**
+ * client_reply_free() - free the body of @r and clear it.
+ * @r: the reply
+ */
+void client_reply_free(struct client_reply *r);
+
+/**
+ * client_escape() - @s escaped for a URL query argument.
+ * @c: the client
+ * @s: the text
+ *
+ * Return: malloc'ed text (caller frees), or NULL.
+ */
+char *client_escape(struct client *c, const char *s);
+
+/**
+ * client_url() - the base URL the client talks to, for messages.
+ * @c: the client
+ */
+const char *client_url(const struct client *c);
+
+#endif /* IMATRUST_DAEMON_CLIENT_H */
