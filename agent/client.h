@@ -3,7 +3,7 @@
  * client.h - the agent's HTTPS client: libcurl, wrapped once.
  *
  * One easy handle per client, so libcurl keeps one connection to the
- * verifier alive between requests (DESIGN §4). TLS 1.2 or later only,
+ * verifier alive between requests (proto/DESIGN.md §4). TLS 1.2 or later only,
  * https only, the server certificate checked against the fleet CA file
  * (peer and host name), no redirects. Connect timeout 5 s, whole request
  * 30 s. The only file of the agent that includes curl.h.

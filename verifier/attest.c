@@ -9,7 +9,7 @@
  *  3. the boot: the quote's resetCount/restartCount (signed by the TPM,
  *     not what the agent claims) against the stored boot;
  *  4. replay of the new records from the stored running PCR 10 to the
- *     quoted value; the longest proven prefix is kept (DESIGN §4);
+ *     quoted value; the longest proven prefix is kept (proto/DESIGN.md §4);
  *  5. under the lock: the nonce is consumed (single use, unexpired, this
  *     machine's), the records judged, and everything stored in one
  *     transaction with the next nonce.

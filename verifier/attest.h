@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * attest.h - judge one piece of evidence (DESIGN §4-5): the quote, the
+ * attest.h - judge one piece of evidence (proto/DESIGN.md §4-5): the quote, the
  * boot it belongs to, the replay of the new records against it, their
  * verdicts, the machine's state, and the next nonce.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * backlog.h - records a quote is ahead of (DESIGN §4, the catch-up case).
+ * backlog.h - records a quote is ahead of (proto/DESIGN.md §4, catching up).
  *
  * An agent that starts on a machine whose list is larger than one
  * evidence message (WIRE_RECORDS_MAX) sends the list in pieces, but every

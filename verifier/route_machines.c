@@ -27,7 +27,7 @@
  */
 #define RECORDS_SCAN_MAX 100000
 
-/* DESIGN §5: what network access control should do with each state. */
+/* proto/DESIGN.md §5: what network access control should do with each state. */
 static const char *const tnc_names[] = {
 	[DB_STATE_ENROLLING] = "no_recommendation",
 	[DB_STATE_PENDING] = "no_recommendation",
