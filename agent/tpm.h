@@ -3,7 +3,7 @@
  * tpm.h - the agent's TPM: endorsement key, attestation key, credential
  * activation, quotes and PCR extends, over tpm2-tss ESAPI.
  *
- * This module is the agent's only user of tss2_esys.h (STYLE.md rules 10
+ * This is the agent's only user of tss2_esys.h (proto/DESIGN.md §9 rules 10
  * and 12): every Esys_* call is in tpm.c, every TSS2_RC becomes an enum
  * tpm_status there and is logged once, decoded, by that file. Everything
  * that crosses this header is plain bytes in TPM wire format (marshalled
@@ -82,7 +82,7 @@ struct tpm_ak {
 					 * the verifier has not enrolled) */
 };
 
-/* One quote as evidence carries it (DESIGN §4). */
+/* One quote as evidence carries it (proto/DESIGN.md §4). */
 struct tpm_evidence_quote {
 	uint8_t attest[TPM_BLOB_MAX];	/* TPMS_ATTEST as the TPM signed it */
 	size_t attest_len;
@@ -181,7 +181,7 @@ enum tpm_status tpm_activate_credential(struct tpm *t, const uint8_t *cred,
  * tpm_quote() - an AK-signed quote over @mask of @bank and those PCRs.
  * @t: the TPM, with the AK loaded
  * @bank: the PCR bank (a hash_algo with ->bank set and a TPM algorithm)
- * @mask: bit i quotes PCR i (PCRs 0-23); DESIGN §4 uses 0x7ff (0-10)
+ * @mask: bit i quotes PCR i (PCRs 0-23); proto/DESIGN.md §4 uses 0x7ff (0-10)
  * @nonce: qualifyingData, the verifier's nonce
  * @nonce_len: bytes in @nonce, at most TPM_NONCE_MAX
  * @q: receives the TPMS_ATTEST, the TPMT_SIGNATURE and the PCR values

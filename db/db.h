@@ -389,7 +389,7 @@ int db_machine_transition(struct db *db, const char *id,
 #define DB_SECRET_MAX 64	/* ... at most (TPM2B_DIGEST) */
 
 /*
- * An open credential challenge (DESIGN §3): the secret made for the AK
+ * An open credential challenge (proto/DESIGN.md §3): the secret made for the AK
  * @ak_pub, kept until the agent proves it recovered it or enrolls again.
  * A re-enrollment of a known machine keeps its old AK valid until the new
  * one is proven.

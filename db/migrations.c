@@ -141,7 +141,7 @@ static const char migration_0001[] =
 	;
 
 static const char migration_0002[] =
-	"-- 0002_enrollment.sql - credential activation (DESIGN §3).\n"
+	"-- 0002_enrollment.sql - credential activation (proto/DESIGN.md §3).\n"
 	"--\n"
 	"-- A machine is activated once its agent proved, by TPM2_ActivateCredential,\n"
 	"-- that one TPM holds both its EK and its AK. Until then the challenge's\n"

@@ -2,7 +2,7 @@
 /*
  * conf.h - "key = value" configuration text, driven by a key table.
  *
- * Both daemons keep one config file each (STYLE.md rule 14). What differs
+ * Each daemon keeps one config file (proto/DESIGN.md §9 rule 14). What differs
  * between them is only the table: key name, type, where the value goes in
  * the daemon's struct, bounds, default and help text. This module parses
  * the text against such a table; it does no I/O, so the daemon reads the

@@ -7,7 +7,7 @@
  * the batch from its stored running PCR 10 and accepts the quote if it
  * equals the value after some record k of the batch (k may be 0): records
  * up to k are proven, the rest wait for the next quote. A quote that
- * matches no prefix is a failure (DESIGN §4).
+ * matches no prefix is a failure (proto/DESIGN.md §4).
  */
 #ifndef IMATRUST_IMA_MATCH_H
 #define IMATRUST_IMA_MATCH_H

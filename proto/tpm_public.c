@@ -29,7 +29,7 @@ static const struct {
 
 #define ECC_CURVE_COUNT (sizeof(ecc_curves) / sizeof(ecc_curves[0]))
 
-/* The AK attributes of DESIGN §3, each with the value it must have. */
+/* The AK attributes of proto/DESIGN.md §3, each with the value it must have. */
 static const struct {
 	TPMA_OBJECT bit;
 	const char *name;

@@ -5,7 +5,7 @@
  *
  * Pure functions over bytes and an AK key: nothing here talks to a TPM.
  * tpm_quote_check() does everything a verifier needs for one quote; the
- * steps are exported too, because replay (DESIGN §4) recomputes the PCR
+ * steps are exported too, as replay (proto/DESIGN.md §4) recomputes the PCR
  * digest for several candidate PCR 10 values of one signed quote.
  */
 #ifndef IMATRUST_TPM_QUOTE_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * enroll.h - trust bootstrap (DESIGN §3): vouch for an EK, make the
+ * enroll.h - trust bootstrap (proto/DESIGN.md §3): vouch for an EK, make the
  * credential challenge for an AK, check the activation proof.
  *
  * Pure checks over bytes plus the EK CA store: no database, no HTTP. The

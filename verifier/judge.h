@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * judge.h - the verdict of a measurement record (DESIGN §5), and whether
+ * judge.h - the verdict of an IMA record (proto/DESIGN.md §5), and whether
  * a boot's records are all acceptable under the configured policy.
  *
  * The one place the policy lives: evidence (route_agents.c) and

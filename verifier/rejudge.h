@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rejudge.h - judge the stored records again after references were added
- * (DESIGN §5: "untrusted lasts until reboot, unless an operator adds the
- * missing reference, which re-evaluates the stored records at once").
+ * (proto/DESIGN.md §5: an untrusted boot stays untrusted unless the
+ * references change; then its stored records are judged again at once).
  *
  * Only records judged unknown or mismatch can change (an added reference
  * cannot make a known record worse), so only those are read, through the

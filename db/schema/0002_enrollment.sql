@@ -1,4 +1,4 @@
--- 0002_enrollment.sql - credential activation (DESIGN §3).
+-- 0002_enrollment.sql - credential activation (proto/DESIGN.md §3).
 --
 -- A machine is activated once its agent proved, by TPM2_ActivateCredential,
 -- that one TPM holds both its EK and its AK. Until then the challenge's

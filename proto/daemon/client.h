@@ -4,7 +4,7 @@
  * and the operator CLI.
  *
  * One easy handle per client, so libcurl keeps one connection to the
- * verifier alive between requests (DESIGN §4). TLS 1.2 or later, the
+ * verifier alive between requests (proto/DESIGN.md §4). TLS 1.2 or later,
  * server certificate checked against a CA file or the system store (peer
  * and host name), no redirects, https only unless the caller allows
  * plain http. JSON bodies in and out, an optional bearer token, a bound

@@ -7,7 +7,7 @@
  * priority of the entry; on a terminal the prefix is plain text. log_warn()
  * and fatal() append ": strerror(errno)"; the ...x variants do not.
  * fatal() and fatalx() are for broken invariants of our own process only
- * (STYLE.md rule 6): they log and exit(1).
+ * (proto/DESIGN.md §9 rule 6): they log and exit(1).
  */
 #ifndef IMATRUST_DAEMON_LOG_H
 #define IMATRUST_DAEMON_LOG_H
