@@ -378,6 +378,9 @@ void route_refs_import(void *ctx, const struct http_request *req,
 			   "withdrawing the older ones failed after %zu: %s; "
 			   "send the import again", rq.nrefs, withdrawn,
 			   err.msg);
+		/* what is stored and what went, judged with */
+		rejudge_all(v, REJUDGE_ADDED | REJUDGE_WITHDRAWN, reason, now,
+			    &st, &err);
 		goto unlock;
 	}
 	rc = rejudge_all(v, REJUDGE_ADDED | (withdrawn > 0 ?

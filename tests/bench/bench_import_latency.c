@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <openssl/rand.h>
 
 #include "bench_fleet.h"
@@ -214,15 +215,45 @@ static void start(const struct opts *o, CURLM *m, struct agent *ag,
 		die(ag->a.id, "curl_multi_add_handle");
 }
 
-/* The answer: 200, the state wanted, the next index; take the nonce. */
+/* The nonce answer's nonce (its other fields vary between versions). */
+static void take_nonce(struct agent *ag)
+{
+	json_t *j = json_loads(ag->resp.data, 0, NULL);
+	const char *hex = json_string_value(json_object_get(j, "nonce"));
+	size_t len = hex != NULL ? strlen(hex) / 2 : 0;
+
+	if (len == 0 || len > sizeof(ag->a.nonce) ||
+	    hex_decode(hex, 2 * len, ag->a.nonce, sizeof(ag->a.nonce)) < 0)
+		die(ag->a.id, ag->resp.data);
+	ag->a.nonce_len = len;
+	json_decref(j);
+}
+
+/* The verdict: "trusted" and the next index; take the next nonce. */
+static void take_verdict(struct agent *ag)
+{
+	struct wire_verdict v;
+	struct imt_error err;
+
+	if (wire_decode(WIRE_VERDICT, ag->resp.data, ag->resp.len, &v,
+			&err) != IMT_OK) {
+		fprintf(stderr, "bench: %s answered: %.300s\n", ag->a.id,
+			ag->resp.data);
+		die(ag->a.id, err.msg);
+	}
+	if (strcmp(v.state, "trusted") != 0 || v.next_index != ag->ev.next)
+		die(ag->a.id, ag->resp.data);
+	memcpy(ag->a.nonce, v.nonce, v.nonce_len);
+	ag->a.nonce_len = v.nonce_len;
+	wire_free(WIRE_VERDICT, &v);
+	fleet_accept(&ag->a, &ag->ev);
+}
+
+/* The answer must be 200 and what was wanted; record the latency. */
 static void finish(CURLM *m, struct agent *ag, CURLcode rc,
 		   struct samples *win, double interval)
 {
-	const char *want = ag->stage == STAGE_NONCE ? "enrolling" : "trusted";
-	uint64_t next = ag->stage == STAGE_NONCE ? 0 : ag->ev.next;
 	double t = now_mono();
-	struct wire_verdict v;
-	struct imt_error err;
 	long status = 0;
 
 	curl_multi_remove_handle(m, ag->h);
@@ -232,16 +263,10 @@ static void finish(CURLM *m, struct agent *ag, CURLcode rc,
 	curl_easy_getinfo(ag->h, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200)
 		die(ag->a.id, ag->resp.data);
-	if (wire_decode(WIRE_VERDICT, ag->resp.data, ag->resp.len, &v,
-			&err) != IMT_OK)
-		die(ag->a.id, err.msg);
-	if (strcmp(v.state, want) != 0 || v.next_index != next)
-		die(ag->a.id, ag->resp.data);
-	memcpy(ag->a.nonce, v.nonce, v.nonce_len);
-	ag->a.nonce_len = v.nonce_len;
-	wire_free(WIRE_VERDICT, &v);
-	if (ag->stage != STAGE_NONCE)
-		fleet_accept(&ag->a, &ag->ev);
+	if (ag->stage == STAGE_NONCE)
+		take_nonce(ag);
+	else
+		take_verdict(ag);
 	if (ag->stage == STAGE_BEAT && ag->win != WIN_NONE)
 		samples_add(&win[ag->win], (t - ag->started) * 1e3);
 	if (ag->stage != STAGE_BEAT)
@@ -571,6 +596,10 @@ int main(int argc, char **argv)
 	       "references/s): %.300s\n", o.refs, r.job.status,
 	       r.job.t1 - r.job.t0, (double)o.refs / (r.job.t1 - r.job.t0),
 	       r.job.resp.data != NULL ? r.job.resp.data : "");
+	/* close the connections first: the verifier then stops at once */
+	for (size_t i = 0; i < o.agents; i++)
+		curl_easy_cleanup(r.ag[i].h);
+	curl_multi_cleanup(r.m);
 	stop_verifier();
 	return r.job.status == 200 ? 0 : 1;
 }
