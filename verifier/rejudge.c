@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -66,8 +67,19 @@ void rejudge_set_hook(rejudge_hook_fn fn, void *arg)
 	hook_arg = arg;
 }
 
+/*
+ * v->lock is a plain mutex, not a fair one: a thread that unlocks and
+ * locks again at once keeps it, and the evidence waiting for it (woken,
+ * but not yet running) starves for the whole import. Stepping aside a
+ * moment lets the waiters pass the lock among themselves first.
+ */
 void rejudge_hook(const char *point)
 {
+	struct timespec pause = { 0, strncmp(point, "rejudge", 7) == 0 ?
+				  REJUDGE_PAUSE_MACHINE_NS :
+				  REJUDGE_PAUSE_CHUNK_NS };
+
+	nanosleep(&pause, NULL);
 	if (hook_fn != NULL)
 		hook_fn(point, hook_arg);
 }

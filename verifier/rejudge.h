@@ -29,6 +29,8 @@
 
 #define REJUDGE_MACHINES_PAGE 256	/* machine ids read per listing */
 #define REJUDGE_RECORDS_PAGE 1000	/* records judged per lock hold */
+#define REJUDGE_PAUSE_CHUNK_NS 2000000	/* lock left free after a chunk */
+#define REJUDGE_PAUSE_MACHINE_NS 100000	/* ... after a machine */
 
 /* What changed, for rejudge_all(). */
 enum rejudge_change {
@@ -83,7 +85,11 @@ typedef void (*rejudge_hook_fn)(const char *point, void *arg);
  */
 void rejudge_set_hook(rejudge_hook_fn fn, void *arg);
 
-/** rejudge_hook() - run the test hook for @point, if one is set. */
+/**
+ * rejudge_hook() - between two lock holds of a reference change: leave
+ * v->lock free a moment (REJUDGE_PAUSE_*: the mutex is not fair, so the
+ * evidence waiting for it gets it), then run the test hook for @point.
+ */
 void rejudge_hook(const char *point);
 
 #endif /* IMATRUST_REJUDGE_H */

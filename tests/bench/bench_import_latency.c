@@ -70,13 +70,17 @@ struct agent {
 	char *body;
 	enum stage stage;
 	enum window win;		/* of the request in flight */
+	int stalled[WIN_COUNT];		/* counted in that window's samples */
 	double due, started;
 	int busy;
 };
 
+#define STALL_MS 1000.0	/* a heartbeat this slow stalled its agent */
+
 struct samples {
 	double *ms;
 	size_t n, cap;
+	size_t stalled_agents;	/* agents with a heartbeat >= STALL_MS */
 };
 
 struct import_job {
@@ -182,9 +186,10 @@ static void report(const char *name, struct samples *s, double secs)
 	p50 = s->n / 2;
 	p99 = s->n * 99 / 100;
 	printf("%-15s %7zu heartbeats in %6.2f s (%6.0f/s)  median %8.2f ms"
-	       "  p99 %8.2f ms  max %8.2f ms\n", name, s->n, secs,
-	       (double)s->n / secs, s->ms[p50], s->ms[p99 < s->n ? p99 :
-	       s->n - 1], s->ms[s->n - 1]);
+	       "  p99 %8.2f ms  max %8.2f ms  agents stalled >= %.0f s: "
+	       "%zu\n", name, s->n, secs, (double)s->n / secs, s->ms[p50],
+	       s->ms[p99 < s->n ? p99 : s->n - 1], s->ms[s->n - 1],
+	       STALL_MS / 1e3, s->stalled_agents);
 }
 
 /* ---- the agents ------------------------------------------------------ */
@@ -267,8 +272,13 @@ static void finish(CURLM *m, struct agent *ag, CURLcode rc,
 		take_nonce(ag);
 	else
 		take_verdict(ag);
-	if (ag->stage == STAGE_BEAT && ag->win != WIN_NONE)
-		samples_add(&win[ag->win], (t - ag->started) * 1e3);
+	if (ag->stage == STAGE_BEAT && ag->win != WIN_NONE) {
+		double ms = (t - ag->started) * 1e3;
+
+		samples_add(&win[ag->win], ms);
+		if (ms >= STALL_MS && !ag->stalled[ag->win]++)
+			win[ag->win].stalled_agents++;
+	}
 	if (ag->stage != STAGE_BEAT)
 		ag->stage++;
 	/* paced: the next one an interval after this one started */
