@@ -300,6 +300,18 @@ bench: all
 bench-verifier: all
 	@tests/bench/verifier
 
+# Evidence latency during a 100,000-reference import, against none.
+$(BUILD)/bin/bench-import-latency: \
+		$(BUILD)/tests/bench/bench_import_latency.o \
+		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
+		$(LIBDB) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
+.PHONY: bench-import-latency
+bench-import-latency: all $(BUILD)/bin/bench-import-latency
+	@tests/bench/import-latency
+
 deps:
 	@deploy/install-deps.sh
 

@@ -157,7 +157,10 @@ int db_ref_add(struct db *db, const struct db_ref_source *source,
 	       size_t digest_len, int64_t now, struct imt_error *err);
 
 /**
- * db_ref_import_begin() - open one transaction for many db_ref_add().
+ * db_ref_import_begin() - open one transaction for many db_ref_add(), and
+ * start a new generation of @source: the references added from here on
+ * (in this transaction and in the chunks continued after it) carry it,
+ * whether they are new or stated again.
  *
  * Until db_ref_import_commit() or _abort(), every other writing call on
  * this handle fails with IMT_ERR_MISMATCH rather than join (and possibly
@@ -165,6 +168,13 @@ int db_ref_add(struct db *db, const struct db_ref_source *source,
  */
 int db_ref_import_begin(struct db *db, const struct db_ref_source *source,
 			int64_t now, struct imt_error *err);
+/**
+ * db_ref_import_continue() - db_ref_import_begin() for the next chunk of
+ * the same import: one more transaction in @source's current generation.
+ * Between two chunks the handle is free for other calls (evidence).
+ */
+int db_ref_import_continue(struct db *db, const struct db_ref_source *source,
+			   int64_t now, struct imt_error *err);
 int db_ref_import_commit(struct db *db, struct imt_error *err);
 /** db_ref_import_abort() - roll the import back; safe if none is open. */
 void db_ref_import_abort(struct db *db);
@@ -214,6 +224,42 @@ int db_ref_list(struct db *db, const struct db_ref_filter *filter,
  */
 int db_ref_delete_source(struct db *db, const struct db_ref_source *source,
 			 size_t *deleted, struct imt_error *err);
+
+/**
+ * db_ref_withdraw() - withdraw at most @limit of @source's references, in
+ * one transaction (call again while *@more: a big source is withdrawn in
+ * short transactions).
+ * @stale_only: 1: only those of an older generation than the source's
+ *              current one (what the last import did not state again: the
+ *              rest of a replace); 0: all, and the source itself with its
+ *              last reference
+ * @limit: 1..DB_LIST_MAX
+ * @deleted: receives how many went
+ * @more: receives 1 when there may be more to withdraw
+ *
+ * Every withdrawn reference (this, db_ref_delete(), db_ref_delete_source())
+ * queues its digest for re-judging: see db_ref_withdrawn_count().
+ */
+int db_ref_withdraw(struct db *db, const struct db_ref_source *source,
+		    int stale_only, unsigned int limit, size_t *deleted,
+		    int *more, struct imt_error *err);
+
+/**
+ * db_ref_withdrawn_count() - how many digests withdrawals queued since the
+ * queue was last cleared: the known records carrying them are to be
+ * judged again (db_record_list_known()). The queue is written in the same
+ * transaction as the withdrawal, so it survives a crash.
+ */
+int db_ref_withdrawn_count(struct db *db, size_t *n, struct imt_error *err);
+
+/**
+ * db_ref_withdrawn_clear() - empty the queue, at most @limit digests per
+ * call (*@more: call again). Only once the known records of every current
+ * boot were judged again after the withdrawals, and with no withdrawal in
+ * between (the caller serializes reference changes).
+ */
+int db_ref_withdrawn_clear(struct db *db, unsigned int limit, int *more,
+			   struct imt_error *err);
 
 /* ---- machines and events (db_machine.c) ------------------------------- */
 
@@ -538,6 +584,27 @@ int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
 		   unsigned int limit, int rejudge_only, db_record_cb cb,
 		   void *arg, struct imt_error *err);
+
+/* Known records that a change of references may have made wrong. */
+enum db_known_set {
+	/* known, with a digest queued as withdrawn: found by digest (cheap
+	 * while few are queued) */
+	DB_KNOWN_WITHDRAWN,
+	/* the same records, found by reading the boot's known records
+	 * (cheaper once more digests are queued than the boot has records) */
+	DB_KNOWN_WITHDRAWN_SCAN,
+	/* known, but no reference names their own path and digest: known
+	 * by the digest alone (any_path = allow), or no longer known at all */
+	DB_KNOWN_UNPINNED,
+};
+
+/**
+ * db_record_list_known() - call @cb for the records of @boot_id in @set
+ * with index >= @from, in order, at most @limit (1..DB_LIST_MAX).
+ */
+int db_record_list_known(struct db *db, int64_t boot_id, enum db_known_set set,
+			 uint64_t from, unsigned int limit, db_record_cb cb,
+			 void *arg, struct imt_error *err);
 
 /**
  * db_record_set_verdicts() - store re-judged verdicts, in one transaction.

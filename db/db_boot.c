@@ -377,24 +377,42 @@ static int record_from_row(sqlite3_stmt *st, struct db_record *r)
 				&r->verdict);
 }
 
-int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
-		   unsigned int limit, int rejudge_only, db_record_cb cb,
-		   void *arg, struct imt_error *err)
+/*
+ * The known records db_record_list_known() returns, one statement per
+ * plan (EXPLAIN QUERY PLAN: the first reads the queue and seeks
+ * records_known per digest; the others read the boot by primary key).
+ */
+static const char sql_known_withdrawn[] =
+	"SELECT r.idx, r.pcr, r.template, r.path, r.digest_algo, r.digest, "
+	"r.verdict FROM rejudge_digests q CROSS JOIN records r "
+	"WHERE r.digest = q.value AND r.digest_algo = q.algo "
+	"AND r.boot_id = ?1 AND r.verdict = 'known' AND r.idx >= ?2 "
+	"ORDER BY r.idx LIMIT ?3";
+static const char sql_known_withdrawn_scan[] =
+	SQL_RECORD_COLUMNS "AND verdict = 'known' AND EXISTS (SELECT 1 "
+	"FROM rejudge_digests q WHERE q.algo = records.digest_algo "
+	"AND q.value = records.digest) ORDER BY idx LIMIT ?3";
+static const char sql_known_unpinned[] =
+	SQL_RECORD_COLUMNS "AND verdict = 'known' AND NOT EXISTS (SELECT 1 "
+	"FROM files f JOIN refs x ON x.file_id = f.id "
+	"JOIN digests d ON d.id = x.digest_id WHERE f.path = records.path "
+	"AND d.algo = records.digest_algo AND d.value = records.digest) "
+	"ORDER BY idx LIMIT ?3";
+
+static const char *const known_sql[] = {
+	[DB_KNOWN_WITHDRAWN] = sql_known_withdrawn,
+	[DB_KNOWN_WITHDRAWN_SCAN] = sql_known_withdrawn_scan,
+	[DB_KNOWN_UNPINNED] = sql_known_unpinned,
+};
+
+/* Run the record listing @st (bound ?1 boot, ?2 from, ?3 limit). */
+static int record_rows(struct db *db, sqlite3_stmt *st, int64_t boot_id,
+		       uint64_t from, unsigned int limit, db_record_cb cb,
+		       void *arg, struct imt_error *err)
 {
 	struct db_record r;
-	sqlite3_stmt *st;
 	int rc = -1, step;
 
-	if (db == NULL || cb == NULL)
-		return db_bad(err, "no database or callback");
-	if (db_check_limit(limit, err) < 0)
-		return -1;
-	if (from > INT64_MAX)
-		return db_bad(err, "record index out of range");
-	st = db_stmt(db, rejudge_only ? sql_record_rejudge : sql_record_list,
-		     err);
-	if (st == NULL)
-		return -1;
 	sqlite3_bind_int64(st, 1, boot_id);
 	sqlite3_bind_int64(st, 2, (int64_t)from);
 	sqlite3_bind_int(st, 3, (int)limit);
@@ -415,6 +433,45 @@ int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
 out:
 	sqlite3_reset(st);
 	return rc;
+}
+
+int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
+		   unsigned int limit, int rejudge_only, db_record_cb cb,
+		   void *arg, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if (db_check_limit(limit, err) < 0)
+		return -1;
+	if (from > INT64_MAX)
+		return db_bad(err, "record index out of range");
+	st = db_stmt(db, rejudge_only ? sql_record_rejudge : sql_record_list,
+		     err);
+	if (st == NULL)
+		return -1;
+	return record_rows(db, st, boot_id, from, limit, cb, arg, err);
+}
+
+int db_record_list_known(struct db *db, int64_t boot_id, enum db_known_set set,
+			 uint64_t from, unsigned int limit, db_record_cb cb,
+			 void *arg, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if ((size_t)set >= sizeof(known_sql) / sizeof(known_sql[0]))
+		return db_bad(err, "unknown record set %d", (int)set);
+	if (db_check_limit(limit, err) < 0)
+		return -1;
+	if (from > INT64_MAX)
+		return db_bad(err, "record index out of range");
+	st = db_stmt(db, known_sql[set], err);
+	if (st == NULL)
+		return -1;
+	return record_rows(db, st, boot_id, from, limit, cb, arg, err);
 }
 
 static const char sql_verdict_update[] =

@@ -5,6 +5,10 @@
  * A reference is one row of refs naming a file (path), a digest
  * (algorithm, value) and the source (import) that vouches for the pair.
  * Paths and digests are stored once however many imports name them.
+ *
+ * Withdrawing a reference (0005_rejudge.sql, trigger refs_withdrawn)
+ * queues its digest in rejudge_digests for the re-judge and takes the
+ * path and digest rows with it when nothing else names them.
  */
 #include <string.h>
 
@@ -57,14 +61,19 @@ static int check_ref(const char *path, const char *algo,
 	return db_check_digest(algo, digest, len, err);
 }
 
-/* Insert-or-update the source row and return its id. */
+/*
+ * Insert-or-update the source row and return its id; ?4 = 1 starts a new
+ * generation of its references (an import's first chunk).
+ */
 static const char sql_source_upsert[] =
-	"INSERT INTO sources (kind, name, imported_at) VALUES (?1, ?2, ?3) "
-	"ON CONFLICT (kind, name) DO UPDATE SET imported_at = ?3 "
-	"RETURNING id";
+	"INSERT INTO sources (kind, name, imported_at, generation) "
+	"VALUES (?1, ?2, ?3, 1) "
+	"ON CONFLICT (kind, name) DO UPDATE SET imported_at = ?3, "
+	"generation = generation + ?4 RETURNING id";
 
 static int source_id(struct db *db, const struct db_ref_source *src,
-		     int64_t now, int64_t *id, struct imt_error *err)
+		     int64_t now, int new_generation, int64_t *id,
+		     struct imt_error *err)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_source_upsert, err);
 	int rc = -1;
@@ -75,6 +84,7 @@ static int source_id(struct db *db, const struct db_ref_source *src,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_int(st, 4, new_generation);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		db_fail(db, err, "source");
 		goto out;
@@ -120,9 +130,13 @@ static const char sql_digest_insert[] =
 	"ON CONFLICT DO NOTHING";
 static const char sql_digest_select[] =
 	"SELECT id FROM digests WHERE algo = ?1 AND value = ?2";
+/* A reference stated again moves to its source's current generation. */
 static const char sql_ref_insert[] =
-	"INSERT INTO refs (file_id, digest_id, source_id) VALUES (?1, ?2, ?3) "
-	"ON CONFLICT DO NOTHING";
+	"INSERT INTO refs (file_id, digest_id, source_id, generation) "
+	"VALUES (?1, ?2, ?3, (SELECT generation FROM sources WHERE id = ?3)) "
+	"ON CONFLICT (file_id, digest_id, source_id) DO UPDATE "
+	"SET generation = excluded.generation "
+	"WHERE generation <> excluded.generation";
 
 /* The three inserts of one reference, inside the caller's transaction. */
 static int ref_insert(struct db *db, int64_t source, const char *path,
@@ -208,7 +222,7 @@ int db_ref_add(struct db *db, const struct db_ref_source *source,
 	}
 	if (db_begin(db, err) < 0)
 		return -1;
-	if (source_id(db, source, now, &src, err) < 0 ||
+	if (source_id(db, source, now, 0, &src, err) < 0 ||
 	    ref_insert(db, src, path, algo, digest, digest_len, err) < 0) {
 		db_rollback(db);
 		return -1;
@@ -216,8 +230,8 @@ int db_ref_add(struct db *db, const struct db_ref_source *source,
 	return db_commit(db, err);
 }
 
-int db_ref_import_begin(struct db *db, const struct db_ref_source *source,
-			int64_t now, struct imt_error *err)
+static int import_open(struct db *db, const struct db_ref_source *source,
+		       int64_t now, int new_generation, struct imt_error *err)
 {
 	if (db == NULL)
 		return db_bad(err, "no database");
@@ -226,7 +240,8 @@ int db_ref_import_begin(struct db *db, const struct db_ref_source *source,
 			      "an import cannot run inside a batch");
 	if (check_source(source, err) < 0 || db_begin(db, err) < 0)
 		return -1;
-	if (source_id(db, source, now, &db->import_source, err) < 0) {
+	if (source_id(db, source, now, new_generation, &db->import_source,
+		      err) < 0) {
 		db_rollback(db);
 		return -1;
 	}
@@ -235,6 +250,18 @@ int db_ref_import_begin(struct db *db, const struct db_ref_source *source,
 	/* check_source() bounded the length. */
 	strcpy(db->import_name, source->name);
 	return 0;
+}
+
+int db_ref_import_begin(struct db *db, const struct db_ref_source *source,
+			int64_t now, struct imt_error *err)
+{
+	return import_open(db, source, now, 1, err);
+}
+
+int db_ref_import_continue(struct db *db, const struct db_ref_source *source,
+			   int64_t now, struct imt_error *err)
+{
+	return import_open(db, source, now, 0, err);
 }
 
 int db_ref_import_commit(struct db *db, struct imt_error *err)
@@ -314,14 +341,7 @@ static const char sql_ref_delete[] =
 	"                 WHERE algo = ?2 AND value = ?3) "
 	"AND (?4 IS NULL OR source_id = (SELECT id FROM sources "
 	"                 WHERE kind = ?4 AND name = ?5))";
-/* Paths and digests no reference names any more go too. */
-static const char sql_file_gc[] =
-	"DELETE FROM files WHERE path = ?1 "
-	"AND NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)";
-static const char sql_digest_gc[] =
-	"DELETE FROM digests WHERE algo = ?1 AND value = ?2 "
-	"AND NOT EXISTS (SELECT 1 FROM refs WHERE digest_id = digests.id)";
-
+/* The trigger refs_withdrawn queues the digest and collects orphans. */
 static int ref_delete(struct db *db, const struct db_ref_source *source,
 		      const char *path, const char *algo,
 		      const uint8_t *digest, size_t len, size_t *deleted,
@@ -341,20 +361,9 @@ static int ref_delete(struct db *db, const struct db_ref_source *source,
 	}
 	if (db_step_done(db, st, err, "delete reference") < 0)
 		return -1;
+	/* rows the trigger deleted are not counted here */
 	*deleted = (size_t)sqlite3_changes(db->sql);
-
-	st = db_stmt(db, sql_file_gc, err);
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-	if (db_step_done(db, st, err, "delete path") < 0)
-		return -1;
-	st = db_stmt(db, sql_digest_gc, err);
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_text(st, 1, algo, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, digest, (int)len, SQLITE_STATIC);
-	return db_step_done(db, st, err, "delete digest");
+	return 0;
 }
 
 int db_ref_delete(struct db *db, const struct db_ref_source *source,
@@ -490,12 +499,6 @@ out:
 static const char sql_source_refs_delete[] =
 	"DELETE FROM refs WHERE source_id = (SELECT id FROM sources "
 	"WHERE kind = ?1 AND name = ?2)";
-static const char sql_files_gc_all[] =
-	"DELETE FROM files "
-	"WHERE NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)";
-static const char sql_digests_gc_all[] =
-	"DELETE FROM digests "
-	"WHERE NOT EXISTS (SELECT 1 FROM refs WHERE digest_id = digests.id)";
 static const char sql_source_delete[] =
 	"DELETE FROM sources WHERE kind = ?1 AND name = ?2";
 
@@ -508,11 +511,9 @@ static int source_exec(struct db *db, const char *sql,
 
 	if (st == NULL)
 		return -1;
-	if (src != NULL) {
-		sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
-	}
+	sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
 	if (db_step_done(db, st, err, "delete source") < 0)
 		return -1;
 	if (changes != NULL)
@@ -530,8 +531,6 @@ int db_ref_delete_source(struct db *db, const struct db_ref_source *source,
 	if (check_source(source, err) < 0 || db_begin(db, err) < 0)
 		return -1;
 	if (source_exec(db, sql_source_refs_delete, source, &n, err) < 0 ||
-	    source_exec(db, sql_files_gc_all, NULL, NULL, err) < 0 ||
-	    source_exec(db, sql_digests_gc_all, NULL, NULL, err) < 0 ||
 	    source_exec(db, sql_source_delete, source, NULL, err) < 0) {
 		db_rollback(db);
 		return -1;
@@ -541,4 +540,110 @@ int db_ref_delete_source(struct db *db, const struct db_ref_source *source,
 	if (deleted != NULL)
 		*deleted = n;
 	return 0;
+}
+
+/* At most ?3 of the source's references, all or those of older
+ * generations (?4 = 1) than the source's current one. */
+static const char sql_withdraw[] =
+	"DELETE FROM refs WHERE id IN (SELECT r.id FROM refs r "
+	"JOIN sources s ON s.id = r.source_id "
+	"WHERE s.kind = ?1 AND s.name = ?2 "
+	"AND (?4 = 0 OR r.generation < s.generation) LIMIT ?3)";
+/* The source goes with its last reference (not after a replace). */
+static const char sql_source_gc[] =
+	"DELETE FROM sources WHERE kind = ?1 AND name = ?2 "
+	"AND NOT EXISTS (SELECT 1 FROM refs WHERE source_id = sources.id)";
+
+static int withdraw(struct db *db, const struct db_ref_source *src,
+		    int stale_only, unsigned int limit, size_t *n,
+		    struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_withdraw, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, (int)limit);
+	sqlite3_bind_int(st, 4, stale_only);
+	if (db_step_done(db, st, err, "withdraw references") < 0)
+		return -1;
+	*n = (size_t)sqlite3_changes(db->sql);
+	if (stale_only || *n == limit)
+		return 0;
+	return source_exec(db, sql_source_gc, src, NULL, err);
+}
+
+int db_ref_withdraw(struct db *db, const struct db_ref_source *source,
+		    int stale_only, unsigned int limit, size_t *deleted,
+		    int *more, struct imt_error *err)
+{
+	size_t n = 0;
+
+	if (db == NULL || deleted == NULL || more == NULL)
+		return db_bad(err, "no database or result");
+	if (check_source(source, err) < 0 || db_check_limit(limit, err) < 0 ||
+	    db_begin(db, err) < 0)
+		return -1;
+	if (withdraw(db, source, stale_only != 0, limit, &n, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db, err) < 0)
+		return -1;
+	*deleted = n;
+	*more = n == limit;
+	return 0;
+}
+
+static const char sql_withdrawn_count[] =
+	"SELECT count(*) FROM rejudge_digests";
+
+int db_ref_withdrawn_count(struct db *db, size_t *n, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (db == NULL || n == NULL)
+		return db_bad(err, "no database or result");
+	st = db_stmt(db, sql_withdrawn_count, err);
+	if (st == NULL)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		db_fail(db, err, "withdrawn digests");
+		goto out;
+	}
+	*n = (size_t)sqlite3_column_int64(st, 0);
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
+
+static const char sql_withdrawn_clear[] =
+	"DELETE FROM rejudge_digests WHERE (algo, value) IN "
+	"(SELECT algo, value FROM rejudge_digests LIMIT ?1)";
+
+int db_ref_withdrawn_clear(struct db *db, unsigned int limit, int *more,
+			   struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || more == NULL)
+		return db_bad(err, "no database or result");
+	if (db_check_limit(limit, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_withdrawn_clear, err);
+	if (st == NULL) {
+		db_rollback(db);
+		return -1;
+	}
+	sqlite3_bind_int(st, 1, (int)limit);
+	if (db_step_done(db, st, err, "clear withdrawn digests") < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	*more = sqlite3_changes(db->sql) == (int)limit;
+	return db_commit(db, err);
 }

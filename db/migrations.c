@@ -189,10 +189,59 @@ static const char migration_0003[] =
 	"PRAGMA user_version = 3;\n"
 	;
 
+static const char migration_0004[] =
+	"-- 0004_rejudge.sql - re-judging stored records when references are\n"
+	"-- withdrawn, and imports stored in chunks.\n"
+	"--\n"
+	"-- A withdrawn reference may have vouched for records judged known. The\n"
+	"-- digests of withdrawn references are queued here by a trigger, in the\n"
+	"-- same transaction as the withdrawal, so a crash between the withdrawal\n"
+	"-- and the re-judge loses nothing: the next re-judge finds them still\n"
+	"-- queued. The re-judge that went over every machine after them empties\n"
+	"-- the queue.\n"
+	"CREATE TABLE rejudge_digests (\n"
+	"\talgo\t\tTEXT NOT NULL,\n"
+	"\tvalue\t\tBLOB NOT NULL,\n"
+	"\tPRIMARY KEY (algo, value)\n"
+	") STRICT, WITHOUT ROWID;\n"
+	"\n"
+	"-- Known records by digest: which stored records a queued digest may have\n"
+	"-- vouched for, one boot at a time (boot_id is part of the key). Most\n"
+	"-- records are known, so this is the one index on them.\n"
+	"CREATE INDEX records_known ON records(digest, digest_algo, boot_id)\n"
+	"\tWHERE verdict = 'known';\n"
+	"\n"
+	"-- A withdrawn reference queues its digest, then takes the path and the\n"
+	"-- digest with it when no other reference names them (this replaces the\n"
+	"-- sweeps over all files and digests a withdrawal did before).\n"
+	"CREATE TRIGGER refs_withdrawn AFTER DELETE ON refs\n"
+	"BEGIN\n"
+	"\tINSERT OR IGNORE INTO rejudge_digests (algo, value)\n"
+	"\t\tSELECT algo, value FROM digests WHERE id = OLD.digest_id;\n"
+	"\tDELETE FROM files WHERE id = OLD.file_id AND NOT EXISTS\n"
+	"\t\t(SELECT 1 FROM refs WHERE file_id = OLD.file_id);\n"
+	"\tDELETE FROM digests WHERE id = OLD.digest_id AND NOT EXISTS\n"
+	"\t\t(SELECT 1 FROM refs WHERE digest_id = OLD.digest_id);\n"
+	"END;\n"
+	"\n"
+	"-- An import stored in chunks is one generation of its source: every\n"
+	"-- reference it states (again) carries the generation, and a replace\n"
+	"-- withdraws, after the last chunk, the source's references of older\n"
+	"-- generations. So a replace never leaves a gap: until it is complete,\n"
+	"-- the old references still vouch next to the new.\n"
+	"ALTER TABLE sources ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE refs ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;\n"
+	"CREATE INDEX refs_source_generation ON refs(source_id, generation);\n"
+	"DROP INDEX refs_source;\n"
+	"\n"
+	"PRAGMA user_version = 4;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
 	{ 3, "0003_evidence", migration_0003 },
+	{ 4, "0004_rejudge", migration_0004 },
 };
 
 const size_t db_migration_count =

@@ -10,8 +10,12 @@
  *
  * import-dir walks DIR without following symbolic links, hashes every
  * regular file with each algorithm, names it PREFIX/relative/path and
- * uploads in chunks of REF_CHUNK; each chunk is one import transaction
- * on the verifier, which then re-judges the stored records. The source
+ * uploads in chunks of REF_CHUNK; each chunk is one import request
+ * on the verifier, which then re-judges the stored records both ways.
+ * A --replace withdraws, on the verifier, what its request did not state
+ * again, so its first upload carries up to REF_REPLACE_CHUNK references
+ * (the server's maximum): a tree that fits is replaced without machines
+ * running its later files turning untrusted in between. The source
  * defaults to kind dir-tree, name DIR's absolute path (add: "manual").
  * ref rm with only --source withdraws everything that source said.
  * All take --url, --ca, --token-file (cli_client.h).
@@ -38,6 +42,7 @@
 #include "hex.h"
 
 #define REF_CHUNK 5000		/* references per upload (server: 100000) */
+#define REF_REPLACE_CHUNK 100000	/* ... the upload that replaces */
 #define REF_ALGOS_MAX 4		/* --algo sha1,sha256,sha384,sha512 */
 #define REF_PATH_MAX 4096	/* bytes of a reference path (DB_PATH_MAX) */
 #define REF_NAME_MAX 255	/* bytes of a source name (DB_NAME_MAX) */
@@ -106,7 +111,7 @@ static int upload(struct cli_client *c, json_t *source, json_t *refs,
 {
 	static const char *const counts[] = { "added", "withdrawn",
 		"machines_rejudged", "records_changed",
-		"machines_now_trusted" };
+		"machines_now_trusted", "machines_now_untrusted" };
 	json_t *body, *ans;
 	size_t i;
 	int rc;
@@ -213,7 +218,8 @@ static int hash_file(struct walk *w, int fd, const char *rel)
 			"path", path, "algo", w->algo[i], "digest", hex));
 	}
 	w->files++;
-	if (json_array_size(w->chunk) + w->nalgos > REF_CHUNK)
+	if (json_array_size(w->chunk) + w->nalgos >
+	    (w->replace ? REF_REPLACE_CHUNK : REF_CHUNK))
 		return flush_chunk(w) < 0 ? -2 : 0;
 	return 0;
 }
@@ -355,12 +361,15 @@ static void print_import(const struct walk *w, const char *dir, double secs)
 	       dir, json_string_value(json_object_get(w->source, "kind")),
 	       json_string_value(json_object_get(w->source, "name")), secs,
 	       secs > 0 ? (double)w->files / secs : 0.0);
-	printf("withdrawn %lld, machines re-judged %lld, now trusted %lld",
+	printf("withdrawn %lld, machines re-judged %lld, now trusted %lld, "
+	       "now untrusted %lld",
 	       (long long)json_integer_value(json_object_get(s, "withdrawn")),
 	       (long long)json_integer_value(json_object_get(s,
 		"machines_rejudged")),
 	       (long long)json_integer_value(json_object_get(s,
-		"machines_now_trusted")));
+		"machines_now_trusted")),
+	       (long long)json_integer_value(json_object_get(s,
+		"machines_now_untrusted")));
 	printf("; skipped %zu (not regular files), unreadable %zu\n",
 	       w->skipped, w->unreadable);
 }
@@ -572,9 +581,15 @@ static int cmd_rm(int argc, char **argv)
 	if (c == NULL ||
 	    cli_client_call(c, "DELETE", "/v1/references", body, &ans) < 0)
 		goto out;
-	printf("deleted %lld references (records already judged keep their "
-	       "verdicts until the machine reboots)\n",
-	       (long long)json_integer_value(json_object_get(ans, "deleted")));
+	printf("deleted %lld references; machines re-judged %lld, now "
+	       "untrusted %lld, now trusted %lld\n",
+	       (long long)json_integer_value(json_object_get(ans, "deleted")),
+	       (long long)json_integer_value(json_object_get(ans,
+		"machines_rejudged")),
+	       (long long)json_integer_value(json_object_get(ans,
+		"machines_now_untrusted")),
+	       (long long)json_integer_value(json_object_get(ans,
+		"machines_now_trusted")));
 	rc = CLI_EXIT_OK;
 out:
 	json_decref(ans);

@@ -241,6 +241,24 @@ static int store_failure(struct verifier *v, struct attest *a, int64_t now,
 	return rc < 0 ? -1 : 0;
 }
 
+/* Read the machine again (v->lock held): 0, 1 gone (answered), -1. */
+static int reload(struct verifier *v, struct attest *a,
+		  struct engine_answer *ans, struct imt_error *err)
+{
+	int found;
+
+	db_machine_release(&a->m);
+	if (db_machine_get(v->db, a->ev->agent, &a->m, &found, err) < 0)
+		return -1;
+	if (!found) {
+		engine_answer_set(ans, ENGINE_UNKNOWN,
+				  "unknown agent %s: removed meanwhile",
+				  a->ev->agent);
+		return 1;
+	}
+	return 0;
+}
+
 /* The boot this evidence was checked against is still the stored one. */
 static int same_boot(struct verifier *v, const struct attest *a, int *same,
 		     struct imt_error *err)
@@ -276,6 +294,10 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 		attest_fail(a, "nonce", "%s", db_nonce_result_name(res));
 		return 2;
 	}
+	/* a re-judge or an operator may have moved it while we checked */
+	if (reload(v, a, ans, err) != 0)
+		return ans->status != ENGINE_OK ? 1 : -1;
+	state = a->m.state;
 	if (!checks_ok) {
 		if (store_failure(v, a, now, &state, err) < 0)
 			return -1;

@@ -4,7 +4,7 @@
  * a boot's records are all acceptable under the configured policy.
  *
  * The one place the policy lives: evidence (route_agents.c) and
- * re-judging after a reference import (rejudge.c) both call these, so a
+ * re-judging after references change (rejudge.c) both call these, so a
  * record gets the same verdict whichever way it is judged. Call with
  * v->lock held (they read the database).
  */

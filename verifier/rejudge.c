@@ -8,18 +8,22 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <jansson.h>
+
+#include "engine.h"
 #include "judge.h"
 #include "rejudge.h"
 
-struct machine_ref {
-	char id[DB_MACHINE_ID_MAX + 1];
-	enum db_machine_state state;
-};
+#define QUEUE_CLEAR_CHUNK 2000	/* queued digests dropped per transaction */
 
-struct machine_round {
-	struct machine_ref *m;
-	size_t n;
+/* The record sets of one boot, in the order they are judged. */
+enum rejudge_pass {
+	PASS_UNACCEPTED,	/* unknown and mismatch */
+	PASS_WITHDRAWN,		/* known, digest queued as withdrawn */
+	PASS_UNPINNED,		/* known by the digest alone (any_path) */
+	PASS_COUNT,
 };
 
 /* A stored record, copied out of the listing. */
@@ -38,12 +42,59 @@ struct record_round {
 	int oom;
 };
 
+/* One fleet-wide re-judge. */
+struct rejudge_run {
+	struct verifier *v;
+	unsigned int changes;
+	const char *cause;
+	int64_t now;
+	size_t queued;		/* withdrawn digests queued at the start */
+	struct record_round rr;
+	struct db_verdict_update *u;
+	struct rejudge_stats *stats;
+	/* the machine at hand */
+	int64_t boot_id;
+	uint64_t nrecords;
+	int became_bad;		/* a record turned unacceptable */
+	size_t examined;
+};
+
+static rejudge_hook_fn hook_fn;
+static void *hook_arg;
+
+void rejudge_set_hook(rejudge_hook_fn fn, void *arg)
+{
+	hook_fn = fn;
+	hook_arg = arg;
+}
+
+/*
+ * v->lock is a plain mutex, not a fair one: a thread that unlocks and
+ * locks again at once keeps it, and the evidence waiting for it (woken,
+ * but not yet running) starves for the whole import. Stepping aside a
+ * moment lets the waiters pass the lock among themselves first.
+ */
+void rejudge_hook(const char *point)
+{
+	struct timespec pause = { 0, strncmp(point, "rejudge", 7) == 0 ?
+				  REJUDGE_PAUSE_MACHINE_NS :
+				  REJUDGE_PAUSE_CHUNK_NS };
+
+	nanosleep(&pause, NULL);
+	if (hook_fn != NULL)
+		hook_fn(point, hook_arg);
+}
+
+struct machine_page {
+	char (*id)[DB_MACHINE_ID_MAX + 1];
+	size_t n;
+};
+
 static int collect_machine(const struct db_machine *m, void *arg)
 {
-	struct machine_round *mr = arg;
+	struct machine_page *mp = arg;
 
-	strcpy(mr->m[mr->n].id, m->id);
-	mr->m[mr->n++].state = m->state;
+	strcpy(mp->id[mp->n++], m->id);
 	return 0;
 }
 
@@ -81,16 +132,48 @@ static void round_clear(struct record_round *rr)
 	rr->oom = 0;
 }
 
-/* Judge one round again; store the verdicts that changed. */
-static int judge_round(struct verifier *v, int64_t boot_id,
-		       struct record_round *rr, struct db_verdict_update *u,
-		       struct rejudge_stats *stats, struct imt_error *err)
+/* Which passes this run makes over a boot, and how. */
+static int pass_wanted(const struct rejudge_run *run, enum rejudge_pass p)
 {
+	switch (p) {
+	case PASS_WITHDRAWN:
+		return run->queued > 0;
+	case PASS_UNPINNED:
+		return (run->changes & REJUDGE_ADDED) &&
+		       strcmp(run->v->cfg.any_path, "allow") == 0;
+	default:
+		return 1;
+	}
+}
+
+static int list_pass(struct rejudge_run *run, enum rejudge_pass p,
+		     uint64_t from, struct imt_error *err)
+{
+	struct db *db = run->v->db;
+	enum db_known_set set = DB_KNOWN_UNPINNED;
+
+	if (p == PASS_UNACCEPTED)
+		return db_record_list(db, run->boot_id, from,
+				      REJUDGE_RECORDS_PAGE, 1, collect_record,
+				      &run->rr, err);
+	/* by digest while fewer are queued than the boot has records */
+	if (p == PASS_WITHDRAWN)
+		set = run->queued < run->nrecords ? DB_KNOWN_WITHDRAWN :
+						    DB_KNOWN_WITHDRAWN_SCAN;
+	return db_record_list_known(db, run->boot_id, set, from,
+				    REJUDGE_RECORDS_PAGE, collect_record,
+				    &run->rr, err);
+}
+
+/* Judge one round again; store the verdicts that changed. */
+static int judge_round(struct rejudge_run *run, struct imt_error *err)
+{
+	struct verifier *v = run->v;
 	enum db_verdict verdict;
 	size_t i, n = 0;
 
-	for (i = 0; i < rr->n; i++) {
-		const struct stored_record *s = &rr->r[i];
+	for (i = 0; i < run->rr.n; i++) {
+		const struct stored_record *s = &run->rr.r[i];
 		struct judge_input in = {
 			.path = s->path, .algo = s->algo,
 			.digest = s->digest_len > 0 ? s->digest : NULL,
@@ -101,117 +184,231 @@ static int judge_round(struct verifier *v, int64_t boot_id,
 			return -1;
 		if (verdict == s->verdict)
 			continue;
-		u[n].index = s->index;
-		u[n++].verdict = verdict;
+		if (judge_acceptable(v, s->verdict) &&
+		    !judge_acceptable(v, verdict))
+			run->became_bad = 1;
+		run->u[n].index = s->index;
+		run->u[n++].verdict = verdict;
 	}
-	stats->records += n;
-	return n > 0 ? db_record_set_verdicts(v->db, boot_id, u, n, err) : 0;
+	run->stats->records += n;
+	return n > 0 ? db_record_set_verdicts(v->db, run->boot_id, run->u, n,
+					      err) : 0;
 }
 
 /*
- * The unknown and mismatch records of @boot, judged again round by round.
- * @examined receives how many there were.
+ * One round under the lock: is the boot still current (a new boot's
+ * records were judged against today's references), then the records of
+ * pass @p from @from. *@got: how many; 0 ends the pass.
  */
-static int rejudge_boot(struct verifier *v, const struct db_boot *boot,
-			struct record_round *rr, struct db_verdict_update *u,
-			size_t *examined, struct rejudge_stats *stats,
+static int round_locked(struct rejudge_run *run, const char *id,
+			enum rejudge_pass p, uint64_t from, size_t *got,
 			struct imt_error *err)
 {
+	struct db_boot boot;
+	int found = 0, rc;
+
+	*got = 0;
+	if (db_boot_current(run->v->db, id, &boot, &found, err) < 0)
+		return -1;
+	if (!found || (run->boot_id != 0 && boot.id != run->boot_id))
+		return 0;
+	run->boot_id = boot.id;
+	run->nrecords = boot.next_record_index;
+	rc = list_pass(run, p, from, err);
+	if (rc == 0 && run->rr.oom) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
+		rc = -1;
+	}
+	*got = run->rr.n;
+	run->examined += *got;
+	if (rc == 0 && *got > 0)
+		rc = judge_round(run, err);
+	return rc;
+}
+
+static int rejudge_pass(struct rejudge_run *run, const char *id,
+			enum rejudge_pass p, struct imt_error *err)
+{
+	struct verifier *v = run->v;
 	uint64_t from = 0;
 	size_t got;
 	int rc;
 
-	*examined = 0;
 	do {
-		rc = db_record_list(v->db, boot->id, from,
-				    REJUDGE_RECORDS_PAGE, 1, collect_record,
-				    rr, err);
-		if (rc == 0 && rr->oom) {
-			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				      IMT_NO_POS, "out of memory");
-			rc = -1;
-		}
-		got = rr->n;
-		*examined += got;
+		pthread_mutex_lock(&v->lock);
+		rc = round_locked(run, id, p, from, &got, err);
+		pthread_mutex_unlock(&v->lock);
 		if (got > 0)
-			from = rr->r[got - 1].index + 1;
-		if (rc == 0)
-			rc = judge_round(v, boot->id, rr, u, stats, err);
-		round_clear(rr);
+			from = run->rr.r[got - 1].index + 1;
+		round_clear(&run->rr);
 	} while (rc == 0 && got == REJUDGE_RECORDS_PAGE);
 	return rc;
 }
 
-static int rejudge_machine(struct verifier *v, const struct machine_ref *m,
-			   const char *reason, int64_t now,
-			   struct record_round *rr,
-			   struct db_verdict_update *u,
-			   struct rejudge_stats *stats, struct imt_error *err)
+/* judge_reason() of the record with "cause": the change that did it. */
+static char *bad_reason(const char *record, const char *cause)
 {
-	char why[JUDGE_REASON_MAX];
-	struct db_boot boot;
-	size_t examined;
-	int found = 0, ok = 0;
+	json_t *j = json_loads(record, 0, NULL);
+	json_t *c = json_loads(cause, 0, NULL);
+	char *s = NULL;
 
-	if (db_boot_current(v->db, m->id, &boot, &found, err) < 0)
+	if (j != NULL && c != NULL && json_object_set_new(j, "cause", c) == 0)
+		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	else
+		json_decref(c);
+	json_decref(j);
+	return s;
+}
+
+/* The machine's state after its records were judged again (v->lock). */
+static int decide_locked(struct rejudge_run *run, const char *id,
+			 struct imt_error *err)
+{
+	struct verifier *v = run->v;
+	char why[JUDGE_REASON_MAX], *reason;
+	struct db_machine m;
+	struct db_boot boot;
+	int found = 0, ok = 0, rc = -1;
+
+	if (db_machine_get(v->db, id, &m, &found, err) < 0)
 		return -1;
 	if (!found)
 		return 0;
-	if (rejudge_boot(v, &boot, rr, u, &examined, stats, err) < 0)
-		return -1;
-	if (examined > 0)
-		stats->machines++;
-	if (m->state != DB_STATE_UNTRUSTED)
-		return 0;
-	if (judge_boot(v, boot.id, boot.next_record_index, &ok, why,
-		       err) < 0)
-		return -1;
-	if (!ok)
-		return 0;
-	if (db_machine_set_state(v->db, m->id, DB_STATE_TRUSTED, reason, now,
-				 err) < 0)
-		return -1;
-	stats->now_trusted++;
-	return 0;
+	if (db_boot_current(v->db, id, &boot, &found, err) < 0)
+		goto out;
+	rc = 0;
+	if (!found || boot.id != run->boot_id ||
+	    (m.state != DB_STATE_UNTRUSTED &&
+	     !(m.state == DB_STATE_TRUSTED && run->became_bad)))
+		goto out;
+	rc = judge_boot(v, boot.id, boot.next_record_index, &ok, why, err);
+	if (rc < 0)
+		goto out;
+	if (m.state == DB_STATE_UNTRUSTED && ok) {
+		rc = engine_transition(v, id, m.state, TR_REJUDGE_CLEAN,
+				       run->cause, run->now, NULL, err);
+		run->stats->now_trusted += rc == 1;
+	} else if (m.state == DB_STATE_TRUSTED && !ok) {
+		reason = bad_reason(why, run->cause);
+		rc = engine_transition(v, id, m.state, TR_REJUDGE_UNACCEPTABLE,
+				       reason != NULL ? reason : why, run->now,
+				       NULL, err);
+		run->stats->now_untrusted += rc == 1;
+		free(reason);
+	}
+	rc = rc < 0 ? -1 : 0;
+out:
+	db_machine_release(&m);
+	return rc;
 }
 
-int rejudge_all(struct verifier *v, const char *reason, int64_t now,
-		struct rejudge_stats *stats, struct imt_error *err)
+static int rejudge_machine(struct rejudge_run *run, const char *id,
+			   struct imt_error *err)
 {
-	struct machine_round mr = { 0 };
-	struct record_round rr = { 0 };
-	struct db_verdict_update *u;
+	enum rejudge_pass p;
+	int rc = 0;
+
+	run->boot_id = 0;
+	run->nrecords = 0;
+	run->became_bad = 0;
+	run->examined = 0;
+	for (p = 0; rc == 0 && p < PASS_COUNT; p++) {
+		if (pass_wanted(run, p))
+			rc = rejudge_pass(run, id, p, err);
+	}
+	if (rc < 0)
+		return -1;
+	if (run->examined > 0)
+		run->stats->machines++;
+	if (run->boot_id == 0)
+		return 0;
+	pthread_mutex_lock(&run->v->lock);
+	rc = decide_locked(run, id, err);
+	pthread_mutex_unlock(&run->v->lock);
+	rejudge_hook("rejudge:machine");
+	return rc;
+}
+
+/* Every machine, a page of ids at a time (the listing under the lock). */
+static int rejudge_machines(struct rejudge_run *run, struct imt_error *err)
+{
+	struct machine_page mp = { 0 };
 	char after[DB_MACHINE_ID_MAX + 1] = "";
 	size_t i;
+	int rc;
+
+	mp.id = calloc(REJUDGE_MACHINES_PAGE, sizeof(*mp.id));
+	if (mp.id == NULL) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
+		return -1;
+	}
+	do {
+		mp.n = 0;
+		pthread_mutex_lock(&run->v->lock);
+		rc = db_machine_list(run->v->db, after[0] ? after : NULL,
+				     REJUDGE_MACHINES_PAGE, collect_machine,
+				     &mp, err);
+		pthread_mutex_unlock(&run->v->lock);
+		for (i = 0; rc == 0 && i < mp.n; i++)
+			rc = rejudge_machine(run, mp.id[i], err);
+		if (mp.n > 0)
+			strcpy(after, mp.id[mp.n - 1]);
+	} while (rc == 0 && mp.n == REJUDGE_MACHINES_PAGE);
+	free(mp.id);
+	return rc;
+}
+
+static int with_lock_count(struct verifier *v, size_t *n,
+			   struct imt_error *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&v->lock);
+	rc = db_ref_withdrawn_count(v->db, n, err);
+	pthread_mutex_unlock(&v->lock);
+	return rc;
+}
+
+/* Every current boot was judged after the withdrawals: drop the queue. */
+static int clear_queue(struct verifier *v, struct imt_error *err)
+{
+	int more = 1, rc = 0;
+
+	while (rc == 0 && more) {
+		pthread_mutex_lock(&v->lock);
+		rc = db_ref_withdrawn_clear(v->db, QUEUE_CLEAR_CHUNK, &more,
+					    err);
+		pthread_mutex_unlock(&v->lock);
+	}
+	return rc;
+}
+
+int rejudge_all(struct verifier *v, unsigned int changes, const char *cause,
+		int64_t now, struct rejudge_stats *stats,
+		struct imt_error *err)
+{
+	struct rejudge_run run = {
+		.v = v, .changes = changes, .cause = cause, .now = now,
+		.stats = stats,
+	};
 	int rc = -1;
 
 	memset(stats, 0, sizeof(*stats));
-	mr.m = calloc(REJUDGE_MACHINES_PAGE, sizeof(*mr.m));
-	rr.r = calloc(REJUDGE_RECORDS_PAGE, sizeof(*rr.r));
-	u = calloc(REJUDGE_RECORDS_PAGE, sizeof(*u));
-	if (mr.m == NULL || rr.r == NULL || u == NULL) {
+	run.rr.r = calloc(REJUDGE_RECORDS_PAGE, sizeof(*run.rr.r));
+	run.u = calloc(REJUDGE_RECORDS_PAGE, sizeof(*run.u));
+	if (run.rr.r == NULL || run.u == NULL) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
 			      "out of memory");
 		goto out;
 	}
-	do {
-		mr.n = 0;
-		if (db_machine_list(v->db, after[0] ? after : NULL,
-				    REJUDGE_MACHINES_PAGE, collect_machine,
-				    &mr, err) < 0)
-			goto out;
-		for (i = 0; i < mr.n; i++) {
-			if (rejudge_machine(v, &mr.m[i], reason, now, &rr, u,
-					    stats, err) < 0)
-				goto out;
-		}
-		if (mr.n > 0)
-			strcpy(after, mr.m[mr.n - 1].id);
-	} while (mr.n == REJUDGE_MACHINES_PAGE);
-	rc = 0;
+	if (with_lock_count(v, &run.queued, err) < 0 ||
+	    rejudge_machines(&run, err) < 0)
+		goto out;
+	rc = run.queued > 0 ? clear_queue(v, err) : 0;
 out:
-	free(u);
-	free(rr.r);
-	free(mr.m);
+	free(run.u);
+	free(run.rr.r);
 	return rc;
 }

@@ -7,11 +7,15 @@
  *	GET    /v1/references?path=&source=KIND:NAME&after=&limit=
  *	DELETE /v1/references	{"v":1,"refs":[...]} and/or {"source":{}}
  *
- * An import is one transaction: every entry is checked before anything
- * is stored, and a bad entry (named by its index) stores nothing. After
- * it, the stored records of every machine are judged again (rejudge.c).
- * A delete does not re-judge: what was judged known stays known until
- * the machine reboots.
+ * Every entry is checked before anything is stored, and a bad entry
+ * (named by its index) stores nothing. Then the references are stored
+ * in chunks of REFS_CHUNK, each its own transaction under v->lock, so
+ * evidence is answered between them; a replace withdraws the source's
+ * references the import did not state again only after its last chunk
+ * (the old ones vouch until the new ones are all there). After an import
+ * or a delete, the stored records of every machine's current boot are
+ * judged again both ways (rejudge.c). One reference change runs at a
+ * time: another meanwhile is answered 409.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,10 @@
 #include "verifier.h"
 
 #define REFS_PER_REQUEST_MAX 100000	/* references in one request */
+#define REFS_CHUNK 2000		/* references per transaction (lock hold) */
+
+/* One reference change and its re-judge at a time (not the db lock). */
+static pthread_mutex_t refs_change = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const kind_names[] = {
 	[DB_SOURCE_DIR_TREE] = "dir-tree",
@@ -207,24 +215,19 @@ static void request_free(struct refs_request *rq)
 	json_decref(rq->body);
 }
 
-/* The import's one transaction. Call with v->lock held. */
-static int import_refs(struct verifier *v, const struct refs_request *rq,
-		       int64_t now, size_t *withdrawn, struct imt_error *err)
+/* One chunk of the import, in one transaction (v->lock held). */
+static int store_chunk(struct verifier *v, const struct refs_request *rq,
+		       size_t from, size_t to, int64_t now,
+		       struct imt_error *err)
 {
 	size_t i;
+	int rc;
 
-	*withdrawn = 0;
-	/*
-	 * An import cannot contain other writes, so a replace withdraws in
-	 * its own transaction first; the request was checked whole before,
-	 * so only a storage failure can come between the two.
-	 */
-	if (rq->replace &&
-	    db_ref_delete_source(v->db, &rq->source, withdrawn, err) < 0)
+	rc = from == 0 ? db_ref_import_begin(v->db, &rq->source, now, err) :
+			 db_ref_import_continue(v->db, &rq->source, now, err);
+	if (rc < 0)
 		return -1;
-	if (db_ref_import_begin(v->db, &rq->source, now, err) < 0)
-		return -1;
-	for (i = 0; i < rq->nrefs; i++) {
+	for (i = from; i < to; i++) {
 		const struct ref_entry *e = &rq->refs[i];
 
 		if (db_ref_add(v->db, &rq->source, e->path, e->algo,
@@ -236,18 +239,108 @@ static int import_refs(struct verifier *v, const struct refs_request *rq,
 	return db_ref_import_commit(v->db, err);
 }
 
-/* {"check":"rejudge","source":{...},"operator":NAME} as JSON text. */
-static char *rejudge_reason(const struct db_ref_source *src,
-			    const char *operator)
+/*
+ * Store the references chunk by chunk (the first starts a new generation
+ * of the source), the lock released in between. *@stored: how many are.
+ */
+static int store_refs(struct verifier *v, const struct refs_request *rq,
+		      int64_t now, size_t *stored, struct imt_error *err)
 {
-	json_t *j = json_pack("{s:s,s:{s:s,s:s},s:s}", "check", "rejudge",
-			      "source", "kind", kind_names[src->kind],
-			      "name", src->name, "operator", operator);
-	char *s = j != NULL ? json_dumps(j, JSON_COMPACT |
-					 JSON_PRESERVE_ORDER) : NULL;
+	size_t from = 0, to;
+	int rc;
 
+	*stored = 0;
+	do {
+		to = rq->nrefs - from > REFS_CHUNK ? from + REFS_CHUNK :
+						     rq->nrefs;
+		pthread_mutex_lock(&v->lock);
+		rc = store_chunk(v, rq, from, to, now, err);
+		pthread_mutex_unlock(&v->lock);
+		if (rc < 0)
+			return -1;
+		*stored = from = to;
+		rejudge_hook("import:chunk");
+	} while (from < rq->nrefs);
+	return 0;
+}
+
+/* Withdraw @src's references (all, or the stale rest of a replace). */
+static int withdraw_refs(struct verifier *v, const struct db_ref_source *src,
+			 int stale_only, size_t *withdrawn,
+			 struct imt_error *err)
+{
+	size_t n;
+	int more = 1, rc = 0;
+
+	*withdrawn = 0;
+	while (rc == 0 && more) {
+		pthread_mutex_lock(&v->lock);
+		rc = db_ref_withdraw(v->db, src, stale_only, REFS_CHUNK, &n,
+				     &more, err);
+		pthread_mutex_unlock(&v->lock);
+		if (rc == 0)
+			*withdrawn += n;
+		rejudge_hook("withdraw:chunk");
+	}
+	return rc;
+}
+
+/* {"check":"rejudge","source":{...},"operator":NAME} as JSON text. */
+static char *rejudge_reason(const struct refs_request *rq,
+			    const char *operator, const char *change)
+{
+	json_t *j = json_pack("{s:s,s:s,s:s}", "check", "rejudge",
+			      "change", change, "operator", operator);
+	char *s = NULL;
+
+	if (j != NULL && rq->has_source)
+		json_object_set_new(j, "source", json_pack("{s:s,s:s}",
+			"kind", kind_names[rq->source.kind],
+			"name", rq->source.name));
+	if (j != NULL)
+		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	return s;
+}
+
+/* The re-judge's counts, added to an answer. */
+static json_t *with_stats(json_t *ans, const struct rejudge_stats *st)
+{
+	json_t *s = json_pack("{s:I,s:I,s:I,s:I}",
+		"machines_rejudged", (json_int_t)st->machines,
+		"records_changed", (json_int_t)st->records,
+		"machines_now_trusted", (json_int_t)st->now_trusted,
+		"machines_now_untrusted", (json_int_t)st->now_untrusted);
+
+	if (ans != NULL && s != NULL && json_object_update(ans, s) < 0) {
+		json_decref(ans);
+		ans = NULL;
+	}
+	json_decref(s);
+	return ans;
+}
+
+/* Take the change lock, or answer 409. */
+static int change_begin(struct http_response *res)
+{
+	if (pthread_mutex_trylock(&refs_change) == 0)
+		return 0;
+	http_error(res, 409, "another reference import or delete is in "
+		   "progress; send this one when it has finished");
+	return -1;
+}
+
+/* A failed import: what was stored stays, and says so. */
+static void import_failed(struct http_response *res, const char *what,
+			  size_t stored, const struct refs_request *rq,
+			  const struct imt_error *err)
+{
+	http_error(res, err->status == IMT_ERR_MISMATCH ? 409 : 500,
+		   "%s failed after %zu of %zu references were stored (they "
+		   "stay and vouch; %s): %s; send the import again, stating "
+		   "a reference again is harmless", what, stored, rq->nrefs,
+		   rq->replace ? "nothing was withdrawn yet, the old "
+		   "references vouch too" : "nothing is withdrawn", err->msg);
 }
 
 void route_refs_import(void *ctx, const struct http_request *req,
@@ -258,38 +351,50 @@ void route_refs_import(void *ctx, const struct http_request *req,
 	struct rejudge_stats st = { 0 };
 	int64_t now = (int64_t)time(NULL);
 	struct refs_request rq = { 0 };
+	size_t stored = 0, withdrawn = 0;
 	struct imt_error err;
-	size_t withdrawn;
 	int rc;
 
 	if (auth_operator(v, req, res, name) < 0 ||
 	    parse_request(req, res, &rq, 1) < 0)
 		goto out;
-	reason = rejudge_reason(&rq.source, name);
+	reason = rejudge_reason(&rq, name, "import");
 	if (reason == NULL) {
 		http_error(res, 503, "out of memory");
 		goto out;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = import_refs(v, &rq, now, &withdrawn, &err);
-	if (rc < 0) {
-		pthread_mutex_unlock(&v->lock);
-		rest_db_error(res, "import", &err);
+	if (change_begin(res) < 0)
 		goto out;
+	rc = store_refs(v, &rq, now, &stored, &err);
+	if (rc < 0) {
+		import_failed(res, "import", stored, &rq, &err);
+		/* what was stored vouches already: judge with it */
+		rejudge_all(v, REJUDGE_ADDED, reason, now, &st, &err);
+		goto unlock;
 	}
-	rc = rejudge_all(v, reason, now, &st, &err);
-	pthread_mutex_unlock(&v->lock);
+	if (rq.replace && withdraw_refs(v, &rq.source, 1, &withdrawn,
+					&err) < 0) {
+		http_error(res, 500, "all %zu references stored, but "
+			   "withdrawing the older ones failed after %zu: %s; "
+			   "send the import again", rq.nrefs, withdrawn,
+			   err.msg);
+		/* what is stored and what went, judged with */
+		rejudge_all(v, REJUDGE_ADDED | REJUDGE_WITHDRAWN, reason, now,
+			    &st, &err);
+		goto unlock;
+	}
+	rc = rejudge_all(v, REJUDGE_ADDED | (withdrawn > 0 ?
+			 REJUDGE_WITHDRAWN : 0), reason, now, &st, &err);
 	if (rc < 0) {
 		http_error(res, 500, "references stored, but judging the "
 			   "records again failed: %s", err.msg);
-		goto out;
+		goto unlock;
 	}
-	rest_reply(res, 200, json_pack("{s:I,s:I,s:I,s:I,s:I}",
+	rest_reply(res, 200, with_stats(json_pack("{s:I,s:I}",
 		   "added", (json_int_t)rq.nrefs,
-		   "withdrawn", (json_int_t)withdrawn,
-		   "machines_rejudged", (json_int_t)st.machines,
-		   "records_changed", (json_int_t)st.records,
-		   "machines_now_trusted", (json_int_t)st.now_trusted));
+		   "withdrawn", (json_int_t)withdrawn), &st));
+unlock:
+	pthread_mutex_unlock(&refs_change);
 out:
 	free(reason);
 	request_free(&rq);
@@ -381,35 +486,60 @@ out:
 	json_decref(pg.rows);
 }
 
-/* Delete the listed references, all or none (one batch). */
-static int delete_refs(struct verifier *v, const struct refs_request *rq,
-		       size_t *deleted, struct imt_error *err)
+/* Delete the listed references @from..@to in one batch (v->lock held). */
+static int delete_chunk(struct verifier *v, const struct refs_request *rq,
+			size_t from, size_t to, size_t *deleted,
+			struct imt_error *err)
 {
 	const struct db_ref_source *src = rq->has_source ? &rq->source : NULL;
-	size_t i, n;
+	size_t i, n, sum = 0;
 
-	*deleted = 0;
 	if (db_batch_begin(v->db, err) < 0)
 		return -1;
-	for (i = 0; i < rq->nrefs; i++) {
+	for (i = from; i < to; i++) {
 		const struct ref_entry *e = &rq->refs[i];
 
 		if (db_ref_delete(v->db, src, e->path, e->algo, e->digest,
 				  e->digest_len, &n, err) < 0) {
 			db_batch_abort(v->db);
-			*deleted = 0;
 			return -1;
 		}
-		*deleted += n;
+		sum += n;
 	}
-	return db_batch_commit(v->db, err);
+	if (db_batch_commit(v->db, err) < 0)
+		return -1;
+	*deleted += sum;
+	return 0;
+}
+
+/* The listed references, chunk by chunk, the lock released between. */
+static int delete_refs(struct verifier *v, const struct refs_request *rq,
+		       size_t *deleted, struct imt_error *err)
+{
+	size_t from, to;
+	int rc;
+
+	*deleted = 0;
+	for (from = 0; from < rq->nrefs; from = to) {
+		to = rq->nrefs - from > REFS_CHUNK ? from + REFS_CHUNK :
+						     rq->nrefs;
+		pthread_mutex_lock(&v->lock);
+		rc = delete_chunk(v, rq, from, to, deleted, err);
+		pthread_mutex_unlock(&v->lock);
+		if (rc < 0)
+			return -1;
+		rejudge_hook("withdraw:chunk");
+	}
+	return 0;
 }
 
 void route_refs_delete(void *ctx, const struct http_request *req,
 		       struct http_response *res)
 {
 	struct verifier *v = ctx;
-	char name[DB_NAME_MAX + 1];
+	char name[DB_NAME_MAX + 1], *reason = NULL;
+	struct rejudge_stats st = { 0 };
+	int64_t now = (int64_t)time(NULL);
 	struct refs_request rq = { 0 };
 	struct imt_error err;
 	size_t deleted = 0;
@@ -418,18 +548,39 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0 ||
 	    parse_request(req, res, &rq, 0) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
+	reason = rejudge_reason(&rq, name, "delete");
+	if (reason == NULL) {
+		http_error(res, 503, "out of memory");
+		goto out;
+	}
+	if (change_begin(res) < 0)
+		goto out;
 	if (json_object_get(rq.body, "refs") != NULL)
 		rc = delete_refs(v, &rq, &deleted, &err);
 	else
-		rc = db_ref_delete_source(v->db, &rq.source, &deleted, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0) {
-		rest_db_error(res, "delete", &err);
-		goto out;
+		rc = withdraw_refs(v, &rq.source, 0, &deleted, &err);
+	/* what went is gone whatever failed after: judge without it */
+	if (deleted > 0 &&
+	    rejudge_all(v, REJUDGE_WITHDRAWN, reason, now, &st,
+			rc < 0 ? &(struct imt_error){ 0 } : &err) < 0)
+		rc = -2;
+	if (rc == -1) {
+		http_error(res, 500, "delete failed after %zu references "
+			   "were deleted (those are gone%s): %s", deleted,
+			   deleted > 0 ? ", and the records judged again" : "",
+			   err.msg);
+		goto unlock;
 	}
-	rest_reply(res, 200, json_pack("{s:I}", "deleted",
-				       (json_int_t)deleted));
+	if (rc == -2) {
+		http_error(res, 500, "%zu references deleted, but judging the "
+			   "records again failed: %s", deleted, err.msg);
+		goto unlock;
+	}
+	rest_reply(res, 200, with_stats(json_pack("{s:I}", "deleted",
+		   (json_int_t)deleted), &st));
+unlock:
+	pthread_mutex_unlock(&refs_change);
 out:
+	free(reason);
 	request_free(&rq);
 }

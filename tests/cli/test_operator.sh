@@ -121,7 +121,7 @@ expect 0 "ref import-dir" "$imatrust" ref import-dir --prefix /usr \
 	--algo sha256,sha1 --source guest-image "$tmp/image"
 contains "$tmp/out" '^imported 2 files \(4 references\) .* as dir-tree:guest-image in .* files/s' \
 	"import-dir counts files and references"
-contains "$tmp/out" 'now trusted 1; skipped 2 \(not regular files\)' \
+contains "$tmp/out" 'now trusted 1, now untrusted 0; skipped 2 \(not regular files\)' \
 	"node-1 became trusted; the symlink and fifo were skipped"
 expect 0 "machines after the import" "$imatrust" machines
 contains "$tmp/out" '^node-1 +trusted +allow' "node-1 is trusted, allow"
@@ -142,9 +142,14 @@ expect 2 "ref add with a bad digest" "$imatrust" ref add /etc/motd sha256:abc
 expect 0 "ref rm one" "$imatrust" ref rm /etc/motd "sha256:$tool_hex"
 contains "$tmp/out" '^deleted 1 references' "ref rm deleted it"
 expect 0 "ref rm --source withdraws" "$imatrust" ref rm --source guest-image
-contains "$tmp/out" '^deleted 4 references' "the whole source went"
+contains "$tmp/out" '^deleted 4 references; machines re-judged 1, now untrusted 1' \
+	"the whole source went, and node-1 was judged again"
 expect 0 "machines after the delete" "$imatrust" machines
-contains "$tmp/out" '^node-1 +trusted' "deleting does not re-judge"
+contains "$tmp/out" '^node-1 +untrusted +isolate +[0-9]+s ago +record unknown /usr/sbin/tool' \
+	"withdrawing the reference of a file node-1 ran makes it untrusted, naming the record"
+expect 0 "events node-1 after the delete" "$imatrust" events --json node-1
+[ "$(jq -r '.[-1].reason.cause.operator + " " + .[-1].reason.cause.change' "$tmp/out")" = "alice delete" ] &&
+	ok "the event says who withdrew it" || not_ok "the event says who withdrew it" "$tmp/out"
 
 expect 0 "approve node-2" "$imatrust" approve node-2
 contains "$tmp/out" '^node-2 approved by alice; state enrolling' "approval names the operator"
@@ -213,7 +218,7 @@ check POST /v1/references 401 '{"v":1}'
 
 curl -s --cacert "$tmp/cert.pem" -D "$tmp/head" -o "$tmp/metrics" "$url/v1/metrics"
 contains "$tmp/head" '[Cc]ontent-[Tt]ype: text/plain; version=0.0.4' "metrics are Prometheus text"
-contains "$tmp/metrics" '^imatrust_machines\{state="trusted"\} 1$' "metrics count machines per state"
+contains "$tmp/metrics" '^imatrust_machines\{state="untrusted"\} 1$' "metrics count machines per state"
 curl -s --cacert "$tmp/cert.pem" -D "$tmp/head" -o "$tmp/page" "$url/"
 contains "$tmp/head" '[Cc]ontent-[Tt]ype: text/html' "the fleet page is HTML"
 contains "$tmp/page" 'sessionStorage' "the page keeps the token in sessionStorage"

@@ -364,6 +364,170 @@ static void test_list_pages(void **state)
 	tdb_remove(&t);
 }
 
+static size_t queued(struct tdb *t)
+{
+	size_t n = 99;
+
+	if (db_ref_withdrawn_count(t->db, &n, NULL) < 0)
+		fail_msg("withdrawn count");
+	return n;
+}
+
+static void chunk(struct tdb *t, int first, const char *p1,
+		  const uint8_t *d1, const char *p2, const uint8_t *d2)
+{
+	struct imt_error err;
+
+	assert_int_equal(first ? db_ref_import_begin(t->db, &src_deb, T_NOW,
+						     &err) :
+			 db_ref_import_continue(t->db, &src_deb, T_NOW, &err),
+			 0);
+	add(t, &src_deb, p1, "sha256", d1, 32);
+	if (p2 != NULL)
+		add(t, &src_deb, p2, "sha256", d2, 32);
+	assert_int_equal(db_ref_import_commit(t->db, &err), 0);
+}
+
+/*
+ * An import in two chunks is one generation: a replace withdraws only
+ * what neither chunk stated, in bounded transactions, and every
+ * withdrawal queues its digest (kept across a reopen, a crash).
+ */
+static void test_generations_and_withdrawal_queue(void **state)
+{
+	uint8_t a[32], b[32], c[32];
+	struct imt_error err;
+	size_t n;
+	struct tdb t;
+	int more;
+
+	(void)state;
+	digest(a, 32, 1);
+	digest(b, 32, 2);
+	digest(c, 32, 3);
+	tdb_new(&t);
+	chunk(&t, 1, "/bin/a", a, "/bin/b", b);
+	assert_int_equal(queued(&t), 0);
+	/* the next import: /bin/a again, then (next chunk) /bin/c */
+	chunk(&t, 1, "/bin/a", a, NULL, NULL);
+	chunk(&t, 0, "/bin/c", c, NULL, NULL);
+	assert_int_equal(tdb_int(&t, "SELECT count(DISTINCT generation) "
+				 "FROM refs"), 2);	/* b's is older */
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 1, 1, &n, &more,
+					 &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(more, 1);
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 1, 1, &n, &more,
+					 &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(more, 0);
+	assert_int_equal(lookup(&t, "/bin/b", "sha256", b, 32),
+			 DB_REF_UNKNOWN_PATH);
+	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32), DB_REF_KNOWN);
+	assert_int_equal(lookup(&t, "/bin/c", "sha256", c, 32), DB_REF_KNOWN);
+	/* the trigger: b queued, its path and digest rows collected */
+	assert_int_equal(queued(&t), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 2);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM digests"), 2);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 1);
+
+	/* the queue is in the file, with the withdrawal */
+	tdb_close(&t);
+	tdb_open(&t);
+	assert_int_equal(queued(&t), 1);
+
+	/* everything, and the source with its last reference */
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 10, &n, &more,
+					 &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(more, 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 0);
+	assert_int_equal(queued(&t), 3);
+	assert_int_equal(db_ref_withdrawn_clear(t.db, 2, &more, &err), 0);
+	assert_int_equal(more, 1);
+	assert_int_equal(db_ref_withdrawn_clear(t.db, 2, &more, &err), 0);
+	assert_int_equal(more, 0);
+	assert_int_equal(queued(&t), 0);
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 0, &n, &more,
+					 &err), -1);
+	tdb_remove(&t);
+}
+
+/* The known records a withdrawal may have made wrong, both plans. */
+struct seen {
+	uint64_t idx[8];
+	size_t n;
+};
+
+static int seen_cb(int64_t boot_id, const struct db_record *r, void *arg)
+{
+	struct seen *s = arg;
+
+	(void)boot_id;
+	if (s->n < 8)
+		s->idx[s->n++] = r->index;
+	return 0;
+}
+
+static void test_known_records_of_withdrawn_digests(void **state)
+{
+	static const uint8_t pcr1[DB_PCR_SHA1_SIZE], pcr2[DB_PCR_SHA256_SIZE];
+	static const enum db_known_set sets[] = {
+		DB_KNOWN_WITHDRAWN, DB_KNOWN_WITHDRAWN_SCAN,
+	};
+	static const uint8_t ek[] = { 1 }, name[] = { 0, 11, 1 };
+	struct db_machine_new m = { .id = "m", .ek_pub = ek, .ek_pub_len = 1,
+				    .ak_pub = ek, .ak_pub_len = 1,
+				    .ak_name = name, .ak_name_len = 3,
+				    .state = DB_STATE_ENROLLING };
+	uint8_t a[32], b[32];
+	struct db_record r[3];
+	struct db_boot boot;
+	struct imt_error err;
+	struct seen s;
+	size_t i, n;
+	struct tdb t;
+
+	(void)state;
+	digest(a, 32, 1);
+	digest(b, 32, 2);
+	tdb_new(&t);
+	add(&t, &src_deb, "/bin/a", "sha256", a, 32);
+	add(&t, &src_dir, "/bin/b", "sha256", b, 32);
+	assert_int_equal(db_machine_create(t.db, &m, T_NOW, &err), 0);
+	assert_int_equal(db_boot_start(t.db, "m", 1, 0, T_NOW, &boot, &err),
+			 0);
+	for (i = 0; i < 3; i++)
+		r[i] = (struct db_record){ .index = i, .pcr = 10,
+			.template = "ima-ng", .path = i == 1 ? "/bin/b" :
+						      "/bin/a",
+			.digest_algo = "sha256", .digest = i == 1 ? b : a,
+			.digest_len = 32, .verdict = DB_VERDICT_KNOWN };
+	struct db_boot_advance adv = { .boot_id = boot.id, .to_index = 3,
+		.pcr10_sha1 = pcr1, .pcr10_sha256 = pcr2, .records = r,
+		.nrecords = 3 };
+	assert_int_equal(db_boot_advance(t.db, &adv, T_NOW, &err), 0);
+	assert_int_equal(db_ref_delete_source(t.db, &src_deb, &n, &err), 0);
+	for (i = 0; i < 2; i++) {
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(db_record_list_known(t.db, boot.id, sets[i],
+						      1, 10, seen_cb, &s,
+						      &err), 0);
+		assert_int_equal(s.n, 1);	/* from 1: index 2 only */
+		assert_int_equal(s.idx[0], 2);
+	}
+	/* no reference names /bin/a with a any more: unpinned */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(db_record_list_known(t.db, boot.id, DB_KNOWN_UNPINNED,
+					      0, 10, seen_cb, &s, &err), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.idx[1], 2);
+	assert_int_equal(db_record_list_known(t.db, boot.id, 7, 0, 10,
+					      seen_cb, &s, &err), -1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_delete),
 		cmocka_unit_test(test_delete_source),
 		cmocka_unit_test(test_list_pages),
+		cmocka_unit_test(test_generations_and_withdrawal_queue),
+		cmocka_unit_test(test_known_records_of_withdrawn_digests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

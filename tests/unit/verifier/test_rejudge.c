@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_rejudge.c - an added reference re-judges the stored records at
- * once: an untrusted machine whose records all become acceptable is
- * trusted; other states stay, but their verdicts move.
+ * test_rejudge.c - a change of references re-judges the stored records
+ * at once, both ways: an untrusted machine whose records all become
+ * acceptable is trusted; a trusted machine running a file whose reference
+ * was withdrawn or replaced is untrusted, the reason naming the record;
+ * other states stay, but their verdicts move.
  */
 #include "judge.h"
 #include "rejudge.h"
@@ -28,8 +30,15 @@ static int setup(void **state)
 		DB_STATE_UNTRUSTED, DB_STATE_FAILED, DB_STATE_STALE,
 		DB_STATE_PENDING,
 	};
+	static const struct db_ref_source base = { DB_SOURCE_DEB, "base.deb" };
+	uint8_t d2[32];
 	size_t i;
 
+	/* what vouches for the known record /usr/bin/a */
+	tv_digest(2, d2);
+	if (db_ref_add(t->v.db, &base, "/usr/bin/a", "sha256", d2, 32, TV_NOW,
+		       NULL) < 0)
+		fail_msg("db_ref_add");
 	for (i = 0; i < 4; i++) {
 		tv_machine(t, ids[i], DB_STATE_ENROLLING);
 		tv_boot(t, ids[i], boot_records, 4);
@@ -151,23 +160,245 @@ static void test_unknown_becomes_mismatch(void **state)
 	assert_string_equal(verdict(t, "u1", 3), "known");
 }
 
-/* Deleting a reference does not judge known records back to unknown. */
-static void test_delete_does_not_rejudge(void **state)
+static json_t *del(struct tv *t, const char *body)
+{
+	unsigned int status;
+	json_t *a = tv_call(t, route_refs_delete, NULL, body, TV_AUTH,
+			    &status);
+
+	if (status != 200)
+		fail_msg("delete: %u %s", status, tv_msg(a));
+	return a;
+}
+
+/* @id's stored state reason, parsed. */
+static json_t *reason_of(struct tv *t, const char *id)
+{
+	struct db_machine m;
+	struct imt_error err;
+	json_t *j;
+	int found = 0;
+
+	if (db_machine_get(t->v.db, id, &m, &found, &err) < 0 || !found)
+		fail_msg("db_machine_get %s", id);
+	j = m.state_reason != NULL ? json_loads(m.state_reason, 0, NULL) :
+				     NULL;
+	db_machine_release(&m);
+	assert_non_null(j);
+	return j;
+}
+
+static const char *str_at(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+
+	return s != NULL ? s : "";
+}
+
+/* u1 trusted by the import of both missing references. */
+static void make_u1_trusted(struct tv *t)
+{
+	json_t *a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":"
+			   "\"sha256\",\"digest\":\"" HEX7 "\"},{\"path\":"
+			   "\"/usr/bin/x\",\"algo\":\"sha256\",\"digest\":"
+			   "\"" HEX8 "\"}");
+
+	json_decref(a);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
+}
+
+/*
+ * Withdrawing the reference of a record that made a machine trusted makes
+ * it untrusted at once, the reason naming the record (replaces the test
+ * that locked in "deleting does not re-judge").
+ */
+static void test_withdraw_makes_untrusted(void **state)
+{
+	struct tv *t = *state;
+	json_t *a, *r;
+
+	make_u1_trusted(t);
+	a = del(t, "{\"v\":1,\"refs\":[{\"path\":\"/usr/bin/new\","
+		"\"algo\":\"sha256\",\"digest\":\"" HEX7 "\"}]}");
+	assert_int_equal(stat_of(a, "deleted"), 1);
+	assert_int_equal(stat_of(a, "machines_now_untrusted"), 1);
+	assert_int_equal(stat_of(a, "machines_now_trusted"), 0);
+	json_decref(a);
+
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
+	assert_string_equal(verdict(t, "u1", 2), "unknown");
+	assert_string_equal(verdict(t, "u1", 3), "known");
+	r = reason_of(t, "u1");
+	assert_string_equal(str_at(r, "check"), "record");
+	assert_int_equal(json_integer_value(json_object_get(r, "index")), 2);
+	assert_string_equal(str_at(r, "path"), "/usr/bin/new");
+	assert_string_equal(str_at(r, "digest"), "sha256:" HEX7);
+	assert_string_equal(str_at(r, "verdict"), "unknown");
+	assert_string_equal(str_at(json_object_get(r, "cause"), "change"),
+			    "delete");
+	assert_string_equal(str_at(json_object_get(r, "cause"), "operator"),
+			    "alice");
+	json_decref(r);
+	/* failed stays failed, but its verdict moved too */
+	assert_int_equal(tv_state(t, "f1"), DB_STATE_FAILED);
+	assert_string_equal(verdict(t, "f1", 2), "unknown");
+}
+
+/* A new digest for the path, the old one deleted: mismatch, untrusted. */
+static void test_replaced_digest_makes_untrusted(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *r;
+
+	make_u1_trusted(t);
+	a = tv_call(t, route_refs_import, NULL, "{\"v\":1,\"source\":"
+		    "{\"kind\":\"deb\",\"name\":\"x_2.deb\"},\"refs\":"
+		    "[{\"path\":\"/usr/bin/x\",\"algo\":\"sha256\","
+		    "\"digest\":\"" HEX9 "\"}]}", TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
+	a = del(t, "{\"v\":1,\"refs\":[{\"path\":\"/usr/bin/x\","
+		"\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}]}");
+	json_decref(a);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
+	assert_string_equal(verdict(t, "u1", 3), "mismatch");
+	r = reason_of(t, "u1");
+	assert_string_equal(str_at(r, "path"), "/usr/bin/x");
+	assert_string_equal(str_at(r, "verdict"), "mismatch");
+	json_decref(r);
+}
+
+/* The same through an import with replace: the old digest is withdrawn. */
+static void test_replace_import_makes_untrusted(void **state)
 {
 	struct tv *t = *state;
 	unsigned int status;
 	json_t *a;
 
-	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
-		   "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
-		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
-	json_decref(a);
-	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1,\"source\":{\"kind\":"
-		    "\"golden-list\",\"name\":\"golden\"}}", TV_AUTH, &status);
+	make_u1_trusted(t);
+	a = tv_call(t, route_refs_import, NULL, "{\"v\":1,\"source\":"
+		    "{\"kind\":\"golden-list\",\"name\":\"golden\"},"
+		    "\"replace\":true,\"refs\":[{\"path\":\"/usr/bin/new\","
+		    "\"algo\":\"sha256\",\"digest\":\"" HEX7 "\"},"
+		    "{\"path\":\"/usr/bin/x\",\"algo\":\"sha256\","
+		    "\"digest\":\"" HEX9 "\"}]}", TV_AUTH, &status);
 	assert_int_equal(status, 200);
+	assert_int_equal(stat_of(a, "added"), 2);
+	assert_int_equal(stat_of(a, "withdrawn"), 1);
+	assert_int_equal(stat_of(a, "machines_now_untrusted"), 1);
 	json_decref(a);
-	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
 	assert_string_equal(verdict(t, "u1", 2), "known");
+	assert_string_equal(verdict(t, "u1", 3), "mismatch");
+}
+
+/*
+ * Withdrawing a whole source: more digests queued than the boot has
+ * records, so the boot is read instead of the queue; same outcome.
+ */
+static void test_withdraw_source(void **state)
+{
+	struct tv *t = *state;
+	char refs[4096], *p = refs;
+	size_t i, n;
+	json_t *a;
+
+	make_u1_trusted(t);
+	for (i = 0; i < 10; i++)
+		p += sprintf(p, "%s{\"path\":\"/opt/o%zu\",\"algo\":"
+			     "\"sha256\",\"digest\":\"%064zx\"}",
+			     i ? "," : "", i, i + 100);
+	a = import(t, refs);
+	json_decref(a);
+	a = del(t, "{\"v\":1,\"source\":{\"kind\":\"golden-list\","
+		"\"name\":\"golden\"}}");
+	assert_int_equal(stat_of(a, "deleted"), 12);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
+	assert_string_equal(verdict(t, "u1", 2), "unknown");
+	assert_string_equal(verdict(t, "u1", 3), "unknown");
+	/* every current boot was judged: the queue is empty again */
+	assert_int_equal(db_ref_withdrawn_count(t->v.db, &n, NULL), 0);
+	assert_int_equal(n, 0);
+}
+
+/*
+ * A withdrawal whose re-judge never ran (the verifier died after the
+ * commit) is still queued: the next re-judge, whatever it was for,
+ * catches up.
+ */
+static void test_queued_withdrawal_survives(void **state)
+{
+	static const uint8_t d7[32] = { [0 ... 31] = 7 };
+	struct tv *t = *state;
+	struct rejudge_stats st;
+	struct imt_error err;
+	size_t deleted, n;
+
+	make_u1_trusted(t);
+	assert_int_equal(db_ref_delete(t->v.db, NULL, "/usr/bin/new",
+				       "sha256", d7, 32, &deleted, &err), 0);
+	assert_int_equal(deleted, 1);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
+	assert_int_equal(db_ref_withdrawn_count(t->v.db, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rejudge_all(&t->v, 0, "{\"check\":\"rejudge\"}",
+				     TV_NOW, &st, &err), 0);
+	assert_int_equal(st.now_untrusted, 1);
+	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
+	assert_int_equal(db_ref_withdrawn_count(t->v.db, &n, &err), 0);
+	assert_int_equal(n, 0);
+}
+
+/*
+ * any_path = allow: a record known by its digest alone (listed for
+ * another path) turns mismatch when its own path gets a reference, and
+ * unknown when the other path's reference goes.
+ */
+static void test_any_path_both_ways(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+		{ "/opt/p", 7, DB_VERDICT_UNKNOWN },
+	};
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a;
+
+	snprintf(t->v.cfg.any_path, sizeof(t->v.cfg.any_path), "allow");
+	tv_machine(t, "a1", DB_STATE_UNTRUSTED);
+	tv_boot(t, "a1", recs, 2);
+	a = import(t, "{\"path\":\"/opt/q\",\"algo\":\"sha256\","
+		   "\"digest\":\"" HEX7 "\"}");
+	json_decref(a);
+	assert_int_equal(tv_state(t, "a1"), DB_STATE_TRUSTED);
+	assert_string_equal(verdict(t, "a1", 1), "known");
+
+	/* /opt/p gets a digest of its own: 07 no longer does for it */
+	a = tv_call(t, route_refs_import, NULL, "{\"v\":1,\"source\":"
+		    "{\"kind\":\"deb\",\"name\":\"p.deb\"},\"refs\":"
+		    "[{\"path\":\"/opt/p\",\"algo\":\"sha256\","
+		    "\"digest\":\"" HEX9 "\"}]}", TV_AUTH, &status);
+	assert_int_equal(stat_of(a, "machines_now_untrusted"), 1);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "a1"), DB_STATE_UNTRUSTED);
+	assert_string_equal(verdict(t, "a1", 1), "mismatch");
+
+	/* withdrawn again: known by the digest again */
+	a = del(t, "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":"
+		"\"p.deb\"}}");
+	json_decref(a);
+	assert_int_equal(tv_state(t, "a1"), DB_STATE_TRUSTED);
+	assert_string_equal(verdict(t, "a1", 1), "known");
+
+	/* the other path's reference goes: unknown */
+	a = del(t, "{\"v\":1,\"refs\":[{\"path\":\"/opt/q\",\"algo\":"
+		"\"sha256\",\"digest\":\"" HEX7 "\"}]}");
+	json_decref(a);
+	assert_int_equal(tv_state(t, "a1"), DB_STATE_UNTRUSTED);
+	assert_string_equal(verdict(t, "a1", 1), "unknown");
 }
 
 /* With violations = untrusted, a violation keeps the machine untrusted. */
@@ -196,8 +427,9 @@ static void test_violation_policy(void **state)
 
 	/* the default policy allows them: the same boot is then trusted */
 	snprintf(t->v.cfg.violations, sizeof(t->v.cfg.violations), "allow");
-	assert_int_equal(rejudge_all(&t->v, "{\"check\":\"rejudge\"}", TV_NOW,
-				     &st, &err), 0);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_ADDED,
+				     "{\"check\":\"rejudge\"}", TV_NOW, &st,
+				     &err), 0);
 	assert_int_equal(st.now_trusted, 1);
 	assert_int_equal(tv_state(t, "v1"), DB_STATE_TRUSTED);
 }
@@ -234,7 +466,8 @@ static void test_many(void **state)
 	assert_int_equal(stat_of(a, "records_changed"), 8 + n);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "big"), DB_STATE_TRUSTED);
-	assert_int_equal(rejudge_all(&t->v, "{}", TV_NOW, &st, &err), 0);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_ADDED, "{}", TV_NOW, &st,
+				     &err), 0);
 	assert_int_equal(st.records, 0);
 	free(recs);
 	free(paths);
@@ -249,8 +482,18 @@ int main(void)
 			test_partial_import_stays_untrusted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_becomes_mismatch,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_delete_does_not_rejudge,
+		cmocka_unit_test_setup_teardown(test_withdraw_makes_untrusted,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_replaced_digest_makes_untrusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_replace_import_makes_untrusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_withdraw_source, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_queued_withdrawal_survives, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_any_path_both_ways, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_violation_policy, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_route_refs.c - reference import, listing and deletion: counts,
- * replace, bad input that stores nothing, limits, the token.
+ * replace, bad input that stores nothing, limits, the token; evidence
+ * answered while a big import is stored chunk by chunk.
  */
+#include <errno.h>
+#include <pthread.h>
+
+#include "judge.h"
+#include "rejudge.h"
 #include "verifier_test.h"
 
 #define D2 "0202020202020202020202020202020202020202020202020202020202020202"
@@ -273,6 +279,174 @@ static void test_list_filters_over_https(void **state)
 	}
 }
 
+#define BIG_IMPORT 10000	/* references: five chunks */
+#define LATE_PATH "/late/f9999"	/* in the import's last chunk */
+
+/* An agent's evidence, stored from another thread during the import. */
+struct agent_sim {
+	struct tv *t;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int go, done, chunks, answered;
+	pthread_t th;
+};
+
+/*
+ * What the evidence path does under the lock (attest.c's commit): judge
+ * the new record against the references as they are, store it, set the
+ * state. LATE_PATH's chunk is not stored yet: unknown, untrusted.
+ */
+static void *agent_thread(void *arg)
+{
+	static const uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
+	struct agent_sim *a = arg;
+	struct verifier *v = &a->t->v;
+	char reason[JUDGE_REASON_MAX];
+	struct judge_input in = { .path = LATE_PATH, .algo = "sha256" };
+	struct db_record rec = { .pcr = 10, .template = "ima-ng",
+				 .path = LATE_PATH, .digest_algo = "sha256",
+				 .digest_len = 32 };
+	uint8_t d[32];
+	struct db_boot boot;
+	struct imt_error err;
+	int found, rc;
+
+	tv_digest(0x0d, d);
+	in.digest = rec.digest = d;
+	in.digest_len = 32;
+	pthread_mutex_lock(&a->mu);
+	while (!a->go)
+		pthread_cond_wait(&a->cv, &a->mu);
+	pthread_mutex_unlock(&a->mu);
+
+	pthread_mutex_lock(&v->lock);
+	rc = db_boot_current(v->db, "late", &boot, &found, &err);
+	rec.index = boot.next_record_index;
+	if (rc == 0)
+		rc = judge_record(v, &in, &rec.verdict, &err);
+	struct db_boot_advance adv = {
+		.boot_id = boot.id, .from_index = rec.index,
+		.to_index = rec.index + 1, .pcr10_sha1 = s1,
+		.pcr10_sha256 = s256, .records = &rec, .nrecords = 1,
+	};
+	if (rc == 0)
+		rc = db_boot_advance(v->db, &adv, TV_NOW + 2, &err);
+	judge_reason(rec.index, &in, rec.verdict, reason);
+	if (rc == 0 && rec.verdict != DB_VERDICT_KNOWN)
+		rc = db_machine_set_state(v->db, "late", DB_STATE_UNTRUSTED,
+					  reason, TV_NOW + 2, &err);
+	pthread_mutex_unlock(&v->lock);
+
+	pthread_mutex_lock(&a->mu);
+	a->done = rc == 0 && rec.verdict == DB_VERDICT_UNKNOWN ? 1 : -1;
+	pthread_cond_signal(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/*
+ * Between the first and the second chunk, with the import still going:
+ * let the agent in and wait until it was answered. Were the lock held
+ * through the import, the agent would block and the wait time out (a
+ * safety net against hanging, not a measurement).
+ */
+static void chunk_hook(const char *point, void *arg)
+{
+	struct agent_sim *a = arg;
+	struct timespec until;
+
+	if (strcmp(point, "import:chunk") != 0 || a->chunks++ != 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 30;
+	pthread_mutex_lock(&a->mu);
+	a->go = 1;
+	pthread_cond_signal(&a->cv);
+	while (a->done == 0 &&
+	       pthread_cond_timedwait(&a->cv, &a->mu, &until) != ETIMEDOUT)
+		;
+	a->answered = a->done;
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void test_evidence_during_import(void **state)
+{
+	static const struct tv_record first[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+	};
+	struct agent_sim a = { .t = *state };
+	const size_t len = 160;	/* bytes per entry, at most */
+	char *body = malloc(64 + strlen(SRC) + BIG_IMPORT * len), *p;
+	unsigned int status;
+	size_t i;
+	json_t *ans;
+
+	assert_non_null(body);
+	tv_machine(a.t, "late", DB_STATE_ENROLLING);
+	tv_boot(a.t, "late", first, 1);
+	db_machine_set_state(a.t->v.db, "late", DB_STATE_TRUSTED, NULL, TV_NOW,
+			     NULL);
+	p = body + sprintf(body, "{\"v\":1," SRC ",\"refs\":[");
+	for (i = 0; i < BIG_IMPORT; i++)
+		p += sprintf(p, "%s{\"path\":\"/late/f%04zu\",\"algo\":"
+			     "\"sha256\",\"digest\":\"%s\"}", i ? "," : "",
+			     i, "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d"
+			     "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d");
+	strcpy(p, "]}");
+	pthread_mutex_init(&a.mu, NULL);
+	pthread_cond_init(&a.cv, NULL);
+	assert_int_equal(pthread_create(&a.th, NULL, agent_thread, &a), 0);
+	rejudge_set_hook(chunk_hook, &a);
+	ans = import(a.t, body, &status);
+	rejudge_set_hook(NULL, NULL);
+	pthread_join(a.th, NULL);
+	assert_int_equal(status, 200);
+	/* stored in chunks, the agent answered in between */
+	assert_int_equal(a.chunks, BIG_IMPORT / 2000);
+	assert_int_equal(a.answered, 1);
+	/* its record, judged mid-import, was judged again after it */
+	assert_int_equal(json_integer_value(json_object_get(ans,
+		"machines_now_trusted")), 1);
+	assert_int_equal(tv_state(a.t, "late"), DB_STATE_TRUSTED);
+	json_decref(ans);
+	assert_int_equal(nrefs(a.t), 100);	/* one page */
+	pthread_cond_destroy(&a.cv);
+	pthread_mutex_destroy(&a.mu);
+	free(body);
+}
+
+/* A second change while one is running is refused, not queued. */
+static void busy_hook(const char *point, void *arg)
+{
+	struct tv *t = arg;
+	unsigned int status;
+	json_t *a;
+
+	if (strcmp(point, "import:chunk") != 0)
+		return;
+	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1," SRC "}", TV_AUTH,
+		    &status);
+	assert_int_equal(status, 409);
+	assert_non_null(strstr(tv_msg(a), "in progress"));
+	json_decref(a);
+}
+
+static void test_one_change_at_a_time(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a;
+
+	rejudge_set_hook(busy_hook, t);
+	a = import(t, "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/a\","
+		   "\"algo\":\"sha256\",\"digest\":\"" D2 "\"}]}",
+		   &status);
+	rejudge_set_hook(NULL, NULL);
+	assert_int_equal(status, 200);
+	json_decref(a);
+	assert_int_equal(nrefs(t), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +458,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_too_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_filters_over_https,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evidence_during_import,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_change_at_a_time,
 						setup, teardown),
 	};
 
