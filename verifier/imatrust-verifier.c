@@ -28,6 +28,7 @@
 #include "hex.h"
 #include "log.h"
 #include "notify.h"
+#include "rejudge.h"
 #include "verifier.h"
 
 #define DEFAULT_CONFIG "/etc/imatrust/verifier.conf"
@@ -165,6 +166,33 @@ static void run_retention(struct verifier *v, time_t now)
 			  more ? ", more to go" : "");
 }
 
+/*
+ * A withdrawal whose re-judge did not finish (a crash, a kill) left its
+ * digests queued: judge them before serving, so nothing withdrawn is
+ * still vouched for.
+ */
+static void rejudge_pending(struct verifier *v, time_t now)
+{
+	struct rejudge_stats st;
+	struct imt_error err;
+	size_t queued = 0;
+	int rc;
+
+	pthread_mutex_lock(&v->lock);
+	rc = db_ref_withdrawn_count(v->db, &queued, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0 || queued == 0)
+		return;
+	if (rejudge_all(v, REJUDGE_WITHDRAWN,
+			"{\"check\":\"rejudge\",\"change\":\"resumed at start\"}",
+			now, &st, &err) < 0)
+		log_warnx("re-judging %zu withdrawn digests: %s", queued,
+			  err.msg);
+	else
+		log_info("re-judged %zu withdrawn digests left from before: %zu machines now untrusted",
+			 queued, st.now_untrusted);
+}
+
 static int serve(struct verifier *v)
 {
 	struct http_config hc = { 0 };
@@ -193,6 +221,7 @@ static int serve(struct verifier *v)
 	v->started = time(NULL);
 	/* machines past their deadline while the verifier was down */
 	engine_stale_tick(v, v->started);
+	rejudge_pending(v, v->started);
 	srv = http_start(&hc, verifier_routes, v, errbuf, sizeof(errbuf));
 	if (srv == NULL) {
 		log_warnx("%s", errbuf);

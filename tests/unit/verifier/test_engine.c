@@ -15,6 +15,7 @@
 #include "ima_list.h"
 #include "ima_replay.h"
 #include "judge.h"
+#include "rejudge.h"
 #include "soft_ak.h"
 #include "transition.h"
 
@@ -529,6 +530,51 @@ static void test_backlog_catches_up(void **state)
 	tv_free(t);
 }
 
+/* ---- re-judging ------------------------------------------------------------ */
+
+static void test_withdrawal_rejudges(void **state)
+{
+	struct db_ref_source src = { DB_SOURCE_DIR_TREE, "test" };
+	struct tv *t = tv_new();
+	struct rejudge_stats st;
+	struct imt_error err;
+	uint8_t d[32];
+	size_t gone = 0;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	ref(t, "/usr/bin/vuln", "v1");
+	sm_new(t, &m, "m1");
+	sm_nonce(t, &m, TV_NOW);
+	sm_measure(&m, "/usr/bin/vuln", "v1");
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	/* the binary is found vulnerable: its reference is withdrawn */
+	EVP_Digest("v1", 2, d, NULL, EVP_sha256(), NULL);
+	assert_int_equal(db_ref_delete(t->v.db, &src, "/usr/bin/vuln",
+				       "sha256", d, 32, &gone, &err), 0);
+	assert_int_equal(gone, 1);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_WITHDRAWN,
+				     "{\"check\":\"rejudge\"}", TV_NOW + 1,
+				     &st, &err), 0);
+	assert_int_equal(st.now_untrusted, 1);
+	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "/usr/bin/vuln"));
+	free(r);
+	/* and its next heartbeat does not wash it back to trusted */
+	assert_string_equal(sm_round(t, &m, TV_NOW + 2), "untrusted");
+	/* the fixed version is vouched for: re-judged, still the old
+	 * binary in this boot's list, so untrusted until reboot */
+	ref(t, "/usr/bin/vuln", "v2");
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_ADDED,
+				     "{\"check\":\"rejudge\"}", TV_NOW + 3,
+				     &st, &err), 0);
+	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
 /* ---- the clock ------------------------------------------------------------ */
 
 static void test_stale_from_stored_times(void **state)
@@ -634,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_other_pcr_refused),
 		cmocka_unit_test(test_backlog_catches_up),
+		cmocka_unit_test(test_withdrawal_rejudges),
 		cmocka_unit_test(test_stale_from_stored_times),
 		cmocka_unit_test(test_every_row),
 	};
