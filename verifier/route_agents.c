@@ -238,8 +238,9 @@ void route_agents_enroll(void *ctx, const struct http_request *req,
 		goto out;
 	atomic_fetch_add(&v->metrics.enrollments, 1);
 	enroll_fpr_hex(ch.ek_fpr, fpr);
-	log_info("%s: challenge for EK %s%s%s", m.agent, fpr,
-		 chained ? "" : ", not vouched: ", chained ? "" : why);
+	/* debug: a flood of enrollments must not flood the log */
+	log_debug("%s: challenge for EK %s%s%s", m.agent, fpr,
+		  chained ? "" : ", not vouched: ", chained ? "" : why);
 	answer(WIRE_CHALLENGE, &out, 201, res);
 out:
 	explicit_bzero(&ch, sizeof(ch));
