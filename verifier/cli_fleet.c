@@ -35,6 +35,7 @@
 #define REASON_SHORT 60		/* characters of a reason in a table */
 #define SUBJECT_SHORT 40	/* characters of an EK subject in a table */
 #define COLS 7			/* columns of the machines table */
+#define CELL_MAX 72		/* bytes of a cell: a whole fingerprint fits */
 
 /* What a fleet command needs besides the client options. */
 enum fleet_need {
@@ -211,9 +212,9 @@ static const char *str_or_dash(json_t *o, const char *key)
 }
 
 /* The cells of machine @m's row. */
-static void machine_cells(json_t *m, char cols[COLS][REASON_SHORT + 1])
+static void machine_cells(json_t *m, char cols[COLS][CELL_MAX])
 {
-	size_t n = REASON_SHORT + 1;
+	size_t n = CELL_MAX;
 
 	snprintf(cols[0], n, "%s", str_or_dash(m, "id"));
 	snprintf(cols[1], n, "%s", str_or_dash(m, "state"));
@@ -224,10 +225,11 @@ static void machine_cells(json_t *m, char cols[COLS][REASON_SHORT + 1])
 					       "subject"));
 	if (strlen(cols[5]) > SUBJECT_SHORT)
 		strcpy(cols[5] + SUBJECT_SHORT - 3, "...");
-	reason_short(json_object_get(m, "state_reason"), cols[6], n);
+	reason_short(json_object_get(m, "state_reason"), cols[6],
+		     REASON_SHORT + 1);
 }
 
-static void print_row(char cols[COLS][REASON_SHORT + 1], const int *w)
+static void print_row(char cols[COLS][CELL_MAX], const int *w)
 {
 	size_t k;
 
@@ -242,7 +244,7 @@ static void print_table(json_t *all)
 		"ID", "STATE", "TNC", "LAST-SEEN", "EK-FINGERPRINT",
 		"EK-SUBJECT", "REASON",
 	};
-	char cols[COLS][REASON_SHORT + 1];
+	char cols[COLS][CELL_MAX];
 	int w[COLS] = { 0 };
 	size_t i, k, pass;
 	json_t *m;
