@@ -177,7 +177,7 @@ static int expire_pending(struct db *db, const struct db_retention *r,
 	char id[DB_MACHINE_ID_MAX + 1];
 	uint8_t fpr[DB_FPR_SIZE];
 	int64_t created;
-	int step, has_fpr, rc = -1;
+	int step, has_fpr;
 
 	if (old == NULL)
 		return -1;
@@ -188,8 +188,8 @@ static int expire_pending(struct db *db, const struct db_retention *r,
 		return step == SQLITE_DONE ? 0 :
 		       db_fail(db, err, "expired pending machines");
 	}
-	snprintf(id, sizeof(id), "%s", (const char *)sqlite3_column_text(old,
-									  0));
+	snprintf(id, sizeof(id), "%s",
+		 (const char *)sqlite3_column_text(old, 0));
 	has_fpr = sqlite3_column_bytes(old, 1) == DB_FPR_SIZE;
 	if (has_fpr)
 		memcpy(fpr, sqlite3_column_blob(old, 1), DB_FPR_SIZE);
@@ -197,18 +197,16 @@ static int expire_pending(struct db *db, const struct db_retention *r,
 	sqlite3_reset(old);
 	if (expired_audit(db, id, has_fpr ? fpr : NULL, created, r, now,
 			  err) < 0)
-		goto out;
+		return -1;
 	del = db_stmt(db, sql_pending_delete, err);
 	if (del == NULL)
-		goto out;
+		return -1;
 	sqlite3_bind_text(del, 1, id, -1, SQLITE_STATIC);
 	/* TRANSITION: pending expiry (the machine is removed) */
 	if (db_step_done(db, del, err, "expire pending") < 0)
-		goto out;
-	*budget -= *budget > 0 ? 1 : 0;
-	rc = 1;
-out:
-	return rc;
+		return -1;
+	(*budget)--;
+	return 1;
 }
 
 static int retention(struct db *db, const struct db_retention *r,
