@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * db.h - the verifier's storage: reference digests, machines, boots,
- * records, events, nonces and operator tokens.
+ * records, events, nonces, enrollment challenges, pre-registrations, the
+ * audit trail and operator tokens.
  *
  * The interface names no SQLite type, so a PostgreSQL backend can sit
  * behind it later. Conventions, the same for every function:
@@ -272,18 +273,27 @@ enum db_machine_state {
 	DB_STATE_STALE,
 };
 
-/* What enrollment knows; pointers borrowed for the call. */
+#define DB_FPR_SIZE 32		/* bytes in an EK fingerprint (SHA-256) */
+
+/*
+ * What a proven enrollment knows; pointers borrowed for the call.
+ * @ek_fpr is the EK fingerprint: SHA-256 of the DER SubjectPublicKeyInfo
+ * of the EK's key (enroll_fingerprint()), unique among machines.
+ */
 struct db_machine_new {
 	const char *id;
 	const uint8_t *ek_pub;
 	size_t ek_pub_len;
 	const uint8_t *ek_cert;	/* NULL when the TPM has none */
 	size_t ek_cert_len;
+	const uint8_t *ek_fpr;	/* DB_FPR_SIZE bytes */
 	const uint8_t *ak_pub;
 	size_t ak_pub_len;
 	const uint8_t *ak_name;
 	size_t ak_name_len;
 	enum db_machine_state state;	/* enrolling or pending */
+	int activated;		/* its TPM proved it holds EK and AK */
+	int approved;		/* an operator vouched for it (registered) */
 };
 
 /* A stored machine. From db_machine_get() the blobs and strings are owned
@@ -306,6 +316,8 @@ struct db_machine {
 	int activated;		/* its TPM proved it holds EK and AK */
 	char bank[8];		/* pinned quote bank; "" until the first */
 	int64_t rejected_at;	/* last "rejected" event, 0 when none */
+	uint8_t ek_fpr[DB_FPR_SIZE];
+	int has_ek_fpr;		/* 0 for an older machine not yet filled */
 };
 
 struct db_event {
@@ -330,7 +342,10 @@ int db_machine_state_parse(const char *name, enum db_machine_state *state);
 /**
  * db_machine_create() - store a new machine and an "enrolled" event.
  *
- * IMT_ERR_MISMATCH when a machine with that id exists.
+ * Only a verified activation (db_challenge_activate()) makes machines;
+ * this is its storage step, public for tests and benchmarks.
+ * IMT_ERR_MISMATCH when a machine with that id, or with that EK
+ * fingerprint, exists.
  */
 int db_machine_create(struct db *db, const struct db_machine_new *m,
 		      int64_t now, struct imt_error *err);
@@ -359,13 +374,71 @@ int db_machine_set_state(struct db *db, const char *id,
 			 enum db_machine_state state, const char *reason,
 			 int64_t now, struct imt_error *err);
 
+enum db_approve_result {
+	DB_APPROVE_OK,		/* approved (again: not an error) */
+	DB_APPROVE_NO_MACHINE,	/* no machine has that id */
+	DB_APPROVE_WRONG_EK,	/* the fingerprint is not the machine's */
+	DB_APPROVE_NO_FPR,	/* an older machine whose EK could not be
+				 * fingerprinted: remove it instead */
+};
+
 /**
- * db_machine_approve() - operator approval: set approved, and move a
- * pending machine to enrolling; writes an "approved" event naming
- * @operator (a token name) in the same transaction.
+ * db_machine_approve() - operator approval of the machine whose EK has
+ * fingerprint @ek_fpr: set approved; writes an "approved" event and an
+ * audit entry naming @operator (a token name), in one transaction. The
+ * state change (pending -> enrolling) is the engine's, in the caller's
+ * transaction (verifier/engine.c engine_approve()).
+ * @ek_fpr: DB_FPR_SIZE bytes, the fingerprint the operator checked
+ * @res: the outcome; nothing changes unless DB_APPROVE_OK
  */
-int db_machine_approve(struct db *db, const char *id, const char *operator,
-		       int64_t now, struct imt_error *err);
+int db_machine_approve(struct db *db, const char *id, const uint8_t *ek_fpr,
+		       const char *operator, int64_t now,
+		       enum db_approve_result *res, struct imt_error *err);
+
+/* What db_machine_remove() removed. */
+struct db_removal {
+	int machine;		/* a machine was removed */
+	int registration;	/* a pre-registration was removed */
+	uint8_t ek_fpr[DB_FPR_SIZE];
+	int has_ek_fpr;
+	char state[16];		/* the machine's last state, "" if none */
+	int64_t boots;		/* rows removed with it */
+	int64_t records;
+	int64_t enrollments;	/* open challenges for the id */
+};
+
+/**
+ * db_machine_remove() - forget machine @id: its row with its boots,
+ * records, events and nonces, the open challenges for its id and its
+ * pre-registration, and write a "remove" audit entry naming @operator
+ * that outlives them, in one transaction.
+ * @out: what was removed; out->machine and out->registration both 0
+ *       when there was nothing (then nothing is written)
+ */
+int db_machine_remove(struct db *db, const char *id, const char *operator,
+		      int64_t now, struct db_removal *out,
+		      struct imt_error *err);
+
+/**
+ * db_machine_next_unfingerprinted() - the next machine with rowid above
+ * *@cursor whose ek_fpr is not filled yet (databases older than schema
+ * 3), oldest first; *@cursor moves past it.
+ * @out: filled when found; release with db_machine_release()
+ * @found: 1 when there was one
+ */
+int db_machine_next_unfingerprinted(struct db *db, int64_t *cursor,
+				    struct db_machine *out, int *found,
+				    struct imt_error *err);
+
+/**
+ * db_machine_fill_fpr() - store @ek_fpr for machine @id (see above).
+ * @holder: receives the id of the machine that already has this EK
+ *          ("" when none): then nothing is stored, and a "duplicate-ek"
+ *          audit entry names both ids
+ */
+int db_machine_fill_fpr(struct db *db, const char *id, const uint8_t *ek_fpr,
+			int64_t now, char holder[DB_MACHINE_ID_MAX + 1],
+			struct imt_error *err);
 
 /**
  * db_machine_list() - call @cb for machines with id > @after (NULL for
@@ -433,51 +506,194 @@ int db_machine_transition(struct db *db, const char *id,
 
 #define DB_SECRET_MIN 16	/* bytes in a credential secret, at least */
 #define DB_SECRET_MAX 64	/* ... at most (TPM2B_DIGEST) */
+#define DB_PROOF_HASH_SIZE 32	/* SHA-256 of the expected proof */
 
 /*
- * An open credential challenge (proto/DESIGN.md §3): the secret made for the AK
- * @ak_pub, kept until the agent proves it recovered it or enrolls again.
- * A re-enrollment of a known machine keeps its old AK valid until the new
- * one is proven.
+ * An open credential challenge (proto/DESIGN.md §3): what one POST /v1/agents
+ * asked for, kept until its proof arrives or it expires. Nothing of a
+ * machine is created or changed by it: several may be open for one id
+ * (a stranger's cannot cancel the real agent's), and a re-enrollment of
+ * a known machine leaves its proven AK in force until this proof.
  */
 struct db_challenge {
-	uint8_t secret[DB_SECRET_MAX];
-	size_t secret_len;
+	int64_t id;		/* row id, filled by db_challenge_find() */
+	char machine_id[DB_MACHINE_ID_MAX + 1];	/* the id asked for */
+	uint8_t proof_hash[DB_PROOF_HASH_SIZE];	/* lookup key of the proof */
+	uint8_t ek_fpr[DB_FPR_SIZE];
+	uint8_t ek_pub[DB_KEY_MAX];
+	size_t ek_pub_len;
+	uint8_t ek_cert[DB_CERT_MAX];	/* DER, with any chain sent */
+	size_t ek_cert_len;		/* 0 when none */
+	int ek_chained;		/* the EK certificate chained to a CA */
 	uint8_t ak_pub[DB_KEY_MAX];
 	size_t ak_pub_len;
 	uint8_t ak_name[DB_AK_NAME_MAX];
 	size_t ak_name_len;
-	int ek_chained;		/* the EK certificate chained to a CA */
+	uint8_t secret[DB_SECRET_MAX];
+	size_t secret_len;
+	int64_t created_at;
 	int64_t expires_at;	/* void from then on */
 };
 
-/** db_challenge_put() - store (or replace) @machine_id's challenge. */
-int db_challenge_put(struct db *db, const char *machine_id,
-		     const struct db_challenge *c, struct imt_error *err);
+/* Caps on open challenges (config keys of the same names). */
+struct db_enroll_limits {
+	unsigned int max_open;		/* all EKs together, >= 1 */
+	unsigned int max_per_ek;	/* one EK, >= 1 */
+};
+
+enum db_open_result {
+	DB_OPEN_OK,		/* stored */
+	DB_OPEN_EVICTED,	/* stored in the place of the oldest
+				 * challenge of an unvouched EK */
+	DB_OPEN_FULL,		/* max_open open: nothing stored */
+	DB_OPEN_EK_FULL,	/* max_per_ek open for this EK: nothing */
+};
 
 /**
- * db_challenge_get() - read @machine_id's challenge.
- * @found: 1 when there is one (expired or not), else 0
+ * db_challenge_open() - store challenge @c unless a cap is reached, in
+ * one transaction that first drops the expired ones.
+ * @vouched: the EK chained to a CA or is pre-registered: at the global
+ *           cap it takes the place of the oldest challenge of an EK
+ *           that is neither, so a flood of made-up EKs does not lock
+ *           real machines out
+ * @res: the outcome
  */
-int db_challenge_get(struct db *db, const char *machine_id,
-		     struct db_challenge *out, int *found,
-		     struct imt_error *err);
-
-/** db_challenge_delete() - void the challenge (a wrong proof). */
-int db_challenge_delete(struct db *db, const char *machine_id,
-			struct imt_error *err);
+int db_challenge_open(struct db *db, const struct db_challenge *c,
+		      int vouched, const struct db_enroll_limits *lim,
+		      int64_t now, enum db_open_result *res,
+		      struct imt_error *err);
 
 /**
- * db_machine_activate() - the proof was right: in one transaction, bind
- * the challenge's AK to the machine, mark it activated, drop the
- * challenge, write an "activated" event, and move the state to
- * "enrolling" when its EK chained or an operator approved it, else to
- * "pending".
+ * db_challenge_find() - the open challenge for @machine_id whose proof
+ * hashes to @proof_hash and that has not expired at @now.
+ * @found: 1 when there is one
+ */
+int db_challenge_find(struct db *db, const char *machine_id,
+		      const uint8_t proof_hash[DB_PROOF_HASH_SIZE],
+		      int64_t now, struct db_challenge *out, int *found,
+		      struct imt_error *err);
+
+/** db_challenge_count() - challenges open (unexpired) at @now. */
+int db_challenge_count(struct db *db, int64_t now, uint64_t *n,
+		       struct imt_error *err);
+
+/* What the verifier's policy asks of an activation. */
+struct db_activate_opts {
+	unsigned int max_pending;	/* pending machines at most */
+	int registered_only;	/* a new machine needs a pre-registration */
+	const char *pending_reason;	/* JSON state reason when it ends up
+					 * pending (why the EK is not
+					 * vouched for), or NULL */
+	/* the states the verifier's table gives an activation (vouched: EK
+	 * chained, pre-registered or approved; else unvouched) */
+	enum db_machine_state to_vouched, to_unvouched;
+};
+
+enum db_activation {
+	DB_ACT_CREATED,		/* a new machine */
+	DB_ACT_REPLACED,	/* a known machine (same EK): new AK */
+	DB_ACT_ID_TAKEN,	/* the id is another EK's machine or
+				 * pre-registration: nothing changed */
+	DB_ACT_EK_TAKEN,	/* the EK is another id's: nothing changed */
+	DB_ACT_PENDING_FULL,	/* it would be pending, max_pending are */
+	DB_ACT_NOT_REGISTERED,	/* registered_only, and it is not */
+};
+
+/**
+ * db_challenge_activate() - the proof of @c verified: in one transaction
+ * check the identity again (the id and the EK must still be free, or be
+ * one machine), then create the machine (activated, "enrolled" and
+ * "activated" events, an "enroll" audit entry) or bind the new AK to the
+ * known one, and drop every open challenge of this EK. The state becomes
+ * "enrolling" when the EK chained, is pre-registered for the id, or an
+ * operator approved the machine; otherwise "pending".
+ * @res: the outcome; nothing changes unless created or replaced
  * @state: receives the new state (may be NULL)
  */
-int db_machine_activate(struct db *db, const char *machine_id,
-			const struct db_challenge *c, int64_t now,
-			enum db_machine_state *state, struct imt_error *err);
+int db_challenge_activate(struct db *db, const struct db_challenge *c,
+			  const struct db_activate_opts *o, int64_t now,
+			  enum db_activation *res,
+			  enum db_machine_state *state, struct imt_error *err);
+
+/* ---- identities: pre-registration (db_identity.c) --------------------- */
+
+/* Who holds an id and an EK; all 0 when both are free. */
+struct db_identity {
+	int machine;		/* a machine has the id */
+	int machine_same_ek;	/* ... and it has this EK */
+	int ek_elsewhere;	/* a machine of another id has this EK */
+	int registered;		/* (id, EK) is pre-registered */
+	int id_registered_other;	/* the id is registered for another EK */
+	int ek_registered_other;	/* the EK is registered for another id */
+};
+
+/**
+ * db_identity_check() - who holds @id and the EK @ek_fpr (@ek_pub for
+ * an older machine whose fingerprint is not filled yet).
+ */
+int db_identity_check(struct db *db, const char *id, const uint8_t *ek_fpr,
+		      const uint8_t *ek_pub, size_t ek_pub_len,
+		      struct db_identity *out, struct imt_error *err);
+
+enum db_register_result {
+	DB_REG_OK,		/* stored */
+	DB_REG_EXISTS,		/* this very pair was there: unchanged */
+	DB_REG_ID_TAKEN,	/* the id has another EK (machine or
+				 * registration) */
+	DB_REG_EK_TAKEN,	/* the EK is another id's */
+};
+
+struct db_registration {
+	char machine_id[DB_MACHINE_ID_MAX + 1];
+	uint8_t ek_fpr[DB_FPR_SIZE];
+	char operator[DB_NAME_MAX + 1];
+	int64_t created_at;
+};
+
+/**
+ * db_registration_add() - pre-register (@id, @ek_fpr) for @operator,
+ * with a "register" audit entry, in one transaction.
+ * @res: the outcome; only DB_REG_OK writes anything
+ */
+int db_registration_add(struct db *db, const char *id, const uint8_t *ek_fpr,
+			const char *operator, int64_t now,
+			enum db_register_result *res, struct imt_error *err);
+
+/** db_registration_get() - @id's pre-registration; *found 0 or 1. */
+int db_registration_get(struct db *db, const char *id,
+			struct db_registration *out, int *found,
+			struct imt_error *err);
+
+/* ---- audit (db_audit.c) ------------------------------------------------ */
+
+/*
+ * An audit entry: what was done to an identity, by whom. Pointers are
+ * borrowed; every one but @action may be NULL. Entries are never removed
+ * with the machine they name.
+ */
+struct db_audit {
+	int64_t id;		/* cursor for the next page (listing) */
+	int64_t time;
+	const char *operator;	/* token name; NULL: the verifier itself */
+	const char *action;	/* "approve", "register", "remove", ... */
+	const char *machine_id;
+	const uint8_t *ek_fpr;	/* DB_FPR_SIZE bytes */
+	const char *detail;	/* JSON text */
+};
+
+typedef int (*db_audit_cb)(const struct db_audit *a, void *arg);
+
+/** db_audit_add() - append entry @a (its @id is ignored). */
+int db_audit_add(struct db *db, const struct db_audit *a,
+		 struct imt_error *err);
+
+/**
+ * db_audit_list() - call @cb for entries with id > @after, oldest first,
+ * at most @limit (1..DB_LIST_MAX); only @machine_id's when not NULL.
+ */
+int db_audit_list(struct db *db, const char *machine_id, int64_t after,
+		  unsigned int limit, db_audit_cb cb, void *arg,
+		  struct imt_error *err);
 
 /* ---- boots and records (db_boot.c) ------------------------------------ */
 
@@ -621,14 +837,18 @@ struct db_retention {
 	unsigned int keep_boots;	/* boots kept per machine, >= 1 */
 	unsigned int max_events;	/* events kept per machine, 0: no cap */
 	unsigned int max_rows;		/* rows deleted per call, >= 1 */
+	int64_t pending_expire;		/* seconds a never approved pending
+					 * machine is kept, 0: forever */
 };
 
 /**
  * db_retention_run() - delete the records and events of each machine's
  * boots beyond the newest @keep_boots (then those boots), a machine's
  * oldest events beyond @max_events (a boot that lasts months still
- * flaps between trusted and stale), and nonces that are used or expired
- * at @now; at most @max_rows rows per call so the writer is never held
+ * flaps between trusted and stale), nonces that are used or expired
+ * at @now, expired enrollment challenges, and pending machines that were
+ * never approved nor sent evidence, @pending_expire after their creation
+ * (each with a "pending-expired" audit entry); at most @max_rows rows per call so the writer is never held
  * for long.
  * @deleted: receives the rows deleted (may be NULL)
  * @more: receives 1 when rows remain to delete: call again (may be NULL)

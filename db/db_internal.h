@@ -106,6 +106,29 @@ int db_event_insert(struct db *db, const char *id, int64_t now,
 int db_state_set(struct db *db, const char *id, const char *to,
 		 const char *reason, int64_t now, struct imt_error *err);
 
+/*
+ * db_machine_insert() - db_machine_create() inside the caller's
+ * transaction, without its argument checks (db_machine.c).
+ */
+int db_machine_insert(struct db *db, const struct db_machine_new *m,
+		      int64_t now, struct imt_error *err);
+
+/* db_audit_insert() - db_audit_add() inside the caller's transaction. */
+int db_audit_insert(struct db *db, const struct db_audit *a,
+		    struct imt_error *err);
+
+/*
+ * db_json_text() - step @st, a bound "SELECT json_object(...)", and
+ * return its text (malloc'ed; NULL and @err on failure). JSON is built by
+ * SQLite, never by hand.
+ */
+char *db_json_text(struct db *db, sqlite3_stmt *st, struct imt_error *err);
+
+/* db_identity_get() - db_identity_check() without its argument checks. */
+int db_identity_get(struct db *db, const char *id, const uint8_t *ek_fpr,
+		    const uint8_t *ek_pub, size_t ek_pub_len,
+		    struct db_identity *out, struct imt_error *err);
+
 /* db_hook() - run the test hook for @point, if one is set. */
 void db_hook(struct db *db, const char *point);
 

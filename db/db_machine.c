@@ -71,6 +71,8 @@ static int check_new(const struct db_machine_new *m, struct imt_error *err)
 			  err) < 0 ||
 	    db_check_blob(m->ak_name, m->ak_name_len, 1, DB_AK_NAME_MAX,
 			  "AK name", err) < 0 ||
+	    db_check_blob(m->ek_fpr, DB_FPR_SIZE, DB_FPR_SIZE, DB_FPR_SIZE,
+			  "EK fingerprint", err) < 0 ||
 	    check_state(m->state, err) < 0)
 		return -1;
 	if (m->ek_cert != NULL &&
@@ -108,10 +110,11 @@ int db_event_insert(struct db *db, const char *id, int64_t now,
 
 static const char sql_machine_insert[] =
 	"INSERT INTO machines (id, ek_pub, ek_cert, ak_pub, ak_name, state, "
-	"created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+	"created_at, ek_fpr, activated, approved) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 
-static int machine_insert(struct db *db, const struct db_machine_new *m,
-			  int64_t now, struct imt_error *err)
+int db_machine_insert(struct db *db, const struct db_machine_new *m,
+		      int64_t now, struct imt_error *err)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_machine_insert, err);
 	const char *state = db_machine_state_name(m->state);
@@ -128,10 +131,14 @@ static int machine_insert(struct db *db, const struct db_machine_new *m,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, state, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 7, now);
+	sqlite3_bind_blob(st, 8, m->ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
+	sqlite3_bind_int(st, 9, m->activated ? 1 : 0);
+	sqlite3_bind_int(st, 10, m->approved ? 1 : 0);
 	if (db_step_done(db, st, err, "machine") < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				      IMT_NO_POS, "machine %s exists", m->id);
+				      IMT_NO_POS, "machine %s or its EK exists",
+				      m->id);
 		return -1;
 	}
 	return db_event_insert(db, m->id, now, "enrolled", NULL, state, NULL,
@@ -145,7 +152,7 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 		return db_bad(err, "no database");
 	if (check_new(m, err) < 0 || db_begin(db, err) < 0)
 		return -1;
-	if (machine_insert(db, m, now, err) < 0) {
+	if (db_machine_insert(db, m, now, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}
@@ -154,8 +161,8 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 
 #define SQL_MACHINE_COLUMNS \
 	"SELECT id, ek_pub, ek_cert, ak_pub, ak_name, state, state_reason, " \
-	"created_at, last_seen, approved, activated, bank, rejected_at " \
-	"FROM machines "
+	"created_at, last_seen, approved, activated, bank, rejected_at, " \
+	"ek_fpr FROM machines "
 
 static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE id = ?1";
 static const char sql_machine_list[] =
@@ -203,6 +210,10 @@ static int machine_from_row(sqlite3_stmt *st, struct db_machine *m)
 		 sqlite3_column_type(st, 11) == SQLITE_NULL ? "" :
 		 (const char *)sqlite3_column_text(st, 11));
 	m->rejected_at = sqlite3_column_int64(st, 12);
+	if (sqlite3_column_bytes(st, 13) == DB_FPR_SIZE) {
+		memcpy(m->ek_fpr, sqlite3_column_blob(st, 13), DB_FPR_SIZE);
+		m->has_ek_fpr = 1;
+	}
 	return 0;
 }
 
@@ -432,6 +443,33 @@ static const char sql_approve[] =
 	"UPDATE machines SET approved = 1 WHERE id = ?1";
 /* json_object() builds the reason: no JSON assembled by hand. */
 static const char sql_approve_reason[] = "SELECT json_object('operator', ?1)";
+static const char sql_machine_fpr[] =
+	"SELECT ek_fpr FROM machines WHERE id = ?1";
+
+/* The machine's fingerprint in @fpr: 1, 0 no machine, 2 none stored, -1. */
+static int machine_fpr(struct db *db, const char *id, uint8_t *fpr,
+		       struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_machine_fpr, err);
+	int step, rc = -1;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	step = sqlite3_step(st);
+	if (step == SQLITE_DONE) {
+		rc = 0;
+	} else if (step != SQLITE_ROW) {
+		db_fail(db, err, "machine EK");
+	} else if (sqlite3_column_bytes(st, 0) != DB_FPR_SIZE) {
+		rc = 2;
+	} else {
+		memcpy(fpr, sqlite3_column_blob(st, 0), DB_FPR_SIZE);
+		rc = 1;
+	}
+	sqlite3_reset(st);
+	return rc;
+}
 
 static int mark_approved(struct db *db, const char *id, struct imt_error *err)
 {
@@ -452,58 +490,70 @@ static char *approve_reason(struct db *db, const char *operator,
 			    struct imt_error *err)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_approve_reason, err);
-	char *reason = NULL;
 
 	if (st == NULL)
 		return NULL;
 	sqlite3_bind_text(st, 1, operator, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		db_fail(db, err, "approve reason");
-	} else {
-		reason = dup_mem(sqlite3_column_text(st, 0),
-				 (size_t)sqlite3_column_bytes(st, 0));
-		if (reason == NULL)
-			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				      IMT_NO_POS, "out of memory");
-	}
-	sqlite3_reset(st);
-	return reason;
+	return db_json_text(db, st, err);
 }
 
-static int approve(struct db *db, const char *id, const char *operator,
-		   int64_t now, struct imt_error *err)
+static int approve(struct db *db, const char *id, const uint8_t *ek_fpr,
+		   const char *operator, int64_t now,
+		   enum db_approve_result *res, struct imt_error *err)
 {
-	char from[16], *reason = NULL;
-	int rc = -1;
+	static const enum db_approve_result by_found[] = {
+		[0] = DB_APPROVE_NO_MACHINE, [2] = DB_APPROVE_NO_FPR,
+	};
+	struct db_audit a = { .time = now, .operator = operator,
+			      .action = "approve", .machine_id = id,
+			      .ek_fpr = ek_fpr };
+	uint8_t fpr[DB_FPR_SIZE];
+	char *reason = NULL;
+	int rc = -1, found;
 
+	found = machine_fpr(db, id, fpr, err);
+	if (found < 0)
+		return -1;
+	if (found != 1) {
+		*res = by_found[found];
+		return 0;
+	}
+	/* constant time is not needed: the fingerprint is public */
+	if (memcmp(fpr, ek_fpr, DB_FPR_SIZE) != 0) {
+		*res = DB_APPROVE_WRONG_EK;
+		return 0;
+	}
 	if (mark_approved(db, id, err) < 0)
 		goto out;
 	reason = approve_reason(db, operator, err);
 	if (reason == NULL ||
 	    db_event_insert(db, id, now, "approved", NULL, NULL, reason,
-			 err) < 0 ||
-	    state_get(db, id, from, sizeof(from), err) < 0)
+			 err) < 0)
 		goto out;
-	/* A pending machine may now finish enrollment. */
-	if (strcmp(from, "pending") == 0 &&
-	    db_state_set(db, id, "enrolling", reason, now, err) < 0)
+	a.detail = reason;
+	if (db_audit_insert(db, &a, err) < 0)
 		goto out;
+	/* the state follows in the caller's transaction: engine_approve() */
+	*res = DB_APPROVE_OK;
 	rc = 0;
 out:
 	free(reason);
 	return rc;
 }
 
-int db_machine_approve(struct db *db, const char *id, const char *operator,
-		       int64_t now, struct imt_error *err)
+int db_machine_approve(struct db *db, const char *id, const uint8_t *ek_fpr,
+		       const char *operator, int64_t now,
+		       enum db_approve_result *res, struct imt_error *err)
 {
-	if (db == NULL)
-		return db_bad(err, "no database");
+	if (db == NULL || res == NULL)
+		return db_bad(err, "no database or result");
 	if (check_id(id, err) < 0 ||
+	    db_check_blob(ek_fpr, DB_FPR_SIZE, DB_FPR_SIZE, DB_FPR_SIZE,
+			  "EK fingerprint", err) < 0 ||
 	    db_check_str(operator, DB_NAME_MAX, "operator", err) < 0 ||
 	    db_begin(db, err) < 0)
 		return -1;
-	if (approve(db, id, operator, now, err) < 0) {
+	if (approve(db, id, ek_fpr, operator, now, res, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}

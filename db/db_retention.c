@@ -7,6 +7,10 @@
  * first, so the single writer is never held for long; the caller repeats
  * while *more says so (e.g. once a minute, or in a loop at start-up).
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "db_internal.h"
 
 static const char sql_nonce_purge[] =
@@ -31,6 +35,19 @@ static const char sql_events_over[] =
 static const char sql_events_trim[] =
 	"DELETE FROM events WHERE id IN (SELECT id FROM events "
 	"WHERE machine_id = ?1 ORDER BY id LIMIT ?2)";
+
+static const char sql_enroll_purge[] =
+	"DELETE FROM enrollments WHERE id IN (SELECT id FROM enrollments "
+	"WHERE expires_at <= ?1 LIMIT ?2)";
+/* A pending machine nobody approved, that never sent evidence. */
+static const char sql_pending_old[] =
+	"SELECT id, ek_fpr, created_at FROM machines m WHERE state = 'pending' "
+	"AND approved = 0 AND created_at <= ?1 AND NOT EXISTS "
+	"(SELECT 1 FROM boots b WHERE b.machine_id = m.id) "
+	"ORDER BY created_at, id LIMIT 1";
+static const char sql_pending_delete[] = "DELETE FROM machines WHERE id = ?1";
+static const char sql_pending_detail[] =
+	"SELECT json_object('created_at', ?1, 'pending_expire', ?2)";
 
 /* Run a purge statement bound to (@key, @budget); subtract what it did. */
 static int purge(struct db *db, const char *sql, int64_t key,
@@ -128,6 +145,70 @@ out:
 	return rc;
 }
 
+/* The audit entry of an expired pending machine; 0 or -1. */
+static int expired_audit(struct db *db, const char *id, const uint8_t *fpr,
+			 int64_t created, const struct db_retention *r,
+			 int64_t now, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_pending_detail, err);
+	struct db_audit a = { .time = now, .action = "pending-expired",
+			      .machine_id = id, .ek_fpr = fpr };
+	char *detail;
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, created);
+	sqlite3_bind_int64(st, 2, r->pending_expire);
+	detail = db_json_text(db, st, err);
+	if (detail == NULL)
+		return -1;
+	a.detail = detail;
+	rc = db_audit_insert(db, &a, err);
+	free(detail);
+	return rc;
+}
+
+/* Remove the oldest expired pending machine: 1 done, 0 none, -1. */
+static int expire_pending(struct db *db, const struct db_retention *r,
+			  int64_t now, size_t *budget, struct imt_error *err)
+{
+	sqlite3_stmt *old = db_stmt(db, sql_pending_old, err), *del;
+	char id[DB_MACHINE_ID_MAX + 1];
+	uint8_t fpr[DB_FPR_SIZE];
+	int64_t created;
+	int step, has_fpr;
+
+	if (old == NULL)
+		return -1;
+	sqlite3_bind_int64(old, 1, now - r->pending_expire);
+	step = sqlite3_step(old);
+	if (step != SQLITE_ROW) {
+		sqlite3_reset(old);
+		return step == SQLITE_DONE ? 0 :
+		       db_fail(db, err, "expired pending machines");
+	}
+	snprintf(id, sizeof(id), "%s",
+		 (const char *)sqlite3_column_text(old, 0));
+	has_fpr = sqlite3_column_bytes(old, 1) == DB_FPR_SIZE;
+	if (has_fpr)
+		memcpy(fpr, sqlite3_column_blob(old, 1), DB_FPR_SIZE);
+	created = sqlite3_column_int64(old, 2);
+	sqlite3_reset(old);
+	if (expired_audit(db, id, has_fpr ? fpr : NULL, created, r, now,
+			  err) < 0)
+		return -1;
+	del = db_stmt(db, sql_pending_delete, err);
+	if (del == NULL)
+		return -1;
+	sqlite3_bind_text(del, 1, id, -1, SQLITE_STATIC);
+	/* TRANSITION: pending expiry (the machine is removed) */
+	if (db_step_done(db, del, err, "expire pending") < 0)
+		return -1;
+	(*budget)--;
+	return 1;
+}
+
 static int retention(struct db *db, const struct db_retention *r,
 		     int64_t now, size_t *budget, struct imt_error *err)
 {
@@ -136,6 +217,16 @@ static int retention(struct db *db, const struct db_retention *r,
 
 	if (purge(db, sql_nonce_purge, now, budget, err) < 0)
 		return -1;
+	if (*budget > 0 &&
+	    purge(db, sql_enroll_purge, now, budget, err) < 0)
+		return -1;
+	while (r->pending_expire > 0 && *budget > 0) {
+		found = expire_pending(db, r, now, budget, err);
+		if (found < 0)
+			return -1;
+		if (found == 0)
+			break;
+	}
 	while (*budget > 0) {
 		found = old_boot(db, r->keep_boots, &boot, err);
 		if (found < 0)

@@ -30,6 +30,7 @@ int cli_machines_main(int argc, char **argv);
 int cli_machine_main(int argc, char **argv);
 int cli_events_main(int argc, char **argv);
 int cli_approve_main(int argc, char **argv);
+int cli_audit_main(int argc, char **argv);
 
 /* cli_ref.c: reference digests over the REST API */
 int cli_ref_main(int argc, char **argv);

@@ -3,11 +3,19 @@
  * cli_fleet.c - the operator's view of the fleet, over the REST API:
  *
  *	imatrust machines [--json]	every machine: ID STATE TNC LAST-SEEN
- *					REASON
+ *					EK-FINGERPRINT EK-SUBJECT REASON
  *	imatrust machine [--json] ID	one machine and its current boot
+ *	imatrust machine add ID --ek FPR	pre-register: only that EK
+ *					may take the id
+ *	imatrust machine rm ID		remove a machine with its boots,
+ *					records, events, challenges
  *	imatrust events [--json] ID	a machine's events, oldest first
- *	imatrust approve ID		let a pending machine enroll
+ *	imatrust approve ID --ek FPR	let a pending machine enroll, if
+ *					its EK has that fingerprint
+ *	imatrust audit [--json] [--machine ID]	the audit trail
  *
+ * FPR is the EK fingerprint: 64 hex digits, SHA-256 of the EK's DER
+ * SubjectPublicKeyInfo (imatrust machine ID shows it).
  * Every command also takes --url, --ca and --token-file (cli_client.h).
  * Exit status: 0 done, 1 the verifier could not be reached or refused,
  * 2 bad usage.
@@ -21,50 +29,93 @@
 #include "cli.h"
 #include "cli_client.h"
 #include "cli_util.h"
+#include "enroll.h"
 
 #define FLEET_PAGE 1000		/* rows asked per request */
 #define REASON_SHORT 60		/* characters of a reason in a table */
+#define SUBJECT_SHORT 40	/* characters of an EK subject in a table */
+#define COLS 7			/* columns of the machines table */
+#define CELL_MAX 72		/* bytes of a cell: a whole fingerprint fits */
+
+/* What a fleet command needs besides the client options. */
+enum fleet_need {
+	NEED_NONE = 0,
+	NEED_ID = 1,		/* one ID operand */
+	NEED_EK = 2,		/* --ek FPR */
+};
 
 struct fleet_args {
 	struct cli_client_opts co;
 	int json;
 	const char *id;		/* the machine, for commands that take one */
+	const char *ek;		/* --ek: an EK fingerprint, checked */
+	const char *machine;	/* --machine: a filter */
 };
 
-/* Options of every fleet command; an ID operand when @want_id. */
-static int fleet_parse(int argc, char **argv, int want_id,
-		       struct fleet_args *a)
+static int id_ok(const char *id)
 {
-	static const struct option opts[] = {
-		CLI_CLIENT_LONGOPTS,
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
+	return id != NULL && strlen(id) > 0 && strlen(id) <= 64 &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
+}
 
-	memset(a, 0, sizeof(*a));
-	while ((ch = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (cli_client_opt(&a->co, ch, optarg))
-			continue;
-		if (ch != 'j')
-			goto usage;
-		a->json = 1;
-	}
-	if (argc - optind != want_id)
-		goto usage;
-	a->id = want_id ? argv[optind] : NULL;
-	if (a->id != NULL && (strlen(a->id) == 0 || strlen(a->id) > 64 ||
-			      strspn(a->id, "abcdefghijklmnopqrstuvwxyz"
-				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-			      != strlen(a->id))) {
+/* Check what @need asks of the parsed @a; 0 or -1 after a message. */
+static int fleet_check(const struct fleet_args *a, unsigned int need)
+{
+	uint8_t fpr[DB_FPR_SIZE];
+
+	if (a->id != NULL && !id_ok(a->id)) {
 		cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
 			  a->id);
 		return -1;
 	}
+	if (a->machine != NULL && !id_ok(a->machine)) {
+		cli_warnx("--machine '%s' is not a machine id", a->machine);
+		return -1;
+	}
+	if ((need & NEED_EK) && (a->ek == NULL ||
+				 enroll_fpr_parse(a->ek, fpr) < 0)) {
+		cli_warnx("--ek wants the EK fingerprint: 64 hex digits "
+			  "(imatrust machine ID shows it)");
+		return -1;
+	}
 	return 0;
+}
+
+/* Options of every fleet command; @need says which it requires. */
+static int fleet_parse(int argc, char **argv, const char *name,
+		       unsigned int need, struct fleet_args *a)
+{
+	static const struct option opts[] = {
+		CLI_CLIENT_LONGOPTS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "ek", required_argument, NULL, 'e' },
+		{ "machine", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch, want_id = (need & NEED_ID) != 0;
+
+	memset(a, 0, sizeof(*a));
+	while ((ch = getopt_long(argc, argv, "je:m:", opts, NULL)) != -1) {
+		if (cli_client_opt(&a->co, ch, optarg))
+			continue;
+		if (ch == 'j')
+			a->json = 1;
+		else if (ch == 'e')
+			a->ek = optarg;
+		else if (ch == 'm')
+			a->machine = optarg;
+		else
+			goto usage;
+	}
+	if (argc - optind != want_id)
+		goto usage;
+	a->id = want_id ? argv[optind] : NULL;
+	return fleet_check(a, need);
 usage:
-	fprintf(stderr, "usage: imatrust %s [--json] %s%s\n", argv[0],
-		CLI_CLIENT_USAGE, want_id ? " ID" : "");
+	fprintf(stderr, "usage: imatrust %s [--json] %s%s%s\n", name,
+		CLI_CLIENT_USAGE, want_id ? " ID" : "",
+		(need & NEED_EK) ? " --ek FPR" : "");
 	return -1;
 }
 
@@ -152,43 +203,70 @@ static int fetch_machines(struct cli_client *c, json_t *all)
 	return rc;
 }
 
+/* A string member, or "-" when absent, null or empty. */
+static const char *str_or_dash(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL && s[0] != '\0' ? s : "-";
+}
+
+/* The cells of machine @m's row. */
+static void machine_cells(json_t *m, char cols[COLS][CELL_MAX])
+{
+	size_t n = CELL_MAX;
+
+	snprintf(cols[0], n, "%s", str_or_dash(m, "id"));
+	snprintf(cols[1], n, "%s", str_or_dash(m, "state"));
+	snprintf(cols[2], n, "%s", str_or_dash(m, "tnc"));
+	ago(json_object_get(m, "last_seen"), cols[3], n);
+	snprintf(cols[4], n, "%s", str_or_dash(m, "ek_fpr"));
+	snprintf(cols[5], n, "%s", str_or_dash(json_object_get(m, "ek_cert"),
+					       "subject"));
+	if (strlen(cols[5]) > SUBJECT_SHORT)
+		strcpy(cols[5] + SUBJECT_SHORT - 3, "...");
+	reason_short(json_object_get(m, "state_reason"), cols[6],
+		     REASON_SHORT + 1);
+}
+
+static void print_row(char cols[COLS][CELL_MAX], const int *w)
+{
+	size_t k;
+
+	for (k = 0; k + 1 < COLS; k++)
+		printf("%-*s  ", w[k], cols[k]);
+	printf("%s\n", cols[COLS - 1]);
+}
+
 static void print_table(json_t *all)
 {
-	static const char *const head[] = { "ID", "STATE", "TNC",
-					    "LAST-SEEN", "REASON" };
-	char cols[5][REASON_SHORT + 1];
-	int w[5] = { 0 };
+	static const char *const head[COLS] = {
+		"ID", "STATE", "TNC", "LAST-SEEN", "EK-FINGERPRINT",
+		"EK-SUBJECT", "REASON",
+	};
+	char cols[COLS][CELL_MAX];
+	int w[COLS] = { 0 };
 	size_t i, k, pass;
 	json_t *m;
 
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < COLS; k++)
 		w[k] = (int)strlen(head[k]);
 	/* pass 0 measures the columns, pass 1 prints */
 	for (pass = 0; pass < 2; pass++) {
-		if (pass == 1)
-			printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], head[0],
-			       w[1], head[1], w[2], head[2], w[3], head[3],
-			       head[4]);
+		if (pass == 1) {
+			for (k = 0; k < COLS; k++)
+				snprintf(cols[k], sizeof(cols[k]), "%s",
+					 head[k]);
+			print_row(cols, w);
+		}
 		json_array_foreach(all, i, m) {
-			snprintf(cols[0], sizeof(cols[0]), "%s",
-				 json_string_value(json_object_get(m, "id")));
-			snprintf(cols[1], sizeof(cols[1]), "%s",
-				 json_string_value(json_object_get(m,
-								   "state")));
-			snprintf(cols[2], sizeof(cols[2]), "%s",
-				 json_string_value(json_object_get(m, "tnc")));
-			ago(json_object_get(m, "last_seen"), cols[3],
-			    sizeof(cols[3]));
-			reason_short(json_object_get(m, "state_reason"),
-				     cols[4], sizeof(cols[4]));
-			for (k = 0; pass == 0 && k < 4; k++) {
+			machine_cells(m, cols);
+			for (k = 0; pass == 0 && k < COLS; k++) {
 				if ((int)strlen(cols[k]) > w[k])
 					w[k] = (int)strlen(cols[k]);
 			}
 			if (pass == 1)
-				printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0],
-				       cols[0], w[1], cols[1], w[2], cols[2],
-				       w[3], cols[3], cols[4]);
+				print_row(cols, w);
 		}
 	}
 }
@@ -200,7 +278,7 @@ int cli_machines_main(int argc, char **argv)
 	json_t *all;
 	int rc = CLI_EXIT_MISMATCH;
 
-	if (fleet_parse(argc, argv, 0, &a) < 0)
+	if (fleet_parse(argc, argv, argv[0], NEED_NONE, &a) < 0)
 		return CLI_EXIT_USAGE;
 	c = cli_client_new(&a.co);
 	all = json_array();
@@ -234,17 +312,22 @@ static void print_machine(json_t *a)
 {
 	static const char *const mkeys[] = { "id", "state", "tnc", "approved",
 					     "created_at", "last_seen",
-					     "state_reason" };
+					     "state_reason", "ek_fpr" };
 	static const char *const bkeys[] = { "id", "reset_count",
 					     "restart_count", "started_at",
 					     "next_record_index", "pcr10" };
 	json_t *m = json_object_get(a, "machine"), *b = json_object_get(a,
 									"boot");
+	json_t *cert = json_object_get(m, "ek_cert");
 	char name[32];
 	size_t i;
 
 	for (i = 0; i < sizeof(mkeys) / sizeof(mkeys[0]); i++)
 		print_field(mkeys[i], json_object_get(m, mkeys[i]));
+	print_field("ek_cert.subject", json_is_object(cert) ?
+		    json_object_get(cert, "subject") : json_null());
+	print_field("ek_cert.issuer", json_is_object(cert) ?
+		    json_object_get(cert, "issuer") : json_null());
 	if (!json_is_object(b)) {
 		print_field("boot", json_null());
 		return;
@@ -255,23 +338,17 @@ static void print_machine(json_t *a)
 	}
 }
 
-/* @method /v1/machines/ID@suffix; print the answer with @print. */
-static int one_machine(int argc, char **argv, const char *method,
-		       const char *suffix, void (*print)(json_t *))
+/* @method /v1/machines@suffix with @body; print the answer with @print. */
+static int call_print(const struct fleet_args *a, const char *method,
+		      const char *path, json_t *body, void (*print)(json_t *))
 {
-	struct fleet_args a;
-	struct cli_client *c;
-	char path[256];
+	struct cli_client *c = cli_client_new(&a->co);
 	json_t *ans = NULL;
 	int rc = CLI_EXIT_MISMATCH;
 
-	if (fleet_parse(argc, argv, 1, &a) < 0)
-		return CLI_EXIT_USAGE;
-	c = cli_client_new(&a.co);
-	snprintf(path, sizeof(path), "/v1/machines/%s%s", a.id, suffix);
-	if (c == NULL || cli_client_call(c, method, path, NULL, &ans) < 0)
+	if (c == NULL || cli_client_call(c, method, path, body, &ans) < 0)
 		goto out;
-	if (a.json)
+	if (a->json)
 		print_json(ans);
 	else
 		print(ans);
@@ -282,26 +359,113 @@ out:
 	return rc;
 }
 
+static int show_machine(int argc, char **argv)
+{
+	struct fleet_args a;
+	char path[256];
+
+	if (fleet_parse(argc, argv, "machine", NEED_ID, &a) < 0)
+		return CLI_EXIT_USAGE;
+	snprintf(path, sizeof(path), "/v1/machines/%s", a.id);
+	return call_print(&a, "GET", path, NULL, print_machine);
+}
+
+static void print_registered(json_t *a)
+{
+	json_t *r = json_object_get(a, "registration");
+
+	printf("%s pre-registered for EK %s by %s\n", str_or_dash(r, "id"),
+	       str_or_dash(r, "ek_fpr"), str_or_dash(r, "operator"));
+}
+
+static int machine_add(int argc, char **argv)
+{
+	struct fleet_args a;
+	json_t *body;
+	int rc;
+
+	if (fleet_parse(argc, argv, "machine add", NEED_ID | NEED_EK,
+			&a) < 0)
+		return CLI_EXIT_USAGE;
+	body = json_pack("{s:i,s:s,s:s}", "v", 1, "id", a.id, "ek", a.ek);
+	rc = call_print(&a, "POST", "/v1/machines", body, print_registered);
+	json_decref(body);
+	return rc;
+}
+
+static void print_removed(json_t *a)
+{
+	json_t *r = json_object_get(a, "removed");
+
+	printf("%s removed: %s%s%lld boots, %lld records, %lld open "
+	       "challenges; EK %s\n", str_or_dash(r, "id"),
+	       json_is_true(json_object_get(r, "machine")) ? "machine, " : "",
+	       json_is_true(json_object_get(r, "registration")) ?
+	       "pre-registration, " : "",
+	       (long long)json_integer_value(json_object_get(r, "boots")),
+	       (long long)json_integer_value(json_object_get(r, "records")),
+	       (long long)json_integer_value(json_object_get(r,
+							     "enrollments")),
+	       str_or_dash(r, "ek_fpr"));
+}
+
+static int machine_rm(int argc, char **argv)
+{
+	struct fleet_args a;
+	char path[256];
+
+	if (fleet_parse(argc, argv, "machine rm", NEED_ID, &a) < 0)
+		return CLI_EXIT_USAGE;
+	snprintf(path, sizeof(path), "/v1/machines/%s", a.id);
+	return call_print(&a, "DELETE", path, NULL, print_removed);
+}
+
+/*
+ * "machine add ..." and "machine rm ..." are subcommands when an operand
+ * follows; "machine ID" shows a machine (use "machine -- add" for one
+ * named add).
+ */
 int cli_machine_main(int argc, char **argv)
 {
-	return one_machine(argc, argv, "GET", "",
-			   print_machine);
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} subs[] = {
+		{ "add", machine_add },
+		{ "rm", machine_rm },
+	};
+	size_t i;
+
+	for (i = 0; argc >= 3 && i < sizeof(subs) / sizeof(subs[0]); i++) {
+		if (strcmp(argv[1], subs[i].name) == 0)
+			return subs[i].run(argc - 1, argv + 1);
+	}
+	return show_machine(argc, argv);
 }
 
 static void print_approved(json_t *a)
 {
 	json_t *m = json_object_get(a, "machine");
 
-	printf("%s approved by %s; state %s\n",
-	       json_string_value(json_object_get(m, "id")),
-	       json_string_value(json_object_get(a, "approved_by")),
-	       json_string_value(json_object_get(m, "state")));
+	printf("%s approved by %s for EK %s; state %s\n",
+	       str_or_dash(m, "id"), str_or_dash(a, "approved_by"),
+	       str_or_dash(m, "ek_fpr"), str_or_dash(m, "state"));
 }
 
 int cli_approve_main(int argc, char **argv)
 {
-	return one_machine(argc, argv, "POST", "/approve",
-			   print_approved);
+	struct fleet_args a;
+	char path[256];
+	json_t *body;
+	int rc;
+
+	if (fleet_parse(argc, argv, argv[0], NEED_ID | NEED_EK, &a) < 0)
+		return CLI_EXIT_USAGE;
+	snprintf(path, sizeof(path), "/v1/machines/%s/approve", a.id);
+	body = json_pack("{s:i,s:s}", "v", 1, "ek", a.ek);
+	rc = call_print(&a, "POST", path, body, print_approved);
+	json_decref(body);
+	return rc;
 }
 
 /* ID TIME KIND FROM->TO REASON */
@@ -333,7 +497,7 @@ int cli_events_main(int argc, char **argv)
 	int rc = CLI_EXIT_MISMATCH;
 	size_t i;
 
-	if (fleet_parse(argc, argv, 1, &a) < 0) {
+	if (fleet_parse(argc, argv, argv[0], NEED_ID, &a) < 0) {
 		json_decref(all);
 		return CLI_EXIT_USAGE;
 	}
@@ -358,6 +522,68 @@ int cli_events_main(int argc, char **argv)
 			print_event(e);
 	rc = CLI_EXIT_OK;
 out:
+	json_decref(all);
+	cli_client_free(c);
+	return rc;
+}
+
+/* TIME ACTION MACHINE OPERATOR EK DETAIL */
+static void print_audit(json_t *e)
+{
+	char when[32], *detail;
+	time_t t = (time_t)json_integer_value(json_object_get(e, "time"));
+	json_t *d = json_object_get(e, "detail");
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	detail = json_is_null(d) || d == NULL ? NULL :
+		 json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
+	printf("%-6lld %s  %-16s %-20s %-10s %s %s\n",
+	       (long long)json_integer_value(json_object_get(e, "id")), when,
+	       str_or_dash(e, "action"), str_or_dash(e, "machine"),
+	       str_or_dash(e, "operator"), str_or_dash(e, "ek_fpr"),
+	       detail != NULL ? detail : "");
+	free(detail);
+}
+
+int cli_audit_main(int argc, char **argv)
+{
+	struct fleet_args a;
+	struct cli_client *c;
+	json_t *all = json_array(), *ans, *next, *e;
+	long long after = 0;
+	char path[256], *m = NULL;
+	int rc = CLI_EXIT_MISMATCH;
+	size_t i;
+
+	if (fleet_parse(argc, argv, argv[0], NEED_NONE, &a) < 0) {
+		json_decref(all);
+		return CLI_EXIT_USAGE;
+	}
+	c = cli_client_new(&a.co);
+	if (c == NULL || all == NULL)
+		goto out;
+	if (a.machine != NULL)
+		m = cli_client_escape(c, a.machine);
+	do {
+		snprintf(path, sizeof(path), "/v1/audit?limit=%d&after=%lld%s%s",
+			 FLEET_PAGE, after, m != NULL ? "&machine=" : "",
+			 m != NULL ? m : "");
+		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
+			goto out;
+		json_array_extend(all, json_object_get(ans, "audit"));
+		next = json_object_get(ans, "next");
+		after = json_is_integer(next) ? json_integer_value(next) : 0;
+		json_decref(ans);
+	} while (after != 0);
+	if (a.json)
+		print_json(all);
+	else
+		json_array_foreach(all, i, e)
+			print_audit(e);
+	rc = CLI_EXIT_OK;
+out:
+	free(m);
 	json_decref(all);
 	cli_client_free(c);
 	return rc;

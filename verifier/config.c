@@ -50,7 +50,49 @@ static const struct conf_key keys[] = {
 	UINT("backlog_total_max", backlog_total_max, 4u << 20, 1ull << 34,
 	     "268435456",
 	     "bytes of unproven list held for all machines together; past it the oldest is asked again"),
+	/* identities and enrollment */
+	STR("enroll", enroll, "ca", 0,
+	    "who enrolls: 'ca' (an EK whose certificate chains to ek_ca, or that is pre-registered for its id, enrolls; others wait in 'pending'), 'registered' (only ids pre-registered with imatrust machine add for that EK), 'ca+registered' (pre-registered and chained)"),
+	UINT("max_open_enrollments", max_open_enrollments, 1, 1000000,
+	     "1024", "credential challenges open at once, all EKs together (past it: 503)"),
+	UINT("max_enrollments_per_ek", max_enrollments_per_ek, 1, 64, "4",
+	     "credential challenges open at once for one EK (past it: 429)"),
+	UINT("max_pending", max_pending, 0, 1000000, "100",
+	     "machines waiting in 'pending' at most (0: an EK nobody vouched for is refused)"),
+	UINT("pending_expire", pending_expire, 0, 315360000, "604800",
+	     "seconds a pending machine nobody approved is kept before it is removed (0: forever)"),
 };
+
+static const char *const enroll_modes[] = {
+	[CONFIG_ENROLL_CA] = "ca",
+	[CONFIG_ENROLL_REGISTERED] = "registered",
+	[CONFIG_ENROLL_CA_REGISTERED] = "ca+registered",
+};
+
+#define ENROLL_MODES (sizeof(enroll_modes) / sizeof(enroll_modes[0]))
+
+enum config_enroll config_enroll_mode(const struct config *c)
+{
+	size_t i;
+
+	for (i = 0; i < ENROLL_MODES; i++) {
+		if (strcmp(c->enroll, enroll_modes[i]) == 0)
+			return (enum config_enroll)i;
+	}
+	return CONFIG_ENROLL_CA;
+}
+
+/* Is @s one of @n names? */
+static int one_of(const char *s, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(s, names[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
 
 #define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
 
@@ -100,6 +142,11 @@ int config_check(const struct config *c, char *errbuf, size_t errlen)
 	if (strcmp(c->any_path, "allow") != 0 &&
 	    strcmp(c->any_path, "deny") != 0) {
 		snprintf(errbuf, errlen, "any_path must be allow or deny");
+		return -1;
+	}
+	if (!one_of(c->enroll, enroll_modes, ENROLL_MODES)) {
+		snprintf(errbuf, errlen,
+			 "enroll must be ca, registered or ca+registered");
 		return -1;
 	}
 	return 0;

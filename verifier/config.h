@@ -38,7 +38,29 @@ struct config {
 	char bank_change[16];		/* "deny" or "allow" a new quote bank */
 	uint64_t backlog_machine_max;	/* unproven list bytes per machine */
 	uint64_t backlog_total_max;	/* ... for all machines */
+	/* identities and enrollment (one block: config.c keeps its keys
+	 * together too) */
+	char enroll[16];		/* "ca", "registered", "ca+registered" */
+	uint64_t max_open_enrollments;	/* open challenges, all EKs */
+	uint64_t max_enrollments_per_ek;	/* open challenges of one EK */
+	uint64_t max_pending;		/* pending machines at most */
+	uint64_t pending_expire;	/* seconds; 0: pending never expire */
 };
+
+/* Who is admitted at enrollment (key "enroll"). */
+enum config_enroll {
+	CONFIG_ENROLL_CA,		/* a CA-chained or pre-registered EK
+					 * enrolls; others go pending */
+	CONFIG_ENROLL_REGISTERED,	/* only pre-registered (id, EK) */
+	CONFIG_ENROLL_CA_REGISTERED,	/* pre-registered and CA-chained */
+};
+
+/**
+ * config_enroll_mode() - the enum of @c->enroll (checked by
+ * config_check(); CONFIG_ENROLL_CA for anything else).
+ * @c: the configuration
+ */
+enum config_enroll config_enroll_mode(const struct config *c);
 
 /**
  * config_defaults() - fill @c with every key's default.

@@ -178,6 +178,47 @@ out:
 	pthread_mutex_unlock(&v->lock);
 }
 
+int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
+		   const char *operator, int64_t now,
+		   enum db_approve_result *res, struct imt_error *err)
+{
+	struct db_machine m;
+	int found = 0, rc = -1;
+
+	pthread_mutex_lock(&v->lock);
+	if (db_batch_begin(v->db, err) < 0)
+		goto out;
+	if (db_machine_approve(v->db, id, ek_fpr, operator, now, res,
+			       err) < 0 ||
+	    (*res == DB_APPROVE_OK &&
+	     db_machine_get(v->db, id, &m, &found, err) < 0))
+		goto abort;
+	if (found) {
+		rc = engine_transition(v, id, m.state, TR_APPROVED,
+				       "{\"check\":\"approved\"}", now, NULL,
+				       err);
+		db_machine_release(&m);
+		if (rc < 0)
+			goto abort;
+	}
+	rc = db_batch_commit(v->db, err);
+	goto out;
+abort:
+	rc = -1;
+	db_batch_abort(v->db);
+out:
+	pthread_mutex_unlock(&v->lock);
+	return rc;
+}
+
+void engine_activation_states(enum db_machine_state *vouched,
+			      enum db_machine_state *unvouched)
+{
+	*vouched = transition_find(TRANSITION_NEW, TR_ACTIVATED)->to;
+	*unvouched = transition_find(TRANSITION_NEW,
+				     TR_ACTIVATED_UNVOUCHED)->to;
+}
+
 #define STALE_BATCH 1000	/* machines turned stale per round */
 
 struct stale_round {

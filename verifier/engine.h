@@ -97,6 +97,25 @@ int engine_transition(struct verifier *v, const char *id,
 		      enum db_machine_state *to, struct imt_error *err);
 
 /**
+ * engine_approve() - an operator approves @id's EK by fingerprint: the
+ * approval, its audit entry and the table's row for TR_APPROVED, in one
+ * transaction.
+ * @res: the db's verdict on the fingerprint
+ * Return: 0, or -1 with @err on a storage failure.
+ */
+int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
+		   const char *operator, int64_t now,
+		   enum db_approve_result *res, struct imt_error *err);
+
+/**
+ * engine_activation_states() - the states the table gives an activation
+ * of a new machine: @vouched for an EK that chains, is pre-registered or
+ * approved, @unvouched for another (db_challenge_activate() writes them).
+ */
+void engine_activation_states(enum db_machine_state *vouched,
+			      enum db_machine_state *unvouched);
+
+/**
  * engine_stale_tick() - machines without valid evidence for stale_after
  * seconds (from their stored last-seen time) go stale. Run at start,
  * before serving, and every second.

@@ -2,18 +2,24 @@
 /*
  * enroll.c - EK certificate check, credential challenge, proof check.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/crypto.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 #include <openssl/x509.h>
 
 #include "enroll.h"
+#include "hex.h"
 #include "tpm_credential.h"
 #include "tpm_public.h"
+
+#define CHAIN_MAX 8	/* certificates in one ek_cert (EK + intermediates) */
 
 /* The public key of @ek_pub; NULL and @err filled on failure. */
 static EVP_PKEY *ek_key(const uint8_t *ek_pub, size_t len,
@@ -28,13 +34,90 @@ static EVP_PKEY *ek_key(const uint8_t *ek_pub, size_t len,
 	return key;
 }
 
+enum imt_result enroll_fingerprint(const uint8_t *ek_pub, size_t ek_pub_len,
+				   uint8_t fpr[DB_FPR_SIZE],
+				   struct imt_error *err)
+{
+	EVP_PKEY *key = ek_key(ek_pub, ek_pub_len, err);
+	unsigned char *der = NULL;
+	int len;
+
+	if (key == NULL)
+		return err->status;
+	len = i2d_PUBKEY(key, &der);
+	EVP_PKEY_free(key);
+	if (len <= 0)
+		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				     IMT_NO_POS, "ek_pub: no DER form");
+	SHA256(der, (size_t)len, fpr);
+	OPENSSL_free(der);
+	return IMT_OK;
+}
+
+void enroll_fpr_hex(const uint8_t fpr[DB_FPR_SIZE],
+		    char out[ENROLL_FPR_HEX + 1])
+{
+	hex_encode(fpr, DB_FPR_SIZE, out);
+}
+
+int enroll_fpr_parse(const char *text, uint8_t fpr[DB_FPR_SIZE])
+{
+	char hex[ENROLL_FPR_HEX + 1];
+	size_t n = 0;
+
+	if (text == NULL)
+		return -1;
+	if (strncasecmp(text, "sha256:", 7) == 0)
+		text += 7;
+	for (; *text != '\0'; text++) {
+		if (*text == ':')
+			continue;
+		if (!isxdigit((unsigned char)*text) || n == ENROLL_FPR_HEX)
+			return -1;
+		hex[n++] = (char)tolower((unsigned char)*text);
+	}
+	if (n != ENROLL_FPR_HEX)
+		return -1;
+	hex[n] = '\0';
+	return hex_decode(hex, n, fpr, DB_FPR_SIZE) == DB_FPR_SIZE ? 0 : -1;
+}
+
+/*
+ * Decode @len bytes of concatenated DER certificates: the first in *@x,
+ * the rest in *@rest (NULL when none). -1 when the bytes are not that.
+ */
+static int certs_decode(const uint8_t *der, size_t len, X509 **x,
+			STACK_OF(X509) **rest)
+{
+	const unsigned char *p = der, *end = der + len;
+	X509 *c;
+
+	*x = d2i_X509(NULL, &p, (long)len);
+	*rest = NULL;
+	if (*x == NULL)
+		return -1;
+	while (p < end) {
+		if ((*rest == NULL && (*rest = sk_X509_new_null()) == NULL) ||
+		    sk_X509_num(*rest) >= CHAIN_MAX - 1)
+			return -1;
+		c = d2i_X509(NULL, &p, (long)(end - p));
+		if (c == NULL || sk_X509_push(*rest, c) <= 0) {
+			X509_free(c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Verify @x against @store; 1 when it chains, else 0 with @why set. */
-static int chains(X509_STORE *store, X509 *x, char *why, size_t whylen)
+static int chains(X509_STORE *store, X509 *x, STACK_OF(X509) *rest, char *why,
+		  size_t whylen)
 {
 	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
 	int ok = 0;
 
-	if (ctx == NULL || X509_STORE_CTX_init(ctx, store, x, NULL) != 1) {
+	/* @rest is untrusted: only self-signed CAs of @store anchor */
+	if (ctx == NULL || X509_STORE_CTX_init(ctx, store, x, rest) != 1) {
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
@@ -53,7 +136,7 @@ enum imt_result enroll_check_ek_cert(X509_STORE *store, const uint8_t *ek_pub,
 				     size_t cert_len, int *chained, char *why,
 				     size_t whylen, struct imt_error *err)
 {
-	const unsigned char *p = cert;
+	STACK_OF(X509) *rest = NULL;
 	EVP_PKEY *key = NULL, *cert_key;
 	enum imt_result rc = IMT_OK;
 	X509 *x = NULL;
@@ -66,10 +149,12 @@ enum imt_result enroll_check_ek_cert(X509_STORE *store, const uint8_t *ek_pub,
 		snprintf(why, whylen, "no EK certificate");
 		goto out;
 	}
-	x = d2i_X509(NULL, &p, (long)cert_len);
-	if (x == NULL || p != cert + cert_len) {
+	if (certs_decode(cert, cert_len, &x, &rest) < 0) {
 		rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
-				   IMT_NO_POS, "ek_cert: not one DER certificate");
+				   IMT_NO_POS,
+				   "ek_cert: not DER certificates (the EK's, "
+				   "then at most %d intermediates)",
+				   CHAIN_MAX - 1);
 		goto out;
 	}
 	cert_key = X509_get0_pubkey(x);
@@ -83,11 +168,40 @@ enum imt_result enroll_check_ek_cert(X509_STORE *store, const uint8_t *ek_pub,
 		snprintf(why, whylen, "no EK CA configured");
 		goto out;
 	}
-	*chained = chains(store, x, why, whylen);
+	*chained = chains(store, x, rest, why, whylen);
 out:
+	sk_X509_pop_free(rest, X509_free);
 	X509_free(x);
 	EVP_PKEY_free(key);
 	return rc;
+}
+
+static void name_text(const X509_NAME *n, char *out, size_t len)
+{
+	BIO *b = BIO_new(BIO_s_mem());
+	int got = 0;
+
+	out[0] = '\0';
+	if (b != NULL && X509_NAME_print_ex(b, n, 0, XN_FLAG_RFC2253) >= 0)
+		got = BIO_read(b, out, (int)len - 1);
+	if (got > 0)
+		out[got] = '\0';
+	BIO_free(b);
+}
+
+int enroll_cert_names(const uint8_t *cert, size_t cert_len, char *subject,
+		      char *issuer, size_t len)
+{
+	const unsigned char *p = cert;
+	X509 *x;
+
+	if (cert == NULL || cert_len == 0 ||
+	    (x = d2i_X509(NULL, &p, (long)cert_len)) == NULL)
+		return -1;
+	name_text(X509_get_subject_name(x), subject, len);
+	name_text(X509_get_issuer_name(x), issuer, len);
+	X509_free(x);
+	return 0;
 }
 
 static enum imt_result blob_set(struct wire_blob *b, const uint8_t *data,
@@ -99,6 +213,56 @@ static enum imt_result blob_set(struct wire_blob *b, const uint8_t *data,
 				     IMT_NO_POS, "out of memory");
 	memcpy(b->data, data, len);
 	b->len = len;
+	return IMT_OK;
+}
+
+/* Copy what enrollment @msg says about its keys into @ch. */
+static enum imt_result keep_keys(const struct wire_enroll *msg,
+				 const TPMT_PUBLIC *ak,
+				 struct db_challenge *ch,
+				 struct imt_error *err)
+{
+	enum imt_result rc;
+
+	if (msg->ak_pub.len > sizeof(ch->ak_pub) ||
+	    msg->ek_pub.len > sizeof(ch->ek_pub) ||
+	    msg->ek_cert.len > sizeof(ch->ek_cert))
+		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
+				     IMT_NO_POS, "ek_pub, ek_cert or ak_pub: "
+				     "too large");
+	snprintf(ch->machine_id, sizeof(ch->machine_id), "%s", msg->agent);
+	memcpy(ch->ek_pub, msg->ek_pub.data, msg->ek_pub.len);
+	ch->ek_pub_len = msg->ek_pub.len;
+	if (msg->ek_cert.len > 0)
+		memcpy(ch->ek_cert, msg->ek_cert.data, msg->ek_cert.len);
+	ch->ek_cert_len = msg->ek_cert.len;
+	memcpy(ch->ak_pub, msg->ak_pub.data, msg->ak_pub.len);
+	ch->ak_pub_len = msg->ak_pub.len;
+	rc = enroll_fingerprint(msg->ek_pub.data, msg->ek_pub.len, ch->ek_fpr,
+				err);
+	if (rc == IMT_OK)
+		rc = tpm_public_name(ak, ch->ak_name, &ch->ak_name_len, err);
+	return rc;
+}
+
+/* A fresh secret, and the digest of the proof that will show it. */
+static enum imt_result new_secret(struct db_challenge *ch,
+				  struct imt_error *err)
+{
+	uint8_t mac[EVP_MAX_MD_SIZE];
+	unsigned int mac_len = 0;
+
+	if (RAND_bytes(ch->secret, ENROLL_SECRET_SIZE) != 1)
+		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				     IMT_NO_POS, "no randomness");
+	ch->secret_len = ENROLL_SECRET_SIZE;
+	if (HMAC(EVP_sha256(), ch->secret, (int)ch->secret_len,
+		 (const unsigned char *)ch->machine_id,
+		 strlen(ch->machine_id), mac, &mac_len) == NULL)
+		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				     IMT_NO_POS, "HMAC failed");
+	enroll_proof_hash(mac, mac_len, ch->proof_hash);
+	explicit_bzero(mac, sizeof(mac));
 	return IMT_OK;
 }
 
@@ -116,20 +280,10 @@ enum imt_result enroll_challenge(const struct wire_enroll *msg,
 				   err)) != IMT_OK ||
 	    (rc = tpm_public_parse(msg->ak_pub.data, msg->ak_pub.len, &ak,
 				   err)) != IMT_OK ||
-	    (rc = tpm_public_check_ak(&ak, err)) != IMT_OK)
+	    (rc = tpm_public_check_ak(&ak, err)) != IMT_OK ||
+	    (rc = keep_keys(msg, &ak, ch, err)) != IMT_OK ||
+	    (rc = new_secret(ch, err)) != IMT_OK)
 		return rc;
-	if (msg->ak_pub.len > sizeof(ch->ak_pub))
-		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-				     IMT_NO_POS, "ak_pub: too large");
-	memcpy(ch->ak_pub, msg->ak_pub.data, msg->ak_pub.len);
-	ch->ak_pub_len = msg->ak_pub.len;
-	if ((rc = tpm_public_name(&ak, ch->ak_name, &ch->ak_name_len,
-				  err)) != IMT_OK)
-		return rc;
-	if (RAND_bytes(ch->secret, ENROLL_SECRET_SIZE) != 1)
-		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				     IMT_NO_POS, "no randomness");
-	ch->secret_len = ENROLL_SECRET_SIZE;
 	rc = tpm_credential_make(&ek, ch->ak_name, ch->ak_name_len,
 				 ch->secret, ch->secret_len, &cred, err);
 	if (rc == IMT_OK)
@@ -142,6 +296,12 @@ enum imt_result enroll_challenge(const struct wire_enroll *msg,
 		wire_free(WIRE_CHALLENGE, out);
 	}
 	return rc;
+}
+
+void enroll_proof_hash(const uint8_t *proof, size_t proof_len,
+		       uint8_t out[DB_PROOF_HASH_SIZE])
+{
+	SHA256(proof, proof_len, out);
 }
 
 int enroll_proof_ok(const struct db_challenge *ch, const char *agent,

@@ -24,6 +24,7 @@
 #include "daemon.h"
 #include "db.h"
 #include "engine.h"
+#include "enroll.h"
 #include "file.h"
 #include "hex.h"
 #include "log.h"
@@ -146,12 +147,52 @@ out:
 	return rc;
 }
 
+/*
+ * Databases older than schema 3 have machines without EK fingerprint:
+ * compute them from ek_pub. When two ids share an EK the first enrolled
+ * keeps it; the other stays without (it cannot re-enroll or be approved,
+ * only removed) and the audit trail names both.
+ */
+static void fill_fingerprints(struct verifier *v)
+{
+	char holder[DB_MACHINE_ID_MAX + 1];
+	uint8_t fpr[DB_FPR_SIZE];
+	struct imt_error err;
+	struct db_machine m;
+	int64_t cursor = 0;
+	int found = 1;
+
+	while (found) {
+		if (db_machine_next_unfingerprinted(v->db, &cursor, &m, &found,
+						    &err) < 0) {
+			log_warnx("EK fingerprints: %s", err.msg);
+			return;
+		}
+		if (!found)
+			break;
+		if (enroll_fingerprint(m.ek_pub, m.ek_pub_len, fpr,
+				       &err) != IMT_OK)
+			log_warnx("%s: no EK fingerprint: %s", m.id, err.msg);
+		else if (db_machine_fill_fpr(v->db, m.id, fpr, time(NULL),
+					     holder, &err) < 0)
+			log_warnx("%s: EK fingerprint: %s", m.id, err.msg);
+		else if (holder[0] != '\0')
+			log_warnx("%s: its EK is %s's too; only %s keeps it "
+				  "(imatrust machine rm %s)", m.id, holder,
+				  holder, m.id);
+		else
+			log_info("%s: EK fingerprint filled", m.id);
+		db_machine_release(&m);
+	}
+}
+
 static void run_retention(struct verifier *v, time_t now)
 {
 	struct db_retention r = {
 		.keep_boots = (unsigned int)v->cfg.keep_boots,
 		.max_events = (unsigned int)v->cfg.max_events,
 		.max_rows = RETENTION_ROWS,
+		.pending_expire = (int64_t)v->cfg.pending_expire,
 	};
 	struct imt_error err;
 	size_t deleted = 0;
@@ -212,6 +253,7 @@ static int serve(struct verifier *v)
 					  v->cfg.backlog_total_max)) == NULL ||
 	    (v->ak_cache = ak_cache_new()) == NULL)
 		goto out;
+	fill_fingerprints(v);
 	hc.addr = v->cfg.listen_addr;
 	hc.port = (unsigned int)v->cfg.listen_port;
 	hc.cert_pem = cert;

@@ -6,7 +6,8 @@
  *	GET  /v1/machines/{id}			one machine and its boot
  *	GET  /v1/machines/{id}/events?after=&limit=
  *	GET  /v1/machines/{id}/records?from=&limit=&verdict=
- *	POST /v1/machines/{id}/approve		let a pending machine in
+ *	POST /v1/machines/{id}/approve		let a pending machine in,
+ *						naming its EK fingerprint
  *
  * Pages end with "next": the value to pass as ?after= (?from= for
  * records) for the following page, null on the last one. Shapes are in
@@ -17,6 +18,8 @@
 #include <time.h>
 
 #include "auth.h"
+#include "enroll.h"
+#include "engine.h"
 #include "rest.h"
 #include "transition.h"
 #include "verifier.h"
@@ -27,6 +30,7 @@
  * short, with "next" where the scan stopped.
  */
 #define RECORDS_SCAN_MAX 100000
+#define CERT_NAME_MAX 512	/* bytes of a certificate subject shown */
 
 /* What network access control should do: transition.c's table. */
 static const char *tnc_name(enum db_machine_state state)
@@ -34,16 +38,30 @@ static const char *tnc_name(enum db_machine_state state)
 	return transition_tnc_name(transition_tnc_of(state));
 }
 
+/* The EK certificate's names, or null when there is none. */
+static json_t *ek_cert_json(const struct db_machine *m)
+{
+	char subject[CERT_NAME_MAX], issuer[CERT_NAME_MAX];
+
+	if (enroll_cert_names(m->ek_cert, m->ek_cert_len, subject, issuer,
+			      CERT_NAME_MAX) < 0)
+		return json_null();
+	return json_pack("{s:s,s:s}", "subject", subject, "issuer", issuer);
+}
+
 /* The summary every listing and detail shows. */
 static json_t *machine_json(const struct db_machine *m)
 {
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:b}", "id", m->id,
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:b,s:o,s:o}", "id", m->id,
 			 "state", db_machine_state_name(m->state),
 			 "tnc", tnc_name(m->state),
 			 "state_reason", rest_reason(m->state_reason),
 			 "last_seen", rest_time(m->last_seen),
 			 "created_at", (json_int_t)m->created_at,
-			 "approved", m->approved);
+			 "approved", m->approved,
+			 "ek_fpr", m->has_ek_fpr ?
+			 rest_hex(m->ek_fpr, DB_FPR_SIZE) : json_null(),
+			 "ek_cert", ek_cert_json(m));
 }
 
 static json_t *boot_json(const struct db_boot *b)
@@ -331,27 +349,74 @@ out:
 	json_decref(rp.pg.rows);
 }
 
+/*
+ * The fingerprint an approval names: "ek" in the body or the query.
+ * 0, or -1 after answering 400.
+ */
+static int approval_fpr(const struct http_request *req,
+			struct http_response *res, uint8_t fpr[DB_FPR_SIZE])
+{
+	static const char *const keys[] = { "ek", NULL };
+	const char *text = http_query(req, "ek");
+	json_t *body = NULL;
+	int rc = 0;
+
+	if (req->body_len > 0) {
+		body = rest_body(req, res, keys);
+		if (body == NULL)
+			return -1;
+		text = json_string_value(json_object_get(body, "ek"));
+	}
+	if (text == NULL || enroll_fpr_parse(text, fpr) < 0) {
+		http_error(res, 400, "ek: the EK fingerprint (64 hex digits, "
+			   "as imatrust machine ID shows it) is required to "
+			   "approve");
+		rc = -1;
+	}
+	json_decref(body);
+	return rc;
+}
+
+static void refuse_approval(enum db_approve_result r, const char *id,
+			    struct http_response *res)
+{
+	switch (r) {
+	case DB_APPROVE_WRONG_EK:
+		http_error(res, 409, "the EK of %s has another fingerprint: "
+			   "approval refused", id);
+		break;
+	case DB_APPROVE_NO_FPR:
+		http_error(res, 409, "%s has no EK fingerprint (its EK could "
+			   "not be read): remove it instead", id);
+		break;
+	default:
+		http_error(res, 404, "no machine \"%s\"", id);
+		break;
+	}
+}
+
 void route_machines_approve(void *ctx, const struct http_request *req,
 			    struct http_response *res)
 {
 	struct verifier *v = ctx;
 	char name[DB_NAME_MAX + 1];
+	enum db_approve_result r = DB_APPROVE_NO_MACHINE;
+	uint8_t fpr[DB_FPR_SIZE];
 	struct imt_error err;
 	struct db_machine m;
 	int rc;
 
-	if (auth_operator(v, req, res, name) < 0)
+	if (auth_operator(v, req, res, name) < 0 ||
+	    approval_fpr(req, res, fpr) < 0)
 		return;
-	pthread_mutex_lock(&v->lock);
-	rc = db_machine_approve(v->db, req->params[0], name,
-				(int64_t)time(NULL), &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0 && err.status == IMT_ERR_MISMATCH) {
-		http_error(res, 404, "no machine \"%s\"", req->params[0]);
-		return;
-	}
+	rc = engine_approve(v, req->params[0], fpr, name, (int64_t)time(NULL),
+			    &r, &err);
 	if (rc < 0) {
 		rest_db_error(res, "approve", &err);
+		return;
+	}
+	if (r != DB_APPROVE_OK) {
+		refuse_approval(r, req->params[0], res);
 		return;
 	}
 	if (load_machine(v, req->params[0], res, &m, NULL, NULL) < 0)

@@ -3,8 +3,8 @@
  * route_metrics.c - what needs no token:
  *
  *	GET /v1/metrics	Prometheus text format 0.0.4: machines per state
- *			(from the database), the counters of v->metrics,
- *			uptime
+ *			and open enrollments (from the database), the
+ *			counters of v->metrics, uptime
  *	GET /		the fleet page: asks for a token, keeps it in
  *			sessionStorage, shows GET /v1/machines every second
  *
@@ -44,10 +44,32 @@ static const struct {
 	  offsetof(struct verifier_metrics, evidence_rejected) },
 	{ "imatrust_nonces_issued_total", "Nonces written (one outstanding per machine).",
 	  offsetof(struct verifier_metrics, nonces_issued) },
+	{ "imatrust_enroll_refused_cap_total",
+	  "Enrollments refused: max_open_enrollments challenges open (503).",
+	  offsetof(struct verifier_metrics, enroll_cap) },
+	{ "imatrust_enroll_refused_ek_cap_total",
+	  "Enrollments refused: max_enrollments_per_ek open for the EK (429).",
+	  offsetof(struct verifier_metrics, enroll_ek_cap) },
+	{ "imatrust_enroll_evicted_total",
+	  "Challenges of unvouched EKs dropped at the cap for a vouched EK.",
+	  offsetof(struct verifier_metrics, enroll_evicted) },
+	{ "imatrust_enroll_refused_taken_total",
+	  "Enrollments refused: the id or the EK belongs to another (409).",
+	  offsetof(struct verifier_metrics, enroll_taken) },
+	{ "imatrust_enroll_refused_policy_total",
+	  "Enrollments refused by the enroll policy (403).",
+	  offsetof(struct verifier_metrics, enroll_unregistered) },
+	{ "imatrust_enroll_refused_pending_total",
+	  "Activations refused: max_pending machines pending (503).",
+	  offsetof(struct verifier_metrics, enroll_pending_cap) },
+	{ "imatrust_activations_refused_total",
+	  "Activations whose proof opens no challenge (403).",
+	  offsetof(struct verifier_metrics, activations_refused) },
 };
 
 struct state_count {
 	uint64_t n[METRICS_STATES];
+	uint64_t open_enrollments;
 	char last[DB_MACHINE_ID_MAX + 1];
 	unsigned int rows;
 };
@@ -77,6 +99,12 @@ static int count_states(struct verifier *v, struct state_count *sc,
 				     DB_LIST_MAX, count_one, sc, err);
 		pthread_mutex_unlock(&v->lock);
 	} while (rc == 0 && sc->rows == DB_LIST_MAX);
+	if (rc == 0) {
+		pthread_mutex_lock(&v->lock);
+		rc = db_challenge_count(v->db, time(NULL),
+					&sc->open_enrollments, err);
+		pthread_mutex_unlock(&v->lock);
+	}
 	return rc;
 }
 
@@ -91,6 +119,10 @@ static void write_metrics(FILE *f, struct verifier *v,
 		fprintf(f, "imatrust_machines{state=\"%s\"} %llu\n",
 			db_machine_state_name((enum db_machine_state)i),
 			(unsigned long long)sc->n[i]);
+	fprintf(f, "# HELP imatrust_open_enrollments Credential challenges "
+		"open.\n# TYPE imatrust_open_enrollments gauge\n"
+		"imatrust_open_enrollments %llu\n",
+		(unsigned long long)sc->open_enrollments);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
 		atomic_uint_fast64_t *c = (atomic_uint_fast64_t *)
 			((char *)&v->metrics + counters[i].off);

@@ -8,6 +8,7 @@
 #include "wire.h"
 
 #define REFS_BODY_MAX (64u << 20)	/* one reference import request */
+#define IDENTITY_BODY_MAX 4096		/* a pre-registration, an approval */
 
 const struct http_route verifier_routes[] = {
 	{ "GET", "/", route_page, 0 },
@@ -22,10 +23,14 @@ const struct http_route verifier_routes[] = {
 	  WIRE_BODY_MAX },
 
 	{ "GET", "/v1/machines", route_machines_list, 0 },
+	{ "POST", "/v1/machines", route_machines_add, IDENTITY_BODY_MAX },
 	{ "GET", "/v1/machines/{}", route_machines_get, 0 },
+	{ "DELETE", "/v1/machines/{}", route_machines_remove, 0 },
 	{ "GET", "/v1/machines/{}/events", route_machines_events, 0 },
 	{ "GET", "/v1/machines/{}/records", route_machines_records, 0 },
-	{ "POST", "/v1/machines/{}/approve", route_machines_approve, 0 },
+	{ "POST", "/v1/machines/{}/approve", route_machines_approve,
+	  IDENTITY_BODY_MAX },
+	{ "GET", "/v1/audit", route_audit, 0 },
 
 	{ "POST", "/v1/references", route_refs_import, REFS_BODY_MAX },
 	{ "GET", "/v1/references", route_refs_list, 0 },

@@ -50,7 +50,7 @@ static const struct transition_row rows[] = {
 	ACTIVATION_ROWS(FAILED),
 	ACTIVATION_ROWS(STALE),
 
-	ROW(PENDING, TR_APPROVED, ENROLLING, "approved"),
+	ROW(PENDING, TR_APPROVED, ENROLLING, "state"),
 
 	EVIDENCE_ROWS(ENROLLING, "state", "state", "state"),
 	EVIDENCE_ROWS(TRUSTED, NULL, "state", "state"),

@@ -36,6 +36,15 @@ struct verifier_metrics {
 	atomic_uint_fast64_t evidence_rejected;	/* not the enrolled TPM's,
 						 * or not its nonce */
 	atomic_uint_fast64_t nonces_issued;	/* nonce rows written */
+	/* enrollment refused or bounded (route_agents.c) */
+	atomic_uint_fast64_t enroll_cap;	/* max_open_enrollments: 503 */
+	atomic_uint_fast64_t enroll_ek_cap;	/* ... per EK: 429 */
+	atomic_uint_fast64_t enroll_evicted;	/* unvouched challenges
+						 * dropped for a vouched EK */
+	atomic_uint_fast64_t enroll_taken;	/* id or EK taken: 409 */
+	atomic_uint_fast64_t enroll_unregistered;	/* policy: 403 */
+	atomic_uint_fast64_t enroll_pending_cap;	/* max_pending: 503 */
+	atomic_uint_fast64_t activations_refused;	/* wrong proof: 403 */
 };
 
 struct verifier {
@@ -77,6 +86,14 @@ void route_machines_records(void *ctx, const struct http_request *req,
 			    struct http_response *res);
 void route_machines_approve(void *ctx, const struct http_request *req,
 			    struct http_response *res);
+
+/* route_identity.c: pre-registration, removal, audit (bearer token) */
+void route_machines_add(void *ctx, const struct http_request *req,
+			struct http_response *res);
+void route_machines_remove(void *ctx, const struct http_request *req,
+			   struct http_response *res);
+void route_audit(void *ctx, const struct http_request *req,
+		 struct http_response *res);
 
 /* route_refs.c: reference digests (bearer token) */
 void route_refs_import(void *ctx, const struct http_request *req,

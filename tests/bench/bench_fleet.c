@@ -9,6 +9,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 
 #include "bench_fleet.h"
 #include "db.h"
@@ -131,31 +132,23 @@ static int seed_refs(struct db *db, struct imt_error *err)
 static int seed_agent(struct db *db, const struct fleet_agent *a,
 		      struct imt_error *err)
 {
+	uint8_t fpr[DB_FPR_SIZE];
 	struct db_machine_new m = {
 		.id = a->id,
 		.ek_pub = a->ak.pub, /* never read once activated */
 		.ek_pub_len = a->ak.pub_len,
+		.ek_fpr = fpr,
 		.ak_pub = a->ak.pub,
 		.ak_pub_len = a->ak.pub_len,
 		.ak_name = a->ak.name,
 		.ak_name_len = a->ak.name_len,
 		.state = DB_STATE_ENROLLING,
+		.activated = 1,
 	};
-	struct db_challenge ch = {.secret_len = 32, .ek_chained = 1};
-	int64_t now = time(NULL);
 
-	ch.expires_at = now + 3600;
-	memcpy(ch.ak_pub, a->ak.pub, a->ak.pub_len);
-	ch.ak_pub_len = a->ak.pub_len;
-	memcpy(ch.ak_name, a->ak.name, a->ak.name_len);
-	ch.ak_name_len = a->ak.name_len;
-	if (RAND_bytes(ch.secret, (int)ch.secret_len) != 1)
-		return -1;
-	if (db_machine_create(db, &m, now, err) < 0 ||
-	    db_challenge_put(db, a->id, &ch, err) < 0 ||
-	    db_machine_activate(db, a->id, &ch, now, NULL, err) < 0)
-		return -1;
-	return 0;
+	/* one fingerprint per agent: ids and EKs are one to one */
+	SHA256((const unsigned char *)a->id, strlen(a->id), fpr);
+	return db_machine_create(db, &m, time(NULL), err);
 }
 
 int fleet_seed(const char *path, struct fleet_agent *agents, size_t n)

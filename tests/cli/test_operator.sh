@@ -70,13 +70,16 @@ ln -s tool "$tmp/image/sbin/link"
 mkfifo "$tmp/image/fifo"
 tool_hex=$(sha256sum "$tmp/image/sbin/tool" | cut -d' ' -f1)
 now=$(date +%s)
+fpr1=$(printf 'ek of node-1' | sha256sum | cut -d' ' -f1)
+fpr2=$(printf 'ek of node-2' | sha256sum | cut -d' ' -f1)
 sqlite3 "$tmp/verifier.db" <<SQL
 INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, state_reason,
-	created_at, last_seen)
+	created_at, last_seen, activated, ek_fpr)
 VALUES ('node-1', x'0001', x'0001', x'000b01', 'untrusted',
 	'{"check":"record","index":1,"path":"/usr/sbin/tool","verdict":"unknown"}',
-	$now, $now),
-       ('node-2', x'0002', x'0002', x'000b02', 'pending', NULL, $now, NULL);
+	$now, $now, 1, x'$fpr1'),
+       ('node-2', x'0002', x'0002', x'000b02', 'pending', NULL, $now, NULL, 1,
+	x'$fpr2');
 INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
 	next_record_index, pcr10_sha1, pcr10_sha256)
 VALUES ('node-1', 1, 0, $now, 2, zeroblob(20), zeroblob(32));
@@ -103,9 +106,9 @@ export IMATRUST_URL=$url IMATRUST_CA=$tmp/cert.pem
 export IMATRUST_TOKEN_FILE=$tmp/token
 
 expect 0 "imatrust machines" "$imatrust" machines
-contains "$tmp/out" '^ID +STATE +TNC +LAST-SEEN +REASON' "the table has a header"
-contains "$tmp/out" '^node-1 +untrusted +isolate +[0-9]+s ago +record unknown /usr/sbin/tool' \
-	"node-1 is untrusted, isolate, and says why"
+contains "$tmp/out" '^ID +STATE +TNC +LAST-SEEN +EK-FINGERPRINT +EK-SUBJECT +REASON' "the table has a header"
+contains "$tmp/out" "^node-1 +untrusted +isolate +[0-9]+s ago +$fpr1 +- +record unknown /usr/sbin/tool" \
+	"node-1 is untrusted, isolate, shows its EK and says why"
 contains "$tmp/out" '^node-2 +pending +no_recommendation +never' "node-2 is pending"
 expect 0 "imatrust machines --json" "$imatrust" machines --json
 [ "$(jq length "$tmp/out")" = 2 ] && ok "--json lists both" || not_ok "--json lists both" "$tmp/out"
@@ -151,8 +154,23 @@ expect 0 "events node-1 after the delete" "$imatrust" events --json node-1
 [ "$(jq -r '.[-1].reason.cause.operator + " " + .[-1].reason.cause.change' "$tmp/out")" = "alice delete" ] &&
 	ok "the event says who withdrew it" || not_ok "the event says who withdrew it" "$tmp/out"
 
-expect 0 "approve node-2" "$imatrust" approve node-2
-contains "$tmp/out" '^node-2 approved by alice; state enrolling' "approval names the operator"
+expect 2 "approve without --ek is a usage error" "$imatrust" approve node-2
+expect 1 "approve with another EK's fingerprint is refused" "$imatrust" approve node-2 --ek "$fpr1"
+contains "$tmp/err" 'another fingerprint' "the refusal says why"
+expect 0 "approve node-2 --ek" "$imatrust" approve node-2 --ek "sha256:$fpr2"
+contains "$tmp/out" "^node-2 approved by alice for EK $fpr2; state enrolling" "approval names the operator and the EK"
+expect 0 "machine add" "$imatrust" machine add node-3 --ek "$(printf 'ek of node-3' | sha256sum | cut -d' ' -f1)"
+contains "$tmp/out" '^node-3 pre-registered for EK [0-9a-f]{64} by alice' "machine add pre-registers"
+expect 1 "machine add of an EK that has an id" "$imatrust" machine add node-4 --ek "$fpr1"
+expect 0 "machine rm of a pre-registration" "$imatrust" machine rm node-3
+contains "$tmp/out" '^node-3 removed: pre-registration' "machine rm says what went"
+expect 1 "machine rm of nothing" "$imatrust" machine rm node-3
+expect 0 "imatrust audit" "$imatrust" audit
+contains "$tmp/out" 'approve +node-2 +alice +'"$fpr2" "the audit shows the approval"
+contains "$tmp/out" 'remove +node-3 +alice' "... and the removal"
+expect 0 "imatrust audit --json --machine node-3" "$imatrust" audit --json --machine node-3
+[ "$(jq length "$tmp/out")" = 2 ] && ok "--machine filters (register, remove)" ||
+	not_ok "--machine filters" "$tmp/out"
 
 # what goes wrong, said clearly
 printf 'not-the-token\n' >"$tmp/bad-token"
@@ -173,6 +191,7 @@ check() {
 	local args=(-s -o "$tmp/body" -w '%{http_code}' --cacert "$tmp/cert.pem"
 		-X "$method" -H "$auth")
 	[ -n "$body" ] && args+=(-H "Content-Type: $type" --data-binary "$body")
+	[ -z "$body" ] && [ -n "${5:-}" ] && args+=(-H "Content-Type: $type")
 	local status
 	if [ ! -x "$tools/openapi_check" ]; then
 		n=$((n + 1)); echo "ok $n - $method $path # SKIP no $tools/openapi_check"
@@ -198,7 +217,16 @@ check GET /v1/machines/node-1 200
 check GET '/v1/machines/node-1/events?after=0&limit=5' 200
 check GET '/v1/machines/node-1/records?verdict=known' 200
 check GET /v1/machines/ghost 404
-check POST /v1/machines/node-2/approve 200
+check POST /v1/machines/node-2/approve 200 '{"v":1,"ek":"'"$fpr2"'"}'
+check POST "/v1/machines/node-2/approve?ek=$fpr2" 200 '' application/json
+check POST /v1/machines/node-2/approve 409 '{"v":1,"ek":"'"$fpr1"'"}'
+check POST /v1/machines/node-2/approve 400 '' application/json
+check POST /v1/machines 201 '{"v":1,"id":"node-9","ek":"'"$tool_hex"'"}'
+check POST /v1/machines 409 '{"v":1,"id":"node-1","ek":"'"$tool_hex"'"}'
+check GET '/v1/audit?limit=2' 200
+check GET '/v1/audit?machine=node-9' 200
+check DELETE /v1/machines/node-9 200
+check DELETE /v1/machines/node-9 404
 check GET '/v1/machines?limit=0' 400
 check GET '/v1/references?path=/usr/sbin/tool' 200
 check POST /v1/references 200 '{"v":1,"source":{"kind":"deb","name":"x.deb"},"refs":[{"path":"/bin/x","algo":"sha256","digest":"'"$tool_hex"'"}]}'

@@ -306,7 +306,10 @@ expect "an EK without a certificate: activated but pending" "state=pending" "$ou
 kernel stray boot
 out=$(evidence stray)
 expect "evidence of a pending machine is refused (403)" "status=403" "$out"
-api POST /v1/machines/stray/approve >/dev/null
+out=$(api POST /v1/machines/stray/approve)
+expect "approval without the EK fingerprint is refused (400)" '"status":400' "$out"
+fp=$(api GET /v1/machines/stray | jq -r .machine.ek_fpr)
+api POST "/v1/machines/stray/approve?ek=$fp" >/dev/null
 out=$(evidence stray)
 expect "approved by an operator: evidence accepted, trusted" "state=trusted" "$out"
 

@@ -5,17 +5,32 @@
  * would: a quote signed by another AK, a replayed or expired nonce, a list
  * with a record altered, removed or swapped.
  *
- *	attest_probe enroll
+ *	attest_probe enroll [-o] [-w] [-E EK_PUB] [-C CERT|none] [-c CHAIN]
+ *			[-x restricted|fixedtpm]
+ *	attest_probe activate [-w]
+ *	attest_probe ek OUT
+ *	attest_probe flood N
  *	attest_probe nonce
  *	attest_probe evidence LIST [-f FROM] [-n COUNT] [-m]
  *			[-t alter:K|drop:K|swap:K|other:K] [-a OTHER_AK_DIR]
  *			[-b BANK] [-k]
  *
- * Environment: IMATRUST_TCTI (the TPM), PROBE_URL, PROBE_CA, PROBE_ID and
- * PROBE_STATE (a directory: the AK blob, the last nonce). -k keeps the
- * nonce file, so the next call replays the same nonce. -n sends at most
- * COUNT records and -m says "more" follow, as an agent does when its
- * list does not fit one message.
+ * Environment: IMATRUST_TCTI (the TPM), PROBE_URL, PROBE_CA, PROBE_ID,
+ * PROBE_STATE (a directory: the AK blob, the last nonce, a saved
+ * challenge) and PROBE_ALG (rsa, the default, or ecc: EK and AK). -k
+ * keeps the nonce file, so the next call replays the same nonce. -n
+ * sends at most COUNT records and -m says "more" follow, as an agent
+ * does when its list does not fit one message.
+ *
+ * Enrollment attacks: -E sends another EK public area (TPM2B_PUBLIC, a
+ * stranger's copy of a real EK) with this TPM's AK; -C another EK
+ * certificate (DER) or none; -c appends intermediate certificates (DER)
+ * to it; -x clears an AK attribute in what is sent; -w sends a wrong
+ * proof; -o only enrolls and keeps the challenge for "activate". "ek"
+ * writes the TPM's EK public area to OUT and its certificate to
+ * OUT.der. "flood" sends N enrollments with made-up EKs (the TPM's EK
+ * with its modulus altered: no TPM has them) on one connection and
+ * prints how they were answered: "201=A 429=B 503=C other=D".
  * Prints "status=N state=S next_index=I" (or "status=N error=...").
  * Exit: 0 on a 2xx answer, 1 on another answer, 2 on usage/local errors.
  */
@@ -149,33 +164,157 @@ static struct tpm *open_keys(const char *ak_dir, struct tpm_ek *ek,
 	struct tpm *t;
 
 	if (tpm_open(env("IMATRUST_TCTI"), &t) != TPM_OK ||
-	    tpm_ek_load(t, TPM_KEY_RSA, ek) != TPM_OK ||
-	    tpm_ak_load(t, ak_dir, TPM_KEY_RSA, ak) != TPM_OK)
+	    tpm_ek_load(t, probe_alg(), ek) != TPM_OK ||
+	    tpm_ak_load(t, ak_dir, probe_alg(), ak) != TPM_OK)
 		die("TPM keys");
 	return t;
 }
 
-static int enroll(void)
+/* Read @path whole into @buf of @max bytes; the length. */
+static size_t slurp(const char *path, uint8_t *buf, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (f == NULL)
+		die("cannot read a file given");
+	n = fread(buf, 1, max, f);
+	fclose(f);
+	return n;
+}
+
+static void spit(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL || fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+		die("cannot write a file");
+}
+
+/* What "enroll" sends, and how it misbehaves. */
+struct enroll_opts {
+	const char *ek_file;	/* -E */
+	const char *cert_file;	/* -C */
+	const char *chain_file;	/* -c */
+	const char *clear_attr;	/* -x */
+	int wrong;		/* -w */
+	int only;		/* -o */
+};
+
+static void enroll_opts(int argc, char **argv, struct enroll_opts *o)
+{
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	while ((ch = getopt(argc, argv, "E:C:c:x:wo")) != -1) {
+		switch (ch) {
+		case 'E':
+			o->ek_file = optarg;
+			break;
+		case 'C':
+			o->cert_file = optarg;
+			break;
+		case 'c':
+			o->chain_file = optarg;
+			break;
+		case 'x':
+			o->clear_attr = optarg;
+			break;
+		case 'w':
+			o->wrong = 1;
+			break;
+		case 'o':
+			o->only = 1;
+			break;
+		default:
+			die("usage: enroll [-o] [-w] [-E EK] [-C CERT] [-c CHAIN] "
+			    "[-x ATTR]");
+		}
+	}
+}
+
+/* Apply -E, -C, -c, -x to the keys @e sends. */
+static void misbehave(const struct enroll_opts *o, struct tpm_ek *ek,
+		      struct tpm_ak *ak, struct wire_enroll *e)
+{
+	static uint8_t other_ek[TPM_BLOB_MAX], cert[3 * TPM_CERT_MAX];
+	size_t n = ek->cert_len;
+
+	memcpy(cert, ek->cert, n);
+	if (o->cert_file != NULL)
+		n = strcmp(o->cert_file, "none") == 0 ? 0 :
+		    slurp(o->cert_file, cert, TPM_CERT_MAX);
+	if (o->chain_file != NULL)
+		n += slurp(o->chain_file, cert + n, sizeof(cert) - n);
+	e->ek_cert = (struct wire_blob){ cert, n };
+	if (o->ek_file != NULL)
+		e->ek_pub = (struct wire_blob){ other_ek,
+			slurp(o->ek_file, other_ek, sizeof(other_ek)) };
+	/* objectAttributes: bytes 6..9 of the TPM2B_PUBLIC, big-endian */
+	if (o->clear_attr != NULL && strcmp(o->clear_attr, "restricted") == 0)
+		ak->pub[7] &= (uint8_t)~0x01;	/* bit 16 */
+	else if (o->clear_attr != NULL)
+		ak->pub[9] &= (uint8_t)~0x02;	/* fixedTPM, bit 1 */
+}
+
+/* The saved challenge of "enroll -o", for "activate". */
+static void challenge_path(char *out, size_t len)
+{
+	path_of(out, len, "challenge.json");
+}
+
+/* ActivateCredential on @body (a challenge) and POST the proof. */
+static int activate_with(struct tpm *t, const char *id, const char *body,
+			 size_t len, int wrong)
+{
+	struct wire_activate a = { 0 };
+	struct wire_challenge ch;
+	uint8_t secret[TPM_SECRET_MAX];
+	struct imt_error err;
+	unsigned int mlen;
+	size_t slen;
+	char path[512], *json;
+	int rc;
+
+	if (wire_decode(WIRE_CHALLENGE, body, len, &ch, &err) != IMT_OK)
+		die(err.msg);
+	if (tpm_activate_credential(t, ch.credential.data, ch.credential.len,
+				    ch.secret.data, ch.secret.len, secret,
+				    &slen) != TPM_OK)
+		die("ActivateCredential");
+	wire_free(WIRE_CHALLENGE, &ch);
+	snprintf(a.agent, sizeof(a.agent), "%s", id);
+	HMAC(EVP_sha256(), secret, (int)slen, (const uint8_t *)a.agent,
+	     strlen(a.agent), a.proof, &mlen);
+	a.proof_len = mlen;
+	if (wrong)
+		a.proof[mlen - 1] ^= 0x01;	/* well-formed, wrong */
+	json = wire_encode(WIRE_ACTIVATE, &a, &err);
+	snprintf(path, sizeof(path), "/v1/agents/%s/activate", a.agent);
+	rc = post(path, json, 0, WIRE_VERDICT);
+	free(json);
+	return rc;
+}
+
+static int enroll(int argc, char **argv)
 {
 	struct wire_enroll e = { 0 };
-	struct wire_challenge ch;
-	struct wire_activate a = { 0 };
 	struct client *c = probe_client();
 	struct client_reply r = { 0 };
+	struct enroll_opts o;
 	struct imt_error err;
 	struct tpm_ek ek;
 	struct tpm_ak ak;
-	uint8_t secret[TPM_SECRET_MAX];
-	size_t slen;
-	unsigned int mlen;
-	char path[512], *json;
+	char *json, path[4096];
+	struct tpm *t;
 	int rc;
-	struct tpm *t = open_keys(env("PROBE_STATE"), &ek, &ak);
 
+	enroll_opts(argc, argv, &o);
+	t = open_keys(env("PROBE_STATE"), &ek, &ak);
 	snprintf(e.agent, sizeof(e.agent), "%s", env("PROBE_ID"));
 	e.ek_pub = (struct wire_blob){ ek.pub, ek.pub_len };
-	e.ek_cert = (struct wire_blob){ ek.cert, ek.cert_len };
 	e.ak_pub = (struct wire_blob){ ak.pub, ak.pub_len };
+	misbehave(&o, &ek, &ak, &e);
 	json = wire_encode(WIRE_ENROLL, &e, &err);
 	if (json == NULL || c == NULL || client_post(c, "/v1/agents", json,
 						     &r) < 0)
@@ -183,27 +322,89 @@ static int enroll(void)
 	free(json);
 	if (r.status != 201) {
 		printf("status=%ld error=%s\n", r.status, r.body);
-		return 1;
+		rc = 1;
+	} else if (o.only) {
+		challenge_path(path, sizeof(path));
+		spit(path, r.body, r.len);
+		printf("status=201 challenge saved\n");
+		rc = 0;
+	} else {
+		rc = activate_with(t, e.agent, r.body, r.len, o.wrong);
 	}
-	if (wire_decode(WIRE_CHALLENGE, r.body, r.len, &ch, &err) != IMT_OK)
-		die(err.msg);
-	if (tpm_activate_credential(t, ch.credential.data, ch.credential.len,
-				    ch.secret.data, ch.secret.len, secret,
-				    &slen) != TPM_OK)
-		die("ActivateCredential");
-	snprintf(a.agent, sizeof(a.agent), "%s", e.agent);
-	HMAC(EVP_sha256(), secret, (int)slen, (const uint8_t *)a.agent,
-	     strlen(a.agent), a.proof, &mlen);
-	a.proof_len = mlen;
-	json = wire_encode(WIRE_ACTIVATE, &a, &err);
-	snprintf(path, sizeof(path), "/v1/agents/%s/activate", a.agent);
-	wire_free(WIRE_CHALLENGE, &ch);
 	client_reply_free(&r);
 	client_free(c);
 	tpm_close(t);
-	rc = post(path, json, 0, WIRE_VERDICT);
-	free(json);
 	return rc;
+}
+
+static int activate(int argc, char **argv)
+{
+	static char body[65536];
+	struct tpm_ek ek;
+	struct tpm_ak ak;
+	char path[4096];
+	struct tpm *t;
+	size_t len;
+	int rc;
+
+	challenge_path(path, sizeof(path));
+	len = slurp(path, (uint8_t *)body, sizeof(body) - 1);
+	t = open_keys(env("PROBE_STATE"), &ek, &ak);
+	rc = activate_with(t, env("PROBE_ID"), body, len,
+			   argc > 1 && strcmp(argv[1], "-w") == 0);
+	tpm_close(t);
+	return rc;
+}
+
+static int write_ek(const char *out)
+{
+	struct tpm_ek ek;
+	struct tpm_ak ak;
+	char path[4096];
+	struct tpm *t = open_keys(env("PROBE_STATE"), &ek, &ak);
+
+	spit(out, ek.pub, ek.pub_len);
+	snprintf(path, sizeof(path), "%s.der", out);
+	spit(path, ek.cert, ek.cert_len);
+	tpm_close(t);
+	return 0;
+}
+
+/* N enrollments with made-up RSA EKs, as a stranger without a TPM. */
+static int flood(const char *count)
+{
+	struct client *c = probe_client();
+	unsigned long n = strtoul(count, NULL, 10), i, by[4] = { 0 };
+	struct wire_enroll e = { 0 };
+	struct client_reply r;
+	struct imt_error err;
+	struct tpm_ek ek;
+	struct tpm_ak ak;
+	struct tpm *t = open_keys(env("PROBE_STATE"), &ek, &ak);
+	char *json;
+
+	tpm_close(t);
+	if (c == NULL || ek.pub_len < 16)
+		die("flood");
+	e.ek_pub = (struct wire_blob){ ek.pub, ek.pub_len };
+	e.ak_pub = (struct wire_blob){ ak.pub, ak.pub_len };
+	for (i = 0; i < n; i++) {
+		snprintf(e.agent, sizeof(e.agent), "squat-%lu", i % 16);
+		ek.pub[ek.pub_len - 3] = (uint8_t)i;
+		ek.pub[ek.pub_len - 4] = (uint8_t)(i >> 8);
+		ek.pub[ek.pub_len - 5] = (uint8_t)(i >> 16) ^ 0x5a;
+		json = wire_encode(WIRE_ENROLL, &e, &err);
+		if (json == NULL || client_post(c, "/v1/agents", json, &r) < 0)
+			die("flood request");
+		free(json);
+		by[r.status == 201 ? 0 : r.status == 429 ? 1 :
+		   r.status == 503 ? 2 : 3]++;
+		client_reply_free(&r);
+	}
+	client_free(c);
+	printf("201=%lu 429=%lu 503=%lu other=%lu\n", by[0], by[1], by[2],
+	       by[3]);
+	return 0;
 }
 
 /* The records of @list from index @from, as bytes; apply @tamper. */
@@ -339,9 +540,16 @@ int main(int argc, char **argv)
 
 	setenv("TSS2_LOG", "all+none", 0);
 	if (argc < 2)
-		die("usage: attest_probe enroll|nonce|evidence ...");
+		die("usage: attest_probe enroll|activate|ek|flood|nonce|"
+		    "evidence ...");
 	if (strcmp(argv[1], "enroll") == 0)
-		return enroll();
+		return enroll(argc - 1, argv + 1);
+	if (strcmp(argv[1], "activate") == 0)
+		return activate(argc - 1, argv + 1);
+	if (strcmp(argv[1], "ek") == 0 && argc == 3)
+		return write_ek(argv[2]);
+	if (strcmp(argv[1], "flood") == 0 && argc == 3)
+		return flood(argv[2]);
 	if (strcmp(argv[1], "nonce") == 0) {
 		snprintf(path, sizeof(path), "/v1/agents/%s/nonce",
 			 env("PROBE_ID"));

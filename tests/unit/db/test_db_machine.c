@@ -49,10 +49,12 @@ static void test_create_get(void **state)
 	static const uint8_t cert[1200] = { 0x30, 0x82 };
 	static const uint8_t ak[280] = { 9 };
 	static const uint8_t name[34] = { 0x00, 0x0b, 7 };
+	uint8_t fpr[DB_FPR_SIZE] = { 0xaa, 1 };
 	struct db_machine_new n = {
 		.id = "host-1.example",
 		.ek_pub = ek, .ek_pub_len = sizeof(ek),
 		.ek_cert = cert, .ek_cert_len = sizeof(cert),
+		.ek_fpr = fpr,
 		.ak_pub = ak, .ak_pub_len = sizeof(ak),
 		.ak_name = name, .ak_name_len = sizeof(name),
 		.state = DB_STATE_ENROLLING,
@@ -85,14 +87,22 @@ static void test_create_get(void **state)
 	assert_int_equal(m.created_at, T_NOW);
 	assert_int_equal(m.last_seen, 0);
 	assert_int_equal(m.approved, 0);
+	assert_int_equal(m.has_ek_fpr, 1);
+	assert_memory_equal(m.ek_fpr, fpr, DB_FPR_SIZE);
 	db_machine_release(&m);
 	db_machine_release(&m);	/* idempotent */
 
 	assert_int_equal(db_machine_get(t.db, "nobody", &m, &found, &err), 0);
 	assert_int_equal(found, 0);
 
-	/* No EK certificate is fine (pending path). */
+	/* One EK, one id: the same EK under another id is refused. */
 	n.id = "host-2";
+	assert_int_equal(db_machine_create(t.db, &n, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines"), 1);
+
+	/* No EK certificate is fine (pending path). */
+	fpr[0] = 0xbb;
 	n.ek_cert = NULL;
 	n.state = DB_STATE_PENDING;
 	assert_int_equal(db_machine_create(t.db, &n, T_NOW, &err), 0);
@@ -108,8 +118,10 @@ static void test_create_bad_input(void **state)
 	static char long_id[DB_MACHINE_ID_MAX + 2];
 	static const uint8_t k[4] = { 1 };
 	static uint8_t big_name[DB_AK_NAME_MAX + 1];
+	static const uint8_t fpr[DB_FPR_SIZE] = { 1 };
 	struct db_machine_new n = {
-		.id = "x", .ek_pub = k, .ek_pub_len = 4, .ak_pub = k,
+		.id = "x", .ek_pub = k, .ek_pub_len = 4, .ek_fpr = fpr,
+		.ak_pub = k,
 		.ak_pub_len = 4, .ak_name = k, .ak_name_len = 4,
 		.state = (enum db_machine_state)42,
 	};
@@ -128,6 +140,10 @@ static void test_create_bad_input(void **state)
 	n.id = "";
 	assert_int_equal(db_machine_create(t.db, &n, T_NOW, &err), -1);
 	n.id = "x";
+	n.ek_fpr = NULL;	/* a fingerprint is required */
+	assert_int_equal(db_machine_create(t.db, &n, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	n.ek_fpr = fpr;
 	n.ak_name = big_name;
 	n.ak_name_len = sizeof(big_name);
 	assert_int_equal(db_machine_create(t.db, &n, T_NOW, &err), -1);
@@ -199,6 +215,8 @@ static void test_set_state_writes_event(void **state)
 
 static void test_approve(void **state)
 {
+	enum db_approve_result r;
+	uint8_t fpr[DB_FPR_SIZE], other[DB_FPR_SIZE];
 	struct imt_error err;
 	struct db_machine m;
 	struct events e;
@@ -208,28 +226,47 @@ static void test_approve(void **state)
 	(void)state;
 	tdb_new(&t);
 	tdb_machine(&t, "p1", DB_STATE_PENDING);
-	assert_int_equal(db_machine_approve(t.db, "p1", "alice", T_NOW, &err),
-			 0);
+	test_fpr_of("p1", fpr);
+	test_fpr_of("p2", other);
+	/* another EK's fingerprint approves nothing, writes nothing */
+	assert_int_equal(db_machine_approve(t.db, "p1", other, "alice", T_NOW,
+					    &r, &err), 0);
+	assert_int_equal(r, DB_APPROVE_WRONG_EK);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit"), 0);
+	assert_int_equal(db_machine_approve(t.db, "p1", fpr, "alice", T_NOW,
+					    &r, &err), 0);
+	assert_int_equal(r, DB_APPROVE_OK);
 	assert_int_equal(db_machine_get(t.db, "p1", &m, &found, &err), 0);
 	assert_int_equal(m.approved, 1);
-	assert_int_equal(m.state, DB_STATE_ENROLLING);
+	/* the state is the engine's to move (test_engine: approval) */
+	assert_int_equal(m.state, DB_STATE_PENDING);
 	db_machine_release(&m);
 	load_events(&t, "p1", &e);
-	assert_int_equal(e.n, 3);
+	assert_int_equal(e.n, 2);
 	assert_string_equal(e.ev[1].kind, "approved");
 	assert_string_equal(e.ev[1].reason, "{\"operator\":\"alice\"}");
-	assert_string_equal(e.ev[2].from, "pending");
-	assert_string_equal(e.ev[2].to, "enrolling");
+	/* the approval is audited, with the fingerprint */
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
+				     "action = 'approve' AND operator = 'alice' "
+				     "AND length(ek_fpr) = 32"), 1);
 
 	/* Quotes in an operator name end up as JSON, not broken JSON. */
-	assert_int_equal(db_machine_approve(t.db, "p1", "bob\"}", T_NOW,
-					    &err), 0);
+	assert_int_equal(db_machine_approve(t.db, "p1", fpr, "bob\"}", T_NOW,
+					    &r, &err), 0);
 	load_events(&t, "p1", &e);
-	assert_string_equal(e.ev[3].reason, "{\"operator\":\"bob\\\"}\"}");
+	assert_string_equal(e.ev[2].reason, "{\"operator\":\"bob\\\"}\"}");
 
-	assert_int_equal(db_machine_approve(t.db, "nobody", "alice", T_NOW,
-					    &err), -1);
-	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(db_machine_approve(t.db, "nobody", fpr, "alice",
+					    T_NOW, &r, &err), 0);
+	assert_int_equal(r, DB_APPROVE_NO_MACHINE);
+	/* an older machine without fingerprint cannot be approved */
+	tdb_machine(&t, "old", DB_STATE_PENDING);
+	sqlite3_exec(t.db->sql, "UPDATE machines SET ek_fpr = NULL "
+		     "WHERE id = 'old'", NULL, NULL, NULL);
+	test_fpr_of("old", fpr);
+	assert_int_equal(db_machine_approve(t.db, "old", fpr, "alice", T_NOW,
+					    &r, &err), 0);
+	assert_int_equal(r, DB_APPROVE_NO_FPR);
 	tdb_remove(&t);
 }
 

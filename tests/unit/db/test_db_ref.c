@@ -477,7 +477,9 @@ static void test_known_records_of_withdrawn_digests(void **state)
 		DB_KNOWN_WITHDRAWN, DB_KNOWN_WITHDRAWN_SCAN,
 	};
 	static const uint8_t ek[] = { 1 }, name[] = { 0, 11, 1 };
+	static const uint8_t fpr[DB_FPR_SIZE] = { 7 };
 	struct db_machine_new m = { .id = "m", .ek_pub = ek, .ek_pub_len = 1,
+				    .ek_fpr = fpr,
 				    .ak_pub = ek, .ak_pub_len = 1,
 				    .ak_name = name, .ak_name_len = 3,
 				    .state = DB_STATE_ENROLLING };

@@ -79,9 +79,35 @@ static void test_required_keys(void **state)
 	assert_non_null(strstr(err, "log_level"));
 }
 
+static void test_enrollment_keys(void **state)
+{
+	struct config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("tls_cert=a\ntls_key=b", &c, err), 0);
+	assert_string_equal(c.enroll, "ca");
+	assert_int_equal(config_enroll_mode(&c), CONFIG_ENROLL_CA);
+	assert_int_equal(c.max_open_enrollments, 1024);
+	assert_int_equal(c.max_enrollments_per_ek, 4);
+	assert_int_equal(c.max_pending, 100);
+	assert_int_equal(c.pending_expire, 7 * 86400);
+	assert_int_equal(parse("tls_cert=a\ntls_key=b\nenroll = ca+registered"
+			       "\nmax_pending = 0", &c, err), 0);
+	assert_int_equal(config_check(&c, err, sizeof(err)), 0);
+	assert_int_equal(config_enroll_mode(&c), CONFIG_ENROLL_CA_REGISTERED);
+	assert_int_equal(parse("tls_cert=a\ntls_key=b\nenroll = anyone", &c,
+			       err), 0);
+	assert_int_equal(config_check(&c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "enroll must be"));
+	assert_int_equal(parse("max_open_enrollments = 0", &c, err), -1);
+	assert_int_equal(parse("max_enrollments_per_ek = 65", &c, err), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_enrollment_keys),
 		cmocka_unit_test(test_values_and_defaults),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_required_keys),

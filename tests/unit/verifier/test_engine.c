@@ -96,7 +96,7 @@ static void sm_measure(struct sm *m, const char *path, const char *content)
 static void sm_new(struct tv *t, struct sm *m, const char *id)
 {
 	struct db_machine_new n = { 0 };
-	struct db_challenge ch = { 0 };
+	uint8_t fpr[DB_FPR_SIZE];
 	struct imt_error err;
 
 	memset(m, 0, sizeof(*m));
@@ -105,22 +105,18 @@ static void sm_new(struct tv *t, struct sm *m, const char *id)
 	m->reset = 1;
 	sm_boot_fresh(m);
 	sm_measure(m, NULL, NULL);
+	/* activated, as enrollment leaves it (test_route_agents.c) */
+	EVP_Digest(id, strlen(id), fpr, NULL, EVP_sha256(), NULL);
 	n = (struct db_machine_new){
 		.id = id,
 		.ek_pub = m->ak.pub, .ek_pub_len = m->ak.pub_len,
+		.ek_fpr = fpr,
 		.ak_pub = m->ak.pub, .ak_pub_len = m->ak.pub_len,
 		.ak_name = m->ak.name, .ak_name_len = m->ak.name_len,
 		.state = DB_STATE_ENROLLING,
+		.activated = 1,
 	};
-	memcpy(ch.ak_pub, m->ak.pub, m->ak.pub_len);
-	ch.ak_pub_len = m->ak.pub_len;
-	memcpy(ch.ak_name, m->ak.name, m->ak.name_len);
-	ch.ak_name_len = m->ak.name_len;
-	ch.secret_len = 32;
-	ch.ek_chained = 1;
-	if (db_machine_create(t->v.db, &n, TV_NOW, &err) < 0 ||
-	    db_challenge_put(t->v.db, id, &ch, &err) < 0 ||
-	    db_machine_activate(t->v.db, id, &ch, TV_NOW, NULL, &err) < 0)
+	if (db_machine_create(t->v.db, &n, TV_NOW, &err) < 0)
 		fail_msg("%s: %s", id, err.msg);
 }
 
@@ -606,6 +602,36 @@ static void test_stale_from_stored_times(void **state)
 	tv_free(t);
 }
 
+/* ---- the operator ---------------------------------------------------------- */
+
+static void test_approval(void **state)
+{
+	enum db_approve_result r;
+	uint8_t fpr[DB_FPR_SIZE];
+	struct imt_error err;
+	struct tv *t = tv_new();
+	struct db_machine m;
+	int found;
+
+	(void)state;
+	tv_machine(t, "p", DB_STATE_PENDING);
+	assert_int_equal(db_machine_get(t->v.db, "p", &m, &found, &err), 0);
+	memcpy(fpr, m.ek_fpr, DB_FPR_SIZE);
+	db_machine_release(&m);
+	fpr[0] ^= 1;	/* another EK's fingerprint: nothing moves */
+	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW,
+					&r, &err), 0);
+	assert_int_equal(r, DB_APPROVE_WRONG_EK);
+	assert_int_equal(tv_state(t, "p"), DB_STATE_PENDING);
+	fpr[0] ^= 1;
+	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW,
+					&r, &err), 0);
+	assert_int_equal(r, DB_APPROVE_OK);
+	assert_int_equal(tv_state(t, "p"), DB_STATE_ENROLLING);
+	assert_int_equal(count_rows(t, EVENTS_OF("approved"), "p"), 1);
+	tv_free(t);
+}
+
 /* ---- the table ------------------------------------------------------------- */
 
 static const enum db_machine_state all_states[] = {
@@ -682,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_backlog_catches_up),
 		cmocka_unit_test(test_withdrawal_rejudges),
 		cmocka_unit_test(test_stale_from_stored_times),
+		cmocka_unit_test(test_approval),
 		cmocka_unit_test(test_every_row),
 	};
 

@@ -12,6 +12,9 @@
 
 #define SPEC FIXTURE_DIR "/../../verifier/openapi.json"
 #define D2 "0202020202020202020202020202020202020202020202020202020202020202"
+/* test_fpr_of("node-p") and of "node-a" in hex */
+#define FPR_P "6e6f64652d70f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
+#define FPR_A "6e6f64652d61f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
 
 struct fx {
 	struct tv *t;
@@ -140,9 +143,34 @@ static const struct {
 	{ route_machines_records, "GET", "/v1/machines/node-a/records",
 	  "node-a", NULL, 1, 200 },
 	{ route_machines_approve, "POST", "/v1/machines/node-p/approve",
-	  "node-p", NULL, 1, 200 },
+	  "node-p", "{\"v\":1,\"ek\":\"" FPR_A "\"}", 1, 409 },
+	{ route_machines_approve, "POST", "/v1/machines/node-p/approve",
+	  "node-p", NULL, 1, 400 },
+	{ route_machines_approve, "POST", "/v1/machines/node-p/approve",
+	  "node-p", "{\"v\":1,\"ek\":\"" FPR_P "\"}", 1, 200 },
+	{ route_machines_approve, "POST", "/v1/machines/x/approve", "x",
+	  "{\"v\":1,\"ek\":\"" FPR_P "\"}", 1, 404 },
 	{ route_machines_approve, "POST", "/v1/machines/x/approve", "x",
 	  NULL, 0, 401 },
+	{ route_machines_add, "POST", "/v1/machines", NULL,
+	  "{\"v\":1,\"id\":\"node-r\",\"ek\":\"" D2 "\"}", 1, 201 },
+	{ route_machines_add, "POST", "/v1/machines", NULL,
+	  "{\"v\":1,\"id\":\"node-r\",\"ek\":\"" D2 "\"}", 1, 200 },
+	{ route_machines_add, "POST", "/v1/machines", NULL,
+	  "{\"v\":1,\"id\":\"node-a\",\"ek\":\"" D2 "\"}", 1, 409 },
+	{ route_machines_add, "POST", "/v1/machines", NULL,
+	  "{\"v\":1,\"id\":\"a/b\",\"ek\":\"" D2 "\"}", 1, 400 },
+	{ route_machines_add, "POST", "/v1/machines", NULL, "{}", 0, 401 },
+	{ route_audit, "GET", "/v1/audit", NULL, NULL, 1, 200 },
+	{ route_audit, "GET", "/v1/audit", NULL, NULL, 0, 401 },
+	{ route_machines_remove, "DELETE", "/v1/machines/node-r", "node-r",
+	  NULL, 1, 200 },
+	{ route_machines_remove, "DELETE", "/v1/machines/node-a", "node-a",
+	  NULL, 1, 200 },
+	{ route_machines_remove, "DELETE", "/v1/machines/node-a", "node-a",
+	  NULL, 1, 404 },
+	{ route_machines_remove, "DELETE", "/v1/machines/x", "x", NULL, 0,
+	  401 },
 	{ route_refs_import, "POST", "/v1/references", NULL,
 	  "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":\"a.deb\"},"
 	  "\"refs\":[{\"path\":\"/usr/bin/b\",\"algo\":\"sha256\","

@@ -5,6 +5,11 @@
  */
 #include "verifier_test.h"
 
+/* test_fpr_of("node-a"), and "node-c" in upper case, as hex */
+#define FPR_A "6e6f64652d61f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
+#define FPR_C_UPPER \
+	"6E6F64652D63F6F7F8F9FAFBFCFDFEFFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF"
+
 static int setup(void **state)
 {
 	struct tv *t = tv_new();
@@ -32,6 +37,9 @@ static const struct {
 	{ route_machines_events, "node-a" },
 	{ route_machines_records, "node-a" },
 	{ route_machines_approve, "node-c" },
+	{ route_machines_add, NULL },
+	{ route_machines_remove, "node-a" },
+	{ route_audit, NULL },
 	{ route_refs_list, NULL },
 	{ route_refs_import, NULL },
 	{ route_refs_delete, NULL },
@@ -181,7 +189,20 @@ static void test_approve(void **state)
 	unsigned int status;
 	json_t *a, *ev;
 
+	/* the EK fingerprint is required, and must be node-c's */
 	a = tv_call(t, route_machines_approve, "node-c", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 400);
+	assert_non_null(strstr(tv_msg(a), "fingerprint"));
+	json_decref(a);
+	a = tv_call(t, route_machines_approve, "node-c",
+		    "{\"v\":1,\"ek\":\"" FPR_A "\"}", TV_AUTH, &status);
+	assert_int_equal(status, 409);
+	assert_non_null(strstr(tv_msg(a), "another fingerprint"));
+	json_decref(a);
+	assert_int_equal(tv_state(t, "node-c"), DB_STATE_PENDING);
+	a = tv_call(t, route_machines_approve, "node-c",
+		    "{\"v\":1,\"ek\":\"sha256:" FPR_C_UPPER "\"}", TV_AUTH,
 		    &status);
 	assert_int_equal(status, 200);
 	assert_string_equal(json_string_value(json_object_get(
@@ -199,6 +220,51 @@ static void test_approve(void **state)
 		json_array_get(ev, 1), "kind")), "approved");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		json_array_get(ev, 1), "reason"), "operator")), "alice");
+	json_decref(a);
+}
+
+static void test_remove_and_audit(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+		{ "/usr/bin/a", 2, DB_VERDICT_KNOWN },
+	};
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *r, *e;
+
+	tv_boot(t, "node-b", recs, 2);
+	a = tv_call(t, route_machines_remove, "node-b", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 200);
+	r = json_object_get(a, "removed");
+	assert_true(json_is_true(json_object_get(r, "machine")));
+	assert_int_equal(json_integer_value(json_object_get(r, "records")), 2);
+	json_decref(a);
+	a = tv_call(t, route_machines_get, "node-b", NULL, TV_AUTH, &status);
+	assert_int_equal(status, 404);
+	json_decref(a);
+	a = tv_call(t, route_machines_events, "node-b", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 404);
+	json_decref(a);
+	/* the audit trail keeps it, with the operator's name */
+	a = tv_call(t, route_audit, NULL, NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	e = json_array_get(json_object_get(a, "audit"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "action")),
+			    "remove");
+	assert_string_equal(json_string_value(json_object_get(e, "machine")),
+			    "node-b");
+	assert_string_equal(json_string_value(json_object_get(e,
+							     "operator")),
+			    "alice");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+		e, "detail"), "boots")), 1);
+	json_decref(a);
+	a = tv_call(t, route_machines_remove, "node-b", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 404);
 	json_decref(a);
 }
 
@@ -307,6 +373,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_approve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_and_audit, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_paging_over_https, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_queries, setup,

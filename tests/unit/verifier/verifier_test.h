@@ -124,15 +124,26 @@ static inline const char *tv_msg(json_t *j)
 	return s != NULL ? s : "";
 }
 
+/* A made-up EK fingerprint of machine @id: one EK per id. */
+static inline void test_fpr_of(const char *id, uint8_t fpr[DB_FPR_SIZE])
+{
+	size_t i, n = strlen(id);
+
+	for (i = 0; i < DB_FPR_SIZE; i++)
+		fpr[i] = i < n ? (uint8_t)id[i] : (uint8_t)(0xf0 + (i & 0xf));
+}
+
 static inline void tv_machine(struct tv *t, const char *id,
 			      enum db_machine_state state)
 {
 	static const uint8_t ek[] = { 0x00, 0x01, 0xde, 0xad };
 	static const uint8_t ak[] = { 0x00, 0x01, 0xbe, 0xef };
 	static const uint8_t name[] = { 0x00, 0x0b, 1, 2, 3 };
+	uint8_t fpr[DB_FPR_SIZE];
 	struct db_machine_new m = {
 		.id = id,
 		.ek_pub = ek, .ek_pub_len = sizeof(ek),
+		.ek_fpr = fpr, .activated = 1,
 		.ak_pub = ak, .ak_pub_len = sizeof(ak),
 		.ak_name = name, .ak_name_len = sizeof(name),
 		.state = state == DB_STATE_PENDING ? DB_STATE_PENDING :
@@ -140,6 +151,7 @@ static inline void tv_machine(struct tv *t, const char *id,
 	};
 	struct imt_error err;
 
+	test_fpr_of(id, fpr);
 	if (db_machine_create(t->v.db, &m, TV_NOW, &err) < 0)
 		fail_msg("db_machine_create %s: %s", id, err.msg);
 	if (state != m.state &&

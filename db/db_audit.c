@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_audit.c - the audit trail of identities: approvals,
+ * pre-registrations, enrollments, removals, pending expiry. Entries name
+ * a machine without referring to it, so they outlive it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_internal.h"
+
+static const char sql_audit_insert[] =
+	"INSERT INTO audit (time, operator, action, machine_id, ek_fpr, "
+	"detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+static const char sql_audit_list[] =
+	"SELECT id, time, operator, action, machine_id, ek_fpr, detail "
+	"FROM audit WHERE id > ?1 AND (?2 IS NULL OR machine_id = ?2) "
+	"ORDER BY id LIMIT ?3";
+
+char *db_json_text(struct db *db, sqlite3_stmt *st, struct imt_error *err)
+{
+	const unsigned char *text;
+	char *out = NULL;
+
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		db_fail(db, err, "JSON");
+	} else {
+		text = sqlite3_column_text(st, 0);
+		out = strdup(text != NULL ? (const char *)text : "null");
+		if (out == NULL)
+			db_err(err, IMT_ERR_INTERNAL, "out of memory");
+	}
+	sqlite3_reset(st);
+	return out;
+}
+
+static int check_audit(const struct db_audit *a, struct imt_error *err)
+{
+	if (a == NULL)
+		return db_bad(err, "no audit entry");
+	if (db_check_str(a->action, DB_NAME_MAX, "audit action", err) < 0 ||
+	    (a->operator != NULL &&
+	     db_check_str(a->operator, DB_NAME_MAX, "operator", err) < 0) ||
+	    (a->machine_id != NULL && db_check_id(a->machine_id, err) < 0) ||
+	    (a->detail != NULL &&
+	     db_check_str(a->detail, DB_REASON_MAX, "audit detail", err) < 0))
+		return -1;
+	return 0;
+}
+
+int db_audit_insert(struct db *db, const struct db_audit *a,
+		    struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_audit_insert, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, a->time);
+	sqlite3_bind_text(st, 2, a->operator, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, a->action, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, a->machine_id, -1, SQLITE_STATIC);
+	if (a->ek_fpr != NULL)
+		sqlite3_bind_blob(st, 5, a->ek_fpr, DB_FPR_SIZE,
+				  SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, a->detail, -1, SQLITE_STATIC);
+	return db_step_done(db, st, err, "audit");
+}
+
+int db_audit_add(struct db *db, const struct db_audit *a,
+		 struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_audit(a, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (db_audit_insert(db, a, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+int db_audit_list(struct db *db, const char *machine_id, int64_t after,
+		  unsigned int limit, db_audit_cb cb, void *arg,
+		  struct imt_error *err)
+{
+	struct db_audit a;
+	sqlite3_stmt *st;
+	int rc = -1, step;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if ((machine_id != NULL && db_check_id(machine_id, err) < 0) ||
+	    db_check_limit(limit, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_audit_list, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, after);
+	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, (int)limit);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		a.id = sqlite3_column_int64(st, 0);
+		a.time = sqlite3_column_int64(st, 1);
+		a.operator = (const char *)sqlite3_column_text(st, 2);
+		a.action = (const char *)sqlite3_column_text(st, 3);
+		a.machine_id = (const char *)sqlite3_column_text(st, 4);
+		a.ek_fpr = sqlite3_column_bytes(st, 5) == DB_FPR_SIZE ?
+			   sqlite3_column_blob(st, 5) : NULL;
+		a.detail = (const char *)sqlite3_column_text(st, 6);
+		if (cb(&a, arg) != 0)
+			break;
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		db_fail(db, err, "list audit");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_reset(st);
+	return rc;
+}
