@@ -148,7 +148,7 @@ expect 0 "ref rm --source withdraws" "$imatrust" ref rm --source guest-image
 contains "$tmp/out" '^deleted 4 references; machines re-judged 1, now untrusted 1' \
 	"the whole source went, and node-1 was judged again"
 expect 0 "machines after the delete" "$imatrust" machines
-contains "$tmp/out" '^node-1 +untrusted +isolate +[0-9]+s ago +record unknown /usr/sbin/tool' \
+contains "$tmp/out" '^node-1 +untrusted +isolate +[0-9]+s ago +[0-9a-f]{64} +- +record unknown /usr/sbin/tool' \
 	"withdrawing the reference of a file node-1 ran makes it untrusted, naming the record"
 expect 0 "events node-1 after the delete" "$imatrust" events --json node-1
 [ "$(jq -r '.[-1].reason.cause.operator + " " + .[-1].reason.cause.change' "$tmp/out")" = "alice delete" ] &&

@@ -158,6 +158,13 @@ static int post(const char *path, const char *json, int keep,
 	return rc;
 }
 
+static enum tpm_key_alg probe_alg(void)
+{
+	const char *a = getenv("PROBE_ALG");
+
+	return a != NULL && strcmp(a, "ecc") == 0 ? TPM_KEY_ECC : TPM_KEY_RSA;
+}
+
 static struct tpm *open_keys(const char *ak_dir, struct tpm_ek *ek,
 			     struct tpm_ak *ak)
 {
