@@ -417,8 +417,12 @@ struct http_server *http_start(const struct http_config *cfg,
 	};
 	struct sockaddr_storage ss;
 	struct http_server *s;
+	/*
+	 * No MHD_USE_TURBO: with it (libmicrohttpd 0.9.75) a connection
+	 * that never starts its TLS handshake is never timed out.
+	 */
 	unsigned int flags = MHD_USE_TLS | MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+			     MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_ERROR_LOG;
 	int v6 = make_addr(cfg, &ss);
 
 	errbuf[0] = '\0';
