@@ -95,13 +95,21 @@ static void whoami(void *ctx, const struct http_request *req,
 	res->body = body;
 }
 
-/* Holds its body (and its part of the budget) until slow_release. */
+/*
+ * Holds its body (and its part of the budget) until slow_release, at
+ * most 10 s (so a failed test does not hang in http_stop).
+ */
 static void slow(void *ctx, const struct http_request *req,
 		 struct http_response *res)
 {
+	struct timespec ts;
+
 	calls++;
 	sem_post(&slow_entered);
-	sem_wait(&slow_release);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	while (sem_timedwait(&slow_release, &ts) < 0 && errno == EINTR)
+		;
 	whoami(ctx, req, res);
 }
 
