@@ -28,8 +28,12 @@ static const char *bearer_token(const char *header, size_t *len)
 	return *len > 0 ? t : NULL;
 }
 
-int auth_operator(struct verifier *v, const struct http_request *req,
-		  struct http_response *res, char name[DB_NAME_MAX + 1])
+_Static_assert(DB_NAME_MAX <= HTTP_OPERATOR_MAX,
+	       "http_request.operator holds a token's name");
+
+/* The one check of a token: @header against the stored hashes. */
+static int check_token(struct verifier *v, const char *header,
+		       struct http_response *res, char name[DB_NAME_MAX + 1])
 {
 	struct imt_error err;
 	const char *token;
@@ -37,7 +41,7 @@ int auth_operator(struct verifier *v, const struct http_request *req,
 	int ok = 0, rc;
 
 	name[0] = '\0';
-	token = bearer_token(req->authorization, &len);
+	token = bearer_token(header, &len);
 	if (token == NULL) {
 		http_error(res, 401, "operator token required: send "
 			   "\"Authorization: Bearer TOKEN\" (%s)",
@@ -59,4 +63,21 @@ int auth_operator(struct verifier *v, const struct http_request *req,
 		return -1;
 	}
 	return 0;
+}
+
+int auth_guard(void *ctx, struct http_request *req, struct http_response *res)
+{
+	return check_token(ctx, req->authorization, res, req->operator);
+}
+
+int auth_operator(struct verifier *v, const struct http_request *req,
+		  struct http_response *res, char name[DB_NAME_MAX + 1])
+{
+	/* only auth_guard sets it, and only for a valid token */
+	if (req->operator[0] != '\0') {
+		memcpy(name, req->operator, DB_NAME_MAX);
+		name[DB_NAME_MAX] = '\0';
+		return 0;
+	}
+	return check_token(v, req->authorization, res, name);
 }

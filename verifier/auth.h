@@ -4,7 +4,9 @@
  *
  * Tokens are made by `imatrust-verifier token add NAME` and stored as
  * SHA-256 hashes (db_token_add); a request's token is hashed and compared
- * with every stored hash in constant time (db_token_check).
+ * with every stored hash in constant time (db_token_check). Operator
+ * routes carry auth_guard in the route table, so the server checks the
+ * token with the headers, before it reads a byte of the body.
  */
 #ifndef IMATRUST_AUTH_H
 #define IMATRUST_AUTH_H
@@ -14,8 +16,22 @@
 #include "verifier.h"
 
 /**
+ * auth_guard() - the http_route guard of the operator routes: checks the
+ * token of @req's Authorization header and keeps the operator's name in
+ * req->operator. Takes the verifier's lock for the lookup.
+ * @ctx: the verifier
+ * @req: the request, headers only
+ * @res: receives the 401 or 500 as auth_operator() answers it
+ *
+ * Return: 0 when the token is valid, else -1 with @res answered.
+ */
+int auth_guard(void *ctx, struct http_request *req, struct http_response *res);
+
+/**
  * auth_operator() - is @req from an operator? Every operator route calls
- * this first. Takes v->lock for the lookup.
+ * this first. When the route's auth_guard passed (req->operator is set)
+ * that is the answer; otherwise (a handler called without the server)
+ * the token is checked here, taking v->lock for the lookup.
  * @v: the verifier
  * @req: the request
  * @res: receives 401 when the token is missing or wrong (the message

@@ -8,6 +8,7 @@
 
 #include "conf.h"
 #include "config.h"
+#include "wire.h"
 
 #define STR(n, f, d, r, h) CONF_STR(config, n, f, d, r, NULL, h)
 #define UINT(n, f, lo, hi, d, h) CONF_NUM(config, n, f, lo, hi, d, h)
@@ -27,10 +28,19 @@ static const struct conf_key keys[] = {
 	     "seconds a nonce stays valid"),
 	UINT("stale_after", stale_after, 5, 86400, "120",
 	     "seconds without valid evidence before a machine is 'stale'"),
-	UINT("max_body", max_body, 1024, 16u << 20, "6291456",
-	     "largest request body in bytes"),
+	/* the limits of the HTTPS front (http.h) */
+	UINT("max_body", max_body, 1024, WIRE_BODY_MAX, "6291456",
+	     "largest request body in bytes from a client without an operator token (the agent routes: enrollment, activation, evidence); at most 6291456, the protocol's limit. Operator routes have their own (64 MiB for /v1/references)"),
 	UINT("max_connections", max_connections, 1, 100000, "4096",
-	     "concurrent connections (one per agent)"),
+	     "concurrent connections (one per agent); must stay below the open-file limit (RLIMIT_NOFILE, LimitNOFILE= of the systemd unit): at start the verifier raises its soft limit to fit, or lowers max_connections with a warning"),
+	UINT("max_connections_per_ip", max_connections_per_ip, 1, 100000,
+	     "64",
+	     "concurrent connections from one IP address, so one client cannot hold them all (agents behind one NAT address share it)"),
+	UINT("connection_timeout", connection_timeout, 11, 3600, "15",
+	     "seconds a connection may stay idle before the verifier closes it; agents send evidence at least every 'heartbeat' seconds (agent default 10) on one keep-alive connection, so keep it above their heartbeat or they reconnect for every message"),
+	UINT("max_inflight_body", max_inflight_body, CONFIG_INFLIGHT_MIN,
+	     1ull << 40, "268435456",
+	     "bytes of request bodies held at once over all connections; a request whose body would pass it is answered 503 with Retry-After before its body is read. At least 67108864 (the largest body, a reference import)"),
 	STR("log_level", log_level, "info", 0, "debug, info or warning"),
 	UINT("threads", threads, 1, 64, "2", "HTTPS worker threads"),
 	STR("violations", violations, "allow", 0,

@@ -15,6 +15,8 @@
 
 #define CONFIG_PATH_MAX 4096
 #define CONFIG_FILE_MAX (64 * 1024)	/* a larger config file is a mistake */
+/* max_inflight_body's floor: the largest body of one route (routes.c) */
+#define CONFIG_INFLIGHT_MIN (64u << 20)
 
 struct config {
 	char listen_addr[64];		/* IPv4/IPv6 literal */
@@ -25,8 +27,11 @@ struct config {
 	char ek_ca[CONFIG_PATH_MAX];	/* PEM bundle EK certificates chain to */
 	uint64_t nonce_ttl;		/* seconds a nonce stays valid */
 	uint64_t stale_after;		/* seconds without evidence: stale */
-	uint64_t max_body;		/* bytes of one request body */
+	uint64_t max_body;		/* bytes of one body without a token */
 	uint64_t max_connections;
+	uint64_t max_connections_per_ip;
+	uint64_t connection_timeout;	/* seconds idle before close */
+	uint64_t max_inflight_body;	/* bytes of bodies held at once */
 	char log_level[16];		/* debug, info, warning */
 	uint64_t threads;		/* HTTPS worker threads */
 	char violations[16];		/* policy: "allow" or "untrusted" */

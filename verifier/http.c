@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * http.c - libmicrohttpd wrapped once: TLS, body limits, route dispatch.
+ * http.c - libmicrohttpd wrapped once: TLS, limits checked with the
+ * headers (guard, body size, in-flight budget), route dispatch.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +18,20 @@
 
 #include "http.h"
 
-#define HTTP_TIMEOUT 120	/* seconds an idle keep-alive connection lives */
 /*
  * libmicrohttpd's per-connection pool (headers, read buffer). Bodies are
  * copied out as they arrive (take_body), so 16 KiB is plenty; the 32 KiB
  * default is most of what a keep-alive agent connection costs.
  */
 #define HTTP_CONNECTION_POOL (16u * 1024)
+/*
+ * TLS 1.3, and TLS 1.2 with ECDHE and an AEAD cipher only: no CBC, no
+ * SHA-1 MACs, no static RSA key exchange (no forward secrecy).
+ */
+#define HTTP_TLS_PRIORITIES "SECURE256:+SECURE128:-VERS-ALL:" \
+	"+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
+	"+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:-KX-ALL:" \
+	"+ECDHE-ECDSA:+ECDHE-RSA"
 
 struct http_server {
 	struct MHD_Daemon *mhd;
@@ -30,15 +39,23 @@ struct http_server {
 	void *ctx;
 	char *cert;		/* MHD keeps pointers to these */
 	char *key;
+	size_t max_body;	/* cap of unguarded routes' bodies; 0: none */
+	size_t max_inflight;
+	atomic_size_t inflight;	/* sum of every request_state.reserved */
 };
 
 /* Per-request state across libmicrohttpd's calls. */
 struct request_state {
 	const struct http_route *route;
 	struct http_request req;
+	size_t max;		/* this request's body limit */
 	char *body;
 	size_t len;
-	unsigned int refuse;	/* status to answer without reading more */
+	size_t cap;		/* bytes allocated at body */
+	size_t reserved;	/* bytes of s->inflight this request holds */
+	unsigned int refuse;	/* status to answer once the body is in */
+	unsigned int retry_after;
+	int answered;		/* refused with the headers: drop the rest */
 	char why[128];
 };
 
@@ -99,6 +116,7 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	const char *body = res->body != NULL ? res->body : "";
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	char retry[16];
 
 	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
 					    res->body != NULL ?
@@ -112,6 +130,10 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 				res->content_type != NULL ? res->content_type :
 				"application/json");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (res->retry_after > 0) {
+		snprintf(retry, sizeof(retry), "%u", res->retry_after);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+	}
 	/* RFC 6750: a 401 names the scheme the client must use */
 	if (res->status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
@@ -121,7 +143,47 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	return ret;
 }
 
-/* Find the route; set st->refuse to 404/405 when there is none. */
+static void refuse(struct request_state *st, unsigned int status,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Remember why @st gets @status instead of its handler's answer. */
+static void refuse(struct request_state *st, unsigned int status,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	st->refuse = status;
+	va_start(ap, fmt);
+	vsnprintf(st->why, sizeof(st->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Take @n more bytes of the in-flight budget; -1 when they would pass it. */
+static int budget_take(struct http_server *s, struct request_state *st,
+		       size_t n)
+{
+	size_t cur = atomic_load(&s->inflight);
+
+	do {
+		if (n > s->max_inflight - cur)
+			return -1;
+	} while (!atomic_compare_exchange_weak(&s->inflight, &cur, cur + n));
+	st->reserved += n;
+	return 0;
+}
+
+/* Free @st's body and give its part of the budget back. */
+static void body_drop(struct http_server *s, struct request_state *st)
+{
+	free(st->body);
+	st->body = NULL;
+	st->len = 0;
+	st->cap = 0;
+	atomic_fetch_sub(&s->inflight, st->reserved);
+	st->reserved = 0;
+}
+
+/* Find the route; refuse with 404/405 when there is none. */
 static void route_request(struct http_server *s, struct request_state *st,
 			  const char *method, const char *url)
 {
@@ -134,19 +196,32 @@ static void route_request(struct http_server *s, struct request_state *st,
 		path_known = 1;
 		if (strcmp(r->method, method) == 0) {
 			st->route = r;
+			st->max = r->max_body;
+			if (r->guard == NULL && s->max_body != 0 &&
+			    s->max_body < st->max)
+				st->max = s->max_body;
 			return;
 		}
 	}
-	st->refuse = path_known ? MHD_HTTP_METHOD_NOT_ALLOWED :
-				  MHD_HTTP_NOT_FOUND;
-	snprintf(st->why, sizeof(st->why), "%s %s",
-		 path_known ? "method not allowed:" : "no such resource:",
-		 method);
+	refuse(st, path_known ? MHD_HTTP_METHOD_NOT_ALLOWED :
+				MHD_HTTP_NOT_FOUND, "%s %s",
+	       path_known ? "method not allowed:" : "no such resource:",
+	       method);
 }
 
-/* Checks that need only the headers: size and type of the body. */
-static void check_headers(struct request_state *st,
-			  struct MHD_Connection *conn)
+static int is_json(const char *type)
+{
+	return type != NULL && strncmp(type, "application/json", 16) == 0 &&
+	       (type[16] == '\0' || type[16] == ';');
+}
+
+/*
+ * What the headers say of the body: its size against the route's limit
+ * and the in-flight budget (a declared length is taken from the budget
+ * now, so the refusal comes before the body), its type.
+ */
+static void check_body(struct http_server *s, struct request_state *st,
+		       struct MHD_Connection *conn)
 {
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -154,45 +229,103 @@ static void check_headers(struct request_state *st,
 		MHD_HTTP_HEADER_CONTENT_TYPE);
 	unsigned long long n = len != NULL ? strtoull(len, NULL, 10) : 0;
 
-	if (n > st->route->max_body) {
-		st->refuse = MHD_HTTP_CONTENT_TOO_LARGE;
-		snprintf(st->why, sizeof(st->why),
-			 "body larger than %zu bytes", st->route->max_body);
-	} else if (st->route->max_body > 0 &&
-		   (type == NULL ||
-		    strncmp(type, "application/json", 16) != 0 ||
-		    (type[16] != '\0' && type[16] != ';'))) {
-		st->refuse = MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
-		snprintf(st->why, sizeof(st->why),
-			 "Content-Type must be application/json");
+	if (n > st->max || n > s->max_inflight) {
+		refuse(st, MHD_HTTP_CONTENT_TOO_LARGE,
+		       "body larger than %zu bytes",
+		       st->max < s->max_inflight ? st->max : s->max_inflight);
+	} else if (st->max > 0 && !is_json(type)) {
+		refuse(st, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+		       "Content-Type must be application/json");
+	} else if (n > 0 && budget_take(s, st, (size_t)n) < 0) {
+		refuse(st, MHD_HTTP_SERVICE_UNAVAILABLE,
+		       "too many request bodies in flight, try again");
+		st->retry_after = HTTP_RETRY_AFTER;
 	}
-	st->req.authorization = MHD_lookup_connection_value(conn,
-		MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 }
 
-/* Append a piece of the body; refuse once it passes the maximum. */
-static void take_body(struct request_state *st, const char *data, size_t n)
+/* Append a piece of the body; refuse once it passes a limit. */
+static void take_body(struct http_server *s, struct request_state *st,
+		      const char *data, size_t n)
 {
+	size_t want;
 	char *grown;
 
 	if (st->refuse != 0)
 		return;
-	if (n > st->route->max_body - st->len) {
-		st->refuse = MHD_HTTP_CONTENT_TOO_LARGE;
-		snprintf(st->why, sizeof(st->why),
-			 "body larger than %zu bytes", st->route->max_body);
-		return;
+	if (n > st->max - st->len) {
+		refuse(st, MHD_HTTP_CONTENT_TOO_LARGE,
+		       "body larger than %zu bytes", st->max);
+		goto drop;
 	}
-	grown = realloc(st->body, st->len + n + 1);
-	if (grown == NULL) {
-		st->refuse = MHD_HTTP_SERVICE_UNAVAILABLE;
-		snprintf(st->why, sizeof(st->why), "out of memory");
-		return;
+	/* chunked: no declared length, the budget is taken as it comes */
+	if (st->len + n > st->reserved &&
+	    budget_take(s, st, st->len + n - st->reserved) < 0) {
+		refuse(st, MHD_HTTP_SERVICE_UNAVAILABLE,
+		       "too many request bodies in flight, try again");
+		st->retry_after = HTTP_RETRY_AFTER;
+		goto drop;
 	}
-	st->body = grown;
+	if (st->len + n >= st->cap) {
+		/* the declared length at once, not a realloc per piece */
+		want = (st->reserved > st->len + n ? st->reserved :
+						     st->len + n) + 1;
+		grown = realloc(st->body, want);
+		if (grown == NULL) {
+			refuse(st, MHD_HTTP_SERVICE_UNAVAILABLE,
+			       "out of memory");
+			goto drop;
+		}
+		st->body = grown;
+		st->cap = want;
+	}
 	memcpy(st->body + st->len, data, n);
 	st->len += n;
 	st->body[st->len] = '\0';
+	return;
+drop:
+	body_drop(s, st);
+}
+
+/*
+ * The first call, with the headers only: route, guard, body checks. A
+ * refusal is answered now; libmicrohttpd then reads no body and closes
+ * the connection after the answer.
+ */
+static enum MHD_Result on_headers(struct http_server *s,
+				  struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  void **con_cls)
+{
+	struct request_state *st = calloc(1, sizeof(*st));
+	struct http_response res = { 0 };
+
+	if (st == NULL)
+		return MHD_NO;
+	*con_cls = st;
+	st->req.conn = conn;
+	st->req.method = method;
+	st->req.path = url;
+	st->req.authorization = MHD_lookup_connection_value(conn,
+		MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	route_request(s, st, method, url);
+	if (st->refuse == 0 && st->route->guard != NULL &&
+	    st->route->guard(s->ctx, &st->req, &res) < 0) {
+		st->req.operator[0] = '\0';
+		if (res.status < 400)
+			res.status = MHD_HTTP_FORBIDDEN;
+		if (res.body == NULL)
+			http_error(&res, res.status, "request refused");
+		goto answer;
+	}
+	if (st->refuse == 0)
+		check_body(s, st, conn);
+	if (st->refuse == 0)
+		return MHD_YES;
+	http_error(&res, st->refuse, "%s", st->why);
+	res.retry_after = st->retry_after;
+answer:
+	st->answered = 1;
+	return send_response(conn, &res);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
@@ -205,29 +338,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	struct http_response res = { 0 };
 
 	(void)version;
-	if (st == NULL) {
-		st = calloc(1, sizeof(*st));
-		if (st == NULL)
-			return MHD_NO;
-		*con_cls = st;
-		route_request(s, st, method, url);
-		if (st->route != NULL)
-			check_headers(st, conn);
-		if (st->refuse == 0 || *upload_size == 0)
-			return MHD_YES;
-	}
+	if (st == NULL)
+		return on_headers(s, conn, url, method, con_cls);
 	if (*upload_size > 0) {
-		if (st->route != NULL)
-			take_body(st, upload, *upload_size);
+		if (!st->answered)
+			take_body(s, st, upload, *upload_size);
 		*upload_size = 0;	/* consumed, or dropped once refused */
 		return MHD_YES;
 	}
+	if (st->answered)
+		return MHD_YES;
 	if (st->refuse != 0) {
 		http_error(&res, st->refuse, "%s", st->why);
+		res.retry_after = st->retry_after;
 	} else {
-		st->req.conn = conn;
-		st->req.method = method;
-		st->req.path = url;
 		st->req.body = st->body != NULL ? st->body : "";
 		st->req.body_len = st->len;
 		res.status = MHD_HTTP_OK;
@@ -235,6 +359,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		if (res.body == NULL && res.status >= 400)
 			http_error(&res, res.status, "request failed");
 	}
+	body_drop(s, st);
 	return send_response(conn, &res);
 }
 
@@ -243,12 +368,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 {
 	struct request_state *st = *con_cls;
 
-	(void)cls;
 	(void)conn;
 	(void)toe;
 	if (st == NULL)
 		return;
-	free(st->body);
+	body_drop(cls, st);
 	free(st);
 	*con_cls = NULL;
 }
@@ -293,8 +417,12 @@ struct http_server *http_start(const struct http_config *cfg,
 	};
 	struct sockaddr_storage ss;
 	struct http_server *s;
+	/*
+	 * No MHD_USE_TURBO: with it (libmicrohttpd 0.9.75) a connection
+	 * that never starts its TLS handshake is never timed out.
+	 */
 	unsigned int flags = MHD_USE_TLS | MHD_USE_INTERNAL_POLLING_THREAD |
-			     MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+			     MHD_USE_EPOLL_LINUX_ONLY | MHD_USE_ERROR_LOG;
 	int v6 = make_addr(cfg, &ss);
 
 	errbuf[0] = '\0';
@@ -311,16 +439,21 @@ struct http_server *http_start(const struct http_config *cfg,
 		goto fail;
 	s->routes = routes;
 	s->ctx = ctx;
+	s->max_body = cfg->max_body;
+	s->max_inflight = cfg->max_inflight != 0 ? cfg->max_inflight :
+						   HTTP_INFLIGHT_DEFAULT;
 	s->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL,
 		on_request, s,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_HTTPS_MEM_CERT, s->cert,
 		MHD_OPTION_HTTPS_MEM_KEY, s->key,
-		MHD_OPTION_HTTPS_PRIORITIES, "SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+		MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_per_ip,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_POOL,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout != 0 ?
+			cfg->timeout : HTTP_TIMEOUT_DEFAULT,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 		MHD_OPTION_ARRAY, pool,
 		MHD_OPTION_END);
 	if (s->mhd == NULL) {

@@ -2,10 +2,14 @@
 /*
  * http.h - the verifier's HTTPS front: libmicrohttpd behind a route table.
  *
- * The server reads each request body up to its route's maximum, refuses
- * what cannot be right before reading it (unknown route 404, wrong
- * method 405, body too large 413, not JSON 415), then calls the route's
- * handler with the whole body. Handlers answer JSON; errors are
+ * Bounded before authenticated: with the headers alone, before it reads
+ * a body byte, the server refuses what cannot be right (unknown route
+ * 404, wrong method 405, the route's guard says no, e.g. 401 without an
+ * operator token, body too large 413, not JSON 415, the bodies of all
+ * connections together would pass max_inflight 503 with Retry-After),
+ * answers at once and closes the connection. Otherwise it reads the body
+ * up to its route's maximum and calls the route's handler with the whole
+ * body. Handlers answer JSON; errors are
  * {"v":1,"error":{"status":N,"message":"..."}}.
  */
 #ifndef IMATRUST_HTTP_H
@@ -15,6 +19,10 @@
 
 #define HTTP_PARAMS_MAX 2	/* "{}" segments in a route pattern */
 #define HTTP_PARAM_MAX 64	/* bytes of one such segment */
+#define HTTP_OPERATOR_MAX 255	/* bytes of the name a guard sets */
+#define HTTP_TIMEOUT_DEFAULT 15	/* seconds; http_config.timeout 0 */
+#define HTTP_INFLIGHT_DEFAULT (256u << 20)	/* http_config.max_inflight 0 */
+#define HTTP_RETRY_AFTER 2	/* seconds, in a 503 for max_inflight */
 
 struct http_request {
 	const char *method;
@@ -25,12 +33,15 @@ struct http_request {
 	size_t nparams;
 	char params[HTTP_PARAMS_MAX][HTTP_PARAM_MAX + 1];
 	void *conn;		/* the server's; for http_query() only */
+	char operator[HTTP_OPERATOR_MAX + 1];	/* set by the route's guard
+						 * when it passed; else "" */
 };
 
 struct http_response {
 	unsigned int status;
 	char *body;		/* malloc'ed JSON, owned by the server after */
 	const char *content_type;	/* default application/json */
+	unsigned int retry_after;	/* seconds for Retry-After; 0: none */
 };
 
 struct http_route {
@@ -39,6 +50,14 @@ struct http_route {
 	void (*handler)(void *ctx, const struct http_request *req,
 			struct http_response *res);
 	size_t max_body;	/* 0: no body allowed */
+	/*
+	 * Run with the headers only (req->authorization, params), before
+	 * any body byte is read. Return 0 to go on (it may fill
+	 * req->operator), or -1 with @res answered: the server sends that
+	 * and reads nothing more. NULL: anyone may send the route.
+	 */
+	int (*guard)(void *ctx, struct http_request *req,
+		     struct http_response *res);
 };
 
 struct http_server;
@@ -50,13 +69,21 @@ struct http_config {
 	const char *key_pem;	/* private key, PEM text */
 	unsigned int max_connections;
 	unsigned int threads;	/* worker threads */
+	unsigned int max_per_ip;	/* connections from one address;
+					 * 0: no limit of its own */
+	unsigned int timeout;	/* seconds a connection may stay idle;
+				 * 0: HTTP_TIMEOUT_DEFAULT */
+	size_t max_body;	/* if not 0, caps the body of routes without
+				 * a guard (what anyone may send) */
+	size_t max_inflight;	/* bytes of request bodies held at once,
+				 * all connections; 0: HTTP_INFLIGHT_DEFAULT */
 };
 
 /**
  * http_start() - listen and serve @routes until http_stop().
  * @cfg: address, TLS material and limits (copied as needed)
  * @routes: table ending with a NULL method; must outlive the server
- * @ctx: passed to every handler
+ * @ctx: passed to every guard and handler
  * @errbuf: receives the reason on failure
  * @errlen: size of @errbuf
  *

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <openssl/rand.h>
@@ -37,6 +38,9 @@
 #define TOKEN_BYTES 32		/* a new operator token, before hex */
 #define RETENTION_PERIOD 60	/* seconds between retention passes */
 #define RETENTION_ROWS 5000	/* rows deleted per pass */
+#define FD_RESERVE 64		/* descriptors besides connections: listener,
+				 * database, log; plus FD_PER_THREAD each */
+#define FD_PER_THREAD 4		/* a worker's epoll and wakeup descriptors */
 
 static volatile sig_atomic_t quit;
 
@@ -234,6 +238,40 @@ static void rejudge_pending(struct verifier *v, time_t now)
 			 queued, st.now_untrusted);
 }
 
+/*
+ * Every connection is a descriptor: raise the soft RLIMIT_NOFILE to fit
+ * @max connections, or lower @max to what the hard limit leaves (with a
+ * warning), rather than fail accept() with EMFILE under load.
+ */
+static int fit_fd_limit(unsigned int *max, unsigned int threads)
+{
+	rlim_t reserve = FD_RESERVE + (rlim_t)FD_PER_THREAD * threads;
+	rlim_t want = *max + reserve;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur >= want)
+		return 0;
+	if (rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+		if (rl.rlim_cur >= want)
+			return 0;
+	}
+	if (rl.rlim_cur <= reserve) {
+		log_warnx("open-file limit %llu leaves no descriptors for connections (raise LimitNOFILE=)",
+			  (unsigned long long)rl.rlim_cur);
+		return -1;
+	}
+	log_warnx("max_connections %u lowered to %llu: the open-file limit is %llu (raise LimitNOFILE=)",
+		  *max, (unsigned long long)(rl.rlim_cur - reserve),
+		  (unsigned long long)rl.rlim_cur);
+	*max = (unsigned int)(rl.rlim_cur - reserve);
+	return 0;
+}
+
 static int serve(struct verifier *v)
 {
 	struct http_config hc = { 0 };
@@ -260,6 +298,12 @@ static int serve(struct verifier *v)
 	hc.key_pem = key;
 	hc.max_connections = (unsigned int)v->cfg.max_connections;
 	hc.threads = (unsigned int)v->cfg.threads;
+	hc.max_per_ip = (unsigned int)v->cfg.max_connections_per_ip;
+	hc.timeout = (unsigned int)v->cfg.connection_timeout;
+	hc.max_body = (size_t)v->cfg.max_body;
+	hc.max_inflight = (size_t)v->cfg.max_inflight_body;
+	if (fit_fd_limit(&hc.max_connections, hc.threads) < 0)
+		goto out;
 	v->started = time(NULL);
 	/* machines past their deadline while the verifier was down */
 	engine_stale_tick(v, v->started);

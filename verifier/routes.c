@@ -1,39 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * routes.c - the REST API of imatrust-verifier, one line per route
- * (method, path, handler, largest body). The contract is written down in
- * verifier/openapi.json (operators) and proto/PROTOCOL.md (agents).
+ * (method, path, handler, largest body, guard). The contract is written
+ * down in verifier/openapi.json (operators) and proto/PROTOCOL.md
+ * (agents).
+ *
+ * Operator routes carry auth_guard: the server checks the bearer token
+ * with the headers and answers 401 before it reads a byte of the body.
+ * Agent routes carry none (the TPM authenticates them); their bodies are
+ * capped by the max_body key as well.
  */
+#include "auth.h"
 #include "verifier.h"
 #include "wire.h"
 
 #define REFS_BODY_MAX (64u << 20)	/* one reference import request */
 #define IDENTITY_BODY_MAX 4096		/* a pre-registration, an approval */
+#define OPERATOR auth_guard
+
+_Static_assert(REFS_BODY_MAX <= CONFIG_INFLIGHT_MIN,
+	       "max_inflight_body must admit the largest body");
 
 const struct http_route verifier_routes[] = {
-	{ "GET", "/", route_page, 0 },
-	{ "GET", "/v1/health", route_health, 0 },
-	{ "GET", "/v1/metrics", route_metrics, 0 },
+	{ "GET", "/", route_page, 0, NULL },
+	{ "GET", "/v1/health", route_health, 0, NULL },
+	{ "GET", "/v1/metrics", route_metrics, 0, NULL },
 
-	{ "POST", "/v1/agents", route_agents_enroll, WIRE_BODY_MAX },
+	{ "POST", "/v1/agents", route_agents_enroll, WIRE_BODY_MAX, NULL },
 	{ "POST", "/v1/agents/{}/activate", route_agents_activate,
-	  WIRE_BODY_MAX },
-	{ "POST", "/v1/agents/{}/nonce", route_agents_nonce, 0 },
+	  WIRE_BODY_MAX, NULL },
+	{ "POST", "/v1/agents/{}/nonce", route_agents_nonce, 0, NULL },
 	{ "POST", "/v1/agents/{}/evidence", route_agents_evidence,
-	  WIRE_BODY_MAX },
+	  WIRE_BODY_MAX, NULL },
 
-	{ "GET", "/v1/machines", route_machines_list, 0 },
-	{ "POST", "/v1/machines", route_machines_add, IDENTITY_BODY_MAX },
-	{ "GET", "/v1/machines/{}", route_machines_get, 0 },
-	{ "DELETE", "/v1/machines/{}", route_machines_remove, 0 },
-	{ "GET", "/v1/machines/{}/events", route_machines_events, 0 },
-	{ "GET", "/v1/machines/{}/records", route_machines_records, 0 },
+	{ "GET", "/v1/machines", route_machines_list, 0, OPERATOR },
+	{ "POST", "/v1/machines", route_machines_add, IDENTITY_BODY_MAX,
+	  OPERATOR },
+	{ "GET", "/v1/machines/{}", route_machines_get, 0, OPERATOR },
+	{ "DELETE", "/v1/machines/{}", route_machines_remove, 0, OPERATOR },
+	{ "GET", "/v1/machines/{}/events", route_machines_events, 0,
+	  OPERATOR },
+	{ "GET", "/v1/machines/{}/records", route_machines_records, 0,
+	  OPERATOR },
 	{ "POST", "/v1/machines/{}/approve", route_machines_approve,
-	  IDENTITY_BODY_MAX },
-	{ "GET", "/v1/audit", route_audit, 0 },
+	  IDENTITY_BODY_MAX, OPERATOR },
+	{ "GET", "/v1/audit", route_audit, 0, OPERATOR },
 
-	{ "POST", "/v1/references", route_refs_import, REFS_BODY_MAX },
-	{ "GET", "/v1/references", route_refs_list, 0 },
-	{ "DELETE", "/v1/references", route_refs_delete, REFS_BODY_MAX },
-	{ NULL, NULL, NULL, 0 },
+	{ "POST", "/v1/references", route_refs_import, REFS_BODY_MAX,
+	  OPERATOR },
+	{ "GET", "/v1/references", route_refs_list, 0, OPERATOR },
+	{ "DELETE", "/v1/references", route_refs_delete, REFS_BODY_MAX,
+	  OPERATOR },
+	{ NULL, NULL, NULL, 0, NULL },
 };

@@ -7,10 +7,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "config.h"
+#include "wire.h"
 
 static int parse(const char *text, struct config *c, char *err)
 {
@@ -49,6 +52,11 @@ static const struct {
 	{ "listen 1.2.3.4", "v.conf:1: expected \"key = value\"" },
 	{ "port = 1\nport = 2", "v.conf:2: 'port' set twice" },
 	{ "nonce_ttl = 99999999999999999999999", "is not a number" },
+	/* the limits of the HTTPS front */
+	{ "max_body = 6291457", "not a number from 1024 to 6291456" },
+	{ "connection_timeout = 10", "not a number from 11 to 3600" },
+	{ "max_connections_per_ip = 0", "not a number from 1 to" },
+	{ "max_inflight_body = 67108863", "not a number from 67108864" },
 };
 
 static void test_errors(void **state)
@@ -62,6 +70,51 @@ static void test_errors(void **state)
 		assert_int_equal(parse(bad[i].text, &c, err), -1);
 		assert_non_null(strstr(err, bad[i].msg));
 	}
+}
+
+/* The limits' defaults: what verifier/README.md and the help promise. */
+static void test_limit_defaults(void **state)
+{
+	struct config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("connection_timeout = 11\n"
+			       "max_connections_per_ip = 2", &c, err), 0);
+	assert_int_equal(c.connection_timeout, 11);
+	assert_int_equal(c.max_connections_per_ip, 2);
+	config_defaults(&c);
+	assert_int_equal(c.max_body, WIRE_BODY_MAX);
+	assert_int_equal(c.max_connections, 4096);
+	assert_int_equal(c.max_connections_per_ip, 64);
+	assert_int_equal(c.connection_timeout, 15);
+	assert_int_equal(c.max_inflight_body, 256u << 20);
+}
+
+/* deploy/config/verifier.conf parses and shows the limits' defaults. */
+static void test_example_config(void **state)
+{
+	const char *path = FIXTURE_DIR "/../../deploy/config/verifier.conf";
+	struct config c, d;
+	char text[8192], err[256];
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	assert_true(n < sizeof(text));
+	config_defaults(&c);
+	if (config_parse(&c, path, text, n, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	config_defaults(&d);
+	assert_int_equal(c.max_body, d.max_body);
+	assert_int_equal(c.max_connections, d.max_connections);
+	assert_int_equal(c.max_connections_per_ip, d.max_connections_per_ip);
+	assert_int_equal(c.connection_timeout, d.connection_timeout);
+	assert_int_equal(c.max_inflight_body, d.max_inflight_body);
 }
 
 static void test_required_keys(void **state)
@@ -111,6 +164,8 @@ int main(void)
 		cmocka_unit_test(test_values_and_defaults),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_required_keys),
+		cmocka_unit_test(test_limit_defaults),
+		cmocka_unit_test(test_example_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

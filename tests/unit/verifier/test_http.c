@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_http.c - the HTTPS front on loopback with a real TLS handshake:
- * routing, parameters, and the 4xx answers bad requests get.
+ * routing, parameters, the 4xx answers bad requests get, a route's guard
+ * run with the headers (401 before any body byte is read) and the cap on
+ * request body bytes in flight over all connections.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <curl/curl.h>
@@ -19,7 +26,13 @@
 #include <openssl/x509v3.h>
 
 #include "test_cert.h"
+#include "auth.h"
 #include "http.h"
+#include "verifier.h"
+
+#define BIG_BODY (8u << 20)	/* what a guarded route may take */
+#define INFLIGHT (1u << 20)	/* the in-flight budget of fx_inflight */
+#define HALF_BUDGET (768u * 1024)	/* one such body: two do not fit */
 
 struct fx {
 	struct http_server *srv;
@@ -54,19 +67,69 @@ static void health(void *ctx, const struct http_request *req,
 	res->body = strdup("{\"v\":1,\"status\":\"ok\"}");
 }
 
+static atomic_int calls;		/* handler calls, any route */
+static sem_t slow_entered, slow_release;
+
+/* The test's operator guard: "Bearer good" is alice. */
+static int guard(void *ctx, struct http_request *req, struct http_response *res)
+{
+	(void)ctx;
+	if (req->authorization == NULL ||
+	    strcmp(req->authorization, "Bearer good") != 0) {
+		http_error(res, 401, "operator token required");
+		return -1;
+	}
+	snprintf(req->operator, sizeof(req->operator), "alice");
+	return 0;
+}
+
+static void whoami(void *ctx, const struct http_request *req,
+		   struct http_response *res)
+{
+	char *body = malloc(512);
+
+	(void)ctx;
+	calls++;
+	snprintf(body, 512, "{\"operator\":\"%s\",\"len\":%zu}",
+		 req->operator, req->body_len);
+	res->body = body;
+}
+
+/*
+ * Holds its body (and its part of the budget) until slow_release, at
+ * most 10 s (so a failed test does not hang in http_stop).
+ */
+static void slow(void *ctx, const struct http_request *req,
+		 struct http_response *res)
+{
+	struct timespec ts;
+
+	calls++;
+	sem_post(&slow_entered);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	while (sem_timedwait(&slow_release, &ts) < 0 && errno == EINTR)
+		;
+	whoami(ctx, req, res);
+}
+
 static const struct http_route routes[] = {
-	{ "GET", "/v1/health", health, 0 },
-	{ "POST", "/v1/agents/{}/evidence", echo, 100 },
-	{ NULL, NULL, NULL, 0 },
+	{ "GET", "/v1/health", health, 0, NULL },
+	{ "POST", "/v1/agents/{}/evidence", echo, 100, NULL },
+	{ "POST", "/v1/references", whoami, BIG_BODY, guard },
+	{ "POST", "/upload", whoami, INFLIGHT, NULL },
+	{ "POST", "/slow", slow, INFLIGHT, NULL },
+	{ NULL, NULL, NULL, 0, NULL },
 };
 
-static int setup(void **state)
+/* Start the server with @cfg's limits (addr, TLS filled in here). */
+static int start(void **state, struct http_config cfg)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct http_config cfg = { "127.0.0.1", 0, NULL, NULL, 16, 1 };
 	char err[256];
 
 	make_cert(f);
+	cfg.addr = "127.0.0.1";
 	cfg.cert_pem = f->cert;
 	cfg.key_pem = f->key;
 	f->srv = http_start(&cfg, routes, NULL, err, sizeof(err));
@@ -74,8 +137,31 @@ static int setup(void **state)
 		fail_msg("http_start: %s", err);
 	snprintf(f->url, sizeof(f->url), "https://127.0.0.1:%u",
 		 http_port(f->srv));
+	calls = 0;
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return start(state, (struct http_config){ .max_connections = 16,
+						  .threads = 1 });
+}
+
+/* Two workers (one may sit in slow()), 1 MiB in flight. */
+static int setup_inflight(void **state)
+{
+	return start(state, (struct http_config){ .max_connections = 16,
+						  .threads = 2,
+						  .max_inflight = INFLIGHT });
+}
+
+/* Bodies of routes without a guard capped at 50 bytes. */
+static int setup_max_body(void **state)
+{
+	return start(state, (struct http_config){ .max_connections = 16,
+						  .threads = 1,
+						  .max_body = 50 });
 }
 
 static int teardown(void **state)
@@ -174,6 +260,229 @@ static void test_refusals(void **state)
 	}
 }
 
+/* A request whose body of @len spaces curl reads from us as it sends. */
+struct call {
+	const char *method, *path, *auth;
+	size_t len;		/* body bytes to send */
+	int chunked;		/* Transfer-Encoding: chunked, no length */
+	int expect;		/* Expect: 100-continue: wait for the server */
+	long status;		/* the answer; 0 when the transfer failed */
+	size_t sent;		/* body bytes curl took from us */
+	char out[1024];
+	char headers[1024];
+};
+
+static size_t feed(char *p, size_t size, size_t n, void *arg)
+{
+	struct call *c = arg;
+	size_t k = size * n < c->len - c->sent ? size * n : c->len - c->sent;
+
+	memset(p, ' ', k);
+	c->sent += k;
+	return k;
+}
+
+static size_t header_line(char *p, size_t size, size_t n, void *arg)
+{
+	struct call *c = arg;
+
+	return collect(p, size, n, c->headers);
+}
+
+static void perform(struct fx *f, struct call *c)
+{
+	struct curl_blob ca = { f->cert, strlen(f->cert), CURL_BLOB_COPY };
+	struct curl_slist *hdr = NULL;
+	CURL *h = curl_easy_init();
+	char url[256], line[128];
+
+	snprintf(url, sizeof(url), "%s%s", f->url, c->path);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+	curl_easy_setopt(h, CURLOPT_POST, 1L);
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, feed);
+	curl_easy_setopt(h, CURLOPT_READDATA, c);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, c->out);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_line);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
+	curl_easy_setopt(h, CURLOPT_EXPECT_100_TIMEOUT_MS, 10000L);
+	if (c->chunked)
+		hdr = curl_slist_append(hdr, "Transfer-Encoding: chunked");
+	else
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)c->len);
+	hdr = curl_slist_append(hdr, "Content-Type: application/json");
+	hdr = curl_slist_append(hdr, c->expect ? "Expect: 100-continue" :
+						 "Expect:");
+	if (c->auth != NULL) {
+		snprintf(line, sizeof(line), "Authorization: %s", c->auth);
+		hdr = curl_slist_append(hdr, line);
+	}
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	c->status = 0;
+	if (curl_easy_perform(h) == CURLE_OK)
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &c->status);
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(h);
+}
+
+/*
+ * A guarded route without a (valid) token: 401 from the headers alone.
+ * The client waits for "100 Continue" before it sends the body, so
+ * sent == 0 proves the server never asked for a body byte.
+ */
+static void test_guard_before_body(void **state)
+{
+	static const char *const bad[] = { NULL, "Bearer wrong", "Basic x" };
+	struct fx *f = *state;
+	struct call c;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c = (struct call){ .method = "POST", .path = "/v1/references",
+				   .auth = bad[i], .len = BIG_BODY,
+				   .expect = 1 };
+		perform(f, &c);
+		assert_int_equal(c.status, 401);
+		assert_non_null(strstr(c.out, "operator token required"));
+		assert_non_null(strstr(c.headers, "WWW-Authenticate: Bearer "
+					"realm=\"imatrust\""));
+		assert_int_equal(c.sent, 0);
+		assert_int_equal(calls, 0);
+	}
+	c = (struct call){ .method = "POST", .path = "/v1/references",
+			   .auth = "Bearer good", .len = BIG_BODY, .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 200);
+	assert_string_equal(c.out, "{\"operator\":\"alice\",\"len\":8388608}");
+	assert_int_equal(c.sent, BIG_BODY);
+	assert_int_equal(calls, 1);
+}
+
+struct slow_call {
+	struct fx *f;
+	struct call c;
+};
+
+static void *slow_client(void *arg)
+{
+	struct slow_call *s = arg;
+
+	perform(s->f, &s->c);
+	return NULL;
+}
+
+/* @c: POST @path with HALF_BUDGET bytes, declared or @chunked. */
+static void half_budget(struct fx *f, struct call *c, const char *path,
+			int chunked)
+{
+	*c = (struct call){ .method = "POST", .path = path,
+			    .len = HALF_BUDGET, .chunked = chunked,
+			    .expect = 1 };
+	perform(f, c);
+}
+
+/*
+ * While one request holds 768 KiB of the 1 MiB budget, another 768 KiB
+ * is refused: 503 with Retry-After, from the headers when its length is
+ * declared, as its chunks pass the budget when not. Once the first is
+ * answered its part is given back.
+ */
+static void test_inflight_cap(void **state)
+{
+	struct fx *f = *state;
+	struct slow_call a = { f, { .method = "POST", .path = "/slow",
+				    .len = HALF_BUDGET, .expect = 1 } };
+	struct timespec ts;
+	struct call c;
+	pthread_t t;
+	int chunked;
+
+	assert_int_equal(sem_init(&slow_entered, 0, 0), 0);
+	assert_int_equal(sem_init(&slow_release, 0, 0), 0);
+	assert_int_equal(pthread_create(&t, NULL, slow_client, &a), 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	assert_int_equal(sem_timedwait(&slow_entered, &ts), 0);
+	for (chunked = 0; chunked <= 1; chunked++) {
+		half_budget(f, &c, "/upload", chunked);
+		assert_int_equal(c.status, 503);
+		assert_non_null(strstr(c.headers, "Retry-After: 2"));
+		assert_non_null(strstr(c.out, "in flight"));
+		if (!chunked)
+			assert_int_equal(c.sent, 0);
+	}
+	sem_post(&slow_release);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(a.c.status, 200);
+	assert_non_null(strstr(a.c.out, "\"len\":786432"));
+	for (chunked = 0; chunked <= 1; chunked++) {
+		half_budget(f, &c, "/upload", chunked);
+		assert_int_equal(c.status, 200);
+		assert_non_null(strstr(c.out, "\"len\":786432"));
+	}
+	/* more than the whole budget can never fit: 413, not 503 */
+	c = (struct call){ .method = "POST", .path = "/upload",
+			   .len = INFLIGHT + 1, .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 413);
+	sem_destroy(&slow_entered);
+	sem_destroy(&slow_release);
+}
+
+/*
+ * http_config.max_body caps what anyone may send (routes without a
+ * guard), not the guarded routes; an unguarded route never sees an
+ * operator name, whatever the client sends.
+ */
+static void test_max_body_unguarded(void **state)
+{
+	struct fx *f = *state;
+	struct call c = { .method = "POST", .path = "/v1/agents/n/evidence",
+			  .len = 60, .expect = 1 };
+
+	perform(f, &c);
+	assert_int_equal(c.status, 413);
+	assert_non_null(strstr(c.out, "body larger than 50 bytes"));
+	c = (struct call){ .method = "POST", .path = "/v1/references",
+			   .auth = "Bearer good", .len = 60, .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 200);
+	c = (struct call){ .method = "POST", .path = "/upload",
+			   .auth = "Bearer good", .len = 40, .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 200);
+	assert_string_equal(c.out, "{\"operator\":\"\",\"len\":40}");
+}
+
+/* The verifier's table: every route but the public ones has auth_guard. */
+static void test_verifier_routes_guarded(void **state)
+{
+	static const char *const public[] = { "/", "/v1/health",
+					      "/v1/metrics" };
+	const struct http_route *r;
+	size_t i, operator = 0;
+	int open;
+
+	(void)state;
+	for (r = verifier_routes; r->method != NULL; r++) {
+		open = strncmp(r->pattern, "/v1/agents", 10) == 0 &&
+		       (r->pattern[10] == '\0' || r->pattern[10] == '/');
+		for (i = 0; i < sizeof(public) / sizeof(public[0]); i++)
+			open |= strcmp(r->pattern, public[i]) == 0;
+		print_message("%s %s\n", r->method, r->pattern);
+		if (open) {
+			assert_null(r->guard);
+		} else {
+			assert_ptr_equal(r->guard, auth_guard);
+			operator++;
+		}
+	}
+	assert_true(operator >= 8);
+}
+
 static void test_route_match(void **state)
 {
 	struct http_request req;
@@ -195,6 +504,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_routes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test(test_route_match),
+		cmocka_unit_test_setup_teardown(test_guard_before_body, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_inflight_cap,
+						setup_inflight, teardown),
+		cmocka_unit_test_setup_teardown(test_max_body_unguarded,
+						setup_max_body, teardown),
+		cmocka_unit_test(test_verifier_routes_guarded),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -232,7 +232,9 @@ static inline void tv_make_cert(struct tv *t)
 /* Serve verifier_routes with @t's verifier on a free loopback port. */
 static inline void tv_serve(struct tv *t)
 {
-	struct http_config cfg = { "127.0.0.1", 0, NULL, NULL, 16, 1 };
+	struct http_config cfg = {
+		.addr = "127.0.0.1", .max_connections = 16, .threads = 1,
+	};
 	char err[256];
 
 	tv_make_cert(t);
