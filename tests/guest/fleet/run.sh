@@ -116,8 +116,11 @@ test_enroll() {
 			    "console: $run_dir/lab/guest$i/console.log" \
 			    "$(tail -n 2 <<<"$out")"
 		fi
-		if grep -q "guest$i: enrollment\$" "$run_dir/lab/verifier.log" &&
-		    ! grep -q "guest$i: enrollment pending" "$run_dir/lab/verifier.log"; then
+		# activation logs the state its EK earned: enrolling when
+		# it chains to the EK CA, pending when not
+		if grep -Eq "guest$i: activated, EK [0-9a-f]{64}, enrolling\$" \
+			"$run_dir/lab/verifier.log" &&
+		    ! grep -q "guest$i: activated, EK [0-9a-f]*, pending" "$run_dir/lab/verifier.log"; then
 			ok "guest$i: EK certificate chains to swtpm's local CA (enrolled, not pending)"
 		else
 			not_ok "guest$i: EK certificate chains to swtpm's local CA (enrolled, not pending)" \
