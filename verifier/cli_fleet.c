@@ -491,8 +491,7 @@ int cli_events_main(int argc, char **argv)
 {
 	struct fleet_args a;
 	struct cli_client *c;
-	json_t *all = json_array(), *ans, *next, *e;
-	long long after = 0;
+	json_t *all = json_array(), *e;
 	char path[256];
 	int rc = CLI_EXIT_MISMATCH;
 	size_t i;
@@ -504,17 +503,9 @@ int cli_events_main(int argc, char **argv)
 	c = cli_client_new(&a.co);
 	if (c == NULL || all == NULL)
 		goto out;
-	do {
-		snprintf(path, sizeof(path),
-			 "/v1/machines/%s/events?limit=%d&after=%lld", a.id,
-			 FLEET_PAGE, after);
-		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
-			goto out;
-		json_array_extend(all, json_object_get(ans, "events"));
-		next = json_object_get(ans, "next");
-		after = json_is_integer(next) ? json_integer_value(next) : 0;
-		json_decref(ans);
-	} while (after != 0);
+	snprintf(path, sizeof(path), "/v1/machines/%s/events", a.id);
+	if (cli_client_get_pages(c, path, "", "events", all) < 0)
+		goto out;
 	if (a.json)
 		print_json(all);
 	else
@@ -550,9 +541,8 @@ int cli_audit_main(int argc, char **argv)
 {
 	struct fleet_args a;
 	struct cli_client *c;
-	json_t *all = json_array(), *ans, *next, *e;
-	long long after = 0;
-	char path[256], *m = NULL;
+	json_t *all = json_array(), *e;
+	char query[256], *m = NULL;
 	int rc = CLI_EXIT_MISMATCH;
 	size_t i;
 
@@ -565,17 +555,10 @@ int cli_audit_main(int argc, char **argv)
 		goto out;
 	if (a.machine != NULL)
 		m = cli_client_escape(c, a.machine);
-	do {
-		snprintf(path, sizeof(path), "/v1/audit?limit=%d&after=%lld%s%s",
-			 FLEET_PAGE, after, m != NULL ? "&machine=" : "",
-			 m != NULL ? m : "");
-		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
-			goto out;
-		json_array_extend(all, json_object_get(ans, "audit"));
-		next = json_object_get(ans, "next");
-		after = json_is_integer(next) ? json_integer_value(next) : 0;
-		json_decref(ans);
-	} while (after != 0);
+	snprintf(query, sizeof(query), "%s%s", m != NULL ? "&machine=" : "",
+		 m != NULL ? m : "");
+	if (cli_client_get_pages(c, "/v1/audit", query, "audit", all) < 0)
+		goto out;
 	if (a.json)
 		print_json(all);
 	else
