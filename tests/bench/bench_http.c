@@ -35,6 +35,17 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
+struct curl_slist *bench_http_init(void)
+{
+	struct curl_slist *h;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return NULL;
+	h = curl_slist_append(NULL, "Content-Type: application/json");
+	return h != NULL ? curl_slist_append(h, "Expect:") : NULL;
+}
+
 CURL *bench_http_easy(const char *ca, struct bench_buf *resp, long timeout)
 {
 	CURL *c = curl_easy_init();

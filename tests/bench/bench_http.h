@@ -19,6 +19,14 @@ struct bench_buf {
 };
 
 /**
+ * bench_http_init() - stdout line-buffered, libcurl initialised, and the
+ * headers of every request: JSON, and no "Expect: 100-continue" wait.
+ *
+ * Return: the header list, or NULL if libcurl failed.
+ */
+struct curl_slist *bench_http_init(void);
+
+/**
  * bench_http_easy() - a libcurl handle that trusts @ca, collects the
  * answer into @resp, gives up after @timeout seconds and keeps idle
  * connections as long as the verifier does.

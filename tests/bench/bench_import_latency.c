@@ -498,11 +498,9 @@ int main(int argc, char **argv)
 	double t;
 
 	parse(argc, argv, &o);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	headers = bench_http_init();
+	if (headers == NULL)
 		return 1;
-	headers = curl_slist_append(NULL, "Content-Type: application/json");
-	headers = curl_slist_append(headers, "Expect:");
 	records = malloc(FLEET_BATCH_MAX * FLEET_RECORD_MAX);
 	if (records == NULL)
 		return 1;

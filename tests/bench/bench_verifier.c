@@ -193,7 +193,8 @@ static CURL *easy(const struct opts *o, struct bench_buf *resp)
 
 /* One agent's own keep-alive connection, under a name of its own. */
 static struct agent_conn *
-connection(const struct opts *o, const struct fleet_agent *a, struct bench_buf *resp)
+connection(const struct opts *o, const struct fleet_agent *a,
+	   struct bench_buf *resp)
 {
 	struct agent_conn *c = calloc(1, sizeof(*c));
 	char entry[160];
@@ -702,11 +703,9 @@ int main(int argc, char **argv)
 	double t0;
 
 	parse(argc, argv, &o);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	headers = bench_http_init();
+	if (headers == NULL)
 		return 1;
-	headers = curl_slist_append(NULL, "Content-Type: application/json");
-	headers = curl_slist_append(headers, "Expect:");
 	if (make_agents(&o, &agents) < 0 || (w = workers(&o, agents)) == NULL ||
 	    costs(&o, &agents[0], &w[0].ev) < 0)
 		return 1;
