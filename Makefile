@@ -196,6 +196,7 @@ $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 
 $(BUILD)/bin/bench-verifier: $(BUILD)/tests/bench/bench_verifier.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
+		$(BUILD)/tests/bench/bench_http.o \
 		$(LIBDB) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
@@ -304,6 +305,7 @@ bench-verifier: all
 $(BUILD)/bin/bench-import-latency: \
 		$(BUILD)/tests/bench/bench_import_latency.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
+		$(BUILD)/tests/bench/bench_http.o \
 		$(LIBDB) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread

@@ -34,6 +34,21 @@ char *db_json_text(struct db *db, sqlite3_stmt *st, struct imt_error *err)
 	return out;
 }
 
+int db_audit_insert_json(struct db *db, const struct db_audit *a,
+			 sqlite3_stmt *st, struct imt_error *err)
+{
+	struct db_audit e = *a;
+	char *detail = db_json_text(db, st, err);
+	int rc;
+
+	if (detail == NULL)
+		return -1;
+	e.detail = detail;
+	rc = db_audit_insert(db, &e, err);
+	free(detail);
+	return rc;
+}
+
 static int check_audit(const struct db_audit *a, struct imt_error *err)
 {
 	if (a == NULL)

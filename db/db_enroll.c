@@ -331,8 +331,6 @@ static int enroll_audit(struct db *db, const struct db_challenge *c,
 	struct db_audit a = { .time = now, .action = "enroll",
 			      .machine_id = c->machine_id,
 			      .ek_fpr = c->ek_fpr };
-	char *detail;
-	int rc;
 
 	if (st == NULL)
 		return -1;
@@ -343,13 +341,7 @@ static int enroll_audit(struct db *db, const struct db_challenge *c,
 			  SQLITE_STATIC);
 	sqlite3_bind_blob(st, 4, c->ak_name, (int)c->ak_name_len,
 			  SQLITE_STATIC);
-	detail = db_json_text(db, st, err);
-	if (detail == NULL)
-		return -1;
-	a.detail = detail;
-	rc = db_audit_insert(db, &a, err);
-	free(detail);
-	return rc;
+	return db_audit_insert_json(db, &a, st, err);
 }
 
 static int activate(struct db *db, const struct db_challenge *c,

@@ -291,8 +291,6 @@ static int rm_audit(struct db *db, const char *id, const char *operator,
 	struct db_audit a = { .time = now, .operator = operator,
 			      .action = "remove", .machine_id = id,
 			      .ek_fpr = out->has_ek_fpr ? out->ek_fpr : NULL };
-	char *detail;
-	int rc;
 
 	if (st == NULL)
 		return -1;
@@ -301,13 +299,7 @@ static int rm_audit(struct db *db, const char *id, const char *operator,
 	sqlite3_bind_int64(st, 3, out->records);
 	sqlite3_bind_int64(st, 4, out->enrollments);
 	sqlite3_bind_int(st, 5, out->registration);
-	detail = db_json_text(db, st, err);
-	if (detail == NULL)
-		return -1;
-	a.detail = detail;
-	rc = db_audit_insert(db, &a, err);
-	free(detail);
-	return rc;
+	return db_audit_insert_json(db, &a, st, err);
 }
 
 static int rm(struct db *db, const char *id, const char *operator,
@@ -418,19 +410,11 @@ static int duplicate(struct db *db, const char *id, const uint8_t *ek_fpr,
 	sqlite3_stmt *st = db_stmt(db, sql_dup_detail, err);
 	struct db_audit a = { .time = now, .action = "duplicate-ek",
 			      .machine_id = id, .ek_fpr = ek_fpr };
-	char *detail;
-	int rc;
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_text(st, 1, holder, -1, SQLITE_STATIC);
-	detail = db_json_text(db, st, err);
-	if (detail == NULL)
-		return -1;
-	a.detail = detail;
-	rc = db_audit_insert(db, &a, err);
-	free(detail);
-	return rc;
+	return db_audit_insert_json(db, &a, st, err);
 }
 
 static int fill(struct db *db, const char *id, const uint8_t *ek_fpr,

@@ -124,6 +124,13 @@ int db_audit_insert(struct db *db, const struct db_audit *a,
  */
 char *db_json_text(struct db *db, sqlite3_stmt *st, struct imt_error *err);
 
+/*
+ * db_audit_insert_json() - db_audit_insert() of @a with, as its detail,
+ * the text db_json_text() takes from @st.
+ */
+int db_audit_insert_json(struct db *db, const struct db_audit *a,
+			 sqlite3_stmt *st, struct imt_error *err);
+
 /* db_identity_get() - db_identity_check() without its argument checks. */
 int db_identity_get(struct db *db, const char *id, const uint8_t *ek_fpr,
 		    const uint8_t *ek_pub, size_t ek_pub_len,

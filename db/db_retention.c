@@ -153,20 +153,12 @@ static int expired_audit(struct db *db, const char *id, const uint8_t *fpr,
 	sqlite3_stmt *st = db_stmt(db, sql_pending_detail, err);
 	struct db_audit a = { .time = now, .action = "pending-expired",
 			      .machine_id = id, .ek_fpr = fpr };
-	char *detail;
-	int rc;
 
 	if (st == NULL)
 		return -1;
 	sqlite3_bind_int64(st, 1, created);
 	sqlite3_bind_int64(st, 2, r->pending_expire);
-	detail = db_json_text(db, st, err);
-	if (detail == NULL)
-		return -1;
-	a.detail = detail;
-	rc = db_audit_insert(db, &a, err);
-	free(detail);
-	return rc;
+	return db_audit_insert_json(db, &a, st, err);
 }
 
 /* Remove the oldest expired pending machine: 1 done, 0 none, -1. */

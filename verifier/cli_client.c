@@ -3,7 +3,7 @@
  * cli_client.c - the operator CLI over the shared HTTPS client: options,
  * token, the http:// refusal, JSON, and messages in the operator's terms.
  */
-#define _GNU_SOURCE	/* strndup */
+#define _GNU_SOURCE	/* strndup, asprintf */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,4 +237,32 @@ out:
 char *cli_client_escape(struct cli_client *c, const char *s)
 {
 	return client_escape(c->http, s);
+}
+
+int cli_client_get_pages(struct cli_client *c, const char *prefix,
+			 const char *query, const char *key, json_t *all)
+{
+	json_t *ans, *next;
+	long long after = 0;
+	char *path = NULL;
+	int rc = -1;
+
+	do {
+		free(path);
+		if (asprintf(&path, "%s?limit=1000&after=%lld%s", prefix, after,
+			     query) < 0) {
+			path = NULL;
+			goto out;
+		}
+		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
+			goto out;
+		json_array_extend(all, json_object_get(ans, key));
+		next = json_object_get(ans, "next");
+		after = json_is_integer(next) ? json_integer_value(next) : 0;
+		json_decref(ans);
+	} while (after != 0);
+	rc = 0;
+out:
+	free(path);
+	return rc;
 }

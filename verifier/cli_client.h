@@ -85,4 +85,19 @@ int cli_client_call(struct cli_client *c, const char *method,
  */
 char *cli_client_escape(struct cli_client *c, const char *s);
 
+/**
+ * cli_client_get_pages() - GET @prefix?limit=1000&after=N@query page
+ * after page (N: the "next" of the previous answer, 0 at first, until
+ * there is none), the arrays under @key of every answer appended to @all.
+ * @c: the client
+ * @prefix: "/v1/audit"
+ * @query: more query arguments, already escaped ("&machine=m"), or ""
+ * @key: the array of one page in the answer, "audit"
+ * @all: a JSON array
+ *
+ * Return: 0, or -1 after printing what went wrong (cli_client_call()).
+ */
+int cli_client_get_pages(struct cli_client *c, const char *prefix,
+			 const char *query, const char *key, json_t *all);
+
 #endif /* IMATRUST_CLI_CLIENT_H */

@@ -487,42 +487,44 @@ static void print_event(json_t *e)
 	       json_string_value(json_object_get(e, "kind")), change, why);
 }
 
+/*
+ * Every page of @prefix@query (cli_client_get_pages()), its @key items
+ * printed as JSON (@json) or one by one with @print: 0, or -1.
+ */
+static int list_all(struct cli_client *c, int json, const char *prefix,
+		    const char *query, const char *key, void (*print)(json_t *))
+{
+	json_t *all = json_array(), *e;
+	int rc = -1;
+	size_t i;
+
+	if (all == NULL || cli_client_get_pages(c, prefix, query, key, all) < 0)
+		goto out;
+	if (json)
+		print_json(all);
+	else
+		json_array_foreach(all, i, e)
+			print(e);
+	rc = 0;
+out:
+	json_decref(all);
+	return rc;
+}
+
 int cli_events_main(int argc, char **argv)
 {
 	struct fleet_args a;
 	struct cli_client *c;
-	json_t *all = json_array(), *ans, *next, *e;
-	long long after = 0;
 	char path[256];
 	int rc = CLI_EXIT_MISMATCH;
-	size_t i;
 
-	if (fleet_parse(argc, argv, argv[0], NEED_ID, &a) < 0) {
-		json_decref(all);
+	if (fleet_parse(argc, argv, argv[0], NEED_ID, &a) < 0)
 		return CLI_EXIT_USAGE;
-	}
 	c = cli_client_new(&a.co);
-	if (c == NULL || all == NULL)
-		goto out;
-	do {
-		snprintf(path, sizeof(path),
-			 "/v1/machines/%s/events?limit=%d&after=%lld", a.id,
-			 FLEET_PAGE, after);
-		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
-			goto out;
-		json_array_extend(all, json_object_get(ans, "events"));
-		next = json_object_get(ans, "next");
-		after = json_is_integer(next) ? json_integer_value(next) : 0;
-		json_decref(ans);
-	} while (after != 0);
-	if (a.json)
-		print_json(all);
-	else
-		json_array_foreach(all, i, e)
-			print_event(e);
-	rc = CLI_EXIT_OK;
-out:
-	json_decref(all);
+	snprintf(path, sizeof(path), "/v1/machines/%s/events", a.id);
+	if (c != NULL &&
+	    list_all(c, a.json, path, "", "events", print_event) == 0)
+		rc = CLI_EXIT_OK;
 	cli_client_free(c);
 	return rc;
 }
@@ -550,41 +552,21 @@ int cli_audit_main(int argc, char **argv)
 {
 	struct fleet_args a;
 	struct cli_client *c;
-	json_t *all = json_array(), *ans, *next, *e;
-	long long after = 0;
-	char path[256], *m = NULL;
+	char query[256], *m = NULL;
 	int rc = CLI_EXIT_MISMATCH;
-	size_t i;
 
-	if (fleet_parse(argc, argv, argv[0], NEED_NONE, &a) < 0) {
-		json_decref(all);
+	if (fleet_parse(argc, argv, argv[0], NEED_NONE, &a) < 0)
 		return CLI_EXIT_USAGE;
-	}
 	c = cli_client_new(&a.co);
-	if (c == NULL || all == NULL)
-		goto out;
+	if (c == NULL)
+		return rc;
 	if (a.machine != NULL)
 		m = cli_client_escape(c, a.machine);
-	do {
-		snprintf(path, sizeof(path), "/v1/audit?limit=%d&after=%lld%s%s",
-			 FLEET_PAGE, after, m != NULL ? "&machine=" : "",
-			 m != NULL ? m : "");
-		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
-			goto out;
-		json_array_extend(all, json_object_get(ans, "audit"));
-		next = json_object_get(ans, "next");
-		after = json_is_integer(next) ? json_integer_value(next) : 0;
-		json_decref(ans);
-	} while (after != 0);
-	if (a.json)
-		print_json(all);
-	else
-		json_array_foreach(all, i, e)
-			print_audit(e);
-	rc = CLI_EXIT_OK;
-out:
+	snprintf(query, sizeof(query), "%s%s", m != NULL ? "&machine=" : "",
+		 m != NULL ? m : "");
+	if (list_all(c, a.json, "/v1/audit", query, "audit", print_audit) == 0)
+		rc = CLI_EXIT_OK;
 	free(m);
-	json_decref(all);
 	cli_client_free(c);
 	return rc;
 }

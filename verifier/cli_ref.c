@@ -504,9 +504,8 @@ static int cmd_ls(int argc, char **argv)
 {
 	struct ref_args a;
 	struct cli_client *c = NULL;
-	json_t *all = json_array(), *ans, *next, *r;
-	char *q = NULL, *path = NULL;
-	long long after = 0;
+	json_t *all = json_array(), *r;
+	char *q = NULL;
 	int rc = CLI_EXIT_MISMATCH;
 	size_t i;
 
@@ -520,20 +519,8 @@ static int cmd_ls(int argc, char **argv)
 	c = cli_client_new(&a.co);
 	if (c == NULL || all == NULL || (q = ls_query(c, &a)) == NULL)
 		goto out;
-	do {
-		free(path);
-		if (asprintf(&path, "/v1/references?limit=1000&after=%lld%s",
-			     after, q) < 0) {
-			path = NULL;
-			goto out;
-		}
-		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
-			goto out;
-		json_array_extend(all, json_object_get(ans, "refs"));
-		next = json_object_get(ans, "next");
-		after = json_is_integer(next) ? json_integer_value(next) : 0;
-		json_decref(ans);
-	} while (after != 0);
+	if (cli_client_get_pages(c, "/v1/references", q, "refs", all) < 0)
+		goto out;
 	if (a.json) {
 		json_dumpf(all, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
@@ -543,7 +530,6 @@ static int cmd_ls(int argc, char **argv)
 	}
 	rc = CLI_EXIT_OK;
 out:
-	free(path);
 	free(q);
 	json_decref(all);
 	cli_client_free(c);

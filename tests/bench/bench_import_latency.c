@@ -36,10 +36,10 @@
 #include <openssl/rand.h>
 
 #include "bench_fleet.h"
+#include "bench_http.h"
 #include "db.h"
 #include "hex.h"
 
-#define STARTUP_TRIES 300	/* x 100 ms for the verifier to listen */
 #define TOKEN_BYTES 16		/* operator token: 32 hex characters */
 
 struct opts {
@@ -52,10 +52,6 @@ struct opts {
 	char **verifier;
 };
 
-struct buf {
-	char *data;
-	size_t len, cap;
-};
 
 enum stage { STAGE_NONCE, STAGE_FIRST, STAGE_BEAT };
 enum window { WIN_NONE, WIN_BASE, WIN_IMPORT, WIN_COUNT };
@@ -66,7 +62,7 @@ struct agent {
 	CURL *h;
 	struct curl_slist *resolve;	/* ID.agents.bench -> 127.0.0.1 */
 	char base[128];
-	struct buf resp;
+	struct bench_buf resp;
 	char *body;
 	enum stage stage;
 	enum window win;		/* of the request in flight */
@@ -87,7 +83,7 @@ struct import_job {
 	const struct opts *o;
 	char *body;
 	char auth[128];
-	struct buf resp;
+	struct bench_buf resp;
 	long status;
 	double t0, t1;
 	atomic_int done;
@@ -99,19 +95,7 @@ static struct curl_slist *headers;
 
 static void stop_verifier(void)
 {
-	if (verifier_pid > 0) {
-		kill(verifier_pid, SIGTERM);
-		waitpid(verifier_pid, NULL, 0);
-		verifier_pid = -1;
-	}
-}
-
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	bench_stop(&verifier_pid);
 }
 
 static void die(const char *what, const char *detail)
@@ -121,38 +105,12 @@ static void die(const char *what, const char *detail)
 	exit(1);
 }
 
-static size_t on_body(char *data, size_t size, size_t n, void *arg)
+static CURL *easy(const struct opts *o, struct bench_buf *resp, long timeout)
 {
-	struct buf *b = arg;
-	size_t len = size * n;
-
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = (b->len + len + 1) * 2;
-		char *p = realloc(b->data, cap);
-
-		if (p == NULL)
-			return 0;
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-	return len;
-}
-
-static CURL *easy(const struct opts *o, struct buf *resp, long timeout)
-{
-	CURL *c = curl_easy_init();
+	CURL *c = bench_http_easy(o->ca, resp, timeout);
 
 	if (c == NULL)
 		die("curl", "no easy handle");
-	curl_easy_setopt(c, CURLOPT_CAINFO, o->ca);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, resp);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout);
-	curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 3600L);
 	return c;
 }
 
@@ -214,7 +172,7 @@ static void start(const struct opts *o, CURLM *m, struct agent *ag,
 			 (long)strlen(ag->body));
 	(void)o;
 	ag->win = win;
-	ag->started = now_mono();
+	ag->started = bench_now();
 	ag->busy = 1;
 	if (curl_multi_add_handle(m, ag->h) != CURLM_OK)
 		die(ag->a.id, "curl_multi_add_handle");
@@ -258,7 +216,7 @@ static void take_verdict(struct agent *ag)
 static void finish(CURLM *m, struct agent *ag, CURLcode rc,
 		   struct samples *win, double interval)
 {
-	double t = now_mono();
+	double t = bench_now();
 	long status = 0;
 
 	curl_multi_remove_handle(m, ag->h);
@@ -379,9 +337,9 @@ static void *import_thread(void *arg)
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, j->body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(j->body));
-	j->t0 = now_mono();
+	j->t0 = bench_now();
 	rc = curl_easy_perform(c);
-	j->t1 = now_mono();
+	j->t1 = bench_now();
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &j->status);
 	curl_easy_cleanup(c);
@@ -392,43 +350,15 @@ static void *import_thread(void *arg)
 
 /* ---- the run --------------------------------------------------------- */
 
-static pid_t spawn(char **argv, const char *log)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (freopen(log, "w", stderr) == NULL)
-			_exit(127);
-		dup2(fileno(stderr), STDOUT_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 static int wait_ready(const struct opts *o)
 {
-	struct buf b = { 0 };
+	struct bench_buf b = { 0 };
 	CURL *c = easy(o, &b, 5);
-	char url[128];
-	long status = 0;
-	int i;
+	int rc = bench_http_wait_ready(c, o->port, &verifier_pid);
 
-	snprintf(url, sizeof(url), "https://127.0.0.1:%u/v1/health", o->port);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	for (i = 0; i < STARTUP_TRIES && status != 200; i++) {
-		if (waitpid(verifier_pid, NULL, WNOHANG) == verifier_pid) {
-			verifier_pid = -1;
-			break;
-		}
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		if (status != 200)
-			usleep(100000);
-	}
 	curl_easy_cleanup(c);
 	free(b.data);
-	return status == 200 ? 0 : -1;
+	return rc;
 }
 
 struct run {
@@ -444,7 +374,7 @@ struct run {
 /* Start the agents that are due; @stop: start none, only drain. */
 static size_t start_due(struct run *r, enum window win, int stop)
 {
-	double t = now_mono();
+	double t = bench_now();
 	size_t i, busy = 0;
 
 	for (i = 0; i < r->o->agents; i++) {
@@ -491,12 +421,12 @@ static int all_beating(const struct run *r)
 /* Warm-up, the window with no import, the import window, drain. */
 static void run_phases(struct run *r)
 {
-	double interval = r->o->interval_ms / 1e3, t0 = now_mono();
+	double interval = r->o->interval_ms / 1e3, t0 = bench_now();
 	enum window win = WIN_NONE;
 	int stop = 0;
 
 	for (;;) {
-		double t = now_mono();
+		double t = bench_now();
 
 		if (win == WIN_NONE && all_beating(r)) {
 			printf("warm-up: %zu agents connected and attested: "
@@ -568,15 +498,13 @@ int main(int argc, char **argv)
 	double t;
 
 	parse(argc, argv, &o);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	headers = bench_http_init();
+	if (headers == NULL)
 		return 1;
-	headers = curl_slist_append(NULL, "Content-Type: application/json");
-	headers = curl_slist_append(headers, "Expect:");
 	records = malloc(FLEET_BATCH_MAX * FLEET_RECORD_MAX);
 	if (records == NULL)
 		return 1;
-	t = now_mono();
+	t = bench_now();
 	r.o = &o;
 	r.ag = agents_new(&o, records);
 	add_token(&o, token);
@@ -587,11 +515,11 @@ int main(int argc, char **argv)
 	printf("seeding: %zu machines, %d references, an operator token; "
 	       "an import body of %zu references (%.1f MB): %.1f s\n",
 	       o.agents, FLEET_POOL, o.refs,
-	       (double)strlen(r.job.body) / 1e6, now_mono() - t);
+	       (double)strlen(r.job.body) / 1e6, bench_now() - t);
 
 	snprintf(log, sizeof(log), "%s/verifier.log", o.dir);
 	atexit(stop_verifier);
-	verifier_pid = spawn(o.verifier, log);
+	verifier_pid = bench_spawn(o.verifier, log);
 	if (verifier_pid < 0 || wait_ready(&o) < 0)
 		die("the verifier did not start", log);
 	r.m = curl_multi_init();

@@ -37,10 +37,10 @@
 #include <openssl/rand.h>
 
 #include "bench_fleet.h"
+#include "bench_http.h"
 #include "tpm_quote.h"
 
 #define THREADS_MAX 256
-#define STARTUP_TRIES 300 /* x 100 ms for the verifier to listen */
 
 struct opts {
 	size_t agents;
@@ -53,10 +53,6 @@ struct opts {
 	char **verifier;
 };
 
-struct buf {
-	char *data;
-	size_t len, cap;
-};
 
 /* An agent's connection: its easy handle and the name that binds it. */
 struct agent_conn {
@@ -72,7 +68,7 @@ struct worker {
 	size_t n;
 	size_t nrec; /* records per evidence in this phase */
 	struct fleet_evidence ev;
-	struct buf resp;
+	struct bench_buf resp;
 	uint64_t done; /* evidence answered before the stop */
 	int failed;
 	pthread_t th;
@@ -92,19 +88,7 @@ static struct curl_slist *headers;
 
 static void stop_verifier(void)
 {
-	if (verifier_pid > 0) {
-		kill(verifier_pid, SIGTERM);
-		waitpid(verifier_pid, NULL, 0);
-		verifier_pid = -1;
-	}
-}
-
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	bench_stop(&verifier_pid);
 }
 
 /* utime + stime of /proc/PID/stat (0: this process), in seconds. */
@@ -190,53 +174,27 @@ static size_t sockets_of(pid_t pid)
 
 static void take_sample(struct sample *s)
 {
-	s->wall = now_mono();
+	s->wall = bench_now();
 	s->verifier = cpu_of(verifier_pid);
 	s->client = cpu_of(0);
 	s->busy = cpu_busy();
 }
 
-static size_t on_body(char *data, size_t size, size_t n, void *arg)
+static CURL *easy(const struct opts *o, struct bench_buf *resp)
 {
-	struct buf *b = arg;
-	size_t len = size * n;
-
-	if (b->len + len + 1 > b->cap) {
-		size_t cap = (b->len + len + 1) * 2;
-		char *p = realloc(b->data, cap);
-
-		if (p == NULL)
-			return 0;
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-	return len;
-}
-
-static CURL *easy(const struct opts *o, struct buf *resp)
-{
-	CURL *c = curl_easy_init();
+	CURL *c = bench_http_easy(o->ca, resp, 120L);
 
 	if (c == NULL)
 		return NULL;
-	curl_easy_setopt(c, CURLOPT_CAINFO, o->ca);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, resp);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	/* keep idle connections as long as the verifier does */
-	curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 3600L);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
 	return c;
 }
 
 /* One agent's own keep-alive connection, under a name of its own. */
 static struct agent_conn *
-connection(const struct opts *o, const struct fleet_agent *a, struct buf *resp)
+connection(const struct opts *o, const struct fleet_agent *a,
+	   struct bench_buf *resp)
 {
 	struct agent_conn *c = calloc(1, sizeof(*c));
 	char entry[160];
@@ -419,46 +377,18 @@ static int run_workers(struct worker *w, size_t n, void *(*fn)(void *))
 	return failed ? -1 : 0;
 }
 
-static pid_t spawn(char **argv, const char *log)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (log != NULL && freopen(log, "w", stderr) == NULL)
-			_exit(127);
-		if (log != NULL)
-			dup2(fileno(stderr), STDOUT_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* Wait until GET /v1/health answers 200 (or the verifier died). */
 static int wait_ready(const struct opts *o)
 {
-	char url[512];
-	struct buf b = {0};
+	struct bench_buf b = {0};
 	CURL *c = easy(o, &b);
-	long status = 0;
-	int i;
+	int rc;
 
-	snprintf(url, sizeof(url), "https://127.0.0.1:%u/v1/health", o->port);
 	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	for (i = 0; i < STARTUP_TRIES && status != 200; i++) {
-		if (waitpid(verifier_pid, NULL, WNOHANG) == verifier_pid) {
-			verifier_pid = -1;
-			break;
-		}
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		if (status != 200)
-			usleep(100000);
-	}
+	rc = bench_http_wait_ready(c, o->port, &verifier_pid);
 	curl_easy_cleanup(c);
 	free(b.data);
-	return status == 200 ? 0 : -1;
+	return rc;
 }
 
 /* ---- what one step costs, measured in this process, one core -------- */
@@ -614,7 +544,7 @@ static pid_t start_perf(const struct opts *o, const char *phase)
 	snprintf(pid, sizeof(pid), "%d", (int)verifier_pid);
 	snprintf(path, sizeof(path), "%s/perf-%s.data", o->dir, phase);
 	snprintf(secs, sizeof(secs), "%u", o->seconds);
-	return spawn(argv, NULL);
+	return bench_spawn(argv, NULL);
 }
 
 static int phase(const struct opts *o, struct worker *w, const char *name,
@@ -637,7 +567,7 @@ static int phase(const struct opts *o, struct worker *w, const char *name,
 	for (i = 0; i < o->threads; i++)
 		if (pthread_create(&w[i].th, NULL, steady, &w[i]) != 0)
 			return -1;
-	while (now_mono() - s0.wall < o->seconds && !atomic_load(&stop))
+	while (bench_now() - s0.wall < o->seconds && !atomic_load(&stop))
 		usleep(20000);
 	atomic_store(&stop, 1);
 	take_sample(&s1);
@@ -744,7 +674,7 @@ static struct worker *workers(const struct opts *o, struct fleet_agent *a)
 static int make_agents(const struct opts *o, struct fleet_agent **out)
 {
 	struct fleet_agent *a = calloc(o->agents, sizeof(*a));
-	double t0 = now_mono();
+	double t0 = bench_now();
 	size_t i;
 
 	if (a == NULL)
@@ -758,7 +688,7 @@ static int make_agents(const struct opts *o, struct fleet_agent **out)
 		return -1;
 	printf("seeding: %zu P-256 AKs, %zu machines activated, %d references: "
 	       "%.1f s\n",
-	       o->agents, o->agents, FLEET_POOL, now_mono() - t0);
+	       o->agents, o->agents, FLEET_POOL, bench_now() - t0);
 	*out = a;
 	return 0;
 }
@@ -773,18 +703,16 @@ int main(int argc, char **argv)
 	double t0;
 
 	parse(argc, argv, &o);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	headers = bench_http_init();
+	if (headers == NULL)
 		return 1;
-	headers = curl_slist_append(NULL, "Content-Type: application/json");
-	headers = curl_slist_append(headers, "Expect:");
 	if (make_agents(&o, &agents) < 0 || (w = workers(&o, agents)) == NULL ||
 	    costs(&o, &agents[0], &w[0].ev) < 0)
 		return 1;
 
 	snprintf(log, sizeof(log), "%s/verifier.log", o.dir);
 	atexit(stop_verifier);
-	verifier_pid = spawn(o.verifier, log);
+	verifier_pid = bench_spawn(o.verifier, log);
 	if (verifier_pid < 0 || wait_ready(&o) < 0) {
 		fprintf(stderr, "bench: the verifier did not start (%s)\n",
 			log);
@@ -794,12 +722,12 @@ int main(int argc, char **argv)
 	printf("verifier pid %d, RSS %ld KB before any agent traffic\n",
 	       (int)verifier_pid, rss0);
 
-	t0 = now_mono();
+	t0 = bench_now();
 	if (run_workers(w, o.threads, warm_up) < 0)
 		return 1;
 	printf("warm-up: %zu TLS connections, nonce + boot_aggregate evidence "
 	       "each: %.1f s, verifier RSS %ld KB\n",
-	       o.agents, now_mono() - t0, rss_kb(verifier_pid));
+	       o.agents, bench_now() - t0, rss_kb(verifier_pid));
 
 	printf("%-10s %10s %10s %11s %11s %11s %9s %9s %9s\n", "phase",
 	       "attest/s", "records/s", "verif CPU", "client CPU", "other CPU",

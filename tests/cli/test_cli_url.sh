@@ -5,45 +5,15 @@
 # that writes down every byte it receives: the network attacker's view.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-bin=${IMATRUST_BIN:-$here/../../build/bin}
-imatrust="$bin/imatrust"
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-expect() {
-	local code=$1 desc=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	if [ "$rc" -eq "$code" ]; then ok "$desc"; else
-		echo "# exit $rc, wanted $code"; sed 's/^/# /' "$tmp/out"
-		not_ok "$desc" "$tmp/err"; fi
-}
-contains() {
-	if grep -qE -- "$2" "$1"; then ok "$3"; else not_ok "$3" "$1"; fi
-}
 # Nothing reached the listener since the last call of heard_nothing.
 heard_nothing() {
 	if [ ! -s "$tmp/heard" ]; then ok "$1"; else not_ok "$1" "$tmp/heard"; fi
 	: >"$tmp/heard"
 }
 
-if ! command -v python3 >/dev/null; then
-	echo "1..0 # SKIP python3 not installed"
-	exit 0
-fi
+skip_without python3
 
 # Accepts connections one by one, notes each in heard with what arrives,
 # answers one machine as JSON over plain HTTP and closes.

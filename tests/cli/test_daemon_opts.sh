@@ -6,61 +6,15 @@
 # exist, so it logs its start and stops without a TPM.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-bin=${IMATRUST_BIN:-$here/../../build/bin}
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-expect() {
-	local code=$1 desc=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	if [ "$rc" -eq "$code" ]; then ok "$desc"; else
-		echo "# exit $rc, wanted $code"; sed 's/^/# /' "$tmp/out"
-		not_ok "$desc" "$tmp/err"; fi
-}
-contains() {
-	if grep -qE -- "$2" "$1"; then ok "$3"; else not_ok "$3" "$1"; fi
-}
-lacks() {
-	if grep -qE -- "$2" "$1"; then not_ok "$3" "$1"; else ok "$3"; fi
-}
-
-for tool in openssl curl python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool not installed"
-		exit 0
-	fi
-done
+skip_without openssl curl python3
 unset JOURNAL_STREAM
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
-	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+port=$(free_port)
+self_cert
 # verifier.conf with log_level $1
-verifier_conf() {
-	cat >"$tmp/verifier.conf" <<EOF
-listen = 127.0.0.1
-port = $port
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $tmp/verifier.db
-log_level = $1
-EOF
-}
+verifier_conf() { write_verifier_conf "log_level = $1"; }
 # agent.conf with log_level $1; the list is absent, so the agent stops.
 agent_conf() {
 	cat >"$tmp/agent.conf" <<EOF
@@ -101,11 +55,7 @@ expect 2 "the agent takes no operand" "$bin/imatrust-agent" -n extra
 run_verifier() {
 	"$bin/imatrust-verifier" "$@" -c "$tmp/verifier.conf" >"$tmp/log" 2>&1 &
 	pid=$!
-	for _ in $(seq 50); do
-		curl -sf --cacert "$tmp/cert.pem" \
-			"https://127.0.0.1:$port/v1/health" >/dev/null && break
-		sleep 0.1
-	done
+	health_wait
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	pid=""

@@ -4,24 +4,9 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 fixtures="$here/../fixtures/ima"
-bin=${IMATRUST_BIN:-$here/../../build/bin}
-imatrust="$bin/imatrust"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$here/lib.sh"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-# expect CODE DESCRIPTION CMD...: the command exits with CODE
-expect() {
-	local code=$1 desc=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	if [ "$rc" -eq "$code" ]; then ok "$desc"; else
-		echo "# exit $rc, wanted $code"; not_ok "$desc" "$tmp/err"; fi
-}
-# contains FILE TEXT DESCRIPTION
+# contains FILE TEXT DESCRIPTION: a fixed string here, not lib.sh's ERE
 contains() {
 	if grep -qF -- "$2" "$1"; then ok "$3"; else not_ok "$3" "$1"; fi
 }

@@ -8,58 +8,17 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${IMATRUST_BIN:-$here/../../build/bin}
+. "$here/lib.sh"
 tools=${IMATRUST_TOOLS:-$here/../../build/tests/tools}
 spec="$here/../../verifier/openapi.json"
-imatrust="$bin/imatrust"
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-expect() {
-	local code=$1 desc=$2
-	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	if [ "$rc" -eq "$code" ]; then ok "$desc"; else
-		echo "# exit $rc, wanted $code"; cat "$tmp/out" | sed 's/^/# /'
-		not_ok "$desc" "$tmp/err"; fi
-}
-contains() {
-	if grep -qE -- "$2" "$1"; then ok "$3"; else not_ok "$3" "$1"; fi
-}
+skip_without openssl sqlite3 curl jq python3
 
-for tool in openssl sqlite3 curl jq python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool not installed"
-		exit 0
-	fi
-done
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
-	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-cat >"$tmp/verifier.conf" <<EOF2
-listen = 127.0.0.1
-port = $port
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $tmp/verifier.db
-stale_after = 86400
-EOF2
-"$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add alice \
-	>"$tmp/token" 2>"$tmp/err" || { echo "Bail out! token add"; cat "$tmp/err"; exit 1; }
+port=$(free_port)
+self_cert
+write_verifier_conf "stale_after = 86400"
+token_add alice
+printf '%s\n' "$token" >"$tmp/token"
 ok "imatrust-verifier token add prints a token"
 
 # A file in the guest image whose digest the machine measured as unknown.
@@ -88,19 +47,7 @@ INSERT INTO records VALUES
 	(1, 1, 10, 'ima-ng', '/usr/sbin/tool', 'sha256', x'$tool_hex', 'unknown');
 SQL
 
-"$bin/imatrust-verifier" -c "$tmp/verifier.conf" >"$tmp/verifier.log" 2>&1 &
-pid=$!
-url="https://127.0.0.1:$port"
-for _ in $(seq 50); do
-	curl -sf --cacert "$tmp/cert.pem" "$url/v1/health" >/dev/null && break
-	sleep 0.1
-done
-if curl -sf --cacert "$tmp/cert.pem" "$url/v1/health" >/dev/null; then
-	ok "the verifier serves HTTPS"
-else
-	not_ok "the verifier serves HTTPS" "$tmp/verifier.log"
-	exit 1
-fi
+verifier_start
 
 export IMATRUST_URL=$url IMATRUST_CA=$tmp/cert.pem
 export IMATRUST_TOKEN_FILE=$tmp/token

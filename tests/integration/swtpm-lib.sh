@@ -143,3 +143,33 @@ tool_path() {
 	fi
 	echo "$path"
 }
+
+# swtpm_test_setup: $bin, the drivers $probe, $kern and $mux, an empty
+# $tmp and a trap that on exit kills every pid the test adds to pids and
+# removes $tmp.
+swtpm_test_setup() {
+	bin=${IMATRUST_BIN:-$SWTPM_LIB_ROOT/build/bin}
+	probe=$(tool_path attest_probe) || exit 1
+	kern=$(tool_path fake_kernel) || exit 1
+	mux=$(tool_path tpm_mux) || exit 1
+	tmp=$(mktemp -d)
+	pids=()
+	trap swtpm_test_cleanup EXIT
+}
+
+swtpm_test_cleanup() {
+	local p
+
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+
+# verifier_cert: the verifier's TLS key and certificate for 127.0.0.1,
+# $tmp/key.pem and $tmp/cert.pem.
+verifier_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 \
+		-subj /CN=verifier -addext "subjectAltName=IP:127.0.0.1" \
+		>/dev/null 2>&1
+}

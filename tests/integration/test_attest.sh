@@ -9,19 +9,7 @@ set -u
 . "$(dirname "$0")/swtpm-lib.sh"
 require_tools swtpm swtpm_setup swtpm_localca openssl curl sqlite3 jq
 
-bin=${IMATRUST_BIN:-$SWTPM_LIB_ROOT/build/bin}
-probe=$(tool_path attest_probe) || exit 1
-kern=$(tool_path fake_kernel) || exit 1
-mux=$(tool_path tpm_mux) || exit 1
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+swtpm_test_setup
 
 # --- a CA for EK certificates, as the lab has --------------------------------
 ca=$tmp/ca
@@ -73,9 +61,7 @@ evidence() { as "$1" "$probe" nonce >/dev/null; evidence_again "$@"; }
 evidence_again() { local n=$1; shift; as "$n" "$probe" evidence "$tmp/$n/list" "$@"; }
 
 # --- the verifier -------------------------------------------------------------
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=verifier \
-	-addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1
+verifier_cert
 port=$(swtpm_free_ports)
 manufacture "$tmp/ca-init" || bail "EK CA" "$tmp/ca-init.setup.log"
 swtpm_ca_bundle "$ca" "$ca/bundle.pem"

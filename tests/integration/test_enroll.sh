@@ -12,19 +12,7 @@ set -u
 require_tools swtpm swtpm_setup swtpm_localca openssl curl sqlite3 jq \
 	tpm2_createek
 
-bin=${IMATRUST_BIN:-$SWTPM_LIB_ROOT/build/bin}
-probe=$(tool_path attest_probe) || exit 1
-kern=$(tool_path fake_kernel) || exit 1
-mux=$(tool_path tpm_mux) || exit 1
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+swtpm_test_setup
 
 ca=$tmp/ca
 swtpm_ca_init "$ca"
@@ -71,9 +59,7 @@ fpr() {
 }
 
 # --- two verifiers: V1 trusts the CA bundle, V2 only its root ---------------
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=verifier \
-	-addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1
+verifier_cert
 swtpm_manufacture "$tmp/ca-init" "$ca" "$tmp/ca-init.log" ||
 	bail "EK CA" "$tmp/ca-init.log"
 swtpm_manufacture "$tmp/ca2-init" "$ca2" "$tmp/ca2-init.log" ||

@@ -17,29 +17,12 @@
 # (IMATRUST_BIN=<old build>/bin shows which of these attacks it lets in).
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-bin=${IMATRUST_BIN:-$here/../../build/bin}
-tmp=$(mktemp -d)
-pid=""
+. "$(dirname "$0")/../cli/lib.sh"
 holder=""
 reserver=""
-cleanup() {
+cleanup_more() {
 	[ -n "$holder" ] && kill "$holder" 2>/dev/null
 	[ -n "$reserver" ] && kill "$reserver" 2>/dev/null
-	if [ -n "$pid" ]; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"
-	return 0
 }
 check() {	# check DESCRIPTION CONDITION... (a test(1) expression)
 	local d=$1
@@ -47,12 +30,7 @@ check() {	# check DESCRIPTION CONDITION... (a test(1) expression)
 	if [ "$@" ]; then ok "$d"; else not_ok "$d"; fi
 }
 
-for tool in openssl curl python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool not installed"
-		exit 0
-	fi
-done
+skip_without openssl curl python3
 if ! python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.2", 0))' \
 	2>/dev/null; then
 	echo "1..0 # SKIP no 127.0.0.2 on the loopback interface"
@@ -61,19 +39,9 @@ fi
 
 # --- the verifier: an RSA certificate, so that static RSA and CBC suites
 # are possible at all and refused only by the priority string -------------
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" \
-	-out "$tmp/cert.pem" -days 1 -subj /CN=127.0.0.1 \
-	-addext subjectAltName=IP:127.0.0.1 2>/dev/null
-cat >"$tmp/verifier.conf" <<EOF
-listen = 127.0.0.1
-port = $port
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $tmp/verifier.db
-threads = 1
-max_connections = 48
-EOF
+port=$(free_port)
+self_cert rsa
+write_verifier_conf "threads = 1" "max_connections = 48"
 max_per_ip=16
 timeout=11
 if "$bin/imatrust-verifier" -H | grep -q '^max_connections_per_ip '; then
@@ -83,22 +51,9 @@ connection_timeout = $timeout
 max_inflight_body = 134217728
 EOF
 fi
-token=$("$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add alice \
-	2>"$tmp/err") || { echo "Bail out! token add"; cat "$tmp/err"; exit 1; }
-"$bin/imatrust-verifier" -c "$tmp/verifier.conf" >"$tmp/verifier.log" 2>&1 &
-pid=$!
-url="https://127.0.0.1:$port"
+token_add alice
+verifier_start
 c() { curl -s --cacert "$tmp/cert.pem" "$@"; }
-for _ in $(seq 50); do
-	c -f "$url/v1/health" >/dev/null && break
-	sleep 0.1
-done
-if c -f "$url/v1/health" >/dev/null; then
-	ok "the verifier serves HTTPS"
-else
-	not_ok "the verifier serves HTTPS" "$tmp/verifier.log"
-	exit 1
-fi
 
 kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$pid/status"; }
 # the peak (VmHWM) from now on: "5" resets it to the current RSS

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench_http.c - the verifier child and the libcurl plumbing the
+ * benchmark drivers share.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_http.h"
+
+#define STARTUP_TRIES 300 /* x 100 ms for the verifier to listen */
+
+static size_t on_body(char *data, size_t size, size_t n, void *arg)
+{
+	struct bench_buf *b = arg;
+	size_t len = size * n;
+
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *p = realloc(b->data, cap);
+
+		if (p == NULL)
+			return 0;
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return len;
+}
+
+struct curl_slist *bench_http_init(void)
+{
+	struct curl_slist *h;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return NULL;
+	h = curl_slist_append(NULL, "Content-Type: application/json");
+	return h != NULL ? curl_slist_append(h, "Expect:") : NULL;
+}
+
+CURL *bench_http_easy(const char *ca, struct bench_buf *resp, long timeout)
+{
+	CURL *c = curl_easy_init();
+
+	if (c == NULL)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, resp);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout);
+	/* keep idle connections as long as the verifier does */
+	curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 3600L);
+	return c;
+}
+
+int bench_http_wait_ready(CURL *c, unsigned int port, pid_t *pid)
+{
+	char url[128];
+	long status = 0;
+	int i;
+
+	snprintf(url, sizeof(url), "https://127.0.0.1:%u/v1/health", port);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	for (i = 0; i < STARTUP_TRIES && status != 200; i++) {
+		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+			*pid = -1;
+			break;
+		}
+		if (curl_easy_perform(c) == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (status != 200)
+			usleep(100000);
+	}
+	return status == 200 ? 0 : -1;
+}
+
+pid_t bench_spawn(char **argv, const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (log != NULL && freopen(log, "w", stderr) == NULL)
+			_exit(127);
+		if (log != NULL)
+			dup2(fileno(stderr), STDOUT_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+void bench_stop(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGTERM);
+		waitpid(*pid, NULL, 0);
+		*pid = -1;
+	}
+}
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

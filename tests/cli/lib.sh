@@ -1,0 +1,121 @@
+# shellcheck shell=bash
+# lib.sh - TAP and setup shared by the shell tests that run the programs
+# without a TPM (sourced; its name is not test_*.sh, so run-suite.sh does
+# not run it). tests/integration/swtpm-lib.sh serves the swtpm tests.
+#
+#   ok / not_ok DESC [FILE]      a TAP line; not_ok shows FILE as comments
+#   expect CODE DESC CMD...      CMD exits with CODE (output: $tmp/out, err)
+#   contains / lacks FILE ERE DESC
+#   skip_without TOOL...         "1..0 # SKIP" and exit 0 if one is missing
+#   free_port                    a free TCP port on 127.0.0.1
+#   self_cert [rsa]              $tmp/key.pem, $tmp/cert.pem for 127.0.0.1
+#   write_verifier_conf LINE...  $tmp/verifier.conf on $port with that cert
+#   token_add NAME               an operator token for NAME in $token
+#   health_wait                  until the verifier on $port answers
+#   verifier_start               the verifier as $pid, $url, one TAP line
+#
+# Sourcing it sets $bin, $imatrust, $tmp, $pid and a trap that stops $pid
+# and removes $tmp on exit; a test with more to stop defines cleanup_more.
+
+CLI_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=${IMATRUST_BIN:-$CLI_LIB_ROOT/build/bin}
+imatrust="$bin/imatrust"
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+	if declare -F cleanup_more >/dev/null; then
+		cleanup_more
+	fi
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"
+	return 0
+}
+expect() {
+	local code=$1 desc=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ "$rc" -eq "$code" ]; then ok "$desc"; else
+		echo "# exit $rc, wanted $code"; sed 's/^/# /' "$tmp/out"
+		not_ok "$desc" "$tmp/err"; fi
+}
+contains() {
+	if grep -qE -- "$2" "$1"; then ok "$3"; else not_ok "$3" "$1"; fi
+}
+lacks() {
+	if grep -qE -- "$2" "$1"; then not_ok "$3" "$1"; else ok "$3"; fi
+}
+
+skip_without() {
+	local tool
+
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null; then
+			echo "1..0 # SKIP $tool not installed"
+			exit 0
+		fi
+	done
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# An EC P-256 key unless "rsa" (RSA 2048) is asked for.
+self_cert() {
+	local key=(-newkey ec -pkeyopt ec_paramgen_curve:P-256)
+
+	[ "${1:-}" = rsa ] && key=(-newkey rsa:2048)
+	openssl req -x509 "${key[@]}" -nodes \
+		-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+}
+
+# The lines given follow the listener, certificate and database keys.
+write_verifier_conf() {
+	{
+		printf 'listen = 127.0.0.1\nport = %s\n' "$port"
+		printf 'tls_cert = %s\ntls_key = %s\n' "$tmp/cert.pem" "$tmp/key.pem"
+		printf 'database = %s\n' "$tmp/verifier.db"
+		printf '%s\n' "$@"
+	} >"$tmp/verifier.conf"
+}
+
+token_add() {
+	token=$("$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add "$1" \
+		2>"$tmp/err") || { echo "Bail out! token add"; cat "$tmp/err"; exit 1; }
+}
+
+health_wait() {
+	for _ in $(seq 50); do
+		curl -sf --cacert "$tmp/cert.pem" \
+			"https://127.0.0.1:$port/v1/health" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Its log in $tmp/verifier.log; exit 1 if it does not serve.
+verifier_start() {
+	"$bin/imatrust-verifier" -c "$tmp/verifier.conf" >"$tmp/verifier.log" 2>&1 &
+	pid=$!
+	url="https://127.0.0.1:$port"
+	if health_wait; then
+		ok "the verifier serves HTTPS"
+	else
+		not_ok "the verifier serves HTTPS" "$tmp/verifier.log"
+		exit 1
+	fi
+}
