@@ -57,6 +57,7 @@ static const char *const ids[FZ_KEY_COUNT] = {
 };
 
 static struct verifier v;
+static int verbose;		/* FZ_VERBOSE set: one line per answer */
 static char db_path[128];
 static uint8_t *db_template;	/* the database file setup_verifier copies */
 static size_t db_template_len;
@@ -127,7 +128,9 @@ static void make_template(void)
 	FILE *f;
 	long n = 0;
 
+	/* tmpfs where there is one: SQLite's fsyncs would set the pace */
 	snprintf(db_path, sizeof(db_path), "%s/imatrust-fuzz-%ld.db",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
 		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp",
 		 (long)getpid());
 	unlink(db_path);
@@ -167,8 +170,11 @@ static void setup_verifier(void)
 {
 	struct imt_error err;
 
-	if (db_template == NULL)
+	if (db_template == NULL) {
+		verbose = getenv("FZ_VERBOSE") != NULL;
 		make_template();
+		atexit(remove_database);
+	}
 	memset(&v, 0, sizeof(v));
 	config_defaults(&v.cfg);
 	pthread_mutex_init(&v.lock, NULL);
@@ -198,6 +204,8 @@ struct machine {
 	size_t m;			/* which machine and AK */
 	uint8_t nonce[WIRE_NONCE_MAX], old_nonce[WIRE_NONCE_MAX];
 	size_t nonce_len, old_nonce_len;
+	uint64_t nonce_expires;
+	int need_nonce;			/* the last evidence got no verdict */
 	uint64_t next;			/* the verdict's next_index */
 	uint32_t reset, restart;
 	uint64_t clock;
@@ -206,6 +214,7 @@ struct machine {
 	struct ima_replay *replay[BANKS];
 	struct fz_list list;		/* the boot's whole list */
 	uint8_t after[BANKS][FZ_LIST_RECORDS][32];	/* PCR 10 after each */
+	size_t extended;		/* records the PCRs include */
 	int list_ok;			/* every record replayed */
 	int tainted;	/* the verifier may hold bytes a deviation sent */
 };
@@ -252,6 +261,7 @@ static void boot(struct fz_in *in, struct machine *mc, unsigned int dev)
 	mc->restart = fz_u8(in) % 2;
 	mc->list.len = 0;
 	mc->list.count = 0;
+	mc->extended = 0;
 	mc->list_ok = 1;
 	for (b = 0; b < BANKS; b++) {
 		const struct hash_algo *bank = hash_algo_bank(bank_names[b]);
@@ -271,9 +281,10 @@ static void boot(struct fz_in *in, struct machine *mc, unsigned int dev)
 	fz_list_boot_aggregate(&mc->list, mc->pcrs[1].algo, ba);
 }
 
-/* Extend the PCRs with records from @from on, as the kernel did. */
-static void extend(struct machine *mc, size_t from)
+/* Extend the PCRs with the records not in them yet, as the kernel did. */
+static void extend(struct machine *mc)
 {
+	size_t from = mc->extended;
 	struct ima_list_parser p;
 	struct ima_record rec;
 	size_t i, b, pos = from == 0 ? 0 : mc->list.end[from - 1];
@@ -298,6 +309,7 @@ static void extend(struct machine *mc, size_t from)
 			       mc->pcrs[b].algo->size);
 		}
 		pos += rec.size;
+		mc->extended = i + 1;
 	}
 }
 
@@ -384,6 +396,49 @@ static void check_answer(const struct attest_answer *ans, unsigned int dev,
 	}
 }
 
+static void take_verdict(struct machine *mc, const struct wire_verdict *vd)
+{
+	memcpy(mc->old_nonce, mc->nonce, mc->nonce_len);
+	mc->old_nonce_len = mc->nonce_len;
+	memcpy(mc->nonce, vd->nonce, vd->nonce_len);
+	mc->nonce_len = vd->nonce_len;
+	mc->nonce_expires = vd->nonce_expires;
+	mc->next = vd->next_index;
+	mc->need_nonce = 0;
+}
+
+/*
+ * POST /nonce, as the agent does at start, after an answer that was not
+ * a verdict, and when its nonce is past half its life (PROTOCOL.md).
+ */
+static void fresh_nonce(struct machine *mc)
+{
+	struct attest_answer ans;
+
+	attest_nonce(&v, ids[mc->m], mc->now, &ans);
+	if (ans.status != 200)
+		die("no nonce for an activated machine", NULL);
+	take_verdict(mc, &ans.verdict);
+}
+
+/* FZ_VERBOSE: the answer and the machine's stored reason. */
+static void print_answer(const struct machine *mc, unsigned int dev,
+			 const struct attest_answer *ans)
+{
+	struct db_machine m;
+	int found = 0;
+
+	if (db_machine_get(v.db, ids[mc->m], &m, &found, NULL) < 0 || !found)
+		return;
+	fprintf(stderr, "fuzz_evidence: %s dev 0x%x at %lld: %u %s %s next %llu, nonce until %llu: %s\n",
+		ids[mc->m], dev, (long long)mc->now, ans->status,
+		ans->verdict.state, ans->message,
+		(unsigned long long)ans->verdict.next_index,
+		(unsigned long long)ans->verdict.nonce_expires,
+		m.state_reason != NULL ? m.state_reason : "");
+	db_machine_release(&m);
+}
+
 /* Decode @json as the route does, and hand it to attest_evidence(). */
 static void send(struct machine *mc, const char *json, size_t len,
 		 unsigned int dev, int valid)
@@ -399,14 +454,15 @@ static void send(struct machine *mc, const char *json, size_t len,
 	}
 	attest_evidence(&v, &got, mc->now, &ans);
 	wire_free(WIRE_EVIDENCE, &got);
+	if (verbose)
+		print_answer(mc, dev, &ans);
 	check_answer(&ans, dev, valid);
-	if (ans.status != 200)
+	/* an answer to another machine's evidence is not this agent's */
+	if (ans.status != 200 || (dev & D_ID)) {
+		mc->need_nonce = 1;
 		return;
-	memcpy(mc->old_nonce, mc->nonce, mc->nonce_len);
-	mc->old_nonce_len = mc->nonce_len;
-	memcpy(mc->nonce, ans.verdict.nonce, ans.verdict.nonce_len);
-	mc->nonce_len = ans.verdict.nonce_len;
-	mc->next = ans.verdict.next_index;
+	}
+	take_verdict(mc, &ans.verdict);
 }
 
 static void round_(struct fz_in *in, struct machine *mc)
@@ -417,22 +473,25 @@ static void round_(struct fz_in *in, struct machine *mc)
 	struct wire_evidence ev = { 0 };
 	struct pcr_set pcrs;
 	struct imt_error err;
-	size_t b = 1, n, i, q, start, first;
+	size_t b = 1, n, i, q, first;
 	uint64_t covered_from;
 	char *json;
 	int valid;
 
 	mc->now += dev & D_LATE ? 31 + fz_u16(in) : fz_u8(in) % 8;
 	mc->clock += 1000;
+	if (!(dev & D_LATE) &&
+	    (mc->need_nonce ||
+	     2 * (uint64_t)mc->now >= 2 * mc->nonce_expires - v.cfg.nonce_ttl))
+		fresh_nonce(mc);
 	if ((dev & REBOOT) || mc->replay[0] == NULL)
 		boot(in, mc, dev);
-	start = mc->list.count;
 	n = fz_u8(in) % 6;
 	for (i = 0; i < n; i++) {
 		if (fz_list_record(in, &mc->list) < 0)
 			break;
 	}
-	extend(mc, start);
+	extend(mc);
 	/* the agent quotes after record q, then reads the list */
 	covered_from = mc->next < mc->list.count ? mc->next : mc->list.count;
 	q = fz_range(in, (size_t)covered_from, mc->list.count);
@@ -499,19 +558,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct machine mc;
 	struct fz_in in = fz_in_init(data, size);
-	struct attest_answer ans;
 	size_t rounds, i;
 
 	setup_verifier();
 	memset(&mc, 0, sizeof(mc));
 	mc.m = fz_u8(&in) % FZ_KEY_COUNT;
 	mc.now = NOW + 10;
-	/* the agent starts with POST /nonce */
-	attest_nonce(&v, ids[mc.m], mc.now, &ans);
-	if (ans.status != 200)
-		die("no first nonce", NULL);
-	memcpy(mc.nonce, ans.verdict.nonce, ans.verdict.nonce_len);
-	mc.nonce_len = ans.verdict.nonce_len;
+	fresh_nonce(&mc);	/* the agent starts with POST /nonce */
 	rounds = 1 + fz_u8(&in) % ROUNDS_MAX;
 	for (i = 0; i < rounds; i++)
 		round_(&in, &mc);

@@ -25,9 +25,14 @@ static const char *const digest_algos[] = {
 
 #define DIGEST_ALGOS (sizeof(digest_algos) / sizeof(digest_algos[0]))
 
-static const char *const templates[] = {
-	"ima-ng", "ima-sig", "ima-buf", "ima-ngv2", "ima", "ima-modsig",
-	"evm-sig", "ima-sigv2", "no-such",
+/* The kernel's templates and their field counts, and an unknown one. */
+static const struct {
+	const char *name;
+	size_t fields;
+} templates[] = {
+	{ "ima-ng", 2 }, { "ima-sig", 3 }, { "ima-buf", 3 }, { "ima-ngv2", 2 },
+	{ "ima", 2 }, { "ima-modsig", 5 }, { "evm-sig", 9 },
+	{ "ima-sigv2", 3 }, { "no-such", 2 },
 };
 
 /* "<algo>:\0<digest>", or with "ima:"/"verity:" first (d-ngv2). */
@@ -59,7 +64,8 @@ static uint32_t digest_field(struct fz_in *in, int v2, uint8_t *out,
 
 int fz_list_record(struct fz_in *in, struct fz_list *l)
 {
-	const char *tmpl = FZ_PICK(in, templates);
+	size_t t = fz_u8(in) % (sizeof(templates) / sizeof(templates[0]));
+	const char *tmpl = templates[t].name;
 	uint8_t pick = fz_u8(in), dfield[128], extra[64], path[80];
 	size_t i = fz_u8(in) % fz_list_path_count, plen, n;
 	struct ima_build_field f[9];
@@ -91,7 +97,8 @@ int fz_list_record(struct fz_in *in, struct fz_list *l)
 		f[1] = (struct ima_build_field){ path, (uint32_t)plen + 1 };
 		n = fz_range(in, 0, sizeof(extra));
 		fz_bytes(in, extra, n);
-		nf = 2 + fz_u8(in) % 8;
+		/* the template's fields, or a wrong number of them */
+		nf = pick & 0x10 ? 2 + fz_u8(in) % 8 : templates[t].fields;
 		for (k = 2; k < nf; k++)
 			f[k] = (struct ima_build_field){ extra, (uint32_t)n };
 	}
