@@ -104,6 +104,11 @@ static void mutate_unique(struct fz_in *in, TPMT_PUBLIC *pub)
 						  &pub->unique.ecc.y;
 	TPM2B_PUBLIC_KEY_RSA *n = &pub->unique.rsa;
 
+	/* the union's sizes may come from the other type's bytes */
+	if (c->size > sizeof(c->buffer))
+		c->size = sizeof(c->buffer);
+	if (n->size > sizeof(n->buffer))
+		n->size = sizeof(n->buffer);
 	switch (fz_u8(in) % 4) {
 	case 0:
 		if (pub->type == TPM2_ALG_ECC)
