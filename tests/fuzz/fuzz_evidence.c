@@ -44,22 +44,24 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every nonce the wire takes must be one the database stores. */
-_Static_assert(WIRE_NONCE_MIN >= DB_NONCE_MIN &&
-		       WIRE_NONCE_MAX <= DB_NONCE_MAX,
+_Static_assert(WIRE_NONCE_MIN >= DB_NONCE_MIN && WIRE_NONCE_MAX <= DB_NONCE_MAX,
 	       "wire nonce bounds outside the database's");
 
 #define NOW 1700000000
 #define ROUNDS_MAX 4
-#define QUOTED_PCRS 11		/* PCRs 0-10 */
+#define QUOTED_PCRS 11 /* PCRs 0-10 */
 
 static const char *const ids[FZ_KEY_COUNT] = {
-	"m-rsassa", "m-rsapss", "m-ecc256", "m-ecc384",
+	"m-rsassa",
+	"m-rsapss",
+	"m-ecc256",
+	"m-ecc384",
 };
 
 static struct verifier v;
-static int verbose;		/* FZ_VERBOSE set: one line per answer */
+static int verbose; /* FZ_VERBOSE set: one line per answer */
 static char db_path[128];
-static uint8_t *db_template;	/* the database file setup_verifier copies */
+static uint8_t *db_template; /* the database file setup_verifier copies */
 static size_t db_template_len;
 
 static void die(const char *what, const struct imt_error *err)
@@ -72,9 +74,9 @@ static void die(const char *what, const struct imt_error *err)
 /* References for the harness's paths (fz_list_known()), one machine per AK. */
 static void fill_database(struct db *db)
 {
-	const struct db_ref_source src = { DB_SOURCE_DIR_TREE, "fuzz" };
-	struct db_challenge ch = { .secret_len = 32, .ek_chained = 1,
-				   .expires_at = NOW + 3600 };
+	const struct db_ref_source src = {DB_SOURCE_DIR_TREE, "fuzz"};
+	struct db_challenge ch = {
+		.secret_len = 32, .ek_chained = 1, .expires_at = NOW + 3600};
 	struct imt_error err;
 	uint8_t digest[32];
 	size_t i;
@@ -94,9 +96,12 @@ static void fill_database(struct db *db)
 		const struct fz_key *k = fz_key((enum fz_key_kind)i);
 		struct db_machine_new m = {
 			.id = ids[i],
-			.ek_pub = k->pub2b, .ek_pub_len = k->pub2b_len,
-			.ak_pub = k->pub2b, .ak_pub_len = k->pub2b_len,
-			.ak_name = k->name, .ak_name_len = k->name_len,
+			.ek_pub = k->pub2b,
+			.ek_pub_len = k->pub2b_len,
+			.ak_pub = k->pub2b,
+			.ak_pub_len = k->pub2b_len,
+			.ak_name = k->name,
+			.ak_name_len = k->name_len,
 			.state = DB_STATE_ENROLLING,
 		};
 
@@ -130,14 +135,15 @@ static void make_template(void)
 
 	/* tmpfs where there is one: SQLite's fsyncs would set the pace */
 	snprintf(db_path, sizeof(db_path), "%s/imatrust-fuzz-%ld.db",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
-		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+		 : getenv("TMPDIR") != NULL    ? getenv("TMPDIR")
+					       : "/tmp",
 		 (long)getpid());
 	unlink(db_path);
 	if (db_open(db_path, &db, &err) < 0)
 		die("db_open", &err);
 	fill_database(db);
-	db_close(db);	/* checkpoints: everything is in the main file */
+	db_close(db); /* checkpoints: everything is in the main file */
 	f = fopen(db_path, "rb");
 	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 ||
 	    fseek(f, 0, SEEK_SET) != 0)
@@ -145,7 +151,7 @@ static void make_template(void)
 	db_template = malloc((size_t)n);
 	db_template_len = fread(db_template, 1, (size_t)n, f);
 	fclose(f);
-	log_setlevel(LOG_LEVEL_WARNING);	/* attest.c logs every verdict */
+	log_setlevel(LOG_LEVEL_WARNING); /* attest.c logs every verdict */
 }
 
 static void remove_database(void)
@@ -198,48 +204,48 @@ static void teardown_verifier(void)
 
 /* ---- the machine: its TPM, its kernel and its agent ---- */
 
-#define BANKS 2			/* the banks a kernel extends here */
+#define BANKS 2 /* the banks a kernel extends here */
 
 struct machine {
-	size_t m;			/* which machine and AK */
+	size_t m; /* which machine and AK */
 	uint8_t nonce[WIRE_NONCE_MAX], old_nonce[WIRE_NONCE_MAX];
 	size_t nonce_len, old_nonce_len;
 	uint64_t nonce_expires;
-	int need_nonce;			/* the last evidence got no verdict */
-	uint64_t next;			/* the verdict's next_index */
+	int need_nonce; /* the last evidence got no verdict */
+	uint64_t next;	/* the verdict's next_index */
 	uint32_t reset, restart;
 	uint64_t clock;
 	int64_t now;
-	struct pcr_set pcrs[BANKS];	/* sha1, sha256: PCRs 0-10 */
+	struct pcr_set pcrs[BANKS]; /* sha1, sha256: PCRs 0-10 */
 	struct ima_replay *replay[BANKS];
-	struct fz_list list;		/* the boot's whole list */
-	uint8_t after[BANKS][FZ_LIST_RECORDS][32];	/* PCR 10 after each */
-	size_t extended;		/* records the PCRs include */
-	int list_ok;			/* every record replayed */
-	int ba_ok;			/* the boot's record 0 is boot_aggregate */
-	int tainted;	/* the verifier may hold bytes a deviation sent */
+	struct fz_list list;			   /* the boot's whole list */
+	uint8_t after[BANKS][FZ_LIST_RECORDS][32]; /* PCR 10 after each */
+	size_t extended; /* records the PCRs include */
+	int list_ok;	 /* every record replayed */
+	int ba_ok;	 /* the boot's record 0 is boot_aggregate */
+	int tainted;	 /* the verifier may hold bytes a deviation sent */
 };
 
-static const char *const bank_names[BANKS] = { "sha1", "sha256" };
+static const char *const bank_names[BANKS] = {"sha1", "sha256"};
 
 /* What the input makes deviate from what an honest agent sends. */
 enum {
-	D_ID = 1 << 0,		/* another machine's id, or none */
-	D_NONCE = 1 << 1,	/* a changed, shorter or older nonce */
-	D_BANK = 1 << 2,	/* quote the sha1 bank, or sha384 */
-	D_KEY = 1 << 3,		/* signed by another machine's AK */
-	D_SEL = 1 << 4,		/* PCR selection or values not 0-10 */
-	D_BACK = 1 << 5,	/* TPM counters go backwards */
-	D_FIRST = 1 << 6,	/* first_index not next_index */
-	D_QUOTE = 1 << 7,	/* a byte of the signed quote changed */
-	D_RECORDS = 1 << 8,	/* bytes of the records changed or cut */
-	D_JSON = 1 << 9,	/* a byte of the JSON body changed */
-	D_LATE = 1 << 10,	/* time passes past the nonce's life */
-	D_BA = 1 << 11,		/* no boot_aggregate first */
-	D_MORE = 1 << 12,	/* "more": 1 */
+	D_ID = 1 << 0,	    /* another machine's id, or none */
+	D_NONCE = 1 << 1,   /* a changed, shorter or older nonce */
+	D_BANK = 1 << 2,    /* quote the sha1 bank, or sha384 */
+	D_KEY = 1 << 3,	    /* signed by another machine's AK */
+	D_SEL = 1 << 4,	    /* PCR selection or values not 0-10 */
+	D_BACK = 1 << 5,    /* TPM counters go backwards */
+	D_FIRST = 1 << 6,   /* first_index not next_index */
+	D_QUOTE = 1 << 7,   /* a byte of the signed quote changed */
+	D_RECORDS = 1 << 8, /* bytes of the records changed or cut */
+	D_JSON = 1 << 9,    /* a byte of the JSON body changed */
+	D_LATE = 1 << 10,   /* time passes past the nonce's life */
+	D_BA = 1 << 11,	    /* no boot_aggregate first */
+	D_MORE = 1 << 12,   /* "more": 1 */
 };
 
-#define REBOOT (1 << 13)	/* the machine reboots before this round */
+#define REBOOT (1 << 13) /* the machine reboots before this round */
 
 static void machine_free(struct machine *mc)
 {
@@ -297,7 +303,7 @@ static void extend(struct machine *mc)
 		if (!mc->list_ok ||
 		    ima_list_next(&p, mc->list.bytes + pos, mc->list.len - pos,
 				  1, &rec, NULL) != IMT_OK) {
-			mc->list_ok = 0;	/* the kernel would not write it */
+			mc->list_ok = 0; /* the kernel would not write it */
 			return;
 		}
 		for (b = 0; b < BANKS; b++) {
@@ -316,14 +322,14 @@ static void extend(struct machine *mc)
 }
 
 /* The quote of @pcrs (PCRs 0-10 of its bank) over @nonce, signed. */
-static void quote(struct fz_in *in, const struct machine *mc,
-		  unsigned int dev, const struct pcr_set *pcrs,
-		  const uint8_t *nonce, size_t nonce_len,
-		  struct wire_evidence *ev, uint8_t *attest, uint8_t *sig)
+static void quote(struct fz_in *in, const struct machine *mc, unsigned int dev,
+		  const struct pcr_set *pcrs, const uint8_t *nonce,
+		  size_t nonce_len, struct wire_evidence *ev, uint8_t *attest,
+		  uint8_t *sig)
 {
 	const struct fz_key *k = fz_key((enum fz_key_kind)mc->m);
 	const struct fz_key *signer = k;
-	struct fz_attest a = { 0 };
+	struct fz_attest a = {0};
 	uint32_t mask = (1u << QUOTED_PCRS) - 1;
 	size_t len;
 
@@ -353,8 +359,8 @@ static void quote(struct fz_in *in, const struct machine *mc,
 	if (dev & D_KEY)
 		signer = fz_key((enum fz_key_kind)(mc->m + 1 + fz_u8(in) % 3));
 	ev->signature.data = sig;
-	ev->signature.len = fz_key_sign(signer, signer->scheme,
-					TPM2_ALG_SHA256, attest, len, sig);
+	ev->signature.len = fz_key_sign(signer, signer->scheme, TPM2_ALG_SHA256,
+					attest, len, sig);
 	if (dev & D_QUOTE)
 		fz_flip(in, attest, len);
 	ev->quote.data = attest;
@@ -390,7 +396,7 @@ static size_t pick_nonce(struct fz_in *in, const struct machine *mc,
  *    empty path: judge_record() fails and the evidence gets a 503 on
  *    every retry instead of a verdict.
  */
-static const char *const known_5xx[] = { "storage: path empty" };
+static const char *const known_5xx[] = {"storage: path empty"};
 
 static int known(const char *msg)
 {
@@ -457,7 +463,9 @@ static void print_answer(const struct machine *mc, unsigned int dev,
 
 	if (db_machine_get(v.db, ids[mc->m], &m, &found, NULL) < 0 || !found)
 		return;
-	fprintf(stderr, "fuzz_evidence: %s dev 0x%x at %lld: %u %s %s next %llu, nonce until %llu: %s\n",
+	fprintf(stderr,
+		"fuzz_evidence: %s dev 0x%x at %lld: %u %s %s next %llu, nonce "
+		"until %llu: %s\n",
 		ids[mc->m], dev, (long long)mc->now, ans->status,
 		ans->verdict.state, ans->message,
 		(unsigned long long)ans->verdict.next_index,
@@ -489,14 +497,14 @@ static void send(struct machine *mc, const char *json, size_t len,
 		if (got.records.len > 0 &&
 		    ima_list_next(&p, got.records.data, got.records.len, 1,
 				  &rec, NULL) == IMT_OK)
-			fprintf(stderr, ", first %.*s pcr %u", (int)rec.path_len,
-				rec.path, rec.pcr);
+			fprintf(stderr, ", first %.*s pcr %u",
+				(int)rec.path_len, rec.path, rec.pcr);
 		fprintf(stderr, "\n");
 	}
 	attest_evidence(&v, &got, mc->now, &ans);
 	wire_free(WIRE_EVIDENCE, &got);
 	if (verbose)
-		print_answer(mc, dev, &ans);	/* without REBOOT, D_MORE */
+		print_answer(mc, dev, &ans); /* without REBOOT, D_MORE */
 	check_answer(&ans, dev, valid);
 	/* an answer to another machine's evidence is not this agent's */
 	if (ans.status != 200 || (dev & D_ID)) {
@@ -518,7 +526,7 @@ static void round_(struct fz_in *in, struct machine *mc)
 	static uint8_t attest[1024], sig[FZ_SIG_MAX];
 	unsigned int dev = fz_u16(in);
 	const struct hash_algo *bank;
-	struct wire_evidence ev = { 0 };
+	struct wire_evidence ev = {0};
 	struct pcr_set pcrs;
 	struct imt_error err;
 	size_t b = 1, n, i, q, first;
@@ -545,8 +553,8 @@ static void round_(struct fz_in *in, struct machine *mc)
 	q = fz_range(in, (size_t)covered_from, mc->list.count);
 	if (dev & D_BANK)
 		b = fz_u8(in) & 1 ? 0 : 2;
-	bank = b < BANKS ? hash_algo_bank(bank_names[b]) :
-			   hash_algo_bank("sha384");
+	bank = b < BANKS ? hash_algo_bank(bank_names[b])
+			 : hash_algo_bank("sha384");
 	pcrs = mc->pcrs[b < BANKS ? b : 1];
 	if (b >= BANKS)
 		pcrs.algo = bank;
@@ -612,7 +620,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&mc, 0, sizeof(mc));
 	mc.m = fz_u8(&in) % FZ_KEY_COUNT;
 	mc.now = NOW + 10;
-	fresh_nonce(&mc);	/* the agent starts with POST /nonce */
+	fresh_nonce(&mc); /* the agent starts with POST /nonce */
 	rounds = 1 + fz_u8(&in) % ROUNDS_MAX;
 	for (i = 0; i < rounds; i++)
 		round_(&in, &mc);

@@ -34,36 +34,37 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define ATTEST_MAX 1024
-#define ALL_PCRS 0x7ffu		/* what a verifier asks: PCRs 0-10 */
+#define ALL_PCRS 0x7ffu /* what a verifier asks: PCRs 0-10 */
 
 /* What the input may make deviate from a valid quote, one bit each. */
 enum {
-	M_BANK = 1 << 0,	/* a bank other than sha256 */
-	M_PRESENT = 1 << 1,	/* PCR values given: not 0-10 */
-	M_SEL = 1 << 2,		/* the selection list, free */
-	M_HASH = 1 << 3,	/* the signature's hash, free */
-	M_DIGEST = 1 << 4,	/* pcrDigest changed after computing it */
-	M_NONCE = 1 << 5,	/* extraData is not the nonce expected */
-	M_MAGIC = 1 << 6,	/* magic or type */
-	M_SIGNER = 1 << 7,	/* qualifiedSigner */
-	M_TRAIL = 1 << 8,	/* attest bytes cut or extended before signing */
-	M_SCHEME = 1 << 9,	/* sigAlg, free */
-	M_POSTFLIP = 1 << 10,	/* a signed byte changed after signing */
-	M_SIGFLIP = 1 << 11,	/* a signature byte changed */
-	M_SIGTRAIL = 1 << 12,	/* signature cut or extended */
-	M_OTHERKEY = 1 << 13,	/* verified with another key */
-	M_VALUES = 1 << 14,	/* PCR values from the input, not a pattern */
-	M_STORED = 1 << 15,	/* the AK as stored: its TPM2B_PUBLIC, changed */
+	M_BANK = 1 << 0,      /* a bank other than sha256 */
+	M_PRESENT = 1 << 1,   /* PCR values given: not 0-10 */
+	M_SEL = 1 << 2,	      /* the selection list, free */
+	M_HASH = 1 << 3,      /* the signature's hash, free */
+	M_DIGEST = 1 << 4,    /* pcrDigest changed after computing it */
+	M_NONCE = 1 << 5,     /* extraData is not the nonce expected */
+	M_MAGIC = 1 << 6,     /* magic or type */
+	M_SIGNER = 1 << 7,    /* qualifiedSigner */
+	M_TRAIL = 1 << 8,     /* attest bytes cut or extended before signing */
+	M_SCHEME = 1 << 9,    /* sigAlg, free */
+	M_POSTFLIP = 1 << 10, /* a signed byte changed after signing */
+	M_SIGFLIP = 1 << 11,  /* a signature byte changed */
+	M_SIGTRAIL = 1 << 12, /* signature cut or extended */
+	M_OTHERKEY = 1 << 13, /* verified with another key */
+	M_VALUES = 1 << 14,   /* PCR values from the input, not a pattern */
+	M_STORED = 1 << 15,   /* the AK as stored: its TPM2B_PUBLIC, changed */
 };
 
-#define M_INVALID (M_DIGEST | M_NONCE | M_MAGIC | M_TRAIL | M_POSTFLIP | \
-		   M_SIGFLIP | M_SIGTRAIL | M_OTHERKEY)
+#define M_INVALID                                                              \
+	(M_DIGEST | M_NONCE | M_MAGIC | M_TRAIL | M_POSTFLIP | M_SIGFLIP |     \
+	 M_SIGTRAIL | M_OTHERKEY)
 #define M_MUST_FAIL (M_POSTFLIP | M_SIGFLIP | M_OTHERKEY)
 
-static const char *const banks[] = { "sha256", "sha1", "sha384", "sha512" };
+static const char *const banks[] = {"sha256", "sha1", "sha384", "sha512"};
 static const uint16_t schemes[] = {
-	TPM2_ALG_RSASSA, TPM2_ALG_RSAPSS, TPM2_ALG_ECDSA, TPM2_ALG_HMAC,
-	TPM2_ALG_NULL, TPM2_ALG_SM2, TPM2_ALG_ECSCHNORR, TPM2_ALG_ECDAA,
+	TPM2_ALG_RSASSA, TPM2_ALG_RSAPSS, TPM2_ALG_ECDSA,     TPM2_ALG_HMAC,
+	TPM2_ALG_NULL,	 TPM2_ALG_SM2,	  TPM2_ALG_ECSCHNORR, TPM2_ALG_ECDAA,
 };
 
 static void check_fail(const char *what, const struct imt_error *err)
@@ -75,8 +76,8 @@ static void check_fail(const char *what, const struct imt_error *err)
 /* The PCR values the agent sends: bank, which PCRs, their values. */
 static void make_pcrs(struct fz_in *in, unsigned int mut, struct pcr_set *pcrs)
 {
-	const struct hash_algo *bank = hash_algo_bank(
-		mut & M_BANK ? FZ_PICK(in, banks) : "sha256");
+	const struct hash_algo *bank =
+		hash_algo_bank(mut & M_BANK ? FZ_PICK(in, banks) : "sha256");
 	uint8_t seed = fz_u8(in);
 	int i;
 
@@ -108,10 +109,12 @@ static uint32_t make_selection(struct fz_in *in, unsigned int mut,
 	if (mut & M_SEL) {
 		a->nsel = (uint32_t)fz_range(in, 0, FZ_SEL_MAX + 1);
 		for (i = 0; i < FZ_SEL_MAX; i++) {
-			a->sel[i].hash = fz_u8(in) & 1 ? bank->tpm_alg :
-				fz_hash_ids[fz_u8(in) % fz_hash_id_count];
-			a->sel[i].size = (uint8_t)fz_range(in, 0,
-							   FZ_SEL_BYTES + 1);
+			a->sel[i].hash =
+				fz_u8(in) & 1 ? bank->tpm_alg
+					      : fz_hash_ids[fz_u8(in) %
+							    fz_hash_id_count];
+			a->sel[i].size =
+				(uint8_t)fz_range(in, 0, FZ_SEL_BYTES + 1);
 			fz_bytes(in, a->sel[i].select, FZ_SEL_BYTES);
 		}
 	}
@@ -168,7 +171,7 @@ static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 	uint8_t nonce[FZ_2B_MAX], attest[ATTEST_MAX + 256], sig[FZ_SIG_MAX];
 	uint16_t hash = TPM2_ALG_SHA256, scheme = k->scheme;
 	size_t nonce_len, len, sig_len, n;
-	struct fz_attest a = { 0 };
+	struct fz_attest a = {0};
 	struct pcr_set pcrs;
 	struct tpm_quote q;
 	struct imt_error err;
@@ -195,8 +198,8 @@ static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 	valid = selection_valid(&a, &pcrs, mask);
 	if (mut & M_HASH)
 		hash = fz_hash_ids[fz_u8(in) % fz_hash_id_count];
-	valid = valid && (hash == TPM2_ALG_SHA256 ||
-			  hash == TPM2_ALG_SHA384 || hash == TPM2_ALG_SHA512);
+	valid = valid && (hash == TPM2_ALG_SHA256 || hash == TPM2_ALG_SHA384 ||
+			  hash == TPM2_ALG_SHA512);
 	a.digest_len = fz_pcr_digest(hash, &pcrs, mask, a.digest);
 	if (mut & M_DIGEST) {
 		a.digest_len = fz_range(in, 0, 64);
@@ -252,17 +255,17 @@ static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 		EVP_PKEY_free(verify_key);
 	if (rc == IMT_OK && ((mut & M_MUST_FAIL) || changed))
 		check_fail("a changed quote passed", &err);
-	if (rc == IMT_OK && (q.reset_count != a.reset_count ||
-			     q.clock != a.clock ||
-			     tpm_quote_pcr_mask(&q, pcrs.algo) != mask))
+	if (rc == IMT_OK &&
+	    (q.reset_count != a.reset_count || q.clock != a.clock ||
+	     tpm_quote_pcr_mask(&q, pcrs.algo) != mask))
 		check_fail("the parsed quote is not what was signed", &err);
 	/* either RSA scheme passes with an RSA AK (the TPM enforces the
 	 * key's own), ECDSA with an EC one; TPMs make no other fields */
 	valid = valid && !(mut & M_INVALID) && a.safe <= 1 &&
 		a.signer_len <= sizeof(TPMU_NAME) &&
 		(kind <= FZ_KEY_RSAPSS ? scheme == TPM2_ALG_RSASSA ||
-					 scheme == TPM2_ALG_RSAPSS :
-					 scheme == TPM2_ALG_ECDSA);
+						 scheme == TPM2_ALG_RSAPSS
+				       : scheme == TPM2_ALG_ECDSA);
 	if (valid && rc != IMT_OK)
 		check_fail("a valid quote was refused", &err);
 }
@@ -281,7 +284,7 @@ static EVP_PKEY *fixture_key(const char *name)
 	return k;
 }
 
-static const char *const fixture_aks[] = { "rsa", "rsapss", "ecc", "rsa2" };
+static const char *const fixture_aks[] = {"rsa", "rsapss", "ecc", "rsa2"};
 #define FIXTURE_AKS 4
 
 static void fixture_quote(struct fz_in *in, size_t which)
@@ -312,11 +315,12 @@ static void fixture_quote(struct fz_in *in, size_t which)
 		}
 		nonce = fz_fixture("tpm/nonce.bin");
 		pcr_set_init(&pcrs, hash_algo_bank("sha256"));
-		if (pcr_set_parse_text(&pcrs,
-				       (const char *)fz_fixture(
-					       "tpm/pcrs-sha256.txt").data,
-				       fz_fixture("tpm/pcrs-sha256.txt").len,
-				       &err) != IMT_OK)
+		if (pcr_set_parse_text(
+			    &pcrs,
+			    (const char *)fz_fixture("tpm/pcrs-sha256.txt")
+				    .data,
+			    fz_fixture("tpm/pcrs-sha256.txt").len,
+			    &err) != IMT_OK)
 			check_fail("pcrs-sha256.txt", &err);
 	}
 	memcpy(msg, msgs[which].data, msgs[which].len);
@@ -371,8 +375,8 @@ static void raw_quote(struct fz_in *in)
 		tpm_quote_parse(attest, attest_len, &q, &err);
 	tpm_quote_verify_signature(p, cut, p + cut, len - cut, k->pub, NULL,
 				   &err);
-	tpm_quote_check(p, cut, p + cut, len - cut, k->pub, p, cut < 32 ?
-			cut : 32, &pcrs, NULL, &err);
+	tpm_quote_check(p, cut, p + cut, len - cut, k->pub, p,
+			cut < 32 ? cut : 32, &pcrs, NULL, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

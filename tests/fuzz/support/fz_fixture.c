@@ -13,7 +13,7 @@
 #endif
 
 #define FZ_FIXTURE_MAX (1u << 20)
-#define FZ_FIXTURES 64		/* files a harness may load */
+#define FZ_FIXTURES 64 /* files a harness may load */
 
 /* Everything loaded stays here, reachable (no leak reports), read once. */
 static struct {
@@ -49,6 +49,6 @@ struct fz_blob fz_fixture(const char *name)
 	len = fread(buf, 1, FZ_FIXTURE_MAX, f);
 	fclose(f);
 	snprintf(loaded[i].name, sizeof(loaded[i].name), "%s", name);
-	loaded[i].blob = (struct fz_blob){ buf, len };
+	loaded[i].blob = (struct fz_blob){buf, len};
 	return loaded[i].blob;
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 struct fz_blob {
-	const uint8_t *data;	/* owned by the loader; lives forever */
+	const uint8_t *data; /* owned by the loader; lives forever */
 	size_t len;
 };
 

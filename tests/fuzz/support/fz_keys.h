@@ -29,17 +29,17 @@ enum fz_key_kind {
 	FZ_KEY_COUNT,
 };
 
-#define FZ_SIG_MAX 600		/* a marshalled TPMT_SIGNATURE */
+#define FZ_SIG_MAX 600 /* a marshalled TPMT_SIGNATURE */
 
 struct fz_key {
-	EVP_PKEY *priv;		/* signs */
-	EVP_PKEY *pub;		/* the verifier's view: tpm_public_to_pkey() */
+	EVP_PKEY *priv; /* signs */
+	EVP_PKEY *pub;	/* the verifier's view: tpm_public_to_pkey() */
 	TPMT_PUBLIC tpub;
-	uint8_t pub2b[sizeof(TPM2B_PUBLIC)];	/* marshalled TPM2B_PUBLIC */
+	uint8_t pub2b[sizeof(TPM2B_PUBLIC)]; /* marshalled TPM2B_PUBLIC */
 	size_t pub2b_len;
 	uint8_t name[TPM_NAME_MAX];
 	size_t name_len;
-	uint16_t scheme;	/* TPM2_ALG_RSASSA, _RSAPSS or _ECDSA */
+	uint16_t scheme; /* TPM2_ALG_RSASSA, _RSAPSS or _ECDSA */
 };
 
 /** fz_key() - key @kind, generated on the first call; aborts on failure. */

@@ -8,8 +8,9 @@
 #include "ima_build.h"
 
 const char *const fz_list_paths[] = {
-	"/usr/bin/bash", "/usr/lib/x86_64-linux-gnu/libc.so.6", "/etc/passwd",
-	"/usr/sbin/init", "/tmp/x", "",
+	"/usr/bin/bash", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+	"/etc/passwd",	 "/usr/sbin/init",
+	"/tmp/x",	 "",
 };
 const size_t fz_list_path_count =
 	sizeof(fz_list_paths) / sizeof(fz_list_paths[0]);
@@ -30,14 +31,13 @@ static const struct {
 	const char *name;
 	size_t fields;
 } templates[] = {
-	{ "ima-ng", 2 }, { "ima-sig", 3 }, { "ima-buf", 3 }, { "ima-ngv2", 2 },
-	{ "ima", 2 }, { "ima-modsig", 5 }, { "evm-sig", 9 },
-	{ "ima-sigv2", 3 }, { "no-such", 2 },
+	{"ima-ng", 2},	 {"ima-sig", 3},   {"ima-buf", 3},
+	{"ima-ngv2", 2}, {"ima", 2},	   {"ima-modsig", 5},
+	{"evm-sig", 9},	 {"ima-sigv2", 3}, {"no-such", 2},
 };
 
 /* "<algo>:\0<digest>", or with "ima:"/"verity:" first (d-ngv2). */
-static uint32_t digest_field(struct fz_in *in, int v2, uint8_t *out,
-			     size_t i)
+static uint32_t digest_field(struct fz_in *in, int v2, uint8_t *out, size_t i)
 {
 	uint8_t how = fz_u8(in), digest[HASH_ALGO_MAX_SIZE];
 	const char *name = digest_algos[how % DIGEST_ALGOS];
@@ -86,21 +86,22 @@ int fz_list_record(struct fz_in *in, struct fz_list *l)
 	path[plen] = '\0';
 	if (legacy) {
 		fz_bytes(in, dfield, 20);
-		f[0] = (struct ima_build_field){ dfield, 20 };
-		f[1] = (struct ima_build_field){ path, (uint32_t)plen };
+		f[0] = (struct ima_build_field){dfield, 20};
+		f[1] = (struct ima_build_field){path, (uint32_t)plen};
 		nf = 2;
 	} else {
 		f[0].data = dfield;
-		f[0].len = digest_field(in, strstr(tmpl, "v2") != NULL ||
-					strcmp(tmpl, "ima-ngv2") == 0, dfield,
-					i);
-		f[1] = (struct ima_build_field){ path, (uint32_t)plen + 1 };
+		f[0].len = digest_field(in,
+					strstr(tmpl, "v2") != NULL ||
+						strcmp(tmpl, "ima-ngv2") == 0,
+					dfield, i);
+		f[1] = (struct ima_build_field){path, (uint32_t)plen + 1};
 		n = fz_range(in, 0, sizeof(extra));
 		fz_bytes(in, extra, n);
 		/* the template's fields, or a wrong number of them */
 		nf = pick & 0x10 ? 2 + fz_u8(in) % 8 : templates[t].fields;
 		for (k = 2; k < nf; k++)
-			f[k] = (struct ima_build_field){ extra, (uint32_t)n };
+			f[k] = (struct ima_build_field){extra, (uint32_t)n};
 	}
 	size = ima_build_record(l->bytes + l->len, sizeof(l->bytes) - l->len,
 				pcr, tmpl, f, nf, pick & 0x20 ? 1 : 0);
@@ -122,7 +123,7 @@ int fz_list_boot_aggregate(struct fz_list *l, const struct hash_algo *bank,
 		return -1;
 	f[0].data = dfield;
 	f[0].len = ima_build_digest_ng(dfield, bank, digest);
-	f[1] = (struct ima_build_field){ "boot_aggregate", 15 };
+	f[1] = (struct ima_build_field){"boot_aggregate", 15};
 	size = ima_build_record(l->bytes + l->len, sizeof(l->bytes) - l->len,
 				10, "ima-ng", f, 2, 0);
 	if (size == 0 || size > sizeof(l->bytes) - l->len)

@@ -14,14 +14,14 @@
 #include "fz_input.h"
 #include "hash_algo.h"
 
-#define FZ_LIST_RECORDS 24	/* records in one fuzzed list, at most */
+#define FZ_LIST_RECORDS 24 /* records in one fuzzed list, at most */
 #define FZ_LIST_BYTES 16384
 
 struct fz_list {
 	uint8_t bytes[FZ_LIST_BYTES];
 	size_t len;
 	size_t count;
-	size_t end[FZ_LIST_RECORDS];	/* byte offset after record i */
+	size_t end[FZ_LIST_RECORDS]; /* byte offset after record i */
 };
 
 /* Paths the harness may use; fz_list_known() says which digest is "right". */

@@ -15,8 +15,8 @@
 #include "tpm_public.h"
 
 static const char *const fixtures[] = {
-	[FZ_PUB_EK_RSA] = "ek-rsa", [FZ_PUB_EK_ECC] = "ek-ecc",
-	[FZ_PUB_AK_RSA] = "ak-rsa", [FZ_PUB_AK_RSA2] = "ak-rsa2",
+	[FZ_PUB_EK_RSA] = "ek-rsa",	  [FZ_PUB_EK_ECC] = "ek-ecc",
+	[FZ_PUB_AK_RSA] = "ak-rsa",	  [FZ_PUB_AK_RSA2] = "ak-rsa2",
 	[FZ_PUB_AK_RSAPSS] = "ak-rsapss", [FZ_PUB_AK_ECC] = "ak-ecc",
 };
 
@@ -62,46 +62,46 @@ void fz_public_get(enum fz_public_src src, TPMT_PUBLIC *pub, uint8_t *name,
 }
 
 static const uint16_t types[] = {
-	TPM2_ALG_RSA, TPM2_ALG_ECC, TPM2_ALG_KEYEDHASH, TPM2_ALG_SYMCIPHER,
-	TPM2_ALG_NULL,
+	TPM2_ALG_RSA,	    TPM2_ALG_ECC,  TPM2_ALG_KEYEDHASH,
+	TPM2_ALG_SYMCIPHER, TPM2_ALG_NULL,
 };
 static const uint16_t syms[] = {
-	TPM2_ALG_NULL, TPM2_ALG_AES, TPM2_ALG_SM4, TPM2_ALG_CAMELLIA,
-	TPM2_ALG_XOR, TPM2_ALG_TDES,
+	TPM2_ALG_NULL,	   TPM2_ALG_AES, TPM2_ALG_SM4,
+	TPM2_ALG_CAMELLIA, TPM2_ALG_XOR, TPM2_ALG_TDES,
 };
 static const uint16_t modes[] = {
-	TPM2_ALG_CFB, TPM2_ALG_CBC, TPM2_ALG_CTR, TPM2_ALG_OFB, TPM2_ALG_ECB,
-	TPM2_ALG_NULL,
+	TPM2_ALG_CFB, TPM2_ALG_CBC, TPM2_ALG_CTR,
+	TPM2_ALG_OFB, TPM2_ALG_ECB, TPM2_ALG_NULL,
 };
-static const uint16_t key_bits[] = { 128, 192, 256, 0, 64, 512 };
+static const uint16_t key_bits[] = {128, 192, 256, 0, 64, 512};
 static const uint16_t pub_schemes[] = {
-	TPM2_ALG_NULL, TPM2_ALG_RSASSA, TPM2_ALG_RSAPSS, TPM2_ALG_ECDSA,
-	TPM2_ALG_OAEP, TPM2_ALG_RSAES, TPM2_ALG_ECDH, TPM2_ALG_ECDAA,
-	TPM2_ALG_SM2, TPM2_ALG_ECSCHNORR,
+	TPM2_ALG_NULL, TPM2_ALG_RSASSA,	   TPM2_ALG_RSAPSS, TPM2_ALG_ECDSA,
+	TPM2_ALG_OAEP, TPM2_ALG_RSAES,	   TPM2_ALG_ECDH,   TPM2_ALG_ECDAA,
+	TPM2_ALG_SM2,  TPM2_ALG_ECSCHNORR,
 };
-static const uint16_t rsa_bits[] = { 2048, 1024, 3072, 4096, 1016, 0, 8192 };
-static const uint32_t exponents[] = { 0, 65537, 3, 1, 2, 0xffffffffu };
+static const uint16_t rsa_bits[] = {2048, 1024, 3072, 4096, 1016, 0, 8192};
+static const uint32_t exponents[] = {0, 65537, 3, 1, 2, 0xffffffffu};
 static const uint16_t curves[] = {
 	TPM2_ECC_NIST_P256, TPM2_ECC_NIST_P384, TPM2_ECC_NIST_P521,
-	TPM2_ECC_BN_P256, TPM2_ECC_SM2_P256, TPM2_ECC_NONE,
+	TPM2_ECC_BN_P256,   TPM2_ECC_SM2_P256,	TPM2_ECC_NONE,
 };
 static const uint16_t kdfs[] = {
-	TPM2_ALG_NULL, TPM2_ALG_KDF1_SP800_56A, TPM2_ALG_KDF2,
+	TPM2_ALG_NULL,		 TPM2_ALG_KDF1_SP800_56A, TPM2_ALG_KDF2,
 	TPM2_ALG_KDF1_SP800_108, TPM2_ALG_MGF1,
 };
 
 /* The symmetric definition and scheme sit at the same place in both. */
 static TPMT_SYM_DEF_OBJECT *sym_of(TPMT_PUBLIC *pub)
 {
-	return pub->type == TPM2_ALG_ECC ? &pub->parameters.eccDetail.symmetric :
-	       &pub->parameters.rsaDetail.symmetric;
+	return pub->type == TPM2_ALG_ECC ? &pub->parameters.eccDetail.symmetric
+					 : &pub->parameters.rsaDetail.symmetric;
 }
 
 /* The ECC point or RSA modulus: its size, or a byte of it. */
 static void mutate_unique(struct fz_in *in, TPMT_PUBLIC *pub)
 {
-	TPM2B_ECC_PARAMETER *c = fz_u8(in) & 1 ? &pub->unique.ecc.x :
-						  &pub->unique.ecc.y;
+	TPM2B_ECC_PARAMETER *c =
+		fz_u8(in) & 1 ? &pub->unique.ecc.x : &pub->unique.ecc.y;
 	TPM2B_PUBLIC_KEY_RSA *n = &pub->unique.rsa;
 
 	/* the union's sizes may come from the other type's bytes */
@@ -122,7 +122,7 @@ static void mutate_unique(struct fz_in *in, TPMT_PUBLIC *pub)
 		else
 			fz_flip(in, n->buffer, n->size);
 		break;
-	case 2:	/* another curve's or key's point */
+	case 2: /* another curve's or key's point */
 		pub->unique = fz_key((enum fz_key_kind)fz_u8(in))->tpub.unique;
 		break;
 	default:
@@ -157,7 +157,7 @@ static void mutate_one(struct fz_in *in, TPMT_PUBLIC *pub)
 		sym_of(pub)->keyBits.sym = FZ_PICK(in, key_bits);
 		sym_of(pub)->mode.sym = FZ_PICK(in, modes);
 		break;
-	case 5:	/* rsaDetail.scheme and eccDetail.scheme coincide */
+	case 5: /* rsaDetail.scheme and eccDetail.scheme coincide */
 		if (pub->type == TPM2_ALG_ECC) {
 			ecc->scheme.scheme = FZ_PICK(in, pub_schemes);
 			ecc->scheme.details.anySig.hashAlg =
@@ -199,13 +199,13 @@ unsigned int fz_public_mutate(struct fz_in *in, TPMT_PUBLIC *pub)
 size_t fz_public_bytes(struct fz_in *in, const TPMT_PUBLIC *pub, uint8_t *out,
 		       int *changed)
 {
-	TPM2B_PUBLIC p = { .publicArea = *pub };
+	TPM2B_PUBLIC p = {.publicArea = *pub};
 	uint8_t mode = fz_u8(in);
 	size_t len = 0, n, i;
 
 	*changed = 0;
-	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&p, out, sizeof(TPM2B_PUBLIC),
-					 &len) != TSS2_RC_SUCCESS) {
+	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&p, out, sizeof(TPM2B_PUBLIC), &len) !=
+	    TSS2_RC_SUCCESS) {
 		struct fz_buf b = fz_buf_init(out + 2, sizeof(TPM2B_PUBLIC));
 		uint8_t tail[256];
 

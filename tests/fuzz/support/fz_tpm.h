@@ -22,7 +22,7 @@ struct fz_buf {
 
 static inline struct fz_buf fz_buf_init(uint8_t *p, size_t max)
 {
-	return (struct fz_buf){ p, 0, max, 0 };
+	return (struct fz_buf){p, 0, max, 0};
 }
 
 void fz_put(struct fz_buf *b, const void *data, size_t len);
@@ -33,9 +33,9 @@ void fz_put_u64(struct fz_buf *b, uint64_t v);
 /* A TPM2B: 16-bit size, then @len bytes. */
 void fz_put_2b(struct fz_buf *b, const void *data, size_t len);
 
-#define FZ_SEL_MAX 6		/* banks a fuzzed selection may list */
-#define FZ_SEL_BYTES 8		/* bytes of one bank's PCR bitmap */
-#define FZ_2B_MAX 96		/* bytes of a fuzzed name, nonce or digest */
+#define FZ_SEL_MAX 6   /* banks a fuzzed selection may list */
+#define FZ_SEL_BYTES 8 /* bytes of one bank's PCR bitmap */
+#define FZ_2B_MAX 96   /* bytes of a fuzzed name, nonce or digest */
 
 /* A quote's TPMS_ATTEST, every field free. */
 struct fz_attest {
@@ -43,25 +43,24 @@ struct fz_attest {
 	uint16_t type;
 	uint8_t signer[FZ_2B_MAX];
 	size_t signer_len;
-	uint8_t extra[FZ_2B_MAX];	/* extraData: the nonce */
+	uint8_t extra[FZ_2B_MAX]; /* extraData: the nonce */
 	size_t extra_len;
 	uint64_t clock;
 	uint32_t reset_count, restart_count;
 	uint8_t safe;
 	uint64_t firmware;
-	uint32_t nsel;		/* the count field; at most FZ_SEL_MAX written */
+	uint32_t nsel; /* the count field; at most FZ_SEL_MAX written */
 	struct {
 		uint16_t hash;
-		uint8_t size;	/* sizeofSelect; at most FZ_SEL_BYTES written */
+		uint8_t size; /* sizeofSelect; at most FZ_SEL_BYTES written */
 		uint8_t select[FZ_SEL_BYTES];
 	} sel[FZ_SEL_MAX];
-	uint8_t digest[FZ_2B_MAX];	/* pcrDigest */
+	uint8_t digest[FZ_2B_MAX]; /* pcrDigest */
 	size_t digest_len;
 };
 
 /** fz_attest_marshal() - write @a; returns the bytes written. */
-size_t fz_attest_marshal(const struct fz_attest *a, uint8_t *out,
-			 size_t max);
+size_t fz_attest_marshal(const struct fz_attest *a, uint8_t *out, size_t max);
 
 /**
  * fz_pcr_digest() - what TPM2_Quote puts in pcrDigest, computed here
