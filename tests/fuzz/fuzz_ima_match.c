@@ -19,6 +19,7 @@
 #include "fz_input.h"
 #include "fz_list.h"
 #include "fz_tpm.h"
+#include "ima_ascii.h"
 #include "ima_list.h"
 #include "ima_match.h"
 #include "ima_replay.h"
@@ -69,6 +70,44 @@ static int replay_all(const struct fz_list *l, const struct hash_algo *bank,
 	}
 	ima_replay_free(r);
 	return rc;
+}
+
+/*
+ * The proven prefix as the whole-list check sees it (ima_verify, from a
+ * zero PCR 10) and as it is shown (ima_ascii). With a zero running value
+ * both replays start alike: what ima_match proved, ima_verify must too.
+ */
+static void use_prefix(const struct hash_algo *bank, const uint8_t *bytes,
+		       const struct ima_match_result *res,
+		       const struct ima_template_set *custom, int from_zero)
+{
+	struct ima_verify_report report;
+	struct ima_list_parser p;
+	struct ima_record rec;
+	struct pcr_set set;
+	struct ima_verify *iv;
+	char line[512];
+	size_t pos = 0;
+
+	pcr_set_init(&set, bank);
+	set.present = 1u << IMA_MEASURE_PCR;
+	memcpy(set.value[IMA_MEASURE_PCR], res->pcr10, bank->size);
+	iv = ima_verify_new(&set, 1, NULL);
+	if (iv == NULL)
+		check_fail("ima_verify_new", NULL);
+	ima_list_parser_init(&p, custom);
+	while (pos < res->covered_bytes) {
+		if (ima_list_next(&p, bytes + pos, res->covered_bytes - pos, 1,
+				  &rec, NULL) != IMT_OK ||
+		    ima_verify_record(iv, &rec, NULL) != IMT_OK)
+			check_fail("a proven record does not replay", NULL);
+		ima_ascii_format(&rec, line, sizeof(line));
+		pos += rec.size;
+	}
+	ima_verify_finish(iv, &report, NULL);
+	if (from_zero && !report.banks[0].pcr_ok)
+		check_fail("ima_verify disagrees with ima_match", NULL);
+	ima_verify_free(iv);
 }
 
 static void add_custom(struct fz_in *in, struct ima_template_set *set)
@@ -137,6 +176,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = ima_match_batch(bank, running, quoted, l.bytes, l.len,
 			     (size_t)first, flags & 2 ? &custom : NULL, &res,
 			     &err);
+	if (rc == IMT_OK)
+		use_prefix(bank, l.bytes, &res, flags & 2 ? &custom : NULL,
+			   !(flags & 1));
 	if (changed || !replays || (flags & 8))
 		return 0;
 	for (want = k, i = k; i < l.count; i++) {

@@ -164,6 +164,29 @@ static EVP_PKEY *stored_key(struct fz_in *in, const struct fz_key *k,
 	return pkey;
 }
 
+/*
+ * What the verifier does with a quote that passed: the boot_aggregate of
+ * its PCRs (record 0), and the digest for another PCR 10 (replay tries
+ * candidates, tpm_quote.h): with PCR 10 selected, a different value must
+ * give a different digest.
+ */
+static void replay_use(const struct tpm_quote *q, const struct pcr_set *pcrs,
+		       uint16_t hash)
+{
+	uint8_t ba[HASH_ALGO_MAX_SIZE], d[HASH_ALGO_MAX_SIZE];
+	struct pcr_set other = *pcrs;
+	struct imt_error err;
+	size_t len;
+
+	pcr_set_boot_aggregate(pcrs, ba, &err);
+	other.value[10][0] ^= 1;
+	if (tpm_quote_pcr_digest(q, &other, hash, d, &len, &err) != IMT_OK)
+		check_fail("the digest of a passed quote fails", &err);
+	if ((tpm_quote_pcr_mask(q, pcrs->algo) & (1u << 10)) &&
+	    len == q->pcr_digest_len && memcmp(d, q->pcr_digest, len) == 0)
+		check_fail("another PCR 10 gives the same digest", &err);
+}
+
 static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 {
 	const struct fz_key *k = fz_key(kind), *vk = k;
@@ -268,6 +291,8 @@ static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 				       : scheme == TPM2_ALG_ECDSA);
 	if (valid && rc != IMT_OK)
 		check_fail("a valid quote was refused", &err);
+	if (rc == IMT_OK)
+		replay_use(&q, &pcrs, hash);
 }
 
 /* A fixture AK as the verifier would hold it. */
