@@ -28,6 +28,7 @@
 #include "fz_keys.h"
 #include "fz_public.h"
 #include "fz_tpm.h"
+#include "hex.h"
 #include "tpm_public.h"
 #include "tpm_quote.h"
 
@@ -143,25 +144,74 @@ static int selection_valid(const struct fz_attest *a,
 static EVP_PKEY *stored_key(struct fz_in *in, const struct fz_key *k,
 			    int *valid)
 {
-	uint8_t buf[FZ_PUBLIC_BYTES_MAX];
+	uint8_t buf[FZ_PUBLIC_BYTES_MAX], name[TPM_NAME_MAX];
 	TPMT_PUBLIC pub = k->tpub;
 	struct imt_error err;
 	EVP_PKEY *pkey = NULL;
-	size_t len;
-	int changed;
+	size_t len, name_len = 0;
+	int changed, same;
 
-	if (fz_public_mutate(in, &pub) > 0)
-		*valid = 0;
+	same = fz_public_mutate(in, &pub) == 0;
 	len = fz_public_bytes(in, &pub, buf, &changed);
-	if (changed)
+	same = same && !changed;
+	if (!same)
 		*valid = 0;
-	if (tpm_public_parse(buf, len, &pub, &err) != IMT_OK ||
-	    tpm_public_to_pkey(&pub, &pkey, &err) != IMT_OK) {
-		if (*valid)
-			check_fail("the stored AK is refused", &err);
+	if (tpm_public_parse(buf, len, &pub, &err) != IMT_OK) {
+		if (same)
+			check_fail("the stored AK does not parse", &err);
+		return NULL;
+	}
+	/* enrollment checked these; the stored bytes still pass them */
+	if ((tpm_public_check_ak(&pub, &err) != IMT_OK ||
+	     tpm_public_name(&pub, name, &name_len, &err) != IMT_OK ||
+	     name_len != k->name_len || memcmp(name, k->name, name_len) != 0) &&
+	    same)
+		check_fail("the stored AK lost its attributes or Name", &err);
+	if (tpm_public_to_pkey(&pub, &pkey, &err) != IMT_OK) {
+		if (same)
+			check_fail("the stored AK does not import", &err);
 		return NULL;
 	}
 	return pkey;
+}
+
+/*
+ * The PCR values as the test tools pass them (tests/tools/quote_check):
+ * "INDEX HEX" lines, written here and read back with pcr_set_parse_text(),
+ * perhaps with a byte of the text changed. Unchanged text reads back as
+ * the values written.
+ */
+static void pcrs_as_text(struct fz_in *in, struct pcr_set *pcrs)
+{
+	char text[PCR_SET_COUNT * (4 + 2 * HASH_ALGO_MAX_SIZE + 1) + 1];
+	struct pcr_set back;
+	struct imt_error err;
+	size_t len = 0;
+	int i, flip = fz_u8(in) & 1;
+
+	for (i = 0; i < PCR_SET_COUNT; i++) {
+		if (!(pcrs->present & (1u << i)))
+			continue;
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%d ",
+					i);
+		hex_encode(pcrs->value[i], pcrs->algo->size, text + len);
+		len += 2 * pcrs->algo->size;
+		text[len++] = '\n';
+	}
+	text[len] = '\0';
+	if (flip)
+		fz_flip(in, (uint8_t *)text, len);
+	pcr_set_init(&back, pcrs->algo);
+	if (pcr_set_parse_text(&back, text, len, &err) != IMT_OK) {
+		if (!flip)
+			check_fail("PCR text does not read back", &err);
+		return;
+	}
+	if (!flip && (back.present != pcrs->present ||
+		      memcmp(back.value, pcrs->value, sizeof(back.value)) != 0))
+		check_fail("PCR text reads back other values", &err);
+	if (!flip)
+		*pcrs = back;
 }
 
 /*
@@ -272,6 +322,8 @@ static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 		if (verify_key == NULL)
 			return;
 	}
+	if (fz_u8(in) & 1)
+		pcrs_as_text(in, &pcrs);
 	rc = tpm_quote_check(attest, len, sig, sig_len, verify_key, nonce,
 			     nonce_len, &pcrs, &q, &err);
 	if (mut & M_STORED)
