@@ -38,6 +38,7 @@
 #include "ima_replay.h"
 #include "ima_verify.h"
 #include "log.h"
+#include "tpm_quote.h"
 #include "verifier.h"
 #include "wire.h"
 
@@ -411,8 +412,13 @@ static int known(const char *msg)
 	return 0;
 }
 
+/*
+ * Valid evidence gets a 200, and is not failed unless the verifier sent
+ * the agent elsewhere (next_index is not first_index: a boot the agent
+ * did not know of yet, say): then the state is the machine's, unchanged.
+ */
 static void check_answer(const struct attest_answer *ans, unsigned int dev,
-			 int valid)
+			 int valid, uint64_t first)
 {
 	if (ans->status >= 500 && known(ans->message))
 		return;
@@ -422,7 +428,8 @@ static void check_answer(const struct attest_answer *ans, unsigned int dev,
 		abort();
 	}
 	if (valid && !dev &&
-	    (ans->status != 200 || strcmp(ans->verdict.state, "failed") == 0)) {
+	    (ans->status != 200 || (strcmp(ans->verdict.state, "failed") == 0 &&
+				    ans->verdict.next_index == first))) {
 		fprintf(stderr, "fuzz_evidence: valid evidence: %u %s %s\n",
 			ans->status, ans->message, ans->verdict.state);
 		abort();
@@ -454,6 +461,14 @@ static void fresh_nonce(struct machine *mc)
 	take_verdict(mc, &ans.verdict);
 }
 
+static int print_event(const struct db_event *e, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "fuzz_evidence:   event %s %s\n", e->kind,
+		e->reason != NULL ? e->reason : "");
+	return 0;
+}
+
 /* FZ_VERBOSE: the answer and the machine's stored reason. */
 static void print_answer(const struct machine *mc, unsigned int dev,
 			 const struct attest_answer *ans)
@@ -472,6 +487,32 @@ static void print_answer(const struct machine *mc, unsigned int dev,
 		(unsigned long long)ans->verdict.nonce_expires,
 		m.state_reason != NULL ? m.state_reason : "");
 	db_machine_release(&m);
+	db_event_list(v.db, ids[mc->m], 0, 100, print_event, NULL, NULL);
+}
+
+/* FZ_VERBOSE: what goes out. */
+static void print_sending(const struct wire_evidence *got)
+{
+	struct ima_list_parser p;
+	struct ima_record rec;
+	struct tpm_quote tq;
+
+	fprintf(stderr,
+		"fuzz_evidence: sending first %llu, %zu bytes, "
+		"nonce of %zu",
+		(unsigned long long)got->first_index, got->records.len,
+		got->nonce_len);
+	if (tpm_quote_parse(got->quote.data, got->quote.len, &tq, NULL) ==
+	    IMT_OK)
+		fprintf(stderr, ", counters %u/%u", tq.reset_count,
+			tq.restart_count);
+	ima_list_parser_init(&p, NULL);
+	if (got->records.len > 0 &&
+	    ima_list_next(&p, got->records.data, got->records.len, 1, &rec,
+			  NULL) == IMT_OK)
+		fprintf(stderr, ", first %.*s pcr %u", (int)rec.path_len,
+			rec.path, rec.pcr);
+	fprintf(stderr, "\n");
 }
 
 /* Decode @json as the route does, and hand it to attest_evidence(). */
@@ -487,25 +528,13 @@ static void send(struct machine *mc, const char *json, size_t len,
 			die("the agent's evidence does not decode", &err);
 		return;
 	}
-	if (verbose) {
-		struct ima_list_parser p;
-		struct ima_record rec;
-
-		ima_list_parser_init(&p, NULL);
-		fprintf(stderr, "fuzz_evidence: sending first %llu, %zu bytes",
-			(unsigned long long)got.first_index, got.records.len);
-		if (got.records.len > 0 &&
-		    ima_list_next(&p, got.records.data, got.records.len, 1,
-				  &rec, NULL) == IMT_OK)
-			fprintf(stderr, ", first %.*s pcr %u",
-				(int)rec.path_len, rec.path, rec.pcr);
-		fprintf(stderr, "\n");
-	}
+	if (verbose)
+		print_sending(&got);
 	attest_evidence(&v, &got, mc->now, &ans);
 	wire_free(WIRE_EVIDENCE, &got);
 	if (verbose)
 		print_answer(mc, dev, &ans); /* without REBOOT, D_MORE */
-	check_answer(&ans, dev, valid);
+	check_answer(&ans, dev, valid, got.first_index);
 	/* an answer to another machine's evidence is not this agent's */
 	if (ans.status != 200 || (dev & D_ID)) {
 		mc->need_nonce = 1;
