@@ -126,12 +126,49 @@ INTEGRATION_TESTS := $(wildcard tests/integration/test_*.sh)
 UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/proto/daemon/test_*.c)
 UNIT_BINS := $(UNIT_SRC:%.c=$(BUILD)/%)
 
-# libFuzzer targets (clang): tests/fuzz/fuzz_<parser>.c
+# libFuzzer targets (clang): tests/fuzz/fuzz_<target>.c, seeded from
+# tests/fuzz/corpus/<target>/ (see tests/fuzz/README.md). Self-contained:
+# the libraries they link (proto/, db/, verifier/, the agent's log and
+# file modules, tests/fuzz/support/) are built again with the fuzzer's
+# instrumentation under build/fuzz/obj, apart from the normal build.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_SECONDS ?= 20
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	$(INC_tests/fuzz) $(PKG_CFLAGS)
+FUZZ_LONG_SECONDS ?= 3600
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+FUZZ_MERGE ?= 0
+FUZZ_OBJ := build/fuzz/obj
+FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
+FUZZ_PKG_CFLAGS := $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
+FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl)
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -Wall -Wextra \
+	-Wno-missing-field-initializers -Iproto -Iproto/daemon -Idb -Iverifier -Itests/fuzz/support \
+	-DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" $(FUZZ_PKG_CFLAGS) -MMD -MP
+FUZZ_LIB_SRC := $(wildcard proto/*.c db/*.c tests/fuzz/support/*.c) \
+	$(filter-out verifier/imatrust.c verifier/imatrust-verifier.c, \
+		$(wildcard verifier/*.c)) $(wildcard proto/daemon/*.c)
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_OBJ)/%.o)
+FUZZ_LIB := $(FUZZ_OBJ)/libfuzz.a
+
+$(FUZZ_OBJ)/%.o: %.c
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+# clang warns where gcc, the project's compiler, does not: -Werror only
+# on the harnesses' own code.
+$(FUZZ_OBJ)/tests/fuzz/%.o: FUZZ_CFLAGS += -Werror
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+build/fuzz/%: $(FUZZ_OBJ)/tests/fuzz/%.o $(FUZZ_LIB)
+	clang -fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_PKG_LIBS) \
+		-lpthread
+
+-include $(shell find $(FUZZ_OBJ) -name '*.d' 2>/dev/null)
 
 # Keep the objects of chained rules (tests, tools): no "rm" after a run.
 .SECONDARY:
@@ -140,7 +177,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	check-includes \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
-	demo check-guest-fleet
+	demo check-guest-fleet fuzz-long
 
 all: $(BINS) $(BENCH_BINS)
 
@@ -253,14 +290,17 @@ check-fast: all $(UNIT_BINS) $(TOOL_BINS) $(INC_LIST)
 check: check-fast check-fuzz check-guest check-guest-streaming \
 	check-guest-fleet
 
-build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(wildcard proto/*.h)
-	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(PROTO_SRC) $(PKG_LIBS)
-
 fuzz: $(FUZZ_BINS)
 
+# Every target for FUZZ_SECONDS from its corpus (the corpus is not changed).
 check-fuzz: $(FUZZ_BINS)
 	@tests/run-suite.sh check-fuzz "tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)"
+
+# Every target for FUZZ_LONG_SECONDS, FUZZ_JOBS at a time; FUZZ_MERGE=1
+# merges what they found into tests/fuzz/corpus/.
+fuzz-long: $(FUZZ_BINS)
+	@tests/fuzz/long.sh $(FUZZ_LONG_SECONDS) $(FUZZ_JOBS) $(FUZZ_MERGE) \
+		$(FUZZ_BINS)
 
 # Kernel and lab (issue: kernel build pipeline and QEMU lab).
 kernel:

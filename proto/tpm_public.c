@@ -61,6 +61,10 @@ enum imt_result tpm_public_parse(const uint8_t *buf, size_t len,
 				     "TPM2B_PUBLIC: size field %u, but %zu bytes follow",
 				     (unsigned int)(buf[0] << 8 | buf[1]),
 				     len - 2);
+	/* libtss2-mu takes size 0 for a zeroed area that does not marshal */
+	if (len == 2)
+		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
+				     "TPM2B_PUBLIC: size field 0, no public area");
 	memset(&tpm2b, 0, sizeof(tpm2b));
 	rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf, len, &offset, &tpm2b);
 	if (rc != TSS2_RC_SUCCESS)

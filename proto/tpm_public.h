@@ -29,7 +29,7 @@
  * @err: filled on failure, with the byte offset where parsing stopped
  *
  * Only the structure is checked here: the size field must cover exactly
- * the TPMT_PUBLIC, and nothing may follow it.
+ * the TPMT_PUBLIC, which may not be empty, and nothing may follow it.
  *
  * Return: IMT_OK or IMT_ERR_MALFORMED.
  */

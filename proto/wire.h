@@ -28,7 +28,10 @@
 
 #define WIRE_VERSION 1
 #define WIRE_ID_MAX 64			/* agent id: [A-Za-z0-9._-] */
-#define WIRE_NONCE_MAX 64		/* bytes */
+#define WIRE_NONCE_MIN 16		/* bytes: what the verifier stores
+					 * (db.h DB_NONCE_MIN) */
+#define WIRE_NONCE_MAX 64		/* bytes: a TPM2B_DATA's qualifyingData
+					 * (db.h DB_NONCE_MAX) */
 #define WIRE_TPM_BLOB_MAX 4096		/* a TPM2B / TPMS structure */
 #define WIRE_CERT_MAX 8192		/* an EK certificate, DER */
 #define WIRE_RECORDS_MAX (4u << 20)	/* list bytes per evidence */

@@ -24,7 +24,9 @@ int judge_record(struct verifier *v, const struct judge_input *in,
 		*verdict = DB_VERDICT_EXCLUDED;
 		return 0;
 	}
-	if (in->algo == NULL || in->digest == NULL || in->path == NULL) {
+	/* no digest, or no name (no reference can name it): unknown */
+	if (in->algo == NULL || in->digest == NULL || in->path == NULL ||
+	    in->path[0] == '\0') {
 		*verdict = DB_VERDICT_UNKNOWN;
 		return 0;
 	}

@@ -261,6 +261,23 @@ static void test_parse_errors(void **state)
 	free(buf);
 }
 
+/*
+ * An empty TPM2B_PUBLIC (size field 0, found by fuzz_enroll) is no public
+ * area: libtss2-mu unmarshals it as a zeroed TPMT_PUBLIC of type 0, which
+ * does not marshal back, so its Name would not be over the bytes sent.
+ */
+static void test_parse_empty(void **state)
+{
+	static const uint8_t empty[] = { 0x00, 0x00 };
+	struct imt_error err;
+	TPMT_PUBLIC pub;
+
+	(void)state;
+	assert_int_equal(tpm_public_parse(empty, sizeof(empty), &pub, &err),
+			 IMT_ERR_MALFORMED);
+	assert_string_equal(err.msg, "TPM2B_PUBLIC: size field 0, no public area");
+}
+
 static void test_pkey_errors(void **state)
 {
 	struct imt_error err;
@@ -328,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_pkey_matches_tpm2_print),
 		cmocka_unit_test(test_check_ak),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_empty),
 		cmocka_unit_test(test_pkey_errors),
 		cmocka_unit_test(test_name_errors),
 	};

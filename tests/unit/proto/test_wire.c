@@ -98,6 +98,9 @@ static void test_other_round_trips(void **state)
 	free(json);
 }
 
+/* A nonce of 16 bytes, the shortest the verifier stores. */
+#define N16 "00112233445566778899aabbccddeeff"
+
 static const struct {
 	const char *body;
 	enum imt_result status;
@@ -107,19 +110,19 @@ static const struct {
 	{ "[1]", IMT_ERR_MALFORMED, "not a JSON object" },
 	{ "{\"v\":2}", IMT_ERR_MALFORMED, "version" },
 	{ "{\"state\":\"x\"}", IMT_ERR_MALFORMED, "version" },
-	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"0011223344556677\","
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
 	  "\"nonce_expires\":1,\"next_index\":0,\"admin\":true}",
 	  IMT_ERR_MALFORMED, "unknown field \"admin\"" },
-	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"0011223344556677\","
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
 	  "\"nonce_expires\":1}", IMT_ERR_MALFORMED,
 	  "missing field \"next_index\"" },
-	{ "{\"v\":1,\"state\":\"Trusted!\",\"nonce\":\"0011223344556677\","
+	{ "{\"v\":1,\"state\":\"Trusted!\",\"nonce\":\"" N16 "\","
 	  "\"nonce_expires\":1,\"next_index\":0}", IMT_ERR_MALFORMED,
 	  "\"state\": empty or has characters" },
 	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"00112233\","
 	  "\"nonce_expires\":1,\"next_index\":0}", IMT_ERR_MALFORMED,
-	  "\"nonce\": needs 8 to 64 bytes" },
-	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"0011223344556677\","
+	  "\"nonce\": needs 16 to 64 bytes" },
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
 	  "\"nonce_expires\":1,\"next_index\":-1}", IMT_ERR_MALFORMED,
 	  "\"next_index\": not a non-negative integer" },
 	{ "{\"v\":1,\"v\":1}", IMT_ERR_MALFORMED, "not a JSON object" },
@@ -178,6 +181,75 @@ static void test_bad_evidence(void **state)
 	free(json);
 }
 
+/* The hex of @n bytes of a nonce (each byte 0xab) into @out. */
+static void nonce_hex(size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		memcpy(out + 2 * i, "ab", 2);
+	out[2 * n] = '\0';
+}
+
+/*
+ * Evidence and verdict nonces have the bounds the verifier's database
+ * stores (16 to 64 bytes): a nonce of 8 bytes used to pass the decoder
+ * and fail in storage (a 503 where the agent sent a bad body, a 400).
+ */
+static void test_nonce_bounds(void **state)
+{
+	static const struct {
+		size_t bytes;
+		enum imt_result rc;
+	} cases[] = {
+		{ 8, IMT_ERR_MALFORMED }, { 15, IMT_ERR_MALFORMED },
+		{ 16, IMT_OK }, { 32, IMT_OK }, { 64, IMT_OK },
+		{ 65, IMT_ERR_LIMIT },
+	};
+	struct wire_evidence in, out;
+	struct wire_verdict vd;
+	struct imt_error err;
+	char hex[2 * 80 + 1], *json, *p, buf[4096];
+	size_t i;
+
+	(void)state;
+	fill_evidence(&in);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	p = strstr(json, "\"nonce\":\"");
+	assert_non_null(p);
+	p += strlen("\"nonce\":\"");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		nonce_hex(cases[i].bytes, hex);
+		print_message("nonce of %zu bytes\n", cases[i].bytes);
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - json), json,
+			 hex, p + 2 * in.nonce_len);
+		assert_int_equal(wire_decode(WIRE_EVIDENCE, buf, strlen(buf),
+					     &out, &err), cases[i].rc);
+		if (cases[i].rc == IMT_OK) {
+			assert_int_equal(out.nonce_len, cases[i].bytes);
+			wire_free(WIRE_EVIDENCE, &out);
+		} else {
+			assert_non_null(strstr(err.msg, "\"nonce\""));
+			assert_null(out.quote.data);
+		}
+		snprintf(buf, sizeof(buf),
+			 "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"%s\","
+			 "\"nonce_expires\":1,\"next_index\":0}", hex);
+		assert_int_equal(wire_decode(WIRE_VERDICT, buf, strlen(buf),
+					     &vd, &err), cases[i].rc);
+		if (cases[i].rc != IMT_OK)
+			assert_non_null(strstr(err.msg, "\"nonce\""));
+	}
+	free(json);
+
+	/* and what is out of bounds is not sent either */
+	fill_evidence(&in);
+	in.nonce_len = 8;
+	assert_null(wire_encode(WIRE_EVIDENCE, &in, &err));
+	assert_non_null(strstr(err.msg, "\"nonce\""));
+}
+
 static void test_limits(void **state)
 {
 	struct wire_evidence in, out;
@@ -227,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_other_round_trips),
 		cmocka_unit_test(test_bad_bodies),
 		cmocka_unit_test(test_bad_evidence),
+		cmocka_unit_test(test_nonce_bounds),
 		cmocka_unit_test(test_limits),
 	};
 

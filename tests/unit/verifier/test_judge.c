@@ -57,6 +57,17 @@ static void test_verdicts_and_policy(void **state)
 	tv_free(t);
 }
 
+/* An empty event name is a record no reference names, not a 503. */
+static void test_empty_name_is_unknown(void **state)
+{
+	struct tv *t = tv_new();
+
+	(void)state;
+	strcpy(t->v.cfg.any_path, "allow");
+	assert_int_equal(judge(t, "", 1, 0), DB_VERDICT_UNKNOWN);
+	tv_free(t);
+}
+
 static void test_reason_is_json_whatever_the_path(void **state)
 {
 	static const char bad_utf8[] = "/tmp/\xff\xfe evil\"\\";
@@ -130,6 +141,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdicts_and_policy),
+		cmocka_unit_test(test_empty_name_is_unknown),
 		cmocka_unit_test(test_reason_is_json_whatever_the_path),
 		cmocka_unit_test(test_boot),
 	};

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# make-corpus.sh [DIR] - write the seed corpora of the libFuzzer targets
+# (default tests/fuzz/corpus/<target>/) from the real fixtures of
+# tests/fixtures/ and the harnesses' input layouts; see README.md.
+# Deterministic: rerunning it rewrites the same files.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+fx=$here/../fixtures
+out=${1:-$here/corpus}
+
+# seed TARGET NAME: stdin becomes one seed file
+seed() {
+	mkdir -p "$out/$1"
+	cat >"$out/$1/$2"
+}
+hex() { od -An -tx1 -v "$1" | tr -d ' \n'; }
+b64() { base64 -w0 "$1"; }
+
+# ---- fuzz_conf: the "key = value" parser ----
+printf '# c\nname = n1\nmode=bb\r\ncount = 7\n' | seed fuzz_conf basic
+printf 'name=x\ncount = 1000\nmode = ccc\n' | seed fuzz_conf bounds
+
+# ---- fuzz_pcr_set: "INDEX HEX" lines of the real kernels ----
+seed fuzz_pcr_set ima-ng-sha256 <"$fx/ima/ima-ng-sha256/pcrs-sha256"
+seed fuzz_pcr_set tpm-sha256 <"$fx/tpm/pcrs-sha256.txt"
+
+# ---- fuzz_ima_list: the real lists, whole (byte 0 = 0) and in pieces ----
+for l in "$fx"/ima/*/binary_runtime_measurements; do
+	d=$(basename "$(dirname "$l")")
+	{ printf '\0'; cat "$l"; } | seed fuzz_ima_list "$d"
+	{ printf '\7'; cat "$l"; } | seed fuzz_ima_list "$d-7"
+done
+
+# ---- fuzz_wire: byte 0 picks the message; evidence of a real quote ----
+nonce=$(hex "$fx/tpm/nonce.bin")
+pcrs=$(awk '{ printf "%s\"%s\":\"%s\"", (NR > 1 ? "," : ""), $1, $2 }' \
+	"$fx/tpm/pcrs-sha256.txt")
+printf '\003{"v":1,"agent":"node-01","nonce":"%s","bank":"sha256","quote":"%s","signature":"%s","pcrs":{%s},"first_index":0,"records":"%s","more":0}' \
+	"$nonce" "$(b64 "$fx/tpm/quote-ak-rsa.msg")" \
+	"$(b64 "$fx/tpm/quote-ak-rsa.sig")" "$pcrs" \
+	"$(b64 "$fx/ima/ima-ng-sha256/binary_runtime_measurements")" |
+	seed fuzz_wire evidence
+printf '\000{"v":1,"agent":"node-01","ek_pub":"%s","ak_pub":"%s"}' \
+	"$(b64 "$fx/tpm/ek-rsa.pub")" "$(b64 "$fx/tpm/ak-rsa.pub")" |
+	seed fuzz_wire enroll
+printf '\001{"v":1,"credential":"AAEC","secret":"AAEC"}' | seed fuzz_wire challenge
+printf '\002{"v":1,"agent":"node-01","proof":"%s"}' "$nonce" |
+	seed fuzz_wire activate
+printf '\004{"v":1,"state":"trusted","nonce":"%s","nonce_expires":1,"nonce_ttl":30,"next_index":0}' \
+	"$nonce" | seed fuzz_wire verdict
+
+# ---- fuzz_quote: byte 0 = mode (fuzz_quote.c); zeros = a valid quote ----
+for k in 0 1 2 3; do
+	printf "\\x0$k\\x00\\x00\\x00\\x20" | seed fuzz_quote "soft-$k"
+done
+# PCRs from the input, sha384 signature hash, another bank (M_* bits)
+printf '\x00\x44\x09\x01\x20\x01' | seed fuzz_quote soft-rsassa-values
+printf '\x02\x80\x00\x10\x00\x01\x02' | seed fuzz_quote soft-ecc-stored
+for k in 4 5 6 7; do
+	printf "\\x0$k\\x00" | seed fuzz_quote "fixture-$k"
+done
+{ printf '\x08\x00\x00\x91'; cat "$fx/tpm/quote-ak-rsa.msg" \
+	"$fx/tpm/quote-ak-rsa.sig"; } | seed fuzz_quote raw-rsa
+{ printf '\x08\x02\x00\x91'; cat "$fx/tpm/quote-ak-ecc.msg" \
+	"$fx/tpm/quote-ak-ecc.sig"; } | seed fuzz_quote raw-ecc
+
+# ---- fuzz_enroll: byte 0 = mode 0 public, 1 credential, 2 message ----
+for s in 0 1 2 5 6 9; do
+	printf "\\x00\\x0$s\\x00\\x00" | seed fuzz_enroll "public-$s"
+done
+{ printf '\x00\x0a'; cat "$fx/tpm/ek-ecc.pub"; } | seed fuzz_enroll public-raw-ek-ecc
+printf '\x01\x00\x00\x00\x00\x20' | seed fuzz_enroll credential-ek-rsa
+printf '\x01\x01\x00\x00\x02\x10' | seed fuzz_enroll credential-ek-ecc
+for p in 0 3 4; do
+	printf "\\x02\\x0$p\\x00\\x00\\x00\\x00\\x00\\x00" |
+		seed fuzz_enroll "message-$p"
+done
+
+# ---- fuzz_ima_match: bank, flags, first index, records, k ----
+# sha256, 3 ima-ng records of known files, quote after 2 of them
+printf '\x00\x00\x00\x03\x00\x00\x00\x80\x00\x00\x00\x01\x80\x00\x00\x00\x02\x80\x00\x02' |
+	seed fuzz_ima_match sha256-3
+# sha1 bank, running PCR from the input, ima-sig, ima-buf, ima records
+printf '\x01\x01\x05\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x11\x03\x01\x00\x00\x80\x10\x41\x02\x00\x01\x80\x04\x42\x43\x44\x45\x04\x00\x02\x01' |
+	seed fuzz_ima_match sha1-mixed
+# custom templates
+printf '\x00\x02\x00\x01\x01\x00\x00\x02\x08\x00\x00\x05\x00\x00\x01' |
+	seed fuzz_ima_match custom
+
+# ---- fuzz_evidence: machine, rounds-1, then per round (fuzz_evidence.c) ----
+# round: dev u16, time u8, [boot: seed, reset, restart], n, records, q
+rec() { printf "\\x00\\x00\\x0$1\\x80\\x00"; }	# ima-ng, known path $1
+for m in 0 1 2 3; do
+	{ printf "\\x0$m\\x01\\x00\\x00\\x00\\x05\\x00\\x00\\x03"
+	  rec 0; rec 1; rec 2; printf '\x04'
+	  printf '\x00\x00\x03\x02'; rec 3; rec 4; printf '\x02'; } |
+		seed fuzz_evidence "two-rounds-$m"
+done
+# a quote before the last records (they wait), then a reboot
+{ printf '\x02\x02\x00\x00\x00\x07\x00\x00\x03'; rec 0; rec 1; rec 2
+  printf '\x02\x00\x00\x01\x00\x00\x01\x00\x00\x20\x00\x01\x09\x00\x00\x01'
+  rec 1; printf '\x01'; } | seed fuzz_evidence partial-reboot
+# "more": the first message of a long list, then the rest
+{ printf '\x01\x01\x10\x00\x00\x05\x00\x00\x02'; rec 0; rec 1
+  printf '\x00\x00\x00\x00\x00\x02\x05'; } | seed fuzz_evidence more
