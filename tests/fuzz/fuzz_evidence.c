@@ -43,6 +43,7 @@
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+void __sanitizer_set_death_callback(void (*callback)(void));
 
 /* Every nonce the wire takes must be one the database stores. */
 _Static_assert(WIRE_NONCE_MIN >= DB_NONCE_MIN && WIRE_NONCE_MAX <= DB_NONCE_MAX,
@@ -65,11 +66,20 @@ static char db_path[128];
 static uint8_t *db_template; /* the database file setup_verifier copies */
 static size_t db_template_len;
 
+static void remove_database(void);
+
+/* A failure: the database copy goes, the crash report follows. */
+static void fail_now(void)
+{
+	remove_database();
+	abort();
+}
+
 static void die(const char *what, const struct imt_error *err)
 {
 	fprintf(stderr, "fuzz_evidence: %s (%s)\n", what,
 		err != NULL ? err->msg : "");
-	abort();
+	fail_now();
 }
 
 /* References for the harness's paths (fz_list_known()), one machine per AK. */
@@ -176,6 +186,7 @@ static void setup_verifier(void)
 		verbose = getenv("FZ_VERBOSE") != NULL;
 		make_template();
 		atexit(remove_database);
+		__sanitizer_set_death_callback(remove_database);
 	}
 	memset(&v, 0, sizeof(v));
 	config_defaults(&v.cfg);
@@ -439,14 +450,14 @@ static void check_answer(const struct answer *ans, unsigned int dev,
 	if (ans->status >= 500) {
 		fprintf(stderr, "fuzz_evidence: %u %s\n", ans->status,
 			ans->message);
-		abort();
+		fail_now();
 	}
 	if (valid && !dev &&
 	    (ans->status != 200 || (strcmp(ans->verdict.state, "failed") == 0 &&
 				    ans->verdict.next_index == first))) {
 		fprintf(stderr, "fuzz_evidence: valid evidence: %u %s %s\n",
 			ans->status, ans->message, ans->verdict.state);
-		abort();
+		fail_now();
 	}
 }
 
