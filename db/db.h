@@ -803,11 +803,8 @@ int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
 
 /* Known records that a change of references may have made wrong. */
 enum db_known_set {
-	/* known, with a digest queued as withdrawn: found by digest (cheap
-	 * while few are queued) */
-	DB_KNOWN_WITHDRAWN,
-	/* the same records, found by reading the boot's known records
-	 * (cheaper once more digests are queued than the boot has records) */
+	/* known, with a digest queued as withdrawn: found by reading the
+	 * boot's known records once */
 	DB_KNOWN_WITHDRAWN_SCAN,
 	/* known, but no reference names their own path and digest: known
 	 * by the digest alone (any_path = allow), or no longer known at all */

@@ -379,15 +379,9 @@ static int record_from_row(sqlite3_stmt *st, struct db_record *r)
 
 /*
  * The known records db_record_list_known() returns, one statement per
- * plan (EXPLAIN QUERY PLAN: the first reads the queue and seeks
- * records_known per digest; the others read the boot by primary key).
+ * set; each reads the boot by primary key (there is no index of known
+ * records by digest: 0004_rejudge.sql says why).
  */
-static const char sql_known_withdrawn[] =
-	"SELECT r.idx, r.pcr, r.template, r.path, r.digest_algo, r.digest, "
-	"r.verdict FROM rejudge_digests q CROSS JOIN records r "
-	"WHERE r.digest = q.value AND r.digest_algo = q.algo "
-	"AND r.boot_id = ?1 AND r.verdict = 'known' AND r.idx >= ?2 "
-	"ORDER BY r.idx LIMIT ?3";
 static const char sql_known_withdrawn_scan[] =
 	SQL_RECORD_COLUMNS "AND verdict = 'known' AND EXISTS (SELECT 1 "
 	"FROM rejudge_digests q WHERE q.algo = records.digest_algo "
@@ -400,7 +394,6 @@ static const char sql_known_unpinned[] =
 	"ORDER BY idx LIMIT ?3";
 
 static const char *const known_sql[] = {
-	[DB_KNOWN_WITHDRAWN] = sql_known_withdrawn,
 	[DB_KNOWN_WITHDRAWN_SCAN] = sql_known_withdrawn_scan,
 	[DB_KNOWN_UNPINNED] = sql_known_unpinned,
 };

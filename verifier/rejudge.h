@@ -9,7 +9,7 @@
  * Which records can change:
  * - unknown and mismatch ones, after any change (a partial index);
  * - known ones whose digest was withdrawn (the queue that the withdrawal
- *   wrote in its own transaction, and the index records_known);
+ *   wrote in its own transaction; each current boot read once);
  * - with any_path = allow, after an import: known ones that no reference
  *   names for their own path (an added reference may pin the path).
  *

@@ -13,11 +13,9 @@ CREATE TABLE rejudge_digests (
 	PRIMARY KEY (algo, value)
 ) STRICT, WITHOUT ROWID;
 
--- Known records by digest: which stored records a queued digest may have
--- vouched for, one boot at a time (boot_id is part of the key). Most
--- records are known, so this is the one index on them.
-CREATE INDEX records_known ON records(digest, digest_algo, boot_id)
-	WHERE verdict = 'known';
+-- No index of known records by digest: every stored record would pay for
+-- it (it halved the rate of stored evidence), and a withdrawal, which is
+-- rare, reads each current boot once instead (db_record_list_known()).
 
 -- A withdrawn reference queues its digest, then takes the path and the
 -- digest with it when no other reference names them (this replaces the

@@ -474,7 +474,7 @@ static void test_known_records_of_withdrawn_digests(void **state)
 {
 	static const uint8_t pcr1[DB_PCR_SHA1_SIZE], pcr2[DB_PCR_SHA256_SIZE];
 	static const enum db_known_set sets[] = {
-		DB_KNOWN_WITHDRAWN, DB_KNOWN_WITHDRAWN_SCAN,
+		DB_KNOWN_WITHDRAWN_SCAN,
 	};
 	static const uint8_t ek[] = { 1 }, name[] = { 0, 11, 1 };
 	static const uint8_t fpr[DB_FPR_SIZE] = { 7 };
