@@ -131,13 +131,17 @@ void engine_nonce(struct verifier *v, const char *id, int64_t now,
 	if (engine_load(v, id, &m, ans) < 0)
 		goto out;
 	db_machine_release(&m);
-	/* the outstanding one while usable: a flood writes nothing */
 	if (db_nonce_outstanding(v->db, id, now, n->nonce, &n->nonce_len,
 				 &expires, &found, &err) < 0) {
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
 		goto out;
 	}
-	if (found)
+	/*
+	 * Reuse it while more than half its life is left (clock seconds),
+	 * so the agent has time to quote: a flood writes at most one row per
+	 * half nonce_ttl.
+	 */
+	if (found && 2 * (expires - now) > (int64_t)v->cfg.nonce_ttl)
 		n->nonce_expires = (uint64_t)expires;
 	else if (engine_issue_nonce(v, id, now, n->nonce, &n->nonce_len,
 				    &n->nonce_expires, ans) < 0)

@@ -67,9 +67,10 @@ void engine_evidence(struct verifier *v, const struct wire_evidence *ev,
 		     int64_t now, struct engine_answer *ans);
 
 /**
- * engine_nonce() - the machine's outstanding nonce, issued when it has
- * none usable (POST /nonce: anyone may call it, so it answers a nonce
- * and nothing else, and writes at most one row per nonce_ttl).
+ * engine_nonce() - the machine's outstanding nonce while more than half
+ * its life is left, else a new one (POST /nonce: anyone may call it, so
+ * it answers a nonce and nothing else, and writes at most one row per
+ * half nonce_ttl).
  */
 void engine_nonce(struct verifier *v, const char *id, int64_t now,
 		  struct engine_answer *ans);
