@@ -7,7 +7,7 @@
 
 static void ref(struct tv *t, const char *path, uint8_t fill)
 {
-	struct db_ref_source src = { DB_SOURCE_DIR_TREE, "test" };
+	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE, .name = "test" };
 	struct imt_error err;
 	uint8_t d[32];
 
