@@ -334,6 +334,8 @@ out:
 	db_close(v->db);
 	backlog_free(v->backlog);
 	ak_cache_free(v->ak_cache);
+	policies_free(v);
+	keyring_free(v);
 	X509_STORE_free(v->ek_ca);
 	if (key != NULL)
 		explicit_bzero(key, strlen(key));
