@@ -28,8 +28,10 @@
 #include "enroll.h"
 #include "file.h"
 #include "hex.h"
+#include "keyring.h"
 #include "log.h"
 #include "notify.h"
+#include "policies.h"
 #include "rejudge.h"
 #include "verifier.h"
 
