@@ -3,10 +3,14 @@
  * import_store.c - store what an importer found, in one transaction.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "import_store.h"
 #include "keyring.h"
+#include "log.h"
 #include "policies.h"
 #include "rejudge.h"
 
@@ -243,4 +247,74 @@ int import_withdraw(struct verifier *v, const struct db_ref_source *src,
 	keyring_invalidate(v);
 	pthread_mutex_unlock(&v->lock);
 	return rc;
+}
+
+int import_retire(struct verifier *v, const struct db_ref_source *src,
+		  const char *operator, int64_t now, size_t *withdrawn,
+		  struct rejudge_stats *st, struct imt_error *err)
+{
+	json_t *cause = json_pack("{s:s,s:s,s:{s:s,s:s},s:s}", "check",
+				  "rejudge", "change", "retire", "source",
+				  "kind", db_source_kind_name(src->kind),
+				  "name", src->name, "operator", operator);
+	char *text = cause != NULL ? json_dumps(cause, JSON_COMPACT |
+						JSON_PRESERVE_ORDER) : NULL;
+	int rc = -1;
+
+	json_decref(cause);
+	if (text == NULL)
+		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				     IMT_NO_POS, "out of memory") == IMT_OK ?
+		       0 : -1;
+	if (import_withdraw(v, src, 0, withdrawn, err) == 0)
+		rc = rejudge_all(v, REJUDGE_WITHDRAWN, text, now, st, err);
+	free(text);
+	return rc;
+}
+
+struct due {
+	enum db_source_kind kind;
+	char name[DB_NAME_MAX + 1];
+};
+
+static int take_due(const struct db_source_info *si, void *arg)
+{
+	struct due *d = arg;
+
+	d->kind = si->kind;
+	snprintf(d->name, sizeof(d->name), "%s", si->name);
+	return 1;
+}
+
+void import_retire_due(struct verifier *v, int64_t now)
+{
+	struct rejudge_stats st;
+	struct http_response res = { 0 };
+	struct imt_error err;
+	struct due d;
+	int found = 0, rc;
+
+	if (rejudge_change_begin(&res) < 0) {
+		free(res.body);
+		return;
+	}
+	do {
+		pthread_mutex_lock(&v->lock);
+		rc = db_source_next_due(v->db, now, take_due, &d, &found, &err);
+		pthread_mutex_unlock(&v->lock);
+		if (rc < 0 || !found)
+			break;
+		struct db_ref_source src = { .kind = d.kind, .name = d.name };
+
+		rc = import_retire(v, &src, "upgrade_window", now, NULL, &st,
+				   &err);
+		if (rc == 0)
+			log_info("retired %s:%s (upgrade window over): %zu "
+				 "machines now untrusted", db_source_kind_name(
+				 d.kind), d.name, st.now_untrusted);
+	} while (rc == 0);
+	if (rc < 0)
+		log_warnx("retiring sources whose upgrade window ended: %s",
+			  err.msg);
+	rejudge_change_end();
 }

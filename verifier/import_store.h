@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "import.h"
+#include "rejudge.h"
 #include "verifier.h"
 
 #define IMPORT_REFS_MAX 2000000	/* references one import may state */
@@ -62,5 +63,22 @@ int import_batch_store(struct verifier *v, const struct db_ref_source *src,
  */
 int import_withdraw(struct verifier *v, const struct db_ref_source *src,
 		    int stale_only, size_t *withdrawn, struct imt_error *err);
+
+/**
+ * import_retire() - withdraw source @src entirely and re-judge every
+ * machine both ways (a retired package version, a withdrawn list).
+ * Call without v->lock, inside rejudge_change_begin()/end().
+ * @operator: who (the audit's word; "upgrade_window" for the clock)
+ */
+int import_retire(struct verifier *v, const struct db_ref_source *src,
+		  const char *operator, int64_t now, size_t *withdrawn,
+		  struct rejudge_stats *st, struct imt_error *err);
+
+/**
+ * import_retire_due() - retire the package versions whose upgrade
+ * window has ended (the housekeeping clock); skipped while another
+ * change runs.
+ */
+void import_retire_due(struct verifier *v, int64_t now);
 
 #endif /* IMATRUST_IMPORT_STORE_H */
