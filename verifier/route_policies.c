@@ -38,10 +38,27 @@ static int name_ok(const char *name)
 	return n > 0 && n <= NAME_MAX_LEN && strspn(name, NAME_CHARS) == n;
 }
 
+/*
+ * The stored document as policy_to_json() writes it (the migration's
+ * default was written by hand), or as stored when it no longer parses.
+ */
+static json_t *stored_doc(const struct db_policy *p)
+{
+	struct policy *pol = policy_parse(p->name, p->body, strlen(p->body),
+					  NULL);
+	json_t *doc;
+
+	if (pol == NULL)
+		return json_loads(p->body, 0, NULL);
+	doc = policy_to_json(pol);
+	policy_free(pol);
+	return doc;
+}
+
 /* {name, updated_at} and the stored document's fields, in that order. */
 static json_t *policy_json(const struct db_policy *p)
 {
-	json_t *doc = json_loads(p->body, 0, NULL);
+	json_t *doc = stored_doc(p);
 	json_t *j = json_pack("{s:s,s:I}", "name", p->name, "updated_at",
 			      (json_int_t)p->updated_at);
 
