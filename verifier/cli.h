@@ -35,4 +35,10 @@ int cli_audit_main(int argc, char **argv);
 /* cli_ref.c: reference digests over the REST API */
 int cli_ref_main(int argc, char **argv);
 
+/* cli_policy.c: named policies over the REST API */
+int cli_policy_main(int argc, char **argv);
+
+/* cli_key.c: signature keys over the REST API */
+int cli_key_main(int argc, char **argv);
+
 #endif /* IMATRUST_CLI_H */
