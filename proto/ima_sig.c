@@ -155,7 +155,8 @@ enum imt_result ima_sig_check_digest_type(const struct ima_sig *sig,
 		digest_type = "ima";	/* d-ng: a regular file digest */
 		type_len = 3;
 	}
-	if (type_len == strlen(want) && memcmp(digest_type, want, type_len) == 0)
+	if (type_len == strlen(want) &&
+	    memcmp(digest_type, want, type_len) == 0)
 		return IMT_OK;
 	return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS, IMT_NO_POS,
 			     "a version %u signature vouches for an \"%s\" digest, not \"%.*s\"",

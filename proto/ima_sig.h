@@ -12,7 +12,7 @@
  *				EVM_IMA_XATTR_DIGSIG, 0x06 IMA_VERITY_DIGSIG
  *	u8     version		2 (with 0x03), 3 (with 0x06)
  *	u8     hash_algo	the kernel's enum hash_algo (4 = sha256)
- *	__be32 keyid		last 4 bytes of the signer's subjectKeyIdentifier
+ *	__be32 keyid		tail of the signer's subjectKeyIdentifier
  *	__be16 sig_size		bytes that follow, exactly
  *	u8     sig[sig_size]	RSA PKCS#1 v1.5 or a DER ECDSA signature
  *
