@@ -103,3 +103,24 @@ done
 # "more": the first message of a long list, then the rest
 { printf '\x01\x01\x10\x00\x00\x05\x00\x00\x02'; rec 0; rec 1
   printf '\x00\x00\x00\x00\x00\x02\x05'; } | seed fuzz_evidence more
+
+# ---- fuzz_ima_sig: byte 0 = mode (fuzz_ima_sig.c) ----
+# raw "sig" field values and certificates of tests/fixtures/ima-sig/
+for s in "$fx"/ima-sig/sample.*.sig*; do
+	{ printf '\0'; cat "$s"; } | seed fuzz_ima_sig "raw-$(basename "$s")"
+done
+for c in rsa.der ec.pem rsa-skid.pem rsa-pub.pem; do
+	{ printf '\1'; cat "$fx/ima-sig/$c"; } | seed fuzz_ima_sig "cert-$c"
+done
+# fixture mode: signature, key, algorithm (its signer's: valid), cut,
+# pairs, digest change
+i=0
+for sk in '0 0' '0 1' '1 0' '1 1' '2 0' '0 0' '1 0'; do
+	set -- $sk
+	printf "\\x02\\x0$i\\x0$1\\x0$2\\x00\\x00\\x00" |
+		seed fuzz_ima_sig "fixture-$i"
+	i=$((i + 1))
+done
+# the key id changed (still parses, no longer names the key), a cut
+printf '\x02\x00\x00\x00\x00\x01\x00\x03\x01\x00' | seed fuzz_ima_sig keyid
+printf '\x02\x02\x01\x00\x05\x00\x00' | seed fuzz_ima_sig cut
