@@ -590,6 +590,16 @@ static const struct cli_command ref_commands[] = {
 	{ "add", cmd_add, "add one reference PATH ALGO:HEX" },
 	{ "ls", cmd_ls, "list references" },
 	{ "rm", cmd_rm, "remove a reference, or withdraw a source" },
+	{ "import-deb", cli_ref_import_deb,
+	  "import Debian packages (parsed by the verifier)" },
+	{ "import-list", cli_ref_import_list,
+	  "import a golden measurement list proven by its PCRs" },
+	{ "import-keylime", cli_ref_import_keylime,
+	  "import a Keylime runtime policy" },
+	{ "export-keylime", cli_ref_export_keylime,
+	  "write a policy as a Keylime runtime policy" },
+	{ "retire", cli_ref_retire,
+	  "withdraw a source (an old package version) and re-judge" },
 	{ NULL, NULL, NULL },
 };
 
