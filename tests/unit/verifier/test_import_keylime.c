@@ -506,11 +506,51 @@ static void test_refuse_python_only_regex(void **state)
 	}
 }
 
+/* regcomp copies a repeated atom per repetition: a short exclude could
+ * take gigabytes (found by fuzz_keylime: "x+++...+"). */
+static void test_refuse_regex_blowup(void **state)
+{
+	static const struct {
+		const char *re, *msg;
+		enum imt_result status;
+	} cases[] = {
+		{ "/x/a++++++++", "excludes[0]: a quantifier after a quantifier",
+		  IMT_ERR_MALFORMED },
+		{ "/x/a{2}{3}", "excludes[0]: a quantifier after a quantifier",
+		  IMT_ERR_MALFORMED },
+		{ "/x/((a{255}){255})", "excludes[0]: expands to more than 4096",
+		  IMT_ERR_LIMIT },
+		{ "/x/(((((((((((((ab)+)+)+)+)+)+)+)+)+)+)+)+)+",
+		  "excludes[0]: expands to more than 4096", IMT_ERR_LIMIT },
+		{ "*/tmp", "excludes[0]: nothing to repeat before '*'",
+		  IMT_ERR_MALFORMED },
+		{ "/x/(|+)", "excludes[0]: nothing to repeat before '+'",
+		  IMT_ERR_MALFORMED },
+	};
+	char deep[80];
+	json_t *doc;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		doc = policy_fixture();
+		json_object_set_new(doc, "excludes",
+				    json_pack("[s]", cases[i].re));
+		refused(doc, cases[i].status, cases[i].msg);
+	}
+	memset(deep, '(', 33);
+	strcpy(deep + 33, "a");
+	doc = policy_fixture();
+	json_object_set_new(doc, "excludes", json_pack("[s]", deep));
+	refused(doc, IMT_ERR_LIMIT, "excludes[0]: groups nested deeper than 32");
+}
+
 static void test_regex_same_in_both(void **state)
 {
 	static const char *const ok[] = {
 		"/usr/lib/modules/[^/]+/kernel/.*\\.ko$", "\\w+\\.log",
 		"/a(b|c)\\1", "[]a]", "[^]a]x", "/var/lib/(dpkg|apt)/.*",
+		"/x/a*?b", "/x/(ab){2,3}c+", "/x/a{4000}",
 	};
 	struct imt_error err;
 	size_t i;
@@ -990,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_refuse_relative_path),
 		cmocka_unit_test(test_refuse_bad_regex),
 		cmocka_unit_test(test_refuse_python_only_regex),
+		cmocka_unit_test(test_refuse_regex_blowup),
 		cmocka_unit_test(test_regex_same_in_both),
 		cmocka_unit_test(test_refuse_keys_not_json),
 		cmocka_unit_test(test_refuse_key_not_base64),
