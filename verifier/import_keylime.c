@@ -25,6 +25,8 @@
 #include "keylime_key.h"
 
 #define WHAT_MAX 160	/* how an error names a member */
+#define KEYLIME_REGEX_DEPTH 32	/* nested groups */
+#define KEYLIME_REGEX_COST 4096	/* atoms a regex may expand to */
 
 struct kl_ctx {
 	const struct import_sink *sink;
@@ -260,28 +262,172 @@ static int check_bracket(const char *re, size_t *i, const char *what,
 	return 0;
 }
 
+/*
+ * The walk over a regex: the size it expands to (glibc's regcomp copies
+ * a repeated atom once per repetition, so "a{255}{255}" or "x++++..."
+ * take memory exponential in their length), kept per group.
+ */
+struct re_walk {
+	const char *re, *what;
+	struct imt_error *err;
+	size_t depth;
+	unsigned long sum[KEYLIME_REGEX_DEPTH + 1];	/* size of the group */
+	unsigned long last;	/* size of the atom a quantifier repeats */
+	int quantified;		/* the previous token was a quantifier */
+};
+
+static unsigned long sat_add(unsigned long a, unsigned long b)
+{
+	return a + b > KEYLIME_REGEX_COST ? KEYLIME_REGEX_COST + 1 : a + b;
+}
+
+static unsigned long sat_mul(unsigned long a, unsigned long b)
+{
+	return b != 0 && a > KEYLIME_REGEX_COST / b ? KEYLIME_REGEX_COST + 1
+						    : a * b;
+}
+
+static void re_atom(struct re_walk *w, unsigned long size)
+{
+	w->last = size;
+	w->sum[w->depth] = sat_add(w->sum[w->depth], size);
+	w->quantified = 0;
+}
+
+/* "{m}", "{m,}", "{m,n}" at @p: the most repetitions, 0 if not a bound. */
+static unsigned long re_bound(const char *p, size_t *len)
+{
+	unsigned long m = 0, n = 0;
+	const char *q = p + 1;
+	int digits = 0, comma = 0;
+
+	for (; *q != '}'; q++) {
+		if (*q == ',' && !comma) {
+			comma = 1;
+		} else if (*q >= '0' && *q <= '9' && digits < 6) {
+			digits++;
+			if (comma)
+				n = n * 10 + (unsigned long)(*q - '0');
+			else
+				m = m * 10 + (unsigned long)(*q - '0');
+		} else {
+			return 0;
+		}
+	}
+	*len = (size_t)(q - p);
+	if (comma && n == 0)
+		n = m + 1;	/* {m,}: m copies and a star */
+	return comma ? n : m;
+}
+
+/* A quantifier at @w->re[*i]: repeat the last atom. */
+static int re_quantifier(struct re_walk *w, size_t *i)
+{
+	const char *p = w->re + *i;
+	unsigned long times = 1;
+	size_t len = 0;
+
+	if (w->quantified && *p == '?' && w->quantified == 1) {
+		w->quantified = 2;	/* lazy in Python, (x*)? in POSIX */
+		return 0;
+	}
+	if (w->quantified)
+		return kl_fail(w->err, IMT_ERR_MALFORMED,
+			       "%s: a quantifier after a quantifier (Python reads it as possessive or refuses it)",
+			       w->what);
+	if (w->last == 0)
+		return kl_fail(w->err, IMT_ERR_MALFORMED,
+			       "%s: nothing to repeat before '%c'", w->what,
+			       *p);
+	if (*p == '+')
+		times = 2;
+	else if (*p == '{')
+		times = re_bound(p, &len);
+	*i += len;
+	if (times > 1)
+		w->sum[w->depth] = sat_add(w->sum[w->depth],
+					   sat_mul(w->last, times - 1));
+	w->last = sat_mul(w->last, times);
+	w->quantified = 1;
+	return 0;
+}
+
+static int re_group(struct re_walk *w, char c)
+{
+	unsigned long size;
+
+	if (c == '(') {
+		if (w->depth == KEYLIME_REGEX_DEPTH)
+			return kl_fail(w->err, IMT_ERR_LIMIT,
+				       "%s: groups nested deeper than %d",
+				       w->what, KEYLIME_REGEX_DEPTH);
+		w->sum[++w->depth] = 0;
+		w->last = 0;
+		w->quantified = 0;
+		return 0;
+	}
+	if (w->depth == 0)
+		return 0;	/* unmatched: regcomp says so */
+	size = w->sum[w->depth--];
+	re_atom(w, size > 0 ? size : 1);
+	return 0;
+}
+
+static int re_escape(struct re_walk *w, size_t *i)
+{
+	char c = w->re[++*i];
+
+	if (c == '\0') {
+		--*i;	/* trailing backslash: regcomp says so */
+		return 0;
+	}
+	if (isalnum((unsigned char)c) && strchr(same_escapes, c) == NULL)
+		return kl_fail(w->err, IMT_ERR_MALFORMED,
+			       "%s: \"\\%c\" means one thing in Python and another (or nothing) in POSIX",
+			       w->what, c);
+	re_atom(w, 1);
+	return 0;
+}
+
+static int re_token(struct re_walk *w, size_t *i)
+{
+	char c = w->re[*i];
+
+	if (c == '\\')
+		return re_escape(w, i);
+	if (c == '(' && w->re[*i + 1] == '?')
+		return kl_fail(w->err, IMT_ERR_MALFORMED,
+			       "%s: \"(?\" is Python-only syntax", w->what);
+	if (c == '(' || c == ')')
+		return re_group(w, c);
+	if (c == '*' || c == '+' || c == '?' ||
+	    (c == '{' && re_bound(w->re + *i, &(size_t){ 0 }) > 0))
+		return re_quantifier(w, i);
+	if (c == '|' || c == '^' || c == '$') {
+		w->last = 0;	/* nothing a quantifier could repeat */
+		w->quantified = 0;
+		return 0;
+	}
+	if (c == '[' && check_bracket(w->re, i, w->what, w->err) < 0)
+		return -1;
+	re_atom(w, 1);
+	return 0;
+}
+
 static int check_syntax(const char *re, const char *what,
 			struct imt_error *err)
 {
+	struct re_walk w = { .re = re, .what = what, .err = err };
 	size_t i;
 
 	for (i = 0; re[i] != '\0'; i++) {
-		if (re[i] == '\\') {
-			if (re[++i] == '\0')
-				break;
-			if (isalnum((unsigned char)re[i]) &&
-			    strchr(same_escapes, re[i]) == NULL)
-				return kl_fail(err, IMT_ERR_MALFORMED,
-					       "%s: \"\\%c\" means one thing in Python and another (or nothing) in POSIX",
-					       what, re[i]);
-		} else if (re[i] == '(' && re[i + 1] == '?') {
-			return kl_fail(err, IMT_ERR_MALFORMED,
-				       "%s: \"(?\" is Python-only syntax",
-				       what);
-		} else if (re[i] == '[' &&
-			   check_bracket(re, &i, what, err) < 0) {
+		if (re_token(&w, &i) < 0)
 			return -1;
-		}
+		if (w.sum[w.depth] > KEYLIME_REGEX_COST ||
+		    w.last > KEYLIME_REGEX_COST)
+			return kl_fail(err, IMT_ERR_LIMIT,
+				       "%s: expands to more than %d atoms",
+				       what, KEYLIME_REGEX_COST);
 	}
 	return 0;
 }

@@ -24,6 +24,16 @@ printf 'name=x\ncount = 1000\nmode = ccc\n' | seed fuzz_conf bounds
 seed fuzz_pcr_set ima-ng-sha256 <"$fx/ima/ima-ng-sha256/pcrs-sha256"
 seed fuzz_pcr_set tpm-sha256 <"$fx/tpm/pcrs-sha256.txt"
 
+# ---- fuzz_keylime: the Keylime policy fixture, an empty policy, a
+# certificate as key, excludes with brackets ----
+seed fuzz_keylime policy <"$fx/keylime/policy.json"
+printf '{"meta":{"version":1,"generator":1},"release":0,"digests":{},"excludes":[],"keyrings":{},"ima":{"ignored_keyrings":[],"log_hash_alg":"sha1","dm_policy":null},"ima-buf":{},"verification-keys":""}' |
+	seed fuzz_keylime empty
+printf '{"meta":{"version":1,"generator":3},"release":2,"digests":{"/a":["%s","%s"]},"excludes":["^/x/[^/]+\\\\.log$","[]a](b|c)\\\\1"],"keyrings":{".ima":["%s"]},"ima":{"ignored_keyrings":[".evm"],"log_hash_alg":"sha256","dm_policy":null},"ima-buf":{"kexec-cmdline":["%s"]},"verification-keys":"{\\"keyids\\":[1],\\"pubkeys\\":[\\"%s\\"]}"}' \
+	"$(printf a | sha1sum | cut -c1-40)" "$(printf a | sha512sum | cut -c1-128)" \
+	"$(printf k | sha256sum | cut -c1-64)" "$(printf b | sha384sum | cut -c1-96)" \
+	"$(b64 "$fx/keylime/ima-cert.der")" | seed fuzz_keylime cert
+
 # ---- fuzz_ima_list: the real lists, whole (byte 0 = 0) and in pieces ----
 for l in "$fx"/ima/*/binary_runtime_measurements; do
 	d=$(basename "$(dirname "$l")")
