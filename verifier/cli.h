@@ -41,5 +41,10 @@ int cli_ref_import_list(int argc, char **argv);
 int cli_ref_import_keylime(int argc, char **argv);
 int cli_ref_export_keylime(int argc, char **argv);
 int cli_ref_retire(int argc, char **argv);
+/* cli_policy.c: named policies over the REST API */
+int cli_policy_main(int argc, char **argv);
+
+/* cli_key.c: signature keys over the REST API */
+int cli_key_main(int argc, char **argv);
 
 #endif /* IMATRUST_CLI_H */
