@@ -137,4 +137,16 @@ void route_metrics(void *ctx, const struct http_request *req,
 void route_page(void *ctx, const struct http_request *req,
 		struct http_response *res);
 
+/* route_import.c: imports the verifier parses, retiring a source */
+void route_import_deb(void *ctx, const struct http_request *req,
+		      struct http_response *res);
+void route_import_list(void *ctx, const struct http_request *req,
+		       struct http_response *res);
+void route_import_keylime(void *ctx, const struct http_request *req,
+			  struct http_response *res);
+void route_import_retire(void *ctx, const struct http_request *req,
+			 struct http_response *res);
+void route_export_keylime(void *ctx, const struct http_request *req,
+			  struct http_response *res);
+
 #endif /* IMATRUST_VERIFIER_H */

@@ -156,7 +156,7 @@ static void test_add_pem_and_list(void **state)
 	assert_string_equal(json_string_value(json_object_get(k,
 		"fingerprint")), fpr);
 	assert_string_equal(json_string_value(json_object_get(k, "subject")),
-			    "/CN=ima-test");
+			    "CN=ima-test");
 	assert_non_null(strstr(json_string_value(json_object_get(k,
 		"source")), id));
 	assert_true(json_integer_value(json_object_get(k, "added_at")) > 0);
