@@ -313,11 +313,6 @@ static void test_name_in_query(void **state)
 }
 
 /*
- * Built once verifier/sig_adapter.h (the signature stub that parses no
- * signature) is replaced by proto/ima_sig.h.
- */
-#if !__has_include("sig_adapter.h")
-/*
  * An ima-sig record whose signature (v2 header, ECDSA over the SHA-256
  * file digest) the key verifies: unknown without the key, signed with
  * it (trusted), unknown again when it is removed (untrusted).
@@ -389,7 +384,6 @@ static void test_signed_record_follows_key(void **state)
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
 	made_free(&m);
 }
-#endif
 
 int main(void)
 {
@@ -404,10 +398,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_name_in_query, setup,
 						teardown),
-#if !__has_include("sig_adapter.h")
 		cmocka_unit_test_setup_teardown(test_signed_record_follows_key,
 						setup, teardown),
-#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
