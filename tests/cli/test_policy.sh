@@ -107,7 +107,7 @@ keyid=${skid: -8}
 fpr=$(sha256sum "$tmp/ima.der" | cut -d' ' -f1)
 
 expect 0 "key add a PEM certificate" "$imatrust" key add "$tmp/ima.pem"
-contains "$tmp/out" "^key $keyid \\(keyid $keyid, /CN=ima-signer\\) added as source key:$keyid" \
+contains "$tmp/out" "^key $keyid \\(keyid $keyid, CN=ima-signer\\) added as source key:$keyid" \
 	"the default name is the key id (subjectKeyIdentifier)"
 expect 0 "key add --name a DER certificate" "$imatrust" key add --name vendor "$tmp/v.der"
 contains "$tmp/out" '^key vendor .* added as source key:vendor' "named vendor"
@@ -117,7 +117,7 @@ expect 1 "a private key is not a certificate" "$imatrust" key add "$tmp/ima.key"
 contains "$tmp/err" 'not an X.509 certificate' "the message says so"
 expect 0 "key ls" "$imatrust" key ls
 contains "$tmp/out" '^NAME +KEYID +SOURCE +SUBJECT +FINGERPRINT' "the table has a header"
-contains "$tmp/out" "^$keyid +$keyid +key:$keyid +/CN=ima-signer +$fpr\$" \
+contains "$tmp/out" "^$keyid +$keyid +key:$keyid +CN=ima-signer +$fpr\$" \
 	"the key, its id, source, subject and fingerprint"
 expect 0 "key ls --json" "$imatrust" key ls --json
 [ "$(jq length "$tmp/out")" = 2 ] && ok "two keys" || not_ok "two keys" "$tmp/out"
