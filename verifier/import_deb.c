@@ -277,7 +277,12 @@ static struct archive *tar_open(struct deb_ctx *c, struct nest *n,
 		goto fail;
 	}
 	if (archive_read_open(in, n, NULL, nest_read, NULL) != ARCHIVE_OK) {
-		tar_fail(c, in, n);
+		if (n->failed)
+			tar_fail(c, in, n);
+		else
+			fail(c, IMT_ERR_MALFORMED, "not a %s tar (%s)",
+			     comp->enable ? comp->suffix + 1 : "plain",
+			     archive_error_string(in) ?: "?");
 		goto fail;
 	}
 	/* the compression its name says, once: no gzip inside the gzip */
