@@ -14,10 +14,10 @@ BUILD ?= build
 endif
 
 CC ?= cc
-PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
+PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl libarchive
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl -larchive)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # agent/tpm.c, the agent's only ESAPI user, and what links it.
 TPM_PKGS := tss2-esys tss2-tctildr tss2-mu tss2-rc
@@ -114,7 +114,7 @@ LIBVERIFIER := $(BUILD)/lib/libverifier.a
 BINS := $(BUILD)/bin/imatrust $(BUILD)/bin/imatrust-verifier \
 	$(BUILD)/bin/imatrust-agent
 BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list \
-	$(BUILD)/bin/bench-verifier
+	$(BUILD)/bin/bench-verifier $(BUILD)/bin/bench-deb-import
 
 # Drivers that put library functions on the command line for the shell
 # tests of tests/integration/: tests/tools/<name>.c -> build/tests/tools/
@@ -141,7 +141,7 @@ FUZZ_OBJ := build/fuzz/obj
 FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
 FUZZ_PKG_CFLAGS := $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl -larchive)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -Wall -Wextra \
 	-Wno-missing-field-initializers -Iproto -Iproto/daemon -Idb -Iverifier -Itests/fuzz/support \
@@ -349,6 +349,16 @@ $(BUILD)/bin/bench-import-latency: \
 		$(LIBDB) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
+# import_deb_files() over the apt cache against sha256sum (issue #11).
+$(BUILD)/bin/bench-deb-import: $(BUILD)/tests/bench/bench_deb_import.o \
+		$(LIBVERIFIER) $(LIBDAEMON) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
+.PHONY: bench-deb-import
+bench-deb-import: $(BUILD)/bin/bench-deb-import
+	@tests/bench/deb-import
 
 .PHONY: bench-import-latency
 bench-import-latency: all $(BUILD)/bin/bench-import-latency
