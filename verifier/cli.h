@@ -37,6 +37,7 @@ int cli_ref_main(int argc, char **argv);
 
 /* cli_ref_import.c: imports the verifier parses, retiring a source */
 int cli_ref_import_deb(int argc, char **argv);
+int cli_ref_import_archive(int argc, char **argv);
 int cli_ref_import_list(int argc, char **argv);
 int cli_ref_import_keylime(int argc, char **argv);
 int cli_ref_export_keylime(int argc, char **argv);

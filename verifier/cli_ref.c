@@ -654,6 +654,8 @@ static const struct cli_command ref_commands[] = {
 	{ "rm", cmd_rm, "remove a reference, or withdraw a source" },
 	{ "import-deb", cli_ref_import_deb,
 	  "import Debian packages (parsed by the verifier)" },
+	{ "import-archive", cli_ref_import_archive,
+	  "import every package of a local apt archive" },
 	{ "import-list", cli_ref_import_list,
 	  "import a golden measurement list proven by its PCRs" },
 	{ "import-keylime", cli_ref_import_keylime,

@@ -26,6 +26,9 @@
 #include "cli.h"
 #include "cli_client.h"
 #include "cli_util.h"
+#include "import_apt.h"
+
+#include <openssl/sha.h>
 
 #define DEB_MAX (48u << 20)		/* bytes of one .deb upload */
 #define POLICY_MAX (32u << 20)		/* bytes of a Keylime policy */
@@ -118,8 +121,29 @@ static void print_counts(const char *what, json_t *ans)
 		"machines_now_untrusted")));
 }
 
+/* @e of an apt index: the file must have the size and SHA-256 it says. */
+static int check_entry(const struct apt_entry *e, const uint8_t *deb,
+		       size_t len)
+{
+	uint8_t md[SHA256_DIGEST_LENGTH];
+
+	if (len != e->size) {
+		cli_warnx("%s: %zu bytes, the index (stanza %zu, %s) says "
+			  "%llu: not imported", e->path, len, e->stanza,
+			  e->package, (unsigned long long)e->size);
+		return -1;
+	}
+	SHA256(deb, len, md);
+	if (memcmp(md, e->sha256, sizeof(md)) != 0) {
+		cli_warnx("%s: SHA256 differs from the index's (stanza %zu, "
+			  "%s): not imported", e->path, e->stanza, e->package);
+		return -1;
+	}
+	return 0;
+}
+
 static int upload_deb(struct cli_client *c, const char *file,
-		      const char *algos)
+		      const char *algos, const struct apt_entry *e)
 {
 	json_t *body = NULL, *ans = NULL, *src;
 	uint8_t *deb;
@@ -129,6 +153,10 @@ static int upload_deb(struct cli_client *c, const char *file,
 	deb = (uint8_t *)cli_read_file(file, DEB_MAX, &len);
 	if (deb == NULL)
 		return -1;
+	if (e != NULL && check_entry(e, deb, len) < 0) {
+		free(deb);
+		return -1;
+	}
 	body = json_pack("{s:i,s:o,s:o}", "v", 1, "deb", b64_json(deb, len),
 			 "algos", algos_json(algos));
 	free(deb);
@@ -163,12 +191,63 @@ int cli_ref_import_deb(int argc, char **argv)
 	c = cli_client_new(&a.co);
 	rc = c != NULL ? CLI_EXIT_OK : CLI_EXIT_MISMATCH;
 	for (i = optind; c != NULL && i < argc; i++) {
-		if (upload_deb(c, argv[i], a.algos) < 0) {
+		if (upload_deb(c, argv[i], a.algos, NULL) < 0) {
 			rc = CLI_EXIT_MISMATCH;
 			break;
 		}
 	}
 	cli_client_free(c);
+	return rc;
+}
+
+struct archive_walk {
+	struct cli_client *c;
+	const char *algos;
+	size_t packages, failed;
+};
+
+static int archive_one(void *arg, const struct apt_entry *e,
+		       struct imt_error *err)
+{
+	struct archive_walk *w = arg;
+
+	(void)err;
+	w->packages++;
+	/* one bad package is named and skipped; the others still count */
+	if (upload_deb(w->c, e->path, w->algos, e) < 0)
+		w->failed++;
+	return 0;
+}
+
+int cli_ref_import_archive(int argc, char **argv)
+{
+	struct import_args a;
+	struct archive_walk w = { 0 };
+	struct imt_error err;
+	int rc = CLI_EXIT_USAGE;
+
+	if (import_parse(argc, argv, &a) < 0 || optind + 1 != argc) {
+		fprintf(stderr, "usage: imatrust ref import-archive [--algo "
+			"sha256[,sha1]] %s DIR\n"
+			"       (DIR: a local apt archive or mirror: Packages"
+			"[.xz|.gz] and the pool)\n", CLI_CLIENT_USAGE);
+		return CLI_EXIT_USAGE;
+	}
+	w.c = cli_client_new(&a.co);
+	w.algos = a.algos;
+	rc = CLI_EXIT_MISMATCH;
+	if (w.c == NULL)
+		goto out;
+	if (apt_archive_each(argv[optind], archive_one, &w, &err) < 0) {
+		cli_warnx("%s: %s", argv[optind], err.msg);
+		goto out;
+	}
+	printf("%s: %zu packages, %zu failed\n", argv[optind], w.packages,
+	       w.failed);
+	if (w.failed == 0)
+		rc = CLI_EXIT_OK;
+out:
+	cli_client_free(w.c);
 	return rc;
 }
 

@@ -28,10 +28,12 @@
 #include "b64.h"
 #include "hash_algo.h"
 #include "hex.h"
+#include "import_deb.h"
 #include "import_keylime.h"
 #include "import_list.h"
 #include "policies.h"
 #include "import_store.h"
+#include "log.h"
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
@@ -67,7 +69,7 @@ static uint8_t *b64_field(json_t *body, const char *key, size_t *len,
 	return out;
 }
 
-__attribute__((unused)) static int parse_algos(json_t *body, const char **algos, size_t *n,
+static int parse_algos(json_t *body, const char **algos, size_t *n,
 		       struct http_response *res)
 {
 	json_t *arr = json_object_get(body, "algos"), *it;
@@ -188,6 +190,145 @@ static void store_and_answer(struct verifier *v, const char *operator,
 	rest_reply(res, 200, rejudge_stats_json(ans, &st));
 out:
 	free(cause);
+}
+
+/* ---- Debian packages ---------------------------------------------------- */
+
+/* Is the stored deb source the same file (content_sha256)? */
+struct stored_deb {
+	const uint8_t *sha256;
+	int same;
+};
+
+static int compare_deb(const struct db_source_info *si, void *arg)
+{
+	struct stored_deb *sd = arg;
+
+	sd->same = si->content_sha256 != NULL &&
+		   memcmp(si->content_sha256, sd->sha256, 32) == 0;
+	return 1;
+}
+
+/* With upgrade_window: the older versions of the package retire later. */
+static void schedule_older(struct verifier *v, const struct deb_info *info,
+			   const char *keep, int64_t now, json_t *ans)
+{
+	struct imt_error err;
+	size_t n = 0;
+	int rc;
+
+	if (v->cfg.upgrade_window == 0)
+		return;
+	pthread_mutex_lock(&v->lock);
+	rc = db_source_schedule_retire(v->db, info->package,
+				       info->architecture, keep,
+				       now + (int64_t)v->cfg.upgrade_window,
+				       &n, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		log_warnx("deb:%s: scheduling the older versions' retirement: "
+			  "%s", keep, err.msg);
+	json_object_set_new(ans, "retire_scheduled",
+			    json_integer((json_int_t)n));
+}
+
+/* The package is parsed; store it unless this very file is there. */
+static void store_deb(struct verifier *v, const char *operator,
+		      const struct deb_info *info, const uint8_t sha[32],
+		      const struct import_batch *b, int64_t now,
+		      struct http_response *res)
+{
+	char src_name[3 * DEB_NAME_MAX + 3];
+	struct stored_deb sd = { sha, 0 };
+	struct db_source_meta meta = {
+		.package = info->package, .version = info->version,
+		.arch = info->architecture, .content_sha256 = sha,
+	};
+	struct db_ref_source src = {
+		.kind = DB_SOURCE_DEB, .name = src_name, .meta = &meta,
+	};
+	struct imt_error err;
+	json_t *ans;
+	int found = 0, rc;
+
+	snprintf(src_name, sizeof(src_name), "%s_%s_%s", info->package,
+		 info->version, info->architecture);
+	if (strlen(src_name) > DB_NAME_MAX) {
+		http_error(res, 400, "package, version and architecture are "
+			   "longer than a source name (%d bytes)", DB_NAME_MAX);
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	rc = db_source_get(v->db, &src, compare_deb, &sd, &found, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0) {
+		rest_db_error(res, "source", &err);
+		return;
+	}
+	if (found && sd.same) {
+		rest_reply(res, 200, json_pack("{s:b,s:{s:s,s:s},s:i}",
+			   "already", 1, "source", "kind", "deb", "name",
+			   src_name, "added", 0));
+		return;
+	}
+	if (found) {
+		http_error(res, 409, "deb:%s was imported from another file "
+			   "with the same package, version and architecture; "
+			   "retire it first (imatrust ref retire deb:%s)",
+			   src_name, src_name);
+		return;
+	}
+	ans = json_pack("{s:b,s:s,s:s,s:s,s:I}", "already", 0, "package",
+			info->package, "version", info->version, "arch",
+			info->architecture, "files", (json_int_t)info->files);
+	if (ans == NULL) {
+		http_error(res, 503, "out of memory");
+		return;
+	}
+	schedule_older(v, info, src_name, now, ans);
+	store_and_answer(v, operator, &src, b, 0, now, ans, res);
+}
+
+void route_import_deb(void *ctx, const struct http_request *req,
+		      struct http_response *res)
+{
+	static const char *const keys[] = { "deb", "algos", NULL };
+	struct verifier *v = ctx;
+	char name[DB_NAME_MAX + 1];
+	int64_t now = (int64_t)time(NULL);
+	const char *algos[IMPORT_ALGOS_MAX];
+	struct import_batch b = { 0 };
+	struct import_sink sink;
+	struct deb_info info;
+	struct imt_error err;
+	uint8_t *deb = NULL, sha[32];
+	json_t *body = NULL;
+	size_t len, nalgos;
+
+	if (auth_operator(v, req, res, name) < 0)
+		return;
+	body = rest_body(req, res, keys);
+	if (body == NULL || parse_algos(body, algos, &nalgos, res) < 0)
+		goto out;
+	deb = b64_field(body, "deb", &len, res);
+	if (deb == NULL)
+		goto out;
+	SHA256(deb, len, sha);
+	import_batch_sink(&b, &sink);
+	/* parsed whole before anything is stored: outside every lock */
+	if (import_deb(deb, len, algos, nalgos, &info, &sink, &err) < 0) {
+		http_error(res, 400, "not imported: %s; nothing stored",
+			   err.msg);
+		goto out;
+	}
+	if (rejudge_change_begin(res) < 0)
+		goto out;
+	store_deb(v, name, &info, sha, &b, now, res);
+	rejudge_change_end();
+out:
+	import_batch_free(&b);
+	free(deb);
+	json_decref(body);
 }
 
 /* ---- golden lists --------------------------------------------------------- */
@@ -508,11 +649,3 @@ out:
 	json_decref(body);
 }
 
-/* TEMPORARY until import_deb is merged */
-void route_import_deb(void *ctx, const struct http_request *req,
-		      struct http_response *res)
-{
-	(void)ctx;
-	(void)req;
-	http_error(res, 501, "not yet");
-}
