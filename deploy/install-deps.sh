@@ -8,9 +8,10 @@ packages=(
 	# build
 	build-essential pkg-config clang
 	libssl-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
-	libmicrohttpd-dev libtss2-dev
+	libmicrohttpd-dev libtss2-dev libarchive-dev
 	# tests and benchmarks
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
+	dpkg-dev apt-utils	# .deb and apt archive fixtures (tests/fixtures/deb)
 	# kernel build (kernel/build.sh)
 	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
 	xz-utils rsync kmod python3 patch

@@ -200,10 +200,16 @@ static int inflate_fail(struct archive *a, const char *text, size_t len,
 	size_t n;
 
 	last_package(text, len, pkg, sizeof(pkg), &n);
-	imt_error_set(err, IMT_ERR_MALFORMED, n, len,
-		      "%s stream truncated or corrupt after %zu uncompressed bytes (in stanza %zu, Package %s): %s",
-		      archive_filter_name(a, 0), len, n, pkg,
-		      archive_error_string(a) ?: "?");
+	if (n == 0)
+		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
+			      "%s stream truncated or corrupt before the first stanza: %s",
+			      archive_filter_name(a, 0) ?: "compressed",
+			      archive_error_string(a) ?: "?");
+	else
+		imt_error_set(err, IMT_ERR_MALFORMED, n, len,
+			      "%s stream truncated or corrupt after %zu uncompressed bytes (in stanza %zu, Package %s): %s",
+			      archive_filter_name(a, 0), len, n, pkg,
+			      archive_error_string(a) ?: "?");
 	return -1;
 }
 
@@ -213,9 +219,11 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 {
 	struct archive_entry *ae;
 	struct archive *a;
-	size_t cap = 0, n = 0;
-	la_ssize_t r;
+	size_t cap = 0, n = 0, blen;
+	const void *blk;
+	la_int64_t off;
 	char *t = NULL, *nt;
+	int r;
 	int rc = -1;
 
 	*out = NULL;
@@ -225,27 +233,37 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 	a = archive_read_new();
 	if (!a || archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
 	    archive_read_support_filter_xz(a) != ARCHIVE_OK ||
-	    archive_read_support_format_raw(a) != ARCHIVE_OK ||
-	    archive_read_open_memory(a, buf, len) != ARCHIVE_OK ||
-	    archive_read_next_header(a, &ae) != ARCHIVE_OK) {
+	    archive_read_support_format_raw(a) != ARCHIVE_OK) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, 0,
+			      "out of memory");
+		goto out;
+	}
+	/* the raw format takes any text: failing, a compressed stream did */
+	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
 		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
-			      "not an index: %s",
-			      a ? archive_error_string(a) ?: "?" : "no memory");
+			      "compressed stream truncated or corrupt before the first stanza: %s",
+			      archive_error_string(a) ?: "?");
+		goto out;
+	}
+	if (archive_read_next_header(a, &ae) != ARCHIVE_OK) {
+		inflate_fail(a, "", 0, err);
 		goto out;
 	}
 	if (archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE) {
 		rc = 1;		/* plain: parse @buf itself */
 		goto out;
 	}
-	for (;;) {
-		if (n + 65536 > cap) {
-			cap = cap ? cap * 2 : 1u << 20;
-			if (cap > APT_INDEX_MAX + 65536u) {
-				imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-					      n, "index larger than %u bytes",
-					      APT_INDEX_MAX);
-				goto out;
-			}
+	/* block by block: what came before a cut is kept to name it */
+	while ((r = archive_read_data_block(a, &blk, &blen, &off)) ==
+	       ARCHIVE_OK) {
+		if (n + blen > APT_INDEX_MAX) {
+			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, n,
+				      "index larger than %u bytes",
+				      APT_INDEX_MAX);
+			goto out;
+		}
+		if (n + blen > cap) {
+			cap = (n + blen) * 2;
 			nt = realloc(t, cap);
 			if (!nt) {
 				imt_error_set(err, IMT_ERR_INTERNAL,
@@ -255,14 +273,12 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 			}
 			t = nt;
 		}
-		r = archive_read_data(a, t + n, cap - n);
-		if (r < 0) {
-			inflate_fail(a, t, n, err);
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+		memcpy(t + n, blk, blen);
+		n += blen;
+	}
+	if (r != ARCHIVE_EOF) {
+		inflate_fail(a, t ? t : "", n, err);
+		goto out;
 	}
 	*out = t;
 	*outlen = n;
