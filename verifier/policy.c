@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "import_keylime.h"
 #include "policy.h"
 
 static const char *const rule_kinds[] = {
@@ -119,6 +120,9 @@ static int rule_init(struct policy_rule *r, enum import_rule_kind kind,
 	if (text == NULL || text[0] == '\0' || strlen(text) > DB_PATH_MAX)
 		return bad(err, "empty or too long");
 	if (kind == IMPORT_RULE_REGEX) {
+		/* bounded before regcomp: 'x+++...' takes it gigabytes */
+		if (keylime_regex_check(text, "regex", err) < 0)
+			return -1;
 		rc = regcomp(&r->re, text, REG_EXTENDED);
 		if (rc != 0) {
 			regerror(rc, &r->re, msg, sizeof(msg));

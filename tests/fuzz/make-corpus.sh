@@ -134,3 +134,6 @@ done
 # the key id changed (still parses, no longer names the key), a cut
 printf '\x02\x00\x00\x00\x00\x01\x00\x03\x01\x00' | seed fuzz_ima_sig keyid
 printf '\x02\x02\x01\x00\x05\x00\x00' | seed fuzz_ima_sig cut
+
+# ---- fuzz_policy: the default policy, one with every field, a regex
+# (written by hand: tests/fuzz/corpus/fuzz_policy/{default,full,regex})
