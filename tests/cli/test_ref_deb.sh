@@ -128,4 +128,19 @@ printf '{"machines":["node-*"],"sources":["deb:*"],"conffiles":"any"}' >"$tmp/p.
 expect 0 "policy with conffiles = any" "$imatrust" policy put fleet "$tmp/p.json"
 [ "$(state)" = trusted ] && ok "with conffiles = any it is" || not_ok "conffiles = any" /dev/null
 
+# a stranger on the network with no token: every import route is 401, and
+# the body is not read (a large one is refused from the headers)
+for r in "POST /v1/references/deb" "POST /v1/references/list?name=x" \
+	 "POST /v1/references/keylime?name=x" "POST /v1/references/retire" \
+	 "GET /v1/policies/default/keylime"; do
+	set -- $r
+	code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$tmp/cert.pem" \
+		-X "$1" -H 'Authorization: Bearer not-a-token-not-a-token' \
+		-H 'Content-Type: application/json' --data-binary '{"v":1}' "$url$2")
+	[ "$code" = 401 ] && ok "$1 $2 without a token: 401" ||
+		not_ok "$1 $2 without a token: $code" /dev/null
+done
+expect 0 "nothing changed" "$imatrust" ref sources --json
+[ "$(jq length "$tmp/out")" = 2 ] && ok "the sources are as they were" || not_ok "sources unchanged" "$tmp/out"
+
 echo "1..$n"
