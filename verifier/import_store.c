@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "change.h"
 #include "import_store.h"
 #include "keyring.h"
 #include "log.h"
@@ -253,15 +254,11 @@ int import_retire(struct verifier *v, const struct db_ref_source *src,
 		  const char *operator, int64_t now, size_t *withdrawn,
 		  struct rejudge_stats *st, struct imt_error *err)
 {
-	json_t *cause = json_pack("{s:s,s:s,s:{s:s,s:s},s:s}", "check",
-				  "rejudge", "change", "retire", "source",
+	char *text = change_cause("retire", "source", json_pack("{s:s,s:s}",
 				  "kind", db_source_kind_name(src->kind),
-				  "name", src->name, "operator", operator);
-	char *text = cause != NULL ? json_dumps(cause, JSON_COMPACT |
-						JSON_PRESERVE_ORDER) : NULL;
+				  "name", src->name), operator);
 	int rc = -1;
 
-	json_decref(cause);
 	if (text == NULL)
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				     IMT_NO_POS, "out of memory") == IMT_OK ?

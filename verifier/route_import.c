@@ -25,6 +25,7 @@
 #include <openssl/sha.h>
 
 #include "auth.h"
+#include "change.h"
 #include "b64.h"
 #include "hash_algo.h"
 #include "hex.h"
@@ -116,15 +117,9 @@ static const char *query_name(const struct http_request *req,
 static char *cause_text(const char *change, const struct db_ref_source *s,
 			const char *operator)
 {
-	json_t *j = json_pack("{s:s,s:s,s:{s:s,s:s},s:s}", "check",
-			      "rejudge", "change", change, "source", "kind",
-			      db_source_kind_name(s->kind), "name", s->name,
-			      "operator", operator);
-	char *t = j != NULL ? json_dumps(j, JSON_COMPACT |
-					 JSON_PRESERVE_ORDER) : NULL;
-
-	json_decref(j);
-	return t;
+	return change_cause(change, "source", json_pack("{s:s,s:s}", "kind",
+			    db_source_kind_name(s->kind), "name", s->name),
+			    operator);
 }
 
 static void audit(struct verifier *v, const char *operator,
@@ -132,14 +127,9 @@ static void audit(struct verifier *v, const char *operator,
 		  int64_t now)
 {
 	char *detail = cause_text(action, s, operator);
-	struct db_audit a = {
-		.time = now, .operator = operator, .action = action,
-		.detail = detail,
-	};
-	struct imt_error err;
 
 	pthread_mutex_lock(&v->lock);
-	db_audit_add(v->db, &a, &err);
+	change_audit(v, operator, action, detail, now);
 	pthread_mutex_unlock(&v->lock);
 	free(detail);
 }
@@ -154,7 +144,6 @@ static void store_and_answer(struct verifier *v, const char *operator,
 			     int64_t now, json_t *ans,
 			     struct http_response *res)
 {
-	struct rejudge_stats st = { 0 };
 	char *cause = cause_text("import", src, operator);
 	struct imt_error err;
 	size_t withdrawn = 0;
@@ -174,20 +163,14 @@ static void store_and_answer(struct verifier *v, const char *operator,
 		goto out;
 	}
 	audit(v, operator, "import", src, now);
-	if (rejudge_all(v, REJUDGE_ADDED | (withdrawn > 0 ?
-			REJUDGE_WITHDRAWN : 0) | (b->nrules > 0 || b->nkeys > 0 ?
-			REJUDGE_POLICY : 0), cause, now, &st, &err) < 0) {
-		json_decref(ans);
-		http_error(res, 500, "references stored, but judging the "
-			   "records again failed: %s", err.msg);
-		goto out;
-	}
 	json_object_set_new(ans, "added", json_integer((json_int_t)b->nrefs));
 	json_object_set_new(ans, "withdrawn",
 			    json_integer((json_int_t)withdrawn));
 	json_object_set_new(ans, "source", json_pack("{s:s,s:s}", "kind",
 			    db_source_kind_name(src->kind), "name", src->name));
-	rest_reply(res, 200, rejudge_stats_json(ans, &st));
+	change_answer(v, res, 200, REJUDGE_ADDED | (withdrawn > 0 ?
+		      REJUDGE_WITHDRAWN : 0) | (b->nrules > 0 || b->nkeys > 0 ?
+		      REJUDGE_POLICY : 0), ans, cause, now);
 out:
 	free(cause);
 }

@@ -24,6 +24,7 @@
 #include "b64.h"
 #include "keyring.h"
 #include "log.h"
+#include "change.h"
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
@@ -145,51 +146,6 @@ static json_t *key_json(const struct db_key *k)
 			 "added_at", (json_int_t)k->added_at);
 }
 
-/* {"check":"rejudge","change":@change,"key":NAME,"operator":OP} */
-static char *change_cause(const char *change, const char *key,
-			  const char *operator)
-{
-	json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "check", "rejudge",
-			      "change", change, "key", key,
-			      "operator", operator);
-	char *s = j != NULL ? json_dumps(j, JSON_COMPACT |
-					 JSON_PRESERVE_ORDER) : NULL;
-
-	json_decref(j);
-	return s;
-}
-
-/* The audit entry of a made change (v->lock held); failures logged. */
-static void audit(struct verifier *v, const char *operator,
-		  const char *action, const char *detail, int64_t now)
-{
-	struct db_audit a = {
-		.time = now, .operator = operator, .action = action,
-		.detail = detail,
-	};
-	struct imt_error err;
-
-	if (db_audit_add(v->db, &a, &err) < 0)
-		log_warnx("audit %s by %s: %s", action, operator, err.msg);
-}
-
-/* Every record judged again (change lock held); answer with the counts. */
-static void rejudge_answer(struct verifier *v, struct http_response *res,
-			   unsigned int status, json_t *ans, const char *cause,
-			   int64_t now)
-{
-	struct rejudge_stats st = { 0 };
-	struct imt_error err;
-
-	if (rejudge_all(v, REJUDGE_POLICY, cause, now, &st, &err) < 0) {
-		json_decref(ans);
-		http_error(res, 500, "stored, but judging the records again "
-			   "failed: %s", err.msg);
-		return;
-	}
-	rest_reply(res, status, rejudge_stats_json(ans, &st));
-}
-
 /* Store the key with its audit entry (v->lock held). */
 static int store_key(struct verifier *v, const struct db_key *k,
 		     const char *operator, const char *cause, int64_t now,
@@ -198,7 +154,7 @@ static int store_key(struct verifier *v, const struct db_key *k,
 	if (db_key_add(v->db, k, now, err) < 0)
 		return -1;
 	keyring_invalidate(v);
-	audit(v, operator, "key-add", cause, now);
+	change_audit(v, operator, "key-add", cause, now);
 	return 0;
 }
 
@@ -220,7 +176,7 @@ void route_keys_add(void *ctx, const struct http_request *req,
 		goto out;
 	c.key.name = kname;
 	c.key.source = NULL;
-	cause = change_cause("key-add", kname, name);
+	cause = change_cause("key-add", "key", json_string(kname), name);
 	if (cause == NULL) {
 		http_error(res, 503, "out of memory");
 		goto out;
@@ -236,7 +192,7 @@ void route_keys_add(void *ctx, const struct http_request *req,
 	if (rc < 0)
 		rest_db_error(res, "add key", &err);
 	else
-		rejudge_answer(v, res, 201, json_pack("{s:o}", "key",
+		change_answer(v, res, 201, REJUDGE_POLICY, json_pack("{s:o}", "key",
 			       key_json(&c.key)), cause, now);
 	rejudge_change_end();
 out:
@@ -293,7 +249,7 @@ static int delete_key(struct verifier *v, const char *kname,
 	if (!*found)
 		return 0;
 	keyring_invalidate(v);
-	audit(v, operator, "key-delete", cause, now);
+	change_audit(v, operator, "key-delete", cause, now);
 	return 0;
 }
 
@@ -309,7 +265,7 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
-	cause = change_cause("key-delete", kname, name);
+	cause = change_cause("key-delete", "key", json_string(kname), name);
 	if (cause == NULL) {
 		http_error(res, 503, "out of memory");
 		return;
@@ -326,7 +282,7 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 			   "key that came with an import goes with it)",
 			   kname);
 	else
-		rejudge_answer(v, res, 200, json_pack("{s:s}", "deleted",
+		change_answer(v, res, 200, REJUDGE_POLICY, json_pack("{s:s}", "deleted",
 			       kname), cause, now);
 	rejudge_change_end();
 out:

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "policies.h"
 #include "policy.h"
+#include "change.h"
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
@@ -154,57 +155,6 @@ out:
 	json_decref(pg.rows);
 }
 
-/* {"check":"rejudge","change":@change,"policy":NAME,"operator":OP} */
-static char *change_cause(const char *change, const char *policy,
-			  const char *operator)
-{
-	json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "check", "rejudge",
-			      "change", change, "policy", policy,
-			      "operator", operator);
-	char *s = j != NULL ? json_dumps(j, JSON_COMPACT |
-					 JSON_PRESERVE_ORDER) : NULL;
-
-	json_decref(j);
-	return s;
-}
-
-/*
- * The audit entry of a stored change (v->lock held); @detail is JSON
- * text. The change is made: a failure here is logged, not undone.
- */
-static void audit(struct verifier *v, const char *operator,
-		  const char *action, const char *detail, int64_t now)
-{
-	struct db_audit a = {
-		.time = now, .operator = operator, .action = action,
-		.detail = detail != NULL ? detail : "{}",
-	};
-	struct imt_error err;
-
-	if (db_audit_add(v->db, &a, &err) < 0)
-		log_warnx("audit %s by %s: %s", action, operator, err.msg);
-}
-
-/*
- * After a stored change (the change lock held): every record judged
- * again under the policies as they are now; answer @ans with the counts.
- */
-static void rejudge_answer(struct verifier *v, struct http_response *res,
-			   unsigned int status, json_t *ans, const char *cause,
-			   int64_t now)
-{
-	struct rejudge_stats st = { 0 };
-	struct imt_error err;
-
-	if (rejudge_all(v, REJUDGE_POLICY, cause, now, &st, &err) < 0) {
-		json_decref(ans);
-		http_error(res, 500, "stored, but judging the records again "
-			   "failed: %s", err.msg);
-		return;
-	}
-	rest_reply(res, status, rejudge_stats_json(ans, &st));
-}
-
 /* Refuse to take the default mark off the default: none would be left. */
 static int keeps_a_default(struct verifier *v, const struct policy *p,
 			   struct http_response *res)
@@ -236,9 +186,9 @@ static int store_policy(struct verifier *v, const struct policy *p,
 			  err) < 0)
 		return -1;
 	policies_invalidate(v);
-	detail = change_cause(*created ? "create" : "replace", p->name,
-			      operator);
-	audit(v, operator, "policy-put", detail, now);
+	detail = change_cause(*created ? "create" : "replace", "policy",
+			      json_string(p->name), operator);
+	change_audit(v, operator, "policy-put", detail, now);
 	free(detail);
 	return 0;
 }
@@ -271,7 +221,7 @@ void route_policies_put(void *ctx, const struct http_request *req,
 	doc = policy_to_json(p);
 	text = doc != NULL ? json_dumps(doc, JSON_COMPACT |
 					JSON_PRESERVE_ORDER) : NULL;
-	cause = change_cause("policy", pname, name);
+	cause = change_cause("policy", "policy", json_string(pname), name);
 	if (text == NULL || cause == NULL) {
 		http_error(res, 503, "out of memory");
 		goto out;
@@ -284,7 +234,7 @@ void route_policies_put(void *ctx, const struct http_request *req,
 	if (rc < 0)
 		rest_db_error(res, "store policy", &err);
 	else
-		rejudge_answer(v, res, created ? 201 : 200,
+		change_answer(v, res, created ? 201 : 200, REJUDGE_POLICY,
 			       json_pack("{s:s,s:O}", "name", pname, "policy",
 					 doc), cause, now);
 	rejudge_change_end();
@@ -305,7 +255,7 @@ static int delete_policy(struct verifier *v, const char *pname,
 	if (!*found)
 		return 0;
 	policies_invalidate(v);
-	audit(v, operator, "policy-delete", cause, now);
+	change_audit(v, operator, "policy-delete", cause, now);
 	return 0;
 }
 
@@ -321,7 +271,7 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
-	cause = change_cause("policy-delete", pname, name);
+	cause = change_cause("policy-delete", "policy", json_string(pname), name);
 	if (cause == NULL) {
 		http_error(res, 503, "out of memory");
 		return;
@@ -336,7 +286,7 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 	else if (!found)
 		http_error(res, 404, "no policy \"%s\"", pname);
 	else
-		rejudge_answer(v, res, 200, json_pack("{s:s}", "deleted",
+		change_answer(v, res, 200, REJUDGE_POLICY, json_pack("{s:s}", "deleted",
 			       pname), cause, now);
 	rejudge_change_end();
 out:

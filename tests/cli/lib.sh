@@ -13,6 +13,11 @@
 #   token_add NAME               an operator token for NAME in $token
 #   health_wait                  until the verifier on $port answers
 #   verifier_start               the verifier as $pid, $url, one TAP line
+#   plant_machine ID STATE REASON RECORDS
+#                                a machine as the evidence path leaves it,
+#                                and a boot with RECORDS: SQL rows "(idx,
+#                                'path', x'sha256', 'verdict')" after the
+#                                boot_aggregate record (index 0)
 #
 # Sourcing it sets $bin, $imatrust, $tmp, $pid and a trap that stops $pid
 # and removes $tmp on exit; a test with more to stop defines cleanup_more.
@@ -118,4 +123,28 @@ verifier_start() {
 		not_ok "the verifier serves HTTPS" "$tmp/verifier.log"
 		exit 1
 	fi
+}
+
+plant_machine() {
+	local id=$1 state=$2 reason=$3 records=$4 now next
+	now=$(date +%s)
+	next=$(($(printf '%s' "$records" | grep -o '(' | wc -l) + 1))
+	sqlite3 "$tmp/verifier.db" <<SQL
+INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, state_reason,
+	created_at, last_seen, activated, ek_fpr)
+VALUES ('$id', x'0001', x'0001', x'000b01', '$state', '$reason', $now, $now,
+	1, zeroblob(32));
+INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
+	next_record_index, pcr10_sha1, pcr10_sha256)
+VALUES ('$id', 1, 0, $now, $next, zeroblob(20), zeroblob(32));
+CREATE TEMP TABLE planted (idx, path, digest, verdict);
+INSERT INTO planted VALUES $records;
+INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest,
+	verdict)
+	SELECT b.id, 0, 10, 'ima-ng', 'boot_aggregate', 'sha256',
+	       zeroblob(32), 'excluded' FROM boots b WHERE b.machine_id = '$id'
+	UNION ALL
+	SELECT b.id, p.idx, 10, 'ima-ng', p.path, 'sha256', p.digest,
+	       p.verdict FROM planted p, boots b WHERE b.machine_id = '$id';
+SQL
 }

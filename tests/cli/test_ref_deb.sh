@@ -40,21 +40,9 @@ bin10=$(sha "$tmp/src/tool-1.0/usr/bin/tool")
 bin11=$(sha "$tmp/src/tool-1.1/usr/bin/tool")
 conf_changed=$(printf 'level = mine\n' | sha256sum | cut -d' ' -f1)
 
-now=$(date +%s)
-sqlite3 "$tmp/verifier.db" <<SQL
-INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, state_reason,
-	created_at, last_seen, activated, ek_fpr)
-VALUES ('node-1', x'0001', x'0001', x'000b01', 'untrusted',
-	'{"check":"record","index":1,"path":"/usr/bin/tool","verdict":"unknown"}',
-	$now, $now, 1, zeroblob(32));
-INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
-	next_record_index, pcr10_sha1, pcr10_sha256)
-VALUES ('node-1', 1, 0, $now, 2, zeroblob(20), zeroblob(32));
-INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest,
-	verdict) VALUES
-	(1, 0, 10, 'ima-ng', 'boot_aggregate', 'sha256', zeroblob(32), 'excluded'),
-	(1, 1, 10, 'ima-ng', '/usr/bin/tool', 'sha256', x'$bin10', 'unknown');
-SQL
+plant_machine node-1 untrusted \
+	'{"check":"record","index":1,"path":"/usr/bin/tool","verdict":"unknown"}' \
+	"(1, '/usr/bin/tool', x'$bin10', 'unknown')"
 
 verifier_start
 export IMATRUST_URL=$url IMATRUST_CA=$tmp/cert.pem

@@ -21,25 +21,14 @@ token_add alice
 printf '%s\n' "$token" >"$tmp/token"
 
 # node-1 ran the four files of the ima-ng-sha256 boot: unknown for now
-now=$(date +%s)
 records=$(awk -v q="'" 'NR > 1 && $4 !~ /^sha256:0+$/ {
 	split($4, d, ":");
-	printf ",\n\t(1, %d, 10, %sima-ng%s, %s%s%s, %ssha256%s, x%s%s%s, %sunknown%s)",
-	       NR - 1, q, q, q, $5, q, q, q, q, d[2], q, q, q }' \
+	printf "%s(%d, %s%s%s, x%s%s%s, %sunknown%s)", sep, NR - 1, q, $5, q,
+	       q, d[2], q, q, q; sep = ", " }' \
 	"$fx/ima-ng-sha256/ascii_runtime_measurements")
-sqlite3 "$tmp/verifier.db" <<SQL
-INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, state_reason,
-	created_at, last_seen, activated, ek_fpr)
-VALUES ('node-1', x'0001', x'0001', x'000b01', 'untrusted',
-	'{"check":"record","index":1,"path":"/data/bin/bb1","verdict":"unknown"}',
-	$now, $now, 1, zeroblob(32));
-INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
-	next_record_index, pcr10_sha1, pcr10_sha256)
-VALUES ('node-1', 1, 0, $now, 8, zeroblob(20), zeroblob(32));
-INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest,
-	verdict) VALUES
-	(1, 0, 10, 'ima-ng', 'boot_aggregate', 'sha256', zeroblob(32), 'excluded')$records;
-SQL
+plant_machine node-1 untrusted \
+	'{"check":"record","index":1,"path":"/data/bin/bb1","verdict":"unknown"}' \
+	"$records"
 
 verifier_start
 export IMATRUST_URL=$url IMATRUST_CA=$tmp/cert.pem

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * change.c - the cause, audit entry and re-judge of an operator change.
+ */
+#include <stdlib.h>
+
+#include "change.h"
+#include "db.h"
+#include "log.h"
+#include "rejudge.h"
+#include "rest.h"
+
+char *change_cause(const char *change, const char *key, json_t *value,
+		   const char *operator)
+{
+	json_t *j = json_pack("{s:s,s:s,s:o,s:s}", "check", "rejudge",
+			      "change", change, key, value, "operator",
+			      operator);
+	char *s = j != NULL ? json_dumps(j, JSON_COMPACT |
+					 JSON_PRESERVE_ORDER) : NULL;
+
+	json_decref(j);
+	return s;
+}
+
+void change_audit(struct verifier *v, const char *operator,
+		  const char *action, const char *detail, int64_t now)
+{
+	struct db_audit a = {
+		.time = now, .operator = operator, .action = action,
+		.detail = detail != NULL ? detail : "{}",
+	};
+	struct imt_error err;
+
+	if (db_audit_add(v->db, &a, &err) < 0)
+		log_warnx("audit %s by %s: %s", action, operator, err.msg);
+}
+
+void change_answer(struct verifier *v, struct http_response *res,
+		   unsigned int status, unsigned int changes, json_t *ans,
+		   const char *cause, int64_t now)
+{
+	struct rejudge_stats st = { 0 };
+	struct imt_error err;
+
+	if (rejudge_all(v, changes, cause, now, &st, &err) < 0) {
+		json_decref(ans);
+		http_error(res, 500, "stored, but judging the records again "
+			   "failed: %s", err.msg);
+		return;
+	}
+	rest_reply(res, status, rejudge_stats_json(ans, &st));
+}
