@@ -302,6 +302,30 @@ static void test_ima_signatures(void **state)
 	tv_free(t);
 }
 
+/* ima-buf records (keys, kernel_version...) are judged by buffer refs. */
+static void test_buffer_references(void **state)
+{
+	struct tv *t = tv_new();
+	char reason[JUDGE_REASON_MAX];
+	struct judge_input in = { .path = "kernel_version", .algo = "sha256",
+				  .digest_len = 32 };
+	uint8_t d[32];
+
+	(void)state;
+	assert_int_equal(judge(t, "kernel_version", 4, 0), DB_VERDICT_UNKNOWN);
+	tv_digest(4, d);
+	in.digest = d;
+	judge_reason(&t->v, policies_for(&t->v, "m1"), 2, &in,
+		     DB_VERDICT_UNKNOWN, reason);
+	assert_non_null(strstr(reason, "no buffer reference"));
+	ref_from(t, DB_SOURCE_KEYLIME, "prod", "kernel_version", 4, 0);
+	assert_int_equal(judge(t, "kernel_version", 4, 0), DB_VERDICT_KNOWN);
+	assert_int_equal(judge(t, "kernel_version", 5, 0),
+			 DB_VERDICT_MISMATCH);
+	assert_int_equal(judge(t, ".ima", 4, 0), DB_VERDICT_UNKNOWN);
+	tv_free(t);
+}
+
 /* An empty event name is a record no reference names, not a 503. */
 static void test_empty_name_is_unknown(void **state)
 {
@@ -395,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_excludes_and_conffiles),
 		cmocka_unit_test(test_bad_policies_are_refused),
 		cmocka_unit_test(test_ima_signatures),
+		cmocka_unit_test(test_buffer_references),
 		cmocka_unit_test(test_empty_name_is_unknown),
 		cmocka_unit_test(test_reason_is_json_whatever_the_path),
 		cmocka_unit_test(test_boot),
