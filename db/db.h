@@ -110,9 +110,33 @@ enum db_source_kind {
 	DB_SOURCE_KEYLIME,	/* a Keylime runtime policy */
 };
 
+/* "dir-tree", "deb", ...; NULL for a kind out of range. */
+const char *db_source_kind_name(enum db_source_kind kind);
+/* 0 and *@kind, or -1 for a name that is no kind. */
+int db_source_kind_parse(const char *name, enum db_source_kind *kind);
+
+/* What a source is beyond kind and name; every member may be NULL. */
+struct db_source_meta {
+	const char *package;	/* Debian package, version, architecture */
+	const char *version;
+	const char *arch;
+	const uint8_t *content_sha256;	/* 32 bytes: SHA-256 of the input */
+};
+
 struct db_ref_source {
 	enum db_source_kind kind;
-	const char *name;	/* e.g. "bash_5.2.15-2+b2_amd64.deb" */
+	const char *name;	/* e.g. "bash_5.2.15-2+b2_amd64" */
+	/* stored by an import's begin; NULL leaves what is stored */
+	const struct db_source_meta *meta;
+};
+
+/* One reference to store (db_ref_add_entry()). */
+struct db_ref_entry {
+	const char *path;	/* absolute path, or an ima-buf name */
+	const char *algo;
+	const uint8_t *digest;
+	size_t digest_len;
+	int conffile;		/* a Debian conffile */
 };
 
 /* Lookup classes, strongest first: see db_ref_lookup(). */
@@ -121,6 +145,18 @@ enum db_ref_class {
 	DB_REF_MISMATCH,	/* the path has digests, this is not one */
 	DB_REF_KNOWN_ANY_PATH,	/* path unlisted, digest is elsewhere */
 	DB_REF_UNKNOWN_PATH,	/* neither path nor digest is listed */
+	DB_REF_MISMATCH_CONFFILE, /* MISMATCH, and the path is a conffile */
+};
+
+/* The source that vouches for a record (db_ref_origin()). */
+struct db_ref_origin {
+	enum db_source_kind kind;
+	char name[DB_NAME_MAX + 1];
+	char package[DB_NAME_MAX + 1];	/* "" when not a package */
+	char version[DB_NAME_MAX + 1];
+	char arch[32];
+	int conffile;
+	int other_path;		/* vouched for another path (any_path) */
 };
 
 /* One reference as listed; pointers borrowed for the callback. */
@@ -156,6 +192,10 @@ typedef int (*db_ref_cb)(const struct db_ref *ref, void *arg);
 int db_ref_add(struct db *db, const struct db_ref_source *source,
 	       const char *path, const char *algo, const uint8_t *digest,
 	       size_t digest_len, int64_t now, struct imt_error *err);
+/** db_ref_add_entry() - db_ref_add() of @e, with its conffile mark. */
+int db_ref_add_entry(struct db *db, const struct db_ref_source *source,
+		     const struct db_ref_entry *e, int64_t now,
+		     struct imt_error *err);
 
 /**
  * db_ref_import_begin() - open one transaction for many db_ref_add(), and
@@ -194,6 +234,26 @@ void db_ref_import_abort(struct db *db);
 int db_ref_lookup(struct db *db, const char *path, const char *algo,
 		  const uint8_t *digest, size_t digest_len,
 		  enum db_ref_class *cls, struct imt_error *err);
+/**
+ * db_ref_lookup_policy() - db_ref_lookup() counting only the references
+ * of sources that policy @policy selects (its policy_selectors, KIND:NAME
+ * globs); NULL counts every source. A path listed only as a conffile
+ * in @algo that does not match gives DB_REF_MISMATCH_CONFFILE.
+ */
+int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
+			 const char *algo, const uint8_t *digest,
+			 size_t digest_len, enum db_ref_class *cls,
+			 struct imt_error *err);
+/**
+ * db_ref_origin() - which source of @policy vouches for (@path, @digest):
+ * the newest one naming exactly that pair; with @any_path also one
+ * naming the digest for another path; with @conffile one naming the
+ * path as a conffile. *@found = 0 when none does.
+ */
+int db_ref_origin(struct db *db, const char *policy, const char *path,
+		  const char *algo, const uint8_t *digest, size_t digest_len,
+		  int any_path, int conffile, struct db_ref_origin *o,
+		  int *found, struct imt_error *err);
 
 /**
  * db_ref_delete() - remove the reference (@path, @digest).
@@ -261,6 +321,149 @@ int db_ref_withdrawn_count(struct db *db, size_t *n, struct imt_error *err);
  */
 int db_ref_withdrawn_clear(struct db *db, unsigned int limit, int *more,
 			   struct imt_error *err);
+
+/* ---- sources: packages, retirement, rules (db_source.c) --------------- */
+
+/* A source as stored; strings borrowed for the callback. */
+struct db_source_info {
+	int64_t id;
+	enum db_source_kind kind;
+	const char *name;
+	const char *package;	/* NULL unless a Debian package */
+	const char *version;
+	const char *arch;
+	const uint8_t *content_sha256;	/* NULL or 32 bytes */
+	int64_t imported_at;
+	int64_t retire_at;	/* 0: not scheduled */
+	int64_t refs;		/* references it states */
+};
+
+typedef int (*db_source_cb)(const struct db_source_info *s, void *arg);
+
+/**
+ * db_source_get() - the stored source (@src's kind and name), to @cb.
+ * @found: receives 1 when it exists, else 0
+ */
+int db_source_get(struct db *db, const struct db_ref_source *src,
+		  db_source_cb cb, void *arg, int *found,
+		  struct imt_error *err);
+
+/** db_source_list() - every source, oldest first (@kind < 0: all kinds). */
+int db_source_list(struct db *db, int kind, db_source_cb cb, void *arg,
+		   struct imt_error *err);
+
+/**
+ * db_source_schedule_retire() - a newer version of @package for @arch
+ * was imported as @keep: every other version of it without a date is to
+ * be retired at @retire_at.
+ * @n: receives how many were scheduled
+ */
+int db_source_schedule_retire(struct db *db, const char *package,
+			      const char *arch, const char *keep,
+			      int64_t retire_at, size_t *n,
+			      struct imt_error *err);
+
+/**
+ * db_source_next_due() - a source whose retire_at is <= @now, if any:
+ * its kind and name to @cb (the caller withdraws it).
+ */
+int db_source_next_due(struct db *db, int64_t now, db_source_cb cb, void *arg,
+		       int *found, struct imt_error *err);
+
+/**
+ * db_source_rule_add() - an exclusion rule the open import's source
+ * states (a Keylime policy's excludes); inside db_ref_import_begin().
+ * @kind: "prefix", "glob" or "regex"
+ */
+int db_source_rule_add(struct db *db, const char *kind, const char *rule,
+		       struct imt_error *err);
+
+/* Return non-zero to stop early. */
+typedef int (*db_rule_cb)(const char *kind, const char *rule,
+			  const char *source, void *arg);
+
+/**
+ * db_policy_source_rules() - the rules of every source policy @policy
+ * selects; @source is "KIND:NAME".
+ */
+int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
+			   void *arg, struct imt_error *err);
+
+/* ---- named policies (db_policy.c) ------------------------------------- */
+
+#define DB_POLICIES_MAX 256	/* policies, and selectors per policy */
+
+/* A stored policy; strings borrowed for the callback. */
+struct db_policy {
+	const char *name;
+	const char *body;	/* JSON text, as verifier/policy.c wrote it */
+	int is_default;
+	int64_t updated_at;
+};
+
+typedef int (*db_policy_cb)(const struct db_policy *p, void *arg);
+
+/**
+ * db_policy_put() - create or replace policy @name with its JSON @body
+ * and its source @selectors (KIND:NAME globs), in one transaction. With
+ * @is_default it becomes the default policy (the former one is not any
+ * more). A new policy goes after the existing ones (machine patterns are
+ * tried in that order); a replaced one keeps its place.
+ * IMT_ERR_LIMIT past DB_POLICIES_MAX.
+ */
+int db_policy_put(struct db *db, const char *name, const char *body,
+		  int is_default, const char *const *selectors, size_t n,
+		  int64_t now, struct imt_error *err);
+
+/** db_policy_list() - every policy, in order. */
+int db_policy_list(struct db *db, db_policy_cb cb, void *arg,
+		   struct imt_error *err);
+
+/**
+ * db_policy_delete() - forget policy @name. The default policy cannot be
+ * deleted (IMT_ERR_MISMATCH): make another one the default first.
+ * @found: receives 1 when it existed
+ */
+int db_policy_delete(struct db *db, const char *name, int *found,
+		     struct imt_error *err);
+
+/* ---- signature keys (db_key.c) ---------------------------------------- */
+
+#define DB_KEY_DER_MAX 16384	/* bytes of a certificate */
+
+struct db_key {
+	int64_t id;
+	const char *name;
+	uint8_t keyid[4];	/* as IMA signatures name it */
+	uint8_t fpr[32];	/* SHA-256 of the DER */
+	const char *subject;
+	const uint8_t *der;
+	size_t der_len;
+	const char *source;	/* "key:NAME", or the import's "KIND:NAME" */
+	int64_t added_at;
+};
+
+typedef int (*db_key_cb)(const struct db_key *k, void *arg);
+
+/**
+ * db_key_add() - import key @k on its own (source "key:NAME"); or, inside
+ * db_ref_import_begin(), as part of that import (it goes with it).
+ * IMT_ERR_MISMATCH when the name, or the same certificate on its own,
+ * is there already.
+ */
+int db_key_add(struct db *db, const struct db_key *k, int64_t now,
+	       struct imt_error *err);
+
+/** db_key_list() - every key, oldest first. */
+int db_key_list(struct db *db, db_key_cb cb, void *arg,
+		struct imt_error *err);
+
+/**
+ * db_key_delete() - forget the key named @name (on its own only).
+ * @found: receives 1 when it existed
+ */
+int db_key_delete(struct db *db, const char *name, int *found,
+		  struct imt_error *err);
 
 /* ---- machines and events (db_machine.c) ------------------------------- */
 
@@ -706,6 +909,8 @@ enum db_verdict {
 	DB_VERDICT_MISMATCH,
 	DB_VERDICT_VIOLATION,
 	DB_VERDICT_EXCLUDED,
+	DB_VERDICT_SIGNED,	/* a good IMA signature by a policy's key */
+	DB_VERDICT_BAD_SIGNATURE, /* an IMA signature that does not verify */
 };
 
 struct db_boot {
@@ -731,6 +936,8 @@ struct db_record {
 	const uint8_t *digest;
 	size_t digest_len;
 	enum db_verdict verdict;
+	const uint8_t *sig;	/* the ima-sig "sig" field, or NULL */
+	size_t sig_len;
 };
 
 /* A batch that moves a boot from @from_index to @to_index. */

@@ -17,6 +17,8 @@ static const char *const verdict_names[] = {
 	[DB_VERDICT_MISMATCH] = "mismatch",
 	[DB_VERDICT_VIOLATION] = "violation",
 	[DB_VERDICT_EXCLUDED] = "excluded",
+	[DB_VERDICT_SIGNED] = "signed",
+	[DB_VERDICT_BAD_SIGNATURE] = "bad-signature",
 };
 
 #define VERDICT_COUNT (sizeof(verdict_names) / sizeof(verdict_names[0]))
@@ -261,7 +263,8 @@ static const char sql_boot_advance[] =
 	"WHERE id = ?1 AND next_record_index = ?6";
 static const char sql_record_insert[] =
 	"INSERT INTO records (boot_id, idx, pcr, template, path, "
-	"digest_algo, digest, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	"digest_algo, digest, verdict, sig) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 static const char sql_last_seen[] =
 	"UPDATE machines SET last_seen = ?2 "
 	"WHERE id = (SELECT machine_id FROM boots WHERE id = ?1)";
@@ -311,6 +314,9 @@ static int record_insert(struct db *db, int64_t boot,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, db_verdict_name(r->verdict), -1,
 			  SQLITE_STATIC);
+	if (r->sig != NULL && r->sig_len > 0)
+		sqlite3_bind_blob(st, 9, r->sig, (int)r->sig_len,
+				  SQLITE_STATIC);
 	return db_step_done(db, st, err, "record");
 }
 
@@ -354,14 +360,16 @@ int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 }
 
 #define SQL_RECORD_COLUMNS \
-	"SELECT idx, pcr, template, path, digest_algo, digest, verdict " \
+	"SELECT idx, pcr, template, path, digest_algo, digest, verdict, " \
+	"sig " \
 	"FROM records WHERE boot_id = ?1 AND idx >= ?2 "
 
 static const char sql_record_list[] =
 	SQL_RECORD_COLUMNS "ORDER BY idx LIMIT ?3";
 /* Same condition as the partial index records_rejudge, so it is used. */
 static const char sql_record_rejudge[] =
-	SQL_RECORD_COLUMNS "AND verdict IN ('unknown', 'mismatch') "
+	SQL_RECORD_COLUMNS "AND verdict IN ('unknown', 'mismatch', "
+	"'bad-signature') "
 	"ORDER BY idx LIMIT ?3";
 
 static int record_from_row(sqlite3_stmt *st, struct db_record *r)
@@ -373,6 +381,8 @@ static int record_from_row(sqlite3_stmt *st, struct db_record *r)
 	r->digest_algo = (const char *)sqlite3_column_text(st, 4);
 	r->digest = sqlite3_column_blob(st, 5);
 	r->digest_len = (size_t)sqlite3_column_bytes(st, 5);
+	r->sig = sqlite3_column_blob(st, 7);
+	r->sig_len = (size_t)sqlite3_column_bytes(st, 7);
 	return db_verdict_parse((const char *)sqlite3_column_text(st, 6),
 				&r->verdict);
 }

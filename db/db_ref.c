@@ -10,6 +10,7 @@
  * queues its digest in rejudge_digests for the re-judge and takes the
  * path and digest rows with it when nothing else names them.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "db_internal.h"
@@ -23,14 +24,14 @@ static const char *const source_kinds[] = {
 
 #define SOURCE_KIND_COUNT (sizeof(source_kinds) / sizeof(source_kinds[0]))
 
-static const char *source_kind_name(enum db_source_kind kind)
+const char *db_source_kind_name(enum db_source_kind kind)
 {
 	if ((size_t)kind >= SOURCE_KIND_COUNT)
 		return NULL;
 	return source_kinds[kind];
 }
 
-static int source_kind_parse(const char *name, enum db_source_kind *kind)
+int db_source_kind_parse(const char *name, enum db_source_kind *kind)
 {
 	size_t i;
 
@@ -48,7 +49,7 @@ static int check_source(const struct db_ref_source *src,
 {
 	if (src == NULL)
 		return db_bad(err, "reference source missing");
-	if (source_kind_name(src->kind) == NULL)
+	if (db_source_kind_name(src->kind) == NULL)
 		return db_bad(err, "unknown source kind %d", (int)src->kind);
 	return db_check_str(src->name, DB_NAME_MAX, "source name", err);
 }
@@ -70,6 +71,26 @@ static const char sql_source_upsert[] =
 	"VALUES (?1, ?2, ?3, 1) "
 	"ON CONFLICT (kind, name) DO UPDATE SET imported_at = ?3, "
 	"generation = generation + ?4 RETURNING id";
+static const char sql_source_meta[] =
+	"UPDATE sources SET package = ?2, version = ?3, arch = ?4, "
+	"content_sha256 = ?5 WHERE id = ?1";
+
+static int source_meta(struct db *db, int64_t id,
+		       const struct db_source_meta *m, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_source_meta, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, m->package, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, m->arch, -1, SQLITE_STATIC);
+	if (m->content_sha256 != NULL)
+		sqlite3_bind_blob(st, 5, m->content_sha256, 32,
+				  SQLITE_STATIC);
+	return db_step_done(db, st, err, "source");
+}
 
 static int source_id(struct db *db, const struct db_ref_source *src,
 		     int64_t now, int new_generation, int64_t *id,
@@ -80,7 +101,7 @@ static int source_id(struct db *db, const struct db_ref_source *src,
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
+	sqlite3_bind_text(st, 1, db_source_kind_name(src->kind), -1,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, now);
@@ -93,6 +114,8 @@ static int source_id(struct db *db, const struct db_ref_source *src,
 	rc = 0;
 out:
 	sqlite3_reset(st);
+	if (rc == 0 && src->meta != NULL)
+		rc = source_meta(db, *id, src->meta, err);
 	return rc;
 }
 
@@ -132,17 +155,22 @@ static const char sql_digest_select[] =
 	"SELECT id FROM digests WHERE algo = ?1 AND value = ?2";
 /* A reference stated again moves to its source's current generation. */
 static const char sql_ref_insert[] =
-	"INSERT INTO refs (file_id, digest_id, source_id, generation) "
-	"VALUES (?1, ?2, ?3, (SELECT generation FROM sources WHERE id = ?3)) "
+	"INSERT INTO refs (file_id, digest_id, source_id, generation, "
+	"conffile) "
+	"VALUES (?1, ?2, ?3, (SELECT generation FROM sources WHERE id = ?3), "
+	"?4) "
 	"ON CONFLICT (file_id, digest_id, source_id) DO UPDATE "
-	"SET generation = excluded.generation "
-	"WHERE generation <> excluded.generation";
+	"SET generation = excluded.generation, conffile = excluded.conffile "
+	"WHERE generation <> excluded.generation "
+	"OR conffile <> excluded.conffile";
 
 /* The three inserts of one reference, inside the caller's transaction. */
-static int ref_insert(struct db *db, int64_t source, const char *path,
-		      const char *algo, const uint8_t *digest, size_t len,
-		      struct imt_error *err)
+static int ref_insert(struct db *db, int64_t source,
+		      const struct db_ref_entry *e, struct imt_error *err)
 {
+	const char *path = e->path, *algo = e->algo;
+	const uint8_t *digest = e->digest;
+	size_t len = e->digest_len;
 	sqlite3_stmt *ins, *sel;
 	int64_t file, dig;
 
@@ -172,6 +200,7 @@ static int ref_insert(struct db *db, int64_t source, const char *path,
 	sqlite3_bind_int64(ins, 1, file);
 	sqlite3_bind_int64(ins, 2, dig);
 	sqlite3_bind_int64(ins, 3, source);
+	sqlite3_bind_int(ins, 4, e->conffile ? 1 : 0);
 	return db_step_done(db, ins, err, "reference");
 }
 
@@ -199,31 +228,42 @@ int db_ref_add(struct db *db, const struct db_ref_source *source,
 	       const char *path, const char *algo, const uint8_t *digest,
 	       size_t digest_len, int64_t now, struct imt_error *err)
 {
+	struct db_ref_entry e = {
+		.path = path, .algo = algo, .digest = digest,
+		.digest_len = digest_len,
+	};
+
+	return db_ref_add_entry(db, source, &e, now, err);
+}
+
+int db_ref_add_entry(struct db *db, const struct db_ref_source *source,
+		     const struct db_ref_entry *e, int64_t now,
+		     struct imt_error *err)
+{
 	int64_t src;
 
-	if (db == NULL)
-		return db_bad(err, "no database");
+	if (db == NULL || e == NULL)
+		return db_bad(err, "no database or reference");
 	if (check_source(source, err) < 0 ||
-	    check_ref(path, algo, digest, digest_len, err) < 0)
+	    check_ref(e->path, e->algo, e->digest, e->digest_len, err) < 0)
 		return -1;
 	if (db->import_open) {
 		if (!same_source(db, source))
 			return db_bad(err, "reference for %s:%s inside the "
 				      "import of %s:%s",
-				      source_kind_name(source->kind),
+				      db_source_kind_name(source->kind),
 				      source->name,
-				      source_kind_name(db->import_kind),
+				      db_source_kind_name(db->import_kind),
 				      db->import_name);
 		if (import_alive(db, err) < 0 ||
-		    ref_insert(db, db->import_source, path, algo, digest,
-			       digest_len, err) < 0)
+		    ref_insert(db, db->import_source, e, err) < 0)
 			return -1;
 		return import_alive(db, err);
 	}
 	if (db_begin(db, err) < 0)
 		return -1;
 	if (source_id(db, source, now, 0, &src, err) < 0 ||
-	    ref_insert(db, src, path, algo, digest, digest_len, err) < 0) {
+	    ref_insert(db, src, e, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}
@@ -283,28 +323,50 @@ void db_ref_import_abort(struct db *db)
 }
 
 /*
- * Three facts in one statement: (path, digest) listed; path listed with
- * some digest of this algorithm; digest listed for any path.
+ * A reference counts when its source is one policy ?4 selects (a
+ * KIND:NAME glob in policy_selectors), or for every source when ?4 is
+ * NULL. The first matching class wins (CASE stops there): (path,
+ * digest) listed; path listed as a conffile with other digests; path
+ * listed with other digests; digest listed for another path.
  */
-static const char sql_lookup[] =
-	"SELECT EXISTS (SELECT 1 FROM files f "
-	"  JOIN refs r ON r.file_id = f.id "
-	"  JOIN digests d ON d.id = r.digest_id "
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3), "
-	"EXISTS (SELECT 1 FROM files f "
-	"  JOIN refs r ON r.file_id = f.id "
-	"  JOIN digests d ON d.id = r.digest_id "
-	"  WHERE f.path = ?1 AND d.algo = ?2), "
-	"EXISTS (SELECT 1 FROM digests d "
-	"  JOIN refs r ON r.digest_id = d.id "
-	"  WHERE d.algo = ?2 AND d.value = ?3)";
+#define SQL_SELECTED(s) \
+	"(?4 IS NULL OR EXISTS (SELECT 1 FROM policy_selectors p " \
+	"WHERE p.policy = ?4 AND " s ".kind || ':' || " s ".name " \
+	"GLOB p.selector))"
+#define SQL_REF_JOIN \
+	"FROM files f JOIN refs r ON r.file_id = f.id " \
+	"JOIN digests d ON d.id = r.digest_id " \
+	"JOIN sources s ON s.id = r.source_id "
 
-int db_ref_lookup(struct db *db, const char *path, const char *algo,
-		  const uint8_t *digest, size_t digest_len,
-		  enum db_ref_class *cls, struct imt_error *err)
+static const char sql_lookup[] =
+	"SELECT CASE "
+	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3 AND "
+	SQL_SELECTED("s") ") THEN 0 "
+	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND r.conffile = 1 AND "
+	SQL_SELECTED("s") ") THEN 4 "
+	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND " SQL_SELECTED("s")
+	") THEN 1 "
+	"WHEN EXISTS (SELECT 1 FROM digests d "
+	"  JOIN refs r ON r.digest_id = d.id "
+	"  JOIN sources s ON s.id = r.source_id "
+	"  WHERE d.algo = ?2 AND d.value = ?3 AND " SQL_SELECTED("s")
+	") THEN 2 ELSE 3 END";
+
+static const enum db_ref_class lookup_classes[] = {
+	DB_REF_KNOWN, DB_REF_MISMATCH, DB_REF_KNOWN_ANY_PATH,
+	DB_REF_UNKNOWN_PATH, DB_REF_MISMATCH_CONFFILE,
+};
+
+int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
+			 const char *algo, const uint8_t *digest,
+			 size_t digest_len, enum db_ref_class *cls,
+			 struct imt_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = -1;
+	int rc = -1, c;
 
 	if (db == NULL || cls == NULL)
 		return db_bad(err, "no database or result");
@@ -316,22 +378,96 @@ int db_ref_lookup(struct db *db, const char *path, const char *algo,
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, algo, -1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 3, digest, (int)digest_len, SQLITE_STATIC);
+	if (policy != NULL)
+		sqlite3_bind_text(st, 4, policy, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		db_fail(db, err, "lookup");
 		goto out;
 	}
-	if (sqlite3_column_int(st, 0))
-		*cls = DB_REF_KNOWN;
-	else if (sqlite3_column_int(st, 1))
-		*cls = DB_REF_MISMATCH;
-	else if (sqlite3_column_int(st, 2))
-		*cls = DB_REF_KNOWN_ANY_PATH;
-	else
-		*cls = DB_REF_UNKNOWN_PATH;
+	c = sqlite3_column_int(st, 0);
+	*cls = c >= 0 && c < 5 ? lookup_classes[c] : DB_REF_UNKNOWN_PATH;
 	rc = 0;
 out:
 	sqlite3_reset(st);
 	return rc;
+}
+
+int db_ref_lookup(struct db *db, const char *path, const char *algo,
+		  const uint8_t *digest, size_t digest_len,
+		  enum db_ref_class *cls, struct imt_error *err)
+{
+	enum db_ref_class c;
+
+	if (cls == NULL)
+		return db_bad(err, "no result");
+	if (db_ref_lookup_policy(db, NULL, path, algo, digest, digest_len,
+				 &c, err) < 0)
+		return -1;
+	*cls = c == DB_REF_MISMATCH_CONFFILE ? DB_REF_MISMATCH : c;
+	return 0;
+}
+
+/*
+ * The newest selected source naming the pair; or (?5) the digest for
+ * another path; or (?6) the path as a conffile. Ordered so that an exact
+ * pair wins over the other two.
+ */
+static const char sql_origin[] =
+	"SELECT s.kind, s.name, s.package, s.version, s.arch, r.conffile, "
+	"f.path <> ?1 " SQL_REF_JOIN
+	"WHERE d.algo = ?2 AND " SQL_SELECTED("s") " AND ("
+	"(f.path = ?1 AND d.value = ?3) "
+	"OR (?5 AND d.value = ?3) "
+	"OR (?6 AND f.path = ?1 AND r.conffile = 1)) "
+	"ORDER BY (f.path = ?1 AND d.value = ?3) DESC, s.id DESC LIMIT 1";
+
+static void copy_col(sqlite3_stmt *st, int col, char *out, size_t max)
+{
+	const char *t = (const char *)sqlite3_column_text(st, col);
+
+	snprintf(out, max, "%s", t != NULL ? t : "");
+}
+
+int db_ref_origin(struct db *db, const char *policy, const char *path,
+		  const char *algo, const uint8_t *digest, size_t digest_len,
+		  int any_path, int conffile, struct db_ref_origin *o,
+		  int *found, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	int step;
+
+	if (db == NULL || o == NULL || found == NULL)
+		return db_bad(err, "no database or result");
+	if (check_ref(path, algo, digest, digest_len, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_origin, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, algo, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, digest, (int)digest_len, SQLITE_STATIC);
+	if (policy != NULL)
+		sqlite3_bind_text(st, 4, policy, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, any_path ? 1 : 0);
+	sqlite3_bind_int(st, 6, conffile ? 1 : 0);
+	step = sqlite3_step(st);
+	*found = step == SQLITE_ROW;
+	if (*found) {
+		memset(o, 0, sizeof(*o));
+		if (db_source_kind_parse((const char *)sqlite3_column_text(st, 0),
+				      &o->kind) < 0)
+			o->kind = DB_SOURCE_DIR_TREE;
+		copy_col(st, 1, o->name, sizeof(o->name));
+		copy_col(st, 2, o->package, sizeof(o->package));
+		copy_col(st, 3, o->version, sizeof(o->version));
+		copy_col(st, 4, o->arch, sizeof(o->arch));
+		o->conffile = sqlite3_column_int(st, 5);
+		o->other_path = sqlite3_column_int(st, 6);
+	}
+	sqlite3_reset(st);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return db_fail(db, err, "origin");
+	return 0;
 }
 
 static const char sql_ref_delete[] =
@@ -355,7 +491,7 @@ static int ref_delete(struct db *db, const struct db_ref_source *source,
 	sqlite3_bind_text(st, 2, algo, -1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 3, digest, (int)len, SQLITE_STATIC);
 	if (source != NULL) {
-		sqlite3_bind_text(st, 4, source_kind_name(source->kind), -1,
+		sqlite3_bind_text(st, 4, db_source_kind_name(source->kind), -1,
 				  SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, source->name, -1, SQLITE_STATIC);
 	}
@@ -427,7 +563,7 @@ static sqlite3_stmt *ref_list_stmt(struct db *db,
 	if (f->path != NULL)
 		sqlite3_bind_text(st, 3, f->path, -1, SQLITE_STATIC);
 	if (f->source != NULL) {
-		sqlite3_bind_text(st, 4, source_kind_name(f->source->kind), -1,
+		sqlite3_bind_text(st, 4, db_source_kind_name(f->source->kind), -1,
 				  SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, f->source->name, -1, SQLITE_STATIC);
 	}
@@ -444,7 +580,7 @@ static int ref_from_row(sqlite3_stmt *st, struct db_ref *ref)
 	ref->digest_len = (size_t)sqlite3_column_bytes(st, 3);
 	ref->source_name = (const char *)sqlite3_column_text(st, 5);
 	ref->imported_at = sqlite3_column_int64(st, 6);
-	return source_kind_parse((const char *)sqlite3_column_text(st, 4),
+	return db_source_kind_parse((const char *)sqlite3_column_text(st, 4),
 				 &ref->source_kind);
 }
 
@@ -511,7 +647,7 @@ static int source_exec(struct db *db, const char *sql,
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
+	sqlite3_bind_text(st, 1, db_source_kind_name(src->kind), -1,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
 	if (db_step_done(db, st, err, "delete source") < 0)
@@ -562,7 +698,7 @@ static int withdraw(struct db *db, const struct db_ref_source *src,
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, source_kind_name(src->kind), -1,
+	sqlite3_bind_text(st, 1, db_source_kind_name(src->kind), -1,
 			  SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, (int)limit);

@@ -198,9 +198,23 @@ static int check_boot_aggregate(struct attest *a, const struct ima_record *rec)
 	return 0;
 }
 
+/* The sig field of ima-sig/ima-sigv2 (borrowed), or NULL when empty. */
+static const struct ima_field *sig_field(const struct ima_record *rec)
+{
+	size_t i;
+
+	for (i = 0; i < rec->nfields; i++) {
+		if (rec->fields[i].def != NULL &&
+		    strcmp(rec->fields[i].def->id, "sig") == 0)
+			return rec->fields[i].len > 0 ? &rec->fields[i] : NULL;
+	}
+	return NULL;
+}
+
 static void keep_record(struct attest *a, const struct ima_record *rec,
 			char **arena)
 {
+	const struct ima_field *sig = sig_field(rec);
 	struct db_record *r = &a->recs[a->n];
 	struct judge_input *in = &a->in[a->n];
 
@@ -229,7 +243,11 @@ static void keep_record(struct attest *a, const struct ima_record *rec,
 		.digest_len = r->digest_len,
 		.violation = rec->violation,
 		.boot_aggregate = r->index == 0 && is_boot_aggregate(rec),
+		.sig = sig != NULL ? sig->data : NULL,
+		.sig_len = sig != NULL ? sig->len : 0,
 	};
+	r->sig = in->sig;
+	r->sig_len = in->sig_len;
 	a->violations += rec->violation != 0;
 	a->n++;
 }

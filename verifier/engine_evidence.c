@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "engine_internal.h"
 #include "log.h"
+#include "policies.h"
 
 /* Step 1; -1 with @ans filled. */
 static int load(struct verifier *v, struct attest *a,
@@ -140,8 +141,8 @@ static int settle(struct verifier *v, struct attest *a,
  * The event of a proven batch: unacceptable when a record of this boot is
  * not acceptable (this batch's, or an earlier one's), else clean.
  */
-static int judge_event(struct verifier *v, struct attest *a,
-		       const struct db_boot *boot,
+static int judge_event(struct verifier *v, const struct policy *p,
+		       struct attest *a, const struct db_boot *boot,
 		       enum transition_event *event, char *reason,
 		       struct imt_error *err)
 {
@@ -150,8 +151,8 @@ static int judge_event(struct verifier *v, struct attest *a,
 
 	*event = TR_EVIDENCE_UNACCEPTABLE;
 	for (i = 0; i < a->n; i++) {
-		if (!judge_acceptable(v, a->recs[i].verdict)) {
-			judge_reason(a->recs[i].index, &a->in[i],
+		if (!judge_acceptable(v, p, a->recs[i].verdict)) {
+			judge_reason(v, p, a->recs[i].index, &a->in[i],
 				     a->recs[i].verdict, reason);
 			return 0;
 		}
@@ -163,7 +164,7 @@ static int judge_event(struct verifier *v, struct attest *a,
 	}
 	if (a->new_boot || a->m.state == DB_STATE_TRUSTED) {
 		ok = 1;
-	} else if (judge_boot(v, boot->id, boot->next_record_index + a->n,
+	} else if (judge_boot(v, p, boot->id, boot->next_record_index + a->n,
 			      &ok, reason, err) < 0) {
 		return -1;
 	}
@@ -184,11 +185,13 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 	struct db_boot boot = a->boot;
 	struct db_boot_advance adv;
 	enum transition_event event;
+	const struct policy *p = policies_for(v, id);
 	char reason[JUDGE_REASON_MAX];
 	size_t i;
 
 	for (i = 0; i < a->n; i++) {
-		if (judge_record(v, &a->in[i], &a->recs[i].verdict, err) < 0)
+		if (judge_record(v, p, &a->in[i], &a->recs[i].verdict,
+				 err) < 0)
 			return -1;
 	}
 	if (a->new_boot &&
@@ -207,7 +210,7 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 		.nrecords = a->n,
 	};
 	if (db_boot_advance(v->db, &adv, now, err) < 0 ||
-	    judge_event(v, a, &boot, &event, reason, err) < 0 ||
+	    judge_event(v, p, a, &boot, &event, reason, err) < 0 ||
 	    settle(v, a, event, reason, now, state, err) < 0)
 		return -1;
 	if (a->m.bank[0] == '\0' || strcmp(a->m.bank, a->ev->bank->name) != 0) {
@@ -216,8 +219,10 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 	}
 	if (a->violations > 0) {
 		snprintf(reason, sizeof(reason),
-			 "{\"count\":%zu,\"policy\":\"%s\"}", a->violations,
-			 v->cfg.violations);
+			 "{\"count\":%zu,\"policy\":\"%s\","
+			 "\"violations\":\"%s\"}", a->violations, p->name,
+			 policies_violations_allowed(v, p) ? "allow" :
+			 "untrusted");
 		if (db_event_add(v->db, id, "violation", reason, now, err) < 0)
 			return -1;
 	}

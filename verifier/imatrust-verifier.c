@@ -28,8 +28,10 @@
 #include "enroll.h"
 #include "file.h"
 #include "hex.h"
+#include "keyring.h"
 #include "log.h"
 #include "notify.h"
+#include "policies.h"
 #include "rejudge.h"
 #include "verifier.h"
 
@@ -334,6 +336,8 @@ out:
 	db_close(v->db);
 	backlog_free(v->backlog);
 	ak_cache_free(v->ak_cache);
+	policies_free(v);
+	keyring_free(v);
 	X509_STORE_free(v->ek_ca);
 	if (key != NULL)
 		explicit_bzero(key, strlen(key));

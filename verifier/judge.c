@@ -10,10 +10,34 @@
 
 #include "hex.h"
 #include "judge.h"
+#include "keyring.h"
+#include "policies.h"
 
-int judge_record(struct verifier *v, const struct judge_input *in,
-		 enum db_verdict *verdict, struct imt_error *err)
+static enum db_verdict lookup_verdict(struct verifier *v,
+				     const struct policy *p,
+				     enum db_ref_class cls)
 {
+	switch (cls) {
+	case DB_REF_KNOWN:
+		return DB_VERDICT_KNOWN;
+	case DB_REF_MISMATCH_CONFFILE:
+		return p->conffiles == POLICY_CONFFILES_ANY ?
+		       DB_VERDICT_KNOWN : DB_VERDICT_MISMATCH;
+	case DB_REF_MISMATCH:
+		return DB_VERDICT_MISMATCH;
+	case DB_REF_KNOWN_ANY_PATH:
+		return policies_any_path_allowed(v, p) ? DB_VERDICT_KNOWN :
+							 DB_VERDICT_UNKNOWN;
+	default:
+		return DB_VERDICT_UNKNOWN;
+	}
+}
+
+int judge_record(struct verifier *v, const struct policy *p,
+		 const struct judge_input *in, enum db_verdict *verdict,
+		 struct imt_error *err)
+{
+	struct keyring_check kc;
 	enum db_ref_class cls;
 
 	if (in->violation) {
@@ -30,35 +54,34 @@ int judge_record(struct verifier *v, const struct judge_input *in,
 		*verdict = DB_VERDICT_UNKNOWN;
 		return 0;
 	}
-	if (db_ref_lookup(v->db, in->path, in->algo, in->digest,
-			  in->digest_len, &cls, err) < 0)
-		return -1;
-	switch (cls) {
-	case DB_REF_KNOWN:
-		*verdict = DB_VERDICT_KNOWN;
-		break;
-	case DB_REF_MISMATCH:
-		*verdict = DB_VERDICT_MISMATCH;
-		break;
-	case DB_REF_KNOWN_ANY_PATH:
-		*verdict = strcmp(v->cfg.any_path, "allow") == 0 ?
-			   DB_VERDICT_KNOWN : DB_VERDICT_UNKNOWN;
-		break;
-	default:
-		*verdict = DB_VERDICT_UNKNOWN;
-		break;
+	if (policy_excluded(p, in->path) != NULL) {
+		*verdict = DB_VERDICT_EXCLUDED;
+		return 0;
 	}
+	keyring_check(v, p, in->sig, in->sig_len, in->algo, in->digest,
+		      in->digest_len, &kc);
+	if (kc.result == KEYRING_GOOD || kc.result == KEYRING_BAD) {
+		*verdict = kc.result == KEYRING_GOOD ? DB_VERDICT_SIGNED :
+						       DB_VERDICT_BAD_SIGNATURE;
+		return 0;
+	}
+	if (db_ref_lookup_policy(v->db, p->name, in->path, in->algo,
+				 in->digest, in->digest_len, &cls, err) < 0)
+		return -1;
+	*verdict = lookup_verdict(v, p, cls);
 	return 0;
 }
 
-int judge_acceptable(const struct verifier *v, enum db_verdict verdict)
+int judge_acceptable(const struct verifier *v, const struct policy *p,
+		     enum db_verdict verdict)
 {
 	switch (verdict) {
 	case DB_VERDICT_KNOWN:
 	case DB_VERDICT_EXCLUDED:
+	case DB_VERDICT_SIGNED:
 		return 1;
 	case DB_VERDICT_VIOLATION:
-		return strcmp(v->cfg.violations, "allow") == 0;
+		return policies_violations_allowed(v, p);
 	default:
 		return 0;
 	}
@@ -89,10 +112,47 @@ static void printable_path(const char *path, char *out, size_t max)
 	out[o] = '\0';
 }
 
-void judge_reason(uint64_t index, const struct judge_input *in,
-		  enum db_verdict verdict, char out[JUDGE_REASON_MAX])
+/* Why a record is not acceptable, in words an operator can act on. */
+static void why_not(const struct policy *p, const struct judge_input *in,
+		    enum db_verdict verdict, const struct keyring_check *kc,
+		    char *out, size_t max)
 {
-	char digest[2 * DB_DIGEST_MAX + 32] = "", path[512];
+	switch (verdict) {
+	case DB_VERDICT_BAD_SIGNATURE:
+		snprintf(out, max, "its IMA signature (key %08x, %s) does "
+			 "not verify: %s", kc->keyid, kc->key, kc->why);
+		break;
+	case DB_VERDICT_MISMATCH:
+		snprintf(out, max, "the sources of policy %s list other "
+			 "digests for this path", p->name);
+		break;
+	case DB_VERDICT_VIOLATION:
+		snprintf(out, max, "a measurement violation (a file changed "
+			 "while measured, or read while open for writing); "
+			 "policy %s does not allow violations", p->name);
+		break;
+	default:
+		if (kc->result == KEYRING_UNKNOWN_KEY)
+			snprintf(out, max, "signed by key %08x, which is not "
+				 "a key of policy %s, and no source of it "
+				 "provides this file", kc->keyid, p->name);
+		else if (in->path != NULL && in->path[0] == '/')
+			snprintf(out, max, "no source of policy %s (no "
+				 "imported package, list, tree or key) "
+				 "provides this file", p->name);
+		else
+			snprintf(out, max, "no buffer reference of policy %s "
+				 "names this buffer", p->name);
+		break;
+	}
+}
+
+void judge_reason(struct verifier *v, const struct policy *p, uint64_t index,
+		  const struct judge_input *in, enum db_verdict verdict,
+		  char out[JUDGE_REASON_MAX])
+{
+	char digest[2 * DB_DIGEST_MAX + 32] = "", path[512], why[512];
+	struct keyring_check kc = { .result = KEYRING_NO_SIGNATURE };
 	json_t *j;
 	char *s;
 
@@ -104,16 +164,93 @@ void judge_reason(uint64_t index, const struct judge_input *in,
 		if (n + 2 * in->digest_len < sizeof(digest))
 			hex_encode(in->digest, in->digest_len, digest + n);
 	}
+	if (in->sig != NULL && in->algo != NULL && in->digest != NULL)
+		keyring_check(v, p, in->sig, in->sig_len, in->algo,
+			      in->digest, in->digest_len, &kc);
 	printable_path(in->path, path, sizeof(path));
-	j = json_pack("{s:s,s:I,s:s,s:s,s:s}", "check", "record",
+	why_not(p, in, verdict, &kc, why, sizeof(why));
+	j = json_pack("{s:s,s:I,s:s,s:s,s:s,s:s,s:s}", "check", "record",
 		      "index", (json_int_t)index, "path", path,
-		      "digest", digest, "verdict", db_verdict_name(verdict));
+		      "digest", digest, "verdict", db_verdict_name(verdict),
+		      "policy", p->name, "why", why);
+	if (j != NULL && kc.result != KEYRING_NO_SIGNATURE) {
+		char id[9];
+
+		snprintf(id, sizeof(id), "%08x", kc.keyid);
+		json_object_set_new(j, "keyid", json_string(id));
+	}
 	s = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
 	snprintf(out, JUDGE_REASON_MAX, "%s",
 		 s != NULL && strlen(s) < JUDGE_REASON_MAX ? s :
 		 "{\"check\":\"record\"}");
 	free(s);
 	json_decref(j);
+}
+
+static json_t *explain_ref(struct verifier *v, const struct policy *p,
+			   const struct judge_input *in)
+{
+	struct db_ref_origin o;
+	struct imt_error err;
+	char src[DB_NAME_MAX + 32];
+	json_t *j;
+	int found;
+
+	if (db_ref_origin(v->db, p->name, in->path, in->algo, in->digest,
+			  in->digest_len, policies_any_path_allowed(v, p),
+			  p->conffiles == POLICY_CONFFILES_ANY, &o, &found,
+			  &err) < 0 || !found)
+		return json_pack("{s:s}", "source", "none");
+	snprintf(src, sizeof(src), "%s:%s", db_source_kind_name(o.kind),
+		 o.name);
+	j = json_pack("{s:s}", "source", src);
+	if (j != NULL && o.package[0] != '\0') {
+		json_object_set_new(j, "package", json_string(o.package));
+		json_object_set_new(j, "version", json_string(o.version));
+		json_object_set_new(j, "arch", json_string(o.arch));
+	}
+	if (j != NULL && o.conffile)
+		json_object_set_new(j, "conffile", json_true());
+	if (j != NULL && o.other_path)
+		json_object_set_new(j, "other_path", json_true());
+	return j;
+}
+
+json_t *judge_explain(struct verifier *v, const struct policy *p,
+		      const struct judge_input *in, enum db_verdict verdict)
+{
+	const struct policy_rule *r;
+	struct keyring_check kc;
+	char text[DB_PATH_MAX + 16], id[9];
+
+	switch (verdict) {
+	case DB_VERDICT_KNOWN:
+		return explain_ref(v, p, in);
+	case DB_VERDICT_EXCLUDED:
+		if (in->boot_aggregate || in->path == NULL ||
+		    strcmp(in->path, "boot_aggregate") == 0)
+			return json_pack("{s:s}", "check",
+					 "boot_aggregate against PCRs 0-9");
+		r = policy_excluded(p, in->path);
+		if (r == NULL)
+			return json_pack("{s:s}", "rule", "none");
+		policy_rule_text(r, text, sizeof(text));
+		return r->source != NULL ?
+		       json_pack("{s:s,s:s}", "rule", text, "source",
+				 r->source) :
+		       json_pack("{s:s}", "rule", text);
+	case DB_VERDICT_SIGNED:
+		keyring_check(v, p, in->sig, in->sig_len, in->algo,
+			      in->digest, in->digest_len, &kc);
+		snprintf(id, sizeof(id), "%08x", kc.keyid);
+		return json_pack("{s:s,s:s}", "key", kc.key, "keyid", id);
+	case DB_VERDICT_VIOLATION:
+		return json_pack("{s:s}", "policy",
+				 policies_violations_allowed(v, p) ?
+				 "violations=allow" : "violations=untrusted");
+	default:
+		return json_object();
+	}
 }
 
 char *judge_check_reason(const char *check, const char *message)
@@ -126,7 +263,8 @@ char *judge_check_reason(const char *check, const char *message)
 }
 
 struct first_bad {
-	const struct verifier *v;
+	struct verifier *v;
+	const struct policy *p;
 	int found;
 	char *reason;
 };
@@ -137,20 +275,22 @@ static int find_bad(int64_t boot_id, const struct db_record *rec, void *arg)
 	struct judge_input in = {
 		.path = rec->path, .algo = rec->digest_algo,
 		.digest = rec->digest, .digest_len = rec->digest_len,
+		.sig = rec->sig, .sig_len = rec->sig_len,
 	};
 
 	(void)boot_id;
-	if (judge_acceptable(fb->v, rec->verdict))
+	if (judge_acceptable(fb->v, fb->p, rec->verdict))
 		return 0;
 	fb->found = 1;
-	judge_reason(rec->index, &in, rec->verdict, fb->reason);
+	judge_reason(fb->v, fb->p, rec->index, &in, rec->verdict, fb->reason);
 	return 1;
 }
 
-int judge_boot(struct verifier *v, int64_t boot_id, uint64_t nrecords,
-	       int *ok, char reason[JUDGE_REASON_MAX], struct imt_error *err)
+int judge_boot(struct verifier *v, const struct policy *p, int64_t boot_id,
+	       uint64_t nrecords, int *ok, char reason[JUDGE_REASON_MAX],
+	       struct imt_error *err)
 {
-	struct first_bad fb = { v, 0, reason };
+	struct first_bad fb = { v, p, 0, reason };
 	uint64_t from;
 
 	reason[0] = '\0';
@@ -158,7 +298,8 @@ int judge_boot(struct verifier *v, int64_t boot_id, uint64_t nrecords,
 	if (db_record_list(v->db, boot_id, 0, 1, 1, find_bad, &fb, err) < 0)
 		return -1;
 	/* violations are only unacceptable by policy: scan for them then */
-	for (from = 0; !fb.found && !judge_acceptable(v, DB_VERDICT_VIOLATION)
+	for (from = 0; !fb.found &&
+	     !judge_acceptable(v, p, DB_VERDICT_VIOLATION)
 	     && from < nrecords; from += DB_LIST_MAX) {
 		if (db_record_list(v->db, boot_id, from, DB_LIST_MAX, 0,
 				   find_bad, &fb, err) < 0)

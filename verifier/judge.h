@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "db.h"
+#include "policy.h"
 #include "verifier.h"
 
 #define JUDGE_REASON_MAX 1024	/* bytes of a reason's JSON text */
@@ -27,6 +30,8 @@ struct judge_input {
 	size_t digest_len;
 	int violation;		/* the record is a violation (ToMToU, ...) */
 	int boot_aggregate;	/* the boot_aggregate record: checked apart */
+	const uint8_t *sig;	/* the ima-sig/ima-sigv2 sig field, or NULL */
+	size_t sig_len;
 };
 
 /**
@@ -36,16 +41,22 @@ struct judge_input {
  * @verdict: receives the verdict
  * @err: filled on a storage failure
  *
- * Violations are "violation"; the boot_aggregate record is "excluded"
- * (it is checked against the quoted PCRs instead); a record without a
- * file digest (ima-buf, ...) is "unknown". Otherwise the reference
- * lookup decides: known, mismatch, or unknown; a digest known only for
- * another path is "known" when any_path = allow.
+ * In this order: violations are "violation"; the boot_aggregate record
+ * is "excluded" (it is checked against the quoted PCRs instead); a
+ * record without a name or digest is "unknown"; a path an exclusion
+ * rule of @p matches is "excluded"; an IMA signature by a key @p trusts
+ * is "signed", or "bad-signature" when it does not verify; then the
+ * references of @p's sources decide: known, mismatch (known for a
+ * conffile with conffiles = any), or unknown; a digest known only for
+ * another path is "known" when any_path = allow. ima-buf records are
+ * judged by their name and buffer digest like files.
+ * @p: the machine's policy (policies_for())
  *
  * Return: 0, or -1 on a storage failure.
  */
-int judge_record(struct verifier *v, const struct judge_input *in,
-		 enum db_verdict *verdict, struct imt_error *err);
+int judge_record(struct verifier *v, const struct policy *p,
+		 const struct judge_input *in, enum db_verdict *verdict,
+		 struct imt_error *err);
 
 /**
  * judge_acceptable() - may a trusted machine have run a record judged
@@ -53,20 +64,34 @@ int judge_record(struct verifier *v, const struct judge_input *in,
  * @v: the verifier
  * @verdict: the verdict
  */
-int judge_acceptable(const struct verifier *v, enum db_verdict verdict);
+int judge_acceptable(const struct verifier *v, const struct policy *p,
+		     enum db_verdict verdict);
 
 /**
  * judge_reason() - the JSON reason naming the record that is not
  * acceptable: {"check":"record","index":N,"path":...,"digest":"alg:hex",
- * "verdict":...}.
+ * "verdict":...,"policy":NAME,"why":TEXT[,"keyid":HEX]}.
  * @index: the record's list index
  * @in: the record
  * @verdict: its verdict
  * @out: receives the text, at most JUDGE_REASON_MAX bytes (a long path
  *       is cut, never the JSON)
  */
-void judge_reason(uint64_t index, const struct judge_input *in,
-		  enum db_verdict verdict, char out[JUDGE_REASON_MAX]);
+void judge_reason(struct verifier *v, const struct policy *p, uint64_t index,
+		  const struct judge_input *in, enum db_verdict verdict,
+		  char out[JUDGE_REASON_MAX]);
+
+/**
+ * judge_explain() - what decided @verdict for @in under @p, for the
+ * operator ("why is this trusted"): {"source": "deb:NAME", "package",
+ * "version", "arch"} for a reference, {"rule": "prefix:/x"} for an
+ * exclusion, {"key": NAME, "keyid": HEX} for a signature, {"policy":
+ * "violations=allow"}... (v->lock held).
+ *
+ * Return: a new JSON object, or NULL when out of memory.
+ */
+json_t *judge_explain(struct verifier *v, const struct policy *p,
+		      const struct judge_input *in, enum db_verdict verdict);
 
 /**
  * judge_check_reason() - the JSON reason of a failed check:
@@ -89,7 +114,8 @@ char *judge_check_reason(const char *check, const char *message);
  *
  * Return: 0, or -1 on a storage failure.
  */
-int judge_boot(struct verifier *v, int64_t boot_id, uint64_t nrecords,
-	       int *ok, char reason[JUDGE_REASON_MAX], struct imt_error *err);
+int judge_boot(struct verifier *v, const struct policy *p, int64_t boot_id,
+	       uint64_t nrecords, int *ok, char reason[JUDGE_REASON_MAX],
+	       struct imt_error *err);
 
 #endif /* IMATRUST_JUDGE_H */

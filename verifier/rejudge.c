@@ -14,13 +14,15 @@
 
 #include "engine.h"
 #include "judge.h"
+#include "policies.h"
 #include "rejudge.h"
 
 #define QUEUE_CLEAR_CHUNK 2000	/* queued digests dropped per transaction */
 
 /* The record sets of one boot, in the order they are judged. */
 enum rejudge_pass {
-	PASS_UNACCEPTED,	/* unknown and mismatch */
+	PASS_ALL,		/* every record: a policy or a key changed */
+	PASS_UNACCEPTED,	/* unknown, mismatch and bad-signature */
 	PASS_WITHDRAWN,		/* known, digest queued as withdrawn */
 	PASS_UNPINNED,		/* known by the digest alone (any_path) */
 	PASS_COUNT,
@@ -33,6 +35,8 @@ struct stored_record {
 	char *algo;
 	uint8_t digest[DB_DIGEST_MAX];
 	size_t digest_len;
+	uint8_t *sig;
+	size_t sig_len;
 	enum db_verdict verdict;
 };
 
@@ -114,8 +118,16 @@ static int collect_record(int64_t boot_id, const struct db_record *rec,
 		memcpy(s->digest, rec->digest, rec->digest_len);
 		s->digest_len = rec->digest_len;
 	}
+	if (rec->sig != NULL && rec->sig_len > 0) {
+		s->sig = malloc(rec->sig_len);
+		if (s->sig != NULL) {
+			memcpy(s->sig, rec->sig, rec->sig_len);
+			s->sig_len = rec->sig_len;
+		}
+	}
 	rr->n++;
-	if (s->path == NULL || (rec->digest_algo != NULL && s->algo == NULL))
+	if (s->path == NULL || (rec->digest_algo != NULL && s->algo == NULL) ||
+	    (rec->sig != NULL && rec->sig_len > 0 && s->sig == NULL))
 		rr->oom = 1;
 	return rr->oom;
 }
@@ -127,6 +139,7 @@ static void round_clear(struct record_round *rr)
 	for (i = 0; i < rr->n; i++) {
 		free(rr->r[i].path);
 		free(rr->r[i].algo);
+		free(rr->r[i].sig);
 	}
 	rr->n = 0;
 	rr->oom = 0;
@@ -135,12 +148,16 @@ static void round_clear(struct record_round *rr)
 /* Which passes this run makes over a boot, and how. */
 static int pass_wanted(const struct rejudge_run *run, enum rejudge_pass p)
 {
+	if (run->changes & REJUDGE_POLICY)
+		return p == PASS_ALL;
 	switch (p) {
+	case PASS_ALL:
+		return 0;
 	case PASS_WITHDRAWN:
 		return run->queued > 0;
 	case PASS_UNPINNED:
-		return (run->changes & REJUDGE_ADDED) &&
-		       strcmp(run->v->cfg.any_path, "allow") == 0;
+		/* any_path may be allowed by some policy: cheap to ask */
+		return (run->changes & REJUDGE_ADDED) != 0;
 	default:
 		return 1;
 	}
@@ -152,9 +169,10 @@ static int list_pass(struct rejudge_run *run, enum rejudge_pass p,
 	struct db *db = run->v->db;
 	enum db_known_set set = DB_KNOWN_UNPINNED;
 
-	if (p == PASS_UNACCEPTED)
+	if (p == PASS_UNACCEPTED || p == PASS_ALL)
 		return db_record_list(db, run->boot_id, from,
-				      REJUDGE_RECORDS_PAGE, 1, collect_record,
+				      REJUDGE_RECORDS_PAGE,
+				      p == PASS_UNACCEPTED, collect_record,
 				      &run->rr, err);
 	/*
 	 * Read the boot once: an index of known records by digest would make
@@ -170,7 +188,8 @@ static int list_pass(struct rejudge_run *run, enum rejudge_pass p,
 }
 
 /* Judge one round again; store the verdicts that changed. */
-static int judge_round(struct rejudge_run *run, struct imt_error *err)
+static int judge_round(struct rejudge_run *run, const struct policy *p,
+		       struct imt_error *err)
 {
 	struct verifier *v = run->v;
 	enum db_verdict verdict;
@@ -182,14 +201,19 @@ static int judge_round(struct rejudge_run *run, struct imt_error *err)
 			.path = s->path, .algo = s->algo,
 			.digest = s->digest_len > 0 ? s->digest : NULL,
 			.digest_len = s->digest_len,
+			.sig = s->sig, .sig_len = s->sig_len,
+			/* stored as excluded, checked against the PCRs */
+			.boot_aggregate = s->index == 0 &&
+					  strcmp(s->path, "boot_aggregate") == 0,
+			.violation = s->verdict == DB_VERDICT_VIOLATION,
 		};
 
-		if (judge_record(v, &in, &verdict, err) < 0)
+		if (judge_record(v, p, &in, &verdict, err) < 0)
 			return -1;
 		if (verdict == s->verdict)
 			continue;
-		if (judge_acceptable(v, s->verdict) &&
-		    !judge_acceptable(v, verdict))
+		if (judge_acceptable(v, p, s->verdict) &&
+		    !judge_acceptable(v, p, verdict))
 			run->became_bad = 1;
 		run->u[n].index = s->index;
 		run->u[n++].verdict = verdict;
@@ -227,7 +251,7 @@ static int round_locked(struct rejudge_run *run, const char *id,
 	*got = run->rr.n;
 	run->examined += *got;
 	if (rc == 0 && *got > 0)
-		rc = judge_round(run, err);
+		rc = judge_round(run, policies_for(run->v, id), err);
 	return rc;
 }
 
@@ -286,7 +310,8 @@ static int decide_locked(struct rejudge_run *run, const char *id,
 	    (m.state != DB_STATE_UNTRUSTED &&
 	     !(m.state == DB_STATE_TRUSTED && run->became_bad)))
 		goto out;
-	rc = judge_boot(v, boot.id, boot.next_record_index, &ok, why, err);
+	rc = judge_boot(v, policies_for(v, id), boot.id,
+			boot.next_record_index, &ok, why, err);
 	if (rc < 0)
 		goto out;
 	if (m.state == DB_STATE_UNTRUSTED && ok) {

@@ -36,6 +36,7 @@
 enum rejudge_change {
 	REJUDGE_ADDED = 1,	/* references were added (an import) */
 	REJUDGE_WITHDRAWN = 2,	/* references were withdrawn */
+	REJUDGE_POLICY = 4,	/* a policy or a key changed: every record */
 };
 
 struct rejudge_stats {

@@ -24,6 +24,8 @@
 struct ak_cache;
 struct backlog;
 struct db;
+struct keyring;
+struct policy_set;
 
 /* Counters for GET /v1/metrics; updated without the lock. */
 struct verifier_metrics {
@@ -54,6 +56,10 @@ struct verifier {
 	X509_STORE *ek_ca;	/* EK issuers from cfg.ek_ca; NULL if none */
 	struct backlog *backlog;	/* catching-up machines; may be NULL */
 	struct ak_cache *ak_cache;	/* enrolled AKs as keys; may be NULL */
+	/* policies and signature keys in force (policies.c, keyring.c);
+	 * under lock, loaded on first use */
+	struct policy_set *policies;
+	struct keyring *keyring;
 	time_t started;
 	struct verifier_metrics metrics;
 };

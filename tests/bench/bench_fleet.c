@@ -112,7 +112,7 @@ out:
 
 static int seed_refs(struct db *db, struct imt_error *err)
 {
-	const struct db_ref_source src = {DB_SOURCE_DIR_TREE, "bench"};
+	const struct db_ref_source src = {.kind = DB_SOURCE_DIR_TREE, .name = "bench" };
 	int64_t now = time(NULL);
 	size_t i;
 

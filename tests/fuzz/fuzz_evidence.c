@@ -85,7 +85,7 @@ static void die(const char *what, const struct imt_error *err)
 /* References for the harness's paths (fz_list_known()), one machine per AK. */
 static void fill_database(struct db *db)
 {
-	const struct db_ref_source src = {DB_SOURCE_DIR_TREE, "fuzz"};
+	const struct db_ref_source src = {.kind = DB_SOURCE_DIR_TREE, .name = "fuzz" };
 	struct imt_error err;
 	uint8_t digest[32];
 	size_t i;

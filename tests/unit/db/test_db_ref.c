@@ -7,8 +7,8 @@
 
 #include "db_test.h"
 
-static const struct db_ref_source src_deb = { DB_SOURCE_DEB, "bash.deb" };
-static const struct db_ref_source src_dir = { DB_SOURCE_DIR_TREE, "/srv" };
+static const struct db_ref_source src_deb = { .kind = DB_SOURCE_DEB, .name = "bash.deb" };
+static const struct db_ref_source src_dir = { .kind = DB_SOURCE_DIR_TREE, .name = "/srv" };
 
 static void digest(uint8_t *d, size_t len, uint32_t seed)
 {
@@ -79,7 +79,7 @@ static void test_lookup_classes(void **state)
 static void test_bad_input(void **state)
 {
 	static char long_path[DB_PATH_MAX + 2];
-	struct db_ref_source bad_kind = { (enum db_source_kind)9, "x" };
+	struct db_ref_source bad_kind = { .kind = (enum db_source_kind)9, .name = "x" };
 	enum db_ref_class cls;
 	struct imt_error err;
 	uint8_t d[32] = { 0 };
@@ -128,7 +128,7 @@ static double seconds(void)
 
 static void test_bulk_import(void **state)
 {
-	struct db_ref_source golden = { DB_SOURCE_GOLDEN_LIST, "golden-1" };
+	struct db_ref_source golden = { .kind = DB_SOURCE_GOLDEN_LIST, .name = "golden-1" };
 	struct imt_error err;
 	char path[64];
 	uint8_t d[32];

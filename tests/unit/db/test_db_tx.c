@@ -81,7 +81,7 @@ static void test_batch_groups_calls(void **state)
 
 static void test_batch_abort_and_misuse(void **state)
 {
-	struct db_ref_source src = { DB_SOURCE_DEB, "x.deb" };
+	struct db_ref_source src = { .kind = DB_SOURCE_DEB, .name = "x.deb" };
 	struct imt_error err;
 	struct db_boot b;
 	struct tdb t;

@@ -223,7 +223,7 @@ static char *reason_of(struct tv *t, const char *id)
 
 static void ref(struct tv *t, const char *path, const char *content)
 {
-	struct db_ref_source src = { DB_SOURCE_DIR_TREE, "test" };
+	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE, .name = "test" };
 	struct imt_error err;
 	uint8_t d[32];
 
@@ -530,7 +530,7 @@ static void test_backlog_catches_up(void **state)
 
 static void test_withdrawal_rejudges(void **state)
 {
-	struct db_ref_source src = { DB_SOURCE_DIR_TREE, "test" };
+	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE, .name = "test" };
 	struct tv *t = tv_new();
 	struct rejudge_stats st;
 	struct imt_error err;

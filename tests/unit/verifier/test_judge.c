@@ -1,23 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_judge.c - a record's verdict under the references and the policy.
+ * test_judge.c - a record's verdict under the references and the
+ * machine's named policy.
  */
 #include "verifier_test.h"
 #include "judge.h"
 
-static void ref(struct tv *t, const char *path, uint8_t fill)
+static void ref_from(struct tv *t, enum db_source_kind kind, const char *src,
+		     const char *path, uint8_t fill, int conffile)
 {
-	struct db_ref_source src = { DB_SOURCE_DIR_TREE, "test" };
+	struct db_ref_source s = { .kind = kind, .name = src };
 	struct imt_error err;
 	uint8_t d[32];
+	struct db_ref_entry e = { .path = path, .algo = "sha256", .digest = d,
+				  .digest_len = 32, .conffile = conffile };
 
 	tv_digest(fill, d);
-	if (db_ref_add(t->v.db, &src, path, "sha256", d, 32, TV_NOW, &err) < 0)
-		fail_msg("db_ref_add: %s", err.msg);
+	if (db_ref_add_entry(t->v.db, &s, &e, TV_NOW, &err) < 0)
+		fail_msg("db_ref_add_entry: %s", err.msg);
 }
 
-static enum db_verdict judge(struct tv *t, const char *path, uint8_t fill,
-			     int violation)
+static void ref(struct tv *t, const char *path, uint8_t fill)
+{
+	ref_from(t, DB_SOURCE_DIR_TREE, "test", path, fill, 0);
+}
+
+static void put_policy(struct tv *t, const char *name, const char *body)
+{
+	struct policy *p;
+	struct imt_error err;
+
+	p = policy_parse(name, body, strlen(body), &err);
+	if (p == NULL)
+		fail_msg("policy_parse: %s", err.msg);
+	if (db_policy_put(t->v.db, name, body, p->is_default,
+			  (const char *const *)p->sources, p->nsources,
+			  TV_NOW, &err) < 0)
+		fail_msg("db_policy_put: %s", err.msg);
+	policy_free(p);
+	policies_invalidate(&t->v);
+}
+
+static enum db_verdict judge_as(struct tv *t, const char *machine,
+				const char *path, uint8_t fill, int violation)
 {
 	struct judge_input in = { .path = path, .algo = "sha256",
 				  .digest_len = 32, .violation = violation };
@@ -27,13 +52,21 @@ static enum db_verdict judge(struct tv *t, const char *path, uint8_t fill,
 
 	tv_digest(fill, d);
 	in.digest = d;
-	assert_int_equal(judge_record(&t->v, &in, &v, &err), 0);
+	assert_int_equal(judge_record(&t->v, policies_for(&t->v, machine),
+				      &in, &v, &err), 0);
 	return v;
+}
+
+static enum db_verdict judge(struct tv *t, const char *path, uint8_t fill,
+			     int violation)
+{
+	return judge_as(t, "m1", path, fill, violation);
 }
 
 static void test_verdicts_and_policy(void **state)
 {
 	struct tv *t = tv_new();
+	const struct policy *p;
 
 	(void)state;
 	ref(t, "/usr/bin/a", 1);
@@ -47,14 +80,123 @@ static void test_verdicts_and_policy(void **state)
 	/* but a path with references of its own is pinned to them */
 	assert_int_equal(judge(t, "/usr/bin/a", 2, 0), DB_VERDICT_MISMATCH);
 	/* violations: acceptable by default, not with violations = untrusted */
+	p = policies_for(&t->v, "m1");
+	assert_string_equal(p->name, "default");
 	assert_int_equal(judge(t, "/var/log/x", 0, 1), DB_VERDICT_VIOLATION);
-	assert_true(judge_acceptable(&t->v, DB_VERDICT_VIOLATION));
+	assert_true(judge_acceptable(&t->v, p, DB_VERDICT_VIOLATION));
 	strcpy(t->v.cfg.violations, "untrusted");
-	assert_false(judge_acceptable(&t->v, DB_VERDICT_VIOLATION));
-	assert_true(judge_acceptable(&t->v, DB_VERDICT_EXCLUDED));
-	assert_false(judge_acceptable(&t->v, DB_VERDICT_UNKNOWN));
-	assert_false(judge_acceptable(&t->v, DB_VERDICT_MISMATCH));
+	assert_false(judge_acceptable(&t->v, p, DB_VERDICT_VIOLATION));
+	assert_true(judge_acceptable(&t->v, p, DB_VERDICT_EXCLUDED));
+	assert_true(judge_acceptable(&t->v, p, DB_VERDICT_SIGNED));
+	assert_false(judge_acceptable(&t->v, p, DB_VERDICT_UNKNOWN));
+	assert_false(judge_acceptable(&t->v, p, DB_VERDICT_MISMATCH));
+	assert_false(judge_acceptable(&t->v, p, DB_VERDICT_BAD_SIGNATURE));
 	tv_free(t);
+}
+
+/* A policy trusts only the sources it selects, for the machines it names. */
+static void test_named_policies_select_sources(void **state)
+{
+	struct tv *t = tv_new();
+
+	(void)state;
+	ref_from(t, DB_SOURCE_DEB, "hello_1.0_amd64", "/usr/bin/hello", 1, 0);
+	ref_from(t, DB_SOURCE_DIR_TREE, "golden", "/usr/bin/tool", 2, 0);
+	put_policy(t, "web", "{\"machines\":[\"web-*\"],"
+		   "\"sources\":[\"deb:*\"]}");
+	/* the default policy (every source) for other machines */
+	assert_int_equal(judge_as(t, "db1", "/usr/bin/tool", 2, 0),
+			 DB_VERDICT_KNOWN);
+	assert_string_equal(policies_for(&t->v, "web-01")->name, "web");
+	assert_int_equal(judge_as(t, "web-01", "/usr/bin/hello", 1, 0),
+			 DB_VERDICT_KNOWN);
+	/* the golden tree is not a source of "web": unknown there */
+	assert_int_equal(judge_as(t, "web-01", "/usr/bin/tool", 2, 0),
+			 DB_VERDICT_UNKNOWN);
+	/* a digest of an unselected source does not pin the path either */
+	assert_int_equal(judge_as(t, "web-01", "/usr/bin/tool", 3, 0),
+			 DB_VERDICT_UNKNOWN);
+	assert_int_equal(judge_as(t, "db1", "/usr/bin/tool", 3, 0),
+			 DB_VERDICT_MISMATCH);
+	tv_free(t);
+}
+
+static void test_excludes_and_conffiles(void **state)
+{
+	struct tv *t = tv_new();
+	char reason[JUDGE_REASON_MAX];
+	struct judge_input in = { .path = "/etc/hello.conf", .algo = "sha256",
+				  .digest_len = 32 };
+	uint8_t d[32];
+	json_t *why;
+
+	(void)state;
+	ref_from(t, DB_SOURCE_DEB, "hello_1.0_amd64", "/etc/hello.conf", 1, 1);
+	put_policy(t, "apt", "{\"machines\":[\"m*\"],\"sources\":[\"deb:*\"],"
+		   "\"excludes\":[{\"prefix\":\"/var/lib/apt/\"},"
+		   "{\"glob\":\"/var/cache/*.bin\"},"
+		   "{\"regex\":\"^/run/[a-z]+$\"}]}");
+	assert_int_equal(judge(t, "/var/lib/apt/lists/x", 7, 0),
+			 DB_VERDICT_EXCLUDED);
+	assert_int_equal(judge(t, "/var/cache/pkgcache.bin", 7, 0),
+			 DB_VERDICT_EXCLUDED);
+	assert_int_equal(judge(t, "/run/abc", 7, 0), DB_VERDICT_EXCLUDED);
+	assert_int_equal(judge(t, "/run/abc/d", 7, 0), DB_VERDICT_UNKNOWN);
+	assert_int_equal(judge(t, "/x/var/lib/apt/", 7, 0), DB_VERDICT_UNKNOWN);
+	/* the exclusion names its rule */
+	tv_digest(7, d);
+	in.digest = d;
+	in.path = "/var/cache/pkgcache.bin";
+	why = judge_explain(&t->v, policies_for(&t->v, "m1"), &in,
+			    DB_VERDICT_EXCLUDED);
+	assert_string_equal(json_string_value(json_object_get(why, "rule")),
+			    "glob:/var/cache/*.bin");
+	json_decref(why);
+	/* a changed conffile: a mismatch, unless conffiles = any */
+	assert_int_equal(judge(t, "/etc/hello.conf", 1, 0), DB_VERDICT_KNOWN);
+	assert_int_equal(judge(t, "/etc/hello.conf", 2, 0),
+			 DB_VERDICT_MISMATCH);
+	put_policy(t, "apt", "{\"machines\":[\"m*\"],\"sources\":[\"deb:*\"],"
+		   "\"conffiles\":\"any\"}");
+	assert_int_equal(judge(t, "/etc/hello.conf", 2, 0), DB_VERDICT_KNOWN);
+	/* and the verdict names the package that made it a conffile */
+	tv_digest(2, d);
+	in.path = "/etc/hello.conf";
+	why = judge_explain(&t->v, policies_for(&t->v, "m1"), &in,
+			    DB_VERDICT_KNOWN);
+	assert_string_equal(json_string_value(json_object_get(why, "source")),
+			    "deb:hello_1.0_amd64");
+	assert_true(json_is_true(json_object_get(why, "conffile")));
+	json_decref(why);
+	/* an unknown file's reason names the policy and says why */
+	in.path = "/usr/bin/rogue";
+	judge_reason(&t->v, policies_for(&t->v, "m1"), 3, &in,
+		     DB_VERDICT_UNKNOWN, reason);
+	assert_non_null(strstr(reason, "\"policy\":\"apt\""));
+	assert_non_null(strstr(reason, "no imported package"));
+	tv_free(t);
+}
+
+static void test_bad_policies_are_refused(void **state)
+{
+	static const char *const bad[] = {
+		"[]", "{\"sources\":\"deb:*\"}", "{\"sources\":[1]}",
+		"{\"excludes\":[{\"prefix\":\"/a\",\"glob\":\"/b\"}]}",
+		"{\"excludes\":[{\"regex\":\"(\"}]}",
+		"{\"violations\":\"maybe\"}", "{\"nope\":1}",
+		"{\"default\":\"yes\"}", "{\"conffiles\":1}", "{",
+	};
+	struct imt_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_null(policy_parse("p", bad[i], strlen(bad[i]), &err));
+		assert_true(strlen(err.msg) > 0);
+	}
+	assert_null(policy_parse("a/b", "{}", 2, &err));
+	assert_null(policy_parse("p", bad[4], strlen(bad[4]), &err));
+	assert_non_null(strstr(err.msg, "excludes[0].regex"));
 }
 
 /* An empty event name is a record no reference names, not a 503. */
@@ -74,6 +216,8 @@ static void test_reason_is_json_whatever_the_path(void **state)
 	struct judge_input in = { .path = bad_utf8, .algo = "sha256",
 				  .digest_len = 32 };
 	char reason[JUDGE_REASON_MAX], longpath[5000];
+	struct tv *t = tv_new();
+	const struct policy *p = policies_for(&t->v, "m1");
 	uint8_t d[32];
 	json_error_t je;
 	json_t *j;
@@ -81,7 +225,7 @@ static void test_reason_is_json_whatever_the_path(void **state)
 	(void)state;
 	tv_digest(0xab, d);
 	in.digest = d;
-	judge_reason(7, &in, DB_VERDICT_UNKNOWN, reason);
+	judge_reason(&t->v, p, 7, &in, DB_VERDICT_UNKNOWN, reason);
 	j = json_loads(reason, 0, &je);
 	assert_non_null(j);
 	assert_int_equal(json_integer_value(json_object_get(j, "index")), 7);
@@ -97,10 +241,11 @@ static void test_reason_is_json_whatever_the_path(void **state)
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[sizeof(longpath) - 1] = '\0';
 	in.path = longpath;
-	judge_reason(1, &in, DB_VERDICT_UNKNOWN, reason);
+	judge_reason(&t->v, p, 1, &in, DB_VERDICT_UNKNOWN, reason);
 	j = json_loads(reason, 0, &je);
 	assert_non_null(j);
 	json_decref(j);
+	tv_free(t);
 }
 
 static void test_boot(void **state)
@@ -116,6 +261,7 @@ static void test_boot(void **state)
 	char reason[JUDGE_REASON_MAX];
 	struct imt_error err;
 	struct tv *t = tv_new();
+	const struct policy *p;
 	int64_t b1, b2;
 	int ok;
 
@@ -124,14 +270,15 @@ static void test_boot(void **state)
 	tv_machine(t, "m2", DB_STATE_TRUSTED);
 	b1 = tv_boot(t, "m1", good, 2);
 	b2 = tv_boot(t, "m2", bad, 2);
-	assert_int_equal(judge_boot(&t->v, b1, 2, &ok, reason, &err), 0);
+	p = policies_for(&t->v, "m1");
+	assert_int_equal(judge_boot(&t->v, p, b1, 2, &ok, reason, &err), 0);
 	assert_int_equal(ok, 1);
-	assert_int_equal(judge_boot(&t->v, b2, 2, &ok, reason, &err), 0);
+	assert_int_equal(judge_boot(&t->v, p, b2, 2, &ok, reason, &err), 0);
 	assert_int_equal(ok, 0);
 	assert_non_null(strstr(reason, "/usr/bin/evil"));
 	/* the violation counts once the policy says so */
 	strcpy(t->v.cfg.violations, "untrusted");
-	assert_int_equal(judge_boot(&t->v, b1, 2, &ok, reason, &err), 0);
+	assert_int_equal(judge_boot(&t->v, p, b1, 2, &ok, reason, &err), 0);
 	assert_int_equal(ok, 0);
 	assert_non_null(strstr(reason, "\"violation\""));
 	tv_free(t);
@@ -141,6 +288,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdicts_and_policy),
+		cmocka_unit_test(test_named_policies_select_sources),
+		cmocka_unit_test(test_excludes_and_conffiles),
+		cmocka_unit_test(test_bad_policies_are_refused),
 		cmocka_unit_test(test_empty_name_is_unknown),
 		cmocka_unit_test(test_reason_is_json_whatever_the_path),
 		cmocka_unit_test(test_boot),

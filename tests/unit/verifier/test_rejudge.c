@@ -30,7 +30,7 @@ static int setup(void **state)
 		DB_STATE_UNTRUSTED, DB_STATE_FAILED, DB_STATE_STALE,
 		DB_STATE_PENDING,
 	};
-	static const struct db_ref_source base = { DB_SOURCE_DEB, "base.deb" };
+	static const struct db_ref_source base = { .kind = DB_SOURCE_DEB, .name = "base.deb" };
 	uint8_t d2[32];
 	size_t i;
 

@@ -323,7 +323,8 @@ static void *agent_thread(void *arg)
 	rc = db_boot_current(v->db, "late", &boot, &found, &err);
 	rec.index = boot.next_record_index;
 	if (rc == 0)
-		rc = judge_record(v, &in, &rec.verdict, &err);
+		rc = judge_record(v, policies_for(v, "late"), &in,
+				  &rec.verdict, &err);
 	struct db_boot_advance adv = {
 		.boot_id = boot.id, .from_index = rec.index,
 		.to_index = rec.index + 1, .pcr10_sha1 = s1,
@@ -331,7 +332,8 @@ static void *agent_thread(void *arg)
 	};
 	if (rc == 0)
 		rc = db_boot_advance(v->db, &adv, TV_NOW + 2, &err);
-	judge_reason(rec.index, &in, rec.verdict, reason);
+	judge_reason(v, policies_for(v, "late"), rec.index, &in,
+		     rec.verdict, reason);
 	if (rc == 0 && rec.verdict != DB_VERDICT_KNOWN)
 		rc = db_machine_set_state(v->db, "late", DB_STATE_UNTRUSTED,
 					  reason, TV_NOW + 2, &err);

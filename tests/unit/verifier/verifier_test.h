@@ -29,6 +29,8 @@
 #include "config.h"
 #include "db.h"
 #include "http.h"
+#include "keyring.h"
+#include "policies.h"
 #include "verifier.h"
 
 #define TV_NOW 1700000000
@@ -78,6 +80,8 @@ static inline void tv_free(struct tv *t)
 	http_stop(t->srv);
 	free(t->cert);
 	free(t->key);
+	policies_free(&t->v);
+	keyring_free(&t->v);
 	db_close(t->v.db);
 	unlink(t->path);
 	snprintf(side, sizeof(side), "%s-wal", t->path);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * policies.h - the named policies in force, loaded from the database.
+ *
+ * Judging happens under v->lock, so the set lives there too: it is read
+ * from the database on first use after policies_invalidate() (a policy,
+ * or an import that brings exclusion rules, changed), so every judge
+ * under one lock hold sees one consistent set.
+ */
+#ifndef IMATRUST_POLICIES_H
+#define IMATRUST_POLICIES_H
+
+#include "policy.h"
+#include "verifier.h"
+
+/**
+ * policies_for() - the policy of machine @id: the first policy (in
+ * order) whose machine patterns match, else the default. Never NULL:
+ * when the database cannot be read the built-in default (every source)
+ * stands in, and the error is logged. Call with v->lock held; valid
+ * until it is released.
+ */
+const struct policy *policies_for(struct verifier *v, const char *id);
+
+/** policies_find() - the policy named @name, or NULL (v->lock held). */
+const struct policy *policies_find(struct verifier *v, const char *name);
+
+/** policies_invalidate() - read the policies again before the next use. */
+void policies_invalidate(struct verifier *v);
+
+/** policies_free() - at shutdown. */
+void policies_free(struct verifier *v);
+
+/* The configuration's or the policy's say (1 allow). */
+int policies_violations_allowed(const struct verifier *v,
+				const struct policy *p);
+int policies_any_path_allowed(const struct verifier *v,
+			      const struct policy *p);
+
+#endif /* IMATRUST_POLICIES_H */
