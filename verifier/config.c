@@ -47,6 +47,8 @@ static const struct conf_key keys[] = {
 	    "policy for IMA violation records (ToMToU, open_writers): 'allow' records an event, 'untrusted' makes the machine untrusted"),
 	STR("any_path", any_path, "deny", 0,
 	    "policy for a digest listed only for another path: 'allow' accepts it, 'deny' judges it unknown"),
+	UINT("upgrade_window", upgrade_window, 0, 315360000, "0",
+	     "seconds an older version of a Debian package stays accepted after a newer one was imported (ref import-deb, import-archive): then it is retired and every machine re-judged; 0: until an operator retires it (imatrust ref retire deb:NAME)"),
 	UINT("keep_boots", keep_boots, 1, 1000, "3",
 	     "boots (with their records and events) kept per machine"),
 	UINT("max_events", max_events, 0, 10000000, "10000",

@@ -37,6 +37,9 @@ struct config {
 	char violations[16];		/* policy: "allow" or "untrusted" */
 	char any_path[16];		/* policy: "allow" or "deny" a digest
 					 * known only for another path */
+	uint64_t upgrade_window;	/* seconds an older package version
+					 * stays accepted after a newer one
+					 * is imported; 0: until retired */
 	uint64_t keep_boots;		/* retention: boots kept per machine */
 	uint64_t max_events;		/* retention: events per machine */
 	/* attestation (engine.c, attest.c) */

@@ -28,6 +28,7 @@
 #include "enroll.h"
 #include "file.h"
 #include "hex.h"
+#include "import_store.h"
 #include "keyring.h"
 #include "log.h"
 #include "notify.h"
@@ -324,6 +325,7 @@ static int serve(struct verifier *v)
 		engine_stale_tick(v, now);
 		if (now - last_retention >= RETENTION_PERIOD) {
 			run_retention(v, now);
+			import_retire_due(v, now);
 			last_retention = now;
 		}
 		sleep(1);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db.h"
 #include "policy.h"
 #include "verifier.h"
 
@@ -38,6 +39,24 @@ void keyring_check(struct verifier *v, const struct policy *p,
 		   const uint8_t *sig, size_t sig_len, const char *algo,
 		   const uint8_t *digest, size_t digest_len,
 		   struct keyring_check *out);
+
+/* A certificate (or public key) checked and described for db_key_add(). */
+struct keyring_cert {
+	struct db_key key;	/* name left to the caller */
+	char subject[256];
+	uint8_t *der;		/* owned */
+};
+
+/**
+ * keyring_cert_load() - parse an X.509 certificate, PEM or DER, from
+ * (@buf, @len): its DER, SHA-256 fingerprint, subject and the key id IMA
+ * signatures made with its key carry. With @allow_spki a bare public key
+ * (SubjectPublicKeyInfo, PEM or DER: a Keylime policy's keys) is taken
+ * too. Anything else: IMT_ERR_MALFORMED "not an X.509 certificate".
+ */
+int keyring_cert_load(const uint8_t *buf, size_t len, int allow_spki,
+		      struct keyring_cert *c, struct imt_error *err);
+void keyring_cert_free(struct keyring_cert *c);
 
 /** keyring_invalidate() - read the keys again before the next use. */
 void keyring_invalidate(struct verifier *v);

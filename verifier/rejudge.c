@@ -441,3 +441,36 @@ out:
 	free(run.rr.r);
 	return rc;
 }
+
+/* One reference change and its re-judge at a time (not the db lock). */
+static pthread_mutex_t change_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int rejudge_change_begin(struct http_response *res)
+{
+	if (pthread_mutex_trylock(&change_lock) == 0)
+		return 0;
+	http_error(res, 409, "another reference, policy or key change is in "
+		   "progress; send this one when it has finished");
+	return -1;
+}
+
+void rejudge_change_end(void)
+{
+	pthread_mutex_unlock(&change_lock);
+}
+
+json_t *rejudge_stats_json(json_t *ans, const struct rejudge_stats *st)
+{
+	json_t *s = json_pack("{s:I,s:I,s:I,s:I}",
+		"machines_rejudged", (json_int_t)st->machines,
+		"records_changed", (json_int_t)st->records,
+		"machines_now_trusted", (json_int_t)st->now_trusted,
+		"machines_now_untrusted", (json_int_t)st->now_untrusted);
+
+	if (ans != NULL && s != NULL && json_object_update(ans, s) < 0) {
+		json_decref(ans);
+		ans = NULL;
+	}
+	json_decref(s);
+	return ans;
+}

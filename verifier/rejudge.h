@@ -25,6 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "http.h"
 #include "verifier.h"
 
 #define REJUDGE_MACHINES_PAGE 256	/* machine ids read per listing */
@@ -75,6 +78,22 @@ struct rejudge_stats {
 int rejudge_all(struct verifier *v, unsigned int changes, const char *cause,
 		int64_t now, struct rejudge_stats *stats,
 		struct imt_error *err);
+
+/**
+ * rejudge_change_begin() - take the one lock of reference, policy and
+ * key changes (each with its re-judge: one at a time, so their re-judges
+ * never interleave), or answer 409 and return -1.
+ */
+int rejudge_change_begin(struct http_response *res);
+/** rejudge_change_end() - release it. */
+void rejudge_change_end(void);
+
+/**
+ * rejudge_stats_json() - @ans with the counts of @st added
+ * (machines_rejudged, records_changed, machines_now_trusted,
+ * machines_now_untrusted); NULL (and @ans released) when out of memory.
+ */
+json_t *rejudge_stats_json(json_t *ans, const struct rejudge_stats *st);
 
 /* A test hook: called with v->lock released at the named points. */
 typedef void (*rejudge_hook_fn)(const char *point, void *arg);

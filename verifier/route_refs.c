@@ -24,6 +24,7 @@
 #include "auth.h"
 #include "hash_algo.h"
 #include "hex.h"
+#include "import_store.h"
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
@@ -31,8 +32,6 @@
 #define REFS_PER_REQUEST_MAX 100000	/* references in one request */
 #define REFS_CHUNK 2000		/* references per transaction (lock hold) */
 
-/* One reference change and its re-judge at a time (not the db lock). */
-static pthread_mutex_t refs_change = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const kind_names[] = {
 	[DB_SOURCE_DIR_TREE] = "dir-tree",
@@ -264,27 +263,6 @@ static int store_refs(struct verifier *v, const struct refs_request *rq,
 	return 0;
 }
 
-/* Withdraw @src's references (all, or the stale rest of a replace). */
-static int withdraw_refs(struct verifier *v, const struct db_ref_source *src,
-			 int stale_only, size_t *withdrawn,
-			 struct imt_error *err)
-{
-	size_t n;
-	int more = 1, rc = 0;
-
-	*withdrawn = 0;
-	while (rc == 0 && more) {
-		pthread_mutex_lock(&v->lock);
-		rc = db_ref_withdraw(v->db, src, stale_only, REFS_CHUNK, &n,
-				     &more, err);
-		pthread_mutex_unlock(&v->lock);
-		if (rc == 0)
-			*withdrawn += n;
-		rejudge_hook("withdraw:chunk");
-	}
-	return rc;
-}
-
 /* {"check":"rejudge","source":{...},"operator":NAME} as JSON text. */
 static char *rejudge_reason(const struct refs_request *rq,
 			    const char *operator, const char *change)
@@ -301,33 +279,6 @@ static char *rejudge_reason(const struct refs_request *rq,
 		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	return s;
-}
-
-/* The re-judge's counts, added to an answer. */
-static json_t *with_stats(json_t *ans, const struct rejudge_stats *st)
-{
-	json_t *s = json_pack("{s:I,s:I,s:I,s:I}",
-		"machines_rejudged", (json_int_t)st->machines,
-		"records_changed", (json_int_t)st->records,
-		"machines_now_trusted", (json_int_t)st->now_trusted,
-		"machines_now_untrusted", (json_int_t)st->now_untrusted);
-
-	if (ans != NULL && s != NULL && json_object_update(ans, s) < 0) {
-		json_decref(ans);
-		ans = NULL;
-	}
-	json_decref(s);
-	return ans;
-}
-
-/* Take the change lock, or answer 409. */
-static int change_begin(struct http_response *res)
-{
-	if (pthread_mutex_trylock(&refs_change) == 0)
-		return 0;
-	http_error(res, 409, "another reference import or delete is in "
-		   "progress; send this one when it has finished");
-	return -1;
 }
 
 /* A failed import: what was stored stays, and says so. */
@@ -363,7 +314,7 @@ void route_refs_import(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		goto out;
 	}
-	if (change_begin(res) < 0)
+	if (rejudge_change_begin(res) < 0)
 		goto out;
 	rc = store_refs(v, &rq, now, &stored, &err);
 	if (rc < 0) {
@@ -372,7 +323,7 @@ void route_refs_import(void *ctx, const struct http_request *req,
 		rejudge_all(v, REJUDGE_ADDED, reason, now, &st, &err);
 		goto unlock;
 	}
-	if (rq.replace && withdraw_refs(v, &rq.source, 1, &withdrawn,
+	if (rq.replace && import_withdraw(v, &rq.source, 1, &withdrawn,
 					&err) < 0) {
 		http_error(res, 500, "all %zu references stored, but "
 			   "withdrawing the older ones failed after %zu: %s; "
@@ -390,11 +341,11 @@ void route_refs_import(void *ctx, const struct http_request *req,
 			   "records again failed: %s", err.msg);
 		goto unlock;
 	}
-	rest_reply(res, 200, with_stats(json_pack("{s:I,s:I}",
+	rest_reply(res, 200, rejudge_stats_json(json_pack("{s:I,s:I}",
 		   "added", (json_int_t)rq.nrefs,
 		   "withdrawn", (json_int_t)withdrawn), &st));
 unlock:
-	pthread_mutex_unlock(&refs_change);
+	rejudge_change_end();
 out:
 	free(reason);
 	request_free(&rq);
@@ -553,12 +504,12 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		goto out;
 	}
-	if (change_begin(res) < 0)
+	if (rejudge_change_begin(res) < 0)
 		goto out;
 	if (json_object_get(rq.body, "refs") != NULL)
 		rc = delete_refs(v, &rq, &deleted, &err);
 	else
-		rc = withdraw_refs(v, &rq.source, 0, &deleted, &err);
+		rc = import_withdraw(v, &rq.source, 0, &deleted, &err);
 	/* what went is gone whatever failed after: judge without it */
 	if (deleted > 0 &&
 	    rejudge_all(v, REJUDGE_WITHDRAWN, reason, now, &st,
@@ -576,10 +527,10 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 			   "records again failed: %s", deleted, err.msg);
 		goto unlock;
 	}
-	rest_reply(res, 200, with_stats(json_pack("{s:I}", "deleted",
+	rest_reply(res, 200, rejudge_stats_json(json_pack("{s:I}", "deleted",
 		   (json_int_t)deleted), &st));
 unlock:
-	pthread_mutex_unlock(&refs_change);
+	rejudge_change_end();
 out:
 	free(reason);
 	request_free(&rq);

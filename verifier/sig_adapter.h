@@ -13,7 +13,4 @@ static inline int sig_verify(const struct sig_blob *s, EVP_PKEY *k,
 			     const struct hash_algo *h, const uint8_t *d,
 			     size_t l, struct imt_error *e)
 { (void)s; (void)k; (void)h; (void)d; (void)l; (void)e; return -1; }
-static inline int sig_key_load(const uint8_t *d, size_t l, EVP_PKEY **k,
-			       uint32_t *id, struct imt_error *e)
-{ (void)d; (void)l; (void)e; *k = NULL; *id = 0; return -1; }
 #endif
