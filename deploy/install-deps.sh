@@ -11,6 +11,7 @@ packages=(
 	libmicrohttpd-dev libtss2-dev
 	# tests and benchmarks
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
+	attr dpkg-dev
 	# kernel build (kernel/build.sh)
 	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
 	xz-utils rsync kmod python3 patch
