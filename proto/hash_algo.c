@@ -3,7 +3,9 @@
  * hash_algo.c - table of hash algorithms known to IMA and the TPM.
  *
  * Names follow the kernel's hash_algo_name[] (include/crypto/hash_info.h
- * in 6.1), since that is what "d-ng" fields carry.
+ * in 6.1), since that is what "d-ng" fields carry, in the order of its
+ * enum hash_algo, since IMA signatures carry that number: an entry's
+ * index is its kernel id.
  */
 #include <string.h>
 
@@ -57,6 +59,16 @@ const struct hash_algo *hash_algo_by_tpm(uint16_t tpm_alg)
 			return &hash_algos[i];
 	}
 	return NULL;
+}
+
+const struct hash_algo *hash_algo_by_kernel_id(unsigned int id)
+{
+	return id < HASH_ALGO_COUNT ? &hash_algos[id] : NULL;
+}
+
+unsigned int hash_algo_kernel_id(const struct hash_algo *algo)
+{
+	return (unsigned int)(algo - hash_algos);
 }
 
 const struct hash_algo *hash_algo_bank(const char *name)

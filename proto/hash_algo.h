@@ -39,6 +39,23 @@ const struct hash_algo *hash_algo_by_name(const char *name, size_t len);
 const struct hash_algo *hash_algo_by_tpm(uint16_t tpm_alg);
 
 /**
+ * hash_algo_by_kernel_id() - look up an algorithm by the kernel's number.
+ * @id: a value of the kernel's enum hash_algo (include/uapi/linux/
+ *	hash_info.h: 2 is sha1, 4 sha256), as IMA signatures carry it
+ *
+ * Return: the table entry, or NULL for a number the kernel does not use.
+ */
+const struct hash_algo *hash_algo_by_kernel_id(unsigned int id);
+
+/**
+ * hash_algo_kernel_id() - the kernel's enum hash_algo value of @algo.
+ * @algo: an entry of the table (from one of the lookups)
+ *
+ * Return: its number.
+ */
+unsigned int hash_algo_kernel_id(const struct hash_algo *algo);
+
+/**
  * hash_algo_bank() - look up a PCR bank algorithm by name.
  * @name: NUL-terminated name ("sha1", "sha256", ...)
  *

@@ -9,6 +9,8 @@
  *					may take the id
  *	imatrust machine rm ID		remove a machine with its boots,
  *					records, events, challenges
+ *	imatrust machine records [--json] ID	the current boot's records:
+ *					INDEX VERDICT PATH ACCEPTED-BY
  *	imatrust events [--json] ID	a machine's events, oldest first
  *	imatrust approve ID --ek FPR	let a pending machine enroll, if
  *					its EK has that fingerprint
@@ -328,6 +330,7 @@ static void print_machine(json_t *a)
 		    json_object_get(cert, "subject") : json_null());
 	print_field("ek_cert.issuer", json_is_object(cert) ?
 		    json_object_get(cert, "issuer") : json_null());
+	print_field("policy", json_object_get(a, "policy"));
 	if (!json_is_object(b)) {
 		print_field("boot", json_null());
 		return;
@@ -420,6 +423,88 @@ static int machine_rm(int argc, char **argv)
 	return call_print(&a, "DELETE", path, NULL, print_removed);
 }
 
+/* What accepted a record, in a few words: "deb:NAME", "key NAME". */
+static void accepted_short(json_t *by, char *buf, size_t n)
+{
+	static const char *const keys[] = { "source", "rule", "key",
+					    "policy", "check" };
+	size_t i;
+
+	snprintf(buf, n, "-");
+	for (i = 0; json_is_object(by) && i < sizeof(keys) / sizeof(keys[0]);
+	     i++) {
+		const char *v = json_string_value(json_object_get(by,
+								 keys[i]));
+
+		if (v == NULL)
+			continue;
+		if (i == 0)
+			snprintf(buf, n, "%s", v);
+		else
+			snprintf(buf, n, "%s %s", keys[i], v);
+		return;
+	}
+}
+
+static void print_record(json_t *r)
+{
+	char by[256];
+
+	accepted_short(json_object_get(r, "accepted_by"), by, sizeof(by));
+	printf("%6lld  %-13s %s  %s\n",
+	       (long long)json_integer_value(json_object_get(r, "index")),
+	       str_or_dash(r, "verdict"), str_or_dash(r, "path"), by);
+}
+
+/* Every record of the current boot, page by page (?from= ... next). */
+static int fetch_records(struct cli_client *c, const char *id, json_t *all)
+{
+	json_int_t from = 0;
+	char path[256];
+	json_t *ans, *next;
+
+	for (;;) {
+		snprintf(path, sizeof(path), "/v1/machines/%s/records?limit=%d"
+			 "&from=%lld", id, FLEET_PAGE, (long long)from);
+		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
+			return -1;
+		json_array_extend(all, json_object_get(ans, "records"));
+		next = json_object_get(ans, "next");
+		from = json_integer_value(next);
+		json_decref(ans);
+		if (!json_is_integer(next))
+			return 0;
+	}
+}
+
+static int machine_records(int argc, char **argv)
+{
+	struct fleet_args a;
+	struct cli_client *c;
+	json_t *all = json_array(), *r;
+	int rc = CLI_EXIT_MISMATCH;
+	size_t i;
+
+	if (fleet_parse(argc, argv, "machine records", NEED_ID, &a) < 0) {
+		json_decref(all);
+		return CLI_EXIT_USAGE;
+	}
+	c = cli_client_new(&a.co);
+	if (c == NULL || all == NULL || fetch_records(c, a.id, all) < 0)
+		goto out;
+	if (a.json) {
+		print_json(all);
+	} else {
+		json_array_foreach(all, i, r)
+			print_record(r);
+	}
+	rc = CLI_EXIT_OK;
+out:
+	json_decref(all);
+	cli_client_free(c);
+	return rc;
+}
+
 /*
  * "machine add ..." and "machine rm ..." are subcommands when an operand
  * follows; "machine ID" shows a machine (use "machine -- add" for one
@@ -433,6 +518,7 @@ int cli_machine_main(int argc, char **argv)
 	} subs[] = {
 		{ "add", machine_add },
 		{ "rm", machine_rm },
+		{ "records", machine_records },
 	};
 	size_t i;
 

@@ -7,6 +7,7 @@
  *	imatrust ref add [--source NAME] [--kind KIND] PATH ALGO:HEX
  *	imatrust ref ls [--path PATH] [--source NAME [--kind KIND]] [--json]
  *	imatrust ref rm [--source NAME] [--kind KIND] [PATH ALGO:HEX]
+ *	imatrust ref sources [--kind KIND] [--json]
  *
  * import-dir walks DIR without following symbolic links, hashes every
  * regular file with each algorithm, names it PREFIX/relative/path and
@@ -57,6 +58,7 @@ struct ref_args {
 	const char *path;
 	int replace;
 	int json;
+	int kind_given;		/* --kind was on the command line */
 };
 
 /* Parse the options of every ref command; operands stay in argv. */
@@ -85,7 +87,7 @@ static int ref_parse(int argc, char **argv, struct ref_args *a)
 		case 'p': a->prefix = optarg; break;
 		case 'a': a->algos = optarg; break;
 		case 's': a->source = optarg; break;
-		case 'k': a->kind = optarg; break;
+		case 'k': a->kind = optarg; a->kind_given = 1; break;
 		case 'P': a->path = optarg; break;
 		case 'r': a->replace = 1; break;
 		case 'j': a->json = 1; break;
@@ -584,12 +586,84 @@ out:
 	return rc;
 }
 
+/* ---- sources ---- */
+
+static void print_source(json_t *s)
+{
+	json_t *retire = json_object_get(s, "retire_at");
+	const char *pkg = json_string_value(json_object_get(s, "package"));
+
+	printf("%-11s %-40s %8lld refs", json_string_value(json_object_get(s,
+	       "kind")), json_string_value(json_object_get(s, "name")),
+	       (long long)json_integer_value(json_object_get(s, "refs")));
+	if (pkg != NULL)
+		printf("  %s %s %s", pkg,
+		       json_string_value(json_object_get(s, "version")),
+		       json_string_value(json_object_get(s, "arch")));
+	if (json_is_integer(retire))
+		printf("  retire at %lld", (long long)json_integer_value(retire));
+	putchar('\n');
+}
+
+static int cmd_sources(int argc, char **argv)
+{
+	struct ref_args a;
+	struct cli_client *c = NULL;
+	json_t *ans = NULL, *s;
+	char *kind = NULL, *path = NULL;
+	int rc = CLI_EXIT_MISMATCH;
+	size_t i;
+
+	if (ref_parse(argc, argv, &a) < 0 || argc != optind) {
+		fprintf(stderr, "usage: imatrust ref sources [--kind KIND] "
+			"[--json] %s\n", CLI_CLIENT_USAGE);
+		return CLI_EXIT_USAGE;
+	}
+	c = cli_client_new(&a.co);
+	if (c == NULL || (a.kind_given &&
+			  (kind = cli_client_escape(c, a.kind)) == NULL) ||
+	    asprintf(&path, "/v1/sources%s%s", kind ? "?kind=" : "",
+		     kind ? kind : "") < 0) {
+		path = NULL;
+		goto out;
+	}
+	if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
+		goto out;
+	if (a.json) {
+		json_dumpf(json_object_get(ans, "sources"), stdout,
+			   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	} else {
+		json_array_foreach(json_object_get(ans, "sources"), i, s)
+			print_source(s);
+	}
+	rc = CLI_EXIT_OK;
+out:
+	json_decref(ans);
+	free(kind);
+	free(path);
+	cli_client_free(c);
+	return rc;
+}
+
 static const struct cli_command ref_commands[] = {
 	{ "import-dir", cmd_import_dir,
 	  "hash a directory tree and upload it as references" },
 	{ "add", cmd_add, "add one reference PATH ALGO:HEX" },
 	{ "ls", cmd_ls, "list references" },
 	{ "rm", cmd_rm, "remove a reference, or withdraw a source" },
+	{ "import-deb", cli_ref_import_deb,
+	  "import Debian packages (parsed by the verifier)" },
+	{ "import-list", cli_ref_import_list,
+	  "import a golden measurement list proven by its PCRs" },
+	{ "import-keylime", cli_ref_import_keylime,
+	  "import a Keylime runtime policy" },
+	{ "export-keylime", cli_ref_export_keylime,
+	  "write a policy as a Keylime runtime policy" },
+	{ "retire", cli_ref_retire,
+	  "withdraw a source (an old package version) and re-judge" },
+	{ "sources", cmd_sources,
+	  "list the sources: kind, name, package version, refs" },
 	{ NULL, NULL, NULL },
 };
 

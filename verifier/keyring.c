@@ -16,7 +16,8 @@
 #include "hash_algo.h"
 #include "keyring.h"
 #include "log.h"
-#include "sig_adapter.h"
+#include "ima_key.h"
+#include "ima_sig.h"
 
 struct keyring_key {
 	uint32_t keyid;
@@ -114,25 +115,25 @@ void keyring_check(struct verifier *v, const struct policy *p,
 	const struct hash_algo *ha = algo != NULL ?
 				      hash_algo_by_name(algo, strlen(algo)) : NULL;
 	struct keyring *kr;
-	struct sig_blob blob;
+	struct ima_sig blob;
 	struct imt_error err;
-	int tried = 0, rc;
+	int tried = 0;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->result = KEYRING_NO_SIGNATURE;
 	if (sig == NULL || sig_len == 0 || ha == NULL)
 		return;
-	rc = sig_parse(sig, sig_len, &blob, &err);
-	if (rc == SIG_NOT_A_SIGNATURE)
-		return;
-	out->keyid = blob.keyid;
-	if (rc < 0) {
+	if (ima_sig_parse(sig, sig_len, &blob, &err) != IMT_OK) {
+		/* a sig field that is no valid value is never ignored */
 		out->result = KEYRING_BAD;
 		snprintf(out->key, sizeof(out->key), "none");
-		snprintf(out->why, sizeof(out->why), "%s", err.msg);
+		snprintf(out->why, sizeof(out->why), "%.150s", err.msg);
 		return;
 	}
+	if (blob.kind == IMA_SIG_NONE || blob.kind == IMA_SIG_OTHER)
+		return;
+	out->keyid = blob.keyid;
 	out->result = KEYRING_UNKNOWN_KEY;
 	kr = ring_of(v);
 	for (i = 0; kr != NULL && i < kr->n; i++) {
@@ -142,12 +143,12 @@ void keyring_check(struct verifier *v, const struct policy *p,
 			continue;
 		tried = 1;
 		snprintf(out->key, sizeof(out->key), "%s", k->name);
-		if (sig_verify(&blob, k->pkey, ha, digest, digest_len,
-			       &err) == 0) {
+		if (ima_sig_verify(&blob, k->pkey, ha, digest, digest_len,
+				   &err) == IMT_OK) {
 			out->result = KEYRING_GOOD;
 			return;
 		}
-		snprintf(out->why, sizeof(out->why), "%s", err.msg);
+		snprintf(out->why, sizeof(out->why), "%.150s", err.msg);
 	}
 	if (tried)
 		out->result = KEYRING_BAD;
@@ -168,21 +169,12 @@ void keyring_free(struct verifier *v)
 	v->keyring = NULL;
 }
 
-/* The key id: the subjectKeyIdentifier's last 4 bytes, else those of
- * SHA-1 over the public key (what evmctl computes without one). */
-static int cert_keyid(X509 *x, EVP_PKEY *pkey, uint8_t id[4])
+/* evmctl's key id of a bare public key: SHA-1 over its bits. */
+static int pubkey_keyid(EVP_PKEY *pkey, uint8_t id[4])
 {
-	const ASN1_OCTET_STRING *skid = x != NULL ?
-					X509_get0_subject_key_id(x) : NULL;
 	unsigned char md[SHA_DIGEST_LENGTH], *pub = NULL;
-	int n;
+	int n = i2d_PublicKey(pkey, &pub);
 
-	if (skid != NULL && ASN1_STRING_length(skid) >= 4) {
-		memcpy(id, ASN1_STRING_get0_data(skid) +
-		       ASN1_STRING_length(skid) - 4, 4);
-		return 0;
-	}
-	n = i2d_PublicKey(pkey, &pub);
 	if (n <= 0)
 		return -1;
 	SHA1(pub, (size_t)n, md);
@@ -223,69 +215,102 @@ static EVP_PKEY *read_spki(const uint8_t *buf, size_t len)
 	return k;
 }
 
-static int to_der(X509 *x, EVP_PKEY *k, struct keyring_cert *c)
+static void put_be32(uint8_t out[4], uint32_t v)
 {
-	unsigned char *der = NULL;
-	int n = x != NULL ? i2d_X509(x, &der) : i2d_PUBKEY(k, &der);
+	out[0] = (uint8_t)(v >> 24);
+	out[1] = (uint8_t)(v >> 16);
+	out[2] = (uint8_t)(v >> 8);
+	out[3] = (uint8_t)v;
+}
 
-	if (n <= 0)
+static int keep_der(struct keyring_cert *c, const uint8_t *der, size_t n)
+{
+	c->der = malloc(n);
+	if (c->der == NULL)
 		return -1;
-	c->der = malloc((size_t)n);
-	if (c->der != NULL)
-		memcpy(c->der, der, (size_t)n);
-	OPENSSL_free(der);
+	memcpy(c->der, der, n);
 	c->key.der = c->der;
-	c->key.der_len = (size_t)n;
-	return c->der != NULL ? 0 : -1;
+	c->key.der_len = n;
+	return 0;
+}
+
+/* A certificate: everything from ima_key_load(), the DER re-encoded. */
+static int load_cert(const uint8_t *buf, size_t len, struct keyring_cert *c,
+		     struct imt_error *err)
+{
+	struct ima_key k;
+	unsigned char *der = NULL;
+	X509 *x = read_x509(buf, len);
+	int n, rc = -1;
+
+	if (ima_key_load(buf, len, &k, err) != IMT_OK) {
+		X509_free(x);
+		return -1;
+	}
+	n = x != NULL ? i2d_X509(x, &der) : -1;
+	if (n > 0 && keep_der(c, der, (size_t)n) == 0) {
+		put_be32(c->key.keyid, k.keyid);
+		memcpy(c->key.fpr, k.fingerprint, 32);
+		snprintf(c->subject, sizeof(c->subject), "%s",
+			 k.subject != NULL ? k.subject : "");
+		c->key.subject = c->subject;
+		rc = 0;
+	} else {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
+	}
+	OPENSSL_free(der);
+	X509_free(x);
+	ima_key_free(&k);
+	return rc;
+}
+
+/* A bare public key (a Keylime policy's): DER SubjectPublicKeyInfo. */
+static int load_spki(const uint8_t *buf, size_t len, struct keyring_cert *c,
+		     struct imt_error *err)
+{
+	EVP_PKEY *pkey = read_spki(buf, len);
+	unsigned char *der = NULL;
+	int n, rc = -1;
+
+	if (pkey == NULL) {
+		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS,
+			      "not an X.509 certificate or a public key");
+		return -1;
+	}
+	n = i2d_PUBKEY(pkey, &der);
+	if (n > 0 && keep_der(c, der, (size_t)n) == 0 &&
+	    pubkey_keyid(pkey, c->key.keyid) == 0) {
+		SHA256(c->key.der, c->key.der_len, c->key.fpr);
+		snprintf(c->subject, sizeof(c->subject), "(public key)");
+		c->key.subject = c->subject;
+		rc = 0;
+	} else {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "cannot encode the public key");
+	}
+	OPENSSL_free(der);
+	EVP_PKEY_free(pkey);
+	return rc;
 }
 
 int keyring_cert_load(const uint8_t *buf, size_t len, int allow_spki,
 		      struct keyring_cert *c, struct imt_error *err)
 {
-	EVP_PKEY *pkey = NULL;
-	X509 *x = NULL;
-	int rc = -1;
+	X509 *x;
+	int rc;
 
 	memset(c, 0, sizeof(*c));
-	if (buf == NULL || len == 0 || len > DB_KEY_DER_MAX * 2 ||
-	    len > INT32_MAX) {
-		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS,
-			      "not an X.509 certificate: empty or larger "
-			      "than %d bytes", DB_KEY_DER_MAX * 2);
-		return -1;
-	}
+	if (buf == NULL || len == 0 || len > DB_KEY_DER_MAX * 2)
+		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+				     IMT_NO_POS, "not an X.509 certificate: "
+				     "empty or larger than %d bytes",
+				     DB_KEY_DER_MAX * 2) == IMT_OK ? 0 : -1;
 	x = read_x509(buf, len);
-	if (x != NULL)
-		pkey = X509_get_pubkey(x);
-	else if (allow_spki)
-		pkey = read_spki(buf, len);
-	if (pkey == NULL) {
-		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS,
-			      allow_spki ? "not an X.509 certificate or a "
-			      "public key" : "not an X.509 certificate");
-		goto out;
-	}
-	if (EVP_PKEY_base_id(pkey) != EVP_PKEY_RSA &&
-	    EVP_PKEY_base_id(pkey) != EVP_PKEY_EC) {
-		imt_error_set(err, IMT_ERR_UNSUPPORTED, IMT_NO_POS,
-			      IMT_NO_POS, "the key is neither RSA nor EC");
-		goto out;
-	}
-	if (x != NULL)
-		X509_NAME_oneline(X509_get_subject_name(x), c->subject,
-				  sizeof(c->subject));
+	if (x != NULL || !allow_spki)
+		rc = load_cert(buf, len, c, err);
 	else
-		snprintf(c->subject, sizeof(c->subject), "(public key)");
-	c->key.subject = c->subject;
-	if (cert_keyid(x, pkey, c->key.keyid) < 0 || to_der(x, pkey, c) < 0) {
-		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
-			      "out of memory");
-		goto out;
-	}
-	SHA256(c->key.der, c->key.der_len, c->key.fpr);
-	rc = 0;
-out:
-	EVP_PKEY_free(pkey);
+		rc = load_spki(buf, len, c, err);
 	X509_free(x);
 	if (rc < 0)
 		keyring_cert_free(c);

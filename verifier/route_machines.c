@@ -20,6 +20,8 @@
 #include "auth.h"
 #include "enroll.h"
 #include "engine.h"
+#include "judge.h"
+#include "policies.h"
 #include "rest.h"
 #include "transition.h"
 #include "verifier.h"
@@ -178,10 +180,14 @@ void route_machines_get(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0 ||
 	    load_machine(v, req->params[0], res, &m, &boot, &has_boot) < 0)
 		return;
-	rest_reply(res, 200, json_pack("{s:o,s:o}", "machine",
+	pthread_mutex_lock(&v->lock);
+	snprintf(name, sizeof(name), "%s",
+		 policies_for(v, req->params[0])->name);
+	pthread_mutex_unlock(&v->lock);
+	rest_reply(res, 200, json_pack("{s:o,s:o,s:s}", "machine",
 				       machine_json(&m), "boot",
 				       has_boot ? boot_json(&boot) :
-				       json_null()));
+				       json_null(), "policy", name));
 	db_machine_release(&m);
 }
 
@@ -235,9 +241,22 @@ out:
 	json_decref(pg.rows);
 }
 
+/* A listed record, copied for judge_explain() after the listing. */
+struct listed_record {
+	uint64_t index;
+	char *path;
+	char *algo;
+	uint8_t digest[DB_DIGEST_MAX];
+	size_t digest_len;
+	uint8_t *sig;
+	size_t sig_len;
+	enum db_verdict verdict;
+};
+
 /* A page of records, possibly filtered by verdict. */
 struct record_page {
 	struct page pg;
+	struct listed_record *copy;	/* one per row, limit of them */
 	int filter;
 	enum db_verdict want;
 	unsigned int limit;
@@ -245,6 +264,76 @@ struct record_page {
 	int full;
 	uint64_t last;		/* index of the last row seen */
 };
+
+/* Keep what judge_explain() needs of @r (the strings are borrowed). */
+static int copy_record(struct record_page *rp, const struct db_record *r)
+{
+	struct listed_record *c = &rp->copy[json_array_size(rp->pg.rows)];
+
+	memset(c, 0, sizeof(*c));
+	c->index = r->index;
+	c->verdict = r->verdict;
+	c->path = strdup(r->path != NULL ? r->path : "");
+	c->algo = strdup(r->digest_algo != NULL ? r->digest_algo : "");
+	if (r->digest_len <= sizeof(c->digest) && r->digest != NULL) {
+		memcpy(c->digest, r->digest, r->digest_len);
+		c->digest_len = r->digest_len;
+	}
+	if (r->sig != NULL && r->sig_len > 0) {
+		c->sig = malloc(r->sig_len);
+		if (c->sig != NULL)
+			memcpy(c->sig, r->sig, r->sig_len);
+		c->sig_len = r->sig_len;
+	}
+	if (c->path == NULL || c->algo == NULL ||
+	    (c->sig_len > 0 && c->sig == NULL))
+		rp->pg.oom = 1;
+	return rp->pg.oom ? -1 : 0;
+}
+
+static void copies_free(struct record_page *rp, size_t n)
+{
+	size_t i;
+
+	for (i = 0; rp->copy != NULL && i < n; i++) {
+		free(rp->copy[i].path);
+		free(rp->copy[i].algo);
+		free(rp->copy[i].sig);
+	}
+	free(rp->copy);
+}
+
+/*
+ * What decided each listed record, under @id's policy (v->lock held; the
+ * listing is over, so judge_explain() may read the database): null for
+ * a record its policy does not accept.
+ */
+static void explain_page(struct verifier *v, const char *id,
+			 struct record_page *rp)
+{
+	const struct policy *p = policies_for(v, id);
+	json_t *row, *why;
+	size_t i;
+
+	json_array_foreach(rp->pg.rows, i, row) {
+		const struct listed_record *c = &rp->copy[i];
+		struct judge_input in = {
+			.path = c->path, .algo = c->algo,
+			.digest = c->digest_len > 0 ? c->digest : NULL,
+			.digest_len = c->digest_len,
+			.sig = c->sig, .sig_len = c->sig_len,
+			.boot_aggregate = c->index == 0 &&
+					  strcmp(c->path, "boot_aggregate") == 0,
+			.violation = c->verdict == DB_VERDICT_VIOLATION,
+		};
+
+		why = judge_acceptable(v, p, c->verdict) ?
+		      judge_explain(v, p, &in, c->verdict) : json_null();
+		if (why == NULL || json_object_set_new(row, "accepted_by",
+						       why) < 0)
+			rp->pg.oom = 1;
+	}
+}
 
 static int record_one(int64_t boot_id, const struct db_record *r, void *arg)
 {
@@ -255,7 +344,7 @@ static int record_one(int64_t boot_id, const struct db_record *r, void *arg)
 	(void)boot_id;
 	rp->rows++;
 	rp->last = r->index;
-	if (!rp->filter || r->verdict == rp->want)
+	if ((!rp->filter || r->verdict == rp->want) && copy_record(rp, r) == 0)
 		page_add(&rp->pg, json_pack("{s:I,s:I,s:s,s:o,s:s,s:s,s:s}",
 			 "index", (json_int_t)r->index,
 			 "pcr", (json_int_t)r->pcr,
@@ -323,16 +412,24 @@ void route_machines_records(void *ctx, const struct http_request *req,
 		goto out;
 	if (verdict != NULL && db_verdict_parse(verdict, &rp.want) < 0) {
 		http_error(res, 400, "?verdict=: want known, unknown, "
-			   "mismatch, violation or excluded");
+			   "mismatch, violation, excluded, signed or "
+			   "bad-signature");
 		goto out;
 	}
 	rp.filter = verdict != NULL;
+	rp.copy = calloc(rp.limit, sizeof(*rp.copy));
+	if (rp.copy == NULL) {
+		http_error(res, 503, "out of memory");
+		goto out;
+	}
 	if (load_machine(v, req->params[0], res, &m, &boot, &has_boot) < 0)
 		goto out;
 	db_machine_release(&m);
 	if (has_boot) {
 		pthread_mutex_lock(&v->lock);
 		rc = records_scan(v, &boot, from, &rp, &next, &err);
+		if (rc == 0 && !rp.pg.oom)
+			explain_page(v, req->params[0], &rp);
 		pthread_mutex_unlock(&v->lock);
 	}
 	if (rc < 0) {
@@ -346,6 +443,7 @@ void route_machines_records(void *ctx, const struct http_request *req,
 			     next != UINT64_MAX ?
 			     json_integer((json_int_t)next) : json_null()));
 out:
+	copies_free(&rp, rp.limit);
 	json_decref(rp.pg.rows);
 }
 

@@ -11,11 +11,14 @@
  * capped by the max_body key as well.
  */
 #include "auth.h"
+#include "db.h"
 #include "verifier.h"
 #include "wire.h"
 
 #define REFS_BODY_MAX (64u << 20)	/* one reference import request */
 #define IDENTITY_BODY_MAX 4096		/* a pre-registration, an approval */
+#define POLICY_BODY_MAX (1u << 20)	/* one policy document */
+#define KEY_BODY_MAX (DB_KEY_DER_MAX * 2 + 1024)	/* PEM, in JSON */
 #define OPERATOR auth_guard
 
 _Static_assert(REFS_BODY_MAX <= CONFIG_INFLIGHT_MIN,
@@ -49,7 +52,28 @@ const struct http_route verifier_routes[] = {
 	{ "POST", "/v1/references", route_refs_import, REFS_BODY_MAX,
 	  OPERATOR },
 	{ "GET", "/v1/references", route_refs_list, 0, OPERATOR },
+	{ "POST", "/v1/references/deb", route_import_deb, REFS_BODY_MAX,
+	  OPERATOR },
+	{ "POST", "/v1/references/list", route_import_list, REFS_BODY_MAX,
+	  OPERATOR },
+	{ "POST", "/v1/references/keylime", route_import_keylime,
+	  REFS_BODY_MAX, OPERATOR },
+	{ "POST", "/v1/references/retire", route_import_retire,
+	  IDENTITY_BODY_MAX, OPERATOR },
+	{ "GET", "/v1/policies/{}/keylime", route_export_keylime, 0,
+	  OPERATOR },
 	{ "DELETE", "/v1/references", route_refs_delete, REFS_BODY_MAX,
 	  OPERATOR },
+	{ "GET", "/v1/sources", route_sources_list, 0, OPERATOR },
+
+	{ "GET", "/v1/policies", route_policies_list, 0, OPERATOR },
+	{ "GET", "/v1/policies/{}", route_policies_get, 0, OPERATOR },
+	{ "PUT", "/v1/policies/{}", route_policies_put, POLICY_BODY_MAX,
+	  OPERATOR },
+	{ "DELETE", "/v1/policies/{}", route_policies_delete, 0, OPERATOR },
+
+	{ "POST", "/v1/keys", route_keys_add, KEY_BODY_MAX, OPERATOR },
+	{ "GET", "/v1/keys", route_keys_list, 0, OPERATOR },
+	{ "DELETE", "/v1/keys/{}", route_keys_delete, 0, OPERATOR },
 	{ NULL, NULL, NULL, 0, NULL },
 };

@@ -109,10 +109,44 @@ void route_refs_list(void *ctx, const struct http_request *req,
 void route_refs_delete(void *ctx, const struct http_request *req,
 		       struct http_response *res);
 
+/* route_sources.c: what the references came from (bearer token) */
+void route_sources_list(void *ctx, const struct http_request *req,
+			struct http_response *res);
+
+/* route_policies.c: named policies (bearer token) */
+void route_policies_list(void *ctx, const struct http_request *req,
+			 struct http_response *res);
+void route_policies_get(void *ctx, const struct http_request *req,
+			struct http_response *res);
+void route_policies_put(void *ctx, const struct http_request *req,
+			struct http_response *res);
+void route_policies_delete(void *ctx, const struct http_request *req,
+			   struct http_response *res);
+
+/* route_keys.c: signature keys (bearer token) */
+void route_keys_add(void *ctx, const struct http_request *req,
+		    struct http_response *res);
+void route_keys_list(void *ctx, const struct http_request *req,
+		     struct http_response *res);
+void route_keys_delete(void *ctx, const struct http_request *req,
+		       struct http_response *res);
+
 /* route_metrics.c: Prometheus text and the fleet page (no token) */
 void route_metrics(void *ctx, const struct http_request *req,
 		   struct http_response *res);
 void route_page(void *ctx, const struct http_request *req,
 		struct http_response *res);
+
+/* route_import.c: imports the verifier parses, retiring a source */
+void route_import_deb(void *ctx, const struct http_request *req,
+		      struct http_response *res);
+void route_import_list(void *ctx, const struct http_request *req,
+		       struct http_response *res);
+void route_import_keylime(void *ctx, const struct http_request *req,
+			  struct http_response *res);
+void route_import_retire(void *ctx, const struct http_request *req,
+			 struct http_response *res);
+void route_export_keylime(void *ctx, const struct http_request *req,
+			  struct http_response *res);
 
 #endif /* IMATRUST_VERIFIER_H */

@@ -42,7 +42,8 @@ VALUES ('node-1', x'0001', x'0001', x'000b01', 'untrusted',
 INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
 	next_record_index, pcr10_sha1, pcr10_sha256)
 VALUES ('node-1', 1, 0, $now, 2, zeroblob(20), zeroblob(32));
-INSERT INTO records VALUES
+INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest,
+	verdict) VALUES
 	(1, 0, 10, 'ima-ng', 'boot_aggregate', 'sha256', zeroblob(32), 'excluded'),
 	(1, 1, 10, 'ima-ng', '/usr/sbin/tool', 'sha256', x'$tool_hex', 'unknown');
 SQL

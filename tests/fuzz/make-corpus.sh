@@ -24,6 +24,16 @@ printf 'name=x\ncount = 1000\nmode = ccc\n' | seed fuzz_conf bounds
 seed fuzz_pcr_set ima-ng-sha256 <"$fx/ima/ima-ng-sha256/pcrs-sha256"
 seed fuzz_pcr_set tpm-sha256 <"$fx/tpm/pcrs-sha256.txt"
 
+# ---- fuzz_keylime: the Keylime policy fixture, an empty policy, a
+# certificate as key, excludes with brackets ----
+seed fuzz_keylime policy <"$fx/keylime/policy.json"
+printf '{"meta":{"version":1,"generator":1},"release":0,"digests":{},"excludes":[],"keyrings":{},"ima":{"ignored_keyrings":[],"log_hash_alg":"sha1","dm_policy":null},"ima-buf":{},"verification-keys":""}' |
+	seed fuzz_keylime empty
+printf '{"meta":{"version":1,"generator":3},"release":2,"digests":{"/a":["%s","%s"]},"excludes":["^/x/[^/]+\\\\.log$","[]a](b|c)\\\\1"],"keyrings":{".ima":["%s"]},"ima":{"ignored_keyrings":[".evm"],"log_hash_alg":"sha256","dm_policy":null},"ima-buf":{"kexec-cmdline":["%s"]},"verification-keys":"{\\"keyids\\":[1],\\"pubkeys\\":[\\"%s\\"]}"}' \
+	"$(printf a | sha1sum | cut -c1-40)" "$(printf a | sha512sum | cut -c1-128)" \
+	"$(printf k | sha256sum | cut -c1-64)" "$(printf b | sha384sum | cut -c1-96)" \
+	"$(b64 "$fx/keylime/ima-cert.der")" | seed fuzz_keylime cert
+
 # ---- fuzz_ima_list: the real lists, whole (byte 0 = 0) and in pieces ----
 for l in "$fx"/ima/*/binary_runtime_measurements; do
 	d=$(basename "$(dirname "$l")")
@@ -103,3 +113,24 @@ done
 # "more": the first message of a long list, then the rest
 { printf '\x01\x01\x10\x00\x00\x05\x00\x00\x02'; rec 0; rec 1
   printf '\x00\x00\x00\x00\x00\x02\x05'; } | seed fuzz_evidence more
+
+# ---- fuzz_ima_sig: byte 0 = mode (fuzz_ima_sig.c) ----
+# raw "sig" field values and certificates of tests/fixtures/ima-sig/
+for s in "$fx"/ima-sig/sample.*.sig*; do
+	{ printf '\0'; cat "$s"; } | seed fuzz_ima_sig "raw-$(basename "$s")"
+done
+for c in rsa.der ec.pem rsa-skid.pem rsa-pub.pem; do
+	{ printf '\1'; cat "$fx/ima-sig/$c"; } | seed fuzz_ima_sig "cert-$c"
+done
+# fixture mode: signature, key, algorithm (its signer's: valid), cut,
+# pairs, digest change
+i=0
+for sk in '0 0' '0 1' '1 0' '1 1' '2 0' '0 0' '1 0'; do
+	set -- $sk
+	printf "\\x02\\x0$i\\x0$1\\x0$2\\x00\\x00\\x00" |
+		seed fuzz_ima_sig "fixture-$i"
+	i=$((i + 1))
+done
+# the key id changed (still parses, no longer names the key), a cut
+printf '\x02\x00\x00\x00\x00\x01\x00\x03\x01\x00' | seed fuzz_ima_sig keyid
+printf '\x02\x02\x01\x00\x05\x00\x00' | seed fuzz_ima_sig cut

@@ -511,7 +511,7 @@ static void test_known_records_of_withdrawn_digests(void **state)
 		.nrecords = 3 };
 	assert_int_equal(db_boot_advance(t.db, &adv, T_NOW, &err), 0);
 	assert_int_equal(db_ref_delete_source(t.db, &src_deb, &n, &err), 0);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		memset(&s, 0, sizeof(s));
 		assert_int_equal(db_record_list_known(t.db, boot.id, sets[i],
 						      1, 10, seen_cb, &s,

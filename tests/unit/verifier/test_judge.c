@@ -6,6 +6,8 @@
 #include "verifier_test.h"
 #include "judge.h"
 
+#include <openssl/sha.h>
+
 static void ref_from(struct tv *t, enum db_source_kind kind, const char *src,
 		     const char *path, uint8_t fill, int conffile)
 {
@@ -199,6 +201,107 @@ static void test_bad_policies_are_refused(void **state)
 	assert_non_null(strstr(err.msg, "excludes[0].regex"));
 }
 
+static uint8_t *fixture(const char *name, size_t *len)
+{
+	char path[512];
+	uint8_t *buf;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/ima-sig/%s", FIXTURE_DIR, name);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	buf = malloc(1 << 16);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 1 << 16, f);
+	fclose(f);
+	return buf;
+}
+
+static void add_key(struct tv *t, const char *file, const char *name)
+{
+	struct keyring_cert c;
+	struct imt_error err;
+	uint8_t *pem;
+	size_t len;
+
+	pem = fixture(file, &len);
+	if (keyring_cert_load(pem, len, 0, &c, &err) < 0)
+		fail_msg("keyring_cert_load: %s", err.msg);
+	c.key.name = name;
+	if (db_key_add(t->v.db, &c.key, TV_NOW, &err) < 0)
+		fail_msg("db_key_add: %s", err.msg);
+	keyring_cert_free(&c);
+	free(pem);
+	keyring_invalidate(&t->v);
+}
+
+/* The sample file's sha256 and its evmctl signatures (fixtures). */
+static enum db_verdict judge_signed(struct tv *t, const char *sigfile,
+				    int flip, char reason[JUDGE_REASON_MAX])
+{
+	struct judge_input in = { .path = "/usr/bin/sample", .algo = "sha256",
+				  .digest_len = 32 };
+	const struct policy *p = policies_for(&t->v, "m1");
+	uint8_t *data, *sig, d[32];
+	size_t dlen, slen;
+	enum db_verdict v;
+	struct imt_error err;
+
+	data = fixture("sample", &dlen);
+	SHA256(data, dlen, d);
+	sig = fixture(sigfile, &slen);
+	if (flip >= 0)
+		sig[flip / 8] ^= (uint8_t)(1u << (flip % 8));
+	in.digest = d;
+	in.sig = sig;
+	in.sig_len = slen;
+	assert_int_equal(judge_record(&t->v, p, &in, &v, &err), 0);
+	if (reason != NULL)
+		judge_reason(&t->v, p, 1, &in, v, reason);
+	free(data);
+	free(sig);
+	return v;
+}
+
+/* A signature by an imported key is enough; a bad or foreign one is not. */
+static void test_ima_signatures(void **state)
+{
+	struct tv *t = tv_new();
+	char reason[JUDGE_REASON_MAX];
+
+	(void)state;
+	/* no key yet: the signature names a key nobody imported */
+	assert_int_equal(judge_signed(t, "sample.rsa-sha256.sig", -1, reason),
+			 DB_VERDICT_UNKNOWN);
+	assert_non_null(strstr(reason, "\"keyid\""));
+	add_key(t, "rsa.pem", "lab-rsa");
+	add_key(t, "ec.pem", "lab-ec");
+	assert_int_equal(judge_signed(t, "sample.rsa-sha256.sig", -1, NULL),
+			 DB_VERDICT_SIGNED);
+	assert_int_equal(judge_signed(t, "sample.ec-sha256.sig", -1, NULL),
+			 DB_VERDICT_SIGNED);
+	/* a flipped bit in the signature: bad-signature, never ignored */
+	assert_int_equal(judge_signed(t, "sample.rsa-sha256.sig", 8 * 20 + 3,
+				      reason), DB_VERDICT_BAD_SIGNATURE);
+	assert_non_null(strstr(reason, "does not verify"));
+	/* a key nobody imported: unknown, and the reason names its id */
+	assert_int_equal(judge_signed(t, "sample.foreign-sha256.sig", -1,
+				      reason), DB_VERDICT_UNKNOWN);
+	assert_non_null(strstr(reason, "not a key of policy default"));
+	/* a policy without key:* does not trust the imported keys */
+	put_policy(t, "nokeys", "{\"machines\":[\"m1\"],"
+		   "\"sources\":[\"deb:*\"]}");
+	assert_int_equal(judge_signed(t, "sample.rsa-sha256.sig", -1, NULL),
+			 DB_VERDICT_UNKNOWN);
+	put_policy(t, "nokeys", "{\"machines\":[\"m1\"],"
+		   "\"sources\":[\"key:lab-ec\"]}");
+	assert_int_equal(judge_signed(t, "sample.ec-sha256.sig", -1, NULL),
+			 DB_VERDICT_SIGNED);
+	assert_int_equal(judge_signed(t, "sample.rsa-sha256.sig", -1, NULL),
+			 DB_VERDICT_UNKNOWN);
+	tv_free(t);
+}
+
 /* An empty event name is a record no reference names, not a 503. */
 static void test_empty_name_is_unknown(void **state)
 {
@@ -291,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_named_policies_select_sources),
 		cmocka_unit_test(test_excludes_and_conffiles),
 		cmocka_unit_test(test_bad_policies_are_refused),
+		cmocka_unit_test(test_ima_signatures),
 		cmocka_unit_test(test_empty_name_is_unknown),
 		cmocka_unit_test(test_reason_is_json_whatever_the_path),
 		cmocka_unit_test(test_boot),

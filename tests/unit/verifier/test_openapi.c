@@ -14,6 +14,8 @@
 #define D2 "0202020202020202020202020202020202020202020202020202020202020202"
 /* test_fpr_of("node-p") and of "node-a" in hex */
 #define FPR_P "6e6f64652d70f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
+#define WEB_POLICY "{\"machines\":[\"node-*\"],\"sources\":[\"deb:*\"]," \
+	"\"excludes\":[{\"prefix\":\"/tmp/\"}],\"conffiles\":\"any\"}"
 #define FPR_A "6e6f64652d61f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
 
 struct fx {
@@ -184,6 +186,44 @@ static const struct {
 	{ route_refs_delete, "DELETE", "/v1/references", NULL, "{", 1, 400 },
 	{ route_agents_nonce, "POST", "/v1/agents/ghost/nonce", "ghost",
 	  NULL, 0, 404 },
+	{ route_sources_list, "GET", "/v1/sources", NULL, NULL, 1, 200 },
+	{ route_sources_list, "GET", "/v1/sources", NULL, NULL, 0, 401 },
+	{ route_policies_list, "GET", "/v1/policies", NULL, NULL, 1, 200 },
+	{ route_policies_list, "GET", "/v1/policies", NULL, NULL, 0, 401 },
+	{ route_policies_get, "GET", "/v1/policies/default", "default", NULL,
+	  1, 200 },
+	{ route_policies_get, "GET", "/v1/policies/x", "x", NULL, 1, 404 },
+	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY,
+	  1, 201 },
+	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY,
+	  1, 200 },
+	{ route_policies_list, "GET", "/v1/policies", NULL, NULL, 1, 200 },
+	{ route_policies_get, "GET", "/v1/policies/web", "web", NULL, 1,
+	  200 },
+	{ route_machines_records, "GET", "/v1/machines/node-b/records",
+	  "node-b", NULL, 1, 200 },
+	{ route_policies_put, "PUT", "/v1/policies/web", "web",
+	  "{\"sources\":7}", 1, 400 },
+	{ route_policies_put, "PUT", "/v1/policies/default", "default",
+	  "{\"sources\":[\"*\"]}", 1, 409 },
+	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY,
+	  0, 401 },
+	{ route_policies_delete, "DELETE", "/v1/policies/default", "default",
+	  NULL, 1, 409 },
+	{ route_policies_delete, "DELETE", "/v1/policies/web", "web", NULL, 1,
+	  200 },
+	{ route_policies_delete, "DELETE", "/v1/policies/web", "web", NULL, 1,
+	  404 },
+	{ route_policies_delete, "DELETE", "/v1/policies/web", "web", NULL, 0,
+	  401 },
+	{ route_keys_list, "GET", "/v1/keys", NULL, NULL, 1, 200 },
+	{ route_keys_list, "GET", "/v1/keys", NULL, NULL, 0, 401 },
+	{ route_keys_add, "POST", "/v1/keys", NULL,
+	  "{\"v\":1,\"cert\":\"x\"}", 1, 400 },
+	{ route_keys_add, "POST", "/v1/keys", NULL,
+	  "{\"v\":1,\"cert\":\"x\"}", 0, 401 },
+	{ route_keys_delete, "DELETE", "/v1/keys/x", "x", NULL, 1, 404 },
+	{ route_keys_delete, "DELETE", "/v1/keys/x", "x", NULL, 0, 401 },
 };
 
 static void test_answers_match(void **state)
@@ -206,6 +246,39 @@ static void test_answers_match(void **state)
 }
 
 /* The checker itself catches what it should. */
+/* A key imported, listed and deleted: its answers against the document. */
+static void test_key_answers_match(void **state)
+{
+	struct fx *f = *state;
+	unsigned int status;
+	char *cert, *key, *body;
+	json_t *a, *b;
+
+	test_cert_make(&cert, &key);
+	b = json_pack("{s:i,s:s,s:s}", "v", 1, "cert", cert, "name", "k1");
+	body = json_dumps(b, JSON_COMPACT);
+	a = tv_call(f->t, route_keys_add, NULL, body, TV_AUTH, &status);
+	assert_int_equal(status, 201);
+	check_answer(f, "POST", "/v1/keys", status, a);
+	json_decref(a);
+	a = tv_call(f->t, route_keys_add, NULL, body, TV_AUTH, &status);
+	assert_int_equal(status, 409);
+	check_answer(f, "POST", "/v1/keys", status, a);
+	json_decref(a);
+	a = tv_call(f->t, route_keys_list, NULL, NULL, TV_AUTH, &status);
+	assert_int_equal(json_array_size(json_object_get(a, "keys")), 1);
+	check_answer(f, "GET", "/v1/keys", status, a);
+	json_decref(a);
+	a = tv_call(f->t, route_keys_delete, "k1", NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	check_answer(f, "DELETE", "/v1/keys/k1", status, a);
+	json_decref(a);
+	free(body);
+	json_decref(b);
+	free(cert);
+	free(key);
+}
+
 static void test_checker_catches(void **state)
 {
 	static const char *const bad[] = {
@@ -330,6 +403,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_route_documented,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_answers_match, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_key_answers_match, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_checker_catches, setup,
 						teardown),
