@@ -29,6 +29,8 @@ check() {
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
 
+# (Never "local n": n is tap.sh's test counter.)
+
 # Processes below pid $1, deepest first (the test body and what it runs).
 descendants() {
 	local c
@@ -82,9 +84,9 @@ reason_of() {
 # caught_up N ID: wait until the verifier holds every record guest N has
 # (at the moment of the call) and has judged them; prints the state.
 caught_up() {
-	local n=$1 id=$2 count stored st
+	local g=$1 id=$2 count stored st
 
-	count=$(gexec "$n" "wc -l < $IMA_LIST" 2>/dev/null | tr -d ' \r')
+	count=$(gexec "$g" "wc -l < $IMA_LIST" 2>/dev/null | tr -d ' \r')
 	for _ in $(seq 120); do
 		stored=$(jq_machine "$id" .boot.next_record_index 2>/dev/null || echo 0)
 		st=$(jq_machine "$id" .machine.state 2>/dev/null || echo absent)
@@ -99,10 +101,10 @@ caught_up() {
 # trusted with the verifier's record count unchanged: the re-judge of
 # the stored records alone, no agent round trip. The agent restarts.
 rejudged_alone() {
-	local n=$1 id=$2 desc=$3 before after log=$run_dir/rejudge-$2.log
+	local g=$1 id=$2 desc=$3 before after log=$run_dir/rejudge-$2.log
 
 	shift 3
-	gexec --quiet "$n" 'systemctl stop imatrust-agent' || true
+	gexec --quiet "$g" 'systemctl stop imatrust-agent' || true
 	before=$(jq_machine "$id" .boot.next_record_index)
 	if "$@" >"$log" 2>&1 && wait_state "$id" trusted 20 0.2 >/dev/null 2>&1; then
 		after=$(jq_machine "$id" .boot.next_record_index)
@@ -115,7 +117,7 @@ rejudged_alone() {
 		not_ok "$desc makes $id trusted again (agent stopped)" \
 		    "$(cat "$log")" "$(machine "$id" | jq -c .machine)"
 	fi
-	gexec --quiet "$n" 'systemctl start imatrust-agent' || true
+	gexec --quiet "$g" 'systemctl start imatrust-agent' || true
 }
 
 # The id of machine $1's newest event (0 if none).

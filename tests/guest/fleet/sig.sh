@@ -73,11 +73,11 @@ prepare_site() {
 	{ cat /usr/bin/true; printf '\nimatrust sig test: forged\n'; } >"$s/lab/forged"
 	chmod 0755 "$s/lab/foreign" "$s/lab/forged"
 	evmctl ima_sign --key "$run_dir/foreign.key" "$s/lab/foreign" >/dev/null 2>&1
-	sig=$(getfattr -h -n security.ima -e hex "$signed/root/usr/bin/true" |
+	sig=$(getfattr -h -n security.ima -e hex "$signed/root/usr/bin/true" 2>/dev/null |
 	    sed -n 's/^security.ima=//p')
 	setfattr -h -n security.ima -v "$sig" "$s/lab/forged"
-	[ "$(getfattr -h -n security.ima -e hex "$s/lab/foreign" | grep -c "=0x030204$foreign_id")" = 1 ] &&
-	    [ "$(getfattr -h -n security.ima -e hex "$s/lab/forged" | grep -c "=0x030204$lab_id")" = 1 ]
+	[ "$(getfattr -h -n security.ima -e hex "$s/lab/foreign" 2>/dev/null | grep -c "=0x030204$foreign_id")" = 1 ] &&
+	    [ "$(getfattr -h -n security.ima -e hex "$s/lab/forged" 2>/dev/null | grep -c "=0x030204$lab_id")" = 1 ]
 }
 
 test_trusted() {
