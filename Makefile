@@ -330,8 +330,10 @@ bench-kernel-resume:
 demo:
 	@deploy/demo.sh
 
+# run.sh: the fleet of issue 6; sig.sh, apt.sh: signatures and a real
+# apt upgrade (issue 11). Each prints its own TAP summary.
 check-guest-fleet: all
-	@tests/guest/fleet/run.sh
+	@rc=0; for t in run sig apt; do tests/guest/fleet/$$t.sh || rc=1; done; exit $$rc
 
 bench: all
 	@tests/bench/replay

@@ -12,6 +12,7 @@ packages=(
 	# tests and benchmarks
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
 	dpkg-dev apt-utils	# .deb and apt archive fixtures (tests/fixtures/deb)
+	attr			# security.ima of the signed guest image
 	# kernel build (kernel/build.sh)
 	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
 	xz-utils rsync kmod python3 patch

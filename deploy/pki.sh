@@ -17,6 +17,12 @@
 #   server.key, server.pem verifier certificate (EC P-256, 825 days) signed
 #                          by the CA, SAN IP 10.77.0.1 and 127.0.0.1 and
 #                          DNS localhost (IMATRUST_PKI_SAN replaces the list)
+#   ima.key, ima.pem       lab IMA signing key (RSA 2048) and its certificate
+#                          (10 years) signed by the CA, subject key identifier
+#                          the SHA-1 of the public key, so its last 4 bytes
+#                          are the key id evmctl puts in signatures: what
+#                          deploy/image/build-debian.sh --signed signs the
+#                          image with and `imatrust key add` imports
 #
 # Idempotent: existing keys are kept; the server certificate is issued
 # again only when missing, when its SAN list changed or when it expires
@@ -84,6 +90,36 @@ make_server() {
 	log "issued verifier certificate ($SAN)"
 }
 
+# The IMA signing key: RSA, the scheme every evmctl and kernel knows.
+make_ima() {
+	local ext
+
+	if [ ! -f "$DIR/ima.key" ]; then
+		(umask 077 && openssl genpkey -quiet -algorithm RSA \
+		    -pkeyopt rsa_keygen_bits:2048 -out "$DIR/ima.key.tmp") &&
+		    mv "$DIR/ima.key.tmp" "$DIR/ima.key"
+		rm -f "$DIR/ima.pem"
+	fi
+	[ ! -f "$DIR/ima.pem" ] || return 0
+	ext=$(mktemp)
+	cat >"$ext" <<-EOF
+	basicConstraints=critical,CA:FALSE
+	keyUsage=critical,digitalSignature
+	extendedKeyUsage=codeSigning
+	subjectKeyIdentifier=hash
+	authorityKeyIdentifier=keyid
+	EOF
+	openssl req -new -key "$DIR/ima.key" -sha256 \
+	    -subj "/O=imatrust lab/CN=imatrust lab IMA signing key" \
+	    -out "$DIR/ima.csr"
+	openssl x509 -req -in "$DIR/ima.csr" -CA "$DIR/ca.pem" \
+	    -CAkey "$DIR/ca.key" -CAcreateserial -sha256 -days 3650 \
+	    -extfile "$ext" -out "$DIR/ima.pem.tmp" 2>/dev/null
+	rm -f "$ext" "$DIR/ima.csr"
+	mv "$DIR/ima.pem.tmp" "$DIR/ima.pem"
+	log "created IMA signing key $DIR/ima.pem"
+}
+
 cmd_init() {
 	command -v openssl >/dev/null || die "openssl not installed"
 	mkdir -p "$DIR"
@@ -92,6 +128,7 @@ cmd_init() {
 	flock 9
 	make_ca
 	make_server
+	make_ima
 	flock -u 9
 	echo "$DIR"
 }
@@ -112,7 +149,7 @@ cmd_token() {
 cmd_show() {
 	local f
 
-	for f in "$DIR/ca.pem" "$DIR/server.pem"; do
+	for f in "$DIR/ca.pem" "$DIR/server.pem" "$DIR/ima.pem"; do
 		[ -f "$f" ] || continue
 		echo "== $f"
 		openssl x509 -in "$f" -noout -subject -issuer -enddate \

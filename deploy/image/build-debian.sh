@@ -4,6 +4,7 @@
 #
 #   deploy/image/build-debian.sh [--mirror URL] [--size SIZE]
 #       [--agent FILE] [--unit FILE] [--ca FILE] [--allow-stub]
+#       [--signed [--sign-key KEY --sign-cert CERT]]
 #
 #   base   mmdebstrap minbase + systemd + the run-time libraries of
 #          imatrust-agent, as a tarball:
@@ -14,6 +15,12 @@
 #          $CACHE/images/debian-<key>/rootfs.ext4, root/, manifest
 #          (<key>: basekey, size, this script, deploy/image/debian/*, the
 #          agent binary, its unit, the fleet CA)
+#   signed (--signed) the image with every regular file signed by
+#          `evmctl ima_sign` (security.ima, signature v2, sha256), as
+#          $CACHE/images/debian-signed-<skey>/rootfs.ext4, root/ (xattrs
+#          kept), ima.pem (the certificate), manifest
+#          (<skey>: the image key, SIGN_VERSION, the key and certificate;
+#          default the lab IMA key of deploy/pki.sh, ima.key and ima.pem)
 #
 # The imatrust layer installs the agent as a deployment would:
 #   /usr/sbin/imatrust-agent        --agent (default build/bin/imatrust-agent)
@@ -51,6 +58,7 @@ set -euo pipefail
 
 readonly BASE_VERSION=1
 readonly LAYER_VERSION=1
+readonly SIGN_VERSION=1
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 readonly ROOT
 readonly FILES="$ROOT/deploy/image/debian"
@@ -71,6 +79,9 @@ agent="$ROOT/build/bin/imatrust-agent"
 unit="$ROOT/deploy/systemd/imatrust-agent.service"
 ca=
 allow_stub=0
+signed=0
+sign_key=
+sign_cert=
 tmp=
 
 log() { printf '[image] %s\n' "$*" >&2; }
@@ -85,7 +96,10 @@ parse_args() {
 		--unit) unit=${2:?--unit needs a file}; shift ;;
 		--ca) ca=${2:?--ca needs a file}; shift ;;
 		--allow-stub) allow_stub=1 ;;
-		*) die "usage: $0 [--mirror URL] [--size SIZE] [--agent FILE] [--unit FILE] [--ca FILE] [--allow-stub]" ;;
+		--signed) signed=1 ;;
+		--sign-key) sign_key=${2:?--sign-key needs a file}; shift ;;
+		--sign-cert) sign_cert=${2:?--sign-cert needs a file}; shift ;;
+		*) die "usage: $0 [--mirror URL] [--size SIZE] [--agent FILE] [--unit FILE] [--ca FILE] [--allow-stub] [--signed [--sign-key KEY --sign-cert CERT]]" ;;
 		esac
 		shift
 	done
@@ -270,9 +284,82 @@ write_manifest() {
 	} >"$dir/manifest"
 }
 
+sign_key_of() {
+	{
+		echo "signed $SIGN_VERSION $1"
+		sha "$sign_key"
+		sha "$sign_cert"
+	} | sha | cut -c1-16
+}
+
+# The signed layer: a copy of image $1's root/ with security.ima on every
+# regular file, and its ext4 (mkfs.ext4 -d copies the xattrs). Prints
+# the directory.
+build_signed() {
+	local img=$1 key dir t0 keyid n
+
+	[ -f "$sign_key" ] && [ -f "$sign_cert" ] ||
+		die "no IMA signing key/certificate ($sign_key, $sign_cert)"
+	command -v evmctl >/dev/null || die "evmctl not installed (ima-evm-utils)"
+	key=$(sign_key_of "$(sed -n 's/^key //p' "$img/manifest")")
+	dir="$CACHE/images/debian-signed-$key"
+	mkdir -p "$dir"
+	exec 7>"$dir/lock"
+	flock 7
+	if [ -f "$dir/done" ]; then
+		log "cache hit debian-signed-$key"
+		echo "$dir"
+		return
+	fi
+	t0=$(date +%s)
+	# The key id of signature v2: last 4 bytes of the SHA-1 of the public
+	# key, which is the certificate's subject key identifier (pki.sh).
+	keyid=$(openssl x509 -in "$sign_cert" -noout -ext subjectKeyIdentifier |
+	    tail -n 1 | tr -d ' :' | tr 'A-F' 'a-f' | tail -c 9)
+	log "signed layer debian-signed-$key: evmctl ima_sign, key id $keyid"
+	rm -rf "$tmp/signed"
+	mkdir "$tmp/signed"
+	cp -a "$img/root" "$tmp/signed/root"
+	# -r: every regular file below (symlinks and special files skipped);
+	# it prints a line per file, and the check below is what counts
+	evmctl ima_sign -r --hashalgo sha256 --key "$sign_key" \
+	    "$tmp/signed/root" >/dev/null 2>&1
+	n=$(find "$tmp/signed/root" -type f | wc -l)
+	# every file got its signature, with our key id (header 03 02 04 id)
+	[ "$(getfattr -R -h -d -m '^security\.ima$' -e hex \
+	    "$tmp/signed/root" 2>/dev/null |
+	    grep -c "^security.ima=0x030204$keyid")" = "$n" ] ||
+		die "not every file of the signed tree carries a signature by $keyid"
+	truncate -s "$size" "$tmp/signed/rootfs.ext4"
+	mkfs.ext4 -q -F -L imatrust-root -d "$tmp/signed/root" \
+	    "$tmp/signed/rootfs.ext4" >&2
+	install -m 0644 "$sign_cert" "$tmp/signed/ima.pem"
+	{
+		echo "key $key"
+		echo "image $img"
+		echo "keyid $keyid"
+		echo "cert $(sha "$sign_cert") $sign_cert"
+		echo "signed_files $n"
+		echo "built $(date -u +%FT%TZ)"
+	} >"$tmp/signed/manifest"
+	rm -rf "$dir/root"
+	mv "$tmp/signed/root" "$dir/root"
+	mv "$tmp/signed/rootfs.ext4" "$tmp/signed/ima.pem" \
+	    "$tmp/signed/manifest" "$dir/"
+	touch "$dir/done"
+	log "signed layer done in $(($(date +%s) - t0))s: $n files signed"
+	flock -u 7
+	echo "$dir"
+}
+
 prune() {
 	local d
 
+	# shellcheck disable=SC2012 # names are ours: debian-<hex>
+	ls -1dt "$CACHE"/images/debian-signed-[0-9a-f]*/ 2>/dev/null |
+	    tail -n +$((KEEP + 1)) | while read -r d; do
+		[ -f "$d/done" ] && rm -rf "$d"
+	    done
 	# shellcheck disable=SC2012 # names are ours: debian-<hex>
 	ls -1dt "$CACHE"/images/debian-[0-9a-f]*/ 2>/dev/null | tail -n +$((KEEP + 1)) |
 	    while read -r d; do
@@ -294,6 +381,10 @@ main() {
 		ca="$("$ROOT/deploy/pki.sh" | tail -n 1)/ca.pem"
 	fi
 	[ -f "$ca" ] || die "no CA certificate $ca"
+	if [ "$signed" = 1 ] && [ -z "$sign_key" ]; then
+		sign_key="$("$ROOT/deploy/pki.sh" | tail -n 1)/ima.key"
+		sign_cert="${sign_key%.key}.pem"
+	fi
 	check_agent
 	base=$(build_base | tail -n 1)
 	key=$(image_key)
@@ -303,6 +394,8 @@ main() {
 	flock 9
 	if [ -f "$dir/done" ]; then
 		log "cache hit debian-$key"
+		flock -u 9
+		[ "$signed" = 0 ] || dir=$(build_signed "$dir" | tail -n 1)
 		echo "$dir"
 		return
 	fi
@@ -322,6 +415,7 @@ main() {
 	touch "$dir/done"
 	log "image layer done in $(($(date +%s) - t0))s: $dir/rootfs.ext4"
 	flock -u 9
+	[ "$signed" = 0 ] || dir=$(build_signed "$dir" | tail -n 1)
 	prune
 	echo "$dir"
 }

@@ -166,6 +166,20 @@ fleet_guest() {
 	fleet_refs_site "$n"
 }
 
+# fleet_fresh_verifier STALE_AFTER: the namespace and a verifier on a new
+# database (no references, no machines) with a new operator token; after
+# fleet_prepare. Tests that bring their own references start from here.
+fleet_fresh_verifier() {
+	[ -x "$FLEET_BIN/imatrust-verifier" ] || fleet_die "no $FLEET_BIN/imatrust-verifier (make all)"
+	"$FLEET_LAB" up
+	"$FLEET_LAB" verifier stop >/dev/null 2>&1 || true
+	rm -f "$FLEET_DIR"/verifier.db*
+	fleet_write_config "$1"
+	IMATRUST_BIN_DIR="$FLEET_BIN" "$FLEET_ROOT/deploy/pki.sh" token \
+	    "$FLEET_DIR/verifier.conf" operator "$FLEET_DIR/token" >/dev/null
+	fleet_verifier start
+}
+
 fleet_up() {
 	local guests=3 sha1=0 stale=30 stub_opt='' n
 
@@ -180,14 +194,7 @@ fleet_up() {
 		shift
 	done
 	fleet_prepare $stub_opt
-	[ -x "$FLEET_BIN/imatrust-verifier" ] || fleet_die "no $FLEET_BIN/imatrust-verifier (make all)"
-	"$FLEET_LAB" up
-	"$FLEET_LAB" verifier stop >/dev/null 2>&1 || true
-	rm -f "$FLEET_DIR"/verifier.db*
-	fleet_write_config "$stale"
-	IMATRUST_BIN_DIR="$FLEET_BIN" "$FLEET_ROOT/deploy/pki.sh" token \
-	    "$FLEET_DIR/verifier.conf" operator "$FLEET_DIR/token" >/dev/null
-	fleet_verifier start
+	fleet_fresh_verifier "$stale"
 	fleet_refs_image
 	for n in $(seq "$guests"); do
 		if [ "$n" = "$sha1" ]; then

@@ -40,6 +40,11 @@
 #   --agent-conf FILE  template of agent.conf (default deploy/config/agent.conf
 #                      when present); id, bank, verifier_url, ca_cert and
 #                      state_dir are set per guest
+#   --template NAME    ima_template= instead of the bank's (e.g. ima-sig)
+#   --site DIR         files of DIR copied onto the site disk (/srv/site),
+#                      modes and xattrs (security.ima) kept
+#   --sign-site KEY    sign every regular file of the site disk that has no
+#                      security.ima yet with `evmctl ima_sign --key KEY`
 #
 # Environment: IMATRUST_CACHE (default /var/cache/imatrust),
 # IMATRUST_LAB_NS (namespace, default imatrust-lab), IMATRUST_LAB_RUN (run
@@ -325,7 +330,7 @@ small_ext4() {
 # with this guest's agent.conf (vdc), the control channel, reboots allowed.
 cmd_guest() {
 	local n=${1:-} image='' kernel='' bank=sha256 append='' mem=512 tmpl=''
-	local g site cmdline
+	local template='' extra='' sign='' g site cmdline f
 
 	check_index "$n"
 	shift
@@ -337,6 +342,9 @@ cmd_guest() {
 		--append) append=$2 ;;
 		--mem) mem=$2 ;;
 		--agent-conf) tmpl=$2 ;;
+		--template) template=$2 ;;
+		--site) extra=$2 ;;
+		--sign-site) sign=$2 ;;
 		*) die "guest: unknown option $1" ;;
 		esac
 		shift 2 || die "guest: $1 needs a value"
@@ -351,6 +359,9 @@ cmd_guest() {
 	sha1) cmdline="ima_policy=tcb ima_template=ima ima_hash=sha1" ;;
 	*) die "guest: --bank must be sha256 or sha1" ;;
 	esac
+	# the kernel keeps the first ima_template=, so replace it here
+	[ -z "$template" ] ||
+		cmdline=$(sed "s/ima_template=[^ ]*/ima_template=$template/" <<<"$cmdline")
 	g=$(gdir "$n")
 	[ ! -f "$g/qemu.pid" ] || ! kill -0 "$(cat "$g/qemu.pid")" 2>/dev/null ||
 		die "guest $n already running"
@@ -364,6 +375,17 @@ cmd_guest() {
 	small_ext4 "$g/disk-state.img" imatrust-state "$STATE_UUID" ""
 	agent_conf "$n" "$tmpl" "$bank" >"$site/agent.conf"
 	chmod 0644 "$site/agent.conf"
+	if [ -n "$extra" ]; then
+		[ -d "$extra" ] || die "guest: --site $extra is not a directory"
+		cp -a "$extra/." "$site/"
+	fi
+	if [ -n "$sign" ]; then
+		find "$site" -type f -print0 | while IFS= read -r -d '' f; do
+			getfattr -h -n security.ima "$f" >/dev/null 2>&1 ||
+				evmctl ima_sign --key "$sign" "$f" >/dev/null 2>&1 ||
+				die "guest: evmctl ima_sign $f failed"
+		done
+	fi
 	small_ext4 "$g/disk-site.img" imatrust-site "" "$site"
 	cmd_start "$n" --kernel "$kernel" --mem "$mem" --control --reboot \
 	    --drive "$g/disk-root.qcow2" --drive "$g/disk-state.img" \
