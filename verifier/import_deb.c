@@ -21,6 +21,10 @@
 #define DEB_MEMBER_NAME_MAX 100	/* dpkg's MAXCONTROLFILENAME */
 #define DEB_PATH_MAX 4096
 #define DEB_INFO_DIR "/var/lib/dpkg/info/"
+/* where dpkg unpacks the control part (and runs preinst from) first */
+#define DEB_UNPACK_DIR "/var/lib/dpkg/tmp.ci/"
+/* where dpkg unpacks a conffile before it decides about the old one */
+#define DEB_CONFFILE_NEW ".dpkg-new"
 
 /* One compressed form of a tar member, by the suffix of its name. */
 struct deb_comp {
@@ -82,6 +86,7 @@ struct deb_ctx {
 	size_t nctl;
 	char *control, *conffiles_text;
 	size_t control_len, conffiles_len;
+	uint8_t control_dig[IMPORT_ALGOS_MAX * HASH_ALGO_MAX_SIZE];
 	int have_control, have_conffiles;
 	char **conffiles;
 	size_t nconffiles;
@@ -411,7 +416,7 @@ static int ctl_entry(struct deb_ctx *c, struct archive *in,
 	}
 	if (strcmp(name, "control") == 0) {
 		c->have_control = 1;
-		return hash_entry(c, in, n, path, c->dig, &c->control,
+		return hash_entry(c, in, n, path, c->control_dig, &c->control,
 				  &c->control_len);
 	}
 	if (c->nctl == DEB_CONTROL_MEMBERS)
@@ -574,14 +579,29 @@ static int give(struct deb_ctx *c, const char *path, const uint8_t *dig,
 	return 0;
 }
 
-/* The members dpkg installs as /var/lib/dpkg/info/PKG[:ARCH].MEMBER */
+/*
+ * The members dpkg installs as /var/lib/dpkg/info/PKG[:ARCH].MEMBER, and
+ * every member (control too) as /var/lib/dpkg/tmp.ci/MEMBER, where dpkg
+ * unpacks them first and runs preinst from: both are read or run as
+ * root, so IMA measures them there.
+ */
 static int give_control(struct deb_ctx *c)
 {
 	char path[sizeof(DEB_INFO_DIR) + 3 * DEB_NAME_MAX +
 		  DEB_MEMBER_NAME_MAX];
 	size_t i;
 
+	if (c->have_control) {
+		if (give(c, DEB_UNPACK_DIR "control", c->control_dig, 0))
+			return -1;
+		c->info.control_files++;
+	}
 	for (i = 0; i < c->nctl; i++) {
+		snprintf(path, sizeof(path), DEB_UNPACK_DIR "%s",
+			 c->ctl[i].name);
+		if (give(c, path, c->ctl_dig + c->ctl[i].dig_off, 0))
+			return -1;
+		c->info.control_files++;
 		snprintf(path, sizeof(path), DEB_INFO_DIR "%s%s%s.%s",
 			 c->info.package, c->info.multi_arch_same ? ":" : "",
 			 c->info.multi_arch_same ? c->info.architecture : "",
@@ -590,6 +610,17 @@ static int give_control(struct deb_ctx *c)
 			return -1;
 		c->info.control_files++;
 	}
+	return 0;
+}
+
+static int give_conffile_new(struct deb_ctx *c)
+{
+	char path[sizeof(c->path) + sizeof(DEB_CONFFILE_NEW)];
+
+	snprintf(path, sizeof(path), "%s" DEB_CONFFILE_NEW, c->path);
+	if (give(c, path, c->dig, 1))
+		return -1;
+	c->info.files++;
 	return 0;
 }
 
@@ -780,6 +811,9 @@ static int data_entry(struct deb_ctx *c, struct archive *in,
 	}
 	if (file_add(c, c->dig) ||
 	    give(c, c->path, c->dig, is_conffile(c, c->path)))
+		return -1;
+	/* a conffile is unpacked next to the one in place first */
+	if (is_conffile(c, c->path) && give_conffile_new(c))
 		return -1;
 	c->info.files++;
 	return 0;

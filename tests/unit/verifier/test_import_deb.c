@@ -94,8 +94,8 @@ static void test_every_compressor(void **state)
 		assert_string_equal(info.version, "1:2.10-3+b1");
 		assert_string_equal(info.architecture, "amd64");
 		assert_int_equal(info.multi_arch_same, 1);
-		assert_int_equal(info.files, 6);	/* the link too */
-		assert_int_equal(info.control_files, 4);
+		assert_int_equal(info.files, 7);	/* the link and the .dpkg-new too */
+		assert_int_equal(info.control_files, 9);	/* info/ and tmp.ci/ */
 		assert_true(info.bytes > 300000);
 		rec_free(&r);
 	}
@@ -123,9 +123,11 @@ static void test_two_algorithms(void **state)
 }
 
 /*
- * The dpkg database members (Multi-Arch: same: PACKAGE:ARCH) come first,
- * "control" is not one; conffile is set on the conffiles' paths only;
- * a hard link has its target's digest.
+ * The control part comes first: every member under /var/lib/dpkg/tmp.ci/
+ * (control too: dpkg unpacks it there and runs preinst from there) and
+ * the dpkg database members (Multi-Arch: same: PACKAGE:ARCH), where
+ * "control" is not one; conffile is set on the conffiles' paths and
+ * their .dpkg-new only; a hard link has its target's digest.
  */
 static void test_control_conffiles_links(void **state)
 {
@@ -137,14 +139,19 @@ static void test_control_conffiles_links(void **state)
 	(void)state;
 	assert_int_equal(import_file("hello-xz.deb", sha256, 1, NULL, &r,
 				     &err), 0);
-	for (i = 0; i < 4; i++)
-		assert_non_null(strstr(r.lines[i],
-				       "  /var/lib/dpkg/info/hello:amd64."));
+	for (i = 0; i < 9; i++)
+		assert_true(strstr(r.lines[i], "  /var/lib/dpkg/info/hello:"
+				   "amd64.") != NULL ||
+			    strstr(r.lines[i], "  /var/lib/dpkg/tmp.ci/") !=
+			    NULL);
+	assert_non_null(strstr(r.lines[0], "  /var/lib/dpkg/tmp.ci/control"));
 	for (i = 0; i < r.n; i++) {
 		assert_null(strstr(r.lines[i], ".control"));
 		assert_int_equal(r.conffile[i],
-				 strcmp(path_of(&r, i), "/etc/hello.conf") == 0);
-		if (i >= 4)
+				 strcmp(path_of(&r, i), "/etc/hello.conf") == 0 ||
+				 strcmp(path_of(&r, i),
+					"/etc/hello.conf.dpkg-new") == 0);
+		if (i >= 9)
 			assert_null(strstr(r.lines[i], "/var/lib/dpkg"));
 		if (strcmp(path_of(&r, i), "/usr/bin/hello") == 0)
 			hello = r.lines[i];
@@ -368,7 +375,7 @@ static void test_files_threads(void **state)
 					  &err), 0);
 	assert_int_equal(o.next, 40);
 	assert_int_equal(o.failed, 8);
-	assert_int_equal(o.refs, 8 * (10 + 1 + 10 + 10));
+	assert_int_equal(o.refs, 8 * (16 + 2 + 16 + 16));	/* the .sha256 lines */
 
 	memset(&o, 0, sizeof(o));
 	o.stop_at = 7;
