@@ -138,7 +138,7 @@ FUZZ_LONG_SECONDS ?= 3600
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_MERGE ?= 0
 FUZZ_OBJ := build/fuzz/obj
-FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
+FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl libarchive
 FUZZ_PKG_CFLAGS := $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
 	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl -larchive)
