@@ -14,10 +14,15 @@ BUILD ?= build
 endif
 
 CC ?= cc
-PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl libarchive
+PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl -larchive)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl)
+# The .deb and apt importers (verifier/import_deb.c, import_apt.c): the
+# verifier side only, so the agent does not need libarchive.
+ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive 2>/dev/null)
+ARCHIVE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null || \
+	echo -larchive)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # agent/tpm.c, the agent's only ESAPI user, and what links it.
 TPM_PKGS := tss2-esys tss2-tctildr tss2-mu tss2-rc
@@ -41,7 +46,7 @@ OPT_LD :=
 endif
 
 CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(PKG_CFLAGS) $(TPM_CFLAGS) \
-	-MMD -MP
+	$(ARCHIVE_CFLAGS) -MMD -MP
 LDFLAGS += $(OPT_LD) $(HARDEN_LD)
 
 # Each folder's include path: a source sees only the headers of the folders
@@ -138,7 +143,7 @@ FUZZ_LONG_SECONDS ?= 3600
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_MERGE ?= 0
 FUZZ_OBJ := build/fuzz/obj
-FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
+FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl libarchive
 FUZZ_PKG_CFLAGS := $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
 	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl -larchive)
@@ -210,12 +215,12 @@ $(LIBDAEMON): $(DAEMON_OBJ)
 $(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 $(BUILD)/bin/imatrust-verifier: $(BUILD)/verifier/imatrust-verifier.o \
 		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 $(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
 		$(LIBDAEMON) $(LIBIMATRUST)
@@ -225,7 +230,7 @@ $(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
 $(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
@@ -244,7 +249,8 @@ $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGENT) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(CMOCKA_LIBS) \
+		-lpthread
 
 # The engine's tests make quotes with software AKs, as the benchmark does.
 $(BUILD)/tests/unit/verifier/test_engine.o: CFLAGS += -Itests/bench
@@ -356,7 +362,7 @@ $(BUILD)/bin/bench-import-latency: \
 $(BUILD)/bin/bench-deb-import: $(BUILD)/tests/bench/bench_deb_import.o \
 		$(LIBVERIFIER) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
 
 .PHONY: bench-deb-import
 bench-deb-import: $(BUILD)/bin/bench-deb-import

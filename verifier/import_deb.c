@@ -372,6 +372,10 @@ static int hash_entry(struct deb_ctx *c, struct archive *in,
 			return -1;
 		want += (la_int64_t)len;
 		c->info.bytes += len;
+		if (c->info.bytes > DEB_DATA_MAX)
+			return fail(c, IMT_ERR_LIMIT,
+				    "more than %llu uncompressed bytes",
+				    DEB_DATA_MAX);
 	}
 	if (r != ARCHIVE_EOF)
 		return tar_fail(c, in, n);

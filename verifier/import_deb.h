@@ -36,6 +36,8 @@
 
 #define DEB_NAME_MAX 128	/* package, version, architecture */
 #define DEB_CONTROL_MAX (4u << 20)	/* the control and conffiles files */
+/* uncompressed bytes of one package: a bound on a compression bomb */
+#define DEB_DATA_MAX (16ull << 30)
 
 struct deb_info {
 	char package[DEB_NAME_MAX];

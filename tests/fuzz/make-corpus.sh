@@ -20,6 +20,17 @@ b64() { base64 -w0 "$1"; }
 printf '# c\nname = n1\nmode=bb\r\ncount = 7\n' | seed fuzz_conf basic
 printf 'name=x\ncount = 1000\nmode = ccc\n' | seed fuzz_conf bounds
 
+# ---- fuzz_deb, fuzz_apt_index: what tests/fixtures/deb/make-debs.sh builds ----
+debs=$(mktemp -d)
+"$fx/deb/make-debs.sh" "$debs" >/dev/null
+for d in tiny hello-small-xz hello-small-gzip nodata; do
+	seed fuzz_deb "$d" <"$debs/$d.deb"
+done
+for i in Packages Packages.xz Packages.gz; do
+	seed fuzz_apt_index "$i" <"$debs/small/$i"
+done
+rm -rf "$debs"
+
 # ---- fuzz_pcr_set: "INDEX HEX" lines of the real kernels ----
 seed fuzz_pcr_set ima-ng-sha256 <"$fx/ima/ima-ng-sha256/pcrs-sha256"
 seed fuzz_pcr_set tpm-sha256 <"$fx/tpm/pcrs-sha256.txt"

@@ -183,10 +183,16 @@ static void test_bad_packages(void **state)
 		{ "nocontrol.deb", "where control.tar was expected" },
 		{ "swapped.deb", "where control.tar was expected" },
 		{ "version3.deb", "debian-binary is not \"2.x\"" },
+		{ "ctlup.deb", "control.tar.xz: ./../postinst: not a control "
+			       "file name" },
+		{ "ctltwice.deb", "control.tar.xz: ./postinst: twice" },
+		{ "ctldir.deb", "control.tar.xz: ./sub/: not a regular file" },
 		/* control part fine: the caller's transaction drops it */
 		{ "nodata.deb", "not a Debian package: no data.tar member" },
 		{ "escape.deb", "data.tar.xz: ./../evil: bad path" },
 		{ "misnamed.deb", "data.tar.xz: not a xz tar" },
+		{ "badlink.deb", "data.tar.xz: ./usr/bin/b: hard link to "
+				 "./usr/bin/missing, no file before it" },
 	};
 	struct imt_error err;
 	struct rec r = { 0 };
@@ -199,7 +205,7 @@ static void test_bad_packages(void **state)
 		if (!strstr(err.msg, cases[i].msg))
 			fail_msg("%s: \"%s\"", cases[i].deb, err.msg);
 		/* a bad control part gives nothing at all */
-		if (i < 4)
+		if (i < 7)
 			assert_int_equal(r.n, 0);
 		rec_free(&r);
 	}
