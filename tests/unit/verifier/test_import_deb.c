@@ -32,7 +32,8 @@ static void assert_sums(const struct rec *r, const char *algo,
 	size_t nw = 0, ng = 0, i;
 
 	assert_non_null(want);
-	for (l = strtok_r(want, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (l = strtok_r(want, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
 		w = realloc(w, (nw + 1) * sizeof(*w));
 		w[nw++] = l;
 	}
@@ -142,8 +143,8 @@ static void test_control_conffiles_links(void **state)
 				       "  /var/lib/dpkg/info/hello:amd64."));
 	for (i = 0; i < r.n; i++) {
 		assert_null(strstr(r.lines[i], ".control"));
-		assert_int_equal(r.conffile[i],
-				 strcmp(path_of(&r, i), "/etc/hello.conf") == 0);
+		assert_int_equal(r.conffile[i], strcmp(path_of(&r, i),
+						       "/etc/hello.conf") == 0);
 		if (i >= 4)
 			assert_null(strstr(r.lines[i], "/var/lib/dpkg"));
 		if (strcmp(path_of(&r, i), "/usr/bin/hello") == 0)
@@ -172,7 +173,8 @@ struct bad_case {
 static void test_bad_packages(void **state)
 {
 	static const struct bad_case cases[] = {
-		{ "noversion.deb", "control.tar.xz: control: no Version field" },
+		{ "noversion.deb",
+		  "control.tar.xz: control: no Version field" },
 		{ "nocontrol.deb", "where control.tar was expected" },
 		{ "swapped.deb", "where control.tar was expected" },
 		{ "version3.deb", "debian-binary is not \"2.x\"" },
