@@ -419,6 +419,8 @@ static int ctl_entry(struct deb_ctx *c, struct archive *in,
 			return fail(c, IMT_ERR_MALFORMED, "%s: twice", path);
 	}
 	if (strcmp(name, "control") == 0) {
+		if (c->have_control)
+			return fail(c, IMT_ERR_MALFORMED, "%s: twice", path);
 		c->have_control = 1;
 		return hash_entry(c, in, n, path, c->control_dig, &c->control,
 				  &c->control_len);

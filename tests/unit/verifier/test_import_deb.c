@@ -32,7 +32,8 @@ static void assert_sums(const struct rec *r, const char *algo,
 	size_t nw = 0, ng = 0, i;
 
 	assert_non_null(want);
-	for (l = strtok_r(want, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (l = strtok_r(want, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
 		w = realloc(w, (nw + 1) * sizeof(*w));
 		w[nw++] = l;
 	}
@@ -179,7 +180,8 @@ struct bad_case {
 static void test_bad_packages(void **state)
 {
 	static const struct bad_case cases[] = {
-		{ "noversion.deb", "control.tar.xz: control: no Version field" },
+		{ "noversion.deb",
+		  "control.tar.xz: control: no Version field" },
 		{ "nocontrol.deb", "where control.tar was expected" },
 		{ "swapped.deb", "where control.tar was expected" },
 		{ "version3.deb", "debian-binary is not \"2.x\"" },
