@@ -42,8 +42,10 @@ readonly PORT=8080
 # a guest during apt-get update, install, upgrade and a second install
 # (see deploy/lab/README.md, "apt in a guest"); everything else the
 # operations measure is a file of the image or of an imported package
-# (the maintainer script /var/lib/dpkg/info/imatrust-lab-hello.postinst
-# included: the deb importer emits the control members). Nothing on this
+# (the maintainer scripts included: the deb importer emits the control
+# members where dpkg keeps them, /var/lib/dpkg/info/, and where it unpacks
+# them and runs preinst from, /var/lib/dpkg/tmp.ci/; and each conffile
+# also as PATH.dpkg-new, where dpkg unpacks it first). Nothing on this
 # list is executed by apt or dpkg, but a path excluded is excluded for
 # every hook, exec included.
 readonly EXCLUDES='[
@@ -52,9 +54,7 @@ readonly EXCLUDES='[
  {"glob": "/var/cache/apt/*pkgcache.bin*"},
  {"prefix": "/var/cache/apt/archives/"},
  {"prefix": "/var/lib/dpkg/status"},
- {"prefix": "/var/lib/dpkg/tmp.ci/"},
- {"glob": "/var/lib/dpkg/info/*.list"},
- {"glob": "/etc/*.dpkg-new"}
+ {"glob": "/var/lib/dpkg/info/*.list"}
 ]'
 
 # apt_step DESC CMD: run CMD in guest 1 (DEBIAN_FRONTEND=noninteractive);
