@@ -123,8 +123,9 @@ static void why_not(const struct policy *p, const struct judge_input *in,
 			 "not verify: %s", kc->keyid, kc->key, kc->why);
 		break;
 	case DB_VERDICT_MISMATCH:
-		snprintf(out, max, "the sources of policy %s list other "
-			 "digests for this path", p->name);
+		snprintf(out, max, "no imported package or other source "
+			 "of policy %s provides this file with this digest "
+			 "(they list other digests for its path)", p->name);
 		break;
 	case DB_VERDICT_VIOLATION:
 		snprintf(out, max, "a measurement violation (a file changed "
