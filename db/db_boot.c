@@ -368,8 +368,8 @@ static const char sql_record_list[] =
 	SQL_RECORD_COLUMNS "ORDER BY idx LIMIT ?3";
 /* Same condition as the partial index records_rejudge, so it is used. */
 static const char sql_record_rejudge[] =
-	SQL_RECORD_COLUMNS "AND verdict IN ('unknown', 'mismatch', "
-	"'bad-signature') "
+	SQL_RECORD_COLUMNS "AND (verdict = 'unknown' OR verdict = 'mismatch' "
+	"OR verdict = 'bad-signature') "
 	"ORDER BY idx LIMIT ?3";
 
 static int record_from_row(sqlite3_stmt *st, struct db_record *r)

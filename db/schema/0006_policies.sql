@@ -87,9 +87,13 @@ CREATE TABLE records_new (
 	path		TEXT NOT NULL,
 	digest_algo	TEXT NOT NULL,
 	digest		BLOB NOT NULL,
-	verdict		TEXT NOT NULL CHECK (verdict IN ('known', 'unknown',
-			'mismatch', 'violation', 'excluded', 'signed',
-			'bad-signature')),
+	-- comparisons, not IN (...): SQLite builds a temporary b-tree for
+	-- an IN list of more than two constants on every insert, which cost
+	-- the stored evidence half its rate (make bench-verifier)
+	verdict		TEXT NOT NULL CHECK (verdict = 'known' OR
+			verdict = 'unknown' OR verdict = 'mismatch' OR
+			verdict = 'violation' OR verdict = 'excluded' OR
+			verdict = 'signed' OR verdict = 'bad-signature'),
 	sig		BLOB,
 	PRIMARY KEY (boot_id, idx)
 ) STRICT, WITHOUT ROWID;
@@ -100,6 +104,7 @@ INSERT INTO records_new (boot_id, idx, pcr, template, path, digest_algo,
 DROP TABLE records;
 ALTER TABLE records_new RENAME TO records;
 CREATE INDEX records_rejudge ON records(boot_id, idx)
-	WHERE verdict IN ('unknown', 'mismatch', 'bad-signature');
+	WHERE verdict = 'unknown' OR verdict = 'mismatch' OR
+	verdict = 'bad-signature';
 
 PRAGMA user_version = 6;
