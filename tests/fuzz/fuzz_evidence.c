@@ -37,7 +37,9 @@
 #include "ima_list.h"
 #include "ima_replay.h"
 #include "ima_verify.h"
+#include "keyring.h"
 #include "log.h"
+#include "policies.h"
 #include "tpm_quote.h"
 #include "verifier.h"
 #include "wire.h"
@@ -204,6 +206,8 @@ static void setup_verifier(void)
 
 static void teardown_verifier(void)
 {
+	policies_free(&v);
+	keyring_free(&v);
 	db_close(v.db);
 	backlog_free(v.backlog);
 	ak_cache_free(v.ak_cache);
