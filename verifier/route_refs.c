@@ -32,16 +32,6 @@
 #define REFS_PER_REQUEST_MAX 100000	/* references in one request */
 #define REFS_CHUNK 2000		/* references per transaction (lock hold) */
 
-
-static const char *const kind_names[] = {
-	[DB_SOURCE_DIR_TREE] = "dir-tree",
-	[DB_SOURCE_DEB] = "deb",
-	[DB_SOURCE_GOLDEN_LIST] = "golden-list",
-	[DB_SOURCE_KEYLIME] = "keylime",
-};
-
-#define KIND_COUNT (sizeof(kind_names) / sizeof(kind_names[0]))
-
 /* One checked entry of "refs"; path and algo borrowed from the JSON. */
 struct ref_entry {
 	const char *path;
@@ -59,19 +49,17 @@ struct refs_request {
 	size_t nrefs;
 };
 
+/* The kind named by @len bytes of @name (db_source_kind_parse()). */
 static int kind_parse(const char *name, size_t len,
 		      enum db_source_kind *kind)
 {
-	size_t i;
+	char buf[16];
 
-	for (i = 0; i < KIND_COUNT; i++) {
-		if (strlen(kind_names[i]) == len &&
-		    strncmp(kind_names[i], name, len) == 0) {
-			*kind = (enum db_source_kind)i;
-			return 0;
-		}
-	}
-	return -1;
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return db_source_kind_parse(buf, kind);
 }
 
 /* A JSON string without NUL bytes, 1..@max bytes; NULL otherwise. */
@@ -273,7 +261,7 @@ static char *rejudge_reason(const struct refs_request *rq,
 
 	if (j != NULL && rq->has_source)
 		json_object_set_new(j, "source", json_pack("{s:s,s:s}",
-			"kind", kind_names[rq->source.kind],
+			"kind", db_source_kind_name(rq->source.kind),
 			"name", rq->source.name));
 	if (j != NULL)
 		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -365,8 +353,8 @@ static int list_one(const struct db_ref *r, void *arg)
 			"id", (json_int_t)r->id, "path", rest_path(r->path),
 			"algo", r->algo,
 			"digest", rest_hex(r->digest, r->digest_len),
-			"source", "kind", (size_t)r->source_kind < KIND_COUNT ?
-			kind_names[r->source_kind] : "invalid",
+			"source", "kind", db_source_kind_name(r->source_kind) ?
+			db_source_kind_name(r->source_kind) : "invalid",
 			"name", r->source_name,
 			"imported_at", (json_int_t)r->imported_at);
 	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
