@@ -20,8 +20,9 @@
 
 static int oom(struct imt_error *err)
 {
-	return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
-			     "out of memory") == IMT_OK ? 0 : -1;
+	imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+		      "out of memory");
+	return -1;
 }
 
 /* Room for @n bytes that stay put until import_batch_free(). */
@@ -55,11 +56,12 @@ static int collect_ref(void *arg, const struct import_ref *r,
 	char *p, *a;
 	uint8_t *d;
 
-	if (b->nrefs >= IMPORT_REFS_MAX)
-		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-				     IMT_NO_POS, "more than %d references in "
-				     "one import", IMPORT_REFS_MAX) == IMT_OK ?
-		       0 : -1;
+	if (b->nrefs >= IMPORT_REFS_MAX) {
+		imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+			      "more than %d references in one import",
+			      IMPORT_REFS_MAX);
+		return -1;
+	}
 	if (b->nrefs == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 1024;
 
@@ -260,9 +262,7 @@ int import_retire(struct verifier *v, const struct db_ref_source *src,
 	int rc = -1;
 
 	if (text == NULL)
-		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				     IMT_NO_POS, "out of memory") == IMT_OK ?
-		       0 : -1;
+		return oom(err);
 	if (import_withdraw(v, src, 0, withdrawn, err) == 0)
 		rc = rejudge_all(v, REJUDGE_WITHDRAWN, text, now, st, err);
 	free(text);

@@ -301,11 +301,12 @@ int keyring_cert_load(const uint8_t *buf, size_t len, int allow_spki,
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	if (buf == NULL || len == 0 || len > DB_KEY_DER_MAX * 2)
-		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
-				     IMT_NO_POS, "not an X.509 certificate: "
-				     "empty or larger than %d bytes",
-				     DB_KEY_DER_MAX * 2) == IMT_OK ? 0 : -1;
+	if (buf == NULL || len == 0 || len > DB_KEY_DER_MAX * 2) {
+		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS,
+			      "not an X.509 certificate: empty or larger than "
+			      "%d bytes", DB_KEY_DER_MAX * 2);
+		return -1;
+	}
 	x = read_x509(buf, len);
 	if (x != NULL || !allow_spki)
 		rc = load_cert(buf, len, c, err);
