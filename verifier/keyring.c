@@ -112,8 +112,8 @@ void keyring_check(struct verifier *v, const struct policy *p,
 		   const uint8_t *digest, size_t digest_len,
 		   struct keyring_check *out)
 {
-	const struct hash_algo *ha = algo != NULL ?
-				      hash_algo_by_name(algo, strlen(algo)) : NULL;
+	const struct hash_algo *ha =
+		algo != NULL ? hash_algo_by_name(algo, strlen(algo)) : NULL;
 	struct keyring *kr;
 	struct ima_sig blob;
 	struct imt_error err;

@@ -192,8 +192,9 @@ void route_keys_add(void *ctx, const struct http_request *req,
 	if (rc < 0)
 		rest_db_error(res, "add key", &err);
 	else
-		change_answer(v, res, 201, REJUDGE_POLICY, json_pack("{s:o}", "key",
-			       key_json(&c.key)), cause, now);
+		change_answer(v, res, 201, REJUDGE_POLICY,
+			      json_pack("{s:o}", "key", key_json(&c.key)),
+			      cause, now);
 	rejudge_change_end();
 out:
 	free(cause);
@@ -282,8 +283,9 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 			   "key that came with an import goes with it)",
 			   kname);
 	else
-		change_answer(v, res, 200, REJUDGE_POLICY, json_pack("{s:s}", "deleted",
-			       kname), cause, now);
+		change_answer(v, res, 200, REJUDGE_POLICY,
+			      json_pack("{s:s}", "deleted", kname), cause,
+			      now);
 	rejudge_change_end();
 out:
 	free(cause);

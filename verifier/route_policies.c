@@ -271,7 +271,8 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
-	cause = change_cause("policy-delete", "policy", json_string(pname), name);
+	cause = change_cause("policy-delete", "policy", json_string(pname),
+			     name);
 	if (cause == NULL) {
 		http_error(res, 503, "out of memory");
 		return;
@@ -286,8 +287,9 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 	else if (!found)
 		http_error(res, 404, "no policy \"%s\"", pname);
 	else
-		change_answer(v, res, 200, REJUDGE_POLICY, json_pack("{s:s}", "deleted",
-			       pname), cause, now);
+		change_answer(v, res, 200, REJUDGE_POLICY,
+			      json_pack("{s:s}", "deleted", pname), cause,
+			      now);
 	rejudge_change_end();
 out:
 	free(cause);
