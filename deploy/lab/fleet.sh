@@ -23,7 +23,9 @@
 # verifier.db, token (operator, 0600), env (kernel and image of `up`),
 # bin/ (the imatrust-verifier and imatrust of this run), refs-*.log; the verifier's log is lab.sh's run directory/verifier.log.
 # Environment as lab.sh, plus IMATRUST_KERNEL (use this bzImage instead of
-# kernel/build.sh), IMATRUST_IMAGE (a built golden image directory).
+# kernel/build.sh), IMATRUST_IMAGE (a built golden image directory),
+# IMATRUST_FIRMWARE (bios, uefi or uefi-nosb: how guests boot, lab.sh
+# start --firmware; default bios).
 set -euo pipefail
 
 FLEET_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -162,7 +164,7 @@ fleet_guest() {
 
 	"$FLEET_LAB" stop "$n" >/dev/null 2>&1 || true
 	"$FLEET_LAB" guest "$n" --image "$FLEET_IMAGE" --kernel "$FLEET_KERNEL" \
-	    --bank "$bank"
+	    --bank "$bank" --firmware "${IMATRUST_FIRMWARE:-bios}"
 	fleet_refs_site "$n"
 }
 
