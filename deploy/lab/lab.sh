@@ -276,6 +276,7 @@ cmd_start() {
 	find "$g" -mindepth 1 -maxdepth 1 ! -name 'disk-*' -exec rm -rf {} + \
 	    2>/dev/null || true
 	mkdir -p "$g"
+	echo "$firmware" >"$g/firmware"
 	ca_init
 	accel=$(choose_accel "$kernel")
 	start_swtpm "$g"
