@@ -228,4 +228,116 @@ static inline void elb_extend(const char *name, uint8_t *pcr,
 		   NULL);
 }
 
+/* GUIDs as the firmware writes them (first three fields little-endian). */
+static const uint8_t elb_guid_global[16] = {
+	0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11,
+	0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c,
+};
+static const uint8_t elb_guid_db[16] = {
+	0xcb, 0xb2, 0x19, 0xd7, 0x3a, 0x3d, 0x96, 0x45,
+	0xa3, 0xbc, 0xda, 0xd0, 0x0e, 0x67, 0x65, 0x6f,
+};
+static const uint8_t elb_guid_x509[16] = {
+	0xa1, 0x59, 0xc0, 0xa5, 0xe4, 0x94, 0xa7, 0x4a,
+	0x87, 0xb5, 0xab, 0x15, 0x5c, 0x2b, 0xf0, 0x72,
+};
+static const uint8_t elb_guid_sha256[16] = {
+	0x26, 0x16, 0xc4, 0xc1, 0x4c, 0x50, 0x92, 0x40,
+	0xac, 0xa9, 0x41, 0xf9, 0x36, 0x93, 0x43, 0x28,
+};
+
+/**
+ * elb_reset() - empty @b, to build event data rather than a log.
+ * @b: the builder
+ */
+static inline void elb_reset(struct elb *b)
+{
+	b->len = 0;
+}
+
+/**
+ * elb_variable() - append UEFI_VARIABLE_DATA.
+ * @b: the builder
+ * @guid: vendor GUID
+ * @name: ASCII name
+ * @data: variable data
+ * @len: bytes of @data
+ */
+static inline void elb_variable(struct elb *b, const uint8_t *guid,
+				const char *name, const void *data, size_t len)
+{
+	elb_put(b, guid, 16);
+	elb_u64(b, strlen(name));
+	elb_u64(b, len);
+	elb_utf16(b, name, 0);
+	elb_put(b, data, len);
+}
+
+/**
+ * elb_siglist() - append one EFI_SIGNATURE_LIST of @n entries of @size
+ * bytes each (owner GUID excluded), all of @entry.
+ * @b: the builder
+ * @type: SignatureType GUID
+ * @entry: the entry data, @n times
+ * @size: bytes of one entry
+ * @n: number of entries
+ */
+static inline void elb_siglist(struct elb *b, const uint8_t *type,
+			       const void *entry, size_t size, size_t n)
+{
+	static const uint8_t owner[16] = { 0x11, 0x22 };
+	size_t i;
+
+	elb_put(b, type, 16);
+	elb_u32(b, (uint32_t)(28 + n * (16 + size)));
+	elb_u32(b, 0);
+	elb_u32(b, (uint32_t)(16 + size));
+	for (i = 0; i < n; i++) {
+		elb_put(b, owner, 16);
+		elb_put(b, entry, size);
+	}
+}
+
+/**
+ * elb_image_load() - append UEFI_IMAGE_LOAD_EVENT with device path @dp.
+ * @b: the builder
+ * @dp: device path bytes
+ * @len: bytes of @dp
+ */
+static inline void elb_image_load(struct elb *b, const void *dp, size_t len)
+{
+	elb_u64(b, 0x7e000000);
+	elb_u64(b, 0x20000);
+	elb_u64(b, 0);
+	elb_u64(b, len);
+	elb_put(b, dp, len);
+}
+
+/**
+ * elb_dp_file() - append a device path HD(1,GPT,..)/\<path> + End.
+ * @b: the builder
+ * @path: ASCII file path
+ */
+static inline void elb_dp_file(struct elb *b, const char *path)
+{
+	static const uint8_t sig[16] = { 0x01, 0x02, 0x03, 0x04 };
+
+	elb_u8(b, 4);
+	elb_u8(b, 1);
+	elb_u16(b, 42);
+	elb_u32(b, 1);
+	elb_u64(b, 0x800);
+	elb_u64(b, 0x100000);
+	elb_put(b, sig, 16);
+	elb_u8(b, 2);
+	elb_u8(b, 2);
+	elb_u8(b, 4);
+	elb_u8(b, 4);
+	elb_u16(b, (uint16_t)(4 + 2 * strlen(path) + 2));
+	elb_utf16(b, path, 1);
+	elb_u8(b, 0x7f);
+	elb_u8(b, 0xff);
+	elb_u16(b, 4);
+}
+
 #endif /* IMATRUST_TEST_EVENTLOG_BUILD_H */
