@@ -24,6 +24,11 @@
 #   --append STR       extra kernel command line
 #   --mem MB           guest memory (default 256)
 #   --tpm tis|crb      TPM interface (default tis)
+#   --firmware F       bios (default: SeaBIOS, QEMU loads the kernel),
+#                      uefi (OVMF, Secure Boot on with the lab's keys,
+#                      signed systemd-boot + kernel on an ESP disk) or
+#                      uefi-nosb (OVMF in setup mode, unsigned chain);
+#                      see deploy/lab/uefi.sh
 #   --drive FILE       another virtio disk (qcow2 by extension, else raw),
 #                      writes kept; repeatable, in order after --disk
 #   --control          virtio-serial port org.imatrust.lab.0 on the host
@@ -213,10 +218,28 @@ make_tap() {
 	ip -n "$NS" link set "$tap" up
 }
 
+# uefi_esp DIR FIRMWARE KERNEL INITRD CMDLINE: DIR/esp.img and DIR/vars.fd
+# of a UEFI guest; uefi: the chain signed, the lab keys enrolled (Secure
+# Boot on); uefi-nosb: unsigned, setup mode (Secure Boot off).
+uefi_esp() {
+	local g=$1 firmware=$2 kernel=$3 initrd=$4 cmdline=$5 esp=() vars=()
+	local uefi_sh=$LAB_ROOT/deploy/lab/uefi.sh
+
+	[ -z "$initrd" ] || esp+=(--initrd "$initrd")
+	if [ "$firmware" = uefi-nosb ]; then
+		esp+=(--unsigned)
+		vars+=(--setup)
+	fi
+	"$uefi_sh" esp "$g/esp.img" --kernel "$kernel" --options "$cmdline" \
+	    ${esp[@]+"${esp[@]}"} || die "the ESP of $g failed"
+	"$uefi_sh" vars "$g/vars.fd" ${vars[@]+"${vars[@]}"} ||
+		die "the variable store of $g failed"
+}
+
 cmd_start() {
 	local n=${1:-} kernel='' initrd='' disk='' disk_mode=on share=''
 	local append='' mem=256 control=0 reboot=0 drives=() d
-	local tpm=tis g accel ip args
+	local tpm=tis firmware=bios g accel ip args cmdline uefi=()
 
 	check_index "$n"
 	shift
@@ -230,6 +253,7 @@ cmd_start() {
 		--append) append=$2 ;;
 		--mem) mem=$2 ;;
 		--tpm) tpm=$2 ;;
+		--firmware) firmware=$2 ;;
 		--drive) drives+=("$2") ;;
 		--control) control=1; shift; continue ;;
 		--reboot) reboot=1; shift; continue ;;
@@ -239,6 +263,10 @@ cmd_start() {
 	done
 	[ -f "$kernel" ] || die "start: --kernel FILE required"
 	case "$tpm" in tis|crb) ;; *) die "--tpm must be tis or crb" ;; esac
+	case "$firmware" in
+	bios|uefi|uefi-nosb) ;;
+	*) die "--firmware must be bios, uefi or uefi-nosb" ;;
+	esac
 	ns_exists || die "namespace $NS missing, run 'lab.sh up' first"
 	g=$(gdir "$n")
 	[ ! -f "$g/qemu.pid" ] || ! kill -0 "$(cat "$g/qemu.pid")" 2>/dev/null ||
@@ -252,11 +280,10 @@ cmd_start() {
 	start_swtpm "$g"
 	make_tap "tap$n"
 	ip=$(guest_addr "$n")
+	cmdline="console=ttyS0 panic=-1 ip=$ip::$VERIFIER_ADDR:255.255.255.0:guest$n:eth0:off $append"
 	# shellcheck disable=SC2054 # commas are QEMU's, not array separators
-	args=(-name "guest$n" -machine pc -accel "$accel" -m "$mem" -smp 1
+	args=(-name "guest$n" -accel "$accel" -m "$mem" -smp 1
 	    -nodefaults -no-user-config -display none -vga none
-	    -kernel "$kernel"
-	    -append "console=ttyS0 panic=-1 ip=$ip::$VERIFIER_ADDR:255.255.255.0:guest$n:eth0:off $append"
 	    -serial "file:$g/console.log"
 	    -chardev "socket,id=chrtpm,path=$g/swtpm.sock"
 	    -tpmdev emulator,id=tpm0,chardev=chrtpm
@@ -266,8 +293,18 @@ cmd_start() {
 	    -device virtio-rng-pci
 	    -pidfile "$g/qemu.pid" -daemonize)
 	[ "$reboot" = 1 ] || args+=(-no-reboot)
-	[ -z "$initrd" ] || args+=(-initrd "$initrd")
 	[ -z "$disk" ] || args+=(-drive "file=$disk,if=virtio,format=raw,snapshot=$disk_mode")
+	# UEFI: OVMF boots systemd-boot and the kernel from an ESP disk added
+	# at PCI slot 0x10, after the others (the root disk stays /dev/vda); BIOS: SeaBIOS and
+	# QEMU's own kernel loader, no firmware event log.
+	if [ "$firmware" = bios ]; then
+		args+=(-machine pc -kernel "$kernel" -append "$cmdline")
+		[ -z "$initrd" ] || args+=(-initrd "$initrd")
+	else
+		uefi_esp "$g" "$firmware" "$kernel" "$initrd" "$cmdline"
+		mapfile -t uefi < <("$LAB_ROOT/deploy/lab/uefi.sh" qemu-args \
+		    "$g/vars.fd" "$g/esp.img")
+	fi
 	for d in ${drives[@]+"${drives[@]}"}; do
 		[ -f "$d" ] || die "--drive $d: no such file"
 		case "$d" in
@@ -282,6 +319,7 @@ cmd_start() {
 	# shellcheck disable=SC2054
 	[ -z "$share" ] || args+=(-fsdev "local,id=share0,path=$share,security_model=none"
 	    -device virtio-9p-pci,fsdev=share0,mount_tag=results)
+	args+=(${uefi[@]+"${uefi[@]}"})
 	printf '%q ' qemu-system-x86_64 "${args[@]}" >"$g/qemu.cmd"
 	ip netns exec "$NS" qemu-system-x86_64 "${args[@]}" 2>"$g/qemu.err" ||
 		die "qemu failed to start: $(cat "$g/qemu.err")"
