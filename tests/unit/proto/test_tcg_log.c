@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../fixture.h"
 #include "eventlog_build.h"
 #include "tcg_log.h"
 
@@ -348,6 +349,102 @@ static void test_compare(void **state)
 			 IMT_ERR_MALFORMED);
 }
 
+static const char *const eventlog_fixtures[] = {
+	"patched-sb", "patched-nosb",
+};
+
+#define REAL_PCRS 0x13ffu	/* PCRs 0-9 and 12: what the boot extends */
+
+static void load_real(const char *name, uint8_t **log, size_t *len,
+		      struct pcr_set *quoted, const char *bank)
+{
+	char rel[256];
+	uint8_t *text;
+	size_t tlen;
+
+	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements",
+		 name);
+	*log = fixture_read(rel, len);
+	snprintf(rel, sizeof(rel), "eventlog/%s/pcrs-%s", name, bank);
+	text = fixture_read(rel, &tlen);
+	pcr_set_init(quoted, hash_algo_bank(bank));
+	assert_int_equal(pcr_set_parse_text(quoted, (const char *)text, tlen,
+					    NULL), IMT_OK);
+	free(text);
+}
+
+/* Each real log replays to the PCRs its TPM showed, in both banks. */
+static void test_real_logs_replay(void **state)
+{
+	static const char *const banks[] = { "sha1", "sha256" };
+	struct pcr_set replayed, quoted;
+	struct imt_error err;
+	size_t i, j, len;
+	uint8_t *log;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < 2; j++) {
+			load_real(eventlog_fixtures[i], &log, &len, &quoted,
+				  banks[j]);
+			pcr_set_init(&replayed, hash_algo_bank(banks[j]));
+			assert_int_equal(tcg_log_replay(log, len, &replayed, 1,
+							&err), IMT_OK);
+			if (tcg_pcrs_compare(&replayed, &quoted,
+					     REAL_PCRS & quoted.present, NULL,
+					     &err) != IMT_OK)
+				fail_msg("%s: %s", eventlog_fixtures[i],
+					 err.msg);
+			free(log);
+		}
+	}
+}
+
+/* Flipping any bit of any extended digest of PCRs 0-9 breaks the compare. */
+static void test_real_logs_every_bit(void **state)
+{
+	struct pcr_set replayed, quoted;
+	struct tcg_log log;
+	struct tcg_event ev;
+	size_t i, k, len, flips = 0;
+	uint8_t *buf, *d;
+	int bit, bad;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		load_real(eventlog_fixtures[i], &buf, &len, &quoted, "sha256");
+		assert_int_equal(tcg_log_open(&log, buf, len, NULL), IMT_OK);
+		while (!tcg_log_done(&log)) {
+			assert_int_equal(tcg_log_next(&log, &ev, NULL), IMT_OK);
+			if (ev.type == EV_NO_ACTION || ev.pcr > 9)
+				continue;
+			d = (uint8_t *)tcg_event_digest(&ev, 0x000b);
+			for (k = 0; k < 32; k++) {
+				for (bit = 0; bit < 8; bit++) {
+					d[k] ^= (uint8_t)(1 << bit);
+					pcr_set_init(&replayed,
+						     hash_algo_bank("sha256"));
+					assert_int_equal(tcg_log_replay(buf, len,
+									&replayed,
+									1, NULL),
+							 IMT_OK);
+					assert_int_equal(tcg_pcrs_compare(&replayed,
+									  &quoted,
+									  0x3ff,
+									  &bad,
+									  NULL),
+							 IMT_ERR_MISMATCH);
+					assert_int_equal(bad, (int)ev.pcr);
+					d[k] ^= (uint8_t)(1 << bit);
+					flips++;
+				}
+			}
+		}
+		free(buf);
+	}
+	assert_true(flips > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +458,8 @@ int main(void)
 		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_replay_rules),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_real_logs_replay),
+		cmocka_unit_test(test_real_logs_every_bit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
