@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_boot_log_json.c - the decoded and CEL JSON views of an event log:
+ * names the CLI relies on, unknown and undecodable events shown, not
+ * dropped, attacker bytes kept valid UTF-8, real logs whole.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../fixture.h"
+#include "../proto/eventlog_build.h"
+#include "boot_log_json.h"
+#include "tcg_log.h"
+
+static struct elb b, d;
+
+static json_t *event_at(json_t *doc, size_t i)
+{
+	return json_array_get(json_object_get(doc, "events"), i);
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static void test_decoded_shape(void **state)
+{
+	static const uint8_t bad16[] = { 0x00, 0xd8, 'x', 0, 0, 0 };
+	struct imt_error err;
+	json_t *doc, *ev, *spec;
+	char *text;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, bad16, sizeof(bad16));
+	elb_event(&b, 1, 0x13371337, "\xff\xfe", 2);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, "short", 5);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_global, "SecureBoot", "\1", 1);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf, (uint32_t)d.len);
+	elb_separator(&b, 4, 1);
+	doc = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	assert_non_null(doc);
+	spec = json_object_get(doc, "spec");
+	assert_string_equal(str_of(spec, "version"), "2.0");
+	assert_int_equal(json_integer_value(json_object_get(spec, "uintn_size")),
+			 2);
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(spec, "banks"), 1)),
+			    "sha256");
+	assert_int_equal(json_array_size(json_object_get(doc, "events")), 6);
+	ev = event_at(doc, 1);
+	/* A lone surrogate: U+FFFD, and the JSON stays valid. */
+	assert_string_equal(str_of(json_object_get(ev, "data"), "text"),
+			    "\xef\xbf\xbdx");
+	ev = event_at(doc, 2);
+	assert_string_equal(str_of(ev, "type_name"), "0x13371337");
+	assert_string_equal(str_of(ev, "data_hex"), "fffe");
+	assert_string_equal(str_of(ev, "description"),
+			    "no decoder for this event type");
+	assert_int_equal(json_integer_value(json_object_get(ev, "size")), 2);
+	assert_non_null(str_of(json_object_get(ev, "digests"), "sha1"));
+	ev = event_at(doc, 3);
+	assert_string_equal(str_of(ev, "data_hex"), "73686f7274");
+	assert_non_null(strstr(str_of(ev, "description"), "undecodable: "));
+	assert_null(json_object_get(ev, "data"));
+	ev = event_at(doc, 4);
+	assert_string_equal(str_of(ev, "description"), "SecureBoot = 1");
+	assert_true(json_is_true(json_object_get(json_object_get(doc, "facts"),
+						 "secure_boot")));
+	ev = json_object_get(json_object_get(doc, "facts"), "flags");
+	assert_string_equal(json_string_value(json_array_get(ev, 0)),
+			    "separator_error");
+	assert_non_null(str_of(json_object_get(json_object_get(doc, "pcrs"),
+					       "sha256"), "9"));
+	text = json_dumps(doc, 0);
+	assert_non_null(text);
+	free(text);
+	json_decref(doc);
+}
+
+static void test_cel(void **state)
+{
+	struct imt_error err;
+	json_t *doc, *rec, *dg, *content;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 4, EV_EFI_ACTION, "go", 2);
+	doc = boot_log_json(b.buf, b.len, BOOT_LOG_CEL, &err);
+	assert_non_null(doc);
+	assert_int_equal(json_array_size(doc), 2);
+	rec = json_array_get(doc, 1);
+	assert_int_equal(json_integer_value(json_object_get(rec, "recnum")), 1);
+	assert_int_equal(json_integer_value(json_object_get(rec, "pcr")), 4);
+	assert_string_equal(str_of(rec, "content_type"), "pcclient_std");
+	dg = json_array_get(json_object_get(rec, "digests"), 1);
+	assert_string_equal(str_of(dg, "hashAlg"), "sha256");
+	assert_int_equal(strlen(str_of(dg, "digest")), 64);
+	assert_string_equal(str_of(json_array_get(json_object_get(rec,
+								  "digests"),
+						  0), "hashAlg"), "sha1");
+	content = json_object_get(rec, "content");
+	assert_int_equal(json_integer_value(json_object_get(content,
+							    "event_type")),
+			 EV_EFI_ACTION);
+	assert_string_equal(str_of(content, "event_data"), "Z28=");
+	json_decref(doc);
+}
+
+static void test_bad_log(void **state)
+{
+	struct imt_error err;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 4, EV_EFI_ACTION, "go", 2);
+	assert_null(boot_log_json(b.buf, b.len - 1, BOOT_LOG_DECODED, &err));
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	assert_null(boot_log_json(b.buf, b.len - 1, BOOT_LOG_CEL, &err));
+	assert_null(boot_log_json(b.buf, 10, BOOT_LOG_DECODED, &err));
+}
+
+static void test_real_log(void **state)
+{
+	struct imt_error err;
+	json_t *doc, *facts, *evs, *ev;
+	uint8_t *log;
+	size_t len, i, apps = 0, nevents;
+	char *text;
+
+	(void)state;
+	log = fixture_read("eventlog/patched-sb/binary_bios_measurements",
+			   &len);
+	doc = boot_log_json(log, len, BOOT_LOG_DECODED, &err);
+	assert_non_null(doc);
+	evs = json_object_get(doc, "events");
+	for (i = 0; i < json_array_size(evs); i++) {
+		ev = json_array_get(evs, i);
+		if (json_object_get(ev, "data_hex") &&
+		    json_integer_value(json_object_get(ev, "type")) !=
+			    EV_NO_ACTION)
+			fail_msg("event %zu undecoded: %s", i,
+				 str_of(ev, "description"));
+		if (json_integer_value(json_object_get(ev, "type")) ==
+		    EV_EFI_BOOT_SERVICES_APPLICATION)
+			apps++;
+	}
+	assert_int_equal(apps, 2);
+	facts = json_object_get(doc, "facts");
+	assert_true(json_is_true(json_object_get(facts, "secure_boot")));
+	assert_int_equal(json_array_size(json_object_get(facts, "db")), 1);
+	assert_int_equal(json_array_size(json_object_get(facts,
+							 "applications")), 2);
+	assert_non_null(strstr(str_of(facts, "cmdline"), "console=ttyS0"));
+	text = json_dumps(doc, 0);
+	assert_non_null(text);
+	free(text);
+	nevents = json_array_size(evs);
+	json_decref(doc);
+	doc = boot_log_json(log, len, BOOT_LOG_CEL, &err);
+	assert_non_null(doc);
+	assert_int_equal(json_array_size(doc), nevents);
+	json_decref(doc);
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decoded_shape),
+		cmocka_unit_test(test_cel),
+		cmocka_unit_test(test_bad_log),
+		cmocka_unit_test(test_real_log),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

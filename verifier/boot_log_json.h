@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * boot_log_json.h - a firmware event log as JSON: decoded for people and
+ * the CLI (`imatrust machine ID boot-log`), or in the TCG Canonical Event
+ * Log (CEL) JSON encoding for other tools.
+ *
+ * Decoded:
+ *	{"spec": {"version": "2.0", "uintn_size": N, "banks": ["sha1", ..]},
+ *	 "events": [{"index", "pcr", "type", "type_name", "digests":
+ *		     {"sha256": "hex", ..}, "size", "description", "data": {..}
+ *		     or "data_hex": first BOOT_LOG_DATA_HEX_MAX bytes}],
+ *	 "pcrs": {"sha256": {"0": "hex", .., "9": "hex", ..}, ..},
+ *	 "facts": {"secure_boot": true|false|null, "pk"/"kek"/"db"/"dbx":
+ *		   [{"sha256", "type", "cn"}], "authorities": [..],
+ *		   "applications": [{"index", "pcr", "digests", "path"}],
+ *		   "cmdline": "..."|null, "load_options_sha256": "hex"|null,
+ *		   "separators": [PCR, ..], "flags": ["after_separator", ..]}}
+ * CEL (TCG Canonical Event Log Format 1.0, JSON, pcclient_std content):
+ *	[{"recnum": N, "pcr": N, "digests": [{"hashAlg": "sha256",
+ *	  "digest": "hex"}], "content_type": "pcclient_std",
+ *	  "content": {"event_type": N, "event_data": "base64"}}, ..]
+ * Every string is valid UTF-8 whatever the log holds.
+ */
+#ifndef IMATRUST_BOOT_LOG_JSON_H
+#define IMATRUST_BOOT_LOG_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "result.h"
+
+#define BOOT_LOG_DECODED 0u		/* the decoded view (default) */
+#define BOOT_LOG_CEL 1u			/* TCG CEL JSON records */
+#define BOOT_LOG_DATA_HEX_MAX 256	/* bytes shown of undecodable data */
+#define BOOT_LOG_DESC_MAX 512		/* bytes of one description */
+
+/**
+ * boot_log_json() - the log in @buf as JSON.
+ * @buf: a TCG crypto-agile event log
+ * @len: bytes in @buf
+ * @flags: BOOT_LOG_DECODED or BOOT_LOG_CEL
+ * @err: filled on failure
+ * Event data that does not decode is shown as "data_hex" with the reason
+ * in "description"; only a log that does not parse is an error.
+ * Return: a new reference (json_decref() it), or NULL with @err filled:
+ * a malformed or unsupported log, IMT_ERR_INTERNAL when memory runs out.
+ */
+json_t *boot_log_json(const uint8_t *buf, size_t len, unsigned flags,
+		      struct imt_error *err);
+
+#endif /* IMATRUST_BOOT_LOG_JSON_H */
