@@ -141,6 +141,10 @@ static enum imt_result parse_headers(const uint8_t *buf, size_t len,
 	l->checksum = (size_t)opt + OPT_CHECKSUM;
 	l->has_cert_dir = nrva > DIR_SECURITY;
 	l->cert_dir = (size_t)(nrva_off + 4) + DIR_SECURITY * DATA_DIR_SIZE;
+	*sec_table = (size_t)(opt + opt_size);
+	if ((uint64_t)*sec_table + (uint64_t)l->info.sections * SECTION_SIZE >
+	    len)
+		return truncated(err, len, *sec_table, "section table");
 	l->size_of_headers = get32(buf + opt + OPT_SIZE_OF_HEADERS);
 	need = l->has_cert_dir ? l->cert_dir + DATA_DIR_SIZE : l->checksum + 4;
 	if (l->size_of_headers < need || l->size_of_headers > len)
@@ -149,10 +153,6 @@ static enum imt_result parse_headers(const uint8_t *buf, size_t len,
 				     "SizeOfHeaders %zu out of range (%llu to %zu)",
 				     l->size_of_headers,
 				     (unsigned long long)need, len);
-	*sec_table = (size_t)(opt + opt_size);
-	if ((uint64_t)*sec_table + (uint64_t)l->info.sections * SECTION_SIZE >
-	    len)
-		return truncated(err, len, *sec_table, "section table");
 	return IMT_OK;
 }
 
