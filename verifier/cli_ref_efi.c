@@ -73,7 +73,7 @@ static int add_file(struct import_efi *imp, const char *path, json_t *files)
 		return -1;
 	if (import_efi_add(imp, path, (const uint8_t *)data, len,
 			   &err) != IMT_OK) {
-		cli_warnx("%s: %s", path, err.msg);
+		cli_warnx("%s", err.msg);
 		goto out;
 	}
 	b64 = malloc(B64_ENCODED_LEN(len) + 1);
