@@ -114,9 +114,41 @@ static int db_wal(struct db *db, struct imt_error *err)
 	return 0;
 }
 
+/*
+ * A migration carrying this line rebuilds a table others reference
+ * (SQLite's twelve-step ALTER): it runs with foreign keys off, which can
+ * only change outside a transaction, and they are checked before commit.
+ */
+#define DB_MIGRATION_FK_OFF "\n-- imatrust-migration: foreign_keys off\n"
+
+static int count_row(void *arg, int n, char **v, char **names)
+{
+	(void)n;
+	(void)v;
+	(void)names;
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* Fail unless PRAGMA foreign_key_check finds nothing. */
+static int db_fk_check(struct db *db, const struct db_migration *m,
+		       struct imt_error *err)
+{
+	int rows = 0;
+
+	if (sqlite3_exec(db->sql, "PRAGMA foreign_key_check", count_row,
+			 &rows, NULL) != SQLITE_OK)
+		return db_fail(db, err, m->name);
+	if (rows == 0)
+		return 0;
+	imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+		      "%s left %d foreign key violations", m->name, rows);
+	return -1;
+}
+
 /* Apply migration @m inside one transaction; the caller checked order. */
-static int db_migrate_one(struct db *db, const struct db_migration *m,
-			  struct imt_error *err)
+static int db_migrate_txn(struct db *db, const struct db_migration *m,
+			  int fk_off, struct imt_error *err)
 {
 	int64_t version;
 	int rc = -1;
@@ -140,6 +172,8 @@ static int db_migrate_one(struct db *db, const struct db_migration *m,
 		db_fail(db, err, m->name);
 		goto out;
 	}
+	if (fk_off && db_fk_check(db, m, err) < 0)
+		goto out;
 	if (db_int_query(db, sql_user_version, &version, err) < 0)
 		goto out;
 	if (version != m->version) {
@@ -151,6 +185,22 @@ static int db_migrate_one(struct db *db, const struct db_migration *m,
 	return db_commit(db, err);
 out:
 	db_rollback(db);
+	return rc;
+}
+
+static int db_migrate_one(struct db *db, const struct db_migration *m,
+			  struct imt_error *err)
+{
+	int fk_off = strstr(m->sql, DB_MIGRATION_FK_OFF) != NULL;
+	int rc;
+
+	if (fk_off && sqlite3_exec(db->sql, "PRAGMA foreign_keys = OFF", NULL,
+				   NULL, NULL) != SQLITE_OK)
+		return db_fail(db, err, m->name);
+	rc = db_migrate_txn(db, m, fk_off, err);
+	if (fk_off && sqlite3_exec(db->sql, "PRAGMA foreign_keys = ON", NULL,
+				   NULL, NULL) != SQLITE_OK)
+		return db_fail(db, err, m->name);
 	return rc;
 }
 

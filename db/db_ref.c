@@ -20,6 +20,7 @@ static const char *const source_kinds[] = {
 	[DB_SOURCE_DEB] = "deb",
 	[DB_SOURCE_GOLDEN_LIST] = "golden-list",
 	[DB_SOURCE_KEYLIME] = "keylime",
+	[DB_SOURCE_EFI] = "efi",
 };
 
 #define SOURCE_KIND_COUNT (sizeof(source_kinds) / sizeof(source_kinds[0]))

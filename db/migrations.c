@@ -433,6 +433,62 @@ static const char migration_0006[] =
 	"PRAGMA user_version = 6;\n"
 	;
 
+static const char migration_0007[] =
+	"-- 0007_reserved.sql - placeholder on branch w12-pe for the migration\n"
+	"-- another branch adds as 0007 (boot_logs); dropped when they merge.\n"
+	"PRAGMA user_version = 7;\n"
+	;
+
+static const char migration_0008[] =
+	"-- 0008_efi.sql - EFI applications as references: sources of kind 'efi'\n"
+	"-- (imatrust ref import-efi) hold the Authenticode digests of boot\n"
+	"-- loaders, kernels and UKIs, by file name, in efi_digests. They are apart\n"
+	"-- from refs: firmware measures an image hash, not a file hash of a path,\n"
+	"-- so an IMA record can never be \"known\" through them.\n"
+	"--\n"
+	"-- sources is rebuilt to widen its kind CHECK, which SQLite cannot alter\n"
+	"-- (its twelve-step procedure). The marker below makes db.c run this with\n"
+	"-- foreign keys off, so dropping the old table cascades nowhere, and check\n"
+	"-- them before the commit; refs, keys and source_rules keep their source\n"
+	"-- ids, which are copied unchanged.\n"
+	"-- imatrust-migration: foreign_keys off\n"
+	"CREATE TABLE sources_new (\n"
+	"\tid\t\tINTEGER PRIMARY KEY,\n"
+	"\tkind\t\tTEXT NOT NULL CHECK (kind IN\n"
+	"\t\t\t('dir-tree', 'deb', 'golden-list', 'keylime', 'efi')),\n"
+	"\tname\t\tTEXT NOT NULL,\n"
+	"\timported_at\tINTEGER NOT NULL,\n"
+	"\tgeneration\tINTEGER NOT NULL DEFAULT 0,\n"
+	"\tpackage\t\tTEXT,\n"
+	"\tversion\t\tTEXT,\n"
+	"\tarch\t\tTEXT,\n"
+	"\tcontent_sha256\tBLOB,\n"
+	"\tretire_at\tINTEGER,\n"
+	"\tUNIQUE (kind, name)\n"
+	") STRICT;\n"
+	"INSERT INTO sources_new (id, kind, name, imported_at, generation, package,\n"
+	"\t\t\t version, arch, content_sha256, retire_at)\n"
+	"\tSELECT id, kind, name, imported_at, generation, package, version,\n"
+	"\t       arch, content_sha256, retire_at FROM sources;\n"
+	"DROP TABLE sources;\n"
+	"ALTER TABLE sources_new RENAME TO sources;\n"
+	"CREATE INDEX sources_package ON sources(package, arch) WHERE package IS NOT NULL;\n"
+	"CREATE INDEX sources_retire ON sources(retire_at) WHERE retire_at IS NOT NULL;\n"
+	"\n"
+	"-- One digest of one EFI file of an 'efi' source, per bank algorithm.\n"
+	"CREATE TABLE efi_digests (\n"
+	"\tsource_id\tINTEGER NOT NULL REFERENCES sources(id)\n"
+	"\t\t\tON DELETE CASCADE,\n"
+	"\talgo\t\tTEXT NOT NULL,\n"
+	"\tdigest\t\tBLOB NOT NULL,\n"
+	"\tfile_name\tTEXT NOT NULL,\n"
+	"\tPRIMARY KEY (source_id, algo, digest)\n"
+	") STRICT, WITHOUT ROWID;\n"
+	"CREATE INDEX efi_digests_digest ON efi_digests(algo, digest);\n"
+	"\n"
+	"PRAGMA user_version = 8;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -440,6 +496,8 @@ const struct db_migration db_migrations[] = {
 	{ 4, "0004_rejudge", migration_0004 },
 	{ 5, "0005_identity", migration_0005 },
 	{ 6, "0006_policies", migration_0006 },
+	{ 7, "0007_reserved", migration_0007 },
+	{ 8, "0008_efi", migration_0008 },
 };
 
 const size_t db_migration_count =

@@ -42,6 +42,8 @@ int cli_ref_import_list(int argc, char **argv);
 int cli_ref_import_keylime(int argc, char **argv);
 int cli_ref_export_keylime(int argc, char **argv);
 int cli_ref_retire(int argc, char **argv);
+/* cli_ref_efi.c: EFI applications' Authenticode digests */
+int cli_ref_import_efi(int argc, char **argv);
 /* cli_policy.c: named policies over the REST API */
 int cli_policy_main(int argc, char **argv);
 

@@ -660,6 +660,8 @@ static const struct cli_command ref_commands[] = {
 	  "import a golden measurement list proven by its PCRs" },
 	{ "import-keylime", cli_ref_import_keylime,
 	  "import a Keylime runtime policy" },
+	{ "import-efi", cli_ref_import_efi,
+	  "import EFI applications' Authenticode digests" },
 	{ "export-keylime", cli_ref_export_keylime,
 	  "write a policy as a Keylime runtime policy" },
 	{ "retire", cli_ref_retire,

@@ -58,6 +58,8 @@ const struct http_route verifier_routes[] = {
 	  OPERATOR },
 	{ "POST", "/v1/references/keylime", route_import_keylime,
 	  REFS_BODY_MAX, OPERATOR },
+	{ "POST", "/v1/references/efi", route_import_efi, REFS_BODY_MAX,
+	  OPERATOR },
 	{ "POST", "/v1/references/retire", route_import_retire,
 	  IDENTITY_BODY_MAX, OPERATOR },
 	{ "GET", "/v1/policies/{}/keylime", route_export_keylime, 0,

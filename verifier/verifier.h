@@ -148,5 +148,8 @@ void route_import_retire(void *ctx, const struct http_request *req,
 			 struct http_response *res);
 void route_export_keylime(void *ctx, const struct http_request *req,
 			  struct http_response *res);
+/* route_efi.c: EFI applications' Authenticode digests */
+void route_import_efi(void *ctx, const struct http_request *req,
+		      struct http_response *res);
 
 #endif /* IMATRUST_VERIFIER_H */

@@ -224,6 +224,11 @@ static const struct {
 	  "{\"v\":1,\"cert\":\"x\"}", 0, 401 },
 	{ route_keys_delete, "DELETE", "/v1/keys/x", "x", NULL, 1, 404 },
 	{ route_keys_delete, "DELETE", "/v1/keys/x", "x", NULL, 0, 401 },
+	{ route_import_efi, "POST", "/v1/references/efi", NULL,
+	  "{\"v\":1,\"files\":[{\"name\":\"a.efi\",\"data\":\"TVo=\"}]}", 1,
+	  400 },
+	{ route_import_efi, "POST", "/v1/references/efi", NULL, "{}", 0,
+	  401 },
 };
 
 static void test_answers_match(void **state)
