@@ -13,59 +13,44 @@
 # killed on every exit path; logs are shown on failure.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/integration/swtpm-lib.sh
-. "$here/swtpm-lib.sh"
-root=$SWTPM_LIB_ROOT
-bin=${IMATRUST_BIN:-$root/build/bin}
-
-for tool in swtpm swtpm_setup swtpm_localca openssl python3 tpm2_pcrextend \
-	sqlite3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
-mux=$(tool_path tpm_mux) || exit 1
-kern=$(tool_path fake_kernel) || exit 1
+. "$(dirname "$0")/swtpm-lib.sh"
+here=$SWTPM_LIB_ROOT/tests/integration
+require_tools swtpm swtpm_setup swtpm_localca openssl python3 \
+	tpm2_pcrextend tpm2_pcrread sqlite3
+swtpm_test_setup
 for b in imatrust-agent imatrust-verifier imatrust; do
 	[ -x "$bin/$b" ] || bail "no $bin/$b: run make first"
 done
-
-tmp=$(mktemp -d)
 AGENT_PID=
-VERIFIER_PID=
-MUX_PID=
 failures=0
-cleanup() {
-	local p
-	for p in $AGENT_PID $VERIFIER_PID $MUX_PID; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+on_exit() {
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
 	swtpm_stop
 	if [ "$failures" -gt 0 ]; then
 		for f in "$tmp"/*.log; do
 			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
 		done
 	fi
-	rm -rf "$tmp"
+	swtpm_test_cleanup
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap on_exit EXIT
 fail() { failures=$((failures + 1)); not_ok "$@"; }
 
-# wait_for SECONDS FILE REGEX: FILE gets a line matching REGEX in time
-wait_for() {
-	local i
-	for i in $(seq $(($1 * 10))); do
-		grep -qE -- "$3" "$2" 2>/dev/null && return 0
+# within SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.1 s)
+within() {
+	local n=$(($1 * 10))
+	shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
+has() { grep -qE -- "$2" "$1"; }
 count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
 q() { sqlite3 "$tmp/verifier.db" "$1"; }
+is() { [ "$(q "$1")" = "$2" ]; }
+more_than() { [ "$(count "$1" "$2")" -gt "$3" ]; }
 
 # --- PKI ------------------------------------------------------------------
 ca="$tmp/ekca"
@@ -108,15 +93,11 @@ export IMATRUST_BOOT_AGGREGATE
 swtpm_port=${TPM2TOOLS_TCTI##*port=}
 mux_port=$(swtpm_free_ports)
 "$mux" "$mux_port" "$swtpm_port" >"$tmp/mux.log" 2>&1 &
-MUX_PID=$!
+pids+=($!)
 tcti="swtpm:host=127.0.0.1,port=$mux_port"
 list="$tmp/binary_runtime_measurements"
 : >"$list"
-for _ in $(seq 50); do
-	IMATRUST_TCTI=$tcti "$kern" "$list" boot >"$tmp/kernel.log" 2>&1 &&
-		break
-	sleep 0.1
-done
+within 5 env IMATRUST_TCTI="$tcti" "$kern" "$list" boot >"$tmp/kernel.log"
 [ -s "$list" ] || bail "fake kernel wrote no boot_aggregate" "$tmp/kernel.log"
 
 # --- verifier and an operator token ---------------------------------------
@@ -134,8 +115,8 @@ EOC
 	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
 "$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" >>"$tmp/verifier.log" \
 	2>&1 &
-VERIFIER_PID=$!
-wait_for 10 "$tmp/verifier.log" "listening on" ||
+pids+=($!)
+within 10 has "$tmp/verifier.log" "listening on" ||
 	bail "verifier does not listen" "$tmp/verifier.log"
 export IMATRUST_URL=https://127.0.0.1:$vport IMATRUST_CA=$tmp/tls-cert.pem
 export IMATRUST_TOKEN_FILE=$tmp/token
@@ -167,15 +148,11 @@ stop_agent() {
 
 start_agent
 size=$(stat -c %s "$blog")
-if wait_for 20 "$tmp/agent.log" "firmware event log .*: $size bytes"; then
+if within 20 has "$tmp/agent.log" "firmware event log .*: $size bytes"; then
 	ok "the agent reads the firmware event log ($size bytes)"
 else fail "the agent reads the firmware event log ($size bytes)"; fi
-for _ in $(seq 100); do
-	[ "$(q "select count(*) from boot_logs" 2>/dev/null)" = 1 ] && break
-	sleep 0.2
-done
-if wait_for 20 "$tmp/agent.log" "evidence: .*firmware event log" &&
-   [ "$(q "select count(*) from boot_logs")" = 1 ]; then
+if within 20 has "$tmp/agent.log" "evidence: .*firmware event log" &&
+   within 20 is "select count(*) from boot_logs" 1; then
 	ok "the agent sends it and the verifier stores it for the boot"
 else fail "the agent sends it and the verifier stores it for the boot"; fi
 cli machine --json boot-1 >"$tmp/detail.json" 2>"$tmp/cli.log"
@@ -212,13 +189,8 @@ else fail "the machine is judged ($state), not failed"; fi
 sent=$(count "$tmp/agent.log" "evidence: .*firmware event log")
 stop_agent
 start_agent
-for _ in $(seq 100); do
-	[ "$(count "$tmp/agent.log" "evidence: .*firmware event log")" -gt \
-		"$sent" ] && break
-	sleep 0.2
-done
-sleep 2
-if [ "$(count "$tmp/agent.log" "evidence: .*firmware event log")" -gt "$sent" ] &&
+if within 20 more_than "$tmp/agent.log" "evidence: .*firmware event log" \
+	"$sent" && sleep 2 &&
    [ "$(q "select count(*) from boot_logs")" = 1 ] &&
    [ "$(q "select state from machines where id = 'boot-1'")" = "$state" ]
 then ok "a restarted agent sends the log again: stored once, state kept"
@@ -235,12 +207,7 @@ else fail "heartbeats do not carry the log once the verifier has it"; fi
 stop_agent
 python3 "$here/gen-boot-log.py" "$blog" "other firmware" >/dev/null
 start_agent
-for _ in $(seq 100); do
-	[ "$(q "select state from machines where id = 'boot-1'")" = failed ] &&
-		break
-	sleep 0.2
-done
-if [ "$(q "select state from machines where id = 'boot-1'")" = failed ] &&
+if within 20 is "select state from machines where id = 'boot-1'" failed &&
    q "select state_reason from machines where id = 'boot-1'" |
 	grep -q "changed within one boot"; then
 	ok "another log for the same boot: failed, the reason says why"

@@ -721,6 +721,17 @@ enum imt_result __wrap_boot_check_evidence(const uint8_t *log, size_t len,
 	return IMT_ERR_MISMATCH;
 }
 
+/* Evidence of a v2 agent carrying @log (NULL: none). */
+static struct wire_evidence *sm_v2(struct sm *m, uint8_t *log, size_t len)
+{
+	struct wire_evidence *ev = sm_evidence(m, NULL, 0);
+
+	ev->version = 2;
+	if (log != NULL)
+		ev->boot_log = (struct wire_blob){ log, len };
+	return ev;
+}
+
 static void test_boot_log(void **state)
 {
 	struct tv *t = tv_new();
@@ -744,14 +755,11 @@ static void test_boot_log(void **state)
 	assert_string_equal(ans.verdict.boot_log, "");
 	assert_int_equal(boot_check_calls, 0);
 	/* a v2 agent without a log: asked for it */
-	ev = sm_evidence(&m, NULL, 0);
-	ev->version = 2;
+	ev = sm_v2(&m, NULL, 0);
 	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 1, &ans), ENGINE_OK);
 	assert_string_equal(ans.verdict.boot_log, "wanted");
 	/* it sends it: checked against the quote, stored, not asked again */
-	ev = sm_evidence(&m, NULL, 0);
-	ev->version = 2;
-	ev->boot_log = (struct wire_blob){ log, sizeof(log) };
+	ev = sm_v2(&m, log, sizeof(log));
 	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 2, &ans), ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_string_equal(ans.verdict.boot_log, "");
@@ -760,9 +768,7 @@ static void test_boot_log(void **state)
 				       "boots b ON b.id = l.boot_id WHERE "
 				       "b.machine_id = ?1", "m1"), 1);
 	/* the same log again (an agent restart): a no-op */
-	ev = sm_evidence(&m, NULL, 0);
-	ev->version = 2;
-	ev->boot_log = (struct wire_blob){ log, sizeof(log) };
+	ev = sm_v2(&m, log, sizeof(log));
 	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 3, &ans), ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "trusted");
 	/* later evidence without it: checked against the stored log */
@@ -782,9 +788,7 @@ static void test_boot_log(void **state)
 	m.pcrs.value[0][0] ^= 1;
 	assert_string_equal(sm_round(t, &m, TV_NOW + 6), "trusted");
 	/* another log for the same boot: failed, the first one stays */
-	ev = sm_evidence(&m, NULL, 0);
-	ev->version = 2;
-	ev->boot_log = (struct wire_blob){ other, sizeof(other) };
+	ev = sm_v2(&m, other, sizeof(other));
 	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 7, &ans), ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "failed");
 	assert_string_equal(ans.verdict.boot_log, "");
@@ -798,15 +802,12 @@ static void test_boot_log(void **state)
 	m.reset++;
 	sm_boot_fresh(&m);
 	sm_measure(&m, NULL, NULL);
-	ev = sm_evidence(&m, NULL, 0);
-	ev->version = 2;
+	ev = sm_v2(&m, NULL, 0);
 	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 8, &ans), ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_string_equal(ans.verdict.boot_log, "wanted");
 	/* and the old boot's log is not taken as this one's */
-	ev = sm_evidence(&m, NULL, 0);
-	ev->version = 2;
-	ev->boot_log = (struct wire_blob){ other, sizeof(other) };
+	ev = sm_v2(&m, other, sizeof(other));
 	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 9, &ans), ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_string_equal(ans.verdict.boot_log, "");
