@@ -255,6 +255,9 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGEN
 # The engine's tests make quotes with software AKs, as the benchmark does.
 $(BUILD)/tests/unit/verifier/test_engine.o: CFLAGS += -Itests/bench
 $(BUILD)/tests/unit/verifier/test_engine: $(BUILD)/tests/bench/soft_ak.o
+# ... and stand in for the measured-boot check to see what it is given.
+$(BUILD)/tests/unit/verifier/test_engine: LDFLAGS += \
+	-Wl,--wrap=boot_check_evidence
 
 # agent_tpm_check wraps Esys_Quote to extend a PCR just before the quote.
 $(BUILD)/tests/tools/agent_tpm_check: LDFLAGS += -Wl,--wrap=Esys_Quote

@@ -22,6 +22,7 @@
 #include "agent.h"
 #include "backoff.h"
 #include "client.h"
+#include "file.h"
 #include "hash_algo.h"
 #include "ima_list.h"
 #include "list_follow.h"
@@ -75,6 +76,12 @@ struct agent {
 	int pend_full;
 	uint64_t last_sent_ms;	/* monotonic time of the last evidence */
 	int retry_soon;		/* records wait that the last quote missed */
+
+	/* the firmware event log, read once at start; NULL: none to send */
+	char *boot_log;
+	size_t boot_log_len;
+	int boot_log_due;	/* send it with the next evidence: the first
+				 * of this start or enrolment, or wanted */
 };
 
 static uint64_t agent_now_ms(void)
@@ -311,6 +318,10 @@ static enum agent_step agent_take_verdict(struct agent *a,
 	snprintf(a->state, sizeof(a->state), "%s", v.state);
 	agent_status("verdict %s, next_index %" PRIu64, v.state,
 		      v.next_index);
+	if (strcmp(v.boot_log, "wanted") == 0 && a->boot_log != NULL) {
+		log_debug("verdict: the firmware event log is wanted");
+		a->boot_log_due = 1;
+	}
 	wire_free(WIRE_VERDICT, &v);
 	backoff_reset(&a->backoff);
 	a->synced = 1;
@@ -390,6 +401,7 @@ static enum agent_step agent_activate(struct agent *a,
 	if (re != RULES_GO_ON)
 		return agent_react(a, re, STEP_ENROLL);
 	log_info("enrolled as '%s'", a->cfg->id);
+	a->boot_log_due = a->boot_log != NULL;
 	return agent_take_verdict(a, &r);
 }
 
@@ -465,6 +477,7 @@ static enum agent_step agent_round(struct agent *a)
 	enum agent_step next;
 	enum tpm_status st;
 	uint64_t first, count;
+	int carry_log;
 	char *json;
 
 	if (a->nonce_len == 0 || rules_nonce_stale(a->nonce_got_ms,
@@ -496,7 +509,16 @@ static enum agent_step agent_round(struct agent *a)
 	ev.quote = (struct wire_blob){ q.attest, q.attest_len };
 	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
 	ev.pcrs = q.pcrs;
-	if (a->synced) {
+	ev.version = WIRE_VERSION;
+	carry_log = a->boot_log_due && a->boot_log != NULL;
+	if (carry_log)
+		ev.boot_log = (struct wire_blob){ (uint8_t *)a->boot_log,
+						  a->boot_log_len };
+	if (a->synced && carry_log &&
+	    a->pend_len > WIRE_RECORDS_MAX - a->boot_log_len) {
+		/* log and records share WIRE_RECORDS_MAX: records next time */
+		ev.first_index = a->pend_first;
+	} else if (a->synced) {
 		ev.first_index = a->pend_first;
 		ev.records = (struct wire_blob){ a->pend, a->pend_len };
 		/* the list goes on past this message: the verifier holds it
@@ -511,8 +533,9 @@ static enum agent_step agent_round(struct agent *a)
 		fatalx("evidence: %s", err.msg);	/* our own data */
 	first = a->pend_first;
 	count = a->pend_count;
-	log_debug("evidence: records %" PRIu64 "-%" PRIu64 " (%zu bytes)",
-		  first, first + count, a->pend_len);
+	log_debug("evidence: records %" PRIu64 "-%" PRIu64 " (%zu bytes)%s",
+		  first, first + count, a->pend_len,
+		  carry_log ? ", firmware event log" : "");
 	a->nonce_len = 0;	/* single use, whatever the answer */
 	a->last_sent_ms = agent_now_ms();
 	re = agent_post(a, a->path_evidence, json, &r);
@@ -520,6 +543,8 @@ static enum agent_step agent_round(struct agent *a)
 	if (re != RULES_GO_ON)
 		return agent_react(a, re, STEP_CONNECT);
 	a->retry_soon = 0;
+	if (carry_log)
+		a->boot_log_due = 0;	/* unless the verdict wants it again */
 	next = agent_take_verdict(a, &r);
 	if (next != STEP_STREAM)
 		return next;
@@ -631,6 +656,39 @@ static int agent_paths(struct agent *a)
 	return 0;
 }
 
+/*
+ * Read the firmware event log once (it does not change within a boot). A
+ * machine without one (BIOS, no TPM driver, boot_log = none) sends none.
+ */
+static void agent_boot_log_load(struct agent *a)
+{
+	const char *path = a->cfg->boot_log;
+	char err[AGENT_CONFIG_PATH_MAX + 128];
+
+	if (strcmp(path, "none") == 0 || path[0] == '\0') {
+		log_info("boot_log = none: no firmware event log is sent");
+		return;
+	}
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		log_info("%s: no such file: this machine has no firmware event log; none is sent",
+			 path);
+		return;
+	}
+	a->boot_log = file_read(path, WIRE_BOOT_LOG_MAX, &a->boot_log_len,
+				err, sizeof(err));
+	if (a->boot_log != NULL && a->boot_log_len == 0) {
+		free(a->boot_log);
+		a->boot_log = NULL;
+		snprintf(err, sizeof(err), "%s: empty", path);
+	}
+	if (a->boot_log == NULL) {
+		log_warnx("firmware event log: %s; none is sent", err);
+		return;
+	}
+	log_info("firmware event log %s: %zu bytes", path, a->boot_log_len);
+	a->boot_log_due = 1;
+}
+
 static int agent_start(struct agent *a)
 {
 	struct client_opts co;
@@ -659,6 +717,7 @@ static int agent_start(struct agent *a)
 		return -1;
 	}
 	a->pollable = list_follow_pollable(a->list);
+	agent_boot_log_load(a);
 	log_info("list %s: %s", a->cfg->measurement_list,
 		 a->pollable ? "poll() reports new records" :
 		 "no poll() support, reading on a timer");
@@ -685,6 +744,7 @@ static void agent_stop(struct agent *a)
 	tpm_close(a->tpm);
 	list_follow_close(a->list);
 	free(a->pend);
+	free(a->boot_log);
 }
 
 static enum agent_step (*const agent_steps[STEP_COUNT])(struct agent *) = {

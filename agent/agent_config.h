@@ -28,6 +28,7 @@ struct agent_config {
 	char tcti[256];				/* tpm2-tss TCTI string */
 	char state_dir[AGENT_CONFIG_PATH_MAX];	/* holds the AK blob */
 	char measurement_list[AGENT_CONFIG_PATH_MAX];
+	char boot_log[AGENT_CONFIG_PATH_MAX];	/* firmware event log, "none" */
 	char bank[8];				/* sha256 | sha1 */
 	char key_alg[4];			/* rsa | ecc */
 	uint64_t heartbeat;			/* seconds between evidence */

@@ -1038,6 +1038,71 @@ int db_boot_start(struct db *db, const char *machine_id,
 int db_boot_current(struct db *db, const char *machine_id,
 		    struct db_boot *out, int *found, struct imt_error *err);
 
+#define DB_BOOT_LOG_MAX (1u << 20)	/* bytes of one firmware event log
+					 * (wire.h WIRE_BOOT_LOG_MAX) */
+#define DB_BOOT_LOG_SHA256_SIZE 32
+
+/* The firmware event log of a boot; @data owned (db_boot_log_release()). */
+struct db_boot_log {
+	uint8_t *data;		/* NULL unless asked for */
+	size_t len;
+	uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE];
+	int64_t received_at;
+};
+
+enum db_boot_log_result {
+	DB_BOOT_LOG_STORED,	/* the boot had none: stored */
+	DB_BOOT_LOG_SAME,	/* the same bytes were there: nothing done */
+	DB_BOOT_LOG_DIFFERENT,	/* other bytes were there: nothing done */
+};
+
+/**
+ * db_boot_log_store() - keep @log as the firmware event log of boot
+ * @boot_id, once.
+ * @db: the database
+ * @boot_id: a stored boot
+ * @log: the raw event log (borrowed)
+ * @len: its length, 1 to DB_BOOT_LOG_MAX
+ * @now: when it arrived
+ * @res: receives what happened; a boot keeps its first log for good, so
+ *       the caller turns DB_BOOT_LOG_DIFFERENT into a failed evidence
+ * @err: filled on failure
+ *
+ * Return: 0, or -1 (IMT_ERR_LIMIT for @len out of bounds, IMT_ERR_MISMATCH
+ * for an unknown boot).
+ */
+int db_boot_log_store(struct db *db, int64_t boot_id, const uint8_t *log,
+		      size_t len, int64_t now, enum db_boot_log_result *res,
+		      struct imt_error *err);
+
+/**
+ * db_boot_log_get() - the firmware event log of boot @boot_id.
+ * @db: the database
+ * @boot_id: the boot
+ * @with_log: 0: size, digest and time only (out->data stays NULL)
+ * @out: filled when found; release with db_boot_log_release()
+ * @found: receives 1 when the boot has a log, else 0
+ * @err: filled on failure
+ *
+ * Return: 0 or -1.
+ */
+int db_boot_log_get(struct db *db, int64_t boot_id, int with_log,
+		    struct db_boot_log *out, int *found, struct imt_error *err);
+
+/** db_boot_log_release() - free @log's bytes; accepts NULL. */
+void db_boot_log_release(struct db_boot_log *log);
+
+/**
+ * db_boot_log_sha256() - the digest db_boot_log_store() keeps for @log.
+ * @log: the bytes
+ * @len: their length
+ * @out: receives SHA-256 of them
+ *
+ * Return: 0, or -1 when the digest is unavailable.
+ */
+int db_boot_log_sha256(const uint8_t *log, size_t len,
+		       uint8_t out[DB_BOOT_LOG_SHA256_SIZE]);
+
 /**
  * db_boot_advance() - store a batch of judged records together with the
  * new next_record_index and running PCR 10 values, and the machine's

@@ -434,8 +434,21 @@ static const char migration_0006[] =
 	;
 
 static const char migration_0007[] =
-	"-- 0007_reserved.sql - placeholder on branch w12-pe for the migration\n"
-	"-- another branch adds as 0007 (boot_logs); dropped when they merge.\n"
+	"-- 0007_boot_log.sql - the firmware event log of a boot (TCG PC Client\n"
+	"-- crypto-agile, as the agent read binary_bios_measurements), so the\n"
+	"-- verifier can replay PCRs 0-9 of every quote of that boot against it.\n"
+	"--\n"
+	"-- One log per boot, stored once: the same bytes again are a no-op, other\n"
+	"-- bytes for the same boot are refused (the firmware log cannot change\n"
+	"-- within a boot). It goes with its boot (retention deletes boots).\n"
+	"CREATE TABLE boot_logs (\n"
+	"\tboot_id\t\tINTEGER PRIMARY KEY\n"
+	"\t\t\tREFERENCES boots(id) ON DELETE CASCADE,\n"
+	"\tlog\t\tBLOB NOT NULL,\n"
+	"\tsha256\t\tBLOB NOT NULL CHECK (length(sha256) = 32),\n"
+	"\treceived_at\tINTEGER NOT NULL\n"
+	");\n"
+	"\n"
 	"PRAGMA user_version = 7;\n"
 	;
 
@@ -496,7 +509,7 @@ const struct db_migration db_migrations[] = {
 	{ 4, "0004_rejudge", migration_0004 },
 	{ 5, "0005_identity", migration_0005 },
 	{ 6, "0006_policies", migration_0006 },
-	{ 7, "0007_reserved", migration_0007 },
+	{ 7, "0007_boot_log", migration_0007 },
 	{ 8, "0008_efi", migration_0008 },
 };
 

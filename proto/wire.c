@@ -28,12 +28,14 @@ struct field {
 	size_t off;		/* of the value in the message struct */
 	size_t len_off;		/* F_HEX: of its size_t length */
 	size_t min, max;	/* bytes (F_HEX, F_BLOB) or characters */
-	int optional;
+	int optional;		/* optional F_BLOB, F_WORD: empty is absent */
+	unsigned int since;	/* the protocol version that added it; 0: 1 */
 };
 
-#define END { NULL, 0, 0, 0, 0, 0, 0 }
-#define ID(s, m) { #m, F_ID, offsetof(s, m), 0, 1, WIRE_ID_MAX, 0 }
-#define BLOB(s, m, lo, hi, opt) { #m, F_BLOB, offsetof(s, m), 0, lo, hi, opt }
+#define END { NULL, 0, 0, 0, 0, 0, 0, 0 }
+#define ID(s, m) { #m, F_ID, offsetof(s, m), 0, 1, WIRE_ID_MAX, 0, 0 }
+#define BLOB(s, m, lo, hi, opt) \
+	{ #m, F_BLOB, offsetof(s, m), 0, lo, hi, opt, 0 }
 
 static const struct field enroll_fields[] = {
 	ID(struct wire_enroll, agent),
@@ -52,7 +54,7 @@ static const struct field challenge_fields[] = {
 static const struct field activate_fields[] = {
 	ID(struct wire_activate, agent),
 	{ "proof", F_HEX, offsetof(struct wire_activate, proof),
-	  offsetof(struct wire_activate, proof_len), 32, 32, 0 },
+	  offsetof(struct wire_activate, proof_len), 32, 32, 0, 0 },
 	END,
 };
 
@@ -61,53 +63,66 @@ static const struct field evidence_fields[] = {
 	ID(struct wire_evidence, agent),
 	{ "nonce", F_HEX, offsetof(struct wire_evidence, nonce),
 	  offsetof(struct wire_evidence, nonce_len), WIRE_NONCE_MIN,
-	  WIRE_NONCE_MAX, 0 },
-	{ "bank", F_BANK, offsetof(struct wire_evidence, bank), 0, 0, 0, 0 },
+	  WIRE_NONCE_MAX, 0, 0 },
+	{ "bank", F_BANK, offsetof(struct wire_evidence, bank), 0, 0, 0, 0, 0 },
 	BLOB(struct wire_evidence, quote, 1, WIRE_TPM_BLOB_MAX, 0),
 	BLOB(struct wire_evidence, signature, 1, WIRE_TPM_BLOB_MAX, 0),
-	{ "pcrs", F_PCRS, offsetof(struct wire_evidence, pcrs), 0, 0, 0, 0 },
+	{ "pcrs", F_PCRS, offsetof(struct wire_evidence, pcrs), 0, 0, 0, 0, 0 },
 	{ "first_index", F_U64, offsetof(struct wire_evidence, first_index),
-	  0, 0, 0, 0 },
+	  0, 0, 0, 0, 0 },
 	BLOB(struct wire_evidence, records, 0, WIRE_RECORDS_MAX, 0),
-	{ "more", F_U64, offsetof(struct wire_evidence, more), 0, 0, 0, 1 },
+	{ "more", F_U64, offsetof(struct wire_evidence, more), 0, 0, 0, 1, 0 },
+	{ "boot_log", F_BLOB, offsetof(struct wire_evidence, boot_log), 0, 0,
+	  WIRE_BOOT_LOG_MAX, 1, 2 },
 	END,
 };
 
 static const struct field verdict_fields[] = {
 	{ "state", F_WORD, offsetof(struct wire_verdict, state), 0, 1,
-	  WIRE_STATE_MAX, 0 },
+	  WIRE_STATE_MAX, 0, 0 },
 	{ "nonce", F_HEX, offsetof(struct wire_verdict, nonce),
 	  offsetof(struct wire_verdict, nonce_len), WIRE_NONCE_MIN,
-	  WIRE_NONCE_MAX, 0 },
+	  WIRE_NONCE_MAX, 0, 0 },
 	{ "nonce_expires", F_U64, offsetof(struct wire_verdict, nonce_expires),
-	  0, 0, 0, 0 },
+	  0, 0, 0, 0, 0 },
 	{ "next_index", F_U64, offsetof(struct wire_verdict, next_index), 0,
-	  0, 0, 0 },
+	  0, 0, 0, 0 },
 	{ "nonce_ttl", F_U64, offsetof(struct wire_verdict, nonce_ttl), 0,
-	  0, 0, 1 },
+	  0, 0, 1, 0 },
+	{ "boot_log", F_WORD, offsetof(struct wire_verdict, boot_log), 0, 1,
+	  WIRE_STATE_MAX, 1, 2 },
 	END,
 };
 
 static const struct field nonce_fields[] = {
 	{ "nonce", F_HEX, offsetof(struct wire_nonce, nonce),
-	  offsetof(struct wire_nonce, nonce_len), 8, WIRE_NONCE_MAX, 0 },
+	  offsetof(struct wire_nonce, nonce_len), 8, WIRE_NONCE_MAX, 0, 0 },
 	{ "nonce_expires", F_U64, offsetof(struct wire_nonce, nonce_expires),
-	  0, 0, 0, 0 },
+	  0, 0, 0, 0, 0 },
 	{ "nonce_ttl", F_U64, offsetof(struct wire_nonce, nonce_ttl), 0, 0, 0,
-	  0 },
+	  0, 0 },
 	END,
 };
+
+/* version_off: of the unsigned int ->version, or NO_VERSION */
+#define NO_VERSION ((size_t)-1)
 
 static const struct {
 	const struct field *fields;
 	size_t size;
+	size_t version_off;
 } kinds[] = {
-	[WIRE_ENROLL] = { enroll_fields, sizeof(struct wire_enroll) },
-	[WIRE_CHALLENGE] = { challenge_fields, sizeof(struct wire_challenge) },
-	[WIRE_ACTIVATE] = { activate_fields, sizeof(struct wire_activate) },
-	[WIRE_EVIDENCE] = { evidence_fields, sizeof(struct wire_evidence) },
-	[WIRE_VERDICT] = { verdict_fields, sizeof(struct wire_verdict) },
-	[WIRE_NONCE] = { nonce_fields, sizeof(struct wire_nonce) },
+	[WIRE_ENROLL] = { enroll_fields, sizeof(struct wire_enroll),
+			  NO_VERSION },
+	[WIRE_CHALLENGE] = { challenge_fields, sizeof(struct wire_challenge),
+			     NO_VERSION },
+	[WIRE_ACTIVATE] = { activate_fields, sizeof(struct wire_activate),
+			    NO_VERSION },
+	[WIRE_EVIDENCE] = { evidence_fields, sizeof(struct wire_evidence),
+			    offsetof(struct wire_evidence, version) },
+	[WIRE_VERDICT] = { verdict_fields, sizeof(struct wire_verdict),
+			   offsetof(struct wire_verdict, version) },
+	[WIRE_NONCE] = { nonce_fields, sizeof(struct wire_nonce), NO_VERSION },
 };
 
 #define AT(msg, off, type) ((type)((char *)(msg) + (off)))
@@ -208,17 +223,58 @@ static json_t *encode_field(const struct field *f, const void *msg)
 	return NULL;
 }
 
+/* An optional field that holds nothing is left out. */
+static int absent(const struct field *f, const void *msg)
+{
+	if (!f->optional)
+		return 0;
+	if (f->type == F_BLOB)
+		return CAT(msg, f->off, const struct wire_blob *)->len == 0;
+	if (f->type == F_WORD)
+		return CAT(msg, f->off, const char *)[0] == '\0';
+	return 0;
+}
+
+/* The version @msg says, or the lowest that carries its fields. */
+static unsigned int encode_version(enum wire_kind kind, const void *msg)
+{
+	const struct field *f;
+	unsigned int v = WIRE_VERSION_MIN;
+
+	if (kinds[kind].version_off != NO_VERSION &&
+	    *CAT(msg, kinds[kind].version_off, const unsigned int *) != 0)
+		return *CAT(msg, kinds[kind].version_off,
+			    const unsigned int *);
+	for (f = kinds[kind].fields; f->key != NULL; f++) {
+		if (!absent(f, msg) && f->since > v)
+			v = f->since;
+	}
+	return v;
+}
+
 char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err)
 {
+	unsigned int version = encode_version(kind, msg);
 	const struct field *f;
 	json_t *obj = json_object(), *v;
 	char *text = NULL;
 
-	json_object_set_new(obj, "v", json_integer(WIRE_VERSION));
+	if (version < WIRE_VERSION_MIN || version > WIRE_VERSION) {
+		imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+			      "protocol version %u is not %d to %d", version,
+			      WIRE_VERSION_MIN, WIRE_VERSION);
+		goto out;
+	}
+	json_object_set_new(obj, "v", json_integer(version));
 	for (f = kinds[kind].fields; f->key != NULL; f++) {
-		if (f->optional && f->type == F_BLOB &&
-		    CAT(msg, f->off, const struct wire_blob *)->len == 0)
+		if (absent(f, msg))
 			continue;
+		if (f->since > version) {
+			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+				      "field \"%s\" needs protocol version %u",
+				      f->key, f->since);
+			goto out;
+		}
 		v = encode_field(f, msg);
 		if (v == NULL) {
 			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
@@ -405,6 +461,18 @@ static const char *unknown_key(json_t *obj, const struct field *fields)
 	return NULL;
 }
 
+/* Records and boot log share WIRE_RECORDS_MAX: the body stays in bounds. */
+static enum imt_result evidence_total(const struct wire_evidence *ev,
+				      struct imt_error *err)
+{
+	if (ev->boot_log.len > WIRE_RECORDS_MAX - ev->records.len)
+		return BAD(err, IMT_ERR_LIMIT,
+			   "\"boot_log\": %zu bytes with %zu of \"records\" exceed %u",
+			   ev->boot_log.len, ev->records.len,
+			   WIRE_RECORDS_MAX);
+	return IMT_OK;
+}
+
 enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 			    void *msg, struct imt_error *err)
 {
@@ -413,6 +481,7 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 	enum imt_result rc = IMT_OK;
 	json_error_t jerr;
 	const char *extra;
+	json_int_t version;
 	json_t *obj, *v;
 
 	memset(msg, 0, kinds[kind].size);
@@ -428,13 +497,17 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 		goto out;
 	}
 	v = json_object_get(obj, "v");
-	if (!json_is_integer(v) || json_integer_value(v) != WIRE_VERSION) {
+	version = json_is_integer(v) ? json_integer_value(v) : 0;
+	if (version < WIRE_VERSION_MIN || version > WIRE_VERSION) {
 		rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 				   IMT_NO_POS,
-				   "protocol version \"v\" must be %d",
-				   WIRE_VERSION);
+				   "protocol version \"v\" must be %d to %d",
+				   WIRE_VERSION_MIN, WIRE_VERSION);
 		goto out;
 	}
+	if (kinds[kind].version_off != NO_VERSION)
+		*AT(msg, kinds[kind].version_off, unsigned int *) =
+			(unsigned int)version;
 	extra = unknown_key(obj, fields);
 	if (extra != NULL) {
 		rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
@@ -443,7 +516,12 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 	}
 	for (f = fields; rc == IMT_OK && f->key != NULL; f++) {
 		v = json_object_get(obj, f->key);
-		if (v == NULL && !f->optional)
+		if (v != NULL && f->since > version)
+			rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+					   IMT_NO_POS,
+					   "\"%s\": not in protocol version %d (needs %u)",
+					   f->key, (int)version, f->since);
+		else if (v == NULL && !f->optional)
 			rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 					   IMT_NO_POS, "missing field \"%s\"",
 					   f->key);
@@ -452,6 +530,8 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 		if (rc == IMT_OK && f->type == F_BANK)
 			bank = *AT(msg, f->off, const struct hash_algo **);
 	}
+	if (rc == IMT_OK && kind == WIRE_EVIDENCE)
+		rc = evidence_total(msg, err);
 out:
 	json_decref(obj);
 	if (rc != IMT_OK)

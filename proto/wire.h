@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * wire.h - the JSON messages between agent and verifier (protocol v1).
+ * wire.h - the JSON messages between agent and verifier (protocol v2).
  *
- * Every message carries "v": WIRE_VERSION; a receiver rejects any other
- * version. Binary TPM structures travel as base64, nonces and digests as
+ * Every message carries "v": 1 or 2 (WIRE_VERSION); a receiver rejects any
+ * other version, and a field added by v2 in a v1 message. The encoder
+ * writes the version the message's ->version says (evidence, verdict), or
+ * else the lowest one that can carry the message, so a v1 peer still
+ * reads everything a v2 peer sends it unless it spoke v2 itself. Binary TPM structures travel as base64, nonces and digests as
  * lower-case hex, PCR values as {"index": "hex"}. Each message is a plain
  * struct described by a field table in wire.c, so one encoder and one
  * decoder serve all of them and every field has a stated maximum.
@@ -26,7 +29,8 @@
 #include "pcr_set.h"
 #include "result.h"
 
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
+#define WIRE_VERSION_MIN 1		/* the oldest one still accepted */
 #define WIRE_ID_MAX 64			/* agent id: [A-Za-z0-9._-] */
 #define WIRE_NONCE_MIN 16		/* bytes: what the verifier stores
 					 * (db.h DB_NONCE_MIN) */
@@ -34,7 +38,9 @@
 					 * (db.h DB_NONCE_MAX) */
 #define WIRE_TPM_BLOB_MAX 4096		/* a TPM2B / TPMS structure */
 #define WIRE_CERT_MAX 8192		/* an EK certificate, DER */
-#define WIRE_RECORDS_MAX (4u << 20)	/* list bytes per evidence */
+#define WIRE_RECORDS_MAX (4u << 20)	/* list bytes per evidence, boot log
+					 * included */
+#define WIRE_BOOT_LOG_MAX (1u << 20)	/* firmware event log bytes (v2) */
 #define WIRE_STATE_MAX 16		/* "untrusted" ... */
 #define WIRE_BODY_MAX (6u << 20)	/* JSON body, any message */
 /* first_index of a probe: evidence with no records that asks, proven by
@@ -86,6 +92,10 @@ struct wire_evidence {
 	struct wire_blob records;	/* binary list bytes; may be empty */
 	uint64_t more;			/* 1: the list goes on past @records,
 					 * which filled a message (optional) */
+	struct wire_blob boot_log;	/* v2, optional (len 0): the raw TCG
+					 * firmware event log of this boot */
+	unsigned int version;		/* decoded: 1 or 2; to encode: 0 is
+					 * the lowest that carries it */
 };
 
 struct wire_verdict {
@@ -96,6 +106,9 @@ struct wire_verdict {
 	uint64_t nonce_ttl;		/* seconds it lives from issue (optional:
 					 * 0 when absent); immune to clock skew */
 	uint64_t next_index;		/* first record the verifier needs */
+	char boot_log[WIRE_STATE_MAX + 1];	/* v2, optional ("" absent):
+						 * "wanted" */
+	unsigned int version;		/* as in struct wire_evidence */
 };
 
 /* A nonce only: anyone may ask for it, so it says nothing else. */

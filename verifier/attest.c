@@ -13,7 +13,10 @@
  *  4. replay of the new records from the stored running PCR 10 to the
  *     quoted value; the longest proven prefix is kept (proto/DESIGN.md
  *     §4); records for other PCRs than 10 are refused, since no quoted
- *     value proves them.
+ *     value proves them;
+ *  5. the firmware event log of the boot (the one sent, else the stored
+ *     one) against the quoted PCRs and the boot policy (boot_check.h); a
+ *     log other than the one stored for the same boot is refused.
  * The engine stores what passed, or turns the machine "failed" for what
  * did not pass 2-4, and changes nothing for what did not pass 1.
  */
@@ -25,6 +28,7 @@
 #include "ak_cache.h"
 #include "attest.h"
 #include "backlog.h"
+#include "boot_check.h"
 #include "ima_list.h"
 #include "ima_match.h"
 #include "ima_replay.h"
@@ -457,11 +461,45 @@ static int check_replay(struct verifier *v, struct attest *a)
 	return take_records(a, m.covered, m.pcr10);
 }
 
+/* Step 5: the boot's firmware event log against the quoted PCRs. */
+static int check_boot_log(struct attest *a)
+{
+	const struct wire_blob *sent = &a->ev->boot_log;
+	int stored = a->have_boot_log && !a->new_boot;
+	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
+	char reason[BOOT_CHECK_REASON_MAX];
+	const uint8_t *log = NULL;
+	size_t len = 0;
+
+	if (sent->len > 0) {
+		if (stored &&
+		    (db_boot_log_sha256(sent->data, sent->len, sha) < 0 ||
+		     sent->len != a->boot_log.len ||
+		     memcmp(sha, a->boot_log.sha256, sizeof(sha)) != 0))
+			return attest_fail(a, "boot log",
+					   "the firmware event log changed within one boot");
+		log = sent->data;
+		len = sent->len;
+	} else if (stored) {
+		log = a->boot_log.data;
+		len = a->boot_log.len;
+	}
+	if (log == NULL)
+		return 0;
+	if (boot_check_evidence(log, len, &a->ev->pcrs, reason,
+				sizeof(reason)) != IMT_OK)
+		return attest_fail(a, "boot log", "%s",
+				   reason[0] != '\0' ? reason :
+				   "the firmware event log is not acceptable");
+	return 0;
+}
+
 int attest_check(struct verifier *v, struct attest *a)
 {
-	if (check_pcrs(v, a) < 0 || check_boot(a) < 0)
+	if (check_pcrs(v, a) < 0 || check_boot(a) < 0 ||
+	    check_replay(v, a) < 0)
 		return -1;
-	return check_replay(v, a);
+	return check_boot_log(a);
 }
 
 void attest_release(struct attest *a)
@@ -470,5 +508,6 @@ void attest_release(struct attest *a)
 	free(a->in);
 	free(a->paths);
 	free(a->joined);
+	db_boot_log_release(&a->boot_log);
 	db_machine_release(&a->m);
 }

@@ -59,6 +59,10 @@ struct attest {
 	struct judge_input *in;
 	char *paths;		/* NUL-terminated copies, one arena */
 	size_t violations;
+	/* the firmware event log stored for the loaded boot (with bytes) */
+	struct db_boot_log boot_log;
+	int have_boot_log;
+	int boot_log_kept;	/* the engine stored the evidence's log */
 	/* the check that failed and why */
 	char check[ATTEST_CHECK_MAX];
 	char msg[ATTEST_MSG_MAX];

@@ -28,6 +28,8 @@ int cli_log_main(int argc, char **argv);
 /* cli_fleet.c: the fleet over the REST API */
 int cli_machines_main(int argc, char **argv);
 int cli_machine_main(int argc, char **argv);
+/* cli_boot_log.c: "machine ID boot-log ..."; @argv[0] is "boot-log" */
+int cli_machine_boot_log(const char *id, int argc, char **argv);
 int cli_events_main(int argc, char **argv);
 int cli_approve_main(int argc, char **argv);
 int cli_audit_main(int argc, char **argv);

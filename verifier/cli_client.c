@@ -234,6 +234,32 @@ out:
 	return rc;
 }
 
+int cli_client_get_raw(struct cli_client *c, const char *path, char **body,
+		       size_t *len)
+{
+	struct client_reply r = { 0 };
+	json_t *j;
+
+	*body = NULL;
+	*len = 0;
+	if (client_request(c->http, "GET", path, NULL, &r) < 0) {
+		transport_error(c, &r);
+		client_reply_free(&r);
+		return -1;
+	}
+	if (r.status < 200 || r.status > 299) {
+		j = r.body != NULL ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+		answer_error(r.status, j);
+		json_decref(j);
+		client_reply_free(&r);
+		return -1;
+	}
+	/* the reply's buffer becomes the caller's */
+	*body = r.body;
+	*len = r.len;
+	return 0;
+}
+
 char *cli_client_escape(struct cli_client *c, const char *s)
 {
 	return client_escape(c->http, s);

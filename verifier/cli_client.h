@@ -80,6 +80,19 @@ int cli_client_call(struct cli_client *c, const char *method,
 		    const char *path, json_t *body, json_t **answer);
 
 /**
+ * cli_client_get_raw() - GET @path with the token; the answer's bytes as
+ * they came (not JSON).
+ * @c: the client
+ * @path: "/v1/machines/m1/boot-log?format=raw"
+ * @body: receives the bytes (caller frees)
+ * @len: receives their length
+ *
+ * Return: 0, or -1 after printing what went wrong (cli_client_call()).
+ */
+int cli_client_get_raw(struct cli_client *c, const char *path, char **body,
+		       size_t *len);
+
+/**
  * cli_client_escape() - @s escaped for a query argument.
  * Return: malloc'ed text (caller frees), or NULL.
  */

@@ -11,6 +11,9 @@
  *					records, events, challenges
  *	imatrust machine records [--json] ID	the current boot's records:
  *					INDEX VERDICT PATH ACCEPTED-BY
+ *	imatrust machine ID boot-log [--json|--cel|--raw FILE]
+ *					the boot's firmware event log
+ *					(cli_boot_log.c)
  *	imatrust events [--json] ID	a machine's events, oldest first
  *	imatrust approve ID --ek FPR	let a pending machine enroll, if
  *					its EK has that fingerprint
@@ -525,6 +528,14 @@ int cli_machine_main(int argc, char **argv)
 	for (i = 0; argc >= 3 && i < sizeof(subs) / sizeof(subs[0]); i++) {
 		if (strcmp(argv[1], subs[i].name) == 0)
 			return subs[i].run(argc - 1, argv + 1);
+	}
+	if (argc >= 3 && strcmp(argv[2], "boot-log") == 0) {
+		if (!id_ok(argv[1])) {
+			cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
+				  argv[1]);
+			return CLI_EXIT_USAGE;
+		}
+		return cli_machine_boot_log(argv[1], argc - 2, argv + 2);
 	}
 	return show_machine(argc, argv);
 }

@@ -215,20 +215,6 @@ static int run_list(const struct log_opts *o, list_record_fn fn, void *arg,
 
 /* ---- show ---- */
 
-/* Print @n bytes of @s, escaping anything that could fake a new line. */
-static void print_escaped(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
-			printf("\\x%02x", ch);
-		else
-			putchar(ch);
-	}
-}
 
 static void digest_string(const struct ima_record *rec, char *out)
 {
@@ -250,7 +236,7 @@ static int show_text(const struct ima_record *rec, void *arg)
 	printf("%zu %u %s %s ", rec->index, rec->pcr, rec->template_name,
 	       digest);
 	if (rec->path != NULL)
-		print_escaped(rec->path, rec->path_len);
+		cli_print_escaped(rec->path, rec->path_len);
 	if (rec->buf != NULL) {
 		hex_encode(rec->buf, rec->buf_len < LOG_BUF_SUMMARY ?
 			   rec->buf_len : LOG_BUF_SUMMARY, hex);

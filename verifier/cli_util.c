@@ -30,3 +30,17 @@ char *cli_read_file(const char *path, size_t max, size_t *len)
 		cli_warnx("%s", err);
 	return buf;
 }
+
+void cli_print_escaped(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+			printf("\\x%02x", ch);
+		else
+			putchar(ch);
+	}
+}

@@ -28,4 +28,13 @@ void cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 char *cli_read_file(const char *path, size_t max, size_t *len);
 
+/**
+ * cli_print_escaped() - print @n bytes of @s to stdout, control bytes,
+ * non-ASCII and backslashes as \\xNN, so text from a machine cannot fake
+ * a line or move the terminal.
+ * @s: the text (need not be NUL-terminated)
+ * @n: its length
+ */
+void cli_print_escaped(const char *s, size_t n);
+
 #endif /* IMATRUST_CLI_UTIL_H */

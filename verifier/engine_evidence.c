@@ -2,14 +2,17 @@
 /*
  * engine_evidence.c - one piece of evidence through the engine:
  *
- *  1. under the lock: load the machine and its boot;
+ *  1. under the lock: load the machine, its boot and the boot's firmware
+ *     event log;
  *  2. unlocked: attest_authenticate() (is it the enrolled TPM's quote?);
  *  3. under the lock: is its nonce the machine's outstanding one? Until
  *     here a failure changes nothing (rejected, rate-limited event);
- *  4. unlocked: attest_check() (PCRs, bank, counters, replay);
+ *  4. unlocked: attest_check() (PCRs, bank, counters, replay, the boot's
+ *     event log through boot_check_evidence());
  *  5. under the lock, one transaction: the nonce consumed, the records
- *     judged and stored, the state set through the table, the next nonce
- *     issued; or, when step 4 failed, the machine failed.
+ *     judged and stored, a boot's first event log kept, the state set
+ *     through the table, the next nonce issued; or, when step 4 failed,
+ *     the machine failed. A v2 agent is told when the boot has no log.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +35,10 @@ static int load(struct verifier *v, struct attest *a,
 	if (engine_load(v, a->ev->agent, &a->m, ans) < 0)
 		goto out;
 	if (db_boot_current(v->db, a->ev->agent, &a->boot, &a->have_boot,
-			    &err) < 0) {
+			    &err) < 0 ||
+	    (a->have_boot &&
+	     db_boot_log_get(v->db, a->boot.id, 1, &a->boot_log,
+			     &a->have_boot_log, &err) < 0)) {
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
 		goto out;
 	}
@@ -177,6 +183,31 @@ static int judge_event(struct verifier *v, const struct policy *p,
 	return 0;
 }
 
+static int db_err_changed(struct imt_error *err)
+{
+	imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS, IMT_NO_POS,
+		      "the firmware event log changed within one boot");
+	return -1;
+}
+
+/* Keep the log the evidence carries as boot @boot_id's (batch open). */
+static int keep_boot_log(struct verifier *v, struct attest *a,
+			 int64_t boot_id, int64_t now, struct imt_error *err)
+{
+	const struct wire_blob *log = &a->ev->boot_log;
+	enum db_boot_log_result res;
+
+	if (log->len == 0)
+		return 0;
+	if (db_boot_log_store(v->db, boot_id, log->data, log->len, now, &res,
+			      err) < 0)
+		return -1;
+	if (res == DB_BOOT_LOG_DIFFERENT)	/* checked in step 4 */
+		return db_err_changed(err);
+	a->boot_log_kept = 1;
+	return 0;
+}
+
 /* Judge and store the proven records (v->lock held, batch open). */
 static int store(struct verifier *v, struct attest *a, int64_t now,
 		 enum db_machine_state *state, struct imt_error *err)
@@ -197,6 +228,8 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 	if (a->new_boot &&
 	    db_boot_start(v->db, id, a->quote.reset_count,
 			  a->quote.restart_count, now, &boot, err) < 0)
+		return -1;
+	if (keep_boot_log(v, a, boot.id, now, err) < 0)
 		return -1;
 	adv = (struct db_boot_advance){
 		.boot_id = boot.id,
@@ -323,6 +356,9 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 			if (store(v, a, now, &state, err) < 0)
 				return -1;
 			atomic_fetch_add(&v->metrics.records, a->n);
+		} else if (a->have_boot && !a->new_boot &&
+			   keep_boot_log(v, a, a->boot.id, now, err) < 0) {
+			return -1;
 		}
 		atomic_fetch_add(&v->metrics.evidence_ok, 1);
 	}
@@ -335,6 +371,12 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 		 db_machine_state_name(state));
 	ans->verdict.next_index = a->held_end > 0 ? a->held_end :
 				  a->next + a->n;
+	/* answer in the agent's version; a v2 agent sends the log asked for */
+	ans->verdict.version = a->ev->version;
+	if (a->ev->version >= 2 && !a->boot_log_kept &&
+	    !(a->have_boot_log && !a->new_boot))
+		snprintf(ans->verdict.boot_log, sizeof(ans->verdict.boot_log),
+			 "wanted");
 	ans->status = ENGINE_OK;
 	return 0;
 }

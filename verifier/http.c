@@ -118,7 +118,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	enum MHD_Result ret;
 	char retry[16];
 
-	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+	r = MHD_create_response_from_buffer(res->body_len > 0 ? res->body_len :
+					    strlen(body), (void *)body,
 					    res->body != NULL ?
 					    MHD_RESPMEM_MUST_FREE :
 					    MHD_RESPMEM_PERSISTENT);

@@ -40,6 +40,7 @@ struct http_request {
 struct http_response {
 	unsigned int status;
 	char *body;		/* malloc'ed JSON, owned by the server after */
+	size_t body_len;	/* bytes of a binary body; 0: strlen(body) */
 	const char *content_type;	/* default application/json */
 	unsigned int retry_after;	/* seconds for Retry-After; 0: none */
 };

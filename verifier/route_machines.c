@@ -23,6 +23,7 @@
 #include "judge.h"
 #include "policies.h"
 #include "rest.h"
+#include "route_boot_log.h"
 #include "transition.h"
 #include "verifier.h"
 
@@ -175,6 +176,8 @@ void route_machines_get(void *ctx, const struct http_request *req,
 	char name[DB_NAME_MAX + 1];
 	struct db_machine m;
 	struct db_boot boot;
+	struct imt_error err;
+	json_t *log;
 	int has_boot = 0;
 
 	if (auth_operator(v, req, res, name) < 0 ||
@@ -183,11 +186,16 @@ void route_machines_get(void *ctx, const struct http_request *req,
 	pthread_mutex_lock(&v->lock);
 	snprintf(name, sizeof(name), "%s",
 		 policies_for(v, req->params[0])->name);
+	log = route_boot_log_summary(v, has_boot ? &boot : NULL, &err);
 	pthread_mutex_unlock(&v->lock);
-	rest_reply(res, 200, json_pack("{s:o,s:o,s:s}", "machine",
-				       machine_json(&m), "boot",
-				       has_boot ? boot_json(&boot) :
-				       json_null(), "policy", name));
+	if (log == NULL)
+		rest_db_error(res, "read boot log", &err);
+	else
+		rest_reply(res, 200,
+			   json_pack("{s:o,s:o,s:s,s:o}", "machine",
+				     machine_json(&m), "boot",
+				     has_boot ? boot_json(&boot) : json_null(),
+				     "policy", name, "boot_log", log));
 	db_machine_release(&m);
 }
 

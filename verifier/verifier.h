@@ -93,6 +93,10 @@ void route_machines_records(void *ctx, const struct http_request *req,
 void route_machines_approve(void *ctx, const struct http_request *req,
 			    struct http_response *res);
 
+/* route_boot_log.c: the current boot's firmware event log (bearer token) */
+void route_machines_boot_log(void *ctx, const struct http_request *req,
+			     struct http_response *res);
+
 /* route_identity.c: pre-registration, removal, audit (bearer token) */
 void route_machines_add(void *ctx, const struct http_request *req,
 			struct http_response *res);

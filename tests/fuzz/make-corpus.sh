@@ -61,6 +61,13 @@ printf '\003{"v":1,"agent":"node-01","nonce":"%s","bank":"sha256","quote":"%s","
 	"$(b64 "$fx/tpm/quote-ak-rsa.sig")" "$pcrs" \
 	"$(b64 "$fx/ima/ima-ng-sha256/binary_runtime_measurements")" |
 	seed fuzz_wire evidence
+# protocol v2: the same evidence with a real OVMF event log
+printf '\003{"v":2,"agent":"node-01","nonce":"%s","bank":"sha256","quote":"%s","signature":"%s","pcrs":{%s},"first_index":0,"records":"%s","more":0,"boot_log":"%s"}' \
+	"$nonce" "$(b64 "$fx/tpm/quote-ak-rsa.msg")" \
+	"$(b64 "$fx/tpm/quote-ak-rsa.sig")" "$pcrs" \
+	"$(b64 "$fx/ima/ima-ng-sha256/binary_runtime_measurements")" \
+	"$(b64 "$fx/eventlog/patched-nosb/binary_bios_measurements")" |
+	seed fuzz_wire evidence-v2
 printf '\000{"v":1,"agent":"node-01","ek_pub":"%s","ak_pub":"%s"}' \
 	"$(b64 "$fx/tpm/ek-rsa.pub")" "$(b64 "$fx/tpm/ak-rsa.pub")" |
 	seed fuzz_wire enroll
@@ -69,6 +76,8 @@ printf '\002{"v":1,"agent":"node-01","proof":"%s"}' "$nonce" |
 	seed fuzz_wire activate
 printf '\004{"v":1,"state":"trusted","nonce":"%s","nonce_expires":1,"nonce_ttl":30,"next_index":0}' \
 	"$nonce" | seed fuzz_wire verdict
+printf '\004{"v":2,"state":"trusted","nonce":"%s","nonce_expires":1,"nonce_ttl":30,"next_index":0,"boot_log":"wanted"}' \
+	"$nonce" | seed fuzz_wire verdict-v2
 
 # ---- fuzz_quote: byte 0 = mode (fuzz_quote.c); zeros = a valid quote ----
 for k in 0 1 2 3; do

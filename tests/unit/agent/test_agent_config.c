@@ -36,6 +36,8 @@ static void test_defaults(void **state)
 	assert_string_equal(c.bank, "sha256");
 	assert_string_equal(c.key_alg, "rsa");
 	assert_int_equal(c.heartbeat, 10);
+	assert_string_equal(c.boot_log,
+			    "/sys/kernel/security/tpm0/binary_bios_measurements");
 	assert_int_equal(c.poll_fallback_ms, 200);
 	assert_int_equal(c.backoff_max, 30);
 	assert_string_equal(c.log_level, "info");

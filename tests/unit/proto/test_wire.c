@@ -108,7 +108,8 @@ static const struct {
 } bad_verdicts[] = {
 	{ "", IMT_ERR_MALFORMED, "not a JSON object" },
 	{ "[1]", IMT_ERR_MALFORMED, "not a JSON object" },
-	{ "{\"v\":2}", IMT_ERR_MALFORMED, "version" },
+	{ "{\"v\":3}", IMT_ERR_MALFORMED, "version" },
+	{ "{\"v\":0}", IMT_ERR_MALFORMED, "version" },
 	{ "{\"state\":\"x\"}", IMT_ERR_MALFORMED, "version" },
 	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
 	  "\"nonce_expires\":1,\"next_index\":0,\"admin\":true}",
@@ -126,6 +127,13 @@ static const struct {
 	  "\"nonce_expires\":1,\"next_index\":-1}", IMT_ERR_MALFORMED,
 	  "\"next_index\": not a non-negative integer" },
 	{ "{\"v\":1,\"v\":1}", IMT_ERR_MALFORMED, "not a JSON object" },
+	/* a v2 field in a v1 message: the v1 peer never sends it */
+	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
+	  "\"nonce_expires\":1,\"next_index\":0,\"boot_log\":\"wanted\"}",
+	  IMT_ERR_MALFORMED, "\"boot_log\": not in protocol version 1" },
+	{ "{\"v\":2,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
+	  "\"nonce_expires\":1,\"next_index\":0,\"boot_log\":\"Wanted\"}",
+	  IMT_ERR_MALFORMED, "\"boot_log\": empty or has characters" },
 };
 
 static void test_bad_bodies(void **state)
@@ -292,6 +300,179 @@ static void test_limits(void **state)
 	free(json);
 }
 
+static uint8_t blog[1000];
+
+/* v2 evidence carries the firmware event log; it comes back whole. */
+static void test_boot_log_round_trip(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	size_t i;
+	char *json;
+
+	(void)state;
+	for (i = 0; i < sizeof(blog); i++)
+		blog[i] = (uint8_t)(i * 7);
+	fill_evidence(&in);
+	in.boot_log = (struct wire_blob){ blog, sizeof(blog) };
+	in.version = WIRE_VERSION;
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"v\":2"));
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.version, 2);
+	assert_int_equal(out.boot_log.len, sizeof(blog));
+	assert_memory_equal(out.boot_log.data, blog, sizeof(blog));
+	wire_free(WIRE_EVIDENCE, &out);
+	assert_null(out.boot_log.data);
+	free(json);
+
+	/* a v1 peer cannot be told about a log: the encoder refuses */
+	in.version = 1;
+	assert_null(wire_encode(WIRE_EVIDENCE, &in, &err));
+	assert_non_null(strstr(err.msg, "\"boot_log\""));
+}
+
+/* A v1 agent's evidence still decodes: version 1, no log. */
+static void test_v1_evidence(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json, *p;
+
+	(void)state;
+	fill_evidence(&in);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	/* nothing of v2 in it: the lowest version is written */
+	assert_non_null(strstr(json, "\"v\":1"));
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.version, 1);
+	assert_int_equal(out.boot_log.len, 0);
+	assert_null(out.boot_log.data);
+	wire_free(WIRE_EVIDENCE, &out);
+	free(json);
+
+	/* the field in a v1 message is refused, naming it */
+	fill_evidence(&in);
+	in.boot_log = (struct wire_blob){ blog, sizeof(blog) };
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	p = strstr(json, "\"v\":2");
+	assert_non_null(p);
+	p[4] = '1';
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "\"boot_log\": not in protocol"));
+	assert_null(out.boot_log.data);
+	assert_null(out.quote.data);
+	free(json);
+}
+
+/* The verdict's "boot_log" travels only to a v2 agent. */
+static void test_verdict_wanted(void **state)
+{
+	struct wire_verdict in, out;
+	struct imt_error err;
+	char *json;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	strcpy(in.state, "trusted");
+	memset(in.nonce, 1, 32);
+	in.nonce_len = 32;
+	strcpy(in.boot_log, "wanted");
+	in.version = 2;
+	json = wire_encode(WIRE_VERDICT, &in, &err);
+	assert_non_null(json);
+	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_string_equal(out.boot_log, "wanted");
+	free(json);
+	in.version = 1;
+	assert_null(wire_encode(WIRE_VERDICT, &in, &err));
+	/* no log wanted: a v1 agent reads the verdict as before */
+	in.boot_log[0] = '\0';
+	json = wire_encode(WIRE_VERDICT, &in, &err);
+	assert_non_null(json);
+	assert_null(strstr(json, "boot_log"));
+	assert_non_null(strstr(json, "\"v\":1"));
+	free(json);
+}
+
+/* Bad base64, a log over its cap, a log and records over theirs. */
+static void test_boot_log_bad(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json, *big, *p;
+	size_t head, b64;
+
+	(void)state;
+	fill_evidence(&in);
+	in.boot_log = (struct wire_blob){ blog, 3 };
+	in.version = 2;
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	p = strstr(json, "\"boot_log\":\"");
+	assert_non_null(p);
+	p[12] = '*';
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "\"boot_log\": not canonical"));
+	assert_null(out.boot_log.data);
+	free(json);
+
+	/* over WIRE_BOOT_LOG_MAX: refused by encoder and decoder */
+	in.boot_log.len = WIRE_BOOT_LOG_MAX + 1;
+	in.boot_log.data = calloc(1, in.boot_log.len);
+	assert_null(wire_encode(WIRE_EVIDENCE, &in, &err));
+	assert_non_null(strstr(err.msg, "\"boot_log\""));
+	in.boot_log.len = 0;
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	big = malloc(WIRE_BODY_MAX);
+	p = strstr(json, "\"records\":\"");
+	head = (size_t)(p - json);
+	b64 = (WIRE_BOOT_LOG_MAX + 3 + 2) / 3 * 4;
+	memcpy(big, json, head);
+	memcpy(big + head, "\"boot_log\":\"", 12);
+	memset(big + head + 12, 'A', b64);
+	memcpy(big + head + 12 + b64, "\",", 2);
+	strcpy(big + head + 14 + b64, p);
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, big, strlen(big), &out,
+				     &err), IMT_ERR_LIMIT);
+	assert_non_null(strstr(err.msg, "\"boot_log\""));
+	assert_null(out.boot_log.data);
+
+	/* records and log together over WIRE_RECORDS_MAX */
+	in.boot_log.len = WIRE_BOOT_LOG_MAX;
+	in.records.len = WIRE_RECORDS_MAX - WIRE_BOOT_LOG_MAX + 1;
+	in.records.data = calloc(1, in.records.len);
+	free(json);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	assert_true(strlen(json) <= WIRE_BODY_MAX);
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_ERR_LIMIT);
+	assert_non_null(strstr(err.msg, "\"boot_log\""));
+	assert_null(out.records.data);
+	/* at the shared cap exactly: the largest legal body fits */
+	in.records.len--;
+	free(json);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_true(strlen(json) <= WIRE_BODY_MAX);
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_OK);
+	wire_free(WIRE_EVIDENCE, &out);
+	free(json);
+	free(big);
+	free(in.records.data);
+	free(in.boot_log.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +482,10 @@ int main(void)
 		cmocka_unit_test(test_bad_evidence),
 		cmocka_unit_test(test_nonce_bounds),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_boot_log_round_trip),
+		cmocka_unit_test(test_v1_evidence),
+		cmocka_unit_test(test_verdict_wanted),
+		cmocka_unit_test(test_boot_log_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "backlog.h"
+#include "boot_check.h"
 #include "engine.h"
 #include "ima_build.h"
 #include "ima_list.h"
@@ -696,6 +697,124 @@ static void test_every_row(void **state)
 	assert_string_equal(transition_event_name(TR_DEADLINE), "deadline");
 }
 
+/* ---- the firmware event log (boot_check.h) ---------------------------- */
+
+/*
+ * The measured-boot check, wrapped at link time (Makefile): a "log" whose
+ * first 32 bytes are the quoted PCR 0 passes. It records what it saw, so
+ * the tests can tell the stored log from the sent one.
+ */
+static size_t boot_check_calls, boot_check_len;
+
+enum imt_result __wrap_boot_check_evidence(const uint8_t *log, size_t len,
+					   const struct pcr_set *quoted,
+					   char *reason, size_t reason_len);
+enum imt_result __wrap_boot_check_evidence(const uint8_t *log, size_t len,
+					   const struct pcr_set *quoted,
+					   char *reason, size_t reason_len)
+{
+	boot_check_calls++;
+	boot_check_len = len;
+	if (len >= 32 && memcmp(log, quoted->value[0], 32) == 0)
+		return IMT_OK;
+	snprintf(reason, reason_len, "PCR 0: the log does not replay");
+	return IMT_ERR_MISMATCH;
+}
+
+/* Evidence of a v2 agent carrying @log (NULL: none). */
+static struct wire_evidence *sm_v2(struct sm *m, uint8_t *log, size_t len)
+{
+	struct wire_evidence *ev = sm_evidence(m, NULL, 0);
+
+	ev->version = 2;
+	if (log != NULL)
+		ev->boot_log = (struct wire_blob){ log, len };
+	return ev;
+}
+
+static void test_boot_log(void **state)
+{
+	struct tv *t = tv_new();
+	uint8_t log[40] = { 0 }, other[40] = { 0 };
+	struct engine_answer ans;
+	struct wire_evidence *ev;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	memcpy(log + 32, "firmware", 8);
+	memcpy(other + 32, "Firmware", 8);
+	sm_new(t, &m, "m1");
+	sm_nonce(t, &m, TV_NOW);
+	/* a v1 agent: answered in v1, never asked for a log */
+	ev = sm_evidence(&m, NULL, 0);
+	ev->version = 1;
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_int_equal(ans.verdict.version, 1);
+	assert_string_equal(ans.verdict.boot_log, "");
+	assert_int_equal(boot_check_calls, 0);
+	/* a v2 agent without a log: asked for it */
+	ev = sm_v2(&m, NULL, 0);
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 1, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.boot_log, "wanted");
+	/* it sends it: checked against the quote, stored, not asked again */
+	ev = sm_v2(&m, log, sizeof(log));
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 2, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_string_equal(ans.verdict.boot_log, "");
+	assert_int_equal(boot_check_calls, 1);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM boot_logs l JOIN "
+				       "boots b ON b.id = l.boot_id WHERE "
+				       "b.machine_id = ?1", "m1"), 1);
+	/* the same log again (an agent restart): a no-op */
+	ev = sm_v2(&m, log, sizeof(log));
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 3, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	/* later evidence without it: checked against the stored log */
+	sm_measure(&m, "/usr/bin/a", "a");
+	ref(t, "/usr/bin/a", "a");
+	boot_check_len = 0;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 4), "trusted");
+	assert_int_equal(boot_check_calls, 3);
+	assert_int_equal(boot_check_len, sizeof(log));
+	/* a quote whose PCR 0 disagrees with the stored log: failed */
+	m.pcrs.value[0][0] ^= 1;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 5), "failed");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"boot log\""));
+	assert_non_null(strstr(r, "PCR 0"));
+	free(r);
+	m.pcrs.value[0][0] ^= 1;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 6), "trusted");
+	/* another log for the same boot: failed, the first one stays */
+	ev = sm_v2(&m, other, sizeof(other));
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 7, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "failed");
+	assert_string_equal(ans.verdict.boot_log, "");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "changed within one boot"));
+	free(r);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM boot_logs WHERE "
+				       "substr(log, 33) = CAST(?1 AS BLOB)",
+				    "firmware"), 1);
+	/* a reboot: the new boot has no log, the v2 agent is asked again */
+	m.reset++;
+	sm_boot_fresh(&m);
+	sm_measure(&m, NULL, NULL);
+	ev = sm_v2(&m, NULL, 0);
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 8, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_string_equal(ans.verdict.boot_log, "wanted");
+	/* and the old boot's log is not taken as this one's */
+	ev = sm_v2(&m, other, sizeof(other));
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 9, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_string_equal(ans.verdict.boot_log, "");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_stale_from_stored_times),
 		cmocka_unit_test(test_approval),
 		cmocka_unit_test(test_every_row),
+		cmocka_unit_test(test_boot_log),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_db_boot_log.c - a boot's firmware event log: stored once, the same
+ * again a no-op, another refused, deleted with its boot; schema 0007 on a
+ * database made at 0006.
+ */
+#include "db_test.h"
+
+static uint8_t blog[4096];
+
+static int64_t boot_of(struct tdb *t, const char *id, uint32_t reset)
+{
+	struct imt_error err;
+	struct db_boot b;
+
+	if (db_boot_start(t->db, id, reset, 0, T_NOW, &b, &err) < 0)
+		fail_msg("db_boot_start: %s", err.msg);
+	return b.id;
+}
+
+static void test_store_once(void **state)
+{
+	enum db_boot_log_result res;
+	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
+	struct db_boot_log got;
+	struct imt_error err;
+	struct tdb t;
+	int64_t boot;
+	int found;
+
+	(void)state;
+	memset(blog, 0x42, sizeof(blog));
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	boot = boot_of(&t, "m1", 1);
+	assert_int_equal(db_boot_log_get(t.db, boot, 1, &got, &found, &err),
+			 0);
+	assert_int_equal(found, 0);
+
+	assert_int_equal(db_boot_log_store(t.db, boot, blog, sizeof(blog),
+					   T_NOW, &res, &err), 0);
+	assert_int_equal(res, DB_BOOT_LOG_STORED);
+	/* the same bytes later: nothing changes, not even the time */
+	assert_int_equal(db_boot_log_store(t.db, boot, blog, sizeof(blog),
+					   T_NOW + 5, &res, &err), 0);
+	assert_int_equal(res, DB_BOOT_LOG_SAME);
+	/* one byte other: refused, the first log stays */
+	blog[100] ^= 1;
+	assert_int_equal(db_boot_log_store(t.db, boot, blog, sizeof(blog),
+					   T_NOW + 6, &res, &err), 0);
+	assert_int_equal(res, DB_BOOT_LOG_DIFFERENT);
+	/* shorter, a prefix of it: refused too */
+	blog[100] ^= 1;
+	assert_int_equal(db_boot_log_store(t.db, boot, blog, 100, T_NOW + 7,
+					   &res, &err), 0);
+	assert_int_equal(res, DB_BOOT_LOG_DIFFERENT);
+
+	assert_int_equal(db_boot_log_get(t.db, boot, 0, &got, &found, &err),
+			 0);
+	assert_int_equal(found, 1);
+	assert_null(got.data);
+	assert_int_equal(got.len, sizeof(blog));
+	assert_int_equal(got.received_at, T_NOW);
+	assert_int_equal(db_boot_log_sha256(blog, sizeof(blog), sha), 0);
+	assert_memory_equal(got.sha256, sha, sizeof(sha));
+	assert_int_equal(db_boot_log_get(t.db, boot, 1, &got, &found, &err),
+			 0);
+	assert_non_null(got.data);
+	assert_memory_equal(got.data, blog, sizeof(blog));
+	db_boot_log_release(&got);
+	assert_null(got.data);
+	db_boot_log_release(NULL);
+	tdb_remove(&t);
+}
+
+static void test_bounds(void **state)
+{
+	enum db_boot_log_result res;
+	struct imt_error err;
+	struct tdb t;
+	uint8_t *big;
+	int64_t boot;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	boot = boot_of(&t, "m1", 1);
+	assert_int_equal(db_boot_log_store(t.db, boot, blog, 0, T_NOW, &res,
+					   &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	big = calloc(1, DB_BOOT_LOG_MAX + 1);
+	assert_int_equal(db_boot_log_store(t.db, boot, big,
+					   DB_BOOT_LOG_MAX + 1, T_NOW, &res,
+					   &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	free(big);
+	/* a boot that does not exist */
+	assert_int_equal(db_boot_log_store(t.db, boot + 99, blog, 10, T_NOW,
+					   &res, &err), -1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boot_logs"), 0);
+	tdb_remove(&t);
+}
+
+/* Retention deletes old boots: their logs go with them. */
+static void test_retention(void **state)
+{
+	struct db_retention r = { .keep_boots = 1, .max_rows = 1000 };
+	enum db_boot_log_result res;
+	struct db_boot_log got;
+	struct imt_error err;
+	int64_t b1, b2;
+	struct tdb t;
+	int found, more;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	b1 = boot_of(&t, "m1", 1);
+	assert_int_equal(db_boot_log_store(t.db, b1, blog, 10, T_NOW, &res,
+					   &err), 0);
+	b2 = boot_of(&t, "m1", 2);
+	assert_int_equal(db_boot_log_store(t.db, b2, blog, 20, T_NOW, &res,
+					   &err), 0);
+	assert_int_equal(res, DB_BOOT_LOG_STORED);	/* another boot */
+	do {
+		assert_int_equal(db_retention_run(t.db, &r, T_NOW, NULL, &more,
+						  &err), 0);
+	} while (more);
+	assert_int_equal(db_boot_log_get(t.db, b1, 0, &got, &found, &err), 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(db_boot_log_get(t.db, b2, 0, &got, &found, &err), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(got.len, 20);
+	tdb_remove(&t);
+}
+
+/* A database at schema 0006 with a boot upgrades; the boot keeps going. */
+static void test_upgrade_from_0006(void **state)
+{
+	enum db_boot_log_result res;
+	struct imt_error err;
+	struct tdb t;
+	int64_t boot;
+	sqlite3 *s;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	boot = boot_of(&t, "m1", 1);
+	tdb_close(&t);
+	/* 0007 only adds its table: without it, this is a 0006 database */
+	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(s, "DROP TABLE boot_logs;"
+					 "PRAGMA user_version = 6", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(s);
+	tdb_open(&t);
+	assert_int_equal(tdb_int(&t, "PRAGMA user_version"), 7);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots"), 1);
+	assert_int_equal(db_boot_log_store(t.db, boot, blog, 10, T_NOW, &res,
+					   &err), 0);
+	assert_int_equal(res, DB_BOOT_LOG_STORED);
+	tdb_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_store_once),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_upgrade_from_0006),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

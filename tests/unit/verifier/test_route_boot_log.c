@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_route_boot_log.c - GET /v1/machines/{id}/boot-log and the
+ * machine detail's "boot_log": token, 404s naming why, the decoded and
+ * CEL JSON, the raw bytes (NULs included) through the real HTTPS front.
+ */
+#include "verifier_test.h"
+
+#include "hex.h"
+
+static uint8_t blog[600];
+
+static int setup(void **state)
+{
+	struct tv *t = tv_new();
+	size_t i;
+
+	for (i = 0; i < sizeof(blog); i++)
+		blog[i] = (uint8_t)(i * 13);	/* NULs at 0, 256, ... */
+	tv_machine(t, "node-a", DB_STATE_TRUSTED);
+	tv_machine(t, "node-b", DB_STATE_TRUSTED);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	tv_free(*state);
+	return 0;
+}
+
+static void store_log(struct tv *t, const char *id)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+	};
+	enum db_boot_log_result res;
+	struct imt_error err;
+	int64_t boot = tv_boot(t, id, recs, 1);
+
+	if (db_boot_log_store(t->v.db, boot, blog, sizeof(blog), TV_NOW + 3,
+			      &res, &err) < 0)
+		fail_msg("db_boot_log_store: %s", err.msg);
+	assert_int_equal(res, DB_BOOT_LOG_STORED);
+}
+
+static void test_token_and_404(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a;
+
+	a = tv_call(t, route_machines_boot_log, "node-a", NULL, NULL, &status);
+	assert_int_equal(status, 401);
+	json_decref(a);
+	a = tv_call(t, route_machines_boot_log, "nobody", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 404);
+	assert_non_null(strstr(tv_msg(a), "no machine \"nobody\""));
+	json_decref(a);
+	/* a machine without a boot, then a boot without a log */
+	a = tv_call(t, route_machines_boot_log, "node-a", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 404);
+	assert_non_null(strstr(tv_msg(a), "has no firmware event log"));
+	json_decref(a);
+	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	assert_true(json_is_null(json_object_get(a, "boot_log")));
+	json_decref(a);
+}
+
+static void test_detail_and_json(void **state)
+{
+	uint8_t sha[32];
+	char want[65];
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *l;
+
+	store_log(t, "node-a");
+	assert_int_equal(db_boot_log_sha256(blog, sizeof(blog),
+					    sha), 0);
+	hex_encode(sha, 32, want);
+	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	l = json_object_get(a, "boot_log");
+	assert_true(json_is_true(json_object_get(l, "present")));
+	assert_int_equal(json_integer_value(json_object_get(l, "size")),
+			 sizeof(blog));
+	assert_string_equal(json_string_value(json_object_get(l, "sha256")),
+			    want);
+	assert_int_equal(json_integer_value(json_object_get(l, "received")),
+			 TV_NOW + 3);
+	json_decref(a);
+	/* the other machine's log is not this one's */
+	a = tv_call(t, route_machines_get, "node-b", NULL, TV_AUTH, &status);
+	assert_true(json_is_null(json_object_get(a, "boot_log")));
+	json_decref(a);
+	a = tv_call(t, route_machines_boot_log, "node-a", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 200);
+	assert_non_null(json_object_get(a, "events"));
+	json_decref(a);
+}
+
+static void test_formats_over_https(void **state)
+{
+	struct tv *t = *state;
+	char *text, type[128];
+	json_t *a;
+	long status;
+
+	tv_serve(t);
+	store_log(t, "node-a");
+	status = tv_http(t, "GET", "/v1/machines/node-a/boot-log?format=raw",
+			 NULL, TV_AUTH, &text, type, sizeof(type));
+	assert_int_equal(status, 200);
+	assert_string_equal(type, "application/octet-stream");
+	/* the bytes whole, past the NULs */
+	assert_memory_equal(text, blog, sizeof(blog));
+	free(text);
+	a = tv_get(t, "GET", "/v1/machines/node-a/boot-log?format=cel", NULL,
+		   &status);
+	assert_int_equal(status, 200);
+	assert_non_null(a);
+	json_decref(a);
+	a = tv_get(t, "GET", "/v1/machines/node-a/boot-log?format=pdf", NULL,
+		   &status);
+	assert_int_equal(status, 400);
+	assert_non_null(strstr(tv_msg(a), "format"));
+	json_decref(a);
+	a = tv_get(t, "GET", "/v1/machines/node-b/boot-log?format=raw", NULL,
+		   &status);
+	assert_int_equal(status, 404);
+	json_decref(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_token_and_404, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_detail_and_json, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_formats_over_https, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
