@@ -352,21 +352,24 @@ build_signed() {
 	echo "$dir"
 }
 
+# Keeps the KEEP newest finished layers of each kind. A glob that matches
+# nothing is no error: a cache with no signed layer yet is the normal case
+# (under set -e and pipefail a failing ls here once ended the build after
+# the layer was made, before its path was printed).
 prune() {
 	local d
 
 	# shellcheck disable=SC2012 # names are ours: debian-<hex>
-	ls -1dt "$CACHE"/images/debian-signed-[0-9a-f]*/ 2>/dev/null |
-	    tail -n +$((KEEP + 1)) | while read -r d; do
-		[ -f "$d/done" ] && rm -rf "$d"
-	    done
-	# shellcheck disable=SC2012 # names are ours: debian-<hex>
-	ls -1dt "$CACHE"/images/debian-[0-9a-f]*/ 2>/dev/null | tail -n +$((KEEP + 1)) |
-	    while read -r d; do
-		case "$d" in *debian-base-*) continue ;; esac
-		[ -f "$d/done" ] || continue
-		rm -rf "$d"
-	    done
+	for d in $(ls -1dt "$CACHE"/images/debian-signed-[0-9a-f]*/ 2>/dev/null |
+	    tail -n +$((KEEP + 1))); do
+		if [ -f "$d/done" ]; then rm -rf "$d"; fi
+	done
+	# shellcheck disable=SC2012,SC2010 # names are ours: debian-<hex>
+	for d in $(ls -1dt "$CACHE"/images/debian-[0-9a-f]*/ 2>/dev/null |
+	    grep -v '/debian-base-' | tail -n +$((KEEP + 1))); do
+		if [ -f "$d/done" ]; then rm -rf "$d"; fi
+	done
+	return 0
 }
 
 main() {

@@ -19,3 +19,27 @@ not_ok() {
 	shift
 	for line in "$@"; do echo "# $line"; done
 }
+
+# tap_guard LOG: from here on an exit before tap_end (a die in a sourced
+# helper, say) still ends the TAP: a "not ok" naming the exit status with
+# the last lines of LOG (where the runner sends its setup's stderr), the
+# plan and the summary, so that a CI log names why the run stopped.
+tap_guard() {
+	tap_log=$1
+	tap_ended=0
+	trap 'tap_guard_exit $?' EXIT
+}
+
+tap_guard_exit() {
+	local lines=()
+
+	[ "$tap_ended" = 0 ] || return 0
+	mapfile -t lines < <(tail -n 12 "$tap_log" 2>/dev/null)
+	not_ok "the run ended early (exit $1), last lines of $tap_log:" \
+	    ${lines[@]+"${lines[@]}"}
+	echo "1..$n"
+	echo "$passed passed, $failed failed"
+}
+
+# The runner's summary follows: an exit from here on is no early end.
+tap_end() { tap_ended=1; }

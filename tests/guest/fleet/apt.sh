@@ -182,6 +182,7 @@ test_rogue() {
 tests() {
 	set +e	# a failing step is a "not ok", never the end of the run
 	echo "TAP version 13"
+	tap_guard "$run_dir/up.log"
 	steps=0
 	if fleet_prepare >"$run_dir/up.log" 2>&1 && setup >>"$run_dir/up.log" 2>&1; then
 		ok "archives, verifier (image + hello archive + policy $POLICY), guest1"

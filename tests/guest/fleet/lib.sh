@@ -166,6 +166,7 @@ fleet_test_main() {
 
 # The end of tests(): plan, time, summary, status.
 fleet_test_done() {
+	tap_end
 	echo "1..$n"
 	echo "# total $(($(date +%s) - start))s"
 	echo "$passed passed, $failed failed"

@@ -337,10 +337,12 @@ main() {
 tests() {
 	set +e	# a failing step is a "not ok", never the end of the run
 	echo "TAP version 13"
+	tap_guard "$run_dir/up.log"
 	if fleet_up --guests 3 --sha1 3 --stale-after "$STALE_AFTER" >"$run_dir/up.log" 2>&1; then
 		ok "fleet up: verifier, golden image references, 3 guests"
 	else
 		not_ok "fleet up" "$(tail -n 5 "$run_dir/up.log")"
+		tap_end
 		echo "1..$n"
 		echo "$passed passed, $failed failed"
 		exit 1
@@ -353,6 +355,7 @@ tests() {
 	test_verifier_kill
 	test_reboot
 	test_stale
+	tap_end
 	echo "1..$n"
 	echo "# total $(($(date +%s) - start))s"
 	echo "$passed passed, $failed failed"

@@ -154,6 +154,7 @@ test_forged() {
 tests() {
 	set +e	# a failing step is a "not ok", never the end of the run
 	echo "TAP version 13"
+	tap_guard "$run_dir/up.log"
 	if ! fleet_prepare >"$run_dir/up.log" 2>&1; then
 		not_ok "kernel, golden image, PKI" "$(tail -n 5 "$run_dir/up.log")"
 		fleet_test_done

@@ -136,6 +136,7 @@ tests() {
 
 	set +e	# a failing step is a "not ok", never the end of the run
 	echo "TAP version 13"
+	tap_guard "$run_dir/up.log"
 	if ! fleet_prepare >"$run_dir/up.log" 2>&1 ||
 	    ! fleet_fresh_verifier 30 >>"$run_dir/up.log" 2>&1 ||
 	    ! fleet_refs_image >>"$run_dir/up.log" 2>&1; then
