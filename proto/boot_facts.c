@@ -207,12 +207,18 @@ static void tag(struct boot_facts *f, const struct tcg_event *ev)
 	memcpy(f->load_options_sha256, d, 32);
 }
 
+/*
+ * 0 ends a PCR's pre-OS measurements; 0xffffffff does too in logs after
+ * the conventional BIOS specification (SeaBIOS writes it for PCRs 0-7,
+ * tests/fixtures/eventlog/seabios); 1, the PC Client PFP's error value,
+ * or anything else is the firmware reporting an error.
+ */
 static void separator(struct boot_facts *f, const struct tcg_event *ev)
 {
 	uint32_t value;
 
 	if (efi_separator_parse(ev->data, ev->len, &value, NULL) != IMT_OK ||
-	    value != 0)
+	    (value != 0 && value != 0xffffffffu))
 		flag(f, BOOT_FACT_SEPARATOR_ERROR, ev->index);
 }
 

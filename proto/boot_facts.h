@@ -28,7 +28,8 @@
 /* Suspicious things, in ->flags; any of them should fail a boot policy. */
 #define BOOT_FACT_AFTER_SEPARATOR 0x01u	/* an event a PCR 0-7 should not
 					 * take after its separator */
-#define BOOT_FACT_SEPARATOR_ERROR 0x02u	/* separator value 1, or not 0/1 */
+#define BOOT_FACT_SEPARATOR_ERROR 0x02u	/* separator value not 0 (nor
+					 * BIOS-style 0xffffffff) */
 #define BOOT_FACT_OVERFLOW 0x04u	/* more entries than the maxima: the
 					 * first ones are kept, ->total
 					 * counts all */

@@ -771,9 +771,10 @@ enum imt_result efi_separator_parse(const uint8_t *buf, size_t len,
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
 				     "EV_SEPARATOR of %zu bytes, not 4", len);
 	*value = rd32(buf);
-	if (*value > 1)
+	/* 0xffffffff: the conventional BIOS's separator (SeaBIOS) */
+	if (*value > 1 && *value != 0xffffffffu)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
-				     "EV_SEPARATOR value 0x%08x, not 0 or 1 (error)",
-				     *value);
+				     "EV_SEPARATOR value 0x%08x, not 0, 1 "
+				     "(error) or 0xffffffff", *value);
 	return IMT_OK;
 }

@@ -303,7 +303,8 @@ enum imt_result efi_handoff_parse(const uint8_t *buf, size_t len, int v2,
  * efi_separator_parse() - the 4-byte EV_SEPARATOR value.
  * @buf: event data
  * @len: bytes (4)
- * @value: receives 0 (normal) or 1 (the firmware's error separator)
+ * @value: receives 0 (normal), 0xffffffff (the conventional BIOS's normal
+ *	   separator, as SeaBIOS writes) or 1 (the firmware's error separator)
  * @err: filled on failure
  * Return: IMT_OK, or IMT_ERR_MALFORMED for another size or value.
  */

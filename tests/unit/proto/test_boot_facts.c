@@ -136,6 +136,10 @@ static void test_suspicious(void **state)
 
 	(void)state;
 	elb_open_default(&b);
+	elb_separator(&b, 0, 0xffffffffu);	/* conventional BIOS: normal */
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.flags, 0);
+	elb_open_default(&b);
 	elb_separator(&b, 0, 1);
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.flags, BOOT_FACT_SEPARATOR_ERROR);

@@ -279,6 +279,9 @@ static void test_small_structures(void **state)
 	assert_int_equal(efi_separator_parse((const uint8_t *)"\1\0\0\0", 4, &v,
 					     &err), IMT_OK);
 	assert_int_equal(v, 1);
+	assert_int_equal(efi_separator_parse((const uint8_t *)"\xff\xff\xff\xff",
+					     4, &v, &err), IMT_OK);
+	assert_int_equal(v, 0xffffffffu);
 	assert_int_equal(efi_separator_parse((const uint8_t *)"\2\0\0\0", 4, &v,
 					     &err), IMT_ERR_MALFORMED);
 	assert_int_equal(efi_separator_parse((const uint8_t *)"\0\0\0", 3, &v,
