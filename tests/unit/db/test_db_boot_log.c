@@ -148,14 +148,18 @@ static void test_upgrade_from_0006(void **state)
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	boot = boot_of(&t, "m1", 1);
 	tdb_close(&t);
-	/* 0007 only adds its table: without it, this is a 0006 database */
+	/*
+	 * 0007 only adds its table, 0008 its table and a sources table it
+	 * rebuilds as it was: without both tables this is a 0006 database
+	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s, "DROP TABLE boot_logs;"
+					 "DROP TABLE efi_digests;"
 					 "PRAGMA user_version = 6", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(s);
 	tdb_open(&t);
-	assert_int_equal(tdb_int(&t, "PRAGMA user_version"), 7);
+	assert_int_equal(tdb_int(&t, "PRAGMA user_version"), 8);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots"), 1);
 	assert_int_equal(db_boot_log_store(t.db, boot, blog, 10, T_NOW, &res,
 					   &err), 0);
