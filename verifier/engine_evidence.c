@@ -169,7 +169,13 @@ static int judge_event(struct verifier *v, const struct policy *p,
 		return 0;
 	}
 	if (a->new_boot || a->m.state == DB_STATE_TRUSTED) {
+		/* the records were fine; the boot is judged when it starts
+		 * and when its log arrives (a policy or reference change
+		 * re-judges it through judge_boot()) */
 		ok = 1;
+		if ((a->new_boot || a->boot_log_kept) &&
+		    judge_boot_log(v, p, boot->id, &ok, reason, err) < 0)
+			return -1;
 	} else if (judge_boot(v, p, boot->id, boot->next_record_index + a->n,
 			      &ok, reason, err) < 0) {
 		return -1;

@@ -11,6 +11,7 @@
 #include "hex.h"
 #include "judge.h"
 #include "keyring.h"
+#include "log.h"
 #include "policies.h"
 
 static enum db_verdict lookup_verdict(struct verifier *v,
@@ -307,5 +308,56 @@ int judge_boot(struct verifier *v, const struct policy *p, int64_t boot_id,
 			return -1;
 	}
 	*ok = !fb.found;
+	if (!*ok)
+		return 0;
+	return judge_boot_log(v, p, boot_id, ok, reason, err);
+}
+
+/* For boot_policy_judge(): is an EFI application's digest in an efi:
+ * source that policy @p selects? */
+struct app_lookup {
+	struct verifier *v;
+	const struct policy *p;
+};
+
+static int app_known(void *ctx, const char *algo, const uint8_t *digest,
+		     size_t len, char *source, size_t source_len)
+{
+	struct app_lookup *l = ctx;
+	struct db_efi_hit hit;
+	struct imt_error err;
+	char name[DB_NAME_MAX + 8];
+	int rc;
+
+	rc = db_efi_find(l->v->db, algo, digest, len, &hit, &err);
+	if (rc < 0)
+		log_warnx("efi reference lookup: %s", err.msg);
+	if (rc <= 0)
+		return rc;
+	snprintf(name, sizeof(name), "efi:%s", hit.source);
+	snprintf(source, source_len, "%s", name);
+	return policy_selects(l->p, name);
+}
+
+int judge_boot_log(struct verifier *v, const struct policy *p,
+		   int64_t boot_id, int *ok, char reason[JUDGE_REASON_MAX],
+		   struct imt_error *err)
+{
+	struct app_lookup l = { v, p };
+	struct db_boot_log log = { 0 };
+	int found = 0, rc;
+
+	*ok = 1;
+	if (!p->boot.present)
+		return 0;
+	if (db_boot_log_get(v->db, boot_id, 1, &log, &found, err) < 0)
+		return -1;
+	rc = boot_policy_judge(&p->boot, p->name, found ? log.data : NULL,
+			       found ? log.len : 0, app_known, &l, reason,
+			       JUDGE_REASON_MAX, err);
+	db_boot_log_release(&log);
+	if (rc < 0)
+		return -1;
+	*ok = rc;
 	return 0;
 }

@@ -118,4 +118,23 @@ int judge_boot(struct verifier *v, const struct policy *p, int64_t boot_id,
 	       uint64_t nrecords, int *ok, char reason[JUDGE_REASON_MAX],
 	       struct imt_error *err);
 
+/**
+ * judge_boot_log() - does boot @boot_id's firmware event log (or its
+ * absence) pass the "boot" section of @p (boot_policy.h)?
+ * @v: the verifier (v->lock held: it reads the database)
+ * @p: the machine's policy
+ * @boot_id: the boot
+ * @ok: receives 1 when it does (or @p rules nothing on boots), else 0
+ * @reason: receives the violation's JSON reason when not
+ * @err: filled on a storage failure
+ *
+ * judge_boot() includes it; the engine calls it alone when it skips
+ * judge_boot() (a new boot, a trusted machine).
+ *
+ * Return: 0, or -1 on a storage failure.
+ */
+int judge_boot_log(struct verifier *v, const struct policy *p,
+		   int64_t boot_id, int *ok, char reason[JUDGE_REASON_MAX],
+		   struct imt_error *err);
+
 #endif /* IMATRUST_JUDGE_H */

@@ -206,7 +206,7 @@ static int parse_excludes(json_t *doc, struct policy *p,
 
 static const char *const known_keys[] = {
 	"machines", "default", "sources", "excludes", "violations",
-	"any_path", "conffiles", NULL,
+	"any_path", "conffiles", "boot", NULL,
 };
 
 static int check_keys(json_t *doc, struct imt_error *err)
@@ -223,7 +223,7 @@ static int check_keys(json_t *doc, struct imt_error *err)
 		if (known_keys[i] == NULL)
 			return bad(err, "%s: not a policy field (known: "
 				   "machines, default, sources, excludes, "
-				   "violations, any_path, conffiles)", key);
+				   "violations, any_path, conffiles, boot)", key);
 	}
 	return 0;
 }
@@ -248,7 +248,8 @@ static int parse_doc(json_t *doc, struct policy *p, struct imt_error *err)
 	    choice(doc, "violations", "untrusted", "allow", &p->violations,
 		   err) < 0 ||
 	    choice(doc, "any_path", "deny", "allow", &p->any_path, err) < 0 ||
-	    choice(doc, "conffiles", "reference", "any", &conff, err) < 0)
+	    choice(doc, "conffiles", "reference", "any", &conff, err) < 0 ||
+	    boot_policy_parse(json_object_get(doc, "boot"), &p->boot, err) < 0)
 		return -1;
 	p->conffiles = conff == 1 ? POLICY_CONFFILES_ANY :
 				    POLICY_CONFFILES_REFERENCE;
@@ -325,6 +326,8 @@ json_t *policy_to_json(const struct policy *p)
 				    json_string(tri[1][p->any_path]));
 	json_object_set_new(j, "conffiles", json_string(
 		p->conffiles == POLICY_CONFFILES_ANY ? "any" : "reference"));
+	if (p->boot.present)
+		json_object_set_new(j, "boot", boot_policy_to_json(&p->boot));
 	return j;
 }
 
@@ -405,5 +408,6 @@ void policy_free(struct policy *p)
 	for (i = 0; i < p->nrules; i++)
 		rule_free(&p->rules[i]);
 	free(p->rules);
+	boot_policy_free(&p->boot);
 	free(p);
 }

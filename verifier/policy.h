@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "boot_policy.h"
 #include "import.h"
 
 #define POLICY_ITEMS_MAX 256	/* machines, sources, excludes */
@@ -51,6 +52,7 @@ struct policy {
 	int violations;		/* -1: the configuration's; 0 deny; 1 allow */
 	int any_path;		/* -1, 0, 1 likewise */
 	enum policy_conffiles conffiles;
+	struct boot_policy boot;	/* the "boot" section (boot_policy.h) */
 };
 
 /**

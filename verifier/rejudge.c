@@ -306,9 +306,12 @@ static int decide_locked(struct rejudge_run *run, const char *id,
 	if (db_boot_current(v->db, id, &boot, &found, err) < 0)
 		goto out;
 	rc = 0;
+	/* a policy change may add a rule no record breaks (its boot
+	 * section): a trusted machine is judged again whole then too */
 	if (!found || boot.id != run->boot_id ||
 	    (m.state != DB_STATE_UNTRUSTED &&
-	     !(m.state == DB_STATE_TRUSTED && run->became_bad)))
+	     !(m.state == DB_STATE_TRUSTED &&
+	       (run->became_bad || (run->changes & REJUDGE_POLICY)))))
 		goto out;
 	rc = judge_boot(v, policies_for(v, id), boot.id,
 			boot.next_record_index, &ok, why, err);

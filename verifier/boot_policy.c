@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * boot_policy.c - a named policy's "boot" section (boot_policy.h): parse,
+ * serve, and judge a boot's firmware event log by it.
+ */
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "boot_policy.h"
+#include "hash_algo.h"
+#include "hex.h"
+#include "tcg_log.h"
+
+static const char *const var_keys[BOOT_VAR_COUNT] = {
+	[BOOT_VAR_PK] = "pk", [BOOT_VAR_KEK] = "kek",
+	[BOOT_VAR_DB] = "db", [BOOT_VAR_DBX] = "dbx",
+};
+
+/* A malformed "boot" section: @err filled, -1. */
+#define bad(err, ...) \
+	(imt_error_set((err), IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS, \
+		       __VA_ARGS__), -1)
+
+/* "boot.KEY": @no -> 0, @yes -> 1, absent -> 0. */
+static int choice(json_t *j, const char *key, const char *no,
+		  const char *yes, int *out, struct imt_error *err)
+{
+	json_t *v = json_object_get(j, key);
+	const char *s = json_string_value(v);
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (s != NULL && strcmp(s, yes) == 0)
+		*out = 1;
+	else if (s == NULL || strcmp(s, no) != 0)
+		return bad(err, "boot.%s: must be \"%s\" or \"%s\"", key, no,
+			   yes);
+	return 0;
+}
+
+static int certs(json_t *j, const char *key, struct boot_policy_certs *c,
+		 struct imt_error *err)
+{
+	json_t *arr = json_object_get(j, key), *it;
+	size_t i;
+
+	if (arr == NULL)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) > BOOT_POLICY_CERTS_MAX)
+		return bad(err, "boot.%s: not a list of at most %d SHA-256 "
+			   "digests", key, BOOT_POLICY_CERTS_MAX);
+	c->set = 1;
+	json_array_foreach(arr, i, it) {
+		const char *s = json_string_value(it);
+
+		if (s == NULL || strlen(s) != 64 ||
+		    hex_decode(s, 64, c->sha256[i], 32) != 32)
+			return bad(err, "boot.%s[%zu]: not 64 hex digits (the "
+				   "SHA-256 of a certificate or a hash)", key, i);
+		c->n = i + 1;
+	}
+	return 0;
+}
+
+static int globs(json_t *j, struct boot_policy *bp, struct imt_error *err)
+{
+	json_t *arr = json_object_get(j, "cmdline"), *it;
+	size_t i;
+
+	if (arr == NULL)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) == 0 ||
+	    json_array_size(arr) > BOOT_POLICY_GLOBS_MAX)
+		return bad(err, "boot.cmdline: not a list of 1 to %d patterns",
+			   BOOT_POLICY_GLOBS_MAX);
+	json_array_foreach(arr, i, it) {
+		const char *s = json_string_value(it);
+
+		if (s == NULL || s[0] == '\0' || strlen(s) > BOOT_POLICY_GLOB_MAX)
+			return bad(err, "boot.cmdline[%zu]: not a pattern of 1 "
+				   "to %d bytes", i, BOOT_POLICY_GLOB_MAX);
+		bp->cmdline[i] = strdup(s);
+		if (bp->cmdline[i] == NULL)
+			return bad(err, "out of memory");
+		bp->ncmdline = i + 1;
+	}
+	return 0;
+}
+
+int boot_policy_parse(json_t *j, struct boot_policy *bp,
+		      struct imt_error *err)
+{
+	static const char *const known[] = {
+		"log", "secure_boot", "pk", "kek", "db", "dbx",
+		"applications", "cmdline", NULL,
+	};
+	const char *key;
+	json_t *val;
+	size_t i;
+
+	if (j == NULL)
+		return 0;
+	if (!json_is_object(j))
+		return bad(err, "boot: not an object");
+	json_object_foreach(j, key, val) {
+		for (i = 0; known[i] != NULL && strcmp(known[i], key) != 0; i++)
+			;
+		if (known[i] == NULL)
+			return bad(err, "boot.%s: not a boot policy field "
+				   "(known: log, secure_boot, pk, kek, db, dbx, "
+				   "applications, cmdline)", key);
+	}
+	bp->present = 1;
+	if (choice(j, "log", "optional", "required", &bp->log_required,
+		   err) < 0 ||
+	    choice(j, "secure_boot", "any", "required",
+		   &bp->secure_boot_required, err) < 0 ||
+	    choice(j, "applications", "any", "references",
+		   &bp->applications_referenced, err) < 0 ||
+	    globs(j, bp, err) < 0)
+		return -1;
+	for (i = 0; i < BOOT_VAR_COUNT; i++) {
+		if (certs(j, var_keys[i], &bp->vars[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+json_t *boot_policy_to_json(const struct boot_policy *bp)
+{
+	json_t *j, *arr;
+	char hex[65];
+	size_t i, k;
+
+	if (!bp->present)
+		return NULL;
+	j = json_pack("{s:s,s:s,s:s}",
+		      "log", bp->log_required ? "required" : "optional",
+		      "secure_boot", bp->secure_boot_required ? "required" :
+								 "any",
+		      "applications", bp->applications_referenced ?
+				      "references" : "any");
+	for (i = 0; j != NULL && i < BOOT_VAR_COUNT; i++) {
+		if (!bp->vars[i].set)
+			continue;
+		arr = json_array();
+		for (k = 0; arr != NULL && k < bp->vars[i].n; k++) {
+			hex_encode(bp->vars[i].sha256[k], 32, hex);
+			json_array_append_new(arr, json_string(hex));
+		}
+		json_object_set_new(j, var_keys[i], arr);
+	}
+	if (j != NULL && bp->ncmdline > 0) {
+		arr = json_array();
+		for (k = 0; arr != NULL && k < bp->ncmdline; k++)
+			json_array_append_new(arr, json_string(bp->cmdline[k]));
+		json_object_set_new(j, "cmdline", arr);
+	}
+	return j;
+}
+
+void boot_policy_free(struct boot_policy *bp)
+{
+	size_t i;
+
+	for (i = 0; i < bp->ncmdline; i++)
+		free(bp->cmdline[i]);
+	bp->ncmdline = 0;
+}
+
+/* The reason of a violation; @extra adds fields (may be NULL). */
+static int violate(char *reason, size_t max, const char *policy,
+		   const char *rule, json_t *extra, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static int violate(char *reason, size_t max, const char *policy,
+		   const char *rule, json_t *extra, const char *fmt, ...)
+{
+	char why[512];
+	json_t *j;
+	char *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	j = extra != NULL ? extra : json_object();
+	json_object_set_new(j, "check", json_string("boot"));
+	json_object_set_new(j, "rule", json_string(rule));
+	json_object_set_new(j, "policy", json_string(policy));
+	json_object_set_new(j, "why", json_string(why));
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	snprintf(reason, max, "%s", s != NULL ? s :
+		 "{\"check\":\"boot\",\"why\":\"out of memory\"}");
+	free(s);
+	return 0;
+}
+
+static int listed(const struct boot_policy_certs *c, const uint8_t *d)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (memcmp(c->sha256[i], d, 32) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* PK, KEK, db: every X.509 entry listed; dbx: every listed one there. */
+static int judge_vars(const struct boot_policy *bp, const char *policy,
+		      const struct boot_facts *f, char *reason, size_t max)
+{
+	char hex[65];
+	size_t v, i;
+
+	for (v = 0; v < BOOT_VAR_COUNT; v++) {
+		const struct boot_var_facts *vf = &f->vars[v];
+		const struct boot_policy_certs *c = &bp->vars[v];
+
+		if (!c->set)
+			continue;
+		if (vf->total > vf->count)
+			return violate(reason, max, policy, var_keys[v], NULL,
+				       "%s has %zu entries, more than the %d "
+				       "the verifier reads", boot_var_name(v),
+				       vf->total, BOOT_FACTS_CERTS_MAX);
+		if (v == BOOT_VAR_DBX) {
+			for (i = 0; i < c->n; i++) {
+				size_t k;
+
+				for (k = 0; k < vf->count; k++) {
+					if (memcmp(vf->certs[k].sha256,
+						   c->sha256[i], 32) == 0)
+						break;
+				}
+				if (k == vf->count) {
+					hex_encode(c->sha256[i], 32, hex);
+					return violate(reason, max, policy,
+						"dbx", json_pack("{s:i,s:s}",
+						"pcr", 7, "digest", hex),
+						"dbx lacks the revocation %s",
+						hex);
+				}
+			}
+			continue;
+		}
+		for (i = 0; i < vf->count; i++) {
+			if (vf->certs[i].kind != EFI_SIG_X509 ||
+			    listed(c, vf->certs[i].sha256))
+				continue;
+			hex_encode(vf->certs[i].sha256, 32, hex);
+			return violate(reason, max, policy, var_keys[v],
+				       json_pack("{s:i,s:s,s:s}", "pcr", 7,
+						 "digest", hex, "subject",
+						 vf->certs[i].cn),
+				       "%s holds a certificate the policy "
+				       "does not list (CN=%s)",
+				       boot_var_name(v), vf->certs[i].cn);
+		}
+	}
+	return 1;
+}
+
+static int judge_apps(const struct boot_policy *bp, const char *policy,
+		      const struct boot_facts *f,
+		      boot_policy_app_known app_known, void *ctx,
+		      char *reason, size_t max, struct imt_error *err)
+{
+	char hex[2 * HASH_ALGO_MAX_SIZE + 1], src[128], dig[160];
+	const struct hash_algo *algo;
+	size_t i, k;
+	int rc;
+
+	if (!bp->applications_referenced)
+		return 1;
+	if (f->apps_total > f->napps)
+		return violate(reason, max, policy, "applications", NULL,
+			       "%zu EFI applications, more than the %d the "
+			       "verifier reads", f->apps_total,
+			       BOOT_FACTS_APPS_MAX);
+	for (i = 0; i < f->napps; i++) {
+		const struct boot_app *a = &f->apps[i];
+		const struct boot_app_digest *d = NULL;
+
+		/* sha256 when the log has it, else its first known bank */
+		for (k = 0; k < a->ndigests; k++) {
+			algo = hash_algo_by_tpm(a->digests[k].alg_id);
+			if (algo != NULL && (d == NULL ||
+					     strcmp(algo->name, "sha256") == 0))
+				d = &a->digests[k];
+		}
+		if (d == NULL)
+			return violate(reason, max, policy, "applications",
+				       json_pack("{s:i,s:i}", "pcr", a->pcr,
+						 "event", (int)a->index),
+				       "event %zu has no digest of a known "
+				       "algorithm", a->index);
+		algo = hash_algo_by_tpm(d->alg_id);
+		rc = app_known(ctx, algo->name, d->value, d->size, src,
+			       sizeof(src));
+		if (rc < 0)
+			return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+					     IMT_NO_POS, "boot policy: the "
+					     "reference lookup failed"), -1;
+		if (rc > 0)
+			continue;
+		hex_encode(d->value, d->size, hex);
+		snprintf(dig, sizeof(dig), "%s:%s", algo->name, hex);
+		return violate(reason, max, policy, "applications",
+			       json_pack("{s:i,s:i,s:s,s:s,s:s}", "pcr", a->pcr,
+					 "event", (int)a->index, "type",
+					 "EV_EFI_BOOT_SERVICES_APPLICATION",
+					 "digest", dig, "path", a->path),
+			       "EFI application %s (Authenticode %s) is in no "
+			       "efi source of the policy", a->path, dig);
+	}
+	return 1;
+}
+
+/*
+ * The command line systemd-boot measured into PCR 12 (not quoted) counts
+ * only when its event's digest is that of its text and equals the EFI
+ * stub's load-options tag in PCR 9 (quoted, replayed).
+ */
+static int cmdline_bound(const uint8_t *log, size_t len,
+			 const struct boot_facts *f)
+{
+	uint8_t md[EVP_MAX_MD_SIZE];
+	struct tcg_log l;
+	struct tcg_event ev;
+	const uint8_t *d;
+	unsigned int mdlen = 0;
+
+	if (!f->has_cmdline || !f->has_load_options_tag ||
+	    tcg_log_open(&l, log, len, NULL) != IMT_OK)
+		return 0;
+	while (!tcg_log_done(&l)) {
+		if (tcg_log_next(&l, &ev, NULL) != IMT_OK)
+			return 0;
+		if (ev.pcr != 12 || ev.type != EV_IPL)
+			continue;
+		d = tcg_event_digest(&ev, 0x000b);	/* TPM2_ALG_SHA256 */
+		return d != NULL &&
+		       EVP_Digest(ev.data, ev.len, md, &mdlen, EVP_sha256(),
+				  NULL) == 1 && mdlen == 32 &&
+		       memcmp(md, d, 32) == 0 &&
+		       memcmp(d, f->load_options_sha256, 32) == 0;
+	}
+	return 0;
+}
+
+static int judge_cmdline(const struct boot_policy *bp, const char *policy,
+			 const uint8_t *log, size_t len,
+			 const struct boot_facts *f, char *reason, size_t max)
+{
+	size_t i;
+
+	if (bp->ncmdline == 0)
+		return 1;
+	if (!cmdline_bound(log, len, f))
+		return violate(reason, max, policy, "cmdline",
+			       json_pack("{s:i}", "pcr", 9),
+			       "the log carries no kernel command line bound "
+			       "to PCR 9 (systemd-boot's PCR 12 event and the "
+			       "EFI stub's load-options tag must agree)");
+	for (i = 0; i < bp->ncmdline; i++) {
+		if (fnmatch(bp->cmdline[i], f->cmdline, 0) == 0)
+			return 1;
+	}
+	return violate(reason, max, policy, "cmdline",
+		       json_pack("{s:i,s:s}", "pcr", 9, "cmdline", f->cmdline),
+		       "the kernel command line matches no pattern of the "
+		       "policy");
+}
+
+int boot_policy_judge(const struct boot_policy *bp, const char *policy,
+		      const uint8_t *log, size_t len,
+		      boot_policy_app_known app_known, void *ctx,
+		      char *reason, size_t reason_max, struct imt_error *err)
+{
+	struct boot_facts *f;
+	struct imt_error ferr;
+	int rc;
+
+	if (!bp->present)
+		return 1;
+	if (log == NULL)
+		return bp->log_required ?
+			violate(reason, reason_max, policy, "log", NULL,
+				"the machine sent no firmware event log") : 1;
+	f = malloc(sizeof(*f));
+	if (f == NULL)
+		return bad(err, "out of memory");
+	if (boot_facts_extract(log, len, f, &ferr) != IMT_OK) {
+		rc = violate(reason, reason_max, policy, "log", NULL,
+			     "the firmware event log does not decode: %s",
+			     ferr.msg);
+		goto out;
+	}
+	if (f->flags & (BOOT_FACT_AFTER_SEPARATOR | BOOT_FACT_SEPARATOR_ERROR |
+			BOOT_FACT_REPEATED)) {
+		rc = violate(reason, reason_max, policy, "log",
+			     json_pack("{s:i}", "event", (int)f->flag_event),
+			     "event %zu: %s", f->flag_event,
+			     f->flags & BOOT_FACT_SEPARATOR_ERROR ?
+			     "a separator with the error value" :
+			     f->flags & BOOT_FACT_REPEATED ?
+			     "a Secure Boot variable measured twice" :
+			     "an event after its PCR's separator");
+		goto out;
+	}
+	if (bp->secure_boot_required && f->secure_boot != 1) {
+		rc = violate(reason, reason_max, policy, "secure_boot",
+			     json_pack("{s:i,s:s}", "pcr", 7, "type",
+				       "EV_EFI_VARIABLE_DRIVER_CONFIG"),
+			     "Secure Boot is %s",
+			     f->secure_boot == 0 ? "off" : "not measured");
+		goto out;
+	}
+	rc = judge_vars(bp, policy, f, reason, reason_max);
+	if (rc == 1)
+		rc = judge_apps(bp, policy, f, app_known, ctx, reason,
+				reason_max, err);
+	if (rc == 1)
+		rc = judge_cmdline(bp, policy, log, len, f, reason,
+				   reason_max);
+out:
+	free(f);
+	return rc;
+}
