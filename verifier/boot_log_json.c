@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "b64.h"
 #include "boot_facts.h"
 #include "boot_log_json.h"
@@ -637,6 +639,8 @@ static json_t *decoded(const uint8_t *buf, size_t len, json_t *events,
 		       const struct tcg_spec_id *spec, struct imt_error *err)
 {
 	struct boot_facts *f = malloc(sizeof(*f));
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
 	json_t *o;
 
 	if (!f || boot_facts_extract(buf, len, f, err) != IMT_OK) {
@@ -648,6 +652,10 @@ static json_t *decoded(const uint8_t *buf, size_t len, json_t *events,
 		return NULL;
 	}
 	o = json_object();
+	/* the bytes as stored: the machine detail's boot_log names them so */
+	json_object_set_new(o, "size", json_integer((json_int_t)len));
+	if (EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL) == 1)
+		put_hex(o, "sha256", md, mdlen);
 	json_object_set_new(o, "spec", spec_json(spec));
 	json_object_set_new(o, "events", events);
 	json_object_set_new(o, "pcrs", pcrs_json(buf, len, spec));

@@ -165,8 +165,9 @@ int cli_machine_boot_log(const char *id, int argc, char **argv)
 			rc = CLI_EXIT_OK;
 	} else if (cli_client_call(c, "GET", path, NULL, &log) == 0) {
 		if (a.json || a.cel) {
-			json_dumpf(log, stdout,
-				   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			/* --cel: the CEL document itself, an array */
+			json_dumpf(a.cel ? json_object_get(log, "cel") : log,
+				   stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 		} else {
 			print_events(log);

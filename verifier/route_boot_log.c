@@ -82,7 +82,7 @@ void route_machines_boot_log(void *ctx, const struct http_request *req,
 	char name[DB_NAME_MAX + 1];
 	struct db_boot_log log;
 	struct imt_error err;
-	unsigned int flags;
+	unsigned int flags = BOOT_LOG_DECODED;
 	json_t *j;
 
 	if (format == NULL || strcmp(format, "decoded") == 0) {
@@ -111,6 +111,8 @@ void route_machines_boot_log(void *ctx, const struct http_request *req,
 	if (j == NULL)
 		http_error(res, 422, "the stored event log does not decode: %s",
 			   err.msg);
+	else if (flags == BOOT_LOG_CEL)	/* CEL is an array: one member */
+		rest_reply(res, 200, json_pack("{s:o}", "cel", j));
 	else
 		rest_reply(res, 200, j);
 }

@@ -20,6 +20,7 @@
 #include "b64.h"
 #include "change.h"
 #include "import_efi.h"
+#include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
 
@@ -171,6 +172,11 @@ static json_t *files_json(const struct import_efi *imp)
 	return arr;
 }
 
+/*
+ * One transaction, then, when it added digests, the re-judge every import
+ * makes: a machine untrusted for an EFI application it booted is trusted
+ * again once that application's digest is in a source of its policy.
+ */
 static void store(struct verifier *v, const char *operator,
 		  struct import_efi *imp, const char *name,
 		  const char *version, struct http_response *res)
@@ -180,26 +186,40 @@ static void store(struct verifier *v, const char *operator,
 	struct imt_error err;
 	size_t n, added = 0;
 	char *detail;
+	json_t *ans;
 	int rc;
 
 	e = import_efi_entries(imp, &n);
 	detail = change_cause("import", "source", json_pack("{s:s,s:s}",
 			      "kind", "efi", "name", name), operator);
+	if (detail == NULL) {
+		http_error(res, 503, "out of memory");
+		return;
+	}
+	if (rejudge_change_begin(res) < 0) {
+		free(detail);
+		return;
+	}
 	pthread_mutex_lock(&v->lock);
 	rc = db_efi_import(v->db, name, version, e, n, now, &added, &err);
-	if (rc == 0 && added > 0 && detail != NULL)
+	if (rc == 0 && added > 0)
 		change_audit(v, operator, "import", detail, now);
 	pthread_mutex_unlock(&v->lock);
-	free(detail);
 	if (rc < 0) {
 		http_error(res, err.status == IMT_ERR_MALFORMED ? 400 : 500,
 			   "not imported: %s; nothing stored", err.msg);
-		return;
+		goto out;
 	}
-	rest_reply(res, 200, json_pack("{s:{s:s,s:s},s:I,s:b,s:o*}",
-		   "source", "kind", "efi", "name", name, "added",
-		   (json_int_t)added, "already", added == 0, "files",
-		   files_json(imp)));
+	ans = json_pack("{s:{s:s,s:s},s:I,s:b,s:o*}", "source", "kind", "efi",
+			"name", name, "added", (json_int_t)added, "already",
+			added == 0, "files", files_json(imp));
+	if (added > 0)
+		change_answer(v, res, 200, REJUDGE_ADDED, ans, detail, now);
+	else
+		rest_reply(res, 200, ans);
+out:
+	rejudge_change_end();
+	free(detail);
 }
 
 void route_import_efi(void *ctx, const struct http_request *req,

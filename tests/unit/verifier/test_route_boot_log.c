@@ -6,17 +6,19 @@
  */
 #include "verifier_test.h"
 
+#include "../fixture.h"
 #include "hex.h"
 
-static uint8_t blog[600];
+/* A real OVMF log (tests/fixtures/eventlog/patched-sb): NULs throughout. */
+static uint8_t *blog;
+static size_t blog_len;
 
 static int setup(void **state)
 {
 	struct tv *t = tv_new();
-	size_t i;
 
-	for (i = 0; i < sizeof(blog); i++)
-		blog[i] = (uint8_t)(i * 13);	/* NULs at 0, 256, ... */
+	blog = fixture_read("eventlog/patched-sb/binary_bios_measurements",
+			    &blog_len);
 	tv_machine(t, "node-a", DB_STATE_TRUSTED);
 	tv_machine(t, "node-b", DB_STATE_TRUSTED);
 	*state = t;
@@ -25,11 +27,14 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	free(blog);
+	blog = NULL;
 	tv_free(*state);
 	return 0;
 }
 
-static void store_log(struct tv *t, const char *id)
+static void store_bytes(struct tv *t, const char *id, const uint8_t *buf,
+			size_t len)
 {
 	static const struct tv_record recs[] = {
 		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
@@ -38,10 +43,15 @@ static void store_log(struct tv *t, const char *id)
 	struct imt_error err;
 	int64_t boot = tv_boot(t, id, recs, 1);
 
-	if (db_boot_log_store(t->v.db, boot, blog, sizeof(blog), TV_NOW + 3,
+	if (db_boot_log_store(t->v.db, boot, buf, len, TV_NOW + 3,
 			      &res, &err) < 0)
 		fail_msg("db_boot_log_store: %s", err.msg);
 	assert_int_equal(res, DB_BOOT_LOG_STORED);
+}
+
+static void store_log(struct tv *t, const char *id)
+{
+	store_bytes(t, id, blog, blog_len);
 }
 
 static void test_token_and_404(void **state)
@@ -79,7 +89,7 @@ static void test_detail_and_json(void **state)
 	json_t *a, *l;
 
 	store_log(t, "node-a");
-	assert_int_equal(db_boot_log_sha256(blog, sizeof(blog),
+	assert_int_equal(db_boot_log_sha256(blog, blog_len,
 					    sha), 0);
 	hex_encode(sha, 32, want);
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
@@ -87,7 +97,7 @@ static void test_detail_and_json(void **state)
 	l = json_object_get(a, "boot_log");
 	assert_true(json_is_true(json_object_get(l, "present")));
 	assert_int_equal(json_integer_value(json_object_get(l, "size")),
-			 sizeof(blog));
+			 blog_len);
 	assert_string_equal(json_string_value(json_object_get(l, "sha256")),
 			    want);
 	assert_int_equal(json_integer_value(json_object_get(l, "received")),
@@ -100,7 +110,14 @@ static void test_detail_and_json(void **state)
 	a = tv_call(t, route_machines_boot_log, "node-a", NULL, TV_AUTH,
 		    &status);
 	assert_int_equal(status, 200);
-	assert_non_null(json_object_get(a, "events"));
+	assert_true(json_array_size(json_object_get(a, "events")) > 10);
+	json_decref(a);
+	/* stored bytes that are no TCG log: shown as such, not as empty */
+	store_bytes(t, "node-b", (const uint8_t *)"not a log", 9);
+	a = tv_call(t, route_machines_boot_log, "node-b", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 422);
+	assert_non_null(strstr(tv_msg(a), "does not decode"));
 	json_decref(a);
 }
 
@@ -108,7 +125,7 @@ static void test_formats_over_https(void **state)
 {
 	struct tv *t = *state;
 	char *text, type[128];
-	json_t *a;
+	json_t *a, *cel;
 	long status;
 
 	tv_serve(t);
@@ -118,12 +135,18 @@ static void test_formats_over_https(void **state)
 	assert_int_equal(status, 200);
 	assert_string_equal(type, "application/octet-stream");
 	/* the bytes whole, past the NULs */
-	assert_memory_equal(text, blog, sizeof(blog));
+	assert_memory_equal(text, blog, blog_len);
 	free(text);
 	a = tv_get(t, "GET", "/v1/machines/node-a/boot-log?format=cel", NULL,
 		   &status);
 	assert_int_equal(status, 200);
-	assert_non_null(a);
+	/* CEL records: numbered from 0, the Spec ID event first, per bank */
+	cel = json_array_get(json_object_get(a, "cel"), 0);
+	assert_int_equal(json_integer_value(json_object_get(cel, "recnum")),
+			 0);
+	assert_string_equal(json_string_value(json_object_get(cel,
+			    "content_type")), "pcclient_std");
+	assert_true(json_array_size(json_object_get(a, "cel")) > 10);
 	json_decref(a);
 	a = tv_get(t, "GET", "/v1/machines/node-a/boot-log?format=pdf", NULL,
 		   &status);
