@@ -12,6 +12,10 @@
 #                                 Secure Boot off)
 #   uefi.sh qemu-args VARS ESP    the QEMU options of a UEFI guest, one per
 #                                 line (q35 with SMM, OVMF, the ESP disk)
+#   uefi.sh sign IN OUT           IN signed with the lab's db key, as the
+#                                 ESP holds it (what `imatrust ref
+#                                 import-efi` takes as the booted image)
+#   uefi.sh sdboot                print the systemd-boot image the ESP uses
 #
 # The chain is the one a Debian machine without shim boots: OVMF verifies
 # systemd-boot against db, systemd-boot loads the kernel through the
@@ -216,7 +220,11 @@ main() {
 	esp) cmd_esp "$@" ;;
 	vars) cmd_vars "$@" ;;
 	qemu-args) cmd_qemu_args "$@" ;;
-	*) die "usage: uefi.sh keys|esp|vars|qemu-args (see the header)" ;;
+	sign) [ $# = 2 ] || die "usage: uefi.sh sign IN OUT"
+	      cmd_keys >/dev/null
+	      sign "$1" "$2" ;;
+	sdboot) echo "$SDBOOT" ;;
+	*) die "usage: uefi.sh keys|esp|vars|qemu-args|sign|sdboot (see the header)" ;;
 	esac
 }
 

@@ -11,13 +11,24 @@
 #   guest4  as guest1, but its agent sends another boot's log (a real
 #           OVMF log of tests/fixtures/eventlog/: what an attacker with a
 #           TPM of their own would present to hide their own boot)
+#   guest5  as guest1, but booting the stock kernel (signed with the lab
+#           db key, so Secure Boot lets it run): a kernel nobody referenced
 #
 #   - guests 1-3 are trusted; each machine holds its boot's log, and the
 #     log the verifier decodes is the one the guest's kernel exposes;
 #   - guest1's log shows Secure Boot on and, among the EFI applications
 #     it booted, the kernel with its Authenticode digest (`pesign -h` of
 #     the image); guest2's shows Secure Boot off; guest3's has none;
-#   - guest4 is failed, the reason naming the PCR whose replay differs.
+#   - guest4 is failed, the reason naming the PCR whose replay differs;
+#   - the boot policy: `imatrust ref import-efi` of the lab's signed
+#     systemd-boot and patched kernel, then a policy "measured" (log and
+#     Secure Boot required, every EFI application referenced) for guests
+#     1, 2 and 5: guest1 stays trusted, guest2 turns untrusted naming the
+#     secure_boot rule and PCR 7, guest5 untrusted naming the applications
+#     rule, PCR 4, the event, the stock kernel's Authenticode digest
+#     (pesign -h) and its path; importing the stock kernel makes guest5
+#     trusted again (the import's re-judge alone); guest3 (SeaBIOS, the
+#     default policy, no boot rules) stays trusted.
 #
 # The time from start to trusted of each guest is printed (the cost of a
 # UEFI boot under TCG against SeaBIOS). TAP on stdout, last line
@@ -29,6 +40,13 @@ set -euo pipefail
 readonly FORGED="$ROOT/tests/fixtures/eventlog/patched-sb/binary_bios_measurements"
 
 declare -A started=()
+STOCK_KERNEL=
+
+# The stock kernel (kernel/build.sh --stock, cached like the patched one).
+stock_kernel() {
+	STOCK_KERNEL=${IMATRUST_STOCK_KERNEL:-$("$ROOT/kernel/build.sh" --stock | tail -n 1)}
+	[ -f "$STOCK_KERNEL" ]
+}
 
 start_guest() {
 	local n=$1 firmware=$2
@@ -46,7 +64,7 @@ boot_log() { fleet_api get "/v1/machines/$1/boot-log"; }
 test_trusted() {
 	local g id t
 
-	for g in 1 2 3; do
+	for g in 1 2 3 5; do
 		id=guest$g
 		if wait_state "$id" trusted "$TIMEOUT" 1 >/dev/null 2>&1; then
 			t=$(fleet_since "${started[$g]}")
@@ -80,7 +98,7 @@ test_guest1_log() {
 
 	j=$(boot_log guest1)
 	sb=$(jq -r '.facts.secure_boot' <<<"$j")
-	if [ "$sb" = 1 ]; then
+	if [ "$sb" = true ]; then
 		ok "guest1: the decoded log says Secure Boot is on"
 	else
 		not_ok "guest1: the decoded log says Secure Boot is on" \
@@ -108,9 +126,75 @@ test_other_logs() {
 	local sb3
 
 	check "guest2: the decoded log says Secure Boot is off" \
-	    [ "$(boot_log guest2 | jq -r .facts.secure_boot)" = 0 ]
+	    [ "$(boot_log guest2 | jq -r .facts.secure_boot)" = false ]
 	sb3=$(boot_log guest3 | jq -r '[.events[] | select(.type_name | startswith("EV_EFI"))] | length')
 	check "guest3 (SeaBIOS): a log without any UEFI event" [ "$sb3" = 0 ]
+}
+
+# wait_untrusted_for ID FILTER [DIGEST]: ID turns untrusted with a
+# reason FILTER accepts (jq, $d bound to DIGEST).
+wait_untrusted_for() {
+	local r
+
+	wait_state "$1" untrusted 120 0.5 >/dev/null 2>&1 || return 1
+	r=$(jq_machine "$1" .machine.state_reason)
+	jq -e --arg d "${3:-}" "$2" <<<"$r" >/dev/null 2>&1
+}
+
+test_boot_policy() {
+	local efi=$run_dir/efi sd stock_digest r
+
+	mkdir -p "$efi"
+	sd=$("$ROOT/deploy/lab/uefi.sh" sdboot)
+	if "$ROOT/deploy/lab/uefi.sh" sign "$sd" "$efi/BOOTX64.EFI" &&
+	    "$ROOT/deploy/lab/uefi.sh" sign "$FLEET_KERNEL" "$efi/linux.efi" &&
+	    fleet_cli ref import-efi --source lab-chain "$efi/BOOTX64.EFI" \
+	    "$efi/linux.efi" >"$run_dir/import-efi.log" 2>&1; then
+		ok "imatrust ref import-efi: the lab's signed systemd-boot and patched kernel ($(tail -n 1 "$run_dir/import-efi.log"))"
+	else
+		not_ok "imatrust ref import-efi of the lab's boot chain" \
+		    "$(tail -n 3 "$run_dir/import-efi.log")"
+	fi
+	cat >"$run_dir/measured.json" <<-EOF
+	{"machines": ["guest1", "guest2", "guest5"], "sources": ["*"],
+	 "boot": {"log": "required", "secure_boot": "required",
+	          "applications": "references"}}
+	EOF
+	if fleet_cli policy put measured "$run_dir/measured.json" >"$run_dir/policy.log" 2>&1; then
+		ok "policy measured stored ($(tail -n 1 "$run_dir/policy.log"))"
+	else
+		not_ok "policy measured stored" "$(tail -n 3 "$run_dir/policy.log")"
+	fi
+	check "guest1 (Secure Boot on, referenced chain) stays trusted under the boot policy" \
+	    [ "$(jq_machine guest1 .machine.state)" = trusted ]
+	if wait_untrusted_for guest2 '.check == "boot" and .rule == "secure_boot" and .pcr == 7'; then
+		ok "guest2 (Secure Boot off) untrusted: $(reason_of guest2 | head -c 200)"
+	else
+		not_ok "guest2 (Secure Boot off) untrusted by the secure_boot rule, PCR 7" \
+		    "state: $(jq_machine guest2 .machine.state)" "reason: $(reason_of guest2)"
+	fi
+	# the digest of the image as the ESP holds it (signed: sbsign pads)
+	"$ROOT/deploy/lab/uefi.sh" sign "$STOCK_KERNEL" "$efi/stock.efi"
+	stock_digest=sha256:$(pesign -h -i "$efi/stock.efi" | awk '{ print $2 }')
+	if wait_untrusted_for guest5 '.check == "boot" and .rule == "applications" and
+	    .pcr == 4 and .type == "EV_EFI_BOOT_SERVICES_APPLICATION" and
+	    (.event | type) == "number" and .digest == $d and
+	    (.path | test("linux.efi"))' "$stock_digest"; then
+		ok "guest5 (the stock kernel, unreferenced) untrusted: PCR 4, the event, its Authenticode digest (pesign -h), the rule: $(reason_of guest5 | head -c 300)"
+	else
+		not_ok "guest5 (stock kernel) untrusted naming PCR 4, the event, the digest and the rule" \
+		    "state: $(jq_machine guest5 .machine.state)" "reason: $(reason_of guest5)" \
+		    "pesign -h: $stock_digest"
+	fi
+	fleet_cli ref import-efi --source stock-kernel "$efi/stock.efi" >>"$run_dir/import-efi.log" 2>&1
+	if wait_state guest5 trusted 60 0.5 >/dev/null 2>&1; then
+		ok "imatrust ref import-efi of the stock kernel makes guest5 trusted again (the import's re-judge)"
+	else
+		not_ok "importing the stock kernel makes guest5 trusted again" \
+		    "state: $(jq_machine guest5 .machine.state)" "reason: $(reason_of guest5)"
+	fi
+	check "guest3 (SeaBIOS, default policy without boot rules) stays trusted" \
+	    [ "$(jq_machine guest3 .machine.state)" = trusted ]
 }
 
 test_forged() {
@@ -137,7 +221,8 @@ tests() {
 	set +e	# a failing step is a "not ok", never the end of the run
 	echo "TAP version 13"
 	tap_guard "$run_dir/up.log"
-	if ! fleet_prepare >"$run_dir/up.log" 2>&1 ||
+	if ! stock_kernel >"$run_dir/up.log" 2>&1 ||
+	    ! fleet_prepare >>"$run_dir/up.log" 2>&1 ||
 	    ! fleet_fresh_verifier 30 >>"$run_dir/up.log" 2>&1 ||
 	    ! fleet_refs_image >>"$run_dir/up.log" 2>&1; then
 		not_ok "kernel, golden image, PKI, verifier" "$(tail -n 5 "$run_dir/up.log")"
@@ -150,8 +235,9 @@ tests() {
 	  echo "boot_log = /srv/site/lab/boot-log"; } >"$run_dir/agent4.conf"
 	if start_guest 1 uefi && start_guest 2 uefi-nosb &&
 	    start_guest 3 bios && start_guest 4 uefi \
-	    --agent-conf "$run_dir/agent4.conf" --site "$run_dir/site4"; then
-		ok "guests started: 1 uefi, 2 uefi-nosb, 3 bios, 4 uefi with a forged log"
+	    --agent-conf "$run_dir/agent4.conf" --site "$run_dir/site4" &&
+	    start_guest 5 uefi --kernel "$STOCK_KERNEL"; then
+		ok "guests started: 1 uefi, 2 uefi-nosb, 3 bios, 4 uefi with a forged log, 5 uefi with the stock kernel"
 	else
 		not_ok "guests started" "$(tail -n 5 "$run_dir/up.log")"
 		fleet_test_done
@@ -167,6 +253,7 @@ tests() {
 	test_guest1_log
 	test_other_logs
 	test_forged
+	test_boot_policy
 	fleet_test_done
 }
 
