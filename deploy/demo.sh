@@ -10,9 +10,12 @@
 # 2. starts imatrust-verifier on 10.77.0.1:8443 in the lab namespace with a
 #    fresh database, imports the golden image's files as references
 #    (imatrust ref import-dir) and boots three guests (QEMU + swtpm each,
-#    agent under systemd);
+#    agent under systemd): guests 1 and 2 through OVMF with Secure Boot on
+#    (the lab's keys, signed systemd-boot and kernel), guest 3 through
+#    SeaBIOS;
 # 3. shows the fleet table, refreshed every second, while the machines go
-#    enrolling -> trusted; then runs an unapproved binary in guest2 over the
+#    enrolling -> trusted, with each one's boot (BOOT: what its firmware
+#    event log says, UEFI with Secure Boot on or off, or BIOS); then runs an unapproved binary in guest2 over the
 #    lab-only control channel (virtio-serial, deploy/lab/guest-exec), shows
 #    guest2 turn untrusted with the binary's path and digest, adds the
 #    digest with `imatrust ref add` and shows guest2 trusted again.
@@ -21,7 +24,8 @@
 # deletes the lab namespace. --exit ends by itself after the last step
 # (for unattended runs); --no-deps skips the package check. Environment:
 # IMATRUST_LAB_NS (default imatrust-lab), IMATRUST_KERNEL, IMATRUST_IMAGE
-# (skip those builds), IMATRUST_ACCEL.
+# (skip those builds), IMATRUST_ACCEL, IMATRUST_FIRMWARE (default
+# uefi,uefi,bios; deploy/lab/fleet.sh).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +35,7 @@ readonly ROOT
 
 readonly GUESTS=3
 readonly VICTIM=2
+export IMATRUST_FIRMWARE="${IMATRUST_FIRMWARE:-uefi,uefi,bios}"
 deps=1
 auto_exit=0
 story_pid=
@@ -76,7 +81,7 @@ run_story() {
 	for n in $(seq "$GUESTS"); do
 		if fleet_api wait "guest$n" trusted --timeout 900 --interval 0.5 \
 		    >/dev/null 2>&1; then
-			story "guest$n trusted $(fleet_since "$t_start")s after the demo started"
+			story "guest$n trusted $(fleet_since "$t_start")s after the demo started ($(fleet_firmware "$n"); boot log: $(fleet_api get "/v1/machines/guest$n/boot-log" 2>/dev/null | jq -c '{secure_boot: .facts.secure_boot, efi_applications: (.facts.applications // [] | length)}' 2>/dev/null))"
 		else
 			story "guest$n did not reach trusted (see $FLEET_RUN/guest$n/console.log)"
 		fi

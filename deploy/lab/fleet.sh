@@ -25,7 +25,8 @@
 # Environment as lab.sh, plus IMATRUST_KERNEL (use this bzImage instead of
 # kernel/build.sh), IMATRUST_IMAGE (a built golden image directory),
 # IMATRUST_FIRMWARE (bios, uefi or uefi-nosb: how guests boot, lab.sh
-# start --firmware; default bios).
+# start --firmware; default bios; a comma list gives guest N the Nth, the
+# last one for the rest: uefi,uefi,bios).
 set -euo pipefail
 
 FLEET_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -158,13 +159,23 @@ fleet_verifier() {
 	esac
 }
 
+# The firmware of guest $1 from IMATRUST_FIRMWARE (one, or a comma list).
+fleet_firmware() {
+	local list=() i
+
+	IFS=, read -r -a list <<<"${IMATRUST_FIRMWARE:-bios}"
+	i=$(($1 - 1))
+	[ "$i" -lt "${#list[@]}" ] || i=$((${#list[@]} - 1))
+	echo "${list[$i]}"
+}
+
 # fleet_guest N [sha1|sha256]: (re)start guest N, register its agent.conf.
 fleet_guest() {
 	local n=$1 bank=${2:-sha256}
 
 	"$FLEET_LAB" stop "$n" >/dev/null 2>&1 || true
 	"$FLEET_LAB" guest "$n" --image "$FLEET_IMAGE" --kernel "$FLEET_KERNEL" \
-	    --bank "$bank" --firmware "${IMATRUST_FIRMWARE:-bios}"
+	    --bank "$bank" --firmware "$(fleet_firmware "$n")"
 	fleet_refs_site "$n"
 }
 
