@@ -1103,6 +1103,84 @@ void db_boot_log_release(struct db_boot_log *log);
 int db_boot_log_sha256(const uint8_t *log, size_t len,
 		       uint8_t out[DB_BOOT_LOG_SHA256_SIZE]);
 
+/* A machine's boot baseline (schema 0009); @data owned (release it). */
+struct db_boot_baseline {
+	uint8_t *data;		/* NULL unless asked for */
+	size_t len;
+	uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE];
+	int64_t set_at;
+	char approved_by[DB_NAME_MAX + 1];	/* "": taken on first use */
+	int64_t approved_at;
+};
+
+/**
+ * db_boot_baseline_keep() - @log as @machine_id's baseline, unless it has
+ * one: the first log a machine sends is its baseline until approved.
+ * @db: the database
+ * @machine_id: an enrolled machine
+ * @log: the raw event log (borrowed)
+ * @len: 1 to DB_BOOT_LOG_MAX
+ * @now: the time
+ * @err: filled on failure
+ *
+ * Return: 0 (also when a baseline was there: nothing changes), or -1.
+ */
+int db_boot_baseline_keep(struct db *db, const char *machine_id,
+			  const uint8_t *log, size_t len, int64_t now,
+			  struct imt_error *err);
+
+/**
+ * db_boot_baseline_approve() - @log as @machine_id's baseline, approved
+ * by @operator (replacing any).
+ * @db: the database
+ * @machine_id: an enrolled machine
+ * @log: the raw event log (borrowed)
+ * @len: 1 to DB_BOOT_LOG_MAX
+ * @operator: who approved it
+ * @now: the time
+ * @err: filled on failure
+ *
+ * Return: 0 or -1.
+ */
+int db_boot_baseline_approve(struct db *db, const char *machine_id,
+			     const uint8_t *log, size_t len,
+			     const char *operator, int64_t now,
+			     struct imt_error *err);
+
+/**
+ * db_boot_baseline_get() - @machine_id's boot baseline.
+ * @db: the database
+ * @machine_id: the machine
+ * @with_log: 0: digest, times and approver only (out->data stays NULL)
+ * @out: filled when found; release with db_boot_baseline_release()
+ * @found: receives 1 when the machine has a baseline, else 0
+ * @err: filled on failure
+ *
+ * Return: 0 or -1.
+ */
+int db_boot_baseline_get(struct db *db, const char *machine_id,
+			 int with_log, struct db_boot_baseline *out,
+			 int *found, struct imt_error *err);
+
+/**
+ * db_boot_baseline_of_boot() - db_boot_baseline_get() of the machine that
+ * boot @boot_id belongs to.
+ * @db: the database
+ * @boot_id: a boot
+ * @with_log: as db_boot_baseline_get()
+ * @out: as db_boot_baseline_get()
+ * @found: as db_boot_baseline_get()
+ * @err: filled on failure
+ *
+ * Return: 0 or -1.
+ */
+int db_boot_baseline_of_boot(struct db *db, int64_t boot_id, int with_log,
+			     struct db_boot_baseline *out, int *found,
+			     struct imt_error *err);
+
+/** db_boot_baseline_release() - free @b's bytes; accepts NULL. */
+void db_boot_baseline_release(struct db_boot_baseline *b);
+
 /**
  * db_boot_advance() - store a batch of judged records together with the
  * new next_record_index and running PCR 10 values, and the machine's

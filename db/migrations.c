@@ -502,6 +502,28 @@ static const char migration_0008[] =
 	"PRAGMA user_version = 8;\n"
 	;
 
+static const char migration_0009[] =
+	"-- 0009_boot_baseline.sql - a machine's boot baseline: the firmware event\n"
+	"-- log its boots are compared with when its policy says\n"
+	"-- \"baseline\": \"first-boot\" (proto/DESIGN.md §12).\n"
+	"--\n"
+	"-- The first log a machine sends becomes its baseline (approved_by NULL:\n"
+	"-- taken on first use); an operator's approval replaces it with the\n"
+	"-- current boot's log and names who approved it. The bytes are the\n"
+	"-- machine's own copy: the boot they came from may be gone (retention).\n"
+	"CREATE TABLE boot_baselines (\n"
+	"\tmachine_id\tTEXT PRIMARY KEY\n"
+	"\t\t\tREFERENCES machines(id) ON DELETE CASCADE,\n"
+	"\tlog\t\tBLOB NOT NULL,\n"
+	"\tsha256\t\tBLOB NOT NULL CHECK (length(sha256) = 32),\n"
+	"\tset_at\t\tINTEGER NOT NULL,\n"
+	"\tapproved_by\tTEXT,\n"
+	"\tapproved_at\tINTEGER\n"
+	") STRICT;\n"
+	"\n"
+	"PRAGMA user_version = 9;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -511,6 +533,7 @@ const struct db_migration db_migrations[] = {
 	{ 6, "0006_policies", migration_0006 },
 	{ 7, "0007_boot_log", migration_0007 },
 	{ 8, "0008_efi", migration_0008 },
+	{ 9, "0009_boot_baseline", migration_0009 },
 };
 
 const size_t db_migration_count =

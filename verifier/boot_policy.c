@@ -98,7 +98,7 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp,
 {
 	static const char *const known[] = {
 		"log", "secure_boot", "pk", "kek", "db", "dbx",
-		"applications", "cmdline", NULL,
+		"applications", "cmdline", "baseline", NULL,
 	};
 	const char *key;
 	json_t *val;
@@ -114,7 +114,7 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp,
 		if (known[i] == NULL)
 			return bad(err, "boot.%s: not a boot policy field "
 				   "(known: log, secure_boot, pk, kek, db, dbx, "
-				   "applications, cmdline)", key);
+				   "applications, cmdline, baseline)", key);
 	}
 	bp->present = 1;
 	if (choice(j, "log", "optional", "required", &bp->log_required,
@@ -123,6 +123,8 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp,
 		   &bp->secure_boot_required, err) < 0 ||
 	    choice(j, "applications", "any", "references",
 		   &bp->applications_referenced, err) < 0 ||
+	    choice(j, "baseline", "none", "first-boot",
+		   &bp->baseline_first_boot, err) < 0 ||
 	    globs(j, bp, err) < 0)
 		return -1;
 	for (i = 0; i < BOOT_VAR_COUNT; i++) {
@@ -140,12 +142,14 @@ json_t *boot_policy_to_json(const struct boot_policy *bp)
 
 	if (!bp->present)
 		return NULL;
-	j = json_pack("{s:s,s:s,s:s}",
+	j = json_pack("{s:s,s:s,s:s,s:s}",
 		      "log", bp->log_required ? "required" : "optional",
 		      "secure_boot", bp->secure_boot_required ? "required" :
 								 "any",
 		      "applications", bp->applications_referenced ?
-				      "references" : "any");
+				      "references" : "any",
+		      "baseline", bp->baseline_first_boot ? "first-boot" :
+							   "none");
 	for (i = 0; j != NULL && i < BOOT_VAR_COUNT; i++) {
 		if (!bp->vars[i].set)
 			continue;

@@ -17,6 +17,11 @@
  *                                          policy selects
  *     "cmdline": [glob]                    the kernel command line, bound
  *                                          to quoted PCR 9, matches one
+ *     "baseline": "first-boot" | "none"    PCRs 0-9 as the machine's
+ *                                          baseline boot measured them
+ *                                          (its first, until an operator
+ *                                          approves another; judge.c,
+ *                                          boot_baseline.c)
  *   }
  *
  * Absent fields (and an absent section) rule nothing.
@@ -48,6 +53,7 @@ struct boot_policy {
 	int log_required;
 	int secure_boot_required;
 	int applications_referenced;
+	int baseline_first_boot;
 	struct boot_policy_certs vars[BOOT_VAR_COUNT];
 	size_t ncmdline;
 	char *cmdline[BOOT_POLICY_GLOBS_MAX];

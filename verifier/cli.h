@@ -30,6 +30,9 @@ int cli_machines_main(int argc, char **argv);
 int cli_machine_main(int argc, char **argv);
 /* cli_boot_log.c: "machine ID boot-log ..."; @argv[0] is "boot-log" */
 int cli_machine_boot_log(const char *id, int argc, char **argv);
+
+/* cli_boot_baseline.c: "machine ID boot-baseline approve" */
+int cli_machine_boot_baseline(const char *id, int argc, char **argv);
 int cli_events_main(int argc, char **argv);
 int cli_approve_main(int argc, char **argv);
 int cli_audit_main(int argc, char **argv);

@@ -12,6 +12,7 @@
  *	imatrust machine records [--json] ID	the current boot's records:
  *					INDEX VERDICT PATH ACCEPTED-BY
  *	imatrust machine ID boot-log [--json|--cel|--raw FILE]
+ *	imatrust machine ID boot-baseline approve
  *					the boot's firmware event log
  *					(cli_boot_log.c)
  *	imatrust events [--json] ID	a machine's events, oldest first
@@ -536,6 +537,14 @@ int cli_machine_main(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 		return cli_machine_boot_log(argv[1], argc - 2, argv + 2);
+	}
+	if (argc >= 3 && strcmp(argv[2], "boot-baseline") == 0) {
+		if (!id_ok(argv[1])) {
+			cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
+				  argv[1]);
+			return CLI_EXIT_USAGE;
+		}
+		return cli_machine_boot_baseline(argv[1], argc - 2, argv + 2);
 	}
 	return show_machine(argc, argv);
 }

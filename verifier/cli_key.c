@@ -110,18 +110,6 @@ static json_t *cert_json(const char *file)
 	return j;
 }
 
-static void print_rejudged(json_t *ans)
-{
-	printf("machines re-judged %lld, now trusted %lld, now untrusted "
-	       "%lld\n",
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_trusted")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_untrusted")));
-}
-
 static const char *field(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -153,7 +141,7 @@ static int cmd_add(int argc, char **argv)
 	k = json_object_get(ans, "key");
 	printf("key %s (keyid %s, %s) added as source %s; ", field(k, "name"),
 	       field(k, "keyid"), field(k, "subject"), field(k, "source"));
-	print_rejudged(ans);
+	cli_print_rejudged(ans);
 out:
 	json_decref(ans);
 	json_decref(body);
@@ -208,7 +196,7 @@ static int cmd_rm(int argc, char **argv)
 	rc = call(&a, "DELETE", path, NULL, &ans);
 	if (rc == CLI_EXIT_OK) {
 		printf("key %s removed; ", argv[optind]);
-		print_rejudged(ans);
+		cli_print_rejudged(ans);
 	}
 	json_decref(ans);
 	free(path);

@@ -44,3 +44,15 @@ void cli_print_escaped(const char *s, size_t n)
 			putchar(ch);
 	}
 }
+
+void cli_print_rejudged(json_t *ans)
+{
+	printf("machines re-judged %lld, now trusted %lld, now untrusted "
+	       "%lld\n",
+	       (long long)json_integer_value(json_object_get(ans,
+		"machines_rejudged")),
+	       (long long)json_integer_value(json_object_get(ans,
+		"machines_now_trusted")),
+	       (long long)json_integer_value(json_object_get(ans,
+		"machines_now_untrusted")));
+}

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* Exit codes of every imatrust command. */
 #define CLI_EXIT_OK 0		/* done; every check passed */
 #define CLI_EXIT_MISMATCH 1	/* a check failed */
@@ -36,5 +38,12 @@ char *cli_read_file(const char *path, size_t max, size_t *len);
  * @n: its length
  */
 void cli_print_escaped(const char *s, size_t n);
+
+/**
+ * cli_print_rejudged() - the line of a change's re-judge: "machines
+ * re-judged N, now trusted N, now untrusted N".
+ * @ans: the answer of the change (rejudge_stats_json())
+ */
+void cli_print_rejudged(json_t *ans);
 
 #endif /* IMATRUST_CLI_UTIL_H */

@@ -211,7 +211,10 @@ static int keep_boot_log(struct verifier *v, struct attest *a,
 	if (res == DB_BOOT_LOG_DIFFERENT)	/* checked in step 4 */
 		return db_err_changed(err);
 	a->boot_log_kept = 1;
-	return 0;
+	/* the machine's first log is its baseline until one is approved */
+	return res == DB_BOOT_LOG_STORED ?
+	       db_boot_baseline_keep(v->db, a->ev->agent, log->data, log->len,
+				     now, err) : 0;
 }
 
 /* Judge and store the proven records (v->lock held, batch open). */

@@ -25,7 +25,7 @@ static const struct cli_command top_commands[] = {
 	{ "machines", cli_machines_main, "list the fleet: state, TNC, reason" },
 	{ "machine", cli_machine_main,
 	  "one machine, its boot and policy; machine add|rm|records ID; "
-	  "machine ID boot-log" },
+	  "machine ID boot-log; machine ID boot-baseline approve" },
 	{ "events", cli_events_main, "a machine's events" },
 	{ "approve", cli_approve_main,
 	  "let a pending machine enroll (--ek FINGERPRINT)" },

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "boot_baseline.h"
 #include "hex.h"
 #include "judge.h"
 #include "keyring.h"
@@ -339,6 +340,26 @@ static int app_known(void *ctx, const char *algo, const uint8_t *digest,
 	return policy_selects(l->p, name);
 }
 
+/* "baseline": "first-boot": the boot's log against its machine's
+ * baseline (none yet: this log is about to become it, nothing to say). */
+static int judge_baseline(struct verifier *v, const struct policy *p,
+			  int64_t boot_id, const struct db_boot_log *log,
+			  char reason[JUDGE_REASON_MAX], struct imt_error *err)
+{
+	struct db_boot_baseline b;
+	int found = 0, rc = 1;
+
+	if (db_boot_baseline_of_boot(v->db, boot_id, 1, &b, &found, err) < 0)
+		return -1;
+	if (found && (b.len != log->len ||
+		      memcmp(b.sha256, log->sha256, sizeof(b.sha256)) != 0))
+		rc = boot_baseline_judge(p->name, log->data, log->len, b.data,
+					 b.len, b.approved_by, reason,
+					 JUDGE_REASON_MAX, err);
+	db_boot_baseline_release(&b);
+	return rc;
+}
+
 int judge_boot_log(struct verifier *v, const struct policy *p,
 		   int64_t boot_id, int *ok, char reason[JUDGE_REASON_MAX],
 		   struct imt_error *err)
@@ -355,6 +376,8 @@ int judge_boot_log(struct verifier *v, const struct policy *p,
 	rc = boot_policy_judge(&p->boot, p->name, found ? log.data : NULL,
 			       found ? log.len : 0, app_known, &l, reason,
 			       JUDGE_REASON_MAX, err);
+	if (rc == 1 && found && p->boot.baseline_first_boot)
+		rc = judge_baseline(v, p, boot_id, &log, reason, err);
 	db_boot_log_release(&log);
 	if (rc < 0)
 		return -1;

@@ -20,6 +20,31 @@
 #include "route_boot_log.h"
 #include "verifier.h"
 
+/* The machine's boot baseline: digest, when, who approved it (null: taken
+ * from its first boot), whether the current log is it. */
+static json_t *baseline_json(struct verifier *v, const struct db_boot *boot,
+			     const struct db_boot_log *log,
+			     struct imt_error *err)
+{
+	char sha[2 * DB_BOOT_LOG_SHA256_SIZE + 1];
+	struct db_boot_baseline b;
+	json_t *j;
+	int found = 0;
+
+	if (db_boot_baseline_of_boot(v->db, boot->id, 0, &b, &found, err) < 0 ||
+	    !found)
+		return json_null();
+	hex_encode(b.sha256, sizeof(b.sha256), sha);
+	j = json_pack("{s:s,s:I,s:s?,s:I,s:b}", "sha256", sha, "set_at",
+		      (json_int_t)b.set_at, "approved_by",
+		      b.approved_by[0] ? b.approved_by : NULL, "approved_at",
+		      (json_int_t)b.approved_at, "current",
+		      b.len == log->len &&
+		      memcmp(b.sha256, log->sha256, sizeof(b.sha256)) == 0);
+	db_boot_baseline_release(&b);
+	return j != NULL ? j : json_null();
+}
+
 json_t *route_boot_log_summary(struct verifier *v, const struct db_boot *boot,
 			       struct imt_error *err)
 {
@@ -34,9 +59,10 @@ json_t *route_boot_log_summary(struct verifier *v, const struct db_boot *boot,
 	if (!found)
 		return json_null();
 	hex_encode(log.sha256, sizeof(log.sha256), sha);
-	return json_pack("{s:b,s:I,s:s,s:I}", "present", 1, "size",
+	return json_pack("{s:b,s:I,s:s,s:I,s:o}", "present", 1, "size",
 			 (json_int_t)log.len, "sha256", sha, "received",
-			 (json_int_t)log.received_at);
+			 (json_int_t)log.received_at, "baseline",
+			 baseline_json(v, boot, &log, err));
 }
 
 /* The current boot's log, with its bytes; 0, or -1 answered. */

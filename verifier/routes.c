@@ -47,6 +47,8 @@ const struct http_route verifier_routes[] = {
 	  OPERATOR },
 	{ "GET", "/v1/machines/{}/boot-log", route_machines_boot_log, 0,
 	  OPERATOR },
+	{ "POST", "/v1/machines/{}/boot-baseline",
+	  route_machines_boot_baseline, 0, OPERATOR },
 	{ "POST", "/v1/machines/{}/approve", route_machines_approve,
 	  IDENTITY_BODY_MAX, OPERATOR },
 	{ "GET", "/v1/audit", route_audit, 0, OPERATOR },

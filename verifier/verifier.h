@@ -96,6 +96,8 @@ void route_machines_approve(void *ctx, const struct http_request *req,
 /* route_boot_log.c: the current boot's firmware event log (bearer token) */
 void route_machines_boot_log(void *ctx, const struct http_request *req,
 			     struct http_response *res);
+void route_machines_boot_baseline(void *ctx, const struct http_request *req,
+				  struct http_response *res);
 
 /* route_identity.c: pre-registration, removal, audit (bearer token) */
 void route_machines_add(void *ctx, const struct http_request *req,

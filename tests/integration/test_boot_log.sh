@@ -180,6 +180,18 @@ if ! cli machine boot-1 boot-log --json --raw x 2>"$tmp/cli.log" &&
    grep -q usage "$tmp/cli.log"; then
 	ok "boot-log refuses --raw with --json"
 else fail "boot-log refuses --raw with --json" "$tmp/cli.log"; fi
+# the first log is the machine's baseline; an operator approves it
+if [ "$(q "select count(*) from boot_baselines where machine_id = 'boot-1' and approved_by is null")" = 1 ] &&
+   cli machine boot-1 boot-baseline approve >"$tmp/approve.txt" 2>"$tmp/cli.log" &&
+   grep -q "^boot baseline of boot-1 approved: sha256 $want; machines re-judged" "$tmp/approve.txt" &&
+   [ "$(q "select count(*) from boot_baselines where machine_id = 'boot-1' and approved_by is not null")" = 1 ] &&
+   [ "$(q "select count(*) from audit where action = 'boot-baseline'")" = 1 ]; then
+	ok "the first log is the baseline; machine ID boot-baseline approve approves it (audited)"
+else fail "the first log is the baseline; machine ID boot-baseline approve approves it (audited)" \
+	"$tmp/cli.log" "$tmp/approve.txt"; fi
+if ! cli machine boot-1 boot-baseline 2>"$tmp/cli.log" && grep -q usage "$tmp/cli.log"; then
+	ok "boot-baseline without approve is a usage error"
+else fail "boot-baseline without approve is a usage error" "$tmp/cli.log"; fi
 state=$(q "select state from machines where id = 'boot-1'")
 if [ "$state" = trusted ] || [ "$state" = untrusted ]; then
 	ok "the machine is judged ($state), not failed"

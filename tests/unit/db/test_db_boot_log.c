@@ -2,7 +2,9 @@
 /*
  * test_db_boot_log.c - a boot's firmware event log: stored once, the same
  * again a no-op, another refused, deleted with its boot; schema 0007 on a
- * database made at 0006.
+ * database made at 0006; a machine's boot baseline (0009): its first log
+ * kept, an approval replacing it, found through a boot, gone with the
+ * machine.
  */
 #include "db_test.h"
 
@@ -149,21 +151,72 @@ static void test_upgrade_from_0006(void **state)
 	boot = boot_of(&t, "m1", 1);
 	tdb_close(&t);
 	/*
-	 * 0007 only adds its table, 0008 its table and a sources table it
-	 * rebuilds as it was: without both tables this is a 0006 database
+	 * 0007 and 0009 only add their tables, 0008 its table and a sources
+	 * table it rebuilds as it was: without them this is a 0006 database
 	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s, "DROP TABLE boot_logs;"
 					 "DROP TABLE efi_digests;"
+					 "DROP TABLE boot_baselines;"
 					 "PRAGMA user_version = 6", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(s);
 	tdb_open(&t);
-	assert_int_equal(tdb_int(&t, "PRAGMA user_version"), 8);
+	assert_int_equal(tdb_int(&t, "PRAGMA user_version"), 9);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots"), 1);
 	assert_int_equal(db_boot_log_store(t.db, boot, blog, 10, T_NOW, &res,
 					   &err), 0);
 	assert_int_equal(res, DB_BOOT_LOG_STORED);
+	tdb_remove(&t);
+}
+
+static void test_baseline(void **state)
+{
+	struct db_boot_baseline b;
+	struct db_removal rm;
+	struct imt_error err;
+	struct tdb t;
+	int64_t boot;
+	int found;
+
+	(void)state;
+	memset(blog, 0x42, sizeof(blog));
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	boot = boot_of(&t, "m1", 1);
+	assert_int_equal(db_boot_baseline_get(t.db, "m1", 1, &b, &found, &err),
+			 0);
+	assert_int_equal(found, 0);
+	/* the first log is kept; a later one does not replace it */
+	assert_int_equal(db_boot_baseline_keep(t.db, "m1", blog, 100, T_NOW,
+					       &err), 0);
+	assert_int_equal(db_boot_baseline_keep(t.db, "m1", blog, 200,
+					       T_NOW + 9, &err), 0);
+	assert_int_equal(db_boot_baseline_of_boot(t.db, boot, 1, &b, &found,
+						  &err), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(b.len, 100);
+	assert_memory_equal(b.data, blog, 100);
+	assert_int_equal(b.set_at, T_NOW);
+	assert_string_equal(b.approved_by, "");
+	db_boot_baseline_release(&b);
+	/* an approval replaces it and names the operator */
+	assert_int_equal(db_boot_baseline_approve(t.db, "m1", blog, 300,
+						  "alice", T_NOW + 20, &err),
+			 0);
+	assert_int_equal(db_boot_baseline_get(t.db, "m1", 0, &b, &found, &err),
+			 0);
+	assert_int_equal(b.len, 300);
+	assert_null(b.data);
+	assert_string_equal(b.approved_by, "alice");
+	assert_int_equal(b.approved_at, T_NOW + 20);
+	/* bounds, as for a boot's log */
+	assert_int_equal(db_boot_baseline_keep(t.db, "m1", blog, 0, T_NOW,
+					       &err), -1);
+	/* the machine goes, its baseline with it */
+	assert_int_equal(db_machine_remove(t.db, "m1", "op", T_NOW, &rm, &err),
+			 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boot_baselines"), 0);
 	tdb_remove(&t);
 }
 
@@ -174,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_upgrade_from_0006),
+		cmocka_unit_test(test_baseline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

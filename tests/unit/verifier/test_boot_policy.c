@@ -216,15 +216,17 @@ static void test_parse(void **state)
 		"{\"db\":\"" KERNEL_SB "\"}",
 		"{\"cmdline\":[]}",
 		"{\"applications\":\"all\"}",
+		"{\"baseline\":\"first\"}",
 		"[]",
 	};
 	static const char *const name[] = {
 		"boot.secureboot", "boot.secure_boot", "boot.db[0]", "boot.db",
-		"boot.cmdline", "boot.applications", "boot:",
+		"boot.cmdline", "boot.applications", "boot.baseline", "boot:",
 	};
 	const char *good = "{\"applications\":\"references\",\"cmdline\":"
 			   "[\"a*\"],\"db\":[\"" KERNEL_SB "\"],\"log\":"
-			   "\"required\",\"secure_boot\":\"required\"}";
+			   "\"required\",\"secure_boot\":\"required\","
+			   "\"baseline\":\"first-boot\"}";
 	struct boot_policy bp;
 	struct imt_error err;
 	json_t *j, *back;

@@ -2,7 +2,10 @@
 /*
  * test_route_boot_log.c - GET /v1/machines/{id}/boot-log and the
  * machine detail's "boot_log": token, 404s naming why, the decoded and
- * CEL JSON, the raw bytes (NULs included) through the real HTTPS front.
+ * CEL JSON, the raw bytes (NULs included) through the real HTTPS front;
+ * POST /v1/machines/{id}/boot-baseline under a policy with "baseline":
+ * "first-boot": another kernel's boot untrusted by rule baseline, the
+ * approval trusting it again.
  */
 #include "verifier_test.h"
 
@@ -159,12 +162,103 @@ static void test_formats_over_https(void **state)
 	json_decref(a);
 }
 
+/* A boot of @id whose stored log is fixture @name; the first one is the
+ * machine's baseline, as the engine keeps it. */
+static void boot_with(struct tv *t, const char *id, uint32_t reset,
+		      const char *name)
+{
+	enum db_boot_log_result res;
+	struct imt_error err;
+	struct db_boot b;
+	char rel[128];
+	int64_t boot;
+	size_t len;
+	uint8_t *log;
+
+	if (db_boot_start(t->v.db, id, reset, 0, TV_NOW, &b, &err) < 0)
+		fail_msg("db_boot_start: %s", err.msg);
+	boot = b.id;
+
+	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements",
+		 name);
+	log = fixture_read(rel, &len);
+	if (db_boot_log_store(t->v.db, boot, log, len, TV_NOW + 3, &res,
+			      &err) < 0 ||
+	    db_boot_baseline_keep(t->v.db, id, log, len, TV_NOW + 3, &err) < 0)
+		fail_msg("store: %s", err.msg);
+	free(log);
+}
+
+static void test_baseline_approve(void **state)
+{
+	static const char policy[] =
+		"{\"machines\":[\"node-*\"],\"sources\":[\"*\"],"
+		"\"boot\":{\"baseline\":\"first-boot\"}}";
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a, *r, *b;
+
+	boot_with(t, "node-a", 1, "patched-sb");
+	boot_with(t, "node-a", 2, "stock-sb");	/* a reboot, another kernel */
+	a = tv_call(t, route_policies_put, "measured", policy, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 201);	/* created */
+	assert_int_equal(json_integer_value(json_object_get(a,
+			 "machines_now_untrusted")), 1);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "node-a"), DB_STATE_UNTRUSTED);
+	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
+	r = json_loads(json_string_value(json_object_get(json_object_get(a,
+		       "machine"), "state_reason")), 0, NULL);
+	if (r == NULL)	/* the reason may be served as an object */
+		r = json_incref(json_object_get(json_object_get(a, "machine"),
+						"state_reason"));
+	assert_string_equal(json_string_value(json_object_get(r, "rule")),
+			    "baseline");
+	assert_int_equal(json_integer_value(json_object_get(r, "pcr")), 4);
+	json_decref(r);
+	b = json_object_get(json_object_get(a, "boot_log"), "baseline");
+	assert_true(json_is_false(json_object_get(b, "current")));
+	assert_true(json_is_null(json_object_get(b, "approved_by")));
+	json_decref(a);
+
+	/* no token, no machine, a machine whose boot has no log */
+	a = tv_call(t, route_machines_boot_baseline, "node-a", NULL, NULL,
+		    &status);
+	assert_int_equal(status, 401);
+	json_decref(a);
+	a = tv_call(t, route_machines_boot_baseline, "nobody", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 404);
+	json_decref(a);
+	a = tv_call(t, route_machines_boot_baseline, "node-b", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 404);
+	json_decref(a);
+
+	/* the operator approves the new kernel's boot: trusted again */
+	a = tv_call(t, route_machines_boot_baseline, "node-a", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_integer_value(json_object_get(a,
+			 "machines_now_trusted")), 1);
+	json_decref(a);
+	assert_int_equal(tv_state(t, "node-a"), DB_STATE_TRUSTED);
+	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
+	b = json_object_get(json_object_get(a, "boot_log"), "baseline");
+	assert_true(json_is_true(json_object_get(b, "current")));
+	assert_true(json_is_string(json_object_get(b, "approved_by")));
+	json_decref(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_token_and_404, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_detail_and_json, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_approve, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_formats_over_https, setup,
 						teardown),

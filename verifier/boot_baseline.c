@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * boot_baseline.c - a boot against the machine's baseline boot: replayed
+ * PCRs 0-9 compared, and in the first that differs, the first event that
+ * does, so the reason names what changed (a new kernel: PCR 4 and its
+ * EV_EFI_BOOT_SERVICES_APPLICATION; another command line: PCR 9).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "boot_baseline.h"
+#include "hash_algo.h"
+#include "hex.h"
+#include "pcr_set.h"
+#include "tcg_log.h"
+
+#define ALG_SHA1 0x0004u
+#define ALG_SHA256 0x000bu
+
+/* Whether the log's Spec ID lists bank @alg. */
+static int has_bank(const uint8_t *log, size_t len, uint16_t alg)
+{
+	struct tcg_log l;
+	uint32_t i;
+
+	if (tcg_log_open(&l, log, len, NULL) != IMT_OK)
+		return 0;
+	for (i = 0; i < l.spec.nbanks; i++) {
+		if (l.spec.banks[i].alg_id == alg)
+			return 1;
+	}
+	return 0;
+}
+
+/* The @k-th event (from 0) of PCR @pcr in @log, into @ev: 1 found, 0 not,
+ * -1 a bad log. */
+static int nth_event(const uint8_t *log, size_t len, uint32_t pcr,
+		     size_t k, struct tcg_event *ev)
+{
+	struct tcg_log l;
+	size_t seen = 0;
+
+	if (tcg_log_open(&l, log, len, NULL) != IMT_OK)
+		return -1;
+	while (!tcg_log_done(&l)) {
+		if (tcg_log_next(&l, ev, NULL) != IMT_OK)
+			return -1;
+		if (ev->index == 0 || ev->pcr != pcr)
+			continue;
+		if (seen++ == k)
+			return 1;
+	}
+	return 0;
+}
+
+static int differ(char *reason, size_t max, const char *policy,
+		  const char *approved_by, int pcr, const struct tcg_event *ev,
+		  const char *digest, const char *base_digest)
+{
+	const char *name = ev != NULL ? tcg_event_type_name(ev->type) : NULL;
+	char type[16], why[256];
+	json_t *j;
+	char *s;
+
+	if (ev != NULL && name == NULL) {
+		snprintf(type, sizeof(type), "0x%08x", ev->type);
+		name = type;
+	}
+	snprintf(why, sizeof(why), "PCR %d differs from the machine's "
+		 "baseline boot (%s)%s", pcr,
+		 approved_by[0] ? "approved by an operator" :
+		 "its first boot, not yet approved",
+		 ev == NULL ? ": the baseline has events there this boot lacks" :
+		 "");
+	j = json_pack("{s:s,s:s,s:s,s:i,s:s}", "check", "boot", "rule",
+		      "baseline", "policy", policy, "pcr", pcr, "why", why);
+	if (j != NULL && ev != NULL) {
+		json_object_set_new(j, "event", json_integer((json_int_t)ev->index));
+		json_object_set_new(j, "type", json_string(name));
+		json_object_set_new(j, "digest", json_string(digest));
+	}
+	if (j != NULL && base_digest != NULL)
+		json_object_set_new(j, "baseline_digest",
+				    json_string(base_digest));
+	if (j != NULL && approved_by[0])
+		json_object_set_new(j, "approved_by", json_string(approved_by));
+	s = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(j);
+	snprintf(reason, max, "%s", s != NULL ? s :
+		 "{\"check\":\"boot\",\"rule\":\"baseline\"}");
+	free(s);
+	return 0;
+}
+
+/* "alg:hex" of @ev's digest in bank @alg. */
+static void digest_text(const struct tcg_event *ev, const struct hash_algo *a,
+			char *out, size_t max)
+{
+	char hex[2 * HASH_ALGO_MAX_SIZE + 1];
+	const uint8_t *d = tcg_event_digest(ev, a->tpm_alg);
+
+	if (d == NULL) {
+		snprintf(out, max, "%s:none", a->name);
+		return;
+	}
+	hex_encode(d, a->size, hex);
+	snprintf(out, max, "%s:%s", a->name, hex);
+}
+
+/* Name the first event of PCR @pcr where @log and @base part. */
+static int name_event(const char *policy, const uint8_t *log, size_t len,
+		      const uint8_t *base, size_t base_len,
+		      const char *approved_by, int pcr,
+		      const struct hash_algo *a, char *reason, size_t max,
+		      struct imt_error *err)
+{
+	char cur[2 * HASH_ALGO_MAX_SIZE + 16], was[sizeof(cur)];
+	struct tcg_event ev, bev;
+	size_t k;
+	int rc, brc;
+
+	for (k = 0;; k++) {
+		rc = nth_event(log, len, (uint32_t)pcr, k, &ev);
+		brc = nth_event(base, base_len, (uint32_t)pcr, k, &bev);
+		if (rc < 0 || brc < 0)
+			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+					     IMT_NO_POS, "boot baseline: a "
+					     "log does not parse"), -1;
+		if (rc == 0)	/* the baseline has more (or a locality) */
+			return differ(reason, max, policy, approved_by, pcr,
+				      NULL, NULL, NULL);
+		digest_text(&ev, a, cur, sizeof(cur));
+		if (brc == 0)
+			return differ(reason, max, policy, approved_by, pcr,
+				      &ev, cur, NULL);
+		digest_text(&bev, a, was, sizeof(was));
+		if (strcmp(cur, was) != 0 || ev.type != bev.type)
+			return differ(reason, max, policy, approved_by, pcr,
+				      &ev, cur, was);
+	}
+}
+
+int boot_baseline_judge(const char *policy, const uint8_t *log, size_t len,
+			const uint8_t *base, size_t base_len,
+			const char *approved_by, char *reason,
+			size_t reason_max, struct imt_error *err)
+{
+	uint16_t alg = ALG_SHA256;
+	const struct hash_algo *a;
+	struct pcr_set now, then;
+	int pcr;
+
+	if (!has_bank(log, len, alg) || !has_bank(base, base_len, alg))
+		alg = ALG_SHA1;
+	if (!has_bank(log, len, alg) || !has_bank(base, base_len, alg))
+		return imt_error_set(err, IMT_ERR_UNSUPPORTED, IMT_NO_POS,
+				     IMT_NO_POS, "boot baseline: the logs "
+				     "share neither a sha256 nor a sha1 bank"),
+		       -1;
+	a = hash_algo_by_tpm(alg);
+	pcr_set_init(&now, a);
+	pcr_set_init(&then, a);
+	if (tcg_log_replay(log, len, &now, 1, err) != IMT_OK ||
+	    tcg_log_replay(base, base_len, &then, 1, err) != IMT_OK)
+		return -1;
+	for (pcr = 0; pcr < PCR_SET_COUNT; pcr++) {
+		if ((BOOT_BASELINE_PCRS & (1u << pcr)) && memcmp(now.value[pcr], then.value[pcr], a->size) != 0)
+			return name_event(policy, log, len, base, base_len,
+					  approved_by, pcr, a, reason,
+					  reason_max, err);
+	}
+	return 1;
+}
