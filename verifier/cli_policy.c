@@ -193,14 +193,8 @@ static json_t *read_policy(const char *file)
 
 static void print_rejudged(const char *what, json_t *ans)
 {
-	printf("%s; machines re-judged %lld, now trusted %lld, now "
-	       "untrusted %lld\n", what,
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_trusted")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_untrusted")));
+	printf("%s; ", what);
+	cli_print_rejudged(ans);
 }
 
 static int cmd_put(int argc, char **argv)

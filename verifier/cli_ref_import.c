@@ -108,17 +108,11 @@ static json_t *b64_json(const uint8_t *buf, size_t len)
 
 static void print_counts(const char *what, json_t *ans)
 {
-	printf("%s: %lld added, %lld withdrawn; machines re-judged %lld, "
-	       "now trusted %lld, now untrusted %lld\n", what,
+	printf("%s: %lld added, %lld withdrawn; ", what,
 	       (long long)json_integer_value(json_object_get(ans, "added")),
 	       (long long)json_integer_value(json_object_get(ans,
-		"withdrawn")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_trusted")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_untrusted")));
+		"withdrawn")));
+	cli_print_rejudged(ans);
 }
 
 /* @e of an apt index: the file must have the size and SHA-256 it says. */
