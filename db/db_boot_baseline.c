@@ -28,28 +28,15 @@ static const char sql_approve[] =
 static int from_row(sqlite3_stmt *st, int with_log,
 		    struct db_boot_baseline *out, struct imt_error *err)
 {
-	int64_t len = sqlite3_column_int64(st, 4);
 	const unsigned char *by = sqlite3_column_text(st, 2);
 
-	if (sqlite3_column_bytes(st, 0) != DB_BOOT_LOG_SHA256_SIZE || len < 0)
-		return db_err(err, IMT_ERR_INTERNAL, "corrupt baseline row");
-	memcpy(out->sha256, sqlite3_column_blob(st, 0),
-	       DB_BOOT_LOG_SHA256_SIZE);
 	out->set_at = sqlite3_column_int64(st, 1);
 	if (by != NULL)
 		snprintf(out->approved_by, sizeof(out->approved_by), "%s",
 			 (const char *)by);
 	out->approved_at = sqlite3_column_int64(st, 3);
-	out->len = (size_t)len;
-	if (!with_log)
-		return 0;
-	if (sqlite3_column_bytes(st, 5) != len)
-		return db_err(err, IMT_ERR_INTERNAL, "corrupt baseline row");
-	out->data = malloc(out->len > 0 ? out->len : 1);
-	if (out->data == NULL)
-		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
-	memcpy(out->data, sqlite3_column_blob(st, 5), out->len);
-	return 0;
+	return db_log_columns(st, 0, 4, with_log, out->sha256, &out->len,
+			      &out->data, err);
 }
 
 /* The row of @sql, ?1 bound to @machine_id or, when NULL, @boot_id. */

@@ -19,27 +19,36 @@ static const char sql_log_insert[] =
 	"INSERT INTO boot_logs (boot_id, log, sha256, received_at) "
 	"VALUES (?1, ?2, ?3, ?4)";
 
+int db_log_columns(sqlite3_stmt *st, int sha_col, int len_col, int with_log,
+		   uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE], size_t *len,
+		   uint8_t **data, struct imt_error *err)
+{
+	int64_t n = sqlite3_column_int64(st, len_col);
+
+	if (sqlite3_column_bytes(st, sha_col) != DB_BOOT_LOG_SHA256_SIZE ||
+	    n < 0)
+		return db_err(err, IMT_ERR_INTERNAL, "corrupt boot log row");
+	memcpy(sha256, sqlite3_column_blob(st, sha_col),
+	       DB_BOOT_LOG_SHA256_SIZE);
+	*len = (size_t)n;
+	if (!with_log)
+		return 0;
+	if (sqlite3_column_bytes(st, len_col + 1) != n)
+		return db_err(err, IMT_ERR_INTERNAL, "corrupt boot log row");
+	*data = malloc(*len > 0 ? *len : 1);
+	if (*data == NULL)
+		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
+	memcpy(*data, sqlite3_column_blob(st, len_col + 1), *len);
+	return 0;
+}
+
 /* Fill @out from the row; the bytes only when @with_log. */
 static int log_from_row(sqlite3_stmt *st, int with_log,
 			struct db_boot_log *out, struct imt_error *err)
 {
-	int64_t len = sqlite3_column_int64(st, 2);
-
-	if (sqlite3_column_bytes(st, 0) != DB_BOOT_LOG_SHA256_SIZE || len < 0)
-		return db_err(err, IMT_ERR_INTERNAL, "corrupt boot log row");
-	memcpy(out->sha256, sqlite3_column_blob(st, 0),
-	       DB_BOOT_LOG_SHA256_SIZE);
 	out->received_at = sqlite3_column_int64(st, 1);
-	out->len = (size_t)len;
-	if (!with_log)
-		return 0;
-	if (sqlite3_column_bytes(st, 3) != len)
-		return db_err(err, IMT_ERR_INTERNAL, "corrupt boot log row");
-	out->data = malloc(out->len > 0 ? out->len : 1);
-	if (out->data == NULL)
-		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
-	memcpy(out->data, sqlite3_column_blob(st, 3), out->len);
-	return 0;
+	return db_log_columns(st, 0, 2, with_log, out->sha256, &out->len,
+			      &out->data, err);
 }
 
 int db_boot_log_get(struct db *db, int64_t boot_id, int with_log,

@@ -136,6 +136,16 @@ int db_identity_get(struct db *db, const char *id, const uint8_t *ek_fpr,
 		    const uint8_t *ek_pub, size_t ek_pub_len,
 		    struct db_identity *out, struct imt_error *err);
 
+/*
+ * db_log_columns() - a stored firmware log's columns in the row at @st:
+ * its SHA-256 at @sha_col, its length at @len_col and, when @with_log, its
+ * bytes at @len_col + 1 (malloc'ed into *@data). -1 and @err on a corrupt
+ * row or no memory.
+ */
+int db_log_columns(sqlite3_stmt *st, int sha_col, int len_col, int with_log,
+		   uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE], size_t *len,
+		   uint8_t **data, struct imt_error *err);
+
 /* db_hook() - run the test hook for @point, if one is set. */
 void db_hook(struct db *db, const char *point);
 

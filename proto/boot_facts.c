@@ -179,6 +179,10 @@ static void application(struct boot_facts *f, const struct tcg_event *ev)
 
 static void ipl(struct boot_facts *f, const struct tcg_event *ev)
 {
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	const uint8_t *d;
+
 	/* systemd-boot: the command line as UTF-16; the first one counts. */
 	if (ev->pcr != 12 || f->has_cmdline)
 		return;
@@ -189,6 +193,14 @@ static void ipl(struct boot_facts *f, const struct tcg_event *ev)
 		return;
 	}
 	f->has_cmdline = 1;
+	/* PCR 9's load-options tag binds the text only through this digest */
+	d = tcg_event_digest(ev, 0x000b);	/* TPM2_ALG_SHA256 */
+	if (d != NULL &&
+	    EVP_Digest(ev->data, ev->len, md, &mdlen, EVP_sha256(), NULL) == 1 &&
+	    mdlen == 32 && memcmp(md, d, 32) == 0) {
+		f->cmdline_digest_ok = 1;
+		memcpy(f->cmdline_sha256, d, 32);
+	}
 }
 
 static void tag(struct boot_facts *f, const struct tcg_event *ev)

@@ -86,6 +86,8 @@ struct boot_facts {
 	struct boot_app apps[BOOT_FACTS_APPS_MAX];
 	int has_cmdline;		/* EV_IPL in PCR 12 (systemd-boot) */
 	char cmdline[BOOT_FACTS_CMDLINE_MAX];
+	int cmdline_digest_ok;		/* its SHA-256 digest is of its text */
+	uint8_t cmdline_sha256[32];	/* that digest, when it is */
 	int has_load_options_tag;	/* the EFI stub's tag in PCR 9 */
 	uint8_t load_options_sha256[32];/* its SHA-256 digest */
 	uint8_t separated;		/* bit i: PCR i saw EV_SEPARATOR */

@@ -14,6 +14,7 @@
 #include "boot_policy.h"
 #include "hash_algo.h"
 #include "hex.h"
+#include "policy_choice.h"
 #include "tcg_log.h"
 
 static const char *const var_keys[BOOT_VAR_COUNT] = {
@@ -26,22 +27,14 @@ static const char *const var_keys[BOOT_VAR_COUNT] = {
 	(imt_error_set((err), IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS, \
 		       __VA_ARGS__), -1)
 
-/* "boot.KEY": @no -> 0, @yes -> 1, absent -> 0. */
+/* "boot.KEY": @no or absent -> 0, @yes -> 1. */
 static int choice(json_t *j, const char *key, const char *no,
 		  const char *yes, int *out, struct imt_error *err)
 {
-	json_t *v = json_object_get(j, key);
-	const char *s = json_string_value(v);
+	int rc = policy_choice(j, "boot", key, no, yes, out, err);
 
-	*out = 0;
-	if (v == NULL)
-		return 0;
-	if (s != NULL && strcmp(s, yes) == 0)
-		*out = 1;
-	else if (s == NULL || strcmp(s, no) != 0)
-		return bad(err, "boot.%s: must be \"%s\" or \"%s\"", key, no,
-			   yes);
-	return 0;
+	*out = *out == 1;
+	return rc;
 }
 
 static int certs(json_t *j, const char *key, struct boot_policy_certs *c,
@@ -334,42 +327,21 @@ static int judge_apps(const struct boot_policy *bp, const char *policy,
  * only when its event's digest is that of its text and equals the EFI
  * stub's load-options tag in PCR 9 (quoted, replayed).
  */
-static int cmdline_bound(const uint8_t *log, size_t len,
-			 const struct boot_facts *f)
+static int cmdline_bound(const struct boot_facts *f)
 {
-	uint8_t md[EVP_MAX_MD_SIZE];
-	struct tcg_log l;
-	struct tcg_event ev;
-	const uint8_t *d;
-	unsigned int mdlen = 0;
-
-	if (!f->has_cmdline || !f->has_load_options_tag ||
-	    tcg_log_open(&l, log, len, NULL) != IMT_OK)
-		return 0;
-	while (!tcg_log_done(&l)) {
-		if (tcg_log_next(&l, &ev, NULL) != IMT_OK)
-			return 0;
-		if (ev.pcr != 12 || ev.type != EV_IPL)
-			continue;
-		d = tcg_event_digest(&ev, 0x000b);	/* TPM2_ALG_SHA256 */
-		return d != NULL &&
-		       EVP_Digest(ev.data, ev.len, md, &mdlen, EVP_sha256(),
-				  NULL) == 1 && mdlen == 32 &&
-		       memcmp(md, d, 32) == 0 &&
-		       memcmp(d, f->load_options_sha256, 32) == 0;
-	}
-	return 0;
+	return f->has_cmdline && f->cmdline_digest_ok &&
+	       f->has_load_options_tag &&
+	       memcmp(f->cmdline_sha256, f->load_options_sha256, 32) == 0;
 }
 
 static int judge_cmdline(const struct boot_policy *bp, const char *policy,
-			 const uint8_t *log, size_t len,
 			 const struct boot_facts *f, char *reason, size_t max)
 {
 	size_t i;
 
 	if (bp->ncmdline == 0)
 		return 1;
-	if (!cmdline_bound(log, len, f))
+	if (!cmdline_bound(f))
 		return violate(reason, max, policy, "cmdline",
 			       json_pack("{s:i}", "pcr", 9),
 			       "the log carries no kernel command line bound "
@@ -434,7 +406,7 @@ int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		rc = judge_apps(bp, policy, f, app_known, ctx, reason,
 				reason_max, err);
 	if (rc == 1)
-		rc = judge_cmdline(bp, policy, log, len, f, reason,
+		rc = judge_cmdline(bp, policy, f, reason,
 				   reason_max);
 out:
 	free(f);

@@ -12,6 +12,7 @@
 #include "db.h"
 #include "import_keylime.h"
 #include "policy.h"
+#include "policy_choice.h"
 
 static const char *const rule_kinds[] = {
 	[IMPORT_RULE_PREFIX] = "prefix",
@@ -87,24 +88,6 @@ static int string_list(json_t *doc, const char *key, size_t max,
 			return bad(err, "out of memory");
 		*n = i + 1;
 	}
-	return 0;
-}
-
-static int choice(json_t *doc, const char *key, const char *no,
-		  const char *yes, int *out, struct imt_error *err)
-{
-	json_t *j = json_object_get(doc, key);
-	const char *s = json_string_value(j);
-
-	*out = -1;
-	if (j == NULL)
-		return 0;
-	if (s != NULL && strcmp(s, no) == 0)
-		*out = 0;
-	else if (s != NULL && strcmp(s, yes) == 0)
-		*out = 1;
-	else
-		return bad(err, "%s: must be \"%s\" or \"%s\"", key, no, yes);
 	return 0;
 }
 
@@ -245,10 +228,12 @@ static int parse_doc(json_t *doc, struct policy *p, struct imt_error *err)
 	    string_list(doc, "sources", DB_NAME_MAX + 32, &p->sources,
 			&p->nsources, err) < 0 ||
 	    parse_excludes(doc, p, err) < 0 ||
-	    choice(doc, "violations", "untrusted", "allow", &p->violations,
-		   err) < 0 ||
-	    choice(doc, "any_path", "deny", "allow", &p->any_path, err) < 0 ||
-	    choice(doc, "conffiles", "reference", "any", &conff, err) < 0 ||
+	    policy_choice(doc, NULL, "violations", "untrusted", "allow",
+			  &p->violations, err) < 0 ||
+	    policy_choice(doc, NULL, "any_path", "deny", "allow",
+			  &p->any_path, err) < 0 ||
+	    policy_choice(doc, NULL, "conffiles", "reference", "any", &conff,
+			  err) < 0 ||
 	    boot_policy_parse(json_object_get(doc, "boot"), &p->boot, err) < 0)
 		return -1;
 	p->conffiles = conff == 1 ? POLICY_CONFFILES_ANY :

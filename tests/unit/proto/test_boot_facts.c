@@ -204,6 +204,10 @@ static void test_real_logs(void **state)
 		cmd[clen] = '\0';
 		assert_string_equal(f.cmdline, (char *)cmd);
 		assert_true(f.has_load_options_tag);
+		/* real OVMF + systemd-boot: PCR 12's text is what PCR 9 tags */
+		assert_true(f.cmdline_digest_ok);
+		assert_memory_equal(f.cmdline_sha256, f.load_options_sha256,
+				    32);
 		assert_true(f.vars[BOOT_VAR_DBX].measured);
 		if (f.secure_boot) {
 			assert_int_equal(f.vars[BOOT_VAR_DB].count, 1);
