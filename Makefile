@@ -116,6 +116,13 @@ VERIFIER_SRC := $(filter-out $(VERIFIER_MAINS),$(wildcard verifier/*.c))
 VERIFIER_OBJ := $(VERIFIER_SRC:%.c=$(BUILD)/%.o)
 LIBVERIFIER := $(BUILD)/lib/libverifier.a
 
+# The fleet console's files, embedded into the verifier as C generated
+# into $(BUILD)/gen by verifier/www/embed.sh (never committed).
+WWW_FILES := $(wildcard verifier/www/*.html verifier/www/*.js \
+	verifier/www/*.css)
+WWW_GEN := $(BUILD)/gen/www_assets.c
+WWW_OBJ := $(BUILD)/gen/www_assets.o
+
 BINS := $(BUILD)/bin/imatrust $(BUILD)/bin/imatrust-verifier \
 	$(BUILD)/bin/imatrust-agent
 BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list \
@@ -195,7 +202,14 @@ $(LIBIMATRUST): $(PROTO_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(LIBVERIFIER): $(VERIFIER_OBJ)
+$(WWW_GEN): verifier/www/embed.sh $(WWW_FILES) Makefile
+	@mkdir -p $(@D)
+	verifier/www/embed.sh $(WWW_FILES) >$@.tmp && mv $@.tmp $@
+
+$(WWW_OBJ): $(WWW_GEN)
+	$(CC) $(CFLAGS) $(INC_verifier) -c $< -o $@
+
+$(LIBVERIFIER): $(VERIFIER_OBJ) $(WWW_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 

@@ -13,6 +13,9 @@ packages=(
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
 	dpkg-dev apt-utils	# .deb and apt archive fixtures (tests/fixtures/deb)
 	attr			# security.ima of the signed guest image
+	# the fleet console in headless Chromium (tests/browser), with a font
+	# for its screenshots (--no-install-recommends leaves it out)
+	chromium chromium-driver python3-selenium fonts-dejavu-core
 	# kernel build (kernel/build.sh)
 	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
 	xz-utils rsync kmod python3 patch

@@ -114,6 +114,7 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 				     struct http_response *res)
 {
 	const char *body = res->body != NULL ? res->body : "";
+	const char *const *h;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 	char retry[16];
@@ -130,7 +131,12 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				res->content_type != NULL ? res->content_type :
 				"application/json");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "Cache-Control", res->cache_control != NULL ?
+				res->cache_control : "no-store");
+	if (res->etag != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, res->etag);
+	for (h = res->headers; h != NULL && h[0] != NULL; h += 2)
+		MHD_add_response_header(r, h[0], h[1]);
 	if (res->retry_after > 0) {
 		snprintf(retry, sizeof(retry), "%u", res->retry_after);
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
@@ -308,6 +314,8 @@ static enum MHD_Result on_headers(struct http_server *s,
 	st->req.path = url;
 	st->req.authorization = MHD_lookup_connection_value(conn,
 		MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	st->req.if_none_match = MHD_lookup_connection_value(conn,
+		MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
 	route_request(s, st, method, url);
 	if (st->refuse == 0 && st->route->guard != NULL &&
 	    st->route->guard(s->ctx, &st->req, &res) < 0) {

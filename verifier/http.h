@@ -30,6 +30,7 @@ struct http_request {
 	const char *body;	/* NUL-terminated; "" when none */
 	size_t body_len;
 	const char *authorization;	/* header value, or NULL */
+	const char *if_none_match;	/* header value, or NULL */
 	size_t nparams;
 	char params[HTTP_PARAMS_MAX][HTTP_PARAM_MAX + 1];
 	void *conn;		/* the server's; for http_query() only */
@@ -43,6 +44,10 @@ struct http_response {
 	size_t body_len;	/* bytes of a binary body; 0: strlen(body) */
 	const char *content_type;	/* default application/json */
 	unsigned int retry_after;	/* seconds for Retry-After; 0: none */
+	const char *cache_control;	/* NULL: no-store */
+	const char *etag;		/* ETag header; NULL: none */
+	const char *const *headers;	/* more "Name", "value" pairs ending
+					 * with NULL, static; NULL: none */
 };
 
 struct http_route {

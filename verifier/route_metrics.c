@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * route_metrics.c - what needs no token:
+ * route_metrics.c - the metrics, which need no token:
  *
  *	GET /v1/metrics	Prometheus text format 0.0.4: machines per state
  *			and open enrollments (from the database), the
  *			counters of v->metrics, uptime
- *	GET /		the fleet page: asks for a token, keeps it in
- *			sessionStorage, shows GET /v1/machines every second
+ *
+ * (The fleet console, also without a token, is route_www.c.)
  *
  * The metrics name no machine: per-machine detail needs a token.
  */
@@ -167,116 +167,4 @@ void route_metrics(void *ctx, const struct http_request *req,
 	res->status = 200;
 	res->body = text;
 	res->content_type = METRICS_TYPE;
-}
-
-/*
- * The fleet page: no external resources, no inline data from the server
- * (the table is filled with textContent from GET /v1/machines, so a
- * machine id or reason cannot inject markup). The token stays in this
- * tab's sessionStorage and goes out only as the Authorization header.
- */
-static const char page_html[] =
-"<!doctype html>\n"
-"<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-"<meta name=\"viewport\" content=\"width=device-width\">\n"
-"<title>imatrust fleet</title>\n"
-"<style>\n"
-"body{font:14px system-ui,sans-serif;margin:2em;color:#222}\n"
-"table{border-collapse:collapse}td,th{padding:.3em .8em;"
-"border-bottom:1px solid #ddd;text-align:left}\n"
-".trusted{color:#070}.untrusted{color:#b60}.failed{color:#c00}"
-".stale,.pending,.enrolling{color:#666}\n"
-"#err{color:#c00}code{font-size:12px}\n"
-"</style></head><body>\n"
-"<h1>imatrust fleet</h1>\n"
-"<form id=\"login\"><label>Operator token "
-"<input id=\"token\" type=\"password\" autocomplete=\"off\" size=\"40\">"
-"</label> <button>Show fleet</button></form>\n"
-"<p id=\"err\"></p>\n"
-"<div id=\"fleet\" hidden><p><span id=\"count\"></span> "
-"<button id=\"logout\">Forget token</button></p>\n"
-"<table><thead><tr><th>Machine</th><th>State</th><th>TNC</th>"
-"<th>Last seen</th><th>Reason</th></tr></thead>"
-"<tbody id=\"rows\"></tbody></table></div>\n"
-"<script>\n"
-"'use strict';\n"
-"const $ = (id) => document.getElementById(id);\n"
-"const KEY = 'imatrust-token';\n"
-"function cell(tr, text, cls) {\n"
-"  const td = document.createElement('td');\n"
-"  td.textContent = text; if (cls) td.className = cls;\n"
-"  tr.appendChild(td);\n"
-"}\n"
-"function when(t) {\n"
-"  return t === null ? 'never' : new Date(t * 1000).toISOString();\n"
-"}\n"
-"function show(machines) {\n"
-"  const rows = $('rows');\n"
-"  rows.replaceChildren();\n"
-"  for (const m of machines) {\n"
-"    const tr = document.createElement('tr');\n"
-"    cell(tr, m.id); cell(tr, m.state, m.state); cell(tr, m.tnc);\n"
-"    cell(tr, when(m.last_seen));\n"
-"    cell(tr, m.state_reason === null ? '' :\n"
-"         JSON.stringify(m.state_reason));\n"
-"    rows.appendChild(tr);\n"
-"  }\n"
-"  $('count').textContent = machines.length + ' machines';\n"
-"}\n"
-"async function fetchAll(token) {\n"
-"  let all = [], after = null;\n"
-"  do {\n"
-"    const q = '?limit=1000' + (after === null ? '' :\n"
-"              '&after=' + encodeURIComponent(after));\n"
-"    const r = await fetch('/v1/machines' + q,\n"
-"      { headers: { Authorization: 'Bearer ' + token } });\n"
-"    const body = await r.json();\n"
-"    if (!r.ok) throw new Error(body.error ? body.error.message :\n"
-"                               'HTTP ' + r.status);\n"
-"    all = all.concat(body.machines); after = body.next;\n"
-"  } while (after !== null);\n"
-"  return all;\n"
-"}\n"
-"let timer = null;\n"
-"async function tick() {\n"
-"  const token = sessionStorage.getItem(KEY);\n"
-"  if (!token) { stop(); return; }\n"
-"  try {\n"
-"    show(await fetchAll(token));\n"
-"    $('err').textContent = ''; $('fleet').hidden = false;\n"
-"    $('login').hidden = true;\n"
-"  } catch (e) {\n"
-"    $('err').textContent = e.message;\n"
-"    if (/token/.test(e.message)) stop();\n"
-"  }\n"
-"}\n"
-"function stop() {\n"
-"  sessionStorage.removeItem(KEY); clearInterval(timer); timer = null;\n"
-"  $('fleet').hidden = true; $('login').hidden = false;\n"
-"}\n"
-"function start() {\n"
-"  if (timer === null) timer = setInterval(tick, 1000);\n"
-"  tick();\n"
-"}\n"
-"$('login').addEventListener('submit', (ev) => {\n"
-"  ev.preventDefault();\n"
-"  sessionStorage.setItem(KEY, $('token').value.trim());\n"
-"  $('token').value = ''; start();\n"
-"});\n"
-"$('logout').addEventListener('click', stop);\n"
-"if (sessionStorage.getItem(KEY)) start();\n"
-"</script></body></html>\n";
-
-void route_page(void *ctx, const struct http_request *req,
-		struct http_response *res)
-{
-	(void)ctx;
-	(void)req;
-	res->body = strdup(page_html);
-	if (res->body == NULL) {
-		http_error(res, 503, "out of memory");
-		return;
-	}
-	res->status = 200;
-	res->content_type = "text/html; charset=utf-8";
 }

@@ -8,12 +8,14 @@
  * Operator routes carry auth_guard: the server checks the bearer token
  * with the headers and answers 401 before it reads a byte of the body.
  * Agent routes carry none (the TPM authenticates them); their bodies are
- * capped by the max_body key as well.
+ * capped by the max_body key as well. The console's files (route_www.c)
+ * carry none either: they hold no data.
  */
 #include "auth.h"
 #include "db.h"
 #include "verifier.h"
 #include "wire.h"
+#include "www.h"
 
 #define REFS_BODY_MAX (64u << 20)	/* one reference import request */
 #define IDENTITY_BODY_MAX 4096		/* a pre-registration, an approval */
@@ -25,7 +27,9 @@ _Static_assert(REFS_BODY_MAX <= CONFIG_INFLIGHT_MIN,
 	       "max_inflight_body must admit the largest body");
 
 const struct http_route verifier_routes[] = {
-	{ "GET", "/", route_page, 0, NULL },
+	{ "GET", "/", route_www, 0, NULL },
+	{ "GET", "/app.js", route_www, 0, NULL },
+	{ "GET", "/app.css", route_www, 0, NULL },
 	{ "GET", "/v1/health", route_health, 0, NULL },
 	{ "GET", "/v1/metrics", route_metrics, 0, NULL },
 

@@ -137,11 +137,9 @@ void route_keys_list(void *ctx, const struct http_request *req,
 void route_keys_delete(void *ctx, const struct http_request *req,
 		       struct http_response *res);
 
-/* route_metrics.c: Prometheus text and the fleet page (no token) */
+/* route_metrics.c: Prometheus text (no token); the console: www.h */
 void route_metrics(void *ctx, const struct http_request *req,
 		   struct http_response *res);
-void route_page(void *ctx, const struct http_request *req,
-		struct http_response *res);
 
 /* route_import.c: imports the verifier parses, retiring a source */
 void route_import_deb(void *ctx, const struct http_request *req,

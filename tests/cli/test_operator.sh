@@ -196,7 +196,7 @@ curl -s --cacert "$tmp/cert.pem" -D "$tmp/head" -o "$tmp/metrics" "$url/v1/metri
 contains "$tmp/head" '[Cc]ontent-[Tt]ype: text/plain; version=0.0.4' "metrics are Prometheus text"
 contains "$tmp/metrics" '^imatrust_machines\{state="untrusted"\} 1$' "metrics count machines per state"
 curl -s --cacert "$tmp/cert.pem" -D "$tmp/head" -o "$tmp/page" "$url/"
-contains "$tmp/head" '[Cc]ontent-[Tt]ype: text/html' "the fleet page is HTML"
-contains "$tmp/page" 'sessionStorage' "the page keeps the token in sessionStorage"
+contains "$tmp/head" '[Cc]ontent-[Tt]ype: text/html' "the fleet console is HTML"
+contains "$tmp/head" "[Cc]ontent-[Ss]ecurity-[Pp]olicy: default-src 'none'" "... under a strict CSP"
 
 echo "1..$n"

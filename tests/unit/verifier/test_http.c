@@ -460,8 +460,8 @@ static void test_max_body_unguarded(void **state)
 /* The verifier's table: every route but the public ones has auth_guard. */
 static void test_verifier_routes_guarded(void **state)
 {
-	static const char *const public[] = { "/", "/v1/health",
-					      "/v1/metrics" };
+	static const char *const public[] = { "/", "/app.js", "/app.css",
+					      "/v1/health", "/v1/metrics" };
 	const struct http_route *r;
 	size_t i, operator = 0;
 	int open;

@@ -4,7 +4,7 @@
  * route of verifier_routes[] is documented (and nothing else), every
  * answer the handlers give validates against the documented schema of
  * its status, and the agent messages wire.c encodes validate against
- * theirs. Also the metrics text and the fleet page.
+ * theirs. Also the metrics text (the console's files: test_route_www.c).
  */
 #include "verifier_test.h"
 #include "wire.h"
@@ -92,10 +92,11 @@ static void test_every_route_documented(void **state)
 		if (o == NULL)
 			fail_msg("%s %s is not in openapi.json", r->method,
 				 path);
-		/* every documented answer has a schema */
+		/* every documented answer has a schema (a 304 no body) */
 		json_object_foreach(json_object_get(o, "responses"), key,
 				    item) {
-			if (json_object_get(item, "content") == NULL)
+			if (strcmp(key, "304") != 0 &&
+			    json_object_get(item, "content") == NULL)
 				fail_msg("%s %s %s: no content", r->method,
 					 path, key);
 		}
@@ -369,7 +370,7 @@ static void test_wire_messages_match(void **state)
 		"#/components/schemas/Verdict");
 }
 
-static void test_metrics_and_page(void **state)
+static void test_metrics(void **state)
 {
 	struct fx *f = *state;
 	struct http_request req = { 0 };
@@ -388,18 +389,6 @@ static void test_metrics_and_page(void **state)
 	assert_non_null(strstr(res.body, "# TYPE imatrust_uptime_seconds "
 			       "gauge\nimatrust_uptime_seconds "));
 	free(res.body);
-
-	memset(&res, 0, sizeof(res));
-	route_page(&f->t->v, &req, &res);
-	assert_int_equal(res.status, 200);
-	assert_string_equal(res.content_type, "text/html; charset=utf-8");
-	assert_non_null(strstr(res.body, "sessionStorage"));
-	assert_non_null(strstr(res.body, "/v1/machines"));
-	/* self-contained: nothing loaded from elsewhere */
-	assert_null(strstr(res.body, "http://"));
-	assert_null(strstr(res.body, "https://"));
-	assert_null(strstr(res.body, "src="));
-	free(res.body);
 }
 
 int main(void)
@@ -415,7 +404,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_wire_messages_match,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_metrics_and_page, setup,
+		cmocka_unit_test_setup_teardown(test_metrics, setup,
 						teardown),
 	};
 
