@@ -2,7 +2,8 @@
 #
 #   make            build the user-space programs into build/
 #   make check-fast unit tests + host integration tests (the inner loop)
-#   make check      everything: check-fast, the kernel build, guest tests
+#   make check      everything: check-fast, the console in Chromium
+#                   (check-browser), the kernel build, guest tests
 #   make SANITIZE=1 check-fast   the same tests under ASan + UBSan
 #   make bench      benchmarks that print ratios against named peers
 
@@ -186,7 +187,7 @@ build/fuzz/%: $(FUZZ_OBJ)/tests/fuzz/%.o $(FUZZ_LIB)
 .SECONDARY:
 
 .PHONY: all check check-fast check-unit check-cli check-guest kernel \
-	check-includes \
+	check-includes check-browser \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
 	demo check-guest-fleet fuzz-long
@@ -310,8 +311,17 @@ check-fast: all $(UNIT_BINS) $(TOOL_BINS) $(INC_LIST)
 		"tests/check-includes.sh $(INC_LIST)" $(UNIT_BINS) \
 		tests/cli/test_*.sh $(INTEGRATION_TESTS)
 
-check: check-fast check-fuzz check-guest check-guest-streaming \
-	check-guest-fleet
+check: check-fast check-browser check-fuzz check-guest \
+	check-guest-streaming check-guest-fleet
+
+# The fleet console in headless Chromium against a real verifier and
+# agents on swtpm (slow to start: not in check-fast). Screenshots in
+# $(BUILD)/test-logs/console/.
+check-browser: all $(TOOL_BINS)
+	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin \
+		IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
+		CONSOLE_SHOTS=$(CURDIR)/$(BUILD)/test-logs/console \
+		tests/run-suite.sh check-browser tests/browser/test_console.sh
 
 fuzz: $(FUZZ_BINS)
 

@@ -493,8 +493,8 @@
 		}
 		confirmDialog('Approve ' + m.id + '?',
 			'Approve this machine only if its EK is the one ' +
-			'you expect: compare the fingerprint with the ' +
-			'machine\'s own (imatrust-agent, tpm2_readpublic).',
+			'you expect: compare the fingerprint with the one ' +
+			'recorded for this machine\'s TPM.',
 			'EK fingerprint: ' + m.ek_fpr + '\nEK certificate: ' +
 			(cert ? cert.subject + ' / ' + cert.issuer : 'none') +
 			'\nReason pending: ' + reasonText(m.state_reason),
@@ -623,8 +623,10 @@
 	});
 	$('logout').addEventListener('click', () => signOut(''));
 	$('back').addEventListener('click', closeMachine);
-	$('m-filter').addEventListener('change', () =>
-		refreshMachine().catch(handleError));
+	$('m-filter').addEventListener('change', () => {
+		$('m-records').replaceChildren();
+		refreshMachine().catch(handleError);
+	});
 	if (token())
 		start();
 }());
