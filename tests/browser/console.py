@@ -127,14 +127,16 @@ def state_of(driver, machine):
     return r[1] if r else None
 
 
+def click(driver, css):
+    """Click @css; the page may draw it anew meanwhile: find it again."""
+    return wait(lambda: driver.find_element(By.CSS_SELECTOR, css).click()
+                or True, 5)
+
+
 def open_machine(driver, machine):
     if driver.find_element(By.ID, "machine").is_displayed():
         driver.find_element(By.ID, "back").click()
-    # the rows are made anew each poll: a row found may be gone at the
-    # click, so find and click again
-    wait(lambda: driver.find_element(
-        By.CSS_SELECTOR, '#fleet-rows tr[data-id="%s"]' % machine).click()
-        or True, 5)
+    click(driver, '#fleet-rows tr[data-id="%s"]' % machine)
     return wait(lambda: driver.find_element(By.ID, "m-id").text == machine
                 and driver.find_element(By.ID, "m-state").text, 10)
 
@@ -152,6 +154,15 @@ def confirm(driver, button_text):
        button_text, "a confirmation dialog opens in the page (%s)" %
        button_text)
     return d
+
+
+def confirmed(driver, state, seconds, name):
+    """Confirm the open dialog; the machine view shows @state in time."""
+    driver.find_element(By.ID, "confirm-ok").click()
+    seen = wait(lambda: driver.find_element(By.ID, "m-state").text ==
+                state, seconds)
+    shot(driver, name)
+    return seen
 
 
 def main():
@@ -242,13 +253,11 @@ def run(driver):
     counts = driver.find_element(By.ID, "counts").text
     ok("trusted 2" in counts and "pending 1" in counts,
        "counts per state", counts)
-    driver.find_element(
-        By.CSS_SELECTOR, '#counts button[data-state="pending"]').click()
+    click(driver, '#counts button[data-state="pending"]')
     shown = js(driver, "return [...document.querySelectorAll("
                "'#fleet-rows tr')].map((t) => t.dataset.id);")
     ok(shown == ["pend-1"], "the state filter shows only pending", shown)
-    driver.find_element(
-        By.CSS_SELECTOR, '#counts button[data-state="all"]').click()
+    click(driver, '#counts button[data-state="all"]')
 
     # --- an unknown file: untrusted, with its reason, by polling ----------
     t = time.monotonic()
@@ -298,7 +307,7 @@ def run(driver):
     ok(policy != "", "the policy that applies is named", policy)
 
     # --- a removal cancelled: the dialog gates it -------------------------
-    driver.find_element(By.ID, "m-remove").click()
+    click(driver, "#m-remove")
     confirm(driver, "Remove")
     shot(driver, "remove-dialog")
     driver.find_element(By.ID, "confirm-cancel").click()
@@ -317,16 +326,13 @@ def run(driver):
         '#m-records tr')].map((t) => t.cells[5].textContent);""")
     ok(accepted == ["not accepted"], "the unknown record: not accepted",
        accepted)
-    driver.find_element(By.CSS_SELECTOR, "#m-records button.add-ref").click()
+    click(driver, "#m-records button.add-ref")
     confirm(driver, "Add reference")
     detail = driver.find_element(By.ID, "confirm-detail").text
     ok("/usr/bin/evil" in detail and "sha256:" in detail,
        "... the dialog names the path and the digest", detail)
     shot(driver, "add-reference-dialog")
-    driver.find_element(By.ID, "confirm-ok").click()
-    back = wait(lambda: driver.find_element(By.ID, "m-state").text ==
-                "trusted", 10)
-    shot(driver, "web-1-trusted-again")
+    back = confirmed(driver, "trusted", 10, "web-1-trusted-again")
     ok(back, "after the reference is added web-1 is trusted again",
        driver.find_element(By.ID, "notice").text)
     Select(driver.find_element(By.ID, "m-filter")).select_by_value("")
@@ -342,17 +348,14 @@ def run(driver):
     ok(open_machine(driver, "pend-1") == "pending",
        "the machine view of pend-1 opens")
     wait(lambda: driver.find_element(By.ID, "m-approve").is_displayed(), 5)
-    driver.find_element(By.ID, "m-approve").click()
+    click(driver, "#m-approve")
     confirm(driver, "Approve")
     fpr = api_machine("pend-1")["ek_fpr"]
     detail = driver.find_element(By.ID, "confirm-detail").text
     ok(fpr and fpr in detail, "... the dialog shows the EK fingerprint "
        "to check", detail)
     shot(driver, "approve-dialog")
-    driver.find_element(By.ID, "confirm-ok").click()
-    trusted = wait(lambda: driver.find_element(By.ID, "m-state").text ==
-                   "trusted", 20)
-    shot(driver, "pend-1-trusted")
+    trusted = confirmed(driver, "trusted", 20, "pend-1-trusted")
     ok(trusted, "approved in the page, pend-1 enrolls and is trusted",
        driver.find_element(By.ID, "m-events").text[:400])
     driver.find_element(By.ID, "back").click()

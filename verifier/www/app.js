@@ -42,6 +42,7 @@
 	const details = new Map();	/* id -> { at, boot_log } */
 	let timer = null;
 	let view = null;	/* the machine opened: see openMachine() */
+	let shownFleet = '';	/* what renderFleet() drew last */
 
 	/* A 401: the token is wrong, or was removed meanwhile. */
 	class Refused extends Error {}
@@ -119,9 +120,7 @@
 	function when(t) {
 		if (t === null || t === undefined)
 			return 'never';
-		const ago = Math.max(0, Math.round(Date.now() / 1000 - t));
-		return new Date(t * 1000).toLocaleString() + ' (' + ago +
-			' s ago)';
+		return new Date(t * 1000).toLocaleString();
 	}
 
 	/* A stored reason (judge.c), in one line of text. */
@@ -288,7 +287,13 @@
 	function renderFleet() {
 		const rows = $('fleet-rows');
 		const shown = fleet.filter((m) => !filter || m.state === filter);
+		const key = JSON.stringify([filter, fleet, shown.map((m) =>
+			bootText((details.get(m.id) || {}).boot_log))]);
 
+		/* unchanged: keep the rows, and a click that is under way */
+		if (key === shownFleet && rows.children.length === shown.length)
+			return;
+		shownFleet = key;
 		renderCounts();
 		rows.replaceChildren();
 		for (const m of shown) {
@@ -308,7 +313,7 @@
 
 	function openMachine(id) {
 		view = { id, events: [], after: null, policy: null,
-			 policyName: null, busy: false };
+			 policyName: null, busy: false, shown: '' };
 		for (const t of ['m-events', 'm-records', 'm-boots'])
 			$(t).replaceChildren();
 		facts($('m-facts'), []);
@@ -371,8 +376,12 @@
 						     enc(d.policy));
 				v.policyName = d.policy;
 			}
-			if (view === v)
+			const key = JSON.stringify([d, recs, v.events.length,
+						    v.policyName]);
+			if (view === v && key !== v.shown) {
+				v.shown = key;
 				renderMachine(v, d, recs);
+			}
 		} finally {
 			v.busy = false;
 		}
@@ -564,6 +573,7 @@
 		fleet = [];
 		details.clear();
 		view = null;
+		shownFleet = '';
 		for (const t of ['fleet-rows', 'counts', 'm-events',
 				 'm-records', 'm-boots', 'm-facts',
 				 'm-policy'])
@@ -625,6 +635,8 @@
 	$('back').addEventListener('click', closeMachine);
 	$('m-filter').addEventListener('change', () => {
 		$('m-records').replaceChildren();
+		if (view !== null)
+			view.shown = '';
 		refreshMachine().catch(handleError);
 	});
 	if (token())
