@@ -403,6 +403,29 @@ bench-import-latency: all $(BUILD)/bin/bench-import-latency
 deps:
 	@deploy/install-deps.sh
 
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the programs, their
+# manual pages and the systemd units (which run /usr/sbin/...: with
+# another PREFIX, edit ExecStart= or link the programs there).
+PREFIX ?= /usr/local
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+MAN1 := verifier/imatrust.1
+MAN5 := verifier/imatrust-verifier.conf.5 agent/imatrust-agent.conf.5
+MAN8 := verifier/imatrust-verifier.8 agent/imatrust-agent.8
+.PHONY: install
+install: $(BINS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+		$(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -m 0755 $(BUILD)/bin/imatrust $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BUILD)/bin/imatrust-verifier \
+		$(BUILD)/bin/imatrust-agent $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 $(MAN8) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 deploy/systemd/imatrust-verifier.service \
+		deploy/systemd/imatrust-agent.service $(DESTDIR)$(SYSTEMDUNITDIR)/
+
 format:
 	clang-format -i $(PROTO_SRC) proto/*.h $(DAEMON_SRC) proto/daemon/*.h \
 		verifier/*.[ch]

@@ -20,8 +20,12 @@
 #    guest2 turn untrusted with the binary's path and digest, adds the
 #    digest with `imatrust ref add` and shows guest2 trusted again.
 #
+# The fleet console is forwarded to https://127.0.0.1:8443/ on this host
+# (IMATRUST_CONSOLE_PORT), its URL and operator token printed.
+#
 # Ctrl-C (or SIGTERM) stops the verifier, the guests and their swtpm and
-# deletes the lab namespace. --exit ends by itself after the last step
+# deletes the lab namespace, also when the output is piped (make demo |
+# tee demo.log). --exit ends by itself after the last step
 # (for unattended runs); --no-deps skips the package check. Environment:
 # IMATRUST_LAB_NS (default imatrust-lab), IMATRUST_KERNEL, IMATRUST_IMAGE
 # (skip those builds), IMATRUST_ACCEL, IMATRUST_FIRMWARE (default
@@ -40,9 +44,13 @@ deps=1
 auto_exit=0
 story_pid=
 viewer_pid=
+console_pid=
+readonly CONSOLE_PORT="${IMATRUST_CONSOLE_PORT:-8443}"
 t_start=$(date +%s.%N)
 
-say() { printf '[demo] %s\n' "$*" >&2; }
+# Never fatal: when the demo's output is piped (make demo | tee log), Ctrl-C
+# ends the reader first, and cleanup must still run to its end.
+say() { printf '[demo] %s\n' "$*" >&2 2>/dev/null || true; }
 
 # Narration under the live table (and in $FLEET_DIR/story.log).
 story() { printf '%s  %s\n' "$(date +%H:%M:%S)" "$*" >>"$FLEET_DIR/story.log"; }
@@ -61,7 +69,9 @@ cleanup() {
 	local rc=$? p
 
 	trap - EXIT INT TERM
-	for p in $story_pid $viewer_pid; do
+	# A write to a closed pipe must fail, not kill the cleanup.
+	trap '' PIPE INT
+	for p in $story_pid $viewer_pid $console_pid; do
 		# shellcheck disable=SC2046 # a list of pids
 		kill $(descendants "$p") "$p" 2>/dev/null || true
 	done
@@ -79,9 +89,9 @@ run_story() {
 	story "verifier up; golden image references: $(tail -n 1 "$FLEET_DIR/refs-image.log")"
 	story "booting $GUESTS guests (QEMU $("$FLEET_LAB" accel "$FLEET_KERNEL"), swtpm each): agents enroll with TPM credential activation"
 	for n in $(seq "$GUESTS"); do
-		if fleet_api wait "guest$n" trusted --timeout 900 --interval 0.5 \
+		if fleet_cli wait "guest$n" trusted --timeout 900 --interval 0.5 \
 		    >/dev/null 2>&1; then
-			story "guest$n trusted $(fleet_since "$t_start")s after the demo started ($(fleet_firmware "$n"); boot log: $(fleet_api get "/v1/machines/guest$n/boot-log" 2>/dev/null | jq -c '{secure_boot: .facts.secure_boot, efi_applications: (.facts.applications // [] | length)}' 2>/dev/null))"
+			story "guest$n trusted $(fleet_since "$t_start")s after the demo started ($(fleet_firmware "$n"); boot log: $(fleet_cli api GET "/v1/machines/guest$n/boot-log" 2>/dev/null | jq -c '{secure_boot: .facts.secure_boot, efi_applications: (.facts.applications // [] | length)}' 2>/dev/null))"
 		else
 			story "guest$n did not reach trusted (see $FLEET_RUN/guest$n/console.log)"
 		fi
@@ -96,7 +106,7 @@ run_story() {
 		story "copy failed"
 	story "guest$VICTIM: exec /srv/site/lab/unapproved ($digest)"
 	rm -f "$FLEET_DIR/ready"
-	fleet_api wait "guest$VICTIM" untrusted --timeout 120 --interval 0.02 \
+	fleet_cli wait "guest$VICTIM" untrusted --timeout 120 --interval 0.02 \
 	    --ready "$FLEET_DIR/ready" >"$FLEET_DIR/seen" 2>/dev/null &
 	poller=$!
 	for _ in $(seq 200); do [ -e "$FLEET_DIR/ready" ] && break; sleep 0.05; done
@@ -115,13 +125,25 @@ run_story() {
 	if ! out=$(fleet_cli ref add /srv/site/lab/unapproved "$digest" 2>&1); then
 		story "ref add failed: $out"
 	fi
-	if fleet_api wait "guest$VICTIM" trusted --timeout 120 --interval 0.1 >/dev/null; then
+	if fleet_cli wait "guest$VICTIM" trusted --timeout 120 --interval 0.1 >/dev/null; then
 		story "guest$VICTIM trusted again: the stored records were judged again"
 	else
 		story "guest$VICTIM did not return to trusted"
 	fi
 	story "demo complete; the fleet keeps streaming (heartbeats). Ctrl-C stops everything."
 	touch "$FLEET_DIR/story.done"
+}
+
+# The fleet console on the host's loopback: socat hands each connection to
+# a socat inside the lab namespace (TLS passes through; the verifier's
+# certificate names 127.0.0.1, signed by the lab CA).
+console_forward() {
+	socat "TCP-LISTEN:$CONSOLE_PORT,bind=127.0.0.1,reuseaddr,fork" \
+	    "EXEC:ip netns exec $FLEET_NS socat STDIO TCP\:10.77.0.1\:8443" \
+	    2>>"$FLEET_RUN/console-forward.log" &
+	console_pid=$!
+	say "fleet console: https://127.0.0.1:$CONSOLE_PORT/ (trust the lab CA $FLEET_PKI/ca.pem, or accept its warning); operator token: $(cat "$FLEET_DIR/token")"
+	story "fleet console: https://127.0.0.1:$CONSOLE_PORT/ (token in $FLEET_DIR/token)"
 }
 
 main() {
@@ -134,7 +156,7 @@ main() {
 		esac
 		shift
 	done
-	[ "$(id -u)" = 0 ] || { say "run as root (sudo make demo): the lab needs a network namespace"; exit 1; }
+	[ "$(id -u)" = 0 ] || { say "run as root: the lab needs a network namespace"; exit 1; }
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
 	if [ "$deps" = 1 ]; then
@@ -149,19 +171,20 @@ main() {
 	say "step 4/4: verifier, references, $GUESTS guests"
 	fleet_up --guests "$GUESTS" --stale-after 60
 	: >"$FLEET_DIR/story.log"
+	console_forward
 	run_story &
 	story_pid=$!
 	if [ "$auto_exit" = 1 ]; then
-		fleet_api table --watch --story "$FLEET_DIR/story.log" \
+		fleet_cli machines --boot --watch --footer "$FLEET_DIR/story.log" \
 		    --until-file "$FLEET_DIR/story.done" &
 	else
-		fleet_api table --watch --story "$FLEET_DIR/story.log" &
+		fleet_cli machines --boot --watch --footer "$FLEET_DIR/story.log" &
 	fi
 	viewer_pid=$!
 	wait "$viewer_pid" || true
 	viewer_pid=
 	[ "$auto_exit" = 0 ] || { wait "$story_pid" || true; story_pid=; }
-	fleet_api table
+	fleet_cli machines --boot
 	cat "$FLEET_DIR/story.log"
 }
 

@@ -22,6 +22,7 @@ packages=(
 	# QEMU lab and guest images (deploy/lab, deploy/image)
 	qemu-system-x86 qemu-utils busybox-static mmdebstrap e2fsprogs iproute2
 	procps util-linux
+	socat			# make demo: the console forwarded to the host
 	# UEFI lab (issue 12): firmware, systemd-boot, Secure Boot keys and
 	# signing, the EFI system partition, Authenticode digests to compare
 	ovmf systemd-boot-efi efitools sbsigntool mtools dosfstools gdisk

@@ -34,6 +34,11 @@ int cli_machine_boot_log(const char *id, int argc, char **argv);
 /* cli_boot_baseline.c: "machine ID boot-baseline approve" */
 int cli_machine_boot_baseline(const char *id, int argc, char **argv);
 int cli_events_main(int argc, char **argv);
+/* imatrust records ID [--verdict V]: the current boot's records. */
+int cli_records_main(int argc, char **argv);
+/* imatrust wait ID STATE (cli_wait.c), imatrust api GET PATH */
+int cli_wait_main(int argc, char **argv);
+int cli_api_main(int argc, char **argv);
 int cli_approve_main(int argc, char **argv);
 int cli_audit_main(int argc, char **argv);
 

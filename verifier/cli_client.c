@@ -196,15 +196,16 @@ static void answer_error(long status, json_t *j)
 		cli_warnx("verifier answered %ld: %s", status, msg);
 }
 
-int cli_client_call(struct cli_client *c, const char *method,
-		    const char *path, json_t *body, json_t **answer)
+int cli_client_try(struct cli_client *c, const char *method,
+		   const char *path, json_t *body, long *status,
+		   json_t **answer)
 {
 	struct client_reply r = { 0 };
 	char *text = NULL;
-	json_t *j = NULL;
 	int rc = -1;
 
 	*answer = NULL;
+	*status = 0;
 	if (body != NULL) {
 		text = json_dumps(body, JSON_COMPACT);
 		if (text == NULL)
@@ -214,24 +215,37 @@ int cli_client_call(struct cli_client *c, const char *method,
 		transport_error(c, &r);
 		goto out;
 	}
-	j = r.body != NULL ? json_loadb(r.body, r.len, 0, NULL) : NULL;
-	if (r.status < 200 || r.status > 299) {
-		answer_error(r.status, j);
-		goto out;
+	*status = r.status;
+	*answer = r.body != NULL ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+	rc = 0;
+out:
+	client_reply_free(&r);
+	free(text);
+	return rc;
+}
+
+int cli_client_call(struct cli_client *c, const char *method,
+		    const char *path, json_t *body, json_t **answer)
+{
+	json_t *j;
+	long status;
+
+	*answer = NULL;
+	if (cli_client_try(c, method, path, body, &status, &j) < 0)
+		return -1;
+	if (status < 200 || status > 299) {
+		answer_error(status, j);
+		json_decref(j);
+		return -1;
 	}
 	if (!json_is_object(j)) {
 		cli_warnx("%s%s: the answer is not a JSON object", c->url,
 			  path);
-		goto out;
+		json_decref(j);
+		return -1;
 	}
 	*answer = j;
-	j = NULL;
-	rc = 0;
-out:
-	json_decref(j);
-	client_reply_free(&r);
-	free(text);
-	return rc;
+	return 0;
 }
 
 int cli_client_get_raw(struct cli_client *c, const char *path, char **body,

@@ -80,6 +80,17 @@ int cli_client_call(struct cli_client *c, const char *method,
 		    const char *path, json_t *body, json_t **answer);
 
 /**
+ * cli_client_try() - cli_client_call() that leaves the answer's status to
+ * the caller: only a transport failure is an error (printed).
+ * @status: receives the HTTP status
+ * @answer: receives the parsed JSON of any answer, or NULL (caller decrefs)
+ * Return: 0 when an answer came, else -1.
+ */
+int cli_client_try(struct cli_client *c, const char *method,
+		   const char *path, json_t *body, long *status,
+		   json_t **answer);
+
+/**
  * cli_client_get_raw() - GET @path with the token; the answer's bytes as
  * they came (not JSON).
  * @c: the client

@@ -2,14 +2,22 @@
 /*
  * cli_fleet.c - the operator's view of the fleet, over the REST API:
  *
- *	imatrust machines [--json]	every machine: ID STATE TNC LAST-SEEN
- *					EK-FINGERPRINT EK-SUBJECT REASON
+ *	imatrust machines [--json] [--boot] [--watch [--until-file F]
+ *		[--footer F]]	every machine: ID STATE TNC [BOOT] LAST-SEEN
+ *					EK-FINGERPRINT EK-SUBJECT REASON;
+ *					--watch redraws it every second with
+ *					the count of each state (and the last
+ *					lines of F under it) until Ctrl-C
+ *					or F of --until-file exists
  *	imatrust machine [--json] ID	one machine and its current boot
  *	imatrust machine add ID --ek FPR	pre-register: only that EK
  *					may take the id
  *	imatrust machine rm ID		remove a machine with its boots,
  *					records, events, challenges
- *	imatrust machine records [--json] ID	the current boot's records:
+ *	imatrust records [--json] [--verdict V] ID
+ *	imatrust machine records [--json] [--verdict V] ID
+ *					the current boot's records (only
+ *					those of verdict V):
  *					INDEX VERDICT PATH ACCEPTED-BY
  *	imatrust machine ID boot-log [--json|--cel|--raw FILE]
  *	imatrust machine ID boot-baseline approve
@@ -31,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_client.h"
@@ -40,7 +50,11 @@
 #define FLEET_PAGE 1000		/* rows asked per request */
 #define REASON_SHORT 60		/* characters of a reason in a table */
 #define SUBJECT_SHORT 40	/* characters of an EK subject in a table */
-#define COLS 7			/* columns of the machines table */
+#define COLS 8			/* columns of the machines table */
+#define COL_BOOT 3		/* shown with --boot only */
+#define BOOT_CACHE_SECONDS 15	/* --watch asks a found boot log again */
+#define FOOTER_LINES 14		/* --footer: lines under the table */
+#define FOOTER_MAX (1u << 20)	/* bytes of a --footer file read */
 #define CELL_MAX 72		/* bytes of a cell: a whole fingerprint fits */
 
 /* What a fleet command needs besides the client options. */
@@ -48,6 +62,8 @@ enum fleet_need {
 	NEED_NONE = 0,
 	NEED_ID = 1,		/* one ID operand */
 	NEED_EK = 2,		/* --ek FPR */
+	NEED_VERDICT_OK = 4,	/* --verdict V is allowed */
+	NEED_WATCH_OK = 8,	/* --watch, --boot, --until-file, --footer */
 };
 
 struct fleet_args {
@@ -56,26 +72,24 @@ struct fleet_args {
 	const char *id;		/* the machine, for commands that take one */
 	const char *ek;		/* --ek: an EK fingerprint, checked */
 	const char *machine;	/* --machine: a filter */
+	const char *verdict;	/* --verdict: records of that verdict only */
+	int watch;		/* --watch: redraw every second */
+	int boot;		/* --boot: a BOOT column (one request a row) */
+	const char *until;	/* --until-file: --watch ends once it exists */
+	const char *footer;	/* --footer: its last lines under the table */
 };
-
-static int id_ok(const char *id)
-{
-	return id != NULL && strlen(id) > 0 && strlen(id) <= 64 &&
-	       strspn(id, "abcdefghijklmnopqrstuvwxyz"
-		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
-}
 
 /* Check what @need asks of the parsed @a; 0 or -1 after a message. */
 static int fleet_check(const struct fleet_args *a, unsigned int need)
 {
 	uint8_t fpr[DB_FPR_SIZE];
 
-	if (a->id != NULL && !id_ok(a->id)) {
+	if (a->id != NULL && !cli_machine_id_ok(a->id)) {
 		cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
 			  a->id);
 		return -1;
 	}
-	if (a->machine != NULL && !id_ok(a->machine)) {
+	if (a->machine != NULL && !cli_machine_id_ok(a->machine)) {
 		cli_warnx("--machine '%s' is not a machine id", a->machine);
 		return -1;
 	}
@@ -97,6 +111,11 @@ static int fleet_parse(int argc, char **argv, const char *name,
 		{ "json", no_argument, NULL, 'j' },
 		{ "ek", required_argument, NULL, 'e' },
 		{ "machine", required_argument, NULL, 'm' },
+		{ "verdict", required_argument, NULL, 'v' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "boot", no_argument, NULL, 'b' },
+		{ "until-file", required_argument, NULL, 'u' },
+		{ "footer", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch, want_id = (need & NEED_ID) != 0;
@@ -111,6 +130,16 @@ static int fleet_parse(int argc, char **argv, const char *name,
 			a->ek = optarg;
 		else if (ch == 'm')
 			a->machine = optarg;
+		else if (ch == 'v' && (need & NEED_VERDICT_OK))
+			a->verdict = optarg;
+		else if (ch == 'w' && (need & NEED_WATCH_OK))
+			a->watch = 1;
+		else if (ch == 'b' && (need & NEED_WATCH_OK))
+			a->boot = 1;
+		else if (ch == 'u' && (need & NEED_WATCH_OK))
+			a->until = optarg;
+		else if (ch == 'f' && (need & NEED_WATCH_OK))
+			a->footer = optarg;
 		else
 			goto usage;
 	}
@@ -119,9 +148,12 @@ static int fleet_parse(int argc, char **argv, const char *name,
 	a->id = want_id ? argv[optind] : NULL;
 	return fleet_check(a, need);
 usage:
-	fprintf(stderr, "usage: imatrust %s [--json] %s%s%s\n", name,
-		CLI_CLIENT_USAGE, want_id ? " ID" : "",
-		(need & NEED_EK) ? " --ek FPR" : "");
+	fprintf(stderr, "usage: imatrust %s [--json] %s%s%s%s%s\n", name,
+		CLI_CLIENT_USAGE,
+		(need & NEED_WATCH_OK) ? " [--watch [--until-file F] "
+		"[--footer F]] [--boot]" : "",
+		(need & NEED_VERDICT_OK) ? " [--verdict V]" : "",
+		want_id ? " ID" : "", (need & NEED_EK) ? " --ek FPR" : "");
 	return -1;
 }
 
@@ -225,34 +257,38 @@ static void machine_cells(json_t *m, char cols[COLS][CELL_MAX])
 	snprintf(cols[0], n, "%s", str_or_dash(m, "id"));
 	snprintf(cols[1], n, "%s", str_or_dash(m, "state"));
 	snprintf(cols[2], n, "%s", str_or_dash(m, "tnc"));
-	ago(json_object_get(m, "last_seen"), cols[3], n);
-	snprintf(cols[4], n, "%s", str_or_dash(m, "ek_fpr"));
-	snprintf(cols[5], n, "%s", str_or_dash(json_object_get(m, "ek_cert"),
+	snprintf(cols[3], n, "%s", str_or_dash(m, "boot"));
+	ago(json_object_get(m, "last_seen"), cols[4], n);
+	snprintf(cols[5], n, "%s", str_or_dash(m, "ek_fpr"));
+	snprintf(cols[6], n, "%s", str_or_dash(json_object_get(m, "ek_cert"),
 					       "subject"));
-	if (strlen(cols[5]) > SUBJECT_SHORT)
-		strcpy(cols[5] + SUBJECT_SHORT - 3, "...");
-	reason_short(json_object_get(m, "state_reason"), cols[6],
+	if (strlen(cols[6]) > SUBJECT_SHORT)
+		strcpy(cols[6] + SUBJECT_SHORT - 3, "...");
+	reason_short(json_object_get(m, "state_reason"), cols[7],
 		     REASON_SHORT + 1);
 }
 
-static void print_row(char cols[COLS][CELL_MAX], const int *w)
+/* One row; column @skip (BOOT without --boot) left out. */
+static void print_row(char cols[COLS][CELL_MAX], const int *w, size_t skip)
 {
 	size_t k;
 
-	for (k = 0; k + 1 < COLS; k++)
-		printf("%-*s  ", w[k], cols[k]);
+	for (k = 0; k + 1 < COLS; k++) {
+		if (k != skip)
+			printf("%-*s  ", w[k], cols[k]);
+	}
 	printf("%s\n", cols[COLS - 1]);
 }
 
-static void print_table(json_t *all)
+static void print_table(json_t *all, int boot)
 {
 	static const char *const head[COLS] = {
-		"ID", "STATE", "TNC", "LAST-SEEN", "EK-FINGERPRINT",
+		"ID", "STATE", "TNC", "BOOT", "LAST-SEEN", "EK-FINGERPRINT",
 		"EK-SUBJECT", "REASON",
 	};
 	char cols[COLS][CELL_MAX];
 	int w[COLS] = { 0 };
-	size_t i, k, pass;
+	size_t i, k, pass, skip = boot ? COLS : COL_BOOT;
 	json_t *m;
 
 	for (k = 0; k < COLS; k++)
@@ -263,7 +299,7 @@ static void print_table(json_t *all)
 			for (k = 0; k < COLS; k++)
 				snprintf(cols[k], sizeof(cols[k]), "%s",
 					 head[k]);
-			print_row(cols, w);
+			print_row(cols, w, skip);
 		}
 		json_array_foreach(all, i, m) {
 			machine_cells(m, cols);
@@ -272,9 +308,162 @@ static void print_table(json_t *all)
 					w[k] = (int)strlen(cols[k]);
 			}
 			if (pass == 1)
-				print_row(cols, w);
+				print_row(cols, w, skip);
 		}
 	}
+}
+
+/*
+ * The BOOT cell of machine @id, from its firmware event log: "BIOS" (a
+ * log without EFI facts), "UEFI SB on|off", "no log" (none this boot).
+ */
+static void boot_text(struct cli_client *c, const char *id, char *buf,
+		      size_t n)
+{
+	json_t *ans, *facts, *sb;
+	char path[128];
+	long status;
+
+	snprintf(path, sizeof(path), "/v1/machines/%s/boot-log", id);
+	if (cli_client_try(c, "GET", path, NULL, &status, &ans) < 0) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	facts = json_object_get(ans, "facts");
+	sb = json_object_get(facts, "secure_boot");
+	if (status == 404)
+		snprintf(buf, n, "no log");
+	else if (status != 200)
+		snprintf(buf, n, "log %ld", status);
+	else if (!json_is_boolean(sb) &&
+		 json_array_size(json_object_get(facts, "applications")) == 0)
+		snprintf(buf, n, "BIOS");
+	else
+		snprintf(buf, n, "UEFI SB %s", json_is_true(sb) ? "on" : "off");
+	json_decref(ans);
+}
+
+/*
+ * Add "boot" to each machine of @all. @cache (machine id -> [time, text])
+ * spares a --watch a request per machine and second: a log is kept for
+ * BOOT_CACHE_SECONDS, "no log" asked again each time (it comes with the
+ * first evidence of a boot).
+ */
+static void add_boot(struct cli_client *c, json_t *all, json_t *cache)
+{
+	char text[32];
+	const char *id;
+	json_t *m, *hit;
+	time_t now = time(NULL);
+	size_t i;
+
+	json_array_foreach(all, i, m) {
+		id = json_string_value(json_object_get(m, "id"));
+		if (id == NULL)
+			continue;
+		hit = json_object_get(cache, id);
+		if (hit != NULL && now - (time_t)json_integer_value(
+			    json_array_get(hit, 0)) < BOOT_CACHE_SECONDS) {
+			json_object_set(m, "boot", json_array_get(hit, 1));
+			continue;
+		}
+		boot_text(c, id, text, sizeof(text));
+		json_object_set_new(m, "boot", json_string(text));
+		if (strcmp(text, "no log") != 0 && text[0] != '?')
+			json_object_set_new(cache, id, json_pack("[Is]",
+				(json_int_t)now, text));
+	}
+}
+
+/* "trusted 2  untrusted 1": the machines of each state, in @all's order. */
+static void print_counts(json_t *all)
+{
+	json_t *count = json_object(), *m, *v;
+	const char *state, *k;
+	size_t i;
+
+	json_array_foreach(all, i, m) {
+		state = str_or_dash(m, "state");
+		v = json_object_get(count, state);
+		json_object_set_new(count, state, json_integer(
+			json_integer_value(v) + 1));
+	}
+	printf("%zu machines:", json_array_size(all));
+	json_object_foreach(count, k, v)
+		printf("  %s %lld", k, (long long)json_integer_value(v));
+	putchar('\n');
+	json_decref(count);
+}
+
+/* The last FOOTER_LINES lines of @path (a story a demo writes). */
+static void print_footer(const char *path)
+{
+	char *text, *p;
+	size_t len, lines = 0;
+
+	text = cli_read_file(path, FOOTER_MAX, &len);
+	if (text == NULL)
+		return;
+	for (p = text + len; p > text; p--) {
+		if (p[-1] == '\n' && p != text + len &&
+		    ++lines > FOOTER_LINES)
+			break;
+	}
+	fwrite(p, 1, len - (size_t)(p - text), stdout);
+	free(text);
+}
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+/* --watch: the table every second until SIGINT/SIGTERM or --until-file. */
+static int watch(const struct fleet_args *a, struct cli_client *c)
+{
+	struct sigaction sa;
+	struct timespec second = { 1, 0 };
+	json_t *cache = json_object(), *all;
+	int tty = isatty(STDOUT_FILENO);
+	char stamp[16];
+	time_t now;
+	struct tm tm;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!watch_stop) {
+		all = json_array();
+		now = time(NULL);
+		strftime(stamp, sizeof(stamp), "%H:%M:%S",
+			 localtime_r(&now, &tm));
+		if (tty)
+			fputs("\033[H\033[J", stdout);
+		printf("imatrust fleet  %s  (Ctrl-C ends)\n", stamp);
+		if (all != NULL && fetch_machines(c, all) == 0) {
+			if (a->boot)
+				add_boot(c, all, cache);
+			print_counts(all);
+			print_table(all, a->boot);
+		} else {
+			printf("verifier unreachable (retrying)\n");
+		}
+		json_decref(all);
+		if (a->footer != NULL) {
+			putchar('\n');
+			print_footer(a->footer);
+		}
+		fflush(stdout);
+		if (a->until != NULL && access(a->until, F_OK) == 0)
+			break;
+		nanosleep(&second, NULL);
+	}
+	json_decref(cache);
+	return CLI_EXIT_OK;
 }
 
 int cli_machines_main(int argc, char **argv)
@@ -284,16 +473,23 @@ int cli_machines_main(int argc, char **argv)
 	json_t *all;
 	int rc = CLI_EXIT_MISMATCH;
 
-	if (fleet_parse(argc, argv, argv[0], NEED_NONE, &a) < 0)
+	if (fleet_parse(argc, argv, argv[0], NEED_WATCH_OK, &a) < 0)
 		return CLI_EXIT_USAGE;
 	c = cli_client_new(&a.co);
+	if (c != NULL && a.watch) {
+		rc = watch(&a, c);
+		cli_client_free(c);
+		return rc;
+	}
 	all = json_array();
 	if (c == NULL || all == NULL || fetch_machines(c, all) < 0)
 		goto out;
+	if (a.boot)
+		add_boot(c, all, NULL);
 	if (a.json)
 		print_json(all);
 	else
-		print_table(all);
+		print_table(all, a.boot);
 	rc = CLI_EXIT_OK;
 out:
 	json_decref(all);
@@ -461,15 +657,17 @@ static void print_record(json_t *r)
 }
 
 /* Every record of the current boot, page by page (?from= ... next). */
-static int fetch_records(struct cli_client *c, const char *id, json_t *all)
+static int fetch_records_q(struct cli_client *c, const char *id,
+			   const char *qk, const char *qv, json_t *all)
 {
 	json_int_t from = 0;
-	char path[256];
+	char path[512];
 	json_t *ans, *next;
 
 	for (;;) {
 		snprintf(path, sizeof(path), "/v1/machines/%s/records?limit=%d"
-			 "&from=%lld", id, FLEET_PAGE, (long long)from);
+			 "&from=%lld%s%s", id, FLEET_PAGE, (long long)from, qk,
+			 qv);
 		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
 			return -1;
 		json_array_extend(all, json_object_get(ans, "records"));
@@ -481,7 +679,18 @@ static int fetch_records(struct cli_client *c, const char *id, json_t *all)
 	}
 }
 
-static int machine_records(int argc, char **argv)
+static int fetch_records(struct cli_client *c, const char *id,
+			 const char *verdict, json_t *all)
+{
+	char *v = verdict != NULL ? cli_client_escape(c, verdict) : NULL;
+	int rc = fetch_records_q(c, id, v != NULL ? "&verdict=" : "",
+				 v != NULL ? v : "", all);
+
+	free(v);
+	return rc;
+}
+
+static int records_main(int argc, char **argv, const char *name)
 {
 	struct fleet_args a;
 	struct cli_client *c;
@@ -489,12 +698,13 @@ static int machine_records(int argc, char **argv)
 	int rc = CLI_EXIT_MISMATCH;
 	size_t i;
 
-	if (fleet_parse(argc, argv, "machine records", NEED_ID, &a) < 0) {
+	if (fleet_parse(argc, argv, name, NEED_ID | NEED_VERDICT_OK,
+			&a) < 0) {
 		json_decref(all);
 		return CLI_EXIT_USAGE;
 	}
 	c = cli_client_new(&a.co);
-	if (c == NULL || all == NULL || fetch_records(c, a.id, all) < 0)
+	if (c == NULL || all == NULL || fetch_records(c, a.id, a.verdict, all) < 0)
 		goto out;
 	if (a.json) {
 		print_json(all);
@@ -507,6 +717,16 @@ out:
 	json_decref(all);
 	cli_client_free(c);
 	return rc;
+}
+
+static int machine_records(int argc, char **argv)
+{
+	return records_main(argc, argv, "machine records");
+}
+
+int cli_records_main(int argc, char **argv)
+{
+	return records_main(argc, argv, "records");
 }
 
 /*
@@ -531,7 +751,7 @@ int cli_machine_main(int argc, char **argv)
 			return subs[i].run(argc - 1, argv + 1);
 	}
 	if (argc >= 3 && strcmp(argv[2], "boot-log") == 0) {
-		if (!id_ok(argv[1])) {
+		if (!cli_machine_id_ok(argv[1])) {
 			cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
 				  argv[1]);
 			return CLI_EXIT_USAGE;
@@ -539,7 +759,7 @@ int cli_machine_main(int argc, char **argv)
 		return cli_machine_boot_log(argv[1], argc - 2, argv + 2);
 	}
 	if (argc >= 3 && strcmp(argv[2], "boot-baseline") == 0) {
-		if (!id_ok(argv[1])) {
+		if (!cli_machine_id_ok(argv[1])) {
 			cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
 				  argv[1]);
 			return CLI_EXIT_USAGE;

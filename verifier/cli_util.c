@@ -10,6 +10,13 @@
 #include "cli_util.h"
 #include "file.h"
 
+int cli_machine_id_ok(const char *id)
+{
+	return id != NULL && strlen(id) > 0 && strlen(id) <= 64 &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
+}
+
 void cli_warnx(const char *fmt, ...)
 {
 	va_list ap;

@@ -15,6 +15,12 @@
 #define CLI_EXIT_USAGE 2	/* bad usage or malformed input */
 
 /**
+ * cli_machine_id_ok() - is @id a machine id: 1 to 64 of [A-Za-z0-9._-]?
+ * Return: 1 or 0.
+ */
+int cli_machine_id_ok(const char *id);
+
+/**
  * cli_warnx() - print "imatrust: <message>" on stderr.
  * @fmt: printf-style message, without trailing newline
  */

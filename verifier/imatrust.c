@@ -22,11 +22,16 @@ static int cmd_version(int argc, char **argv)
 
 static const struct cli_command top_commands[] = {
 	{ "log", cli_log_main, "read, replay and check IMA measurement lists" },
-	{ "machines", cli_machines_main, "list the fleet: state, TNC, reason" },
+	{ "machines", cli_machines_main,
+	  "list the fleet: state, TNC, reason (--watch, --boot)" },
 	{ "machine", cli_machine_main,
 	  "one machine, its boot and policy; machine add|rm|records ID; "
 	  "machine ID boot-log; machine ID boot-baseline approve" },
 	{ "events", cli_events_main, "a machine's events" },
+	{ "records", cli_records_main,
+	  "the current boot's records (--verdict V: only those)" },
+	{ "wait", cli_wait_main,
+	  "wait until a machine is in a state: wait ID STATE[,STATE]" },
 	{ "approve", cli_approve_main,
 	  "let a pending machine enroll (--ek FINGERPRINT)" },
 	{ "audit", cli_audit_main, "who approved, registered, removed what" },
@@ -34,6 +39,7 @@ static const struct cli_command top_commands[] = {
 	{ "policy", cli_policy_main,
 	  "named policies: which sources a machine is judged by" },
 	{ "key", cli_key_main, "signature keys for IMA signatures" },
+	{ "api", cli_api_main, "one raw GET of the operator API: api GET PATH" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },
 };

@@ -15,7 +15,6 @@
 #   fleet.sh guest N [--sha1]         (re)start guest N
 #   fleet.sh verifier start|stop|kill
 #   fleet.sh cli ARGS...              the imatrust CLI against the lab verifier
-#   fleet.sh api ARGS...              deploy/lab/fleet-api.py (table, wait, get)
 #   fleet.sh exec N CMD...            deploy/lab/guest-exec
 #   fleet.sh down                     everything off (lab.sh down)
 #
@@ -116,14 +115,6 @@ fleet_cli() {
 	    IMATRUST_CA="$FLEET_PKI/ca.pem" \
 	    IMATRUST_TOKEN_FILE="$FLEET_DIR/token" "$FLEET_BIN/imatrust" "$@"
 }
-
-fleet_api() {
-	ip netns exec "$FLEET_NS" env IMATRUST_URL="$FLEET_URL" \
-	    IMATRUST_CA="$FLEET_PKI/ca.pem" \
-	    IMATRUST_TOKEN_FILE="$FLEET_DIR/token" \
-	    python3 "$FLEET_ROOT/deploy/lab/fleet-api.py" "$@"
-}
-
 
 # References: every file of the golden image's root (sha256 and sha1, for
 # the sha1 guest), then each guest's agent.conf as that guest measures it.
@@ -232,7 +223,6 @@ fleet_main() {
 		;;
 	verifier) fleet_load_env; fleet_verifier "${1:-status}" ;;
 	cli) fleet_load_env; fleet_cli "$@" ;;
-	api) fleet_load_env; fleet_api "$@" ;;
 	exec) exec "$FLEET_ROOT/deploy/lab/guest-exec" "$@" ;;
 	down) "$FLEET_LAB" down ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2

@@ -67,6 +67,45 @@ contains "$tmp/err" 'verifier answered 404: no machine "nobody"' "the 404 is exp
 expect 2 "a bad machine id is a usage error" "$imatrust" machine 'a/b'
 expect 2 "machine without ID is a usage error" "$imatrust" machine
 
+# the CLI for scripts: records by verdict, wait, api, --boot, --watch
+expect 0 "records --verdict unknown" "$imatrust" records --verdict unknown node-1
+contains "$tmp/out" '^ +1  unknown +/usr/sbin/tool' "records --verdict shows the unknown record"
+if grep -q boot_aggregate "$tmp/out"; then not_ok "records --verdict leaves the others out" "$tmp/out"
+else ok "records --verdict leaves the others out"; fi
+expect 0 "records without a filter" "$imatrust" records node-1
+[ "$(wc -l <"$tmp/out")" = 2 ] && ok "records lists both records" || not_ok "records lists both records" "$tmp/out"
+expect 1 "records --verdict of no verdict" "$imatrust" records --verdict frob node-1
+contains "$tmp/err" 'verdict' "the refusal names ?verdict="
+expect 0 "wait for a state it is in" "$imatrust" wait node-1 trusted,untrusted --timeout 5
+contains "$tmp/out" '^[0-9]{10}\.[0-9]{6}$' "wait prints when it saw the state"
+[ "$(tail -n 1 "$tmp/out" | jq -r .machine.state)" = untrusted ] &&
+	ok "wait prints the machine" || not_ok "wait prints the machine" "$tmp/out"
+rm -f "$tmp/ready"
+expect 1 "wait for a state it never reaches" "$imatrust" wait node-1 trusted --timeout 0.3 --interval 0.05 --ready "$tmp/ready"
+contains "$tmp/err" 'node-1: not trusted after 0.3 s \(state untrusted\)' "the timeout says what the state was"
+[ -e "$tmp/ready" ] && ok "wait --ready made its file after the first answer" || not_ok "wait --ready made its file"
+expect 2 "wait for a state that is no state" "$imatrust" wait node-1 'Trusted;x'
+expect 2 "wait without a state" "$imatrust" wait node-1
+expect 1 "wait with a wrong token" "$imatrust" wait node-1 untrusted --timeout 0.2 --token-file /dev/null
+expect 0 "api GET" "$imatrust" api GET /v1/machines/node-2
+[ "$(jq -r .machine.state "$tmp/out")" = pending ] && ok "api GET prints the answer" || not_ok "api GET prints the answer" "$tmp/out"
+expect 1 "api GET of nothing" "$imatrust" api GET /v1/machines/nobody
+expect 2 "api only GETs" "$imatrust" api DELETE /v1/machines/node-1
+expect 0 "machines --boot" "$imatrust" machines --boot
+contains "$tmp/out" '^ID +STATE +TNC +BOOT +LAST-SEEN' "--boot adds a BOOT column"
+contains "$tmp/out" '^node-1 +untrusted +isolate +no log +' "a machine without a firmware log says so"
+touch "$tmp/until"
+printf 'line one\nthe story so far\n' >"$tmp/story"
+expect 0 "machines --watch ends when --until-file exists" timeout 10 "$imatrust" machines --watch --until-file "$tmp/until" --footer "$tmp/story"
+contains "$tmp/out" '^2 machines:  untrusted 1  pending 1$|^2 machines:  pending 1  untrusted 1$' "--watch counts the machines of each state"
+contains "$tmp/out" '^the story so far$' "--watch shows the footer's last lines"
+"$imatrust" machines --watch >"$tmp/watch" 2>&1 &
+watcher=$!
+sleep 1.5
+kill -INT "$watcher"
+if wait "$watcher"; then ok "machines --watch ends cleanly on Ctrl-C"
+else not_ok "machines --watch ends cleanly on Ctrl-C" "$tmp/watch"; fi
+
 # the missing reference: node-1 is trusted at once
 expect 0 "ref import-dir" "$imatrust" ref import-dir --prefix /usr \
 	--algo sha256,sha1 --source guest-image "$tmp/image"

@@ -66,13 +66,13 @@ fleet_test_cleanup() {
 gexec() { "$ROOT/deploy/lab/guest-exec" "$@"; }
 
 # JSON of /v1/machines/$1 (the "machine" and "boot" objects).
-machine() { fleet_api get "/v1/machines/$1"; }
+machine() { fleet_cli api GET "/v1/machines/$1"; }
 
 jq_machine() { machine "$1" | jq -r "$2"; }
 
 # wait ID STATE TIMEOUT [INTERVAL]: prints host time seen, then the JSON.
 wait_state() {
-	fleet_api wait "$1" "$2" --timeout "$3" --interval "${4:-0.2}"
+	fleet_cli wait "$1" "$2" --timeout "$3" --interval "${4:-0.2}"
 }
 
 # The state reason of machine $1, as compact JSON (it is a JSON text).
@@ -122,13 +122,13 @@ rejudged_alone() {
 
 # The id of machine $1's newest event (0 if none).
 last_event() {
-	fleet_api get "/v1/machines/$1/events?limit=1000" |
+	fleet_cli api GET "/v1/machines/$1/events?limit=1000" |
 	    jq -r '[.events[].id] | max // 0'
 }
 
 # The events of machine $1 after id $2 that turned it to state $3.
 events_to() {
-	fleet_api get "/v1/machines/$1/events?limit=1000" |
+	fleet_cli api GET "/v1/machines/$1/events?limit=1000" |
 	    jq -c --argjson a "$2" --arg s "$3" \
 	    '[.events[] | select(.id > $a and .to == $s)]'
 }

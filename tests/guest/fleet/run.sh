@@ -97,13 +97,13 @@ cleanup() {
 gexec() { "$ROOT/deploy/lab/guest-exec" "$@"; }
 
 # JSON of /v1/machines/$1 (the "machine" and "boot" objects).
-machine() { fleet_api get "/v1/machines/$1"; }
+machine() { fleet_cli api GET "/v1/machines/$1"; }
 
 jq_machine() { machine "$1" | jq -r "$2"; }
 
 # wait ID STATE TIMEOUT [INTERVAL]: prints host time seen, then the JSON.
 wait_state() {
-	fleet_api wait "$1" "$2" --timeout "$3" --interval "${4:-0.2}"
+	fleet_cli wait "$1" "$2" --timeout "$3" --interval "${4:-0.2}"
 }
 
 test_enroll() {
@@ -162,7 +162,7 @@ run_unapproved() {
 	gexec --quiet 2 --put "$bin" "$path" || return 1
 	# The poller runs (connected, polling every 20 ms) before the exec.
 	rm -f "$run_dir/ready" "$run_dir/seen"
-	fleet_api wait guest2 untrusted --timeout 60 --interval 0.02 \
+	fleet_cli wait guest2 untrusted --timeout 60 --interval 0.02 \
 	    --ready "$run_dir/ready" >"$run_dir/seen" 2>/dev/null &
 	local poller=$!
 	for _ in $(seq 200); do [ -e "$run_dir/ready" ] && break; sleep 0.05; done

@@ -59,7 +59,7 @@ start_guest() {
 }
 
 # The boot-log of machine $1 decoded by the verifier (the REST JSON).
-boot_log() { fleet_api get "/v1/machines/$1/boot-log"; }
+boot_log() { fleet_cli api GET "/v1/machines/$1/boot-log"; }
 
 test_trusted() {
 	local g id t
