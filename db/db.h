@@ -1350,6 +1350,14 @@ int db_webhook_put(struct db *db, const struct db_webhook_new *w,
 int db_webhook_delete(struct db *db, const char *name, int *found,
 		      struct imt_error *err);
 
+/**
+ * db_webhook_cap() - set every endpoint's max_pending (the config file's
+ * webhook_max_pending, at start); the cap is enforced at the next
+ * message.
+ */
+int db_webhook_cap(struct db *db, unsigned int max_pending,
+		   struct imt_error *err);
+
 /** db_webhook_list() - call @cb for every endpoint, in name order. */
 int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
 		    struct imt_error *err);

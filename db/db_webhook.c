@@ -26,6 +26,7 @@ static const char sql_upsert[] =
 	"max_pending = excluded.max_pending, enabled = 1";
 static const char sql_exists[] = "SELECT 1 FROM webhooks WHERE name = ?1";
 static const char sql_delete[] = "DELETE FROM webhooks WHERE name = ?1";
+static const char sql_cap[] = "UPDATE webhooks SET max_pending = ?1";
 static const char sql_list[] =
 	"SELECT w.name, w.url, w.ca_file, w.key_id, w.allow_http, "
 	"w.from_config, w.enabled, w.created_at, w.max_pending, w.delivered, "
@@ -177,6 +178,27 @@ int db_webhook_delete(struct db *db, const char *name, int *found,
 	if (db_step_done(db, st, err, "delete webhook") < 0)
 		goto fail;
 	*found = sqlite3_changes(db->sql) > 0;
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int db_webhook_cap(struct db *db, unsigned int max_pending,
+		   struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || max_pending < 1)
+		return db_bad(err, "no database, or a cap below 1");
+	if (db_begin(db, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_cap, err);
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, max_pending);
+	if (db_step_done(db, st, err, "webhook cap") < 0)
+		goto fail;
 	return db_commit(db, err);
 fail:
 	db_rollback(db);
