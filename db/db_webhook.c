@@ -125,22 +125,6 @@ int db_webhook_add(struct db *db, const struct db_webhook_new *w,
 	return db_commit(db, err);
 }
 
-/* 1 when endpoint @name exists, 0 when not, -1 on failure. */
-static int exists(struct db *db, const char *name, struct imt_error *err)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_exists, err);
-	int step;
-
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return db_fail(db, err, "webhook");
-	return step == SQLITE_ROW;
-}
-
 int db_webhook_put(struct db *db, const struct db_webhook_new *w,
 		   int64_t now, int *created, struct imt_error *err)
 {
@@ -150,7 +134,7 @@ int db_webhook_put(struct db *db, const struct db_webhook_new *w,
 		return db_bad(err, "no database");
 	if (check_new(w, err) < 0 || db_begin(db, err) < 0)
 		return -1;
-	had = exists(db, w->name, err);
+	had = db_text_exists(db, sql_exists, w->name, "webhook", err);
 	if (had < 0 || store(db, sql_upsert, w, now, err) < 0) {
 		db_rollback(db);
 		return -1;
@@ -303,7 +287,7 @@ int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
 		m.body = text_or_null(st, 9);
 		m.attempts = (unsigned int)sqlite3_column_int64(st, 10);
 		if (m.id == NULL || m.body == NULL)
-			continue;	/* cannot happen: the trigger names it */
+			continue;	/* the trigger names every row */
 		if (cb(&m, arg) != 0)
 			break;
 	}

@@ -195,7 +195,8 @@ static int prepare(struct message *m, int64_t now)
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
 	if (m->ca_file != NULL)
 		curl_easy_setopt(e, CURLOPT_CAINFO, m->ca_file);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)WEBHOOK_CONNECT_TIMEOUT);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT,
+			 (long)WEBHOOK_CONNECT_TIMEOUT);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)WEBHOOK_TIMEOUT);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);

@@ -17,7 +17,7 @@
 
 #include "verifier.h"
 
-#define WEBHOOK_BACKOFF_MAX 300		/* seconds between attempts, at most */
+#define WEBHOOK_BACKOFF_MAX 300		/* seconds between attempts, max */
 #define WEBHOOK_CONNECT_TIMEOUT 5	/* seconds to connect */
 #define WEBHOOK_TIMEOUT 10		/* seconds for a whole attempt */
 
