@@ -84,6 +84,13 @@ void db_rollback(struct db *db);
 int db_step_done(struct db *db, sqlite3_stmt *st, struct imt_error *err,
 		 const char *what);
 
+/*
+ * db_text_exists() - run @sql, a "SELECT 1 ... WHERE x = ?1" bound to
+ * @key: 1 when it has a row, 0 when not, -1 (@err names @what) on failure.
+ */
+int db_text_exists(struct db *db, const char *sql, const char *key,
+		   const char *what, struct imt_error *err);
+
 /* Argument checks shared by the modules; each returns 0 or -1 + @err. */
 int db_check_str(const char *s, size_t max, const char *what,
 		 struct imt_error *err);

@@ -27,18 +27,8 @@ static const char sql_selector_add[] =
 static int name_exists(struct db *db, const char *name, int *found,
 		       struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_exists, err);
-	int step;
-
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return db_fail(db, err, "policy");
-	*found = step == SQLITE_ROW;
-	return 0;
+	*found = db_text_exists(db, sql_exists, name, "policy", err);
+	return *found < 0 ? -1 : 0;
 }
 
 static int count_policies(struct db *db, int64_t *n, struct imt_error *err)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * db_retention.c - bounded deletion of old boots, their records and
- * events, and of nonces nobody can use any more.
+ * events, of nonces nobody can use any more, and of delivered webhook
+ * messages.
  *
  * Each call deletes at most max_rows rows in one transaction, oldest
  * first, so the single writer is never held for long; the caller repeats
@@ -36,6 +37,11 @@ static const char sql_events_trim[] =
 	"DELETE FROM events WHERE id IN (SELECT id FROM events "
 	"WHERE machine_id = ?1 ORDER BY id LIMIT ?2)";
 
+/* Webhook messages delivered at or before ?1. */
+static const char sql_webhook_purge[] =
+	"DELETE FROM webhook_outbox WHERE seq IN (SELECT seq FROM "
+	"webhook_outbox WHERE delivered_at IS NOT NULL AND delivered_at <= ?1 "
+	"ORDER BY delivered_at LIMIT ?2)";
 static const char sql_enroll_purge[] =
 	"DELETE FROM enrollments WHERE id IN (SELECT id FROM enrollments "
 	"WHERE expires_at <= ?1 LIMIT ?2)";
@@ -211,6 +217,9 @@ static int retention(struct db *db, const struct db_retention *r,
 		return -1;
 	if (*budget > 0 &&
 	    purge(db, sql_enroll_purge, now, budget, err) < 0)
+		return -1;
+	if (*budget > 0 && purge(db, sql_webhook_purge, now - r->webhook_keep,
+				 budget, err) < 0)
 		return -1;
 	while (r->pending_expire > 0 && *budget > 0) {
 		found = expire_pending(db, r, now, budget, err);

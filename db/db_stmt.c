@@ -115,6 +115,22 @@ int db_step_done(struct db *db, sqlite3_stmt *st, struct imt_error *err,
 	return 0;
 }
 
+int db_text_exists(struct db *db, const char *sql, const char *key,
+		   const char *what, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql, err);
+	int step;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	step = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return db_fail(db, err, what);
+	return step == SQLITE_ROW;
+}
+
 int db_check_str(const char *s, size_t max, const char *what,
 		 struct imt_error *err)
 {

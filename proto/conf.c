@@ -52,6 +52,28 @@ static int conf_set_string(const struct conf_key *k, void *obj,
 	return 0;
 }
 
+/* A repeatable key: each value is appended as one line. */
+static int conf_add_line(const struct conf_key *k, void *obj, const char *v,
+			 size_t n, char *why, size_t whylen)
+{
+	char *dst = (char *)obj + k->off;
+	size_t have = strnlen(dst, k->size);
+
+	if (n == 0 || memchr(v, '\0', n) != NULL) {
+		snprintf(why, whylen, "empty value or NUL byte");
+		return -1;
+	}
+	if (have + n + 2 > k->size) {
+		snprintf(why, whylen, "'%s' lines longer than %zu bytes",
+			 k->name, k->size - 1);
+		return -1;
+	}
+	memcpy(dst + have, v, n);
+	dst[have + n] = '\n';
+	dst[have + n + 1] = '\0';
+	return 0;
+}
+
 static int conf_set_uint(const struct conf_key *k, void *obj, const char *v,
 			 size_t n, char *why, size_t whylen)
 {
@@ -82,6 +104,8 @@ static int conf_set(const struct conf_key *k, void *obj, const char *v,
 {
 	if (k->type == CONF_STRING)
 		return conf_set_string(k, obj, v, n, why, whylen);
+	if (k->type == CONF_LINES)
+		return conf_add_line(k, obj, v, n, why, whylen);
 	return conf_set_uint(k, obj, v, n, why, whylen);
 }
 
@@ -157,7 +181,7 @@ static int conf_line(const struct conf_key *keys, size_t nkeys, void *obj,
 		return -1;
 	}
 	bit = UINT64_C(1) << (k - keys);
-	if (*seen & bit) {
+	if ((*seen & bit) && k->type != CONF_LINES) {
 		snprintf(why, whylen, "'%s' set twice", k->name);
 		return -1;
 	}

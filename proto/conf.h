@@ -10,7 +10,8 @@
  *
  * Format: one "key = value" per line; '#' starts a comment (to the end of
  * the line); blank lines are ignored; spaces and tabs around key and value
- * and a trailing '\r' are dropped; a key may be set once.
+ * and a trailing '\r' are dropped; a key may be set once, but for a
+ * CONF_LINES key, whose every value is one more line.
  */
 #ifndef IMATRUST_CONF_H
 #define IMATRUST_CONF_H
@@ -25,6 +26,8 @@
 enum conf_type {
 	CONF_STRING,		/* NUL-terminated into a char[size] */
 	CONF_UINT,		/* decimal into a uint64_t, within [min, max] */
+	CONF_LINES,		/* repeatable: each value and a '\n' appended
+				 * to a char[size] */
 };
 
 struct conf_key {
@@ -44,6 +47,9 @@ struct conf_key {
 #define CONF_STR(st, n, f, d, r, c, h) \
 	{ n, CONF_STRING, offsetof(struct st, f), \
 	  sizeof(((struct st *)0)->f), 0, 0, d, r, c, h }
+#define CONF_LIST(st, n, f, h) \
+	{ n, CONF_LINES, offsetof(struct st, f), \
+	  sizeof(((struct st *)0)->f), 0, 0, "", 0, NULL, h }
 #define CONF_NUM(st, n, f, lo, hi, d, h) \
 	{ n, CONF_UINT, offsetof(struct st, f), 0, lo, hi, d, 0, NULL, h }
 

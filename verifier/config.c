@@ -8,10 +8,12 @@
 
 #include "conf.h"
 #include "config.h"
+#include "webhook_endpoint.h"
 #include "wire.h"
 
 #define STR(n, f, d, r, h) CONF_STR(config, n, f, d, r, NULL, h)
 #define UINT(n, f, lo, hi, d, h) CONF_NUM(config, n, f, lo, hi, d, h)
+#define LIST(n, f, h) CONF_LIST(config, n, f, h)
 
 static const struct conf_key keys[] = {
 	STR("listen", listen_addr, "127.0.0.1", 0,
@@ -73,6 +75,13 @@ static const struct conf_key keys[] = {
 	     "machines waiting in 'pending' at most (0: an EK nobody vouched for is refused)"),
 	UINT("pending_expire", pending_expire, 0, 315360000, "604800",
 	     "seconds a pending machine nobody approved is kept before it is removed (0: forever)"),
+	/* webhooks */
+	LIST("webhook", webhooks,
+	     "NAME URL [ca=FILE] [secret=FILE] [allow-http], repeatable: an endpoint that receives every machine state change, signed with the whsec_ secret in FILE (required); https:// verified against the system's CAs or ca=FILE; http:// only to loopback unless allow-http"),
+	UINT("webhook_max_pending", webhook_max_pending, 1, 10000000, "10000",
+	     "undelivered messages kept per webhook endpoint; past it the oldest are dropped, logged and counted (imatrust_webhook_dropped_total)"),
+	UINT("webhook_keep", webhook_keep, 0, 315360000, "86400",
+	     "seconds a delivered webhook message is kept before retention deletes it"),
 };
 
 static const char *const enroll_modes[] = {
@@ -107,6 +116,31 @@ static int one_of(const char *s, const char *const *names, size_t n)
 }
 
 #define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
+
+/* Every "webhook" line parses, and no name is given twice. */
+static int check_webhooks(const struct config *c, char *errbuf,
+			  size_t errlen)
+{
+	struct webhook_spec s, t;
+	size_t pos = 0, pos2, len, len2;
+	const char *line, *line2;
+
+	while (webhook_spec_next(c, &pos, &line, &len)) {
+		if (webhook_spec_parse(line, len, &s, errbuf, errlen) < 0)
+			return -1;
+		pos2 = pos;
+		while (webhook_spec_next(c, &pos2, &line2, &len2)) {
+			if (webhook_spec_parse(line2, len2, &t, errbuf,
+					       errlen) == 0 &&
+			    strcmp(s.name, t.name) == 0) {
+				snprintf(errbuf, errlen, "webhook %s is given "
+					 "twice", s.name);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
 
 void config_defaults(struct config *c)
 {
@@ -161,7 +195,7 @@ int config_check(const struct config *c, char *errbuf, size_t errlen)
 			 "enroll must be ca, registered or ca+registered");
 		return -1;
 	}
-	return 0;
+	return check_webhooks(c, errbuf, errlen);
 }
 
 void config_print_help(void *out)

@@ -17,6 +17,7 @@
 #define CONFIG_FILE_MAX (64 * 1024)	/* a larger config file is a mistake */
 /* max_inflight_body's floor: the largest body of one route (routes.c) */
 #define CONFIG_INFLIGHT_MIN (64u << 20)
+#define CONFIG_WEBHOOKS_MAX 16384	/* bytes of all "webhook" lines */
 
 struct config {
 	char listen_addr[64];		/* IPv4/IPv6 literal */
@@ -53,6 +54,10 @@ struct config {
 	uint64_t max_enrollments_per_ek;	/* open challenges of one EK */
 	uint64_t max_pending;		/* pending machines at most */
 	uint64_t pending_expire;	/* seconds; 0: pending never expire */
+	/* webhooks (webhook.c): one endpoint per line of @webhooks */
+	char webhooks[CONFIG_WEBHOOKS_MAX];
+	uint64_t webhook_max_pending;	/* undelivered messages per endpoint */
+	uint64_t webhook_keep;		/* seconds delivered ones are kept */
 };
 
 /* Who is admitted at enrollment (key "enroll"). */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * imatrust-verifier.c - the verifier daemon: configuration, the database,
- * the HTTPS front, and the housekeeping clock (stale machines, retention).
+ * the HTTPS front, the housekeeping clock (stale machines, retention) and
+ * the webhook delivery thread (webhook.c).
  *
  *	imatrust-verifier [-d] [-c FILE]		serve
  *	imatrust-verifier -n [-c FILE]			check the config, exit
@@ -35,6 +36,7 @@
 #include "policies.h"
 #include "rejudge.h"
 #include "verifier.h"
+#include "webhook.h"
 
 #define DEFAULT_CONFIG "/etc/imatrust/verifier.conf"
 #define PEM_MAX (1u << 20)	/* a larger certificate or key file is bogus */
@@ -200,6 +202,7 @@ static void run_retention(struct verifier *v, time_t now)
 		.max_events = (unsigned int)v->cfg.max_events,
 		.max_rows = RETENTION_ROWS,
 		.pending_expire = (int64_t)v->cfg.pending_expire,
+		.webhook_keep = (int64_t)v->cfg.webhook_keep,
 	};
 	struct imt_error err;
 	size_t deleted = 0;
@@ -295,6 +298,8 @@ static int serve(struct verifier *v)
 	    (v->ak_cache = ak_cache_new()) == NULL)
 		goto out;
 	fill_fingerprints(v);
+	if (webhook_start(v) < 0)
+		goto out;
 	hc.addr = v->cfg.listen_addr;
 	hc.port = (unsigned int)v->cfg.listen_port;
 	hc.cert_pem = cert;
@@ -335,6 +340,7 @@ static int serve(struct verifier *v)
 	rc = 0;
 out:
 	http_stop(srv);
+	webhook_stop(v);
 	db_close(v->db);
 	backlog_free(v->backlog);
 	ak_cache_free(v->ak_cache);

@@ -108,6 +108,82 @@ static int count_states(struct verifier *v, struct state_count *sc,
 	return rc;
 }
 
+#define WEBHOOKS_LISTED 256	/* endpoints in the metrics, at most */
+
+/* The delivery figures of one webhook endpoint, copied out. */
+struct webhook_row {
+	char name[DB_WEBHOOK_NAME_MAX + 1];
+	uint64_t v[5];		/* in the order of webhook_metrics[] */
+};
+
+static const struct {
+	const char *name, *type, *help;
+} webhook_metrics[] = {
+	{ "imatrust_webhook_delivered_total", "counter",
+	  "Webhook messages delivered (2xx), per endpoint." },
+	{ "imatrust_webhook_failed_attempts_total", "counter",
+	  "Webhook delivery attempts that failed, per endpoint." },
+	{ "imatrust_webhook_dropped_total", "counter",
+	  "Webhook messages dropped undelivered: webhook_max_pending was reached." },
+	{ "imatrust_webhook_pending", "gauge",
+	  "Webhook messages not delivered yet, per endpoint." },
+	{ "imatrust_webhook_lag_seconds", "gauge",
+	  "Age of the oldest undelivered webhook message, per endpoint (0: none)." },
+};
+
+#define WEBHOOK_METRICS (sizeof(webhook_metrics) / sizeof(webhook_metrics[0]))
+
+struct webhook_rows {
+	struct webhook_row r[WEBHOOKS_LISTED];
+	size_t n;
+	int64_t now;
+};
+
+static int webhook_one(const struct db_webhook *w, void *arg)
+{
+	struct webhook_rows *rows = arg;
+	struct webhook_row *r = &rows->r[rows->n];
+
+	if (rows->n == WEBHOOKS_LISTED)
+		return 1;
+	snprintf(r->name, sizeof(r->name), "%s", w->name);
+	r->v[0] = w->delivered;
+	r->v[1] = w->failed;
+	r->v[2] = w->dropped;
+	r->v[3] = w->pending;
+	r->v[4] = w->oldest_pending != 0 && rows->now > w->oldest_pending ?
+		  (uint64_t)(rows->now - w->oldest_pending) : 0;
+	rows->n++;
+	return 0;
+}
+
+/* Per endpoint (names are [A-Za-z0-9._-]: no label escaping needed). */
+static void write_webhooks(FILE *f, struct verifier *v)
+{
+	static struct webhook_rows rows;
+	static pthread_mutex_t rows_lock = PTHREAD_MUTEX_INITIALIZER;
+	struct imt_error err;
+	size_t i, j;
+	int rc;
+
+	pthread_mutex_lock(&rows_lock);
+	rows.n = 0;
+	rows.now = (int64_t)time(NULL);
+	pthread_mutex_lock(&v->lock);
+	rc = db_webhook_list(v->db, webhook_one, &rows, &err);
+	pthread_mutex_unlock(&v->lock);
+	for (i = 0; rc == 0 && i < WEBHOOK_METRICS; i++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n",
+			webhook_metrics[i].name, webhook_metrics[i].help,
+			webhook_metrics[i].name, webhook_metrics[i].type);
+		for (j = 0; j < rows.n; j++)
+			fprintf(f, "%s{endpoint=\"%s\"} %llu\n",
+				webhook_metrics[i].name, rows.r[j].name,
+				(unsigned long long)rows.r[j].v[i]);
+	}
+	pthread_mutex_unlock(&rows_lock);
+}
+
 static void write_metrics(FILE *f, struct verifier *v,
 			  const struct state_count *sc)
 {
@@ -136,6 +212,7 @@ static void write_metrics(FILE *f, struct verifier *v,
 		"verifier started.\n# TYPE imatrust_uptime_seconds gauge\n"
 		"imatrust_uptime_seconds %lld\n",
 		(long long)(time(NULL) - v->started));
+	write_webhooks(f, v);
 }
 
 void route_metrics(void *ctx, const struct http_request *req,

@@ -21,6 +21,7 @@
 #define IDENTITY_BODY_MAX 4096		/* a pre-registration, an approval */
 #define POLICY_BODY_MAX (1u << 20)	/* one policy document */
 #define KEY_BODY_MAX (DB_KEY_DER_MAX * 2 + 1024)	/* PEM, in JSON */
+#define WEBHOOK_BODY_MAX 16384		/* an endpoint: URL, CA path */
 #define OPERATOR auth_guard
 
 _Static_assert(REFS_BODY_MAX <= CONFIG_INFLIGHT_MIN,
@@ -85,5 +86,10 @@ const struct http_route verifier_routes[] = {
 	{ "POST", "/v1/keys", route_keys_add, KEY_BODY_MAX, OPERATOR },
 	{ "GET", "/v1/keys", route_keys_list, 0, OPERATOR },
 	{ "DELETE", "/v1/keys/{}", route_keys_delete, 0, OPERATOR },
+
+	{ "POST", "/v1/webhooks", route_webhooks_add, WEBHOOK_BODY_MAX,
+	  OPERATOR },
+	{ "GET", "/v1/webhooks", route_webhooks_list, 0, OPERATOR },
+	{ "DELETE", "/v1/webhooks/{}", route_webhooks_delete, 0, OPERATOR },
 	{ NULL, NULL, NULL, 0, NULL },
 };

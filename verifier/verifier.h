@@ -26,6 +26,7 @@ struct backlog;
 struct db;
 struct keyring;
 struct policy_set;
+struct webhooks;
 
 /* Counters for GET /v1/metrics; updated without the lock. */
 struct verifier_metrics {
@@ -62,6 +63,7 @@ struct verifier {
 	struct keyring *keyring;
 	time_t started;
 	struct verifier_metrics metrics;
+	struct webhooks *webhooks;	/* the delivery thread (webhook.c) */
 };
 
 /* The REST routes under /v1, terminated by a NULL method. */
@@ -136,6 +138,14 @@ void route_keys_list(void *ctx, const struct http_request *req,
 		     struct http_response *res);
 void route_keys_delete(void *ctx, const struct http_request *req,
 		       struct http_response *res);
+
+/* route_webhooks.c: webhook endpoints (bearer token) */
+void route_webhooks_add(void *ctx, const struct http_request *req,
+			struct http_response *res);
+void route_webhooks_list(void *ctx, const struct http_request *req,
+			 struct http_response *res);
+void route_webhooks_delete(void *ctx, const struct http_request *req,
+			   struct http_response *res);
 
 /* route_metrics.c: Prometheus text (no token); the console: www.h */
 void route_metrics(void *ctx, const struct http_request *req,

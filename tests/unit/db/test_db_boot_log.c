@@ -151,18 +151,24 @@ static void test_upgrade_from_0006(void **state)
 	boot = boot_of(&t, "m1", 1);
 	tdb_close(&t);
 	/*
-	 * 0007 and 0009 only add their tables, 0008 its table and a sources
-	 * table it rebuilds as it was: without them this is a 0006 database
+	 * 0007, 0009 and 0010 only add their tables (0010 a trigger too),
+	 * 0008 its table and a sources table it rebuilds as it was: without
+	 * them this is a 0006 database
 	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s, "DROP TABLE boot_logs;"
 					 "DROP TABLE efi_digests;"
 					 "DROP TABLE boot_baselines;"
+					 "DROP TRIGGER events_webhook;"
+					 "DROP TABLE webhook_outbox;"
+					 "DROP TABLE webhooks;"
+					 "DROP TABLE state_tnc;"
 					 "PRAGMA user_version = 6", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(s);
 	tdb_open(&t);
-	assert_int_equal(tdb_int(&t, "PRAGMA user_version"), 9);
+	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
+			 db_schema_version());
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots"), 1);
 	assert_int_equal(db_boot_log_store(t.db, boot, blog, 10, T_NOW, &res,
 					   &err), 0);

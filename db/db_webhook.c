@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_webhook.c - webhook endpoints and their outbox (0010_webhooks.sql).
+ *
+ * Messages are queued by the schema's trigger on events, never here: this
+ * file stores endpoints, hands the delivery thread what is due and notes
+ * what became of each attempt.
+ */
+#include <string.h>
+
+#include "db_internal.h"
+
+static const char sql_insert[] =
+	"INSERT INTO webhooks (name, url, ca_file, allow_http, key_id, "
+	"secret, from_config, created_at, max_pending) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+/* The config file's endpoints: replaced in place, queue and figures kept */
+static const char sql_upsert[] =
+	"INSERT INTO webhooks (name, url, ca_file, allow_http, key_id, "
+	"secret, from_config, created_at, max_pending) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+	"ON CONFLICT (name) DO UPDATE SET url = excluded.url, "
+	"ca_file = excluded.ca_file, allow_http = excluded.allow_http, "
+	"key_id = excluded.key_id, secret = excluded.secret, "
+	"from_config = excluded.from_config, "
+	"max_pending = excluded.max_pending, enabled = 1";
+static const char sql_exists[] = "SELECT 1 FROM webhooks WHERE name = ?1";
+static const char sql_delete[] = "DELETE FROM webhooks WHERE name = ?1";
+static const char sql_cap[] = "UPDATE webhooks SET max_pending = ?1";
+static const char sql_list[] =
+	"SELECT w.name, w.url, w.ca_file, w.key_id, w.allow_http, "
+	"w.from_config, w.enabled, w.created_at, w.max_pending, w.delivered, "
+	"w.failed, w.dropped, (SELECT count(*) FROM webhook_outbox o "
+	"WHERE o.endpoint_id = w.id AND o.delivered_at IS NULL), "
+	"(SELECT min(created_at) FROM webhook_outbox o "
+	"WHERE o.endpoint_id = w.id AND o.delivered_at IS NULL), "
+	"(SELECT last_error FROM webhook_outbox o WHERE o.endpoint_id = w.id "
+	"AND o.last_error IS NOT NULL ORDER BY o.seq DESC LIMIT 1) "
+	"FROM webhooks w ORDER BY w.name";
+static const char sql_tnc[] =
+	"INSERT INTO state_tnc (state, tnc) VALUES (?1, ?2) "
+	"ON CONFLICT (state) DO UPDATE SET tnc = excluded.tnc";
+/* The head of each (endpoint, machine) queue, if it is due. */
+static const char sql_due[] =
+	"SELECT o.seq, json_extract(o.body, '$.id'), w.name, w.url, "
+	"w.ca_file, w.allow_http, w.key_id, w.secret, o.machine_id, o.body, "
+	"o.attempts FROM (SELECT min(seq) AS seq FROM webhook_outbox "
+	"WHERE delivered_at IS NULL GROUP BY endpoint_id, machine_id) h "
+	"JOIN webhook_outbox o ON o.seq = h.seq "
+	"JOIN webhooks w ON w.id = o.endpoint_id "
+	"WHERE o.next_attempt <= ?1 AND w.enabled = 1 "
+	"ORDER BY o.next_attempt, o.seq LIMIT ?2";
+static const char sql_delivered[] =
+	"UPDATE webhook_outbox SET delivered_at = ?2, last_error = NULL "
+	"WHERE seq = ?1 AND delivered_at IS NULL";
+static const char sql_count_delivered[] =
+	"UPDATE webhooks SET delivered = delivered + 1 WHERE id = "
+	"(SELECT endpoint_id FROM webhook_outbox WHERE seq = ?1)";
+static const char sql_failed[] =
+	"UPDATE webhook_outbox SET attempts = attempts + 1, "
+	"next_attempt = ?2, last_error = substr(?3, 1, ?4) "
+	"WHERE seq = ?1 AND delivered_at IS NULL";
+static const char sql_count_failed[] =
+	"UPDATE webhooks SET failed = failed + 1 WHERE id = "
+	"(SELECT endpoint_id FROM webhook_outbox WHERE seq = ?1)";
+
+static int check_new(const struct db_webhook_new *w, struct imt_error *err)
+{
+	if (w == NULL)
+		return db_bad(err, "webhook missing");
+	if (db_check_str(w->name, DB_WEBHOOK_NAME_MAX, "webhook name",
+			 err) < 0 ||
+	    db_check_str(w->url, DB_WEBHOOK_URL_MAX, "webhook url", err) < 0 ||
+	    db_check_str(w->key_id, DB_WEBHOOK_KEY_ID_MAX, "webhook key id",
+			 err) < 0 ||
+	    db_check_blob(w->secret, w->secret_len, DB_WEBHOOK_SECRET_MIN,
+			  DB_WEBHOOK_SECRET_MAX, "webhook secret", err) < 0)
+		return -1;
+	if (w->ca_file != NULL &&
+	    db_check_str(w->ca_file, DB_PATH_MAX, "webhook ca", err) < 0)
+		return -1;
+	if (w->max_pending < 1)
+		return db_bad(err, "webhook max_pending must be at least 1");
+	return 0;
+}
+
+/* Bind @w to the insert or upsert @st and run it. */
+static int store(struct db *db, const char *sql, const struct db_webhook_new *w,
+		 int64_t now, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, w->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, w->url, -1, SQLITE_STATIC);
+	if (w->ca_file != NULL)
+		sqlite3_bind_text(st, 3, w->ca_file, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, w->allow_http ? 1 : 0);
+	sqlite3_bind_text(st, 5, w->key_id, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 6, w->secret, (int)w->secret_len, SQLITE_STATIC);
+	sqlite3_bind_int(st, 7, w->from_config ? 1 : 0);
+	sqlite3_bind_int64(st, 8, now);
+	sqlite3_bind_int64(st, 9, w->max_pending);
+	if (db_step_done(db, st, err, "webhook") < 0) {
+		if (err != NULL && err->status == IMT_ERR_MISMATCH)
+			db_err(err, IMT_ERR_MISMATCH, "webhook %s exists",
+			       w->name);
+		return -1;
+	}
+	return 0;
+}
+
+int db_webhook_add(struct db *db, const struct db_webhook_new *w,
+		   int64_t now, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_new(w, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (store(db, sql_insert, w, now, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	return db_commit(db, err);
+}
+
+int db_webhook_put(struct db *db, const struct db_webhook_new *w,
+		   int64_t now, int *created, struct imt_error *err)
+{
+	int had;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (check_new(w, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	had = db_text_exists(db, sql_exists, w->name, "webhook", err);
+	if (had < 0 || store(db, sql_upsert, w, now, err) < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (created != NULL)
+		*created = !had;
+	return db_commit(db, err);
+}
+
+int db_webhook_delete(struct db *db, const char *name, int *found,
+		      struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || found == NULL)
+		return db_bad(err, "no database or result");
+	*found = 0;
+	if (db_check_str(name, DB_WEBHOOK_NAME_MAX, "webhook name", err) < 0 ||
+	    db_begin(db, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_delete, err);
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (db_step_done(db, st, err, "delete webhook") < 0)
+		goto fail;
+	*found = sqlite3_changes(db->sql) > 0;
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int db_webhook_cap(struct db *db, unsigned int max_pending,
+		   struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || max_pending < 1)
+		return db_bad(err, "no database, or a cap below 1");
+	if (db_begin(db, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_cap, err);
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, max_pending);
+	if (db_step_done(db, st, err, "webhook cap") < 0)
+		goto fail;
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+static const char *text_or_null(sqlite3_stmt *st, int col)
+{
+	return (const char *)sqlite3_column_text(st, col);
+}
+
+int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
+		    struct imt_error *err)
+{
+	sqlite3_stmt *st;
+	struct db_webhook w;
+	int step;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	st = db_stmt(db, sql_list, err);
+	if (st == NULL)
+		return -1;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		w.name = text_or_null(st, 0);
+		w.url = text_or_null(st, 1);
+		w.ca_file = text_or_null(st, 2);
+		w.key_id = text_or_null(st, 3);
+		w.allow_http = sqlite3_column_int(st, 4);
+		w.from_config = sqlite3_column_int(st, 5);
+		w.enabled = sqlite3_column_int(st, 6);
+		w.created_at = sqlite3_column_int64(st, 7);
+		w.max_pending = (unsigned int)sqlite3_column_int64(st, 8);
+		w.delivered = (uint64_t)sqlite3_column_int64(st, 9);
+		w.failed = (uint64_t)sqlite3_column_int64(st, 10);
+		w.dropped = (uint64_t)sqlite3_column_int64(st, 11);
+		w.pending = (uint64_t)sqlite3_column_int64(st, 12);
+		w.oldest_pending = sqlite3_column_int64(st, 13);
+		w.last_error = text_or_null(st, 14);
+		if (cb(&w, arg) != 0)
+			break;
+	}
+	sqlite3_reset(st);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return db_fail(db, err, "list webhooks");
+	return 0;
+}
+
+int db_webhook_set_tnc(struct db *db, enum db_machine_state state,
+		       const char *tnc, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if ((unsigned int)state > DB_STATE_STALE)
+		return db_bad(err, "unknown machine state %d", (int)state);
+	if (db_check_str(tnc, 32, "tnc", err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_tnc, err);
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_text(st, 1, db_machine_state_name(state), -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, tnc, -1, SQLITE_STATIC);
+	if (db_step_done(db, st, err, "state tnc") < 0)
+		goto fail;
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
+		   db_webhook_message_cb cb, void *arg,
+		   struct imt_error *err)
+{
+	struct db_webhook_message m;
+	sqlite3_stmt *st;
+	int step;
+
+	if (db == NULL || cb == NULL)
+		return db_bad(err, "no database or callback");
+	if (db_check_limit(limit, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_due, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, limit);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		m.seq = sqlite3_column_int64(st, 0);
+		m.id = text_or_null(st, 1);
+		m.endpoint = text_or_null(st, 2);
+		m.url = text_or_null(st, 3);
+		m.ca_file = text_or_null(st, 4);
+		m.allow_http = sqlite3_column_int(st, 5);
+		m.key_id = text_or_null(st, 6);
+		m.secret = sqlite3_column_blob(st, 7);
+		m.secret_len = (size_t)sqlite3_column_bytes(st, 7);
+		m.machine_id = text_or_null(st, 8);
+		m.body = text_or_null(st, 9);
+		m.attempts = (unsigned int)sqlite3_column_int64(st, 10);
+		if (m.id == NULL || m.body == NULL)
+			continue;	/* the trigger names every row */
+		if (cb(&m, arg) != 0)
+			break;
+	}
+	sqlite3_reset(st);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return db_fail(db, err, "due webhooks");
+	return 0;
+}
+
+/*
+ * Run @mark (bound to @seq, @t and for a failure @error) and, when it
+ * changed the
+ * row, @count: the message's state and its endpoint's figure move
+ * together, in one transaction.
+ */
+static int note(struct db *db, const char *mark, const char *count,
+		int64_t seq, int64_t t, const char *error,
+		struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (db_begin(db, err) < 0)
+		return -1;
+	st = db_stmt(db, mark, err);
+	if (st == NULL)
+		goto fail;
+	sqlite3_bind_int64(st, 1, seq);
+	sqlite3_bind_int64(st, 2, t);
+	if (mark == sql_failed) {
+		sqlite3_bind_text(st, 3, error != NULL ? error : "failed", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, DB_WEBHOOK_ERROR_MAX);
+	}
+	if (db_step_done(db, st, err, "webhook attempt") < 0)
+		goto fail;
+	if (sqlite3_changes(db->sql) == 1) {
+		st = db_stmt(db, count, err);
+		if (st == NULL)
+			goto fail;
+		sqlite3_bind_int64(st, 1, seq);
+		if (db_step_done(db, st, err, "webhook figures") < 0)
+			goto fail;
+	}
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int db_webhook_delivered(struct db *db, int64_t seq, int64_t now,
+			 struct imt_error *err)
+{
+	return note(db, sql_delivered, sql_count_delivered, seq, now, NULL,
+		    err);
+}
+
+int db_webhook_failed(struct db *db, int64_t seq, int64_t next_attempt,
+		      const char *error, struct imt_error *err)
+{
+	return note(db, sql_failed, sql_count_failed, seq, next_attempt, error,
+		    err);
+}

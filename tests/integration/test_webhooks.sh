@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# test_webhooks.sh - webhooks that lose nothing, with a real verifier,
+# imatrust-agent and swtpm (TAP).
+#
+# A receiver on 127.0.0.1 (webhook-receiver.py) checks the signature of
+# every message, for two endpoints: one of the config file, one added
+# through REST. It refuses its first 3 requests with 503, then is stopped
+# while the machine changes state and the verifier is killed with SIGKILL
+# and started again, then comes back. Checks: every state change the
+# verifier recorded (GET /v1/machines/{id}/events) arrives at each
+# endpoint exactly once by webhook-id, in order, every signature
+# verifies, and the check does fail for a wrong secret or body; no token
+# is 401; the figures in GET /v1/webhooks and /v1/metrics.
+set -u
+
+. "$(dirname "$0")/swtpm-lib.sh"
+here=$SWTPM_LIB_ROOT/tests/integration
+require_tools swtpm swtpm_setup swtpm_localca openssl python3 curl jq
+swtpm_test_setup
+for b in imatrust-agent imatrust-verifier; do
+	[ -x "$bin/$b" ] || bail "no $bin/$b: run make first"
+done
+# the receiver is on loopback: no proxy between
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+AGENT_PID= VERIFIER_PID= RECEIVER_PID=
+failures=0
+on_exit() {
+	local p
+	for p in $AGENT_PID $VERIFIER_PID $RECEIVER_PID; do
+		kill "$p" 2>/dev/null
+	done
+	swtpm_stop
+	if [ "$failures" -gt 0 ]; then
+		for f in "$tmp"/*.log; do
+			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
+		done
+	fi
+	swtpm_test_cleanup
+}
+trap on_exit EXIT
+fail() { failures=$((failures + 1)); not_ok "$@"; }
+check() {	# check DESCRIPTION CMD...: ok when CMD succeeds
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+# within SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s)
+within() {
+	local n=$(($1 * 5))
+	shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+has() { grep -qE -- "$2" "$1"; }
+fails() { ! "$@"; }
+
+# --- PKI, TPM, fake kernel --------------------------------------------------
+ca="$tmp/ekca"
+mkdir -p "$ca" "$tmp/tpm" "$tmp/state"
+swtpm_ca_init "$ca"
+swtpm_manufacture "$tmp/tpm" "$ca" "$tmp/swtpm_setup.log" ||
+	bail "no TPM" "$tmp/swtpm_setup.log"
+swtpm_ca_bundle "$ca" "$tmp/ek-ca.pem"
+verifier_cert
+swtpm_start "$tmp/tpm" "$tmp/swtpm.log" ||
+	bail "swtpm does not start" "$tmp/swtpm.log"
+mux_port=$(swtpm_free_ports)
+"$mux" "$mux_port" "${TPM2TOOLS_TCTI##*port=}" >"$tmp/mux.log" 2>&1 &
+pids+=($!)
+tcti="swtpm:host=127.0.0.1,port=$mux_port"
+list="$tmp/binary_runtime_measurements"
+: >"$list"
+kernel() { IMATRUST_TCTI=$tcti "$kern" "$list" "$@" >>"$tmp/kernel.log" 2>&1; }
+within 5 kernel boot || bail "fake kernel wrote no boot_aggregate" "$tmp/kernel.log"
+
+# --- receiver ---------------------------------------------------------------
+rport=$(swtpm_free_ports)
+rlog=$tmp/received.jsonl
+: >"$rlog"
+printf 'whsec_%s\n' "$(openssl rand -base64 32)" >"$tmp/conf.secret"
+start_receiver() {	# start_receiver REFUSE
+	python3 "$here/webhook-receiver.py" serve "$rport" "$rlog" "$1" \
+		"/conf=$tmp/conf.secret" "/nac=$tmp/nac.secret" \
+		2>>"$tmp/receiver.log" &
+	RECEIVER_PID=$!
+	within 10 curl -s -o /dev/null "http://127.0.0.1:$rport/"
+}
+stop_receiver() { kill "$RECEIVER_PID"; wait "$RECEIVER_PID" 2>/dev/null; RECEIVER_PID=; }
+
+# --- verifier ----------------------------------------------------------------
+vport=$(swtpm_free_ports)
+base_conf() {
+	cat <<EOC
+listen = 127.0.0.1
+port = $vport
+tls_cert = $tmp/cert.pem
+tls_key = $tmp/key.pem
+database = $tmp/verifier.db
+ek_ca = $tmp/ek-ca.pem
+EOC
+}
+{ base_conf; echo "webhook = conf http://127.0.0.1:$rport/conf secret=$tmp/conf.secret"; } \
+	>"$tmp/verifier.conf"
+{ base_conf; echo "webhook = nac http://nac.example/ secret=$tmp/conf.secret"; } \
+	>"$tmp/bad.conf"
+if ! "$bin/imatrust-verifier" -n -c "$tmp/bad.conf" >"$tmp/check.log" 2>&1 &&
+   has "$tmp/check.log" "webhook nac: http:// only to loopback"; then
+	ok "-n refuses a webhook over http:// to another host than loopback"
+else fail "-n refuses a webhook over http:// to another host than loopback" "$tmp/check.log"; fi
+
+"$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
+	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
+token=$(cat "$tmp/token")
+start_verifier() {
+	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
+		>>"$tmp/verifier.log" 2>&1 &
+	VERIFIER_PID=$!
+	within 10 curl -sf --cacert "$tmp/cert.pem" \
+		"https://127.0.0.1:$vport/v1/health" -o /dev/null
+}
+start_verifier || bail "verifier does not start" "$tmp/verifier.log"
+api() {	# api METHOD PATH [BODY]: the answer, then the status on a line
+	curl -s --cacert "$tmp/cert.pem" -X "$1" -w '\n%{http_code}' \
+		-H "Authorization: Bearer $token" \
+		-H "Content-Type: application/json" \
+		${3:+--data-binary "$3"} "https://127.0.0.1:$vport$2"
+}
+status_of() { tail -n 1 <<<"$1"; }
+body_of() { sed '$d' <<<"$1"; }
+anon() {	# anon METHOD PATH: the status without a token
+	curl -s --cacert "$tmp/cert.pem" -X "$1" -o /dev/null -w '%{http_code}' \
+		-H "Content-Type: application/json" --data-binary '{"v":1}' \
+		"https://127.0.0.1:$vport$2"
+}
+
+# --- endpoints: no token, add, list ----------------------------------------
+codes="$(anon GET /v1/webhooks) $(anon POST /v1/webhooks) $(anon DELETE /v1/webhooks/conf)"
+check "no token: 401 on GET, POST and DELETE /v1/webhooks ($codes)" \
+	[ "$codes" = "401 401 401" ]
+out=$(api POST /v1/webhooks "{\"v\":1,\"name\":\"nac\",\"url\":\"http://127.0.0.1:$rport/nac\"}")
+body_of "$out" | jq -r .secret >"$tmp/nac.secret"
+check "POST /v1/webhooks: 201 with a whsec_ secret of 32 bytes" \
+	[ "$(status_of "$out")" = 201 -a \
+	  "$(sed 's/^whsec_//' "$tmp/nac.secret" | base64 -d | wc -c)" = 32 ]
+out=$(api POST /v1/webhooks "{\"v\":1,\"name\":\"nac\",\"url\":\"http://127.0.0.1:$rport/x\"}")
+check "the same name again is 409" [ "$(status_of "$out")" = 409 ]
+out=$(api POST /v1/webhooks '{"v":1,"name":"far","url":"http://nac.example/"}')
+check "http:// to another host is 400" [ "$(status_of "$out")" = 400 ]
+out=$(api DELETE /v1/webhooks/conf)
+check "the config file's endpoint cannot be deleted through REST (409)" \
+	[ "$(status_of "$out")" = 409 ]
+out=$(api GET /v1/webhooks)
+check "GET /v1/webhooks lists both, with their sources, and no secret" \
+	[ "$(body_of "$out" | jq -c '[.webhooks[] | [.name, .source]]')" = \
+	  '[["conf","config"],["nac","api"]]' -a \
+	  "$(body_of "$out" | grep -c whsec_)" = 0 ]
+
+# --- the machine: state changes while the receiver refuses, then takes --------
+start_receiver 3 || bail "receiver does not start" "$tmp/receiver.log"
+cat >"$tmp/agent.conf" <<EOC
+verifier_url = https://127.0.0.1:$vport
+ca_cert = $tmp/cert.pem
+id = hook-1
+tcti = $tcti
+state_dir = $tmp/state
+measurement_list = $list
+heartbeat = 1
+poll_fallback_ms = 100
+backoff_max = 2
+log_level = debug
+EOC
+"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
+AGENT_PID=$!
+state_is() { [ "$(body_of "$(api GET /v1/machines/hook-1)" | jq -r .machine.state)" = "$1" ]; }
+add_ref() {	# add_ref PATH CONTENT
+	local d
+	d=$(printf '%s' "$2" | sha256sum | cut -d' ' -f1)
+	api POST /v1/references "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"t\"},\"refs\":[{\"path\":\"$1\",\"algo\":\"sha256\",\"digest\":\"$d\"}]}" >/dev/null
+}
+untrusted_by() {	# untrusted_by N: an unknown file N turns it untrusted
+	kernel file "/usr/bin/evil$1" "evil $1" && within 20 state_is untrusted
+}
+trusted_again() { add_ref "/usr/bin/evil$1" "evil $1" && within 20 state_is trusted; }
+check "the agent enrolls and its machine is trusted" within 30 state_is trusted
+check "an unknown file turns it untrusted" untrusted_by 1
+check "its reference turns it trusted again" trusted_again 1
+pending_is() {	# pending_is N: N messages undelivered over both endpoints
+	[ "$(body_of "$(api GET /v1/webhooks)" | jq '[.webhooks[].pending] | add')" = "$1" ]
+}
+check "everything is delivered in spite of the 3 refusals" within 30 pending_is 0
+failed=$(body_of "$(api GET /v1/webhooks)" | jq '[.webhooks[].failed_attempts] | add')
+check "the 3 refusals are counted as failed attempts ($failed)" [ "$failed" = 3 ]
+
+# --- receiver gone, verifier killed, more changes ------------------------------
+stop_receiver
+check "with the receiver gone: untrusted" untrusted_by 2
+check "... and trusted again" trusted_again 2
+check "the messages wait in the outbox" within 10 pending_is 4
+metrics=$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$vport/v1/metrics")
+check "metrics: pending and lag per endpoint" \
+	grep -qE '^imatrust_webhook_pending\{endpoint="nac"\} 2$' <<<"$metrics"
+check "metrics: delivered and failed attempts per endpoint" \
+	grep -qE '^imatrust_webhook_(delivered_total|failed_attempts_total|lag_seconds|dropped_total)\{endpoint="conf"\}' <<<"$metrics"
+kill -KILL "$VERIFIER_PID"
+wait "$VERIFIER_PID" 2>/dev/null
+VERIFIER_PID=
+check "the verifier starts again after SIGKILL" start_verifier
+check "after the restart: untrusted again (the agent reconnected)" untrusted_by 3
+check "the outbox survived the kill" pending_is 6
+start_receiver 0 || bail "receiver does not start again" "$tmp/receiver.log"
+check "the receiver back: everything is delivered" within 90 pending_is 0
+
+# --- what arrived: every change exactly once, in order, signed ------------------
+api GET "/v1/machines/hook-1/events?limit=1000" | sed '$d' |
+	jq -c '[.events[] | select(.to != null) | .id]' >"$tmp/changes.json"
+verdict=$(python3 - "$rlog" "$tmp/changes.json" <<'PY'
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+changes = json.load(open(sys.argv[2]))
+bad = [e for e in log if not e["verified"]]
+if bad:
+    sys.exit("%d of %d requests do not verify" % (len(bad), len(log)))
+for path in ("/conf", "/nac"):
+    taken = [e for e in log if e["path"] == path and e["status"] == 204]
+    ids = [e["id"] for e in taken]
+    if len(ids) != len(set(ids)):
+        sys.exit("%s: a message taken twice" % path)
+    events = [e["body"]["event"] for e in taken]
+    if events != changes:
+        sys.exit("%s: got events %s, the verifier recorded %s" %
+                 (path, events, changes))
+    if any(e["body"]["machine"] != "hook-1" or
+           e["body"]["type"] != "machine.state" or
+           e["id"] != e["body"]["id"] for e in taken):
+        sys.exit("%s: a body without its fields" % path)
+print("ok %d changes, %d requests" % (len(changes), len(log)))
+PY
+)
+check "every recorded state change arrived once per endpoint, in order, each signature verified ($verdict)" \
+	[ "${verdict%% *}" = ok ]
+n=$(jq length "$tmp/changes.json")
+check "the changes are the seven made ($n)" [ "$n" = 7 ]
+tnc=$(jq -r 'select(.path == "/nac" and .status == 204) | .body.tnc' "$rlog" | tr '\n' ' ')
+check "the TNC recommendation follows the state ($tnc)" \
+	[ "$tnc" = "no_recommendation allow isolate allow isolate allow isolate " ]
+line=$(grep -m1 '"path": "/nac"' "$rlog")
+check "the receiver's check passes with the right secret" \
+	python3 "$here/webhook-receiver.py" check "$tmp/nac.secret" <<<"$line"
+check "... and fails with another secret" \
+	fails python3 "$here/webhook-receiver.py" check "$tmp/conf.secret" <<<"$line"
+forged=$(jq -c '.body_b64 = ("{\"to\":\"trusted\"}" | @base64)' <<<"$line")
+check "... and with another body under the same signature" \
+	fails python3 "$here/webhook-receiver.py" check "$tmp/nac.secret" <<<"$forged"
+kid=$(jq -r .key_id <<<"$line")
+check "webhook-key-id names the endpoint's key ($kid)" \
+	[ "$kid" = "$(body_of "$(api GET /v1/webhooks)" | jq -r '.webhooks[] | select(.name == "nac") | .key_id')" ]
+
+# --- removal, audited ---------------------------------------------------------
+out=$(api DELETE /v1/webhooks/nac)
+check "DELETE /v1/webhooks/nac: 200" [ "$(status_of "$out")" = 200 ]
+out=$(api DELETE /v1/webhooks/nac)
+check "... and again: 404" [ "$(status_of "$out")" = 404 ]
+actions=$(body_of "$(api GET /v1/audit)" | jq -r '[.audit[] | .action | select(startswith("webhook"))] | join(" ")')
+check "both changes are in the audit trail ($actions)" \
+	[ "$actions" = "webhook-add webhook-delete" ]
+
+echo "1..$tap_n"
+[ "$failures" = 0 ]

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_db_webhook.c - webhook endpoints and their outbox: a message per
+ * state change in the change's own transaction, its body, the order per
+ * (endpoint, machine), the cap, the figures and retention.
+ */
+#include <jansson.h>
+
+#include "db_test.h"
+
+#define MAX_DUE 32
+
+static const uint8_t secret[32] = { 0x5e, 0xc7, 0x12 };
+
+static void add_endpoint(struct tdb *t, const char *name,
+			 unsigned int max_pending)
+{
+	struct db_webhook_new w = {
+		.name = name, .url = "https://nac.example/hook",
+		.secret = secret, .secret_len = sizeof(secret),
+		.key_id = "k1", .max_pending = max_pending,
+	};
+	struct imt_error err;
+
+	if (db_webhook_add(t->db, &w, T_NOW, &err) < 0)
+		fail_msg("db_webhook_add %s: %s", name, err.msg);
+}
+
+struct due {
+	int n;
+	struct {
+		int64_t seq;
+		char id[80];
+		char endpoint[DB_WEBHOOK_NAME_MAX + 1];
+		char machine[DB_MACHINE_ID_MAX + 1];
+		char body[1024];
+		unsigned int attempts;
+	} m[MAX_DUE];
+};
+
+static int due_cb(const struct db_webhook_message *m, void *arg)
+{
+	struct due *d = arg;
+
+	assert_true(d->n < MAX_DUE);
+	assert_int_equal(m->secret_len, sizeof(secret));
+	assert_memory_equal(m->secret, secret, sizeof(secret));
+	d->m[d->n].seq = m->seq;
+	snprintf(d->m[d->n].id, sizeof(d->m[0].id), "%s", m->id);
+	snprintf(d->m[d->n].endpoint, sizeof(d->m[0].endpoint), "%s",
+		 m->endpoint);
+	snprintf(d->m[d->n].machine, sizeof(d->m[0].machine), "%s",
+		 m->machine_id);
+	snprintf(d->m[d->n].body, sizeof(d->m[0].body), "%s", m->body);
+	d->m[d->n].attempts = m->attempts;
+	d->n++;
+	return 0;
+}
+
+static void load_due(struct tdb *t, int64_t now, struct due *d)
+{
+	struct imt_error err;
+
+	memset(d, 0, sizeof(*d));
+	if (db_webhook_due(t->db, now, MAX_DUE, due_cb, d, &err) < 0)
+		fail_msg("due: %s", err.msg);
+}
+
+static void set_state(struct tdb *t, const char *id,
+		      enum db_machine_state s, const char *reason)
+{
+	struct imt_error err;
+
+	if (db_machine_set_state(t->db, id, s, reason, T_NOW + 1, &err) < 0)
+		fail_msg("set_state %s: %s", id, err.msg);
+}
+
+static int64_t outbox_rows(struct tdb *t)
+{
+	return tdb_int(t, "SELECT count(*) FROM webhook_outbox");
+}
+
+static void delivered(struct tdb *t, int64_t seq)
+{
+	struct imt_error err;
+
+	if (db_webhook_delivered(t->db, seq, T_NOW + 10, &err) < 0)
+		fail_msg("delivered: %s", err.msg);
+}
+
+/* The body of a state change: every field the README promises. */
+static void test_body(void **state)
+{
+	struct tdb t;
+	struct due d;
+	json_t *b;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	set_state(&t, "m1", DB_STATE_UNTRUSTED,
+		  "{\"path\":\"/usr/bin/evil\",\"verdict\":\"unknown\"}");
+	load_due(&t, T_NOW + 1, &d);
+	/* "enrolled" (null -> enrolling) is due; the second waits for it */
+	assert_int_equal(d.n, 1);
+	delivered(&t, d.m[0].seq);
+	load_due(&t, T_NOW + 1, &d);
+	assert_int_equal(d.n, 1);
+	b = json_loads(d.m[0].body, 0, NULL);
+	assert_non_null(b);
+	assert_string_equal(json_string_value(json_object_get(b, "id")),
+			    d.m[0].id);
+	assert_string_equal(d.m[0].id + 4, "2");
+	assert_memory_equal(d.m[0].id, "nac-", 4);
+	assert_string_equal(json_string_value(json_object_get(b, "type")),
+			    "machine.state");
+	assert_string_equal(json_string_value(json_object_get(b, "machine")),
+			    "m1");
+	assert_string_equal(json_string_value(json_object_get(b, "from")),
+			    "enrolling");
+	assert_string_equal(json_string_value(json_object_get(b, "to")),
+			    "untrusted");
+	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
+			    "isolate");
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(b, "reason"), "path")), "/usr/bin/evil");
+	assert_int_equal(json_integer_value(json_object_get(b, "at")),
+			 T_NOW + 1);
+	assert_int_equal(json_integer_value(json_object_get(b, "event")),
+			 tdb_int(&t, "SELECT max(id) FROM events"));
+	json_decref(b);
+	tdb_remove(&t);
+}
+
+/* A new machine's message has "from": null; the TNC table is ours. */
+static void test_enrolled_and_tnc(void **state)
+{
+	struct imt_error err;
+	struct tdb t;
+	struct due d;
+	json_t *b;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	assert_int_equal(db_webhook_set_tnc(t.db, DB_STATE_PENDING, "isolate",
+					    &err), 0);
+	tdb_machine(&t, "m1", DB_STATE_PENDING);
+	load_due(&t, T_NOW, &d);
+	assert_int_equal(d.n, 1);
+	b = json_loads(d.m[0].body, 0, NULL);
+	assert_true(json_is_null(json_object_get(b, "from")));
+	assert_string_equal(json_string_value(json_object_get(b, "to")),
+			    "pending");
+	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
+			    "isolate");
+	assert_true(json_is_null(json_object_get(b, "reason")));
+	json_decref(b);
+	assert_int_equal(db_webhook_set_tnc(t.db, (enum db_machine_state)99,
+					    "allow", &err), -1);
+	tdb_remove(&t);
+}
+
+/* Only state changes queue; an unchanged state and other events do not. */
+static void test_only_state_changes(void **state)
+{
+	struct imt_error err;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(outbox_rows(&t), 0);	/* no endpoint yet */
+	add_endpoint(&t, "nac", 100);
+	set_state(&t, "m1", DB_STATE_ENROLLING, NULL);
+	assert_int_equal(db_event_add(t.db, "m1", "reboot", NULL, T_NOW,
+				      &err), 0);
+	assert_int_equal(db_machine_transition(t.db, "m1", "enrolling",
+					       "enrolling", NULL, "failure",
+					       T_NOW, &err), 0);
+	assert_int_equal(outbox_rows(&t), 0);
+	assert_int_equal(db_machine_transition(t.db, "m1", "enrolling",
+					       "trusted", NULL, "state",
+					       T_NOW, &err), 0);
+	assert_int_equal(outbox_rows(&t), 1);
+	tdb_remove(&t);
+}
+
+/* A change rolled back takes its messages with it; one committed keeps. */
+static void test_rollback_leaves_nothing(void **state)
+{
+	struct imt_error err;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	add_endpoint(&t, "pager", 100);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(outbox_rows(&t), 2);	/* one per endpoint */
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
+	assert_int_equal(outbox_rows(&t), 4);	/* inside the batch */
+	db_batch_abort(t.db);
+	assert_int_equal(outbox_rows(&t), 2);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events "
+				 "WHERE to_state = 'trusted'"), 0);
+	/* the transition's own failure (no machine) rolls back too */
+	assert_int_equal(db_machine_transition(t.db, "nobody", "trusted",
+					       "untrusted", NULL, "state",
+					       T_NOW, &err), -1);
+	assert_int_equal(outbox_rows(&t), 2);
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
+	assert_int_equal(db_batch_commit(t.db, &err), 0);
+	assert_int_equal(outbox_rows(&t), 4);
+	tdb_remove(&t);
+}
+
+/*
+ * One machine's messages go one at a time and in order, retried in
+ * place; another machine's do not wait for them.
+ */
+static void test_order_per_machine(void **state)
+{
+	struct imt_error err;
+	struct tdb t;
+	struct due d;
+	int64_t first;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	tdb_machine(&t, "a", DB_STATE_ENROLLING);
+	set_state(&t, "a", DB_STATE_TRUSTED, NULL);
+	set_state(&t, "a", DB_STATE_UNTRUSTED, NULL);
+	tdb_machine(&t, "b", DB_STATE_ENROLLING);
+	load_due(&t, T_NOW + 1, &d);
+	assert_int_equal(d.n, 2);	/* a's first, b's first */
+	assert_string_equal(d.m[0].machine, "a");
+	assert_string_equal(d.m[1].machine, "b");
+	first = d.m[0].seq;
+	/* a's head fails: it is retried later, a's next still waits */
+	assert_int_equal(db_webhook_failed(t.db, first, T_NOW + 60, "503",
+					   &err), 0);
+	load_due(&t, T_NOW + 1, &d);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.m[0].machine, "b");
+	delivered(&t, d.m[0].seq);
+	load_due(&t, T_NOW + 1, &d);
+	assert_int_equal(d.n, 0);
+	load_due(&t, T_NOW + 60, &d);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.m[0].seq, first);
+	assert_int_equal(d.m[0].attempts, 1);
+	delivered(&t, first);
+	/* then a's second, then its third, in seq order */
+	load_due(&t, T_NOW + 60, &d);
+	assert_int_equal(d.n, 1);
+	assert_true(d.m[0].seq > first);
+	assert_true(strstr(d.m[0].body, "\"to\":\"trusted\"") != NULL);
+	first = d.m[0].seq;
+	delivered(&t, first);
+	delivered(&t, first);	/* twice: counted once */
+	load_due(&t, T_NOW + 60, &d);
+	assert_int_equal(d.n, 1);
+	assert_true(strstr(d.m[0].body, "\"to\":\"untrusted\"") != NULL);
+	assert_int_equal(tdb_int(&t, "SELECT delivered FROM webhooks"), 3);
+	assert_int_equal(tdb_int(&t, "SELECT failed FROM webhooks"), 1);
+	tdb_remove(&t);
+}
+
+struct listed {
+	int n;
+	uint64_t pending, dropped, delivered;
+	int64_t oldest;
+	char last_error[64];
+};
+
+static int list_cb(const struct db_webhook *w, void *arg)
+{
+	struct listed *l = arg;
+
+	l->n++;
+	l->pending = w->pending;
+	l->dropped = w->dropped;
+	l->delivered = w->delivered;
+	l->oldest = w->oldest_pending;
+	snprintf(l->last_error, sizeof(l->last_error), "%s",
+		 w->last_error ? w->last_error : "-");
+	return 0;
+}
+
+static void load_list(struct tdb *t, struct listed *l)
+{
+	struct imt_error err;
+
+	memset(l, 0, sizeof(*l));
+	if (db_webhook_list(t->db, list_cb, l, &err) < 0)
+		fail_msg("list: %s", err.msg);
+}
+
+/* At max_pending the oldest undelivered go, counted; the newest stay. */
+static void test_bounded(void **state)
+{
+	struct tdb t;
+	struct due d;
+	struct listed l;
+	int i;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 3);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);	/* 1 */
+	for (i = 0; i < 4; i++)				/* 2..5 */
+		set_state(&t, "m1", i % 2 ? DB_STATE_TRUSTED :
+			  DB_STATE_UNTRUSTED, NULL);
+	load_list(&t, &l);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.pending, 3);
+	assert_int_equal(l.dropped, 2);
+	assert_int_equal(l.oldest, T_NOW + 1);
+	/* the head is now the third change: untrusted -> trusted */
+	load_due(&t, T_NOW + 1, &d);
+	assert_int_equal(d.n, 1);
+	assert_true(strstr(d.m[0].body,
+			   "\"from\":\"untrusted\",\"to\":\"trusted\"") != NULL);
+	assert_string_equal(d.m[0].id + 4, "3");
+	delivered(&t, d.m[0].seq);
+	/* delivered messages do not count against the cap */
+	set_state(&t, "m1", DB_STATE_UNTRUSTED, NULL);
+	load_list(&t, &l);
+	assert_int_equal(l.pending, 3);
+	assert_int_equal(l.dropped, 2);
+	assert_int_equal(l.delivered, 1);
+	tdb_remove(&t);
+}
+
+/* Delivered messages go after webhook_keep; undelivered ones stay. */
+static void test_retention(void **state)
+{
+	struct db_retention r = { .keep_boots = 1, .max_rows = 100,
+				  .webhook_keep = 60 };
+	struct imt_error err;
+	struct tdb t;
+	struct due d;
+	size_t deleted;
+	int more;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	tdb_machine(&t, "a", DB_STATE_ENROLLING);
+	tdb_machine(&t, "b", DB_STATE_ENROLLING);
+	load_due(&t, T_NOW, &d);
+	assert_int_equal(d.n, 2);
+	delivered(&t, d.m[0].seq);	/* at T_NOW + 10 */
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 69, &deleted,
+					  &more, &err), 0);
+	assert_int_equal(outbox_rows(&t), 2);
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 70, &deleted,
+					  &more, &err), 0);
+	assert_int_equal(outbox_rows(&t), 1);
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 100000, &deleted,
+					  &more, &err), 0);
+	assert_int_equal(outbox_rows(&t), 1);
+	tdb_remove(&t);
+}
+
+/* Endpoints: names unique, put keeps the queue, delete takes it. */
+static void test_endpoints(void **state)
+{
+	struct db_webhook_new w = {
+		.name = "nac", .url = "https://other.example/",
+		.secret = secret, .secret_len = sizeof(secret),
+		.key_id = "k2", .max_pending = 10, .from_config = 1,
+	};
+	struct imt_error err;
+	struct listed l;
+	struct tdb t;
+	int created = -1, found = -1;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	assert_int_equal(db_webhook_add(t.db, &w, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_webhook_put(t.db, &w, T_NOW, &created, &err), 0);
+	assert_int_equal(created, 0);
+	load_list(&t, &l);
+	assert_int_equal(l.pending, 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM webhooks WHERE "
+				 "url = 'https://other.example/' AND "
+				 "from_config = 1 AND max_pending = 10"), 1);
+	w.secret_len = DB_WEBHOOK_SECRET_MIN - 1;
+	assert_int_equal(db_webhook_put(t.db, &w, T_NOW, &created, &err), -1);
+	assert_int_equal(db_webhook_delete(t.db, "nac", &found, &err), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(outbox_rows(&t), 0);
+	assert_int_equal(db_webhook_delete(t.db, "nac", &found, &err), 0);
+	assert_int_equal(found, 0);
+	tdb_remove(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_body),
+		cmocka_unit_test(test_enrolled_and_tnc),
+		cmocka_unit_test(test_only_state_changes),
+		cmocka_unit_test(test_rollback_leaves_nothing),
+		cmocka_unit_test(test_order_per_machine),
+		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_endpoints),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

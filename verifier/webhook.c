@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * webhook.c - the webhook delivery thread.
+ *
+ * Each pass takes the due messages (at most one per endpoint and machine:
+ * the database hands out only the oldest undelivered message of each)
+ * under v->lock, posts them all at once with a curl multi handle without
+ * the lock, then notes each outcome under the lock again. So a slow or
+ * dead receiver delays neither the engine nor the other receivers, and a
+ * machine's messages arrive in order.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "db.h"
+#include "file.h"
+#include "log.h"
+#include "transition.h"
+#include "webhook.h"
+#include "webhook_endpoint.h"
+#include "webhook_sign.h"
+
+#define BATCH 32		/* messages in flight at once, at most */
+#define POLL_MS 200		/* how soon a stop is noticed mid-attempt */
+#define IDLE_SECONDS 1		/* between passes when nothing was due */
+#define DROP_CHECK_SECONDS 10	/* between looks at the dropped counts */
+#define ENDPOINTS_SEEN 256	/* endpoints whose dropped count is known */
+#define SECRET_FILE_MAX 1024	/* a secret file is one short line */
+#define HEADER_MAX (DB_WEBHOOK_NAME_MAX + 64)
+
+/* One due message, copied out of the database, and its attempt. */
+struct message {
+	int64_t seq;
+	unsigned int attempts;
+	char id[DB_WEBHOOK_NAME_MAX + 32];
+	char endpoint[DB_WEBHOOK_NAME_MAX + 1];
+	char key_id[DB_WEBHOOK_KEY_ID_MAX + 1];
+	char machine[DB_MACHINE_ID_MAX + 1];
+	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
+	size_t secret_len;
+	int allow_http;
+	char *url, *ca_file, *body;	/* owned */
+	CURL *easy;
+	struct curl_slist *headers;
+	char curl_err[CURL_ERROR_SIZE];
+	char error[DB_WEBHOOK_ERROR_MAX];	/* "" when delivered */
+	int done;			/* the attempt finished */
+};
+
+struct batch {
+	struct message m[BATCH];
+	size_t n;
+};
+
+struct seen {
+	char name[DB_WEBHOOK_NAME_MAX + 1];
+	uint64_t dropped;
+};
+
+struct webhooks {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	struct seen seen[ENDPOINTS_SEEN];
+	size_t nseen;
+};
+
+unsigned int webhook_backoff(unsigned int failures, uint32_t rnd)
+{
+	unsigned int d = WEBHOOK_BACKOFF_MAX;
+
+	if (failures < 1)
+		failures = 1;
+	if (failures <= 9 && (1u << (failures - 1)) < d)
+		d = 1u << (failures - 1);
+	return d - rnd % (d / 4 + 1);
+}
+
+static int stopping(struct webhooks *w)
+{
+	int s;
+
+	pthread_mutex_lock(&w->mu);
+	s = w->stop;
+	pthread_mutex_unlock(&w->mu);
+	return s;
+}
+
+/* ---- one pass ----------------------------------------------------------- */
+
+static void message_free(struct message *m)
+{
+	if (m->easy != NULL)
+		curl_easy_cleanup(m->easy);
+	curl_slist_free_all(m->headers);
+	free(m->url);
+	free(m->ca_file);
+	free(m->body);
+	OPENSSL_cleanse(m->secret, sizeof(m->secret));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+static int collect(const struct db_webhook_message *dm, void *arg)
+{
+	struct batch *b = arg;
+	struct message *m = &b->m[b->n];
+
+	memset(m, 0, sizeof(*m));
+	m->seq = dm->seq;
+	m->attempts = dm->attempts;
+	snprintf(m->id, sizeof(m->id), "%s", dm->id);
+	snprintf(m->endpoint, sizeof(m->endpoint), "%s", dm->endpoint);
+	snprintf(m->key_id, sizeof(m->key_id), "%s", dm->key_id);
+	snprintf(m->machine, sizeof(m->machine), "%s", dm->machine_id);
+	m->secret_len = dm->secret_len <= sizeof(m->secret) ?
+			dm->secret_len : sizeof(m->secret);
+	memcpy(m->secret, dm->secret, m->secret_len);
+	m->allow_http = dm->allow_http;
+	m->url = dup_or_null(dm->url);
+	m->ca_file = dup_or_null(dm->ca_file);
+	m->body = dup_or_null(dm->body);
+	if (m->url == NULL || m->body == NULL ||
+	    (dm->ca_file != NULL && m->ca_file == NULL)) {
+		message_free(m);
+		return 1;	/* out of memory: send what we have */
+	}
+	b->n++;
+	return b->n == BATCH;
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * n;
+}
+
+static int add_header(struct message *m, const char *name, const char *value)
+{
+	char line[HEADER_MAX + WEBHOOK_SIGNATURE_MAX];
+	struct curl_slist *l;
+
+	snprintf(line, sizeof(line), "%s: %s", name, value);
+	l = curl_slist_append(m->headers, line);
+	if (l == NULL)
+		return -1;
+	m->headers = l;
+	return 0;
+}
+
+/* Sign @m and set up its attempt; -1 with m->error when it cannot go. */
+static int prepare(struct message *m, int64_t now)
+{
+	char sig[WEBHOOK_SIGNATURE_MAX], ts[24];
+	CURL *e;
+
+	if (webhook_url_check(m->url, m->allow_http, m->error,
+			      sizeof(m->error)) < 0)
+		return -1;
+	snprintf(ts, sizeof(ts), "%" PRId64, now);
+	if (webhook_sign(m->secret, m->secret_len, m->id, now, m->body,
+			 strlen(m->body), sig) < 0 ||
+	    add_header(m, "content-type", "application/json") < 0 ||
+	    add_header(m, "webhook-id", m->id) < 0 ||
+	    add_header(m, "webhook-timestamp", ts) < 0 ||
+	    add_header(m, "webhook-signature", sig) < 0 ||
+	    add_header(m, "webhook-key-id", m->key_id) < 0 ||
+	    add_header(m, "user-agent", "imatrust-verifier") < 0 ||
+	    /* no 100-continue round trip for a body over 1 KiB */
+	    (m->headers = curl_slist_append(m->headers, "Expect:")) == NULL ||
+	    (e = m->easy = curl_easy_init()) == NULL) {
+		snprintf(m->error, sizeof(m->error), "out of memory");
+		return -1;
+	}
+	curl_easy_setopt(e, CURLOPT_URL, m->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, m);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, m->headers);
+	curl_easy_setopt(e, CURLOPT_POSTFIELDS, m->body);
+	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(m->body));
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (m->ca_file != NULL)
+		curl_easy_setopt(e, CURLOPT_CAINFO, m->ca_file);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT,
+			 (long)WEBHOOK_CONNECT_TIMEOUT);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)WEBHOOK_TIMEOUT);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, m->curl_err);
+	return 0;
+}
+
+/* The outcome of a finished transfer into m->error ("" = delivered). */
+static void finish(struct message *m, CURLcode rc)
+{
+	long status = 0;
+
+	m->done = 1;
+	if (rc != CURLE_OK) {
+		snprintf(m->error, sizeof(m->error), "%s",
+			 m->curl_err[0] ? m->curl_err : curl_easy_strerror(rc));
+		return;
+	}
+	curl_easy_getinfo(m->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 200 || status > 299)
+		snprintf(m->error, sizeof(m->error), "HTTP %ld", status);
+}
+
+/* Post every prepared message of @b at once, until done or stopping. */
+static void send_all(struct webhooks *w, struct batch *b, int64_t now)
+{
+	CURLM *multi = curl_multi_init();
+	struct message *m;
+	int running = 0, left;
+	CURLMsg *msg;
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		m = &b->m[i];
+		if (prepare(m, now) < 0 || multi == NULL ||
+		    curl_multi_add_handle(multi, m->easy) != CURLM_OK) {
+			if (m->error[0] == '\0')
+				snprintf(m->error, sizeof(m->error),
+					 "out of memory");
+			m->done = 1;
+		}
+	}
+	if (multi == NULL)
+		return;
+	do {
+		if (curl_multi_perform(multi, &running) != CURLM_OK)
+			break;
+		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
+					  (char **)&m);
+			finish(m, msg->data.result);
+		}
+		if (running > 0)
+			curl_multi_poll(multi, NULL, 0, POLL_MS, NULL);
+	} while (running > 0 && !stopping(w));
+	for (i = 0; i < b->n; i++) {
+		if (b->m[i].easy != NULL)
+			curl_multi_remove_handle(multi, b->m[i].easy);
+	}
+	curl_multi_cleanup(multi);
+}
+
+/* Note what became of @m (v->lock held); an abandoned one stays as is. */
+static void note(struct verifier *v, const struct message *m, int64_t now)
+{
+	struct imt_error err;
+	unsigned int failures = m->attempts + 1;
+	uint32_t rnd = 0;
+
+	if (!m->done)
+		return;
+	if (m->error[0] == '\0') {
+		if (db_webhook_delivered(v->db, m->seq, now, &err) < 0)
+			log_warnx("webhook %s: %s delivered, not noted: %s",
+				  m->endpoint, m->id, err.msg);
+		else if (m->attempts > 0)
+			log_info("webhook %s: %s delivered after %u failed attempts",
+				 m->endpoint, m->id, m->attempts);
+		return;
+	}
+	RAND_bytes((uint8_t *)&rnd, sizeof(rnd));
+	if (db_webhook_failed(v->db, m->seq,
+			      now + webhook_backoff(failures, rnd), m->error,
+			      &err) < 0)
+		log_warnx("webhook %s: %s: %s", m->endpoint, m->id, err.msg);
+	/* the first failure and every tenth: a dead receiver is not spam */
+	if (failures == 1 || failures % 10 == 0)
+		log_warnx("webhook %s: %s (machine %s) not delivered, attempt %u: %s",
+			  m->endpoint, m->id, m->machine, failures, m->error);
+	else
+		log_debug("webhook %s: %s attempt %u: %s", m->endpoint, m->id,
+			  failures, m->error);
+}
+
+/* One pass; returns how many messages were due (BATCH: maybe more). */
+static size_t deliver_due(struct verifier *v, struct webhooks *w)
+{
+	static struct batch b;	/* only this thread uses it */
+	struct imt_error err;
+	int64_t now = (int64_t)time(NULL);
+	size_t i, n;
+	int rc;
+
+	b.n = 0;
+	pthread_mutex_lock(&v->lock);
+	rc = db_webhook_due(v->db, now, BATCH, collect, &b, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		log_warnx("webhooks: %s", err.msg);
+	if (b.n == 0)
+		return 0;
+	send_all(w, &b, now);
+	now = (int64_t)time(NULL);
+	pthread_mutex_lock(&v->lock);
+	for (i = 0; i < b.n; i++)
+		note(v, &b.m[i], now);
+	pthread_mutex_unlock(&v->lock);
+	n = b.n;
+	for (i = 0; i < b.n; i++)
+		message_free(&b.m[i]);
+	return n;
+}
+
+/* ---- dropped messages: said loudly ------------------------------------- */
+
+static struct seen *seen_of(struct webhooks *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->nseen; i++) {
+		if (strcmp(w->seen[i].name, name) == 0)
+			return &w->seen[i];
+	}
+	if (w->nseen == ENDPOINTS_SEEN)
+		return NULL;
+	snprintf(w->seen[w->nseen].name, sizeof(w->seen[0].name), "%s", name);
+	w->seen[w->nseen].dropped = 0;
+	return &w->seen[w->nseen++];
+}
+
+static int check_one(const struct db_webhook *e, void *arg)
+{
+	struct webhooks *w = arg;
+	struct seen *s = seen_of(w, e->name);
+
+	if (s == NULL || e->dropped <= s->dropped)
+		return 0;
+	log_warnx("webhook %s: outbox full (webhook_max_pending %u): %" PRIu64
+		  " oldest undelivered messages dropped, %" PRIu64
+		  " in all; its receiver missed state changes: resynchronize it from GET /v1/machines",
+		  e->name, e->max_pending, e->dropped - s->dropped,
+		  e->dropped);
+	s->dropped = e->dropped;
+	return 0;
+}
+
+static void check_dropped(struct verifier *v, struct webhooks *w)
+{
+	struct imt_error err;
+
+	pthread_mutex_lock(&v->lock);
+	if (db_webhook_list(v->db, check_one, w, &err) < 0)
+		log_warnx("webhooks: %s", err.msg);
+	pthread_mutex_unlock(&v->lock);
+}
+
+static void *run(void *arg)
+{
+	struct verifier *v = arg;
+	struct webhooks *w = v->webhooks;
+	time_t last_check = 0;
+	struct timespec until;
+
+	while (!stopping(w)) {
+		if (time(NULL) - last_check >= DROP_CHECK_SECONDS) {
+			check_dropped(v, w);
+			last_check = time(NULL);
+		}
+		if (deliver_due(v, w) == BATCH)
+			continue;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += IDLE_SECONDS;
+		pthread_mutex_lock(&w->mu);
+		if (!w->stop)
+			pthread_cond_timedwait(&w->cv, &w->mu, &until);
+		pthread_mutex_unlock(&w->mu);
+	}
+	return NULL;
+}
+
+/* ---- start: the config file's endpoints -------------------------------- */
+
+static int in_config(const struct config *c, const char *name)
+{
+	struct webhook_spec s;
+	const char *line;
+	size_t pos = 0, len;
+	char why[256];
+
+	while (webhook_spec_next(c, &pos, &line, &len)) {
+		if (webhook_spec_parse(line, len, &s, why, sizeof(why)) == 0 &&
+		    strcmp(s.name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Store one config endpoint with the secret of its file (v->lock held). */
+static int put_spec(struct verifier *v, const struct webhook_spec *s)
+{
+	char err_text[512], key_id[WEBHOOK_KEY_ID_LEN + 1];
+	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
+	struct db_webhook_new n = { 0 };
+	struct imt_error err;
+	size_t len = 0, slen = 0;
+	char *text;
+	int created = 0, rc;
+
+	text = file_read(s->secret_file, SECRET_FILE_MAX, &len, err_text,
+			 sizeof(err_text));
+	if (text == NULL) {
+		log_warnx("webhook %s: %s", s->name, err_text);
+		return -1;
+	}
+	rc = webhook_secret_parse(text, len, secret, &slen);
+	OPENSSL_cleanse(text, len);
+	free(text);
+	if (rc < 0) {
+		log_warnx("webhook %s: %s: not a secret (whsec_ and the base64 of %d to %d bytes)",
+			  s->name, s->secret_file, DB_WEBHOOK_SECRET_MIN,
+			  DB_WEBHOOK_SECRET_MAX);
+		return -1;
+	}
+	webhook_key_id(secret, slen, key_id);
+	n.name = s->name;
+	n.url = s->url;
+	n.ca_file = s->ca_file[0] != '\0' ? s->ca_file : NULL;
+	n.allow_http = s->allow_http;
+	n.secret = secret;
+	n.secret_len = slen;
+	n.key_id = key_id;
+	n.from_config = 1;
+	n.max_pending = (unsigned int)v->cfg.webhook_max_pending;
+	rc = db_webhook_put(v->db, &n, (int64_t)time(NULL), &created, &err);
+	OPENSSL_cleanse(secret, sizeof(secret));
+	if (rc < 0) {
+		log_warnx("webhook %s: %s", s->name, err.msg);
+		return -1;
+	}
+	log_info("webhook %s: %s (%s, key id %s)", s->name, s->url,
+		 created ? "new" : "from the config file", key_id);
+	return 0;
+}
+
+struct gone {
+	char names[ENDPOINTS_SEEN][DB_WEBHOOK_NAME_MAX + 1];
+	size_t n;
+	const struct config *cfg;
+};
+
+/* Config endpoints no longer in the file; and what each has queued. */
+static int survey(const struct db_webhook *e, void *arg)
+{
+	struct gone *g = arg;
+
+	if (e->from_config && !in_config(g->cfg, e->name) &&
+	    g->n < ENDPOINTS_SEEN)
+		snprintf(g->names[g->n++], sizeof(g->names[0]), "%s", e->name);
+	else if (e->pending > 0 || e->dropped > 0)
+		log_info("webhook %s: %" PRIu64 " messages to deliver, %"
+			 PRIu64 " dropped so far", e->name, e->pending,
+			 e->dropped);
+	return 0;
+}
+
+static int sync_db(struct verifier *v)
+{
+	static struct gone g;
+	struct webhook_spec s;
+	struct imt_error err;
+	const char *line;
+	size_t pos = 0, len, i;
+	char why[512];
+	int found, st;
+
+	for (st = DB_STATE_ENROLLING; st <= DB_STATE_STALE; st++) {
+		enum db_machine_state state = (enum db_machine_state)st;
+
+		if (db_webhook_set_tnc(v->db, state, transition_tnc_name(
+				transition_tnc_of(state)), &err) < 0) {
+			log_warnx("webhooks: %s", err.msg);
+			return -1;
+		}
+	}
+	while (webhook_spec_next(&v->cfg, &pos, &line, &len)) {
+		if (webhook_spec_parse(line, len, &s, why, sizeof(why)) < 0) {
+			log_warnx("%s", why);
+			return -1;
+		}
+		if (put_spec(v, &s) < 0)
+			return -1;
+	}
+	if (db_webhook_cap(v->db, (unsigned int)v->cfg.webhook_max_pending,
+			   &err) < 0) {
+		log_warnx("webhooks: %s", err.msg);
+		return -1;
+	}
+	g.n = 0;
+	g.cfg = &v->cfg;
+	if (db_webhook_list(v->db, survey, &g, &err) < 0) {
+		log_warnx("webhooks: %s", err.msg);
+		return -1;
+	}
+	for (i = 0; i < g.n; i++) {
+		if (db_webhook_delete(v->db, g.names[i], &found, &err) < 0)
+			log_warnx("webhook %s: %s", g.names[i], err.msg);
+		else
+			log_warnx("webhook %s left the config file: removed with its undelivered messages",
+				  g.names[i]);
+	}
+	return 0;
+}
+
+int webhook_start(struct verifier *v)
+{
+	struct webhooks *w;
+	int rc;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		log_warnx("webhooks: libcurl does not start");
+		return -1;
+	}
+	pthread_mutex_lock(&v->lock);
+	rc = sync_db(v);
+	pthread_mutex_unlock(&v->lock);
+	w = rc == 0 ? calloc(1, sizeof(*w)) : NULL;
+	if (w == NULL) {
+		curl_global_cleanup();
+		return -1;
+	}
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	v->webhooks = w;
+	if (pthread_create(&w->thread, NULL, run, v) != 0) {
+		log_warnx("webhooks: cannot start the delivery thread");
+		v->webhooks = NULL;
+		free(w);
+		curl_global_cleanup();
+		return -1;
+	}
+	return 0;
+}
+
+void webhook_stop(struct verifier *v)
+{
+	struct webhooks *w = v->webhooks;
+
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+	v->webhooks = NULL;
+	curl_global_cleanup();
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * webhook_endpoint.c - names, URLs and config lines of webhook endpoints.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "webhook_endpoint.h"
+
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+		   "0123456789._-"
+
+int webhook_name_ok(const char *name)
+{
+	size_t n = name != NULL ? strlen(name) : 0;
+
+	return n > 0 && n <= DB_WEBHOOK_NAME_MAX &&
+	       strspn(name, NAME_CHARS) == n;
+}
+
+static int loopback(const char *host)
+{
+	return strcmp(host, "localhost") == 0 || strcmp(host, "[::1]") == 0 ||
+	       strncmp(host, "127.", 4) == 0;
+}
+
+/* Part @what of @u, or NULL when it has none (caller curl_free()s). */
+static char *part(CURLU *u, CURLUPart what)
+{
+	char *s = NULL;
+
+	if (curl_url_get(u, what, &s, 0) != CURLUE_OK)
+		return NULL;
+	return s;
+}
+
+int webhook_url_check(const char *url, int allow_http, char *why,
+		      size_t whylen)
+{
+	char *scheme = NULL, *host = NULL, *user = NULL, *pass = NULL;
+	CURLU *u = curl_url();
+	int rc = -1;
+
+	if (strlen(url) > DB_WEBHOOK_URL_MAX) {
+		snprintf(why, whylen, "url longer than %d bytes",
+			 DB_WEBHOOK_URL_MAX);
+		goto out;
+	}
+	if (u == NULL || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
+		snprintf(why, whylen, "url is not an absolute http(s) URL");
+		goto out;
+	}
+	scheme = part(u, CURLUPART_SCHEME);
+	host = part(u, CURLUPART_HOST);
+	user = part(u, CURLUPART_USER);
+	pass = part(u, CURLUPART_PASSWORD);
+	if (scheme == NULL || host == NULL || host[0] == '\0' ||
+	    (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0))
+		snprintf(why, whylen, "url must be https:// (or http://) with a host");
+	else if (user != NULL || pass != NULL)
+		snprintf(why, whylen, "url must not carry a user or password "
+			 "(GET /v1/webhooks lists it)");
+	else if (strcmp(scheme, "http") == 0 && !allow_http && !loopback(host))
+		snprintf(why, whylen, "http:// only to loopback (127.0.0.0/8, "
+			 "::1, localhost) unless allowed: use https://, or "
+			 "allow-http / \"allow_http\": true");
+	else
+		rc = 0;
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(user);
+	curl_free(pass);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* The next space-separated word of [*p, end): 1, or 0 when none left. */
+static int word(const char **p, const char *end, const char **w, size_t *n)
+{
+	while (*p < end && (**p == ' ' || **p == '\t'))
+		(*p)++;
+	*w = *p;
+	while (*p < end && **p != ' ' && **p != '\t')
+		(*p)++;
+	*n = (size_t)(*p - *w);
+	return *n > 0;
+}
+
+/* Copy word @w into @dst (size @size); -1 when it does not fit. */
+static int copy_word(char *dst, size_t size, const char *w, size_t n)
+{
+	if (n >= size)
+		return -1;
+	memcpy(dst, w, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+/* One "key=value" option or the "allow-http" flag. */
+static int option(struct webhook_spec *s, const char *w, size_t n, char *why,
+		  size_t whylen)
+{
+	if (n == 10 && memcmp(w, "allow-http", 10) == 0) {
+		s->allow_http = 1;
+		return 0;
+	}
+	if (n > 3 && memcmp(w, "ca=", 3) == 0 &&
+	    copy_word(s->ca_file, sizeof(s->ca_file), w + 3, n - 3) == 0)
+		return 0;
+	if (n > 7 && memcmp(w, "secret=", 7) == 0 &&
+	    copy_word(s->secret_file, sizeof(s->secret_file), w + 7,
+		      n - 7) == 0)
+		return 0;
+	snprintf(why, whylen, "webhook %s: unknown option '%.*s' (want "
+		 "ca=FILE, secret=FILE or allow-http)", s->name,
+		 (int)(n > 64 ? 64 : n), w);
+	return -1;
+}
+
+int webhook_spec_parse(const char *text, size_t len, struct webhook_spec *s,
+		       char *why, size_t whylen)
+{
+	const char *p = text, *end = text + len, *w;
+	char reason[256];
+	size_t n;
+
+	memset(s, 0, sizeof(*s));
+	if (!word(&p, end, &w, &n) ||
+	    copy_word(s->name, sizeof(s->name), w, n) < 0 ||
+	    !webhook_name_ok(s->name)) {
+		snprintf(why, whylen, "webhook: want NAME URL [ca=FILE] "
+			 "[secret=FILE] [allow-http], NAME of [A-Za-z0-9._-], "
+			 "1-%d bytes", DB_WEBHOOK_NAME_MAX);
+		return -1;
+	}
+	if (!word(&p, end, &w, &n) ||
+	    copy_word(s->url, sizeof(s->url), w, n) < 0) {
+		snprintf(why, whylen, "webhook %s: want a URL after the name",
+			 s->name);
+		return -1;
+	}
+	while (word(&p, end, &w, &n)) {
+		if (option(s, w, n, why, whylen) < 0)
+			return -1;
+	}
+	if (webhook_url_check(s->url, s->allow_http, reason,
+			      sizeof(reason)) < 0) {
+		snprintf(why, whylen, "webhook %s: %s", s->name, reason);
+		return -1;
+	}
+	if (s->secret_file[0] == '\0') {
+		snprintf(why, whylen, "webhook %s: secret=FILE is required, a "
+			 "file holding the secret shared with the receiver "
+			 "(make one: printf 'whsec_%%s\\n' \"$(openssl rand "
+			 "-base64 32)\" > FILE)", s->name);
+		return -1;
+	}
+	return 0;
+}
+
+int webhook_spec_next(const struct config *c, size_t *pos, const char **line,
+		      size_t *len)
+{
+	const char *s = c->webhooks + *pos, *nl;
+
+	if (*s == '\0')
+		return 0;
+	nl = strchr(s, '\n');
+	*line = s;
+	*len = nl != NULL ? (size_t)(nl - s) : strlen(s);
+	*pos += *len + (nl != NULL);
+	return 1;
+}
