@@ -258,6 +258,22 @@ kid=$(jq -r .key_id <<<"$line")
 check "webhook-key-id names the endpoint's key ($kid)" \
 	[ "$kid" = "$(body_of "$(api GET /v1/webhooks)" | jq -r '.webhooks[] | select(.name == "nac") | .key_id')" ]
 
+# --- the machine removed: its receivers hear of it --------------------------------
+kill "$AGENT_PID" 2>/dev/null
+wait "$AGENT_PID" 2>/dev/null
+AGENT_PID=
+out=$(api DELETE /v1/machines/hook-1)
+check "DELETE /v1/machines/hook-1: 200" [ "$(status_of "$out")" = 200 ]
+removed() {	# the last message taken on /conf says hook-1 went
+	jq -se 'map(select(.path == "/conf" and .status == 204)) | last |
+		.verified and .body.type == "machine.removed" and
+		.body.machine == "hook-1" and .body.from == "untrusted" and
+		.body.to == null and .body.tnc == "no_recommendation" and
+		.body.reason.action == "remove"' "$rlog" >/dev/null
+}
+check "machine.removed arrives, signed, after its state changes" \
+	within 20 removed
+
 # --- removal, audited ---------------------------------------------------------
 out=$(api DELETE /v1/webhooks/nac)
 check "DELETE /v1/webhooks/nac: 200" [ "$(status_of "$out")" = 200 ]

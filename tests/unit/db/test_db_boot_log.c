@@ -151,7 +151,8 @@ static void test_upgrade_from_0006(void **state)
 	boot = boot_of(&t, "m1", 1);
 	tdb_close(&t);
 	/*
-	 * 0007, 0009 and 0010 only add their tables (0010 a trigger too),
+	 * 0007, 0009 and 0010 only add their tables (0010 a trigger too,
+	 * 0011 triggers alone),
 	 * 0008 its table and a sources table it rebuilds as it was: without
 	 * them this is a 0006 database
 	 */
@@ -160,6 +161,8 @@ static void test_upgrade_from_0006(void **state)
 					 "DROP TABLE efi_digests;"
 					 "DROP TABLE boot_baselines;"
 					 "DROP TRIGGER events_webhook;"
+					 "DROP TRIGGER audit_webhook;"
+					 "DROP TRIGGER webhook_outbox_queued;"
 					 "DROP TABLE webhook_outbox;"
 					 "DROP TABLE webhooks;"
 					 "DROP TABLE state_tnc;"

@@ -368,6 +368,121 @@ static void test_retention(void **state)
 	tdb_remove(&t);
 }
 
+/* The body of the oldest undelivered message of machine @id. */
+static json_t *head_of(struct tdb *t, const char *id)
+{
+	struct due d;
+	int i;
+
+	load_due(t, T_NOW + 1000, &d);
+	for (i = 0; i < d.n; i++)
+		if (strcmp(d.m[i].machine, id) == 0)
+			return json_loads(d.m[i].body, 0, NULL);
+	return NULL;
+}
+
+static void deliver_all_of(struct tdb *t, const char *id)
+{
+	json_t *b;
+	struct due d;
+	int i, again = 1;
+
+	while (again) {
+		again = 0;
+		load_due(t, T_NOW + 1000, &d);
+		for (i = 0; i < d.n; i++)
+			if (strcmp(d.m[i].machine, id) == 0) {
+				delivered(t, d.m[i].seq);
+				again = 1;
+			}
+	}
+	b = head_of(t, id);
+	assert_null(b);
+}
+
+/*
+ * A removed machine and an expired pending one send "machine.removed"
+ * after their earlier changes, in the removal's transaction; removing a
+ * pre-registration nobody enrolled with sends nothing.
+ */
+static void test_removed(void **state)
+{
+	struct db_retention r = { .keep_boots = 1, .max_rows = 100,
+				  .pending_expire = 60 };
+	uint8_t fpr[DB_FPR_SIZE] = { 0x77 };
+	enum db_register_result reg;
+	struct db_removal rm;
+	struct imt_error err;
+	struct tdb t;
+	size_t deleted;
+	int more;
+	json_t *b;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
+	deliver_all_of(&t, "m1");
+	assert_int_equal(db_machine_remove(t.db, "m1", "ops", T_NOW + 5, &rm,
+					   &err), 0);
+	b = head_of(&t, "m1");
+	assert_non_null(b);
+	assert_string_equal(json_string_value(json_object_get(b, "type")),
+			    "machine.removed");
+	assert_string_equal(json_string_value(json_object_get(b, "from")),
+			    "trusted");
+	assert_true(json_is_null(json_object_get(b, "to")));
+	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
+			    "no_recommendation");
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(b, "reason"), "operator")), "ops");
+	assert_int_equal(json_integer_value(json_object_get(b, "at")),
+			 T_NOW + 5);
+	assert_int_equal(json_integer_value(json_object_get(b, "audit")),
+			 tdb_int(&t, "SELECT max(id) FROM audit"));
+	assert_string_equal(json_string_value(json_object_get(b, "id")),
+			    "nac-3");
+	json_decref(b);
+
+	/* a rolled back removal queues nothing */
+	tdb_machine(&t, "m2", DB_STATE_ENROLLING);
+	deliver_all_of(&t, "m2");
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	assert_int_equal(db_machine_remove(t.db, "m2", "ops", T_NOW, &rm,
+					   &err), 0);
+	db_batch_abort(t.db);
+	assert_null(head_of(&t, "m2"));
+
+	/* a pre-registration alone: no receiver ever heard of it */
+	assert_int_equal(db_registration_add(t.db, "m3", fpr, "ops", T_NOW,
+					     &reg, &err), 0);
+	assert_int_equal(db_machine_remove(t.db, "m3", "ops", T_NOW, &rm,
+					   &err), 0);
+	assert_int_equal(rm.registration, 1);
+	assert_null(head_of(&t, "m3"));
+
+	/* a pending machine nobody approved expires */
+	tdb_machine(&t, "p1", DB_STATE_PENDING);
+	deliver_all_of(&t, "p1");
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 61, &deleted,
+					  &more, &err), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines "
+				 "WHERE id = 'p1'"), 0);
+	b = head_of(&t, "p1");
+	assert_non_null(b);
+	assert_string_equal(json_string_value(json_object_get(b, "type")),
+			    "machine.removed");
+	assert_string_equal(json_string_value(json_object_get(b, "from")),
+			    "pending");
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(b, "reason"), "action")), "pending-expired");
+	assert_true(json_is_null(json_object_get(
+		json_object_get(b, "reason"), "operator")));
+	json_decref(b);
+	tdb_remove(&t);
+}
+
 /* Endpoints: names unique, put keeps the queue, delete takes it. */
 static void test_endpoints(void **state)
 {
@@ -415,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_removed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
