@@ -60,4 +60,7 @@ int cli_policy_main(int argc, char **argv);
 /* cli_key.c: signature keys over the REST API */
 int cli_key_main(int argc, char **argv);
 
+/* cli_webhook.c: webhook endpoints over the REST API */
+int cli_webhook_main(int argc, char **argv);
+
 #endif /* IMATRUST_CLI_H */

@@ -196,6 +196,19 @@ static void answer_error(long status, json_t *j)
 		cli_warnx("verifier answered %ld: %s", status, msg);
 }
 
+int cli_client_once(const struct cli_client_opts *o, const char *method,
+		    const char *path, json_t *body, json_t **answer)
+{
+	struct cli_client *c = cli_client_new(o);
+	int rc = CLI_EXIT_MISMATCH;
+
+	*answer = NULL;
+	if (c != NULL && cli_client_call(c, method, path, body, answer) == 0)
+		rc = CLI_EXIT_OK;
+	cli_client_free(c);
+	return rc;
+}
+
 int cli_client_try(struct cli_client *c, const char *method,
 		   const char *path, json_t *body, long *status,
 		   json_t **answer)

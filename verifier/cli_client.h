@@ -26,6 +26,8 @@
 #define CLI_CLIENT_OPT_CA 0x101
 #define CLI_CLIENT_OPT_TOKEN 0x102
 #define CLI_CLIENT_OPT_INSECURE 0x103
+/* A command's own long options without a short letter start here. */
+#define CLI_CLIENT_OPT_NEXT 0x110
 #define CLI_CLIENT_LONGOPTS \
 	{ "url", required_argument, NULL, CLI_CLIENT_OPT_URL }, \
 	{ "ca", required_argument, NULL, CLI_CLIENT_OPT_CA }, \
@@ -77,6 +79,17 @@ void cli_client_free(struct cli_client *c);
  * TLS failure, token refused (401), or the verifier's error message.
  */
 int cli_client_call(struct cli_client *c, const char *method,
+		    const char *path, json_t *body, json_t **answer);
+
+/**
+ * cli_client_once() - one cli_client_call() on a client made for it, as
+ * a command's exit code: what a command that asks once needs.
+ * @o: the client options
+ * @answer: receives the parsed answer, or NULL (caller decrefs)
+ *
+ * Return: CLI_EXIT_OK, or CLI_EXIT_MISMATCH after printing why.
+ */
+int cli_client_once(const struct cli_client_opts *o, const char *method,
 		    const char *path, json_t *body, json_t **answer);
 
 /**

@@ -241,26 +241,18 @@ static int fetch_machines(struct cli_client *c, json_t *all)
 	return rc;
 }
 
-/* A string member, or "-" when absent, null or empty. */
-static const char *str_or_dash(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL && s[0] != '\0' ? s : "-";
-}
-
 /* The cells of machine @m's row. */
 static void machine_cells(json_t *m, char cols[COLS][CELL_MAX])
 {
 	size_t n = CELL_MAX;
 
-	snprintf(cols[0], n, "%s", str_or_dash(m, "id"));
-	snprintf(cols[1], n, "%s", str_or_dash(m, "state"));
-	snprintf(cols[2], n, "%s", str_or_dash(m, "tnc"));
-	snprintf(cols[3], n, "%s", str_or_dash(m, "boot"));
+	snprintf(cols[0], n, "%s", cli_str_or_dash(m, "id"));
+	snprintf(cols[1], n, "%s", cli_str_or_dash(m, "state"));
+	snprintf(cols[2], n, "%s", cli_str_or_dash(m, "tnc"));
+	snprintf(cols[3], n, "%s", cli_str_or_dash(m, "boot"));
 	ago(json_object_get(m, "last_seen"), cols[4], n);
-	snprintf(cols[5], n, "%s", str_or_dash(m, "ek_fpr"));
-	snprintf(cols[6], n, "%s", str_or_dash(json_object_get(m, "ek_cert"),
+	snprintf(cols[5], n, "%s", cli_str_or_dash(m, "ek_fpr"));
+	snprintf(cols[6], n, "%s", cli_str_or_dash(json_object_get(m, "ek_cert"),
 					       "subject"));
 	if (strlen(cols[6]) > SUBJECT_SHORT)
 		strcpy(cols[6] + SUBJECT_SHORT - 3, "...");
@@ -383,7 +375,7 @@ static void print_counts(json_t *all)
 	size_t i;
 
 	json_array_foreach(all, i, m) {
-		state = str_or_dash(m, "state");
+		state = cli_str_or_dash(m, "state");
 		v = json_object_get(count, state);
 		json_object_set_new(count, state, json_integer(
 			json_integer_value(v) + 1));
@@ -577,8 +569,8 @@ static void print_registered(json_t *a)
 {
 	json_t *r = json_object_get(a, "registration");
 
-	printf("%s pre-registered for EK %s by %s\n", str_or_dash(r, "id"),
-	       str_or_dash(r, "ek_fpr"), str_or_dash(r, "operator"));
+	printf("%s pre-registered for EK %s by %s\n", cli_str_or_dash(r, "id"),
+	       cli_str_or_dash(r, "ek_fpr"), cli_str_or_dash(r, "operator"));
 }
 
 static int machine_add(int argc, char **argv)
@@ -601,7 +593,7 @@ static void print_removed(json_t *a)
 	json_t *r = json_object_get(a, "removed");
 
 	printf("%s removed: %s%s%lld boots, %lld records, %lld open "
-	       "challenges; EK %s\n", str_or_dash(r, "id"),
+	       "challenges; EK %s\n", cli_str_or_dash(r, "id"),
 	       json_is_true(json_object_get(r, "machine")) ? "machine, " : "",
 	       json_is_true(json_object_get(r, "registration")) ?
 	       "pre-registration, " : "",
@@ -609,7 +601,7 @@ static void print_removed(json_t *a)
 	       (long long)json_integer_value(json_object_get(r, "records")),
 	       (long long)json_integer_value(json_object_get(r,
 							     "enrollments")),
-	       str_or_dash(r, "ek_fpr"));
+	       cli_str_or_dash(r, "ek_fpr"));
 }
 
 static int machine_rm(int argc, char **argv)
@@ -653,7 +645,7 @@ static void print_record(json_t *r)
 	accepted_short(json_object_get(r, "accepted_by"), by, sizeof(by));
 	printf("%6lld  %-13s %s  %s\n",
 	       (long long)json_integer_value(json_object_get(r, "index")),
-	       str_or_dash(r, "verdict"), str_or_dash(r, "path"), by);
+	       cli_str_or_dash(r, "verdict"), cli_str_or_dash(r, "path"), by);
 }
 
 /* Every record of the current boot, page by page (?from= ... next). */
@@ -774,8 +766,8 @@ static void print_approved(json_t *a)
 	json_t *m = json_object_get(a, "machine");
 
 	printf("%s approved by %s for EK %s; state %s\n",
-	       str_or_dash(m, "id"), str_or_dash(a, "approved_by"),
-	       str_or_dash(m, "ek_fpr"), str_or_dash(m, "state"));
+	       cli_str_or_dash(m, "id"), cli_str_or_dash(a, "approved_by"),
+	       cli_str_or_dash(m, "ek_fpr"), cli_str_or_dash(m, "state"));
 }
 
 int cli_approve_main(int argc, char **argv)
@@ -868,8 +860,8 @@ static void print_audit(json_t *e)
 		 json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
 	printf("%-6lld %s  %-16s %-20s %-10s %s %s\n",
 	       (long long)json_integer_value(json_object_get(e, "id")), when,
-	       str_or_dash(e, "action"), str_or_dash(e, "machine"),
-	       str_or_dash(e, "operator"), str_or_dash(e, "ek_fpr"),
+	       cli_str_or_dash(e, "action"), cli_str_or_dash(e, "machine"),
+	       cli_str_or_dash(e, "operator"), cli_str_or_dash(e, "ek_fpr"),
 	       detail != NULL ? detail : "");
 	free(detail);
 }

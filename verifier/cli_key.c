@@ -60,31 +60,6 @@ usage:
 	return -1;
 }
 
-static int name_ok(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n > 0 && n <= 64 &&
-	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		   "0123456789._-") == n)
-		return 1;
-	cli_warnx("'%s' is not a key name ([A-Za-z0-9._-], 1-64)", name);
-	return 0;
-}
-
-static int call(const struct key_args *a, const char *method,
-		const char *path, json_t *body, json_t **ans)
-{
-	struct cli_client *c = cli_client_new(&a->co);
-	int rc = CLI_EXIT_MISMATCH;
-
-	*ans = NULL;
-	if (c != NULL && cli_client_call(c, method, path, body, ans) == 0)
-		rc = CLI_EXIT_OK;
-	cli_client_free(c);
-	return rc;
-}
-
 /* The file as the request's "cert": PEM as it is, DER in base64. */
 static json_t *cert_json(const char *file)
 {
@@ -110,13 +85,6 @@ static json_t *cert_json(const char *file)
 	return j;
 }
 
-static const char *field(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "-";
-}
-
 static int cmd_add(int argc, char **argv)
 {
 	struct key_args a;
@@ -125,7 +93,8 @@ static int cmd_add(int argc, char **argv)
 	int rc = CLI_EXIT_USAGE;
 
 	if (key_parse(argc, argv, 1, "add [--name NAME] CERT.pem|CERT.der",
-		      &a) < 0 || (a.name != NULL && !name_ok(a.name)))
+		      &a) < 0 ||
+	    (a.name != NULL && !cli_name_ok(a.name, "key")))
 		return CLI_EXIT_USAGE;
 	cert = cert_json(argv[optind]);
 	if (cert == NULL)
@@ -135,12 +104,13 @@ static int cmd_add(int argc, char **argv)
 				     a.name ? "?name=" : "",
 				     a.name ? a.name : "") < 0)
 		goto out;
-	rc = call(&a, "POST", path, body, &ans);
+	rc = cli_client_once(&a.co, "POST", path, body, &ans);
 	if (rc != CLI_EXIT_OK)
 		goto out;
 	k = json_object_get(ans, "key");
-	printf("key %s (keyid %s, %s) added as source %s; ", field(k, "name"),
-	       field(k, "keyid"), field(k, "subject"), field(k, "source"));
+	printf("key %s (keyid %s, %s) added as source %s; ",
+	       cli_str_or_dash(k, "name"), cli_str_or_dash(k, "keyid"),
+	       cli_str_or_dash(k, "subject"), cli_str_or_dash(k, "source"));
 	cli_print_rejudged(ans);
 out:
 	json_decref(ans);
@@ -157,9 +127,11 @@ static void print_keys(json_t *keys)
 	printf("%-20s %-8s %-20s %-30s %s\n", "NAME", "KEYID", "SOURCE",
 	       "SUBJECT", "FINGERPRINT");
 	json_array_foreach(keys, i, k)
-		printf("%-20s %-8s %-20s %-30s %s\n", field(k, "name"),
-		       field(k, "keyid"), field(k, "source"),
-		       field(k, "subject"), field(k, "fingerprint"));
+		printf("%-20s %-8s %-20s %-30s %s\n",
+		       cli_str_or_dash(k, "name"), cli_str_or_dash(k, "keyid"),
+		       cli_str_or_dash(k, "source"),
+		       cli_str_or_dash(k, "subject"),
+		       cli_str_or_dash(k, "fingerprint"));
 }
 
 static int cmd_ls(int argc, char **argv)
@@ -170,7 +142,7 @@ static int cmd_ls(int argc, char **argv)
 
 	if (key_parse(argc, argv, 0, "ls [--json]", &a) < 0)
 		return CLI_EXIT_USAGE;
-	rc = call(&a, "GET", "/v1/keys", NULL, &ans);
+	rc = cli_client_once(&a.co, "GET", "/v1/keys", NULL, &ans);
 	if (rc == CLI_EXIT_OK && a.json) {
 		json_dumpf(json_object_get(ans, "keys"), stdout,
 			   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -190,10 +162,10 @@ static int cmd_rm(int argc, char **argv)
 	int rc = CLI_EXIT_USAGE;
 
 	if (key_parse(argc, argv, 1, "rm NAME", &a) < 0 ||
-	    !name_ok(argv[optind]) ||
+	    !cli_name_ok(argv[optind], "key") ||
 	    asprintf(&path, "/v1/keys/%s", argv[optind]) < 0)
 		return CLI_EXIT_USAGE;
-	rc = call(&a, "DELETE", path, NULL, &ans);
+	rc = cli_client_once(&a.co, "DELETE", path, NULL, &ans);
 	if (rc == CLI_EXIT_OK) {
 		printf("key %s removed; ", argv[optind]);
 		cli_print_rejudged(ans);

@@ -61,19 +61,6 @@ static void print_json(json_t *j)
 }
 
 /* One call; the answer in *@ans. CLI_EXIT_OK or CLI_EXIT_MISMATCH. */
-static int call(const struct policy_args *a, const char *method,
-		const char *path, json_t *body, json_t **ans)
-{
-	struct cli_client *c = cli_client_new(&a->co);
-	int rc = CLI_EXIT_MISMATCH;
-
-	*ans = NULL;
-	if (c != NULL && cli_client_call(c, method, path, body, ans) == 0)
-		rc = CLI_EXIT_OK;
-	cli_client_free(c);
-	return rc;
-}
-
 /* "a,b,c" of a JSON array of strings, into @out. */
 static void joined(json_t *arr, char *out, size_t n)
 {
@@ -121,7 +108,7 @@ static int cmd_ls(int argc, char **argv)
 
 	if (policy_parse(argc, argv, 0, "ls [--json]", &a) < 0)
 		return CLI_EXIT_USAGE;
-	rc = call(&a, "GET", "/v1/policies", NULL, &ans);
+	rc = cli_client_once(&a.co, "GET", "/v1/policies", NULL, &ans);
 	if (rc == CLI_EXIT_OK && a.json)
 		print_json(json_object_get(ans, "policies"));
 	else if (rc == CLI_EXIT_OK)
@@ -135,13 +122,8 @@ static char *policy_path(const char *name)
 {
 	char *path;
 
-	if (name[0] == '\0' || strlen(name) > 64 ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		   "0123456789._-") != strlen(name)) {
-		cli_warnx("'%s' is not a policy name ([A-Za-z0-9._-], 1-64)",
-			  name);
+	if (!cli_name_ok(name, "policy"))
 		return NULL;
-	}
 	return asprintf(&path, "/v1/policies/%s", name) < 0 ? NULL : path;
 }
 
@@ -155,7 +137,7 @@ static int cmd_show(int argc, char **argv)
 	if (policy_parse(argc, argv, 1, "show NAME", &a) < 0 ||
 	    (path = policy_path(argv[optind])) == NULL)
 		return CLI_EXIT_USAGE;
-	rc = call(&a, "GET", path, NULL, &ans);
+	rc = cli_client_once(&a.co, "GET", path, NULL, &ans);
 	if (rc == CLI_EXIT_OK) {
 		/* the document as put takes it back: no name, no time */
 		p = json_object_get(ans, "policy");
@@ -209,7 +191,7 @@ static int cmd_put(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	doc = read_policy(argv[optind + 1]);
 	if (doc != NULL)
-		rc = call(&a, "PUT", path, doc, &ans);
+		rc = cli_client_once(&a.co, "PUT", path, doc, &ans);
 	if (rc == CLI_EXIT_OK) {
 		snprintf(what, sizeof(what), "policy %s stored",
 			 argv[optind]);
@@ -231,7 +213,7 @@ static int cmd_rm(int argc, char **argv)
 	if (policy_parse(argc, argv, 1, "rm NAME", &a) < 0 ||
 	    (path = policy_path(argv[optind])) == NULL)
 		return CLI_EXIT_USAGE;
-	rc = call(&a, "DELETE", path, NULL, &ans);
+	rc = cli_client_once(&a.co, "DELETE", path, NULL, &ans);
 	if (rc == CLI_EXIT_OK) {
 		snprintf(what, sizeof(what), "policy %s removed",
 			 argv[optind]);

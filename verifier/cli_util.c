@@ -10,11 +10,34 @@
 #include "cli_util.h"
 #include "file.h"
 
+/* Ids and names of the API: 1 to 64 of [A-Za-z0-9._-]. */
+static int name_chars_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 64 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
 int cli_machine_id_ok(const char *id)
 {
-	return id != NULL && strlen(id) > 0 && strlen(id) <= 64 &&
-	       strspn(id, "abcdefghijklmnopqrstuvwxyz"
-		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
+	return id != NULL && name_chars_ok(id);
+}
+
+int cli_name_ok(const char *name, const char *what)
+{
+	if (name_chars_ok(name))
+		return 1;
+	cli_warnx("'%s' is not a %s name ([A-Za-z0-9._-], 1-64)", name, what);
+	return 0;
+}
+
+const char *cli_str_or_dash(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL && s[0] != '\0' ? s : "-";
 }
 
 void cli_warnx(const char *fmt, ...)

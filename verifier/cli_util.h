@@ -21,6 +21,19 @@
 int cli_machine_id_ok(const char *id);
 
 /**
+ * cli_name_ok() - is @name the name of a key, policy or endpoint: 1 to 64
+ * of [A-Za-z0-9._-]? When not, says so naming @what ("policy").
+ * Return: 1 or 0.
+ */
+int cli_name_ok(const char *name, const char *what);
+
+/**
+ * cli_str_or_dash() - string member @key of @o, or "-" when it is absent,
+ * null, not a string or empty: a cell of a table.
+ */
+const char *cli_str_or_dash(json_t *o, const char *key);
+
+/**
  * cli_warnx() - print "imatrust: <message>" on stderr.
  * @fmt: printf-style message, without trailing newline
  */

@@ -39,6 +39,8 @@ static const struct cli_command top_commands[] = {
 	{ "policy", cli_policy_main,
 	  "named policies: which sources a machine is judged by" },
 	{ "key", cli_key_main, "signature keys for IMA signatures" },
+	{ "webhook", cli_webhook_main,
+	  "endpoints that receive every state change, with their figures" },
 	{ "api", cli_api_main, "one raw GET of the operator API: api GET PATH" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },

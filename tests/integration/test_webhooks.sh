@@ -158,6 +158,35 @@ check "GET /v1/webhooks lists both, with their sources, and no secret" \
 	  '[["conf","config"],["nac","api"]]' -a \
 	  "$(body_of "$out" | grep -c whsec_)" = 0 ]
 
+# --- the same through the CLI ---------------------------------------------------
+cli() { IMATRUST_URL=https://127.0.0.1:$vport IMATRUST_CA=$tmp/cert.pem \
+	IMATRUST_TOKEN_FILE=$tmp/token "$bin/imatrust" "$@"; }
+out=$(cli webhook add pager "http://127.0.0.1:$rport/pager" 2>&1)
+check "imatrust webhook add prints the new secret once" \
+	grep -qE '^secret \(shown this once.*\): whsec_[A-Za-z0-9+/=]{44}$' <<<"$out"
+cli webhook add paged "http://127.0.0.1:$rport/paged" \
+	--secret-file "$tmp/conf.secret" >"$tmp/cli.out" 2>&1
+kid=$(body_of "$(api GET /v1/webhooks)" | jq -r '.webhooks[] | select(.name == "conf") | .key_id')
+check "--secret-file: the receiver's own secret (same key id $kid), not printed" \
+	[ "$(grep -c whsec_ "$tmp/cli.out")" = 0 -a \
+	  "$(body_of "$(api GET /v1/webhooks)" | jq -r '.webhooks[] | select(.name == "paged") | .key_id')" = "$kid" ]
+out=$(cli webhook ls)
+check "imatrust webhook ls: a row per endpoint with its figures" \
+	[ "$(awk 'NR > 1 {print $1, $2, $3}' <<<"$out" | tr '\n' ' ')" = \
+	  "conf config 0 nac api 0 paged api 0 pager api 0 " ]
+check "imatrust webhook ls --json: no secret" \
+	[ "$(cli webhook ls --json | jq length)" = 4 -a \
+	  "$(cli webhook ls --json | grep -c whsec_)" = 0 ]
+cli webhook rm conf >"$tmp/cli.out" 2>&1
+check "imatrust webhook rm of the config file's endpoint: exit 1, says why" \
+	[ $? = 1 ] && has "$tmp/cli.out" 'config file'
+check "imatrust webhook rm pager, paged" cli webhook rm pager
+cli webhook rm paged >/dev/null
+check "imatrust webhook add with a bad name: usage error (2)" \
+	fails cli webhook add 'a b' "http://127.0.0.1:$rport/x"
+[ "$(cli webhook ls --json | jq -c '[.[].name]')" = '["conf","nac"]' ] ||
+	fail "the CLI's endpoints are gone again"
+
 # --- the machine: state changes while the receiver refuses, then takes --------
 start_receiver 3 || bail "receiver does not start" "$tmp/receiver.log"
 cat >"$tmp/agent.conf" <<EOC
@@ -280,8 +309,8 @@ check "DELETE /v1/webhooks/nac: 200" [ "$(status_of "$out")" = 200 ]
 out=$(api DELETE /v1/webhooks/nac)
 check "... and again: 404" [ "$(status_of "$out")" = 404 ]
 actions=$(body_of "$(api GET /v1/audit)" | jq -r '[.audit[] | .action | select(startswith("webhook"))] | join(" ")')
-check "both changes are in the audit trail ($actions)" \
-	[ "$actions" = "webhook-add webhook-delete" ]
+check "every add and delete (REST and CLI) is in the audit trail ($actions)" \
+	[ "$actions" = "webhook-add webhook-add webhook-add webhook-delete webhook-delete webhook-delete" ]
 
 echo "1..$tap_n"
 [ "$failures" = 0 ]
