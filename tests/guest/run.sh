@@ -28,8 +28,11 @@ readonly TIMEOUT="${IMATRUST_GUEST_TIMEOUT:-300}"
 readonly CFLAGS="-O2 -Wall -Wextra -Werror"
 
 # name | guest test mode | TPM interface | kernel command line
+# ng512 and ng384 make ima_hash= decide the digests (ng256 is the default).
 readonly BOOTS=(
 	"ng256|tcb|tis|ima_policy=tcb ima_hash=sha256 ima_template=ima-ng"
+	"ng512|tcb|tis|ima_policy=tcb ima_hash=sha512 ima_template=ima-ng"
+	"ng384|tcb|tis|ima_policy=tcb ima_hash=sha384 ima_template=ima-ng"
 	"ima1|tcb|tis|ima_policy=tcb ima_hash=sha1 ima_template=ima"
 	"runtime-policy|policy|tis|ima_hash=sha256 ima_template=ima-ng"
 	"crb|tcb|crb|ima_policy=tcb ima_hash=sha256 ima_template=ima-ng"
@@ -218,6 +221,30 @@ check_replay() {
 	fi
 }
 
+# The file digests the guest measured are the host's ${algo}sum of the
+# files it staged: ima_hash= (SHA-1 in the "ima" template) decided them,
+# and the host tool, not the guest's, computed what they must be.
+check_file_digests() {
+	local name=$1 res=$2 cmdline=$3 algo f want got
+
+	algo=$(sed -n 's/.*ima_hash=\([a-z0-9]*\).*/\1/p' <<<"$cmdline")
+	[ -n "$algo" ] || return 0
+	[ "$(sed -n 's/.*ima_template=\([a-z-]*\).*/\1/p' <<<"$cmdline")" != ima ] ||
+		algo=sha1
+	for f in bin/bb1 hello.sh lib/libx.so; do
+		want=$("${algo}sum" "$run_dir/stage/data/$f" | cut -d' ' -f1)
+		got=$(awk -v p="/data/$f" '$5 == p && $2 !~ /^0+$/ { print $4; exit }' \
+		    "$res/ascii_runtime_measurements")
+		[ "$algo" = sha1 ] && [[ "$got" != *:* ]] && got="sha1:$got"
+		if [ "$got" = "$algo:$want" ]; then
+			ok "$name: /data/$f measured as the host's ${algo}sum"
+		else
+			not_ok "$name: /data/$f measured as the host's ${algo}sum" \
+			    "list: ${got:-none}, ${algo}sum: $want"
+		fi
+	done
+}
+
 log_check() {
 	"$IMATRUST" log check "$1/binary_runtime_measurements" \
 	    --pcrs "sha1:$1/pcrs-sha1" --pcrs "sha256:$2"
@@ -228,7 +255,7 @@ check_status() {
 }
 
 check_boot() {
-	local i=$1 name=$2 res=$3 console up wall
+	local i=$1 name=$2 res=$3 cmdline=$4 console up wall
 
 	console=$(console_of "$i")
 	if [ ! -f "$res/done" ]; then
@@ -251,6 +278,7 @@ check_boot() {
 		ok "$name: no kernel BUG, WARNING or panic on the console"
 	fi
 	check_replay "$name" "$res"
+	check_file_digests "$name" "$res" "$cmdline"
 	if [ "$("$run_dir/imatest" count "$res/binary_runtime_measurements")" \
 	    = "$(cat "$res/count")" ]; then
 		ok "$name: host count of binary records = runtime_measurements_count"
@@ -286,7 +314,8 @@ main() {
 	echo "TAP version 13"
 	for i in "${!BOOTS[@]}"; do
 		name=${BOOTS[$i]%%|*}
-		check_boot $((i + 1)) "$name" "$run_dir/results/$name"
+		check_boot $((i + 1)) "$name" "$run_dir/results/$name" \
+		    "${BOOTS[$i]##*|}"
 	done
 	echo "1..$n"
 	echo "# total $(($(date +%s) - start))s"
