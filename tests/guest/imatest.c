@@ -6,6 +6,10 @@
  *   imatest readas UID FILE  read FILE to the end as UID (FILE_CHECK)
  *   imatest unhex            hex text on stdin to bytes on stdout
  *   imatest count FILE       number of records in a binary measurement list
+ *   imatest kexec-load KERNEL INITRD CMDLINE
+ *                            kexec_file_load() KERNEL (kexec -s -l)
+ *   imatest kexec-reboot     reboot into it (kexec -e); no kexec-tools in
+ *                            the image
  *
  * Dropping to UID before open() keeps the FILE_CHECK rule of the tcb
  * policy (uid=0) out of the way, so a record for FILE comes from the hook
@@ -20,8 +24,11 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/reboot.h>
 
 static int drop_to(const char *arg)
 {
@@ -217,6 +224,37 @@ static int cmd_count(const char *path)
 	return 0;
 }
 
+/*
+ * Load KERNEL and INITRD with kexec_file_load(), the call that carries the
+ * IMA measurement list to the next kernel (CONFIG_IMA_KEXEC).
+ */
+static int cmd_kexec_load(const char *kernel, const char *initrd,
+			  const char *cmdline)
+{
+	int kfd = open(kernel, O_RDONLY), ifd = open(initrd, O_RDONLY);
+
+	if (kfd < 0 || ifd < 0) {
+		fprintf(stderr, "imatest: open %s: %s\n",
+			kfd < 0 ? kernel : initrd, strerror(errno));
+		return 1;
+	}
+	if (syscall(SYS_kexec_file_load, kfd, ifd, strlen(cmdline) + 1,
+		    cmdline, 0UL) < 0) {
+		fprintf(stderr, "imatest: kexec_file_load: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_kexec_reboot(void)
+{
+	sync();
+	reboot(LINUX_REBOOT_CMD_KEXEC);
+	fprintf(stderr, "imatest: reboot(KEXEC): %s\n", strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "mmapx"))
@@ -227,7 +265,12 @@ int main(int argc, char **argv)
 		return cmd_unhex();
 	if (argc == 3 && !strcmp(argv[1], "count"))
 		return cmd_count(argv[2]);
-	fprintf(stderr,
-		"usage: imatest mmapx|readas UID FILE | unhex | count FILE\n");
+	if (argc == 5 && !strcmp(argv[1], "kexec-load"))
+		return cmd_kexec_load(argv[2], argv[3], argv[4]);
+	if (argc == 2 && !strcmp(argv[1], "kexec-reboot"))
+		return cmd_kexec_reboot();
+	fprintf(stderr, "usage: imatest mmapx|readas UID FILE | unhex | "
+		"count FILE | kexec-load KERNEL INITRD CMDLINE | "
+		"kexec-reboot\n");
 	return 2;
 }
