@@ -1370,6 +1370,15 @@ int db_webhook_set_tnc(struct db *db, enum db_machine_state state,
 		       const char *tnc, struct imt_error *err);
 
 /**
+ * db_webhook_on_queued() - call @fn(@arg) when a transaction that queued
+ * outbox messages (the schema's triggers) commits, so the delivery thread
+ * need not poll for them. @fn runs inside the commit, on the committing
+ * thread, before the commit is complete: it must only signal (a reader
+ * that takes the same lock as the writer sees the commit). NULL removes.
+ */
+void db_webhook_on_queued(struct db *db, void (*fn)(void *arg), void *arg);
+
+/**
  * db_webhook_due() - call @cb for at most @limit (1..DB_LIST_MAX)
  * messages to send at @now: undelivered, next attempt due, enabled
  * endpoint, and the oldest undelivered message of its (endpoint,

@@ -46,6 +46,10 @@ struct db {
 	char import_name[DB_NAME_MAX + 1];
 	db_hook_fn hook;
 	void *hook_arg;
+	/* db_webhook_on_queued(): who to tell of a commit that queued */
+	void (*queued_fn)(void *arg);
+	void *queued_arg;
+	int queued;		/* this transaction inserted outbox rows */
 };
 
 /*

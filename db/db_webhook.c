@@ -2,13 +2,51 @@
 /*
  * db_webhook.c - webhook endpoints and their outbox (0010_webhooks.sql).
  *
- * Messages are queued by the schema's trigger on events, never here: this
- * file stores endpoints, hands the delivery thread what is due and notes
- * what became of each attempt.
+ * Messages are queued by the schema's triggers (events, audit), never
+ * here: this file stores endpoints, hands the delivery thread what is due,
+ * notes what became of each attempt and tells it when a commit queued
+ * more.
  */
 #include <string.h>
 
 #include "db_internal.h"
+
+/* Row changes, triggers' included: note an insert into the outbox. */
+static void on_update(void *arg, int op, const char *dbname,
+		      const char *table, sqlite3_int64 rowid)
+{
+	struct db *db = arg;
+
+	(void)dbname;
+	(void)rowid;
+	if (op == SQLITE_INSERT && strcmp(table, "webhook_outbox") == 0)
+		db->queued = 1;
+}
+
+static int on_commit(void *arg)
+{
+	struct db *db = arg;
+
+	if (db->queued && db->queued_fn != NULL)
+		db->queued_fn(db->queued_arg);
+	db->queued = 0;
+	return 0;	/* the commit goes on */
+}
+
+static void on_rollback(void *arg)
+{
+	((struct db *)arg)->queued = 0;
+}
+
+void db_webhook_on_queued(struct db *db, void (*fn)(void *arg), void *arg)
+{
+	db->queued_fn = fn;
+	db->queued_arg = arg;
+	db->queued = 0;
+	sqlite3_update_hook(db->sql, fn != NULL ? on_update : NULL, db);
+	sqlite3_commit_hook(db->sql, fn != NULL ? on_commit : NULL, db);
+	sqlite3_rollback_hook(db->sql, fn != NULL ? on_rollback : NULL, db);
+}
 
 static const char sql_insert[] =
 	"INSERT INTO webhooks (name, url, ca_file, allow_http, key_id, "

@@ -29,7 +29,8 @@
 
 #define BATCH 32		/* messages in flight at once, at most */
 #define POLL_MS 200		/* how soon a stop is noticed mid-attempt */
-#define IDLE_SECONDS 1		/* between passes when nothing was due */
+#define IDLE_SECONDS 1		/* between passes when nothing was due and
+				 * no commit queued a message */
 #define DROP_CHECK_SECONDS 10	/* between looks at the dropped counts */
 #define ENDPOINTS_SEEN 256	/* endpoints whose dropped count is known */
 #define SECRET_FILE_MAX 1024	/* a secret file is one short line */
@@ -69,6 +70,7 @@ struct webhooks {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stop;
+	int kicked;		/* a commit queued messages since the last pass */
 	struct seen seen[ENDPOINTS_SEEN];
 	size_t nseen;
 };
@@ -382,8 +384,9 @@ static void *run(void *arg)
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += IDLE_SECONDS;
 		pthread_mutex_lock(&w->mu);
-		if (!w->stop)
+		if (!w->stop && !w->kicked)
 			pthread_cond_timedwait(&w->cv, &w->mu, &until);
+		w->kicked = 0;
 		pthread_mutex_unlock(&w->mu);
 	}
 	return NULL;
@@ -522,6 +525,17 @@ static int sync_db(struct verifier *v)
 	return 0;
 }
 
+/* A commit queued messages (db_webhook_on_queued(); v->lock is held). */
+static void kick(void *arg)
+{
+	struct webhooks *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	w->kicked = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
 int webhook_start(struct verifier *v)
 {
 	struct webhooks *w;
@@ -542,8 +556,14 @@ int webhook_start(struct verifier *v)
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	v->webhooks = w;
+	pthread_mutex_lock(&v->lock);
+	db_webhook_on_queued(v->db, kick, w);
+	pthread_mutex_unlock(&v->lock);
 	if (pthread_create(&w->thread, NULL, run, v) != 0) {
 		log_warnx("webhooks: cannot start the delivery thread");
+		pthread_mutex_lock(&v->lock);
+		db_webhook_on_queued(v->db, NULL, NULL);
+		pthread_mutex_unlock(&v->lock);
 		v->webhooks = NULL;
 		free(w);
 		curl_global_cleanup();
@@ -558,6 +578,9 @@ void webhook_stop(struct verifier *v)
 
 	if (w == NULL)
 		return;
+	pthread_mutex_lock(&v->lock);
+	db_webhook_on_queued(v->db, NULL, NULL);
+	pthread_mutex_unlock(&v->lock);
 	pthread_mutex_lock(&w->mu);
 	w->stop = 1;
 	pthread_cond_signal(&w->cv);

@@ -291,6 +291,7 @@ check "webhook-key-id names the endpoint's key ($kid)" \
 kill "$AGENT_PID" 2>/dev/null
 wait "$AGENT_PID" 2>/dev/null
 AGENT_PID=
+t0=$(date +%s.%N)
 out=$(api DELETE /v1/machines/hook-1)
 check "DELETE /v1/machines/hook-1: 200" [ "$(status_of "$out")" = 200 ]
 removed() {	# the last message taken on /conf says hook-1 went
@@ -302,6 +303,10 @@ removed() {	# the last message taken on /conf says hook-1 went
 }
 check "machine.removed arrives, signed, after its state changes" \
 	within 20 removed
+# a figure, not a check: the commit wakes the delivery thread (no 1 s poll)
+lat=$(jq -sr --arg t0 "$t0" 'map(select(.path == "/conf" and .status == 204)) |
+	last | (.received_at - ($t0 | tonumber)) * 1000 | floor' "$rlog")
+echo "# removal to machine.removed received: $lat ms (REST call included)"
 
 # --- removal, audited ---------------------------------------------------------
 out=$(api DELETE /v1/webhooks/nac)

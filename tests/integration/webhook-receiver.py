@@ -14,6 +14,7 @@ import base64
 import hashlib
 import hmac
 import json
+import time
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -59,6 +60,7 @@ def serve(port, log, refuse, secrets):
                 "signature": self.headers.get("webhook-signature", ""),
                 "key_id": self.headers.get("webhook-key-id", ""),
                 "body_b64": base64.b64encode(body).decode(),
+                "received_at": time.time(),
             }
             key = secrets.get(self.path)
             entry["verified"] = key is not None and check(entry, key)

@@ -483,6 +483,54 @@ static void test_removed(void **state)
 	tdb_remove(&t);
 }
 
+static void count_kick(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+/*
+ * The delivery thread is told of a commit that queued messages, once per
+ * commit, whichever trigger queued them; not of one rolled back, nor of
+ * one that queued nothing.
+ */
+static void test_on_queued(void **state)
+{
+	struct db_removal rm;
+	struct imt_error err;
+	struct tdb t;
+	int kicks = 0;
+
+	(void)state;
+	tdb_new(&t);
+	db_webhook_on_queued(t.db, count_kick, &kicks);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(kicks, 0);		/* no endpoint: nothing queued */
+	add_endpoint(&t, "nac", 100);
+	add_endpoint(&t, "pager", 100);
+	assert_int_equal(kicks, 0);
+	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
+	assert_int_equal(kicks, 1);		/* two rows, one commit */
+	assert_int_equal(db_event_add(t.db, "m1", "reboot", NULL, T_NOW,
+				      &err), 0);
+	assert_int_equal(kicks, 1);		/* not a state change */
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	set_state(&t, "m1", DB_STATE_UNTRUSTED, NULL);
+	db_batch_abort(t.db);
+	assert_int_equal(kicks, 1);
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	set_state(&t, "m1", DB_STATE_UNTRUSTED, NULL);
+	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
+	assert_int_equal(db_batch_commit(t.db, &err), 0);
+	assert_int_equal(kicks, 2);		/* one batch, one commit */
+	assert_int_equal(db_machine_remove(t.db, "m1", "ops", T_NOW, &rm,
+					   &err), 0);
+	assert_int_equal(kicks, 3);		/* the audit trigger's */
+	db_webhook_on_queued(t.db, NULL, NULL);
+	tdb_machine(&t, "m2", DB_STATE_ENROLLING);
+	assert_int_equal(kicks, 3);
+	tdb_remove(&t);
+}
+
 /* Endpoints: names unique, put keeps the queue, delete takes it. */
 static void test_endpoints(void **state)
 {
@@ -531,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_endpoints),
 		cmocka_unit_test(test_removed),
+		cmocka_unit_test(test_on_queued),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
