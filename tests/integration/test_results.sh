@@ -33,56 +33,9 @@ done
 rp() { "$py" "$here/result-rp.py" "$@"; }
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 AGENT_PID= VERIFIER_PID=
-failures=0
-on_exit() {
-	local p
-	for p in $AGENT_PID $VERIFIER_PID; do
-		kill "$p" 2>/dev/null
-	done
-	swtpm_stop
-	if [ "$failures" -gt 0 ]; then
-		for f in "$tmp"/*.log; do
-			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
-		done
-	fi
-	swtpm_test_cleanup
-}
-trap on_exit EXIT
-fail() { failures=$((failures + 1)); not_ok "$@"; }
-check() {	# check DESCRIPTION CMD...: ok when CMD succeeds
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
-within() {	# within SECONDS CMD...: CMD succeeds within SECONDS
-	local n=$(($1 * 5))
-	shift
-	while ! "$@" 2>/dev/null; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
-fails() { ! "$@"; }
-
-# --- PKI, TPM, fake kernel --------------------------------------------------
-ca="$tmp/ekca"
-mkdir -p "$ca" "$tmp/tpm" "$tmp/state" "$tmp/db"
-swtpm_ca_init "$ca"
-swtpm_manufacture "$tmp/tpm" "$ca" "$tmp/swtpm_setup.log" ||
-	bail "no TPM" "$tmp/swtpm_setup.log"
-swtpm_ca_bundle "$ca" "$tmp/ek-ca.pem"
-verifier_cert
-swtpm_start "$tmp/tpm" "$tmp/swtpm.log" ||
-	bail "swtpm does not start" "$tmp/swtpm.log"
-mux_port=$(swtpm_free_ports)
-"$mux" "$mux_port" "${TPM2TOOLS_TCTI##*port=}" >"$tmp/mux.log" 2>&1 &
-pids+=($!)
-tcti="swtpm:host=127.0.0.1,port=$mux_port"
-list="$tmp/binary_runtime_measurements"
-: >"$list"
-kernel() { IMATRUST_TCTI=$tcti "$kern" "$list" "$@" >>"$tmp/kernel.log" 2>&1; }
-within 5 kernel boot || bail "fake kernel wrote no boot_aggregate" "$tmp/kernel.log"
+trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID' EXIT
+swtpm_lab
+mkdir -p "$tmp/db"
 
 # --- the key: refused ones stop the start --------------------------------------
 vport=$(swtpm_free_ports)
@@ -118,14 +71,7 @@ conf "$tmp/db/verifier.db" >"$tmp/verifier.conf"
 "$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
 	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
 token=$(cat "$tmp/token")
-start_verifier() {
-	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
-		>>"$tmp/verifier.log" 2>&1 &
-	VERIFIER_PID=$!
-	within 10 curl -sf --cacert "$tmp/cert.pem" \
-		"https://127.0.0.1:$vport/v1/health" -o /dev/null
-}
-start_verifier || bail "verifier does not start" "$tmp/verifier.log"
+lab_verifier_start || bail "verifier does not start" "$tmp/verifier.log"
 check "the result key is made beside the database, mode 0600" \
 	[ "$(stat -c %a "$tmp/db/result-key.pem" 2>/dev/null)" = 600 ]
 get() {	# get PATH [TOKEN]: the answer, then the status on a line
@@ -146,20 +92,7 @@ check "its kid is the RFC 7638 thumbprint computed in Python ($kid)" \
 	[ "$(rp kid "$tmp/jwks.json")" = "$kid" ]
 
 # --- the machine ---------------------------------------------------------------
-cat >"$tmp/agent.conf" <<EOC
-verifier_url = https://127.0.0.1:$vport
-ca_cert = $tmp/cert.pem
-id = res-1
-tcti = $tcti
-state_dir = $tmp/state
-measurement_list = $list
-heartbeat = 1
-poll_fallback_ms = 100
-backoff_max = 2
-log_level = debug
-EOC
-"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
-AGENT_PID=$!
+lab_agent_start res-1
 state_is() { [ "$(body_of "$(get /v1/machines/res-1 "$token")" | jq -r .machine.state)" = "$1" ]; }
 check "the agent enrolls and its machine is trusted" within 30 state_is trusted
 
@@ -234,7 +167,7 @@ check "a nonce of 4 bytes, padded, of 96 bytes: 400 ($codes)" \
 kill "$VERIFIER_PID"
 wait "$VERIFIER_PID" 2>/dev/null
 VERIFIER_PID=
-check "the verifier starts again" start_verifier
+check "the verifier starts again" lab_verifier_start
 check "the JWK Set after the restart has the same kid" \
 	[ "$(body_of "$(get /v1/results/jwks)" | jq -r '.keys[0].kid')" = "$kid" ]
 check "a result issued before the restart still verifies with it" \
