@@ -13,6 +13,9 @@ packages=(
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
 	dpkg-dev apt-utils	# .deb and apt archive fixtures (tests/fixtures/deb)
 	attr			# security.ima of the signed guest image
+	# signed attestation results checked by an independent JWT library
+	# (tests/integration/test_results.sh)
+	python3-jwt python3-cryptography
 	# the fleet console in headless Chromium (tests/browser), with a font
 	# for its screenshots (--no-install-recommends leaves it out)
 	chromium chromium-driver python3-selenium fonts-dejavu-core

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * b64.c - strict base64.
+ * b64.c - strict base64, and base64url as its translation.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "b64.h"
 
 static const char alphabet[] =
@@ -77,4 +80,42 @@ long b64_decode(const char *in, size_t n, uint8_t *out)
 			out[o++] = (uint8_t)v;
 	}
 	return (long)o;
+}
+
+void b64url_encode(const uint8_t *in, size_t len, char *out)
+{
+	char *p;
+
+	b64_encode(in, len, out);
+	for (p = out; *p != '\0' && *p != '='; p++) {
+		if (*p == '+')
+			*p = '-';
+		else if (*p == '/')
+			*p = '_';
+	}
+	*p = '\0';
+}
+
+long b64url_decode(const char *in, size_t n, uint8_t *out)
+{
+	size_t i, padded = (n + 3) / 4 * 4;
+	char *buf;
+	long got = -1;
+
+	if (n % 4 == 1)
+		return -1;
+	buf = malloc(padded + 1);
+	if (buf == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		/* '+' and '/' are not base64url: make them fail below */
+		if (in[i] == '+' || in[i] == '/' || in[i] == '=')
+			goto out;
+		buf[i] = in[i] == '-' ? '+' : in[i] == '_' ? '/' : in[i];
+	}
+	memset(buf + n, '=', padded - n);
+	got = b64_decode(buf, padded, out);
+out:
+	free(buf);
+	return got;
 }

@@ -33,6 +33,8 @@ int cli_machine_boot_log(const char *id, int argc, char **argv);
 
 /* cli_boot_baseline.c: "machine ID boot-baseline approve" */
 int cli_machine_boot_baseline(const char *id, int argc, char **argv);
+/* cli_result.c: "machine ID result [--nonce B64URL] [--json]" */
+int cli_machine_result(const char *id, int argc, char **argv);
 int cli_events_main(int argc, char **argv);
 /* imatrust records ID [--verdict V]: the current boot's records. */
 int cli_records_main(int argc, char **argv);

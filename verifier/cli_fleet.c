@@ -23,6 +23,9 @@
  *	imatrust machine ID boot-baseline approve
  *					the boot's firmware event log
  *					(cli_boot_log.c)
+ *	imatrust machine ID result [--nonce B64URL] [--json]
+ *					the signed attestation result
+ *					(cli_result.c)
  *	imatrust events [--json] ID	a machine's events, oldest first
  *	imatrust approve ID --ek FPR	let a pending machine enroll, if
  *					its EK has that fingerprint
@@ -736,27 +739,31 @@ int cli_machine_main(int argc, char **argv)
 		{ "rm", machine_rm },
 		{ "records", machine_records },
 	};
+	/* imatrust machine ID WHAT ...: commands about one machine */
+	static const struct {
+		const char *name;
+		int (*run)(const char *id, int argc, char **argv);
+	} of_one[] = {
+		{ "boot-log", cli_machine_boot_log },
+		{ "boot-baseline", cli_machine_boot_baseline },
+		{ "result", cli_machine_result },
+	};
 	size_t i;
 
 	for (i = 0; argc >= 3 && i < sizeof(subs) / sizeof(subs[0]); i++) {
 		if (strcmp(argv[1], subs[i].name) == 0)
 			return subs[i].run(argc - 1, argv + 1);
 	}
-	if (argc >= 3 && strcmp(argv[2], "boot-log") == 0) {
+	for (i = 0; argc >= 3 && i < sizeof(of_one) / sizeof(of_one[0]);
+	     i++) {
+		if (strcmp(argv[2], of_one[i].name) != 0)
+			continue;
 		if (!cli_machine_id_ok(argv[1])) {
 			cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
 				  argv[1]);
 			return CLI_EXIT_USAGE;
 		}
-		return cli_machine_boot_log(argv[1], argc - 2, argv + 2);
-	}
-	if (argc >= 3 && strcmp(argv[2], "boot-baseline") == 0) {
-		if (!cli_machine_id_ok(argv[1])) {
-			cli_warnx("'%s' is not a machine id ([A-Za-z0-9._-], 1-64)",
-				  argv[1]);
-			return CLI_EXIT_USAGE;
-		}
-		return cli_machine_boot_baseline(argv[1], argc - 2, argv + 2);
+		return of_one[i].run(argv[1], argc - 2, argv + 2);
 	}
 	return show_machine(argc, argv);
 }

@@ -82,6 +82,9 @@ static const struct conf_key keys[] = {
 	     "undelivered messages kept per webhook endpoint; past it the oldest are dropped, logged and counted (imatrust_webhook_dropped_total)"),
 	UINT("webhook_keep", webhook_keep, 0, 315360000, "86400",
 	     "seconds a delivered webhook message is kept before retention deletes it"),
+	/* signed attestation results */
+	STR("result_key", result_key, "", 0,
+	    "PEM file: the P-256 private key that signs attestation results (EAR, GET /v1/machines/ID/result); empty: result-key.pem in the database's directory. Made on first start when missing (mode 0600); a key that is not P-256, unreadable, or readable by group or others stops the start"),
 };
 
 static const char *const enroll_modes[] = {

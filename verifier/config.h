@@ -58,6 +58,10 @@ struct config {
 	char webhooks[CONFIG_WEBHOOKS_MAX];
 	uint64_t webhook_max_pending;	/* undelivered messages per endpoint */
 	uint64_t webhook_keep;		/* seconds delivered ones are kept */
+	/* signed attestation results (result_key.c) */
+	char result_key[CONFIG_PATH_MAX];	/* PEM P-256 private key; "":
+						 * result-key.pem beside the
+						 * database */
 };
 
 /* Who is admitted at enrollment (key "enroll"). */

@@ -35,6 +35,7 @@
 #include "notify.h"
 #include "policies.h"
 #include "rejudge.h"
+#include "result_key.h"
 #include "verifier.h"
 #include "webhook.h"
 
@@ -110,6 +111,27 @@ static int open_db(struct verifier *v)
 		log_warnx("%s: %s", v->cfg.database, err.msg);
 		return -1;
 	}
+	return 0;
+}
+
+/* The key that signs attestation results: loaded, or made on first start. */
+static int load_result_key(struct verifier *v)
+{
+	char path[CONFIG_PATH_MAX], why[CONFIG_PATH_MAX + 256];
+	int created;
+
+	if (result_key_path(&v->cfg, path, sizeof(path)) < 0) {
+		log_warnx("result_key: path too long");
+		return -1;
+	}
+	v->result_key = result_key_load(path, &created, why, sizeof(why));
+	if (v->result_key == NULL) {
+		log_warnx("result key: %s", why);
+		return -1;
+	}
+	log_info("%s result signing key %s (kid %s)",
+		 created ? "made the" : "loaded the", path,
+		 v->result_key->kid);
 	return 0;
 }
 
@@ -293,7 +315,8 @@ static int serve(struct verifier *v)
 	if (v->cfg.ek_ca[0] != '\0' &&
 	    (v->ek_ca = load_ek_ca(v->cfg.ek_ca)) == NULL)
 		goto out;
-	if (open_db(v) < 0 || (v->backlog = backlog_new(v->cfg.backlog_machine_max,
+	if (open_db(v) < 0 || load_result_key(v) < 0 ||
+	    (v->backlog = backlog_new(v->cfg.backlog_machine_max,
 					  v->cfg.backlog_total_max)) == NULL ||
 	    (v->ak_cache = ak_cache_new()) == NULL)
 		goto out;
@@ -347,6 +370,7 @@ out:
 	policies_free(v);
 	keyring_free(v);
 	X509_STORE_free(v->ek_ca);
+	result_key_free(v->result_key);
 	if (key != NULL)
 		explicit_bzero(key, strlen(key));
 	free(key);

@@ -26,7 +26,8 @@ static const struct cli_command top_commands[] = {
 	  "list the fleet: state, TNC, reason (--watch, --boot)" },
 	{ "machine", cli_machine_main,
 	  "one machine, its boot and policy; machine add|rm|records ID; "
-	  "machine ID boot-log; machine ID boot-baseline approve" },
+	  "machine ID boot-log; machine ID boot-baseline approve; "
+	  "machine ID result [--nonce N] (signed, EAR)" },
 	{ "events", cli_events_main, "a machine's events" },
 	{ "records", cli_records_main,
 	  "the current boot's records (--verdict V: only those)" },

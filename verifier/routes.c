@@ -9,7 +9,8 @@
  * with the headers and answers 401 before it reads a byte of the body.
  * Agent routes carry none (the TPM authenticates them); their bodies are
  * capped by the max_body key as well. The console's files (route_www.c)
- * carry none either: they hold no data.
+ * carry none either: they hold no data; nor does the public key that
+ * signs attestation results (route_results.c).
  */
 #include "auth.h"
 #include "db.h"
@@ -33,6 +34,7 @@ const struct http_route verifier_routes[] = {
 	{ "GET", "/app.css", route_www, 0, NULL },
 	{ "GET", "/v1/health", route_health, 0, NULL },
 	{ "GET", "/v1/metrics", route_metrics, 0, NULL },
+	{ "GET", "/v1/results/jwks", route_results_jwks, 0, NULL },
 
 	{ "POST", "/v1/agents", route_agents_enroll, WIRE_BODY_MAX, NULL },
 	{ "POST", "/v1/agents/{}/activate", route_agents_activate,
@@ -54,6 +56,8 @@ const struct http_route verifier_routes[] = {
 	  OPERATOR },
 	{ "POST", "/v1/machines/{}/boot-baseline",
 	  route_machines_boot_baseline, 0, OPERATOR },
+	{ "GET", "/v1/machines/{}/result", route_machines_result, 0,
+	  OPERATOR },
 	{ "POST", "/v1/machines/{}/approve", route_machines_approve,
 	  IDENTITY_BODY_MAX, OPERATOR },
 	{ "GET", "/v1/audit", route_audit, 0, OPERATOR },

@@ -26,6 +26,7 @@ struct backlog;
 struct db;
 struct keyring;
 struct policy_set;
+struct result_key;
 struct webhooks;
 
 /* Counters for GET /v1/metrics; updated without the lock. */
@@ -64,6 +65,9 @@ struct verifier {
 	time_t started;
 	struct verifier_metrics metrics;
 	struct webhooks *webhooks;	/* the delivery thread (webhook.c) */
+	/* signs attestation results (result_key.c); read-only once
+	 * serving, NULL when none is loaded (the routes answer 503) */
+	struct result_key *result_key;
 };
 
 /* The REST routes under /v1, terminated by a NULL method. */
@@ -145,6 +149,12 @@ void route_webhooks_add(void *ctx, const struct http_request *req,
 void route_webhooks_list(void *ctx, const struct http_request *req,
 			 struct http_response *res);
 void route_webhooks_delete(void *ctx, const struct http_request *req,
+			   struct http_response *res);
+
+/* route_results.c: signed attestation results (EAR) */
+void route_results_jwks(void *ctx, const struct http_request *req,
+			struct http_response *res);
+void route_machines_result(void *ctx, const struct http_request *req,
 			   struct http_response *res);
 
 /* route_metrics.c: Prometheus text (no token); the console: www.h */

@@ -173,3 +173,100 @@ verifier_cert() {
 		-subj /CN=verifier -addext "subjectAltName=IP:127.0.0.1" \
 		>/dev/null 2>&1
 }
+
+# ---- checks of the TAP scripts that start daemons -------------------------
+
+# fail DESCRIPTION [LOG], check DESCRIPTION CMD... (ok when CMD succeeds),
+# within SECONDS CMD... (CMD succeeds within SECONDS, polled every 0.2 s),
+# fails CMD... (CMD fails); $failures counts the failed checks.
+failures=0
+fail() { failures=$((failures + 1)); not_ok "$@"; }
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+within() {
+	local n=$(($1 * 5))
+	shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+fails() { ! "$@"; }
+
+# swtpm_lab: after swtpm_test_setup, an EK CA ($ca, its bundle
+# $tmp/ek-ca.pem), the verifier's TLS certificate, a certified TPM on
+# swtpm behind tpm_mux ($tcti, for the agent) and the fake kernel's list
+# ($list) with its boot_aggregate; kernel ARGS... runs the fake kernel.
+# Bails out when any of it does not start.
+swtpm_lab() {
+	ca="$tmp/ekca"
+	mkdir -p "$ca" "$tmp/tpm" "$tmp/state"
+	swtpm_ca_init "$ca"
+	swtpm_manufacture "$tmp/tpm" "$ca" "$tmp/swtpm_setup.log" ||
+		bail "no TPM" "$tmp/swtpm_setup.log"
+	swtpm_ca_bundle "$ca" "$tmp/ek-ca.pem"
+	verifier_cert
+	swtpm_start "$tmp/tpm" "$tmp/swtpm.log" ||
+		bail "swtpm does not start" "$tmp/swtpm.log"
+	mux_port=$(swtpm_free_ports)
+	"$mux" "$mux_port" "${TPM2TOOLS_TCTI##*port=}" >"$tmp/mux.log" 2>&1 &
+	pids+=($!)
+	tcti="swtpm:host=127.0.0.1,port=$mux_port"
+	list="$tmp/binary_runtime_measurements"
+	: >"$list"
+	within 5 kernel boot ||
+		bail "fake kernel wrote no boot_aggregate" "$tmp/kernel.log"
+}
+kernel() { IMATRUST_TCTI=$tcti "$kern" "$list" "$@" >>"$tmp/kernel.log" 2>&1; }
+
+# swtpm_lab_exit PID...: the EXIT trap of a test that started daemons:
+# kills them and swtpm, shows every log of $tmp when a check failed,
+# removes $tmp. Install as trap 'swtpm_lab_exit $A_PID $B_PID' EXIT.
+swtpm_lab_exit() {
+	local p f
+
+	for p in "$@"; do
+		kill "$p" 2>/dev/null
+	done
+	swtpm_stop
+	if [ "$failures" -gt 0 ]; then
+		for f in "$tmp"/*.log; do
+			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
+		done
+	fi
+	swtpm_test_cleanup
+}
+
+# lab_verifier_start: imatrust-verifier -d -c $tmp/verifier.conf in the
+# background (VERIFIER_PID, log $tmp/verifier.log), then wait until
+# https://127.0.0.1:$vport/v1/health answers; non-zero when it does not.
+lab_verifier_start() {
+	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
+		>>"$tmp/verifier.log" 2>&1 &
+	VERIFIER_PID=$!
+	within 10 curl -sf --cacert "$tmp/cert.pem" \
+		"https://127.0.0.1:$vport/v1/health" -o /dev/null
+}
+
+# lab_agent_start ID: imatrust-agent as machine ID on the lab's TPM and
+# list, to the verifier on $vport (AGENT_PID, log $tmp/agent.log).
+lab_agent_start() {
+	cat >"$tmp/agent.conf" <<EOC
+verifier_url = https://127.0.0.1:$vport
+ca_cert = $tmp/cert.pem
+id = $1
+tcti = $tcti
+state_dir = $tmp/state
+measurement_list = $list
+heartbeat = 1
+poll_fallback_ms = 100
+backoff_max = 2
+log_level = debug
+EOC
+	"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
+	AGENT_PID=$!
+}

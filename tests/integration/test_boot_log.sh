@@ -22,30 +22,7 @@ for b in imatrust-agent imatrust-verifier imatrust; do
 	[ -x "$bin/$b" ] || bail "no $bin/$b: run make first"
 done
 AGENT_PID=
-failures=0
-on_exit() {
-	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
-	swtpm_stop
-	if [ "$failures" -gt 0 ]; then
-		for f in "$tmp"/*.log; do
-			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
-		done
-	fi
-	swtpm_test_cleanup
-}
-trap on_exit EXIT
-fail() { failures=$((failures + 1)); not_ok "$@"; }
-
-# within SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.1 s)
-within() {
-	local n=$(($1 * 10))
-	shift
-	while ! "$@" 2>/dev/null; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
+trap 'swtpm_lab_exit $AGENT_PID' EXIT
 has() { grep -qE -- "$2" "$1"; }
 count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
 q() { sqlite3 "$tmp/verifier.db" "$1"; }

@@ -23,58 +23,9 @@ done
 # the receiver is on loopback: no proxy between
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 AGENT_PID= VERIFIER_PID= RECEIVER_PID=
-failures=0
-on_exit() {
-	local p
-	for p in $AGENT_PID $VERIFIER_PID $RECEIVER_PID; do
-		kill "$p" 2>/dev/null
-	done
-	swtpm_stop
-	if [ "$failures" -gt 0 ]; then
-		for f in "$tmp"/*.log; do
-			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
-		done
-	fi
-	swtpm_test_cleanup
-}
-trap on_exit EXIT
-fail() { failures=$((failures + 1)); not_ok "$@"; }
-check() {	# check DESCRIPTION CMD...: ok when CMD succeeds
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
-# within SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s)
-within() {
-	local n=$(($1 * 5))
-	shift
-	while ! "$@" 2>/dev/null; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
+trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID $RECEIVER_PID' EXIT
 has() { grep -qE -- "$2" "$1"; }
-fails() { ! "$@"; }
-
-# --- PKI, TPM, fake kernel --------------------------------------------------
-ca="$tmp/ekca"
-mkdir -p "$ca" "$tmp/tpm" "$tmp/state"
-swtpm_ca_init "$ca"
-swtpm_manufacture "$tmp/tpm" "$ca" "$tmp/swtpm_setup.log" ||
-	bail "no TPM" "$tmp/swtpm_setup.log"
-swtpm_ca_bundle "$ca" "$tmp/ek-ca.pem"
-verifier_cert
-swtpm_start "$tmp/tpm" "$tmp/swtpm.log" ||
-	bail "swtpm does not start" "$tmp/swtpm.log"
-mux_port=$(swtpm_free_ports)
-"$mux" "$mux_port" "${TPM2TOOLS_TCTI##*port=}" >"$tmp/mux.log" 2>&1 &
-pids+=($!)
-tcti="swtpm:host=127.0.0.1,port=$mux_port"
-list="$tmp/binary_runtime_measurements"
-: >"$list"
-kernel() { IMATRUST_TCTI=$tcti "$kern" "$list" "$@" >>"$tmp/kernel.log" 2>&1; }
-within 5 kernel boot || bail "fake kernel wrote no boot_aggregate" "$tmp/kernel.log"
+swtpm_lab
 
 # --- receiver ---------------------------------------------------------------
 rport=$(swtpm_free_ports)
@@ -114,14 +65,7 @@ else fail "-n refuses a webhook over http:// to another host than loopback" "$tm
 "$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
 	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
 token=$(cat "$tmp/token")
-start_verifier() {
-	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
-		>>"$tmp/verifier.log" 2>&1 &
-	VERIFIER_PID=$!
-	within 10 curl -sf --cacert "$tmp/cert.pem" \
-		"https://127.0.0.1:$vport/v1/health" -o /dev/null
-}
-start_verifier || bail "verifier does not start" "$tmp/verifier.log"
+lab_verifier_start || bail "verifier does not start" "$tmp/verifier.log"
 api() {	# api METHOD PATH [BODY]: the answer, then the status on a line
 	curl -s --cacert "$tmp/cert.pem" -X "$1" -w '\n%{http_code}' \
 		-H "Authorization: Bearer $token" \
@@ -189,20 +133,7 @@ check "imatrust webhook add with a bad name: usage error (2)" \
 
 # --- the machine: state changes while the receiver refuses, then takes --------
 start_receiver 3 || bail "receiver does not start" "$tmp/receiver.log"
-cat >"$tmp/agent.conf" <<EOC
-verifier_url = https://127.0.0.1:$vport
-ca_cert = $tmp/cert.pem
-id = hook-1
-tcti = $tcti
-state_dir = $tmp/state
-measurement_list = $list
-heartbeat = 1
-poll_fallback_ms = 100
-backoff_max = 2
-log_level = debug
-EOC
-"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
-AGENT_PID=$!
+lab_agent_start hook-1
 state_is() { [ "$(body_of "$(api GET /v1/machines/hook-1)" | jq -r .machine.state)" = "$1" ]; }
 add_ref() {	# add_ref PATH CONTENT
 	local d
@@ -236,7 +167,7 @@ check "metrics: delivered and failed attempts per endpoint" \
 kill -KILL "$VERIFIER_PID"
 wait "$VERIFIER_PID" 2>/dev/null
 VERIFIER_PID=
-check "the verifier starts again after SIGKILL" start_verifier
+check "the verifier starts again after SIGKILL" lab_verifier_start
 check "after the restart: untrusted again (the agent reconnected)" untrusted_by 3
 check "the outbox survived the kill" pending_is 6
 start_receiver 0 || bail "receiver does not start again" "$tmp/receiver.log"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_b64.c - strict base64, against RFC 4648's test vectors and
- * OpenSSL's encoder.
+ * OpenSSL's encoder, and base64url without padding.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,12 +69,39 @@ static void test_rejects_non_canonical(void **state)
 	}
 }
 
+/* base64url: the alphabet's last two, no padding, the same strictness */
+static void test_url(void **state)
+{
+	static const uint8_t in[] = { 0xfb, 0xff, 0xbf, 0xf0 };
+	static const char *const bad[] = {
+		"-_-_8A==", "+_-_8A", "-_/_8A", "-_-_8", "-_-_8B", "-_ -8A",
+	};
+	uint8_t out[16];
+	char enc[16];
+	size_t i;
+
+	(void)state;
+	b64url_encode(in, sizeof(in), enc);
+	assert_string_equal(enc, "-_-_8A");
+	assert_int_equal(b64url_decode(enc, strlen(enc), out), sizeof(in));
+	assert_memory_equal(out, in, sizeof(in));
+	b64url_encode((const uint8_t *)"fo", 2, enc);
+	assert_string_equal(enc, "Zm8");
+	assert_int_equal(b64url_decode("", 0, out), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		print_message("%s\n", bad[i]);
+		assert_int_equal(b64url_decode(bad[i], strlen(bad[i]), out),
+				 -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc4648_vectors),
 		cmocka_unit_test(test_matches_openssl),
 		cmocka_unit_test(test_rejects_non_canonical),
+		cmocka_unit_test(test_url),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -461,7 +461,8 @@ static void test_max_body_unguarded(void **state)
 static void test_verifier_routes_guarded(void **state)
 {
 	static const char *const public[] = { "/", "/app.js", "/app.css",
-					      "/v1/health", "/v1/metrics" };
+					      "/v1/health", "/v1/metrics",
+					      "/v1/results/jwks" };
 	const struct http_route *r;
 	size_t i, operator = 0;
 	int open;

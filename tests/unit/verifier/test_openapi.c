@@ -7,6 +7,7 @@
  * theirs. Also the metrics text (the console's files: test_route_www.c).
  */
 #include "verifier_test.h"
+#include "result_key.h"
 #include "wire.h"
 #include "../../tools/openapi_schema.h"
 
@@ -41,6 +42,8 @@ static int setup(void **state)
 	tv_machine(f->t, "node-b", DB_STATE_UNTRUSTED);
 	tv_machine(f->t, "node-p", DB_STATE_PENDING);
 	tv_boot(f->t, "node-b", recs, 3);
+	f->t->v.result_key = result_key_from_pkey(
+		EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"));
 	*state = f;
 	return 0;
 }
@@ -49,6 +52,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
+	result_key_free(f->t->v.result_key);
 	tv_free(f->t);
 	json_decref(f->spec);
 	free(f);
@@ -137,6 +141,15 @@ static const struct {
 	{ route_machines_get, "GET", "/v1/machines/node-b", "node-b", NULL,
 	  1, 200 },
 	{ route_machines_get, "GET", "/v1/machines/x", "x", NULL, 1, 404 },
+	{ route_results_jwks, "GET", "/v1/results/jwks", NULL, NULL, 0, 200 },
+	{ route_machines_result, "GET", "/v1/machines/node-a/result",
+	  "node-a", NULL, 1, 200 },
+	{ route_machines_result, "GET", "/v1/machines/node-p/result",
+	  "node-p", NULL, 1, 200 },
+	{ route_machines_result, "GET", "/v1/machines/x/result", "x", NULL,
+	  1, 404 },
+	{ route_machines_result, "GET", "/v1/machines/node-a/result",
+	  "node-a", NULL, 0, 401 },
 	{ route_machines_events, "GET", "/v1/machines/node-b/events",
 	  "node-b", NULL, 1, 200 },
 	{ route_machines_events, "GET", "/v1/machines/x/events", "x", NULL,
