@@ -60,4 +60,7 @@ int cli_policy_main(int argc, char **argv);
 /* cli_key.c: signature keys over the REST API */
 int cli_key_main(int argc, char **argv);
 
+/* cli_verify.c: imatrust verify BUNDLE.json, one-shot, stores nothing */
+int cli_verify_main(int argc, char **argv);
+
 #endif /* IMATRUST_CLI_H */
