@@ -52,9 +52,27 @@ bundle() {
 	flush "$n"
 }
 
+# firmware NAME: a synthetic firmware event log (gen-boot-log.py), its
+# digests extended into NAME's PCRs 0-7; boot_aggregate over them
+firmware() {
+	local d=$tmp/$1 pcr sha1 sha256
+	python3 "$SWTPM_LIB_ROOT/tests/integration/gen-boot-log.py" \
+		"$d/bios" >"$d/digests" || bail "gen-boot-log.py"
+	python3 "$SWTPM_LIB_ROOT/tests/integration/gen-boot-log.py" \
+		"$d/bios-other" "other firmware" >/dev/null
+	while read -r pcr sha1 sha256; do
+		TPM2TOOLS_TCTI=$(eval echo "\$tcti_$1") tpm2_pcrextend \
+			"$pcr:sha1=$sha1,sha256=$sha256" || bail "pcrextend"
+	done <"$d/digests"
+	TPM2TOOLS_TCTI=$(eval echo "\$tcti_$1") tpm2_pcrread -Q \
+		-o "$d/pcrs0-9" sha256:0,1,2,3,4,5,6,7,8,9 || bail "pcrread"
+	sha256sum "$d/pcrs0-9" | cut -d' ' -f1
+}
+
 tpm alice
 tpm mallory
-kernel alice boot
+ba=$(firmware alice)
+IMATRUST_BOOT_AGGREGATE=$ba kernel alice boot
 kernel alice file /usr/bin/approved "fine"
 kernel mallory boot
 kernel mallory file /usr/bin/approved "fine"
@@ -95,6 +113,9 @@ printf '%s' "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"ci\"},\"refs\
 api POST /v1/references "$tmp/refs.json" >/dev/null
 printf '%s' '{"sources":["dir-tree:ci"]}' >"$tmp/policy.json"
 api PUT /v1/policies/ci "$tmp/policy.json" >/dev/null
+printf '%s' '{"sources":["dir-tree:ci"],"boot":{"secure_boot":"required"}}' \
+	>"$tmp/policy-sb.json"
+api PUT /v1/policies/ci-sb "$tmp/policy-sb.json" >/dev/null
 
 # The database as rows: every table, every row (WAL included: sqlite3 reads it)
 db_rows() {
@@ -121,6 +142,23 @@ out=$("$bin/imatrust" verify "$tmp/good.json")
 rc=$?
 expect "imatrust verify prints the verdict, exit 0" "verdict: trusted*0" \
 	"$out $rc"
+
+# --- the firmware event log: replayed to PCRs 0-9, the policy's boot section --
+bundle alice "$nonce" -p ci -e "$tmp/alice/bios" >"$tmp/boot.json" ||
+	bail "make-bundle.sh"
+out=$(api POST /v1/verify "$tmp/boot.json")
+expect "with its firmware event log: trusted, the log replayed" \
+	'"verdict":"trusted"*"boot_log":"pass"' \
+	"$(jq -c '{verdict,checks}' <<<"$out")"
+jq --arg l "$(base64 -w0 "$tmp/alice/bios-other")" '.boot_log = $l' \
+	"$tmp/boot.json" >"$tmp/boot-other.json"
+out=$(api POST /v1/verify "$tmp/boot-other.json")
+expect "another firmware's log is failed at the log's replay" \
+	'"verdict":"failed"*"check":"boot log"' "$out"
+out=$("$bin/imatrust" verify --policy ci-sb --json "$tmp/boot.json")
+expect "a policy that wants Secure Boot: untrusted, the boot rule named" \
+	'"verdict":"untrusted"*"check":"boot"*"rule":"secure_boot"' \
+	"$(jq -c '{verdict,reasons}' <<<"$out")"
 
 # --- a binary nobody approved: untrusted, naming it --------------------------
 kernel alice file /opt/evil "payload"
@@ -194,7 +232,7 @@ if diff -u "$tmp/before" "$tmp/after" >"$tmp/db.diff"; then
 else
 	not_ok "every table of the database is as it was" "$tmp/db.diff"
 fi
-expect "only the counter moved: 9 verdicts" "imatrust_verifications_total 9" \
+expect "only the counter moved: 12 verdicts" "imatrust_verifications_total 12" \
 	"$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/v1/metrics")"
 
 echo "1..$tap_n"
