@@ -428,10 +428,13 @@ static int whole_list(struct attest *a, enum imt_result rc,
 {
 	if (rc == IMT_ERR_MISMATCH)
 		return attest_fail(a, "replay",
-				   "no prefix of the %zu records replays to the quoted PCR 10: record 0 and every one after it are not proven (%s)",
-				   m->records, err->msg);
+				   "no record is proven, record 0 included: %s",
+				   err->msg);
 	if (rc != IMT_OK)
 		return attest_fail(a, "list", "%s", err->msg);
+	if (m->records == 0)	/* nothing proves which kernel measured */
+		return attest_fail(a, "replay",
+				   "the list is empty: record 0 must be boot_aggregate");
 	if (m->covered < m->records)
 		return attest_fail(a, "replay",
 				   "the quoted PCR 10 proves the first %zu records only: record %zu and the %zu after it are not proven",
