@@ -119,4 +119,17 @@ static inline void sm_new(struct tv *t, struct sm *m, const char *id)
 		fail_msg("%s: %s", id, err.msg);
 }
 
+/* A reference for @path with @content's sha256, source dir-tree:test. */
+static inline void sm_ref(struct tv *t, const char *path,
+			  const char *content)
+{
+	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE, .name = "test" };
+	struct imt_error err;
+	uint8_t d[32];
+
+	EVP_Digest(content, strlen(content), d, NULL, EVP_sha256(), NULL);
+	if (db_ref_add(t->v.db, &src, path, "sha256", d, 32, TV_NOW, &err) < 0)
+		fail_msg("db_ref_add: %s", err.msg);
+}
+
 #endif /* IMATRUST_TEST_SOFT_MACHINE_H */

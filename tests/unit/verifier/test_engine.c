@@ -121,16 +121,6 @@ static char *reason_of(struct tv *t, const char *id)
 	return r;
 }
 
-static void ref(struct tv *t, const char *path, const char *content)
-{
-	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE, .name = "test" };
-	struct imt_error err;
-	uint8_t d[32];
-
-	EVP_Digest(content, strlen(content), d, NULL, EVP_sha256(), NULL);
-	if (db_ref_add(t->v.db, &src, path, "sha256", d, 32, TV_NOW, &err) < 0)
-		fail_msg("db_ref_add: %s", err.msg);
-}
 
 /* ---- verdicts ----------------------------------------------------------- */
 
@@ -142,7 +132,7 @@ static void test_clean_unknown_invalid(void **state)
 	char *r;
 
 	(void)state;
-	ref(t, "/usr/bin/ok", "ok");
+	sm_ref(t, "/usr/bin/ok", "ok");
 	sm_new(t, &m, "m1");
 	sm_nonce(t, &m, TV_NOW);
 	sm_measure(&m, "/usr/bin/ok", "ok");
@@ -382,7 +372,7 @@ static void test_backlog_catches_up(void **state)
 
 	(void)state;
 	t->v.backlog = backlog_new(1u << 20, 4u << 20);
-	ref(t, "/usr/bin/b", "b");
+	sm_ref(t, "/usr/bin/b", "b");
 	sm_new(t, &m, "m1");
 	for (i = 0; i < 200; i++)
 		sm_measure(&m, "/usr/bin/b", "b");
@@ -440,7 +430,7 @@ static void test_withdrawal_rejudges(void **state)
 	char *r;
 
 	(void)state;
-	ref(t, "/usr/bin/vuln", "v1");
+	sm_ref(t, "/usr/bin/vuln", "v1");
 	sm_new(t, &m, "m1");
 	sm_nonce(t, &m, TV_NOW);
 	sm_measure(&m, "/usr/bin/vuln", "v1");
@@ -462,7 +452,7 @@ static void test_withdrawal_rejudges(void **state)
 	assert_string_equal(sm_round(t, &m, TV_NOW + 2), "untrusted");
 	/* the fixed version is vouched for: re-judged, still the old
 	 * binary in this boot's list, so untrusted until reboot */
-	ref(t, "/usr/bin/vuln", "v2");
+	sm_ref(t, "/usr/bin/vuln", "v2");
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_ADDED,
 				     "{\"check\":\"rejudge\"}", TV_NOW + 3,
 				     &st, &err), 0);
@@ -672,7 +662,7 @@ static void test_boot_log(void **state)
 	assert_string_equal(ans.verdict.state, "trusted");
 	/* later evidence without it: checked against the stored log */
 	sm_measure(&m, "/usr/bin/a", "a");
-	ref(t, "/usr/bin/a", "a");
+	sm_ref(t, "/usr/bin/a", "a");
 	boot_check_len = 0;
 	assert_string_equal(sm_round(t, &m, TV_NOW + 4), "trusted");
 	assert_int_equal(boot_check_calls, 3);

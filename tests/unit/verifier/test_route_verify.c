@@ -24,17 +24,6 @@ struct fx {
 	uint8_t nonce[32];
 };
 
-static void ref(struct tv *t, const char *path, const char *content)
-{
-	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
-				     .name = "test" };
-	struct imt_error err;
-	uint8_t d[32];
-
-	EVP_Digest(content, strlen(content), d, NULL, EVP_sha256(), NULL);
-	if (db_ref_add(t->v.db, &src, path, "sha256", d, 32, TV_NOW, &err) < 0)
-		fail_msg("db_ref_add: %s", err.msg);
-}
 
 static int setup(void **state)
 {
@@ -47,7 +36,7 @@ static int setup(void **state)
 		fail_msg("%s:%d: %s", SPEC, jerr.line, jerr.text);
 	f->t = tv_new();
 	sm_new(f->t, &f->m, "web-1");
-	ref(f->t, "/usr/bin/ok", "fine");
+	sm_ref(f->t, "/usr/bin/ok", "fine");
 	sm_measure(&f->m, "/usr/bin/ok", "fine");
 	memset(f->nonce, 0x4e, sizeof(f->nonce));
 	*state = f;
@@ -134,13 +123,22 @@ static json_t *post(struct fx *f, const char *body, unsigned int *status)
 	return j;
 }
 
-static json_t *verify(struct fx *f, const struct bend *b, const char *want)
+/* POST the bundle @b bends. */
+static json_t *post_bent(struct fx *f, const struct bend *b,
+			 unsigned int *status)
 {
 	char *body = bundle(f, b);
-	unsigned int status;
-	json_t *j = post(f, body, &status);
+	json_t *j = post(f, body, status);
 
 	free(body);
+	return j;
+}
+
+static json_t *verify(struct fx *f, const struct bend *b, const char *want)
+{
+	unsigned int status;
+	json_t *j = post_bent(f, b, &status);
+
 	if (status != 200)
 		fail_msg("%u: %s", status, tv_msg(j));
 	assert_string_equal(json_string_value(json_object_get(j, "verdict")),
@@ -302,19 +300,12 @@ static void test_longer_than_quoted(void **state)
 	struct fx *f = *state;
 	struct pcr_set quoted = f->m.pcrs;
 	struct bend plain = { 0 };
-	char *body;
 	json_t *j;
-	unsigned int status;
 	struct sm *m = &f->m;
 
 	sm_measure(m, "/usr/bin/ok", "fine");
 	m->pcrs = quoted;	/* the quote was taken before the third */
-	body = bundle(f, &plain);
-	j = post(f, body, &status);
-	free(body);
-	assert_int_equal(status, 200);
-	assert_string_equal(json_string_value(json_object_get(j, "verdict")),
-			    "failed");
+	j = verify(f, &plain, "failed");
 	assert_non_null(strstr(json_string_value(json_object_get(
 		json_array_get(json_object_get(j, "reasons"), 0), "message")),
 		"record 2 and the 0 after it are not proven"));
@@ -330,30 +321,31 @@ static void test_bad_requests(void **state)
 	struct bend bad_ak = { .ak_pub = junk, .ak_pub_len = sizeof(junk) };
 	struct bend unrestricted = { .ak_pub = weak,
 				     .ak_pub_len = f->m.ak.pub_len };
+	struct bend empty = { 0 };
 	unsigned int status;
-	char *body;
 	json_t *j;
 
-	body = bundle(f, &unknown_policy);
-	j = post(f, body, &status);
+	j = post_bent(f, &unknown_policy, &status);
 	assert_int_equal(status, 404);
 	assert_non_null(strstr(tv_msg(j), "nosuch"));
 	json_decref(j);
-	free(body);
-	body = bundle(f, &unknown_machine);
-	j = post(f, body, &status);
+	j = post_bent(f, &unknown_machine, &status);
 	assert_int_equal(status, 404);
 	json_decref(j);
-	free(body);
-	body = bundle(f, &bad_ak);
-	j = post(f, body, &status);
+	j = post_bent(f, &bad_ak, &status);
 	assert_int_equal(status, 400);
 	assert_non_null(strstr(tv_msg(j), "ak_pub"));
 	json_decref(j);
-	free(body);
 	j = post(f, "{\"v\":1,\"nonce\":\"00\"}", &status);
 	assert_int_equal(status, 400);
 	assert_non_null(strstr(tv_msg(j), "\"nonce\""));
+	json_decref(j);
+	/* an empty list proves no kernel: failed, as record 0 is missing */
+	f->m.len = 0;
+	memset(f->m.pcrs.value[10], 0, 32);	/* which an empty list reaches */
+	j = verify(f, &empty, "failed");
+	assert_string_equal(reason(j, "check"), "replay");
+	assert_non_null(strstr(reason(j, "message"), "the list is empty"));
 	json_decref(j);
 	/* restricted cleared: not an AK enrollment would take */
 	memcpy(weak, f->m.ak.pub, f->m.ak.pub_len);
