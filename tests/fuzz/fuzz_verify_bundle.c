@@ -24,6 +24,8 @@
 #include "ak_cache.h"
 #include "engine.h"
 #include "db.h"
+#include "fz_db.h"
+#include "fz_fixture.h"
 #include "keyring.h"
 #include "log.h"
 #include "policies.h"
@@ -34,20 +36,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NOW 1700000000
-#define AK_FIXTURE FIXTURE_DIR "/tpm/ak-ecc.pub"
 
 static struct verifier v;
 static char db_path[128];
 
 static void remove_database(void)
 {
-	char side[160];
-
-	unlink(db_path);
-	snprintf(side, sizeof(side), "%s-wal", db_path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", db_path);
-	unlink(side);
+	fz_db_remove(db_path);
 }
 
 static void die(const char *what, const char *why)
@@ -60,24 +55,20 @@ static void die(const char *what, const char *why)
 /* The enrolled machine "m" under the fixture's AK. */
 static void enroll(void)
 {
-	uint8_t pub[1024], name[TPM_NAME_MAX], fpr[DB_FPR_SIZE] = { 1 };
-	struct imt_error err;
-	size_t len, name_len = 0;
-	TPMT_PUBLIC t;
-	FILE *f = fopen(AK_FIXTURE, "rb");
+	struct fz_blob ak = fz_fixture("tpm/ak-ecc.pub");
+	uint8_t name[TPM_NAME_MAX], fpr[DB_FPR_SIZE] = { 1 };
 	struct db_machine_new m = { 0 };
+	struct imt_error err;
+	size_t name_len = 0;
+	TPMT_PUBLIC t;
 
-	if (f == NULL)
-		die("cannot read", AK_FIXTURE);
-	len = fread(pub, 1, sizeof(pub), f);
-	fclose(f);
-	if (tpm_public_parse(pub, len, &t, &err) != IMT_OK ||
+	if (tpm_public_parse(ak.data, ak.len, &t, &err) != IMT_OK ||
 	    tpm_public_name(&t, name, &name_len, &err) != IMT_OK)
 		die("the fixture AK", err.msg);
 	m = (struct db_machine_new){
 		.id = "m", .ek_fpr = fpr, .activated = 1,
-		.ek_pub = pub, .ek_pub_len = len,
-		.ak_pub = pub, .ak_pub_len = len,
+		.ek_pub = ak.data, .ek_pub_len = ak.len,
+		.ak_pub = ak.data, .ak_pub_len = ak.len,
 		.ak_name = name, .ak_name_len = name_len,
 		.state = DB_STATE_ENROLLING,
 	};
@@ -110,10 +101,7 @@ static void setup(void)
 {
 	struct imt_error err;
 
-	snprintf(db_path, sizeof(db_path), "%s/imatrust-fuzz-verify-%ld.db",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
-		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp",
-		 (long)getpid());
+	fz_db_path(db_path, sizeof(db_path), "verify");
 	remove_database();
 	config_defaults(&v.cfg);
 	pthread_mutex_init(&v.lock, NULL);

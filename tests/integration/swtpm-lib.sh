@@ -173,3 +173,18 @@ verifier_cert() {
 		-subj /CN=verifier -addext "subjectAltName=IP:127.0.0.1" \
 		>/dev/null 2>&1
 }
+
+# verifier_run CONF PORT LOG: start imatrust-verifier with CONF (its TLS
+# certificate $tmp/cert.pem, verifier_cert) and wait until PORT answers
+# /v1/health; $vpid is its pid, added to pids.
+verifier_run() {
+	"$bin/imatrust-verifier" -c "$1" 2>>"$3" &
+	vpid=$!
+	pids+=("$vpid")
+	for _ in $(seq 50); do
+		curl -sf --cacert "$tmp/cert.pem" \
+			"https://127.0.0.1:$2/v1/health" >/dev/null && return 0
+		sleep 0.1
+	done
+	bail "verifier did not start" "$3"
+}

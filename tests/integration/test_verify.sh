@@ -89,13 +89,7 @@ database = $tmp/v.db
 EOF
 token=$("$bin/imatrust-verifier" -c "$tmp/v.conf" token add pipeline) ||
 	bail "token add"
-"$bin/imatrust-verifier" -c "$tmp/v.conf" 2>>"$tmp/verifier.log" &
-pids+=($!)
-for _ in $(seq 50); do
-	curl -sf --cacert "$tmp/cert.pem" \
-		"https://127.0.0.1:$port/v1/health" >/dev/null && break
-	sleep 0.1
-done
+verifier_run "$tmp/v.conf" "$port" "$tmp/verifier.log"
 export IMATRUST_URL=https://127.0.0.1:$port IMATRUST_CA=$tmp/cert.pem \
 	IMATRUST_TOKEN=$token
 
