@@ -127,7 +127,7 @@ size_t engine_stale_tick(struct verifier *v, int64_t now);
 
 /* The checks of a one-shot verification, in the order they run. */
 enum engine_check {
-	ENGINE_CHECK_AK,	/* a given AK's attributes, or the enrolled AK */
+	ENGINE_CHECK_AK,	/* a given AK's attributes, or the enrolled one */
 	ENGINE_CHECK_QUOTE,	/* signature under the AK, extraData = nonce */
 	ENGINE_CHECK_PCRS,	/* PCR digest and selection, bank */
 	ENGINE_CHECK_REPLAY,	/* the whole list to PCR 10, boot_aggregate */
@@ -151,10 +151,10 @@ enum engine_check_result {
 struct engine_verify {
 	enum db_machine_state state;	/* trusted, untrusted or failed */
 	char policy[WIRE_ID_MAX + 1];	/* the policy it was judged under */
-	int enrolled;			/* the AK is the machine's enrolled one */
+	int enrolled;			/* the AK is a machine's enrolled one */
 	enum engine_check_result checks[ENGINE_CHECK_COUNT];
 	uint64_t records;		/* in the list */
-	uint64_t verdicts[ENGINE_VERIFY_VERDICTS];	/* records per verdict */
+	uint64_t verdicts[ENGINE_VERIFY_VERDICTS];	/* per verdict */
 	uint64_t unacceptable;		/* records not acceptable */
 	size_t nreasons;		/* the first ones, JSON text each */
 	char reasons[ENGINE_VERIFY_REASONS_MAX][JUDGE_REASON_MAX];

@@ -342,7 +342,7 @@ static void test_bad_requests(void **state)
 	json_decref(j);
 	/* an empty list proves no kernel: failed, as record 0 is missing */
 	f->m.len = 0;
-	memset(f->m.pcrs.value[10], 0, 32);	/* which an empty list reaches */
+	memset(f->m.pcrs.value[10], 0, 32);	/* an empty list's PCR 10 */
 	j = verify(f, &empty, "failed");
 	assert_string_equal(reason(j, "check"), "replay");
 	assert_non_null(strstr(reason(j, "message"), "the list is empty"));
