@@ -371,25 +371,22 @@ int judge_boot_log(struct verifier *v, const struct policy *p,
 {
 	struct db_boot_baseline b = { 0 };
 	struct db_boot_log log = { 0 };
-	int found = 0, have_b = 0, rc = -1;
+	int found = 0, have_b = 0, rc = 1;
 
-	*ok = 1;
-	if (!p->boot.present)
-		return 0;
-	if (db_boot_log_get(v->db, boot_id, 1, &log, &found, err) < 0 ||
-	    (found && p->boot.baseline_first_boot &&
-	     db_boot_baseline_of_boot(v->db, boot_id, 1, &b, &have_b,
-				      err) < 0))
-		goto out;
-	rc = judge_log(v, p, found ? log.data : NULL, found ? log.len : 0,
-		       have_b ? &b : NULL, reason, err);
-out:
+	if (p->boot.present &&
+	    (db_boot_log_get(v->db, boot_id, 1, &log, &found, err) < 0 ||
+	     (found && p->boot.baseline_first_boot &&
+	      db_boot_baseline_of_boot(v->db, boot_id, 1, &b, &have_b,
+				       err) < 0)))
+		rc = -1;
+	else if (p->boot.present)
+		rc = judge_log(v, p, found ? log.data : NULL,
+			       found ? log.len : 0, have_b ? &b : NULL,
+			       reason, err);
 	db_boot_baseline_release(&b);
 	db_boot_log_release(&log);
-	if (rc < 0)
-		return -1;
-	*ok = rc;
-	return 0;
+	*ok = rc != 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int judge_boot_log_data(struct verifier *v, const struct policy *p,
@@ -398,19 +395,16 @@ int judge_boot_log_data(struct verifier *v, const struct policy *p,
 			struct imt_error *err)
 {
 	struct db_boot_baseline b = { 0 };
-	int have_b = 0, rc = -1;
+	int have_b = 0, rc = 1;
 
-	*ok = 1;
-	if (!p->boot.present)
-		return 0;
-	if (log != NULL && machine != NULL && p->boot.baseline_first_boot &&
+	if (p->boot.present && log != NULL && machine != NULL &&
+	    p->boot.baseline_first_boot &&
 	    db_boot_baseline_get(v->db, machine, 1, &b, &have_b, err) < 0)
-		goto out;
-	rc = judge_log(v, p, log, len, have_b ? &b : NULL, reason, err);
-out:
+		rc = -1;
+	else if (p->boot.present)
+		rc = judge_log(v, p, log, len, have_b ? &b : NULL, reason,
+			       err);
 	db_boot_baseline_release(&b);
-	if (rc < 0)
-		return -1;
-	*ok = rc;
-	return 0;
+	*ok = rc != 0;
+	return rc < 0 ? -1 : 0;
 }
