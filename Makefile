@@ -268,8 +268,10 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGEN
 		-lpthread
 
 # The engine's tests make quotes with software AKs, as the benchmark does.
-$(BUILD)/tests/unit/verifier/test_engine.o: CFLAGS += -Itests/bench
-$(BUILD)/tests/unit/verifier/test_engine: $(BUILD)/tests/bench/soft_ak.o
+SOFT_AK_TESTS := $(BUILD)/tests/unit/verifier/test_engine \
+	$(BUILD)/tests/unit/verifier/test_route_verify
+$(SOFT_AK_TESTS:%=%.o): CFLAGS += -Itests/bench
+$(SOFT_AK_TESTS): $(BUILD)/tests/bench/soft_ak.o
 # ... and stand in for the measured-boot check to see what it is given.
 $(BUILD)/tests/unit/verifier/test_engine: LDFLAGS += \
 	-Wl,--wrap=boot_check_evidence

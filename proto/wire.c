@@ -104,6 +104,28 @@ static const struct field nonce_fields[] = {
 	END,
 };
 
+/* The evidence fields at their place in a bundle; all of protocol v1. */
+#define BUNDLE_EV(m) offsetof(struct wire_bundle, ev.m)
+static const struct field bundle_fields[] = {
+	{ "policy", F_ID, offsetof(struct wire_bundle, policy), 0, 1,
+	  WIRE_ID_MAX, 1, 0 },
+	{ "machine", F_ID, offsetof(struct wire_bundle, machine), 0, 1,
+	  WIRE_ID_MAX, 1, 0 },
+	BLOB(struct wire_bundle, ak_pub, 0, WIRE_TPM_BLOB_MAX, 1),
+	{ "nonce", F_HEX, BUNDLE_EV(nonce), BUNDLE_EV(nonce_len),
+	  WIRE_NONCE_MIN, WIRE_NONCE_MAX, 0, 0 },
+	{ "bank", F_BANK, BUNDLE_EV(bank), 0, 0, 0, 0, 0 },
+	{ "quote", F_BLOB, BUNDLE_EV(quote), 0, 1, WIRE_TPM_BLOB_MAX, 0, 0 },
+	{ "signature", F_BLOB, BUNDLE_EV(signature), 0, 1, WIRE_TPM_BLOB_MAX,
+	  0, 0 },
+	{ "pcrs", F_PCRS, BUNDLE_EV(pcrs), 0, 0, 0, 0, 0 },
+	{ "records", F_BLOB, BUNDLE_EV(records), 0, 0, WIRE_RECORDS_MAX, 0,
+	  0 },
+	{ "boot_log", F_BLOB, BUNDLE_EV(boot_log), 0, 0, WIRE_BOOT_LOG_MAX, 1,
+	  0 },
+	END,
+};
+
 /* version_off: of the unsigned int ->version, or NO_VERSION */
 #define NO_VERSION ((size_t)-1)
 
@@ -123,6 +145,8 @@ static const struct {
 	[WIRE_VERDICT] = { verdict_fields, sizeof(struct wire_verdict),
 			   offsetof(struct wire_verdict, version) },
 	[WIRE_NONCE] = { nonce_fields, sizeof(struct wire_nonce), NO_VERSION },
+	[WIRE_BUNDLE] = { bundle_fields, sizeof(struct wire_bundle),
+			  NO_VERSION },
 };
 
 #define AT(msg, off, type) ((type)((char *)(msg) + (off)))
@@ -230,7 +254,7 @@ static int absent(const struct field *f, const void *msg)
 		return 0;
 	if (f->type == F_BLOB)
 		return CAT(msg, f->off, const struct wire_blob *)->len == 0;
-	if (f->type == F_WORD)
+	if (f->type == F_WORD || f->type == F_ID)
 		return CAT(msg, f->off, const char *)[0] == '\0';
 	return 0;
 }
@@ -473,6 +497,17 @@ static enum imt_result evidence_total(const struct wire_evidence *ev,
 	return IMT_OK;
 }
 
+/* What a bundle's field table cannot say: one AK, given or enrolled. */
+static enum imt_result bundle_check(const struct wire_bundle *b,
+				    struct imt_error *err)
+{
+	if ((b->machine[0] != '\0') == (b->ak_pub.len > 0))
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"machine\" or \"ak_pub\": exactly one of them (%s)",
+			   b->machine[0] != '\0' ? "both given" : "neither given");
+	return evidence_total(&b->ev, err);
+}
+
 enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 			    void *msg, struct imt_error *err)
 {
@@ -532,6 +567,8 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 	}
 	if (rc == IMT_OK && kind == WIRE_EVIDENCE)
 		rc = evidence_total(msg, err);
+	if (rc == IMT_OK && kind == WIRE_BUNDLE)
+		rc = bundle_check(msg, err);
 out:
 	json_decref(obj);
 	if (rc != IMT_OK)

@@ -18,6 +18,9 @@
  *   verdict      verifier -> agent  answer to activate and evidence
  *   nonce        verifier -> agent  answer to POST /v1/agents/{id}/nonce:
  *                                   a nonce and nothing about the machine
+ *   bundle       pipeline -> verifier  POST /v1/verify (operator): the
+ *                                   evidence fields of a whole list, with
+ *                                   the AK or an enrolled machine's id
  */
 #ifndef IMATRUST_WIRE_H
 #define IMATRUST_WIRE_H
@@ -54,6 +57,7 @@ enum wire_kind {
 	WIRE_EVIDENCE,
 	WIRE_VERDICT,
 	WIRE_NONCE,
+	WIRE_BUNDLE,
 };
 
 /* A byte string owned by its message (freed by wire_free()). */
@@ -117,6 +121,21 @@ struct wire_nonce {
 	size_t nonce_len;
 	uint64_t nonce_expires;		/* seconds since the epoch */
 	uint64_t nonce_ttl;		/* seconds it has left */
+};
+
+/*
+ * A one-shot verification request: one quote over the caller's nonce and
+ * the whole list from record 0, judged and stored nowhere. The evidence
+ * fields are the agent's (same keys, same encoding); @ev.agent,
+ * @ev.first_index and @ev.more are not part of it (0). wire_decode()
+ * refuses a bundle with both or neither of @machine and @ak_pub.
+ */
+struct wire_bundle {
+	char policy[WIRE_ID_MAX + 1];	/* optional ("" absent): the default */
+	char machine[WIRE_ID_MAX + 1];	/* optional: use its enrolled AK */
+	struct wire_blob ak_pub;	/* optional: TPM2B_PUBLIC, as enroll */
+	struct wire_evidence ev;	/* nonce, bank, quote, signature, pcrs,
+					 * records, boot_log (optional) */
 };
 
 /**

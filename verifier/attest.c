@@ -77,25 +77,31 @@ static void fail_named(struct attest *a, const char *fallback,
 	attest_fail(a, check, "%s", err->msg);
 }
 
-int attest_authenticate(struct verifier *v, struct attest *a)
+int attest_authenticate_key(struct attest *a, EVP_PKEY *ak)
 {
 	const struct wire_evidence *ev = a->ev;
-	EVP_PKEY *ak = ak_key(v, a);
 	struct imt_error err;
-	enum imt_result rc;
 
-	if (ak == NULL)
-		return -1;
-	rc = tpm_quote_authentic(ev->quote.data, ev->quote.len,
-				 ev->signature.data, ev->signature.len, ak,
-				 ev->nonce, ev->nonce_len, &a->quote,
-				 &a->hash_alg, &err);
-	EVP_PKEY_free(ak);
-	if (rc != IMT_OK) {
+	if (tpm_quote_authentic(ev->quote.data, ev->quote.len,
+				ev->signature.data, ev->signature.len, ak,
+				ev->nonce, ev->nonce_len, &a->quote,
+				&a->hash_alg, &err) != IMT_OK) {
 		fail_named(a, "quote", &err);
 		return -1;
 	}
 	return 0;
+}
+
+int attest_authenticate(struct verifier *v, struct attest *a)
+{
+	EVP_PKEY *ak = ak_key(v, a);
+	int rc;
+
+	if (ak == NULL)
+		return -1;
+	rc = attest_authenticate_key(a, ak);
+	EVP_PKEY_free(ak);
+	return rc;
 }
 
 /* Step 2: what the signed quote says about the PCR values and bank. */
@@ -365,7 +371,7 @@ static int join_backlog(struct verifier *v, struct attest *a,
 	a->bytes = a->ev->records.data;
 	a->len = a->ev->records.len;
 	a->start = a->ev->first_index;
-	if (v->backlog == NULL ||
+	if (v->backlog == NULL || a->whole ||
 	    !backlog_take(v->backlog, &key, a->ev->first_index, held))
 		return 0;
 	if (piece_reserve(held, a->len) < 0) {
@@ -412,6 +418,31 @@ static int hold(struct verifier *v, struct attest *a,
 	return 0;
 }
 
+/*
+ * A one-shot check: the quote must prove the whole list, not a prefix;
+ * else the first record it does not prove is named.
+ */
+static int whole_list(struct attest *a, enum imt_result rc,
+		      const struct ima_match_result *m,
+		      const struct imt_error *err)
+{
+	if (rc == IMT_ERR_MISMATCH)
+		return attest_fail(a, "replay",
+				   "no record is proven, record 0 included: %s",
+				   err->msg);
+	if (rc != IMT_OK)
+		return attest_fail(a, "list", "%s", err->msg);
+	if (m->records == 0)	/* nothing proves which kernel measured */
+		return attest_fail(a, "replay",
+				   "the list is empty: record 0 must be boot_aggregate");
+	if (m->covered < m->records)
+		return attest_fail(a, "replay",
+				   "the quoted PCR 10 proves the first %zu records only: record %zu and the %zu after it are not proven",
+				   m->covered, m->covered,
+				   m->records - m->covered - 1);
+	return take_records(a, m->covered, m->pcr10);
+}
+
 /* Step 4: the longest prefix of the batch the quote proves. */
 static int check_replay(struct verifier *v, struct attest *a)
 {
@@ -448,6 +479,8 @@ static int check_replay(struct verifier *v, struct attest *a)
 		return attest_fail(a, "pcr",
 				   "record %zu is for another PCR than 10: no quoted value proves it",
 				   m.other_pcr);
+	if (a->whole)
+		return whole_list(a, rc, &m, &err);
 	if (rc == IMT_ERR_MISMATCH && ev->more && v->backlog != NULL)
 		return hold(v, a, &held, &m);
 	if (rc != IMT_OK)

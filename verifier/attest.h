@@ -63,6 +63,8 @@ struct attest {
 	struct db_boot_log boot_log;
 	int have_boot_log;
 	int boot_log_kept;	/* the engine stored the evidence's log */
+	int whole;		/* one-shot (engine_verify()): the list from 0,
+				 * proven whole, no backlog, no batch cut */
 	/* the check that failed and why */
 	char check[ATTEST_CHECK_MAX];
 	char msg[ATTEST_MSG_MAX];
@@ -79,13 +81,21 @@ struct attest {
 int attest_authenticate(struct verifier *v, struct attest *a);
 
 /**
+ * attest_authenticate_key() - attest_authenticate() under the AK @ak,
+ * which the caller holds (a one-shot check's given AK).
+ * Return: 0, or -1 with @a->check and @a->msg set.
+ */
+int attest_authenticate_key(struct attest *a, EVP_PKEY *ak);
+
+/**
  * attest_check() - everything the TPM vouches for beyond authenticity:
  * PCR digest and selection, bank, counters, replay, boot_aggregate.
  * @v: the verifier (its backlog)
  * @a: authenticated evidence, with @a->boot loaded
  *
  * On success the proven records are in @a->recs/@a->in (@a->n of them,
- * not yet judged) with the running PCR 10 after them.
+ * not yet judged) with the running PCR 10 after them. With @a->whole,
+ * a record past what the quote proves fails the replay, naming it.
  *
  * Return: 0, or -1 with @a->check and @a->msg set.
  */

@@ -64,5 +64,7 @@ int cli_key_main(int argc, char **argv);
 
 /* cli_webhook.c: webhook endpoints over the REST API */
 int cli_webhook_main(int argc, char **argv);
+/* cli_verify.c: imatrust verify BUNDLE.json, one-shot, stores nothing */
+int cli_verify_main(int argc, char **argv);
 
 #endif /* IMATRUST_CLI_H */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "judge.h"
 #include "transition.h"
 #include "verifier.h"
 #include "wire.h"
@@ -123,5 +124,61 @@ void engine_activation_states(enum db_machine_state *vouched,
  * Return: how many went stale.
  */
 size_t engine_stale_tick(struct verifier *v, int64_t now);
+
+/* The checks of a one-shot verification, in the order they run. */
+enum engine_check {
+	ENGINE_CHECK_AK,	/* a given AK's attributes, or the enrolled one */
+	ENGINE_CHECK_QUOTE,	/* signature under the AK, extraData = nonce */
+	ENGINE_CHECK_PCRS,	/* PCR digest and selection, bank */
+	ENGINE_CHECK_REPLAY,	/* the whole list to PCR 10, boot_aggregate */
+	ENGINE_CHECK_BOOT_LOG,	/* the firmware event log to PCRs 0-9 */
+	ENGINE_CHECK_RECORDS,	/* every record under the policy */
+	ENGINE_CHECK_BOOT_POLICY,	/* the policy's "boot" section */
+	ENGINE_CHECK_COUNT,
+};
+
+enum engine_check_result {
+	ENGINE_CHECK_NOT_RUN,	/* an earlier check failed */
+	ENGINE_CHECK_PASS,
+	ENGINE_CHECK_FAIL,
+	ENGINE_CHECK_SKIPPED,	/* nothing to check (no boot_log) */
+};
+
+#define ENGINE_VERIFY_REASONS_MAX 16	/* reasons one answer names */
+#define ENGINE_VERIFY_VERDICTS (DB_VERDICT_BAD_SIGNATURE + 1)
+
+/* What a one-shot verification found; nothing of it is stored. */
+struct engine_verify {
+	enum db_machine_state state;	/* trusted, untrusted or failed */
+	char policy[WIRE_ID_MAX + 1];	/* the policy it was judged under */
+	int enrolled;			/* the AK is a machine's enrolled one */
+	enum engine_check_result checks[ENGINE_CHECK_COUNT];
+	uint64_t records;		/* in the list */
+	uint64_t verdicts[ENGINE_VERIFY_VERDICTS];	/* per verdict */
+	uint64_t unacceptable;		/* records not acceptable */
+	size_t nreasons;		/* the first ones, JSON text each */
+	char reasons[ENGINE_VERIFY_REASONS_MAX][JUDGE_REASON_MAX];
+};
+
+/**
+ * engine_verify() - a one-shot check of bundle @b (POST /v1/verify): the
+ * checks of evidence, with the whole list proven from record 0, judged
+ * under the bundle's policy. Writes nothing: no machine, nonce, record,
+ * event or outbox row; only the verifications counter moves.
+ * @v: the verifier
+ * @b: the decoded bundle
+ * @out: the verdict, the checks and the reasons (ENGINE_OK)
+ * @ans: ENGINE_OK, or why there is no verdict: ENGINE_MALFORMED (an AK
+ *       that is not a TPM2B_PUBLIC), ENGINE_UNKNOWN (no such policy or
+ *       enrolled machine), ENGINE_STORAGE
+ */
+void engine_verify(struct verifier *v, const struct wire_bundle *b,
+		   struct engine_verify *out, struct engine_answer *ans);
+
+/** engine_check_name() - "ak", "quote", ... "boot_policy". */
+const char *engine_check_name(enum engine_check c);
+
+/** engine_check_result_name() - "pass", "fail", "skipped", "not run". */
+const char *engine_check_result_name(enum engine_check_result r);
 
 #endif /* IMATRUST_ENGINE_H */

@@ -42,6 +42,9 @@ static const struct cli_command top_commands[] = {
 	{ "key", cli_key_main, "signature keys for IMA signatures" },
 	{ "webhook", cli_webhook_main,
 	  "endpoints that receive every state change, with their figures" },
+	{ "verify", cli_verify_main,
+	  "one-shot check of an evidence bundle, nothing stored: "
+	  "verify [--policy NAME] BUNDLE.json" },
 	{ "api", cli_api_main, "one raw GET of the operator API: api GET PATH" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },

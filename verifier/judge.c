@@ -340,23 +340,28 @@ static int app_known(void *ctx, const char *algo, const uint8_t *digest,
 	return policy_selects(l->p, name);
 }
 
-/* "baseline": "first-boot": the boot's log against its machine's
- * baseline (none yet: this log is about to become it, nothing to say). */
-static int judge_baseline(struct verifier *v, const struct policy *p,
-			  int64_t boot_id, const struct db_boot_log *log,
-			  char reason[JUDGE_REASON_MAX], struct imt_error *err)
+/*
+ * A log in hand (NULL: the boot has none) under @p's boot section, then,
+ * with "baseline": "first-boot", against the machine's baseline @b (NULL:
+ * none yet, so this log is about to become it: nothing to say).
+ * 1 passes, 0 not (@reason), -1 failure.
+ */
+static int judge_log(struct verifier *v, const struct policy *p,
+		     const uint8_t *log, size_t len,
+		     const struct db_boot_baseline *b,
+		     char reason[JUDGE_REASON_MAX], struct imt_error *err)
 {
-	struct db_boot_baseline b;
-	int found = 0, rc = 1;
+	struct app_lookup l = { v, p };
+	int rc;
 
-	if (db_boot_baseline_of_boot(v->db, boot_id, 1, &b, &found, err) < 0)
-		return -1;
-	if (found && (b.len != log->len ||
-		      memcmp(b.sha256, log->sha256, sizeof(b.sha256)) != 0))
-		rc = boot_baseline_judge(p->name, log->data, log->len, b.data,
-					 b.len, b.approved_by, reason,
+	rc = boot_policy_judge(&p->boot, p->name, log, len, app_known, &l,
+			       reason, JUDGE_REASON_MAX, err);
+	if (rc == 1 && log != NULL && b != NULL &&
+	    p->boot.baseline_first_boot &&
+	    (b->len != len || memcmp(b->data, log, len) != 0))
+		rc = boot_baseline_judge(p->name, log, len, b->data, b->len,
+					 b->approved_by, reason,
 					 JUDGE_REASON_MAX, err);
-	db_boot_baseline_release(&b);
 	return rc;
 }
 
@@ -364,23 +369,42 @@ int judge_boot_log(struct verifier *v, const struct policy *p,
 		   int64_t boot_id, int *ok, char reason[JUDGE_REASON_MAX],
 		   struct imt_error *err)
 {
-	struct app_lookup l = { v, p };
+	struct db_boot_baseline b = { 0 };
 	struct db_boot_log log = { 0 };
-	int found = 0, rc;
+	int found = 0, have_b = 0, rc = 1;
 
-	*ok = 1;
-	if (!p->boot.present)
-		return 0;
-	if (db_boot_log_get(v->db, boot_id, 1, &log, &found, err) < 0)
-		return -1;
-	rc = boot_policy_judge(&p->boot, p->name, found ? log.data : NULL,
-			       found ? log.len : 0, app_known, &l, reason,
-			       JUDGE_REASON_MAX, err);
-	if (rc == 1 && found && p->boot.baseline_first_boot)
-		rc = judge_baseline(v, p, boot_id, &log, reason, err);
+	if (p->boot.present &&
+	    (db_boot_log_get(v->db, boot_id, 1, &log, &found, err) < 0 ||
+	     (found && p->boot.baseline_first_boot &&
+	      db_boot_baseline_of_boot(v->db, boot_id, 1, &b, &have_b,
+				       err) < 0)))
+		rc = -1;
+	else if (p->boot.present)
+		rc = judge_log(v, p, found ? log.data : NULL,
+			       found ? log.len : 0, have_b ? &b : NULL,
+			       reason, err);
+	db_boot_baseline_release(&b);
 	db_boot_log_release(&log);
-	if (rc < 0)
-		return -1;
-	*ok = rc;
-	return 0;
+	*ok = rc != 0;
+	return rc < 0 ? -1 : 0;
+}
+
+int judge_boot_log_data(struct verifier *v, const struct policy *p,
+			const uint8_t *log, size_t len, const char *machine,
+			int *ok, char reason[JUDGE_REASON_MAX],
+			struct imt_error *err)
+{
+	struct db_boot_baseline b = { 0 };
+	int have_b = 0, rc = 1;
+
+	if (p->boot.present && log != NULL && machine != NULL &&
+	    p->boot.baseline_first_boot &&
+	    db_boot_baseline_get(v->db, machine, 1, &b, &have_b, err) < 0)
+		rc = -1;
+	else if (p->boot.present)
+		rc = judge_log(v, p, log, len, have_b ? &b : NULL, reason,
+			       err);
+	db_boot_baseline_release(&b);
+	*ok = rc != 0;
+	return rc < 0 ? -1 : 0;
 }

@@ -137,4 +137,24 @@ int judge_boot_log(struct verifier *v, const struct policy *p,
 		   int64_t boot_id, int *ok, char reason[JUDGE_REASON_MAX],
 		   struct imt_error *err);
 
+/**
+ * judge_boot_log_data() - judge_boot_log() on a log in hand, which the
+ * caller has replayed against a quote (boot_check_evidence()).
+ * @v: the verifier (v->lock held: it reads the database)
+ * @p: the policy
+ * @log: the raw firmware event log, or NULL when there is none
+ * @len: its length
+ * @machine: whose baseline "baseline": "first-boot" compares with, or
+ *	     NULL (no machine: that rule has nothing to compare)
+ * @ok: receives 1 when it passes (or @p rules nothing on boots), else 0
+ * @reason: receives the violation's JSON reason when not
+ * @err: filled on a storage failure
+ *
+ * Return: 0, or -1 on a storage failure.
+ */
+int judge_boot_log_data(struct verifier *v, const struct policy *p,
+			const uint8_t *log, size_t len, const char *machine,
+			int *ok, char reason[JUDGE_REASON_MAX],
+			struct imt_error *err);
+
 #endif /* IMATRUST_JUDGE_H */

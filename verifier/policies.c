@@ -114,22 +114,28 @@ static struct policy_set *set_of(struct verifier *v)
 	return s;
 }
 
-const struct policy *policies_for(struct verifier *v, const char *id)
+const struct policy *policies_default(struct verifier *v)
 {
 	struct policy_set *s = set_of(v);
 	static struct policy *last_resort;
+
+	if (s != NULL)
+		return s->def;
+	if (last_resort == NULL)
+		last_resort = builtin_default();
+	return last_resort;
+}
+
+const struct policy *policies_for(struct verifier *v, const char *id)
+{
+	struct policy_set *s = set_of(v);
 	size_t i;
 
-	if (s == NULL) {
-		if (last_resort == NULL)
-			last_resort = builtin_default();
-		return last_resort;
-	}
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; s != NULL && i < s->n; i++) {
 		if (policy_applies(s->p[i], id))
 			return s->p[i];
 	}
-	return s->def;
+	return policies_default(v);
 }
 
 const struct policy *policies_find(struct verifier *v, const char *name)

@@ -22,6 +22,13 @@
  */
 const struct policy *policies_for(struct verifier *v, const char *id);
 
+/**
+ * policies_default() - the default policy (the one stored with "default":
+ * true, else the built-in one of every source). Never NULL; v->lock held,
+ * valid until it is released.
+ */
+const struct policy *policies_default(struct verifier *v);
+
 /** policies_find() - the policy named @name, or NULL (v->lock held). */
 const struct policy *policies_find(struct verifier *v, const char *name);
 

@@ -65,6 +65,9 @@ static const struct {
 	{ "imatrust_activations_refused_total",
 	  "Activations whose proof opens no challenge (403).",
 	  offsetof(struct verifier_metrics, activations_refused) },
+	{ "imatrust_verifications_total",
+	  "One-shot verdicts given (POST /v1/verify); nothing of them is stored.",
+	  offsetof(struct verifier_metrics, verifications) },
 };
 
 struct state_count {

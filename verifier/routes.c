@@ -61,6 +61,7 @@ const struct http_route verifier_routes[] = {
 	{ "POST", "/v1/machines/{}/approve", route_machines_approve,
 	  IDENTITY_BODY_MAX, OPERATOR },
 	{ "GET", "/v1/audit", route_audit, 0, OPERATOR },
+	{ "POST", "/v1/verify", route_verify, WIRE_BODY_MAX, OPERATOR },
 
 	{ "POST", "/v1/references", route_refs_import, REFS_BODY_MAX,
 	  OPERATOR },

@@ -49,6 +49,7 @@ struct verifier_metrics {
 	atomic_uint_fast64_t enroll_unregistered;	/* policy: 403 */
 	atomic_uint_fast64_t enroll_pending_cap;	/* max_pending: 503 */
 	atomic_uint_fast64_t activations_refused;	/* wrong proof: 403 */
+	atomic_uint_fast64_t verifications;	/* one-shot verdicts given */
 };
 
 struct verifier {
@@ -172,6 +173,10 @@ void route_import_retire(void *ctx, const struct http_request *req,
 			 struct http_response *res);
 void route_export_keylime(void *ctx, const struct http_request *req,
 			  struct http_response *res);
+/* route_verify.c: one-shot verification of a bundle, stored nowhere */
+void route_verify(void *ctx, const struct http_request *req,
+		  struct http_response *res);
+
 /* route_efi.c: EFI applications' Authenticode digests */
 void route_import_efi(void *ctx, const struct http_request *req,
 		      struct http_response *res);

@@ -30,6 +30,7 @@
 #include "engine.h"
 #include "backlog.h"
 #include "db.h"
+#include "fz_db.h"
 #include "fz_input.h"
 #include "fz_keys.h"
 #include "fz_list.h"
@@ -141,12 +142,7 @@ static void make_template(void)
 	FILE *f;
 	long n = 0;
 
-	/* tmpfs where there is one: SQLite's fsyncs would set the pace */
-	snprintf(db_path, sizeof(db_path), "%s/imatrust-fuzz-%ld.db",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm"
-		 : getenv("TMPDIR") != NULL    ? getenv("TMPDIR")
-					       : "/tmp",
-		 (long)getpid());
+	fz_db_path(db_path, sizeof(db_path), "evidence");
 	unlink(db_path);
 	if (db_open(db_path, &db, &err) < 0)
 		die("db_open", &err);
@@ -164,13 +160,7 @@ static void make_template(void)
 
 static void remove_database(void)
 {
-	char side[160];
-
-	unlink(db_path);
-	snprintf(side, sizeof(side), "%s-wal", db_path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", db_path);
-	unlink(side);
+	fz_db_remove(db_path);
 }
 
 /*

@@ -134,6 +134,25 @@ done
 { printf '\x01\x01\x10\x00\x00\x05\x00\x00\x02'; rec 0; rec 1
   printf '\x00\x00\x00\x00\x00\x02\x05'; } | seed fuzz_evidence more
 
+# ---- fuzz_verify_bundle: bundles of the real swtpm quote of
+# tests/fixtures/tpm/ (ak-ecc), a real kernel's list, the AK given or the
+# harness's enrolled machine "m", with and without a firmware event log ----
+tpm=$fx/tpm
+pcrs=$(awk '{ printf "%s\"%s\":\"%s\"", (NR > 1 ? "," : ""), $1, $2 }' \
+	"$tpm/pcrs-sha256.txt")
+verify_seed() {	# NAME AK_OR_MACHINE [EXTRA]
+	{ printf '{"v":1,%s,"nonce":"%s","bank":"sha256","quote":"%s",' \
+		"$2" "$(hex "$tpm/nonce.bin")" "$(b64 "$tpm/quote-ak-ecc.msg")"
+	  printf '"signature":"%s","pcrs":{%s},"records":"%s"%s}' \
+		"$(b64 "$tpm/quote-ak-ecc.sig")" "$pcrs" \
+		"$(b64 "$fx/ima/ima-ng-sha256/binary_runtime_measurements")" \
+		"${3:-}"; } | seed fuzz_verify_bundle "$1"
+}
+verify_seed given "\"ak_pub\":\"$(b64 "$tpm/ak-ecc.pub")\""
+verify_seed enrolled '"machine":"m","policy":"default"'
+verify_seed boot-log '"machine":"m"' \
+	",\"boot_log\":\"$(b64 "$fx/eventlog/seabios/binary_bios_measurements")\""
+
 # ---- fuzz_ima_sig: byte 0 = mode (fuzz_ima_sig.c) ----
 # raw "sig" field values and certificates of tests/fixtures/ima-sig/
 for s in "$fx"/ima-sig/sample.*.sig*; do

@@ -241,6 +241,13 @@ swtpm_lab_exit() {
 	swtpm_test_cleanup
 }
 
+# verifier_up PORT: the verifier on PORT answers /v1/health over TLS
+# checked against $tmp/cert.pem.
+verifier_up() {
+	curl -sf --cacert "$tmp/cert.pem" "https://127.0.0.1:$1/v1/health" \
+		-o /dev/null
+}
+
 # lab_verifier_start: imatrust-verifier -d -c $tmp/verifier.conf in the
 # background (VERIFIER_PID, log $tmp/verifier.log), then wait until
 # https://127.0.0.1:$vport/v1/health answers; non-zero when it does not.
@@ -248,8 +255,7 @@ lab_verifier_start() {
 	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
 		>>"$tmp/verifier.log" 2>&1 &
 	VERIFIER_PID=$!
-	within 10 curl -sf --cacert "$tmp/cert.pem" \
-		"https://127.0.0.1:$vport/v1/health" -o /dev/null
+	within 10 verifier_up "$vport"
 }
 
 # lab_agent_start ID: imatrust-agent as machine ID on the lab's TPM and
@@ -269,4 +275,14 @@ log_level = debug
 EOC
 	"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
 	AGENT_PID=$!
+}
+
+# verifier_run CONF PORT LOG: start imatrust-verifier with CONF (its TLS
+# certificate $tmp/cert.pem, verifier_cert) and wait until PORT answers
+# /v1/health; $vpid is its pid, added to pids.
+verifier_run() {
+	"$bin/imatrust-verifier" -c "$1" 2>>"$3" &
+	vpid=$!
+	pids+=("$vpid")
+	within 5 verifier_up "$2" || bail "verifier did not start" "$3"
 }

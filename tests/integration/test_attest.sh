@@ -76,17 +76,7 @@ nonce_ttl = 2
 EOF
 token=$("$bin/imatrust-verifier" -c "$tmp/v.conf" token add test) ||
 	bail "token add"
-verifier_start() {
-	"$bin/imatrust-verifier" -c "$tmp/v.conf" 2>>"$tmp/verifier.log" &
-	vpid=$!
-	pids+=("$vpid")
-	for _ in $(seq 50); do
-		curl -sf --cacert "$tmp/cert.pem" \
-			"https://127.0.0.1:$port/v1/health" >/dev/null && return 0
-		sleep 0.1
-	done
-	bail "verifier did not start" "$tmp/verifier.log"
-}
+verifier_start() { verifier_run "$tmp/v.conf" "$port" "$tmp/verifier.log"; }
 verifier_start
 export PROBE_URL=https://127.0.0.1:$port PROBE_CA=$tmp/cert.pem TSS2_LOG=all+none
 

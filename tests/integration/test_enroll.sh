@@ -81,15 +81,8 @@ vconf() {
 vstart() {
 	local n=$1 port
 	port=$(sed -n 's/^port = //p' "$tmp/v$n.conf")
-	"$bin/imatrust-verifier" -c "$tmp/v$n.conf" 2>>"$tmp/v$n.log" &
-	eval "vpid_$n=$!"
-	pids+=($!)
-	for _ in $(seq 50); do
-		curl -sf --cacert "$tmp/cert.pem" \
-			"https://127.0.0.1:$port/v1/health" >/dev/null && return 0
-		sleep 0.1
-	done
-	bail "verifier $n did not start" "$tmp/v$n.log"
+	verifier_run "$tmp/v$n.conf" "$port" "$tmp/v$n.log"
+	eval "vpid_$n=$vpid"
 }
 vstop() { local p; p=$(eval echo "\$vpid_$1"); kill "$p"; wait "$p" 2>/dev/null; }
 

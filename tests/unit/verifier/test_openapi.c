@@ -362,9 +362,15 @@ static void test_wire_messages_match(void **state)
 				   .nonce_expires = 1700000000,
 				   .next_index = 9 };
 
+	struct wire_bundle bu = { .policy = "default", .ak_pub = { blob, 39 } };
+
 	ev.bank = hash_algo_bank("sha256");
 	pcr_set_init(&ev.pcrs, ev.bank);
 	ev.pcrs.present = 0x7ff;
+	bu.ev = ev;
+	bu.ev.agent[0] = '\0';
+	bu.ev.first_index = 0;
+	check_wire(f, WIRE_BUNDLE, &bu, "VerifyBundle");
 	check_wire(f, WIRE_ENROLL, &en, "Enroll");
 	check_wire(f, WIRE_CHALLENGE, &ch, "Challenge");
 	check_wire(f, WIRE_ACTIVATE, &ac, "Activate");
@@ -381,6 +387,9 @@ static void test_wire_messages_match(void **state)
 		oas_response_schema(f->spec, "POST", "/v1/agents/n/evidence",
 				    200, "application/json"), "$ref")),
 		"#/components/schemas/Verdict");
+	assert_string_equal(json_string_value(json_object_get(
+		oas_request_schema(f->spec, "POST", "/v1/verify"), "$ref")),
+		"#/components/schemas/VerifyBundle");
 }
 
 static void test_metrics(void **state)

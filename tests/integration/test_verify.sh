@@ -1,0 +1,232 @@
+#!/bin/bash
+# test_verify.sh - POST /v1/verify and `imatrust verify` end to end: a
+# real verifier (TLS, SQLite), two swtpm TPMs, bundles made as a pipeline
+# makes them (deploy/make-bundle.sh over tpm2-tools, the list written by
+# tests/tools/fake_kernel), and the attackers of the one-shot check: no
+# token, another TPM's quote, an altered list, a wrong nonce, a machine
+# that ran a binary nobody approved. The database must not change.
+set -u
+. "$(dirname "$0")/swtpm-lib.sh"
+require_tools swtpm swtpm_setup swtpm_localca openssl curl sqlite3 jq \
+	tpm2_createek tpm2_createak tpm2_quote tpm2_flushcontext base64 od
+swtpm_test_setup
+make_bundle=$SWTPM_LIB_ROOT/deploy/make-bundle.sh
+
+ca=$tmp/ca
+swtpm_ca_init "$ca"
+
+# tpm NAME: its own swtpm ($tcti_NAME), an EK and an ECC AK made with
+# tpm2-tools ($tmp/NAME/ak.ctx, ak.pub), an empty measurement list
+tpm() {
+	local d=$tmp/$1
+	mkdir -p "$d"
+	swtpm_manufacture "$d/tpm" "$ca" uncertified "$d/setup.log" ||
+		bail "swtpm_setup $1" "$d/setup.log"
+	swtpm_start "$d/tpm" "$d/swtpm.log" || bail "swtpm $1" "$d/swtpm.log"
+	pids+=("$SWTPM_PID")
+	eval "tcti_$1=\$TPM2TOOLS_TCTI"
+	TPM2TOOLS_TCTI=$(eval echo "\$tcti_$1") tpm2_createek -Q -c "$d/ek.ctx" \
+		-G rsa -u "$d/ek.pub" || bail "createek $1"
+	flush "$1"
+	TPM2TOOLS_TCTI=$(eval echo "\$tcti_$1") tpm2_createak -Q -C "$d/ek.ctx" \
+		-c "$d/ak.ctx" -G ecc -g sha256 -s ecdsa -u "$d/ak.pub" \
+		-f tss || bail "createak $1"
+	flush "$1"
+	: >"$d/list"
+}
+# flush NAME: no resource manager on swtpm: unload what tpm2-tools left
+flush() { TPM2TOOLS_TCTI=$(eval echo "\$tcti_$1") tpm2_flushcontext -t; }
+# kernel NAME ARGS: fake_kernel on NAME's TPM and list
+kernel() {
+	local n=$1
+	shift
+	IMATRUST_TCTI=$(eval echo "\$tcti_$n") "$kern" "$tmp/$n/list" "$@" ||
+		bail "fake_kernel $n $*"
+}
+# bundle NAME NONCE [ARGS]: make-bundle.sh on NAME's TPM
+bundle() {
+	local n=$1 nonce=$2
+	shift 2
+	TPM2TOOLS_TCTI=$(eval echo "\$tcti_$n") "$make_bundle" \
+		-l "$tmp/$n/list" "$@" "$nonce" "$tmp/$n/ak.ctx" "$tmp/$n/ak.pub"
+	flush "$n"
+}
+
+# firmware NAME: a synthetic firmware event log (gen-boot-log.py), its
+# digests extended into NAME's PCRs 0-7; boot_aggregate over them
+firmware() {
+	local d=$tmp/$1 pcr sha1 sha256
+	python3 "$SWTPM_LIB_ROOT/tests/integration/gen-boot-log.py" \
+		"$d/bios" >"$d/digests" || bail "gen-boot-log.py"
+	python3 "$SWTPM_LIB_ROOT/tests/integration/gen-boot-log.py" \
+		"$d/bios-other" "other firmware" >/dev/null
+	while read -r pcr sha1 sha256; do
+		TPM2TOOLS_TCTI=$(eval echo "\$tcti_$1") tpm2_pcrextend \
+			"$pcr:sha1=$sha1,sha256=$sha256" || bail "pcrextend"
+	done <"$d/digests"
+	TPM2TOOLS_TCTI=$(eval echo "\$tcti_$1") tpm2_pcrread -Q \
+		-o "$d/pcrs0-9" sha256:0,1,2,3,4,5,6,7,8,9 || bail "pcrread"
+	sha256sum "$d/pcrs0-9" | cut -d' ' -f1
+}
+
+tpm alice
+tpm mallory
+ba=$(firmware alice)
+IMATRUST_BOOT_AGGREGATE=$ba kernel alice boot
+kernel alice file /usr/bin/approved "fine"
+kernel mallory boot
+kernel mallory file /usr/bin/approved "fine"
+
+# --- the verifier ----------------------------------------------------------
+verifier_cert
+port=$(swtpm_free_ports)
+cat >"$tmp/v.conf" <<EOF
+listen = 127.0.0.1
+port = $port
+tls_cert = $tmp/cert.pem
+tls_key = $tmp/key.pem
+database = $tmp/v.db
+EOF
+token=$("$bin/imatrust-verifier" -c "$tmp/v.conf" token add pipeline) ||
+	bail "token add"
+verifier_run "$tmp/v.conf" "$port" "$tmp/verifier.log"
+export IMATRUST_URL=https://127.0.0.1:$port IMATRUST_CA=$tmp/cert.pem \
+	IMATRUST_TOKEN=$token
+
+api() {	# api METHOD PATH [BODY]
+	curl -s --cacert "$tmp/cert.pem" -X "$1" \
+		-H "Authorization: Bearer $token" \
+		-H "Content-Type: application/json" \
+		${3:+--data-binary "@$3"} "https://127.0.0.1:$port$2"
+}
+expect() {	# expect DESCRIPTION PATTERN OUTPUT
+	if [[ "$3" == *$2* ]]; then ok "$1"; else echo "# got: $3"; not_ok "$1"; fi
+}
+sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+printf '%s' "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"ci\"},\"refs\":[{\"path\":\"/usr/bin/approved\",\"algo\":\"sha256\",\"digest\":\"$(sha256_hex fine)\"}]}" >"$tmp/refs.json"
+api POST /v1/references "$tmp/refs.json" >/dev/null
+printf '%s' '{"sources":["dir-tree:ci"]}' >"$tmp/policy.json"
+api PUT /v1/policies/ci "$tmp/policy.json" >/dev/null
+printf '%s' '{"sources":["dir-tree:ci"],"boot":{"secure_boot":"required"}}' \
+	>"$tmp/policy-sb.json"
+api PUT /v1/policies/ci-sb "$tmp/policy-sb.json" >/dev/null
+
+# The database as rows: every table, every row (WAL included: sqlite3 reads it)
+db_rows() {
+	local t
+	for t in $(sqlite3 "$tmp/v.db" \
+		"select name from sqlite_master where type='table' order by name"); do
+		echo "== $t"
+		sqlite3 "$tmp/v.db" "select * from \"$t\""
+	done
+}
+db_rows >"$tmp/before"
+
+# --- a clean machine: trusted --------------------------------------------------
+nonce=$(openssl rand -hex 32)
+bundle alice "$nonce" -p ci >"$tmp/good.json" || bail "make-bundle.sh"
+out=$(api POST /v1/verify "$tmp/good.json")
+expect "a clean bundle is trusted" '"verdict":"trusted"' "$out"
+expect "... allow, under the policy named, the AK given, nothing stored" \
+	'"tnc":"allow"*"policy":"ci"*"ak":"given"*"stored":false' \
+	"$(jq -c '{tnc,policy,ak,stored}' <<<"$out")"
+expect "... all 2 records known or excluded" '"total":2' \
+	"$(jq -c .records <<<"$out")"
+out=$("$bin/imatrust" verify "$tmp/good.json")
+rc=$?
+expect "imatrust verify prints the verdict, exit 0" "verdict: trusted*0" \
+	"$out $rc"
+
+# --- the firmware event log: replayed to PCRs 0-9, the policy's boot section --
+bundle alice "$nonce" -p ci -e "$tmp/alice/bios" >"$tmp/boot.json" ||
+	bail "make-bundle.sh"
+out=$(api POST /v1/verify "$tmp/boot.json")
+expect "with its firmware event log: trusted, the log replayed" \
+	'"verdict":"trusted"*"boot_log":"pass"' \
+	"$(jq -c '{verdict,checks}' <<<"$out")"
+jq --arg l "$(base64 -w0 "$tmp/alice/bios-other")" '.boot_log = $l' \
+	"$tmp/boot.json" >"$tmp/boot-other.json"
+out=$(api POST /v1/verify "$tmp/boot-other.json")
+expect "another firmware's log is failed at the log's replay" \
+	'"verdict":"failed"*"check":"boot log"' "$out"
+out=$("$bin/imatrust" verify --policy ci-sb --json "$tmp/boot.json")
+expect "a policy that wants Secure Boot: untrusted, the boot rule named" \
+	'"verdict":"untrusted"*"check":"boot"*"rule":"secure_boot"' \
+	"$(jq -c '{verdict,reasons}' <<<"$out")"
+
+# --- a binary nobody approved: untrusted, naming it --------------------------
+kernel alice file /opt/evil "payload"
+bundle alice "$nonce" -p ci >"$tmp/evil.json" || bail "make-bundle.sh"
+out=$(api POST /v1/verify "$tmp/evil.json")
+expect "an unknown binary is untrusted" '"verdict":"untrusted"' "$out"
+expect "... the reason names its path and digest" \
+	"\"path\":\"/opt/evil\"*\"digest\":\"sha256:$(sha256_hex payload)\"*\"verdict\":\"unknown\"" \
+	"$(jq -c '.reasons[0]' <<<"$out")"
+out=$("$bin/imatrust" verify --policy ci "$tmp/evil.json")
+rc=$?
+expect "imatrust verify names it, exit 1" "/opt/evil*1" "$out $rc"
+
+# --- the attacker with a TPM of her own ------------------------------------------
+bundle mallory "$nonce" >"$tmp/mallory.json" || bail "make-bundle.sh"
+jq --arg ak "$(base64 -w0 "$tmp/alice/ak.pub")" '.ak_pub = $ak' \
+	"$tmp/mallory.json" >"$tmp/other-ak.json"
+out=$(api POST /v1/verify "$tmp/other-ak.json")
+expect "another TPM's quote under alice's AK is failed" \
+	'"verdict":"failed"*"tnc":"no_access"' "$out"
+expect "... at the quote check" '"quote":"fail"' "$(jq -c .checks <<<"$out")"
+
+# --- a list that does not replay -----------------------------------------------------
+python3 - "$tmp/good.json" "$tmp/tampered.json" <<'PY'
+import base64, json, sys
+b = json.load(open(sys.argv[1]))
+recs = bytearray(base64.b64decode(b["records"]))
+recs[-2] ^= 1			# a letter of the last record's path
+b["records"] = base64.b64encode(recs).decode()
+json.dump(b, open(sys.argv[2], "w"))
+PY
+out=$(api POST /v1/verify "$tmp/tampered.json")
+expect "an altered list is failed" '"verdict":"failed"' "$out"
+expect "... at the replay" '"check":"replay"' "$(jq -c '.reasons[0]' <<<"$out")"
+# records the quote does not cover: the proven prefix is not enough
+kernel alice file /usr/bin/approved "fine"
+jq --arg r "$(base64 -w0 "$tmp/alice/list")" '.records = $r' \
+	"$tmp/evil.json" >"$tmp/longer.json"
+out=$(api POST /v1/verify "$tmp/longer.json")
+expect "a list longer than the quote proves is failed, naming record 3" \
+	'record 3 and the 0 after it are not proven' "$out"
+
+# --- a wrong (or someone else's) nonce -------------------------------------------------
+jq --arg n "$(openssl rand -hex 32)" '.nonce = $n' "$tmp/good.json" \
+	>"$tmp/nonce.json"
+out=$(api POST /v1/verify "$tmp/nonce.json")
+expect "a quote over another nonce is failed" \
+	'"verdict":"failed"*"check":"nonce"' "$out"
+
+# --- malformed, unknown, no token ----------------------------------------------
+jq 'del(.quote)' "$tmp/good.json" >"$tmp/noquote.json"
+code=$(curl -s -o "$tmp/ans" -w '%{http_code}' --cacert "$tmp/cert.pem" \
+	-H "Authorization: Bearer $token" -H "Content-Type: application/json" \
+	--data-binary "@$tmp/noquote.json" "https://127.0.0.1:$port/v1/verify")
+expect "a bundle without a quote: 400 naming it" '400*quote' \
+	"$code $(cat "$tmp/ans")"
+out=$(api POST /v1/verify "$tmp/good.json" | jq -c . ; \
+	"$bin/imatrust" verify --policy nosuch "$tmp/good.json" 2>&1)
+rc=$?
+expect "an unknown policy: the message names it, exit 2" "nosuch*2" \
+	"$out $rc"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$tmp/cert.pem" \
+	-H "Content-Type: application/json" --data-binary "@$tmp/good.json" \
+	"https://127.0.0.1:$port/v1/verify")
+expect "no token: 401" 401 "$code"
+
+# --- nothing stored -------------------------------------------------------------
+db_rows >"$tmp/after"
+if diff -u "$tmp/before" "$tmp/after" >"$tmp/db.diff"; then
+	ok "every table of the database is as it was, row for row"
+else
+	not_ok "every table of the database is as it was" "$tmp/db.diff"
+fi
+expect "only the counter moved: 12 verdicts" "imatrust_verifications_total 12" \
+	"$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/v1/metrics")"
+
+echo "1..$tap_n"
