@@ -32,27 +32,12 @@ for b in imatrust-agent imatrust-verifier; do
 done
 
 tmp=$(mktemp -d)
+pids=()
 AGENT_PID=
 VERIFIER_PID=
 MUX_PID=
-failures=0
-cleanup() {
-	local p
-	for p in $AGENT_PID $VERIFIER_PID $MUX_PID; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	swtpm_stop
-	if [ "$failures" -gt 0 ]; then
-		for f in "$tmp"/*.log; do
-			[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f"
-		done
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID $MUX_PID' EXIT
 trap 'exit 130' INT TERM
-fail() { failures=$((failures + 1)); not_ok "$@"; }
 
 # wait_for SECONDS FILE REGEX: FILE gets a line matching REGEX in time
 wait_for() {
