@@ -10,6 +10,10 @@
 #          per-bank lists at 10, 10,000 and 100,000 records, resume bench
 #   ima1   patched kernel, 'ima' template/sha1: the same at 10 and 10,000
 #   stock  stock kernel: the same read/seek patterns and bench
+#   export patched kernel (CONFIG_IMA_STAGING, as kernel/config/guest.config
+#          sets it): export and delete (imaexport.c), 20,000 records added
+#          and deleted for the memory figure; its lists are replayed as the
+#          records it saved before deleting them plus the list left
 # then, on the host, replays each per-bank list against its bank's PCRs
 # (bankcheck) and the legacy lists with `imatrust log check`.
 # --quick tests at 10 and 2,000 records only.
@@ -32,6 +36,7 @@ BOOTS=(
 	"ng256|patched|ima_hash=sha256 ima_template=ima-ng|10,10000,100000"
 	"ima1|patched|ima_hash=sha1 ima_template=ima|10,10000"
 	"stock|stock|ima_hash=sha256 ima_template=ima-ng|10,10000,100000"
+	"export|patched|ima_hash=sha256 ima_template=ima-ng|20000"
 )
 
 keep=0
