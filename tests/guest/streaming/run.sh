@@ -1,7 +1,7 @@
 #!/bin/bash
 # Guest tests of the streaming measurement list series (issue 4).
 #
-#   tests/guest/streaming/run.sh [--keep] [--quick]
+#   tests/guest/streaming/run.sh [--keep] [--quick] [--only NAME,...]
 #
 # Boots, in a private lab namespace, one guest per entry of BOOTS and lets
 # tests/guest/streaming/guest.sh run inside each:
@@ -16,7 +16,8 @@
 #          records it saved before deleting them plus the list left
 # then, on the host, replays each per-bank list against its bank's PCRs
 # (bankcheck) and the legacy lists with `imatrust log check`.
-# --quick tests at 10 and 2,000 records only.
+# --quick tests at 10 and 2,000 records only; --only boots the named
+# guests only (e.g. --only export).
 #
 # Prints TAP and a last line "N passed, N failed"; exits 1 on a failure.
 # Environment: see lib.sh; IMATRUST_BIN (default build/bin/imatrust),
@@ -144,17 +145,30 @@ check_boot() {
 }
 
 main() {
-	local i name kind cmdline sizes kernel start
+	local i name kind cmdline sizes kernel start only=
 
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--keep) keep=1 ;;
 		--quick) BOOTS=("${BOOTS[@]//10000,100000/2000}")
 			 BOOTS=("${BOOTS[@]//,10000/,2000}") ;;
-		*) st_die "usage: $0 [--keep] [--quick]" ;;
+		--only) [ $# -gt 1 ] || st_die "--only needs guest names"
+			only=$2
+			shift ;;
+		*) st_die "usage: $0 [--keep] [--quick] [--only NAME,...]" ;;
 		esac
 		shift
 	done
+	if [ -n "$only" ]; then
+		for i in "${!BOOTS[@]}"; do
+			case ",$only," in
+			*",${BOOTS[$i]%%|*},"*) ;;
+			*) unset 'BOOTS[i]' ;;
+			esac
+		done
+		BOOTS=("${BOOTS[@]}")
+		[ ${#BOOTS[@]} -gt 0 ] || st_die "--only $only: no such guest"
+	fi
 	[ "$(id -u)" = 0 ] || st_die "guest tests need root (lab namespace, taps)"
 	start=$(date +%s)
 	run_dir=$(mktemp -d /tmp/imatrust-streaming.XXXXXX)
