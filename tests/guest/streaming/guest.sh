@@ -164,7 +164,9 @@ main() {
 
 	if [ "$mode" = export ]; then
 		mkdir -p "$SAVE"
-		run "export" /test/imaexport "$DIR" "$SAVE" "$sizes"
+		H=/test/imaexport
+		run "export" "$DIR" "$SAVE" "$sizes"
+		H=/test/imastream
 		tap "# saved $(wc -c <"$SAVE/binary_runtime_measurements") bytes of binary_runtime_measurements, $(count) records left"
 		dump
 		count >"$OUT/count"
