@@ -8,7 +8,14 @@
 # imatrust.mode=stock    kernel without the series: the same read/seek
 #                        patterns (on a window of the long lists, stock
 #                        seeks cost O(list)) and the same benchmarks
-# imatrust.sizes=10,10000,100000  list lengths to test at
+# imatrust.mode=export   kernel with the series and CONFIG_IMA_STAGING:
+#                        export and delete (imaexport); every record it
+#                        deletes is saved first, and the lists copied to
+#                        /results are the saved records followed by the
+#                        list left in the kernel, for the host replay
+# imatrust.sizes=10,10000,100000  list lengths to test at (export: the
+#                        number of records added and deleted for the
+#                        memory check)
 # imatrust.only=bench    only grow the list and run the benchmarks
 #
 # Records come from files owned by uid 4242 read under the policy written
@@ -21,6 +28,7 @@ TPM=/sys/class/tpm/tpm0
 OUT=/results
 H=/test/imastream
 DIR=/tmp/records
+SAVE=/tmp/saved
 BIN=$IMA/binary_runtime_measurements
 ASCII=$IMA/ascii_runtime_measurements
 
@@ -111,7 +119,12 @@ patterns_at() {
 
 dump() {
 	for f in "$IMA"/*runtime_measurements*; do
-		cat "$f" >"$OUT/${f##*/}"
+		name=${f##*/}
+		if [ -f "$SAVE/$name" ]; then
+			cat "$SAVE/$name" "$f" >"$OUT/$name"
+		else
+			cat "$f" >"$OUT/$name"
+		fi
 	done
 	for bank in sha1 sha256; do
 		i=0
@@ -147,6 +160,17 @@ main() {
 		else
 			fail "per-bank lists present"
 		fi
+	fi
+
+	if [ "$mode" = export ]; then
+		mkdir -p "$SAVE"
+		H=/test/imaexport
+		run "export" "$DIR" "$SAVE" "$sizes"
+		H=/test/imastream
+		tap "# saved $(wc -c <"$SAVE/binary_runtime_measurements") bytes of binary_runtime_measurements, $(count) records left"
+		dump
+		count >"$OUT/count"
+		return
 	fi
 
 	first=1

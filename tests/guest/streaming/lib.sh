@@ -40,6 +40,9 @@ st_image() {
 	# shellcheck disable=SC2086 # ST_CFLAGS is a list of words
 	gcc -static $ST_CFLAGS -o "$dir/overlay/test/imastream" \
 	    "$STREAMING/imastream.c"
+	# shellcheck disable=SC2086
+	gcc -static $ST_CFLAGS -o "$dir/overlay/test/imaexport" \
+	    "$STREAMING/imaexport.c"
 	install -m 0755 "$STREAMING/guest.sh" "$dir/overlay/test/streaming.sh"
 	img=$("$ROOT/deploy/image/build-minimal.sh" --overlay "$dir/overlay" |
 	    tail -n 1)
