@@ -91,6 +91,9 @@ struct page {
 	int oom;
 	char last_id[DB_MACHINE_ID_MAX + 1];
 	int64_t last;
+	struct verifier *v;	/* listings: each row's boot log summary */
+	int failed;		/* ... could not be read: */
+	struct imt_error err;	/* why */
 };
 
 static void page_add(struct page *pg, json_t *row)
@@ -99,11 +102,30 @@ static void page_add(struct page *pg, json_t *row)
 		pg->oom = 1;
 }
 
+/*
+ * A listed machine with its current boot's firmware log summary, so a
+ * fleet view needs no request per machine (v->lock held: the listing's).
+ */
 static int list_one(const struct db_machine *m, void *arg)
 {
 	struct page *pg = arg;
+	json_t *row = machine_json(m), *log;
+	struct db_boot boot;
+	int has_boot = 0;
 
-	page_add(pg, machine_json(m));
+	if (db_boot_current(pg->v->db, m->id, &boot, &has_boot,
+			    &pg->err) < 0 ||
+	    (log = route_boot_log_summary(pg->v, has_boot ? &boot : NULL,
+					  &pg->err)) == NULL) {
+		json_decref(row);
+		pg->failed = 1;
+		return -1;
+	}
+	if (row != NULL && json_object_set_new(row, "boot_log", log) < 0) {
+		json_decref(row);
+		row = NULL;
+	}
+	page_add(pg, row);
 	strcpy(pg->last_id, m->id);
 	return pg->oom;
 }
@@ -112,7 +134,7 @@ void route_machines_list(void *ctx, const struct http_request *req,
 			 struct http_response *res)
 {
 	struct verifier *v = ctx;
-	struct page pg = { .rows = json_array() };
+	struct page pg = { .rows = json_array(), .v = v };
 	char name[DB_NAME_MAX + 1];
 	const char *after;
 	struct imt_error err;
@@ -131,8 +153,9 @@ void route_machines_list(void *ctx, const struct http_request *req,
 	rc = db_machine_list(v->db, after != NULL && after[0] ? after : NULL,
 			     limit, list_one, &pg, &err);
 	pthread_mutex_unlock(&v->lock);
-	if (rc < 0) {
-		rest_db_error(res, "list machines", &err);
+	if (rc < 0 || pg.failed) {
+		rest_db_error(res, rc < 0 ? "list machines" : "read boot logs",
+			      rc < 0 ? &err : &pg.err);
 		goto out;
 	}
 	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:O,s:o}",

@@ -24,8 +24,6 @@
 (function () {
 	const KEY = 'imatrust-token';
 	const POLL_MS = 1000;		/* the fleet, and the machine opened */
-	const DETAIL_MS = 10000;	/* a machine's boot column, at most */
-	const DETAILS_PER_TICK = 4;	/* ... machines refreshed per poll */
 	const STATES = ['trusted', 'untrusted', 'failed', 'pending',
 			'enrolling', 'stale'];
 	/* what "not known" shows: the verdicts the API filters that a
@@ -39,7 +37,6 @@
 
 	let fleet = [];		/* the last GET /v1/machines, all pages */
 	let filter = '';	/* the state shown; '' for all */
-	const details = new Map();	/* id -> { at, boot_log } */
 	let timer = null;
 	let view = null;	/* the machine opened: see openMachine() */
 	let shownFleet = '';	/* what renderFleet() drew last */
@@ -238,29 +235,6 @@
 		return all;
 	}
 
-	/* The boot column needs each machine's detail: a few per poll. */
-	async function refreshDetails() {
-		const now = Date.now();
-		const due = fleet.filter((m) => {
-			const d = details.get(m.id);
-			return d === undefined || now - d.at > DETAIL_MS;
-		}).slice(0, DETAILS_PER_TICK);
-
-		await Promise.all(due.map(async (m) => {
-			try {
-				const d = await api('GET', '/v1/machines/' +
-						    enc(m.id));
-				details.set(m.id, { at: Date.now(),
-						    boot_log: d.boot_log });
-			} catch (e) {
-				if (e instanceof Refused)
-					throw e;
-				details.set(m.id, { at: Date.now(),
-						    boot_log: undefined });
-			}
-		}));
-	}
-
 	function renderCounts() {
 		const counts = $('counts');
 		const n = {};
@@ -287,8 +261,7 @@
 	function renderFleet() {
 		const rows = $('fleet-rows');
 		const shown = fleet.filter((m) => !filter || m.state === filter);
-		const key = JSON.stringify([filter, fleet, shown.map((m) =>
-			bootText((details.get(m.id) || {}).boot_log))]);
+		const key = JSON.stringify([filter, fleet]);
 
 		/* unchanged: keep the rows, and a click that is under way */
 		if (key === shownFleet && rows.children.length === shown.length)
@@ -297,9 +270,8 @@
 		renderCounts();
 		rows.replaceChildren();
 		for (const m of shown) {
-			const d = details.get(m.id);
 			const tr = row([m.id, stateSpan(m.state), m.tnc,
-					bootText(d ? d.boot_log : undefined),
+					bootText(m.boot_log),
 					when(m.last_seen),
 					reasonCell(m.state_reason)]);
 			tr.dataset.id = m.id;
@@ -571,7 +543,6 @@
 		timer = null;
 		sessionStorage.removeItem(KEY);
 		fleet = [];
-		details.clear();
 		view = null;
 		shownFleet = '';
 		for (const t of ['fleet-rows', 'counts', 'm-events',
@@ -599,7 +570,6 @@
 		try {
 			fleet = await fetchFleet();
 			signedIn();
-			await refreshDetails();
 			if (view === null)
 				renderFleet();
 			else

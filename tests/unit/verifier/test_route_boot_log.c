@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_route_boot_log.c - GET /v1/machines/{id}/boot-log and the
- * machine detail's "boot_log": token, 404s naming why, the decoded and
+ * machine detail's and listing's "boot_log": token, 404s naming why, the decoded and
  * CEL JSON, the raw bytes (NULs included) through the real HTTPS front;
  * POST /v1/machines/{id}/boot-baseline under a policy with "baseline":
  * "first-boot": another kernel's boot untrusted by rule baseline, the
@@ -109,6 +109,18 @@ static void test_detail_and_json(void **state)
 	/* the other machine's log is not this one's */
 	a = tv_call(t, route_machines_get, "node-b", NULL, TV_AUTH, &status);
 	assert_true(json_is_null(json_object_get(a, "boot_log")));
+	json_decref(a);
+	/* the listing carries the same summary per row (the console's Boot
+	 * column asks nothing more) */
+	a = tv_call(t, route_machines_list, NULL, NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_array_size(json_object_get(a, "machines")), 2);
+	l = json_object_get(json_array_get(json_object_get(a, "machines"), 0),
+			    "boot_log");
+	assert_string_equal(json_string_value(json_object_get(l, "sha256")),
+			    want);
+	assert_true(json_is_null(json_object_get(json_array_get(
+		json_object_get(a, "machines"), 1), "boot_log")));
 	json_decref(a);
 	a = tv_call(t, route_machines_boot_log, "node-a", NULL, TV_AUTH,
 		    &status);
