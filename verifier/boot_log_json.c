@@ -223,7 +223,9 @@ static void load_option(json_t *data, const struct efi_variable *v,
 	if (efi_devpath_text(o.devpath, o.devpath_len, path, sizeof(path),
 			     NULL) == IMT_OK)
 		put_str(data, "device_path", path);
-	snprintf(desc, descsz, "%s: %s", v->name, o.description);
+	/* a long description is cut: the text is only shown */
+	if (snprintf(desc, descsz, "%s: %s", v->name, o.description) < 0)
+		desc[0] = '\0';
 }
 
 static enum imt_result dec_variable(struct decode *d)
