@@ -6,7 +6,7 @@
  *   imaexport DIR SAVE NMEM
  *
  * Runs every check below in order against /sys/kernel/security/ima,
- * adding records from files owned by EXPORT_UID created under DIR (the
+ * adding records from files owned by GEN_UID created under DIR (the
  * guest's policy measures them on read, nothing else is measured). Every
  * record deleted from the kernel is first appended, per list file, to
  * SAVE/<file name>, so that SAVE/<file> followed by the list left in the
@@ -45,8 +45,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest_common.h"
+
 #define IMA_DIR "/sys/kernel/security/ima"
-#define EXPORT_UID 4242
 #define LIST_MAX (64u << 20)	/* largest list read into memory */
 #define VIEWS_MAX 8		/* list files tested */
 #define DELETE_N 10		/* records deleted by the "N" check */
@@ -66,37 +67,6 @@ static struct view views[VIEWS_MAX];
 static int nviews;
 static const char *gen_dir;
 static const char *save_dir;
-static unsigned long gen_seq;
-static int failures;
-
-static void die(const char *fmt, ...)
-{
-	int e = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("RESULT fail: ", stdout);
-	vprintf(fmt, ap);
-	if (e)
-		printf(": %s", strerror(e));
-	putchar('\n');
-	va_end(ap);
-	exit(1);
-}
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs(ok ? "RESULT ok " : "RESULT fail: ", stdout);
-	vprintf(fmt, ap);
-	putchar('\n');
-	va_end(ap);
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 static char *path(const char *name, const char *suffix)
 {
@@ -108,37 +78,12 @@ static char *path(const char *name, const char *suffix)
 	return p[i];
 }
 
-/* Add one record: a new file owned by EXPORT_UID, opened for read. */
-static void gen_one(int violation)
-{
-	char p[4096], data[64];
-	int wfd, fd, len;
-
-	snprintf(p, sizeof(p), "%s/e%d-%lu", gen_dir, getpid(), gen_seq);
-	len = snprintf(data, sizeof(data), "export %d %lu %ld\n", getpid(),
-		       gen_seq++, (long)time(NULL));
-	wfd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (wfd < 0 || write(wfd, data, len) != len ||
-	    fchown(wfd, EXPORT_UID, EXPORT_UID) < 0)
-		die("create %s", p);
-	/* read while open for write: an open_writers violation */
-	if (!violation && close(wfd) < 0)
-		die("close %s", p);
-	fd = open(p, O_RDONLY);
-	if (fd < 0)
-		die("open %s", p);
-	close(fd);
-	if (violation)
-		close(wfd);
-	unlink(p);
-}
-
 static void gen(long n, long viol)
 {
 	long i;
 
 	for (i = 0; i < n; i++)
-		gen_one(viol > 0 && i % viol == viol - 1);
+		gen_record(gen_dir, "e", viol > 0 && i % viol == viol - 1);
 }
 
 static long count(void)
@@ -196,41 +141,6 @@ static void read_exact(int fd, size_t want)
 			die("read_exact: %zd", n);
 		want -= n;
 	}
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Size of the record at @p, or 0 when @len does not hold all of it. */
-static size_t record_size(const uint8_t *p, size_t len, size_t dsize)
-{
-	const uint8_t *nl;
-	size_t off, nlen;
-
-	if (!dsize) {
-		nl = memchr(p, '\n', len);
-		return nl ? (size_t)(nl - p) + 1 : 0;
-	}
-	off = 4 + dsize;
-	if (len < off + 4)
-		return 0;
-	nlen = get32(p + off);
-	off += 4 + nlen;
-	if (nlen == 3 && !memcmp(p + 4 + dsize + 4, "ima", 3)) {
-		if (len < off + 20 + 4)
-			return 0;
-		off += 20 + 4 + get32(p + off + 20);
-	} else {
-		if (len < off + 4)
-			return 0;
-		off += 4 + get32(p + off);
-	}
-	return off <= len ? off : 0;
 }
 
 /*

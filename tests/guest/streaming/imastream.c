@@ -20,7 +20,7 @@
  *
  * LIST is a measurement list file; DSIZE is the template digest size of
  * a binary list (20 for the legacy files) or 0 for an ascii one. Records
- * come from files owned by IMASTREAM_UID created under DIR, which the
+ * come from files owned by GEN_UID created under DIR, which the
  * test policy measures on read ("measure func=FILE_CHECK mask=MAY_READ
  * fowner=4242"), so nothing else adds records during a test.
  *
@@ -43,75 +43,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define IMASTREAM_UID 4242
+#include "guest_common.h"
+
 #define LIST_MAX (256u << 20)	/* largest list read into memory */
 #define ROUNDS_MAX 1000		/* poll and bench rounds */
 #define BENCH_RECORDS 10	/* records added per bench round */
 #define WAKE_LIMIT_NS 10000000L	/* 10 ms */
-
-static int failures;
-static unsigned long gen_seq;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("RESULT fail: ", stdout);
-	vprintf(fmt, ap);
-	if (errno)
-		printf(": %s", strerror(errno));
-	putchar('\n');
-	va_end(ap);
-	exit(1);
-}
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs(ok ? "RESULT ok " : "RESULT fail: ", stdout);
-	vprintf(fmt, ap);
-	putchar('\n');
-	va_end(ap);
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Add one record: a new file owned by IMASTREAM_UID, opened for read. */
-static void gen_one(const char *dir, int violation)
-{
-	char path[4096], data[64];
-	int wfd, fd, len;
-
-	snprintf(path, sizeof(path), "%s/r%d-%lu", dir, getpid(), gen_seq);
-	len = snprintf(data, sizeof(data), "record %d %lu %lld\n", getpid(),
-		       gen_seq++, (long long)now_ns());
-	wfd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (wfd < 0 || write(wfd, data, len) != len ||
-	    fchown(wfd, IMASTREAM_UID, IMASTREAM_UID) < 0)
-		die("create %s", path);
-	/* A reader while the file is open for write: open_writers. */
-	if (!violation && close(wfd) < 0)
-		die("close %s", path);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		die("open %s", path);
-	close(fd);
-	if (violation)
-		close(wfd);
-	unlink(path);
-}
 
 static void cmd_gen(const char *dir, long n, long viol)
 {
@@ -119,7 +56,7 @@ static void cmd_gen(const char *dir, long n, long viol)
 	long i;
 
 	for (i = 0; i < n; i++)
-		gen_one(dir, viol > 0 && i % viol == viol - 1);
+		gen_record(dir, "r", viol > 0 && i % viol == viol - 1);
 	printf("# gen: %ld records in %.1f s\n", n, (now_ns() - t0) / 1e9);
 }
 
@@ -148,41 +85,6 @@ static size_t read_all(int fd, uint8_t *buf, size_t max, size_t chunk)
 			return len;
 		len += n;
 	}
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Size of the record at @p, or 0 when @len does not hold all of it. */
-static size_t record_size(const uint8_t *p, size_t len, size_t dsize)
-{
-	const uint8_t *nl;
-	size_t off, nlen;
-
-	if (!dsize) {
-		nl = memchr(p, '\n', len);
-		return nl ? (size_t)(nl - p) + 1 : 0;
-	}
-	off = 4 + dsize;
-	if (len < off + 4)
-		return 0;
-	nlen = get32(p + off);
-	off += 4 + nlen;
-	if (nlen == 3 && !memcmp(p + 4 + dsize + 4, "ima", 3)) {
-		if (len < off + 20 + 4)
-			return 0;
-		off += 20 + 4 + get32(p + off + 20);
-	} else {
-		if (len < off + 4)
-			return 0;
-		off += 4 + get32(p + off);
-	}
-	return off <= len ? off : 0;
 }
 
 /* Record boundaries of @buf: bounds[0] = 0 ... bounds[n] = @len. */
@@ -579,7 +481,7 @@ static void cmd_poll(const char *list, const char *dir, long rounds,
 	for (i = 0; i < rounds; i++) {
 		nanosleep(&gap, NULL);
 		sh->before[i] = now_ns();
-		gen_one(dir, 0);
+		gen_record(dir, "r", 0);
 		sh->after[i] = now_ns();
 	}
 	nanosleep(&gap, NULL);
@@ -636,7 +538,7 @@ static void cmd_follow(const char *list, const char *dir, long k,
 	if (pid == 0) {
 		/* bursts and gaps */
 		for (i = 0; i < k; i++) {
-			gen_one(dir, 0);
+			gen_record(dir, "r", 0);
 			if (i % 7 == 3)
 				usleep(20000);
 		}
@@ -682,7 +584,7 @@ static void cmd_bench(const char *list, const char *dir, long rounds)
 	printf("# bench: list of %zu bytes read\n", got);
 	for (i = 0; i < rounds; i++) {
 		for (j = 0; j < BENCH_RECORDS; j++)
-			gen_one(dir, 0);
+			gen_record(dir, "r", 0);
 		t0 = now_ns();
 		got = read_all(fd, buf, LIST_MAX, 65536);
 		t[i] = now_ns() - t0;
