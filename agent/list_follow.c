@@ -5,6 +5,10 @@
  * Buffer layout: buf[0, sent) holds records already handed out in the
  * last batch, buf[sent, parsed) whole records not yet handed out,
  * buf[parsed, len) bytes of a record still incomplete.
+ *
+ * With a staged file the list is that file's records followed by the
+ * main file's: one byte stream for the parser, read from the staged file
+ * until it returns 0 (it does not grow), then from the main file.
  */
 #define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
@@ -23,6 +27,9 @@
 
 struct list_follow {
 	int fd;
+	int staged_fd;		/* -1: none */
+	int in_staged;		/* reads come from staged_fd */
+	size_t base;		/* index of the first record of the stream */
 	struct ima_list_parser parser;	/* positioned at buf[parsed] */
 	size_t skip_to;		/* drop records below this index */
 	size_t position;	/* index of buf[sent]'s first record */
@@ -31,9 +38,32 @@ struct list_follow {
 	size_t sent, parsed, len;
 };
 
-struct list_follow *list_follow_open(const char *path,
-				     const struct ima_template_set *custom,
-				     struct imt_error *err)
+static int open_list(const char *path, struct imt_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* Start the stream over at its first record, @base. */
+static void restart(struct list_follow *f)
+{
+	ima_list_parser_init(&f->parser, f->parser.custom);
+	f->parser.next_index = f->base;
+	f->in_staged = f->staged_fd >= 0;
+	f->sent = f->parsed = f->len = 0;
+	f->pending = 0;
+	f->position = f->base;
+	f->skip_to = f->base;
+}
+
+struct list_follow *list_follow_open_at(const char *path, const char *staged,
+					size_t base,
+					const struct ima_template_set *custom,
+					struct imt_error *err)
 {
 	struct list_follow *f = calloc(1, sizeof(*f));
 
@@ -43,22 +73,39 @@ struct list_follow *list_follow_open(const char *path,
 			      "out of memory");
 		return NULL;
 	}
-	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	f->staged_fd = -1;
+	f->fd = open_list(path, err);
+	if (f->fd >= 0 && staged != NULL) {
+		f->staged_fd = open_list(staged, err);
+		if (f->staged_fd < 0) {
+			close(f->fd);
+			f->fd = -1;
+		}
+	}
 	if (f->fd < 0) {
-		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
-			      "%s: %s", path, strerror(errno));
 		free(f->buf);
 		free(f);
 		return NULL;
 	}
-	ima_list_parser_init(&f->parser, custom);
+	f->base = base;
+	f->parser.custom = custom;
+	restart(f);
 	return f;
+}
+
+struct list_follow *list_follow_open(const char *path,
+				     const struct ima_template_set *custom,
+				     struct imt_error *err)
+{
+	return list_follow_open_at(path, NULL, 0, custom, err);
 }
 
 void list_follow_close(struct list_follow *f)
 {
 	if (f == NULL)
 		return;
+	if (f->staged_fd >= 0)
+		close(f->staged_fd);
 	close(f->fd);
 	free(f->buf);
 	free(f);
@@ -116,7 +163,8 @@ enum imt_result list_follow_next(struct list_follow *f,
 		if (f->parsed >= LIST_FOLLOW_BATCH_MAX ||
 		    BUF_MAX - f->len < READ_CHUNK)
 			break;
-		n = read(f->fd, f->buf + f->len, READ_CHUNK);
+		n = read(f->in_staged ? f->staged_fd : f->fd,
+			 f->buf + f->len, READ_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -125,6 +173,17 @@ enum imt_result list_follow_next(struct list_follow *f,
 			return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 					     IMT_NO_POS, "read: %s",
 					     strerror(errno));
+		if (n == 0 && f->in_staged) {
+			/* the staged records end on a record boundary */
+			if (f->parsed != f->len)
+				return imt_error_set(err, IMT_ERR_MALFORMED,
+						     f->parser.next_index,
+						     IMT_NO_POS,
+						     "staged records end inside record %zu",
+						     f->parser.next_index);
+			f->in_staged = 0;
+			continue;
+		}
 		if (n == 0)
 			break;
 		f->len += (size_t)n;
@@ -142,21 +201,19 @@ enum imt_result list_follow_next(struct list_follow *f,
 enum imt_result list_follow_rewind(struct list_follow *f, size_t index,
 				   struct imt_error *err)
 {
-	const struct ima_template_set *custom = f->parser.custom;
-
 	/*
 	 * Reread from the head: the list is append-only, so this is the
 	 * only way back, and with the kernel's resume cache cheap going
-	 * forward again.
+	 * forward again. After records were deleted, offset 0 of a list
+	 * file lands on the first record left, @base.
 	 */
-	if (lseek(f->fd, 0, SEEK_SET) < 0)
+	if (lseek(f->fd, 0, SEEK_SET) < 0 ||
+	    (f->staged_fd >= 0 && lseek(f->staged_fd, 0, SEEK_SET) < 0))
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				     IMT_NO_POS, "lseek: %s", strerror(errno));
-	ima_list_parser_init(&f->parser, custom);
-	f->sent = f->parsed = f->len = 0;
-	f->pending = 0;
-	f->position = 0;
-	f->skip_to = index;
+	restart(f);
+	if (index > f->base)
+		f->skip_to = index;
 	return IMT_OK;
 }
 
@@ -200,4 +257,9 @@ int list_follow_pollable(const struct list_follow *f)
 size_t list_follow_position(const struct list_follow *f)
 {
 	return f->position;
+}
+
+size_t list_follow_base(const struct list_follow *f)
+{
+	return f->base;
 }

@@ -43,6 +43,25 @@ struct list_follow *list_follow_open(const char *path,
 				     struct imt_error *err);
 
 /**
+ * list_follow_open_at() - follow a list whose head was deleted or staged.
+ * @path: the list file
+ * @staged: its _staged file, read before @path, or NULL (borrowed)
+ * @base: the index of the first record @staged (or @path without it)
+ *	  shows: how many records this boot's kernel has deleted
+ * @custom: extra templates, or NULL (borrowed)
+ * @err: filled on failure
+ *
+ * Records are numbered from @base; list_follow_open() is this with no
+ * staged file and @base 0.
+ *
+ * Return: the follower, or NULL.
+ */
+struct list_follow *list_follow_open_at(const char *path, const char *staged,
+					size_t base,
+					const struct ima_template_set *custom,
+					struct imt_error *err);
+
+/**
  * list_follow_close() - close @f; NULL is allowed.
  * @f: the follower
  */
@@ -69,7 +88,8 @@ enum imt_result list_follow_next(struct list_follow *f,
  * list_follow_rewind() - make the next batch start at record @index.
  * @f: the follower
  * @index: a record index, below or above the current position (the
- *	   verifier asks for the index it needs after a restart)
+ *	   verifier asks for the index it needs after a restart); below
+ *	   list_follow_base() the next batch starts at the base
  * @err: filled on failure
  *
  * Return: IMT_OK, or the error of re-reading the list.
@@ -119,5 +139,11 @@ int list_follow_pollable(const struct list_follow *f);
  * @f: the follower
  */
 size_t list_follow_position(const struct list_follow *f);
+
+/**
+ * list_follow_base() - index of the first record the follower can read.
+ * @f: the follower
+ */
+size_t list_follow_base(const struct list_follow *f);
 
 #endif /* IMATRUST_LIST_FOLLOW_H */

@@ -29,6 +29,7 @@
 #include <tss2/tss2_rc.h>
 #include <tss2/tss2_tctildr.h>
 
+#include "file.h"
 #include "log.h"
 #include "tpm.h"
 
@@ -506,89 +507,13 @@ out:
 	return st;
 }
 
-/* Write all of @len bytes or fail with errno set. */
-static int tpm_write_all(int fd, const uint8_t *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Replace @path with @len bytes: temp file, fsync, rename, fsync dir. */
-static enum tpm_status tpm_file_replace(const char *dir, const char *path,
-					const uint8_t *buf, size_t len)
-{
-	char tmp[PATH_MAX];
-	enum tpm_status st = TPM_ERR_OTHER;
-	int fd = -1, dfd = -1, n;
-
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		tmp[0] = '\0';
-		log_warnx("%s: path too long: %s", __func__, path);
-		goto out;
-	}
-	fd = mkstemp(tmp);	/* mode 0600 */
-	if (fd < 0) {
-		log_warn("%s: mkstemp %s", __func__, tmp);
-		tmp[0] = '\0';
-		goto out;
-	}
-	if (fchmod(fd, 0600) < 0) {
-		log_warn("%s: fchmod %s", __func__, tmp);
-		goto out;
-	}
-	if (tpm_write_all(fd, buf, len) < 0) {
-		log_warn("%s: write %s", __func__, tmp);
-		goto out;
-	}
-	if (fsync(fd) < 0) {
-		log_warn("%s: fsync %s", __func__, tmp);
-		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		log_warn("%s: close %s", __func__, tmp);
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		log_warn("%s: rename %s to %s", __func__, tmp, path);
-		goto out;
-	}
-	tmp[0] = '\0';		/* renamed: nothing to unlink */
-	/* the rename itself must survive a crash: sync the directory */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) < 0) {
-		log_warn("%s: fsync %s", __func__, dir);
-		goto out;
-	}
-	st = TPM_OK;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	if (tmp[0] != '\0')
-		unlink(tmp);
-	return st;
-}
-
-static enum tpm_status tpm_ak_save(const char *dir, const char *path,
-				   uint16_t ek_type, const TPM2B_PUBLIC *pub,
+static enum tpm_status tpm_ak_save(const char *path, uint16_t ek_type,
+				   const TPM2B_PUBLIC *pub,
 				   const TPM2B_PRIVATE *priv)
 {
 	uint8_t buf[TPM_AK_FILE_MAX];
 	size_t off = TPM_AK_HEADER;
+	char why[PATH_MAX + 128];
 	TSS2_RC rc;
 
 	memcpy(buf, TPM_AK_MAGIC, 4);
@@ -602,7 +527,11 @@ static enum tpm_status tpm_ak_save(const char *dir, const char *path,
 						   &off);
 	if (rc != TSS2_RC_SUCCESS)
 		return TPM_FAIL("marshal AK file", rc);
-	return tpm_file_replace(dir, path, buf, off);
+	if (file_replace(path, buf, off, why, sizeof(why)) < 0) {
+		log_warnx("saving the AK: %s", why);
+		return TPM_ERR_OTHER;
+	}
+	return TPM_OK;
 }
 
 /*
@@ -693,8 +622,8 @@ out:
 }
 
 /* Make a new AK under the EK, keep it in @path, and load it. */
-static enum tpm_status tpm_ak_create(struct tpm *t, const char *dir,
-				     const char *path, enum tpm_key_alg alg)
+static enum tpm_status tpm_ak_create(struct tpm *t, const char *path,
+				     enum tpm_key_alg alg)
 {
 	TPM2B_SENSITIVE_CREATE sens = { 0 };
 	TPM2B_DATA outside = { 0 };
@@ -718,7 +647,7 @@ static enum tpm_status tpm_ak_create(struct tpm *t, const char *dir,
 		goto out;
 	}
 	tpm_flush(t, &session);
-	st = tpm_ak_save(dir, path, tpm_key_type(t->ek_alg), pub, priv);
+	st = tpm_ak_save(path, tpm_key_type(t->ek_alg), pub, priv);
 	if (st != TPM_OK)
 		goto out;
 	st = tpm_ak_load_blob(t, pub, priv, &rc);
@@ -826,7 +755,7 @@ enum tpm_status tpm_ak_load(struct tpm *t, const char *state_dir,
 		}
 	}
 	if (!found) {
-		st = tpm_ak_create(t, state_dir, path, alg);
+		st = tpm_ak_create(t, path, alg);
 		if (st != TPM_OK)
 			goto out;
 		ak->created = 1;

@@ -18,6 +18,7 @@
 #include <openssl/pem.h>
 #include <openssl/sha.h>
 
+#include "file.h"
 #include "result_key.h"
 #include "tpm_crypto.h"
 
@@ -109,69 +110,6 @@ void result_key_free(struct result_key *k)
 	free(k);
 }
 
-/* Write @len bytes of @pem to @fd entirely; 0 or -1 (errno set). */
-static int write_all(int fd, const char *pem, size_t len)
-{
-	ssize_t w;
-
-	while (len > 0) {
-		w = write(fd, pem, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		pem += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/*
- * Put @pem at @path atomically: a new file (mkstemp: O_EXCL, 0600) in
- * the same directory, synced, renamed over, the directory synced. A
- * crash leaves either no key or the whole key, never half of one.
- */
-static int write_atomic(const char *path, const char *pem, size_t len,
-			char *why, size_t whylen)
-{
-	char tmp[CONFIG_PATH_MAX + 16], dir[CONFIG_PATH_MAX];
-	int fd, dfd, rc = -1;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >=
-	    sizeof(tmp)) {
-		snprintf(why, whylen, "%s: path too long", path);
-		return -1;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(why, whylen, "%s: cannot create %s: %s", path, tmp,
-			 strerror(errno));
-		return -1;
-	}
-	if (fchmod(fd, 0600) < 0 || write_all(fd, pem, len) < 0 ||
-	    fsync(fd) < 0) {
-		snprintf(why, whylen, "%s: writing %s: %s", path, tmp,
-			 strerror(errno));
-		close(fd);
-		goto out;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		snprintf(why, whylen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);	/* the rename itself on disk */
-		close(dfd);
-	}
-	rc = 0;
-out:
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
-}
-
 /* A new P-256 key, written to @path. */
 static struct result_key *create_key(const char *path, char *why,
 				     size_t whylen)
@@ -190,7 +128,7 @@ static struct result_key *create_key(const char *path, char *why,
 		ossl_why(why, whylen, path, "making a P-256 key");
 		ok = 0;
 	} else {
-		ok = write_atomic(path, pem, (size_t)len, why, whylen) == 0;
+		ok = file_replace(path, pem, (size_t)len, why, whylen) == 0;
 	}
 	if (pem != NULL && len > 0)
 		OPENSSL_cleanse(pem, (size_t)len);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * file.h - read a whole small file (a config, a certificate, a token),
- * refusing one above a stated maximum. Shared by both daemons and the CLI:
- * the one bounded-read loop of the project.
+ * refusing one above a stated maximum, and replace one atomically. Shared
+ * by both daemons and the CLI: the one bounded-read loop and the one
+ * crash-safe write of the project.
  */
 #ifndef IMATRUST_FILE_H
 #define IMATRUST_FILE_H
@@ -22,5 +23,23 @@
  */
 char *file_read(const char *path, size_t max, size_t *len, char *errbuf,
 		size_t errlen);
+
+/**
+ * file_replace() - put @len bytes at @path, all or nothing.
+ * @path: the file; its directory must exist
+ * @buf: the contents
+ * @len: bytes in @buf
+ * @errbuf: receives "PATH: reason" on failure
+ * @errlen: size of @errbuf
+ *
+ * A new file (mkstemp(): O_EXCL, mode 0600) in the same directory is
+ * written, synced, renamed over @path, and the directory synced: after a
+ * crash or a power loss @path holds the old contents or the new ones,
+ * never a mix, and a successful return means the new ones are on disk.
+ *
+ * Return: 0, or -1 (the temporary file removed).
+ */
+int file_replace(const char *path, const void *buf, size_t len, char *errbuf,
+		 size_t errlen);
 
 #endif /* IMATRUST_FILE_H */

@@ -121,6 +121,79 @@ static void test_rewind(void **state)
 	list_follow_close(f);
 }
 
+/* Write records [from, to) of @g, and @half bytes of record @to, to a new
+ * file at @path (a _staged file: it does not grow). */
+static void write_staged(struct growing *g, char *path, size_t from,
+			 size_t to, size_t half)
+{
+	FILE *out;
+	int fd;
+
+	strcpy(path, "/tmp/imatrust-staged-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	out = fdopen(fd, "w");
+	for (; from < to; from++)
+		fwrite(g->recs[from], 1, g->sizes[from], out);
+	fwrite(g->recs[to], 1, half, out);
+	fclose(out);
+}
+
+/*
+ * After the kernel deleted records 0-4 and staged 5-8: the staged file is
+ * read first, the list numbered from 5, and nothing below it reachable.
+ */
+static void test_staged_then_list(void **state)
+{
+	struct growing *g = *state;
+	struct list_follow *f;
+	char staged[64];
+
+	write_staged(g, staged, 5, 9, 0);
+	append(g, 9, 11, 0);
+	f = list_follow_open_at(g->path, staged, 5, NULL, NULL);
+	assert_non_null(f);
+	assert_int_equal(list_follow_base(f), 5);
+	expect_batch(f, 5, 6, g);	/* 5-8 staged, 9-10 in the list */
+	append(g, 11, 13, 0);
+	expect_batch(f, 11, 2, g);
+	/* back into the staged records, then below what the kernel has */
+	assert_int_equal(list_follow_rewind(f, 7, NULL), IMT_OK);
+	expect_batch(f, 7, 6, g);
+	assert_int_equal(list_follow_rewind(f, 2, NULL), IMT_OK);
+	expect_batch(f, 5, 8, g);
+	assert_int_equal(list_follow_position(f), 13);
+	list_follow_close(f);
+	unlink(staged);
+
+	/* without a staged file: numbered from the base */
+	f = list_follow_open_at(g->path, NULL, 9, NULL, NULL);
+	expect_batch(f, 9, 4, g);
+	list_follow_close(f);
+}
+
+/* Staged records always end on a record boundary: anything else is an
+ * error, not a record glued to the list's first bytes. */
+static void test_staged_cut(void **state)
+{
+	struct growing *g = *state;
+	struct list_follow *f;
+	struct list_batch b;
+	struct imt_error err;
+	char staged[64];
+
+	write_staged(g, staged, 0, 2, 10);
+	append(g, 3, 4, 0);
+	f = list_follow_open_at(g->path, staged, 0, NULL, NULL);
+	assert_int_equal(list_follow_next(f, &b, &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "staged records end inside record 2"));
+	list_follow_close(f);
+	unlink(staged);
+	assert_null(list_follow_open_at(g->path, "/nonexistent/staged", 0,
+					NULL, &err));
+	assert_non_null(strstr(err.msg, "/nonexistent/staged"));
+}
+
 static void test_corrupt_list(void **state)
 {
 	struct growing *g = *state;
@@ -168,6 +241,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_grows_in_pieces, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_staged_then_list, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_staged_cut, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_list, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_wait_times_out, setup,
