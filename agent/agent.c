@@ -25,6 +25,7 @@
 #include "file.h"
 #include "hash_algo.h"
 #include "ima_list.h"
+#include "list_export.h"
 #include "list_follow.h"
 #include "log.h"
 #include "notify.h"
@@ -33,6 +34,8 @@
 #include "wire.h"
 
 #define AGENT_PATH_MAX (sizeof("/v1/agents//evidence") + WIRE_ID_MAX)
+#define AGENT_BOOT_ID "/proc/sys/kernel/random/boot_id"
+#define AGENT_EXPORT_RETRY_MS (60 * 1000)	/* after a refused export */
 
 enum agent_step {
 	STEP_CONNECT,		/* POST /nonce */
@@ -82,6 +85,14 @@ struct agent {
 	size_t boot_log_len;
 	int boot_log_due;	/* send it with the next evidence: the first
 				 * of this start or enrolment, or wanted */
+
+	/* export = on, on a kernel that can (list_export.h) */
+	int export_on;
+	struct list_export exp;
+	uint64_t stored_records;	/* of the last verdict... */
+	int stored_durable;		/* ...to evidence that asked for it */
+	uint64_t export_retry_ms;	/* monotonic: no export before */
+	int export_unconfirmed;		/* said that nothing is confirmed */
 };
 
 static uint64_t agent_now_ms(void)
@@ -119,8 +130,14 @@ agent_status(const char *fmt, ...)
 /* Forget the buffer and read the list again from record @index. */
 static void agent_list_restart(struct agent *a, uint64_t index)
 {
+	uint64_t base = list_follow_base(a->list);
 	struct imt_error err;
 
+	if (index < base) {
+		log_warnx("list: record %" PRIu64 " is asked for, but this boot's kernel deleted the records below %" PRIu64 ": sending from there",
+			  index, base);
+		index = base;
+	}
 	a->pend_len = 0;
 	a->pend_count = 0;
 	a->pend_first = index;
@@ -318,6 +335,13 @@ static enum agent_step agent_take_verdict(struct agent *a,
 	snprintf(a->state, sizeof(a->state), "%s", v.state);
 	agent_status("verdict %s, next_index %" PRIu64, v.state,
 		      v.next_index);
+	/* confirmed by the verifier; durably only if the evidence asked */
+	a->stored_records = v.has_stored_records ? v.stored_records : 0;
+	a->stored_durable = 0;
+	if (a->export_on && !v.has_stored_records && !a->export_unconfirmed) {
+		log_warnx("export: the verifier does not say which records it stored (an older verifier?): nothing is deleted");
+		a->export_unconfirmed = 1;
+	}
 	if (strcmp(v.boot_log, "wanted") == 0 && a->boot_log != NULL) {
 		log_debug("verdict: the firmware event log is wanted");
 		a->boot_log_due = 1;
@@ -464,6 +488,139 @@ static enum agent_step agent_backoff(struct agent *a)
 	return a->after_backoff;
 }
 
+/* ---- export ----------------------------------------------------------- */
+
+/* (Re)open the list where the kernel's records start, at record @index. */
+static int agent_list_open(struct agent *a, uint64_t index)
+{
+	struct imt_error err;
+	int on = a->export_on;
+
+	list_follow_close(a->list);
+	a->list = list_follow_open_at(a->cfg->measurement_list,
+				      on && a->exp.staged > 0 ?
+				      a->exp.staged_path : NULL,
+				      on ? (size_t)a->exp.deleted : 0, NULL,
+				      &err);
+	if (a->list == NULL) {
+		log_warnx("%s", err.msg);
+		return -1;
+	}
+	if (index > list_follow_base(a->list) &&
+	    list_follow_rewind(a->list, (size_t)index, &err) != IMT_OK)
+		log_warnx("%s: %s", a->cfg->measurement_list, err.msg);
+	return 0;
+}
+
+/* Where the kernel's list starts, for the verifier (PROTOCOL.md). */
+static void agent_export_fields(const struct agent *a,
+				struct wire_evidence *ev)
+{
+	if (!a->export_on)
+		return;
+	if (a->exp.deleted > 0) {
+		ev->list_start = a->exp.deleted;
+		memcpy(ev->list_start_pcr, a->exp.pcr, a->bank->size);
+		ev->list_start_pcr_len = a->bank->size;
+	}
+	/* records are staged: the next confirmation decides the delete */
+	ev->export_sync = a->exp.staged > 0;
+}
+
+/*
+ * The kernel lets a writer in only while no list file is open for
+ * reading, the agent's own included: close the follower around @fn and
+ * open it again at the same record (the list left, numbered on).
+ */
+static int agent_export_call(struct agent *a,
+			     int (*fn)(struct list_export *, char *, size_t),
+			     const char *what)
+{
+	char why[PATH_MAX + 128];
+	uint64_t at = a->pend_first + a->pend_count;
+	int rc;
+
+	list_follow_close(a->list);
+	a->list = NULL;
+	rc = fn(&a->exp, why, sizeof(why));
+	if (rc < 0) {
+		log_warnx("export: %s: %s; again in %d s", what, why,
+			  AGENT_EXPORT_RETRY_MS / 1000);
+		a->export_retry_ms = agent_now_ms() + AGENT_EXPORT_RETRY_MS;
+	}
+	if (agent_list_open(a, at) < 0)
+		fatalx("export: the list does not open again");
+	a->pend_full = 0;	/* the follower stands at the buffer's end */
+	return rc;
+}
+
+/*
+ * After a verdict: delete the staged records once the verifier has stored
+ * every one of them durably; stage when the kernel holds export_records
+ * records the verifier has stored (records staged but not yet sent are
+ * read from the staged list, and sent before their delete).
+ */
+static void agent_export(struct agent *a)
+{
+	uint64_t from = a->exp.deleted, end = from + a->exp.staged;
+
+	if (!a->export_on || agent_now_ms() < a->export_retry_ms)
+		return;
+	if (a->exp.staged > 0) {
+		if (!a->stored_durable || a->stored_records < end)
+			return;
+		if (agent_export_call(a, list_export_delete, "deleting") == 0)
+			log_info("export: deleted records %" PRIu64 "-%" PRIu64
+				 " from kernel memory (stored by the verifier)",
+				 from, end - 1);
+		return;
+	}
+	if (a->pend_count > 0 || a->pend_full ||
+	    a->stored_records < from ||
+	    a->stored_records - from < a->cfg->export_records)
+		return;
+	if (agent_export_call(a, list_export_stage, "staging") > 0)
+		log_debug("export: staged records %" PRIu64 "-%" PRIu64,
+			  a->exp.deleted, a->exp.deleted + a->exp.staged - 1);
+}
+
+/* export = on at start: can the kernel, and what has this boot deleted? */
+static int agent_export_start(struct agent *a)
+{
+	char why[PATH_MAX + 128], err[256], *boot_id;
+	size_t len;
+	int rc;
+
+	if (strcmp(a->cfg->export, "on") != 0)
+		return 0;
+	boot_id = file_read(AGENT_BOOT_ID, 128, &len, err, sizeof(err));
+	if (boot_id == NULL) {
+		log_warnx("export = on: %s; records stay in kernel memory",
+			  err);
+		return 0;
+	}
+	boot_id[strcspn(boot_id, "\n")] = '\0';
+	rc = list_export_init(&a->exp, a->cfg->measurement_list,
+			      a->cfg->state_dir, boot_id, a->bank, why,
+			      sizeof(why));
+	free(boot_id);
+	if (rc == 1) {
+		log_info("export = on, but this kernel cannot export records (%s: it needs CONFIG_IMA_STAGING); records stay in kernel memory",
+			 why);
+		return 0;
+	}
+	if (rc < 0) {
+		log_warnx("export: %s; remove the state file only if this boot deleted no records",
+			  why);
+		return -1;
+	}
+	a->export_on = 1;
+	log_info("export = on: this boot's kernel deleted %" PRIu64
+		 " records, %" PRIu64 " staged; staging at %" PRIu64,
+		 a->exp.deleted, a->exp.staged, a->cfg->export_records);
+	return 0;
+}
+
 /* ---- streaming -------------------------------------------------------- */
 
 /* Quote, then read the list, then send: one round of evidence. */
@@ -510,6 +667,7 @@ static enum agent_step agent_round(struct agent *a)
 	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
 	ev.pcrs = q.pcrs;
 	ev.version = WIRE_VERSION;
+	agent_export_fields(a, &ev);
 	carry_log = a->boot_log_due && a->boot_log != NULL;
 	if (carry_log)
 		ev.boot_log = (struct wire_blob){ (uint8_t *)a->boot_log,
@@ -548,6 +706,8 @@ static enum agent_step agent_round(struct agent *a)
 	next = agent_take_verdict(a, &r);
 	if (next != STEP_STREAM)
 		return next;
+	a->stored_durable = ev.export_sync;
+	agent_export(a);
 	if (strcmp(a->state, "failed") == 0)
 		log_warnx("evidence for records %" PRIu64 "-%" PRIu64
 			  " judged failed (see the machine's events)", first,
@@ -692,7 +852,6 @@ static void agent_boot_log_load(struct agent *a)
 static int agent_start(struct agent *a)
 {
 	struct client_opts co;
-	struct imt_error err;
 	int rc;
 
 	a->bank = hash_algo_bank(a->cfg->bank);
@@ -711,11 +870,9 @@ static int agent_start(struct agent *a)
 		log_warnx("out of memory");
 		return -1;
 	}
-	a->list = list_follow_open(a->cfg->measurement_list, NULL, &err);
-	if (a->list == NULL) {
-		log_warnx("%s", err.msg);
+	if (agent_export_start(a) < 0 || agent_list_open(a, 0) < 0)
 		return -1;
-	}
+	a->pend_first = list_follow_base(a->list);
 	a->pollable = list_follow_pollable(a->list);
 	agent_boot_log_load(a);
 	log_info("list %s: %s", a->cfg->measurement_list,

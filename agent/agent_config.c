@@ -42,6 +42,10 @@ static const struct conf_key keys[] = {
 	    "milliseconds between list reads on kernels whose list cannot be polled"),
 	NUM("backoff_max", backoff_max, 1, 3600, "30",
 	    "longest wait in seconds between retries (1 s doubling up to this)"),
+	STR("export", export, "off", 0, "on|off",
+	    "on: delete records the verifier has stored from kernel memory (needs CONFIG_IMA_STAGING; the agent says once at start when the kernel cannot)"),
+	NUM("export_records", export_records, 1, 100000000, "10000",
+	    "with export = on: records the kernel's list holds before the agent stages them for deletion"),
 	STR("log_level", log_level, "info", 0, "debug|info|warning",
 	    "lowest level logged"),
 };

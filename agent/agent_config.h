@@ -34,6 +34,8 @@ struct agent_config {
 	uint64_t heartbeat;			/* seconds between evidence */
 	uint64_t poll_fallback_ms;		/* list timer without poll() */
 	uint64_t backoff_max;			/* seconds, retry ceiling */
+	char export[4];				/* on | off */
+	uint64_t export_records;		/* list size that triggers it */
 	char log_level[8];			/* debug | info | warning */
 };
 

@@ -98,6 +98,14 @@ struct wire_evidence {
 					 * which filled a message (optional) */
 	struct wire_blob boot_log;	/* v2, optional (len 0): the raw TCG
 					 * firmware event log of this boot */
+	uint64_t list_start;		/* v3, optional (0): the first record
+					 * this boot's kernel still holds */
+	uint8_t list_start_pcr[HASH_ALGO_MAX_SIZE];	/* v3, with list_start:
+							 * PCR 10 after the
+							 * records below it */
+	size_t list_start_pcr_len;
+	int export_sync;		/* v3, optional ("export": true): the
+					 * agent deletes what is confirmed */
 	unsigned int version;		/* decoded: 1 or 2; to encode: 0 is
 					 * the lowest that carries it */
 };
@@ -112,6 +120,9 @@ struct wire_verdict {
 	uint64_t next_index;		/* first record the verifier needs */
 	char boot_log[WIRE_STATE_MAX + 1];	/* v2, optional ("" absent):
 						 * "wanted" */
+	uint64_t stored_records;	/* v3: records [0, it) of this boot are
+					 * stored (with export_sync: durably) */
+	int has_stored_records;
 	unsigned int version;		/* as in struct wire_evidence */
 };
 

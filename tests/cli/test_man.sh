@@ -26,6 +26,10 @@ fi
 missing=$(while read -r k; do grep -q "^\.BR $k " "$root/verifier/imatrust-verifier.conf.5" || echo "$k"; done <"$tmp/keys")
 [ -z "$missing" ] && [ -s "$tmp/keys" ] && ok "every verifier key has an entry" ||
 	not_ok "every verifier key has an entry: missing $missing"
+"$bin/imatrust-agent" -H | grep -v $'^\t' | sed 's/ = .*//' >"$tmp/agent-keys"
+missing=$(while read -r k; do grep -q "^\.BR $k " "$root/agent/imatrust-agent.conf.5" || echo "$k"; done <"$tmp/agent-keys")
+[ -z "$missing" ] && [ -s "$tmp/agent-keys" ] && ok "every agent key has an entry" ||
+	not_ok "every agent key has an entry: missing $missing"
 
 for p in "${pages[@]}"; do
 	if LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$root/$p" >"$tmp/groff" 2>&1 &&

@@ -41,6 +41,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.poll_fallback_ms, 200);
 	assert_int_equal(c.backoff_max, 30);
 	assert_string_equal(c.log_level, "info");
+	assert_string_equal(c.export, "off");	/* upstream's default too */
+	assert_int_equal(c.export_records, 10000);
 	assert_int_equal(agent_config_check(&c, err, 256), 0);
 	/* the trailing slash goes, the id becomes the host name */
 	assert_string_equal(c.verifier_url, "https://10.77.0.1:8443");
@@ -57,6 +59,7 @@ static void test_values(void **state)
 			       "id = guest-1.lab\nbank = sha1\nkey_alg = ecc\n"
 			       "heartbeat = 3600\npoll_fallback_ms = 10\n"
 			       "backoff_max = 1\nlog_level = warning\n"
+			       "export = on\nexport_records = 1\n"
 			       "tcti = swtpm:host=127.0.0.1,port=2321\n",
 			       &c, err), 0);
 	assert_int_equal(agent_config_check(&c, err, 256), 0);
@@ -64,6 +67,8 @@ static void test_values(void **state)
 	assert_string_equal(c.bank, "sha1");
 	assert_string_equal(c.key_alg, "ecc");
 	assert_int_equal(c.heartbeat, 3600);
+	assert_string_equal(c.export, "on");
+	assert_int_equal(c.export_records, 1);
 	assert_string_equal(c.tcti, "swtpm:host=127.0.0.1,port=2321");
 }
 
@@ -77,6 +82,8 @@ static const struct {
 	{ "backoff_max = 1h", "a.conf:1: '1h' is not a number" },
 	{ "bank = sha384", "a.conf:1: 'sha384' is not one of sha256|sha1" },
 	{ "key_alg = dsa", "a.conf:1: 'dsa' is not one of rsa|ecc" },
+	{ "export = yes", "a.conf:1: 'yes' is not one of on|off" },
+	{ "export_records = 0", "a.conf:1: '0' is not a number from 1" },
 	{ "log_level = loud", "a.conf:1: 'loud' is not one of" },
 	{ "verifier = https://v", "a.conf:1: unknown key 'verifier'" },
 	{ "tcti device:/dev/tpm0", "a.conf:1: expected \"key = value\"" },
