@@ -407,7 +407,8 @@ deps:
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: the programs, their
 # manual pages and the systemd units (which run /usr/sbin/...: with
-# another PREFIX, edit ExecStart= or link the programs there).
+# another PREFIX, edit ExecStart= or link the programs there), and the
+# agent's drop-in for export = on, as an example to copy.
 PREFIX ?= /usr/local
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 MAN1 := verifier/imatrust.1
@@ -427,6 +428,9 @@ install: $(BINS)
 	install -m 0644 $(MAN8) $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 deploy/systemd/imatrust-verifier.service \
 		deploy/systemd/imatrust-agent.service $(DESTDIR)$(SYSTEMDUNITDIR)/
+	# not active until an operator copies it (export = on needs it)
+	install -D -m 0644 deploy/systemd/imatrust-agent-export.conf \
+		$(DESTDIR)$(PREFIX)/share/imatrust/imatrust-agent-export.conf
 
 format:
 	clang-format -i $(PROTO_SRC) proto/*.h $(DAEMON_SRC) proto/daemon/*.h \

@@ -34,7 +34,6 @@
 #include "wire.h"
 
 #define AGENT_PATH_MAX (sizeof("/v1/agents//evidence") + WIRE_ID_MAX)
-#define AGENT_BOOT_ID "/proc/sys/kernel/random/boot_id"
 #define AGENT_EXPORT_RETRY_MS (60 * 1000)	/* after a refused export */
 
 enum agent_step {
@@ -584,28 +583,31 @@ static void agent_export(struct agent *a)
 			  a->exp.deleted, a->exp.deleted + a->exp.staged - 1);
 }
 
-/* export = on at start: can the kernel, and what has this boot deleted? */
+/*
+ * export = on, once the TPM answers: can the kernel, and what has this
+ * boot deleted? A boot is the TPM's resetCount, not the kernel's boot_id:
+ * a kexec carries the list (what was not deleted) and the PCRs over.
+ */
 static int agent_export_start(struct agent *a)
 {
-	char why[PATH_MAX + 128], err[256], *boot_id;
-	size_t len;
+	char why[PATH_MAX + 128], boot[32];
+	enum tpm_status st;
+	uint32_t resets;
 	int rc;
 
 	if (strcmp(a->cfg->export, "on") != 0)
 		return 0;
-	boot_id = file_read(AGENT_BOOT_ID, 128, &len, err, sizeof(err));
-	if (boot_id == NULL) {
-		log_warnx("export = on: %s; records stay in kernel memory",
-			  err);
-		return 0;
+	st = tpm_reset_count(a->tpm, &resets);
+	if (st != TPM_OK) {
+		log_warnx("export: TPM2_ReadClock: %s", tpm_status_name(st));
+		return -1;
 	}
-	boot_id[strcspn(boot_id, "\n")] = '\0';
+	snprintf(boot, sizeof(boot), "tpm-reset-%" PRIu32, resets);
 	rc = list_export_init(&a->exp, a->cfg->measurement_list,
-			      a->cfg->state_dir, boot_id, a->bank, why,
+			      a->cfg->state_dir, boot, a->bank, why,
 			      sizeof(why));
-	free(boot_id);
 	if (rc == 1) {
-		log_info("export = on, but this kernel cannot export records (%s: it needs CONFIG_IMA_STAGING); records stay in kernel memory",
+		log_info("export = on, but records cannot be exported: %s; they stay in kernel memory",
 			 why);
 		return 0;
 	}
@@ -870,9 +872,8 @@ static int agent_start(struct agent *a)
 		log_warnx("out of memory");
 		return -1;
 	}
-	if (agent_export_start(a) < 0 || agent_list_open(a, 0) < 0)
+	if (agent_list_open(a, 0) < 0)
 		return -1;
-	a->pend_first = list_follow_base(a->list);
 	a->pollable = list_follow_pollable(a->list);
 	agent_boot_log_load(a);
 	log_info("list %s: %s", a->cfg->measurement_list,
@@ -884,6 +885,13 @@ static int agent_start(struct agent *a)
 	log_info("TPM %s: %s EK%s, AK %s", a->cfg->tcti, a->cfg->key_alg,
 		 a->ek.cert_len != 0 ? " with certificate" : "",
 		 a->ak.created ? "created" : "loaded");
+	/* the list again, numbered from what this boot deleted (closed
+	 * meanwhile: a writer gets in only while no reader is open) */
+	list_follow_close(a->list);
+	a->list = NULL;
+	if (agent_export_start(a) < 0 || agent_list_open(a, 0) < 0)
+		return -1;
+	a->pend_first = list_follow_base(a->list);
 	backoff_reset(&a->backoff);
 	client_opts_init(&co, a->cfg->verifier_url, a->cfg->ca_cert);
 	co.user_agent = "imatrust-agent/1";

@@ -229,15 +229,18 @@ out:
 	return ret;
 }
 
-/* Write the one-line request @req to the staged file. Return: 0 or errno. */
+/*
+ * Write the one-line request @req (NULL: none, only open for writing) to
+ * the staged file. Return: 0 or errno.
+ */
 static int staged_request(const struct list_export *x, const char *req)
 {
 	int fd, e = 0;
 
-	fd = open(x->staged_path, O_RDWR | O_CLOEXEC);
+	fd = open(x->staged_path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return errno;
-	if (write(fd, req, strlen(req)) < 0)
+	if (req != NULL && write(fd, req, strlen(req)) < 0)
 		e = errno;
 	close(fd);
 	return e;
@@ -252,6 +255,7 @@ int list_export_init(struct list_export *x, const char *list,
 	uint8_t pcr[HASH_ALGO_MAX_SIZE];
 	uint64_t count, deleting;
 	struct stat st;
+	int e;
 
 	memset(x, 0, sizeof(*x));
 	x->bank = bank;
@@ -267,8 +271,18 @@ int list_export_init(struct list_export *x, const char *list,
 		return -1;
 	}
 	if (stat(x->staged_path, &st) < 0) {
-		snprintf(why, whylen, "%s: %s", x->staged_path, strerror(errno));
-		return errno == ENOENT ? 1 : -1;
+		e = errno;
+		snprintf(why, whylen, "%s: %s%s", x->staged_path, strerror(e),
+			 e == ENOENT ? " (the kernel needs CONFIG_IMA_STAGING)" :
+			 "");
+		return e == ENOENT ? 1 : -1;
+	}
+	/* a writer gets in only while no reader is open: EBUSY says nothing */
+	e = staged_request(x, NULL);
+	if (e == EPERM || e == EACCES || e == EROFS) {
+		snprintf(why, whylen, "%s: %s (the agent needs CAP_SYS_ADMIN and /sys/kernel/security/ima writable: deploy/systemd/imatrust-agent-export.conf)",
+			 x->staged_path, strerror(e));
+		return 1;
 	}
 	if (state_load(x, boot_id, why, whylen) < 0)
 		return -1;

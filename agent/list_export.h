@@ -53,8 +53,9 @@ struct list_export {
  * @x: filled
  * @list: the binary measurement list file the agent follows
  * @state_dir: the agent's state directory
- * @boot_id: this boot's id (/proc/sys/kernel/random/boot_id): a state
- *	     file of another boot is forgotten
+ * @boot_id: this boot's id (the agent's is the TPM's resetCount, which a
+ *	     kexec keeps, as it keeps the list): a state file of another
+ *	     boot is forgotten
  * @bank: the bank the agent quotes
  * @why: receives the reason on a return other than 0
  * @whylen: size of @why
@@ -62,9 +63,10 @@ struct list_export {
  * Reads export.state, finishes a delete that a crash interrupted (see
  * above) and counts the staged records.
  *
- * Return: 0; 1 when the kernel cannot export (no _staged file: a stock
- * kernel or CONFIG_IMA_STAGING off); -1 on an error (unreadable or
- * malformed state, staged list unreadable).
+ * Return: 0; 1 when records cannot be exported (@why says why: no _staged
+ * file, as on a stock kernel or with CONFIG_IMA_STAGING off, or no right
+ * to write it); -1 on an error (unreadable or malformed state, staged
+ * list unreadable).
  */
 int list_export_init(struct list_export *x, const char *list,
 		     const char *state_dir, const char *boot_id,

@@ -1034,6 +1034,20 @@ enum tpm_status tpm_quote(struct tpm *t, const struct hash_algo *bank,
 	return st;
 }
 
+enum tpm_status tpm_reset_count(struct tpm *t, uint32_t *reset_count)
+{
+	TPMS_TIME_INFO *info = NULL;
+	TSS2_RC rc;
+
+	rc = Esys_ReadClock(t->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+			    &info);
+	if (rc != TSS2_RC_SUCCESS)
+		return TPM_FAIL("ReadClock", rc);
+	*reset_count = info->clockInfo.resetCount;
+	Esys_Free(info);
+	return TPM_OK;
+}
+
 enum tpm_status tpm_pcr_extend(struct tpm *t, unsigned int pcr,
 			       const struct tpm_digest *values, size_t count)
 {

@@ -214,6 +214,19 @@ enum tpm_status tpm_pcr_extend(struct tpm *t, unsigned int pcr,
 			       const struct tpm_digest *values, size_t count);
 
 /**
+ * tpm_reset_count() - the TPM's resetCount (TPM2_ReadClock).
+ * @t: the TPM
+ * @reset_count: receives it
+ *
+ * It counts TPM Resets, i.e. boots, and stays through a kexec, which
+ * carries the measurement list over with the PCRs: the one notion of
+ * "this boot" both the verifier and the list agree on.
+ *
+ * Return: TPM_OK, TPM_ERR_COMM, TPM_ERR_OTHER.
+ */
+enum tpm_status tpm_reset_count(struct tpm *t, uint32_t *reset_count);
+
+/**
  * tpm_status_name() - short lower-case name of @status ("comm", ...).
  * @status: a status
  *

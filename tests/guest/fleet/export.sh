@@ -5,7 +5,9 @@
 #   tests/guest/fleet/export.sh [--keep]
 #
 # Two guests of the golden image, both with export = on in agent.conf
-# (export_records 5000, heartbeat 30 s), a verifier whose policy excludes
+# (export_records 5000, heartbeat 30 s; guest1's agent gets the drop-in
+# deploy/systemd/imatrust-agent-export.conf once it has said that it
+# cannot export without it), a verifier whose policy excludes
 # /srv/site/gen/ (the generator and its files; everything else of the
 # image is judged against its references as in run.sh):
 #
@@ -113,6 +115,32 @@ start_guests() {
 	    fleet_refs_site 2
 }
 
+# guest1's agent runs with the unit as installed (no capability): it says
+# why it cannot export; with the drop-in of deploy/systemd it can.
+test_drop_in() {
+	local d=/run/systemd/system/imatrust-agent.service.d
+
+	if agent_log 1 | grep -q "records cannot be exported: .*CAP_SYS_ADMIN"; then
+		ok "guest1 without the drop-in: the agent says it needs CAP_SYS_ADMIN to export"
+	else
+		not_ok "guest1 without the drop-in: the agent says why it cannot export" \
+		    "$(agent_log 1 | grep -i export | tail -n 3)"
+	fi
+	gexec --quiet 1 "mkdir -p $d" &&
+	    gexec --quiet 1 --put "$ROOT/deploy/systemd/imatrust-agent-export.conf" "$d/export.conf" &&
+	    gexec --quiet 1 'systemctl daemon-reload && systemctl restart imatrust-agent'
+	for _ in $(seq 30); do
+		agent_log 1 | grep -q "export = on: this boot's kernel deleted 0 records, 0 staged" && break
+		sleep 1
+	done
+	if agent_log 1 | grep -q "export = on: this boot's kernel deleted 0 records, 0 staged"; then
+		ok "guest1 with imatrust-agent-export.conf: the agent exports"
+	else
+		not_ok "guest1 with imatrust-agent-export.conf: the agent exports" \
+		    "$(agent_log 1 | tail -n 5)"
+	fi
+}
+
 test_stock() {
 	local said
 
@@ -125,9 +153,9 @@ test_stock() {
 	gexec --quiet 2 "$GEN/mkrec $GEN/s 3000" || true
 	check "guest2: trusted after 3,000 more records" \
 	    [ "$(caught_up 2 guest2)" = trusted ]
-	said=$(agent_log 2 | grep -c "this kernel cannot export records" || true)
+	said=$(agent_log 2 | grep -c "records cannot be exported: .*CONFIG_IMA_STAGING" || true)
 	if [ "$said" = 1 ]; then
-		ok "guest2: the agent said once that the kernel cannot export"
+		ok "guest2: the agent said once that the kernel cannot export (no CONFIG_IMA_STAGING)"
 	else
 		not_ok "guest2: the agent says once that the kernel cannot export" \
 		    "said $said times" "$(agent_log 2 | tail -n 5)"
@@ -233,6 +261,7 @@ tests() {
 		exit 1
 	fi
 	test_stock
+	test_drop_in
 	since=$(last_event guest1)
 	slab0=$(slab_kb 1)
 	generated=0
