@@ -269,6 +269,7 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGEN
 
 # The engine's tests make quotes with software AKs, as the benchmark does.
 SOFT_AK_TESTS := $(BUILD)/tests/unit/verifier/test_engine \
+	$(BUILD)/tests/unit/verifier/test_history \
 	$(BUILD)/tests/unit/verifier/test_route_verify
 $(SOFT_AK_TESTS:%=%.o): CFLAGS += -Itests/bench
 $(SOFT_AK_TESTS): $(BUILD)/tests/bench/soft_ak.o

@@ -101,6 +101,15 @@ int db_batch_commit(struct db *db, struct imt_error *err);
 /** db_batch_abort() - drop the batch; safe when none is open. */
 void db_batch_abort(struct db *db);
 
+/**
+ * db_durable_commits() - make the next commits durable against a power
+ * loss (@on 1: synchronous = FULL, the WAL is synced at every commit),
+ * or back to the default (@on 0: NORMAL, db.c explains). Outside a
+ * transaction only; a FULL commit also makes every earlier commit in the
+ * WAL durable.
+ */
+int db_durable_commits(struct db *db, int on, struct imt_error *err);
+
 /* ---- reference digests (db_ref.c) ------------------------------------- */
 
 enum db_source_kind {
@@ -977,6 +986,12 @@ struct db_boot {
 	uint8_t pcr10_sha256[DB_PCR_SHA256_SIZE];
 	uint8_t boot_aggregate[DB_DIGEST_MAX];
 	size_t boot_aggregate_len;	/* 0 until known */
+	/* records [history_from, history_to) were deleted from the machine
+	 * before the verifier stored them (db_boot_history_gap());
+	 * history_to 0: the boot's history is complete */
+	uint64_t history_from, history_to;
+	int history_followed;	/* records of the boot were stored before
+				 * the gap: history_from > 0 */
 };
 
 /* One measurement record; pointers borrowed. */
@@ -1037,6 +1052,34 @@ int db_boot_start(struct db *db, const char *machine_id,
  */
 int db_boot_current(struct db *db, const char *machine_id,
 		    struct db_boot *out, int *found, struct imt_error *err);
+
+/**
+ * db_boot_get() - boot @boot_id.
+ * @found: receives 1 when it exists, else 0
+ */
+int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out,
+		int *found, struct imt_error *err);
+
+/**
+ * db_boot_history_gap() - records [@from, @to) of boot @boot_id were
+ * deleted from the machine before they were stored: the boot goes on at
+ * @to (db_boot_history.c).
+ * @db: the database
+ * @boot_id: a stored boot whose next_record_index is @from
+ * @from: the boot's next index (S)
+ * @to: the machine's list start (L), above @from
+ * @anchor: PCR 10 after record @to - 1 as the agent replayed it, in the
+ *	quoted bank (kept for the operator; the running values move with
+ *	the next db_boot_advance() from @to)
+ * @anchor_len: its size, 1 to DB_DIGEST_MAX
+ *
+ * The boot keeps the latest gap, and history_followed once any gap came
+ * after stored records (@from > 0). IMT_ERR_MISMATCH when the boot is
+ * not at @from (concurrent evidence).
+ */
+int db_boot_history_gap(struct db *db, int64_t boot_id, uint64_t from,
+			uint64_t to, const uint8_t *anchor, size_t anchor_len,
+			struct imt_error *err);
 
 #define DB_BOOT_LOG_MAX (1u << 20)	/* bytes of one firmware event log
 					 * (wire.h WIRE_BOOT_LOG_MAX) */

@@ -50,10 +50,15 @@ static int check_verdict(enum db_verdict v, struct imt_error *err)
 	return 0;
 }
 
+#define SQL_BOOT_COLUMNS \
+	"SELECT id, reset_count, restart_count, started_at, " \
+	"next_record_index, pcr10_sha1, pcr10_sha256, boot_aggregate, " \
+	"coalesce(history_from, 0), coalesce(history_to, 0), " \
+	"history_followed FROM boots "
+
 static const char sql_boot_current[] =
-	"SELECT id, reset_count, restart_count, started_at, "
-	"next_record_index, pcr10_sha1, pcr10_sha256, boot_aggregate "
-	"FROM boots WHERE machine_id = ?1 ORDER BY id DESC LIMIT 1";
+	SQL_BOOT_COLUMNS "WHERE machine_id = ?1 ORDER BY id DESC LIMIT 1";
+static const char sql_boot_get[] = SQL_BOOT_COLUMNS "WHERE id = ?1";
 
 /* Fill @b from the current row; -1 when a stored value is out of shape. */
 static int boot_from_row(sqlite3_stmt *st, struct db_boot *b)
@@ -78,19 +83,19 @@ static int boot_from_row(sqlite3_stmt *st, struct db_boot *b)
 		memcpy(b->boot_aggregate, sqlite3_column_blob(st, 7),
 		       (size_t)agg);
 	b->boot_aggregate_len = (size_t)agg;
+	b->history_from = (uint64_t)sqlite3_column_int64(st, 8);
+	b->history_to = (uint64_t)sqlite3_column_int64(st, 9);
+	b->history_followed = sqlite3_column_int(st, 10) != 0;
 	return 0;
 }
 
-static int boot_current(struct db *db, const char *machine_id,
-			struct db_boot *out, int *found, struct imt_error *err)
+/* Step @st (bound) for at most one boot row. */
+static int boot_row(struct db *db, sqlite3_stmt *st, struct db_boot *out,
+		    int *found, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_boot_current, err);
 	int rc = -1, step;
 
-	if (st == NULL)
-		return -1;
 	*found = 0;
-	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		if (boot_from_row(st, out) < 0) {
@@ -107,6 +112,31 @@ static int boot_current(struct db *db, const char *machine_id,
 out:
 	sqlite3_reset(st);
 	return rc;
+}
+
+static int boot_current(struct db *db, const char *machine_id,
+			struct db_boot *out, int *found, struct imt_error *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_boot_current, err);
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+	return boot_row(db, st, out, found, err);
+}
+
+int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out,
+		int *found, struct imt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (db == NULL || out == NULL || found == NULL)
+		return db_bad(err, "no database or result");
+	st = db_stmt(db, sql_boot_get, err);
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, boot_id);
+	return boot_row(db, st, out, found, err);
 }
 
 int db_boot_current(struct db *db, const char *machine_id,

@@ -103,3 +103,24 @@ void db_batch_abort(struct db *db)
 	db->batch_open = 0;
 	db_rollback(db);
 }
+
+/*
+ * Why not always FULL: db.c (a sync per evidence batch). An agent that
+ * deletes what the verifier confirmed asks for it ("export"), and then
+ * its evidence pays one WAL sync; a FULL commit syncs the whole WAL, so
+ * the earlier NORMAL commits of the boot are durable with it.
+ */
+static const char sql_sync_full[] = "PRAGMA synchronous = FULL";
+static const char sql_sync_normal[] = "PRAGMA synchronous = NORMAL";
+
+int db_durable_commits(struct db *db, int on, struct imt_error *err)
+{
+	if (db == NULL)
+		return db_bad(err, "no database");
+	if (!sqlite3_get_autocommit(db->sql))
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "synchronous cannot change in a transaction");
+	return sqlite3_exec(db->sql, on ? sql_sync_full : sql_sync_normal,
+			    NULL, NULL, NULL) == SQLITE_OK ? 0 :
+	       db_fail(db, err, "synchronous");
+}

@@ -713,6 +713,28 @@ static const char migration_0011[] =
 	"PRAGMA user_version = 11;\n"
 	;
 
+static const char migration_0012[] =
+	"-- 0012_history_gap.sql - a boot whose oldest records were deleted from\n"
+	"-- the machine's kernel before the verifier stored them (proto/PROTOCOL.md\n"
+	"-- \"Deleted records\"; verifier/README.md \"History incomplete\").\n"
+	"--\n"
+	"-- The kernel can delete its oldest measurement records; PCR 10 still\n"
+	"-- aggregates them. When evidence says its list starts at L (list_start)\n"
+	"-- past the verifier's next index S of the boot, records [S, L) are gone\n"
+	"-- for good: the boot goes on at L, replayed from the PCR 10 value the\n"
+	"-- agent sent for that point (history_anchor, of the quoted bank), and\n"
+	"-- the gap is kept so every judgement of the boot (evidence, re-judge)\n"
+	"-- names it. history_followed: the verifier had stored records of the\n"
+	"-- boot (S > 0) before the gap, which no honest agent causes.\n"
+	"-- NULL history_from: the boot's history is complete.\n"
+	"ALTER TABLE boots ADD COLUMN history_from INTEGER;\n"
+	"ALTER TABLE boots ADD COLUMN history_to INTEGER;\n"
+	"ALTER TABLE boots ADD COLUMN history_followed INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE boots ADD COLUMN history_anchor BLOB;\n"
+	"\n"
+	"PRAGMA user_version = 12;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -725,6 +747,7 @@ const struct db_migration db_migrations[] = {
 	{ 9, "0009_boot_baseline", migration_0009 },
 	{ 10, "0010_webhooks", migration_0010 },
 	{ 11, "0011_webhook_removal", migration_0011 },
+	{ 12, "0012_history_gap", migration_0012 },
 };
 
 const size_t db_migration_count =

@@ -20,15 +20,25 @@ enum field_type {
 	F_U64,		/* uint64_t */
 	F_BANK,		/* const struct hash_algo *, a bank name */
 	F_PCRS,		/* struct pcr_set of the message's bank */
+	F_BOOL,		/* int, JSON true or false */
+};
+
+/* struct field's ->optional */
+enum {
+	REQUIRED,
+	OPTIONAL,	/* an empty F_BLOB, F_WORD, F_ID is left out */
+	OPT_ZERO,	/* also 0 (F_U64, F_BOOL) or no bytes (F_HEX) */
+	OPT_FLAG,	/* F_U64 sent when the int at ->len_off is set */
 };
 
 struct field {
 	const char *key;
 	enum field_type type;
 	size_t off;		/* of the value in the message struct */
-	size_t len_off;		/* F_HEX: of its size_t length */
+	size_t len_off;		/* F_HEX: of its size_t length; OPT_FLAG:
+				 * of the int that says it is present */
 	size_t min, max;	/* bytes (F_HEX, F_BLOB) or characters */
-	int optional;		/* optional F_BLOB, F_WORD: empty is absent */
+	int optional;		/* REQUIRED, OPTIONAL, OPT_ZERO, OPT_FLAG */
 	unsigned int since;	/* the protocol version that added it; 0: 1 */
 };
 
@@ -74,6 +84,15 @@ static const struct field evidence_fields[] = {
 	{ "more", F_U64, offsetof(struct wire_evidence, more), 0, 0, 0, 1, 0 },
 	{ "boot_log", F_BLOB, offsetof(struct wire_evidence, boot_log), 0, 0,
 	  WIRE_BOOT_LOG_MAX, 1, 2 },
+	{ "list_start", F_U64, offsetof(struct wire_evidence, list_start), 0,
+	  0, 0, OPT_ZERO, 3 },
+	/* its length is the bank's: evidence_check() */
+	{ "list_start_pcr", F_HEX,
+	  offsetof(struct wire_evidence, list_start_pcr),
+	  offsetof(struct wire_evidence, list_start_pcr_len), 1,
+	  HASH_ALGO_MAX_SIZE, OPT_ZERO, 3 },
+	{ "export", F_BOOL, offsetof(struct wire_evidence, export_sync), 0, 0,
+	  0, OPT_ZERO, 3 },
 	END,
 };
 
@@ -91,6 +110,10 @@ static const struct field verdict_fields[] = {
 	  0, 0, 1, 0 },
 	{ "boot_log", F_WORD, offsetof(struct wire_verdict, boot_log), 0, 1,
 	  WIRE_STATE_MAX, 1, 2 },
+	{ "stored_records", F_U64,
+	  offsetof(struct wire_verdict, stored_records),
+	  offsetof(struct wire_verdict, has_stored_records), 0, 0, OPT_FLAG,
+	  3 },
 	END,
 };
 
@@ -243,6 +266,8 @@ static json_t *encode_field(const struct field *f, const void *msg)
 		return bank != NULL ? json_string(bank->name) : NULL;
 	case F_PCRS:
 		return encode_pcrs(CAT(msg, f->off, const struct pcr_set *));
+	case F_BOOL:
+		return json_boolean(*CAT(msg, f->off, const int *) != 0);
 	}
 	return NULL;
 }
@@ -256,6 +281,16 @@ static int absent(const struct field *f, const void *msg)
 		return CAT(msg, f->off, const struct wire_blob *)->len == 0;
 	if (f->type == F_WORD || f->type == F_ID)
 		return CAT(msg, f->off, const char *)[0] == '\0';
+	if (f->optional == OPT_FLAG)
+		return *CAT(msg, f->len_off, const int *) == 0;
+	if (f->optional != OPT_ZERO)
+		return 0;
+	if (f->type == F_U64)
+		return *CAT(msg, f->off, const uint64_t *) == 0;
+	if (f->type == F_BOOL)
+		return *CAT(msg, f->off, const int *) == 0;
+	if (f->type == F_HEX)
+		return *CAT(msg, f->len_off, const size_t *) == 0;
 	return 0;
 }
 
@@ -449,6 +484,14 @@ static enum imt_result decode_field(const struct field *f, json_t *v,
 				   "\"%s\": not a non-negative integer",
 				   f->key);
 		*AT(msg, f->off, uint64_t *) = (uint64_t)json_integer_value(v);
+		if (f->optional == OPT_FLAG)
+			*AT(msg, f->len_off, int *) = 1;
+		return IMT_OK;
+	case F_BOOL:
+		if (!json_is_boolean(v))
+			return BAD(err, IMT_ERR_MALFORMED,
+				   "\"%s\": not true or false", f->key);
+		*AT(msg, f->off, int *) = json_is_true(v);
 		return IMT_OK;
 	case F_BANK:
 		algo = json_is_string(v) ? hash_algo_bank(json_string_value(v))
@@ -495,6 +538,35 @@ static enum imt_result evidence_total(const struct wire_evidence *ev,
 			   ev->boot_log.len, ev->records.len,
 			   WIRE_RECORDS_MAX);
 	return IMT_OK;
+}
+
+/*
+ * What the evidence's field table cannot say: "list_start" below the
+ * probe index; "list_start_pcr" only after deleted records, one digest
+ * of the quoted bank; no records below "list_start" (the kernel has
+ * none).
+ */
+static enum imt_result evidence_check(const struct wire_evidence *ev,
+				      struct imt_error *err)
+{
+	if (ev->list_start >= WIRE_PROBE_INDEX)
+		return BAD(err, IMT_ERR_LIMIT,
+			   "\"list_start\": at most 2^62 - 1");
+	if (ev->list_start_pcr_len > 0 && ev->list_start == 0)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"list_start_pcr\": only with \"list_start\" above 0");
+	if (ev->list_start_pcr_len > 0 &&
+	    ev->list_start_pcr_len != ev->bank->size)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"list_start_pcr\": %zu bytes, a %s digest is %zu",
+			   ev->list_start_pcr_len, ev->bank->name,
+			   ev->bank->size);
+	if (ev->records.len > 0 && ev->first_index < ev->list_start)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"first_index\": %llu is below \"list_start\" %llu",
+			   (unsigned long long)ev->first_index,
+			   (unsigned long long)ev->list_start);
+	return evidence_total(ev, err);
 }
 
 /* What a bundle's field table cannot say: one AK, given or enrolled. */
@@ -566,7 +638,7 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 			bank = *AT(msg, f->off, const struct hash_algo **);
 	}
 	if (rc == IMT_OK && kind == WIRE_EVIDENCE)
-		rc = evidence_total(msg, err);
+		rc = evidence_check(msg, err);
 	if (rc == IMT_OK && kind == WIRE_BUNDLE)
 		rc = bundle_check(msg, err);
 out:

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * wire.h - the JSON messages between agent and verifier (protocol v2).
+ * wire.h - the JSON messages between agent and verifier (protocol v3).
  *
- * Every message carries "v": 1 or 2 (WIRE_VERSION); a receiver rejects any
- * other version, and a field added by v2 in a v1 message. The encoder
+ * Every message carries "v": 1, 2 or 3 (WIRE_VERSION); a receiver rejects
+ * any other version, and a field added by a later version than the
+ * message says. The encoder
  * writes the version the message's ->version says (evidence, verdict), or
  * else the lowest one that can carry the message, so a v1 peer still
- * reads everything a v2 peer sends it unless it spoke v2 itself. Binary TPM structures travel as base64, nonces and digests as
+ * reads everything a later peer sends it unless it spoke a later version
+ * itself. Binary TPM structures travel as base64, nonces and digests as
  * lower-case hex, PCR values as {"index": "hex"}. Each message is a plain
  * struct described by a field table in wire.c, so one encoder and one
  * decoder serve all of them and every field has a stated maximum.
@@ -32,7 +34,7 @@
 #include "pcr_set.h"
 #include "result.h"
 
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 #define WIRE_VERSION_MIN 1		/* the oldest one still accepted */
 #define WIRE_ID_MAX 64			/* agent id: [A-Za-z0-9._-] */
 #define WIRE_NONCE_MIN 16		/* bytes: what the verifier stores
@@ -98,15 +100,19 @@ struct wire_evidence {
 					 * which filled a message (optional) */
 	struct wire_blob boot_log;	/* v2, optional (len 0): the raw TCG
 					 * firmware event log of this boot */
-	uint64_t list_start;		/* v3, optional (0): the first record
-					 * this boot's kernel still holds */
-	uint8_t list_start_pcr[HASH_ALGO_MAX_SIZE];	/* v3, with list_start:
-							 * PCR 10 after the
-							 * records below it */
-	size_t list_start_pcr_len;
-	int export_sync;		/* v3, optional ("export": true): the
-					 * agent deletes what is confirmed */
-	unsigned int version;		/* decoded: 1 or 2; to encode: 0 is
+	uint64_t list_start;		/* v3, optional (0 absent): the first
+					 * index the kernel still holds this
+					 * boot; [0, list_start) were deleted
+					 * from it. < WIRE_PROBE_INDEX */
+	uint8_t list_start_pcr[HASH_ALGO_MAX_SIZE];	/* v3, optional:
+					 * PCR 10 of @bank right after record
+					 * list_start - 1, the agent's replay;
+					 * only with list_start > 0 */
+	size_t list_start_pcr_len;	/* 0 absent, else @bank's size */
+	int export_sync;		/* v3 "export": true: the agent deletes
+					 * what the answer's stored_records
+					 * confirms, so they must be durable */
+	unsigned int version;		/* decoded: 1 to 3; to encode: 0 is
 					 * the lowest that carries it */
 };
 
@@ -120,9 +126,10 @@ struct wire_verdict {
 	uint64_t next_index;		/* first record the verifier needs */
 	char boot_log[WIRE_STATE_MAX + 1];	/* v2, optional ("" absent):
 						 * "wanted" */
-	uint64_t stored_records;	/* v3: records [0, it) of this boot are
-					 * stored (with export_sync: durably) */
-	int has_stored_records;
+	uint64_t stored_records;	/* v3, optional: records [0, this) of
+					 * the quote's boot are in the
+					 * database (durably after "export") */
+	int has_stored_records;		/* 1: @stored_records is sent */
 	unsigned int version;		/* as in struct wire_evidence */
 };
 

@@ -9,7 +9,9 @@
  *  2. the PCR digest over the PCR values sent, PCRs 0-10 selected, the
  *     bank the machine is pinned to;
  *  3. the boot: the quote's resetCount/restartCount (signed by the TPM,
- *     not what the agent claims) against the stored boot;
+ *     not what the agent claims) against the stored boot; where the
+ *     machine's list starts now that it may delete its oldest records
+ *     (history_apply());
  *  4. replay of the new records from the stored running PCR 10 to the
  *     quoted value; the longest proven prefix is kept (proto/DESIGN.md
  *     §4); records for other PCRs than 10 are refused, since no quoted
@@ -29,6 +31,7 @@
 #include "attest.h"
 #include "backlog.h"
 #include "boot_check.h"
+#include "history.h"
 #include "ima_list.h"
 #include "ima_match.h"
 #include "ima_replay.h"
@@ -472,7 +475,9 @@ static int check_replay(struct verifier *v, struct attest *a)
 		free(a->joined);
 		a->joined = NULL;
 		start_over(a);
-		return a->start != 0 ? 0 : check_replay(v, a);
+		if (history_apply(a) < 0)
+			return -1;
+		return a->start != a->next ? 0 : check_replay(v, a);
 	}
 	if ((rc == IMT_OK || rc == IMT_ERR_MISMATCH) &&
 	    m.other_pcr != SIZE_MAX)
@@ -530,7 +535,7 @@ static int check_boot_log(struct attest *a)
 int attest_check(struct verifier *v, struct attest *a)
 {
 	if (check_pcrs(v, a) < 0 || check_boot(a) < 0 ||
-	    check_replay(v, a) < 0)
+	    history_apply(a) < 0 || check_replay(v, a) < 0)
 		return -1;
 	return check_boot_log(a);
 }

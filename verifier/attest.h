@@ -43,6 +43,9 @@ struct attest {
 	struct tpm_quote quote;
 	uint16_t hash_alg;	/* of the quote's signature */
 	uint64_t next;		/* the index the batch must start at */
+	/* records [gap_from, gap_to) were deleted from the machine before
+	 * they were stored (history.h); gap_to 0: none */
+	uint64_t gap_from, gap_to;
 	/* the batch: the records sent, after any held back (backlog.h) */
 	const uint8_t *bytes;
 	size_t len;

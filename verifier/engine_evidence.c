@@ -12,7 +12,9 @@
  *  5. under the lock, one transaction: the nonce consumed, the records
  *     judged and stored, a boot's first event log kept, the state set
  *     through the table, the next nonce issued; or, when step 4 failed,
- *     the machine failed. A v2 agent is told when the boot has no log.
+ *     the machine failed. A v2 agent is told when the boot has no log,
+ *     a v3 agent how many records of the boot are stored; with "export"
+ *     that transaction is durable before the answer (stored_records()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include "attest.h"
 #include "engine.h"
 #include "engine_internal.h"
+#include "history.h"
 #include "log.h"
 #include "policies.h"
 
@@ -152,10 +155,17 @@ static int judge_event(struct verifier *v, const struct policy *p,
 		       enum transition_event *event, char *reason,
 		       struct imt_error *err)
 {
+	char note[JUDGE_REASON_MAX];
+	char *with_note;
 	size_t i;
 	int ok;
 
 	*event = TR_EVIDENCE_UNACCEPTABLE;
+	/* deleted before stored: refused by policy, or after stored records */
+	if (!history_judge(p, boot, note)) {
+		snprintf(reason, JUDGE_REASON_MAX, "%s", note);
+		return 0;
+	}
 	for (i = 0; i < a->n; i++) {
 		if (!judge_acceptable(v, p, a->recs[i].verdict)) {
 			judge_reason(v, p, a->recs[i].index, &a->in[i],
@@ -186,6 +196,11 @@ static int judge_event(struct verifier *v, const struct policy *p,
 	snprintf(reason, JUDGE_REASON_MAX,
 		 "{\"check\":\"evidence\",\"records\":%llu}",
 		 (unsigned long long)(boot->next_record_index + a->n));
+	/* an accepted gap stays in sight as a note */
+	with_note = note[0] != '\0' ? history_with_note(reason, note) : NULL;
+	if (with_note != NULL && strlen(with_note) < JUDGE_REASON_MAX)
+		snprintf(reason, JUDGE_REASON_MAX, "%s", with_note);
+	free(with_note);
 	return 0;
 }
 
@@ -240,6 +255,19 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 		return -1;
 	if (keep_boot_log(v, a, boot.id, now, err) < 0)
 		return -1;
+	if (a->gap_to > 0) {
+		if (db_boot_history_gap(v->db, boot.id, a->gap_from, a->gap_to,
+					a->ev->list_start_pcr,
+					a->ev->list_start_pcr_len, err) < 0)
+			return -1;
+		log_info("%s: records %llu..%llu deleted before they were stored",
+			 id, (unsigned long long)a->gap_from,
+			 (unsigned long long)(a->gap_to - 1));
+		boot.history_followed |= a->gap_from > 0;
+		boot.history_from = a->gap_from;
+		boot.history_to = a->gap_to;
+		boot.next_record_index = a->gap_to;
+	}
 	adv = (struct db_boot_advance){
 		.boot_id = boot.id,
 		.from_index = a->next,
@@ -323,6 +351,30 @@ static int same_boot(struct verifier *v, const struct attest *a, int *same,
 }
 
 /*
+ * The answer's stored_records: the records of the quote's boot below
+ * this index are in the database (or were reported deleted before they
+ * were, history.h). Never what the backlog holds, nor a batch that was
+ * not stored.
+ */
+static uint64_t stored_records(const struct attest *a, int stored)
+{
+	if (stored)
+		return a->next + a->n;
+	if (!a->have_boot || a->new_boot ||
+	    a->quote.reset_count != a->boot.reset_count)
+		return 0;
+	return a->boot.next_record_index;
+}
+
+/* What the agent may resume from: never below its list start. */
+static uint64_t next_index(const struct attest *a)
+{
+	uint64_t next = a->held_end > 0 ? a->held_end : a->next + a->n;
+
+	return next > a->ev->list_start ? next : a->ev->list_start;
+}
+
+/*
  * Step 5's writes: 0 done, -1 with @err on storage, 1 answered already,
  * 2 the nonce was taken meanwhile (rejected after the abort).
  */
@@ -332,7 +384,7 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 {
 	enum db_machine_state state = a->m.state;
 	enum db_nonce_result res;
-	int same;
+	int same, stored = 0;
 
 	if (db_nonce_consume(v->db, a->ev->agent, a->ev->nonce,
 			     a->ev->nonce_len, now, &res, err) < 0)
@@ -364,6 +416,7 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 		if (a->start == a->next && a->held_end == 0) {
 			if (store(v, a, now, &state, err) < 0)
 				return -1;
+			stored = 1;
 			atomic_fetch_add(&v->metrics.records, a->n);
 		} else if (a->have_boot && !a->new_boot &&
 			   keep_boot_log(v, a, a->boot.id, now, err) < 0) {
@@ -378,10 +431,12 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 	ans->verdict.nonce_ttl = v->cfg.nonce_ttl;
 	snprintf(ans->verdict.state, sizeof(ans->verdict.state), "%s",
 		 db_machine_state_name(state));
-	ans->verdict.next_index = a->held_end > 0 ? a->held_end :
-				  a->next + a->n;
-	/* answer in the agent's version; a v2 agent sends the log asked for */
+	ans->verdict.next_index = next_index(a);
+	/* answer in the agent's version; a v2 agent sends the log asked for,
+	 * a v3 agent learns what it may delete */
 	ans->verdict.version = a->ev->version;
+	ans->verdict.has_stored_records = a->ev->version >= 3;
+	ans->verdict.stored_records = stored_records(a, stored);
 	if (a->ev->version >= 2 && !a->boot_log_kept &&
 	    !(a->have_boot_log && !a->new_boot))
 		snprintf(ans->verdict.boot_log, sizeof(ans->verdict.boot_log),
@@ -394,21 +449,29 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 static void commit(struct verifier *v, struct attest *a, int64_t now,
 		   int checks_ok, struct engine_answer *ans)
 {
+	int durable = a->ev->export_sync;
 	struct imt_error err;
 	int rc;
 
-	if (db_batch_begin(v->db, &err) < 0) {
+	/* "export": the agent deletes what stored_records confirms, so this
+	 * commit (always a write: the nonce) syncs the WAL, and with it
+	 * every earlier commit; without it commits stay as cheap as ever */
+	if ((durable && db_durable_commits(v->db, 1, &err) < 0) ||
+	    db_batch_begin(v->db, &err) < 0) {
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
-		return;
+		goto out;
 	}
 	rc = commit_writes(v, a, now, checks_ok, ans, &err);
 	if (rc == 0 && db_batch_commit(v->db, &err) == 0)
-		return;
+		goto out;
 	db_batch_abort(v->db);
 	if (rc <= 0)
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
 	else if (rc == 2)
 		reject(v, a, now, ENGINE_NONCE, ans);
+out:
+	if (durable && db_durable_commits(v->db, 0, &err) < 0)
+		log_warnx("synchronous = NORMAL: %s", err.msg);
 }
 
 void engine_evidence(struct verifier *v, const struct wire_evidence *ev,

@@ -189,7 +189,7 @@ static int parse_excludes(json_t *doc, struct policy *p,
 
 static const char *const known_keys[] = {
 	"machines", "default", "sources", "excludes", "violations",
-	"any_path", "conffiles", "boot", NULL,
+	"any_path", "conffiles", "history_incomplete", "boot", NULL,
 };
 
 static int check_keys(json_t *doc, struct imt_error *err)
@@ -206,7 +206,8 @@ static int check_keys(json_t *doc, struct imt_error *err)
 		if (known_keys[i] == NULL)
 			return bad(err, "%s: not a policy field (known: "
 				   "machines, default, sources, excludes, "
-				   "violations, any_path, conffiles, boot)", key);
+				   "violations, any_path, conffiles, "
+				   "history_incomplete, boot)", key);
 	}
 	return 0;
 }
@@ -214,7 +215,7 @@ static int check_keys(json_t *doc, struct imt_error *err)
 static int parse_doc(json_t *doc, struct policy *p, struct imt_error *err)
 {
 	json_t *def = json_object_get(doc, "default");
-	int conff;
+	int conff, hist;
 
 	if (!json_is_object(doc))
 		return bad(err, "a policy is a JSON object");
@@ -234,10 +235,13 @@ static int parse_doc(json_t *doc, struct policy *p, struct imt_error *err)
 			  &p->any_path, err) < 0 ||
 	    policy_choice(doc, NULL, "conffiles", "reference", "any", &conff,
 			  err) < 0 ||
+	    policy_choice(doc, NULL, "history_incomplete", "refuse", "accept",
+			  &hist, err) < 0 ||
 	    boot_policy_parse(json_object_get(doc, "boot"), &p->boot, err) < 0)
 		return -1;
 	p->conffiles = conff == 1 ? POLICY_CONFFILES_ANY :
 				    POLICY_CONFFILES_REFERENCE;
+	p->history_accept = hist == 1;
 	return 0;
 }
 
@@ -311,6 +315,8 @@ json_t *policy_to_json(const struct policy *p)
 				    json_string(tri[1][p->any_path]));
 	json_object_set_new(j, "conffiles", json_string(
 		p->conffiles == POLICY_CONFFILES_ANY ? "any" : "reference"));
+	json_object_set_new(j, "history_incomplete", json_string(
+		p->history_accept ? "accept" : "refuse"));
 	if (p->boot.present)
 		json_object_set_new(j, "boot", boot_policy_to_json(&p->boot));
 	return j;

@@ -9,9 +9,13 @@
  *	 "sources": ["deb:*", "key:*"],
  *	 "excludes": [{"prefix": "/var/lib/apt/"}, {"glob": "/tmp/x*"},
  *		      {"regex": "^/run/.*"}],
- *	 "violations": "allow", "any_path": "deny", "conffiles": "reference"}
+ *	 "violations": "allow", "any_path": "deny", "conffiles": "reference",
+ *	 "history_incomplete": "refuse"}
  *
  * A policy without "violations" or "any_path" takes the configuration's.
+ * "history_incomplete" rules on a boot first seen after its oldest
+ * records were deleted from the machine (verifier/history.h): refuse
+ * (the default: untrusted) or accept (judged from the first record kept).
  * Machines are matched by id (fnmatch(3) patterns) in policy order; a
  * machine no policy names gets the default policy.
  */
@@ -52,6 +56,7 @@ struct policy {
 	int violations;		/* -1: the configuration's; 0 deny; 1 allow */
 	int any_path;		/* -1, 0, 1 likewise */
 	enum policy_conffiles conffiles;
+	int history_accept;	/* "history_incomplete": 0 refuse, 1 accept */
 	struct boot_policy boot;	/* the "boot" section (boot_policy.h) */
 };
 

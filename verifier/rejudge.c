@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "history.h"
 #include "judge.h"
 #include "policies.h"
 #include "rejudge.h"
@@ -318,8 +319,14 @@ static int decide_locked(struct rejudge_run *run, const char *id,
 	if (rc < 0)
 		goto out;
 	if (m.state == DB_STATE_UNTRUSTED && ok) {
+		/* an accepted gap in the boot's history stays in sight */
+		reason = history_judge(policies_for(v, id), &boot, why) &&
+			 why[0] != '\0' ? history_with_note(run->cause, why) :
+			 NULL;
 		rc = engine_transition(v, id, m.state, TR_REJUDGE_CLEAN,
-				       run->cause, run->now, NULL, err);
+				       reason != NULL ? reason : run->cause,
+				       run->now, NULL, err);
+		free(reason);
 		run->stats->now_trusted += rc == 1;
 	} else if (m.state == DB_STATE_TRUSTED && !ok) {
 		reason = bad_reason(why, run->cause);

@@ -12,11 +12,15 @@
  * adds (fz_list.h), a quote after some of them signed by the AK over the
  * outstanding nonce, and the evidence; and which parts of it deviate
  * (wrong machine, nonce, bank, key, selection, counters, index, bytes of
- * the quote, the records or the JSON, a late nonce). The next round uses
+ * the quote, the records or the JSON, a late nonce, a list start past
+ * deleted records with the right or a made-up PCR 10, "export"). The
+ * next round uses
  * the verdict's nonce and next_index, as an agent does.
  * Oracles: no answer is a storage error (5xx) — the database is healthy,
  * so a 5xx means the verifier took something it cannot store (an 8-byte
- * nonce did); evidence without a deviation gets 200 and is not "failed".
+ * nonce did); evidence without a deviation gets 200 and is not "failed";
+ * a verdict's next_index is never below the evidence's list_start, and
+ * its stored_records never above next_index.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -248,6 +252,7 @@ enum {
 };
 
 #define REBOOT (1 << 13) /* the machine reboots before this round */
+#define D_START (1 << 14) /* "list_start": records below it deleted */
 
 static void machine_free(struct machine *mc)
 {
@@ -559,6 +564,17 @@ static void send(struct machine *mc, const char *json, size_t len,
 	engine_evidence(&v, &got, mc->now, &ea);
 	to_answer(&ea, &ans);
 	wire_free(WIRE_EVIDENCE, &got);
+	if (ans.status == 200 &&
+	    (ans.verdict.next_index < got.list_start ||
+	     (ans.verdict.has_stored_records &&
+	      ans.verdict.stored_records > ans.verdict.next_index))) {
+		fprintf(stderr, "fuzz_evidence: next_index %llu, list_start "
+			"%llu, stored_records %llu\n",
+			(unsigned long long)ans.verdict.next_index,
+			(unsigned long long)got.list_start,
+			(unsigned long long)ans.verdict.stored_records);
+		fail_now();
+	}
 	if (verbose)
 		print_answer(mc, dev, &ans); /* without REBOOT, D_MORE */
 	check_answer(&ans, dev, valid, got.first_index);
@@ -575,6 +591,32 @@ static void send(struct machine *mc, const char *json, size_t len,
 	if (dev && strcmp(ans.verdict.state, "failed") != 0)
 		mc->tainted = 1;
 	take_verdict(mc, &ans.verdict);
+}
+
+/*
+ * The kernel deleted its records below L (at most the batch's first
+ * record): list_start_pcr the right PCR 10 of bank @b, a made-up one, or
+ * none; maybe "export". The verifier may store past a gap: tainted.
+ */
+static void list_start(struct fz_in *in, struct machine *mc, size_t b,
+		       struct wire_evidence *ev)
+{
+	uint64_t l = fz_u8(in) % (mc->list.count + 2);
+	uint8_t how = fz_u8(in);
+
+	if (ev->records.len > 0 && l > ev->first_index)
+		l = ev->first_index;
+	ev->list_start = l;
+	ev->export_sync = how & 1;
+	if (l > 0 && (how & 6)) {
+		if ((how & 6) == 2 && l <= mc->list.count && b < BANKS)
+			memcpy(ev->list_start_pcr, mc->after[b][l - 1],
+			       ev->bank->size);
+		else
+			memset(ev->list_start_pcr, how, ev->bank->size);
+		ev->list_start_pcr_len = ev->bank->size;
+	}
+	mc->tainted = 1;
 }
 
 static void round_(struct fz_in *in, struct machine *mc)
@@ -640,6 +682,8 @@ static void round_(struct fz_in *in, struct machine *mc)
 		ev.records.len = mc->list.len - from;
 	}
 	ev.more = dev & D_MORE ? 1 : 0;
+	if (dev & D_START)
+		list_start(in, mc, b, &ev);
 	valid = mc->list_ok && mc->ba_ok && b < BANKS && !mc->tainted;
 	/* "more" with a deviation may leave bad records held (backlog.h) */
 	if ((dev & D_MORE) && (dev & ~(REBOOT | D_MORE)))

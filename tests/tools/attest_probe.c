@@ -13,7 +13,7 @@
  *	attest_probe nonce
  *	attest_probe evidence LIST [-f FROM] [-n COUNT] [-m]
  *			[-t alter:K|drop:K|swap:K|other:K] [-a OTHER_AK_DIR]
- *			[-b BANK] [-k]
+ *			[-b BANK] [-k] [-L START [-N|-X]] [-e]
  *
  * Environment: IMATRUST_TCTI (the TPM), PROBE_URL, PROBE_CA, PROBE_ID,
  * PROBE_STATE (a directory: the AK blob, the last nonce, a saved
@@ -21,6 +21,12 @@
  * keeps the nonce file, so the next call replays the same nonce. -n
  * sends at most COUNT records and -m says "more" follow, as an agent
  * does when its list does not fit one message.
+ *
+ * Deleted records (protocol v3): -L says the kernel's list starts at
+ * START (list_start) with list_start_pcr the replay of LIST's records
+ * before it in the quoted bank; -N leaves that value out, -X flips a
+ * byte of it. -e asks for a durable answer ("export"). A verdict's
+ * stored_records is printed after next_index when it carries one.
  *
  * Enrollment attacks: -E sends another EK public area (TPM2B_PUBLIC, a
  * stranger's copy of a real EK) with this TPM's AK; -C another EK
@@ -47,6 +53,7 @@
 #include "client.h"
 #include "hex.h"
 #include "ima_list.h"
+#include "ima_replay.h"
 #include "tpm.h"
 #include "wire.h"
 
@@ -130,8 +137,12 @@ static int take_answer(enum wire_kind kind, const struct client_reply *r,
 			save_nonce(n.nonce, n.nonce_len);
 		return 0;
 	}
-	printf("status=200 state=%s next_index=%llu\n", v.state,
+	printf("status=200 state=%s next_index=%llu", v.state,
 	       (unsigned long long)v.next_index);
+	if (v.has_stored_records)
+		printf(" stored_records=%llu",
+		       (unsigned long long)v.stored_records);
+	printf("\n");
 	if (!keep)
 		save_nonce(v.nonce, v.nonce_len);
 	return 0;
@@ -471,6 +482,35 @@ static uint8_t *records_from(const char *list, size_t from, size_t count,
 	return out;
 }
 
+/* PCR 10 of @bank after records [0, @start) of @list, into @ev. */
+static void list_start_of(const char *list, uint64_t start,
+			  const struct hash_algo *bank,
+			  struct wire_evidence *ev)
+{
+	struct ima_list_parser p;
+	struct ima_replay *r = ima_replay_new(bank, NULL);
+	struct ima_record rec;
+	struct imt_error err;
+	size_t len, pos = 0;
+	uint8_t *bytes = records_from(list, 0, start, NULL, &len);
+	uint64_t i;
+
+	if (r == NULL)
+		die("replay");
+	ima_list_parser_init(&p, NULL);
+	for (i = 0; i < start; i++) {
+		if (ima_list_next(&p, bytes + pos, len - pos, 1, &rec, &err) !=
+		    IMT_OK || ima_replay_extend(r, &rec, &err) != IMT_OK)
+			die("-L: the list has fewer records");
+		pos += rec.size;
+	}
+	ev->list_start = start;
+	memcpy(ev->list_start_pcr, ima_replay_pcr(r, 10), bank->size);
+	ev->list_start_pcr_len = bank->size;
+	ima_replay_free(r);
+	free(bytes);
+}
+
 static int evidence(int argc, char **argv)
 {
 	const char *ak_dir = env("PROBE_STATE"), *tamper = NULL;
@@ -483,10 +523,23 @@ static int evidence(int argc, char **argv)
 	size_t from = 0, count = SIZE_MAX, len;
 	char path[512], *json;
 	const struct hash_algo *bank = hash_algo_bank("sha256");
-	int ch, keep = 0, rc;
+	int ch, keep = 0, rc, no_pcr = 0, bad_pcr = 0;
+	uint64_t list_start = 0;
 
-	while ((ch = getopt(argc, argv, "f:n:mt:a:kb:")) != -1) {
+	while ((ch = getopt(argc, argv, "f:n:mt:a:kb:L:NXe")) != -1) {
 		switch (ch) {
+		case 'L':
+			list_start = strtoull(optarg, NULL, 10);
+			break;
+		case 'N':
+			no_pcr = 1;
+			break;
+		case 'X':
+			bad_pcr = 1;
+			break;
+		case 'e':
+			ev.export_sync = 1;
+			break;
 		case 'b':
 			bank = hash_algo_bank(optarg);
 			if (bank == NULL)
@@ -531,6 +584,11 @@ static int evidence(int argc, char **argv)
 	ev.records.data = records_from(argv[optind], from, count, tamper,
 				       &len);
 	ev.records.len = len;
+	if (list_start > 0)
+		list_start_of(argv[optind], list_start, ev.bank, &ev);
+	if (no_pcr)
+		ev.list_start_pcr_len = 0;
+	ev.list_start_pcr[0] ^= (uint8_t)bad_pcr;
 	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
 	if (json == NULL)
 		die(err.msg);

@@ -111,7 +111,7 @@ static const struct {
 } bad_verdicts[] = {
 	{ "", IMT_ERR_MALFORMED, "not a JSON object" },
 	{ "[1]", IMT_ERR_MALFORMED, "not a JSON object" },
-	{ "{\"v\":3}", IMT_ERR_MALFORMED, "version" },
+	{ "{\"v\":4}", IMT_ERR_MALFORMED, "version" },
 	{ "{\"v\":0}", IMT_ERR_MALFORMED, "version" },
 	{ "{\"state\":\"x\"}", IMT_ERR_MALFORMED, "version" },
 	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
@@ -303,6 +303,183 @@ static void test_limits(void **state)
 	free(json);
 }
 
+/* v3: list_start, list_start_pcr and export come back; v3 is written. */
+static void test_history_round_trip(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json;
+
+	(void)state;
+	fill_evidence(&in);
+	in.first_index = 100;
+	in.list_start = 100;
+	memset(in.list_start_pcr, 0x3c, 32);
+	in.list_start_pcr_len = 32;
+	in.export_sync = 1;
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"v\":3"));
+	assert_non_null(strstr(json, "\"export\":true"));
+	assert_non_null(strstr(json, "\"list_start\":100"));
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.version, 3);
+	assert_int_equal(out.list_start, 100);
+	assert_int_equal(out.list_start_pcr_len, 32);
+	assert_memory_equal(out.list_start_pcr, in.list_start_pcr, 32);
+	assert_int_equal(out.export_sync, 1);
+	wire_free(WIRE_EVIDENCE, &out);
+	free(json);
+
+	/* export alone is v3 too; a v2 message cannot carry it */
+	fill_evidence(&in);
+	in.export_sync = 1;
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"v\":3"));
+	assert_null(strstr(json, "list_start"));
+	free(json);
+	in.version = 2;
+	assert_null(wire_encode(WIRE_EVIDENCE, &in, &err));
+	assert_non_null(strstr(err.msg, "\"export\""));
+}
+
+/* Evidence without the v3 fields is written exactly as before. */
+static void test_history_absent(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json;
+
+	(void)state;
+	fill_evidence(&in);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"v\":1"));
+	assert_null(strstr(json, "list_start"));
+	assert_null(strstr(json, "export"));
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.list_start, 0);
+	assert_int_equal(out.list_start_pcr_len, 0);
+	assert_int_equal(out.export_sync, 0);
+	wire_free(WIRE_EVIDENCE, &out);
+	free(json);
+}
+
+/* Bounds of the v3 evidence fields, each with its own message. */
+static void test_history_bad(void **state)
+{
+	static const struct {
+		const char *add;
+		int v;
+		enum imt_result status;
+		const char *msg;
+	} bad[] = {
+		{ ",\"list_start\":4611686018427387904", 3, IMT_ERR_LIMIT,
+		  "\"list_start\": at most 2^62 - 1" },
+		{ ",\"list_start\":-1", 3, IMT_ERR_MALFORMED,
+		  "\"list_start\": not a non-negative integer" },
+		{ ",\"list_start\":5", 2, IMT_ERR_MALFORMED,
+		  "\"list_start\": not in protocol version 2" },
+		{ ",\"export\":1", 3, IMT_ERR_MALFORMED,
+		  "\"export\": not true or false" },
+		{ ",\"export\":true", 1, IMT_ERR_MALFORMED,
+		  "\"export\": not in protocol version 1" },
+		{ ",\"list_start_pcr\":\"" N16 N16 "\"", 3, IMT_ERR_MALFORMED,
+		  "\"list_start_pcr\": only with \"list_start\" above 0" },
+		{ ",\"list_start\":0,\"list_start_pcr\":\"" N16 N16 "\"", 3,
+		  IMT_ERR_MALFORMED, "only with \"list_start\" above 0" },
+		{ ",\"list_start\":5,\"list_start_pcr\":\"" N16 "\"", 3,
+		  IMT_ERR_MALFORMED, "\"list_start_pcr\": 16 bytes, a sha256 "
+		  "digest is 32" },
+		{ ",\"list_start\":5,\"list_start_pcr\":\"zz\"", 3,
+		  IMT_ERR_MALFORMED, "\"list_start_pcr\": needs" },
+		{ ",\"list_start\":43", 3, IMT_ERR_MALFORMED,
+		  "\"first_index\": 42 is below \"list_start\" 43" },
+	};
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json, buf[2048];
+	size_t i, n;
+
+	(void)state;
+	fill_evidence(&in);
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	n = strlen(json);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "{\"v\":%d,%.*s%s}", bad[i].v,
+			 (int)(n - 8), json + 7, bad[i].add);
+		print_message("%s\n", buf + strlen(buf) - 80);
+		assert_int_equal(wire_decode(WIRE_EVIDENCE, buf, strlen(buf),
+					     &out, &err), bad[i].status);
+		assert_non_null(strstr(err.msg, bad[i].msg));
+		assert_null(out.quote.data);
+	}
+	/* records below the largest list start are refused ... */
+	snprintf(buf, sizeof(buf), "{\"v\":3,%.*s%s}", (int)(n - 8), json + 7,
+		 ",\"list_start\":4611686018427387903");
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, buf, strlen(buf), &out,
+				     &err), IMT_ERR_MALFORMED);	/* records */
+	free(json);
+	/* ... a probe with it decodes */
+	in.records.len = 0;
+	in.first_index = WIRE_PROBE_INDEX;
+	in.list_start = WIRE_PROBE_INDEX - 1;
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_non_null(json);
+	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.list_start, WIRE_PROBE_INDEX - 1);
+	wire_free(WIRE_EVIDENCE, &out);
+	free(json);
+}
+
+/* "stored_records" goes to a v3 agent, 0 included, never to a v2 one. */
+static void test_verdict_stored(void **state)
+{
+	struct wire_verdict in, out;
+	struct imt_error err;
+	char *json;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	strcpy(in.state, "trusted");
+	memset(in.nonce, 1, 32);
+	in.nonce_len = 32;
+	in.has_stored_records = 1;
+	json = wire_encode(WIRE_VERDICT, &in, &err);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"v\":3"));
+	assert_non_null(strstr(json, "\"stored_records\":0"));
+	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.has_stored_records, 1);
+	assert_int_equal(out.stored_records, 0);
+	free(json);
+	in.stored_records = 1234;
+	in.version = 3;
+	json = wire_encode(WIRE_VERDICT, &in, &err);
+	assert_non_null(json);
+	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.stored_records, 1234);
+	free(json);
+	in.version = 2;
+	assert_null(wire_encode(WIRE_VERDICT, &in, &err));
+	assert_non_null(strstr(err.msg, "\"stored_records\""));
+	in.has_stored_records = 0;
+	json = wire_encode(WIRE_VERDICT, &in, &err);
+	assert_non_null(json);
+	assert_null(strstr(json, "stored_records"));
+	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
+				     &err), IMT_OK);
+	assert_int_equal(out.has_stored_records, 0);
+	free(json);
+}
+
 static uint8_t blog[1000];
 
 /* v2 evidence carries the firmware event log; it comes back whole. */
@@ -318,7 +495,7 @@ static void test_boot_log_round_trip(void **state)
 		blog[i] = (uint8_t)(i * 7);
 	fill_evidence(&in);
 	in.boot_log = (struct wire_blob){ blog, sizeof(blog) };
-	in.version = WIRE_VERSION;
+	in.version = 2;
 	json = wire_encode(WIRE_EVIDENCE, &in, &err);
 	assert_non_null(json);
 	assert_non_null(strstr(json, "\"v\":2"));
@@ -616,7 +793,7 @@ static const struct bundle_case bundle_cases[] = {
 	  "unknown field \"first_index\"" },
 	{ "agent", "\"web-3\"", IMT_ERR_MALFORMED,
 	  "unknown field \"agent\"" },
-	{ "v", "3", IMT_ERR_MALFORMED, "\"v\"" },
+	{ "v", "4", IMT_ERR_MALFORMED, "\"v\"" },
 	{ "v", NULL, IMT_ERR_MALFORMED, "\"v\"" },
 };
 
@@ -698,6 +875,10 @@ int main(void)
 		cmocka_unit_test(test_boot_log_round_trip),
 		cmocka_unit_test(test_v1_evidence),
 		cmocka_unit_test(test_verdict_wanted),
+		cmocka_unit_test(test_history_round_trip),
+		cmocka_unit_test(test_history_absent),
+		cmocka_unit_test(test_history_bad),
+		cmocka_unit_test(test_verdict_stored),
 		cmocka_unit_test(test_boot_log_bad),
 		cmocka_unit_test(test_bundle_round_trip),
 		cmocka_unit_test(test_bundle_optional),

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_history.c - machines that delete their oldest measurement records
+ * (verifier/history.h): stored_records in every v3 answer (held records
+ * not counted), "export" answers, a boot first seen past its deleted
+ * records under "history_incomplete" refuse and accept, a gap in a boot
+ * the verifier was following (untrusted under accept too), a wrong
+ * list_start_pcr, and the two attackers: the network with nothing, and
+ * an enrolled machine with a TPM of its own that claims a deletion.
+ */
+#include "verifier_test.h"
+
+#include <sqlite3.h>
+
+#include "backlog.h"
+#include "engine.h"
+#include "policies.h"
+#include "rejudge.h"
+#include "soft_machine.h"
+
+static void sm_nonce(struct tv *t, struct sm *m, int64_t now)
+{
+	struct engine_answer ans;
+
+	engine_nonce(&t->v, m->id, now, &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
+	memcpy(m->nonce, ans.nonce.nonce, ans.nonce.nonce_len);
+	m->nonce_len = ans.nonce.nonce_len;
+}
+
+/* v3 evidence of every record from the agent's ->sent on. */
+static struct wire_evidence *sm_evidence(struct sm *m, struct soft_ak *ak)
+{
+	struct soft_quote q = {
+		.nonce = m->nonce, .nonce_len = m->nonce_len,
+		.clock = ++m->clock, .reset_count = m->reset,
+		.restart_count = m->restart, .pcrs = &m->pcrs,
+	};
+	size_t alen, slen;
+
+	assert_int_equal(soft_ak_quote(ak != NULL ? ak : &m->ak, &q, m->attest,
+				       &alen, m->sig, &slen), 0);
+	memset(&m->ev, 0, sizeof(m->ev));
+	snprintf(m->ev.agent, sizeof(m->ev.agent), "%s", m->id);
+	memcpy(m->ev.nonce, m->nonce, m->nonce_len);
+	m->ev.nonce_len = m->nonce_len;
+	m->ev.bank = m->pcrs.algo;
+	m->ev.quote = (struct wire_blob){ m->attest, alen };
+	m->ev.signature = (struct wire_blob){ m->sig, slen };
+	m->ev.pcrs = m->pcrs;
+	m->ev.first_index = m->sent;
+	m->ev.records = (struct wire_blob){ m->list + m->sent_bytes,
+					    m->len - m->sent_bytes };
+	m->ev.version = 3;
+	return &m->ev;
+}
+
+static void sm_send(struct tv *t, struct sm *m, struct engine_answer *ans,
+		    int64_t now)
+{
+	engine_evidence(&t->v, &m->ev, now, ans);
+	if (ans->status != ENGINE_OK)
+		fail_msg("%s: %u %s", m->id, ans->status, ans->message);
+	memcpy(m->nonce, ans->verdict.nonce, ans->verdict.nonce_len);
+	m->nonce_len = ans->verdict.nonce_len;
+	if (ans->verdict.next_index == m->count) {
+		m->sent = m->count;
+		m->sent_bytes = m->len;
+	}
+}
+
+/* The kernel deletes its records below ->sent: where the list starts. */
+struct cut {
+	uint64_t start;
+	uint8_t pcr[32];
+};
+
+/* Measure @n records, remembering PCR 10 and the offset before them. */
+static void measure_after_cut(struct sm *m, struct cut *c, size_t n)
+{
+	size_t i;
+
+	c->start = m->count;
+	memcpy(c->pcr, m->pcrs.value[10], 32);
+	m->sent = m->count;	/* the agent sends from its list start */
+	m->sent_bytes = m->len;
+	for (i = 0; i < n; i++)
+		sm_measure(m, "/usr/bin/ok", "ok");
+}
+
+static void with_cut(struct sm *m, const struct cut *c)
+{
+	m->ev.list_start = c->start;
+	memcpy(m->ev.list_start_pcr, c->pcr, 32);
+	m->ev.list_start_pcr_len = 32;
+}
+
+static void put_policy(struct tv *t, const char *body)
+{
+	struct imt_error err;
+	struct policy *p = policy_parse("default", body, strlen(body), &err);
+
+	if (p == NULL)
+		fail_msg("policy_parse: %s", err.msg);
+	if (db_policy_put(t->v.db, "default", body, 1,
+			  (const char *const *)p->sources, p->nsources,
+			  TV_NOW, &err) < 0)
+		fail_msg("db_policy_put: %s", err.msg);
+	policy_free(p);
+	policies_invalidate(&t->v);
+}
+
+#define ACCEPT "{\"default\":true,\"sources\":[\"*\"]," \
+	       "\"history_incomplete\":\"accept\"}"
+#define REFUSE "{\"default\":true,\"sources\":[\"*\"]}"
+
+static char *reason_of(struct tv *t, const char *id)
+{
+	struct db_machine dm;
+	struct imt_error err;
+	char *r;
+	int found;
+
+	assert_int_equal(db_machine_get(t->v.db, id, &dm, &found, &err), 0);
+	assert_true(found);
+	r = strdup(dm.state_reason != NULL ? dm.state_reason : "");
+	db_machine_release(&dm);
+	return r;
+}
+
+static int64_t stored_of(struct tv *t, const char *id)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM records "
+					    "r JOIN boots b ON b.id = "
+					    "r.boot_id WHERE b.machine_id = ?1",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/* stored_records: in v3 answers only, never counting held records. */
+static void test_stored_records(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	size_t i, pos = 0, n = 0;
+	struct ima_list_parser p;
+	struct ima_record rec;
+	struct imt_error err;
+	struct sm m;
+
+	(void)state;
+	t->v.backlog = backlog_new(1u << 20, 4u << 20);
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	for (i = 0; i < 9; i++)
+		sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_nonce(t, &m, TV_NOW);
+	/* five of the ten, marked "more": held, not stored */
+	sm_evidence(&m, NULL);
+	ima_list_parser_init(&p, NULL);
+	for (; n < 5; n++) {
+		assert_int_equal(ima_list_next(&p, m.list + pos, m.len - pos, 1,
+					       &rec, &err), IMT_OK);
+		pos += rec.size;
+	}
+	m.ev.records.len = pos;
+	m.ev.more = 1;
+	sm_send(t, &m, &ans, TV_NOW);
+	assert_int_equal(ans.verdict.next_index, 5);
+	assert_true(ans.verdict.has_stored_records);
+	assert_int_equal(ans.verdict.stored_records, 0);
+	m.sent = 5;
+	m.sent_bytes = pos;
+	/* the rest: all ten proven and stored */
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW + 1);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_int_equal(ans.verdict.stored_records, 10);
+	/* a v2 agent is never sent the field */
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_evidence(&m, NULL);
+	m.ev.version = 2;
+	sm_send(t, &m, &ans, TV_NOW + 2);
+	assert_int_equal(ans.verdict.version, 2);
+	assert_false(ans.verdict.has_stored_records);
+	/* a probe says how many are stored */
+	sm_evidence(&m, NULL);
+	m.ev.first_index = WIRE_PROBE_INDEX;
+	m.ev.records.len = 0;
+	sm_send(t, &m, &ans, TV_NOW + 3);
+	assert_int_equal(ans.verdict.stored_records, 11);
+	assert_int_equal(ans.verdict.next_index, 11);
+	backlog_free(t->v.backlog);
+	t->v.backlog = NULL;
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* "export": the answer comes after a durable commit, and says so. */
+static void test_export(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct sm m;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_nonce(t, &m, TV_NOW);
+	sm_evidence(&m, NULL)->export_sync = 1;
+	sm_send(t, &m, &ans, TV_NOW);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_int_equal(ans.verdict.stored_records, 2);
+	assert_int_equal(stored_of(t, "m1"), 2);
+	/* nothing new, export again: still answered, the same count */
+	sm_evidence(&m, NULL)->export_sync = 1;
+	sm_send(t, &m, &ans, TV_NOW + 1);
+	assert_int_equal(ans.verdict.stored_records, 2);
+	/* and evidence without it goes on as before */
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW + 2);
+	assert_int_equal(ans.verdict.stored_records, 3);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/*
+ * Attacker 2: an enrolled machine (a TPM of its own) whose first evidence
+ * says its records 0..3 were deleted, with the very PCR value that makes
+ * its replay match. Refused by default; accepted with a note by a policy
+ * that says so; the reason follows a re-judge either way.
+ */
+static void test_fresh_gap_policy(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct rejudge_stats st;
+	struct imt_error err;
+	struct cut c;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_measure(&m, "/tmp/evil", "evil");	/* hidden by the deletion */
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	measure_after_cut(&m, &c, 3);
+	sm_nonce(t, &m, TV_NOW);
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW);
+	assert_string_equal(ans.verdict.state, "untrusted");
+	assert_int_equal(ans.verdict.next_index, 7);
+	assert_int_equal(ans.verdict.stored_records, 7);
+	assert_int_equal(stored_of(t, "m1"), 3);	/* 4, 5, 6 */
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"history\""));
+	assert_non_null(strstr(r, "history incomplete: records 0..3 of this "
+				  "boot were deleted from the machine before "
+				  "the verifier stored them"));
+	assert_non_null(strstr(r, "\"history_incomplete\":\"refuse\""));
+	free(r);
+	/* heartbeats keep it untrusted */
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW + 1);
+	assert_string_equal(ans.verdict.state, "untrusted");
+
+	/* the policy accepts: a re-judge trusts it, the gap a note */
+	put_policy(t, ACCEPT);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY,
+				     "{\"check\":\"rejudge\"}", TV_NOW + 2,
+				     &st, &err), 0);
+	assert_int_equal(tv_state(t, "m1"), DB_STATE_TRUSTED);
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"history\":{\"check\":\"history\""));
+	assert_non_null(strstr(r, "\"history_incomplete\":\"accept\""));
+	free(r);
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW + 3);
+	assert_string_equal(ans.verdict.state, "trusted");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "history incomplete: records 0..3"));
+	free(r);
+	/* and back: refused again */
+	put_policy(t, REFUSE);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY,
+				     "{\"check\":\"rejudge\"}", TV_NOW + 4,
+				     &st, &err), 0);
+	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "history incomplete"));
+	free(r);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* Accepted from the first evidence of a new boot too; a bad record after
+ * the gap is still untrusted. */
+static void test_fresh_gap_accept(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct cut c;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	put_policy(t, "{\"default\":true,\"sources\":[\"dir-tree:*\"],"
+		      "\"history_incomplete\":\"accept\"}");
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	measure_after_cut(&m, &c, 2);
+	sm_nonce(t, &m, TV_NOW);
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW);
+	assert_string_equal(ans.verdict.state, "trusted");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"evidence\""));
+	assert_non_null(strstr(r, "records 0..1 of this boot were deleted"));
+	free(r);
+	sm_measure(&m, "/tmp/evil", "evil");
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW + 1);
+	assert_string_equal(ans.verdict.state, "untrusted");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "/tmp/evil"));
+	free(r);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* A gap in a boot the verifier followed: untrusted under accept. */
+static void test_followed_gap(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct cut c;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	put_policy(t, ACCEPT);
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_nonce(t, &m, TV_NOW);
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_int_equal(ans.verdict.stored_records, 2);
+	/* 2..4 measured, never sent, deleted; 5, 6 sent */
+	sm_measure(&m, "/tmp/evil", "evil");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	measure_after_cut(&m, &c, 2);
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW + 1);
+	assert_string_equal(ans.verdict.state, "untrusted");
+	assert_int_equal(ans.verdict.next_index, 7);
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"followed\":true"));
+	assert_non_null(strstr(r, "history gap: records 2..4 of this boot"));
+	free(r);
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW + 2);
+	assert_string_equal(ans.verdict.state, "untrusted");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* A list_start_pcr that is not PCR 10 at the cut: the replay fails. */
+static void test_wrong_anchor(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct cut c;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	put_policy(t, ACCEPT);
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	measure_after_cut(&m, &c, 2);
+	c.pcr[0] ^= 1;
+	sm_nonce(t, &m, TV_NOW);
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW);
+	assert_string_equal(ans.verdict.state, "failed");
+	assert_int_equal(ans.verdict.next_index, 2);	/* >= list_start */
+	assert_int_equal(ans.verdict.stored_records, 0);
+	assert_int_equal(stored_of(t, "m1"), 0);
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"replay\""));
+	free(r);
+	/* no list_start_pcr at all: nothing can be proven */
+	sm_evidence(&m, NULL)->list_start = c.start;
+	sm_send(t, &m, &ans, TV_NOW + 1);
+	assert_string_equal(ans.verdict.state, "failed");
+	assert_int_equal(ans.verdict.next_index, 2);
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"history\""));
+	assert_non_null(strstr(r, "no list_start_pcr"));
+	free(r);
+	/* the right one: accepted */
+	c.pcr[0] ^= 1;
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW + 2);
+	assert_string_equal(ans.verdict.state, "trusted");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* list_start at or below what is stored: nothing changes; at the stored
+ * index the agent's PCR value must be the verifier's. */
+static void test_deleted_what_was_stored(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct cut c;
+	struct sm m;
+	char *r;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	sm_nonce(t, &m, TV_NOW);
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW);
+	measure_after_cut(&m, &c, 1);	/* deletes 0, 1: confirmed */
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW + 1);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_int_equal(ans.verdict.stored_records, 3);
+	r = reason_of(t, "m1");
+	assert_null(strstr(r, "history"));
+	free(r);
+	/* below what is stored: its PCR value is not looked at */
+	sm_evidence(&m, NULL)->list_start = 1;
+	memset(m.ev.list_start_pcr, 7, 32);
+	m.ev.list_start_pcr_len = 32;
+	sm_send(t, &m, &ans, TV_NOW + 2);
+	assert_string_equal(ans.verdict.state, "trusted");
+	/* at the stored index, a value that is not the verifier's */
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	c.start = 3;
+	memset(c.pcr, 7, 32);
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	sm_send(t, &m, &ans, TV_NOW + 3);
+	assert_string_equal(ans.verdict.state, "failed");
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"list_start_pcr\""));
+	free(r);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* Attacker 1: list_start without the machine's quote changes nothing. */
+static void test_network_attacker(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct soft_ak other;
+	struct cut c;
+	struct sm m;
+
+	(void)state;
+	put_policy(t, ACCEPT);
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "victim");
+	sm_nonce(t, &m, TV_NOW);
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW);
+	assert_string_equal(ans.verdict.state, "trusted");
+	measure_after_cut(&m, &c, 1);
+	c.start = 100;
+	assert_int_equal(soft_ak_new(&other), 0);
+	/* a stranger's AK, then the machine's quote with a bad signature */
+	with_cut(&m, (sm_evidence(&m, &other), &c));
+	engine_evidence(&t->v, &m.ev, TV_NOW + 1, &ans);
+	assert_int_equal(ans.status, ENGINE_REJECTED);
+	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	m.sig[m.ev.signature.len - 1] ^= 0x55;
+	engine_evidence(&t->v, &m.ev, TV_NOW + 1, &ans);
+	assert_int_equal(ans.status, ENGINE_REJECTED);
+	assert_int_equal(tv_state(t, "victim"), DB_STATE_TRUSTED);
+	assert_int_equal(stored_of(t, "victim"), 1);
+	/* the honest agent goes on where it was */
+	m.sig[m.ev.signature.len - 1] ^= 0x55;
+	m.sent = 1;
+	m.sent_bytes = 0;
+	{
+		struct ima_list_parser p;
+		struct ima_record rec;
+		struct imt_error err;
+
+		ima_list_parser_init(&p, NULL);
+		assert_int_equal(ima_list_next(&p, m.list, m.len, 1, &rec,
+					       &err), IMT_OK);
+		m.sent_bytes = rec.size;
+	}
+	sm_evidence(&m, NULL);
+	sm_send(t, &m, &ans, TV_NOW + 2);
+	assert_string_equal(ans.verdict.state, "trusted");
+	soft_ak_free(&other);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stored_records),
+		cmocka_unit_test(test_export),
+		cmocka_unit_test(test_fresh_gap_policy),
+		cmocka_unit_test(test_fresh_gap_accept),
+		cmocka_unit_test(test_followed_gap),
+		cmocka_unit_test(test_wrong_anchor),
+		cmocka_unit_test(test_deleted_what_was_stored),
+		cmocka_unit_test(test_network_attacker),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
