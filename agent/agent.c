@@ -668,7 +668,9 @@ static enum agent_step agent_round(struct agent *a)
 	ev.quote = (struct wire_blob){ q.attest, q.attest_len };
 	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
 	ev.pcrs = q.pcrs;
-	ev.version = WIRE_VERSION;
+	/* the lowest version that carries what is sent; with export, v3
+	 * even without its fields, for the verdict's stored_records */
+	ev.version = a->export_on ? WIRE_VERSION : 0;
 	agent_export_fields(a, &ev);
 	carry_log = a->boot_log_due && a->boot_log != NULL;
 	if (carry_log)
