@@ -38,6 +38,7 @@ set -euo pipefail
 
 readonly RECORDS="${EXPORT_RECORDS:-200000}"
 readonly BATCH=5000	# the agents' export_records
+readonly BURST=2000 PAUSE_MS=1000	# mkrec's rhythm
 readonly GEN=/srv/site/gen
 readonly IMA=/sys/kernel/security/ima
 readonly POLICY=export
@@ -73,9 +74,16 @@ synced() {
 	return 1
 }
 
-# mkrec N DIR: N records in guest 1 (DIR under $GEN).
+# mkrec N DIR [BURST PAUSE_MS]: N records in guest 1 (DIR under $GEN),
+# by default in bursts of $BURST with a $PAUSE_MS pause after each: at a
+# sustained rate PCR 10 moves during every quote, and the agent cannot
+# attest until the rate drops (noticed in this test; agent/README.md).
 mkrec() {
-	gexec -t 3600 1 "$GEN/mkrec $GEN/$2 $1" | grep -q '^RESULT ok'
+	local t0=$SECONDS
+
+	gexec -t 3600 1 "$GEN/mkrec $GEN/$2 $1 ${3:-$BURST} ${4:-$PAUSE_MS}" |
+	    grep -q '^RESULT ok' || return 1
+	log "guest1: $1 records in $((SECONDS - t0)) s"
 }
 
 agent_log() {
@@ -163,16 +171,18 @@ test_stock() {
 	"$FLEET_LAB" stop 2 >/dev/null 2>&1 || true
 }
 
-# SIGKILL guest1's agent between a stage and its delete: generate until a
-# stage is seen waiting (the agent deletes at the next verdict: up to the
-# 30 s heartbeat once the list is idle), kill, let systemd restart it.
+# SIGKILL guest1's agent between a stage and its delete: 6,000 records in
+# one go (no quote can succeed meanwhile, so no stage either), then the
+# agent catches up and stages them all with nothing left to send: it
+# deletes at its next verdict, up to the 30 s heartbeat later. Kill it
+# there, and let systemd start it again.
 test_kill_between() {
 	local try k=0 s made=0
 
 	for try in 1 2 3 4; do
-		mkrec 6000 "k$try" || { not_ok "mkrec in guest1"; return; }
+		mkrec 6000 "k$try" 0 0 || { not_ok "mkrec in guest1"; return; }
 		made=$((made + 6000))
-		for _ in $(seq 40); do
+		for _ in $(seq 120); do
 			s=$(staged_lines)
 			if [ "$s" != busy ] && [ "$s" -gt 0 ]; then
 				gexec --quiet 1 'systemctl kill -s KILL imatrust-agent' || true
@@ -204,7 +214,7 @@ test_kill_between() {
 
 # Every generated path once, records 0..N-1, from the verifier's API.
 test_every_record_once() {
-	local from=0 page n total rows=0 out=$run_dir/records.tsv
+	local from=0 page distinct total rows=0 out=$run_dir/records.tsv
 
 	total=$(jq_machine guest1 .boot.next_record_index)
 	: >"$out"
@@ -215,7 +225,7 @@ test_every_record_once() {
 		from=$(jq -r .next <<<"$page")
 	done
 	rows=$(wc -l <"$out")
-	n=$(awk -F'\t' -v g="$GEN/" 'index($2, g) == 1 && $2 !~ /\/mkrec$/' "$out" |
+	distinct=$(awk -F'\t' -v g="$GEN/" 'index($2, g) == 1 && $2 !~ /\/mkrec$/' "$out" |
 	    cut -f2 | sort | uniq | wc -l)
 	if [ "$rows" = "$total" ] &&
 	    [ "$(cut -f1 "$out" | sort -n | uniq | wc -l)" = "$total" ] &&
@@ -225,12 +235,12 @@ test_every_record_once() {
 		not_ok "the verifier holds records 0..N-1, each once" \
 		    "rows $rows, next_record_index $total"
 	fi
-	if [ "$n" = "$generated" ] &&
+	if [ "$distinct" = "$generated" ] &&
 	    [ "$(awk -F'\t' -v g="$GEN/" 'index($2, g) == 1 && $2 !~ /\/mkrec$/' "$out" | wc -l)" = "$generated" ]; then
 		ok "each of the $generated generated files is recorded exactly once"
 	else
 		not_ok "each generated file is recorded exactly once" \
-		    "$n distinct of $generated generated"
+		    "$distinct distinct of $generated generated"
 	fi
 }
 
@@ -287,7 +297,7 @@ tests() {
 	test_every_record_once
 	left=$(gexec 1 cat "$IMA/runtime_measurements_count" | tr -d '\r')
 	slab1=$(slab_kb 1)
-	tap "# guest1 SUnreclaim: $slab0 kB before, $slab_mid kB after $((RECORDS / 2)) records, $slab1 kB at the end ($left records left in the list, $(staged_lines) staged)"
+	echo "# guest1 SUnreclaim: $slab0 kB before, $slab_mid kB after $((RECORDS / 2)) records, $slab1 kB at the end ($left records left in the list, $(staged_lines) staged)"
 	# a record's slab memory is about 0.3-0.5 kB: without deleting,
 	# $generated records would hold some 60 MB
 	if [ "$((slab1 - slab0))" -lt $((left / 2 + BATCH / 2 + 4096)) ]; then

@@ -5,7 +5,11 @@
  * removed, so a small disk holds any number. Static, copied to the guest's
  * site disk by tests/guest/fleet/export.sh.
  *
- *   mkrecords DIR N
+ *   mkrecords DIR N [BURST PAUSE_MS]
+ *
+ * With BURST, it sleeps PAUSE_MS after every BURST records: the agent
+ * quotes between bursts (a quote needs PCRs that hold still from the PCR
+ * read before it to the one after it).
  *
  * File names are DIR/r<PID>-<SEQ>: unique within a boot, so the verifier
  * must hold each path exactly once. Prints "RESULT ok N records" at the
@@ -15,22 +19,40 @@
 
 #include "../streaming/guest_common.h"
 
-int main(int argc, char **argv)
+static unsigned long number(const char *what, const char *s)
 {
-	unsigned long n, i;
+	unsigned long v;
 	char *end;
 
-	if (argc != 3)
-		die("usage: mkrecords DIR N");
 	errno = 0;
-	n = strtoul(argv[2], &end, 10);
-	if (*end != '\0' || errno != 0)
-		die("N: not a number: %s", argv[2]);
+	v = strtoul(s, &end, 10);
+	if (*end != '\0' || end == s || errno != 0)
+		die("%s: not a number: %s", what, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n, i, burst = 0, pause_ms = 0;
+	struct timespec ts;
+
+	if (argc != 3 && argc != 5)
+		die("usage: mkrecords DIR N [BURST PAUSE_MS]");
+	n = number("N", argv[2]);
+	if (argc == 5) {
+		burst = number("BURST", argv[3]);
+		pause_ms = number("PAUSE_MS", argv[4]);
+	}
+	ts.tv_sec = (time_t)(pause_ms / 1000);
+	ts.tv_nsec = (long)(pause_ms % 1000) * 1000000L;
 	if (mkdir(argv[1], 0755) < 0 && errno != EEXIST)
 		die("mkdir %s", argv[1]);
 	errno = 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		gen_record(argv[1], "r", 0);
+		if (burst > 0 && (i + 1) % burst == 0)
+			nanosleep(&ts, NULL);
+	}
 	result(1, "%lu records", n);
 	return 0;
 }
