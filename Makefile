@@ -190,6 +190,7 @@ build/fuzz/%: $(FUZZ_OBJ)/tests/fuzz/%.o $(FUZZ_LIB)
 	check-includes check-browser \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
+	bench-kernel-export \
 	demo check-guest-fleet fuzz-long
 
 all: $(BINS) $(BENCH_BINS)
@@ -360,6 +361,9 @@ check-guest-streaming: all
 
 bench-kernel-resume:
 	@tests/bench/kernel-resume
+
+bench-kernel-export:
+	@tests/bench/kernel-export
 
 # The fleet: three guests with the agent, one verifier (issue: fleet e2e).
 # No prerequisites: demo.sh installs the packages first, then builds.

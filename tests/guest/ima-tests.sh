@@ -8,9 +8,12 @@
 #                       2008 grammar at run time, then the same checks
 #                       under that policy, and an invalid rule
 # imatrust.mode=kexec    measure, keep the list, kexec_file_load() the
-#                       same kernel from /results and reboot into it;
-#                       there (imatrust.kexec=1) the list carried over
-#                       must be the start of the new one
+#                       same kernel from /results (after which staging
+#                       and deleting records must be refused) and reboot
+#                       into it; there (imatrust.kexec=1) the list carried
+#                       over must be the start of the new one, poll() and
+#                       resumed reads and seeks work on it, and the whole
+#                       list can be staged ("A"), saved and deleted ("D")
 #
 # TAP goes to /results/tap (9p share) and the console. Afterwards the
 # lists, counters and PCR 0-10 of both banks are copied to /results so the
@@ -28,6 +31,9 @@ OUT=/results
 HELPER=/test/imatest
 VERIFIER=10.77.0.1
 UNPRIV=1000
+# records saved before a delete: on tmpfs, which the tcb policy does not
+# measure (a root read of a file on the 9p share adds a record)
+SAVED=/tmp/saved
 
 n=0
 mode=tcb
@@ -245,6 +251,23 @@ test_counts() {
 	    "$("$HELPER" count "$BINARY")"
 }
 
+# check_results PREFIX COMMAND...: each "RESULT ok ..." or "RESULT fail:
+# ..." line COMMAND prints is a TAP line; the other lines are comments.
+check_results() {
+	prefix=$1
+	shift
+	"$@" >/tmp/results.out 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"RESULT ok "*) pass "$prefix: ${line#RESULT ok }" ;;
+		"RESULT fail: "*) fail "$prefix: ${line#RESULT fail: }" ;;
+		*) tap "# $prefix: $line" ;;
+		esac
+	done </tmp/results.out
+	[ "$rc" = 0 ] || fail "$prefix: '$*' exited $rc"
+}
+
 has_line() { printf '%s\n' "$1" | grep -q "$2"; }
 
 # The 2008 grammar: legacy hook names, fsmagic and uid conditions.
@@ -319,10 +342,20 @@ measure bogus=1" 2>/dev/null; then
 	    /data/bin/pol-exec2
 }
 
-# Snapshot of lists, counters and PCRs for the host-side replay.
+# Snapshot of lists, counters and PCRs for the host-side replay. A list
+# whose records were saved to $SAVED before a delete is copied as the
+# saved records followed by the list left, the whole list PCR 10 attests;
+# the count then includes the saved records too.
 dump_results() {
-	cp "$BINARY" "$OUT/binary_runtime_measurements"
-	cp "$ASCII" "$OUT/ascii_runtime_measurements"
+	for f in "$BINARY" "$ASCII" "${BINARY}_sha1" "${BINARY}_sha256"; do
+		[ -f "$f" ] || continue
+		name=${f##*/}
+		if [ -f "$SAVED/$name" ]; then
+			cat "$SAVED/$name" "$f" >"$OUT/$name"
+		else
+			cat "$f" >"$OUT/$name"
+		fi
+	done
 	for bank in sha1 sha256; do
 		i=0
 		while [ "$i" -le 10 ]; do
@@ -330,7 +363,10 @@ dump_results() {
 			i=$((i + 1))
 		done >"$OUT/pcrs-$bank"
 	done
-	cat "$IMA/runtime_measurements_count" >"$OUT/count"
+	saved=0
+	[ ! -f "$SAVED/binary_runtime_measurements" ] ||
+		saved=$("$HELPER" count "$SAVED/binary_runtime_measurements")
+	echo $(($(cat "$IMA/runtime_measurements_count") + saved)) >"$OUT/count"
 	cat "$IMA/violations" >"$OUT/violations"
 	cat /proc/cmdline >"$OUT/cmdline"
 }
@@ -346,6 +382,15 @@ test_kexec_first() {
 	check_cmd "kexec_file_load() of the same kernel and initramfs" \
 	    "$HELPER" kexec-load "$OUT/bzImage" "$OUT/initramfs.cpio.gz" \
 	    "$(cat /proc/cmdline) imatrust.kexec=1"
+	# The lists are copied for the next kernel: user space must not save
+	# and delete records it will show again (CONFIG_IMA_STAGING).
+	cp "$ASCII" /tmp/loaded.ascii
+	check_eq "after kexec_file_load(), \"A\" to the staged list: EACCES" \
+	    EACCES "$("$HELPER" request "${BINARY}_sha256_staged" A)"
+	check_eq "after kexec_file_load(), \"1\" to the list: ESTALE" \
+	    ESTALE "$("$HELPER" request "${BINARY}_sha256" 1)"
+	check_cmd "... and the list is unchanged" cmp -s /tmp/loaded.ascii \
+	    "$ASCII"
 	# The list is handed over as it is at load time (6.1): nothing may
 	# be measured after it. Unmount what the next kernel mounts again.
 	sync
@@ -383,6 +428,54 @@ test_kexec_second() {
 	    "$ASCII" | sort -u | wc -l)"
 	/data/hello.sh >/dev/null
 	check_measured "a new exec after the kexec is measured" /data/hello.sh
+	test_kexec_resume "$((agg - 1))"
+	test_kexec_export "$before"
+}
+
+# poll(), resumed reads and seeks back over the $1 records carried over.
+test_kexec_resume() {
+	mkdir -p /data/resume
+	check_results "after the kexec" "$HELPER" resume /data/resume "$1" \
+	    "$BINARY:20" "${BINARY}_sha256:32" "$ASCII:0"
+}
+
+# Stage every record, carried ones included, save them, delete them; the
+# host replays the saved records followed by the list left (dump_results).
+test_kexec_export() {
+	mkdir -p /tmp/pre "$SAVED"
+	views="binary_runtime_measurements ascii_runtime_measurements
+binary_runtime_measurements_sha1 ascii_runtime_measurements_sha1
+binary_runtime_measurements_sha256 ascii_runtime_measurements_sha256"
+	for v in $views; do
+		cp "$IMA/$v" "/tmp/pre/$v"
+	done
+	total=$(records)
+	check_eq "\"A\" to binary_runtime_measurements_sha256_staged" ok \
+	    "$("$HELPER" request "${BINARY}_sha256_staged" A)"
+	check_eq "after \"A\": runtime_measurements_count 0, lists empty" \
+	    "0 0 0 0" "$(cat "$IMA/runtime_measurements_count") $(wc -c \
+	    <"$BINARY") $(wc -c <"${ASCII}_sha256") $(wc -c <"$ASCII")"
+	bad=
+	for v in $views; do
+		cp "$IMA/${v}_staged" "$SAVED/$v"
+		cmp -s "/tmp/pre/$v" "$SAVED/$v" || bad="$bad $v"
+	done
+	check_eq "every _staged view is the list before \"A\" ($total records)" \
+	    "" "$bad"
+	check_cmd "... starting with the $1 records of the first kernel" \
+	    sh -c "head -n $1 '$SAVED/ascii_runtime_measurements' |
+		cmp -s - '$OUT/before.ascii'"
+	check_eq "\"D\" deletes the staged records" ok \
+	    "$("$HELPER" request "${BINARY}_sha256_staged" D)"
+	check_eq "\"D\" again: ENOENT" ENOENT \
+	    "$("$HELPER" request "${BINARY}_sha256_staged" D)"
+	check_eq "the _staged views are empty after \"D\"" "0 0" \
+	    "$(wc -c <"${BINARY}_sha256_staged") $(wc -c <"${ASCII}_staged")"
+	echo after-d >/data/after-d.txt
+	cat /data/after-d.txt >/dev/null
+	check_eq "a record after \"D\" is the only one in the list" \
+	    "1 1 /data/after-d.txt" "$(cat "$IMA/runtime_measurements_count") \
+$(records) $(awk '{ print $5 }' "$ASCII")"
 }
 
 main() {

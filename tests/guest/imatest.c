@@ -10,6 +10,21 @@
  *                            kexec_file_load() KERNEL (kexec -s -l)
  *   imatest kexec-reboot     reboot into it (kexec -e); no kexec-tools in
  *                            the image
+ *   imatest request FILE REQ write "REQ\n" to FILE (CONFIG_IMA_STAGING
+ *                            export and delete) in one write(); prints
+ *                            "ok" or the errno's name (EACCES, ...)
+ *   imatest resume DIR K LIST:DSIZE...
+ *                            for each list file (binary with template
+ *                            digests of DSIZE bytes, ascii for 0), whose
+ *                            first K records came from the kernel before
+ *                            a kexec: a reader at EOF is not woken by
+ *                            poll() without a record, is woken with
+ *                            POLLPRI by a file read as root under DIR, and
+ *                            its next read() returns exactly that record;
+ *                            lseek()s back to every carried record and
+ *                            into each read what a fresh read shows
+ *                            there. Prints "RESULT ok ..." or
+ *                            "RESULT fail: ..." lines (guest_common.h)
  *
  * Dropping to UID before open() keeps the FILE_CHECK rule of the tcb
  * policy (uid=0) out of the way, so a record for FILE comes from the hook
@@ -29,6 +44,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/reboot.h>
+#include <poll.h>
+#include <sys/wait.h>
+
+#include "streaming/guest_common.h"
 
 static int drop_to(const char *arg)
 {
@@ -255,6 +274,228 @@ static int cmd_kexec_reboot(void)
 	return 1;
 }
 
+static const char *errno_name(int e)
+{
+	static char other[32];
+
+	switch (e) {
+	case EACCES: return "EACCES";
+	case ESTALE: return "ESTALE";
+	case ENOENT: return "ENOENT";
+	case EEXIST: return "EEXIST";
+	case EINVAL: return "EINVAL";
+	case EBUSY: return "EBUSY";
+	case EPERM: return "EPERM";
+	}
+	snprintf(other, sizeof(other), "errno %d", e);
+	return other;
+}
+
+static int cmd_request(const char *file, const char *req)
+{
+	char line[64];
+	int fd, len;
+	ssize_t n;
+
+	len = snprintf(line, sizeof(line), "%s\n", req);
+	if (len >= (int)sizeof(line))
+		return 2;
+	fd = open(file, O_WRONLY);
+	if (fd < 0) {
+		printf("open: %s\n", errno_name(errno));
+		return 1;
+	}
+	n = write(fd, line, len);
+	if (n < 0)
+		printf("%s\n", errno_name(errno));
+	else
+		printf(n == len ? "ok\n" : "short write %zd\n", n);
+	close(fd);
+	return 0;
+}
+
+/* The rest of @fd, from its position to EOF, into a new buffer. */
+static uint8_t *read_to_eof(int fd, size_t *len)
+{
+	size_t cap = 1 << 16;
+	uint8_t *buf = malloc(cap), *nbuf;
+	ssize_t n;
+
+	*len = 0;
+	for (;;) {
+		if (!buf)
+			die("out of memory");
+		n = read(fd, buf + *len, cap - *len);
+		if (n < 0)
+			die("read");
+		if (n == 0)
+			return buf;
+		*len += (size_t)n;
+		if (*len == cap) {
+			cap *= 2;
+			nbuf = realloc(buf, cap);
+			if (!nbuf)
+				free(buf);
+			buf = nbuf;
+		}
+	}
+}
+
+/* The whole of @list through a fresh open. */
+static uint8_t *read_fresh(const char *list, size_t *len)
+{
+	int fd = open(list, O_RDONLY);
+	uint8_t *buf;
+
+	if (fd < 0)
+		die("open %s", list);
+	buf = read_to_eof(fd, len);
+	close(fd);
+	return buf;
+}
+
+/* Create @path with unique content and read it as root: one record. */
+static void measure_new(const char *path)
+{
+	char data[128], buf[256];
+	int fd, len;
+
+	len = snprintf(data, sizeof(data), "%s %d %lld\n", path, getpid(),
+		       (long long)now_ns());
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0 || write(fd, data, len) != len || close(fd))
+		_exit(1);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || read(fd, buf, sizeof(buf)) != len)
+		_exit(1);
+	close(fd);
+	_exit(0);
+}
+
+/* Offset of record @k of @buf (@len bytes), or -1 past the end. */
+static long record_offset(const uint8_t *buf, size_t len, size_t dsize,
+			  long k)
+{
+	size_t off = 0, sz;
+
+	while (k-- > 0) {
+		sz = record_size(buf + off, len - off, dsize);
+		if (!sz)
+			return -1;
+		off += sz;
+	}
+	return (long)off;
+}
+
+/* lseek() @fd to @off; what it reads to EOF equals @ref from @off on. */
+static int seek_matches(int fd, long off, const uint8_t *ref, size_t len)
+{
+	uint8_t *got;
+	size_t n;
+	int ok;
+
+	if (lseek(fd, off, SEEK_SET) != off)
+		return 0;
+	got = read_to_eof(fd, &n);
+	ok = n == len - (size_t)off && !memcmp(got, ref + off, n);
+	free(got);
+	return ok;
+}
+
+static void resume_list(const char *dir, long carried, const char *list,
+			size_t dsize)
+{
+	struct pollfd p = { .events = POLLPRI | POLLIN };
+	uint8_t *old, *fresh, *got;
+	size_t old_len, fresh_len, got_len, sz;
+	long k, off, next, bad = -1, seeks = 0;
+	char file[512];
+	int64_t t0, waited;
+	int rc, status;
+	pid_t pid;
+
+	p.fd = open(list, O_RDONLY);
+	if (p.fd < 0)
+		die("open %s", list);
+	old = read_to_eof(p.fd, &old_len);
+	next = record_offset(old, old_len, dsize, carried);
+	result(next > 0, "%s: the list read to EOF (%zu bytes) starts with "
+	       "%ld records carried over the kexec (%ld bytes)", list,
+	       old_len, carried, next);
+	rc = poll(&p, 1, 1000);
+	result(rc == 0 && !p.revents, "%s: poll() at EOF without a new record "
+	       "times out after 1 s (rc %d, revents %#x)", list, rc,
+	       p.revents);
+
+	snprintf(file, sizeof(file), "%s/resume-%d-%lld", dir, getpid(),
+		 (long long)now_ns());
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		usleep(300000);
+		measure_new(file);
+	}
+	t0 = now_ns();
+	rc = poll(&p, 1, 5000);
+	waited = (now_ns() - t0) / 1000000;
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	result(WIFEXITED(status) && !WEXITSTATUS(status),
+	       "%s: %s created and read as root", list, file);
+	result(rc == 1 && (p.revents & POLLPRI) && waited >= 250,
+	       "%s: poll() wakes with POLLPRI for the new record, not before "
+	       "it (rc %d, revents %#x, after %lld ms, record at 300 ms)",
+	       list, rc, p.revents, (long long)waited);
+
+	got = read_to_eof(p.fd, &got_len);
+	fresh = read_fresh(list, &fresh_len);
+	sz = got_len ? record_size(got, got_len, dsize) : 0;
+	result(fresh_len == old_len + got_len && sz == got_len &&
+	       !memcmp(fresh, old, old_len) &&
+	       !memcmp(fresh + old_len, got, got_len) &&
+	       memmem(got, got_len, file, strlen(file)),
+	       "%s: the next read() returns exactly the new record (%zu "
+	       "bytes, one record of %zu, list now %zu bytes, was %zu)",
+	       list, got_len, sz, fresh_len, old_len);
+	free(got);
+
+	/* back to every carried record, and 5 bytes into each */
+	for (k = 0; k < carried; k++) {
+		off = record_offset(fresh, fresh_len, dsize, k);
+		if (off < 0 || !seek_matches(p.fd, off, fresh, fresh_len) ||
+		    !seek_matches(p.fd, off + 5, fresh, fresh_len)) {
+			bad = k;
+			break;
+		}
+		seeks += 2;
+	}
+	result(bad < 0 && seeks == 2 * carried, "%s: %ld lseek()s back into "
+	       "the %ld carried records read what a fresh read shows there "
+	       "(first mismatch at record %ld)", list, seeks, carried, bad);
+	close(p.fd);
+	free(old);
+	free(fresh);
+}
+
+static int cmd_resume(int argc, char **argv)
+{
+	long carried = strtol(argv[3], NULL, 10);
+	char list[512], *colon;
+	int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 4; i < argc; i++) {
+		snprintf(list, sizeof(list), "%s", argv[i]);
+		colon = strrchr(list, ':');
+		if (!colon || carried < 1)
+			die("usage: imatest resume DIR K LIST:DSIZE...");
+		*colon = '\0';
+		resume_list(argv[2], carried, list, strtoul(colon + 1, NULL, 10));
+	}
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "mmapx"))
@@ -269,8 +510,12 @@ int main(int argc, char **argv)
 		return cmd_kexec_load(argv[2], argv[3], argv[4]);
 	if (argc == 2 && !strcmp(argv[1], "kexec-reboot"))
 		return cmd_kexec_reboot();
+	if (argc == 4 && !strcmp(argv[1], "request"))
+		return cmd_request(argv[2], argv[3]);
+	if (argc >= 5 && !strcmp(argv[1], "resume"))
+		return cmd_resume(argc, argv);
 	fprintf(stderr, "usage: imatest mmapx|readas UID FILE | unhex | "
 		"count FILE | kexec-load KERNEL INITRD CMDLINE | "
-		"kexec-reboot\n");
+		"kexec-reboot | request FILE REQ | resume DIR K LIST:DSIZE...\n");
 	return 2;
 }

@@ -17,6 +17,8 @@
 #                        number of records added and deleted for the
 #                        memory check)
 # imatrust.only=bench    only grow the list and run the benchmarks
+#                        (export: imaexport bench, sizes N or NxR, R
+#                        repetitions; see tests/bench/kernel-export)
 #
 # Records come from files owned by uid 4242 read under the policy written
 # below, so nothing else measures during the tests. TAP goes to
@@ -162,6 +164,12 @@ main() {
 		fi
 	fi
 
+	if [ "$mode" = export ] && [ "$only" = bench ]; then
+		H=/test/imaexport
+		# shellcheck disable=SC2086 # one argument per size
+		run "export bench" bench "$DIR" $sizes
+		return
+	fi
 	if [ "$mode" = export ]; then
 		mkdir -p "$SAVE"
 		H=/test/imaexport

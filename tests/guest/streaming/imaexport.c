@@ -4,6 +4,7 @@
  * kernel patches 0004-0006, CONFIG_IMA_STAGING).
  *
  *   imaexport DIR SAVE NMEM
+ *   imaexport bench DIR NxR...
  *
  * Runs every check below in order against /sys/kernel/security/ima,
  * adding records from files owned by GEN_UID created under DIR (the
@@ -28,6 +29,16 @@
  *
  * Prints "# " lines with figures and one "RESULT ok ..." or
  * "RESULT fail: ..." line per check; exits 0 when every check passed.
+ *
+ * "bench" (tests/bench/kernel-export) times, for each NxR (N records, R
+ * repetitions), with the list emptied first and N fresh records each
+ * time: the read()s of the sha256 binary and ascii lists from 0 to EOF
+ * (three times per list, twice per repetition), then "N\n" written to
+ * binary_runtime_measurements_sha256; N fresh records again, then "A\n"
+ * and "D\n" written to its _staged file. The first repetition also takes
+ * kmalloc slab use and SUnreclaim before the records, after them, after
+ * the "N" delete, after the second N and after "D". Prints "#" lines with
+ * every sample and one "BENCH" and one "BENCHMEM" line of medians per N.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -616,10 +627,212 @@ static void find_views(void)
 		die("only %d list files", nviews);
 }
 
+#define BENCH_LIST "binary_runtime_measurements_sha256"
+#define BENCH_ASCII "ascii_runtime_measurements_sha256"
+#define BENCH_READS 3		/* reads of each list per N fresh records */
+#define BENCH_REPS_MAX 16
+
+/* Microseconds the read()s of @name from 0 to EOF take, fresh open. */
+static double time_read(const char *name, size_t *bytes)
+{
+	static uint8_t buf[1 << 20];
+	int64_t t0, t;
+	ssize_t n;
+	int fd;
+
+	fd = open(path(name, ""), O_RDONLY);
+	if (fd < 0)
+		die("open %s", name);
+	*bytes = 0;
+	t0 = now_ns();
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		*bytes += n;
+	t = now_ns() - t0;
+	if (n < 0)
+		die("read %s", name);
+	close(fd);
+	return t / 1000.0;
+}
+
+/* Microseconds the write() of @req to @fd takes; dies when it fails. */
+static double time_request(int fd, const char *what, const char *req)
+{
+	int64_t t0 = now_ns();
+	int rc = request(fd, req);
+	int64_t t = now_ns() - t0;
+
+	if (rc) {
+		errno = rc;
+		die("%s: request %.*s", what, (int)strcspn(req, "\n"), req);
+	}
+	return t / 1000.0;
+}
+
+/* Delete every record of the measurement list (nothing is staged). */
+static void bench_clear(void)
+{
+	long c = count();
+	char req[32];
+	int fd;
+
+	if (!c)
+		return;
+	fd = open(path(BENCH_LIST, ""), O_RDWR);
+	if (fd < 0)
+		die("open %s", BENCH_LIST);
+	snprintf(req, sizeof(req), "%ld\n", c);
+	time_request(fd, "clear", req);
+	close(fd);
+	if (count())
+		die("list not empty after clearing %ld records", c);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Slab use, sampled after the RCU-deferred frees had time to run. */
+struct slab_sample {
+	long objs, bytes, unrecl;
+};
+
+static void slab_sample(struct slab_sample *s)
+{
+	sleep(1);
+	slab_use(&s->objs, &s->bytes, &s->unrecl);
+}
+
+/* Add @n records, each new (empty list assumed); print how long it took. */
+static void bench_gen(long n)
+{
+	int64_t t0 = now_ns();
+
+	gen(n, 0);
+	if (count() != n)
+		die("%ld records after adding %ld", count(), n);
+	printf("# added %ld records in %.1f s\n", n, (now_ns() - t0) / 1e9);
+}
+
+/* Time BENCH_READS reads of both lists into @rb and @ra from @i on. */
+static void bench_reads(double *rb, double *ra, int i, size_t *bb,
+			size_t *ab)
+{
+	int k;
+
+	for (k = 0; k < BENCH_READS; k++) {
+		rb[i + k] = time_read(BENCH_LIST, bb);
+		ra[i + k] = time_read(BENCH_ASCII, ab);
+		printf("# read %s %.0f us (%zu bytes), %s %.0f us (%zu bytes)\n",
+		       BENCH_LIST, rb[i + k], *bb, BENCH_ASCII, ra[i + k], *ab);
+	}
+}
+
+static void bench_size(long n, int reps)
+{
+	double rb[2 * BENCH_READS * BENCH_REPS_MAX];
+	double ra[2 * BENCH_READS * BENCH_REPS_MAX];
+	double dn[BENCH_REPS_MAX], sa[BENCH_REPS_MAX], sd[BENCH_REPS_MAX];
+	double ad[BENCH_REPS_MAX];
+	struct slab_sample m[5];
+	size_t bb = 0, ab = 0, len;
+	char req[32];
+	int r, fd, nr = 0;
+	uint8_t *rest;
+
+	snprintf(req, sizeof(req), "%ld\n", n);
+	for (r = 0; r < reps; r++) {
+		bench_clear();
+		if (!r)
+			slab_sample(&m[0]);
+		bench_gen(n);
+		if (!r)
+			slab_sample(&m[1]);
+		bench_reads(rb, ra, nr, &bb, &ab);
+		nr += BENCH_READS;
+		fd = open(path(BENCH_LIST, ""), O_RDWR);
+		if (fd < 0)
+			die("open %s", BENCH_LIST);
+		dn[r] = time_request(fd, "delete N", req);
+		close(fd);
+		if (count())
+			die("%ld records left after deleting %ld", count(), n);
+		if (!r)
+			slab_sample(&m[2]);
+
+		bench_gen(n);
+		if (!r)
+			slab_sample(&m[3]);
+		bench_reads(rb, ra, nr, &bb, &ab);
+		nr += BENCH_READS;
+		fd = open(path(BENCH_LIST, "_staged"), O_RDWR);
+		if (fd < 0)
+			die("open %s_staged", BENCH_LIST);
+		sa[r] = time_request(fd, "stage", "A\n");
+		if (count())
+			die("%ld records left after staging", count());
+		sd[r] = time_request(fd, "delete staged", "D\n");
+		rest = read_rest(fd, &len);
+		free(rest);
+		close(fd);
+		if (len)
+			die("%zu bytes staged after D", len);
+		ad[r] = sa[r] + sd[r];
+		if (!r)
+			slab_sample(&m[4]);
+		printf("# %ld records, repetition %d: delete N %.0f us, A %.0f us,"
+		       " D %.0f us\n", n, r + 1, dn[r], sa[r], sd[r]);
+	}
+	printf("BENCH size=%ld reps=%d reads=%d read_bin_us=%.0f "
+	       "read_ascii_us=%.0f delete_n_us=%.0f stage_a_us=%.0f "
+	       "delete_d_us=%.0f a_plus_d_us=%.0f bin_bytes=%zu "
+	       "ascii_bytes=%zu\n", n, reps, nr, median(rb, nr),
+	       median(ra, nr), median(dn, reps), median(sa, reps),
+	       median(sd, reps), median(ad, reps), bb, ab);
+	printf("BENCHMEM size=%ld objs=%ld,%ld,%ld,%ld,%ld "
+	       "bytes=%ld,%ld,%ld,%ld,%ld sunreclaim_kb=%ld,%ld,%ld,%ld,%ld\n",
+	       n, m[0].objs, m[1].objs, m[2].objs, m[3].objs, m[4].objs,
+	       m[0].bytes, m[1].bytes, m[2].bytes, m[3].bytes, m[4].bytes,
+	       m[0].unrecl, m[1].unrecl, m[2].unrecl, m[3].unrecl,
+	       m[4].unrecl);
+}
+
+/* imaexport bench DIR NxR...: see the top of the file. */
+static int cmd_bench(int argc, char **argv)
+{
+	long n, reps;
+	char *x;
+	int i;
+
+	gen_dir = argv[2];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (access(path(BENCH_LIST, "_staged"), F_OK))
+		die("no %s_staged (CONFIG_IMA_STAGING?)", BENCH_LIST);
+	for (i = 3; i < argc; i++) {
+		n = strtol(argv[i], &x, 10);
+		reps = *x == 'x' ? strtol(x + 1, &x, 10) : 1;
+		if (n <= 0 || *x || reps < 1 || reps > BENCH_REPS_MAX)
+			die("bench: bad size %s (N or NxR, R <= %d)", argv[i],
+			    BENCH_REPS_MAX);
+		bench_size(n, (int)reps);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long nmem;
 
+	if (argc >= 4 && !strcmp(argv[1], "bench"))
+		return cmd_bench(argc, argv);
 	if (argc != 4)
 		die("usage: imaexport DIR SAVE NMEM");
 	gen_dir = argv[1];
