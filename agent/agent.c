@@ -25,12 +25,15 @@
 #include "file.h"
 #include "hash_algo.h"
 #include "ima_list.h"
+#include "ima_verify.h"
 #include "list_export.h"
 #include "list_follow.h"
+#include "list_replay.h"
 #include "log.h"
 #include "notify.h"
 #include "rules.h"
 #include "tpm.h"
+#include "tpm_quote.h"
 #include "wire.h"
 
 #define AGENT_PATH_MAX (sizeof("/v1/agents//evidence") + WIRE_ID_MAX)
@@ -57,6 +60,7 @@ struct agent {
 	struct tpm_ak ak;
 	struct client *client;
 	struct list_follow *list;
+	struct list_replay *replay;	/* PCR 10 over the list read */
 	int pollable;		/* the list wakes poll() for new records */
 	struct backoff backoff;
 	enum agent_step after_backoff;
@@ -489,6 +493,11 @@ static enum agent_step agent_backoff(struct agent *a)
 
 /* ---- export ----------------------------------------------------------- */
 
+static void agent_replay_record(void *arg, const struct ima_record *rec)
+{
+	list_replay_record(arg, rec);
+}
+
 /* (Re)open the list where the kernel's records start, at record @index. */
 static int agent_list_open(struct agent *a, uint64_t index)
 {
@@ -505,6 +514,8 @@ static int agent_list_open(struct agent *a, uint64_t index)
 		log_warnx("%s", err.msg);
 		return -1;
 	}
+	if (a->replay != NULL)
+		list_follow_observe(a->list, agent_replay_record, a->replay);
 	if (index > list_follow_base(a->list) &&
 	    list_follow_rewind(a->list, (size_t)index, &err) != IMT_OK)
 		log_warnx("%s: %s", a->cfg->measurement_list, err.msg);
@@ -625,6 +636,46 @@ static int agent_export_start(struct agent *a)
 
 /* ---- streaming -------------------------------------------------------- */
 
+struct agent_resolve {
+	struct tpm_quote quote;
+	struct pcr_set *pcrs;
+	uint16_t hash_alg;
+};
+
+static int agent_resolve_match(void *arg, const uint8_t *pcr10)
+{
+	struct agent_resolve *r = arg;
+
+	memcpy(r->pcrs->value[IMA_MEASURE_PCR], pcr10, r->pcrs->algo->size);
+	return tpm_quote_check_pcrs(&r->quote, r->hash_alg, r->pcrs, NULL) ==
+	       IMT_OK;
+}
+
+/*
+ * The kernel extended PCR 10 while the agent quoted: read what the list
+ * added meanwhile and look for the quoted value among the replay's (the
+ * PCRs 0-9 read before the quote must still be right, or nothing
+ * matches and the quote is taken again).
+ */
+static int agent_resolve_quote(void *arg, struct tpm_evidence_quote *q)
+{
+	struct agent *a = arg;
+	struct agent_resolve r = {
+		.pcrs = &q->pcrs,
+		.hash_alg = hash_algo_bank("sha256")->tpm_alg, /* the AK's */
+	};
+	uint64_t at;
+
+	if (a->replay == NULL || agent_fill(a) < 0 ||
+	    tpm_quote_parse(q->attest, q->attest_len, &r.quote, NULL) != IMT_OK)
+		return -1;
+	if (list_replay_find(a->replay, agent_resolve_match, &r, &at) == NULL)
+		return -1;
+	log_debug("quote: PCR 10 moved during it; it covers records up to %" PRIu64,
+		  at);
+	return 0;
+}
+
 /* Quote, then read the list, then send: one round of evidence. */
 static enum agent_step agent_round(struct agent *a)
 {
@@ -649,8 +700,8 @@ static enum agent_step agent_round(struct agent *a)
 	}
 	/* quote first: records added after it are in the batch too, and the
 	 * verifier proves the prefix the quote covers (PROTOCOL.md) */
-	st = tpm_quote(a->tpm, a->bank, AGENT_PCR_MASK, a->nonce, a->nonce_len,
-		       &q);
+	st = tpm_quote_resolved(a->tpm, a->bank, AGENT_PCR_MASK, a->nonce,
+				a->nonce_len, agent_resolve_quote, a, &q);
 	if (st != TPM_OK) {
 		log_warnx("quote: %s", tpm_status_name(st));
 		a->after_backoff = STEP_STREAM;
@@ -765,6 +816,19 @@ static enum agent_step agent_stream(struct agent *a)
 }
 
 /* ---- start and the step table ----------------------------------------- */
+
+/* PCR 10 from where the list starts: zero, or after what was deleted. */
+static int agent_replay_start(struct agent *a)
+{
+	static const uint8_t zero[HASH_ALGO_MAX_SIZE];
+	struct imt_error err;
+
+	a->replay = list_replay_new(a->bank, a->export_on ? a->exp.deleted : 0,
+				    a->export_on ? a->exp.pcr : zero, &err);
+	if (a->replay == NULL)
+		log_warnx("replay: %s", err.msg);
+	return a->replay != NULL ? 0 : -1;
+}
 
 /* Open the TPM, make the EK, load or make the AK; retried while the TPM
  * does not answer. Return: 0, 1 on a stop request, -1 on failure. */
@@ -891,7 +955,8 @@ static int agent_start(struct agent *a)
 	 * meanwhile: a writer gets in only while no reader is open) */
 	list_follow_close(a->list);
 	a->list = NULL;
-	if (agent_export_start(a) < 0 || agent_list_open(a, 0) < 0)
+	if (agent_export_start(a) < 0 || agent_replay_start(a) < 0 ||
+	    agent_list_open(a, 0) < 0)
 		return -1;
 	a->pend_first = list_follow_base(a->list);
 	backoff_reset(&a->backoff);
@@ -910,6 +975,7 @@ static void agent_stop(struct agent *a)
 	client_free(a->client);
 	tpm_close(a->tpm);
 	list_follow_close(a->list);
+	list_replay_free(a->replay);
 	free(a->pend);
 	free(a->boot_log);
 }

@@ -16,10 +16,10 @@
 #include "hex.h"
 #include "ima_list.h"
 #include "ima_replay.h"
+#include "ima_verify.h"
 #include "list_export.h"
 
 #define READ_CHUNK (256 * 1024)
-#define IMA_PCR 10
 
 /* ---- export.state ------------------------------------------------------ */
 
@@ -176,7 +176,7 @@ static int staged_count(const struct list_export *x, uint64_t *count,
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
-	ima_replay_set_pcr(r, IMA_PCR, x->pcr);
+	ima_replay_set_pcr(r, IMA_MEASURE_PCR, x->pcr);
 	ima_list_parser_init(&p, NULL);
 	fd = open(x->staged_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -219,7 +219,7 @@ static int staged_count(const struct list_export *x, uint64_t *count,
 			goto out;
 		}
 	}
-	memcpy(pcr, ima_replay_pcr(r, IMA_PCR), x->bank->size);
+	memcpy(pcr, ima_replay_pcr(r, IMA_MEASURE_PCR), x->bank->size);
 	ret = 0;
 out:
 	if (fd >= 0)

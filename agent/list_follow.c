@@ -30,6 +30,8 @@ struct list_follow {
 	int staged_fd;		/* -1: none */
 	int in_staged;		/* reads come from staged_fd */
 	size_t base;		/* index of the first record of the stream */
+	list_follow_observer observe;	/* sees every record parsed */
+	void *observe_arg;
 	struct ima_list_parser parser;	/* positioned at buf[parsed] */
 	size_t skip_to;		/* drop records below this index */
 	size_t position;	/* index of buf[sent]'s first record */
@@ -135,6 +137,8 @@ static enum imt_result parse_available(struct list_follow *f,
 			return IMT_OK;
 		if (rc != IMT_OK)
 			return rc;
+		if (f->observe != NULL)
+			f->observe(f->observe_arg, &rec);
 		if (rec.index < f->skip_to) {
 			memmove(f->buf + f->parsed, f->buf + f->parsed + rec.size,
 				f->len - f->parsed - rec.size);
@@ -262,4 +266,11 @@ size_t list_follow_position(const struct list_follow *f)
 size_t list_follow_base(const struct list_follow *f)
 {
 	return f->base;
+}
+
+void list_follow_observe(struct list_follow *f, list_follow_observer fn,
+			 void *arg)
+{
+	f->observe = fn;
+	f->observe_arg = arg;
 }

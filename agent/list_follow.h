@@ -30,6 +30,8 @@ struct list_batch {
 
 struct list_follow;
 
+typedef void (*list_follow_observer)(void *arg, const struct ima_record *rec);
+
 /**
  * list_follow_open() - open the list at @path for following.
  * @path: binary_runtime_measurements (or a per-bank list, or a file)
@@ -139,6 +141,17 @@ int list_follow_pollable(const struct list_follow *f);
  * @f: the follower
  */
 size_t list_follow_position(const struct list_follow *f);
+
+/**
+ * list_follow_observe() - call @fn for every record @f parses.
+ * @f: the follower
+ * @fn: called in list order with each record parsed, those skipped on
+ *	the way to a rewind's index included, and again with the same
+ *	indexes after a rewind back; NULL: none
+ * @arg: passed to @fn
+ */
+void list_follow_observe(struct list_follow *f, list_follow_observer fn,
+			 void *arg);
 
 /**
  * list_follow_base() - index of the first record the follower can read.

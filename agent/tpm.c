@@ -934,10 +934,14 @@ out:
 	return st;
 }
 
-/* One try: PCR values, quote, and whether any PCR moved meanwhile. */
+/*
+ * One try: PCR values, quote, and whether any PCR moved meanwhile; when
+ * one did, @resolve (if any) may find the quoted values.
+ */
 static enum tpm_status tpm_quote_round(struct tpm *t,
 				       const struct hash_algo *bank,
 				       uint32_t mask, const TPM2B_DATA *nonce,
+				       tpm_quote_resolver resolve, void *arg,
 				       struct tpm_evidence_quote *q,
 				       int *moved)
 {
@@ -970,10 +974,6 @@ static enum tpm_status tpm_quote_round(struct tpm *t,
 	st = tpm_pcr_read(t, bank, mask & -mask, &check, &after, moved);
 	if (st != TPM_OK)
 		goto out;
-	if (after != before) {
-		*moved = 1;
-		goto out;
-	}
 	if (attest->size > sizeof(q->attest)) {
 		log_warnx("%s: attestation of %u bytes", __func__,
 			  attest->size);
@@ -988,6 +988,7 @@ static enum tpm_status tpm_quote_round(struct tpm *t,
 		goto out;
 	}
 	q->sig_len = off;
+	*moved = after != before && (resolve == NULL || resolve(arg, q) < 0);
 out:
 	Esys_Free(attest);
 	Esys_Free(sig);
@@ -997,6 +998,17 @@ out:
 enum tpm_status tpm_quote(struct tpm *t, const struct hash_algo *bank,
 			  uint32_t mask, const uint8_t *nonce,
 			  size_t nonce_len, struct tpm_evidence_quote *q)
+{
+	return tpm_quote_resolved(t, bank, mask, nonce, nonce_len, NULL, NULL,
+				  q);
+}
+
+enum tpm_status tpm_quote_resolved(struct tpm *t,
+				   const struct hash_algo *bank,
+				   uint32_t mask, const uint8_t *nonce,
+				   size_t nonce_len,
+				   tpm_quote_resolver resolve, void *arg,
+				   struct tpm_evidence_quote *q)
 {
 	TPM2B_DATA data = { 0 };
 	enum tpm_status st = TPM_ERR_COMM;
@@ -1019,7 +1031,8 @@ enum tpm_status tpm_quote(struct tpm *t, const struct hash_algo *bank,
 
 	for (try = 0; try < TPM_QUOTE_TRIES; try++) {
 		memset(q, 0, sizeof(*q));
-		st = tpm_quote_round(t, bank, mask, &data, q, &moved);
+		st = tpm_quote_round(t, bank, mask, &data, resolve, arg, q,
+				     &moved);
 		if (st != TPM_OK || !moved)
 			break;
 		log_debug("%s: PCRs changed during the quote, again", __func__);

@@ -199,6 +199,38 @@ enum tpm_status tpm_quote(struct tpm *t, const struct hash_algo *bank,
 			  size_t nonce_len, struct tpm_evidence_quote *q);
 
 /**
+ * typedef tpm_quote_resolver - find the values a quote covers.
+ * @arg: the caller's
+ * @q: a quote whose PCRs moved between the read before it and the one
+ *     after it; @q->pcrs holds the values read before
+ *
+ * Return: 0 when @q->pcrs now holds values the quote's digest covers, -1
+ * when none were found (the quote is taken again).
+ */
+typedef int (*tpm_quote_resolver)(void *arg, struct tpm_evidence_quote *q);
+
+/**
+ * tpm_quote_resolved() - tpm_quote() that keeps a quote whose PCRs moved
+ * when @resolve finds the values it covers.
+ * @t: the TPM
+ * @bank: as tpm_quote()
+ * @mask: as tpm_quote()
+ * @nonce: as tpm_quote()
+ * @nonce_len: as tpm_quote()
+ * @resolve: see tpm_quote_resolver; NULL is tpm_quote()
+ * @arg: passed to @resolve
+ * @q: as tpm_quote()
+ *
+ * Return: as tpm_quote().
+ */
+enum tpm_status tpm_quote_resolved(struct tpm *t,
+				   const struct hash_algo *bank,
+				   uint32_t mask, const uint8_t *nonce,
+				   size_t nonce_len,
+				   tpm_quote_resolver resolve, void *arg,
+				   struct tpm_evidence_quote *q);
+
+/**
  * tpm_pcr_extend() - TPM2_PCR_Extend of one PCR in one or more banks.
  * @t: the TPM
  * @pcr: the PCR index (0-23)
