@@ -286,3 +286,64 @@ verifier_run() {
 	pids+=("$vpid")
 	within 5 verifier_up "$2" || bail "verifier did not start" "$3"
 }
+
+# ---- machines of their own swtpm, the verifier's API ----------------------
+# (test_attest, test_enroll, test_history, test_verify)
+
+# start_tpm NAME: machine NAME's swtpm on its state $tmp/NAME/tpm
+# (swtpm_manufacture) behind a tpm_mux: $tcti_NAME for its agent,
+# $swtpm_NAME and $mux_NAME the pids (in pids too), $tmp/NAME/probe.
+start_tpm() {
+	local d=$tmp/$1 port
+	mkdir -p "$d/probe"
+	swtpm_start "$d/tpm" "$d/swtpm.log" || bail "swtpm $1" "$d/swtpm.log"
+	pids+=("$SWTPM_PID")
+	eval "swtpm_$1=$SWTPM_PID"
+	port=$(swtpm_free_ports)
+	"$mux" "$port" "${TPM2TOOLS_TCTI##*port=}" 2>>"$d/mux.log" &
+	pids+=($!)
+	eval "mux_$1=$!"
+	eval "tcti_$1=swtpm:host=127.0.0.1,port=$port"
+	sleep 0.2
+}
+
+# as NAME CMD...: run attest_probe or fake_kernel for machine NAME
+as() {
+	local n=$1
+	shift
+	IMATRUST_TCTI=$(eval echo "\$tcti_$n") PROBE_ID=$n \
+		PROBE_STATE=$tmp/$n/probe "$@"
+}
+
+# verifier_conf CONF PORT DB [LINE...]: a verifier on 127.0.0.1:PORT with
+# the TLS key of verifier_cert and the database DB, then LINEs (key = value)
+verifier_conf() {
+	local conf=$1 port=$2 db=$3
+	shift 3
+	{
+		printf 'listen = 127.0.0.1\nport = %s\n' "$port"
+		printf 'tls_cert = %s\ntls_key = %s\n' "$tmp/cert.pem" "$tmp/key.pem"
+		printf 'database = %s\n' "$db"
+		[ $# -eq 0 ] || printf '%s\n' "$@"
+	} >"$conf"
+}
+
+# api METHOD PATH [BODY]: the operator API at $api_url with $token (BODY
+# as curl --data-binary takes it: "@FILE" reads FILE)
+api() {
+	curl -s --cacert "$tmp/cert.pem" -X "$1" \
+		-H "Authorization: Bearer $token" \
+		-H "Content-Type: application/json" \
+		${3:+--data-binary "$3"} "$api_url$2"
+}
+state_of() { api GET "/v1/machines/$1" | jq -r '.state // .machine.state'; }
+reason_of() { api GET "/v1/machines/$1" | jq -c '.state_reason // .machine.state_reason'; }
+sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+add_ref() {	# add_ref PATH CONTENT: a dir-tree:test reference
+	api POST /v1/references "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"test\"},\"refs\":[{\"path\":\"$1\",\"algo\":\"sha256\",\"digest\":\"$(sha256_hex "$2")\"}]}" >/dev/null
+}
+
+# expect DESCRIPTION PATTERN OUTPUT: ok when OUTPUT matches *PATTERN*
+expect() {
+	if [[ "$3" == *$2* ]]; then ok "$1"; else echo "# got: $3"; not_ok "$1"; fi
+}

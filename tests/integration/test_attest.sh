@@ -26,19 +26,7 @@ machine() {
 	manufacture "$d/tpm" ${2:+"$2"} || bail "swtpm_setup $1" "$d/tpm.setup.log"
 	start_tpm "$1"
 }
-start_tpm() {
-	local d=$tmp/$1 port
-	mkdir -p "$d/probe"
-	swtpm_start "$d/tpm" "$d/swtpm.log" || bail "swtpm $1" "$d/swtpm.log"
-	pids+=("$SWTPM_PID")
-	eval "swtpm_$1=$SWTPM_PID"
-	port=$(swtpm_free_ports)
-	"$mux" "$port" "${TPM2TOOLS_TCTI##*port=}" 2>>"$d/mux.log" &
-	pids+=($!)
-	eval "mux_$1=$!"
-	eval "tcti_$1=swtpm:host=127.0.0.1,port=$port"
-	sleep 0.2
-}
+# stop_tpm NAME: the swtpm and tpm_mux start_tpm started for NAME
 stop_tpm() {
 	local s m
 	s=$(eval echo "\$swtpm_$1")
@@ -46,14 +34,7 @@ stop_tpm() {
 	kill "$m" "$s" 2>/dev/null
 	wait "$m" "$s" 2>/dev/null
 }
-
-# as NAME CMD...: run attest_probe or fake_kernel for machine NAME
-as() {
-	local n=$1
-	shift
-	IMATRUST_TCTI=$(eval echo "\$tcti_$n") PROBE_ID=$n \
-		PROBE_STATE=$tmp/$n/probe "$@"
-}
+# kernel NAME ARGS...: fake_kernel on NAME's TPM and list
 kernel() { local n=$1; shift; as "$n" "$kern" "$tmp/$n/list" "$@"; }
 # evidence NAME [ARGS]: with a fresh nonce, as an agent does when its
 # nonce is older than half the TTL; evidence_again reuses the saved one
@@ -65,36 +46,15 @@ verifier_cert
 port=$(swtpm_free_ports)
 manufacture "$tmp/ca-init" || bail "EK CA" "$tmp/ca-init.setup.log"
 swtpm_ca_bundle "$ca" "$ca/bundle.pem"
-cat >"$tmp/v.conf" <<EOF
-listen = 127.0.0.1
-port = $port
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $tmp/v.db
-ek_ca = $ca/bundle.pem
-nonce_ttl = 2
-EOF
+verifier_conf "$tmp/v.conf" "$port" "$tmp/v.db" "ek_ca = $ca/bundle.pem" \
+	"nonce_ttl = 2"
 token=$("$bin/imatrust-verifier" -c "$tmp/v.conf" token add test) ||
 	bail "token add"
 verifier_start() { verifier_run "$tmp/v.conf" "$port" "$tmp/verifier.log"; }
 verifier_start
 export PROBE_URL=https://127.0.0.1:$port PROBE_CA=$tmp/cert.pem TSS2_LOG=all+none
 
-api() {	# api METHOD PATH [BODY]
-	curl -s --cacert "$tmp/cert.pem" -X "$1" \
-		-H "Authorization: Bearer $token" \
-		-H "Content-Type: application/json" \
-		${3:+--data-binary "$3"} "https://127.0.0.1:$port$2"
-}
-state_of() { api GET "/v1/machines/$1" | jq -r '.state // .machine.state'; }
-reason_of() { api GET "/v1/machines/$1" | jq -c '.state_reason // .machine.state_reason'; }
-sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
-add_ref() {	# add_ref PATH CONTENT
-	api POST /v1/references "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"test\"},\"refs\":[{\"path\":\"$1\",\"algo\":\"sha256\",\"digest\":\"$(sha256_hex "$2")\"}]}" >/dev/null
-}
-expect() {	# expect DESCRIPTION PATTERN OUTPUT
-	if [[ "$3" == *$2* ]]; then ok "$1"; else echo "# got: $3"; not_ok "$1"; fi
-}
+api_url=https://127.0.0.1:$port
 
 # --- clean machine -> trusted ------------------------------------------------
 machine good

@@ -21,19 +21,13 @@ swtpm_ca_init "$ca2"
 
 # machine NAME [CA] [uncertified]: its own swtpm behind a tpm_mux
 machine() {
-	local d=$tmp/$1 port
+	local d=$tmp/$1
 	swtpm_manufacture "$d/tpm" "${2:-$ca}" ${3:+"$3"} "$d/setup.log" ||
 		bail "swtpm_setup $1" "$d/setup.log"
-	mkdir -p "$d/probe"
-	swtpm_start "$d/tpm" "$d/swtpm.log" || bail "swtpm $1" "$d/swtpm.log"
-	pids+=("$SWTPM_PID")
-	port=$(swtpm_free_ports)
-	"$mux" "$port" "${TPM2TOOLS_TCTI##*port=}" 2>>"$d/mux.log" &
-	pids+=($!)
-	eval "tcti_$1=swtpm:host=127.0.0.1,port=$port"
-	sleep 0.2
+	start_tpm "$1"
 }
-# as NAME [ID] -- CMD...: run CMD for machine NAME (agent id ID, or NAME)
+# as NAME [ID] -- CMD...: run CMD for machine NAME (agent id ID, or NAME);
+# swtpm-lib.sh's as without the ID
 as() {
 	local n=$1 id=$1
 	shift
@@ -71,12 +65,7 @@ openssl x509 -in "$ca/issuercert.pem" -outform DER -out "$ca/intermediate.der"
 vconf() {
 	local n=$1 port=$2
 	shift 2
-	{
-		printf 'listen = 127.0.0.1\nport = %s\n' "$port"
-		printf 'tls_cert = %s\ntls_key = %s\n' "$tmp/cert.pem" "$tmp/key.pem"
-		printf 'database = %s\nnonce_ttl = 30\n' "$tmp/v$n.db"
-		printf '%s\n' "$@"
-	} >"$tmp/v$n.conf"
+	verifier_conf "$tmp/v$n.conf" "$port" "$tmp/v$n.db" "nonce_ttl = 30" "$@"
 }
 vstart() {
 	local n=$1 port
@@ -103,16 +92,8 @@ export IMATRUST_URL=$url1 IMATRUST_CA=$tmp/cert.pem
 printf '%s\n' "$token" >"$tmp/token"
 export IMATRUST_TOKEN_FILE=$tmp/token
 
-api() {	# api METHOD PATH [BODY]
-	curl -s --cacert "$tmp/cert.pem" -X "$1" \
-		-H "Authorization: Bearer $token" \
-		-H "Content-Type: application/json" \
-		${3:+--data-binary "$3"} "$url1$2"
-}
+api_url=$url1
 sql() { sqlite3 "$tmp/v1.db" "$1"; }
-expect() {	# expect DESCRIPTION PATTERN OUTPUT
-	if [[ "$3" == *$2* ]]; then ok "$1"; else echo "# got: $3"; not_ok "$1"; fi
-}
 metric() { curl -s --cacert "$tmp/cert.pem" "$url1/v1/metrics" | sed -n "s/^$1 //p"; }
 
 # --- a stranger with the public EK cannot cancel the real activation --------

@@ -20,23 +20,9 @@ ca=$tmp/ca
 swtpm_ca_init "$ca"
 
 machine() {	# machine NAME: its own swtpm behind a tpm_mux
-	local d=$tmp/$1 port
-	mkdir -p "$d/probe"
-	swtpm_manufacture "$d/tpm" "$ca" "$d/tpm.setup.log" ||
-		bail "swtpm_setup $1" "$d/tpm.setup.log"
-	swtpm_start "$d/tpm" "$d/swtpm.log" || bail "swtpm $1" "$d/swtpm.log"
-	pids+=("$SWTPM_PID")
-	port=$(swtpm_free_ports)
-	"$mux" "$port" "${TPM2TOOLS_TCTI##*port=}" 2>>"$d/mux.log" &
-	pids+=($!)
-	eval "tcti_$1=swtpm:host=127.0.0.1,port=$port"
-	sleep 0.2
-}
-as() {
-	local n=$1
-	shift
-	IMATRUST_TCTI=$(eval echo "\$tcti_$n") PROBE_ID=$n \
-		PROBE_STATE=$tmp/$n/probe "$@"
+	swtpm_manufacture "$tmp/$1/tpm" "$ca" "$tmp/$1/tpm.setup.log" ||
+		bail "swtpm_setup $1" "$tmp/$1/tpm.setup.log"
+	start_tpm "$1"
 }
 kernel() { local n=$1; shift; as "$n" "$kern" "$tmp/$n/list" "$@" >/dev/null; }
 evidence() {
@@ -52,35 +38,15 @@ port=$(swtpm_free_ports)
 swtpm_manufacture "$tmp/ca-init" "$ca" "$tmp/ca-init.setup.log" ||
 	bail "EK CA" "$tmp/ca-init.setup.log"
 swtpm_ca_bundle "$ca" "$ca/bundle.pem"
-cat >"$tmp/v.conf" <<EOF
-listen = 127.0.0.1
-port = $port
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $tmp/v.db
-ek_ca = $ca/bundle.pem
-EOF
+verifier_conf "$tmp/v.conf" "$port" "$tmp/v.db" "ek_ca = $ca/bundle.pem"
 token=$("$bin/imatrust-verifier" -c "$tmp/v.conf" token add test) ||
 	bail "token add"
 verifier_run "$tmp/v.conf" "$port" "$tmp/verifier.log"
 export PROBE_URL=https://127.0.0.1:$port PROBE_CA=$tmp/cert.pem TSS2_LOG=all+none
 
-api() {	# api METHOD PATH [BODY]
-	curl -s --cacert "$tmp/cert.pem" -X "$1" \
-		-H "Authorization: Bearer $token" \
-		-H "Content-Type: application/json" \
-		${3:+--data-binary "$3"} "https://127.0.0.1:$port$2"
-}
-reason_of() { api GET "/v1/machines/$1" | jq -c '.state_reason // .machine.state_reason'; }
-state_of() { api GET "/v1/machines/$1" | jq -r '.state // .machine.state'; }
-add_ref() {	# add_ref PATH CONTENT
-	api POST /v1/references "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"test\"},\"refs\":[{\"path\":\"$1\",\"algo\":\"sha256\",\"digest\":\"$(printf '%s' "$2" | sha256sum | cut -d' ' -f1)\"}]}" >/dev/null
-}
+api_url=https://127.0.0.1:$port
 policy() {	# policy refuse|accept: the default policy's history_incomplete
 	api PUT /v1/policies/default "{\"default\":true,\"sources\":[\"*\"],\"history_incomplete\":\"$1\"}" >/dev/null
-}
-expect() {	# expect DESCRIPTION PATTERN OUTPUT
-	if [[ "$3" == *$2* ]]; then ok "$1"; else echo "# got: $3"; not_ok "$1"; fi
 }
 add_ref /usr/bin/ok fine
 add_ref /usr/bin/evil "not fine"

@@ -80,36 +80,21 @@ kernel mallory file /usr/bin/approved "fine"
 # --- the verifier ----------------------------------------------------------
 verifier_cert
 port=$(swtpm_free_ports)
-cat >"$tmp/v.conf" <<EOF
-listen = 127.0.0.1
-port = $port
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $tmp/v.db
-EOF
+verifier_conf "$tmp/v.conf" "$port" "$tmp/v.db"
 token=$("$bin/imatrust-verifier" -c "$tmp/v.conf" token add pipeline) ||
 	bail "token add"
 verifier_run "$tmp/v.conf" "$port" "$tmp/verifier.log"
 export IMATRUST_URL=https://127.0.0.1:$port IMATRUST_CA=$tmp/cert.pem \
 	IMATRUST_TOKEN=$token
 
-api() {	# api METHOD PATH [BODY]
-	curl -s --cacert "$tmp/cert.pem" -X "$1" \
-		-H "Authorization: Bearer $token" \
-		-H "Content-Type: application/json" \
-		${3:+--data-binary "@$3"} "https://127.0.0.1:$port$2"
-}
-expect() {	# expect DESCRIPTION PATTERN OUTPUT
-	if [[ "$3" == *$2* ]]; then ok "$1"; else echo "# got: $3"; not_ok "$1"; fi
-}
-sha256_hex() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+api_url=https://127.0.0.1:$port
 printf '%s' "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"ci\"},\"refs\":[{\"path\":\"/usr/bin/approved\",\"algo\":\"sha256\",\"digest\":\"$(sha256_hex fine)\"}]}" >"$tmp/refs.json"
-api POST /v1/references "$tmp/refs.json" >/dev/null
+api POST /v1/references "@$tmp/refs.json" >/dev/null
 printf '%s' '{"sources":["dir-tree:ci"]}' >"$tmp/policy.json"
-api PUT /v1/policies/ci "$tmp/policy.json" >/dev/null
+api PUT /v1/policies/ci "@$tmp/policy.json" >/dev/null
 printf '%s' '{"sources":["dir-tree:ci"],"boot":{"secure_boot":"required"}}' \
 	>"$tmp/policy-sb.json"
-api PUT /v1/policies/ci-sb "$tmp/policy-sb.json" >/dev/null
+api PUT /v1/policies/ci-sb "@$tmp/policy-sb.json" >/dev/null
 
 # The database as rows: every table, every row (WAL included: sqlite3 reads it)
 db_rows() {
@@ -125,7 +110,7 @@ db_rows >"$tmp/before"
 # --- a clean machine: trusted --------------------------------------------------
 nonce=$(openssl rand -hex 32)
 bundle alice "$nonce" -p ci >"$tmp/good.json" || bail "make-bundle.sh"
-out=$(api POST /v1/verify "$tmp/good.json")
+out=$(api POST /v1/verify "@$tmp/good.json")
 expect "a clean bundle is trusted" '"verdict":"trusted"' "$out"
 expect "... allow, under the policy named, the AK given, nothing stored" \
 	'"tnc":"allow"*"policy":"ci"*"ak":"given"*"stored":false' \
@@ -140,13 +125,13 @@ expect "imatrust verify prints the verdict, exit 0" "verdict: trusted*0" \
 # --- the firmware event log: replayed to PCRs 0-9, the policy's boot section --
 bundle alice "$nonce" -p ci -e "$tmp/alice/bios" >"$tmp/boot.json" ||
 	bail "make-bundle.sh"
-out=$(api POST /v1/verify "$tmp/boot.json")
+out=$(api POST /v1/verify "@$tmp/boot.json")
 expect "with its firmware event log: trusted, the log replayed" \
 	'"verdict":"trusted"*"boot_log":"pass"' \
 	"$(jq -c '{verdict,checks}' <<<"$out")"
 jq --arg l "$(base64 -w0 "$tmp/alice/bios-other")" '.boot_log = $l' \
 	"$tmp/boot.json" >"$tmp/boot-other.json"
-out=$(api POST /v1/verify "$tmp/boot-other.json")
+out=$(api POST /v1/verify "@$tmp/boot-other.json")
 expect "another firmware's log is failed at the log's replay" \
 	'"verdict":"failed"*"check":"boot log"' "$out"
 out=$("$bin/imatrust" verify --policy ci-sb --json "$tmp/boot.json")
@@ -157,7 +142,7 @@ expect "a policy that wants Secure Boot: untrusted, the boot rule named" \
 # --- a binary nobody approved: untrusted, naming it --------------------------
 kernel alice file /opt/evil "payload"
 bundle alice "$nonce" -p ci >"$tmp/evil.json" || bail "make-bundle.sh"
-out=$(api POST /v1/verify "$tmp/evil.json")
+out=$(api POST /v1/verify "@$tmp/evil.json")
 expect "an unknown binary is untrusted" '"verdict":"untrusted"' "$out"
 expect "... the reason names its path and digest" \
 	"\"path\":\"/opt/evil\"*\"digest\":\"sha256:$(sha256_hex payload)\"*\"verdict\":\"unknown\"" \
@@ -170,7 +155,7 @@ expect "imatrust verify names it, exit 1" "/opt/evil*1" "$out $rc"
 bundle mallory "$nonce" >"$tmp/mallory.json" || bail "make-bundle.sh"
 jq --arg ak "$(base64 -w0 "$tmp/alice/ak.pub")" '.ak_pub = $ak' \
 	"$tmp/mallory.json" >"$tmp/other-ak.json"
-out=$(api POST /v1/verify "$tmp/other-ak.json")
+out=$(api POST /v1/verify "@$tmp/other-ak.json")
 expect "another TPM's quote under alice's AK is failed" \
 	'"verdict":"failed"*"tnc":"no_access"' "$out"
 expect "... at the quote check" '"quote":"fail"' "$(jq -c .checks <<<"$out")"
@@ -184,21 +169,21 @@ recs[-2] ^= 1			# a letter of the last record's path
 b["records"] = base64.b64encode(recs).decode()
 json.dump(b, open(sys.argv[2], "w"))
 PY
-out=$(api POST /v1/verify "$tmp/tampered.json")
+out=$(api POST /v1/verify "@$tmp/tampered.json")
 expect "an altered list is failed" '"verdict":"failed"' "$out"
 expect "... at the replay" '"check":"replay"' "$(jq -c '.reasons[0]' <<<"$out")"
 # records the quote does not cover: the proven prefix is not enough
 kernel alice file /usr/bin/approved "fine"
 jq --arg r "$(base64 -w0 "$tmp/alice/list")" '.records = $r' \
 	"$tmp/evil.json" >"$tmp/longer.json"
-out=$(api POST /v1/verify "$tmp/longer.json")
+out=$(api POST /v1/verify "@$tmp/longer.json")
 expect "a list longer than the quote proves is failed, naming record 3" \
 	'record 3 and the 0 after it are not proven' "$out"
 
 # --- a wrong (or someone else's) nonce -------------------------------------------------
 jq --arg n "$(openssl rand -hex 32)" '.nonce = $n' "$tmp/good.json" \
 	>"$tmp/nonce.json"
-out=$(api POST /v1/verify "$tmp/nonce.json")
+out=$(api POST /v1/verify "@$tmp/nonce.json")
 expect "a quote over another nonce is failed" \
 	'"verdict":"failed"*"check":"nonce"' "$out"
 
@@ -209,7 +194,7 @@ code=$(curl -s -o "$tmp/ans" -w '%{http_code}' --cacert "$tmp/cert.pem" \
 	--data-binary "@$tmp/noquote.json" "https://127.0.0.1:$port/v1/verify")
 expect "a bundle without a quote: 400 naming it" '400*quote' \
 	"$code $(cat "$tmp/ans")"
-out=$(api POST /v1/verify "$tmp/good.json" | jq -c . ; \
+out=$(api POST /v1/verify "@$tmp/good.json" | jq -c . ; \
 	"$bin/imatrust" verify --policy nosuch "$tmp/good.json" 2>&1)
 rc=$?
 expect "an unknown policy: the message names it, exit 2" "nosuch*2" \

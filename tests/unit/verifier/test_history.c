@@ -10,63 +10,18 @@
  */
 #include "verifier_test.h"
 
-#include <sqlite3.h>
-
 #include "backlog.h"
-#include "engine.h"
+#include "engine_fixture.h"
 #include "policies.h"
 #include "rejudge.h"
-#include "soft_machine.h"
-
-static void sm_nonce(struct tv *t, struct sm *m, int64_t now)
-{
-	struct engine_answer ans;
-
-	engine_nonce(&t->v, m->id, now, &ans);
-	assert_int_equal(ans.status, ENGINE_OK);
-	memcpy(m->nonce, ans.nonce.nonce, ans.nonce.nonce_len);
-	m->nonce_len = ans.nonce.nonce_len;
-}
 
 /* v3 evidence of every record from the agent's ->sent on. */
-static struct wire_evidence *sm_evidence(struct sm *m, struct soft_ak *ak)
+static struct wire_evidence *sm_v3(struct sm *m, struct soft_ak *ak)
 {
-	struct soft_quote q = {
-		.nonce = m->nonce, .nonce_len = m->nonce_len,
-		.clock = ++m->clock, .reset_count = m->reset,
-		.restart_count = m->restart, .pcrs = &m->pcrs,
-	};
-	size_t alen, slen;
+	struct wire_evidence *ev = sm_evidence(m, ak, 0);
 
-	assert_int_equal(soft_ak_quote(ak != NULL ? ak : &m->ak, &q, m->attest,
-				       &alen, m->sig, &slen), 0);
-	memset(&m->ev, 0, sizeof(m->ev));
-	snprintf(m->ev.agent, sizeof(m->ev.agent), "%s", m->id);
-	memcpy(m->ev.nonce, m->nonce, m->nonce_len);
-	m->ev.nonce_len = m->nonce_len;
-	m->ev.bank = m->pcrs.algo;
-	m->ev.quote = (struct wire_blob){ m->attest, alen };
-	m->ev.signature = (struct wire_blob){ m->sig, slen };
-	m->ev.pcrs = m->pcrs;
-	m->ev.first_index = m->sent;
-	m->ev.records = (struct wire_blob){ m->list + m->sent_bytes,
-					    m->len - m->sent_bytes };
-	m->ev.version = 3;
-	return &m->ev;
-}
-
-static void sm_send(struct tv *t, struct sm *m, struct engine_answer *ans,
-		    int64_t now)
-{
-	engine_evidence(&t->v, &m->ev, now, ans);
-	if (ans->status != ENGINE_OK)
-		fail_msg("%s: %u %s", m->id, ans->status, ans->message);
-	memcpy(m->nonce, ans->verdict.nonce, ans->verdict.nonce_len);
-	m->nonce_len = ans->verdict.nonce_len;
-	if (ans->verdict.next_index == m->count) {
-		m->sent = m->count;
-		m->sent_bytes = m->len;
-	}
+	ev->version = 3;
+	return ev;
 }
 
 /* The kernel deletes its records below ->sent: where the list starts. */
@@ -95,6 +50,16 @@ static void with_cut(struct sm *m, const struct cut *c)
 	m->ev.list_start_pcr_len = 32;
 }
 
+/* Fresh v3 evidence, the list cut at @c unless NULL; a verdict back. */
+static void round_v3(struct tv *t, struct sm *m, const struct cut *c,
+		     int64_t now, struct engine_answer *ans)
+{
+	sm_v3(m, NULL);
+	if (c != NULL)
+		with_cut(m, c);
+	sm_send_ok(t, m, &m->ev, now, ans);
+}
+
 static void put_policy(struct tv *t, const char *body)
 {
 	struct imt_error err;
@@ -114,37 +79,15 @@ static void put_policy(struct tv *t, const char *body)
 	       "\"history_incomplete\":\"accept\"}"
 #define REFUSE "{\"default\":true,\"sources\":[\"*\"]}"
 
-static char *reason_of(struct tv *t, const char *id)
+/* Machine m1 under @policy (NULL: as it is): /usr/bin/ok vouched for, its
+ * list the boot_aggregate and one /usr/bin/ok record. */
+static void machine_m1(struct tv *t, struct sm *m, const char *policy)
 {
-	struct db_machine dm;
-	struct imt_error err;
-	char *r;
-	int found;
-
-	assert_int_equal(db_machine_get(t->v.db, id, &dm, &found, &err), 0);
-	assert_true(found);
-	r = strdup(dm.state_reason != NULL ? dm.state_reason : "");
-	db_machine_release(&dm);
-	return r;
-}
-
-static int64_t stored_of(struct tv *t, const char *id)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM records "
-					    "r JOIN boots b ON b.id = "
-					    "r.boot_id WHERE b.machine_id = ?1",
-					    -1, &st, NULL), SQLITE_OK);
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return n;
+	if (policy != NULL)
+		put_policy(t, policy);
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, m, "m1");
+	sm_measure(m, "/usr/bin/ok", "ok");
 }
 
 /* stored_records: in v3 answers only, never counting held records. */
@@ -166,7 +109,7 @@ static void test_stored_records(void **state)
 		sm_measure(&m, "/usr/bin/ok", "ok");
 	sm_nonce(t, &m, TV_NOW);
 	/* five of the ten, marked "more": held, not stored */
-	sm_evidence(&m, NULL);
+	sm_v3(&m, NULL);
 	ima_list_parser_init(&p, NULL);
 	for (; n < 5; n++) {
 		assert_int_equal(ima_list_next(&p, m.list + pos, m.len - pos, 1,
@@ -175,29 +118,28 @@ static void test_stored_records(void **state)
 	}
 	m.ev.records.len = pos;
 	m.ev.more = 1;
-	sm_send(t, &m, &ans, TV_NOW);
+	sm_send_ok(t, &m, &m.ev, TV_NOW, &ans);
 	assert_int_equal(ans.verdict.next_index, 5);
 	assert_true(ans.verdict.has_stored_records);
 	assert_int_equal(ans.verdict.stored_records, 0);
 	m.sent = 5;
 	m.sent_bytes = pos;
 	/* the rest: all ten proven and stored */
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW + 1);
+	round_v3(t, &m, NULL, TV_NOW + 1, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_int_equal(ans.verdict.stored_records, 10);
 	/* a v2 agent is never sent the field */
 	sm_measure(&m, "/usr/bin/ok", "ok");
-	sm_evidence(&m, NULL);
+	sm_v3(&m, NULL);
 	m.ev.version = 2;
-	sm_send(t, &m, &ans, TV_NOW + 2);
+	sm_send_ok(t, &m, &m.ev, TV_NOW + 2, &ans);
 	assert_int_equal(ans.verdict.version, 2);
 	assert_false(ans.verdict.has_stored_records);
 	/* a probe says how many are stored */
-	sm_evidence(&m, NULL);
+	sm_v3(&m, NULL);
 	m.ev.first_index = WIRE_PROBE_INDEX;
 	m.ev.records.len = 0;
-	sm_send(t, &m, &ans, TV_NOW + 3);
+	sm_send_ok(t, &m, &m.ev, TV_NOW + 3, &ans);
 	assert_int_equal(ans.verdict.stored_records, 11);
 	assert_int_equal(ans.verdict.next_index, 11);
 	backlog_free(t->v.backlog);
@@ -214,23 +156,20 @@ static void test_export(void **state)
 	struct sm m;
 
 	(void)state;
-	sm_ref(t, "/usr/bin/ok", "ok");
-	sm_new(t, &m, "m1");
-	sm_measure(&m, "/usr/bin/ok", "ok");
+	machine_m1(t, &m, NULL);
 	sm_nonce(t, &m, TV_NOW);
-	sm_evidence(&m, NULL)->export_sync = 1;
-	sm_send(t, &m, &ans, TV_NOW);
+	sm_v3(&m, NULL)->export_sync = 1;
+	sm_send_ok(t, &m, &m.ev, TV_NOW, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_int_equal(ans.verdict.stored_records, 2);
 	assert_int_equal(stored_of(t, "m1"), 2);
 	/* nothing new, export again: still answered, the same count */
-	sm_evidence(&m, NULL)->export_sync = 1;
-	sm_send(t, &m, &ans, TV_NOW + 1);
+	sm_v3(&m, NULL)->export_sync = 1;
+	sm_send_ok(t, &m, &m.ev, TV_NOW + 1, &ans);
 	assert_int_equal(ans.verdict.stored_records, 2);
 	/* and evidence without it goes on as before */
 	sm_measure(&m, "/usr/bin/ok", "ok");
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW + 2);
+	round_v3(t, &m, NULL, TV_NOW + 2, &ans);
 	assert_int_equal(ans.verdict.stored_records, 3);
 	soft_ak_free(&m.ak);
 	tv_free(t);
@@ -253,15 +192,12 @@ static void test_fresh_gap_policy(void **state)
 	char *r;
 
 	(void)state;
-	sm_ref(t, "/usr/bin/ok", "ok");
-	sm_new(t, &m, "m1");
-	sm_measure(&m, "/usr/bin/ok", "ok");
+	machine_m1(t, &m, NULL);
 	sm_measure(&m, "/tmp/evil", "evil");	/* hidden by the deletion */
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	measure_after_cut(&m, &c, 3);
 	sm_nonce(t, &m, TV_NOW);
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW);
+	round_v3(t, &m, &c, TV_NOW, &ans);
 	assert_string_equal(ans.verdict.state, "untrusted");
 	assert_int_equal(ans.verdict.next_index, 7);
 	assert_int_equal(ans.verdict.stored_records, 7);
@@ -274,8 +210,7 @@ static void test_fresh_gap_policy(void **state)
 	assert_non_null(strstr(r, "\"history_incomplete\":\"refuse\""));
 	free(r);
 	/* heartbeats keep it untrusted */
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW + 1);
+	round_v3(t, &m, NULL, TV_NOW + 1, &ans);
 	assert_string_equal(ans.verdict.state, "untrusted");
 
 	/* the policy accepts: a re-judge trusts it, the gap a note */
@@ -289,8 +224,7 @@ static void test_fresh_gap_policy(void **state)
 	assert_non_null(strstr(r, "\"history_incomplete\":\"accept\""));
 	free(r);
 	sm_measure(&m, "/usr/bin/ok", "ok");
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW + 3);
+	round_v3(t, &m, NULL, TV_NOW + 3, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "history incomplete: records 0..3"));
@@ -321,21 +255,17 @@ static void test_fresh_gap_accept(void **state)
 	(void)state;
 	put_policy(t, "{\"default\":true,\"sources\":[\"dir-tree:*\"],"
 		      "\"history_incomplete\":\"accept\"}");
-	sm_ref(t, "/usr/bin/ok", "ok");
-	sm_new(t, &m, "m1");
-	sm_measure(&m, "/usr/bin/ok", "ok");
+	machine_m1(t, &m, NULL);
 	measure_after_cut(&m, &c, 2);
 	sm_nonce(t, &m, TV_NOW);
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW);
+	round_v3(t, &m, &c, TV_NOW, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "\"check\":\"evidence\""));
 	assert_non_null(strstr(r, "records 0..1 of this boot were deleted"));
 	free(r);
 	sm_measure(&m, "/tmp/evil", "evil");
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW + 1);
+	round_v3(t, &m, &c, TV_NOW + 1, &ans);
 	assert_string_equal(ans.verdict.state, "untrusted");
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "/tmp/evil"));
@@ -354,13 +284,9 @@ static void test_followed_gap(void **state)
 	char *r;
 
 	(void)state;
-	put_policy(t, ACCEPT);
-	sm_ref(t, "/usr/bin/ok", "ok");
-	sm_new(t, &m, "m1");
-	sm_measure(&m, "/usr/bin/ok", "ok");
+	machine_m1(t, &m, ACCEPT);
 	sm_nonce(t, &m, TV_NOW);
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW);
+	round_v3(t, &m, NULL, TV_NOW, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_int_equal(ans.verdict.stored_records, 2);
 	/* 2..4 measured, never sent, deleted; 5, 6 sent */
@@ -368,16 +294,14 @@ static void test_followed_gap(void **state)
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	measure_after_cut(&m, &c, 2);
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW + 1);
+	round_v3(t, &m, &c, TV_NOW + 1, &ans);
 	assert_string_equal(ans.verdict.state, "untrusted");
 	assert_int_equal(ans.verdict.next_index, 7);
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "\"followed\":true"));
 	assert_non_null(strstr(r, "history gap: records 2..4 of this boot"));
 	free(r);
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW + 2);
+	round_v3(t, &m, NULL, TV_NOW + 2, &ans);
 	assert_string_equal(ans.verdict.state, "untrusted");
 	soft_ak_free(&m.ak);
 	tv_free(t);
@@ -393,15 +317,11 @@ static void test_wrong_anchor(void **state)
 	char *r;
 
 	(void)state;
-	put_policy(t, ACCEPT);
-	sm_ref(t, "/usr/bin/ok", "ok");
-	sm_new(t, &m, "m1");
-	sm_measure(&m, "/usr/bin/ok", "ok");
+	machine_m1(t, &m, ACCEPT);
 	measure_after_cut(&m, &c, 2);
 	c.pcr[0] ^= 1;
 	sm_nonce(t, &m, TV_NOW);
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW);
+	round_v3(t, &m, &c, TV_NOW, &ans);
 	assert_string_equal(ans.verdict.state, "failed");
 	assert_int_equal(ans.verdict.next_index, 2);	/* >= list_start */
 	assert_int_equal(ans.verdict.stored_records, 0);
@@ -410,8 +330,8 @@ static void test_wrong_anchor(void **state)
 	assert_non_null(strstr(r, "\"check\":\"replay\""));
 	free(r);
 	/* no list_start_pcr at all: nothing can be proven */
-	sm_evidence(&m, NULL)->list_start = c.start;
-	sm_send(t, &m, &ans, TV_NOW + 1);
+	sm_v3(&m, NULL)->list_start = c.start;
+	sm_send_ok(t, &m, &m.ev, TV_NOW + 1, &ans);
 	assert_string_equal(ans.verdict.state, "failed");
 	assert_int_equal(ans.verdict.next_index, 2);
 	r = reason_of(t, "m1");
@@ -420,8 +340,7 @@ static void test_wrong_anchor(void **state)
 	free(r);
 	/* the right one: accepted */
 	c.pcr[0] ^= 1;
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW + 2);
+	round_v3(t, &m, &c, TV_NOW + 2, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	soft_ak_free(&m.ak);
 	tv_free(t);
@@ -438,32 +357,27 @@ static void test_deleted_what_was_stored(void **state)
 	char *r;
 
 	(void)state;
-	sm_ref(t, "/usr/bin/ok", "ok");
-	sm_new(t, &m, "m1");
-	sm_measure(&m, "/usr/bin/ok", "ok");
+	machine_m1(t, &m, NULL);
 	sm_nonce(t, &m, TV_NOW);
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW);
+	round_v3(t, &m, NULL, TV_NOW, &ans);
 	measure_after_cut(&m, &c, 1);	/* deletes 0, 1: confirmed */
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW + 1);
+	round_v3(t, &m, &c, TV_NOW + 1, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_int_equal(ans.verdict.stored_records, 3);
 	r = reason_of(t, "m1");
 	assert_null(strstr(r, "history"));
 	free(r);
 	/* below what is stored: its PCR value is not looked at */
-	sm_evidence(&m, NULL)->list_start = 1;
+	sm_v3(&m, NULL)->list_start = 1;
 	memset(m.ev.list_start_pcr, 7, 32);
 	m.ev.list_start_pcr_len = 32;
-	sm_send(t, &m, &ans, TV_NOW + 2);
+	sm_send_ok(t, &m, &m.ev, TV_NOW + 2, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	/* at the stored index, a value that is not the verifier's */
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	c.start = 3;
 	memset(c.pcr, 7, 32);
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
-	sm_send(t, &m, &ans, TV_NOW + 3);
+	round_v3(t, &m, &c, TV_NOW + 3, &ans);
 	assert_string_equal(ans.verdict.state, "failed");
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "\"check\":\"list_start_pcr\""));
@@ -486,17 +400,16 @@ static void test_network_attacker(void **state)
 	sm_ref(t, "/usr/bin/ok", "ok");
 	sm_new(t, &m, "victim");
 	sm_nonce(t, &m, TV_NOW);
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW);
+	round_v3(t, &m, NULL, TV_NOW, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	measure_after_cut(&m, &c, 1);
 	c.start = 100;
 	assert_int_equal(soft_ak_new(&other), 0);
 	/* a stranger's AK, then the machine's quote with a bad signature */
-	with_cut(&m, (sm_evidence(&m, &other), &c));
+	with_cut(&m, (sm_v3(&m, &other), &c));
 	engine_evidence(&t->v, &m.ev, TV_NOW + 1, &ans);
 	assert_int_equal(ans.status, ENGINE_REJECTED);
-	with_cut(&m, (sm_evidence(&m, NULL), &c));
+	with_cut(&m, (sm_v3(&m, NULL), &c));
 	m.sig[m.ev.signature.len - 1] ^= 0x55;
 	engine_evidence(&t->v, &m.ev, TV_NOW + 1, &ans);
 	assert_int_equal(ans.status, ENGINE_REJECTED);
@@ -516,8 +429,7 @@ static void test_network_attacker(void **state)
 					       &err), IMT_OK);
 		m.sent_bytes = rec.size;
 	}
-	sm_evidence(&m, NULL);
-	sm_send(t, &m, &ans, TV_NOW + 2);
+	round_v3(t, &m, NULL, TV_NOW + 2, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	soft_ak_free(&other);
 	soft_ak_free(&m.ak);
