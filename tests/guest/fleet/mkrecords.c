@@ -3,13 +3,10 @@
  * mkrecords.c - add N measurement records in a fleet guest, fast: each one
  * a new file under DIR, read as root (the tcb policy measures it) and
  * removed, so a small disk holds any number. Static, copied to the guest's
- * site disk by tests/guest/fleet/export.sh.
+ * site disk by tests/guest/fleet/export.sh. It runs without a pause, as
+ * a busy machine measures: the agent must quote while PCR 10 moves.
  *
- *   mkrecords DIR N [BURST PAUSE_MS]
- *
- * With BURST, it sleeps PAUSE_MS after every BURST records: the agent
- * quotes between bursts (a quote needs PCRs that hold still from the PCR
- * read before it to the one after it).
+ *   mkrecords DIR N
  *
  * File names are DIR/r<PID>-<SEQ>: unique within a boot, so the verifier
  * must hold each path exactly once. Prints "RESULT ok N records" at the
@@ -33,26 +30,16 @@ static unsigned long number(const char *what, const char *s)
 
 int main(int argc, char **argv)
 {
-	unsigned long n, i, burst = 0, pause_ms = 0;
-	struct timespec ts;
+	unsigned long n, i;
 
-	if (argc != 3 && argc != 5)
-		die("usage: mkrecords DIR N [BURST PAUSE_MS]");
+	if (argc != 3)
+		die("usage: mkrecords DIR N");
 	n = number("N", argv[2]);
-	if (argc == 5) {
-		burst = number("BURST", argv[3]);
-		pause_ms = number("PAUSE_MS", argv[4]);
-	}
-	ts.tv_sec = (time_t)(pause_ms / 1000);
-	ts.tv_nsec = (long)(pause_ms % 1000) * 1000000L;
 	if (mkdir(argv[1], 0755) < 0 && errno != EEXIST)
 		die("mkdir %s", argv[1]);
 	errno = 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		gen_record(argv[1], "r", 0);
-		if (burst > 0 && (i + 1) % burst == 0)
-			nanosleep(&ts, NULL);
-	}
 	result(1, "%lu records", n);
 	return 0;
 }
