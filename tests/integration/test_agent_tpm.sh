@@ -223,6 +223,16 @@ fails "PCRs that never stop moving fail the quote" \
 if grep -q "tpm_quote: comm" "$tmp/stderr"; then
 	ok "... with TPM_ERR_COMM (retry later)"
 else not_ok "... with TPM_ERR_COMM (retry later)" "$tmp/stderr"; fi
+run "PCRs that never stop moving: a resolver that knows the extend keeps the quote" \
+	env AGENT_TPM_RACE=100 AGENT_TPM_RESOLVE=1 "$check" quote rsa rsa \
+	"$akdir" sha256 7ff "$nonce" "$out"
+if [ "$(grep -c '^race: extended' "$tmp/stdout")" = 1 ] &&
+   grep -qx "race: resolved" "$tmp/stdout" &&
+   grep -qx "pcr-digest: matches" "$tmp/stdout" &&
+   grep -qx "proto-quote-check: ok" "$tmp/stdout"; then
+	ok "... at the first quote, its PCR 10 the one after the extend"
+else not_ok "... at the first quote, its PCR 10 the one after the extend" \
+	"$tmp/stdout" "$tmp/stderr"; fi
 run "PCRs 0-23 (three PCR_Read calls) quote and check" \
 	"$check" quote rsa rsa "$akdir" sha256 ffffff "$nonce" "$out"
 fails "a bank the TPM has not allocated (sha384) is an error" \
