@@ -152,7 +152,7 @@ static void test_upgrade_from_0006(void **state)
 	tdb_close(&t);
 	/*
 	 * 0007, 0009 and 0010 only add their tables (0010 a trigger too,
-	 * 0011 triggers alone),
+	 * 0011 triggers alone, 0012 columns of boots),
 	 * 0008 its table and a sources table it rebuilds as it was: without
 	 * them this is a 0006 database
 	 */
@@ -166,6 +166,10 @@ static void test_upgrade_from_0006(void **state)
 					 "DROP TABLE webhook_outbox;"
 					 "DROP TABLE webhooks;"
 					 "DROP TABLE state_tnc;"
+					 "ALTER TABLE boots DROP COLUMN history_from;"
+					 "ALTER TABLE boots DROP COLUMN history_to;"
+					 "ALTER TABLE boots DROP COLUMN history_followed;"
+					 "ALTER TABLE boots DROP COLUMN history_anchor;"
 					 "PRAGMA user_version = 6", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(s);
