@@ -60,6 +60,8 @@ struct agent {
 	struct tpm_ak ak;
 	struct client *client;
 	struct list_follow *list;
+	struct list_follow *replay_list;	/* the same list, read ahead
+						 * for the replay only */
 	struct list_replay *replay;	/* PCR 10 over the list read */
 	int pollable;		/* the list wakes poll() for new records */
 	struct backoff backoff;
@@ -498,24 +500,51 @@ static void agent_replay_record(void *arg, const struct ima_record *rec)
 	list_replay_record(arg, rec);
 }
 
-/* (Re)open the list where the kernel's records start, at record @index. */
-static int agent_list_open(struct agent *a, uint64_t index)
+/* Close both readers of the list (a writer gets in only without them). */
+static void agent_list_close(struct agent *a)
 {
+	list_follow_close(a->list);
+	list_follow_close(a->replay_list);
+	a->list = NULL;
+	a->replay_list = NULL;
+}
+
+/* A reader of the list where the kernel's records start. */
+static struct list_follow *agent_list_reader(struct agent *a)
+{
+	struct list_follow *f;
 	struct imt_error err;
 	int on = a->export_on;
 
-	list_follow_close(a->list);
-	a->list = list_follow_open_at(a->cfg->measurement_list,
-				      on && a->exp.staged > 0 ?
-				      a->exp.staged_path : NULL,
-				      on ? (size_t)a->exp.deleted : 0, NULL,
-				      &err);
-	if (a->list == NULL) {
+	f = list_follow_open_at(a->cfg->measurement_list,
+				on && a->exp.staged > 0 ? a->exp.staged_path :
+				NULL, on ? (size_t)a->exp.deleted : 0, NULL,
+				&err);
+	if (f == NULL)
 		log_warnx("%s", err.msg);
+	return f;
+}
+
+/*
+ * (Re)open the list at record @index, and its reader for the replay,
+ * which reads on from where the replay stands (records it has extended
+ * are parsed and passed over).
+ */
+static int agent_list_open(struct agent *a, uint64_t index)
+{
+	struct imt_error err;
+
+	agent_list_close(a);
+	a->list = agent_list_reader(a);
+	if (a->list == NULL)
 		return -1;
+	if (a->replay != NULL) {
+		a->replay_list = agent_list_reader(a);
+		if (a->replay_list == NULL)
+			return -1;
+		list_follow_observe(a->replay_list, agent_replay_record,
+				    a->replay);
 	}
-	if (a->replay != NULL)
-		list_follow_observe(a->list, agent_replay_record, a->replay);
 	if (index > list_follow_base(a->list) &&
 	    list_follow_rewind(a->list, (size_t)index, &err) != IMT_OK)
 		log_warnx("%s: %s", a->cfg->measurement_list, err.msg);
@@ -550,8 +579,7 @@ static int agent_export_call(struct agent *a,
 	uint64_t at = a->pend_first + a->pend_count;
 	int rc;
 
-	list_follow_close(a->list);
-	a->list = NULL;
+	agent_list_close(a);
 	rc = fn(&a->exp, why, sizeof(why));
 	if (rc < 0) {
 		log_warnx("export: %s: %s; again in %d s", what, why,
@@ -664,11 +692,18 @@ static int agent_resolve_quote(void *arg, struct tpm_evidence_quote *q)
 		.pcrs = &q->pcrs,
 		.hash_alg = hash_algo_bank("sha256")->tpm_alg, /* the AK's */
 	};
+	struct list_batch b;
 	uint64_t at;
 
-	if (a->replay == NULL || agent_fill(a) < 0 ||
+	if (a->replay == NULL || a->replay_list == NULL ||
 	    tpm_quote_parse(q->attest, q->attest_len, &r.quote, NULL) != IMT_OK)
 		return -1;
+	/* the replay's own reader, to the end: never limited by what the
+	 * agent's buffer holds while the verifier catches up */
+	do {
+		if (list_follow_next(a->replay_list, &b, NULL) != IMT_OK)
+			return -1;
+	} while (b.count > 0);
 	if (list_replay_find(a->replay, agent_resolve_match, &r, &at) == NULL)
 		return -1;
 	log_debug("quote: PCR 10 moved during it; it covers records up to %" PRIu64,
@@ -953,8 +988,7 @@ static int agent_start(struct agent *a)
 		 a->ak.created ? "created" : "loaded");
 	/* the list again, numbered from what this boot deleted (closed
 	 * meanwhile: a writer gets in only while no reader is open) */
-	list_follow_close(a->list);
-	a->list = NULL;
+	agent_list_close(a);
 	if (agent_export_start(a) < 0 || agent_replay_start(a) < 0 ||
 	    agent_list_open(a, 0) < 0)
 		return -1;
@@ -974,7 +1008,7 @@ static void agent_stop(struct agent *a)
 {
 	client_free(a->client);
 	tpm_close(a->tpm);
-	list_follow_close(a->list);
+	agent_list_close(a);
 	list_replay_free(a->replay);
 	free(a->pend);
 	free(a->boot_log);

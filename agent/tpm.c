@@ -952,13 +952,16 @@ static enum tpm_status tpm_quote_round(struct tpm *t,
 	struct pcr_set check;
 	uint32_t before = 0, after = 0;
 	enum tpm_status st;
+	int moved_before;
 	size_t off = 0;
 	TSS2_RC rc;
 
 	pcr_set_init(&q->pcrs, bank);
 	st = tpm_pcr_read(t, bank, mask, &q->pcrs, &before, moved);
-	if (st != TPM_OK || *moved)
+	/* moved between two PCR_Read calls: a resolver may still find them */
+	if (st != TPM_OK || (*moved && resolve == NULL))
 		goto out;
+	moved_before = *moved;
 	tpm_pcr_selection(bank->tpm_alg, mask, &sel);
 	/* scheme NULL: the AK's own scheme (RSASSA or ECDSA, SHA-256) */
 	rc = Esys_Quote(t->esys, t->ak, ESYS_TR_PASSWORD, ESYS_TR_NONE,
@@ -988,7 +991,8 @@ static enum tpm_status tpm_quote_round(struct tpm *t,
 		goto out;
 	}
 	q->sig_len = off;
-	*moved = after != before && (resolve == NULL || resolve(arg, q) < 0);
+	*moved = (moved_before || after != before) &&
+		 (resolve == NULL || resolve(arg, q) < 0);
 out:
 	Esys_Free(attest);
 	Esys_Free(sig);
