@@ -51,8 +51,6 @@
 #   --sign-site KEY    sign every regular file of the site disk that has no
 #                      security.ima yet with `evmctl ima_sign --key KEY`
 #   --firmware F       bios (default), uefi or uefi-nosb, as for start
-#   --tpm tis|crb      TPM interface, as for start (default tis; crb is
-#                      faster under TCG: a memory buffer, not a FIFO)
 #
 # Environment: IMATRUST_CACHE (default /var/cache/imatrust),
 # IMATRUST_LAB_NS (namespace, default imatrust-lab), IMATRUST_LAB_RUN (run
@@ -372,7 +370,7 @@ small_ext4() {
 # with this guest's agent.conf (vdc), the control channel, reboots allowed.
 cmd_guest() {
 	local n=${1:-} image='' kernel='' bank=sha256 append='' mem=512 tmpl=''
-	local template='' extra='' sign='' firmware=bios tpm=tis g site cmdline f
+	local template='' extra='' sign='' firmware=bios g site cmdline f
 
 	check_index "$n"
 	shift
@@ -388,7 +386,6 @@ cmd_guest() {
 		--site) extra=$2 ;;
 		--sign-site) sign=$2 ;;
 		--firmware) firmware=$2 ;;
-		--tpm) tpm=$2 ;;
 		*) die "guest: unknown option $1" ;;
 		esac
 		shift 2 || die "guest: $1 needs a value"
@@ -432,7 +429,7 @@ cmd_guest() {
 	fi
 	small_ext4 "$g/disk-site.img" imatrust-site "" "$site"
 	cmd_start "$n" --kernel "$kernel" --mem "$mem" --control --reboot \
-	    --firmware "$firmware" --tpm "$tpm" --drive "$g/disk-root.qcow2" --drive "$g/disk-state.img" \
+	    --firmware "$firmware" --drive "$g/disk-root.qcow2" --drive "$g/disk-state.img" \
 	    --drive "$g/disk-site.img" \
 	    --append "root=/dev/vda ro rootwait net.ifnames=0 systemd.hostname=guest$n $cmdline $append"
 	echo "$bank" >"$g/bank"

@@ -12,9 +12,7 @@
 # image is judged against its references as in run.sh):
 #
 #   guest1  the patched kernel (CONFIG_IMA_STAGING), booted with
-#           ima_flush_htable so that deleted records are freed whole, the
-#           CRB TPM interface (under TCG each record's extend through the
-#           TIS FIFO costs more than the rest of the record)
+#           ima_flush_htable so that deleted records are freed whole
 #   guest2  the stock kernel: no _staged file
 #
 #   - both are trusted; guest2's agent says once that the kernel cannot
@@ -114,11 +112,10 @@ start_guests() {
 	    fleet_cli policy put "$POLICY" "$run_dir/policy.json" &&
 	    "$FLEET_LAB" guest 1 --image "$FLEET_IMAGE" --kernel "$FLEET_KERNEL" \
 	    --agent-conf "$run_dir/agent.conf" --site "$run_dir/site" \
-	    --append ima_flush_htable --tpm crb &&
+	    --append ima_flush_htable &&
 	    fleet_refs_site 1 &&
 	    "$FLEET_LAB" guest 2 --image "$FLEET_IMAGE" --kernel "$stock" \
-	    --agent-conf "$run_dir/agent.conf" --site "$run_dir/site" \
-	    --tpm crb &&
+	    --agent-conf "$run_dir/agent.conf" --site "$run_dir/site" &&
 	    fleet_refs_site 2
 }
 
