@@ -38,6 +38,15 @@
 
 #define AGENT_PATH_MAX (sizeof("/v1/agents//evidence") + WIRE_ID_MAX)
 #define AGENT_EXPORT_RETRY_MS (60 * 1000)	/* after a refused export */
+/*
+ * Rounds start at least this far apart. Each takes the TPM for several
+ * commands (PCR reads, a signing quote), and every record the kernel
+ * measures waits for the TPM too: back to back under a sustained
+ * measurement rate, the agent's quotes cut the machine's own throughput
+ * several times (tests/guest/fleet/export.sh). After a quiet moment the
+ * next round starts at once, so detection latency is unchanged.
+ */
+#define AGENT_ROUND_MIN_MS 250
 
 enum agent_step {
 	STEP_CONNECT,		/* POST /nonce */
@@ -844,10 +853,15 @@ static enum agent_step agent_idle(struct agent *a)
 static enum agent_step agent_stream(struct agent *a)
 {
 	enum agent_step next = agent_round(a);
+	uint64_t since;
 
 	if (next != STEP_STREAM)
 		return next;
-	return agent_idle(a);
+	next = agent_idle(a);
+	since = agent_now_ms() - a->last_sent_ms;
+	if (next == STEP_STREAM && since < AGENT_ROUND_MIN_MS)
+		agent_sleep(a, (uint32_t)(AGENT_ROUND_MIN_MS - since));
+	return next;
 }
 
 /* ---- start and the step table ----------------------------------------- */
