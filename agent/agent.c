@@ -548,6 +548,10 @@ static int agent_list_open(struct agent *a, uint64_t index)
 	if (a->list == NULL)
 		return -1;
 	if (a->replay != NULL) {
+		/* records deleted before the replay read them: from after them */
+		if (a->export_on)
+			list_replay_restart(a->replay, a->exp.deleted,
+					    a->exp.pcr);
 		a->replay_list = agent_list_reader(a);
 		if (a->replay_list == NULL)
 			return -1;

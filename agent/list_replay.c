@@ -22,6 +22,16 @@ struct list_replay {
 	uint8_t ring[LIST_REPLAY_RING][HASH_ALGO_MAX_SIZE];
 };
 
+/* Go on from record @base, PCR 10 being @pcr before it. */
+static void start_at(struct list_replay *lr, uint64_t base, const uint8_t *pcr)
+{
+	ima_replay_set_pcr(lr->r, IMA_MEASURE_PCR, pcr);
+	lr->next = base;
+	lr->kept = 1;
+	lr->broken = 0;
+	memcpy(lr->ring[base % LIST_REPLAY_RING], pcr, lr->size);
+}
+
 struct list_replay *list_replay_new(const struct hash_algo *bank,
 				    uint64_t base, const uint8_t *pcr,
 				    struct imt_error *err)
@@ -39,11 +49,15 @@ struct list_replay *list_replay_new(const struct hash_algo *bank,
 		return NULL;
 	}
 	lr->size = bank->size;
-	ima_replay_set_pcr(lr->r, IMA_MEASURE_PCR, pcr);
-	lr->next = base;
-	lr->kept = 1;
-	memcpy(lr->ring[base % LIST_REPLAY_RING], pcr, lr->size);
+	start_at(lr, base, pcr);
 	return lr;
+}
+
+void list_replay_restart(struct list_replay *lr, uint64_t base,
+			 const uint8_t *pcr)
+{
+	if (lr->broken || lr->next < base)
+		start_at(lr, base, pcr);
 }
 
 void list_replay_free(struct list_replay *lr)

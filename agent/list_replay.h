@@ -38,6 +38,19 @@ struct list_replay *list_replay_new(const struct hash_algo *bank,
 				    struct imt_error *err);
 
 /**
+ * list_replay_restart() - go on from record @base if the replay is behind it.
+ * @lr: the replay
+ * @base: the first record the list now shows (after a delete)
+ * @pcr: PCR 10 before record @base (what the export state keeps)
+ *
+ * Records the kernel deleted before the replay read them can never be
+ * read again; the value after them is known, so the replay goes on from
+ * there. A replay at or past @base is left as it is.
+ */
+void list_replay_restart(struct list_replay *lr, uint64_t base,
+			 const uint8_t *pcr);
+
+/**
  * list_replay_free() - release @lr; NULL is allowed.
  * @lr: the replay
  */

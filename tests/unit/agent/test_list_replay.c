@@ -141,6 +141,29 @@ static void test_gap(void **state)
 	list_replay_free(lr);
 }
 
+/* The kernel deleted records the replay had not read: on from after them. */
+static void test_restart_after_delete(void **state)
+{
+	struct list_replay *lr = replay_from(0);
+
+	(void)state;
+	feed(lr, 0, 2);
+	list_replay_restart(lr, 1, lab->after[1]);	/* behind: kept */
+	feed(lr, 2, 3);
+	expect_found(lr, 3);
+	list_replay_restart(lr, 6, lab->after[6]);	/* 3-5 deleted unread */
+	feed(lr, 6, 8);
+	expect_found(lr, 8);
+	expect_missing(lr, 3);
+	list_replay_restart(lr, 9, lab->after[9]);	/* a gap broke it... */
+	feed(lr, 10, 11);
+	expect_missing(lr, 11);
+	list_replay_restart(lr, 10, lab->after[10]);	/* ...a restart mends */
+	feed(lr, 10, 12);
+	expect_found(lr, 12);
+	list_replay_free(lr);
+}
+
 static void test_ring(void **state)
 {
 	struct list_replay *lr = replay_from(0);
@@ -160,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_every_value),
 		cmocka_unit_test(test_from_base),
 		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_restart_after_delete),
 		cmocka_unit_test(test_ring),
 	};
 
