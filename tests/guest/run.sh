@@ -19,6 +19,8 @@
 set -euo pipefail
 # shellcheck source=tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=boots.sh
+. "$(dirname "${BASH_SOURCE[0]}")/boots.sh"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 readonly ROOT
@@ -332,16 +334,7 @@ main() {
 		esac
 		shift
 	done
-	if [ -n "$only" ]; then
-		for i in "${!BOOTS[@]}"; do
-			case ",$only," in
-			*",${BOOTS[$i]%%|*},"*) ;;
-			*) unset 'BOOTS[i]' ;;
-			esac
-		done
-		BOOTS=("${BOOTS[@]}")
-		[ ${#BOOTS[@]} -gt 0 ] || die "--only $only: no such boot"
-	fi
+	[ -z "$only" ] || boots_only "$only" || die "--only $only: no such boot"
 	[ "$(id -u)" = 0 ] || die "guest tests need root (lab namespace, taps)"
 	check_tools
 	start=$(date +%s)

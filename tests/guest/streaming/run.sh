@@ -29,6 +29,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=../tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+# shellcheck source=../boots.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../boots.sh"
 readonly IMATRUST="${IMATRUST_BIN:-$ROOT/build/bin/imatrust}"
 readonly TIMEOUT="${IMATRUST_GUEST_TIMEOUT:-2700}"
 
@@ -160,16 +162,7 @@ main() {
 		esac
 		shift
 	done
-	if [ -n "$only" ]; then
-		for i in "${!BOOTS[@]}"; do
-			case ",$only," in
-			*",${BOOTS[$i]%%|*},"*) ;;
-			*) unset 'BOOTS[i]' ;;
-			esac
-		done
-		BOOTS=("${BOOTS[@]}")
-		[ ${#BOOTS[@]} -gt 0 ] || st_die "--only $only: no such guest"
-	fi
+	[ -z "$only" ] || boots_only "$only" || st_die "--only $only: no such guest"
 	[ "$(id -u)" = 0 ] || st_die "guest tests need root (lab namespace, taps)"
 	start=$(date +%s)
 	run_dir=$(mktemp -d /tmp/imatrust-streaming.XXXXXX)
