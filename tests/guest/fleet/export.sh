@@ -31,7 +31,9 @@
 #     near what it was before the records, while N records passed through.
 #
 # TAP on stdout, last line "N passed, N failed". Environment as run.sh,
-# plus EXPORT_RECORDS (default 200000).
+# plus EXPORT_RECORDS (default 200000) and EXPORT_LOG_LEVEL (the agents'
+# log_level, default info; guest1's journal is saved in the run directory
+# as guest1-agent.log).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -97,6 +99,7 @@ prepare() {
 		echo "export = on"
 		echo "export_records = $BATCH"
 		echo "heartbeat = 30"
+		echo "log_level = ${EXPORT_LOG_LEVEL:-info}"
 	} >"$run_dir/agent.conf"
 	cat >"$run_dir/policy.json" <<-EOF
 	{"machines": ["guest1", "guest2"], "sources": ["*"],
@@ -243,7 +246,7 @@ test_every_record_once() {
 }
 
 tests() {
-	local slab0 slab1 slab_mid pcr left rest
+	local slab0 slab1 slab_mid pcr left rest turned
 
 	set +e	# a failing step is a "not ok", never the end of the run
 	echo "TAP version 13"
@@ -289,10 +292,20 @@ tests() {
 	check "guest1 is trusted after $generated generated records" \
 	    [ "$(jq_machine guest1 .machine.state)" = trusted ]
 	for s in untrusted failed stale; do
-		check "guest1 never turned $s meanwhile" \
-		    [ "$(events_to guest1 "$since" "$s")" = "[]" ]
+		turned=$(events_to guest1 "$since" "$s")
+		if [ "$turned" = "[]" ]; then
+			ok "guest1 never turned $s meanwhile"
+		else
+			# when, with the agent's warnings: what it waited on
+			not_ok "guest1 never turned $s meanwhile" \
+			    "$(jq -r '.[] | "\(.time | todate) \(.from) -> \(.to): \(.reason)"' <<<"$turned")" \
+			    "$(gexec 1 'journalctl -b -u imatrust-agent -o short-iso-precise -p warning --no-pager' 2>/dev/null | tail -n 30)"
+		fi
 	done
 	test_every_record_once
+	# kept with the run directory (--keep, or a failure)
+	gexec 1 'journalctl -b -u imatrust-agent -o short-iso-precise --no-pager' \
+	    >"$run_dir/guest1-agent.log" 2>/dev/null
 	left=$(gexec 1 cat "$IMA/runtime_measurements_count" | tr -d '\r')
 	slab1=$(slab_kb 1)
 	echo "# guest1 SUnreclaim: $slab0 kB before, $slab_mid kB after $((RECORDS / 2)) records, $slab1 kB at the end ($left records left in the list, $(staged_lines) staged)"
