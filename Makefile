@@ -7,6 +7,9 @@
 #   make SANITIZE=1 check-fast   the same tests under ASan + UBSan
 #   make bench      benchmarks that print ratios against named peers
 
+# "make" alone builds everything (the fuzz rules come before "all:")
+.DEFAULT_GOAL := all
+
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
 BUILD ?= build/san

@@ -369,11 +369,8 @@ static enum agent_step agent_take_verdict(struct agent *a,
 	return STEP_STREAM;
 }
 
-/*
- * POST /nonce: a nonce and nothing else (anyone may ask for it). Where the
- * list continues comes with the first verdict: the next round is a probe.
- */
-static enum agent_step agent_connect(struct agent *a)
+/* POST /nonce: a nonce and nothing else (anyone may ask for it). */
+static enum agent_step agent_nonce(struct agent *a)
 {
 	struct client_reply r;
 	struct wire_nonce n;
@@ -395,9 +392,22 @@ static enum agent_step agent_connect(struct agent *a)
 	a->nonce_len = n.nonce_len;
 	a->nonce_got_ms = agent_now_ms();
 	a->nonce_life_ms = rules_nonce_life_ms(n.nonce_ttl, 0);
-	a->synced = 0;
 	wire_free(WIRE_NONCE, &n);
 	return STEP_STREAM;
+}
+
+/*
+ * (Re)connect: a nonce, and since the verifier may have changed meanwhile
+ * (restarted, restored), where the list continues comes with the first
+ * verdict: the next round is a probe.
+ */
+static enum agent_step agent_connect(struct agent *a)
+{
+	enum agent_step next = agent_nonce(a);
+
+	if (next == STEP_STREAM)
+		a->synced = 0;
+	return next;
 }
 
 /* TPM2_ActivateCredential on the challenge and POST the proof. */
@@ -744,8 +754,12 @@ static enum agent_step agent_round(struct agent *a)
 	if (a->nonce_len == 0 || rules_nonce_stale(a->nonce_got_ms,
 						   a->nonce_life_ms,
 						   agent_now_ms())) {
+		/* only the nonce is old: where the list continues is known,
+		 * and a probe would store nothing, not even that the
+		 * machine was seen (a heartbeat past half the nonce's life
+		 * would never count) */
 		log_debug("nonce: asking for a fresh one");
-		next = agent_connect(a);
+		next = agent_nonce(a);
 		if (next != STEP_STREAM)
 			return next;
 	}

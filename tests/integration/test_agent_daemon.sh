@@ -230,6 +230,29 @@ if [ "$(q "select count(*) from machines where activated = 1")" = 1 ] &&
    [ "$(q "select count(*) from events")" -ge "$events_before" ]; then
 	ok "the enrolled machine and its events survive the SIGKILL"
 else fail "the enrolled machine and its events survive the SIGKILL"; fi
+# --- heartbeats that each need a fresh nonce still count as seen ----------
+# nonce_ttl 2 and heartbeat 2: past half its life (1 s) every heartbeat
+# asks a new nonce; a probe after it would store nothing, and an idle
+# machine would go stale
+stop_agent
+kill "$VERIFIER_PID"
+wait "$VERIFIER_PID" 2>/dev/null
+VERIFIER_PID=
+sed -i 's/^nonce_ttl = .*/nonce_ttl = 2/' "$tmp/verifier.conf"
+sed -i 's/^heartbeat = .*/heartbeat = 2/' "$tmp/agent.conf"
+start_verifier
+start_agent
+wait_for 20 "$tmp/agent.log" "next_index 25" >/dev/null
+sleep 1
+fresh=$(count "$tmp/agent.log" "nonce: asking for a fresh one")
+seen0=$(q "select last_seen from machines")
+sleep 7
+seen1=$(q "select last_seen from machines")
+fresh=$(($(count "$tmp/agent.log" "nonce: asking for a fresh one") - fresh))
+if [ "$fresh" -ge 2 ] && [ -n "$seen0" ] && [ "$seen1" -ge $((seen0 + 4)) ]; then
+	ok "heartbeats after a fresh nonce each are seen ($fresh nonces, last_seen +$((seen1 - seen0)) s in 7 s)"
+else fail "heartbeats after a fresh nonce each are seen ($fresh nonces, last_seen $seen0 -> $seen1 in 7 s)"; fi
+
 if stop_agent; then ok "SIGTERM after the outage: exit 0"
 else fail "SIGTERM after the outage: exit 0"; fi
 if [ "$(count "$tmp/agent.log" "evidence for records .* judged failed")" = 0 ]; then
