@@ -102,13 +102,15 @@ same_json() {
 # --- both schemas -------------------------------------------------------------
 pg_start "$tmp/pg" off || bail "private PostgreSQL did not start" \
 	"$tmp/pg/postgres.log"
-if out=$(pg_psql --single-transaction \
-	-f "$root/db/schema/pg/0012_baseline.sql" 2>&1); then
-	ok "PostgreSQL baseline applies in one transaction"
-else
-	printf '%s\n' "$out" | sed 's/^/# /'
-	bail "PostgreSQL baseline does not apply"
-fi
+# the baseline, then every later migration written for PostgreSQL
+for f in "$root"/db/schema/pg/[0-9][0-9][0-9][0-9]_*.sql; do
+	if out=$(pg_psql --single-transaction -f "$f" 2>&1); then
+		ok "PostgreSQL $(basename "$f") applies in one transaction"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		bail "PostgreSQL $(basename "$f") does not apply"
+	fi
+done
 for f in "$root"/db/schema/[0-9][0-9][0-9][0-9]_*.sql; do
 	sqlite3 -batch -bail "$sdb" <"$f" >"$tmp/sqlite.log" 2>&1 ||
 		bail "sqlite3 $(basename "$f")" "$tmp/sqlite.log"
