@@ -30,6 +30,15 @@ packages=(
 	# signing, the EFI system partition, Authenticode digests to compare
 	ovmf systemd-boot-efi efitools sbsigntool mtools dosfstools gdisk
 	pesign
+	# PostgreSQL storage (issue 13): the server, whose initdb and pg_ctl
+	# (/usr/lib/postgresql/15/bin) tests/lib/pg.sh runs for a private
+	# cluster per test, and psql; libpq for the verifier's backend
+	postgresql libpq-dev
+	# several verifiers behind one TLS-passthrough load balancer
+	# (deploy/haproxy, tests/lib/haproxy.sh)
+	haproxy
+	sqlite3		# the SQLite schema test_pg_schema.sh compares with
+	shellcheck	# the test scripts are checked with it
 )
 
 missing=()
