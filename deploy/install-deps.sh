@@ -61,5 +61,15 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# The tests start their own PostgreSQL and HAProxy (tests/lib); the system
+# services these packages would start on installation are not wanted:
+# Debian's policy-rc.d says "not now" (101) for the duration, unless the
+# administrator has a policy of their own.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
