@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * db_internal.h - what the db/ files share and nothing else sees: the
- * connection, the prepared-statement cache, transactions, error helpers.
+ * connection, transactions, error helpers, and (through db_sql.h) the
+ * statement interface the backend implements.
  *
  * Only the db/ sources and the db unit tests include this; the verifier
  * includes db.h alone.

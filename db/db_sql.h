@@ -91,10 +91,10 @@ int64_t db_changes(struct db *db);
 /*
  * db_last_insert_id() - the id (INTEGER PRIMARY KEY) of the row the last
  * successful INSERT of the connection created. Only right after a
- * db_changes() of 1. Why not INSERT ... RETURNING id: db_ref.c (SQLite
- * pays per RETURNING statement in a transaction, and imports run 100 000
- * of them in one). A PostgreSQL backend can answer with lastval(), or
- * prepare these inserts with RETURNING id, which costs it nothing extra.
+ * db_changes() of 1. Why not INSERT ... RETURNING id: intern_row() in
+ * db_ref.c (ten times slower imports with SQLite). A PostgreSQL backend
+ * can answer with SELECT lastval() (one more round trip), or keep the id
+ * a RETURNING clause of its own dialect's insert gave.
  */
 int64_t db_last_insert_id(struct db *db);
 
