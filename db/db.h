@@ -104,9 +104,9 @@ void db_batch_abort(struct db *db);
 /**
  * db_durable_commits() - make the next commits durable against a power
  * loss (@on 1: synchronous = FULL, the WAL is synced at every commit),
- * or back to the default (@on 0: NORMAL, db.c explains). Outside a
- * transaction only; a FULL commit also makes every earlier commit in the
- * WAL durable.
+ * or back to the default (@on 0: NORMAL, db_sqlite_open.c explains).
+ * Outside a transaction only; a FULL commit also makes every earlier
+ * commit in the WAL durable.
  */
 int db_durable_commits(struct db *db, int on, struct imt_error *err);
 

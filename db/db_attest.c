@@ -16,7 +16,7 @@ static const char sql_note_rejected[] =
 int db_machine_pin_bank(struct db *db, const char *id, const char *bank,
 			struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || bank == NULL)
 		return db_bad(err, "no database or bank");
@@ -25,8 +25,8 @@ int db_machine_pin_bank(struct db *db, const char *id, const char *bank,
 	st = db_stmt(db, sql_pin_bank, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, bank, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
+	db_bind_text(st, 2, bank);
 	return db_step_done(db, st, err, "pin bank");
 }
 
@@ -34,7 +34,7 @@ int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
 			     int64_t interval, const char *reason,
 			     int *written, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || written == NULL)
 		return db_bad(err, "no database or result");
@@ -44,12 +44,12 @@ int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
 	st = db_stmt(db, sql_note_rejected, err);
 	if (st == NULL)
 		goto fail;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, interval);
+	db_bind_text(st, 1, id);
+	db_bind_int64(st, 2, now);
+	db_bind_int64(st, 3, interval);
 	if (db_step_done(db, st, err, "rejected") < 0)
 		goto fail;
-	if (sqlite3_changes(db->sql) == 1) {
+	if (db_changes(db) == 1) {
 		if (db_event_insert(db, id, now, "rejected", NULL, NULL,
 				    reason, err) < 0)
 			goto fail;
@@ -69,7 +69,7 @@ int db_machine_transition(struct db *db, const char *id,
 			  const char *reason, const char *kind, int64_t now,
 			  struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || from == NULL || to == NULL)
 		return db_bad(err, "no database or state");
@@ -78,12 +78,12 @@ int db_machine_transition(struct db *db, const char *id,
 	st = db_stmt(db, sql_transition, err);
 	if (st == NULL)
 		goto fail;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
+	db_bind_text(st, 2, to);
+	db_bind_text(st, 3, reason);
 	if (db_step_done(db, st, err, "machine state") < 0)
 		goto fail;
-	if (sqlite3_changes(db->sql) != 1) {
+	if (db_changes(db) != 1) {
 		db_err(err, IMT_ERR_MISMATCH, "no machine %s", id);
 		goto fail;
 	}

@@ -17,25 +17,25 @@ static const char sql_audit_list[] =
 	"FROM audit WHERE id > ?1 AND (?2 IS NULL OR machine_id = ?2) "
 	"ORDER BY id LIMIT ?3";
 
-char *db_json_text(struct db *db, sqlite3_stmt *st, struct imt_error *err)
+char *db_json_text(struct db *db, struct db_stmt *st, struct imt_error *err)
 {
-	const unsigned char *text;
+	const char *text;
 	char *out = NULL;
 
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	if (db_step(st) != DB_ROW) {
 		db_fail(db, err, "JSON");
 	} else {
-		text = sqlite3_column_text(st, 0);
-		out = strdup(text != NULL ? (const char *)text : "null");
+		text = db_col_text(st, 0);
+		out = strdup(text != NULL ? text : "null");
 		if (out == NULL)
 			db_err(err, IMT_ERR_INTERNAL, "out of memory");
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return out;
 }
 
 int db_audit_insert_json(struct db *db, const struct db_audit *a,
-			 sqlite3_stmt *st, struct imt_error *err)
+			 struct db_stmt *st, struct imt_error *err)
 {
 	struct db_audit e = *a;
 	char *detail = db_json_text(db, st, err);
@@ -66,18 +66,17 @@ static int check_audit(const struct db_audit *a, struct imt_error *err)
 int db_audit_insert(struct db *db, const struct db_audit *a,
 		    struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_audit_insert, err);
+	struct db_stmt *st = db_stmt(db, sql_audit_insert, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, a->time);
-	sqlite3_bind_text(st, 2, a->operator, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, a->action, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, a->machine_id, -1, SQLITE_STATIC);
+	db_bind_int64(st, 1, a->time);
+	db_bind_text(st, 2, a->operator);
+	db_bind_text(st, 3, a->action);
+	db_bind_text(st, 4, a->machine_id);
 	if (a->ek_fpr != NULL)
-		sqlite3_bind_blob(st, 5, a->ek_fpr, DB_FPR_SIZE,
-				  SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, a->detail, -1, SQLITE_STATIC);
+		db_bind_blob(st, 5, a->ek_fpr, DB_FPR_SIZE);
+	db_bind_text(st, 6, a->detail);
 	return db_step_done(db, st, err, "audit");
 }
 
@@ -100,7 +99,7 @@ int db_audit_list(struct db *db, const char *machine_id, int64_t after,
 		  struct imt_error *err)
 {
 	struct db_audit a;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc = -1, step;
 
 	if (db == NULL || cb == NULL)
@@ -111,27 +110,27 @@ int db_audit_list(struct db *db, const char *machine_id, int64_t after,
 	st = db_stmt(db, sql_audit_list, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, after);
-	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, (int)limit);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		a.id = sqlite3_column_int64(st, 0);
-		a.time = sqlite3_column_int64(st, 1);
-		a.operator = (const char *)sqlite3_column_text(st, 2);
-		a.action = (const char *)sqlite3_column_text(st, 3);
-		a.machine_id = (const char *)sqlite3_column_text(st, 4);
-		a.ek_fpr = sqlite3_column_bytes(st, 5) == DB_FPR_SIZE ?
-			   sqlite3_column_blob(st, 5) : NULL;
-		a.detail = (const char *)sqlite3_column_text(st, 6);
+	db_bind_int64(st, 1, after);
+	db_bind_text(st, 2, machine_id);
+	db_bind_int(st, 3, (int)limit);
+	while ((step = db_step(st)) == DB_ROW) {
+		a.id = db_col_int64(st, 0);
+		a.time = db_col_int64(st, 1);
+		a.operator = db_col_text(st, 2);
+		a.action = db_col_text(st, 3);
+		a.machine_id = db_col_text(st, 4);
+		a.ek_fpr = db_col_bytes(st, 5) == DB_FPR_SIZE ?
+			   db_col_blob(st, 5) : NULL;
+		a.detail = db_col_text(st, 6);
 		if (cb(&a, arg) != 0)
 			break;
 	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+	if (step != DB_ROW && step != DB_DONE) {
 		db_fail(db, err, "list audit");
 		goto out;
 	}
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }

@@ -61,81 +61,79 @@ static const char sql_boot_current[] =
 static const char sql_boot_get[] = SQL_BOOT_COLUMNS "WHERE id = ?1";
 
 /* Fill @b from the current row; -1 when a stored value is out of shape. */
-static int boot_from_row(sqlite3_stmt *st, struct db_boot *b)
+static int boot_from_row(struct db_stmt *st, struct db_boot *b)
 {
-	int agg = sqlite3_column_bytes(st, 7);
+	int agg = db_col_bytes(st, 7);
 
 	memset(b, 0, sizeof(*b));
-	if (sqlite3_column_bytes(st, 5) != DB_PCR_SHA1_SIZE ||
-	    sqlite3_column_bytes(st, 6) != DB_PCR_SHA256_SIZE ||
-	    agg > DB_DIGEST_MAX || sqlite3_column_int64(st, 1) > UINT32_MAX ||
-	    sqlite3_column_int64(st, 2) > UINT32_MAX)
+	if (db_col_bytes(st, 5) != DB_PCR_SHA1_SIZE ||
+	    db_col_bytes(st, 6) != DB_PCR_SHA256_SIZE ||
+	    agg > DB_DIGEST_MAX || db_col_int64(st, 1) > UINT32_MAX ||
+	    db_col_int64(st, 2) > UINT32_MAX)
 		return -1;
-	b->id = sqlite3_column_int64(st, 0);
-	b->reset_count = (uint32_t)sqlite3_column_int64(st, 1);
-	b->restart_count = (uint32_t)sqlite3_column_int64(st, 2);
-	b->started_at = sqlite3_column_int64(st, 3);
-	b->next_record_index = (uint64_t)sqlite3_column_int64(st, 4);
-	memcpy(b->pcr10_sha1, sqlite3_column_blob(st, 5), DB_PCR_SHA1_SIZE);
-	memcpy(b->pcr10_sha256, sqlite3_column_blob(st, 6),
-	       DB_PCR_SHA256_SIZE);
+	b->id = db_col_int64(st, 0);
+	b->reset_count = (uint32_t)db_col_int64(st, 1);
+	b->restart_count = (uint32_t)db_col_int64(st, 2);
+	b->started_at = db_col_int64(st, 3);
+	b->next_record_index = (uint64_t)db_col_int64(st, 4);
+	memcpy(b->pcr10_sha1, db_col_blob(st, 5), DB_PCR_SHA1_SIZE);
+	memcpy(b->pcr10_sha256, db_col_blob(st, 6), DB_PCR_SHA256_SIZE);
 	if (agg > 0)
-		memcpy(b->boot_aggregate, sqlite3_column_blob(st, 7),
-		       (size_t)agg);
+		memcpy(b->boot_aggregate, db_col_blob(st, 7), (size_t)agg);
 	b->boot_aggregate_len = (size_t)agg;
-	b->history_from = (uint64_t)sqlite3_column_int64(st, 8);
-	b->history_to = (uint64_t)sqlite3_column_int64(st, 9);
-	b->history_followed = sqlite3_column_int(st, 10) != 0;
+	b->history_from = (uint64_t)db_col_int64(st, 8);
+	b->history_to = (uint64_t)db_col_int64(st, 9);
+	b->history_followed = db_col_int(st, 10) != 0;
 	return 0;
 }
 
 /* Step @st (bound) for at most one boot row. */
-static int boot_row(struct db *db, sqlite3_stmt *st, struct db_boot *out,
+static int boot_row(struct db *db, struct db_stmt *st, struct db_boot *out,
 		    int *found, struct imt_error *err)
 {
 	int rc = -1, step;
 
 	*found = 0;
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
+	step = db_step(st);
+	if (step == DB_ROW) {
 		if (boot_from_row(st, out) < 0) {
 			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				      IMT_NO_POS, "corrupt boot row");
 			goto out;
 		}
 		*found = 1;
-	} else if (step != SQLITE_DONE) {
+	} else if (step != DB_DONE) {
 		db_fail(db, err, "current boot");
 		goto out;
 	}
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
 static int boot_current(struct db *db, const char *machine_id,
 			struct db_boot *out, int *found, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_boot_current, err);
+	struct db_stmt *st = db_stmt(db, sql_boot_current, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, machine_id);
 	return boot_row(db, st, out, found, err);
 }
 
 int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out,
 		int *found, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || out == NULL || found == NULL)
 		return db_bad(err, "no database or result");
 	st = db_stmt(db, sql_boot_get, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
+	db_bind_int64(st, 1, boot_id);
 	return boot_row(db, st, out, found, err);
 }
 
@@ -171,7 +169,7 @@ static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
 		      struct imt_error *err)
 {
 	struct db_boot cur;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int found;
 
 	if (boot_current(db, machine_id, &cur, &found, err) < 0)
@@ -184,10 +182,10 @@ static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
 	st = db_stmt(db, sql_boot_insert, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, reset);
-	sqlite3_bind_int64(st, 3, restart);
-	sqlite3_bind_int64(st, 4, now);
+	db_bind_text(st, 1, machine_id);
+	db_bind_int64(st, 2, reset);
+	db_bind_int64(st, 3, restart);
+	db_bind_int64(st, 4, now);
 	if (db_step_done(db, st, err, "boot") < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
@@ -195,7 +193,7 @@ static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
-	out->id = sqlite3_last_insert_rowid(db->sql);
+	out->id = db_last_insert_id(db);
 	out->reset_count = reset;
 	out->restart_count = restart;
 	out->started_at = now;
@@ -203,11 +201,11 @@ static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
 	st = db_stmt(db, sql_reboot_event, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, out->id);
-	sqlite3_bind_int64(st, 3, reset);
-	sqlite3_bind_int64(st, 4, now);
-	sqlite3_bind_int64(st, 5, restart);
+	db_bind_text(st, 1, machine_id);
+	db_bind_int64(st, 2, out->id);
+	db_bind_int64(st, 3, reset);
+	db_bind_int64(st, 4, now);
+	db_bind_int64(st, 5, restart);
 	return db_step_done(db, st, err, "reboot event");
 }
 
@@ -302,23 +300,20 @@ static const char sql_last_seen[] =
 static int boot_move(struct db *db, const struct db_boot_advance *a,
 		     struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_boot_advance, err);
+	struct db_stmt *st = db_stmt(db, sql_boot_advance, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, a->boot_id);
-	sqlite3_bind_int64(st, 2, (int64_t)a->to_index);
-	sqlite3_bind_blob(st, 3, a->pcr10_sha1, DB_PCR_SHA1_SIZE,
-			  SQLITE_STATIC);
-	sqlite3_bind_blob(st, 4, a->pcr10_sha256, DB_PCR_SHA256_SIZE,
-			  SQLITE_STATIC);
+	db_bind_int64(st, 1, a->boot_id);
+	db_bind_int64(st, 2, (int64_t)a->to_index);
+	db_bind_blob(st, 3, a->pcr10_sha1, DB_PCR_SHA1_SIZE);
+	db_bind_blob(st, 4, a->pcr10_sha256, DB_PCR_SHA256_SIZE);
 	if (a->boot_aggregate != NULL)
-		sqlite3_bind_blob(st, 5, a->boot_aggregate,
-				  (int)a->boot_aggregate_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, (int64_t)a->from_index);
+		db_bind_blob(st, 5, a->boot_aggregate, a->boot_aggregate_len);
+	db_bind_int64(st, 6, (int64_t)a->from_index);
 	if (db_step_done(db, st, err, "advance boot") < 0)
 		return -1;
-	if (sqlite3_changes(db->sql) != 1)
+	if (db_changes(db) != 1)
 		return db_err(err, IMT_ERR_MISMATCH,
 			      "boot %lld is not at index %llu",
 			      (long long)a->boot_id,
@@ -329,31 +324,28 @@ static int boot_move(struct db *db, const struct db_boot_advance *a,
 static int record_insert(struct db *db, int64_t boot,
 			 const struct db_record *r, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_record_insert, err);
+	struct db_stmt *st = db_stmt(db, sql_record_insert, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot);
-	sqlite3_bind_int64(st, 2, (int64_t)r->index);
-	sqlite3_bind_int64(st, 3, r->pcr);
-	sqlite3_bind_text(st, 4, r->template, -1, SQLITE_STATIC);
+	db_bind_int64(st, 1, boot);
+	db_bind_int64(st, 2, (int64_t)r->index);
+	db_bind_int64(st, 3, r->pcr);
+	db_bind_text(st, 4, r->template);
 	/* The path is stored as given: bytes, not necessarily UTF-8. */
-	sqlite3_bind_text(st, 5, r->path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, r->digest_algo, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 7, r->digest, (int)r->digest_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 8, db_verdict_name(r->verdict), -1,
-			  SQLITE_STATIC);
+	db_bind_text(st, 5, r->path);
+	db_bind_text(st, 6, r->digest_algo);
+	db_bind_blob(st, 7, r->digest, r->digest_len);
+	db_bind_text(st, 8, db_verdict_name(r->verdict));
 	if (r->sig != NULL && r->sig_len > 0)
-		sqlite3_bind_blob(st, 9, r->sig, (int)r->sig_len,
-				  SQLITE_STATIC);
+		db_bind_blob(st, 9, r->sig, r->sig_len);
 	return db_step_done(db, st, err, "record");
 }
 
 static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			int64_t now, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	size_t i;
 
 	if (boot_move(db, a, err) < 0)
@@ -367,8 +359,8 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 	st = db_stmt(db, sql_last_seen, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, a->boot_id);
-	sqlite3_bind_int64(st, 2, now);
+	db_bind_int64(st, 1, a->boot_id);
+	db_bind_int64(st, 2, now);
 	if (db_step_done(db, st, err, "last seen") < 0)
 		return -1;
 	db_hook(db, "advance:commit");
@@ -402,19 +394,18 @@ static const char sql_record_rejudge[] =
 	"OR verdict = 'bad-signature') "
 	"ORDER BY idx LIMIT ?3";
 
-static int record_from_row(sqlite3_stmt *st, struct db_record *r)
+static int record_from_row(struct db_stmt *st, struct db_record *r)
 {
-	r->index = (uint64_t)sqlite3_column_int64(st, 0);
-	r->pcr = (uint32_t)sqlite3_column_int64(st, 1);
-	r->template = (const char *)sqlite3_column_text(st, 2);
-	r->path = (const char *)sqlite3_column_text(st, 3);
-	r->digest_algo = (const char *)sqlite3_column_text(st, 4);
-	r->digest = sqlite3_column_blob(st, 5);
-	r->digest_len = (size_t)sqlite3_column_bytes(st, 5);
-	r->sig = sqlite3_column_blob(st, 7);
-	r->sig_len = (size_t)sqlite3_column_bytes(st, 7);
-	return db_verdict_parse((const char *)sqlite3_column_text(st, 6),
-				&r->verdict);
+	r->index = (uint64_t)db_col_int64(st, 0);
+	r->pcr = (uint32_t)db_col_int64(st, 1);
+	r->template = db_col_text(st, 2);
+	r->path = db_col_text(st, 3);
+	r->digest_algo = db_col_text(st, 4);
+	r->digest = db_col_blob(st, 5);
+	r->digest_len = (size_t)db_col_bytes(st, 5);
+	r->sig = db_col_blob(st, 7);
+	r->sig_len = (size_t)db_col_bytes(st, 7);
+	return db_verdict_parse(db_col_text(st, 6), &r->verdict);
 }
 
 /*
@@ -439,17 +430,17 @@ static const char *const known_sql[] = {
 };
 
 /* Run the record listing @st (bound ?1 boot, ?2 from, ?3 limit). */
-static int record_rows(struct db *db, sqlite3_stmt *st, int64_t boot_id,
+static int record_rows(struct db *db, struct db_stmt *st, int64_t boot_id,
 		       uint64_t from, unsigned int limit, db_record_cb cb,
 		       void *arg, struct imt_error *err)
 {
 	struct db_record r;
 	int rc = -1, step;
 
-	sqlite3_bind_int64(st, 1, boot_id);
-	sqlite3_bind_int64(st, 2, (int64_t)from);
-	sqlite3_bind_int(st, 3, (int)limit);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int64(st, 1, boot_id);
+	db_bind_int64(st, 2, (int64_t)from);
+	db_bind_int(st, 3, (int)limit);
+	while ((step = db_step(st)) == DB_ROW) {
 		if (record_from_row(st, &r) < 0) {
 			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				      IMT_NO_POS, "corrupt record row");
@@ -458,13 +449,13 @@ static int record_rows(struct db *db, sqlite3_stmt *st, int64_t boot_id,
 		if (cb(boot_id, &r, arg) != 0)
 			break;
 	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+	if (step != DB_ROW && step != DB_DONE) {
 		db_fail(db, err, "list records");
 		goto out;
 	}
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
@@ -472,7 +463,7 @@ int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
 		   unsigned int limit, int rejudge_only, db_record_cb cb,
 		   void *arg, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || cb == NULL)
 		return db_bad(err, "no database or callback");
@@ -491,7 +482,7 @@ int db_record_list_known(struct db *db, int64_t boot_id, enum db_known_set set,
 			 uint64_t from, unsigned int limit, db_record_cb cb,
 			 void *arg, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || cb == NULL)
 		return db_bad(err, "no database or callback");
@@ -514,20 +505,19 @@ static int set_verdicts(struct db *db, int64_t boot,
 			const struct db_verdict_update *u, size_t n,
 			struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		st = db_stmt(db, sql_verdict_update, err);
 		if (st == NULL)
 			return -1;
-		sqlite3_bind_int64(st, 1, boot);
-		sqlite3_bind_int64(st, 2, (int64_t)u[i].index);
-		sqlite3_bind_text(st, 3, db_verdict_name(u[i].verdict), -1,
-				  SQLITE_STATIC);
+		db_bind_int64(st, 1, boot);
+		db_bind_int64(st, 2, (int64_t)u[i].index);
+		db_bind_text(st, 3, db_verdict_name(u[i].verdict));
 		if (db_step_done(db, st, err, "verdict") < 0)
 			return -1;
-		if (sqlite3_changes(db->sql) != 1)
+		if (db_changes(db) != 1)
 			return db_err(err, IMT_ERR_MISMATCH, "boot %lld has no "
 					     "record %llu", (long long)boot,
 					     (unsigned long long)u[i].index);

@@ -25,16 +25,15 @@ static const char sql_approve[] =
 	"ON CONFLICT (machine_id) DO UPDATE SET log = ?2, sha256 = ?3, "
 	"set_at = ?4, approved_by = ?5, approved_at = ?4";
 
-static int from_row(sqlite3_stmt *st, int with_log,
+static int from_row(struct db_stmt *st, int with_log,
 		    struct db_boot_baseline *out, struct imt_error *err)
 {
-	const unsigned char *by = sqlite3_column_text(st, 2);
+	const char *by = db_col_text(st, 2);
 
-	out->set_at = sqlite3_column_int64(st, 1);
+	out->set_at = db_col_int64(st, 1);
 	if (by != NULL)
-		snprintf(out->approved_by, sizeof(out->approved_by), "%s",
-			 (const char *)by);
-	out->approved_at = sqlite3_column_int64(st, 3);
+		snprintf(out->approved_by, sizeof(out->approved_by), "%s", by);
+	out->approved_at = db_col_int64(st, 3);
 	return db_log_columns(st, 0, 4, with_log, out->sha256, &out->len,
 			      &out->data, err);
 }
@@ -44,7 +43,7 @@ static int get(struct db *db, const char *sql, const char *machine_id,
 	       int64_t boot_id, int with_log, struct db_boot_baseline *out,
 	       int *found, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc = -1, step;
 
 	if (db == NULL || out == NULL || found == NULL)
@@ -55,22 +54,22 @@ static int get(struct db *db, const char *sql, const char *machine_id,
 	if (st == NULL)
 		return -1;
 	if (machine_id != NULL)
-		sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
+		db_bind_text(st, 1, machine_id);
 	else
-		sqlite3_bind_int64(st, 1, boot_id);
-	sqlite3_bind_int(st, 2, with_log != 0);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
+		db_bind_int64(st, 1, boot_id);
+	db_bind_int(st, 2, with_log != 0);
+	step = db_step(st);
+	if (step == DB_ROW) {
 		if (from_row(st, with_log, out, err) < 0)
 			goto out;
 		*found = 1;
-	} else if (step != SQLITE_DONE) {
+	} else if (step != DB_DONE) {
 		db_fail(db, err, "boot baseline");
 		goto out;
 	}
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	if (rc < 0)
 		db_boot_baseline_release(out);
 	return rc;
@@ -108,7 +107,7 @@ static int write_baseline(struct db *db, const char *sql,
 			  struct imt_error *err)
 {
 	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || machine_id == NULL || log == NULL)
 		return db_bad(err, "no database, machine or log");
@@ -121,12 +120,12 @@ static int write_baseline(struct db *db, const char *sql,
 	st = db_stmt(db, sql, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, log, (int)len, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, sha, sizeof(sha), SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now);
+	db_bind_text(st, 1, machine_id);
+	db_bind_blob(st, 2, log, len);
+	db_bind_blob(st, 3, sha, sizeof(sha));
+	db_bind_int64(st, 4, now);
 	if (operator != NULL)
-		sqlite3_bind_text(st, 5, operator, -1, SQLITE_STATIC);
+		db_bind_text(st, 5, operator);
 	return db_step_done(db, st, err, "boot baseline");
 }
 

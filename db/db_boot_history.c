@@ -19,17 +19,17 @@ static int boot_gap(struct db *db, int64_t boot_id, uint64_t from,
 		    uint64_t to, const uint8_t *anchor, size_t anchor_len,
 		    struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_boot_gap, err);
+	struct db_stmt *st = db_stmt(db, sql_boot_gap, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
-	sqlite3_bind_int64(st, 2, (int64_t)from);
-	sqlite3_bind_int64(st, 3, (int64_t)to);
-	sqlite3_bind_blob(st, 4, anchor, (int)anchor_len, SQLITE_STATIC);
+	db_bind_int64(st, 1, boot_id);
+	db_bind_int64(st, 2, (int64_t)from);
+	db_bind_int64(st, 3, (int64_t)to);
+	db_bind_blob(st, 4, anchor, anchor_len);
 	if (db_step_done(db, st, err, "history gap") < 0)
 		return -1;
-	if (sqlite3_changes(db->sql) != 1)
+	if (db_changes(db) != 1)
 		return db_err(err, IMT_ERR_MISMATCH,
 			      "boot %lld is not at index %llu",
 			      (long long)boot_id, (unsigned long long)from);

@@ -19,34 +19,33 @@ static const char sql_log_insert[] =
 	"INSERT INTO boot_logs (boot_id, log, sha256, received_at) "
 	"VALUES (?1, ?2, ?3, ?4)";
 
-int db_log_columns(sqlite3_stmt *st, int sha_col, int len_col, int with_log,
+int db_log_columns(struct db_stmt *st, int sha_col, int len_col, int with_log,
 		   uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE], size_t *len,
 		   uint8_t **data, struct imt_error *err)
 {
-	int64_t n = sqlite3_column_int64(st, len_col);
+	int64_t n = db_col_int64(st, len_col);
 
-	if (sqlite3_column_bytes(st, sha_col) != DB_BOOT_LOG_SHA256_SIZE ||
+	if (db_col_bytes(st, sha_col) != DB_BOOT_LOG_SHA256_SIZE ||
 	    n < 0)
 		return db_err(err, IMT_ERR_INTERNAL, "corrupt boot log row");
-	memcpy(sha256, sqlite3_column_blob(st, sha_col),
-	       DB_BOOT_LOG_SHA256_SIZE);
+	memcpy(sha256, db_col_blob(st, sha_col), DB_BOOT_LOG_SHA256_SIZE);
 	*len = (size_t)n;
 	if (!with_log)
 		return 0;
-	if (sqlite3_column_bytes(st, len_col + 1) != n)
+	if (db_col_bytes(st, len_col + 1) != n)
 		return db_err(err, IMT_ERR_INTERNAL, "corrupt boot log row");
 	*data = malloc(*len > 0 ? *len : 1);
 	if (*data == NULL)
 		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
-	memcpy(*data, sqlite3_column_blob(st, len_col + 1), *len);
+	memcpy(*data, db_col_blob(st, len_col + 1), *len);
 	return 0;
 }
 
 /* Fill @out from the row; the bytes only when @with_log. */
-static int log_from_row(sqlite3_stmt *st, int with_log,
+static int log_from_row(struct db_stmt *st, int with_log,
 			struct db_boot_log *out, struct imt_error *err)
 {
-	out->received_at = sqlite3_column_int64(st, 1);
+	out->received_at = db_col_int64(st, 1);
 	return db_log_columns(st, 0, 2, with_log, out->sha256, &out->len,
 			      &out->data, err);
 }
@@ -54,7 +53,7 @@ static int log_from_row(sqlite3_stmt *st, int with_log,
 int db_boot_log_get(struct db *db, int64_t boot_id, int with_log,
 		    struct db_boot_log *out, int *found, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc = -1, step;
 
 	if (db == NULL || out == NULL || found == NULL)
@@ -64,20 +63,20 @@ int db_boot_log_get(struct db *db, int64_t boot_id, int with_log,
 	st = db_stmt(db, sql_log_get, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
-	sqlite3_bind_int(st, 2, with_log != 0);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
+	db_bind_int64(st, 1, boot_id);
+	db_bind_int(st, 2, with_log != 0);
+	step = db_step(st);
+	if (step == DB_ROW) {
 		if (log_from_row(st, with_log, out, err) < 0)
 			goto out;
 		*found = 1;
-	} else if (step != SQLITE_DONE) {
+	} else if (step != DB_DONE) {
 		db_fail(db, err, "boot log");
 		goto out;
 	}
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	if (rc < 0)
 		db_boot_log_release(out);
 	return rc;
@@ -108,7 +107,7 @@ int db_boot_log_store(struct db *db, int64_t boot_id, const uint8_t *log,
 {
 	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
 	struct db_boot_log cur;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int found;
 
 	if (db == NULL || res == NULL || (log == NULL && len > 0))
@@ -130,10 +129,10 @@ int db_boot_log_store(struct db *db, int64_t boot_id, const uint8_t *log,
 	st = db_stmt(db, sql_log_insert, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
-	sqlite3_bind_blob(st, 2, log, (int)len, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, sha, sizeof(sha), SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now);
+	db_bind_int64(st, 1, boot_id);
+	db_bind_blob(st, 2, log, len);
+	db_bind_blob(st, 3, sha, sizeof(sha));
+	db_bind_int64(st, 4, now);
 	if (db_step_done(db, st, err, "boot log") < 0)
 		return -1;
 	*res = DB_BOOT_LOG_STORED;

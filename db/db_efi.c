@@ -39,49 +39,48 @@ static int check_entry(const struct db_efi_entry *e, struct imt_error *err)
 static int efi_source(struct db *db, const char *name, const char *version,
 		      int64_t now, int64_t *id, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_efi_source, err);
+	struct db_stmt *st = db_stmt(db, sql_efi_source, err);
 	int rc;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
+	db_bind_text(st, 1, name);
+	db_bind_int64(st, 2, now);
+	rc = db_step(st);
+	if (rc == DB_ROW)
+		*id = db_col_int64(st, 0);
+	db_reset(st);
+	if (rc != DB_ROW)
 		return db_fail(db, err, "efi source");
 	if (version == NULL)
 		return 0;
 	st = db_stmt(db, sql_efi_version, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, *id);
-	sqlite3_bind_text(st, 2, version, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, err, "efi version");
+	db_bind_int64(st, 1, *id);
+	db_bind_text(st, 2, version);
+	rc = db_step(st);
+	db_reset(st);
+	return rc == DB_DONE ? 0 : db_fail(db, err, "efi version");
 }
 
 static int efi_insert(struct db *db, int64_t id, const struct db_efi_entry *e,
 		      size_t *added, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_efi_insert, err);
+	struct db_stmt *st = db_stmt(db, sql_efi_insert, err);
 	int rc;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, e->algo, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, e->digest, (int)e->digest_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, e->file_name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	db_bind_int64(st, 1, id);
+	db_bind_text(st, 2, e->algo);
+	db_bind_blob(st, 3, e->digest, e->digest_len);
+	db_bind_text(st, 4, e->file_name);
+	rc = db_step(st);
+	db_reset(st);
+	if (rc != DB_DONE)
 		return db_fail(db, err, "efi digest");
-	*added += (size_t)sqlite3_changes(db->sql);
+	*added += (size_t)db_changes(db);
 	return 0;
 }
 
@@ -115,17 +114,17 @@ fail:
 	return -1;
 }
 
-static void copy_text(char *dst, sqlite3_stmt *st, int col)
+static void copy_text(char *dst, struct db_stmt *st, int col)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
+	const char *t = db_col_text(st, col);
 
-	snprintf(dst, DB_NAME_MAX + 1, "%s", t ? (const char *)t : "");
+	snprintf(dst, DB_NAME_MAX + 1, "%s", t ? t : "");
 }
 
 int db_efi_find(struct db *db, const char *algo, const uint8_t *digest,
 		size_t len, struct db_efi_hit *hit, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if (algo == NULL || digest == NULL || len == 0 ||
@@ -134,16 +133,16 @@ int db_efi_find(struct db *db, const char *algo, const uint8_t *digest,
 	st = db_stmt(db, sql_efi_find, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, algo, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, digest, (int)len, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	db_bind_text(st, 1, algo);
+	db_bind_blob(st, 2, digest, len);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
 		copy_text(hit->source, st, 0);
 		copy_text(hit->version, st, 1);
 		copy_text(hit->file_name, st, 2);
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
+	db_reset(st);
+	if (rc == DB_ROW)
 		return 1;
-	return rc == SQLITE_DONE ? 0 : db_fail(db, err, "efi lookup");
+	return rc == DB_DONE ? 0 : db_fail(db, err, "efi lookup");
 }

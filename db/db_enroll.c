@@ -52,64 +52,63 @@ static int check_challenge(const struct db_challenge *c,
 	return 0;
 }
 
-/* One integer from @sql bound to (@blob or @n); -1 on failure. */
+/*
+ * One integer from @sql bound to @blob or *@n, or to nothing when both are
+ * NULL (binding a parameter the SQL lacks is an error in PostgreSQL); -1
+ * on failure.
+ */
 static int64_t count_of(struct db *db, const char *sql, const uint8_t *blob,
-			int64_t n, struct imt_error *err)
+			const int64_t *n, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
+	struct db_stmt *st = db_stmt(db, sql, err);
 	int64_t v = -1;
 
 	if (st == NULL)
 		return -1;
 	if (blob != NULL)
-		sqlite3_bind_blob(st, 1, blob, DB_FPR_SIZE, SQLITE_STATIC);
-	else if (sqlite3_bind_parameter_count(st) > 0)
-		sqlite3_bind_int64(st, 1, n);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
+		db_bind_blob(st, 1, blob, DB_FPR_SIZE);
+	else if (n != NULL)
+		db_bind_int64(st, 1, *n);
+	if (db_step(st) == DB_ROW)
+		v = db_col_int64(st, 0);
 	else
 		db_fail(db, err, "count");
-	sqlite3_reset(st);
+	db_reset(st);
 	return v;
 }
 
-static int run1(struct db *db, const char *sql, int64_t n,
+/* Run @sql bound to *@n, or to nothing when @n is NULL. */
+static int run1(struct db *db, const char *sql, const int64_t *n,
 		struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
+	struct db_stmt *st = db_stmt(db, sql, err);
 
 	if (st == NULL)
 		return -1;
-	if (sqlite3_bind_parameter_count(st) > 0)
-		sqlite3_bind_int64(st, 1, n);
+	if (n != NULL)
+		db_bind_int64(st, 1, *n);
 	return db_step_done(db, st, err, "enrollments");
 }
 
 static int insert(struct db *db, const struct db_challenge *c, int64_t now,
 		  struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_insert, err);
+	struct db_stmt *st = db_stmt(db, sql_insert, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, c->proof_hash, DB_PROOF_HASH_SIZE,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, c->machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, c->ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 4, c->ek_pub, (int)c->ek_pub_len,
-			  SQLITE_STATIC);
+	db_bind_blob(st, 1, c->proof_hash, DB_PROOF_HASH_SIZE);
+	db_bind_text(st, 2, c->machine_id);
+	db_bind_blob(st, 3, c->ek_fpr, DB_FPR_SIZE);
+	db_bind_blob(st, 4, c->ek_pub, c->ek_pub_len);
 	if (c->ek_cert_len > 0)
-		sqlite3_bind_blob(st, 5, c->ek_cert, (int)c->ek_cert_len,
-				  SQLITE_STATIC);
-	sqlite3_bind_int(st, 6, c->ek_chained ? 1 : 0);
-	sqlite3_bind_blob(st, 7, c->ak_pub, (int)c->ak_pub_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_blob(st, 8, c->ak_name, (int)c->ak_name_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_blob(st, 9, c->secret, (int)c->secret_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_int64(st, 10, now);
-	sqlite3_bind_int64(st, 11, c->expires_at);
+		db_bind_blob(st, 5, c->ek_cert, c->ek_cert_len);
+	db_bind_int(st, 6, c->ek_chained ? 1 : 0);
+	db_bind_blob(st, 7, c->ak_pub, c->ak_pub_len);
+	db_bind_blob(st, 8, c->ak_name, c->ak_name_len);
+	db_bind_blob(st, 9, c->secret, c->secret_len);
+	db_bind_int64(st, 10, now);
+	db_bind_int64(st, 11, c->expires_at);
 	return db_step_done(db, st, err, "enrollment");
 }
 
@@ -119,23 +118,23 @@ static int open_one(struct db *db, const struct db_challenge *c, int vouched,
 {
 	int64_t n;
 
-	if (run1(db, sql_purge, now, err) < 0)
+	if (run1(db, sql_purge, &now, err) < 0)
 		return -1;
-	n = count_of(db, sql_count_ek, c->ek_fpr, 0, err);
+	n = count_of(db, sql_count_ek, c->ek_fpr, NULL, err);
 	if (n < 0)
 		return -1;
 	if (n >= lim->max_per_ek) {
 		*res = DB_OPEN_EK_FULL;
 		return 0;
 	}
-	n = count_of(db, sql_count_all, NULL, now, err);
+	n = count_of(db, sql_count_all, NULL, &now, err);
 	if (n < 0)
 		return -1;
 	*res = DB_OPEN_OK;
 	if (n >= lim->max_open) {
-		if (vouched && run1(db, sql_evict, 0, err) < 0)
+		if (vouched && run1(db, sql_evict, NULL, err) < 0)
 			return -1;
-		if (!vouched || sqlite3_changes(db->sql) != 1) {
+		if (!vouched || db_changes(db) != 1) {
 			*res = DB_OPEN_FULL;
 			return 0;
 		}
@@ -163,24 +162,24 @@ int db_challenge_open(struct db *db, const struct db_challenge *c,
 }
 
 /* Copy a blob column into @dst of @max bytes; -1 when it does not fit. */
-static int column_copy(sqlite3_stmt *st, int col, uint8_t *dst, size_t max,
+static int column_copy(struct db_stmt *st, int col, uint8_t *dst, size_t max,
 		       size_t *len)
 {
-	int n = sqlite3_column_bytes(st, col);
+	int n = db_col_bytes(st, col);
 
 	if (n < 0 || (size_t)n > max)
 		return -1;
 	if (n > 0)
-		memcpy(dst, sqlite3_column_blob(st, col), (size_t)n);
+		memcpy(dst, db_col_blob(st, col), (size_t)n);
 	*len = (size_t)n;
 	return 0;
 }
 
-static int challenge_from_row(sqlite3_stmt *st, struct db_challenge *out)
+static int challenge_from_row(struct db_stmt *st, struct db_challenge *out)
 {
 	size_t fpr_len;
 
-	out->id = sqlite3_column_int64(st, 0);
+	out->id = db_col_int64(st, 0);
 	if (column_copy(st, 1, out->ek_fpr, DB_FPR_SIZE, &fpr_len) < 0 ||
 	    fpr_len != DB_FPR_SIZE ||
 	    column_copy(st, 2, out->ek_pub, DB_KEY_MAX, &out->ek_pub_len) < 0 ||
@@ -192,9 +191,9 @@ static int challenge_from_row(sqlite3_stmt *st, struct db_challenge *out)
 	    column_copy(st, 7, out->secret, DB_SECRET_MAX,
 			&out->secret_len) < 0)
 		return -1;
-	out->ek_chained = sqlite3_column_int(st, 4);
-	out->created_at = sqlite3_column_int64(st, 8);
-	out->expires_at = sqlite3_column_int64(st, 9);
+	out->ek_chained = db_col_int(st, 4);
+	out->created_at = db_col_int64(st, 8);
+	out->expires_at = db_col_int64(st, 9);
 	return 0;
 }
 
@@ -203,7 +202,7 @@ int db_challenge_find(struct db *db, const char *machine_id,
 		      int64_t now, struct db_challenge *out, int *found,
 		      struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc = -1, step;
 
 	if (db == NULL || out == NULL || found == NULL || proof_hash == NULL)
@@ -214,14 +213,13 @@ int db_challenge_find(struct db *db, const char *machine_id,
 	st = db_stmt(db, sql_find, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, proof_hash, DB_PROOF_HASH_SIZE,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now);
-	step = sqlite3_step(st);
-	if (step == SQLITE_DONE) {
+	db_bind_blob(st, 1, proof_hash, DB_PROOF_HASH_SIZE);
+	db_bind_text(st, 2, machine_id);
+	db_bind_int64(st, 3, now);
+	step = db_step(st);
+	if (step == DB_DONE) {
 		rc = 0;
-	} else if (step != SQLITE_ROW) {
+	} else if (step != DB_ROW) {
 		db_fail(db, err, "challenge");
 	} else if (challenge_from_row(st, out) < 0) {
 		db_err(err, IMT_ERR_INTERNAL, "corrupt challenge row");
@@ -232,7 +230,7 @@ int db_challenge_find(struct db *db, const char *machine_id,
 		*found = 1;
 		rc = 0;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
@@ -243,7 +241,7 @@ int db_challenge_count(struct db *db, int64_t now, uint64_t *n,
 
 	if (db == NULL || n == NULL)
 		return db_bad(err, "no database or result");
-	v = count_of(db, sql_count_all, NULL, now, err);
+	v = count_of(db, sql_count_all, NULL, &now, err);
 	if (v < 0)
 		return -1;
 	*n = (uint64_t)v;
@@ -281,27 +279,24 @@ static int identity_verdict(const struct db_identity *w,
 static int rebind(struct db *db, const struct db_challenge *c, int *approved,
 		  struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_rebind, err);
+	struct db_stmt *st = db_stmt(db, sql_rebind, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, c->machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, c->ak_pub, (int)c->ak_pub_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, c->ak_name, (int)c->ak_name_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_blob(st, 4, c->ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
+	db_bind_text(st, 1, c->machine_id);
+	db_bind_blob(st, 2, c->ak_pub, c->ak_pub_len);
+	db_bind_blob(st, 3, c->ak_name, c->ak_name_len);
+	db_bind_blob(st, 4, c->ek_fpr, DB_FPR_SIZE);
 	if (c->ek_cert_len > 0)
-		sqlite3_bind_blob(st, 5, c->ek_cert, (int)c->ek_cert_len,
-				  SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		*approved = sqlite3_column_int(st, 0);
-		step = sqlite3_step(st);
+		db_bind_blob(st, 5, c->ek_cert, c->ek_cert_len);
+	step = db_step(st);
+	if (step == DB_ROW) {
+		*approved = db_col_int(st, 0);
+		step = db_step(st);
 	}
-	sqlite3_reset(st);
-	return step == SQLITE_DONE ? 0 : db_fail(db, err, "bind the AK");
+	db_reset(st);
+	return step == DB_DONE ? 0 : db_fail(db, err, "bind the AK");
 }
 
 static int create(struct db *db, const struct db_challenge *c,
@@ -327,20 +322,17 @@ static int enroll_audit(struct db *db, const struct db_challenge *c,
 			const char *state, int registered, int64_t now,
 			struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_enroll_detail, err);
+	struct db_stmt *st = db_stmt(db, sql_enroll_detail, err);
 	struct db_audit a = { .time = now, .action = "enroll",
 			      .machine_id = c->machine_id,
 			      .ek_fpr = c->ek_fpr };
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, c->ek_chained ? "true" : "false", -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, registered ? "true" : "false", -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_blob(st, 4, c->ak_name, (int)c->ak_name_len,
-			  SQLITE_STATIC);
+	db_bind_text(st, 1, state);
+	db_bind_text(st, 2, c->ek_chained ? "true" : "false");
+	db_bind_text(st, 3, registered ? "true" : "false");
+	db_bind_blob(st, 4, c->ak_name, c->ak_name_len);
 	return db_audit_insert_json(db, &a, st, err);
 }
 
@@ -351,7 +343,7 @@ static int activate(struct db *db, const struct db_challenge *c,
 {
 	enum db_machine_state to;
 	struct db_identity w;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int approved = 0, verdict;
 	int64_t pending;
 	const char *name;
@@ -370,7 +362,7 @@ static int activate(struct db *db, const struct db_challenge *c,
 							 o->to_unvouched;
 	name = db_machine_state_name(to);
 	if (!w.machine && to == o->to_unvouched) {
-		pending = count_of(db, sql_count_pending, NULL, 0, err);
+		pending = count_of(db, sql_count_pending, NULL, NULL, err);
 		if (pending < 0)
 			return -1;
 		if (pending >= o->max_pending) {
@@ -390,7 +382,7 @@ static int activate(struct db *db, const struct db_challenge *c,
 	st = db_stmt(db, sql_drop_ek, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, c->ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
+	db_bind_blob(st, 1, c->ek_fpr, DB_FPR_SIZE);
 	if (db_step_done(db, st, err, "drop challenges") < 0)
 		return -1;
 	*res = w.machine ? DB_ACT_REPLACED : DB_ACT_CREATED;

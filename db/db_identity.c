@@ -18,10 +18,10 @@ static const char sql_reg_holders[] =
 	"SELECT machine_id, ek_fpr FROM registrations "
 	"WHERE machine_id = ?1 OR ek_fpr = ?2";
 
-static int blob_is(sqlite3_stmt *st, int col, const uint8_t *p, size_t len)
+static int blob_is(struct db_stmt *st, int col, const uint8_t *p, size_t len)
 {
-	return p != NULL && (size_t)sqlite3_column_bytes(st, col) == len &&
-	       memcmp(sqlite3_column_blob(st, col), p, len) == 0;
+	return p != NULL && (size_t)db_col_bytes(st, col) == len &&
+	       memcmp(db_col_blob(st, col), p, len) == 0;
 }
 
 /* Fill the machine part of @out; 0 or -1. */
@@ -29,22 +29,22 @@ static int id_holder(struct db *db, const char *id, const uint8_t *ek_fpr,
 		     const uint8_t *ek_pub, size_t ek_pub_len,
 		     struct db_identity *out, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_id_holder, err);
+	struct db_stmt *st = db_stmt(db, sql_id_holder, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
+	db_bind_text(st, 1, id);
+	step = db_step(st);
+	if (step == DB_ROW) {
 		out->machine = 1;
 		/* an older machine without fingerprint: compare the EK */
-		out->machine_same_ek = sqlite3_column_type(st, 0) != SQLITE_NULL ?
+		out->machine_same_ek = !db_col_is_null(st, 0) ?
 			blob_is(st, 0, ek_fpr, DB_FPR_SIZE) :
 			blob_is(st, 1, ek_pub, ek_pub_len);
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "machine of the id");
 	return 0;
 }
@@ -52,17 +52,17 @@ static int id_holder(struct db *db, const char *id, const uint8_t *ek_fpr,
 static int ek_holder(struct db *db, const char *id, const uint8_t *ek_fpr,
 		     struct db_identity *out, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_ek_holder, err);
+	struct db_stmt *st = db_stmt(db, sql_ek_holder, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	out->ek_elsewhere = step == SQLITE_ROW;
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_bind_blob(st, 1, ek_fpr, DB_FPR_SIZE);
+	db_bind_text(st, 2, id);
+	step = db_step(st);
+	out->ek_elsewhere = step == DB_ROW;
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "machine of the EK");
 	return 0;
 }
@@ -70,23 +70,22 @@ static int ek_holder(struct db *db, const char *id, const uint8_t *ek_fpr,
 static int reg_holders(struct db *db, const char *id, const uint8_t *ek_fpr,
 		       struct db_identity *out, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_reg_holders, err);
+	struct db_stmt *st = db_stmt(db, sql_reg_holders, err);
 	int step, same_id, same_ek;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		same_id = strcmp((const char *)sqlite3_column_text(st, 0),
-				 id) == 0;
+	db_bind_text(st, 1, id);
+	db_bind_blob(st, 2, ek_fpr, DB_FPR_SIZE);
+	while ((step = db_step(st)) == DB_ROW) {
+		same_id = strcmp(db_col_text(st, 0), id) == 0;
 		same_ek = blob_is(st, 1, ek_fpr, DB_FPR_SIZE);
 		out->registered |= same_id && same_ek;
 		out->id_registered_other |= same_id && !same_ek;
 		out->ek_registered_other |= same_ek && !same_id;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_DONE)
 		return db_fail(db, err, "registrations");
 	return 0;
 }
@@ -148,7 +147,7 @@ static int reg_add(struct db *db, const char *id, const uint8_t *ek_fpr,
 			      .action = "register", .machine_id = id,
 			      .ek_fpr = ek_fpr };
 	struct db_identity w;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db_identity_get(db, id, ek_fpr, NULL, 0, &w, err) < 0)
 		return -1;
@@ -158,10 +157,10 @@ static int reg_add(struct db *db, const char *id, const uint8_t *ek_fpr,
 	st = db_stmt(db, sql_reg_insert, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, operator, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now);
+	db_bind_text(st, 1, id);
+	db_bind_blob(st, 2, ek_fpr, DB_FPR_SIZE);
+	db_bind_text(st, 3, operator);
+	db_bind_int64(st, 4, now);
 	if (db_step_done(db, st, err, "registration") < 0)
 		return -1;
 	return db_audit_insert(db, &a, err);
@@ -188,8 +187,8 @@ int db_registration_get(struct db *db, const char *id,
 			struct db_registration *out, int *found,
 			struct imt_error *err)
 {
-	const unsigned char *op;
-	sqlite3_stmt *st;
+	const char *op;
+	struct db_stmt *st;
 	int step;
 
 	if (db == NULL || out == NULL || found == NULL)
@@ -200,20 +199,20 @@ int db_registration_get(struct db *db, const char *id,
 	st = db_stmt(db, sql_reg_get, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW && sqlite3_column_bytes(st, 0) == DB_FPR_SIZE) {
+	db_bind_text(st, 1, id);
+	step = db_step(st);
+	if (step == DB_ROW && db_col_bytes(st, 0) == DB_FPR_SIZE) {
 		memset(out, 0, sizeof(*out));
 		snprintf(out->machine_id, sizeof(out->machine_id), "%s", id);
-		memcpy(out->ek_fpr, sqlite3_column_blob(st, 0), DB_FPR_SIZE);
-		op = sqlite3_column_text(st, 1);
+		memcpy(out->ek_fpr, db_col_blob(st, 0), DB_FPR_SIZE);
+		op = db_col_text(st, 1);
 		snprintf(out->operator, sizeof(out->operator), "%s",
-			 op != NULL ? (const char *)op : "");
-		out->created_at = sqlite3_column_int64(st, 2);
+			 op != NULL ? op : "");
+		out->created_at = db_col_int64(st, 2);
 		*found = 1;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "registration");
 	return 0;
 }
@@ -239,46 +238,49 @@ static const char sql_rm_detail[] =
 static int rm_counts(struct db *db, const char *id, struct db_removal *out,
 		     struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_rm_counts, err);
+	struct db_stmt *st = db_stmt(db, sql_rm_counts, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		out->boots = sqlite3_column_int64(st, 0);
-		out->records = sqlite3_column_int64(st, 1);
-		out->enrollments = sqlite3_column_int64(st, 2);
+	db_bind_text(st, 1, id);
+	step = db_step(st);
+	if (step == DB_ROW) {
+		out->boots = db_col_int64(st, 0);
+		out->records = db_col_int64(st, 1);
+		out->enrollments = db_col_int64(st, 2);
 	}
-	sqlite3_reset(st);
-	return step == SQLITE_ROW ? 0 : db_fail(db, err, "count removal");
+	db_reset(st);
+	return step == DB_ROW ? 0 : db_fail(db, err, "count removal");
 }
 
-/* Run a DELETE ... RETURNING [state,] ek_fpr; 1 when a row went. */
+/*
+ * Run a DELETE ... RETURNING [state,] ek_fpr (state when @with_state); 1
+ * when a row went.
+ */
 static int rm_returning(struct db *db, const char *sql, const char *id,
-			struct db_removal *out, struct imt_error *err)
+			int with_state, struct db_removal *out,
+			struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
+	struct db_stmt *st = db_stmt(db, sql, err);
 	int step, fcol, gone = 0;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	fcol = sqlite3_column_count(st) - 1;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_text(st, 1, id);
+	fcol = with_state ? 1 : 0;
+	while ((step = db_step(st)) == DB_ROW) {
 		gone = 1;
-		if (fcol > 0)
+		if (with_state)
 			snprintf(out->state, sizeof(out->state), "%s",
-				 (const char *)sqlite3_column_text(st, 0));
-		if (sqlite3_column_bytes(st, fcol) == DB_FPR_SIZE) {
-			memcpy(out->ek_fpr, sqlite3_column_blob(st, fcol),
-			       DB_FPR_SIZE);
+				 db_col_text(st, 0));
+		if (db_col_bytes(st, fcol) == DB_FPR_SIZE) {
+			memcpy(out->ek_fpr, db_col_blob(st, fcol), DB_FPR_SIZE);
 			out->has_ek_fpr = 1;
 		}
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_DONE)
 		return db_fail(db, err, "remove");
 	return gone;
 }
@@ -287,42 +289,42 @@ static int rm_audit(struct db *db, const char *id, const char *operator,
 		    int64_t now, const struct db_removal *out,
 		    struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_rm_detail, err);
+	struct db_stmt *st = db_stmt(db, sql_rm_detail, err);
 	struct db_audit a = { .time = now, .operator = operator,
 			      .action = "remove", .machine_id = id,
 			      .ek_fpr = out->has_ek_fpr ? out->ek_fpr : NULL };
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, out->state, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, out->boots);
-	sqlite3_bind_int64(st, 3, out->records);
-	sqlite3_bind_int64(st, 4, out->enrollments);
-	sqlite3_bind_int(st, 5, out->registration);
+	db_bind_text(st, 1, out->state);
+	db_bind_int64(st, 2, out->boots);
+	db_bind_int64(st, 3, out->records);
+	db_bind_int64(st, 4, out->enrollments);
+	db_bind_int(st, 5, out->registration);
 	return db_audit_insert_json(db, &a, st, err);
 }
 
 static int rm(struct db *db, const char *id, const char *operator,
 	      int64_t now, struct db_removal *out, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int gone;
 
 	if (rm_counts(db, id, out, err) < 0)
 		return -1;
 	/* TRANSITION: remove */
-	gone = rm_returning(db, sql_rm_machine, id, out, err);
+	gone = rm_returning(db, sql_rm_machine, id, 1, out, err);
 	if (gone < 0)
 		return -1;
 	out->machine = gone;
-	gone = rm_returning(db, sql_rm_registration, id, out, err);
+	gone = rm_returning(db, sql_rm_registration, id, 0, out, err);
 	if (gone < 0)
 		return -1;
 	out->registration = gone;
 	st = db_stmt(db, sql_rm_enrollments, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
 	if (db_step_done(db, st, err, "remove enrollments") < 0)
 		return -1;
 	if (!out->machine && !out->registration)
@@ -363,7 +365,7 @@ int db_machine_next_unfingerprinted(struct db *db, int64_t *cursor,
 				    struct imt_error *err)
 {
 	char id[DB_MACHINE_ID_MAX + 1] = "";
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int step;
 
 	if (db == NULL || cursor == NULL || out == NULL || found == NULL)
@@ -372,16 +374,15 @@ int db_machine_next_unfingerprinted(struct db *db, int64_t *cursor,
 	st = db_stmt(db, sql_unfilled, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, *cursor);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		*cursor = sqlite3_column_int64(st, 0);
-		snprintf(id, sizeof(id), "%s",
-			 (const char *)sqlite3_column_text(st, 1));
+	db_bind_int64(st, 1, *cursor);
+	step = db_step(st);
+	if (step == DB_ROW) {
+		*cursor = db_col_int64(st, 0);
+		snprintf(id, sizeof(id), "%s", db_col_text(st, 1));
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW)
-		return step == SQLITE_DONE ? 0 :
+	db_reset(st);
+	if (step != DB_ROW)
+		return step == DB_DONE ? 0 :
 		       db_fail(db, err, "unfingerprinted machines");
 	return db_machine_get(db, id, out, found, err);
 }
@@ -389,31 +390,31 @@ int db_machine_next_unfingerprinted(struct db *db, int64_t *cursor,
 static int holder_of(struct db *db, const uint8_t *ek_fpr,
 		     char holder[DB_MACHINE_ID_MAX + 1], struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_fpr_holder, err);
+	struct db_stmt *st = db_stmt(db, sql_fpr_holder, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
+	db_bind_blob(st, 1, ek_fpr, DB_FPR_SIZE);
+	step = db_step(st);
+	if (step == DB_ROW)
 		snprintf(holder, DB_MACHINE_ID_MAX + 1, "%s",
-			 (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	return step == SQLITE_ROW || step == SQLITE_DONE ? 0 :
+			 db_col_text(st, 0));
+	db_reset(st);
+	return step == DB_ROW || step == DB_DONE ? 0 :
 	       db_fail(db, err, "EK holder");
 }
 
 static int duplicate(struct db *db, const char *id, const uint8_t *ek_fpr,
 		     int64_t now, const char *holder, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_dup_detail, err);
+	struct db_stmt *st = db_stmt(db, sql_dup_detail, err);
 	struct db_audit a = { .time = now, .action = "duplicate-ek",
 			      .machine_id = id, .ek_fpr = ek_fpr };
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, holder, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, holder);
 	return db_audit_insert_json(db, &a, st, err);
 }
 
@@ -421,7 +422,7 @@ static int fill(struct db *db, const char *id, const uint8_t *ek_fpr,
 		int64_t now, char holder[DB_MACHINE_ID_MAX + 1],
 		struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (holder_of(db, ek_fpr, holder, err) < 0)
 		return -1;
@@ -432,8 +433,8 @@ static int fill(struct db *db, const char *id, const uint8_t *ek_fpr,
 	st = db_stmt(db, sql_fill, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
+	db_bind_blob(st, 2, ek_fpr, DB_FPR_SIZE);
 	return db_step_done(db, st, err, "fill EK fingerprint");
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * db_internal.h - what the db/ files share and nothing else sees: the
- * connection, the prepared-statement cache, transactions, error helpers.
+ * connection, transactions, error helpers, and (through db_sql.h) the
+ * statement interface the backend implements.
  *
  * Only the db/ sources and the db unit tests include this; the verifier
  * includes db.h alone.
@@ -9,9 +10,8 @@
 #ifndef IMATRUST_DB_INTERNAL_H
 #define IMATRUST_DB_INTERNAL_H
 
-#include <sqlite3.h>
-
 #include "db.h"
+#include "db_sql.h"
 
 #define DB_STMT_CACHE_MAX 192	/* distinct SQL statements of the library */
 #define DB_BUSY_TIMEOUT_MS 5000	/* wait for another process's lock */
@@ -25,19 +25,14 @@ struct db_migration {
 extern const struct db_migration db_migrations[];
 extern const size_t db_migration_count;
 
-/* One prepared statement, keyed by the address of its static SQL text. */
-struct db_stmt_slot {
-	const char *sql;
-	sqlite3_stmt *stmt;
-};
-
 /* A test hook: called at named points so tests can crash in between. */
 typedef void (*db_hook_fn)(const char *point, void *arg);
 
+/* The backend's connection and statement cache (db_sqlite.c). */
+struct db_conn;
+
 struct db {
-	sqlite3 *sql;
-	struct db_stmt_slot stmts[DB_STMT_CACHE_MAX];
-	size_t nstmts;
+	struct db_conn *conn;
 	int batch_open;		/* 1 from db_batch_begin to its end */
 	/* The open reference import, between import_begin and commit/abort */
 	int import_open;
@@ -51,17 +46,6 @@ struct db {
 	void *queued_arg;
 	int queued;		/* this transaction inserted outbox rows */
 };
-
-/*
- * db_stmt() - the cached statement for @sql (prepared on first use), reset
- * and with its bindings cleared. @sql must be a string literal: its
- * address is the cache key, which also means SQL is never assembled at run
- * time. NULL (and @err filled) on failure.
- */
-sqlite3_stmt *db_stmt(struct db *db, const char *sql, struct imt_error *err);
-
-/* db_fail() - fill @err from the connection's last error; returns -1. */
-int db_fail(struct db *db, struct imt_error *err, const char *what);
 
 /* db_err() - fill @err with @status and the message; returns -1. */
 int db_err(struct imt_error *err, enum imt_result status, const char *fmt,
@@ -85,7 +69,7 @@ int db_commit(struct db *db, struct imt_error *err);
 void db_rollback(struct db *db);
 
 /* db_step_done() - step a statement that returns no rows; 0 or -1. */
-int db_step_done(struct db *db, sqlite3_stmt *st, struct imt_error *err,
+int db_step_done(struct db *db, struct db_stmt *st, struct imt_error *err,
 		 const char *what);
 
 /*
@@ -131,16 +115,16 @@ int db_audit_insert(struct db *db, const struct db_audit *a,
 /*
  * db_json_text() - step @st, a bound "SELECT json_object(...)", and
  * return its text (malloc'ed; NULL and @err on failure). JSON is built by
- * SQLite, never by hand.
+ * the database, never by hand.
  */
-char *db_json_text(struct db *db, sqlite3_stmt *st, struct imt_error *err);
+char *db_json_text(struct db *db, struct db_stmt *st, struct imt_error *err);
 
 /*
  * db_audit_insert_json() - db_audit_insert() of @a with, as its detail,
  * the text db_json_text() takes from @st.
  */
 int db_audit_insert_json(struct db *db, const struct db_audit *a,
-			 sqlite3_stmt *st, struct imt_error *err);
+			 struct db_stmt *st, struct imt_error *err);
 
 /* db_identity_get() - db_identity_check() without its argument checks. */
 int db_identity_get(struct db *db, const char *id, const uint8_t *ek_fpr,
@@ -153,7 +137,7 @@ int db_identity_get(struct db *db, const char *id, const uint8_t *ek_fpr,
  * bytes at @len_col + 1 (malloc'ed into *@data). -1 and @err on a corrupt
  * row or no memory.
  */
-int db_log_columns(sqlite3_stmt *st, int sha_col, int len_col, int with_log,
+int db_log_columns(struct db_stmt *st, int sha_col, int len_col, int with_log,
 		   uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE], size_t *len,
 		   uint8_t **data, struct imt_error *err);
 

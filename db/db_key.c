@@ -20,48 +20,48 @@ static const char sql_key_alone[] =
 static int key_taken(struct db *db, const struct db_key *k,
 		     struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_key_alone, err);
+	struct db_stmt *st = db_stmt(db, sql_key_alone, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, k->fpr, 32, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, k->name, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
+	db_bind_blob(st, 1, k->fpr, 32);
+	db_bind_text(st, 2, k->name);
+	step = db_step(st);
+	if (step == DB_ROW)
 		db_err(err, IMT_ERR_MISMATCH, "key %s is there already",
-		       (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	if (step == SQLITE_ROW)
+		       db_col_text(st, 0));
+	db_reset(st);
+	if (step == DB_ROW)
 		return -1;
-	return step == SQLITE_DONE ? 0 : db_fail(db, err, "key");
+	return step == DB_DONE ? 0 : db_fail(db, err, "key");
 }
 
 static int key_insert(struct db *db, const struct db_key *k, int64_t now,
 		      struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_key_add, err);
+	struct db_stmt *st = db_stmt(db, sql_key_add, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, k->name, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, k->keyid, 4, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, k->fpr, 32, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, k->subject, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 5, k->der, (int)k->der_len, SQLITE_STATIC);
+	db_bind_text(st, 1, k->name);
+	db_bind_blob(st, 2, k->keyid, 4);
+	db_bind_blob(st, 3, k->fpr, 32);
+	db_bind_text(st, 4, k->subject);
+	db_bind_blob(st, 5, k->der, k->der_len);
 	if (db->import_open)
-		sqlite3_bind_int64(st, 6, db->import_source);
-	sqlite3_bind_int64(st, 7, now);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		int rc = sqlite3_extended_errcode(db->sql);
+		db_bind_int64(st, 6, db->import_source);
+	db_bind_int64(st, 7, now);
+	if (db_step(st) != DB_DONE) {
+		int dup = db_failed_unique(db);
 
-		sqlite3_reset(st);
-		if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		db_reset(st);
+		if (dup)
 			return db_err(err, IMT_ERR_MISMATCH,
 				      "key %s is there already", k->name);
 		return db_fail(db, err, "key");
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return 0;
 }
 
@@ -94,7 +94,7 @@ int db_key_list(struct db *db, db_key_cb cb, void *arg,
 		struct imt_error *err)
 {
 	struct db_key k;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int step;
 
 	if (db == NULL || cb == NULL)
@@ -102,24 +102,24 @@ int db_key_list(struct db *db, db_key_cb cb, void *arg,
 	st = db_stmt(db, sql_key_list, err);
 	if (st == NULL)
 		return -1;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		memset(&k, 0, sizeof(k));
-		k.id = sqlite3_column_int64(st, 0);
-		k.name = (const char *)sqlite3_column_text(st, 1);
-		if (sqlite3_column_bytes(st, 2) == 4)
-			memcpy(k.keyid, sqlite3_column_blob(st, 2), 4);
-		if (sqlite3_column_bytes(st, 3) == 32)
-			memcpy(k.fpr, sqlite3_column_blob(st, 3), 32);
-		k.subject = (const char *)sqlite3_column_text(st, 4);
-		k.der = sqlite3_column_blob(st, 5);
-		k.der_len = (size_t)sqlite3_column_bytes(st, 5);
-		k.source = (const char *)sqlite3_column_text(st, 6);
-		k.added_at = sqlite3_column_int64(st, 7);
+		k.id = db_col_int64(st, 0);
+		k.name = db_col_text(st, 1);
+		if (db_col_bytes(st, 2) == 4)
+			memcpy(k.keyid, db_col_blob(st, 2), 4);
+		if (db_col_bytes(st, 3) == 32)
+			memcpy(k.fpr, db_col_blob(st, 3), 32);
+		k.subject = db_col_text(st, 4);
+		k.der = db_col_blob(st, 5);
+		k.der_len = (size_t)db_col_bytes(st, 5);
+		k.source = db_col_text(st, 6);
+		k.added_at = db_col_int64(st, 7);
 		if (cb(&k, arg) != 0)
 			break;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "keys");
 	return 0;
 }
@@ -130,7 +130,7 @@ static const char sql_key_delete[] =
 int db_key_delete(struct db *db, const char *name, int *found,
 		  struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || found == NULL)
 		return db_bad(err, "no database");
@@ -139,9 +139,9 @@ int db_key_delete(struct db *db, const char *name, int *found,
 	st = db_stmt(db, sql_key_delete, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, name);
 	if (db_step_done(db, st, err, "delete key") < 0)
 		return -1;
-	*found = sqlite3_changes(db->sql) > 0;
+	*found = db_changes(db) > 0;
 	return 0;
 }

@@ -95,16 +95,16 @@ int db_event_insert(struct db *db, const char *id, int64_t now,
 		    const char *kind, const char *from, const char *to,
 		    const char *reason, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_event_insert, err);
+	struct db_stmt *st = db_stmt(db, sql_event_insert, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, from, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, to, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
+	db_bind_int64(st, 2, now);
+	db_bind_text(st, 3, kind);
+	db_bind_text(st, 4, from);
+	db_bind_text(st, 5, to);
+	db_bind_text(st, 6, reason);
 	return db_step_done(db, st, err, "event");
 }
 
@@ -116,24 +116,22 @@ static const char sql_machine_insert[] =
 int db_machine_insert(struct db *db, const struct db_machine_new *m,
 		      int64_t now, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_machine_insert, err);
+	struct db_stmt *st = db_stmt(db, sql_machine_insert, err);
 	const char *state = db_machine_state_name(m->state);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, m->id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, m->ek_pub, (int)m->ek_pub_len, SQLITE_STATIC);
+	db_bind_text(st, 1, m->id);
+	db_bind_blob(st, 2, m->ek_pub, m->ek_pub_len);
 	if (m->ek_cert != NULL)
-		sqlite3_bind_blob(st, 3, m->ek_cert, (int)m->ek_cert_len,
-				  SQLITE_STATIC);
-	sqlite3_bind_blob(st, 4, m->ak_pub, (int)m->ak_pub_len, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 5, m->ak_name, (int)m->ak_name_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, state, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, now);
-	sqlite3_bind_blob(st, 8, m->ek_fpr, DB_FPR_SIZE, SQLITE_STATIC);
-	sqlite3_bind_int(st, 9, m->activated ? 1 : 0);
-	sqlite3_bind_int(st, 10, m->approved ? 1 : 0);
+		db_bind_blob(st, 3, m->ek_cert, m->ek_cert_len);
+	db_bind_blob(st, 4, m->ak_pub, m->ak_pub_len);
+	db_bind_blob(st, 5, m->ak_name, m->ak_name_len);
+	db_bind_text(st, 6, state);
+	db_bind_int64(st, 7, now);
+	db_bind_blob(st, 8, m->ek_fpr, DB_FPR_SIZE);
+	db_bind_int(st, 9, m->activated ? 1 : 0);
+	db_bind_int(st, 10, m->approved ? 1 : 0);
 	if (db_step_done(db, st, err, "machine") < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
@@ -180,38 +178,37 @@ static const char sql_machine_silent[] =
 	"ORDER BY last_seen, id LIMIT ?2";
 
 /* Fill @m from the current row with borrowed pointers; -1 if corrupt. */
-static int machine_from_row(sqlite3_stmt *st, struct db_machine *m)
+static int machine_from_row(struct db_stmt *st, struct db_machine *m)
 {
-	const char *id = (const char *)sqlite3_column_text(st, 0);
-	int ak_len = sqlite3_column_bytes(st, 4);
+	const char *id = db_col_text(st, 0);
+	int ak_len = db_col_bytes(st, 4);
 
 	memset(m, 0, sizeof(*m));
 	if (id == NULL || strlen(id) > DB_MACHINE_ID_MAX ||
 	    ak_len > DB_AK_NAME_MAX ||
-	    db_machine_state_parse((const char *)sqlite3_column_text(st, 5),
-				   &m->state) < 0)
+	    db_machine_state_parse(db_col_text(st, 5), &m->state) < 0)
 		return -1;
 	strcpy(m->id, id);
-	m->ek_pub = (uint8_t *)sqlite3_column_blob(st, 1);
-	m->ek_pub_len = (size_t)sqlite3_column_bytes(st, 1);
-	m->ek_cert = (uint8_t *)sqlite3_column_blob(st, 2);
-	m->ek_cert_len = (size_t)sqlite3_column_bytes(st, 2);
-	m->ak_pub = (uint8_t *)sqlite3_column_blob(st, 3);
-	m->ak_pub_len = (size_t)sqlite3_column_bytes(st, 3);
+	m->ek_pub = (uint8_t *)db_col_blob(st, 1);
+	m->ek_pub_len = (size_t)db_col_bytes(st, 1);
+	m->ek_cert = (uint8_t *)db_col_blob(st, 2);
+	m->ek_cert_len = (size_t)db_col_bytes(st, 2);
+	m->ak_pub = (uint8_t *)db_col_blob(st, 3);
+	m->ak_pub_len = (size_t)db_col_bytes(st, 3);
 	if (ak_len > 0)
-		memcpy(m->ak_name, sqlite3_column_blob(st, 4), (size_t)ak_len);
+		memcpy(m->ak_name, db_col_blob(st, 4), (size_t)ak_len);
 	m->ak_name_len = (size_t)ak_len;
-	m->state_reason = (char *)sqlite3_column_text(st, 6);
-	m->created_at = sqlite3_column_int64(st, 7);
-	m->last_seen = sqlite3_column_int64(st, 8);
-	m->approved = sqlite3_column_int(st, 9);
-	m->activated = sqlite3_column_int(st, 10);
+	m->state_reason = (char *)db_col_text(st, 6);
+	m->created_at = db_col_int64(st, 7);
+	m->last_seen = db_col_int64(st, 8);
+	m->approved = db_col_int(st, 9);
+	m->activated = db_col_int(st, 10);
 	snprintf(m->bank, sizeof(m->bank), "%s",
-		 sqlite3_column_type(st, 11) == SQLITE_NULL ? "" :
-		 (const char *)sqlite3_column_text(st, 11));
-	m->rejected_at = sqlite3_column_int64(st, 12);
-	if (sqlite3_column_bytes(st, 13) == DB_FPR_SIZE) {
-		memcpy(m->ek_fpr, sqlite3_column_blob(st, 13), DB_FPR_SIZE);
+		 db_col_is_null(st, 11) ? "" :
+		 db_col_text(st, 11));
+	m->rejected_at = db_col_int64(st, 12);
+	if (db_col_bytes(st, 13) == DB_FPR_SIZE) {
+		memcpy(m->ek_fpr, db_col_blob(st, 13), DB_FPR_SIZE);
 		m->has_ek_fpr = 1;
 	}
 	return 0;
@@ -266,7 +263,7 @@ int db_machine_get(struct db *db, const char *id, struct db_machine *out,
 		   int *found, struct imt_error *err)
 {
 	struct db_machine m;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc = -1, step;
 
 	if (db == NULL || out == NULL || found == NULL)
@@ -277,13 +274,13 @@ int db_machine_get(struct db *db, const char *id, struct db_machine *out,
 	st = db_stmt(db, sql_machine_get, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_DONE) {
+	db_bind_text(st, 1, id);
+	step = db_step(st);
+	if (step == DB_DONE) {
 		rc = 0;
 		goto out;
 	}
-	if (step != SQLITE_ROW) {
+	if (step != DB_ROW) {
 		db_fail(db, err, "machine");
 		goto out;
 	}
@@ -296,18 +293,18 @@ int db_machine_get(struct db *db, const char *id, struct db_machine *out,
 	*found = 1;
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
 /* Call @cb for each row of the bound statement @st. */
-static int machine_rows(struct db *db, sqlite3_stmt *st, db_machine_cb cb,
+static int machine_rows(struct db *db, struct db_stmt *st, db_machine_cb cb,
 			void *arg, struct imt_error *err)
 {
 	struct db_machine m;
 	int rc = -1, step;
 
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		if (machine_from_row(st, &m) < 0) {
 			db_err(err, IMT_ERR_INTERNAL, "corrupt machine row");
 			goto out;
@@ -315,20 +312,20 @@ static int machine_rows(struct db *db, sqlite3_stmt *st, db_machine_cb cb,
 		if (cb(&m, arg) != 0)
 			break;
 	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+	if (step != DB_ROW && step != DB_DONE) {
 		db_fail(db, err, "list machines");
 		goto out;
 	}
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
 int db_machine_list(struct db *db, const char *after, unsigned int limit,
 		    db_machine_cb cb, void *arg, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || cb == NULL)
 		return db_bad(err, "no database or callback");
@@ -341,15 +338,15 @@ int db_machine_list(struct db *db, const char *after, unsigned int limit,
 	if (st == NULL)
 		return -1;
 	/* Every id sorts after the empty string. */
-	sqlite3_bind_text(st, 1, after ? after : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, (int)limit);
+	db_bind_text(st, 1, after ? after : "");
+	db_bind_int(st, 2, (int)limit);
 	return machine_rows(db, st, cb, arg, err);
 }
 
 int db_machine_list_silent(struct db *db, int64_t before, unsigned int limit,
 			   db_machine_cb cb, void *arg, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || cb == NULL)
 		return db_bad(err, "no database or callback");
@@ -358,8 +355,8 @@ int db_machine_list_silent(struct db *db, int64_t before, unsigned int limit,
 	st = db_stmt(db, sql_machine_silent, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, before);
-	sqlite3_bind_int(st, 2, (int)limit);
+	db_bind_int64(st, 1, before);
+	db_bind_int(st, 2, (int)limit);
 	return machine_rows(db, st, cb, arg, err);
 }
 
@@ -371,24 +368,24 @@ static const char sql_state_get[] = "SELECT state FROM machines WHERE id = ?1";
 static int state_get(struct db *db, const char *id, char *buf, size_t size,
 		     struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_state_get, err);
+	struct db_stmt *st = db_stmt(db, sql_state_get, err);
 	const char *s;
 	int rc = -1, step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_DONE) {
+	db_bind_text(st, 1, id);
+	step = db_step(st);
+	if (step == DB_DONE) {
 		rc = 0;
-	} else if (step == SQLITE_ROW) {
-		s = (const char *)sqlite3_column_text(st, 0);
+	} else if (step == DB_ROW) {
+		s = db_col_text(st, 0);
 		snprintf(buf, size, "%s", s ? s : "");
 		rc = 1;
 	} else {
 		db_fail(db, err, "machine state");
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
@@ -402,7 +399,7 @@ static int no_machine(const char *id, struct imt_error *err)
 int db_state_set(struct db *db, const char *id, const char *to,
 		 const char *reason, int64_t now, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char from[16];
 	int found;
 
@@ -412,9 +409,9 @@ int db_state_set(struct db *db, const char *id, const char *to,
 	st = db_stmt(db, sql_state_update, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
+	db_bind_text(st, 2, to);
+	db_bind_text(st, 3, reason);
 	if (db_step_done(db, st, err, "machine state") < 0)
 		return -1;
 	if (strcmp(from, to) == 0)
@@ -450,37 +447,37 @@ static const char sql_machine_fpr[] =
 static int machine_fpr(struct db *db, const char *id, uint8_t *fpr,
 		       struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_machine_fpr, err);
+	struct db_stmt *st = db_stmt(db, sql_machine_fpr, err);
 	int step, rc = -1;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	if (step == SQLITE_DONE) {
+	db_bind_text(st, 1, id);
+	step = db_step(st);
+	if (step == DB_DONE) {
 		rc = 0;
-	} else if (step != SQLITE_ROW) {
+	} else if (step != DB_ROW) {
 		db_fail(db, err, "machine EK");
-	} else if (sqlite3_column_bytes(st, 0) != DB_FPR_SIZE) {
+	} else if (db_col_bytes(st, 0) != DB_FPR_SIZE) {
 		rc = 2;
 	} else {
-		memcpy(fpr, sqlite3_column_blob(st, 0), DB_FPR_SIZE);
+		memcpy(fpr, db_col_blob(st, 0), DB_FPR_SIZE);
 		rc = 1;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
 static int mark_approved(struct db *db, const char *id, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_approve, err);
+	struct db_stmt *st = db_stmt(db, sql_approve, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, id);
 	if (db_step_done(db, st, err, "approve") < 0)
 		return -1;
-	if (sqlite3_changes(db->sql) != 1)
+	if (db_changes(db) != 1)
 		return no_machine(id, err);
 	return 0;
 }
@@ -489,11 +486,11 @@ static int mark_approved(struct db *db, const char *id, struct imt_error *err)
 static char *approve_reason(struct db *db, const char *operator,
 			    struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_approve_reason, err);
+	struct db_stmt *st = db_stmt(db, sql_approve_reason, err);
 
 	if (st == NULL)
 		return NULL;
-	sqlite3_bind_text(st, 1, operator, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, operator);
 	return db_json_text(db, st, err);
 }
 
@@ -589,7 +586,7 @@ int db_event_list(struct db *db, const char *machine_id, int64_t after,
 		  struct imt_error *err)
 {
 	struct db_event ev;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc = -1, step;
 
 	if (db == NULL || cb == NULL)
@@ -599,27 +596,27 @@ int db_event_list(struct db *db, const char *machine_id, int64_t after,
 	st = db_stmt(db, sql_event_list, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, after);
-	sqlite3_bind_int(st, 3, (int)limit);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		ev.id = sqlite3_column_int64(st, 0);
-		ev.machine_id = (const char *)sqlite3_column_text(st, 1);
-		ev.boot_id = sqlite3_column_int64(st, 2);
-		ev.time = sqlite3_column_int64(st, 3);
-		ev.kind = (const char *)sqlite3_column_text(st, 4);
-		ev.from_state = (const char *)sqlite3_column_text(st, 5);
-		ev.to_state = (const char *)sqlite3_column_text(st, 6);
-		ev.reason = (const char *)sqlite3_column_text(st, 7);
+	db_bind_text(st, 1, machine_id);
+	db_bind_int64(st, 2, after);
+	db_bind_int(st, 3, (int)limit);
+	while ((step = db_step(st)) == DB_ROW) {
+		ev.id = db_col_int64(st, 0);
+		ev.machine_id = db_col_text(st, 1);
+		ev.boot_id = db_col_int64(st, 2);
+		ev.time = db_col_int64(st, 3);
+		ev.kind = db_col_text(st, 4);
+		ev.from_state = db_col_text(st, 5);
+		ev.to_state = db_col_text(st, 6);
+		ev.reason = db_col_text(st, 7);
 		if (cb(&ev, arg) != 0)
 			break;
 	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+	if (step != DB_ROW && step != DB_DONE) {
 		db_fail(db, err, "list events");
 		goto out;
 	}
 	rc = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }

@@ -36,7 +36,7 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 		   const uint8_t *value, size_t len, int64_t expires_at,
 		   struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL)
 		return db_bad(err, "no database");
@@ -50,14 +50,14 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 	st = db_stmt(db, sql_nonce_insert, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_blob(st, 1, value, (int)len, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, expires_at);
+	db_bind_blob(st, 1, value, len);
+	db_bind_text(st, 2, machine_id);
+	db_bind_int64(st, 3, expires_at);
 	/* One statement: atomic without an explicit transaction. */
 	if (db_step_done(db, st, err, "nonce") < 0 ||
-	    sqlite3_changes(db->sql) != 1) {
+	    db_changes(db) != 1) {
 		if (err != NULL && (err->status == IMT_ERR_MISMATCH ||
-				    sqlite3_changes(db->sql) != 1))
+				    db_changes(db) != 1))
 			db_err(err, IMT_ERR_MISMATCH, "no machine %s, or "
 			       "nonce reused", machine_id);
 		return -1;
@@ -69,7 +69,7 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 			 uint8_t *value, size_t *len, int64_t *expires_at,
 			 int *found, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int step, n, rc = -1;
 
 	if (db == NULL || found == NULL || len == NULL)
@@ -80,24 +80,24 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 	st = db_stmt(db, sql_nonce_outstanding, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	step = sqlite3_step(st);
-	if (step == SQLITE_DONE) {
+	db_bind_text(st, 1, machine_id);
+	db_bind_int64(st, 2, now);
+	step = db_step(st);
+	if (step == DB_DONE) {
 		rc = 0;
-	} else if (step != SQLITE_ROW) {
+	} else if (step != DB_ROW) {
 		db_fail(db, err, "nonce");
-	} else if ((n = sqlite3_column_bytes(st, 0)) < DB_NONCE_MIN ||
+	} else if ((n = db_col_bytes(st, 0)) < DB_NONCE_MIN ||
 		   n > DB_NONCE_MAX) {
 		db_err(err, IMT_ERR_INTERNAL, "corrupt nonce row");
 	} else {
-		memcpy(value, sqlite3_column_blob(st, 0), (size_t)n);
+		memcpy(value, db_col_blob(st, 0), (size_t)n);
 		*len = (size_t)n;
-		*expires_at = sqlite3_column_int64(st, 1);
+		*expires_at = db_col_int64(st, 1);
 		*found = 1;
 		rc = 0;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return rc;
 }
 
@@ -113,20 +113,20 @@ static const char sql_nonce_why[] =
 	"SELECT machine_id = ?2, used, ?3 < expires_at FROM nonces "
 	"WHERE value = ?1";
 
-static int nonce_why(struct db *db, sqlite3_stmt *st,
+static int nonce_why(struct db *db, struct db_stmt *st,
 		     enum db_nonce_result *res, struct imt_error *err)
 {
-	int step = sqlite3_step(st);
+	int step = db_step(st);
 
-	if (step == SQLITE_DONE)
+	if (step == DB_DONE)
 		*res = DB_NONCE_UNKNOWN;
-	else if (step != SQLITE_ROW)
+	else if (step != DB_ROW)
 		return db_fail(db, err, "nonce");
-	else if (!sqlite3_column_int(st, 0))
+	else if (!db_col_int(st, 0))
 		*res = DB_NONCE_OTHER_MACHINE;
-	else if (sqlite3_column_int(st, 1))
+	else if (db_col_int(st, 1))
 		*res = DB_NONCE_USED;
-	else if (!sqlite3_column_int(st, 2))
+	else if (!db_col_int(st, 2))
 		*res = DB_NONCE_EXPIRED;
 	else
 		return db_err(err, IMT_ERR_INTERNAL, "nonce neither usable "
@@ -138,7 +138,7 @@ int db_nonce_consume(struct db *db, const char *machine_id,
 		     const uint8_t *value, size_t len, int64_t now,
 		     enum db_nonce_result *res, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if (db == NULL || res == NULL)
@@ -152,22 +152,22 @@ int db_nonce_consume(struct db *db, const char *machine_id,
 	st = db_stmt(db, sql_nonce_use, err);
 	if (st == NULL)
 		goto fail;
-	sqlite3_bind_blob(st, 1, value, (int)len, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now);
+	db_bind_blob(st, 1, value, len);
+	db_bind_text(st, 2, machine_id);
+	db_bind_int64(st, 3, now);
 	if (db_step_done(db, st, err, "use nonce") < 0)
 		goto fail;
-	if (sqlite3_changes(db->sql) == 1) {
+	if (db_changes(db) == 1) {
 		*res = DB_NONCE_OK;
 	} else {
 		st = db_stmt(db, sql_nonce_why, err);
 		if (st == NULL)
 			goto fail;
-		sqlite3_bind_blob(st, 1, value, (int)len, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, machine_id, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, now);
+		db_bind_blob(st, 1, value, len);
+		db_bind_text(st, 2, machine_id);
+		db_bind_int64(st, 3, now);
 		rc = nonce_why(db, st, res, err);
-		sqlite3_reset(st);
+		db_reset(st);
 		if (rc < 0)
 			goto fail;
 	}

@@ -33,25 +33,25 @@ static int name_exists(struct db *db, const char *name, int *found,
 
 static int count_policies(struct db *db, int64_t *n, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_count, err);
+	struct db_stmt *st = db_stmt(db, sql_count, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	step = sqlite3_step(st);
-	*n = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	return step == SQLITE_ROW ? 0 : db_fail(db, err, "policies");
+	step = db_step(st);
+	*n = step == DB_ROW ? db_col_int64(st, 0) : 0;
+	db_reset(st);
+	return step == DB_ROW ? 0 : db_fail(db, err, "policies");
 }
 
 static int run_name(struct db *db, const char *sql, const char *name,
 		    struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
+	struct db_stmt *st = db_stmt(db, sql, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, name);
 	return db_step_done(db, st, err, "policy");
 }
 
@@ -59,7 +59,7 @@ static int put(struct db *db, const char *name, const char *body,
 	       int is_default, const char *const *sel, size_t n, int64_t now,
 	       struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t count;
 	int found = 0;
 	size_t i;
@@ -75,10 +75,10 @@ static int put(struct db *db, const char *name, const char *body,
 	st = db_stmt(db, sql_upsert, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, body, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, is_default ? 1 : 0);
-	sqlite3_bind_int64(st, 4, now);
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, body);
+	db_bind_int(st, 3, is_default ? 1 : 0);
+	db_bind_int64(st, 4, now);
 	if (db_step_done(db, st, err, "policy") < 0 ||
 	    run_name(db, sql_selectors_clear, name, err) < 0)
 		return -1;
@@ -86,8 +86,8 @@ static int put(struct db *db, const char *name, const char *body,
 		st = db_stmt(db, sql_selector_add, err);
 		if (st == NULL)
 			return -1;
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, sel[i], -1, SQLITE_STATIC);
+		db_bind_text(st, 1, name);
+		db_bind_text(st, 2, sel[i]);
 		if (db_step_done(db, st, err, "selector") < 0)
 			return -1;
 	}
@@ -129,7 +129,7 @@ int db_policy_list(struct db *db, db_policy_cb cb, void *arg,
 		   struct imt_error *err)
 {
 	struct db_policy p;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int step;
 
 	if (db == NULL || cb == NULL)
@@ -137,16 +137,16 @@ int db_policy_list(struct db *db, db_policy_cb cb, void *arg,
 	st = db_stmt(db, sql_list, err);
 	if (st == NULL)
 		return -1;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		p.name = (const char *)sqlite3_column_text(st, 0);
-		p.body = (const char *)sqlite3_column_text(st, 1);
-		p.is_default = sqlite3_column_int(st, 2);
-		p.updated_at = sqlite3_column_int64(st, 3);
+	while ((step = db_step(st)) == DB_ROW) {
+		p.name = db_col_text(st, 0);
+		p.body = db_col_text(st, 1);
+		p.is_default = db_col_int(st, 2);
+		p.updated_at = db_col_int64(st, 3);
 		if (cb(&p, arg) != 0)
 			break;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "policies");
 	return 0;
 }
@@ -158,7 +158,7 @@ static const char sql_delete[] = "DELETE FROM policies WHERE name = ?1";
 int db_policy_delete(struct db *db, const char *name, int *found,
 		     struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int step, def;
 
 	if (db == NULL || found == NULL)
@@ -168,13 +168,13 @@ int db_policy_delete(struct db *db, const char *name, int *found,
 	st = db_stmt(db, sql_is_default, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	def = step == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_bind_text(st, 1, name);
+	step = db_step(st);
+	def = step == DB_ROW ? db_col_int(st, 0) : 0;
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "policy");
-	*found = step == SQLITE_ROW;
+	*found = step == DB_ROW;
 	if (!*found)
 		return 0;
 	if (def)

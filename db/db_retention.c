@@ -59,15 +59,15 @@ static const char sql_pending_detail[] =
 static int purge(struct db *db, const char *sql, int64_t key,
 		 size_t *budget, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
+	struct db_stmt *st = db_stmt(db, sql, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, key);
-	sqlite3_bind_int64(st, 2, (int64_t)*budget);
+	db_bind_int64(st, 1, key);
+	db_bind_int64(st, 2, (int64_t)*budget);
 	if (db_step_done(db, st, err, "retention") < 0)
 		return -1;
-	*budget -= (size_t)sqlite3_changes(db->sql);
+	*budget -= (size_t)db_changes(db);
 	return 0;
 }
 
@@ -75,28 +75,28 @@ static int purge(struct db *db, const char *sql, int64_t key,
 static int old_boot(struct db *db, unsigned int keep, int64_t *id,
 		    struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_old_boot, err);
+	struct db_stmt *st = db_stmt(db, sql_old_boot, err);
 	int step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, keep);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	else if (step != SQLITE_DONE)
+	db_bind_int64(st, 1, keep);
+	step = db_step(st);
+	if (step == DB_ROW)
+		*id = db_col_int64(st, 0);
+	else if (step != DB_DONE)
 		db_fail(db, err, "old boots");
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return -1;
-	return step == SQLITE_ROW;
+	return step == DB_ROW;
 }
 
 /* Delete one boot's records, then events, then the boot, within budget. */
 static int purge_boot(struct db *db, int64_t boot, size_t *budget,
 		      struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (purge(db, sql_records_purge, boot, budget, err) < 0)
 		return -1;
@@ -107,10 +107,10 @@ static int purge_boot(struct db *db, int64_t boot, size_t *budget,
 	st = db_stmt(db, sql_boot_delete, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot);
+	db_bind_int64(st, 1, boot);
 	if (db_step_done(db, st, err, "delete boot") < 0)
 		return -1;
-	*budget -= (size_t)sqlite3_changes(db->sql);
+	*budget -= (size_t)db_changes(db);
 	return 0;
 }
 
@@ -118,36 +118,36 @@ static int purge_boot(struct db *db, int64_t boot, size_t *budget,
 static int trim_events(struct db *db, unsigned int cap, size_t *budget,
 		       struct imt_error *err)
 {
-	sqlite3_stmt *over = db_stmt(db, sql_events_over, err), *trim;
+	struct db_stmt *over = db_stmt(db, sql_events_over, err), *trim;
 	int64_t excess;
 	int rc = -1, step;
 
 	if (over == NULL)
 		return -1;
-	sqlite3_bind_int64(over, 1, cap);
-	step = sqlite3_step(over);
-	if (step == SQLITE_DONE) {
+	db_bind_int64(over, 1, cap);
+	step = db_step(over);
+	if (step == DB_DONE) {
 		rc = 0;
 		goto out;
 	}
-	if (step != SQLITE_ROW) {
+	if (step != DB_ROW) {
 		db_fail(db, err, "events over cap");
 		goto out;
 	}
 	trim = db_stmt(db, sql_events_trim, err);
 	if (trim == NULL)
 		goto out;
-	excess = sqlite3_column_int64(over, 1);
-	/* bind_value copies the id out of @over. */
-	sqlite3_bind_value(trim, 1, sqlite3_column_value(over, 0));
-	sqlite3_bind_int64(trim, 2, excess < (int64_t)*budget ?
-				    excess : (int64_t)*budget);
+	excess = db_col_int64(over, 1);
+	/* Borrowed from @over's row, which stays until trim has run. */
+	db_bind_text(trim, 1, db_col_text(over, 0));
+	db_bind_int64(trim, 2,
+		      excess < (int64_t)*budget ? excess : (int64_t)*budget);
 	if (db_step_done(db, trim, err, "trim events") < 0)
 		goto out;
-	*budget -= (size_t)sqlite3_changes(db->sql);
+	*budget -= (size_t)db_changes(db);
 	rc = 1;
 out:
-	sqlite3_reset(over);
+	db_reset(over);
 	return rc;
 }
 
@@ -156,14 +156,14 @@ static int expired_audit(struct db *db, const char *id, const uint8_t *fpr,
 			 int64_t created, const struct db_retention *r,
 			 int64_t now, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_pending_detail, err);
+	struct db_stmt *st = db_stmt(db, sql_pending_detail, err);
 	struct db_audit a = { .time = now, .action = "pending-expired",
 			      .machine_id = id, .ek_fpr = fpr };
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, created);
-	sqlite3_bind_int64(st, 2, r->pending_expire);
+	db_bind_int64(st, 1, created);
+	db_bind_int64(st, 2, r->pending_expire);
 	return db_audit_insert_json(db, &a, st, err);
 }
 
@@ -171,7 +171,7 @@ static int expired_audit(struct db *db, const char *id, const uint8_t *fpr,
 static int expire_pending(struct db *db, const struct db_retention *r,
 			  int64_t now, size_t *budget, struct imt_error *err)
 {
-	sqlite3_stmt *old = db_stmt(db, sql_pending_old, err), *del;
+	struct db_stmt *old = db_stmt(db, sql_pending_old, err), *del;
 	char id[DB_MACHINE_ID_MAX + 1];
 	uint8_t fpr[DB_FPR_SIZE];
 	int64_t created;
@@ -179,27 +179,26 @@ static int expire_pending(struct db *db, const struct db_retention *r,
 
 	if (old == NULL)
 		return -1;
-	sqlite3_bind_int64(old, 1, now - r->pending_expire);
-	step = sqlite3_step(old);
-	if (step != SQLITE_ROW) {
-		sqlite3_reset(old);
-		return step == SQLITE_DONE ? 0 :
+	db_bind_int64(old, 1, now - r->pending_expire);
+	step = db_step(old);
+	if (step != DB_ROW) {
+		db_reset(old);
+		return step == DB_DONE ? 0 :
 		       db_fail(db, err, "expired pending machines");
 	}
-	snprintf(id, sizeof(id), "%s",
-		 (const char *)sqlite3_column_text(old, 0));
-	has_fpr = sqlite3_column_bytes(old, 1) == DB_FPR_SIZE;
+	snprintf(id, sizeof(id), "%s", db_col_text(old, 0));
+	has_fpr = db_col_bytes(old, 1) == DB_FPR_SIZE;
 	if (has_fpr)
-		memcpy(fpr, sqlite3_column_blob(old, 1), DB_FPR_SIZE);
-	created = sqlite3_column_int64(old, 2);
-	sqlite3_reset(old);
+		memcpy(fpr, db_col_blob(old, 1), DB_FPR_SIZE);
+	created = db_col_int64(old, 2);
+	db_reset(old);
 	if (expired_audit(db, id, has_fpr ? fpr : NULL, created, r, now,
 			  err) < 0)
 		return -1;
 	del = db_stmt(db, sql_pending_delete, err);
 	if (del == NULL)
 		return -1;
-	sqlite3_bind_text(del, 1, id, -1, SQLITE_STATIC);
+	db_bind_text(del, 1, id);
 	/* TRANSITION: pending expiry (the machine is removed) */
 	if (db_step_done(db, del, err, "expire pending") < 0)
 		return -1;

@@ -25,33 +25,32 @@ static const char sql_source_due[] =
 	SQL_SOURCE_COLUMNS "WHERE s.retire_at IS NOT NULL "
 	"AND s.retire_at <= ?1 ORDER BY s.retire_at LIMIT 1";
 
-static int source_rows(struct db *db, sqlite3_stmt *st, db_source_cb cb,
+static int source_rows(struct db *db, struct db_stmt *st, db_source_cb cb,
 		       void *arg, int *found, struct imt_error *err)
 {
 	struct db_source_info si;
 	int step, n = 0;
 
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		memset(&si, 0, sizeof(si));
-		si.id = sqlite3_column_int64(st, 0);
-		if (db_source_kind_parse((const char *)sqlite3_column_text(st, 1),
-					 &si.kind) < 0)
+		si.id = db_col_int64(st, 0);
+		if (db_source_kind_parse(db_col_text(st, 1), &si.kind) < 0)
 			continue;
-		si.name = (const char *)sqlite3_column_text(st, 2);
-		si.package = (const char *)sqlite3_column_text(st, 3);
-		si.version = (const char *)sqlite3_column_text(st, 4);
-		si.arch = (const char *)sqlite3_column_text(st, 5);
-		if (sqlite3_column_bytes(st, 6) == 32)
-			si.content_sha256 = sqlite3_column_blob(st, 6);
-		si.imported_at = sqlite3_column_int64(st, 7);
-		si.retire_at = sqlite3_column_int64(st, 8);
-		si.refs = sqlite3_column_int64(st, 9);
+		si.name = db_col_text(st, 2);
+		si.package = db_col_text(st, 3);
+		si.version = db_col_text(st, 4);
+		si.arch = db_col_text(st, 5);
+		if (db_col_bytes(st, 6) == 32)
+			si.content_sha256 = db_col_blob(st, 6);
+		si.imported_at = db_col_int64(st, 7);
+		si.retire_at = db_col_int64(st, 8);
+		si.refs = db_col_int64(st, 9);
 		n++;
 		if (cb != NULL && cb(&si, arg) != 0)
 			break;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "sources");
 	if (found != NULL)
 		*found = n > 0;
@@ -62,7 +61,7 @@ int db_source_get(struct db *db, const struct db_ref_source *src,
 		  db_source_cb cb, void *arg, int *found,
 		  struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || src == NULL || db_source_kind_name(src->kind) == NULL)
 		return db_bad(err, "no database or source");
@@ -71,31 +70,30 @@ int db_source_get(struct db *db, const struct db_ref_source *src,
 	st = db_stmt(db, sql_source_get, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, db_source_kind_name(src->kind), -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, src->name, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, db_source_kind_name(src->kind));
+	db_bind_text(st, 2, src->name);
 	return source_rows(db, st, cb, arg, found, err);
 }
 
 int db_source_list(struct db *db, int kind, db_source_cb cb, void *arg,
 		   struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || cb == NULL)
 		return db_bad(err, "no database or callback");
 	st = db_stmt(db, sql_source_list, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int(st, 1, kind);
+	db_bind_int(st, 1, kind);
 	if (kind >= 0) {
 		const char *k = db_source_kind_name((enum db_source_kind)kind);
 
 		if (k == NULL) {
-			sqlite3_reset(st);
+			db_reset(st);
 			return db_bad(err, "unknown source kind %d", kind);
 		}
-		sqlite3_bind_text(st, 2, k, -1, SQLITE_STATIC);
+		db_bind_text(st, 2, k);
 	}
 	return source_rows(db, st, cb, arg, NULL, err);
 }
@@ -103,14 +101,14 @@ int db_source_list(struct db *db, int kind, db_source_cb cb, void *arg,
 int db_source_next_due(struct db *db, int64_t now, db_source_cb cb, void *arg,
 		       int *found, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || cb == NULL || found == NULL)
 		return db_bad(err, "no database or callback");
 	st = db_stmt(db, sql_source_due, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, now);
+	db_bind_int64(st, 1, now);
 	return source_rows(db, st, cb, arg, found, err);
 }
 
@@ -124,7 +122,7 @@ int db_source_schedule_retire(struct db *db, const char *package,
 			      int64_t retire_at, size_t *n,
 			      struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || package == NULL || arch == NULL || keep == NULL)
 		return db_bad(err, "no database or package");
@@ -134,14 +132,14 @@ int db_source_schedule_retire(struct db *db, const char *package,
 	st = db_stmt(db, sql_schedule_retire, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, package, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, keep, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, retire_at);
+	db_bind_text(st, 1, package);
+	db_bind_text(st, 2, arch);
+	db_bind_text(st, 3, keep);
+	db_bind_int64(st, 4, retire_at);
 	if (db_step_done(db, st, err, "schedule retirement") < 0)
 		return -1;
 	if (n != NULL)
-		*n = (size_t)sqlite3_changes(db->sql);
+		*n = (size_t)db_changes(db);
 	return 0;
 }
 
@@ -152,7 +150,7 @@ static const char sql_rule_add[] =
 int db_source_rule_add(struct db *db, const char *kind, const char *rule,
 		       struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || !db->import_open)
 		return db_bad(err, "no reference import open");
@@ -165,9 +163,9 @@ int db_source_rule_add(struct db *db, const char *kind, const char *rule,
 	st = db_stmt(db, sql_rule_add, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, db->import_source);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, rule, -1, SQLITE_STATIC);
+	db_bind_int64(st, 1, db->import_source);
+	db_bind_text(st, 2, kind);
+	db_bind_text(st, 3, rule);
 	return db_step_done(db, st, err, "rule");
 }
 
@@ -181,7 +179,7 @@ static const char sql_policy_rules[] =
 int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
 			   void *arg, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int step;
 
 	if (db == NULL || policy == NULL || cb == NULL)
@@ -189,15 +187,15 @@ int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
 	st = db_stmt(db, sql_policy_rules, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, policy, -1, SQLITE_STATIC);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cb((const char *)sqlite3_column_text(st, 0),
-		       (const char *)sqlite3_column_text(st, 1),
-		       (const char *)sqlite3_column_text(st, 2), arg) != 0)
+	db_bind_text(st, 1, policy);
+	while ((step = db_step(st)) == DB_ROW) {
+		if (cb(db_col_text(st, 0),
+		       db_col_text(st, 1),
+		       db_col_text(st, 2), arg) != 0)
 			break;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "rules");
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * db_stmt.c - SQLite plumbing shared by the db/ modules: the per-connection
- * prepared-statement cache, error reports, argument checks.
+ * db_stmt.c - helpers shared by the db/ modules on top of db_sql.h: error
+ * reports, statements run for their effect or existence, argument checks.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,64 +9,6 @@
 
 #include "db_internal.h"
 #include "hash_algo.h"
-
-sqlite3_stmt *db_stmt(struct db *db, const char *sql, struct imt_error *err)
-{
-	struct db_stmt_slot *slot;
-	size_t i;
-
-	for (i = 0; i < db->nstmts; i++) {
-		slot = &db->stmts[i];
-		if (slot->sql == sql) {
-			sqlite3_reset(slot->stmt);
-			sqlite3_clear_bindings(slot->stmt);
-			return slot->stmt;
-		}
-	}
-	if (db->nstmts == DB_STMT_CACHE_MAX) {
-		imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
-			      "statement cache full (%d)", DB_STMT_CACHE_MAX);
-		return NULL;
-	}
-	slot = &db->stmts[db->nstmts];
-	/* Persistent: the statement lives as long as the connection. */
-	if (sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT,
-			       &slot->stmt, NULL) != SQLITE_OK) {
-		db_fail(db, err, "prepare");
-		return NULL;
-	}
-	slot->sql = sql;
-	db->nstmts++;
-	return slot->stmt;
-}
-
-/* Which imt_result a failed SQLite call becomes, by extended code. */
-static enum imt_result db_status(int code)
-{
-	switch (code) {
-	case SQLITE_CONSTRAINT_UNIQUE:
-	case SQLITE_CONSTRAINT_PRIMARYKEY:
-	case SQLITE_CONSTRAINT_FOREIGNKEY:
-		return IMT_ERR_MISMATCH;
-	case SQLITE_CONSTRAINT_CHECK:
-	case SQLITE_CONSTRAINT_NOTNULL:
-	case SQLITE_CONSTRAINT_DATATYPE:
-		return IMT_ERR_MALFORMED;
-	case SQLITE_TOOBIG:
-		return IMT_ERR_LIMIT;
-	default:
-		return IMT_ERR_INTERNAL;
-	}
-}
-
-int db_fail(struct db *db, struct imt_error *err, const char *what)
-{
-	int code = sqlite3_extended_errcode(db->sql);
-
-	imt_error_set(err, db_status(code), IMT_NO_POS, IMT_NO_POS,
-		      "%s: %s", what, sqlite3_errmsg(db->sql));
-	return -1;
-}
 
 static void db_verr(struct imt_error *err, enum imt_result status,
 		    const char *fmt, va_list ap)
@@ -100,35 +42,33 @@ int db_bad(struct imt_error *err, const char *fmt, ...)
 	return -1;
 }
 
-int db_step_done(struct db *db, sqlite3_stmt *st, struct imt_error *err,
+int db_step_done(struct db *db, struct db_stmt *st, struct imt_error *err,
 		 const char *what)
 {
-	int rc = sqlite3_step(st);
-
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		/* Report before reset: the reset keeps the error code. */
+	if (db_step(st) == DB_ERROR) {
+		/* Report before reset (db_sql.h). */
 		db_fail(db, err, what);
-		sqlite3_reset(st);
+		db_reset(st);
 		return -1;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return 0;
 }
 
 int db_text_exists(struct db *db, const char *sql, const char *key,
 		   const char *what, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
-	int step;
+	struct db_stmt *st = db_stmt(db, sql, err);
+	enum db_step_result step;
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	step = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_bind_text(st, 1, key);
+	step = db_step(st);
+	db_reset(st);
+	if (step == DB_ERROR)
 		return db_fail(db, err, what);
-	return step == SQLITE_ROW;
+	return step == DB_ROW;
 }
 
 int db_check_str(const char *s, size_t max, const char *what,

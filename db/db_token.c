@@ -41,27 +41,27 @@ static int token_insert(struct db *db, const char *name,
 			const uint8_t hash[TOKEN_HASH_SIZE], int64_t now,
 			struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_token_count, err);
+	struct db_stmt *st = db_stmt(db, sql_token_count, err);
 	int64_t count;
 
 	if (st == NULL)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	if (db_step(st) != DB_ROW) {
 		db_fail(db, err, "count tokens");
-		sqlite3_reset(st);
+		db_reset(st);
 		return -1;
 	}
-	count = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	count = db_col_int64(st, 0);
+	db_reset(st);
 	if (count >= DB_TOKENS_MAX)
 		return db_err(err, IMT_ERR_LIMIT, "%d tokens stored already",
 			      DB_TOKENS_MAX);
 	st = db_stmt(db, sql_token_insert, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, hash, TOKEN_HASH_SIZE, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now);
+	db_bind_text(st, 1, name);
+	db_bind_blob(st, 2, hash, TOKEN_HASH_SIZE);
+	db_bind_int64(st, 3, now);
 	if (db_step_done(db, st, err, "token") < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			db_err(err, IMT_ERR_MISMATCH, "token %s exists", name);
@@ -98,7 +98,7 @@ static const char sql_token_delete[] = "DELETE FROM tokens WHERE name = ?1";
 int db_token_delete(struct db *db, const char *name, int *deleted,
 		    struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL)
 		return db_bad(err, "no database");
@@ -110,11 +110,11 @@ int db_token_delete(struct db *db, const char *name, int *deleted,
 	st = db_stmt(db, sql_token_delete, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, name);
 	if (db_step_done(db, st, err, "delete token") < 0)
 		return -1;
 	if (deleted != NULL)
-		*deleted = sqlite3_changes(db->sql) == 1;
+		*deleted = db_changes(db) == 1;
 	return 0;
 }
 
@@ -125,7 +125,7 @@ int db_token_delete(struct db *db, const char *name, int *deleted,
  */
 static const char sql_token_all[] = "SELECT name, hash FROM tokens";
 
-static int token_scan(struct db *db, sqlite3_stmt *st,
+static int token_scan(struct db *db, struct db_stmt *st,
 		      const uint8_t want[TOKEN_HASH_SIZE],
 		      char name[DB_NAME_MAX + 1], int *ok,
 		      struct imt_error *err)
@@ -133,20 +133,20 @@ static int token_scan(struct db *db, sqlite3_stmt *st,
 	const char *n;
 	int step, same;
 
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		n = (const char *)sqlite3_column_text(st, 0);
-		if (sqlite3_column_bytes(st, 1) != TOKEN_HASH_SIZE ||
+	while ((step = db_step(st)) == DB_ROW) {
+		n = db_col_text(st, 0);
+		if (db_col_bytes(st, 1) != TOKEN_HASH_SIZE ||
 		    n == NULL || strlen(n) > DB_NAME_MAX)
 			return db_err(err, IMT_ERR_INTERNAL,
 				      "corrupt token row");
-		same = CRYPTO_memcmp(sqlite3_column_blob(st, 1), want,
+		same = CRYPTO_memcmp(db_col_blob(st, 1), want,
 				     TOKEN_HASH_SIZE) == 0;
 		if (same) {
 			strcpy(name, n);
 			*ok = 1;
 		}
 	}
-	if (step != SQLITE_DONE)
+	if (step != DB_DONE)
 		return db_fail(db, err, "check token");
 	return 0;
 }
@@ -156,7 +156,7 @@ int db_token_check(struct db *db, const uint8_t *token, size_t len,
 		   struct imt_error *err)
 {
 	uint8_t want[TOKEN_HASH_SIZE];
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 	int rc = -1;
 
 	if (db == NULL || name == NULL || ok == NULL)
@@ -178,7 +178,7 @@ int db_token_check(struct db *db, const uint8_t *token, size_t len,
 	}
 out:
 	if (st != NULL)
-		sqlite3_reset(st);
+		db_reset(st);
 	OPENSSL_cleanse(want, sizeof(want));
 	return rc;
 }

@@ -17,7 +17,7 @@ static const char sql_rollback_to[] = "ROLLBACK TO db_call";
 
 static int run(struct db *db, const char *sql, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
+	struct db_stmt *st = db_stmt(db, sql, err);
 
 	if (st == NULL)
 		return -1;
@@ -31,7 +31,7 @@ static int run(struct db *db, const char *sql, struct imt_error *err)
  */
 static int batch_alive(struct db *db, struct imt_error *err)
 {
-	if (!sqlite3_get_autocommit(db->sql))
+	if (db_in_transaction(db))
 		return 0;
 	db->batch_open = 0;
 	return db_err(err, IMT_ERR_INTERNAL, "the batch's transaction was "
@@ -60,8 +60,8 @@ int db_commit(struct db *db, struct imt_error *err)
 
 void db_rollback(struct db *db)
 {
-	if (sqlite3_get_autocommit(db->sql))
-		return;	/* SQLite rolled back already, or never began */
+	if (!db_in_transaction(db))
+		return;	/* the engine rolled back already, or never began */
 	if (db->batch_open) {
 		if (run(db, sql_rollback_to, NULL) == 0 &&
 		    run(db, sql_release, NULL) == 0)
@@ -70,7 +70,7 @@ void db_rollback(struct db *db)
 		db->batch_open = 0;
 	}
 	if (run(db, sql_rollback, NULL) < 0)
-		sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		db_exec(db, "ROLLBACK", "rollback", NULL);
 }
 
 int db_batch_begin(struct db *db, struct imt_error *err)
@@ -104,23 +104,13 @@ void db_batch_abort(struct db *db)
 	db_rollback(db);
 }
 
-/*
- * Why not always FULL: db.c (a sync per evidence batch). An agent that
- * deletes what the verifier confirmed asks for it ("export"), and then
- * its evidence pays one WAL sync; a FULL commit syncs the whole WAL, so
- * the earlier NORMAL commits of the boot are durable with it.
- */
-static const char sql_sync_full[] = "PRAGMA synchronous = FULL";
-static const char sql_sync_normal[] = "PRAGMA synchronous = NORMAL";
-
+/* What the backend does, and why only on request: db_conn_durable(). */
 int db_durable_commits(struct db *db, int on, struct imt_error *err)
 {
 	if (db == NULL)
 		return db_bad(err, "no database");
-	if (!sqlite3_get_autocommit(db->sql))
+	if (db_in_transaction(db))
 		return db_err(err, IMT_ERR_MISMATCH,
 			      "synchronous cannot change in a transaction");
-	return sqlite3_exec(db->sql, on ? sql_sync_full : sql_sync_normal,
-			    NULL, NULL, NULL) == SQLITE_OK ? 0 :
-	       db_fail(db, err, "synchronous");
+	return db_conn_durable(db, on, err);
 }

@@ -11,41 +11,13 @@
 
 #include "db_internal.h"
 
-/* Row changes, triggers' included: note an insert into the outbox. */
-static void on_update(void *arg, int op, const char *dbname,
-		      const char *table, sqlite3_int64 rowid)
-{
-	struct db *db = arg;
-
-	(void)dbname;
-	(void)rowid;
-	if (op == SQLITE_INSERT && strcmp(table, "webhook_outbox") == 0)
-		db->queued = 1;
-}
-
-static int on_commit(void *arg)
-{
-	struct db *db = arg;
-
-	if (db->queued && db->queued_fn != NULL)
-		db->queued_fn(db->queued_arg);
-	db->queued = 0;
-	return 0;	/* the commit goes on */
-}
-
-static void on_rollback(void *arg)
-{
-	((struct db *)arg)->queued = 0;
-}
-
+/* The backend notes the outbox rows a transaction queued: db_sql.h. */
 void db_webhook_on_queued(struct db *db, void (*fn)(void *arg), void *arg)
 {
 	db->queued_fn = fn;
 	db->queued_arg = arg;
 	db->queued = 0;
-	sqlite3_update_hook(db->sql, fn != NULL ? on_update : NULL, db);
-	sqlite3_commit_hook(db->sql, fn != NULL ? on_commit : NULL, db);
-	sqlite3_rollback_hook(db->sql, fn != NULL ? on_rollback : NULL, db);
+	db_conn_watch_outbox(db, fn != NULL);
 }
 
 static const char sql_insert[] =
@@ -126,20 +98,20 @@ static int check_new(const struct db_webhook_new *w, struct imt_error *err)
 static int store(struct db *db, const char *sql, const struct db_webhook_new *w,
 		 int64_t now, struct imt_error *err)
 {
-	sqlite3_stmt *st = db_stmt(db, sql, err);
+	struct db_stmt *st = db_stmt(db, sql, err);
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_text(st, 1, w->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, w->url, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, w->name);
+	db_bind_text(st, 2, w->url);
 	if (w->ca_file != NULL)
-		sqlite3_bind_text(st, 3, w->ca_file, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 4, w->allow_http ? 1 : 0);
-	sqlite3_bind_text(st, 5, w->key_id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 6, w->secret, (int)w->secret_len, SQLITE_STATIC);
-	sqlite3_bind_int(st, 7, w->from_config ? 1 : 0);
-	sqlite3_bind_int64(st, 8, now);
-	sqlite3_bind_int64(st, 9, w->max_pending);
+		db_bind_text(st, 3, w->ca_file);
+	db_bind_int(st, 4, w->allow_http ? 1 : 0);
+	db_bind_text(st, 5, w->key_id);
+	db_bind_blob(st, 6, w->secret, w->secret_len);
+	db_bind_int(st, 7, w->from_config ? 1 : 0);
+	db_bind_int64(st, 8, now);
+	db_bind_int64(st, 9, w->max_pending);
 	if (db_step_done(db, st, err, "webhook") < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			db_err(err, IMT_ERR_MISMATCH, "webhook %s exists",
@@ -185,7 +157,7 @@ int db_webhook_put(struct db *db, const struct db_webhook_new *w,
 int db_webhook_delete(struct db *db, const char *name, int *found,
 		      struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || found == NULL)
 		return db_bad(err, "no database or result");
@@ -196,10 +168,10 @@ int db_webhook_delete(struct db *db, const char *name, int *found,
 	st = db_stmt(db, sql_delete, err);
 	if (st == NULL)
 		goto fail;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, name);
 	if (db_step_done(db, st, err, "delete webhook") < 0)
 		goto fail;
-	*found = sqlite3_changes(db->sql) > 0;
+	*found = db_changes(db) > 0;
 	return db_commit(db, err);
 fail:
 	db_rollback(db);
@@ -209,7 +181,7 @@ fail:
 int db_webhook_cap(struct db *db, unsigned int max_pending,
 		   struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL || max_pending < 1)
 		return db_bad(err, "no database, or a cap below 1");
@@ -218,7 +190,7 @@ int db_webhook_cap(struct db *db, unsigned int max_pending,
 	st = db_stmt(db, sql_cap, err);
 	if (st == NULL)
 		goto fail;
-	sqlite3_bind_int64(st, 1, max_pending);
+	db_bind_int64(st, 1, max_pending);
 	if (db_step_done(db, st, err, "webhook cap") < 0)
 		goto fail;
 	return db_commit(db, err);
@@ -227,15 +199,15 @@ fail:
 	return -1;
 }
 
-static const char *text_or_null(sqlite3_stmt *st, int col)
+static const char *text_or_null(struct db_stmt *st, int col)
 {
-	return (const char *)sqlite3_column_text(st, col);
+	return db_col_text(st, col);
 }
 
 int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
 		    struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	struct db_webhook w;
 	int step;
 
@@ -244,27 +216,27 @@ int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
 	st = db_stmt(db, sql_list, err);
 	if (st == NULL)
 		return -1;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = db_step(st)) == DB_ROW) {
 		w.name = text_or_null(st, 0);
 		w.url = text_or_null(st, 1);
 		w.ca_file = text_or_null(st, 2);
 		w.key_id = text_or_null(st, 3);
-		w.allow_http = sqlite3_column_int(st, 4);
-		w.from_config = sqlite3_column_int(st, 5);
-		w.enabled = sqlite3_column_int(st, 6);
-		w.created_at = sqlite3_column_int64(st, 7);
-		w.max_pending = (unsigned int)sqlite3_column_int64(st, 8);
-		w.delivered = (uint64_t)sqlite3_column_int64(st, 9);
-		w.failed = (uint64_t)sqlite3_column_int64(st, 10);
-		w.dropped = (uint64_t)sqlite3_column_int64(st, 11);
-		w.pending = (uint64_t)sqlite3_column_int64(st, 12);
-		w.oldest_pending = sqlite3_column_int64(st, 13);
+		w.allow_http = db_col_int(st, 4);
+		w.from_config = db_col_int(st, 5);
+		w.enabled = db_col_int(st, 6);
+		w.created_at = db_col_int64(st, 7);
+		w.max_pending = (unsigned int)db_col_int64(st, 8);
+		w.delivered = (uint64_t)db_col_int64(st, 9);
+		w.failed = (uint64_t)db_col_int64(st, 10);
+		w.dropped = (uint64_t)db_col_int64(st, 11);
+		w.pending = (uint64_t)db_col_int64(st, 12);
+		w.oldest_pending = db_col_int64(st, 13);
 		w.last_error = text_or_null(st, 14);
 		if (cb(&w, arg) != 0)
 			break;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "list webhooks");
 	return 0;
 }
@@ -272,7 +244,7 @@ int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
 int db_webhook_set_tnc(struct db *db, enum db_machine_state state,
 		       const char *tnc, struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL)
 		return db_bad(err, "no database");
@@ -283,9 +255,8 @@ int db_webhook_set_tnc(struct db *db, enum db_machine_state state,
 	st = db_stmt(db, sql_tnc, err);
 	if (st == NULL)
 		goto fail;
-	sqlite3_bind_text(st, 1, db_machine_state_name(state), -1,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, tnc, -1, SQLITE_STATIC);
+	db_bind_text(st, 1, db_machine_state_name(state));
+	db_bind_text(st, 2, tnc);
 	if (db_step_done(db, st, err, "state tnc") < 0)
 		goto fail;
 	return db_commit(db, err);
@@ -299,7 +270,7 @@ int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
 		   struct imt_error *err)
 {
 	struct db_webhook_message m;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int step;
 
 	if (db == NULL || cb == NULL)
@@ -309,28 +280,28 @@ int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
 	st = db_stmt(db, sql_due, err);
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int64(st, 2, limit);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		m.seq = sqlite3_column_int64(st, 0);
+	db_bind_int64(st, 1, now);
+	db_bind_int64(st, 2, limit);
+	while ((step = db_step(st)) == DB_ROW) {
+		m.seq = db_col_int64(st, 0);
 		m.id = text_or_null(st, 1);
 		m.endpoint = text_or_null(st, 2);
 		m.url = text_or_null(st, 3);
 		m.ca_file = text_or_null(st, 4);
-		m.allow_http = sqlite3_column_int(st, 5);
+		m.allow_http = db_col_int(st, 5);
 		m.key_id = text_or_null(st, 6);
-		m.secret = sqlite3_column_blob(st, 7);
-		m.secret_len = (size_t)sqlite3_column_bytes(st, 7);
+		m.secret = db_col_blob(st, 7);
+		m.secret_len = (size_t)db_col_bytes(st, 7);
 		m.machine_id = text_or_null(st, 8);
 		m.body = text_or_null(st, 9);
-		m.attempts = (unsigned int)sqlite3_column_int64(st, 10);
+		m.attempts = (unsigned int)db_col_int64(st, 10);
 		if (m.id == NULL || m.body == NULL)
 			continue;	/* the trigger names every row */
 		if (cb(&m, arg) != 0)
 			break;
 	}
-	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
 		return db_fail(db, err, "due webhooks");
 	return 0;
 }
@@ -345,7 +316,7 @@ static int note(struct db *db, const char *mark, const char *count,
 		int64_t seq, int64_t t, const char *error,
 		struct imt_error *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (db == NULL)
 		return db_bad(err, "no database");
@@ -354,20 +325,19 @@ static int note(struct db *db, const char *mark, const char *count,
 	st = db_stmt(db, mark, err);
 	if (st == NULL)
 		goto fail;
-	sqlite3_bind_int64(st, 1, seq);
-	sqlite3_bind_int64(st, 2, t);
+	db_bind_int64(st, 1, seq);
+	db_bind_int64(st, 2, t);
 	if (mark == sql_failed) {
-		sqlite3_bind_text(st, 3, error != NULL ? error : "failed", -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_int(st, 4, DB_WEBHOOK_ERROR_MAX);
+		db_bind_text(st, 3, error != NULL ? error : "failed");
+		db_bind_int(st, 4, DB_WEBHOOK_ERROR_MAX);
 	}
 	if (db_step_done(db, st, err, "webhook attempt") < 0)
 		goto fail;
-	if (sqlite3_changes(db->sql) == 1) {
+	if (db_changes(db) == 1) {
 		st = db_stmt(db, count, err);
 		if (st == NULL)
 			goto fail;
-		sqlite3_bind_int64(st, 1, seq);
+		db_bind_int64(st, 1, seq);
 		if (db_step_done(db, st, err, "webhook figures") < 0)
 			goto fail;
 	}

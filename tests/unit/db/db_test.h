@@ -17,6 +17,8 @@
 
 #include "db.h"
 #include "db_internal.h"
+/* The tests inspect and damage the file with SQLite itself. */
+#include "db_sqlite.h"
 
 #define T_NOW 1700000000	/* a fixed "now" for every test */
 
@@ -77,8 +79,8 @@ static inline int64_t tdb_int(struct tdb *t, const char *sql)
 	sqlite3_stmt *st;
 	int64_t v;
 
-	assert_int_equal(sqlite3_prepare_v2(t->db->sql, sql, -1, &st, NULL),
-			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db), sql, -1,
+					    &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);

@@ -383,7 +383,7 @@ static uint64_t check_consistent(struct tdb *t)
 	sqlite3_stmt *st;
 	int64_t count, top;
 
-	assert_int_equal(sqlite3_prepare_v2(t->db->sql,
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db),
 					    "SELECT count(*), coalesce(max(idx)"
 					    " + 1, 0) FROM records WHERE "
 					    "boot_id = ?1", -1, &st, NULL),

@@ -261,8 +261,9 @@ static void test_approve(void **state)
 	assert_int_equal(r, DB_APPROVE_NO_MACHINE);
 	/* an older machine without fingerprint cannot be approved */
 	tdb_machine(&t, "old", DB_STATE_PENDING);
-	sqlite3_exec(t.db->sql, "UPDATE machines SET ek_fpr = NULL "
-		     "WHERE id = 'old'", NULL, NULL, NULL);
+	sqlite3_exec(db_sqlite_handle(t.db),
+		     "UPDATE machines SET ek_fpr = NULL WHERE id = 'old'", NULL,
+		     NULL, NULL);
 	test_fpr_of("old", fpr);
 	assert_int_equal(db_machine_approve(t.db, "old", fpr, "alice", T_NOW,
 					    &r, &err), 0);

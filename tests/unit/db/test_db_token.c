@@ -66,7 +66,7 @@ static void test_stored_hashed(void **state)
 	assert_int_equal(db_token_add(t.db, "alice", TOK(tok), T_NOW, &err),
 			 0);
 	SHA256((const uint8_t *)tok, sizeof(tok) - 1, want);
-	assert_int_equal(sqlite3_prepare_v2(t.db->sql,
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t.db),
 					    "SELECT hash FROM tokens", -1, &st,
 					    NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
