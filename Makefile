@@ -18,10 +18,10 @@ BUILD ?= build
 endif
 
 CC ?= cc
-PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl
+PKGS := libcrypto jansson tss2-mu sqlite3 libpq libmicrohttpd libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lcurl)
 # The .deb and apt importers (verifier/import_deb.c, import_apt.c): the
 # verifier side only, so the agent does not need libarchive.
 ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive 2>/dev/null)
@@ -154,10 +154,10 @@ FUZZ_LONG_SECONDS ?= 3600
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_MERGE ?= 0
 FUZZ_OBJ := build/fuzz/obj
-FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libmicrohttpd libcurl libarchive
+FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libpq libmicrohttpd libcurl libarchive
 FUZZ_PKG_CFLAGS := $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lmicrohttpd -lcurl -larchive)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lcurl -larchive)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -Wall -Wextra \
 	-Wno-missing-field-initializers -Iproto -Iproto/daemon -Idb -Iverifier -Itests/fuzz/support \
@@ -189,7 +189,7 @@ build/fuzz/%: $(FUZZ_OBJ)/tests/fuzz/%.o $(FUZZ_LIB)
 # Keep the objects of chained rules (tests, tools): no "rm" after a run.
 .SECONDARY:
 
-.PHONY: all check check-fast check-unit check-cli check-guest kernel \
+.PHONY: all check check-fast check-unit check-unit-pg check-cli check-guest kernel \
 	check-includes check-browser \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
@@ -271,6 +271,11 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGEN
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(CMOCKA_LIBS) \
 		-lpthread
 
+# The db tests need only the storage layer (and proto/'s hash table).
+$(BUILD)/tests/unit/db/%: $(BUILD)/tests/unit/db/%.o $(LIBDB) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) -lpthread
+
 # The engine's tests make quotes with software AKs, as the benchmark does.
 SOFT_AK_TESTS := $(BUILD)/tests/unit/verifier/test_engine \
 	$(BUILD)/tests/unit/verifier/test_history \
@@ -307,6 +312,11 @@ check-includes: $(INC_LIST)
 
 check-unit: $(UNIT_BINS)
 	@tests/run-suite.sh unit $(UNIT_BINS)
+
+# The db unit tests again, against a private PostgreSQL cluster.
+DB_UNIT_BINS := $(filter $(BUILD)/tests/unit/db/%,$(UNIT_BINS))
+check-unit-pg: $(DB_UNIT_BINS)
+	@tests/unit/db/run-pg.sh $(DB_UNIT_BINS)
 
 check-cli: $(BINS)
 	@IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh cli tests/cli/test_*.sh

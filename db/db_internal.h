@@ -28,7 +28,7 @@ extern const size_t db_migration_count;
 /* A test hook: called at named points so tests can crash in between. */
 typedef void (*db_hook_fn)(const char *point, void *arg);
 
-/* The backend's connection and statement cache (db_sqlite.c). */
+/* The backend's connection and statement cache (db_backend.h). */
 struct db_conn;
 
 struct db {

@@ -27,7 +27,7 @@ static const char sql_nonce_insert[] =
 	"INSERT INTO nonces (value, machine_id, expires_at) "
 	"VALUES (?1, ?2, ?3) ON CONFLICT (machine_id) DO UPDATE SET "
 	"value = excluded.value, expires_at = excluded.expires_at, used = 0 "
-	"WHERE value != excluded.value";
+	"WHERE nonces.value != excluded.value";
 static const char sql_nonce_outstanding[] =
 	"SELECT value, expires_at FROM nonces WHERE machine_id = ?1 "
 	"AND used = 0 AND ?2 < expires_at";

@@ -71,7 +71,7 @@ static const char sql_source_upsert[] =
 	"INSERT INTO sources (kind, name, imported_at, generation) "
 	"VALUES (?1, ?2, ?3, 1) "
 	"ON CONFLICT (kind, name) DO UPDATE SET imported_at = ?3, "
-	"generation = generation + ?4 RETURNING id";
+	"generation = sources.generation + ?4 RETURNING id";
 static const char sql_source_meta[] =
 	"UPDATE sources SET package = ?2, version = ?3, arch = ?4, "
 	"content_sha256 = ?5 WHERE id = ?1";
@@ -164,8 +164,8 @@ static const char sql_ref_insert[] =
 	"?4) "
 	"ON CONFLICT (file_id, digest_id, source_id) DO UPDATE "
 	"SET generation = excluded.generation, conffile = excluded.conffile "
-	"WHERE generation <> excluded.generation "
-	"OR conffile <> excluded.conffile";
+	"WHERE refs.generation <> excluded.generation "
+	"OR refs.conffile <> excluded.conffile";
 
 /* The three inserts of one reference, inside the caller's transaction. */
 static int ref_insert(struct db *db, int64_t source,

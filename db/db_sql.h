@@ -36,6 +36,25 @@
 struct db;
 struct db_stmt;		/* one cached prepared statement (backend-owned) */
 
+/* The SQL dialect of the open database's engine. */
+enum db_dialect {
+	DB_DIALECT_SQLITE,
+	DB_DIALECT_PG,
+};
+
+/*
+ * struct db_sql - one statement written twice, for the few call sites whose
+ * SQL is not the same in both engines (json_object, GLOB, INSERT OR IGNORE,
+ * integers as booleans ...). It stays one object next to the function that
+ * runs it: db_stmt_sql() takes the text of the open database's dialect,
+ * and that text's address is the cache key as for db_stmt(). Both members
+ * are string literals.
+ */
+struct db_sql {
+	const char *sqlite;
+	const char *pg;
+};
+
 /* What db_step() found. */
 enum db_step_result {
 	DB_ROW = 1,	/* a row: read it with db_col_*() */
@@ -52,6 +71,13 @@ enum db_step_result {
  */
 struct db_stmt *db_stmt(struct db *db, const char *sql,
 			struct imt_error *err);
+
+/* db_stmt_sql() - db_stmt() of the text of @sql the open engine speaks. */
+struct db_stmt *db_stmt_sql(struct db *db, const struct db_sql *sql,
+			    struct imt_error *err);
+
+/* db_dialect() - the dialect of @db's engine. */
+enum db_dialect db_dialect(struct db *db);
 
 /* Binders: parameter @i (1-based) of @st; memory borrowed (see above). */
 void db_bind_int64(struct db_stmt *st, int i, int64_t v);
@@ -122,9 +148,19 @@ int db_fail(struct db *db, struct imt_error *err, const char *what);
 int db_failed_unique(struct db *db);
 
 /*
- * The connection (db_sqlite_open.c): open @path into @db (settings,
- * version checks, migrations), close it (every statement with it), and
- * make the following commits durable against a power loss (@on) or not.
+ * db_failed_retryable() - 1 when the last error says the transaction may
+ * succeed if run again (PostgreSQL: a serialization failure or deadlock,
+ * SQLSTATE 40001 or 40P01; reported as IMT_ERR_INTERNAL). Always 0 with
+ * SQLite, whose one writer waits for the lock instead.
+ */
+int db_failed_retryable(struct db *db);
+
+/*
+ * The connection: open @path into @db (settings, version checks,
+ * migrations), close it (every statement with it), and make the following
+ * commits durable against a power loss (@on) or not. A @path starting with
+ * "postgresql://" or "postgres://" is a libpq URI (db_pg_open.c), anything
+ * else an SQLite file (db_sqlite_open.c).
  */
 int db_conn_open(struct db *db, const char *path, struct imt_error *err);
 void db_conn_close(struct db *db);

@@ -12,42 +12,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db_internal.h"
+#include "db_backend.h"
 #include "db_sqlite.h"
 
 /* One prepared statement, keyed by the address of its static SQL text. */
-struct db_stmt {
+struct lite_stmt {
+	struct db_stmt head;	/* first: db_sql.c's view */
 	const char *sql;
 	sqlite3_stmt *st;
 };
 
-struct db_conn {
+struct lite_conn {
+	struct db_conn head;	/* first: db_sql.c's view */
 	sqlite3 *sql;
-	struct db_stmt stmts[DB_STMT_CACHE_MAX];
+	struct lite_stmt stmts[DB_STMT_CACHE_MAX];
 	size_t nstmts;
 };
 
+static struct lite_conn *lite(struct db *db)
+{
+	return (struct lite_conn *)db->conn;
+}
+
+static sqlite3_stmt *lst(struct db_stmt *st)
+{
+	return ((struct lite_stmt *)st)->st;
+}
+
 sqlite3 *db_sqlite_handle(struct db *db)
 {
-	return db->conn != NULL ? db->conn->sql : NULL;
+	if (db->conn == NULL || db->conn->be != &db_sqlite_backend)
+		return NULL;
+	return lite(db)->sql;
 }
 
 int db_sqlite_conn_new(struct db *db, sqlite3 *sql)
 {
-	db->conn = calloc(1, sizeof(*db->conn));
-	if (db->conn == NULL)
+	struct lite_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
 		return -1;
-	db->conn->sql = sql;
+	c->head.be = &db_sqlite_backend;
+	c->sql = sql;
+	db->conn = &c->head;
 	return 0;
 }
 
-void db_conn_close(struct db *db)
+static void lite_close(struct db *db)
 {
-	struct db_conn *c = db->conn;
+	struct lite_conn *c = lite(db);
 	size_t i;
 
-	if (c == NULL)
-		return;
 	for (i = 0; i < c->nstmts; i++)
 		sqlite3_finalize(c->stmts[i].st);
 	/* sqlite3_close (not _v2): every statement is finalized above. */
@@ -57,11 +72,11 @@ void db_conn_close(struct db *db)
 	db->conn = NULL;
 }
 
-struct db_stmt *db_stmt(struct db *db, const char *sql,
-			struct imt_error *err)
+static struct db_stmt *lite_stmt(struct db *db, const char *sql,
+				 struct imt_error *err)
 {
-	struct db_conn *c = db->conn;
-	struct db_stmt *slot;
+	struct lite_conn *c = lite(db);
+	struct lite_stmt *slot;
 	size_t i;
 
 	for (i = 0; i < c->nstmts; i++) {
@@ -69,7 +84,7 @@ struct db_stmt *db_stmt(struct db *db, const char *sql,
 		if (slot->sql == sql) {
 			sqlite3_reset(slot->st);
 			sqlite3_clear_bindings(slot->st);
-			return slot;
+			return &slot->head;
 		}
 	}
 	if (c->nstmts == DB_STMT_CACHE_MAX) {
@@ -84,9 +99,10 @@ struct db_stmt *db_stmt(struct db *db, const char *sql,
 		db_fail(db, err, "prepare");
 		return NULL;
 	}
+	slot->head.be = &db_sqlite_backend;
 	slot->sql = sql;
 	c->nstmts++;
-	return slot;
+	return &slot->head;
 }
 
 /*
@@ -94,34 +110,30 @@ struct db_stmt *db_stmt(struct db *db, const char *sql,
  * parameter NULL; the callers checked every length against the DB_*_MAX
  * limits of db.h first, so none is ever refused.
  */
-void db_bind_int64(struct db_stmt *st, int i, int64_t v)
+static void lite_bind_int64(struct db_stmt *st, int i, int64_t v)
 {
-	sqlite3_bind_int64(st->st, i, v);
+	sqlite3_bind_int64(lst(st), i, v);
 }
 
-void db_bind_int(struct db_stmt *st, int i, int v)
+static void lite_bind_text(struct db_stmt *st, int i, const char *s)
 {
-	sqlite3_bind_int(st->st, i, v);
+	sqlite3_bind_text(lst(st), i, s, -1, SQLITE_STATIC);
 }
 
-void db_bind_text(struct db_stmt *st, int i, const char *s)
+static void lite_bind_blob(struct db_stmt *st, int i, const void *p,
+			   size_t len)
 {
-	sqlite3_bind_text(st->st, i, s, -1, SQLITE_STATIC);
+	sqlite3_bind_blob64(lst(st), i, p, len, SQLITE_STATIC);
 }
 
-void db_bind_blob(struct db_stmt *st, int i, const void *p, size_t len)
+static void lite_bind_null(struct db_stmt *st, int i)
 {
-	sqlite3_bind_blob64(st->st, i, p, len, SQLITE_STATIC);
+	sqlite3_bind_null(lst(st), i);
 }
 
-void db_bind_null(struct db_stmt *st, int i)
+static enum db_step_result lite_step(struct db_stmt *st)
 {
-	sqlite3_bind_null(st->st, i);
-}
-
-enum db_step_result db_step(struct db_stmt *st)
-{
-	switch (sqlite3_step(st->st)) {
+	switch (sqlite3_step(lst(st))) {
 	case SQLITE_ROW:
 		return DB_ROW;
 	case SQLITE_DONE:
@@ -131,60 +143,55 @@ enum db_step_result db_step(struct db_stmt *st)
 	}
 }
 
-void db_reset(struct db_stmt *st)
+static void lite_reset(struct db_stmt *st)
 {
-	sqlite3_reset(st->st);
+	sqlite3_reset(lst(st));
 }
 
-int64_t db_col_int64(struct db_stmt *st, int col)
+static int64_t lite_col_int64(struct db_stmt *st, int col)
 {
-	return sqlite3_column_int64(st->st, col);
+	return sqlite3_column_int64(lst(st), col);
 }
 
-int db_col_int(struct db_stmt *st, int col)
+static const char *lite_col_text(struct db_stmt *st, int col)
 {
-	return sqlite3_column_int(st->st, col);
+	return (const char *)sqlite3_column_text(lst(st), col);
 }
 
-const char *db_col_text(struct db_stmt *st, int col)
+static const void *lite_col_blob(struct db_stmt *st, int col)
 {
-	return (const char *)sqlite3_column_text(st->st, col);
+	return sqlite3_column_blob(lst(st), col);
 }
 
-const void *db_col_blob(struct db_stmt *st, int col)
+static int lite_col_bytes(struct db_stmt *st, int col)
 {
-	return sqlite3_column_blob(st->st, col);
+	return sqlite3_column_bytes(lst(st), col);
 }
 
-int db_col_bytes(struct db_stmt *st, int col)
+static int lite_col_is_null(struct db_stmt *st, int col)
 {
-	return sqlite3_column_bytes(st->st, col);
+	return sqlite3_column_type(lst(st), col) == SQLITE_NULL;
 }
 
-int db_col_is_null(struct db_stmt *st, int col)
+static int64_t lite_changes(struct db *db)
 {
-	return sqlite3_column_type(st->st, col) == SQLITE_NULL;
+	return sqlite3_changes64(lite(db)->sql);
 }
 
-int64_t db_changes(struct db *db)
+static int64_t lite_last_insert_id(struct db *db)
 {
-	return sqlite3_changes64(db->conn->sql);
+	return sqlite3_last_insert_rowid(lite(db)->sql);
 }
 
-int64_t db_last_insert_id(struct db *db)
+static int lite_in_transaction(struct db *db)
 {
-	return sqlite3_last_insert_rowid(db->conn->sql);
+	return !sqlite3_get_autocommit(lite(db)->sql);
 }
 
-int db_in_transaction(struct db *db)
+static int lite_exec(struct db *db, const char *sql, const char *what,
+		     struct imt_error *err)
 {
-	return !sqlite3_get_autocommit(db->conn->sql);
-}
-
-int db_exec(struct db *db, const char *sql, const char *what,
-	    struct imt_error *err)
-{
-	if (sqlite3_exec(db->conn->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(lite(db)->sql, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return db_fail(db, err, what);
 	return 0;
 }
@@ -213,9 +220,9 @@ static enum imt_result db_status(int code)
  * once, and the reset that follows keeps it; the next call that succeeds
  * clears it, so the callers report before they run anything else.
  */
-int db_fail(struct db *db, struct imt_error *err, const char *what)
+static int lite_fail(struct db *db, struct imt_error *err, const char *what)
 {
-	sqlite3 *sql = db->conn->sql;
+	sqlite3 *sql = lite(db)->sql;
 
 	imt_error_set(err, db_status(sqlite3_extended_errcode(sql)),
 		      IMT_NO_POS, IMT_NO_POS, "%s: %s", what,
@@ -223,10 +230,17 @@ int db_fail(struct db *db, struct imt_error *err, const char *what)
 	return -1;
 }
 
-int db_failed_unique(struct db *db)
+static int lite_failed_unique(struct db *db)
 {
-	return sqlite3_extended_errcode(db->conn->sql) ==
+	return sqlite3_extended_errcode(lite(db)->sql) ==
 	       SQLITE_CONSTRAINT_UNIQUE;
+}
+
+/* One writer, waiting up to DB_BUSY_TIMEOUT_MS: nothing to run again. */
+static int lite_failed_retryable(struct db *db)
+{
+	(void)db;
+	return 0;
 }
 
 /*
@@ -261,11 +275,39 @@ static void on_rollback(void *arg)
 	((struct db *)arg)->queued = 0;
 }
 
-void db_conn_watch_outbox(struct db *db, int on)
+static void lite_watch_outbox(struct db *db, int on)
 {
-	sqlite3 *sql = db->conn->sql;
+	sqlite3 *sql = lite(db)->sql;
 
 	sqlite3_update_hook(sql, on ? on_update : NULL, db);
 	sqlite3_commit_hook(sql, on ? on_commit : NULL, db);
 	sqlite3_rollback_hook(sql, on ? on_rollback : NULL, db);
 }
+
+const struct db_backend db_sqlite_backend = {
+	.name = "sqlite",
+	.dialect = DB_DIALECT_SQLITE,
+	.open = db_sqlite_open,
+	.close = lite_close,
+	.durable = db_sqlite_durable,
+	.watch_outbox = lite_watch_outbox,
+	.stmt = lite_stmt,
+	.bind_int64 = lite_bind_int64,
+	.bind_text = lite_bind_text,
+	.bind_blob = lite_bind_blob,
+	.bind_null = lite_bind_null,
+	.step = lite_step,
+	.reset = lite_reset,
+	.col_int64 = lite_col_int64,
+	.col_text = lite_col_text,
+	.col_blob = lite_col_blob,
+	.col_bytes = lite_col_bytes,
+	.col_is_null = lite_col_is_null,
+	.changes = lite_changes,
+	.last_insert_id = lite_last_insert_id,
+	.in_transaction = lite_in_transaction,
+	.exec = lite_exec,
+	.fail = lite_fail,
+	.failed_unique = lite_failed_unique,
+	.failed_retryable = lite_failed_retryable,
+};

@@ -10,12 +10,19 @@
 
 #include <sqlite3.h>
 
+#include "result.h"
+
 struct db;
 
 /* db_sqlite_conn_new() - hang the opened @sql on @db; 0, or -1 (memory). */
 int db_sqlite_conn_new(struct db *db, sqlite3 *sql);
 
-/* db_sqlite_handle() - for tests only: the connection of @db. */
+/* The connection functions of db_sqlite_open.c, in db_sqlite_backend. */
+int db_sqlite_open(struct db *db, const char *path, struct imt_error *err);
+int db_sqlite_durable(struct db *db, int on, struct imt_error *err);
+
+/* db_sqlite_handle() - for tests only: the connection of @db (NULL when
+ * @db is not an SQLite database). */
 sqlite3 *db_sqlite_handle(struct db *db);
 
 #endif /* IMATRUST_DB_SQLITE_H */

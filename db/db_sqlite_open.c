@@ -241,7 +241,7 @@ static int db_migrate(struct db *db, struct imt_error *err)
 	return 0;
 }
 
-int db_conn_open(struct db *db, const char *path, struct imt_error *err)
+int db_sqlite_open(struct db *db, const char *path, struct imt_error *err)
 {
 	sqlite3 *sql = NULL;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -278,7 +278,7 @@ int db_conn_open(struct db *db, const char *path, struct imt_error *err)
 static const char sql_sync_full[] = "PRAGMA synchronous = FULL";
 static const char sql_sync_normal[] = "PRAGMA synchronous = NORMAL";
 
-int db_conn_durable(struct db *db, int on, struct imt_error *err)
+int db_sqlite_durable(struct db *db, int on, struct imt_error *err)
 {
 	return db_exec(db, on ? sql_sync_full : sql_sync_normal, "synchronous",
 		       err);

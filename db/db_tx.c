@@ -8,7 +8,14 @@
  */
 #include "db_internal.h"
 
-static const char sql_begin[] = "BEGIN IMMEDIATE";
+/*
+ * PostgreSQL has no write lock to take up front: its writers lock the rows
+ * they change, and wait for each other there.
+ */
+static const struct db_sql sql_begin = {
+	.sqlite = "BEGIN IMMEDIATE",
+	.pg = "BEGIN",
+};
 static const char sql_commit[] = "COMMIT";
 static const char sql_rollback[] = "ROLLBACK";
 static const char sql_savepoint[] = "SAVEPOINT db_call";
@@ -22,6 +29,15 @@ static int run(struct db *db, const char *sql, struct imt_error *err)
 	if (st == NULL)
 		return -1;
 	return db_step_done(db, st, err, sql);
+}
+
+static int begin(struct db *db, struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt_sql(db, &sql_begin, err);
+
+	if (st == NULL)
+		return -1;
+	return db_step_done(db, st, err, "BEGIN");
 }
 
 /*
@@ -46,7 +62,7 @@ int db_begin(struct db *db, struct imt_error *err)
 	if (db->batch_open)
 		return batch_alive(db, err) < 0 ? -1 :
 						  run(db, sql_savepoint, err);
-	return run(db, sql_begin, err);
+	return begin(db, err);
 }
 
 int db_commit(struct db *db, struct imt_error *err)
@@ -80,7 +96,7 @@ int db_batch_begin(struct db *db, struct imt_error *err)
 	if (db->batch_open || db->import_open)
 		return db_err(err, IMT_ERR_MISMATCH,
 			      "a batch or import is open already");
-	if (run(db, sql_begin, err) < 0)
+	if (begin(db, err) < 0)
 		return -1;
 	db->batch_open = 1;
 	return 0;

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * db_test.h - temporary databases and small fixtures for the db tests.
+ *
+ * With IMATRUST_TEST_PG_URI set (tests/unit/db/run-pg.sh sets it) every
+ * "new" database is that PostgreSQL database with its schema emptied, so
+ * each test starts from nothing as with a fresh SQLite file; tests that
+ * work on the SQLite file itself skip there (tdb_sqlite_only()).
  */
 #ifndef IMATRUST_TEST_DB_H
 #define IMATRUST_TEST_DB_H
@@ -17,7 +22,8 @@
 
 #include "db.h"
 #include "db_internal.h"
-/* The tests inspect and damage the file with SQLite itself. */
+/* The tests inspect and damage the database with the engine itself. */
+#include "db_pg.h"
 #include "db_sqlite.h"
 
 #define T_NOW 1700000000	/* a fixed "now" for every test */
@@ -27,12 +33,50 @@ struct tdb {
 	struct db *db;
 };
 
+/* The PostgreSQL database the tests run against, or NULL: SQLite. */
+static inline const char *tdb_pg_uri(void)
+{
+	const char *uri = getenv("IMATRUST_TEST_PG_URI");
+
+	return uri != NULL && uri[0] != '\0' ? uri : NULL;
+}
+
+/* Skip the calling test on PostgreSQL, saying why. */
+#define tdb_sqlite_only(why)                                              \
+	do {                                                              \
+		if (tdb_pg_uri() != NULL) {                               \
+			print_message("skipped on PostgreSQL: %s\n", why); \
+			skip();                                           \
+		}                                                         \
+	} while (0)
+
+/* Empty the PostgreSQL test database: a new database for db_open(). */
+static inline void tdb_pg_reset(const char *uri)
+{
+	PGconn *pg = PQconnectdb(uri);
+	PGresult *res;
+
+	if (PQstatus(pg) != CONNECTION_OK)
+		fail_msg("%s: %s", uri, PQerrorMessage(pg));
+	res = PQexec(pg, "SET client_min_messages = warning;"
+		     "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		fail_msg("reset %s: %s", uri, PQerrorMessage(pg));
+	PQclear(res);
+	PQfinish(pg);
+}
+
 /* Make a fresh file in $TMPDIR (SQLite takes an empty file as a new db). */
 static inline void tdb_path(struct tdb *t)
 {
 	const char *dir = getenv("TMPDIR");
 	int fd;
 
+	if (tdb_pg_uri() != NULL) {
+		snprintf(t->path, sizeof(t->path), "%s", tdb_pg_uri());
+		tdb_pg_reset(t->path);
+		return;
+	}
 	snprintf(t->path, sizeof(t->path), "%s/imatrust-db-XXXXXX",
 		 dir && dir[0] ? dir : "/tmp");
 	fd = mkstemp(t->path);
@@ -66,6 +110,8 @@ static inline void tdb_remove(struct tdb *t)
 	char side[600];
 
 	tdb_close(t);
+	if (tdb_pg_uri() != NULL)
+		return;	/* emptied by the next tdb_path() */
 	unlink(t->path);
 	snprintf(side, sizeof(side), "%s-wal", t->path);
 	unlink(side);
@@ -73,18 +119,100 @@ static inline void tdb_remove(struct tdb *t)
 	unlink(side);
 }
 
-/* One integer from a query on the handle's own connection. */
-static inline int64_t tdb_int(struct tdb *t, const char *sql)
+/*
+ * A query on PostgreSQL, with one optional integer parameter ($1), its
+ * result in binary (@binary) or text. SQLite's user_version is
+ * schema_version's version there.
+ */
+static inline PGresult *tdb_pg_query(struct tdb *t, const char *sql,
+				     const int64_t *param, int binary)
+{
+	PGconn *pg = db_pg_handle(t->db);
+	char num[24];
+	const char *values[1] = { num };
+	PGresult *res;
+
+	if (strcmp(sql, "PRAGMA user_version") == 0)
+		sql = "SELECT version FROM schema_version";
+	if (param != NULL)
+		snprintf(num, sizeof(num), "%lld", (long long)*param);
+	res = PQexecParams(pg, sql, param != NULL, NULL, values, NULL, NULL,
+			   binary);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
+	    PQresultStatus(res) != PGRES_COMMAND_OK)
+		fail_msg("%s: %s", sql, PQerrorMessage(pg));
+	return res;
+}
+
+/* Column @col of the one row of @sql (with ?1 = *@param, if given). */
+static inline int64_t tdb_int_col(struct tdb *t, const char *sql,
+				  const int64_t *param, int col)
 {
 	sqlite3_stmt *st;
 	int64_t v;
 
+	if (tdb_pg_uri() != NULL) {
+		PGresult *res = tdb_pg_query(t, sql, param, 0);
+		const char *s;
+
+		assert_int_equal(PQntuples(res), 1);
+		s = PQgetvalue(res, 0, col);
+		v = s[0] == 't' ? 1 : s[0] == 'f' ? 0 : strtoll(s, NULL, 10);
+		PQclear(res);
+		return v;
+	}
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db), sql, -1,
+					    &st, NULL), SQLITE_OK);
+	if (param != NULL)
+		sqlite3_bind_int64(st, 1, *param);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, col);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* One integer from a query on the handle's own connection. */
+static inline int64_t tdb_int(struct tdb *t, const char *sql)
+{
+	return tdb_int_col(t, sql, NULL, 0);
+}
+
+/* Run @sql for its effect on the handle's own connection. */
+static inline void tdb_exec(struct tdb *t, const char *sql)
+{
+	if (tdb_pg_uri() != NULL) {
+		PQclear(tdb_pg_query(t, sql, NULL, 0));
+		return;
+	}
+	assert_int_equal(sqlite3_exec(db_sqlite_handle(t->db), sql, NULL, NULL,
+				      NULL), SQLITE_OK);
+}
+
+/* The blob in the one row of @sql, copied into @buf; its length. */
+static inline size_t tdb_blob(struct tdb *t, const char *sql, void *buf,
+			      size_t cap)
+{
+	sqlite3_stmt *st;
+	size_t n;
+
+	if (tdb_pg_uri() != NULL) {
+		PGresult *res = tdb_pg_query(t, sql, NULL, 1);
+
+		assert_int_equal(PQntuples(res), 1);
+		n = (size_t)PQgetlength(res, 0, 0);
+		assert_true(n <= cap);
+		memcpy(buf, PQgetvalue(res, 0, 0), n);
+		PQclear(res);
+		return n;
+	}
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db), sql, -1,
 					    &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	v = sqlite3_column_int64(st, 0);
+	n = (size_t)sqlite3_column_bytes(st, 0);
+	assert_true(n <= cap);
+	memcpy(buf, sqlite3_column_blob(st, 0), n);
 	sqlite3_finalize(st);
-	return v;
+	return n;
 }
 
 /* A made-up EK fingerprint of machine @id: one EK per id. */

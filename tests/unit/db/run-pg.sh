@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# run-pg.sh BIN... - the db unit tests against PostgreSQL.
+#
+# Starts a private cluster (tests/lib/pg.sh, fsync off), creates one
+# database per test binary and runs each with IMATRUST_TEST_PG_URI naming
+# it: db_test.h then opens that database instead of an SQLite file and
+# empties its schema before every test. Tests that work on the SQLite file
+# itself skip there. The summary line is tests/run-suite.sh's
+# ("unit-pg: N passed, N failed, N skipped"); the cluster's log is shown
+# when something failed. Skips everything when no PostgreSQL server is
+# installed (deploy/install-deps.sh).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+# shellcheck source=../../lib/pg.sh
+. "$root/tests/lib/pg.sh"
+
+if ! pg_bindir >/dev/null 2>&1; then
+	echo "run-pg.sh: no PostgreSQL server: skipped" >&2
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+cleanup() {
+	pg_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pg_start "$tmp/pg" off || exit 1
+su=(psql -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCKET" -U postgres -d postgres)
+cmds=()
+for bin in "$@"; do
+	name=t_$(basename "$bin")
+	"${su[@]}" -c "CREATE DATABASE $name OWNER $PG_ROLE ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0" ||
+		exit 1
+	uri=${PG_URI/\/\/\/$PG_DB\?/\/\/\/$name?}
+	cmds+=("env IMATRUST_TEST_PG_URI='$uri' $bin")
+done
+"$root/tests/run-suite.sh" unit-pg "${cmds[@]}"
+rc=$?
+if [ "$rc" -ne 0 ] && [ -s "$tmp/pg/postgres.log" ]; then
+	sed 's/^/# postgres.log: /' "$tmp/pg/postgres.log" | tail -40
+fi
+exit "$rc"
