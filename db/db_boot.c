@@ -147,14 +147,25 @@ int db_boot_current(struct db *db, const char *machine_id,
 	return boot_current(db, machine_id, out, found, err);
 }
 
-static const char sql_boot_insert[] =
-	"INSERT INTO boots (machine_id, reset_count, restart_count, "
-	"started_at, pcr10_sha1, pcr10_sha256) "
-	"VALUES (?1, ?2, ?3, ?4, zeroblob(20), zeroblob(32))";
-static const char sql_reboot_event[] =
-	"INSERT INTO events (machine_id, boot_id, time, kind, reason) "
-	"VALUES (?1, ?2, ?4, 'reboot', "
-	"json_object('reset_count', ?3, 'restart_count', ?5))";
+/* PostgreSQL: RETURNING id is what db_last_insert_id() reads there. */
+static const struct db_sql sql_boot_insert = {
+	.sqlite = "INSERT INTO boots (machine_id, reset_count, restart_count, "
+		  "started_at, pcr10_sha1, pcr10_sha256) "
+		  "VALUES (?1, ?2, ?3, ?4, zeroblob(20), zeroblob(32))",
+	.pg = "INSERT INTO boots (machine_id, reset_count, restart_count, "
+	      "started_at, pcr10_sha1, pcr10_sha256) "
+	      "VALUES (?1, ?2, ?3, ?4, decode(repeat('00', 20), 'hex'), "
+	      "decode(repeat('00', 32), 'hex')) RETURNING id",
+};
+static const struct db_sql sql_reboot_event = {
+	.sqlite = "INSERT INTO events (machine_id, boot_id, time, kind, reason) "
+		  "VALUES (?1, ?2, ?4, 'reboot', "
+		  "json_object('reset_count', ?3, 'restart_count', ?5))",
+	.pg = "INSERT INTO events (machine_id, boot_id, time, kind, reason) "
+	      "VALUES (?1, ?2, ?4, 'reboot', "
+	      "json_build_object('reset_count', ?3::bigint, "
+	      "'restart_count', ?5::bigint))",
+};
 
 /* The TPM counters order boots: resetCount first, then restartCount. */
 static int counters_forward(const struct db_boot *cur, uint32_t reset,
@@ -179,7 +190,7 @@ static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
 			      "boot counters (%u, %u) not after (%u, %u)",
 			      reset, restart, cur.reset_count,
 			      cur.restart_count);
-	st = db_stmt(db, sql_boot_insert, err);
+	st = db_stmt_sql(db, &sql_boot_insert, err);
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, machine_id);
@@ -198,7 +209,7 @@ static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
 	out->restart_count = restart;
 	out->started_at = now;
 
-	st = db_stmt(db, sql_reboot_event, err);
+	st = db_stmt_sql(db, &sql_reboot_event, err);
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, machine_id);

@@ -172,10 +172,15 @@ static const char sql_machine_list[] =
  * (they expire instead). An enrolling machine that never sent evidence
  * counts from its creation.
  */
-static const char sql_machine_silent[] =
-	SQL_MACHINE_COLUMNS "WHERE state IN ('enrolling', 'trusted', "
-	"'untrusted') AND coalesce(last_seen, created_at) < ?1 "
-	"ORDER BY last_seen, id LIMIT ?2";
+/* SQLite sorts NULL first, PostgreSQL last unless told. */
+#define SQL_MACHINE_SILENT(nulls_first) \
+	SQL_MACHINE_COLUMNS "WHERE state IN ('enrolling', 'trusted', " \
+	"'untrusted') AND coalesce(last_seen, created_at) < ?1 " \
+	"ORDER BY last_seen" nulls_first ", id LIMIT ?2"
+static const struct db_sql sql_machine_silent = {
+	.sqlite = SQL_MACHINE_SILENT(""),
+	.pg = SQL_MACHINE_SILENT(" NULLS FIRST"),
+};
 
 /* Fill @m from the current row with borrowed pointers; -1 if corrupt. */
 static int machine_from_row(struct db_stmt *st, struct db_machine *m)
@@ -352,7 +357,7 @@ int db_machine_list_silent(struct db *db, int64_t before, unsigned int limit,
 		return db_bad(err, "no database or callback");
 	if (db_check_limit(limit, err) < 0)
 		return -1;
-	st = db_stmt(db, sql_machine_silent, err);
+	st = db_stmt_sql(db, &sql_machine_silent, err);
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, before);
@@ -439,7 +444,10 @@ int db_machine_set_state(struct db *db, const char *id,
 static const char sql_approve[] =
 	"UPDATE machines SET approved = 1 WHERE id = ?1";
 /* json_object() builds the reason: no JSON assembled by hand. */
-static const char sql_approve_reason[] = "SELECT json_object('operator', ?1)";
+static const struct db_sql sql_approve_reason = {
+	.sqlite = "SELECT json_object('operator', ?1)",
+	.pg = "SELECT json_build_object('operator', ?1::text)",
+};
 static const char sql_machine_fpr[] =
 	"SELECT ek_fpr FROM machines WHERE id = ?1";
 
@@ -486,7 +494,7 @@ static int mark_approved(struct db *db, const char *id, struct imt_error *err)
 static char *approve_reason(struct db *db, const char *operator,
 			    struct imt_error *err)
 {
-	struct db_stmt *st = db_stmt(db, sql_approve_reason, err);
+	struct db_stmt *st = db_stmt_sql(db, &sql_approve_reason, err);
 
 	if (st == NULL)
 		return NULL;

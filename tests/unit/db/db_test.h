@@ -128,12 +128,17 @@ static inline PGresult *tdb_pg_query(struct tdb *t, const char *sql,
 				     const int64_t *param, int binary)
 {
 	PGconn *pg = db_pg_handle(t->db);
-	char num[24];
+	char num[24], text[1024], *q;
 	const char *values[1] = { num };
 	PGresult *res;
 
 	if (strcmp(sql, "PRAGMA user_version") == 0)
 		sql = "SELECT version FROM schema_version";
+	/* ?1 is $1 there */
+	snprintf(text, sizeof(text), "%s", sql);
+	for (q = strstr(text, "?1"); q != NULL; q = strstr(q, "?1"))
+		*q = '$';
+	sql = text;
 	if (param != NULL)
 		snprintf(num, sizeof(num), "%lld", (long long)*param);
 	res = PQexecParams(pg, sql, param != NULL, NULL, values, NULL, NULL,
@@ -177,6 +182,13 @@ static inline int64_t tdb_int(struct tdb *t, const char *sql)
 	return tdb_int_col(t, sql, NULL, 0);
 }
 
+/* tdb_int() of a query written for each engine. */
+static inline int64_t tdb_int2(struct tdb *t, const char *sqlite_sql,
+			       const char *pg_sql)
+{
+	return tdb_int(t, tdb_pg_uri() != NULL ? pg_sql : sqlite_sql);
+}
+
 /* Run @sql for its effect on the handle's own connection. */
 static inline void tdb_exec(struct tdb *t, const char *sql)
 {
@@ -213,6 +225,35 @@ static inline size_t tdb_blob(struct tdb *t, const char *sql, void *buf,
 	memcpy(buf, sqlite3_column_blob(st, 0), n);
 	sqlite3_finalize(st);
 	return n;
+}
+
+/*
+ * @json without the blanks outside its strings: SQLite's json_object()
+ * writes none, PostgreSQL's json_build_object() and jsonb some. In one of
+ * four static buffers (enough for the arguments of one assertion).
+ */
+static inline const char *tdb_json(const char *json)
+{
+	static char bufs[4][4096];
+	static int next;
+	char *out = bufs[next++ % 4];
+	int in_str = 0;
+	size_t i, n = 0;
+
+	if (json == NULL)
+		return NULL;
+	for (i = 0; json[i] != '\0' && n + 1 < sizeof(bufs[0]); i++) {
+		if (in_str && json[i] == '\\' && json[i + 1] != '\0') {
+			out[n++] = json[i++];
+		} else if (json[i] == '"') {
+			in_str = !in_str;
+		} else if (!in_str && (json[i] == ' ' || json[i] == '\n')) {
+			continue;
+		}
+		out[n++] = json[i];
+	}
+	out[n] = '\0';
+	return out;
 }
 
 /* A made-up EK fingerprint of machine @id: one EK per id. */

@@ -98,9 +98,12 @@ static void test_start_and_counters(void **state)
 	assert_memory_equal(c.pcr10_sha1, zero, DB_PCR_SHA1_SIZE);
 	assert_memory_equal(c.pcr10_sha256, zero, DB_PCR_SHA256_SIZE);
 	assert_int_equal(c.boot_aggregate_len, 0);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
-				     "kind = 'reboot' AND json_extract(reason,"
-				     " '$.reset_count') = 1"), 1);
+	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM events WHERE "
+				      "kind = 'reboot' AND json_extract(reason,"
+				      " '$.reset_count') = 1",
+				  "SELECT count(*) FROM events WHERE "
+				  "kind = 'reboot' AND "
+				  "(reason->>'reset_count')::int = 1"), 1);
 
 	/* Same boot, or counters going backwards: refused. */
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, NULL, &err),
@@ -255,9 +258,12 @@ static void test_record_path_literal(void **state)
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
 	a.boot_id = b.id;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records WHERE "
-				     "path = '/tmp/x''); DROP TABLE records;--'"
-				     " || x'fffe'"), 1);
+	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM records WHERE "
+				      "path = '/tmp/x''); DROP TABLE records;--'"
+				      " || x'fffe'",
+				  "SELECT count(*) FROM records WHERE path = "
+				  "convert_to('/tmp/x''); DROP TABLE records;--'"
+				  ", 'UTF8') || '\\xfffe'::bytea"), 1);
 	tdb_remove(&t);
 }
 
@@ -380,19 +386,12 @@ static uint64_t check_consistent(struct tdb *t)
 {
 	struct db_boot b = current(t, "m1");
 	uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
-	sqlite3_stmt *st;
+	static const char sql[] = "SELECT count(*), coalesce(max(idx) + 1, 0) "
+				  "FROM records WHERE boot_id = ?1";
 	int64_t count, top;
 
-	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db),
-					    "SELECT count(*), coalesce(max(idx)"
-					    " + 1, 0) FROM records WHERE "
-					    "boot_id = ?1", -1, &st, NULL),
-			 SQLITE_OK);
-	sqlite3_bind_int64(st, 1, b.id);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	count = sqlite3_column_int64(st, 0);
-	top = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
+	count = tdb_int_col(t, sql, &b.id, 0);
+	top = tdb_int_col(t, sql, &b.id, 1);
 	assert_int_equal(count, b.next_record_index);
 	assert_int_equal(top, b.next_record_index);
 	if (b.next_record_index > 0) {

@@ -371,9 +371,8 @@ static void test_pending_expiry(void **state)
 	test_fpr_of("approved", fpr);
 	assert_int_equal(db_machine_approve(t.db, "approved", fpr, "ops",
 					    T_NOW, &ar, &err), 0);
-	sqlite3_exec(db_sqlite_handle(t.db),
-		     "UPDATE machines SET state = 'pending' "
-		     "WHERE id = 'approved'", NULL, NULL, NULL);
+	tdb_exec(&t, "UPDATE machines SET state = 'pending' "
+		     "WHERE id = 'approved'");
 	assert_int_equal(db_boot_start(t.db, "seen", 1, 0, T_NOW, &boot, &err),
 			 0);
 	open_c(&t, challenge("x", "ek-q", 1, 0), 0);
