@@ -14,7 +14,8 @@ static const char sql_audit_insert[] =
 	"detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 static const char sql_audit_list[] =
 	"SELECT id, time, operator, action, machine_id, ek_fpr, detail "
-	"FROM audit WHERE id > ?1 AND (?2 IS NULL OR machine_id = ?2) "
+	"FROM audit WHERE id > ?1 "
+	"AND (CAST(?2 AS TEXT) IS NULL OR machine_id = ?2) "
 	"ORDER BY id LIMIT ?3";
 
 char *db_json_text(struct db *db, struct db_stmt *st, struct imt_error *err)

@@ -35,6 +35,8 @@
 #define PG_JSONB 3802
 
 #define PG_INT_TEXT 24		/* an int64 in decimal, with its NUL */
+#define PG_TEXT 25
+#define PG_PARAMS_MAX 100	/* ?1 .. ?99 */
 
 struct pg_conn;
 
@@ -44,6 +46,8 @@ struct pg_stmt {
 	struct pg_conn *c;
 	const char *sql;	/* the key */
 	char *text;		/* sql with $N for ?N */
+	Oid *declared;		/* text for an N the text skips, else 0 */
+	int ndeclared;
 	char name[16];		/* of the prepared statement: "imt<slot>" */
 	int prepared;		/* on the current connection */
 	int nparams;
@@ -170,6 +174,7 @@ static void stmt_free(struct pg_stmt *s)
 {
 	stmt_clear_run(s);
 	free(s->text);
+	free(s->declared);
 	free(s->types);
 	free(s->values);
 	free(s->lengths);
@@ -282,12 +287,14 @@ static int check_alive(struct pg_conn *c, struct imt_error *err)
 
 /*
  * ?N to $N, outside quoted literals and identifiers: the same length, so
- * the copy is the text with some bytes changed.
+ * the copy is the text with some bytes changed. Notes in @used which N
+ * the text names (N < PG_PARAMS_MAX).
  */
-static char *rewrite_params(const char *sql)
+static char *rewrite_params(const char *sql, unsigned char *used)
 {
 	char *t = strdup(sql), quote = 0;
 	size_t i;
+	long n;
 
 	for (i = 0; t != NULL && t[i] != '\0'; i++) {
 		if (quote != 0) {
@@ -297,6 +304,9 @@ static char *rewrite_params(const char *sql)
 			quote = t[i];
 		} else if (t[i] == '?' && t[i + 1] >= '1' && t[i + 1] <= '9') {
 			t[i] = '$';
+			n = strtol(t + i + 1, NULL, 10);
+			if (n < PG_PARAMS_MAX)
+				used[n] = 1;
 		}
 	}
 	return t;
@@ -326,7 +336,7 @@ static int stmt_prepare(struct pg_conn *c, struct pg_stmt *s,
 	PGresult *res;
 	int i;
 
-	res = PQprepare(c->pg, s->name, s->text, 0, NULL);
+	res = PQprepare(c->pg, s->name, s->text, s->ndeclared, s->declared);
 	if (db_pg_result(c->db, res, PGRES_COMMAND_OK, "prepare", err) < 0)
 		return -1;
 	if (s->types == NULL) {
@@ -346,9 +356,36 @@ static int stmt_prepare(struct pg_conn *c, struct pg_stmt *s,
 	return 0;
 }
 
+/*
+ * A statement may skip a parameter its callers bind (sql_list_source of
+ * db_ref.c has ?4 and ?5 but no ?3), and PostgreSQL cannot infer the type
+ * of one it never sees: declare those text, leave the others (0) to it.
+ */
+static int declare_skipped(struct pg_stmt *s, const unsigned char *used)
+{
+	int n, max = 0;
+
+	for (n = 1; n < PG_PARAMS_MAX; n++) {
+		if (used[n])
+			max = n;
+	}
+	for (n = 1; n < max && used[n]; n++)
+		;
+	if (n >= max)
+		return 0;	/* none skipped: nothing to declare */
+	s->declared = calloc((size_t)max, sizeof(*s->declared));
+	if (s->declared == NULL)
+		return -1;
+	for (n = 1; n <= max; n++)
+		s->declared[n - 1] = used[n] ? 0 : PG_TEXT;
+	s->ndeclared = max;
+	return 0;
+}
+
 static struct pg_stmt *stmt_new(struct pg_conn *c, const char *sql,
 				struct imt_error *err)
 {
+	unsigned char used[PG_PARAMS_MAX] = { 0 };
 	struct pg_stmt *s;
 
 	if (c->nstmts == DB_STMT_CACHE_MAX) {
@@ -363,8 +400,9 @@ static struct pg_stmt *stmt_new(struct pg_conn *c, const char *sql,
 	s->sql = sql;
 	s->row = -1;
 	snprintf(s->name, sizeof(s->name), "imt%zu", c->nstmts);
-	s->text = rewrite_params(sql);
-	if (s->text == NULL) {
+	s->text = rewrite_params(sql, used);
+	if (s->text == NULL || declare_skipped(s, used) < 0) {
+		free(s->text);
 		db_err(err, IMT_ERR_INTERNAL, "out of memory");
 		return NULL;
 	}

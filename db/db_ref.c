@@ -148,12 +148,24 @@ out:
 	return rc;
 }
 
-static const char sql_file_insert[] =
-	"INSERT INTO files (path) VALUES (?1) ON CONFLICT DO NOTHING";
+/*
+ * PostgreSQL: RETURNING id, which db_last_insert_id() reads there, saves
+ * the round trip of a SELECT lastval() per new row.
+ */
+#define SQL_FILE_INSERT \
+	"INSERT INTO files (path) VALUES (?1) ON CONFLICT DO NOTHING"
+static const struct db_sql sql_file_insert = {
+	.sqlite = SQL_FILE_INSERT,
+	.pg = SQL_FILE_INSERT " RETURNING id",
+};
 static const char sql_file_select[] = "SELECT id FROM files WHERE path = ?1";
-static const char sql_digest_insert[] =
-	"INSERT INTO digests (algo, value) VALUES (?1, ?2) "
-	"ON CONFLICT DO NOTHING";
+#define SQL_DIGEST_INSERT \
+	"INSERT INTO digests (algo, value) VALUES (?1, ?2) " \
+	"ON CONFLICT DO NOTHING"
+static const struct db_sql sql_digest_insert = {
+	.sqlite = SQL_DIGEST_INSERT,
+	.pg = SQL_DIGEST_INSERT " RETURNING id",
+};
 static const char sql_digest_select[] =
 	"SELECT id FROM digests WHERE algo = ?1 AND value = ?2";
 /* A reference stated again moves to its source's current generation. */
@@ -177,7 +189,7 @@ static int ref_insert(struct db *db, int64_t source,
 	struct db_stmt *ins, *sel;
 	int64_t file, dig;
 
-	ins = db_stmt(db, sql_file_insert, err);
+	ins = db_stmt_sql(db, &sql_file_insert, err);
 	sel = ins ? db_stmt(db, sql_file_select, err) : NULL;
 	if (sel == NULL)
 		return -1;
@@ -186,7 +198,7 @@ static int ref_insert(struct db *db, int64_t source,
 	if (intern_row(db, ins, sel, &file, err) < 0)
 		return -1;
 
-	ins = db_stmt(db, sql_digest_insert, err);
+	ins = db_stmt_sql(db, &sql_digest_insert, err);
 	sel = ins ? db_stmt(db, sql_digest_select, err) : NULL;
 	if (sel == NULL)
 		return -1;
@@ -332,31 +344,39 @@ void db_ref_import_abort(struct db *db)
  * digest) listed; path listed as a conffile with other digests; path
  * listed with other digests; digest listed for another path.
  */
-#define SQL_SELECTED(s) \
-	"(?4 IS NULL OR EXISTS (SELECT 1 FROM policy_selectors p " \
-	"WHERE p.policy = ?4 AND " s ".kind || ':' || " s ".name " \
-	"GLOB p.selector))"
+#define SQL_SELECTED(s, match) \
+	"(CAST(?4 AS TEXT) IS NULL OR EXISTS " \
+	"(SELECT 1 FROM policy_selectors p " \
+	"WHERE p.policy = ?4 AND " match(s ".kind || ':' || " s ".name") "))"
+/* SQLite's GLOB; PostgreSQL's stand-in for it (0012_baseline.sql). */
+#define SQL_GLOB_SQLITE(str) str " GLOB p.selector"
+#define SQL_GLOB_PG(str) "imatrust_glob(" str ", p.selector)"
 #define SQL_REF_JOIN \
 	"FROM files f JOIN refs r ON r.file_id = f.id " \
 	"JOIN digests d ON d.id = r.digest_id " \
 	"JOIN sources s ON s.id = r.source_id "
 
-static const char sql_lookup[] =
-	"SELECT CASE "
-	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3 AND "
-	SQL_SELECTED("s") ") THEN 0 "
-	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND r.conffile = 1 AND "
-	SQL_SELECTED("s") ") THEN 4 "
-	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND " SQL_SELECTED("s")
-	") THEN 1 "
-	"WHEN EXISTS (SELECT 1 FROM digests d "
-	"  JOIN refs r ON r.digest_id = d.id "
-	"  JOIN sources s ON s.id = r.source_id "
-	"  WHERE d.algo = ?2 AND d.value = ?3 AND " SQL_SELECTED("s")
-	") THEN 2 ELSE 3 END";
+#define SQL_LOOKUP(match) \
+	"SELECT CASE " \
+	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3 AND " \
+	SQL_SELECTED("s", match) ") THEN 0 " \
+	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND r.conffile = 1 AND " \
+	SQL_SELECTED("s", match) ") THEN 4 " \
+	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND " SQL_SELECTED("s", match) \
+	") THEN 1 " \
+	"WHEN EXISTS (SELECT 1 FROM digests d " \
+	"  JOIN refs r ON r.digest_id = d.id " \
+	"  JOIN sources s ON s.id = r.source_id " \
+	"  WHERE d.algo = ?2 AND d.value = ?3 AND " SQL_SELECTED("s", match) \
+	") THEN 2 ELSE 3 END"
+
+static const struct db_sql sql_lookup = {
+	.sqlite = SQL_LOOKUP(SQL_GLOB_SQLITE),
+	.pg = SQL_LOOKUP(SQL_GLOB_PG),
+};
 
 static const enum db_ref_class lookup_classes[] = {
 	DB_REF_KNOWN, DB_REF_MISMATCH, DB_REF_KNOWN_ANY_PATH,
@@ -375,7 +395,7 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 		return db_bad(err, "no database or result");
 	if (check_ref(path, algo, digest, digest_len, err) < 0)
 		return -1;
-	st = db_stmt(db, sql_lookup, err);
+	st = db_stmt_sql(db, &sql_lookup, err);
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, path);
@@ -415,14 +435,19 @@ int db_ref_lookup(struct db *db, const char *path, const char *algo,
  * another path; or (?6) the path as a conffile. Ordered so that an exact
  * pair wins over the other two.
  */
-static const char sql_origin[] =
-	"SELECT s.kind, s.name, s.package, s.version, s.arch, r.conffile, "
-	"f.path <> ?1 " SQL_REF_JOIN
-	"WHERE d.algo = ?2 AND " SQL_SELECTED("s") " AND ("
-	"(f.path = ?1 AND d.value = ?3) "
-	"OR (?5 AND d.value = ?3) "
-	"OR (?6 AND f.path = ?1 AND r.conffile = 1)) "
-	"ORDER BY (f.path = ?1 AND d.value = ?3) DESC, s.id DESC LIMIT 1";
+#define SQL_ORIGIN(match) \
+	"SELECT s.kind, s.name, s.package, s.version, s.arch, r.conffile, " \
+	"f.path <> ?1 " SQL_REF_JOIN \
+	"WHERE d.algo = ?2 AND " SQL_SELECTED("s", match) " AND (" \
+	"(f.path = ?1 AND d.value = ?3) " \
+	"OR (?5 AND d.value = ?3) " \
+	"OR (?6 AND f.path = ?1 AND r.conffile = 1)) " \
+	"ORDER BY (f.path = ?1 AND d.value = ?3) DESC, s.id DESC LIMIT 1"
+
+static const struct db_sql sql_origin = {
+	.sqlite = SQL_ORIGIN(SQL_GLOB_SQLITE),
+	.pg = SQL_ORIGIN(SQL_GLOB_PG),
+};
 
 static void copy_col(struct db_stmt *st, int col, char *out, size_t max)
 {
@@ -443,7 +468,7 @@ int db_ref_origin(struct db *db, const char *policy, const char *path,
 		return db_bad(err, "no database or result");
 	if (check_ref(path, algo, digest, digest_len, err) < 0)
 		return -1;
-	st = db_stmt(db, sql_origin, err);
+	st = db_stmt_sql(db, &sql_origin, err);
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, path);
@@ -477,7 +502,7 @@ static const char sql_ref_delete[] =
 	"WHERE file_id = (SELECT id FROM files WHERE path = ?1) "
 	"AND digest_id = (SELECT id FROM digests "
 	"                 WHERE algo = ?2 AND value = ?3) "
-	"AND (?4 IS NULL OR source_id = (SELECT id FROM sources "
+	"AND (CAST(?4 AS TEXT) IS NULL OR source_id = (SELECT id FROM sources "
 	"                 WHERE kind = ?4 AND name = ?5))";
 /* The trigger refs_withdrawn queues the digest and collects orphans. */
 static int ref_delete(struct db *db, const struct db_ref_source *source,
@@ -541,7 +566,7 @@ static const char sql_list_all[] =
 	SQL_REF_COLUMNS "WHERE r.id > ?1 ORDER BY r.id LIMIT ?2";
 static const char sql_list_path[] =
 	SQL_REF_COLUMNS "WHERE r.id > ?1 AND f.path = ?3 "
-	"AND (?4 IS NULL OR (s.kind = ?4 AND s.name = ?5)) "
+	"AND (CAST(?4 AS TEXT) IS NULL OR (s.kind = ?4 AND s.name = ?5)) "
 	"ORDER BY r.id LIMIT ?2";
 static const char sql_list_source[] =
 	SQL_REF_COLUMNS "WHERE r.id > ?1 AND s.kind = ?4 AND s.name = ?5 "

@@ -245,8 +245,10 @@ static void test_sql_injection_stored_literally(void **state)
 				     NULL), 0);
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.path, evil);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sqlite_master "
-				     "WHERE name = 'files'"), 1);
+	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM sqlite_master "
+				      "WHERE name = 'files'",
+				  "SELECT count(*) FROM pg_tables "
+				  "WHERE tablename = 'files'"), 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 1);
 	tdb_remove(&t);
 }
