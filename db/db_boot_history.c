@@ -10,9 +10,11 @@
  */
 #include "db_internal.h"
 
+/* history_followed is an integer flag: CASE, not OR (PostgreSQL). */
 static const char sql_boot_gap[] =
 	"UPDATE boots SET next_record_index = ?3, history_from = ?2, "
-	"history_to = ?3, history_followed = history_followed OR ?2 > 0, "
+	"history_to = ?3, history_followed = CASE WHEN history_followed <> 0 "
+	"OR ?2 > 0 THEN 1 ELSE 0 END, "
 	"history_anchor = ?4 WHERE id = ?1 AND next_record_index = ?2";
 
 static int boot_gap(struct db *db, int64_t boot_id, uint64_t from,

@@ -12,9 +12,12 @@
 static const char sql_efi_source[] =
 	"INSERT INTO sources (kind, name, imported_at) VALUES ('efi', ?1, ?2) "
 	"ON CONFLICT (kind, name) DO UPDATE SET kind = sources.kind RETURNING id";
-static const char sql_efi_version[] =
-	"UPDATE sources SET version = ?2 WHERE id = ?1 "
-	"AND version IS NOT ?2";
+static const struct db_sql sql_efi_version = {
+	.sqlite = "UPDATE sources SET version = ?2 WHERE id = ?1 "
+		  "AND version IS NOT ?2",
+	.pg = "UPDATE sources SET version = ?2 WHERE id = ?1 "
+	      "AND version IS DISTINCT FROM ?2",
+};
 static const char sql_efi_insert[] =
 	"INSERT INTO efi_digests (source_id, algo, digest, file_name) "
 	"VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING";
@@ -54,7 +57,7 @@ static int efi_source(struct db *db, const char *name, const char *version,
 		return db_fail(db, err, "efi source");
 	if (version == NULL)
 		return 0;
-	st = db_stmt(db, sql_efi_version, err);
+	st = db_stmt_sql(db, &sql_efi_version, err);
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, *id);

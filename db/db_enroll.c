@@ -255,9 +255,13 @@ static const char sql_rebind[] =
 	"ek_fpr = ?4, ek_cert = ?5 WHERE id = ?1 RETURNING approved";
 static const char sql_count_pending[] =
 	"SELECT count(*) FROM machines WHERE state = 'pending'";
-static const char sql_enroll_detail[] =
-	"SELECT json_object('state', ?1, 'ek_chained', json(?2), "
-	"'registered', json(?3), 'ak_name', lower(hex(?4)))";
+static const struct db_sql sql_enroll_detail = {
+	.sqlite = "SELECT json_object('state', ?1, 'ek_chained', json(?2), "
+		  "'registered', json(?3), 'ak_name', lower(hex(?4)))",
+	.pg = "SELECT json_build_object('state', ?1::text, "
+	      "'ek_chained', ?2::json, 'registered', ?3::json, "
+	      "'ak_name', encode(?4::bytea, 'hex'))",
+};
 
 /* The verdict on the identity, or -1 when the activation may go on. */
 static int identity_verdict(const struct db_identity *w,
@@ -322,7 +326,7 @@ static int enroll_audit(struct db *db, const struct db_challenge *c,
 			const char *state, int registered, int64_t now,
 			struct imt_error *err)
 {
-	struct db_stmt *st = db_stmt(db, sql_enroll_detail, err);
+	struct db_stmt *st = db_stmt_sql(db, &sql_enroll_detail, err);
 	struct db_audit a = { .time = now, .action = "enroll",
 			      .machine_id = c->machine_id,
 			      .ek_fpr = c->ek_fpr };

@@ -230,10 +230,14 @@ static const char sql_rm_enrollments[] =
 	"DELETE FROM enrollments WHERE machine_id = ?1";
 static const char sql_rm_registration[] =
 	"DELETE FROM registrations WHERE machine_id = ?1 RETURNING ek_fpr";
-static const char sql_rm_detail[] =
-	"SELECT json_object('state', nullif(?1, ''), 'boots', ?2, "
-	"'records', ?3, 'enrollments', ?4, 'registration', "
-	"json(CASE ?5 WHEN 1 THEN 'true' ELSE 'false' END))";
+static const struct db_sql sql_rm_detail = {
+	.sqlite = "SELECT json_object('state', nullif(?1, ''), 'boots', ?2, "
+		  "'records', ?3, 'enrollments', ?4, 'registration', "
+		  "json(CASE ?5 WHEN 1 THEN 'true' ELSE 'false' END))",
+	.pg = "SELECT json_build_object('state', nullif(?1::text, ''), "
+	      "'boots', ?2::bigint, 'records', ?3::bigint, "
+	      "'enrollments', ?4::bigint, 'registration', ?5::bigint = 1)",
+};
 
 static int rm_counts(struct db *db, const char *id, struct db_removal *out,
 		     struct imt_error *err)
@@ -289,7 +293,7 @@ static int rm_audit(struct db *db, const char *id, const char *operator,
 		    int64_t now, const struct db_removal *out,
 		    struct imt_error *err)
 {
-	struct db_stmt *st = db_stmt(db, sql_rm_detail, err);
+	struct db_stmt *st = db_stmt_sql(db, &sql_rm_detail, err);
 	struct db_audit a = { .time = now, .operator = operator,
 			      .action = "remove", .machine_id = id,
 			      .ek_fpr = out->has_ek_fpr ? out->ek_fpr : NULL };
@@ -352,13 +356,25 @@ int db_machine_remove(struct db *db, const char *id, const char *operator,
 
 /* ---- fingerprints of older machines ------------------------------------- */
 
-static const char sql_unfilled[] =
-	"SELECT rowid, id FROM machines WHERE ek_fpr IS NULL AND rowid > ?1 "
-	"ORDER BY rowid LIMIT 1";
+/*
+ * The cursor is SQLite's rowid, the order of enrollment. PostgreSQL has
+ * none: the machine's place in (created_at, id) order stands in, stable
+ * while no machine enrolls with an older time (this runs at start).
+ */
+static const struct db_sql sql_unfilled = {
+	.sqlite = "SELECT rowid, id FROM machines WHERE ek_fpr IS NULL "
+		  "AND rowid > ?1 ORDER BY rowid LIMIT 1",
+	.pg = "SELECT n, id FROM (SELECT row_number() OVER "
+	      "(ORDER BY created_at, id) AS n, id, ek_fpr FROM machines) m "
+	      "WHERE ek_fpr IS NULL AND n > ?1 ORDER BY n LIMIT 1",
+};
 static const char sql_fill[] = "UPDATE machines SET ek_fpr = ?2 WHERE id = ?1";
 static const char sql_fpr_holder[] =
 	"SELECT id FROM machines WHERE ek_fpr = ?1";
-static const char sql_dup_detail[] = "SELECT json_object('holder', ?1)";
+static const struct db_sql sql_dup_detail = {
+	.sqlite = "SELECT json_object('holder', ?1)",
+	.pg = "SELECT json_build_object('holder', ?1::text)",
+};
 
 int db_machine_next_unfingerprinted(struct db *db, int64_t *cursor,
 				    struct db_machine *out, int *found,
@@ -371,7 +387,7 @@ int db_machine_next_unfingerprinted(struct db *db, int64_t *cursor,
 	if (db == NULL || cursor == NULL || out == NULL || found == NULL)
 		return db_bad(err, "no database or result");
 	*found = 0;
-	st = db_stmt(db, sql_unfilled, err);
+	st = db_stmt_sql(db, &sql_unfilled, err);
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, *cursor);
@@ -408,7 +424,7 @@ static int holder_of(struct db *db, const uint8_t *ek_fpr,
 static int duplicate(struct db *db, const char *id, const uint8_t *ek_fpr,
 		     int64_t now, const char *holder, struct imt_error *err)
 {
-	struct db_stmt *st = db_stmt(db, sql_dup_detail, err);
+	struct db_stmt *st = db_stmt_sql(db, &sql_dup_detail, err);
 	struct db_audit a = { .time = now, .action = "duplicate-ek",
 			      .machine_id = id, .ek_fpr = ek_fpr };
 

@@ -16,6 +16,7 @@
  * With db_pg_open.c this is the only place that includes <libpq-fe.h>.
  */
 #include <endian.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,9 +131,12 @@ static void note_error(struct pg_conn *c, const PGresult *res)
 	snprintf(c->sqlstate, sizeof(c->sqlstate), "%s",
 		 state != NULL ? state : "");
 	snprintf(c->msg, sizeof(c->msg), "%s", msg);
-	/* libpq's own messages end with a newline */
-	n = strlen(c->msg);
-	while (n > 0 && (c->msg[n - 1] == '\n' || c->msg[n - 1] == ' '))
+	/* libpq's own messages have lines (and end with a newline) */
+	for (n = 0; c->msg[n] != '\0'; n++) {
+		if (c->msg[n] == '\n' || c->msg[n] == '\t')
+			c->msg[n] = ' ';
+	}
+	while (n > 0 && c->msg[n - 1] == ' ')
 		c->msg[--n] = '\0';
 }
 
@@ -273,13 +277,30 @@ static int reconnect(struct pg_conn *c, struct imt_error *err)
 	return 0;
 }
 
-/* Between transactions: read what the server sent (a shutdown notice, a
- * notification); reconnect when it had closed the connection. */
+/* 1 when the connection's socket has something to read (or its end). */
+static int readable(PGconn *pg)
+{
+	struct pollfd p = { .fd = PQsocket(pg), .events = POLLIN };
+
+	return p.fd >= 0 && poll(&p, 1, 0) == 1;
+}
+
+/*
+ * Between transactions: read what the server sent, a notification or its
+ * goodbye (a restart sends a FATAL message, then closes), and reconnect
+ * when it had closed the connection. The goodbye and the end of the
+ * stream may come in two reads: read while there is something.
+ */
 static int check_alive(struct pg_conn *c, struct imt_error *err)
 {
-	if (PQtransactionStatus(c->pg) == PQTRANS_IDLE &&
-	    PQconsumeInput(c->pg))
+	int reads = 0;
+
+	while (PQtransactionStatus(c->pg) == PQTRANS_IDLE && reads++ < 4 &&
+	       readable(c->pg)) {
+		if (!PQconsumeInput(c->pg))
+			break;
 		take_notifies(c);
+	}
 	if (PQstatus(c->pg) == CONNECTION_OK)
 		return 0;
 	return reconnect(c, err);

@@ -20,9 +20,12 @@ static const char sql_upsert[] =
 	"is_default = ?3, updated_at = ?4";
 static const char sql_selectors_clear[] =
 	"DELETE FROM policy_selectors WHERE policy = ?1";
-static const char sql_selector_add[] =
-	"INSERT OR IGNORE INTO policy_selectors (policy, selector) "
-	"VALUES (?1, ?2)";
+static const struct db_sql sql_selector_add = {
+	.sqlite = "INSERT OR IGNORE INTO policy_selectors (policy, selector) "
+		  "VALUES (?1, ?2)",
+	.pg = "INSERT INTO policy_selectors (policy, selector) "
+	      "VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+};
 
 static int name_exists(struct db *db, const char *name, int *found,
 		       struct imt_error *err)
@@ -83,7 +86,7 @@ static int put(struct db *db, const char *name, const char *body,
 	    run_name(db, sql_selectors_clear, name, err) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		st = db_stmt(db, sql_selector_add, err);
+		st = db_stmt_sql(db, &sql_selector_add, err);
 		if (st == NULL)
 			return -1;
 		db_bind_text(st, 1, name);

@@ -52,8 +52,11 @@ static const char sql_pending_old[] =
 	"(SELECT 1 FROM boots b WHERE b.machine_id = m.id) "
 	"ORDER BY created_at, id LIMIT 1";
 static const char sql_pending_delete[] = "DELETE FROM machines WHERE id = ?1";
-static const char sql_pending_detail[] =
-	"SELECT json_object('created_at', ?1, 'pending_expire', ?2)";
+static const struct db_sql sql_pending_detail = {
+	.sqlite = "SELECT json_object('created_at', ?1, 'pending_expire', ?2)",
+	.pg = "SELECT json_build_object('created_at', ?1::bigint, "
+	      "'pending_expire', ?2::bigint)",
+};
 
 /* Run a purge statement bound to (@key, @budget); subtract what it did. */
 static int purge(struct db *db, const char *sql, int64_t key,
@@ -156,7 +159,7 @@ static int expired_audit(struct db *db, const char *id, const uint8_t *fpr,
 			 int64_t created, const struct db_retention *r,
 			 int64_t now, struct imt_error *err)
 {
-	struct db_stmt *st = db_stmt(db, sql_pending_detail, err);
+	struct db_stmt *st = db_stmt_sql(db, &sql_pending_detail, err);
 	struct db_audit a = { .time = now, .action = "pending-expired",
 			      .machine_id = id, .ek_fpr = fpr };
 

@@ -143,9 +143,12 @@ int db_source_schedule_retire(struct db *db, const char *package,
 	return 0;
 }
 
-static const char sql_rule_add[] =
-	"INSERT OR IGNORE INTO source_rules (source_id, kind, rule) "
-	"VALUES (?1, ?2, ?3)";
+static const struct db_sql sql_rule_add = {
+	.sqlite = "INSERT OR IGNORE INTO source_rules (source_id, kind, rule) "
+		  "VALUES (?1, ?2, ?3)",
+	.pg = "INSERT INTO source_rules (source_id, kind, rule) "
+	      "VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+};
 
 int db_source_rule_add(struct db *db, const char *kind, const char *rule,
 		       struct imt_error *err)
@@ -160,7 +163,7 @@ int db_source_rule_add(struct db *db, const char *kind, const char *rule,
 		return db_bad(err, "unknown rule kind");
 	if (db_check_str(rule, DB_PATH_MAX, "rule", err) < 0)
 		return -1;
-	st = db_stmt(db, sql_rule_add, err);
+	st = db_stmt_sql(db, &sql_rule_add, err);
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, db->import_source);
@@ -169,12 +172,17 @@ int db_source_rule_add(struct db *db, const char *kind, const char *rule,
 	return db_step_done(db, st, err, "rule");
 }
 
-static const char sql_policy_rules[] =
-	"SELECT r.kind, r.rule, s.kind || ':' || s.name FROM source_rules r "
-	"JOIN sources s ON s.id = r.source_id WHERE EXISTS (SELECT 1 "
-	"FROM policy_selectors p WHERE p.policy = ?1 "
-	"AND s.kind || ':' || s.name GLOB p.selector) "
-	"ORDER BY s.id, r.kind, r.rule";
+/* GLOB: imatrust_glob() on PostgreSQL (0012_baseline.sql). */
+#define SQL_POLICY_RULES(match) \
+	"SELECT r.kind, r.rule, s.kind || ':' || s.name FROM source_rules r " \
+	"JOIN sources s ON s.id = r.source_id WHERE EXISTS (SELECT 1 " \
+	"FROM policy_selectors p WHERE p.policy = ?1 AND " match " ) " \
+	"ORDER BY s.id, r.kind, r.rule"
+static const struct db_sql sql_policy_rules = {
+	.sqlite = SQL_POLICY_RULES("s.kind || ':' || s.name GLOB p.selector"),
+	.pg = SQL_POLICY_RULES("imatrust_glob(s.kind || ':' || s.name, "
+			       "p.selector)"),
+};
 
 int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
 			   void *arg, struct imt_error *err)
@@ -184,7 +192,7 @@ int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
 
 	if (db == NULL || policy == NULL || cb == NULL)
 		return db_bad(err, "no database, policy or callback");
-	st = db_stmt(db, sql_policy_rules, err);
+	st = db_stmt_sql(db, &sql_policy_rules, err);
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, policy);

@@ -51,15 +51,19 @@ static const char sql_tnc[] =
 	"INSERT INTO state_tnc (state, tnc) VALUES (?1, ?2) "
 	"ON CONFLICT (state) DO UPDATE SET tnc = excluded.tnc";
 /* The head of each (endpoint, machine) queue, if it is due. */
-static const char sql_due[] =
-	"SELECT o.seq, json_extract(o.body, '$.id'), w.name, w.url, "
-	"w.ca_file, w.allow_http, w.key_id, w.secret, o.machine_id, o.body, "
-	"o.attempts FROM (SELECT min(seq) AS seq FROM webhook_outbox "
-	"WHERE delivered_at IS NULL GROUP BY endpoint_id, machine_id) h "
-	"JOIN webhook_outbox o ON o.seq = h.seq "
-	"JOIN webhooks w ON w.id = o.endpoint_id "
-	"WHERE o.next_attempt <= ?1 AND w.enabled = 1 "
-	"ORDER BY o.next_attempt, o.seq LIMIT ?2";
+#define SQL_DUE(msg_id) \
+	"SELECT o.seq, " msg_id ", w.name, w.url, " \
+	"w.ca_file, w.allow_http, w.key_id, w.secret, o.machine_id, o.body, " \
+	"o.attempts FROM (SELECT min(seq) AS seq FROM webhook_outbox " \
+	"WHERE delivered_at IS NULL GROUP BY endpoint_id, machine_id) h " \
+	"JOIN webhook_outbox o ON o.seq = h.seq " \
+	"JOIN webhooks w ON w.id = o.endpoint_id " \
+	"WHERE o.next_attempt <= ?1 AND w.enabled = 1 " \
+	"ORDER BY o.next_attempt, o.seq LIMIT ?2"
+static const struct db_sql sql_due = {
+	.sqlite = SQL_DUE("json_extract(o.body, '$.id')"),
+	.pg = SQL_DUE("o.body ->> 'id'"),
+};
 static const char sql_delivered[] =
 	"UPDATE webhook_outbox SET delivered_at = ?2, last_error = NULL "
 	"WHERE seq = ?1 AND delivered_at IS NULL";
@@ -277,7 +281,7 @@ int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
 		return db_bad(err, "no database or callback");
 	if (db_check_limit(limit, err) < 0)
 		return -1;
-	st = db_stmt(db, sql_due, err);
+	st = db_stmt_sql(db, &sql_due, err);
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, now);

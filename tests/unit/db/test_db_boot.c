@@ -647,6 +647,40 @@ static void test_heartbeat_cost(void **state)
 	tdb_remove(&t);
 }
 
+/* A gap moves the boot on; "followed" once records came before one. */
+static void test_history_gap(void **state)
+{
+	static const uint8_t anchor[32] = { 0xa7 };
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(db_boot_history_gap(t.db, b.id, 0, 10, anchor,
+					     sizeof(anchor), &err), 0);
+	b = current(&t, "m1");
+	assert_int_equal(b.next_record_index, 10);
+	assert_int_equal(b.history_from, 0);
+	assert_int_equal(b.history_to, 10);
+	assert_int_equal(b.history_followed, 0);
+	assert_int_equal(advance(&t, b.id, 10, 2, T_NOW, &err), 0);
+	/* not at 11: refused */
+	assert_int_equal(db_boot_history_gap(t.db, b.id, 11, 20, anchor,
+					     sizeof(anchor), &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(db_boot_history_gap(t.db, b.id, 12, 20, anchor,
+					     sizeof(anchor), &err), 0);
+	b = current(&t, "m1");
+	assert_int_equal(b.next_record_index, 20);
+	assert_int_equal(b.history_from, 12);
+	assert_int_equal(b.history_to, 20);
+	assert_int_equal(b.history_followed, 1);
+	tdb_remove(&t);
+}
+
 static void test_verdict_names(void **state)
 {
 	enum db_verdict v;
@@ -673,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_retention_event_cap),
 		cmocka_unit_test(test_heartbeat_cost),
+		cmocka_unit_test(test_history_gap),
 		cmocka_unit_test(test_verdict_names),
 	};
 

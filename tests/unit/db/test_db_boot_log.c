@@ -146,6 +146,7 @@ static void test_upgrade_from_0006(void **state)
 	sqlite3 *s;
 
 	(void)state;
+	tdb_sqlite_only("an SQLite file at schema 6 (PostgreSQL starts at 12)");
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	boot = boot_of(&t, "m1", 1);

@@ -39,6 +39,7 @@ static void test_upgrade_from_0006(void **state)
 	struct tdb t;
 
 	(void)state;
+	tdb_sqlite_only("an SQLite file at schema 6 (PostgreSQL starts at 12)");
 	make_0006(&t);
 	tdb_open(&t);
 	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),

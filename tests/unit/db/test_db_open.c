@@ -8,6 +8,23 @@
 
 #define SCHEMA_DIR FIXTURE_DIR "/../../db/schema"
 
+/* What a new PostgreSQL database holds after db_open(). */
+static void check_pg_opened(struct tdb *t)
+{
+	assert_int_equal(tdb_int(t, "SELECT version FROM schema_version"),
+			 db_schema_version());
+	assert_int_equal(tdb_int(t, "SELECT application_id FROM "
+				    "schema_version"), 1768776052);
+	assert_int_equal(tdb_int(t, "SELECT count(*) FROM pg_tables WHERE "
+				    "schemaname = current_schema() AND "
+				    "tablename IN ('sources', 'files', 'digests', "
+				    "'refs', 'machines', 'boots', 'records', "
+				    "'events', 'nonces', 'tokens')"), 10);
+	/* as SQLite's synchronous NORMAL (db_pg_open.c) */
+	assert_int_equal(tdb_int(t, "SELECT setting = 'off' FROM pg_settings "
+				    "WHERE name = 'synchronous_commit'"), 1);
+}
+
 static void test_open_empty_migrates(void **state)
 {
 	struct tdb t;
@@ -15,6 +32,11 @@ static void test_open_empty_migrates(void **state)
 	(void)state;
 	tdb_new(&t);
 	assert_true(db_schema_version() >= 1);
+	if (tdb_pg_uri() != NULL) {
+		check_pg_opened(&t);
+		tdb_remove(&t);
+		return;
+	}
 	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
 			 db_schema_version());
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sqlite_master "
@@ -77,6 +99,34 @@ static int64_t raw_int(const char *path, const char *sql)
 	return v;
 }
 
+/*
+ * PostgreSQL: change schema_version (or make a foreign table) as another
+ * program might, then open: refused, and untouched.
+ */
+static void pg_refused(const char *change, const char *what)
+{
+	struct imt_error err;
+	struct db *db = (struct db *)1;
+	struct tdb t;
+
+	tdb_path(&t);
+	if (change[0] != '\0') {
+		tdb_open(&t);
+		tdb_exec(&t, change);
+		tdb_close(&t);
+	} else {
+		tdb_open(&t);
+		tdb_exec(&t, "DROP TABLE schema_version");
+		tdb_close(&t);
+	}
+	assert_int_equal(db_open(t.path, &db, &err), -1);
+	assert_null(db);
+	assert_int_equal(err.status, IMT_ERR_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, what));
+	print_message("refused: %s\n", err.msg);
+	tdb_remove(&t);
+}
+
 static void test_newer_schema_refused(void **state)
 {
 	struct imt_error err;
@@ -84,6 +134,10 @@ static void test_newer_schema_refused(void **state)
 	struct tdb t;
 
 	(void)state;
+	if (tdb_pg_uri() != NULL) {
+		pg_refused("UPDATE schema_version SET version = 999", "newer");
+		return;
+	}
 	tdb_new(&t);
 	tdb_close(&t);
 	raw_exec(t.path, "PRAGMA user_version = 999");
@@ -104,6 +158,13 @@ static void test_foreign_database_refused(void **state)
 	struct tdb t;
 
 	(void)state;
+	if (tdb_pg_uri() != NULL) {
+		pg_refused("UPDATE schema_version SET application_id = 42",
+			   "not an imatrust database");
+		/* tables but no schema_version: someone else's */
+		pg_refused("", "not an imatrust database");
+		return;
+	}
 	tdb_path(&t);
 	raw_exec(t.path, "PRAGMA application_id = 42;"
 			 "CREATE TABLE x (y INTEGER)");
@@ -124,6 +185,8 @@ static void test_unversioned_database_fails_cleanly(void **state)
 	struct tdb t;
 
 	(void)state;
+	tdb_sqlite_only("PostgreSQL refuses tables without schema_version "
+			"(test_foreign_database_refused)");
 	tdb_path(&t);
 	raw_exec(t.path, "CREATE TABLE files (x TEXT)");
 	assert_int_equal(db_open(t.path, &db, &err), -1);
@@ -197,6 +260,99 @@ static void test_migrations_match_sql_files(void **state)
 	globfree(&g);
 }
 
+/* db/migrations_pg.c must equal db/schema/pg, and end at SQLite's version. */
+static void test_pg_migrations_match_sql_files(void **state)
+{
+	char path[1024];
+	glob_t g;
+	size_t i, len;
+	char *sql;
+
+	(void)state;
+	assert_int_equal(glob(SCHEMA_DIR "/pg/[0-9][0-9][0-9][0-9]_*.sql", 0,
+			      NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, db_pg_migration_count);
+	for (i = 0; i < db_pg_migration_count; i++) {
+		if (i > 0)
+			assert_int_equal(db_pg_migrations[i].version,
+					 db_pg_migrations[i - 1].version + 1);
+		snprintf(path, sizeof(path), "%s/pg/%s.sql", SCHEMA_DIR,
+			 db_pg_migrations[i].name);
+		sql = read_file(path, &len);
+		if (len != strlen(db_pg_migrations[i].sql) ||
+		    memcmp(sql, db_pg_migrations[i].sql, len) != 0)
+			fail_msg("%s differs from db/migrations_pg.c: run "
+				 "db/gen-migrations.sh pg > db/migrations_pg.c",
+				 path);
+		free(sql);
+	}
+	globfree(&g);
+	assert_int_equal(db_pg_migrations[db_pg_migration_count - 1].version,
+			 db_schema_version());
+}
+
+/* Kill @t's server process from another connection, as a restart would. */
+static void pg_kill_backend(struct tdb *t)
+{
+	PGconn *pg = PQconnectdb(t->path);
+	char sql[128];
+	PGresult *res;
+
+	assert_int_equal(PQstatus(pg), CONNECTION_OK);
+	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%d)",
+		 PQbackendPID(db_pg_handle(t->db)));
+	res = PQexec(pg, sql);
+	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+	PQclear(res);
+	PQfinish(pg);
+	usleep(100 * 1000);	/* the backend's goodbye reaches the socket */
+}
+
+/*
+ * A lost connection between calls: the next call reconnects (and prepares
+ * its statements again). Lost inside a transaction: that call fails with
+ * "connection lost", the batch with it, the call after reconnects.
+ */
+static void test_pg_reconnect(void **state)
+{
+	uint8_t n[16] = { 1 };
+	struct imt_error err;
+	struct db_machine m;
+	struct tdb t;
+	int found;
+
+	(void)state;
+	if (tdb_pg_uri() == NULL) {
+		print_message("skipped: PostgreSQL only\n");
+		skip();
+	}
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	pg_kill_backend(&t);
+	if (db_machine_get(t.db, "m1", &m, &found, &err) < 0)
+		fail_msg("after the kill: %s", err.msg);
+	assert_int_equal(found, 1);
+	db_machine_release(&m);
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
+					&err), 0);
+
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	pg_kill_backend(&t);
+	n[0] = 2;
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
+					&err), -1);
+	assert_int_equal(err.status, IMT_ERR_INTERNAL);
+	print_message("in a batch: %s\n", err.msg);
+	assert_non_null(strstr(err.msg, "connection lost"));
+	assert_int_equal(db_batch_commit(t.db, &err), -1);
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
+					&err), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces WHERE "
+				     "value = '\\x02'::bytea || "
+				     "decode(repeat('00', 15), 'hex')"), 1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +363,8 @@ int main(void)
 		cmocka_unit_test(test_unversioned_database_fails_cleanly),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_migrations_match_sql_files),
+		cmocka_unit_test(test_pg_migrations_match_sql_files),
+		cmocka_unit_test(test_pg_reconnect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

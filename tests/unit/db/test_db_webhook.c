@@ -259,13 +259,13 @@ static void test_order_per_machine(void **state)
 	load_due(&t, T_NOW + 60, &d);
 	assert_int_equal(d.n, 1);
 	assert_true(d.m[0].seq > first);
-	assert_true(strstr(d.m[0].body, "\"to\":\"trusted\"") != NULL);
+	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"trusted\"") != NULL);
 	first = d.m[0].seq;
 	delivered(&t, first);
 	delivered(&t, first);	/* twice: counted once */
 	load_due(&t, T_NOW + 60, &d);
 	assert_int_equal(d.n, 1);
-	assert_true(strstr(d.m[0].body, "\"to\":\"untrusted\"") != NULL);
+	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"untrusted\"") != NULL);
 	assert_int_equal(tdb_int(&t, "SELECT delivered FROM webhooks"), 3);
 	assert_int_equal(tdb_int(&t, "SELECT failed FROM webhooks"), 1);
 	tdb_remove(&t);
@@ -324,8 +324,11 @@ static void test_bounded(void **state)
 	/* the head is now the third change: untrusted -> trusted */
 	load_due(&t, T_NOW + 1, &d);
 	assert_int_equal(d.n, 1);
-	assert_true(strstr(d.m[0].body,
-			   "\"from\":\"untrusted\",\"to\":\"trusted\"") != NULL);
+	/* (jsonb orders the keys by length: "to" before "from") */
+	assert_true(strstr(tdb_json(d.m[0].body), "\"from\":\"untrusted\"") !=
+		    NULL);
+	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"trusted\"") !=
+		    NULL);
 	assert_string_equal(d.m[0].id + 4, "3");
 	delivered(&t, d.m[0].seq);
 	/* delivered messages do not count against the cap */
