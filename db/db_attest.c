@@ -9,9 +9,10 @@
 
 static const char sql_pin_bank[] =
 	"UPDATE machines SET bank = ?2 WHERE id = ?1";
+/* rejected_at + ?3, not ?2 - ?3: PostgreSQL cannot type two bare ones */
 static const char sql_note_rejected[] =
 	"UPDATE machines SET rejected_at = ?2 WHERE id = ?1 "
-	"AND rejected_at <= ?2 - ?3";
+	"AND rejected_at + ?3 <= ?2";
 
 int db_machine_pin_bank(struct db *db, const char *id, const char *bank,
 			struct imt_error *err)
