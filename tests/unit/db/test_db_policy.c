@@ -288,6 +288,53 @@ static void test_attest_columns(void **state)
 	tdb_remove(&t);
 }
 
+/* Where a verdict came from: the newest selected source. */
+static void test_ref_origin(void **state)
+{
+	static const char *const sel_dir[] = { "dir-tree:*" };
+	const struct db_ref_source a = { .kind = DB_SOURCE_DIR_TREE,
+					 .name = "a" };
+	const struct db_ref_source b = { .kind = DB_SOURCE_KEYLIME,
+					 .name = "b" };
+	uint8_t d1[32] = { 1 }, d2[32] = { 2 };
+	struct db_ref_origin o;
+	struct imt_error err;
+	struct tdb t;
+	int found;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_ref_add(t.db, &a, "/bin/x", "sha256", d1, 32,
+				    T_NOW, &err), 0);
+	assert_int_equal(db_ref_add(t.db, &b, "/bin/x", "sha256", d1, 32,
+				    T_NOW, &err), 0);
+	assert_int_equal(db_ref_add(t.db, &a, "/bin/y", "sha256", d2, 32,
+				    T_NOW, &err), 0);
+	assert_int_equal(db_policy_put(t.db, "dirs", "{}", 0, sel_dir, 1,
+				       T_NOW, &err), 0);
+	/* every source: the newest (b) */
+	assert_int_equal(db_ref_origin(t.db, NULL, "/bin/x", "sha256", d1, 32,
+				       0, 0, &o, &found, &err), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(o.kind, DB_SOURCE_KEYLIME);
+	assert_int_equal(o.other_path, 0);
+	/* the policy selects a only */
+	assert_int_equal(db_ref_origin(t.db, "dirs", "/bin/x", "sha256", d1,
+				       32, 0, 0, &o, &found, &err), 0);
+	assert_int_equal(found, 1);
+	assert_string_equal(o.name, "a");
+	/* d2 is listed for /bin/y: only with any_path */
+	assert_int_equal(db_ref_origin(t.db, NULL, "/bin/x", "sha256", d2, 32,
+				       0, 0, &o, &found, &err), 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(db_ref_origin(t.db, NULL, "/bin/x", "sha256", d2, 32,
+				       1, 0, &o, &found, &err), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(o.other_path, 1);
+	assert_int_equal(db_webhook_cap(t.db, 5, &err), 0);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_sources_retire),
 		cmocka_unit_test(test_fill_fingerprints),
 		cmocka_unit_test(test_attest_columns),
+		cmocka_unit_test(test_ref_origin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
