@@ -529,6 +529,24 @@ static void note_changes(struct pg_conn *c, PGresult *res)
 					      PQgetvalue(res, 0, 0));
 }
 
+/*
+ * A COMMIT of a transaction an error had aborted succeeds as a ROLLBACK
+ * (its tag says so): that is the commit's failure, or a batch that lost
+ * everything would be answered as stored.
+ */
+static int commit_rolled_back(struct pg_conn *c, const char *sql,
+			      PGresult *res)
+{
+	if (strncmp(sql, "COMMIT", 6) != 0 ||
+	    PQresultStatus(res) != PGRES_COMMAND_OK ||
+	    strcmp(PQcmdStatus(res), "ROLLBACK") != 0)
+		return 0;
+	snprintf(c->sqlstate, sizeof(c->sqlstate), "25P02");
+	snprintf(c->msg, sizeof(c->msg), "the transaction was rolled back "
+		 "by an earlier error");
+	return 1;
+}
+
 static enum db_step_result stmt_run(struct pg_stmt *s)
 {
 	struct pg_conn *c = s->c;
@@ -537,6 +555,10 @@ static enum db_step_result stmt_run(struct pg_stmt *s)
 	s->ran = 1;
 	res = PQexecPrepared(c->pg, s->name, s->nparams, s->values,
 			     s->lengths, s->formats, 1);
+	if (commit_rolled_back(c, s->text, res)) {
+		PQclear(res);
+		return DB_ERROR;
+	}
 	switch (PQresultStatus(res)) {
 	case PGRES_COMMAND_OK:
 	case PGRES_TUPLES_OK:

@@ -208,6 +208,40 @@ static void test_batched_heartbeat_cost(void **state)
 	tdb_remove(&t);
 }
 
+/*
+ * A call of one statement and no savepoint (db_nonce_issue) fails inside a
+ * batch: SQLite undoes the statement and the batch goes on; PostgreSQL
+ * aborts the batch's transaction, so the batch must fail, never commit
+ * as if it had stored what it lost.
+ */
+static void test_batch_failed_statement(void **state)
+{
+	uint8_t n[16] = { 3 };
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+	int pg = tdb_pg_uri() != NULL;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(db_nonce_issue(t.db, "nobody", n, sizeof(n),
+					T_NOW + 9, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
+					&err), pg ? -1 : 0);
+	assert_int_equal(db_batch_commit(t.db, &err), pg ? -1 : 0);
+	if (pg)
+		print_message("PostgreSQL: %s\n", err.msg);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots"),
+			 pg ? 0 : 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"),
+			 pg ? 0 : 1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_batch_abort_and_misuse),
 		cmocka_unit_test(test_batch_sigkill),
 		cmocka_unit_test(test_batched_heartbeat_cost),
+		cmocka_unit_test(test_batch_failed_statement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
