@@ -24,7 +24,11 @@ for t in "$@"; do
 		# cmocka: every test prints "[ RUN      ]", passing ones "[       OK ]"
 		run=$(grep -c '^\[ RUN      \]' "$log")
 		ok=$(grep -c '^\[       OK \]' "$log")
-		skip=$(grep -c '^\[  SKIPPED \]' "$log")
+		# a skipped test is named twice (when it runs, and listed at
+		# the end): the summary line counts them
+		skip=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s), listed below:$/\1/p' \
+			"$log" | tail -n 1)
+		skip=${skip:-0}
 		bad=$((run - ok - skip))
 	else
 		# TAP: "ok N ...", "not ok N ...", "ok N # SKIP ..."
