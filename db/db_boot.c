@@ -158,8 +158,8 @@ static const struct db_sql sql_boot_insert = {
 	      "decode(repeat('00', 32), 'hex')) RETURNING id",
 };
 static const struct db_sql sql_reboot_event = {
-	.sqlite = "INSERT INTO events (machine_id, boot_id, time, kind, reason) "
-		  "VALUES (?1, ?2, ?4, 'reboot', "
+	.sqlite = "INSERT INTO events (machine_id, boot_id, time, kind, "
+		  "reason) VALUES (?1, ?2, ?4, 'reboot', "
 		  "json_object('reset_count', ?3, 'restart_count', ?5))",
 	.pg = "INSERT INTO events (machine_id, boot_id, time, kind, reason) "
 	      "VALUES (?1, ?2, ?4, 'reboot', "

@@ -11,7 +11,8 @@
 
 static const char sql_efi_source[] =
 	"INSERT INTO sources (kind, name, imported_at) VALUES ('efi', ?1, ?2) "
-	"ON CONFLICT (kind, name) DO UPDATE SET kind = sources.kind RETURNING id";
+	"ON CONFLICT (kind, name) DO UPDATE SET kind = sources.kind "
+	"RETURNING id";
 static const struct db_sql sql_efi_version = {
 	.sqlite = "UPDATE sources SET version = ?2 WHERE id = ?1 "
 		  "AND version IS NOT ?2",

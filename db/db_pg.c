@@ -49,15 +49,15 @@ struct pg_stmt {
 	char *text;		/* sql with $N for ?N */
 	Oid *declared;		/* text for an N the text skips, else 0 */
 	int ndeclared;
-	char name[16];		/* of the prepared statement: "imt<slot>" */
+	char name[16];		/* prepared as "imt<slot>" */
 	int prepared;		/* on the current connection */
 	int nparams;
-	Oid *types;		/* of the parameters, as the server inferred */
+	Oid *types;		/* the parameters', as the server inferred */
 	const char **values;	/* borrowed (db_sql.h), or num[] */
 	int *lengths;
 	int *formats;
 	char (*num)[PG_INT_TEXT];
-	PGresult *res;		/* the run's rows, until the next run/reset */
+	PGresult *res;		/* the run's rows, until the next reset */
 	int ran;		/* executed since the last reset */
 	int row, nrows;
 	char scratch[PG_INT_TEXT];	/* an integer column read as text */
@@ -73,7 +73,7 @@ struct pg_conn {
 	int64_t last_id;	/* its RETURNING id, when has_last_id */
 	int has_last_id;
 	int watch;		/* db_conn_watch_outbox() */
-	int durable;		/* db_conn_durable(): restored on reconnect */
+	int durable;		/* db_conn_durable(), again on reconnect */
 	char sqlstate[6];	/* of the last error; "" after a success */
 	char msg[200];
 };

@@ -194,7 +194,8 @@ int db_pg_open(struct db *db, const char *path, struct imt_error *err)
 	PGconn *pg = PQconnectdb(path);
 
 	if (pg == NULL)
-		return db_err(err, IMT_ERR_INTERNAL, "postgresql: out of memory");
+		return db_err(err, IMT_ERR_INTERNAL,
+			      "postgresql: out of memory");
 	if (PQstatus(pg) != CONNECTION_OK) {
 		/* the URI may hold a password: not repeated here */
 		db_err(err, IMT_ERR_INTERNAL, "postgresql: %.*s",

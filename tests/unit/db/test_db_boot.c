@@ -259,11 +259,12 @@ static void test_record_path_literal(void **state)
 	a.boot_id = b.id;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
 	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM records WHERE "
-				      "path = '/tmp/x''); DROP TABLE records;--'"
-				      " || x'fffe'",
+				      "path = '/tmp/x''); DROP TABLE "
+				      "records;--' || x'fffe'",
 				  "SELECT count(*) FROM records WHERE path = "
-				  "convert_to('/tmp/x''); DROP TABLE records;--'"
-				  ", 'UTF8') || '\\xfffe'::bytea"), 1);
+				  "convert_to('/tmp/x''); DROP TABLE "
+				  "records;--', 'UTF8') || '\\xfffe'::bytea"),
+			 1);
 	tdb_remove(&t);
 }
 

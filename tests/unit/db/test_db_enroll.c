@@ -332,8 +332,8 @@ static void test_remove(void **state)
 	/* the audit entry outlives the machine */
 	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM audit WHERE "
 				      "action = 'remove' AND operator = 'bob' "
-				      "AND machine_id = 'gone' AND json_extract("
-				      "detail, '$.boots') = 1",
+				      "AND machine_id = 'gone' AND "
+				      "json_extract(detail, '$.boots') = 1",
 				  "SELECT count(*) FROM audit WHERE "
 				  "action = 'remove' AND operator = 'bob' "
 				  "AND machine_id = 'gone' AND "

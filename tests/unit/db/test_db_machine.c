@@ -244,7 +244,8 @@ static void test_approve(void **state)
 	load_events(&t, "p1", &e);
 	assert_int_equal(e.n, 2);
 	assert_string_equal(e.ev[1].kind, "approved");
-	assert_string_equal(tdb_json(e.ev[1].reason), "{\"operator\":\"alice\"}");
+	assert_string_equal(tdb_json(e.ev[1].reason),
+			    "{\"operator\":\"alice\"}");
 	/* the approval is audited, with the fingerprint */
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
 				     "action = 'approve' AND operator = 'alice' "
@@ -254,7 +255,8 @@ static void test_approve(void **state)
 	assert_int_equal(db_machine_approve(t.db, "p1", fpr, "bob\"}", T_NOW,
 					    &r, &err), 0);
 	load_events(&t, "p1", &e);
-	assert_string_equal(tdb_json(e.ev[2].reason), "{\"operator\":\"bob\\\"}\"}");
+	assert_string_equal(tdb_json(e.ev[2].reason),
+			    "{\"operator\":\"bob\\\"}\"}");
 
 	assert_int_equal(db_machine_approve(t.db, "nobody", fpr, "alice",
 					    T_NOW, &r, &err), 0);

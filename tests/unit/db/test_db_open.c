@@ -305,7 +305,7 @@ static void pg_kill_backend(struct tdb *t)
 	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
 	PQclear(res);
 	PQfinish(pg);
-	usleep(100 * 1000);	/* the backend's goodbye reaches the socket */
+	usleep(100 * 1000);	/* its goodbye reaches our socket */
 }
 
 /*

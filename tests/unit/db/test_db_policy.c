@@ -53,7 +53,8 @@ static void import_with_rule(struct tdb *t, enum db_source_kind kind,
 static void test_policies_and_rules(void **state)
 {
 	static const char *const sel_deb[] = { "deb:*", "deb:*" };
-	static const char *const sel_some[] = { "keylime:ab?", "dir-tree:[r]*" };
+	static const char *const sel_some[] = { "keylime:ab?",
+						"dir-tree:[r]*" };
 	struct imt_error err;
 	struct names l = { 0 };
 	struct tdb t;

@@ -72,7 +72,8 @@ static void test_stored_hashed(void **state)
 	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM tokens WHERE "
 				      "instr(hash, 'alice-secret') > 0",
 				  "SELECT count(*) FROM tokens WHERE "
-				  "position('alice-secret'::bytea in hash) > 0"),
+				  "position('alice-secret'::bytea in hash) "
+				  "> 0"),
 			 0);
 	tdb_remove(&t);
 }

@@ -259,13 +259,15 @@ static void test_order_per_machine(void **state)
 	load_due(&t, T_NOW + 60, &d);
 	assert_int_equal(d.n, 1);
 	assert_true(d.m[0].seq > first);
-	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"trusted\"") != NULL);
+	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"trusted\"") !=
+		    NULL);
 	first = d.m[0].seq;
 	delivered(&t, first);
 	delivered(&t, first);	/* twice: counted once */
 	load_due(&t, T_NOW + 60, &d);
 	assert_int_equal(d.n, 1);
-	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"untrusted\"") != NULL);
+	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"untrusted\"") !=
+		    NULL);
 	assert_int_equal(tdb_int(&t, "SELECT delivered FROM webhooks"), 3);
 	assert_int_equal(tdb_int(&t, "SELECT failed FROM webhooks"), 1);
 	tdb_remove(&t);
