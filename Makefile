@@ -2,6 +2,7 @@
 #
 #   make            build the user-space programs into build/
 #   make check-fast unit tests + host integration tests (the inner loop)
+#   make check-unit-pg  the db unit tests again, on a private PostgreSQL
 #   make check      everything: check-fast, the console in Chromium
 #                   (check-browser), the kernel build, guest tests
 #   make SANITIZE=1 check-fast   the same tests under ASan + UBSan
