@@ -6,7 +6,8 @@
 # it: db_test.h then opens that database instead of an SQLite file and
 # empties its schema before every test. Tests that work on the SQLite file
 # itself skip there. The summary line is tests/run-suite.sh's
-# ("unit-pg: N passed, N failed, N skipped"); the cluster's log is shown
+# ("unit-pg: N passed, N failed, N skipped"); IMATRUST_TEST_PG_RESTART
+# names a script that restarts the server; the cluster's log is shown
 # when something failed. Skips everything when no PostgreSQL server is
 # installed (deploy/install-deps.sh).
 set -u
@@ -29,6 +30,16 @@ cleanup() {
 trap cleanup EXIT
 
 pg_start "$tmp/pg" off || exit 1
+# test_db_open restarts the server (pg_ctl restart) to see the library
+# reconnect: the command it runs
+restart=(cd / '&&' exec)
+[ "$(id -u)" -eq 0 ] && restart+=(setpriv --reuid="$PG_OWNER"
+	--regid="$(id -g "$PG_OWNER")" --init-groups --)
+restart+=("$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w -t 30
+	-l "$PG_DIR/postgres.log" restart '>/dev/null')
+printf '#!/bin/sh\n%s\n' "${restart[*]}" >"$tmp/restart.sh"
+chmod 0755 "$tmp/restart.sh"
+export IMATRUST_TEST_PG_RESTART=$tmp/restart.sh
 su=(psql -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCKET" -U postgres -d postgres)
 cmds=()
 for bin in "$@"; do

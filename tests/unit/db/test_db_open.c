@@ -353,6 +353,33 @@ static void test_pg_reconnect(void **state)
 	tdb_remove(&t);
 }
 
+/* A restart of the server (run-pg.sh's script) between two calls. */
+static void test_pg_restart(void **state)
+{
+	const char *restart = getenv("IMATRUST_TEST_PG_RESTART");
+	uint8_t n[16] = { 4 };
+	struct imt_error err;
+	struct tdb t;
+	int i;
+
+	(void)state;
+	if (tdb_pg_uri() == NULL || restart == NULL) {
+		print_message("skipped: PostgreSQL (run-pg.sh) only\n");
+		skip();
+	}
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(system(restart), 0);
+		n[1] = (uint8_t)i;
+		if (db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
+				   &err) < 0)
+			fail_msg("after restart %d: %s", i, err.msg);
+	}
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_migrations_match_sql_files),
 		cmocka_unit_test(test_pg_migrations_match_sql_files),
 		cmocka_unit_test(test_pg_reconnect),
+		cmocka_unit_test(test_pg_restart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
