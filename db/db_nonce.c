@@ -22,12 +22,27 @@ const char *db_nonce_result_name(enum db_nonce_result r)
 	return nonce_results[r];
 }
 
-/* One outstanding nonce per machine (0003): a new one replaces the old. */
-static const char sql_nonce_insert[] =
-	"INSERT INTO nonces (value, machine_id, expires_at) "
-	"VALUES (?1, ?2, ?3) ON CONFLICT (machine_id) DO UPDATE SET "
-	"value = excluded.value, expires_at = excluded.expires_at, used = 0 "
-	"WHERE nonces.value != excluded.value";
+/*
+ * One outstanding nonce per machine (0003): a new one replaces the old.
+ * This call takes no savepoint in a batch: where SQLite undoes just the
+ * statement that fails, PostgreSQL aborts the batch's transaction. So
+ * there the statement does not fail for a missing machine or another
+ * machine's nonce value: it inserts nothing (db_changes() 0), which
+ * reports the same MISMATCH.
+ */
+#define SQL_NONCE_UPSERT \
+	" ON CONFLICT (machine_id) DO UPDATE SET " \
+	"value = excluded.value, expires_at = excluded.expires_at, used = 0 " \
+	"WHERE nonces.value != excluded.value"
+static const struct db_sql sql_nonce_insert = {
+	.sqlite = "INSERT INTO nonces (value, machine_id, expires_at) "
+		  "VALUES (?1, ?2, ?3)" SQL_NONCE_UPSERT,
+	.pg = "INSERT INTO nonces (value, machine_id, expires_at) "
+	      "SELECT ?1::bytea, ?2::text, ?3::bigint "
+	      "WHERE EXISTS (SELECT 1 FROM machines WHERE id = ?2) "
+	      "AND NOT EXISTS (SELECT 1 FROM nonces "
+	      "WHERE value = ?1 AND machine_id <> ?2)" SQL_NONCE_UPSERT,
+};
 static const char sql_nonce_outstanding[] =
 	"SELECT value, expires_at FROM nonces WHERE machine_id = ?1 "
 	"AND used = 0 AND ?2 < expires_at";
@@ -47,7 +62,7 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 	if (db->import_open)
 		return db_err(err, IMT_ERR_MISMATCH,
 			      "a reference import holds the transaction");
-	st = db_stmt(db, sql_nonce_insert, err);
+	st = db_stmt_sql(db, &sql_nonce_insert, err);
 	if (st == NULL)
 		return -1;
 	db_bind_blob(st, 1, value, len);
