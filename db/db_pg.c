@@ -202,7 +202,7 @@ static void pg_close(struct db *db)
  * The server answers notifications of committed transactions with the
  * commit: a LISTENing session gets those of its own transactions too. The
  * ones from this backend are what the SQLite hooks report; other
- * verifiers' are dropped here (the delivery thread polls anyway).
+ * verifiers' are dropped here: each tells its own delivery thread.
  */
 static void take_notifies(struct pg_conn *c)
 {

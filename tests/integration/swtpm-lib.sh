@@ -316,14 +316,26 @@ as() {
 }
 
 # verifier_conf CONF PORT DB [LINE...]: a verifier on 127.0.0.1:PORT with
-# the TLS key of verifier_cert and the database DB, then LINEs (key = value)
+# the TLS key of verifier_cert and the database DB, then LINEs (key = value).
+# With IMATRUST_TEST_PG_URI set, the database is that PostgreSQL database
+# instead, emptied here, and the result key (beside an SQLite file by
+# default) is made in $tmp: for the tests that read the database through
+# the API only.
 verifier_conf() {
 	local conf=$1 port=$2 db=$3
 	shift 3
+	if [ -n "${IMATRUST_TEST_PG_URI:-}" ]; then
+		db=$IMATRUST_TEST_PG_URI
+		psql -X -q "$db" -c "SET client_min_messages = warning" \
+			-c "DROP SCHEMA public CASCADE" -c "CREATE SCHEMA public" ||
+			return 1
+	fi
 	{
 		printf 'listen = 127.0.0.1\nport = %s\n' "$port"
 		printf 'tls_cert = %s\ntls_key = %s\n' "$tmp/cert.pem" "$tmp/key.pem"
 		printf 'database = %s\n' "$db"
+		[ -z "${IMATRUST_TEST_PG_URI:-}" ] ||
+			printf 'result_key = %s\n' "$tmp/result-key.pem"
 		[ $# -eq 0 ] || printf '%s\n' "$@"
 	} >"$conf"
 }
