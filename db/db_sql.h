@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * db_sql.h - the statement interface between the db/ modules and the SQL
- * engine: what a storage backend implements. Today one backend exists,
- * SQLite (db_sqlite.c, db_sqlite_open.c, the only files that include
- * SQLite's header); the interface names no SQLite type so that a PostgreSQL
- * backend (libpq) can implement the same functions and the modules stay
- * as they are.
+ * engine: what a storage backend implements. Two do: SQLite (db_sqlite.c,
+ * db_sqlite_open.c) and PostgreSQL (db_pg.c, db_pg_open.c, over libpq),
+ * the only files that include an engine's header; db_sql.c forwards each
+ * call to the one db_open() chose (db_backend.h). The modules stay as they
+ * are; the few statements whose SQL differs are struct db_sql below.
  *
  * The shape follows what both engines can do without copying:
  *
