@@ -3,9 +3,9 @@
  * db_tx.c - transactions: one per API call, or one per batch of calls.
  *
  * Outside a batch every writing call is BEGIN IMMEDIATE ... COMMIT (BEGIN
- * on PostgreSQL). Inside
- * a batch the batch owns the transaction and each call is a savepoint, so
- * a call that fails is undone alone and the batch goes on.
+ * on PostgreSQL). Inside a batch the batch owns the transaction and each
+ * call is a savepoint, so a call that fails is undone alone and the batch
+ * goes on.
  */
 #include "db_internal.h"
 
