@@ -4,7 +4,9 @@
  * (settings, version checks, migrations) is the backend's: db_conn_open()
  * in db_sqlite_open.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db_internal.h"
 
@@ -35,6 +37,48 @@ int db_open(const char *path, struct db **out, struct imt_error *err)
 	}
 	*out = db;
 	return 0;
+}
+
+int db_is_uri(const char *path)
+{
+	return path != NULL && (strncmp(path, "postgresql://", 13) == 0 ||
+				strncmp(path, "postgres://", 11) == 0);
+}
+
+/* Copy @path to @out with every password's value replaced by "***". */
+void db_path_for_log(const char *path, char *out, size_t n)
+{
+	const char *p = path, *auth, *at, *colon, *key;
+	size_t len = 0;
+
+	if (n == 0)
+		return;
+	out[0] = '\0';
+	if (path == NULL)
+		return;
+	if (!db_is_uri(path)) {
+		snprintf(out, n, "%s", path);
+		return;
+	}
+	/* user:PASSWORD@ in the authority (before the first '/' after //) */
+	auth = strstr(path, "//") + 2;
+	at = strchr(auth, '@');
+	if (at != NULL && at < auth + strcspn(auth, "/?")) {
+		colon = memchr(auth, ':', (size_t)(at - auth));
+		if (colon != NULL) {
+			len += (size_t)snprintf(out, n, "%.*s:***",
+						(int)(colon - path), path);
+			p = at;
+		}
+	}
+	/* password=... in the query: up to the next '&' */
+	while (len < n && (key = strstr(p, "password=")) != NULL) {
+		len += (size_t)snprintf(out + len, n - len, "%.*s***",
+					(int)(key + 9 - p), p);
+		p = key + 9 + strcspn(key + 9, "&");
+	}
+	if (len < n)
+		snprintf(out + len, n - len, "%s", p);
 }
 
 void db_close(struct db *db)

@@ -66,7 +66,9 @@ struct db;
 
 /**
  * db_open() - open (creating if needed) and migrate the database at @path.
- * @path: file name; its directory must be writable (WAL needs -wal, -shm)
+ * @path: an SQLite file name (its directory must be writable: WAL needs
+ *        -wal, -shm), or a PostgreSQL libpq URI, "postgresql://..." or
+ *        "postgres://..." (db/README.md, "PostgreSQL")
  * @out: receives the handle on success, NULL on failure
  * @err: failure report, may be NULL
  *
@@ -75,6 +77,15 @@ struct db;
  * (IMT_ERR_UNSUPPORTED) and left untouched.
  */
 int db_open(const char *path, struct db **out, struct imt_error *err);
+
+/** db_is_uri() - 1 when @path names a PostgreSQL database, not a file. */
+int db_is_uri(const char *path);
+
+/**
+ * db_path_for_log() - @path as a log line may show it: a URI without its
+ * password (user:PASSWORD@, password=...), a file name as it is.
+ */
+void db_path_for_log(const char *path, char *out, size_t n);
 
 /** db_close() - finalize every statement and close; NULL is fine. */
 void db_close(struct db *db);

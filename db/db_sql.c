@@ -4,26 +4,15 @@
  * one call through the backend's table (db_backend.h). The choice is the
  * path's scheme: a libpq URI is PostgreSQL, anything else an SQLite file.
  */
-#include <string.h>
 
 #include "db_backend.h"
 
-static const char *const pg_schemes[] = { "postgresql://", "postgres://" };
-
-static const struct db_backend *backend_of(const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(pg_schemes) / sizeof(pg_schemes[0]); i++) {
-		if (strncmp(path, pg_schemes[i], strlen(pg_schemes[i])) == 0)
-			return &db_pg_backend;
-	}
-	return &db_sqlite_backend;
-}
-
 int db_conn_open(struct db *db, const char *path, struct imt_error *err)
 {
-	return backend_of(path)->open(db, path, err);
+	const struct db_backend *be = db_is_uri(path) ? &db_pg_backend :
+							&db_sqlite_backend;
+
+	return be->open(db, path, err);
 }
 
 void db_conn_close(struct db *db)

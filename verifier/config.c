@@ -23,7 +23,7 @@ static const struct conf_key keys[] = {
 	    "PEM file: the server certificate (and chain)"),
 	STR("tls_key", tls_key, "", 1, "PEM file: the server's private key"),
 	STR("database", database, "/var/lib/imatrust/verifier.db", 0,
-	    "SQLite database file"),
+	    "SQLite database file, or a PostgreSQL URI (postgresql://...; then set result_key)"),
 	STR("ek_ca", ek_ca, "", 0,
 	    "PEM bundle of CAs that issue TPM EK certificates; machines whose EK does not chain wait in 'pending'"),
 	UINT("nonce_ttl", nonce_ttl, 1, 3600, "30",
@@ -84,7 +84,7 @@ static const struct conf_key keys[] = {
 	     "seconds a delivered webhook message is kept before retention deletes it"),
 	/* signed attestation results */
 	STR("result_key", result_key, "", 0,
-	    "PEM file: the P-256 private key that signs attestation results (EAR, GET /v1/machines/ID/result); empty: result-key.pem in the database's directory. Made on first start when missing (mode 0600); a key that is not P-256, unreadable, or readable by group or others stops the start"),
+	    "PEM file: the P-256 private key that signs attestation results (EAR, GET /v1/machines/ID/result); empty: result-key.pem in the SQLite database's directory. Made on first start when missing (mode 0600); a key that is not P-256, unreadable, or readable by group or others stops the start"),
 };
 
 static const char *const enroll_modes[] = {

@@ -107,8 +107,11 @@ static int open_db(struct verifier *v)
 {
 	struct imt_error err;
 
+	char shown[CONFIG_PATH_MAX];
+
 	if (db_open(v->cfg.database, &v->db, &err) < 0) {
-		log_warnx("%s: %s", v->cfg.database, err.msg);
+		db_path_for_log(v->cfg.database, shown, sizeof(shown));
+		log_warnx("%s: %s", shown, err.msg);
 		return -1;
 	}
 	return 0;
@@ -121,7 +124,8 @@ static int load_result_key(struct verifier *v)
 	int created;
 
 	if (result_key_path(&v->cfg, path, sizeof(path)) < 0) {
-		log_warnx("result_key: path too long");
+		log_warnx("result_key: path too long, or not set (a "
+			  "PostgreSQL database has no directory to put it in)");
 		return -1;
 	}
 	v->result_key = result_key_load(path, &created, why, sizeof(why));
@@ -304,7 +308,7 @@ static int serve(struct verifier *v)
 {
 	struct http_config hc = { 0 };
 	struct http_server *srv = NULL;
-	char *cert = NULL, *key = NULL, errbuf[256];
+	char *cert = NULL, *key = NULL, errbuf[256], shown[CONFIG_PATH_MAX];
 	time_t last_retention = 0;
 	int rc = 1;
 
@@ -344,8 +348,9 @@ static int serve(struct verifier *v)
 		log_warnx("%s", errbuf);
 		goto out;
 	}
+	db_path_for_log(v->cfg.database, shown, sizeof(shown));
 	log_info("listening on https://%s:%u/ (database %s)",
-		 v->cfg.listen_addr, http_port(srv), v->cfg.database);
+		 v->cfg.listen_addr, http_port(srv), shown);
 	notify_send("READY=1\nSTATUS=serving");
 	while (!quit) {
 		time_t now = time(NULL);

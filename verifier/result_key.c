@@ -18,6 +18,7 @@
 #include <openssl/pem.h>
 #include <openssl/sha.h>
 
+#include "db.h"
 #include "file.h"
 #include "result_key.h"
 #include "tpm_crypto.h"
@@ -31,6 +32,8 @@ int result_key_path(const struct config *c, char *out, size_t n)
 
 	if (c->result_key[0] != '\0') {
 		len = snprintf(out, n, "%s", c->result_key);
+	} else if (db_is_uri(c->database)) {
+		return -1;	/* a PostgreSQL database has no directory */
 	} else {
 		snprintf(db, sizeof(db), "%s", c->database);
 		/* dirname() may write into its argument: db is a copy */

@@ -41,7 +41,8 @@ struct result_key {
  * @out: receives the path
  * @n: size of @out
  *
- * Return: 0, or -1 when the path does not fit.
+ * Return: 0, or -1 when the path does not fit, or when there is no
+ * default (result_key empty with a PostgreSQL database).
  */
 int result_key_path(const struct config *c, char *out, size_t n);
 

@@ -198,6 +198,35 @@ static void test_unversioned_database_fails_cleanly(void **state)
 	tdb_remove(&t);
 }
 
+/* What a log line shows of a database: no password. */
+static void test_path_for_log(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/var/lib/imatrust/verifier.db",
+		  "/var/lib/imatrust/verifier.db" },
+		{ "postgresql://v:s3cret@db.example:5432/imatrust",
+		  "postgresql://v:***@db.example:5432/imatrust" },
+		{ "postgres://v@db/imatrust?password=s3cret&sslmode=require",
+		  "postgres://v@db/imatrust?password=***&sslmode=require" },
+		{ "postgresql:///imatrust?host=/run/pg&user=v",
+		  "postgresql:///imatrust?host=/run/pg&user=v" },
+		{ "postgresql://db/x?password=a&password=b",
+		  "postgresql://db/x?password=***&password=***" },
+	};
+	char out[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		db_path_for_log(cases[i][0], out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
+	db_path_for_log("postgresql://u:pw@h/d", out, 12);
+	assert_null(strstr(out, "pw"));
+	assert_int_equal(db_is_uri("postgres://h/d"), 1);
+	assert_int_equal(db_is_uri("/tmp/postgresql://x"), 0);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct imt_error err;
@@ -388,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_foreign_database_refused),
 		cmocka_unit_test(test_unversioned_database_fails_cleanly),
+		cmocka_unit_test(test_path_for_log),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_migrations_match_sql_files),
 		cmocka_unit_test(test_pg_migrations_match_sql_files),

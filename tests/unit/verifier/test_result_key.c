@@ -108,6 +108,12 @@ static void test_path(void **state)
 	assert_int_equal(result_key_path(&c, out, sizeof(out)), 0);
 	assert_string_equal(out, "/etc/imatrust/r.pem");
 	assert_int_equal(result_key_path(&c, out, 8), -1);
+	/* a PostgreSQL database: given, or no default */
+	snprintf(c.database, sizeof(c.database),
+		 "postgresql://db.example/imatrust");
+	assert_int_equal(result_key_path(&c, out, sizeof(out)), 0);
+	c.result_key[0] = '\0';
+	assert_int_equal(result_key_path(&c, out, sizeof(out)), -1);
 }
 
 static void test_known_thumbprint(void **state)
