@@ -3,8 +3,11 @@
 #   make            build the user-space programs into build/
 #   make check-fast unit tests + host integration tests (the inner loop)
 #   make check-unit-pg  the db unit tests again, on a private PostgreSQL
+#   make check-scale-out  3 verifiers on PostgreSQL behind HAProxy, 1,000
+#                   simulated agents, one verifier killed (a few minutes)
 #   make check      everything: check-fast, the console in Chromium
-#                   (check-browser), the kernel build, guest tests
+#                   (check-browser), the kernel build, guest tests,
+#                   check-scale-out
 #   make SANITIZE=1 check-fast   the same tests under ASan + UBSan
 #   make bench      benchmarks that print ratios against named peers
 
@@ -131,7 +134,8 @@ WWW_OBJ := $(BUILD)/gen/www_assets.o
 BINS := $(BUILD)/bin/imatrust $(BUILD)/bin/imatrust-verifier \
 	$(BUILD)/bin/imatrust-agent
 BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list \
-	$(BUILD)/bin/bench-verifier $(BUILD)/bin/bench-deb-import
+	$(BUILD)/bin/bench-verifier $(BUILD)/bin/bench-deb-import \
+	$(BUILD)/bin/soak-agents
 
 # Drivers that put library functions on the command line for the shell
 # tests of tests/integration/: tests/tools/<name>.c -> build/tests/tools/
@@ -190,7 +194,7 @@ build/fuzz/%: $(FUZZ_OBJ)/tests/fuzz/%.o $(FUZZ_LIB)
 # Keep the objects of chained rules (tests, tools): no "rm" after a run.
 .SECONDARY:
 
-.PHONY: all check check-fast check-unit check-unit-pg check-cli check-guest kernel \
+.PHONY: all check check-fast check-unit check-unit-pg check-scale-out check-cli check-guest kernel \
 	check-includes check-browser \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
@@ -255,6 +259,13 @@ $(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) \
 $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/bin/soak-agents: $(BUILD)/tests/bench/soak_agents.o \
+		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
+		$(BUILD)/tests/bench/bench_http.o \
+		$(LIBDB) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(BUILD)/bin/bench-verifier: $(BUILD)/tests/bench/bench_verifier.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
@@ -330,7 +341,13 @@ check-fast: all $(UNIT_BINS) $(TOOL_BINS) $(INC_LIST)
 		tests/cli/test_*.sh $(INTEGRATION_TESTS)
 
 check: check-fast check-browser check-fuzz check-guest \
-	check-guest-streaming check-guest-fleet
+	check-guest-streaming check-guest-fleet check-scale-out
+
+# Three verifiers on one PostgreSQL behind HAProxy, 1,000 simulated
+# agents for a minute; one verifier killed, the database restarted
+# (tests/scale/scale-out.sh; SOAK_AGENTS, SOAK_SECONDS).
+check-scale-out: all
+	@tests/run-suite.sh check-scale-out tests/scale/scale-out.sh
 
 # The fleet console in headless Chromium against a real verifier and
 # agents on swtpm (slow to start: not in check-fast). Screenshots in

@@ -45,6 +45,7 @@ struct db {
 	void (*queued_fn)(void *arg);
 	void *queued_arg;
 	int queued;		/* this transaction inserted outbox rows */
+	int changed_elsewhere;	/* db_changed_elsewhere() */
 };
 
 /* db_err() - fill @err with @status and the message; returns -1. */

@@ -200,21 +200,25 @@ static void pg_close(struct db *db)
 
 /*
  * The server answers notifications of committed transactions with the
- * commit: a LISTENing session gets those of its own transactions too. The
- * ones from this backend are what the SQLite hooks report; other
- * verifiers' are dropped here: each tells its own delivery thread.
+ * commit: a LISTENing session gets those of its own transactions too.
+ * Outbox rows queued by any instance wake the delivery thread, since the
+ * leader delivers every instance's messages (db_leader()). A change
+ * announced by another instance (db_change_announce()) is noted for
+ * db_changed_elsewhere(); this instance's own it knows already.
  */
 static void take_notifies(struct pg_conn *c)
 {
 	PGnotify *n;
-	int own = 0, pid = PQbackendPID(c->pg);
+	int queued = 0, pid = PQbackendPID(c->pg);
 
 	while ((n = PQnotifies(c->pg)) != NULL) {
-		if (n->be_pid == pid)
-			own = 1;
+		if (strcmp(n->relname, DB_CHANGE_CHANNEL) != 0)
+			queued = 1;
+		else if (n->be_pid != pid)
+			c->db->changed_elsewhere = 1;
 		PQfreemem(n);
 	}
-	if (own && c->watch && c->db->queued_fn != NULL)
+	if (queued && c->watch && c->db->queued_fn != NULL)
 		c->db->queued_fn(c->db->queued_arg);
 }
 
@@ -269,6 +273,8 @@ static int reconnect(struct pg_conn *c, struct imt_error *err)
 		stmt_clear_run(&c->stmts[i]);
 		c->stmts[i].prepared = 0;
 	}
+	/* what was announced while the session was gone is unknown */
+	c->db->changed_elsewhere = 1;
 	if (db_pg_settings(c->db, err) < 0 ||
 	    (c->durable && pg_durable(c->db, 1, err) < 0))
 		return -1;

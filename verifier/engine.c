@@ -192,7 +192,8 @@ int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
 	pthread_mutex_lock(&v->lock);
 	if (db_batch_begin(v->db, err) < 0)
 		goto out;
-	if (db_machine_approve(v->db, id, ek_fpr, operator, now, res,
+	if (db_machine_lock(v->db, id, err) < 0 ||
+	    db_machine_approve(v->db, id, ek_fpr, operator, now, res,
 			       err) < 0 ||
 	    (*res == DB_APPROVE_OK &&
 	     db_machine_get(v->db, id, &m, &found, err) < 0))
@@ -227,8 +228,6 @@ void engine_activation_states(enum db_machine_state *vouched,
 
 struct stale_round {
 	char ids[STALE_BATCH][DB_MACHINE_ID_MAX + 1];
-	enum db_machine_state state[STALE_BATCH];
-	int64_t last_seen[STALE_BATCH];
 	size_t n;
 };
 
@@ -236,34 +235,64 @@ static int collect_silent(const struct db_machine *m, void *arg)
 {
 	struct stale_round *s = arg;
 
-	memcpy(s->ids[s->n], m->id, sizeof(s->ids[0]));
-	s->state[s->n] = m->state;
-	s->last_seen[s->n++] = m->last_seen;
+	memcpy(s->ids[s->n++], m->id, sizeof(s->ids[0]));
 	return s->n == STALE_BATCH;
+}
+
+/*
+ * Machine @id goes stale unless evidence came since it was listed, to
+ * any instance: read again under its lock (v->lock held). 1: it went.
+ */
+static int stale_one(struct verifier *v, const char *id, int64_t before,
+		     int64_t now, struct imt_error *err)
+{
+	struct db_machine m;
+	char reason[128];
+	int found = 0, rc = -1;
+
+	if (db_batch_begin(v->db, err) < 0)
+		return -1;
+	if (db_machine_lock(v->db, id, err) < 0 ||
+	    db_machine_get(v->db, id, &m, &found, err) < 0)
+		goto out;
+	rc = 0;
+	if (found && (m.last_seen != 0 ? m.last_seen : m.created_at) <
+	    before) {
+		snprintf(reason, sizeof(reason),
+			 "{\"check\":\"deadline\",\"last_seen\":%lld,\"stale_after\":%llu}",
+			 (long long)m.last_seen,
+			 (unsigned long long)v->cfg.stale_after);
+		rc = engine_transition(v, id, m.state, TR_DEADLINE, reason,
+				       now, NULL, err);
+	}
+	if (found)
+		db_machine_release(&m);
+out:
+	if (rc < 0 || db_batch_commit(v->db, err) < 0) {
+		db_batch_abort(v->db);
+		return -1;
+	}
+	return rc;
 }
 
 size_t engine_stale_tick(struct verifier *v, int64_t now)
 {
 	static struct stale_round s;	/* the clock's thread only */
+	int64_t before = now - (int64_t)v->cfg.stale_after;
 	struct imt_error err;
-	char reason[128];
 	size_t i, stale = 0;
+	int rc;
 
 	s.n = 0;
 	pthread_mutex_lock(&v->lock);
-	if (db_machine_list_silent(v->db, now - (int64_t)v->cfg.stale_after,
-				   STALE_BATCH, collect_silent, &s, &err) < 0)
+	if (db_machine_list_silent(v->db, before, STALE_BATCH, collect_silent,
+				   &s, &err) < 0)
 		log_warnx("stale: %s", err.msg);
 	for (i = 0; i < s.n; i++) {
-		snprintf(reason, sizeof(reason),
-			 "{\"check\":\"deadline\",\"last_seen\":%lld,\"stale_after\":%llu}",
-			 (long long)s.last_seen[i],
-			 (unsigned long long)v->cfg.stale_after);
-		if (engine_transition(v, s.ids[i], s.state[i], TR_DEADLINE,
-				      reason, now, NULL, &err) < 0)
+		rc = stale_one(v, s.ids[i], before, now, &err);
+		if (rc < 0)
 			log_warnx("stale %s: %s", s.ids[i], err.msg);
-		else
-			stale++;
+		stale += rc == 1;
 	}
 	pthread_mutex_unlock(&v->lock);
 	return stale;

@@ -386,6 +386,10 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 	enum db_nonce_result res;
 	int same, stored = 0;
 
+	/* evidence sent to two instances at once is judged one after the
+	 * other: the second finds the nonce used */
+	if (db_machine_lock(v->db, a->ev->agent, err) < 0)
+		return -1;
 	if (db_nonce_consume(v->db, a->ev->agent, a->ev->nonce,
 			     a->ev->nonce_len, now, &res, err) < 0)
 		return -1;

@@ -23,6 +23,7 @@
 
 #include "ak_cache.h"
 #include "backlog.h"
+#include "cluster.h"
 #include "daemon.h"
 #include "db.h"
 #include "engine.h"
@@ -341,7 +342,8 @@ static int serve(struct verifier *v)
 		goto out;
 	v->started = time(NULL);
 	/* machines past their deadline while the verifier was down */
-	engine_stale_tick(v, v->started);
+	if (cluster_lead(v))
+		engine_stale_tick(v, v->started);
 	rejudge_pending(v, v->started);
 	srv = http_start(&hc, verifier_routes, v, errbuf, sizeof(errbuf));
 	if (srv == NULL) {
@@ -355,11 +357,15 @@ static int serve(struct verifier *v)
 	while (!quit) {
 		time_t now = time(NULL);
 
-		engine_stale_tick(v, now);
-		if (now - last_retention >= RETENTION_PERIOD) {
-			run_retention(v, now);
-			import_retire_due(v, now);
-			last_retention = now;
+		/* with several instances on one database, one keeps the
+		 * clock; another takes over when its session ends */
+		if (cluster_lead(v)) {
+			engine_stale_tick(v, now);
+			if (now - last_retention >= RETENTION_PERIOD) {
+				run_retention(v, now);
+				import_retire_due(v, now);
+				last_retention = now;
+			}
 		}
 		sleep(1);
 	}

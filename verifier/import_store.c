@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "change.h"
+#include "cluster.h"
 #include "import_store.h"
 #include "keyring.h"
 #include "log.h"
@@ -291,7 +292,7 @@ void import_retire_due(struct verifier *v, int64_t now)
 	struct due d;
 	int found = 0, rc;
 
-	if (rejudge_change_begin(&res) < 0) {
+	if (cluster_change_begin(v, &res) < 0) {
 		free(res.body);
 		return;
 	}
@@ -313,5 +314,5 @@ void import_retire_due(struct verifier *v, int64_t now)
 	if (rc < 0)
 		log_warnx("retiring sources whose upgrade window ended: %s",
 			  err.msg);
-	rejudge_change_end();
+	cluster_change_end(v);
 }

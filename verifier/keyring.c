@@ -12,6 +12,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "cluster.h"
 #include "db.h"
 #include "hash_algo.h"
 #include "keyring.h"
@@ -98,6 +99,7 @@ static struct keyring *ring_of(struct verifier *v)
 			return NULL;
 		v->keyring = kr;
 	}
+	cluster_sync(v);
 	if (!kr->loaded) {
 		clear(kr);
 		if (db_key_list(v->db, load_one, kr, &err) < 0)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "db.h"
 #include "log.h"
 #include "policies.h"
@@ -109,6 +110,7 @@ static struct policy_set *set_of(struct verifier *v)
 		s->def = s->builtin;
 		v->policies = s;
 	}
+	cluster_sync(v);
 	if (!s->loaded)
 		load(v, s);
 	return s;

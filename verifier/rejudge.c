@@ -342,6 +342,22 @@ out:
 	return rc;
 }
 
+/* decide_locked() in a transaction that holds the machine's lock. */
+static int decide(struct rejudge_run *run, const char *id,
+		  struct imt_error *err)
+{
+	struct db *db = run->v->db;
+
+	if (db_batch_begin(db, err) < 0)
+		return -1;
+	if (db_machine_lock(db, id, err) < 0 ||
+	    decide_locked(run, id, err) < 0 || db_batch_commit(db, err) < 0) {
+		db_batch_abort(db);
+		return -1;
+	}
+	return 0;
+}
+
 static int rejudge_machine(struct rejudge_run *run, const char *id,
 			   struct imt_error *err)
 {
@@ -363,7 +379,7 @@ static int rejudge_machine(struct rejudge_run *run, const char *id,
 	if (run->boot_id == 0)
 		return 0;
 	pthread_mutex_lock(&run->v->lock);
-	rc = decide_locked(run, id, err);
+	rc = decide(run, id, err);
 	pthread_mutex_unlock(&run->v->lock);
 	rejudge_hook("rejudge:machine");
 	return rc;
@@ -450,23 +466,6 @@ out:
 	free(run.u);
 	free(run.rr.r);
 	return rc;
-}
-
-/* One reference change and its re-judge at a time (not the db lock). */
-static pthread_mutex_t change_lock = PTHREAD_MUTEX_INITIALIZER;
-
-int rejudge_change_begin(struct http_response *res)
-{
-	if (pthread_mutex_trylock(&change_lock) == 0)
-		return 0;
-	http_error(res, 409, "another reference, policy or key change is in "
-		   "progress; send this one when it has finished");
-	return -1;
-}
-
-void rejudge_change_end(void)
-{
-	pthread_mutex_unlock(&change_lock);
 }
 
 json_t *rejudge_stats_json(json_t *ans, const struct rejudge_stats *st)

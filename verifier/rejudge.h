@@ -61,8 +61,8 @@ struct rejudge_stats {
  * but their records' verdicts are updated.
  *
  * Call WITHOUT v->lock: it takes the lock per round. The caller
- * serializes reference changes: after the last machine the queue of
- * withdrawn digests is emptied.
+ * serializes reference changes (cluster_change_begin()): after the last
+ * machine the queue of withdrawn digests is emptied.
  * @v: the verifier
  * @changes: REJUDGE_ADDED and/or REJUDGE_WITHDRAWN (digests queued by
  *           earlier withdrawals are judged whatever @changes says)
@@ -78,15 +78,6 @@ struct rejudge_stats {
 int rejudge_all(struct verifier *v, unsigned int changes, const char *cause,
 		int64_t now, struct rejudge_stats *stats,
 		struct imt_error *err);
-
-/**
- * rejudge_change_begin() - take the one lock of reference, policy and
- * key changes (each with its re-judge: one at a time, so their re-judges
- * never interleave), or answer 409 and return -1.
- */
-int rejudge_change_begin(struct http_response *res);
-/** rejudge_change_end() - release it. */
-void rejudge_change_end(void);
 
 /**
  * rejudge_stats_json() - @ans with the counts of @st added

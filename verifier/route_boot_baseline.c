@@ -17,6 +17,7 @@
 
 #include "auth.h"
 #include "change.h"
+#include "cluster.h"
 #include "hex.h"
 #include "rejudge.h"
 #include "rest.h"
@@ -76,7 +77,7 @@ void route_machines_boot_baseline(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		return;
 	}
-	if (rejudge_change_begin(res) < 0) {
+	if (cluster_change_begin(v, res) < 0) {
 		free(cause);
 		return;
 	}
@@ -94,6 +95,6 @@ void route_machines_boot_baseline(void *ctx, const struct http_request *req,
 					"baseline", "sha256", sha,
 					"approved_by", operator, "approved_at",
 					(json_int_t)now), cause, now);
-	rejudge_change_end();
+	cluster_change_end(v);
 	free(cause);
 }

@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "b64.h"
 #include "change.h"
+#include "cluster.h"
 #include "import_efi.h"
 #include "rejudge.h"
 #include "rest.h"
@@ -196,7 +197,7 @@ static void store(struct verifier *v, const char *operator,
 		http_error(res, 503, "out of memory");
 		return;
 	}
-	if (rejudge_change_begin(res) < 0) {
+	if (cluster_change_begin(v, res) < 0) {
 		free(detail);
 		return;
 	}
@@ -218,7 +219,7 @@ static void store(struct verifier *v, const char *operator,
 	else
 		rest_reply(res, 200, ans);
 out:
-	rejudge_change_end();
+	cluster_change_end(v);
 	free(detail);
 }
 

@@ -27,6 +27,7 @@
 #include "auth.h"
 #include "change.h"
 #include "b64.h"
+#include "cluster.h"
 #include "hash_algo.h"
 #include "hex.h"
 #include "import_deb.h"
@@ -304,10 +305,10 @@ void route_import_deb(void *ctx, const struct http_request *req,
 			   err.msg);
 		goto out;
 	}
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	store_deb(v, name, &info, sha, &b, now, res);
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	import_batch_free(&b);
 	free(deb);
@@ -383,13 +384,13 @@ void route_import_list(void *ctx, const struct http_request *req,
 	struct db_ref_source src = {
 		.kind = DB_SOURCE_GOLDEN_LIST, .name = src_name,
 	};
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	store_and_answer(v, name, &src, &b, 1, now, json_pack(
 		"{s:I,s:I,s:b}", "records", (json_int_t)info.records,
 		"violations", (json_int_t)info.violations,
 		"boot_aggregate_checked", info.boot_aggregate_checked), res);
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	import_batch_free(&b);
 	free(list);
@@ -423,14 +424,14 @@ void route_import_keylime(void *ctx, const struct http_request *req,
 	struct db_ref_source src = {
 		.kind = DB_SOURCE_KEYLIME, .name = src_name,
 	};
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	store_and_answer(v, name, &src, &b, 1, now, json_pack(
 		"{s:s,s:I,s:I,s:I}", "log_hash_alg", info.log_hash_alg,
 		"excludes", (json_int_t)info.excludes,
 		"keys", (json_int_t)info.keys,
 		"ignored_keyrings", (json_int_t)info.ignored_keyrings), res);
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	import_batch_free(&b);
 }
@@ -608,7 +609,7 @@ void route_import_retire(void *ctx, const struct http_request *req,
 			   "golden-list|keylime, \"name\": NAME}");
 		goto out;
 	}
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	pthread_mutex_lock(&v->lock);
 	rc = db_source_get(v->db, &src, NULL, NULL, &found, &err);
@@ -627,7 +628,7 @@ void route_import_retire(void *ctx, const struct http_request *req,
 		rest_reply(res, 200, rejudge_stats_json(json_pack(
 			   "{s:I}", "withdrawn", (json_int_t)withdrawn), &st));
 	}
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	json_decref(body);
 }

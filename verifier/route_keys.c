@@ -22,6 +22,7 @@
 
 #include "auth.h"
 #include "b64.h"
+#include "cluster.h"
 #include "keyring.h"
 #include "log.h"
 #include "change.h"
@@ -181,7 +182,7 @@ void route_keys_add(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		goto out;
 	}
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	pthread_mutex_lock(&v->lock);
 	rc = store_key(v, &c.key, name, cause, now, &err);
@@ -195,7 +196,7 @@ void route_keys_add(void *ctx, const struct http_request *req,
 		change_answer(v, res, 201, REJUDGE_POLICY,
 			      json_pack("{s:o}", "key", key_json(&c.key)),
 			      cause, now);
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	free(cause);
 	keyring_cert_free(&c);
@@ -271,7 +272,7 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		return;
 	}
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	pthread_mutex_lock(&v->lock);
 	rc = delete_key(v, kname, name, cause, now, &found, &err);
@@ -286,7 +287,7 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 		change_answer(v, res, 200, REJUDGE_POLICY,
 			      json_pack("{s:s}", "deleted", kname), cause,
 			      now);
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	free(cause);
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "cluster.h"
 #include "log.h"
 #include "policies.h"
 #include "policy.h"
@@ -226,7 +227,7 @@ void route_policies_put(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		goto out;
 	}
-	if (keeps_a_default(v, p, res) < 0 || rejudge_change_begin(res) < 0)
+	if (keeps_a_default(v, p, res) < 0 || cluster_change_begin(v, res) < 0)
 		goto out;
 	pthread_mutex_lock(&v->lock);
 	rc = store_policy(v, p, text, name, now, &created, &err);
@@ -237,7 +238,7 @@ void route_policies_put(void *ctx, const struct http_request *req,
 		change_answer(v, res, created ? 201 : 200, REJUDGE_POLICY,
 			       json_pack("{s:s,s:O}", "name", pname, "policy",
 					 doc), cause, now);
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	json_decref(doc);
 	free(text);
@@ -277,7 +278,7 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		return;
 	}
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	pthread_mutex_lock(&v->lock);
 	rc = delete_policy(v, pname, name, cause, now, &found, &err);
@@ -290,7 +291,7 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 		change_answer(v, res, 200, REJUDGE_POLICY,
 			      json_pack("{s:s}", "deleted", pname), cause,
 			      now);
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	free(cause);
 }

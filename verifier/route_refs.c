@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "cluster.h"
 #include "hash_algo.h"
 #include "hex.h"
 #include "import_store.h"
@@ -302,7 +303,7 @@ void route_refs_import(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		goto out;
 	}
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	rc = store_refs(v, &rq, now, &stored, &err);
 	if (rc < 0) {
@@ -333,7 +334,7 @@ void route_refs_import(void *ctx, const struct http_request *req,
 		   "added", (json_int_t)rq.nrefs,
 		   "withdrawn", (json_int_t)withdrawn), &st));
 unlock:
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	free(reason);
 	request_free(&rq);
@@ -492,7 +493,7 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 		http_error(res, 503, "out of memory");
 		goto out;
 	}
-	if (rejudge_change_begin(res) < 0)
+	if (cluster_change_begin(v, res) < 0)
 		goto out;
 	if (json_object_get(rq.body, "refs") != NULL)
 		rc = delete_refs(v, &rq, &deleted, &err);
@@ -518,7 +519,7 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 	rest_reply(res, 200, rejudge_stats_json(json_pack("{s:I}", "deleted",
 		   (json_int_t)deleted), &st));
 unlock:
-	rejudge_change_end();
+	cluster_change_end(v);
 out:
 	free(reason);
 	request_free(&rq);

@@ -69,6 +69,8 @@ struct verifier {
 	/* signs attestation results (result_key.c); read-only once
 	 * serving, NULL when none is loaded (the routes answer 503) */
 	struct result_key *result_key;
+	/* this instance runs the housekeeping (cluster_lead()) */
+	atomic_int leader;
 };
 
 /* The REST routes under /v1, terminated by a NULL method. */

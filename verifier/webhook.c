@@ -304,6 +304,10 @@ static size_t deliver_due(struct verifier *v, struct webhooks *w)
 	size_t i, n;
 	int rc;
 
+	/* the leader delivers every instance's messages, so two instances
+	 * never post the same one at once (cluster.h) */
+	if (!atomic_load(&v->leader))
+		return 0;
 	b.n = 0;
 	pthread_mutex_lock(&v->lock);
 	rc = db_webhook_due(v->db, now, BATCH, collect, &b, &err);

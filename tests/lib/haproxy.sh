@@ -10,7 +10,8 @@
 #                         Sets HAPROXY_PID.
 #   haproxy_stop          stops it; idempotent, safe in a trap
 #
-# Environment: HAPROXY_BALANCE (roundrobin; leastconn as in
+# Environment: HAPROXY_MAXCONN (1000: connections at once),
+# HAPROXY_BALANCE (roundrobin; leastconn as in
 # deploy/haproxy/haproxy.cfg.example), HAPROXY_CHECK: tcp (default: a TCP
 # connect) or https (GET /v1/health over TLS, certificate not verified,
 # as the example does against a verifier). Checks every 500 ms, down
@@ -44,7 +45,7 @@ haproxy_config() {	# haproxy_config FRONT BACKEND...
 	cat <<EOC
 global
 	log stderr format short local0 info
-	maxconn 1000
+	maxconn ${HAPROXY_MAXCONN:-1000}
 
 defaults
 	mode tcp

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * soak_agents.c - simulated agents that keep attesting through failures:
+ * the client of tests/integration/test_scale_out.sh (several verifiers
+ * on one PostgreSQL behind HAProxy, one of them killed, the database
+ * restarted).
+ *
+ *	soak-agents [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]
+ *		    [-R PORT,PORT...] -D DB -p PORT -C CA -o DIR
+ *
+ * Seeds DB (a path or a postgresql:// URI) with AGENTS activated machines
+ * (software P-256 AKs, bench_fleet.h) and references for their records,
+ * then streams evidence with RECORDS new records each to 127.0.0.1:PORT
+ * for SECONDS, as a real agent does: a failed exchange (no connection,
+ * 503, a nonce the verifier no longer knows) costs the agent its nonce
+ * and a short pause, then it asks for a new nonce and goes on from the
+ * index the verifier names. What must never happen fails the run: a
+ * verdict other than trusted, a next_index behind what the verifier
+ * already confirmed (a record lost), an answer that is no verdict.
+ *
+ * -R: every RACE_EVERY-th evidence is also a race: the same evidence is
+ * sent at once straight to two of the verifiers on PORTs (the attacker
+ * who replays a captured quote to another instance). At most one may
+ * accept it; two acceptances are "nonce accepted twice".
+ *
+ * After SECONDS every agent must get one more heartbeat accepted within
+ * SETTLE_SECONDS. DIR/agents.tsv then has one line per agent: its id and
+ * the list index the verifier confirmed last (the records it must hold).
+ * The counts go to stdout as "soak: NAME N" lines.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "bench_fleet.h"
+#include "bench_http.h"
+
+#define THREADS_MAX 64
+#define PORTS_MAX 8
+#define RACE_EVERY 40		/* one evidence in this many is raced */
+#define PAUSE_SECONDS 0.2	/* after a failed exchange */
+#define SETTLE_SECONDS 60.0	/* for the last heartbeat of each agent */
+#define TIMEOUT_SECONDS 30L	/* one exchange */
+
+struct opts {
+	size_t agents, threads, records;
+	unsigned int seconds, port;
+	unsigned int race_ports[PORTS_MAX];
+	size_t nrace;
+	const char *db, *ca, *dir;
+};
+
+/* What happened, over every thread. */
+enum count {
+	C_ACCEPTED,	/* evidence answered 200 trusted */
+	C_RECORDS,	/* records confirmed */
+	C_NONCES,	/* nonces taken */
+	C_CONN,		/* no connection, or it broke */
+	C_UNAVAILABLE,	/* 502, 503, 504 */
+	C_NONCE_REFUSED,	/* 403 "nonce: ..." */
+	C_CONFLICT,	/* 409 */
+	C_RESYNC,	/* the verifier had more than the agent knew */
+	C_RACES,	/* evidence sent to two verifiers at once */
+	C_RACE_ONE,	/* ... accepted by exactly one */
+	C_RACE_TWICE,	/* ... accepted by both: a nonce used twice */
+	C_IMPOSTORS,	/* evidence signed by another TPM's AK */
+	C_IMPOSTOR_REFUSED,	/* ... refused (403) */
+	C_FATAL,	/* what must never happen */
+	C_COUNT,
+};
+
+static const char *const count_names[C_COUNT] = {
+	"accepted", "records", "nonces", "connection_errors",
+	"unavailable", "nonce_refused", "conflicts", "resyncs", "races",
+	"races_one_accepted", "races_accepted_twice", "impostors",
+	"impostors_refused", "fatal",
+};
+
+static atomic_ullong counts[C_COUNT];
+static struct curl_slist *headers;
+static atomic_int stop;
+
+struct agent {
+	struct fleet_agent f;
+	CURL *h;
+	struct curl_slist *resolve;
+	char base[128];
+	double not_before;	/* paused until then after a failure */
+	unsigned long sent;
+};
+
+struct worker {
+	const struct opts *o;
+	struct agent *a;
+	size_t n;
+	struct fleet_evidence ev;
+	struct bench_buf resp;
+	CURLM *multi;
+	struct soft_ak rogue;	/* a TPM of the attacker's own */
+	pthread_t th;
+};
+
+static void count(enum count c, unsigned long long n)
+{
+	atomic_fetch_add(&counts[c], n);
+}
+
+static void fatal(const struct agent *a, const char *what, const char *body)
+{
+	count(C_FATAL, 1);
+	fprintf(stderr, "soak: %s: %s: %.300s\n", a->f.id, what,
+		body != NULL ? body : "");
+}
+
+static CURL *easy(const struct opts *o, struct bench_buf *resp)
+{
+	CURL *c = bench_http_easy(o->ca, resp, TIMEOUT_SECONDS);
+
+	if (c == NULL)
+		return NULL;
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	return c;
+}
+
+/* The agent's own keep-alive connection, under a name of its own. */
+static int connect_agent(const struct opts *o, struct agent *a,
+			 struct bench_buf *resp)
+{
+	char entry[160];
+
+	a->h = easy(o, resp);
+	snprintf(entry, sizeof(entry), "%s.agents.bench:%u:127.0.0.1",
+		 a->f.id, o->port);
+	snprintf(a->base, sizeof(a->base), "https://%s.agents.bench:%u",
+		 a->f.id, o->port);
+	a->resolve = curl_slist_append(NULL, entry);
+	if (a->h == NULL || a->resolve == NULL)
+		return -1;
+	curl_easy_setopt(a->h, CURLOPT_RESOLVE, a->resolve);
+	return 0;
+}
+
+/* Run the handles of @m to their end; each one's result in its private. */
+static void run_multi(CURLM *m)
+{
+	int running = 1, n;
+	CURLMsg *msg;
+
+	while (running) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		if (running && curl_multi_poll(m, NULL, 0, 1000, &n) != CURLM_OK)
+			break;
+	}
+	while ((msg = curl_multi_info_read(m, &n)) != NULL)
+		if (msg->msg == CURLMSG_DONE)
+			curl_easy_setopt(msg->easy_handle, CURLOPT_PRIVATE,
+					 (char *)(intptr_t)(msg->data.result + 1));
+}
+
+static CURLcode result_of(CURL *h)
+{
+	char *p = NULL;
+
+	curl_easy_getinfo(h, CURLINFO_PRIVATE, &p);
+	return p == NULL ? CURLE_RECV_ERROR : (CURLcode)((intptr_t)p - 1);
+}
+
+/* POST @body to @base/v1/agents/ID/@what on @h; the HTTP status or 0. */
+static long post(CURLM *m, CURL *h, const char *base, const char *id,
+		 const char *what, const char *body, struct bench_buf *resp)
+{
+	char url[512];
+	long status = 0;
+
+	snprintf(url, sizeof(url), "%s/v1/agents/%s/%s", base, id, what);
+	resp->len = 0;
+	if (resp->data != NULL)
+		resp->data[0] = '\0';
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	curl_easy_setopt(h, CURLOPT_PRIVATE, NULL);
+	if (curl_multi_add_handle(m, h) != CURLM_OK)
+		return 0;
+	run_multi(m);
+	curl_multi_remove_handle(m, h);
+	if (result_of(h) != CURLE_OK)
+		return 0;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	return status;
+}
+
+/* A failed exchange: no nonce, a pause; and what kind of failure. */
+static void setback(struct agent *a, long status, const char *body)
+{
+	a->f.nonce_len = 0;
+	a->not_before = bench_now() + PAUSE_SECONDS;
+	if (status == 0)
+		count(C_CONN, 1);
+	else if (status == 502 || status == 503 || status == 504)
+		count(C_UNAVAILABLE, 1);
+	else if (status == 403 && body != NULL &&
+		 strncmp(strstr(body, "\"message\"") != NULL ?
+			 strstr(body, "\"message\"") + 11 : "", "nonce", 5) == 0)
+		count(C_NONCE_REFUSED, 1);
+	else if (status == 409)
+		count(C_CONFLICT, 1);
+	else
+		fatal(a, "unexpected answer", body);
+}
+
+/* Move @a on to @next: extend its PCR 10 over the records between. */
+static void catch_up(struct agent *a, uint64_t next)
+{
+	struct fleet_evidence e;
+	uint8_t *buf = malloc(FLEET_BATCH_MAX * FLEET_RECORD_MAX);
+	char *json;
+
+	e.records = buf;
+	while (buf != NULL && a->f.next < next) {
+		uint64_t n = next - a->f.next;
+
+		json = fleet_evidence(&a->f, n > FLEET_BATCH_MAX ?
+				      FLEET_BATCH_MAX : (size_t)n, &e);
+		free(json);
+		fleet_accept(&a->f, &e);
+	}
+	free(buf);
+}
+
+/* A 200 answer to evidence: the verdict must be trusted, and not behind. */
+static int take_verdict(struct agent *a, const struct fleet_evidence *e,
+			const struct bench_buf *resp)
+{
+	struct wire_verdict v;
+	struct imt_error err;
+	uint64_t before = a->f.next;
+
+	if (wire_decode(WIRE_VERDICT, resp->data, resp->len, &v, &err) !=
+	    IMT_OK) {
+		fatal(a, "not a verdict", err.msg);
+		return -1;
+	}
+	if (strcmp(v.state, "trusted") != 0) {
+		fatal(a, v.state, resp->data);
+	} else if (v.next_index < before) {
+		fatal(a, "next_index behind what was confirmed", resp->data);
+	} else {
+		if (v.next_index == e->next) {
+			fleet_accept(&a->f, e);
+		} else {
+			count(C_RESYNC, 1);
+			catch_up(a, v.next_index);
+		}
+		count(C_ACCEPTED, 1);
+		count(C_RECORDS, a->f.next - before);
+		memcpy(a->f.nonce, v.nonce, v.nonce_len);
+		a->f.nonce_len = v.nonce_len;
+	}
+	wire_free(WIRE_VERDICT, &v);
+	return strcmp(v.state, "trusted") == 0 ? 0 : -1;
+}
+
+static int take_nonce(struct agent *a, const struct bench_buf *resp)
+{
+	struct imt_error err;
+	struct wire_nonce n;
+
+	if (wire_decode(WIRE_NONCE, resp->data, resp->len, &n, &err) !=
+	    IMT_OK) {
+		fatal(a, "not a nonce", err.msg);
+		return -1;
+	}
+	memcpy(a->f.nonce, n.nonce, n.nonce_len);
+	a->f.nonce_len = n.nonce_len;
+	wire_free(WIRE_NONCE, &n);
+	count(C_NONCES, 1);
+	return 0;
+}
+
+/*
+ * The same evidence straight to two verifiers at once, on fresh
+ * connections: at most one may take it. The winner's verdict counts.
+ */
+static int race(struct worker *w, struct agent *a, const char *json)
+{
+	const struct opts *o = w->o;
+	struct bench_buf resp[2] = {{0}};
+	char base[2][128], url[2][512];
+	CURL *h[2] = {NULL, NULL};
+	long status[2] = {0, 0};
+	size_t i, first = (a->sent / RACE_EVERY) % o->nrace;
+	int won = 0, rc = 0;
+
+	count(C_RACES, 1);
+	for (i = 0; i < 2; i++) {
+		unsigned int port = o->race_ports[(first + i) % o->nrace];
+
+		h[i] = easy(o, &resp[i]);
+		if (h[i] == NULL)
+			return -1;
+		snprintf(base[i], sizeof(base[i]), "https://127.0.0.1:%u",
+			 port);
+		snprintf(url[i], sizeof(url[i]), "%s/v1/agents/%s/evidence",
+			 base[i], a->f.id);
+		curl_easy_setopt(h[i], CURLOPT_URL, url[i]);
+		curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, json);
+		curl_easy_setopt(h[i], CURLOPT_POSTFIELDSIZE, (long)strlen(json));
+		curl_easy_setopt(h[i], CURLOPT_FORBID_REUSE, 1L);
+		curl_multi_add_handle(w->multi, h[i]);
+	}
+	run_multi(w->multi);
+	for (i = 0; i < 2; i++) {
+		curl_multi_remove_handle(w->multi, h[i]);
+		if (result_of(h[i]) == CURLE_OK)
+			curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE,
+					  &status[i]);
+		won += status[i] == 200;
+	}
+	if (won == 2) {
+		count(C_RACE_TWICE, 1);
+		fatal(a, "evidence accepted by two verifiers", resp[1].data);
+		rc = -1;
+	} else if (won == 1) {
+		count(C_RACE_ONE, 1);
+		rc = take_verdict(a, &w->ev, &resp[status[0] == 200 ? 0 : 1]);
+	} else {
+		setback(a, status[0] != 0 ? status[0] : status[1],
+			status[0] != 0 ? resp[0].data : resp[1].data);
+	}
+	for (i = 0; i < 2; i++) {
+		curl_easy_cleanup(h[i]);
+		free(resp[i].data);
+	}
+	return rc;
+}
+
+/*
+ * The attacker with a TPM of their own: @a's next evidence, quoted by
+ * another AK over the same PCRs and nonce, must be refused, and leave
+ * @a's nonce usable (refused evidence changes nothing).
+ */
+static int impostor(struct worker *w, struct agent *a, size_t nrec)
+{
+	struct soft_ak real = a->f.ak;
+	long status;
+	char *json;
+
+	a->f.ak = w->rogue;
+	json = fleet_evidence(&a->f, nrec, &w->ev);
+	a->f.ak = real;
+	if (json == NULL) {
+		fatal(a, "evidence", "cannot build");
+		return -1;
+	}
+	count(C_IMPOSTORS, 1);
+	status = post(w->multi, a->h, a->base, a->f.id, "evidence", json,
+		      &w->resp);
+	free(json);
+	if (status == 200) {
+		fatal(a, "evidence of another TPM accepted", w->resp.data);
+		return -1;
+	}
+	if (status == 403 && strstr(w->resp.data, "nonce") == NULL)
+		count(C_IMPOSTOR_REFUSED, 1);
+	else
+		setback(a, status, w->resp.data);
+	return 0;
+}
+
+/* One step of @a: a nonce if it has none, else evidence. 1: accepted. */
+static int step(struct worker *w, struct agent *a, size_t nrec)
+{
+	long status;
+	char *json;
+	int rc;
+
+	if (a->f.nonce_len == 0) {
+		status = post(w->multi, a->h, a->base, a->f.id, "nonce", "",
+			      &w->resp);
+		if (status != 200) {
+			setback(a, status, w->resp.data);
+			return 0;
+		}
+		return take_nonce(a, &w->resp) < 0 ? -1 : 0;
+	}
+	if (w->o->nrace >= 2 && a->sent % RACE_EVERY == RACE_EVERY / 2 &&
+	    a->sent++ > 0)
+		return impostor(w, a, nrec);
+	json = fleet_evidence(&a->f, nrec, &w->ev);
+	if (json == NULL) {
+		fatal(a, "evidence", "cannot build");
+		return -1;
+	}
+	if (w->o->nrace >= 2 && ++a->sent % RACE_EVERY == 0) {
+		rc = race(w, a, json);
+		free(json);
+		return rc < 0 ? -1 : a->f.nonce_len > 0;
+	}
+	status = post(w->multi, a->h, a->base, a->f.id, "evidence", json,
+		      &w->resp);
+	free(json);
+	if (status != 200) {
+		setback(a, status, w->resp.data);
+		return 0;
+	}
+	return take_verdict(a, &w->ev, &w->resp) < 0 ? -1 : 1;
+}
+
+static void *stream(void *arg)
+{
+	struct worker *w = arg;
+	size_t i = 0;
+
+	while (!atomic_load(&stop)) {
+		struct agent *a = &w->a[i];
+
+		i = (i + 1) % w->n;
+		if (a->not_before > bench_now()) {
+			if (i == 0)
+				usleep(10000);
+			continue;
+		}
+		if (step(w, a, w->o->records) < 0)
+			atomic_store(&stop, 1);
+	}
+	return NULL;
+}
+
+/* Every agent's last heartbeat, accepted, within SETTLE_SECONDS. */
+static void *settle(void *arg)
+{
+	struct worker *w = arg;
+	double until = bench_now() + SETTLE_SECONDS;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < w->n; i++) {
+		struct agent *a = &w->a[i];
+
+		a->sent = 1;	/* no race */
+		do {
+			while (a->not_before > bench_now())
+				usleep(20000);
+			rc = step(w, a, 0);
+		} while (rc == 0 && bench_now() < until);
+		if (rc != 1) {
+			fatal(a, "no heartbeat accepted at the end", NULL);
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* A line every few seconds: how the run goes while things break. */
+static void progress(double t)
+{
+	printf("soak: t=%.0f s accepted %llu records %llu connection_errors "
+	       "%llu unavailable %llu nonce_refused %llu\n", t,
+	       (unsigned long long)atomic_load(&counts[C_ACCEPTED]),
+	       (unsigned long long)atomic_load(&counts[C_RECORDS]),
+	       (unsigned long long)atomic_load(&counts[C_CONN]),
+	       (unsigned long long)atomic_load(&counts[C_UNAVAILABLE]),
+	       (unsigned long long)atomic_load(&counts[C_NONCE_REFUSED]));
+}
+
+static int run_threads(struct worker *w, size_t n, void *(*fn)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&w[i].th, NULL, fn, &w[i]) != 0)
+			return -1;
+	for (i = 0; i < n; i++)
+		pthread_join(w[i].th, NULL);
+	return 0;
+}
+
+static int write_agents(const struct opts *o, const struct agent *a)
+{
+	char path[4096];
+	FILE *f;
+	size_t i;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/agents.tsv", o->dir);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		perror(path);
+		return -1;
+	}
+	for (i = 0; i < o->agents; i++)
+		fprintf(f, "%s\t%llu\n", a[i].f.id,
+			(unsigned long long)a[i].f.next);
+	ok = !ferror(f);
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: soak-agents [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]\n"
+			"                   [-R PORT,PORT...] -D DB -p PORT -C CA -o DIR\n");
+	exit(2);
+}
+
+static void parse_ports(struct opts *o, char *list)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(list, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nrace == PORTS_MAX)
+			usage();
+		o->race_ports[o->nrace++] = (unsigned int)strtoul(tok, NULL,
+								   10);
+	}
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	int ch;
+
+	*o = (struct opts){.agents = 1000, .threads = 8, .seconds = 60,
+			   .records = 5};
+	while ((ch = getopt(argc, argv, "n:t:s:r:R:D:p:C:o:")) != -1) {
+		switch (ch) {
+		case 'n':
+			o->agents = strtoul(optarg, NULL, 10);
+			break;
+		case 't':
+			o->threads = strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			o->seconds = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			o->records = strtoul(optarg, NULL, 10);
+			break;
+		case 'R':
+			parse_ports(o, optarg);
+			break;
+		case 'D':
+			o->db = optarg;
+			break;
+		case 'p':
+			o->port = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'C':
+			o->ca = optarg;
+			break;
+		case 'o':
+			o->dir = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (o->db == NULL || o->port == 0 || o->ca == NULL || o->dir == NULL ||
+	    o->agents == 0 || o->threads == 0 || o->threads > THREADS_MAX ||
+	    o->threads > o->agents || o->seconds == 0 ||
+	    o->records > FLEET_BATCH_MAX)
+		usage();
+}
+
+static struct worker *workers(const struct opts *o, struct agent *a)
+{
+	struct worker *w = calloc(o->threads, sizeof(*w));
+	size_t i, j, at = 0, per = o->agents / o->threads;
+
+	for (i = 0; w != NULL && i < o->threads; i++) {
+		w[i].o = o;
+		w[i].a = a + at;
+		w[i].n = per + (i < o->agents % o->threads);
+		at += w[i].n;
+		w[i].ev.records = malloc(FLEET_BATCH_MAX * FLEET_RECORD_MAX);
+		w[i].multi = curl_multi_init();
+		if (w[i].ev.records == NULL || w[i].multi == NULL ||
+		    soft_ak_new(&w[i].rogue) < 0)
+			return NULL;
+		curl_multi_setopt(w[i].multi, CURLMOPT_MAXCONNECTS,
+				  (long)w[i].n + 16);
+		for (j = 0; j < w[i].n; j++)
+			if (connect_agent(o, &w[i].a[j], &w[i].resp) < 0)
+				return NULL;
+	}
+	return w;
+}
+
+int main(int argc, char **argv)
+{
+	struct fleet_agent *seed;
+	struct agent *a;
+	struct worker *w;
+	struct opts o;
+	double t0, t;
+	size_t i;
+
+	parse(argc, argv, &o);
+	headers = bench_http_init();
+	a = calloc(o.agents, sizeof(*a));
+	seed = calloc(o.agents, sizeof(*seed));
+	if (headers == NULL || a == NULL || seed == NULL)
+		return 1;
+	t0 = bench_now();
+	for (i = 0; i < o.agents; i++) {
+		snprintf(seed[i].id, sizeof(seed[i].id), "soak-%06zu", i);
+		if (soft_ak_new(&seed[i].ak) < 0)
+			return 1;
+	}
+	if (fleet_pool_init() < 0 || fleet_seed(o.db, seed, o.agents) < 0)
+		return 1;
+	for (i = 0; i < o.agents; i++)
+		a[i].f = seed[i];
+	free(seed);
+	printf("soak: seeded %zu machines in %.1f s\n", o.agents,
+	       bench_now() - t0);
+	w = workers(&o, a);
+	if (w == NULL)
+		return 1;
+
+	t0 = bench_now();
+	for (i = 0; i < o.threads; i++)
+		if (pthread_create(&w[i].th, NULL, stream, &w[i]) != 0)
+			return 1;
+	for (t = 0; !atomic_load(&stop) && (t = bench_now() - t0) < o.seconds;) {
+		usleep(250000);
+		if ((unsigned int)(bench_now() - t0) / 5 != (unsigned int)t / 5)
+			progress(bench_now() - t0);
+	}
+	atomic_store(&stop, 1);
+	for (i = 0; i < o.threads; i++)
+		pthread_join(w[i].th, NULL);
+	printf("soak: streamed for %.1f s\n", bench_now() - t0);
+	if (atomic_load(&counts[C_FATAL]) == 0) {
+		atomic_store(&stop, 0);
+		t0 = bench_now();
+		if (run_threads(w, o.threads, settle) < 0)
+			return 1;
+		printf("soak: settled in %.1f s (one heartbeat per agent)\n",
+		       bench_now() - t0);
+	}
+	for (i = 0; i < C_COUNT; i++)
+		printf("soak: %s %llu\n", count_names[i],
+		       (unsigned long long)atomic_load(&counts[i]));
+	if (write_agents(&o, a) < 0)
+		return 1;
+	return atomic_load(&counts[C_FATAL]) == 0 ? 0 : 1;
+}

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# scale-out.sh - several verifiers on one PostgreSQL behind HAProxy, under
+# a simulated fleet, while things break (issue 13):
+#
+#   PostgreSQL (a private cluster, tests/lib/pg.sh) + 3 imatrust-verifiers
+#   on it + HAProxy (mode tcp, leastconn, /v1/health checks, tests/lib/
+#   haproxy.sh) + SOAK_AGENTS simulated agents (build/bin/soak-agents,
+#   software P-256 AKs, SOAK_RECORDS new records per evidence) streaming
+#   for SOAK_SECONDS through HAProxy. A third of the way in, the verifier
+#   that leads the housekeeping is killed (SIGKILL); two thirds in,
+#   PostgreSQL is restarted.
+#
+# Two attackers ride along (soak_agents.c): one on the network replays a
+# captured quote to two verifiers at once (at most one may accept it),
+# one with a TPM of its own signs a machine's evidence with its AK (it
+# must be refused). What must hold at the end:
+#   - every agent went on through the others: soak-agents saw no verdict
+#     but trusted, no lost record, and each agent's last heartbeat was
+#     accepted;
+#   - the database holds each agent's records exactly once: for every
+#     machine, records 0 .. n-1 of its boot, n the index the verifier
+#     confirmed last to the agent;
+#   - no nonce accepted twice, no impostor accepted;
+#   - the agents saw the failures (connection errors after the kill,
+#     503 or connection errors around the restart) and resumed;
+#   - the leader lock moved to a surviving verifier;
+#   - every machine is trusted, and each surviving verifier's operator
+#     API (directly and through HAProxy) says the same.
+#
+# Environment: SOAK_AGENTS (1000), SOAK_SECONDS (60), SOAK_RECORDS (5),
+# SOAK_THREADS (8), SOAK_KEEP=1 keeps the work directory. TAP output.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../lib/pg.sh
+. "$root/tests/lib/pg.sh"
+# shellcheck source=../lib/haproxy.sh
+. "$root/tests/lib/haproxy.sh"
+bin=$root/build/bin
+agents=${SOAK_AGENTS:-1000}
+seconds=${SOAK_SECONDS:-60}
+records=${SOAK_RECORDS:-5}
+threads=${SOAK_THREADS:-8}
+
+tap_n=0
+failures=0
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
+not_ok() { tap_n=$((tap_n + 1)); failures=$((failures + 1)); echo "not ok $tap_n - $1"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && tail -30 "$2" | sed 's/^/# /'; exit 1; }
+
+for t in haproxy openssl curl jq psql python3; do
+	command -v "$t" >/dev/null || bail "$t not installed (deploy/install-deps.sh)"
+done
+pg_bindir >/dev/null || bail "no PostgreSQL server (deploy/install-deps.sh)"
+[ -x "$bin/soak-agents" ] && [ -x "$bin/imatrust-verifier" ] ||
+	bail "build first: make all"
+
+tmp=$(mktemp -d /tmp/imatrust-scale.XXXXXX)
+vpids=()
+soak_pid=
+cleanup() {
+	[ -n "$soak_pid" ] && kill "$soak_pid" 2>/dev/null
+	for p in "${vpids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	haproxy_stop
+	pg_stop
+	if [ "${SOAK_KEEP:-0}" = 1 ] || [ "$failures" -gt 0 ]; then
+		echo "# kept $tmp"
+	else
+		pg_cleanup
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+
+# one descriptor per agent connection, in soak-agents and in HAProxy
+need=$((2 * agents + 512))
+[ "$(ulimit -n)" = unlimited ] || [ "$(ulimit -n)" -ge "$need" ] ||
+	ulimit -n "$need" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+pg_start "$tmp/pg" off || bail "PostgreSQL did not start" "$tmp/pg/postgres.log"
+echo "# PostgreSQL: $PG_URI"
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=verifier \
+	-addext "subjectAltName=IP:127.0.0.1,DNS:*.agents.bench" \
+	>/dev/null 2>&1 || bail "openssl req"
+# the instances sign results with one key
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
+	-out "$tmp/result-key.pem" 2>/dev/null || bail "openssl genpkey"
+
+read -r front p1 p2 p3 < <(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(4)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])')
+ports=("$p1" "$p2" "$p3")
+
+for i in 1 2 3; do
+	cat >"$tmp/v$i.conf" <<EOF
+listen = 127.0.0.1
+port = ${ports[$((i - 1))]}
+tls_cert = $tmp/cert.pem
+tls_key = $tmp/key.pem
+database = $PG_URI
+result_key = $tmp/result-key.pem
+nonce_ttl = 600
+stale_after = 600
+threads = 2
+max_connections = $((agents + 256))
+# every connection comes from HAProxy's address (or this host)
+max_connections_per_ip = $((agents + 256))
+connection_timeout = 120
+log_level = info
+EOF
+done
+token=$("$bin/imatrust-verifier" -c "$tmp/v1.conf" token add soak) ||
+	bail "token add"
+
+up() { curl -sf --cacert "$tmp/cert.pem" "https://127.0.0.1:$1/v1/health" -o /dev/null; }
+wait_up() {
+	local n=100
+	until up "$1"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+# one after the other: the first to start takes the leader lock
+for i in 1 2 3; do
+	"$bin/imatrust-verifier" -c "$tmp/v$i.conf" >"$tmp/v$i.log" 2>&1 &
+	vpids+=($!)
+	wait_up "${ports[$((i - 1))]}" || bail "verifier $i did not start" "$tmp/v$i.log"
+done
+leads() { grep -l "this instance now runs the housekeeping" "$tmp"/v[123].log 2>/dev/null; }
+leader_log=$(leads | head -1)
+[ -n "$leader_log" ] || bail "no verifier took the leader lock" "$tmp/v1.log"
+leader=${leader_log##*/v}
+leader=${leader%.log}
+check "exactly one verifier leads the housekeeping (v$leader)" \
+	test "$(leads | wc -l)" -eq 1
+
+HAPROXY_BALANCE=leastconn HAPROXY_CHECK=https \
+	HAPROXY_MAXCONN=$((2 * agents + 256)) \
+	haproxy_start "$tmp/haproxy" "127.0.0.1:$front" "127.0.0.1:$p1" \
+	"127.0.0.1:$p2" "127.0.0.1:$p3" || bail "HAProxy" "$tmp/haproxy/haproxy.log"
+
+"$bin/soak-agents" -n "$agents" -t "$threads" -s "$seconds" -r "$records" \
+	-R "$p1,$p2,$p3" -D "$PG_URI" -p "$front" -C "$tmp/cert.pem" \
+	-o "$tmp" >"$tmp/soak.log" 2>"$tmp/soak.err" &
+soak_pid=$!
+
+# progress lines come every 5 s of streaming: "soak: t=N s ..."
+streamed() { grep -o '^soak: t=[0-9]*' "$tmp/soak.log" 2>/dev/null | tail -1 | tr -dc 0-9; }
+wait_streamed() {
+	while kill -0 "$soak_pid" 2>/dev/null; do
+		[ "$(streamed || true)" -ge "$1" ] 2>/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
+}
+cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+kill_at=$((seconds / 3 / 5 * 5))
+restart_at=$((2 * seconds / 3 / 5 * 5))
+wait_streamed "$kill_at" || bail "soak-agents stopped early" "$tmp/soak.err"
+victim=${vpids[$((leader - 1))]}
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+echo "# t=${kill_at} s: verifier v$leader (the leader, pid $victim) killed"
+before_restart=$(grep '^soak: t=' "$tmp/soak.log" | tail -1)
+
+wait_streamed "$restart_at" || bail "soak-agents stopped early" "$tmp/soak.err"
+t0=$(date +%s.%N)
+pg_restart || bail "PostgreSQL did not restart" "$tmp/pg/postgres.log"
+echo "# t=${restart_at} s: PostgreSQL restarted in $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "# before it: $before_restart"
+
+wait "$soak_pid"
+soak_rc=$?
+soak_pid=
+sed 's/^/# /' "$tmp/soak.log"
+[ -s "$tmp/soak.err" ] && head -20 "$tmp/soak.err" | sed 's/^/# stderr: /'
+n_of() { awk -v k="$1" '$1 == "soak:" && $2 == k { print $3 }' "$tmp/soak.log"; }
+
+check "every agent went on through the others and ended trusted (soak-agents exit 0)" \
+	test "$soak_rc" -eq 0
+check "evidence was accepted ($(n_of accepted) answers, $(n_of records) records)" \
+	test "$(n_of accepted)" -gt "$agents"
+check "the kill was felt: $(n_of connection_errors) connection errors, $(n_of unavailable) answers 502/503/504" \
+	test $(($(n_of connection_errors) + $(n_of unavailable))) -gt 0
+check "no evidence accepted by two verifiers ($(n_of races) races, $(n_of races_one_accepted) won by one)" \
+	test "$(n_of races_accepted_twice)" = 0 -a "$(n_of races)" -gt 0
+check "evidence signed by another TPM refused ($(n_of impostors_refused) of $(n_of impostors))" \
+	test "$(n_of impostors)" -gt 0 -a "$(n_of fatal)" = 0
+
+# The records as stored: each agent's 0 .. next-1, once each.
+pg_psql -c "CREATE TABLE soak_expected (id text PRIMARY KEY, next bigint)" \
+	-c "\\copy soak_expected FROM '$tmp/agents.tsv'" || bail "loading agents.tsv"
+bad=$(pg_psql -At -c "
+	SELECT count(*) FROM soak_expected e
+	LEFT JOIN (SELECT b.machine_id, count(*) AS n,
+			  count(DISTINCT r.idx) AS d, max(r.idx) AS m
+		   FROM records r JOIN boots b ON b.id = r.boot_id
+		   GROUP BY b.machine_id) s ON s.machine_id = e.id
+	WHERE coalesce(s.n, 0) <> e.next OR s.d <> s.n OR s.m + 1 <> e.next")
+stored=$(pg_psql -At -c "SELECT count(*) FROM records")
+expected=$(awk '{ s += $2 } END { print s }' "$tmp/agents.tsv")
+check "every record stored exactly once: $stored rows, $expected confirmed to the agents, $bad machines differ" \
+	test "$bad" = 0 -a "$stored" = "$expected"
+boots=$(pg_psql -At -c "SELECT count(*) FROM boots")
+check "one boot per machine ($boots)" test "$boots" = "$agents"
+states=$(pg_psql -At -c "SELECT state || ' ' || count(*) FROM machines GROUP BY state")
+check "every machine trusted in the database ($states)" test "$states" = "trusted $agents"
+
+survivors=()
+for i in 1 2 3; do [ "$i" = "$leader" ] || survivors+=("$i"); done
+check "the leader lock moved to a surviving verifier" \
+	grep -q "this instance now runs the housekeeping" \
+	"$tmp/v${survivors[0]}.log" "$tmp/v${survivors[1]}.log"
+
+trusted_via() {
+	curl -sf --cacert "$tmp/cert.pem" "https://127.0.0.1:$1/v1/metrics" |
+		awk '/^imatrust_machines\{state="trusted"\}/ { print $2 }'
+}
+machine_via() {
+	curl -sf --cacert "$tmp/cert.pem" -H "Authorization: Bearer $token" \
+		"https://127.0.0.1:$1/v1/machines/soak-000000" | jq -r '.state // .machine.state'
+}
+for i in "${survivors[@]}" front; do
+	if [ "$i" = front ]; then port=$front; name="HAProxy"; else port=${ports[$((i - 1))]}; name="v$i"; fi
+	check "$name's operator API answers: $(trusted_via "$port") trusted, soak-000000 $(machine_via "$port")" \
+		test "$(trusted_via "$port")" = "$agents" -a "$(machine_via "$port")" = trusted
+done
+
+for i in "${survivors[@]}"; do
+	echo "# v$i: $(cpu_of "${vpids[$((i - 1))]}") CPU ticks ($(getconf CLK_TCK)/s), $(grep -c . "$tmp/v$i.log") log lines"
+done
+echo "1..$tap_n"
+[ "$failures" -eq 0 ]
