@@ -415,6 +415,12 @@ bench: all
 bench-verifier: all
 	@tests/bench/verifier
 
+# Verifier CPU per attestation on SQLite, PostgreSQL, and 3 verifiers on
+# PostgreSQL behind HAProxy (issue 13), against openssl speed.
+.PHONY: bench-scale-out
+bench-scale-out: all
+	@tests/bench/scale-out
+
 # Evidence latency during a 100,000-reference import, against none.
 $(BUILD)/bin/bench-import-latency: \
 		$(BUILD)/tests/bench/bench_import_latency.o \

@@ -92,7 +92,6 @@ struct agent {
 	struct curl_slist *resolve;
 	char base[128];
 	double not_before;	/* paused until then after a failure */
-	unsigned long sent;
 };
 
 struct worker {
@@ -103,6 +102,9 @@ struct worker {
 	struct bench_buf resp;
 	CURLM *multi;
 	struct soft_ak rogue;	/* a TPM of the attacker's own */
+	unsigned long sent;	/* evidence built: every RACE_EVERY-th
+				 * raced, the one half-way an impostor */
+	int attack;		/* while streaming, not when settling */
 	pthread_t th;
 };
 
@@ -297,7 +299,7 @@ static int race(struct worker *w, struct agent *a, const char *json)
 	char base[2][128], url[2][512];
 	CURL *h[2] = {NULL, NULL};
 	long status[2] = {0, 0};
-	size_t i, first = (a->sent / RACE_EVERY) % o->nrace;
+	size_t i, first = (w->sent / RACE_EVERY) % o->nrace;
 	int won = 0, rc = 0;
 
 	count(C_RACES, 1);
@@ -392,15 +394,15 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 		}
 		return take_nonce(a, &w->resp) < 0 ? -1 : 0;
 	}
-	if (w->o->nrace >= 2 && a->sent % RACE_EVERY == RACE_EVERY / 2 &&
-	    a->sent++ > 0)
+	if (w->o->nrace >= 2 && w->attack &&
+	    ++w->sent % RACE_EVERY == RACE_EVERY / 2)
 		return impostor(w, a, nrec);
 	json = fleet_evidence(&a->f, nrec, &w->ev);
 	if (json == NULL) {
 		fatal(a, "evidence", "cannot build");
 		return -1;
 	}
-	if (w->o->nrace >= 2 && ++a->sent % RACE_EVERY == 0) {
+	if (w->o->nrace >= 2 && w->attack && w->sent % RACE_EVERY == 0) {
 		rc = race(w, a, json);
 		free(json);
 		return rc < 0 ? -1 : a->f.nonce_len > 0;
@@ -420,6 +422,7 @@ static void *stream(void *arg)
 	struct worker *w = arg;
 	size_t i = 0;
 
+	w->attack = 1;
 	while (!atomic_load(&stop)) {
 		struct agent *a = &w->a[i];
 
@@ -443,10 +446,10 @@ static void *settle(void *arg)
 	size_t i;
 	int rc;
 
+	w->attack = 0;
 	for (i = 0; i < w->n; i++) {
 		struct agent *a = &w->a[i];
 
-		a->sent = 1;	/* no race */
 		do {
 			while (a->not_before > bench_now())
 				usleep(20000);
@@ -460,10 +463,11 @@ static void *settle(void *arg)
 	return NULL;
 }
 
-/* A line every few seconds: how the run goes while things break. */
-static void progress(double t)
+/* A line every 5 s (@t), the counts then: how the run goes while
+ * things break; tests/scale and tests/bench read it. */
+static void progress(unsigned int t)
 {
-	printf("soak: t=%.0f s accepted %llu records %llu connection_errors "
+	printf("soak: t=%u s accepted %llu records %llu connection_errors "
 	       "%llu unavailable %llu nonce_refused %llu\n", t,
 	       (unsigned long long)atomic_load(&counts[C_ACCEPTED]),
 	       (unsigned long long)atomic_load(&counts[C_RECORDS]),
@@ -631,9 +635,12 @@ int main(int argc, char **argv)
 		if (pthread_create(&w[i].th, NULL, stream, &w[i]) != 0)
 			return 1;
 	for (t = 0; !atomic_load(&stop) && (t = bench_now() - t0) < o.seconds;) {
+		unsigned int mark;
+
 		usleep(250000);
-		if ((unsigned int)(bench_now() - t0) / 5 != (unsigned int)t / 5)
-			progress(bench_now() - t0);
+		mark = (unsigned int)(bench_now() - t0) / 5 * 5;
+		if (mark != (unsigned int)t / 5 * 5)
+			progress(mark);
 	}
 	atomic_store(&stop, 1);
 	for (i = 0; i < o.threads; i++)

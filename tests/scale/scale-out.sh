@@ -35,6 +35,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/pg.sh"
 # shellcheck source=../lib/haproxy.sh
 . "$root/tests/lib/haproxy.sh"
+# shellcheck source=../lib/verifiers.sh
+. "$root/tests/lib/verifiers.sh"
 bin=$root/build/bin
 agents=${SOAK_AGENTS:-1000}
 seconds=${SOAK_SECONDS:-60}
@@ -52,16 +54,14 @@ for t in haproxy openssl curl jq psql python3; do
 	command -v "$t" >/dev/null || bail "$t not installed (deploy/install-deps.sh)"
 done
 pg_bindir >/dev/null || bail "no PostgreSQL server (deploy/install-deps.sh)"
-[ -x "$bin/soak-agents" ] && [ -x "$bin/imatrust-verifier" ] ||
+{ [ -x "$bin/soak-agents" ] && [ -x "$bin/imatrust-verifier" ]; } ||
 	bail "build first: make all"
 
 tmp=$(mktemp -d /tmp/imatrust-scale.XXXXXX)
-vpids=()
 soak_pid=
 cleanup() {
 	[ -n "$soak_pid" ] && kill "$soak_pid" 2>/dev/null
-	for p in "${vpids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
+	verifiers_stop
 	haproxy_stop
 	pg_stop
 	if [ "${SOAK_KEEP:-0}" = 1 ] || [ "$failures" -gt 0 ]; then
@@ -81,57 +81,16 @@ need=$((2 * agents + 512))
 pg_start "$tmp/pg" off || bail "PostgreSQL did not start" "$tmp/pg/postgres.log"
 echo "# PostgreSQL: $PG_URI"
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 2 -subj /CN=verifier \
-	-addext "subjectAltName=IP:127.0.0.1,DNS:*.agents.bench" \
-	>/dev/null 2>&1 || bail "openssl req"
-# the instances sign results with one key
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
-	-out "$tmp/result-key.pem" 2>/dev/null || bail "openssl genpkey"
-
-read -r front p1 p2 p3 < <(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(4)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in socks])')
-ports=("$p1" "$p2" "$p3")
-
-for i in 1 2 3; do
-	cat >"$tmp/v$i.conf" <<EOF
-listen = 127.0.0.1
-port = ${ports[$((i - 1))]}
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $PG_URI
-result_key = $tmp/result-key.pem
-nonce_ttl = 600
-stale_after = 600
-threads = 2
-max_connections = $((agents + 256))
-# every connection comes from HAProxy's address (or this host)
-max_connections_per_ip = $((agents + 256))
-connection_timeout = 120
-log_level = info
-EOF
-done
+verifiers_pki "$tmp" || bail "openssl: no certificate or key"
+verifiers_start "$tmp" 3 "$PG_URI" "$agents" "threads = 2" \
+	"nonce_ttl = 600" "stale_after = 600" "log_level = info" ||
+	bail "the verifiers did not start"
+ports=("${VERIFIER_PORTS[@]}")
+vpids=("${VERIFIER_PIDS[@]}")
+p1=${ports[0]} p2=${ports[1]} p3=${ports[2]}
+read -r front < <(free_ports 1)	# after: the verifiers' are taken
 token=$("$bin/imatrust-verifier" -c "$tmp/v1.conf" token add soak) ||
 	bail "token add"
-
-up() { curl -sf --cacert "$tmp/cert.pem" "https://127.0.0.1:$1/v1/health" -o /dev/null; }
-wait_up() {
-	local n=100
-	until up "$1"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-# one after the other: the first to start takes the leader lock
-for i in 1 2 3; do
-	"$bin/imatrust-verifier" -c "$tmp/v$i.conf" >"$tmp/v$i.log" 2>&1 &
-	vpids+=($!)
-	wait_up "${ports[$((i - 1))]}" || bail "verifier $i did not start" "$tmp/v$i.log"
-done
 leads() { grep -l "this instance now runs the housekeeping" "$tmp"/v[123].log 2>/dev/null; }
 leader_log=$(leads | head -1)
 [ -n "$leader_log" ] || bail "no verifier took the leader lock" "$tmp/v1.log"
@@ -163,19 +122,20 @@ cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 kill_at=$((seconds / 3 / 5 * 5))
 restart_at=$((2 * seconds / 3 / 5 * 5))
+# the counts of the progress line at T s: accepted, connection errors, 5xx
+counts_at() {
+	awk -v t="$1" '$1 == "soak:" && $2 == "t=" t { print $5, $9, $11; exit }' "$tmp/soak.log"
+}
 wait_streamed "$kill_at" || bail "soak-agents stopped early" "$tmp/soak.err"
 victim=${vpids[$((leader - 1))]}
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 echo "# t=${kill_at} s: verifier v$leader (the leader, pid $victim) killed"
-before_restart=$(grep '^soak: t=' "$tmp/soak.log" | tail -1)
 
 wait_streamed "$restart_at" || bail "soak-agents stopped early" "$tmp/soak.err"
 t0=$(date +%s.%N)
 pg_restart || bail "PostgreSQL did not restart" "$tmp/pg/postgres.log"
 echo "# t=${restart_at} s: PostgreSQL restarted in $(echo "$(date +%s.%N) - $t0" | bc) s"
-echo "# before it: $before_restart"
-
 wait "$soak_pid"
 soak_rc=$?
 soak_pid=
@@ -187,11 +147,16 @@ check "every agent went on through the others and ended trusted (soak-agents exi
 	test "$soak_rc" -eq 0
 check "evidence was accepted ($(n_of accepted) answers, $(n_of records) records)" \
 	test "$(n_of accepted)" -gt "$agents"
-check "the kill was felt: $(n_of connection_errors) connection errors, $(n_of unavailable) answers 502/503/504" \
-	test $(($(n_of connection_errors) + $(n_of unavailable))) -gt 0
+read -r acc_kill _ _ < <(counts_at "$kill_at")
+read -r acc_restart conn_restart unav_restart < <(counts_at "$restart_at")
+check "after the kill the others went on: $acc_kill -> $acc_restart accepted by t=$restart_at s" \
+	test "$acc_restart" -ge $((acc_kill + agents / 2))
+check "the restart was felt and survived: $(($(n_of unavailable) - unav_restart)) answers 502/503/504 and $(($(n_of connection_errors) - conn_restart)) connection errors after it, then $(($(n_of accepted) - acc_restart)) accepted" \
+	test $(($(n_of unavailable) - unav_restart + $(n_of connection_errors) - conn_restart)) -gt 0 -a \
+	$(($(n_of accepted) - acc_restart)) -ge "$agents"
 check "no evidence accepted by two verifiers ($(n_of races) races, $(n_of races_one_accepted) won by one)" \
 	test "$(n_of races_accepted_twice)" = 0 -a "$(n_of races)" -gt 0
-check "evidence signed by another TPM refused ($(n_of impostors_refused) of $(n_of impostors))" \
+check "evidence signed by another TPM never accepted ($(n_of impostors) sent, $(n_of impostors_refused) refused, the rest unanswered)" \
 	test "$(n_of impostors)" -gt 0 -a "$(n_of fatal)" = 0
 
 # The records as stored: each agent's 0 .. next-1, once each.
