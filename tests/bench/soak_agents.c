@@ -18,10 +18,11 @@
  * verdict other than trusted, a next_index behind what the verifier
  * already confirmed (a record lost), an answer that is no verdict.
  *
- * -R: every RACE_EVERY-th evidence is also a race: the same evidence is
- * sent at once straight to two of the verifiers on PORTs (the attacker
- * who replays a captured quote to another instance). At most one may
- * accept it; two acceptances are "nonce accepted twice".
+ * -R: every RACE_EVERY-th evidence is a race: the same evidence is sent
+ * at once straight to two of the verifiers on PORTs, over connections
+ * made beforehand (the attacker who replays a captured quote to another
+ * instance while the agent sends it). At most one may accept it; two
+ * acceptances are "nonce accepted twice".
  *
  * After SECONDS every agent must get one more heartbeat accepted within
  * SETTLE_SECONDS. DIR/agents.tsv then has one line per agent: its id and
@@ -69,6 +70,9 @@ enum count {
 	C_RACES,	/* evidence sent to two verifiers at once */
 	C_RACE_ONE,	/* ... accepted by exactly one */
 	C_RACE_TWICE,	/* ... accepted by both: a nonce used twice */
+	C_RACE_LOST_NONCE,	/* the loser: 403 "nonce: ..." */
+	C_RACE_LOST_CONFLICT,	/* ... 409, concurrent evidence */
+	C_RACE_LOST_OTHER,	/* ... anything else (a dead verifier) */
 	C_IMPOSTORS,	/* evidence signed by another TPM's AK */
 	C_IMPOSTOR_REFUSED,	/* ... refused (403) */
 	C_FATAL,	/* what must never happen */
@@ -78,7 +82,8 @@ enum count {
 static const char *const count_names[C_COUNT] = {
 	"accepted", "records", "nonces", "connection_errors",
 	"unavailable", "nonce_refused", "conflicts", "resyncs", "races",
-	"races_one_accepted", "races_accepted_twice", "impostors",
+	"races_one_accepted", "races_accepted_twice", "races_lost_nonce",
+	"races_lost_conflict", "races_lost_other", "impostors",
 	"impostors_refused", "fatal",
 };
 
@@ -200,6 +205,14 @@ static long post(CURLM *m, CURL *h, const char *base, const char *id,
 	return status;
 }
 
+/* An error answer whose message starts "nonce" (engine.c's). */
+static int is_nonce_refusal(const char *body)
+{
+	const char *m = body != NULL ? strstr(body, "\"message\":\"") : NULL;
+
+	return m != NULL && strncmp(m + 11, "nonce", 5) == 0;
+}
+
 /* A failed exchange: no nonce, a pause; and what kind of failure. */
 static void setback(struct agent *a, long status, const char *body)
 {
@@ -209,9 +222,7 @@ static void setback(struct agent *a, long status, const char *body)
 		count(C_CONN, 1);
 	else if (status == 502 || status == 503 || status == 504)
 		count(C_UNAVAILABLE, 1);
-	else if (status == 403 && body != NULL &&
-		 strncmp(strstr(body, "\"message\"") != NULL ?
-			 strstr(body, "\"message\"") + 11 : "", "nonce", 5) == 0)
+	else if (status == 403 && is_nonce_refusal(body))
 		count(C_NONCE_REFUSED, 1);
 	else if (status == 409)
 		count(C_CONFLICT, 1);
@@ -288,60 +299,84 @@ static int take_nonce(struct agent *a, const struct bench_buf *resp)
 	return 0;
 }
 
+/* Run each of @h[2] once in @m, at once; their statuses (0: failed). */
+static void both(CURLM *m, CURL *h[2], long status[2])
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		curl_multi_add_handle(m, h[i]);
+	run_multi(m);
+	for (i = 0; i < 2; i++) {
+		curl_multi_remove_handle(m, h[i]);
+		status[i] = 0;
+		if (result_of(h[i]) == CURLE_OK)
+			curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE,
+					  &status[i]);
+	}
+}
+
 /*
- * The same evidence straight to two verifiers at once, on fresh
- * connections: at most one may take it. The winner's verdict counts.
+ * The same evidence straight to two verifiers at once: at most one may
+ * take it. Both connections are made first (GET /v1/health), so the two
+ * requests leave within microseconds of each other and meet in the
+ * verifiers' checks. The winner's verdict counts.
  */
 static int race(struct worker *w, struct agent *a, const char *json)
 {
 	const struct opts *o = w->o;
 	struct bench_buf resp[2] = {{0}};
-	char base[2][128], url[2][512];
+	char base[2][64], url[2][512];
 	CURL *h[2] = {NULL, NULL};
-	long status[2] = {0, 0};
+	CURLM *m = curl_multi_init();
+	long status[2];
 	size_t i, first = (w->sent / RACE_EVERY) % o->nrace;
-	int won = 0, rc = 0;
+	int won = 0, rc = -1;
 
 	count(C_RACES, 1);
 	for (i = 0; i < 2; i++) {
-		unsigned int port = o->race_ports[(first + i) % o->nrace];
-
-		h[i] = easy(o, &resp[i]);
-		if (h[i] == NULL)
-			return -1;
 		snprintf(base[i], sizeof(base[i]), "https://127.0.0.1:%u",
-			 port);
+			 o->race_ports[(first + i) % o->nrace]);
+		snprintf(url[i], sizeof(url[i]), "%s/v1/health", base[i]);
+		h[i] = easy(o, &resp[i]);
+		if (h[i] == NULL || m == NULL)
+			goto out;
+		curl_easy_setopt(h[i], CURLOPT_URL, url[i]);
+		curl_easy_setopt(h[i], CURLOPT_HTTPGET, 1L);
+	}
+	both(m, h, status);
+	for (i = 0; i < 2; i++) {
 		snprintf(url[i], sizeof(url[i]), "%s/v1/agents/%s/evidence",
 			 base[i], a->f.id);
+		resp[i].len = 0;
 		curl_easy_setopt(h[i], CURLOPT_URL, url[i]);
 		curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, json);
 		curl_easy_setopt(h[i], CURLOPT_POSTFIELDSIZE, (long)strlen(json));
-		curl_easy_setopt(h[i], CURLOPT_FORBID_REUSE, 1L);
-		curl_multi_add_handle(w->multi, h[i]);
 	}
-	run_multi(w->multi);
-	for (i = 0; i < 2; i++) {
-		curl_multi_remove_handle(w->multi, h[i]);
-		if (result_of(h[i]) == CURLE_OK)
-			curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE,
-					  &status[i]);
-		won += status[i] == 200;
-	}
+	both(m, h, status);
+	won = (status[0] == 200) + (status[1] == 200);
+	rc = 0;
 	if (won == 2) {
 		count(C_RACE_TWICE, 1);
 		fatal(a, "evidence accepted by two verifiers", resp[1].data);
 		rc = -1;
 	} else if (won == 1) {
+		i = status[0] == 200;	/* the loser */
 		count(C_RACE_ONE, 1);
-		rc = take_verdict(a, &w->ev, &resp[status[0] == 200 ? 0 : 1]);
+		count(status[i] == 409 ? C_RACE_LOST_CONFLICT :
+		      status[i] == 403 && is_nonce_refusal(resp[i].data) ?
+		      C_RACE_LOST_NONCE : C_RACE_LOST_OTHER, 1);
+		rc = take_verdict(a, &w->ev, &resp[1 - i]);
 	} else {
 		setback(a, status[0] != 0 ? status[0] : status[1],
 			status[0] != 0 ? resp[0].data : resp[1].data);
 	}
+out:
 	for (i = 0; i < 2; i++) {
 		curl_easy_cleanup(h[i]);
 		free(resp[i].data);
 	}
+	curl_multi_cleanup(m);
 	return rc;
 }
 
