@@ -39,26 +39,46 @@ void cluster_sync(struct verifier *v)
 /* One change at a time in this process, before the database's lock. */
 static pthread_mutex_t change_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* 1: taken, 0: another change holds it, -1: the database cannot say. */
+static int change_take(struct verifier *v, struct imt_error *err)
+{
+	int got = 0, rc;
+
+	if (pthread_mutex_trylock(&change_lock) != 0)
+		return 0;
+	pthread_mutex_lock(&v->lock);
+	rc = db_change_lock(v->db, &got, err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc == 0 && got)
+		return 1;
+	pthread_mutex_unlock(&change_lock);
+	return rc < 0 ? -1 : 0;
+}
+
 int cluster_change_begin(struct verifier *v, struct http_response *res)
 {
 	struct imt_error err;
-	int got = 0, rc;
 
-	if (pthread_mutex_trylock(&change_lock) != 0) {
-		http_error(res, 409, "another reference, policy or key change is in progress; send this one when it has finished");
+	switch (change_take(v, &err)) {
+	case 1:
+		return 0;
+	case -1:
+		http_error(res, 503, "storage: %s", err.msg);
+		return -1;
+	default:
+		http_error(res, 409, "another reference, policy or key change is in progress (on this or another verifier instance); send this one when it has finished");
 		return -1;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_change_lock(v->db, &got, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc == 0 && got)
-		return 0;
-	pthread_mutex_unlock(&change_lock);
+}
+
+int cluster_change_try(struct verifier *v)
+{
+	struct imt_error err;
+	int rc = change_take(v, &err);
+
 	if (rc < 0)
-		http_error(res, 503, "storage: %s", err.msg);
-	else
-		http_error(res, 409, "another verifier instance is making a reference, policy or key change; send this one when it has finished");
-	return -1;
+		log_warnx("change lock: %s", err.msg);
+	return rc == 1;
 }
 
 void cluster_change_end(struct verifier *v)

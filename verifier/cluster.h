@@ -35,6 +35,14 @@ void cluster_sync(struct verifier *v);
 int cluster_change_begin(struct verifier *v, struct http_response *res);
 
 /**
+ * cluster_change_try() - the same lock for work without a request (a
+ * re-judge left over from before a restart): 1 taken, 0 not (another
+ * change holds it, which will do the work; or the database cannot say,
+ * logged). Call WITHOUT v->lock.
+ */
+int cluster_change_try(struct verifier *v);
+
+/**
  * cluster_change_end() - announce the change to the other instances
  * and release the lock. Call WITHOUT v->lock.
  */

@@ -247,7 +247,9 @@ static void run_retention(struct verifier *v, time_t now)
 /*
  * A withdrawal whose re-judge did not finish (a crash, a kill) left its
  * digests queued: judge them before serving, so nothing withdrawn is
- * still vouched for.
+ * still vouched for. Under the change lock: a change running on another
+ * instance empties the queue itself when its re-judge ends, and one run
+ * here must not empty it under that re-judge's feet.
  */
 static void rejudge_pending(struct verifier *v, time_t now)
 {
@@ -256,11 +258,13 @@ static void rejudge_pending(struct verifier *v, time_t now)
 	size_t queued = 0;
 	int rc;
 
+	if (!cluster_change_try(v))
+		return;
 	pthread_mutex_lock(&v->lock);
 	rc = db_ref_withdrawn_count(v->db, &queued, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0 || queued == 0)
-		return;
+		goto out;
 	if (rejudge_all(v, REJUDGE_WITHDRAWN,
 			"{\"check\":\"rejudge\",\"change\":\"resumed at start\"}",
 			now, &st, &err) < 0)
@@ -269,6 +273,8 @@ static void rejudge_pending(struct verifier *v, time_t now)
 	else
 		log_info("re-judged %zu withdrawn digests left from before: %zu machines now untrusted",
 			 queued, st.now_untrusted);
+out:
+	cluster_change_end(v);
 }
 
 /*
