@@ -7,6 +7,8 @@
  * records stored for it, because db_boot_advance() changes them together
  * in one transaction.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "db_internal.h"
@@ -332,6 +334,22 @@ static int boot_move(struct db *db, const struct db_boot_advance *a,
 	return 0;
 }
 
+static void record_bind(struct db_stmt *st, int at, const struct db_record *r)
+{
+	db_bind_int64(st, at, (int64_t)r->index);
+	db_bind_int64(st, at + 1, r->pcr);
+	db_bind_text(st, at + 2, r->template);
+	/* The path is stored as given: bytes, not necessarily UTF-8. */
+	db_bind_text(st, at + 3, r->path);
+	db_bind_text(st, at + 4, r->digest_algo);
+	db_bind_blob(st, at + 5, r->digest, r->digest_len);
+	db_bind_text(st, at + 6, db_verdict_name(r->verdict));
+	if (r->sig != NULL && r->sig_len > 0)
+		db_bind_blob(st, at + 7, r->sig, r->sig_len);
+	else
+		db_bind_null(st, at + 7);
+}
+
 static int record_insert(struct db *db, int64_t boot,
 			 const struct db_record *r, struct imt_error *err)
 {
@@ -340,32 +358,80 @@ static int record_insert(struct db *db, int64_t boot,
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, boot);
-	db_bind_int64(st, 2, (int64_t)r->index);
-	db_bind_int64(st, 3, r->pcr);
-	db_bind_text(st, 4, r->template);
-	/* The path is stored as given: bytes, not necessarily UTF-8. */
-	db_bind_text(st, 5, r->path);
-	db_bind_text(st, 6, r->digest_algo);
-	db_bind_blob(st, 7, r->digest, r->digest_len);
-	db_bind_text(st, 8, db_verdict_name(r->verdict));
-	if (r->sig != NULL && r->sig_len > 0)
-		db_bind_blob(st, 9, r->sig, r->sig_len);
+	record_bind(st, 2, r);
 	return db_step_done(db, st, err, "record");
+}
+
+/*
+ * On PostgreSQL every statement is a round trip: there records go
+ * RECORD_ROWS to an INSERT, the rest one by one. The text is made once
+ * (its address is the statement cache's key): the boot is ?1, row k's
+ * eight columns ?(2 + 8k) to ?(9 + 8k).
+ */
+#define RECORD_ROWS 32
+#define RECORD_COLS 8
+static char sql_records_insert[RECORD_ROWS * 64 + 128];
+static pthread_once_t records_once = PTHREAD_ONCE_INIT;
+
+static void records_sql_make(void)
+{
+	size_t len, k;
+	int p;
+
+	len = (size_t)snprintf(sql_records_insert, sizeof(sql_records_insert),
+			       "INSERT INTO records (boot_id, idx, pcr, "
+			       "template, path, digest_algo, digest, verdict, "
+			       "sig) VALUES ");
+	for (k = 0; k < RECORD_ROWS; k++) {
+		p = 2 + RECORD_COLS * (int)k;
+		len += (size_t)snprintf(sql_records_insert + len,
+					sizeof(sql_records_insert) - len,
+					"%s(?1,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
+					k > 0 ? "," : "", p, p + 1, p + 2,
+					p + 3, p + 4, p + 5, p + 6, p + 7);
+	}
+}
+
+static int records_insert(struct db *db, int64_t boot,
+			  const struct db_record *r, struct imt_error *err)
+{
+	struct db_stmt *st;
+	size_t k;
+
+	pthread_once(&records_once, records_sql_make);
+	st = db_stmt(db, sql_records_insert, err);
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, boot);
+	for (k = 0; k < RECORD_ROWS; k++)
+		record_bind(st, 2 + RECORD_COLS * (int)k, &r[k]);
+	return db_step_done(db, st, err, "records");
 }
 
 static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			int64_t now, struct imt_error *err)
 {
 	struct db_stmt *st;
-	size_t i;
+	size_t i, half = a->nrecords / 2;
+	int rows = db_dialect(db) == DB_DIALECT_PG;
 
 	if (boot_move(db, a, err) < 0)
 		return -1;
-	for (i = 0; i < a->nrecords; i++) {
-		if (i == a->nrecords / 2)
+	for (i = 0; i < a->nrecords;) {
+		if (rows && a->nrecords - i >= RECORD_ROWS) {
+			if (i <= half && half < i + RECORD_ROWS)
+				db_hook(db, "advance:half");
+			if (records_insert(db, a->boot_id, &a->records[i],
+					   err) < 0)
+				return -1;
+			i += RECORD_ROWS;
+			continue;
+		}
+		if (i == half)
 			db_hook(db, "advance:half");
 		if (record_insert(db, a->boot_id, &a->records[i], err) < 0)
 			return -1;
+		i++;
 	}
 	st = db_stmt(db, sql_last_seen, err);
 	if (st == NULL)

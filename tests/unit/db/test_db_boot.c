@@ -209,6 +209,76 @@ static void test_advance(void **state)
 
 /* Two connections (two verifier processes) replaying the same boot: the
  * second to write loses cleanly instead of interleaving records. */
+/* What a record list gives back, each record's fields as stored. */
+struct listed {
+	size_t n;
+	int bad;
+};
+
+static int check_listed(int64_t boot_id, const struct db_record *r,
+			void *arg)
+{
+	struct listed *l = arg;
+	size_t i = l->n++;
+	char path[32];
+	uint8_t d[32];
+
+	(void)boot_id;
+	snprintf(path, sizeof(path), "/usr/bin/p%zu", i);
+	memset(d, (int)(i & 0xff), sizeof(d));
+	if (r->index != i || r->pcr != 10 || strcmp(r->path, path) != 0 ||
+	    strcmp(r->template, "ima-ng") != 0 || r->digest_len != 32 ||
+	    memcmp(r->digest, d, 32) != 0 ||
+	    r->verdict != (enum db_verdict)(i % 5) ||
+	    (i % 3 == 0 ? r->sig_len != 3 || memcmp(r->sig, "\x03\x02\x01", 3)
+			: r->sig_len != 0))
+		l->bad++;
+	return 0;
+}
+
+/*
+ * A batch larger than one multi-row INSERT (PostgreSQL: 32 rows) and not
+ * a multiple of it comes back whole, field by field, signatures or none.
+ */
+static void test_advance_rows(void **state)
+{
+	uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
+	struct db_boot_advance a = { 0 };
+	struct listed l = { 0 };
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+	size_t i, n = 2 * 32 + 7;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	make_batch(0, n);
+	for (i = 0; i < n; i += 3) {
+		recs[i].sig = (const uint8_t *)"\x03\x02\x01";
+		recs[i].sig_len = 3;
+	}
+	fill_pcrs(s1, s256, n);
+	a = (struct db_boot_advance){
+		.boot_id = b.id, .from_index = 0, .to_index = n,
+		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
+		.records = recs, .nrecords = n,
+	};
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
+	assert_int_equal(db_record_list(t.db, b.id, 0, 1000, 0, check_listed,
+					&l, &err), 0);
+	assert_int_equal(l.n, n);
+	assert_int_equal(l.bad, 0);
+	/* the same indices again are refused whole */
+	a.from_index = n;
+	a.to_index = 2 * n;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"),
+			 (int64_t)n);
+	tdb_remove(&t);
+}
+
 static void test_two_writers_guarded(void **state)
 {
 	struct imt_error err;
@@ -703,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_two_writers_guarded),
 		cmocka_unit_test(test_record_path_literal),
 		cmocka_unit_test(test_rejudge),
+		cmocka_unit_test(test_advance_rows),
 		cmocka_unit_test(test_advance_atomic_under_sigkill),
 		cmocka_unit_test(test_advance_sigkill_anytime),
 		cmocka_unit_test(test_retention),
