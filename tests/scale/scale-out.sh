@@ -25,7 +25,10 @@
 #     503 or connection errors around the restart) and resumed;
 #   - the leader lock moved to a surviving verifier;
 #   - every machine is trusted, and each surviving verifier's operator
-#     API (directly and through HAProxy) says the same.
+#     API (directly and through HAProxy) says the same;
+#   - a reference withdrawn through one verifier turns every machine that
+#     ran it untrusted, as the other verifier's API says at once; added
+#     back through the other, they are trusted again.
 #
 # Environment: SOAK_AGENTS (1000), SOAK_SECONDS (60), SOAK_RECORDS (5),
 # SOAK_THREADS (8), SOAK_KEEP=1 keeps the work directory. TAP output.
@@ -197,6 +200,29 @@ for i in "${survivors[@]}" front; do
 	check "$name's operator API answers: $(trusted_via "$port") trusted, soak-000000 $(machine_via "$port")" \
 		test "$(trusted_via "$port")" = "$agents" -a "$(machine_via "$port")" = trusted
 done
+
+# A reference change on one instance re-judges every machine, whichever
+# instance serves it, and the others' APIs say so at once.
+api_at() {	# api_at PORT METHOD PATH [BODY]
+	curl -sf --cacert "$tmp/cert.pem" -X "$2" -H "Authorization: Bearer $token" \
+		-H "Content-Type: application/json" ${4:+--data-binary "$4"} \
+		"https://127.0.0.1:$1$3"
+}
+state_count() {
+	curl -sf --cacert "$tmp/cert.pem" "https://127.0.0.1:$1/v1/metrics" |
+		awk -v s="$2" '$1 == "imatrust_machines{state=\"" s "\"}" { print $2 }'
+}
+pa=${ports[$((survivors[0] - 1))]}
+pb=${ports[$((survivors[1] - 1))]}
+read -r rpath rdigest < <(pg_psql -At -F ' ' -c "SELECT convert_from(path, 'UTF8'), encode(digest, 'hex') FROM records WHERE idx = 1 LIMIT 1")
+affected=$(pg_psql -At -c "SELECT count(DISTINCT b.machine_id) FROM records r JOIN boots b ON b.id = r.boot_id WHERE r.digest = decode('$rdigest', 'hex')")
+ref="{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"bench\"},\"refs\":[{\"path\":\"$rpath\",\"algo\":\"sha256\",\"digest\":\"$rdigest\"}]}"
+withdrawn=$(api_at "$pa" DELETE /v1/references "$ref" | jq -r .machines_now_untrusted)
+check "a reference withdrawn on v${survivors[0]}: $withdrawn machines untrusted, v${survivors[1]} counts $(state_count "$pb" untrusted) of the $affected that ran it" \
+	test "$withdrawn" = "$affected" -a "$(state_count "$pb" untrusted)" = "$affected"
+readded=$(api_at "$pb" POST /v1/references "$ref" | jq -r .machines_now_trusted)
+check "added back on v${survivors[1]}: $readded trusted again, v${survivors[0]} counts $(state_count "$pa" trusted) trusted" \
+	test "$readded" = "$affected" -a "$(state_count "$pa" trusted)" = "$agents"
 
 for i in "${survivors[@]}"; do
 	echo "# v$i: $(cpu_of "${vpids[$((i - 1))]}") CPU ticks ($(getconf CLK_TCK)/s), $(grep -c . "$tmp/v$i.log") log lines"
