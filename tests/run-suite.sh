@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # run-suite.sh NAME TEST...
 #
-# Each TEST is a command line (a program and its arguments). Runs cmocka
-# test binaries and TAP scripts, shows the log of anything
-# that failed, and ends with one line "NAME: N passed, N failed[, N skipped]".
+# Each TEST is a command line (a program and its arguments), perhaps after
+# VAR=VALUE words (VALUE may be in single quotes): its environment, left
+# out of the PASS line. Runs cmocka test binaries and TAP scripts, shows
+# the log of anything that failed (with its whole command line), and ends
+# with one line "NAME: N passed, N failed[, N skipped]".
 # Exit status is non-zero when any test failed or any program crashed.
 set -u
 
@@ -15,8 +17,13 @@ skipped=0
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
+assign="^[A-Za-z_][A-Za-z0-9_]*=('[^']*'|[^ ']*) +(.*)$"
 for t in "$@"; do
-	prog=${t%% *}
+	cmd=$t
+	while [[ $cmd =~ $assign ]]; do
+		cmd=${BASH_REMATCH[2]}
+	done
+	prog=${cmd%% *}
 	log="$logdir/$(basename "$prog").log"
 	bash -c "$t" >"$log" 2>&1
 	rc=$?
@@ -49,7 +56,7 @@ for t in "$@"; do
 	else
 		extra=""
 		[ "$skip" -gt 0 ] && extra=", $skip skipped"
-		echo "PASS $t ($ok passed$extra)"
+		echo "PASS $cmd ($ok passed$extra)"
 	fi
 done
 
