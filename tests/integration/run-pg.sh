@@ -25,10 +25,16 @@ if ! pg_bindir >/dev/null 2>&1 || ! command -v psql >/dev/null; then
 fi
 
 tmp=$(mktemp -d)
-# shellcheck disable=SC2317 # the EXIT trap
+# shellcheck disable=SC2317 # the EXIT trap: pg.sh's functions are not
+# written for set -e (pg_stop's wait returns the server's status), and the
+# status is the tests'
 cleanup() {
+	local rc=$?
+
+	set +e
 	pg_cleanup
 	rm -rf "$tmp"
+	exit "$rc"
 }
 trap cleanup EXIT
 
