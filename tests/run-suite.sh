@@ -4,8 +4,9 @@
 # Each TEST is a command line (a program and its arguments), perhaps after
 # VAR=VALUE words (VALUE may be in single quotes): its environment, left
 # out of the PASS line. Runs cmocka test binaries and TAP scripts, shows
-# the log of anything that failed (with its whole command line), and ends
-# with one line "NAME: N passed, N failed[, N skipped]".
+# the log of anything that failed (with its whole command line), each
+# test's wall-clock seconds, and ends with one line
+# "NAME: N passed, N failed[, N skipped]".
 # Exit status is non-zero when any test failed or any program crashed.
 set -u
 
@@ -25,8 +26,10 @@ for t in "$@"; do
 	done
 	prog=${cmd%% *}
 	log="$logdir/$(basename "$prog").log"
+	start=$SECONDS
 	bash -c "$t" >"$log" 2>&1
 	rc=$?
+	secs=$((SECONDS - start))
 	if grep -q '^\[==========\]' "$log"; then
 		# cmocka: every test prints "[ RUN      ]", passing ones "[       OK ]"
 		run=$(grep -c '^\[ RUN      \]' "$log")
@@ -51,12 +54,12 @@ for t in "$@"; do
 	failed=$((failed + bad))
 	skipped=$((skipped + skip))
 	if [ "$bad" -ne 0 ]; then
-		echo "FAIL $t (exit $rc):"
+		echo "FAIL $t (exit $rc, $secs s):"
 		sed 's/^/    /' "$log"
 	else
 		extra=""
 		[ "$skip" -gt 0 ] && extra=", $skip skipped"
-		echo "PASS $cmd ($ok passed$extra)"
+		echo "PASS $cmd ($ok passed$extra, $secs s)"
 	fi
 done
 
