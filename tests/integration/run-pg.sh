@@ -18,9 +18,10 @@ root=$(cd "$here/../.." && pwd)
 # shellcheck source=tests/lib/pg.sh
 . "$root/tests/lib/pg.sh"
 
-if ! pg_bindir >/dev/null 2>&1 || ! command -v psql >/dev/null; then
-	echo "run-pg.sh: no PostgreSQL server or psql (package postgresql," \
-		"deploy/install-deps.sh): integration-pg skipped" >&2
+# pg_bindir says what it looked for
+if ! pg_bindir >/dev/null || ! command -v psql >/dev/null; then
+	echo "integration-pg: skipped: no PostgreSQL server or no psql" \
+		"(package postgresql, deploy/install-deps.sh)" >&2
 	exit 0
 fi
 
