@@ -391,19 +391,19 @@ db_query() {
 
 # verifier_conf CONF PORT DB [LINE...]: a verifier on 127.0.0.1:PORT with
 # the TLS key of verifier_cert and the database DB (db_uri), then LINEs
-# (key = value). On PostgreSQL the result key (beside an SQLite file by
-# default) is made in $tmp unless a LINE says result_key.
+# (key = value). On PostgreSQL the result key is named where SQLite would
+# make it by default, beside DB, unless a LINE says result_key.
 verifier_conf() {
 	local conf=$1 port=$2 db=$3 line key=
 
 	shift 3
-	db=$(db_uri "$db") || return 1
 	if [ -n "${IMATRUST_TEST_PG_URI:-}" ]; then
-		key="result_key = $tmp/result-key.pem"
+		key="result_key = $(dirname "$db")/result-key.pem"
 		for line in "$@"; do
 			case $line in result_key*) key= ;; esac
 		done
 	fi
+	db=$(db_uri "$db") || return 1
 	{
 		printf 'listen = 127.0.0.1\nport = %s\n' "$port"
 		printf 'tls_cert = %s\ntls_key = %s\n' "$tmp/cert.pem" "$tmp/key.pem"
