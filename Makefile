@@ -3,11 +3,13 @@
 #   make            build the user-space programs into build/
 #   make check-fast unit tests + host integration tests (the inner loop)
 #   make check-unit-pg  the db unit tests again, on a private PostgreSQL
+#   make check-integration-pg  the integration tests that use the
+#                   verifier's database again, on a private PostgreSQL
 #   make check-scale-out  3 verifiers on PostgreSQL behind HAProxy, 1,000
 #                   simulated agents, one verifier killed (a few minutes)
-#   make check      everything: check-fast, the console in Chromium
-#                   (check-browser), the kernel build, guest tests,
-#                   check-scale-out
+#   make check      everything: check-fast, both -pg targets, the console
+#                   in Chromium (check-browser), the kernel build, guest
+#                   tests, check-scale-out
 #   make SANITIZE=1 check-fast   the same tests under ASan + UBSan
 #   make bench      benchmarks that print ratios against named peers
 
@@ -195,6 +197,7 @@ build/fuzz/%: $(FUZZ_OBJ)/tests/fuzz/%.o $(FUZZ_LIB)
 .SECONDARY:
 
 .PHONY: all check check-fast check-unit check-unit-pg check-scale-out check-cli check-guest kernel \
+	check-integration-pg \
 	check-includes check-browser \
 	kernel-stock kernel-check images bench deps clean format fuzz \
 	check-fuzz check-integration check-guest-streaming bench-kernel-resume \
@@ -310,6 +313,17 @@ check-integration: all $(TOOL_BINS)
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools tests/run-suite.sh \
 		check-integration $(INTEGRATION_TESTS)
 
+# The integration tests whose verifier stores anything, again with the
+# verifier on a private PostgreSQL cluster (one database per script). Those
+# not here start no verifier (test_agent_tpm, test_credential,
+# test_quote_peer, test_haproxy_lib, test_pg_schema: its own cluster) or
+# test the HTTP layer only (test_http_limits).
+INTEGRATION_PG_TESTS := $(addprefix tests/integration/test_,$(addsuffix .sh, \
+	attest history enroll verify results webhooks boot_log agent_daemon))
+check-integration-pg: all $(TOOL_BINS)
+	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
+		tests/integration/run-pg.sh $(INTEGRATION_PG_TESTS)
+
 # One probe per line for tests/check-includes.sh, with inc_of's flags.
 inc_probe = $(1) $(word 1,$(subst :, ,$(2))) $(word 2,$(subst :, ,$(2))) \
 	$(call inc_of,$(word 1,$(subst :, ,$(2)))/probe.c)
@@ -340,8 +354,9 @@ check-fast: all $(UNIT_BINS) $(TOOL_BINS) $(INC_LIST)
 		"tests/check-includes.sh $(INC_LIST)" $(UNIT_BINS) \
 		tests/cli/test_*.sh $(INTEGRATION_TESTS)
 
-check: check-fast check-browser check-fuzz check-guest \
-	check-guest-streaming check-guest-fleet check-scale-out
+check: check-fast check-unit-pg check-integration-pg check-browser \
+	check-fuzz check-guest check-guest-streaming check-guest-fleet \
+	check-scale-out
 
 # Three verifiers on one PostgreSQL behind HAProxy, 1,000 simulated
 # agents for a minute; one verifier killed, the database restarted

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # run-suite.sh NAME TEST...
 #
-# Each TEST is a command line (a program and its arguments). Runs cmocka
-# test binaries and TAP scripts, shows the log of anything
-# that failed, and ends with one line "NAME: N passed, N failed[, N skipped]".
+# Each TEST is a command line (a program and its arguments), perhaps after
+# VAR=VALUE words (VALUE may be in single quotes): its environment, left
+# out of the PASS line. Runs cmocka test binaries and TAP scripts, shows
+# the log of anything that failed (with its whole command line), each
+# test's wall-clock seconds, and ends with one line
+# "NAME: N passed, N failed[, N skipped]".
 # Exit status is non-zero when any test failed or any program crashed.
 set -u
 
@@ -15,11 +18,18 @@ skipped=0
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
+assign="^[A-Za-z_][A-Za-z0-9_]*=('[^']*'|[^ ']*) +(.*)$"
 for t in "$@"; do
-	prog=${t%% *}
+	cmd=$t
+	while [[ $cmd =~ $assign ]]; do
+		cmd=${BASH_REMATCH[2]}
+	done
+	prog=${cmd%% *}
 	log="$logdir/$(basename "$prog").log"
+	start=$SECONDS
 	bash -c "$t" >"$log" 2>&1
 	rc=$?
+	secs=$((SECONDS - start))
 	if grep -q '^\[==========\]' "$log"; then
 		# cmocka: every test prints "[ RUN      ]", passing ones "[       OK ]"
 		run=$(grep -c '^\[ RUN      \]' "$log")
@@ -44,12 +54,12 @@ for t in "$@"; do
 	failed=$((failed + bad))
 	skipped=$((skipped + skip))
 	if [ "$bad" -ne 0 ]; then
-		echo "FAIL $t (exit $rc):"
+		echo "FAIL $t (exit $rc, $secs s):"
 		sed 's/^/    /' "$log"
 	else
 		extra=""
 		[ "$skip" -gt 0 ] && extra=", $skip skipped"
-		echo "PASS $t ($ok passed$extra)"
+		echo "PASS $cmd ($ok passed$extra, $secs s)"
 	fi
 done
 

@@ -315,27 +315,100 @@ as() {
 		PROBE_STATE=$tmp/$n/probe "$@"
 }
 
+# ---- the verifier's database: an SQLite file, or PostgreSQL ---------------
+# With IMATRUST_TEST_PG_URI set (tests/integration/run-pg.sh), every
+# database a test names by a file DB is a PostgreSQL database instead: the
+# first DB named is IMATRUST_TEST_PG_URI's database, emptied then (schema
+# public dropped), each other DB a database of its own on the same server,
+# (again) created then as NAME_2, NAME_3... (NAME: the first one's; the
+# role needs CREATEDB). $tmp/pg-databases keeps which is which.
+
+# db_uri DB: what "database =" says for DB: DB, or its PostgreSQL URI.
+db_uri() {
+	local db=$1 map=$tmp/pg-databases uri n name re
+
+	if [ -z "${IMATRUST_TEST_PG_URI:-}" ]; then
+		printf '%s\n' "$db"
+		return 0
+	fi
+	command -v psql >/dev/null || {
+		echo "Bail out! psql not installed (deploy/install-deps.sh)" >&2
+		return 1
+	}
+	touch "$map"
+	uri=$(awk -F '\t' -v db="$db" '$1 == db { print $2 }' "$map")
+	if [ -z "$uri" ]; then
+		n=$(($(wc -l <"$map") + 1))
+		uri=$IMATRUST_TEST_PG_URI
+		if [ "$n" -eq 1 ]; then
+			db_psql "$uri" -c "SET client_min_messages = warning" \
+				-c "DROP SCHEMA public CASCADE" \
+				-c "CREATE SCHEMA public" || return 1
+		else
+			name=$(db_psql "$uri" -c "SELECT current_database()") &&
+				name=${name}_$n &&
+				db_psql "$uri" -c "SET client_min_messages = warning" \
+					-c "DROP DATABASE IF EXISTS \"$name\"" \
+					-c "CREATE DATABASE \"$name\" ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0" ||
+				return 1
+			# the same URI with the other database: the dbname
+			# parameter, else the path
+			re='^(.*[?&]dbname=)[^&]*(.*)$'
+			if [[ $uri =~ $re ]]; then
+				uri=${BASH_REMATCH[1]}$name${BASH_REMATCH[2]}
+			else
+				re='^(postgres(ql)?://[^/?]*)(/[^?]*)?(.*)$'
+				[[ $uri =~ $re ]] || return 1
+				uri=${BASH_REMATCH[1]}/$name${BASH_REMATCH[4]}
+			fi
+		fi
+		printf '%s\t%s\n' "$db" "$uri" >>"$map"
+	fi
+	printf '%s\n' "$uri"
+}
+
+# db_psql URI ARGS...: psql, its rows as sqlite3 prints them (columns
+# separated by |, NULL empty), stopping at the first error.
+db_psql() {
+	local uri=$1
+	shift
+	psql -X -A -t -q -v ON_ERROR_STOP=1 "$uri" "$@"
+}
+
+# db_query DB SQL [PG_SQL]: the rows of SQL on the verifier's database DB,
+# as sqlite3 prints them; on PostgreSQL the rows of PG_SQL (default SQL).
+# Where the two spellings differ PG_SQL must print the same text: a blob
+# as lower(hex(x)) is encode(x, 'hex') there.
+db_query() {
+	local uri
+
+	if [ -z "${IMATRUST_TEST_PG_URI:-}" ]; then
+		sqlite3 "$1" "$2"
+	else
+		uri=$(db_uri "$1") && db_psql "$uri" -c "${3:-$2}"
+	fi
+}
+
 # verifier_conf CONF PORT DB [LINE...]: a verifier on 127.0.0.1:PORT with
-# the TLS key of verifier_cert and the database DB, then LINEs (key = value).
-# With IMATRUST_TEST_PG_URI set, the database is that PostgreSQL database
-# instead, emptied here, and the result key (beside an SQLite file by
-# default) is made in $tmp: for the tests that read the database through
-# the API only.
+# the TLS key of verifier_cert and the database DB (db_uri), then LINEs
+# (key = value). On PostgreSQL the result key is named where SQLite would
+# make it by default, beside DB, unless a LINE says result_key.
 verifier_conf() {
-	local conf=$1 port=$2 db=$3
+	local conf=$1 port=$2 db=$3 line key=
+
 	shift 3
 	if [ -n "${IMATRUST_TEST_PG_URI:-}" ]; then
-		db=$IMATRUST_TEST_PG_URI
-		psql -X -q "$db" -c "SET client_min_messages = warning" \
-			-c "DROP SCHEMA public CASCADE" -c "CREATE SCHEMA public" ||
-			return 1
+		key="result_key = $(dirname "$db")/result-key.pem"
+		for line in "$@"; do
+			case $line in result_key*) key= ;; esac
+		done
 	fi
+	db=$(db_uri "$db") || return 1
 	{
 		printf 'listen = 127.0.0.1\nport = %s\n' "$port"
 		printf 'tls_cert = %s\ntls_key = %s\n' "$tmp/cert.pem" "$tmp/key.pem"
 		printf 'database = %s\n' "$db"
-		[ -z "${IMATRUST_TEST_PG_URI:-}" ] ||
-			printf 'result_key = %s\n' "$tmp/result-key.pem"
+		[ -z "$key" ] || printf '%s\n' "$key"
 		[ $# -eq 0 ] || printf '%s\n' "$@"
 	} >"$conf"
 }

@@ -6,7 +6,8 @@
 # way), shared through tests/tools/tpm_mux by the agent and
 # tests/tools/fake_kernel, which appends records to a list file and
 # extends PCR 10 as IMA does. The verifier runs with a temporary config,
-# database and self-signed TLS certificate on a free port. Checks:
+# database (SQLite, or PostgreSQL: run-pg.sh) and self-signed TLS
+# certificate on a free port. Checks:
 # enrollment with credential activation, verdicts arriving for new records
 # and heartbeats, a restart of the agent that reuses its AK without
 # enrolling again, and an agent that survives a verifier stop and start.
@@ -62,7 +63,7 @@ else
 	bail "no TPM" "$tmp/swtpm_setup.log"
 fi
 if openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/tls-key.pem" -out "$tmp/tls-cert.pem" -days 1 \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
 	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
 	>"$tmp/openssl.log" 2>&1; then
 	ok "self-signed TLS certificate for 127.0.0.1"
@@ -88,15 +89,8 @@ else fail "fake kernel wrote boot_aggregate through the mux" "$tmp/kernel.log"; 
 
 # --- verifier -------------------------------------------------------------
 vport=$(swtpm_free_ports)
-cat >"$tmp/verifier.conf" <<EOC
-listen = 127.0.0.1
-port = $vport
-tls_cert = $tmp/tls-cert.pem
-tls_key = $tmp/tls-key.pem
-database = $tmp/verifier.db
-ek_ca = $tmp/ek-ca.pem
-nonce_ttl = 30
-EOC
+verifier_conf "$tmp/verifier.conf" "$vport" "$tmp/verifier.db" \
+	"ek_ca = $tmp/ek-ca.pem" "nonce_ttl = 30" || bail "verifier_conf"
 start_verifier() {
 	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
 		>>"$tmp/verifier.log" 2>&1 &
@@ -110,7 +104,7 @@ else fail "verifier listens on 127.0.0.1:$vport"; fi
 cat >"$tmp/agent.conf" <<EOC
 # written by test_agent_daemon.sh
 verifier_url = https://127.0.0.1:$vport
-ca_cert = $tmp/tls-cert.pem
+ca_cert = $tmp/cert.pem
 id = test-agent-1
 tcti = $IMATRUST_TCTI
 state_dir = $tmp/state
@@ -202,7 +196,7 @@ if wait_for 20 "$tmp/agent.log" "next_index 5"; then
 	ok "after the outage the record added meanwhile is proven (next_index 5)"
 else fail "after the outage the record added meanwhile is proven (next_index 5)"; fi
 # --- SIGKILL mid-stream: nothing stored is lost, the agent resumes --------
-q() { sqlite3 "$tmp/verifier.db" "$1"; }
+q() { db_query "$tmp/verifier.db" "$1"; }
 events_before=$(q "select count(*) from events")
 (for i in $(seq 20); do
 	"$kern" "$list" file "/usr/bin/burst$i" "b$i"

@@ -1,10 +1,11 @@
 #!/bin/bash
 # test_attest.sh - the verifier end to end against a real swtpm, TLS and
-# SQLite, one protocol step at a time (tests/tools/attest_probe), with a
-# harness that plays the kernel (tests/tools/fake_kernel: append a record,
-# extend PCR 10). Covers what a real agent never sends: evidence signed by
-# another AK, replayed and expired nonces, altered/removed/reordered lists,
-# malformed requests. The real imatrust-agent runs in test_agent_daemon.sh.
+# SQLite (or PostgreSQL: run-pg.sh), one protocol step at a time
+# (tests/tools/attest_probe), with a harness that plays the kernel
+# (tests/tools/fake_kernel: append a record, extend PCR 10). Covers what a
+# real agent never sends: evidence signed by another AK, replayed and
+# expired nonces, altered/removed/reordered lists, malformed requests. The
+# real imatrust-agent runs in test_agent_daemon.sh.
 set -u
 . "$(dirname "$0")/swtpm-lib.sh"
 require_tools swtpm swtpm_setup swtpm_localca openssl curl sqlite3 jq
@@ -122,7 +123,7 @@ expect "the honest list: trusted" "state=trusted next_index=7" "$out"
 # --- evidence that proves nothing changes nothing ---------------------------
 # A rejection is a 403 naming the check, no nonce, no state change, and at
 # most one "rejected" event a minute.
-events_of() { sqlite3 "$tmp/v.db" "select count(*) from events where machine_id='$1' and kind='$2'"; }
+events_of() { db_query "$tmp/v.db" "select count(*) from events where machine_id='$1' and kind='$2'"; }
 mkdir -p "$tmp/other-ak"
 out=$(evidence good -f 7 -a "$tmp/other-ak")
 expect "a quote signed by a key that is not the enrolled AK: rejected (403)" \
@@ -159,12 +160,12 @@ junk="{\"v\":1,\"agent\":\"good\",\"nonce\":\"$(printf '%064d' 7)\",\"bank\":\"s
 # most one a minute: a slow run may cross a minute), and nonces (an
 # expired one may go meanwhile, none may come)
 rows_q="select (select count(*) from events where kind != 'rejected'), (select count(*) from events where kind = 'rejected'), (select count(*) from nonces)"
-rows_before=$(sqlite3 "$tmp/v.db" "$rows_q")
+rows_before=$(db_query "$tmp/v.db" "$rows_q")
 codes=$(for _ in $(seq 100); do raw_post --data "$junk" "https://127.0.0.1:$port/v1/agents/good/evidence"; echo; done | sort | uniq -c | tr -s ' ')
 expect "100 garbage evidence posts for a real machine: all refused with 403" " 100 403" "$codes"
 expect "... no nonce in the answer" "" "$(grep -o nonce\"\: "$tmp/body")"
 expect "... the machine stays trusted" trusted "$(state_of good)"
-rows_after=$(sqlite3 "$tmp/v.db" "$rows_q")
+rows_after=$(db_query "$tmp/v.db" "$rows_q")
 IFS='|' read -r ev0 rej0 non0 <<<"$rows_before"
 IFS='|' read -r ev1 rej1 non1 <<<"$rows_after"
 expect "... and not one row was written (at most the minute's rejected event)" \
@@ -174,7 +175,7 @@ m=$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/v1/metrics")
 expect "... every one counted in the metrics" "imatrust_evidence_rejected_total " "$m"
 
 for _ in $(seq 300); do raw -X POST "https://127.0.0.1:$port/v1/agents/good/nonce" >/dev/null; done 2>/dev/null
-n=$(sqlite3 "$tmp/v.db" "select count(*) from nonces where machine_id='good'")
+n=$(db_query "$tmp/v.db" "select count(*) from nonces where machine_id='good'")
 expect "300 nonce requests from a stranger: still one nonce row for the machine" 1 "$n"
 raw -X POST "https://127.0.0.1:$port/v1/agents/good/nonce" >/dev/null
 expect "... and the answer says nothing about the machine (no state)" "" "$(grep -o '"state"' "$tmp/body")"
@@ -202,7 +203,7 @@ out=$(evidence good -f 7 -t other:7)
 expect "a made-up record for PCR 11 appended to a genuine batch: failed" \
 	"state=failed" "$out"
 expect "... reason names the PCR" '\"check\":\"pcr\"' "$(reason_of good)"
-n=$(sqlite3 "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'good' and r.pcr != 10")
+n=$(db_query "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'good' and r.pcr != 10")
 expect "... and nothing of the batch was stored" 0 "$n"
 out=$(evidence good -f 7)
 expect "the honest batch: trusted" "state=trusted next_index=8" "$out"
@@ -229,7 +230,7 @@ expect "the same piece marked 'more': held, the rest is asked for" \
 out=$(evidence big -f 3)
 expect "the rest arrives: the quote proves all five records, trusted" \
 	"state=trusted next_index=5" "$out"
-n=$(sqlite3 "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'big'")
+n=$(db_query "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'big'")
 expect "... and all five are stored" 5 "$n"
 
 # --- a TPM reboot is a new boot ----------------------------------------------
@@ -240,7 +241,7 @@ kernel good boot
 out=$(evidence good)
 expect "after swtpm restarts, evidence from index 0 is a new boot: trusted" \
 	"state=trusted next_index=1" "$out"
-n=$(sqlite3 "$tmp/v.db" "select count(*) from boots where machine_id='good'")
+n=$(db_query "$tmp/v.db" "select count(*) from boots where machine_id='good'")
 expect "the verifier recorded a second boot (TPM resetCount)" 2 "$n"
 expect "... and a reboot event" '"reboot"' "$(api GET /v1/machines/good/events)"
 
@@ -259,7 +260,7 @@ out=$(evidence stray)
 expect "approved by an operator: evidence accepted, trusted" "state=trusted" "$out"
 
 # --- bad requests: 4xx with a JSON error, nothing changes ---------------------
-before=$(sqlite3 "$tmp/v.db" "select count(*) from events")
+before=$(db_query "$tmp/v.db" "select count(*) from events")
 code=$(raw -X POST -H 'Content-Type: application/json' --data '{"v":1,' \
 	"https://127.0.0.1:$port/v1/agents")
 expect "malformed JSON: 400" 400 "$code"
@@ -281,7 +282,7 @@ code=$(raw -D "$tmp/headers" "https://127.0.0.1:$port/v1/machines")
 expect "operator API without a token: 401" 401 "$code"
 expect "... naming the Bearer scheme (WWW-Authenticate)" \
 	'WWW-Authenticate: Bearer realm="imatrust"' "$(tr -d '\r' <"$tmp/headers")"
-after=$(sqlite3 "$tmp/v.db" "select count(*) from events")
+after=$(db_query "$tmp/v.db" "select count(*) from events")
 expect "none of the bad requests changed anything" "$before" "$after"
 
 echo "1..$tap_n"

@@ -25,7 +25,7 @@ AGENT_PID=
 trap 'swtpm_lab_exit $AGENT_PID' EXIT
 has() { grep -qE -- "$2" "$1"; }
 count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
-q() { sqlite3 "$tmp/verifier.db" "$1"; }
+q() { db_query "$tmp/verifier.db" "$1"; }
 is() { [ "$(q "$1")" = "$2" ]; }
 more_than() { [ "$(count "$1" "$2")" -gt "$3" ]; }
 
@@ -37,7 +37,7 @@ swtpm_manufacture "$tmp/tpm" "$ca" "$tmp/swtpm_setup.log" ||
 	bail "no TPM" "$tmp/swtpm_setup.log"
 swtpm_ca_bundle "$ca" "$tmp/ek-ca.pem"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	-keyout "$tmp/tls-key.pem" -out "$tmp/tls-cert.pem" -days 1 \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
 	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
 	>"$tmp/openssl.log" 2>&1 || bail "no TLS certificate" "$tmp/openssl.log"
 
@@ -79,15 +79,8 @@ within 5 env IMATRUST_TCTI="$tcti" "$kern" "$list" boot >"$tmp/kernel.log"
 
 # --- verifier and an operator token ---------------------------------------
 vport=$(swtpm_free_ports)
-cat >"$tmp/verifier.conf" <<EOC
-listen = 127.0.0.1
-port = $vport
-tls_cert = $tmp/tls-cert.pem
-tls_key = $tmp/tls-key.pem
-database = $tmp/verifier.db
-ek_ca = $tmp/ek-ca.pem
-nonce_ttl = 30
-EOC
+verifier_conf "$tmp/verifier.conf" "$vport" "$tmp/verifier.db" \
+	"ek_ca = $tmp/ek-ca.pem" "nonce_ttl = 30" || bail "verifier_conf"
 "$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
 	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
 "$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" >>"$tmp/verifier.log" \
@@ -95,14 +88,14 @@ EOC
 pids+=($!)
 within 10 has "$tmp/verifier.log" "listening on" ||
 	bail "verifier does not listen" "$tmp/verifier.log"
-export IMATRUST_URL=https://127.0.0.1:$vport IMATRUST_CA=$tmp/tls-cert.pem
+export IMATRUST_URL=https://127.0.0.1:$vport IMATRUST_CA=$tmp/cert.pem
 export IMATRUST_TOKEN_FILE=$tmp/token
 cli() { "$bin/imatrust" "$@"; }
 
 # --- agent ----------------------------------------------------------------
 cat >"$tmp/agent.conf" <<EOC
 verifier_url = https://127.0.0.1:$vport
-ca_cert = $tmp/tls-cert.pem
+ca_cert = $tmp/cert.pem
 id = boot-1
 tcti = $tcti
 state_dir = $tmp/state

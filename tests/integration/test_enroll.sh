@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_enroll.sh - enrollment against a real swtpm, TLS and SQLite, with
+# test_enroll.sh - enrollment against a real swtpm, TLS and a database, with
 # the two attackers of the common rules: one on the network with nothing
 # (a flood of made-up EKs, someone else's public EK, guessed proofs) and
 # one with a TPM of their own (a swtpm certified by the same CA). Also
@@ -93,7 +93,12 @@ printf '%s\n' "$token" >"$tmp/token"
 export IMATRUST_TOKEN_FILE=$tmp/token
 
 api_url=$url1
-sql() { sqlite3 "$tmp/v1.db" "$1"; }
+sql() { db_query "$tmp/v1.db" "$@"; }	# sql SQL [PG_SQL]: on V1's database
+# ek_fpr ID: machine ID's EK fingerprint in hex, from V1's database
+ek_fpr() {
+	sql "select lower(hex(ek_fpr)) from machines where id = '$1'" \
+		"select encode(ek_fpr, 'hex') from machines where id = '$1'"
+}
 metric() { curl -s --cacert "$tmp/cert.pem" "$url1/v1/metrics" | sed -n "s/^$1 //p"; }
 
 # --- a stranger with the public EK cannot cancel the real activation --------
@@ -114,7 +119,7 @@ expect "... no machine victim yet" 0 "$(sql "select count(*) from machines where
 out=$(as victim -- "$probe" activate)
 expect "the victim's activation still succeeds afterwards" "status=200 state=enrolling" "$out"
 expect "... with its own EK" "$(fpr victim)" \
-	"$(sql "select lower(hex(ek_fpr)) from machines where id = 'victim'")"
+	"$(ek_fpr victim)"
 
 kernel victim boot
 out=$(evidence victim)
@@ -194,7 +199,7 @@ as ecc -- "$probe" nonce >/dev/null
 out=$(PROBE_ALG=ecc as ecc -- "$probe" evidence "$tmp/ecc/list")
 expect "... and its ECC AK's quotes verify" "state=trusted" "$out"
 expect "... its fingerprint is the ECC EK's" "$(fpr ecc ecc)" \
-	"$(sql "select lower(hex(ek_fpr)) from machines where id = 'ecc'")"
+	"$(ek_fpr ecc)"
 out=$(as liar -- "$probe" enroll -x restricted)
 expect "an AK that is not restricted: 400 naming the attribute" "restricted" "$out"
 out=$(as liar -- "$probe" enroll -x fixedtpm)
@@ -229,16 +234,16 @@ vconf 2 "$p2" "ek_ca = $ca/swtpm-localca-rootca-cert.pem" "enroll = registered" 
 	"pending_expire = 1" "max_pending = 0"
 vstart 2
 sleep 1
-n=$(sqlite3 "$tmp/v2.db" "select count(*) from machines where id = 'lonely'")
+n=$(db_query "$tmp/v2.db" "select count(*) from machines where id = 'lonely'")
 expect "pending_expire: the never approved pending machine is removed" 0 "$n"
-n=$(sqlite3 "$tmp/v2.db" "select count(*) from audit where action = 'pending-expired' and machine_id = 'lonely'")
+n=$(db_query "$tmp/v2.db" "select count(*) from audit where action = 'pending-expired' and machine_id = 'lonely'")
 expect "... with an audit entry" 1 "$n"
 machine walkin
 out=$(PROBE_URL=$url2 as walkin -- "$probe" enroll)
 expect "enroll = registered: an EK that is not pre-registered is refused (403)" \
 	"status=403" "$out"
 expect "... saying so" "not registered" "$out"
-n=$(sqlite3 "$tmp/v2.db" "select count(*) from enrollments where machine_id = 'walkin'")
+n=$(db_query "$tmp/v2.db" "select count(*) from enrollments where machine_id = 'walkin'")
 expect "... and nothing is stored" 0 "$n"
 IMATRUST_URL=$url2 IMATRUST_TOKEN_FILE=$tmp/token2 "$bin/imatrust" machine add walkin --ek "$(fpr walkin)" >/dev/null
 out=$(PROBE_URL=$url2 as walkin -- "$probe" enroll)

@@ -136,7 +136,7 @@ out=$(evidence wrong -f 2 -L 2 -a "$tmp/other-ak")
 expect "attacker 1, a quote by another AK with list_start: rejected" \
 	'status=403' "$out"
 expect "... nothing of the boot stored" 0 \
-	"$(sqlite3 "$tmp/v.db" "select count(*) from boots where machine_id='wrong'")"
+	"$(db_query "$tmp/v.db" "select count(*) from boots where machine_id='wrong'")"
 out=$(evidence wrong -f 2 -L 2)
 expect "the right value: trusted (policy accept)" \
 	"state=trusted next_index=3 stored_records=3" "$out"

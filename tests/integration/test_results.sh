@@ -39,17 +39,25 @@ mkdir -p "$tmp/db"
 
 # --- the key: refused ones stop the start --------------------------------------
 vport=$(swtpm_free_ports)
-conf() {	# conf DB [RESULT_KEY]
+# conf DB [RESULT_KEY]: on PostgreSQL (db_uri) the key has no database
+# directory to be made in by default: it is named where it would be
+conf() {
+	local db key=${2:-}
+
+	db=$(db_uri "$1") || return 1
 	cat <<EOC
 listen = 127.0.0.1
 port = $vport
 tls_cert = $tmp/cert.pem
 tls_key = $tmp/key.pem
-database = $1
+database = $db
 ek_ca = $tmp/ek-ca.pem
 stale_after = 60
 EOC
-	[ -n "${2:-}" ] && echo "result_key = $2"
+	if [ -z "$key" ] && [ -n "${IMATRUST_TEST_PG_URI:-}" ]; then
+		key=$(dirname "$1")/result-key.pem
+	fi
+	if [ -n "$key" ]; then echo "result_key = $key"; fi
 }
 refused_start() {	# refused_start KEYFILE WHY: the verifier exits naming it
 	conf "$tmp/db/refused.db" "$1" >"$tmp/refused.conf"
@@ -67,7 +75,7 @@ check "an RSA result key stops the start, naming the file" \
 	refused_start "$tmp/rsa.pem" "not an EC P-256 key"
 
 # --- verifier with its own key ------------------------------------------------
-conf "$tmp/db/verifier.db" >"$tmp/verifier.conf"
+conf "$tmp/db/verifier.db" >"$tmp/verifier.conf" || bail "conf"
 "$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
 	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
 token=$(cat "$tmp/token")

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test_verify.sh - POST /v1/verify and `imatrust verify` end to end: a
-# real verifier (TLS, SQLite), two swtpm TPMs, bundles made as a pipeline
+# real verifier (TLS, SQLite or PostgreSQL), two swtpm TPMs, bundles made as a pipeline
 # makes them (deploy/make-bundle.sh over tpm2-tools, the list written by
 # tests/tools/fake_kernel), and the attackers of the one-shot check: no
 # token, another TPM's quote, an altered list, a wrong nonce, a machine
@@ -96,16 +96,21 @@ printf '%s' '{"sources":["dir-tree:ci"],"boot":{"secure_boot":"required"}}' \
 	>"$tmp/policy-sb.json"
 api PUT /v1/policies/ci-sb "@$tmp/policy-sb.json" >/dev/null
 
-# The database as rows: every table, every row (WAL included: sqlite3 reads it)
+# The database as rows: every table, every row (WAL included: sqlite3
+# reads it; on PostgreSQL each row as text, sorted: an update moves a row)
 db_rows() {
-	local t
-	for t in $(sqlite3 "$tmp/v.db" \
-		"select name from sqlite_master where type='table' order by name"); do
+	local t tables
+	tables=$(db_query "$tmp/v.db" \
+		"select name from sqlite_master where type='table' order by name" \
+		"select tablename from pg_tables where schemaname = 'public' order by 1") &&
+		[ -n "$tables" ] || return 1
+	for t in $tables; do
 		echo "== $t"
-		sqlite3 "$tmp/v.db" "select * from \"$t\""
+		db_query "$tmp/v.db" "select * from \"$t\"" \
+			"select t::text from \"$t\" t order by 1" || return 1
 	done
 }
-db_rows >"$tmp/before"
+db_rows >"$tmp/before" || bail "the database cannot be read"
 
 # --- a clean machine: trusted --------------------------------------------------
 nonce=$(openssl rand -hex 32)
@@ -205,7 +210,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$tmp/cert.pem" \
 expect "no token: 401" 401 "$code"
 
 # --- nothing stored -------------------------------------------------------------
-db_rows >"$tmp/after"
+db_rows >"$tmp/after" || bail "the database cannot be read"
 if diff -u "$tmp/before" "$tmp/after" >"$tmp/db.diff"; then
 	ok "every table of the database is as it was, row for row"
 else

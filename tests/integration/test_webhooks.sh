@@ -43,20 +43,14 @@ stop_receiver() { kill "$RECEIVER_PID"; wait "$RECEIVER_PID" 2>/dev/null; RECEIV
 
 # --- verifier ----------------------------------------------------------------
 vport=$(swtpm_free_ports)
-base_conf() {
-	cat <<EOC
-listen = 127.0.0.1
-port = $vport
-tls_cert = $tmp/cert.pem
-tls_key = $tmp/key.pem
-database = $tmp/verifier.db
-ek_ca = $tmp/ek-ca.pem
-EOC
-}
-{ base_conf; echo "webhook = conf http://127.0.0.1:$rport/conf secret=$tmp/conf.secret"; } \
-	>"$tmp/verifier.conf"
-{ base_conf; echo "webhook = nac http://nac.example/ secret=$tmp/conf.secret"; } \
-	>"$tmp/bad.conf"
+verifier_conf "$tmp/verifier.conf" "$vport" "$tmp/verifier.db" \
+	"ek_ca = $tmp/ek-ca.pem" \
+	"webhook = conf http://127.0.0.1:$rport/conf secret=$tmp/conf.secret" ||
+	bail "verifier_conf"
+verifier_conf "$tmp/bad.conf" "$vport" "$tmp/verifier.db" \
+	"ek_ca = $tmp/ek-ca.pem" \
+	"webhook = nac http://nac.example/ secret=$tmp/conf.secret" ||
+	bail "verifier_conf"
 if ! "$bin/imatrust-verifier" -n -c "$tmp/bad.conf" >"$tmp/check.log" 2>&1 &&
    has "$tmp/check.log" "webhook nac: http:// only to loopback"; then
 	ok "-n refuses a webhook over http:// to another host than loopback"

@@ -14,6 +14,9 @@
 #   pg_cleanup            pg_stop, then remove DIR: for the EXIT trap
 #   pg_psql [ARGS...]     psql on the cluster as the imatrust role, with
 #                         ON_ERROR_STOP, no ~/.psqlrc, quiet
+#   pg_createdb NAME      (again) an empty database NAME owned by the
+#                         role, UTF8 and C as the schema asks; prints its
+#                         URI (PG_URI with the database NAME)
 #   pg_bindir             the directory of initdb, pg_ctl and postgres
 #
 # initdb and postgres refuse to run as root: as root the cluster belongs
@@ -233,4 +236,21 @@ pg_cleanup() {
 
 pg_psql() {
 	psql -X -q -v ON_ERROR_STOP=1 "$PG_URI" "$@"
+}
+
+pg_createdb() {
+	local name=$1
+
+	case $name in
+	'' | *[!a-z0-9_]*)
+		echo "pg_createdb: a name of [a-z0-9_], not '$name'" >&2
+		return 1
+		;;
+	esac
+	psql -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCKET" -U postgres -d postgres \
+		-c "SET client_min_messages = warning" \
+		-c "DROP DATABASE IF EXISTS $name" \
+		-c "CREATE DATABASE $name OWNER $PG_ROLE ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0" ||
+		return 1
+	printf '%s\n' "${PG_URI/\/\/\/$PG_DB\?/\/\/\/$name?}"
 }

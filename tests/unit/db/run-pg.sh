@@ -40,14 +40,10 @@ restart+=("$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w -t 30
 printf '#!/bin/sh\n%s\n' "${restart[*]}" >"$tmp/restart.sh"
 chmod 0755 "$tmp/restart.sh"
 export IMATRUST_TEST_PG_RESTART=$tmp/restart.sh
-su=(psql -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCKET" -U postgres -d postgres)
 cmds=()
 for bin in "$@"; do
-	name=t_$(basename "$bin")
-	"${su[@]}" -c "CREATE DATABASE $name OWNER $PG_ROLE ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0" ||
-		exit 1
-	uri=${PG_URI/\/\/\/$PG_DB\?/\/\/\/$name?}
-	cmds+=("env IMATRUST_TEST_PG_URI='$uri' $bin")
+	uri=$(pg_createdb "t_$(basename "$bin")") || exit 1
+	cmds+=("IMATRUST_TEST_PG_URI='$uri' $bin")
 done
 "$root/tests/run-suite.sh" unit-pg "${cmds[@]}"
 rc=$?
