@@ -24,6 +24,11 @@
  * "import ..." for the untimed import. Exits 1 when the replay does not
  * end at the expected PCR 10 or a record is not judged known
  * (boot_aggregate: excluded).
+ *
+ * Left out, all CPU outside v->lock: the quote's checks; the replay of
+ * the other stored bank (sha1) and the second parse of the batch that
+ * attest.c take_records() does after ima_match_batch(). The sha1 running
+ * value is stored as zeros here.
  */
 #include <fcntl.h>
 #include <stdio.h>
