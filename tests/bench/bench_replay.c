@@ -233,7 +233,8 @@ static int judge_batch(struct bench *b)
 /* The boot's first batch starts it, in the same transaction. */
 static int store_batch(struct bench *b)
 {
-	static const uint8_t sha1[DB_PCR_SHA1_SIZE];	/* not replayed here */
+	/* the sha1 bank is not replayed here: its running value is zeros */
+	static const uint8_t sha1[DB_PCR_SHA1_SIZE];
 	struct batch *bt = b->batch;
 	int64_t now = (int64_t)time(NULL);
 	struct db_boot_advance adv;
