@@ -255,7 +255,7 @@ $(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
 	$(CC) $(LDFLAGS) -o $@ $^ $(TPM_LIBS) $(PKG_LIBS)
 
 $(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) \
-		$(LIBDAEMON) $(LIBIMATRUST)
+		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
 

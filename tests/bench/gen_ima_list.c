@@ -7,8 +7,9 @@
  * OUTDIR receives binary_runtime_measurements (boot_aggregate first, then
  * RECORDS - 1 files with sha256 digests and realistic paths), pcrs-sha1
  * and pcrs-sha256 ("INDEX HEX", PCRs 0-10), the same PCRs in evmctl's
- * "PCR-NN HEX" form (evmctl-pcrs-*), and refs.bin, the file digests as
- * raw 32-byte values for the reference lookup. The expected PCR 10 values
+ * "PCR-NN HEX" form (evmctl-pcrs-*), and refs.sha256sum, the references
+ * of the files in sha256sum's form ("HEX  PATH", one a line: the paths
+ * have no newline), which bench-replay imports. The expected PCR 10 values
  * are folded here with plain OpenSSL calls, apart from libimatrust's replay.
  * Prints the average number of SHA-256 blocks a record's replay needs
  * (template data plus the 64-byte extend, each with its padding).
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
 	uint8_t pcr1[20] = { 0 }, pcr256[32] = { 0 }, zeros[320] = { 0 };
 	uint8_t rec[512], dng[64], digest[32];
 	struct ima_build_field f[2];
-	char path[512], name[128];
+	char path[512], name[128], hex[65];
 	unsigned long i, n, blocks = 0;
 	FILE *list, *refs;
 	size_t len, hdr;
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/binary_runtime_measurements", argv[2]);
 	list = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/refs.bin", argv[2]);
+	snprintf(path, sizeof(path), "%s/refs.sha256sum", argv[2]);
 	refs = fopen(path, "w");
 	if (list == NULL || refs == NULL) {
 		perror(argv[2]);
@@ -128,7 +129,8 @@ int main(int argc, char **argv)
 
 			memcpy(digest, r, 32);
 			random_path(name, sizeof(name));
-			fwrite(digest, 1, 32, refs);
+			hex_encode(digest, 32, hex);
+			fprintf(refs, "%s  %s\n", hex, name);
 		}
 		f[0].data = dng;
 		f[0].len = ima_build_digest_ng(dng, sha256, digest);
