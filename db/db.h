@@ -1544,6 +1544,20 @@ int db_nonce_consume(struct db *db, const char *machine_id,
 		     const uint8_t *value, size_t len, int64_t now,
 		     enum db_nonce_result *res, struct imt_error *err);
 
+/**
+ * db_nonce_renew() - db_nonce_consume() of @value and db_nonce_issue() of
+ * @next (valid while now < @next_expires) in ONE UPDATE of the machine's
+ * nonce row: what evidence does with its nonce. @value is used once all
+ * the same: the row holds @next from then on, so @value is unknown.
+ * @res: DB_NONCE_OK when renewed; otherwise why not (nothing changes)
+ *
+ * No savepoint in a batch: one statement, atomic on its own.
+ */
+int db_nonce_renew(struct db *db, const char *machine_id,
+		   const uint8_t *value, size_t len, int64_t now,
+		   const uint8_t *next, size_t next_len, int64_t next_expires,
+		   enum db_nonce_result *res, struct imt_error *err);
+
 /* ---- operator tokens (db_token.c) ------------------------------------- */
 
 /**
