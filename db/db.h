@@ -113,6 +113,18 @@ int db_batch_commit(struct db *db, struct imt_error *err);
 void db_batch_abort(struct db *db);
 
 /**
+ * db_read_begin() - read what the next calls read from one snapshot, and
+ * take SQLite's locks once for them rather than once per statement (a
+ * deferred BEGIN); db_read_end() ends it. Reads only in between: a
+ * writing call fails. Outside a batch or import only. PostgreSQL: nothing
+ * (its reads take no lock to save, and a transaction would only add two
+ * round trips; each statement reads its own snapshot, as without it).
+ */
+int db_read_begin(struct db *db, struct imt_error *err);
+/** db_read_end() - end db_read_begin()'s transaction; safe without one. */
+void db_read_end(struct db *db);
+
+/**
  * db_durable_commits() - make the next commits durable against a power
  * loss (@on 1: synchronous = FULL, the WAL is synced at every commit),
  * or back to the default (@on 0: NORMAL, db_sqlite_open.c explains).

@@ -39,6 +39,11 @@ static int load(struct verifier *v, struct attest *a, int64_t now,
 	int rc = -1;
 
 	pthread_mutex_lock(&v->lock);
+	/* four reads, one snapshot and one set of locks */
+	if (db_read_begin(v->db, &err) < 0) {
+		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+		goto out;
+	}
 	if (engine_load(v, a->ev->agent, &a->m, ans) < 0)
 		goto out;
 	if (db_boot_current(v->db, a->ev->agent, &a->boot, &a->have_boot,
@@ -54,6 +59,7 @@ static int load(struct verifier *v, struct attest *a, int64_t now,
 	}
 	rc = 0;
 out:
+	db_read_end(v->db);
 	pthread_mutex_unlock(&v->lock);
 	return rc;
 }
