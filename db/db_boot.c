@@ -359,15 +359,8 @@ static int boot_unmoved(struct db *db, const struct db_boot_advance *a,
 static int boot_move(struct db *db, const struct db_boot_advance *a,
 		     struct imt_error *err)
 {
-	struct db_stmt *st;
-	int rc;
+	struct db_stmt *st = db_stmt(db, sql_boot_advance, err);
 
-	if (a->nrecords == 0 && a->boot_aggregate == NULL) {
-		rc = boot_unmoved(db, a, err);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0;
-	}
-	st = db_stmt(db, sql_boot_advance, err);
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, a->boot_id);
@@ -458,10 +451,21 @@ static int records_insert(struct db *db, int64_t boot,
 	return db_step_done(db, st, err, "records");
 }
 
+static int last_seen(struct db *db, const struct db_boot_advance *a,
+		     int64_t now, struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt_sql(db, &sql_last_seen, err);
+
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, a->boot_id);
+	db_bind_int64(st, 2, now);
+	return db_step_done(db, st, err, "last seen");
+}
+
 static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			int64_t now, struct imt_error *err)
 {
-	struct db_stmt *st;
 	size_t i, half = a->nrecords / 2;
 	int rows = db_dialect(db) == DB_DIALECT_PG;
 
@@ -483,12 +487,7 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			return -1;
 		i++;
 	}
-	st = db_stmt_sql(db, &sql_last_seen, err);
-	if (st == NULL)
-		return -1;
-	db_bind_int64(st, 1, a->boot_id);
-	db_bind_int64(st, 2, now);
-	if (db_step_done(db, st, err, "last seen") < 0)
+	if (last_seen(db, a, now, err) < 0)
 		return -1;
 	db_hook(db, "advance:commit");
 	return 0;
@@ -497,9 +496,23 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 		    int64_t now, struct imt_error *err)
 {
+	int rc;
+
 	if (db == NULL)
 		return db_bad(err, "no database");
-	if (check_advance(a, err) < 0 || db_begin(db, err) < 0)
+	if (check_advance(a, err) < 0)
+		return -1;
+	/*
+	 * A heartbeat whose boot holds its values already writes last_seen
+	 * alone: one statement, atomic without a transaction or savepoint
+	 * (two statements fewer, two round trips on PostgreSQL).
+	 */
+	if (a->nrecords == 0 && a->boot_aggregate == NULL) {
+		rc = boot_unmoved(db, a, err);
+		if (rc != 0)
+			return rc < 0 ? -1 : last_seen(db, a, now, err);
+	}
+	if (db_begin(db, err) < 0)
 		return -1;
 	if (boot_advance(db, a, now, err) < 0) {
 		db_rollback(db);
