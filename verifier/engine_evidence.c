@@ -393,6 +393,7 @@ static int renew_nonce(struct verifier *v, struct attest *a, int64_t now,
 {
 	struct wire_verdict *vd = &ans->verdict;
 	enum db_nonce_result res;
+	int rc;
 
 	if (RAND_bytes(vd->nonce, ENGINE_NONCE_SIZE) != 1) {
 		engine_answer_set(ans, ENGINE_INTERNAL,
@@ -401,16 +402,18 @@ static int renew_nonce(struct verifier *v, struct attest *a, int64_t now,
 	}
 	vd->nonce_len = ENGINE_NONCE_SIZE;
 	vd->nonce_expires = (uint64_t)now + v->cfg.nonce_ttl;
-	if (db_nonce_renew(v->db, a->ev->agent, a->ev->nonce,
-			   a->ev->nonce_len, now, vd->nonce, vd->nonce_len,
-			   (int64_t)vd->nonce_expires, &res, err) < 0)
-		return -1;
-	if (res != DB_NONCE_OK) {
-		attest_fail(a, "nonce", "%s", db_nonce_result_name(res));
-		return 2;
+	rc = db_nonce_renew(v->db, a->ev->agent, a->ev->nonce,
+			    a->ev->nonce_len, now, vd->nonce, vd->nonce_len,
+			    (int64_t)vd->nonce_expires, &res, err);
+	if (rc == 0 && res == DB_NONCE_OK) {
+		atomic_fetch_add(&v->metrics.nonces_issued, 1);
+		return 0;
 	}
-	atomic_fetch_add(&v->metrics.nonces_issued, 1);
-	return 0;
+	vd->nonce_len = 0;	/* not stored: never answered */
+	if (rc < 0)
+		return -1;
+	attest_fail(a, "nonce", "%s", db_nonce_result_name(res));
+	return 2;
 }
 
 /*
