@@ -113,6 +113,18 @@ int db_batch_commit(struct db *db, struct imt_error *err);
 void db_batch_abort(struct db *db);
 
 /**
+ * db_read_begin() - read what the next calls read from one snapshot, and
+ * take SQLite's locks once for them rather than once per statement (a
+ * deferred BEGIN); db_read_end() ends it. Reads only in between: a
+ * writing call fails. Outside a batch or import only. PostgreSQL: nothing
+ * (its reads take no lock to save, and a transaction would only add two
+ * round trips; each statement reads its own snapshot, as without it).
+ */
+int db_read_begin(struct db *db, struct imt_error *err);
+/** db_read_end() - end db_read_begin()'s transaction; safe without one. */
+void db_read_end(struct db *db);
+
+/**
  * db_durable_commits() - make the next commits durable against a power
  * loss (@on 1: synchronous = FULL, the WAL is synced at every commit),
  * or back to the default (@on 0: NORMAL, db_sqlite_open.c explains).
@@ -1543,6 +1555,20 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 int db_nonce_consume(struct db *db, const char *machine_id,
 		     const uint8_t *value, size_t len, int64_t now,
 		     enum db_nonce_result *res, struct imt_error *err);
+
+/**
+ * db_nonce_renew() - db_nonce_consume() of @value and db_nonce_issue() of
+ * @next (valid while now < @next_expires) in ONE UPDATE of the machine's
+ * nonce row: what evidence does with its nonce. @value is used once all
+ * the same: the row holds @next from then on, so @value is unknown.
+ * @res: DB_NONCE_OK when renewed; otherwise why not (nothing changes)
+ *
+ * No savepoint in a batch: one statement, atomic on its own.
+ */
+int db_nonce_renew(struct db *db, const char *machine_id,
+		   const uint8_t *value, size_t len, int64_t now,
+		   const uint8_t *next, size_t next_len, int64_t next_expires,
+		   enum db_nonce_result *res, struct imt_error *err);
 
 /* ---- operator tokens (db_token.c) ------------------------------------- */
 

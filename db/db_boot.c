@@ -306,9 +306,55 @@ static const char sql_record_insert[] =
 	"INSERT INTO records (boot_id, idx, pcr, template, path, "
 	"digest_algo, digest, verdict, sig) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-static const char sql_last_seen[] =
-	"UPDATE machines SET last_seen = ?2 "
-	"WHERE id = (SELECT machine_id FROM boots WHERE id = ?1)";
+/* Not when it holds @now already: a row rewritten unchanged is written. */
+static const struct db_sql sql_last_seen = {
+	.sqlite = "UPDATE machines SET last_seen = ?2 "
+		  "WHERE id = (SELECT machine_id FROM boots WHERE id = ?1) "
+		  "AND last_seen IS NOT ?2",
+	.pg = "UPDATE machines SET last_seen = ?2 "
+	      "WHERE id = (SELECT machine_id FROM boots WHERE id = ?1) "
+	      "AND last_seen IS DISTINCT FROM ?2",
+};
+/*
+ * A batch of no records and no boot_aggregate moves nothing when the boot
+ * holds its PCR values already (a heartbeat): 1 then, 0 when they differ,
+ * no row when the boot is not at the index.
+ */
+static const char sql_boot_unmoved[] =
+	"SELECT pcr10_sha1 = ?2 AND pcr10_sha256 = ?3 FROM boots "
+	"WHERE id = ?1 AND next_record_index = ?4";
+
+static int boot_mismatch(const struct db_boot_advance *a,
+			 struct imt_error *err)
+{
+	return db_err(err, IMT_ERR_MISMATCH, "boot %lld is not at index %llu",
+		      (long long)a->boot_id,
+		      (unsigned long long)a->from_index);
+}
+
+/* Does the empty batch @a leave the boot's row as it is? 1, 0, -1. */
+static int boot_unmoved(struct db *db, const struct db_boot_advance *a,
+			struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt(db, sql_boot_unmoved, err);
+	int step, rc = -1;
+
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, a->boot_id);
+	db_bind_blob(st, 2, a->pcr10_sha1, DB_PCR_SHA1_SIZE);
+	db_bind_blob(st, 3, a->pcr10_sha256, DB_PCR_SHA256_SIZE);
+	db_bind_int64(st, 4, (int64_t)a->from_index);
+	step = db_step(st);
+	if (step == DB_ROW)
+		rc = db_col_int(st, 0) != 0;
+	else if (step == DB_DONE)
+		boot_mismatch(a, err);
+	else
+		db_fail(db, err, "advance boot");
+	db_reset(st);
+	return rc;
+}
 
 static int boot_move(struct db *db, const struct db_boot_advance *a,
 		     struct imt_error *err)
@@ -327,10 +373,7 @@ static int boot_move(struct db *db, const struct db_boot_advance *a,
 	if (db_step_done(db, st, err, "advance boot") < 0)
 		return -1;
 	if (db_changes(db) != 1)
-		return db_err(err, IMT_ERR_MISMATCH,
-			      "boot %lld is not at index %llu",
-			      (long long)a->boot_id,
-			      (unsigned long long)a->from_index);
+		return boot_mismatch(a, err);
 	return 0;
 }
 
@@ -408,10 +451,21 @@ static int records_insert(struct db *db, int64_t boot,
 	return db_step_done(db, st, err, "records");
 }
 
+static int last_seen(struct db *db, const struct db_boot_advance *a,
+		     int64_t now, struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt_sql(db, &sql_last_seen, err);
+
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, a->boot_id);
+	db_bind_int64(st, 2, now);
+	return db_step_done(db, st, err, "last seen");
+}
+
 static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			int64_t now, struct imt_error *err)
 {
-	struct db_stmt *st;
 	size_t i, half = a->nrecords / 2;
 	int rows = db_dialect(db) == DB_DIALECT_PG;
 
@@ -433,12 +487,7 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			return -1;
 		i++;
 	}
-	st = db_stmt(db, sql_last_seen, err);
-	if (st == NULL)
-		return -1;
-	db_bind_int64(st, 1, a->boot_id);
-	db_bind_int64(st, 2, now);
-	if (db_step_done(db, st, err, "last seen") < 0)
+	if (last_seen(db, a, now, err) < 0)
 		return -1;
 	db_hook(db, "advance:commit");
 	return 0;
@@ -447,9 +496,23 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 		    int64_t now, struct imt_error *err)
 {
+	int rc;
+
 	if (db == NULL)
 		return db_bad(err, "no database");
-	if (check_advance(a, err) < 0 || db_begin(db, err) < 0)
+	if (check_advance(a, err) < 0)
+		return -1;
+	/*
+	 * A heartbeat whose boot holds its values already writes last_seen
+	 * alone: one statement, atomic without a transaction or savepoint
+	 * (two statements fewer, two round trips on PostgreSQL).
+	 */
+	if (a->nrecords == 0 && a->boot_aggregate == NULL) {
+		rc = boot_unmoved(db, a, err);
+		if (rc != 0)
+			return rc < 0 ? -1 : last_seen(db, a, now, err);
+	}
+	if (db_begin(db, err) < 0)
 		return -1;
 	if (boot_advance(db, a, now, err) < 0) {
 		db_rollback(db);

@@ -34,6 +34,7 @@ struct db_conn;
 struct db {
 	struct db_conn *conn;
 	int batch_open;		/* 1 from db_batch_begin to its end */
+	int read_open;		/* 1 from db_read_begin to db_read_end */
 	/* The open reference import, between import_begin and commit/abort */
 	int import_open;
 	int64_t import_source;	/* its sources.id */

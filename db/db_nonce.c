@@ -191,3 +191,61 @@ fail:
 	db_rollback(db);
 	return -1;
 }
+
+/*
+ * The consume and the next nonce in one row write: the WHERE is the
+ * consume's, the SET the issue's (used stays 0: the new value is unused).
+ * A new value that another machine's row holds (random 16+ bytes: never
+ * in practice) changes nothing rather than failing, as in
+ * sql_nonce_insert, so a PostgreSQL batch is not aborted; it then reads
+ * as "neither usable nor refused" (an internal error).
+ */
+static const char sql_nonce_renew[] =
+	"UPDATE nonces SET value = ?4, expires_at = ?5 "
+	"WHERE value = ?1 AND machine_id = ?2 AND used = 0 "
+	"AND ?3 < expires_at "
+	"AND NOT EXISTS (SELECT 1 FROM nonces n WHERE n.value = ?4)";
+
+int db_nonce_renew(struct db *db, const char *machine_id,
+		   const uint8_t *value, size_t len, int64_t now,
+		   const uint8_t *next, size_t next_len, int64_t next_expires,
+		   enum db_nonce_result *res, struct imt_error *err)
+{
+	struct db_stmt *st;
+	int rc;
+
+	if (db == NULL || res == NULL)
+		return db_bad(err, "no database or result");
+	if (db_check_id(machine_id, err) < 0 ||
+	    db_check_blob(value, len, DB_NONCE_MIN, DB_NONCE_MAX, "nonce",
+			  err) < 0 ||
+	    db_check_blob(next, next_len, DB_NONCE_MIN, DB_NONCE_MAX,
+			  "next nonce", err) < 0)
+		return -1;
+	if (db->import_open)
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "a reference import holds the transaction");
+	st = db_stmt(db, sql_nonce_renew, err);
+	if (st == NULL)
+		return -1;
+	db_bind_blob(st, 1, value, len);
+	db_bind_text(st, 2, machine_id);
+	db_bind_int64(st, 3, now);
+	db_bind_blob(st, 4, next, next_len);
+	db_bind_int64(st, 5, next_expires);
+	if (db_step_done(db, st, err, "renew nonce") < 0)
+		return -1;
+	if (db_changes(db) == 1) {
+		*res = DB_NONCE_OK;
+		return 0;
+	}
+	st = db_stmt(db, sql_nonce_why, err);
+	if (st == NULL)
+		return -1;
+	db_bind_blob(st, 1, value, len);
+	db_bind_text(st, 2, machine_id);
+	db_bind_int64(st, 3, now);
+	rc = nonce_why(db, st, res, err);
+	db_reset(st);
+	return rc;
+}

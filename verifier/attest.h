@@ -66,6 +66,10 @@ struct attest {
 	struct db_boot_log boot_log;
 	int have_boot_log;
 	int boot_log_kept;	/* the engine stored the evidence's log */
+	/* the machine's outstanding nonce, read with the machine (step 1) */
+	uint8_t nonce[DB_NONCE_MAX];
+	size_t nonce_len;
+	int have_nonce;
 	int whole;		/* one-shot (engine_verify()): the list from 0,
 				 * proven whole, no backlog, no batch cut */
 	/* the check that failed and why */

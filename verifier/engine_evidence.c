@@ -2,16 +2,17 @@
 /*
  * engine_evidence.c - one piece of evidence through the engine:
  *
- *  1. under the lock: load the machine, its boot and the boot's firmware
- *     event log;
+ *  1. under the lock: load the machine, its boot, the boot's firmware
+ *     event log and the machine's outstanding nonce;
  *  2. unlocked: attest_authenticate() (is it the enrolled TPM's quote?);
- *  3. under the lock: is its nonce the machine's outstanding one? Until
- *     here a failure changes nothing (rejected, rate-limited event);
+ *  3. is its nonce the one step 1 read? Until here a failure changes
+ *     nothing (rejected, rate-limited event);
  *  4. unlocked: attest_check() (PCRs, bank, counters, replay, the boot's
  *     event log through boot_check_evidence());
  *  5. under the lock, one transaction: the nonce consumed, the records
  *     judged and stored, a boot's first event log kept, the state set
- *     through the table, the next nonce issued; or, when step 4 failed,
+ *     through the table, the next nonce issued (the nonce's row is
+ *     written once: db_nonce_renew()); or, when step 4 failed,
  *     the machine failed. A v2 agent is told when the boot has no log,
  *     a v3 agent how many records of the boot are stored; with "export"
  *     that transaction is durable before the answer (stored_records()).
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/rand.h>
 
 #include "attest.h"
 #include "engine.h"
@@ -28,25 +31,35 @@
 #include "policies.h"
 
 /* Step 1; -1 with @ans filled. */
-static int load(struct verifier *v, struct attest *a,
+static int load(struct verifier *v, struct attest *a, int64_t now,
 		struct engine_answer *ans)
 {
 	struct imt_error err;
+	int64_t expires;
 	int rc = -1;
 
 	pthread_mutex_lock(&v->lock);
+	/* four reads, one snapshot and one set of locks */
+	if (db_read_begin(v->db, &err) < 0) {
+		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+		goto out;
+	}
 	if (engine_load(v, a->ev->agent, &a->m, ans) < 0)
 		goto out;
 	if (db_boot_current(v->db, a->ev->agent, &a->boot, &a->have_boot,
 			    &err) < 0 ||
 	    (a->have_boot &&
 	     db_boot_log_get(v->db, a->boot.id, 1, &a->boot_log,
-			     &a->have_boot_log, &err) < 0)) {
+			     &a->have_boot_log, &err) < 0) ||
+	    db_nonce_outstanding(v->db, a->ev->agent, now, a->nonce,
+				 &a->nonce_len, &expires, &a->have_nonce,
+				 &err) < 0) {
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
 		goto out;
 	}
 	rc = 0;
 out:
+	db_read_end(v->db);
 	pthread_mutex_unlock(&v->lock);
 	return rc;
 }
@@ -77,48 +90,43 @@ static void reject(struct verifier *v, struct attest *a, int64_t now,
 			  "; ask for a new nonce" : "");
 }
 
-/* Step 3 (v->lock held): the nonce sent is the one outstanding. */
-static int nonce_outstanding(struct verifier *v, struct attest *a,
-			     int64_t now, struct engine_answer *ans)
+/*
+ * Step 3: the nonce sent is the one outstanding at step 1. Only a cheap
+ * early refusal: step 5 consumes it atomically (db_nonce_renew()), and
+ * refuses it there if it was replaced or used meanwhile.
+ */
+static int nonce_outstanding(struct attest *a)
 {
 	const struct wire_evidence *ev = a->ev;
-	uint8_t value[DB_NONCE_MAX];
-	struct imt_error err;
-	int64_t expires;
-	size_t len = 0;
-	int found = 0;
 
-	if (db_nonce_outstanding(v->db, ev->agent, now, value, &len, &expires,
-				 &found, &err) < 0) {
-		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
-		return -1;
-	}
-	if (!found || len != ev->nonce_len ||
-	    memcmp(value, ev->nonce, len) != 0) {
-		attest_fail(a, "nonce", "%s",
-			    found ? "not the machine's outstanding nonce" :
-			    "the machine has no usable nonce (used or expired)");
-		reject(v, a, now, ENGINE_NONCE, ans);
-		return -1;
-	}
-	return 0;
+	if (a->have_nonce && a->nonce_len == ev->nonce_len &&
+	    memcmp(a->nonce, ev->nonce, a->nonce_len) == 0)
+		return 0;
+	attest_fail(a, "nonce", "%s",
+		    a->have_nonce ? "not the machine's outstanding nonce" :
+		    "the machine has no usable nonce (used or expired)");
+	return -1;
 }
 
 /* Steps 1-3: the evidence is the enrolled TPM's, fresh; -1: answered. */
 static int authenticate(struct verifier *v, struct attest *a, int64_t now,
 			struct engine_answer *ans)
 {
+	enum engine_status status = ENGINE_REJECTED;
 	int rc;
 
-	if (load(v, a, ans) < 0)
+	if (load(v, a, now, ans) < 0)
 		return -1;
 	rc = attest_authenticate(v, a);
-	pthread_mutex_lock(&v->lock);
-	if (rc < 0)
-		reject(v, a, now, ENGINE_REJECTED, ans);
-	else
-		rc = nonce_outstanding(v, a, now, ans);
-	pthread_mutex_unlock(&v->lock);
+	if (rc == 0 && nonce_outstanding(a) < 0) {
+		status = ENGINE_NONCE;
+		rc = -1;
+	}
+	if (rc < 0) {
+		pthread_mutex_lock(&v->lock);
+		reject(v, a, now, status, ans);
+		pthread_mutex_unlock(&v->lock);
+	}
 	if (rc == 0 && a->m.state == DB_STATE_PENDING) {
 		engine_answer_set(ans, ENGINE_PENDING,
 				  "pending: the EK is not vouched for; an operator must approve %s",
@@ -375,6 +383,40 @@ static uint64_t next_index(const struct attest *a)
 }
 
 /*
+ * Step 5's nonce write (batch open): the evidence's nonce consumed and the
+ * next one issued, one row (db_nonce_renew()); the next one goes in the
+ * answer, sent only if the batch commits. 0, -1 with @err on storage, 1
+ * answered already, 2 the nonce was taken meanwhile.
+ */
+static int renew_nonce(struct verifier *v, struct attest *a, int64_t now,
+		       struct engine_answer *ans, struct imt_error *err)
+{
+	struct wire_verdict *vd = &ans->verdict;
+	enum db_nonce_result res;
+	int rc;
+
+	if (RAND_bytes(vd->nonce, ENGINE_NONCE_SIZE) != 1) {
+		engine_answer_set(ans, ENGINE_INTERNAL,
+				  "no randomness for a nonce");
+		return 1;
+	}
+	vd->nonce_len = ENGINE_NONCE_SIZE;
+	vd->nonce_expires = (uint64_t)now + v->cfg.nonce_ttl;
+	rc = db_nonce_renew(v->db, a->ev->agent, a->ev->nonce,
+			    a->ev->nonce_len, now, vd->nonce, vd->nonce_len,
+			    (int64_t)vd->nonce_expires, &res, err);
+	if (rc == 0 && res == DB_NONCE_OK) {
+		atomic_fetch_add(&v->metrics.nonces_issued, 1);
+		return 0;
+	}
+	vd->nonce_len = 0;	/* not stored: never answered */
+	if (rc < 0)
+		return -1;
+	attest_fail(a, "nonce", "%s", db_nonce_result_name(res));
+	return 2;
+}
+
+/*
  * Step 5's writes: 0 done, -1 with @err on storage, 1 answered already,
  * 2 the nonce was taken meanwhile (rejected after the abort).
  */
@@ -383,20 +425,15 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 			 struct imt_error *err)
 {
 	enum db_machine_state state = a->m.state;
-	enum db_nonce_result res;
-	int same, stored = 0;
+	int same, stored = 0, rc;
 
 	/* evidence sent to two instances at once is judged one after the
 	 * other: the second finds the nonce used */
 	if (db_machine_lock(v->db, a->ev->agent, err) < 0)
 		return -1;
-	if (db_nonce_consume(v->db, a->ev->agent, a->ev->nonce,
-			     a->ev->nonce_len, now, &res, err) < 0)
-		return -1;
-	if (res != DB_NONCE_OK) {
-		attest_fail(a, "nonce", "%s", db_nonce_result_name(res));
-		return 2;
-	}
+	rc = renew_nonce(v, a, now, ans, err);
+	if (rc != 0)
+		return rc;
 	/* a re-judge or an operator may have moved it while we checked */
 	if (reload(v, a, ans, err) != 0)
 		return ans->status != ENGINE_OK ? 1 : -1;
@@ -428,10 +465,6 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 		}
 		atomic_fetch_add(&v->metrics.evidence_ok, 1);
 	}
-	if (engine_issue_nonce(v, a->ev->agent, now, ans->verdict.nonce,
-			       &ans->verdict.nonce_len,
-			       &ans->verdict.nonce_expires, ans) < 0)
-		return 1;
 	ans->verdict.nonce_ttl = v->cfg.nonce_ttl;
 	snprintf(ans->verdict.state, sizeof(ans->verdict.state), "%s",
 		 db_machine_state_name(state));

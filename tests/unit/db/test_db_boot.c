@@ -159,6 +159,22 @@ static void test_advance(void **state)
 	assert_int_equal(db_machine_get(t.db, "m1", &m, &found, &err), 0);
 	assert_int_equal(m.last_seen, T_NOW + 9);
 	db_machine_release(&m);
+	/* an empty batch that moves nothing (no row rewritten) is refused
+	 * from another index all the same ... */
+	assert_int_equal(advance(&t, b.id, 9, 0, T_NOW + 9, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	/* ... and stores PCR values that differ */
+	fill_pcrs(s1, s256, 77);
+	a = (struct db_boot_advance){
+		.boot_id = b.id, .from_index = 10, .to_index = 10,
+		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
+	};
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW + 9, &err), 0);
+	assert_memory_equal(current(&t, "m1").pcr10_sha256, s256,
+			    sizeof(s256));
+	assert_int_equal(advance(&t, b.id, 10, 0, T_NOW + 9, &err), 0);
+	fill_pcrs(s1, s256, 10);
+	assert_memory_equal(current(&t, "m1").pcr10_sha1, s1, sizeof(s1));
 
 	/* Shape errors are caught before anything is written. */
 	make_batch(10, 3);

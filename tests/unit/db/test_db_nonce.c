@@ -168,6 +168,72 @@ static void test_bad_input(void **state)
 	tdb_remove(&t);
 }
 
+static enum db_nonce_result renew(struct tdb *t, const char *id,
+				  const uint8_t *n, const uint8_t *next,
+				  int64_t now)
+{
+	enum db_nonce_result res;
+	struct imt_error err;
+
+	if (db_nonce_renew(t->db, id, n, 32, now, next, 32, now + 30, &res,
+			   &err) < 0)
+		fail_msg("renew: %s", err.msg);
+	return res;
+}
+
+/* Consume and issue in one row write: the same rules as the two calls. */
+static void test_renew(void **state)
+{
+	uint8_t a[32], b[32], c[32], d[32], out[DB_NONCE_MAX];
+	enum db_nonce_result res;
+	struct imt_error err;
+	int64_t expires;
+	size_t len;
+	int found;
+	struct tdb t;
+
+	(void)state;
+	memset(a, 1, sizeof(a));
+	memset(b, 2, sizeof(b));
+	memset(c, 3, sizeof(c));
+	memset(d, 4, sizeof(d));
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
+	assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 30, &err),
+			 0);
+	assert_int_equal(db_nonce_issue(t.db, "m2", d, 32, T_NOW + 30, &err),
+			 0);
+	/* another machine's nonce, an expired one: refused, nothing moves */
+	assert_int_equal(renew(&t, "m2", a, c, T_NOW), DB_NONCE_OTHER_MACHINE);
+	assert_int_equal(renew(&t, "m1", a, c, T_NOW + 30), DB_NONCE_EXPIRED);
+	assert_int_equal(renew(&t, "m1", a, b, T_NOW), DB_NONCE_OK);
+	/* b is outstanding now, until T_NOW + 30; a is gone */
+	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
+					      &expires, &found, &err), 0);
+	assert_int_equal(found, 1);
+	assert_memory_equal(out, b, 32);
+	assert_int_equal(expires, T_NOW + 30);
+	assert_int_equal(renew(&t, "m1", a, c, T_NOW), DB_NONCE_UNKNOWN);
+	assert_int_equal(consume(&t, "m1", a, 32, T_NOW), DB_NONCE_UNKNOWN);
+	/* the next value may not be another machine's: nothing changes */
+	assert_int_equal(db_nonce_renew(t.db, "m1", b, 32, T_NOW, d, 32,
+					T_NOW + 30, &res, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_INTERNAL);
+	/* inside a batch, and undone with it */
+	assert_int_equal(db_batch_begin(t.db, &err), 0);
+	assert_int_equal(renew(&t, "m1", b, c, T_NOW), DB_NONCE_OK);
+	db_batch_abort(t.db);
+	assert_int_equal(consume(&t, "m1", c, 32, T_NOW), DB_NONCE_UNKNOWN);
+	assert_int_equal(renew(&t, "m1", b, c, T_NOW), DB_NONCE_OK);
+	assert_int_equal(consume(&t, "m1", c, 32, T_NOW), DB_NONCE_OK);
+	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW, d, 3,
+					T_NOW + 30, &res, &err), -1);
+	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW, d, 32,
+					T_NOW + 30, NULL, &err), -1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_one_outstanding),
 		cmocka_unit_test(test_other_machine),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_renew),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

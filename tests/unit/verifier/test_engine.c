@@ -9,6 +9,7 @@
 
 #include "backlog.h"
 #include "boot_check.h"
+#include "db_sqlite.h"
 #include "engine_fixture.h"
 #include "ima_build.h"
 #include "ima_list.h"
@@ -156,6 +157,61 @@ static void test_nonce_rules(void **state)
 		assert_memory_not_equal(seen[j - 1], seen[j],
 					ENGINE_NONCE_SIZE);
 	free(seen);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- what evidence writes ----------------------------------------------- */
+
+/* Rows inserted, updated or deleted on the verifier's connection so far
+ * (triggers' included): a row rewritten with what it held counts. */
+static int64_t rows_written(struct tv *t)
+{
+	return sqlite3_total_changes64(db_sqlite_handle(t->v.db));
+}
+
+/*
+ * A heartbeat that changes nothing writes one row: the nonce's, consumed
+ * and renewed; not the boot's (unmoved), nor last_seen within its second.
+ * The checks stay: the nonce it sent cannot be used again.
+ */
+static void test_heartbeat_rows(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct wire_evidence old;
+	int64_t before;
+	struct sm m;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_nonce(t, &m, TV_NOW);
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	before = rows_written(t);
+	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	assert_int_equal(rows_written(t) - before, 1);
+	assert_int_equal(atomic_load(&t->v.metrics.nonces_issued), 3);
+	/* a later second: the machine was seen, one row more */
+	before = rows_written(t);
+	assert_string_equal(sm_round(t, &m, TV_NOW + 10), "trusted");
+	assert_int_equal(rows_written(t) - before, 2);
+	assert_int_equal(count_rows(t, "SELECT last_seen FROM machines "
+				       "WHERE id = ?1", "m1"), TV_NOW + 10);
+	/* single use: the same evidence again is refused */
+	old = m.ev;
+	engine_evidence(&t->v, &old, TV_NOW + 10, &ans);
+	assert_int_equal(ans.status, ENGINE_NONCE);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM nonces WHERE "
+				       "machine_id = ?1", "m1"), 1);
+	/* a record: the nonce, the boot, the record, last_seen and the
+	 * state_reason (its record count) of the machine's row */
+	sm_measure(&m, "/usr/bin/ok", "ok");
+	before = rows_written(t);
+	assert_string_equal(sm_round(t, &m, TV_NOW + 11), "trusted");
+	assert_int_equal(rows_written(t) - before, 5);
+	assert_int_equal(stored_of(t, "m1"), 3);
 	soft_ak_free(&m.ak);
 	tv_free(t);
 }
@@ -614,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_clean_unknown_invalid),
 		cmocka_unit_test(test_garbage_changes_nothing),
 		cmocka_unit_test(test_nonce_rules),
+		cmocka_unit_test(test_heartbeat_rows),
 		cmocka_unit_test(test_other_tpm_rejected),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_other_pcr_refused),
