@@ -56,11 +56,17 @@ static const char sql_application_id[] = "PRAGMA application_id";
  * 3.40 does not mark innocuous, so a build defaulting to OFF would reject
  * our own schema. The file is the verifier's own (in its private state
  * directory); whoever can rewrite its schema can rewrite its data anyway.
+ * cache_size: 64 MiB of pages at most (the default is 2 MiB), so the
+ * reference tables a lookup walks stay in the process rather than being
+ * read from the kernel again: judging a record took 10.7 us against
+ * 200,000 references and 7.2 us with it (tests/bench/replay). mmap_size
+ * gained another 1.3 us but turns a read error into SIGBUS, so it is off.
  */
 static const char sql_settings[] =
 	"PRAGMA foreign_keys = ON;"
 	"PRAGMA synchronous = NORMAL;"
-	"PRAGMA trusted_schema = ON;";
+	"PRAGMA trusted_schema = ON;"
+	"PRAGMA cache_size = -65536;";
 
 static int db_configure(struct db *db, struct imt_error *err)
 {
