@@ -72,9 +72,6 @@ static int scalar(struct db *db, const char *sql, const char *what,
 
 int db_machine_lock(struct db *db, const char *id, struct imt_error *err)
 {
-	struct db_stmt *st;
-	int rc = -1;
-
 	if (db == NULL)
 		return db_bad(err, "no database");
 	if (!is_pg(db))
@@ -84,16 +81,9 @@ int db_machine_lock(struct db *db, const char *id, struct imt_error *err)
 	if (!db_in_transaction(db))
 		return db_err(err, IMT_ERR_INTERNAL,
 			      "a machine lock outside a transaction");
-	st = db_stmt(db, sql_machine_lock, err);
-	if (st == NULL)
-		return -1;
-	db_bind_text(st, 1, id);
-	if (db_step(st) == DB_ROW)
-		rc = 0;
-	else
-		db_fail(db, err, "machine lock");
-	db_reset(st);
-	return rc;
+	/* the lock's one row, or an error */
+	return db_text_exists(db, sql_machine_lock, id, "machine lock",
+			      err) < 0 ? -1 : 0;
 }
 
 static int session_lock(struct db *db, const char *sql, const char *what,

@@ -149,12 +149,29 @@ static int nonce_why(struct db *db, struct db_stmt *st,
 	return 0;
 }
 
+/* Why the consume of @value (or its renewal) changed no row. */
+static int nonce_refused(struct db *db, const char *machine_id,
+			 const uint8_t *value, size_t len, int64_t now,
+			 enum db_nonce_result *res, struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt(db, sql_nonce_why, err);
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	db_bind_blob(st, 1, value, len);
+	db_bind_text(st, 2, machine_id);
+	db_bind_int64(st, 3, now);
+	rc = nonce_why(db, st, res, err);
+	db_reset(st);
+	return rc;
+}
+
 int db_nonce_consume(struct db *db, const char *machine_id,
 		     const uint8_t *value, size_t len, int64_t now,
 		     enum db_nonce_result *res, struct imt_error *err)
 {
 	struct db_stmt *st;
-	int rc;
 
 	if (db == NULL || res == NULL)
 		return db_bad(err, "no database or result");
@@ -172,20 +189,10 @@ int db_nonce_consume(struct db *db, const char *machine_id,
 	db_bind_int64(st, 3, now);
 	if (db_step_done(db, st, err, "use nonce") < 0)
 		goto fail;
-	if (db_changes(db) == 1) {
+	if (db_changes(db) == 1)
 		*res = DB_NONCE_OK;
-	} else {
-		st = db_stmt(db, sql_nonce_why, err);
-		if (st == NULL)
-			goto fail;
-		db_bind_blob(st, 1, value, len);
-		db_bind_text(st, 2, machine_id);
-		db_bind_int64(st, 3, now);
-		rc = nonce_why(db, st, res, err);
-		db_reset(st);
-		if (rc < 0)
-			goto fail;
-	}
+	else if (nonce_refused(db, machine_id, value, len, now, res, err) < 0)
+		goto fail;
 	return db_commit(db, err);
 fail:
 	db_rollback(db);
@@ -212,7 +219,6 @@ int db_nonce_renew(struct db *db, const char *machine_id,
 		   enum db_nonce_result *res, struct imt_error *err)
 {
 	struct db_stmt *st;
-	int rc;
 
 	if (db == NULL || res == NULL)
 		return db_bad(err, "no database or result");
@@ -239,13 +245,5 @@ int db_nonce_renew(struct db *db, const char *machine_id,
 		*res = DB_NONCE_OK;
 		return 0;
 	}
-	st = db_stmt(db, sql_nonce_why, err);
-	if (st == NULL)
-		return -1;
-	db_bind_blob(st, 1, value, len);
-	db_bind_text(st, 2, machine_id);
-	db_bind_int64(st, 3, now);
-	rc = nonce_why(db, st, res, err);
-	db_reset(st);
-	return rc;
+	return nonce_refused(db, machine_id, value, len, now, res, err);
 }

@@ -30,24 +30,26 @@ static struct db *other(struct tdb *t)
 	return db;
 }
 
-static int leads(struct db *db)
-{
-	struct imt_error err;
-	int leader = -1;
-
-	if (db_leader(db, &leader, &err) < 0)
-		fail_msg("db_leader: %s", err.msg);
-	return leader;
-}
-
-static int takes_change(struct db *db)
+/* *held of db_leader() or db_change_lock() on @db. */
+static int held(int (*lock)(struct db *, int *, struct imt_error *),
+		struct db *db)
 {
 	struct imt_error err;
 	int got = -1;
 
-	if (db_change_lock(db, &got, &err) < 0)
-		fail_msg("db_change_lock: %s", err.msg);
+	if (lock(db, &got, &err) < 0)
+		fail_msg("lock: %s", err.msg);
 	return got;
+}
+
+static int leads(struct db *db)
+{
+	return held(db_leader, db);
+}
+
+static int takes_change(struct db *db)
+{
+	return held(db_change_lock, db);
 }
 
 static void test_sqlite_one_process(void **state)
