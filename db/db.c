@@ -89,5 +89,6 @@ void db_close(struct db *db)
 	db_ref_import_abort(db);
 	db_batch_abort(db);
 	db_conn_close(db);
+	db_ref_cache_free(db);
 	free(db);
 }

@@ -323,6 +323,20 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 			 const char *algo, const uint8_t *digest,
 			 size_t digest_len, enum db_ref_class *cls,
 			 struct imt_error *err);
+
+/*
+ * Lookups are answered from memory when the same (policy, path, algo,
+ * digest) was looked up under the same references (db_ref_cache.c): the
+ * table holds DB_REF_CACHE_SLOTS keys, 20 MB at most.
+ */
+#define DB_REF_CACHE_SLOTS 65536
+struct db_ref_cache_stats {
+	uint64_t hits;		/* lookups answered from memory */
+	uint64_t misses;	/* lookups that ran the SQL */
+	uint64_t flushes;	/* times the references changed under it */
+};
+/** db_ref_cache_stats() - the counts since db_open(); zeros before use. */
+void db_ref_cache_stats(struct db *db, struct db_ref_cache_stats *out);
 /**
  * db_ref_origin() - which source of @policy vouches for (@path, @digest):
  * the newest one naming exactly that pair; with @any_path also one

@@ -47,7 +47,26 @@ struct db {
 	void *queued_arg;
 	int queued;		/* this transaction inserted outbox rows */
 	int changed_elsewhere;	/* db_changed_elsewhere() */
+	/* counts transactions and savepoints begun: db_ref_cache.c */
+	uint64_t tx_serial;
+	struct db_ref_cache *ref_cache;	/* NULL until the first lookup */
 };
+
+/*
+ * db_ref_cache_get() - the class of a lookup made earlier under the same
+ * references: 1 and @cls when cached, 0 when not (look it up, then
+ * db_ref_cache_put()), -1 when the reference epoch cannot be read.
+ */
+int db_ref_cache_get(struct db *db, const char *policy, const char *path,
+		     const char *algo, const uint8_t *digest,
+		     size_t digest_len, enum db_ref_class *cls,
+		     struct imt_error *err);
+/* db_ref_cache_put() - remember @cls, looked up after db_ref_cache_get(). */
+void db_ref_cache_put(struct db *db, const char *policy, const char *path,
+		      const char *algo, const uint8_t *digest,
+		      size_t digest_len, enum db_ref_class cls);
+/* db_ref_cache_free() - drop the cache (db_close()). */
+void db_ref_cache_free(struct db *db);
 
 /* db_err() - fill @err with @status and the message; returns -1. */
 int db_err(struct imt_error *err, enum imt_result status, const char *fmt,

@@ -395,6 +395,10 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 		return db_bad(err, "no database or result");
 	if (check_ref(path, algo, digest, digest_len, err) < 0)
 		return -1;
+	c = db_ref_cache_get(db, policy, path, algo, digest, digest_len, cls,
+			     err);
+	if (c != 0)
+		return c < 0 ? -1 : 0;
 	st = db_stmt_sql(db, &sql_lookup, err);
 	if (st == NULL)
 		return -1;
@@ -409,6 +413,7 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 	}
 	c = db_col_int(st, 0);
 	*cls = c >= 0 && c < 5 ? lookup_classes[c] : DB_REF_UNKNOWN_PATH;
+	db_ref_cache_put(db, policy, path, algo, digest, digest_len, *cls);
 	rc = 0;
 out:
 	db_reset(st);

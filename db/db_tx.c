@@ -36,6 +36,7 @@ static int begin(struct db *db, struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt_sql(db, &sql_begin, err);
 
+	db->tx_serial++;
 	if (st == NULL)
 		return -1;
 	return db_step_done(db, st, err, "BEGIN");
@@ -60,9 +61,12 @@ int db_begin(struct db *db, struct imt_error *err)
 	if (db->import_open)
 		return db_err(err, IMT_ERR_MISMATCH,
 			      "a reference import holds the transaction");
-	if (db->batch_open)
+	if (db->batch_open) {
+		/* a write call in the batch: cached lookups re-check */
+		db->tx_serial++;
 		return batch_alive(db, err) < 0 ? -1 :
 						  run(db, sql_savepoint, err);
+	}
 	return begin(db, err);
 }
 
@@ -132,6 +136,7 @@ int db_read_begin(struct db *db, struct imt_error *err)
 			      "a transaction is open already");
 	if (db_dialect(db) != DB_DIALECT_SQLITE)
 		return 0;
+	db->tx_serial++;
 	if (run(db, sql_read_begin, err) < 0)
 		return -1;
 	db->read_open = 1;

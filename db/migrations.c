@@ -735,6 +735,47 @@ static const char migration_0012[] =
 	"PRAGMA user_version = 12;\n"
 	;
 
+static const char migration_0013[] =
+	"-- 0013_reference_epoch.sql - a value that changes with every write to\n"
+	"-- what a reference lookup reads (db/db_ref_cache.c).\n"
+	"--\n"
+	"-- The verifier keeps the classes of recent reference lookups in memory.\n"
+	"-- A lookup's class depends on refs, sources and policy_selectors (files\n"
+	"-- and digests only name what refs point at). Every write to those three\n"
+	"-- tables, by this verifier, another one or the command line, sets\n"
+	"-- reference_epoch.value to a new random number in the same transaction,\n"
+	"-- so a reader's snapshot holds the epoch of exactly the references it\n"
+	"-- sees. A reader that finds another value than its cache was filled\n"
+	"-- under empties the cache. Random rather than counted: a write that is\n"
+	"-- rolled back must not leave a value that a later write could repeat.\n"
+	"CREATE TABLE reference_epoch (\n"
+	"\tid\t\tINTEGER PRIMARY KEY CHECK (id = 1),\n"
+	"\tvalue\t\tINTEGER NOT NULL\n"
+	");\n"
+	"INSERT INTO reference_epoch VALUES (1, 0);\n"
+	"\n"
+	"CREATE TRIGGER refs_epoch_insert AFTER INSERT ON refs\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER refs_epoch_update AFTER UPDATE ON refs\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER refs_epoch_delete AFTER DELETE ON refs\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER sources_epoch_insert AFTER INSERT ON sources\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER sources_epoch_update AFTER UPDATE ON sources\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER sources_epoch_delete AFTER DELETE ON sources\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER policy_selectors_epoch_insert AFTER INSERT ON policy_selectors\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER policy_selectors_epoch_update AFTER UPDATE ON policy_selectors\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"CREATE TRIGGER policy_selectors_epoch_delete AFTER DELETE ON policy_selectors\n"
+	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
+	"\n"
+	"PRAGMA user_version = 13;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -748,6 +789,7 @@ const struct db_migration db_migrations[] = {
 	{ 10, "0010_webhooks", migration_0010 },
 	{ 11, "0011_webhook_removal", migration_0011 },
 	{ 12, "0012_history_gap", migration_0012 },
+	{ 13, "0013_reference_epoch", migration_0013 },
 };
 
 const size_t db_migration_count =

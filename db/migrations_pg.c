@@ -540,8 +540,55 @@ static const char migration_pg_0012[] =
 	"\tFOR EACH ROW EXECUTE FUNCTION webhook_outbox_queued();\n"
 	;
 
+static const char migration_pg_0013[] =
+	"-- 0013_reference_epoch.sql - as schema/0013_reference_epoch.sql: a value\n"
+	"-- that changes with every write to refs, sources or policy_selectors.\n"
+	"--\n"
+	"-- Here the value is the writing transaction's id, set once per\n"
+	"-- transaction: after the first statement the row holds our own id and\n"
+	"-- the WHERE leaves it alone. A row updated once per inserted reference\n"
+	"-- would pile up a dead version per row until the import commits. The id\n"
+	"-- of a transaction that rolls back is never reused, as SQLite's random\n"
+	"-- value is not repeated.\n"
+	"CREATE TABLE reference_epoch (\n"
+	"\tid\t\tbigint PRIMARY KEY CHECK (id = 1),\n"
+	"\tvalue\t\tbigint NOT NULL\n"
+	");\n"
+	"INSERT INTO reference_epoch VALUES (1, 0);\n"
+	"\n"
+	"CREATE FUNCTION reference_epoch_bump() RETURNS trigger\n"
+	"LANGUAGE plpgsql AS $$\n"
+	"BEGIN\n"
+	"\tUPDATE reference_epoch SET value = txid_current()\n"
+	"\t\tWHERE value <> txid_current();\n"
+	"\tRETURN NULL;\n"
+	"END\n"
+	"$$;\n"
+	"CREATE TRIGGER refs_epoch_insert AFTER INSERT ON refs\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER refs_epoch_update AFTER UPDATE ON refs\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER refs_epoch_delete AFTER DELETE ON refs\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER sources_epoch_insert AFTER INSERT ON sources\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER sources_epoch_update AFTER UPDATE ON sources\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER sources_epoch_delete AFTER DELETE ON sources\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER policy_selectors_epoch_insert AFTER INSERT ON policy_selectors\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER policy_selectors_epoch_update AFTER UPDATE ON policy_selectors\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"CREATE TRIGGER policy_selectors_epoch_delete AFTER DELETE ON policy_selectors\n"
+	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
+	"\n"
+	"UPDATE schema_version SET version = 13;\n"
+	;
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
+	{ 13, "0013_reference_epoch", migration_pg_0013 },
 };
 
 const size_t db_pg_migration_count =

@@ -153,7 +153,8 @@ static void test_upgrade_from_0006(void **state)
 	tdb_close(&t);
 	/*
 	 * 0007, 0009 and 0010 only add their tables (0010 a trigger too,
-	 * 0011 triggers alone, 0012 columns of boots),
+	 * 0011 triggers alone, 0012 columns of boots, 0013 a table and
+	 * triggers),
 	 * 0008 its table and a sources table it rebuilds as it was: without
 	 * them this is a 0006 database
 	 */
@@ -171,6 +172,16 @@ static void test_upgrade_from_0006(void **state)
 					 "ALTER TABLE boots DROP COLUMN history_to;"
 					 "ALTER TABLE boots DROP COLUMN history_followed;"
 					 "ALTER TABLE boots DROP COLUMN history_anchor;"
+					 "DROP TABLE reference_epoch;"
+					 "DROP TRIGGER refs_epoch_insert;"
+					 "DROP TRIGGER refs_epoch_update;"
+					 "DROP TRIGGER refs_epoch_delete;"
+					 "DROP TRIGGER sources_epoch_insert;"
+					 "DROP TRIGGER sources_epoch_update;"
+					 "DROP TRIGGER sources_epoch_delete;"
+					 "DROP TRIGGER policy_selectors_epoch_insert;"
+					 "DROP TRIGGER policy_selectors_epoch_update;"
+					 "DROP TRIGGER policy_selectors_epoch_delete;"
 					 "PRAGMA user_version = 6", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(s);
