@@ -73,6 +73,7 @@ static const struct {
 struct state_count {
 	uint64_t n[METRICS_STATES];
 	uint64_t open_enrollments;
+	struct db_ref_cache_stats refs;	/* the reference lookup cache */
 	char last[DB_MACHINE_ID_MAX + 1];
 	unsigned int rows;
 };
@@ -106,6 +107,7 @@ static int count_states(struct verifier *v, struct state_count *sc,
 		pthread_mutex_lock(&v->lock);
 		rc = db_challenge_count(v->db, time(NULL),
 					&sc->open_enrollments, err);
+		db_ref_cache_stats(v->db, &sc->refs);
 		pthread_mutex_unlock(&v->lock);
 	}
 	return rc;
@@ -211,6 +213,18 @@ static void write_metrics(FILE *f, struct verifier *v,
 			counters[i].name,
 			(unsigned long long)atomic_load(c));
 	}
+	fprintf(f, "# HELP imatrust_reference_lookups_total Reference "
+		"lookups, by where the answer came from.\n"
+		"# TYPE imatrust_reference_lookups_total counter\n"
+		"imatrust_reference_lookups_total{from=\"memory\"} %llu\n"
+		"imatrust_reference_lookups_total{from=\"database\"} %llu\n"
+		"# HELP imatrust_reference_cache_flushes_total Times the "
+		"references changed under the lookup cache.\n"
+		"# TYPE imatrust_reference_cache_flushes_total counter\n"
+		"imatrust_reference_cache_flushes_total %llu\n",
+		(unsigned long long)sc->refs.hits,
+		(unsigned long long)sc->refs.misses,
+		(unsigned long long)sc->refs.flushes);
 	fprintf(f, "# HELP imatrust_uptime_seconds Seconds since the "
 		"verifier started.\n# TYPE imatrust_uptime_seconds gauge\n"
 		"imatrust_uptime_seconds %lld\n",

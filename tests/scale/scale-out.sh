@@ -201,6 +201,19 @@ for i in "${survivors[@]}" front; do
 		test "$(trusted_via "$port")" = "$agents" -a "$(machine_via "$port")" = trusted
 done
 
+# The fleet's records repeat across machines (soak-agents draws them from
+# one pool): each verifier answers most reference lookups from memory.
+lookups_via() {	# lookups_via PORT memory|database
+	curl -sf --cacert "$tmp/cert.pem" "https://127.0.0.1:$1/v1/metrics" |
+		awk -v f="$2" '$1 == "imatrust_reference_lookups_total{from=\"" f "\"}" { print $2 }'
+}
+for i in "${survivors[@]}"; do
+	port=${ports[$((i - 1))]}
+	mem=$(lookups_via "$port" memory) dbl=$(lookups_via "$port" database)
+	check "v$i answered $mem reference lookups from memory, $dbl from the database" \
+		test "${mem:-0}" -gt "${dbl:-0}"
+done
+
 # A reference change on one instance re-judges every machine, whichever
 # instance serves it, and the others' APIs say so at once.
 api_at() {	# api_at PORT METHOD PATH [BODY]
