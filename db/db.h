@@ -1534,7 +1534,8 @@ int db_webhook_failed(struct db *db, int64_t seq, int64_t next_attempt,
 enum db_nonce_result {
 	DB_NONCE_OK,		/* was valid; now used */
 	DB_NONCE_UNKNOWN,	/* never issued (or purged) */
-	DB_NONCE_USED,		/* already consumed */
+	DB_NONCE_USED,		/* marked used (a row of verifiers before
+				 * db_nonce_renew(), until purged) */
 	DB_NONCE_EXPIRED,	/* now >= expires_at */
 	DB_NONCE_OTHER_MACHINE,	/* issued to another machine */
 };
@@ -1562,19 +1563,11 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 		   struct imt_error *err);
 
 /**
- * db_nonce_consume() - use a nonce once: atomically marks it used when
- * it is unused, unexpired at @now and issued to @machine_id.
- * @res: DB_NONCE_OK only in that case; otherwise why not (nothing changes)
- */
-int db_nonce_consume(struct db *db, const char *machine_id,
-		     const uint8_t *value, size_t len, int64_t now,
-		     enum db_nonce_result *res, struct imt_error *err);
-
-/**
- * db_nonce_renew() - db_nonce_consume() of @value and db_nonce_issue() of
- * @next (valid while now < @next_expires) in ONE UPDATE of the machine's
- * nonce row: what evidence does with its nonce. @value is used once all
- * the same: the row holds @next from then on, so @value is unknown.
+ * db_nonce_renew() - use nonce @value once and issue @next (valid while
+ * now < @next_expires) in ONE UPDATE of the machine's nonce row: what
+ * evidence does with its nonce. @value must be unused, unexpired at @now
+ * and issued to @machine_id; the row holds @next from then on, so @value
+ * is unknown.
  * @res: DB_NONCE_OK when renewed; otherwise why not (nothing changes)
  *
  * No savepoint in a batch: one statement, atomic on its own.

@@ -117,13 +117,9 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 }
 
 /*
- * The consume is one UPDATE whose WHERE states every condition, so
- * "check then mark" cannot race with another consumer. Only when it
- * changed nothing do we read the row to say why.
+ * Only when the renewal (below) changed nothing do we read the row to
+ * say why.
  */
-static const char sql_nonce_use[] =
-	"UPDATE nonces SET used = 1 WHERE value = ?1 AND machine_id = ?2 "
-	"AND used = 0 AND ?3 < expires_at";
 static const char sql_nonce_why[] =
 	"SELECT machine_id = ?2, used, ?3 < expires_at FROM nonces "
 	"WHERE value = ?1";
@@ -149,7 +145,7 @@ static int nonce_why(struct db *db, struct db_stmt *st,
 	return 0;
 }
 
-/* Why the consume of @value (or its renewal) changed no row. */
+/* Why the renewal of @value changed no row. */
 static int nonce_refused(struct db *db, const char *machine_id,
 			 const uint8_t *value, size_t len, int64_t now,
 			 enum db_nonce_result *res, struct imt_error *err)
@@ -167,41 +163,11 @@ static int nonce_refused(struct db *db, const char *machine_id,
 	return rc;
 }
 
-int db_nonce_consume(struct db *db, const char *machine_id,
-		     const uint8_t *value, size_t len, int64_t now,
-		     enum db_nonce_result *res, struct imt_error *err)
-{
-	struct db_stmt *st;
-
-	if (db == NULL || res == NULL)
-		return db_bad(err, "no database or result");
-	if (db_check_id(machine_id, err) < 0 ||
-	    db_check_blob(value, len, DB_NONCE_MIN, DB_NONCE_MAX, "nonce",
-			  err) < 0)
-		return -1;
-	if (db_begin(db, err) < 0)
-		return -1;
-	st = db_stmt(db, sql_nonce_use, err);
-	if (st == NULL)
-		goto fail;
-	db_bind_blob(st, 1, value, len);
-	db_bind_text(st, 2, machine_id);
-	db_bind_int64(st, 3, now);
-	if (db_step_done(db, st, err, "use nonce") < 0)
-		goto fail;
-	if (db_changes(db) == 1)
-		*res = DB_NONCE_OK;
-	else if (nonce_refused(db, machine_id, value, len, now, res, err) < 0)
-		goto fail;
-	return db_commit(db, err);
-fail:
-	db_rollback(db);
-	return -1;
-}
-
 /*
- * The consume and the next nonce in one row write: the WHERE is the
- * consume's, the SET the issue's (used stays 0: the new value is unused).
+ * The use of a nonce and the next one in one row write: one UPDATE whose
+ * WHERE states every condition of the use, so "check then mark" cannot
+ * race with another evidence; the SET is the issue's (used stays 0: the
+ * new value is unused).
  * A new value that another machine's row holds (random 16+ bytes: never
  * in practice) changes nothing rather than failing, as in
  * sql_nonce_insert, so a PostgreSQL batch is not aborted; it then reads

@@ -4,6 +4,7 @@
  * benchmark drivers share.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,61 @@ CURL *bench_http_easy(const char *ca, struct bench_buf *resp, long timeout)
 	/* keep idle connections as long as the verifier does */
 	curl_easy_setopt(c, CURLOPT_MAXAGE_CONN, 3600L);
 	return c;
+}
+
+int bench_http_connect(struct bench_conn *c, CURL *h, const char *id,
+		       unsigned int port)
+{
+	char entry[160];
+
+	c->h = h;
+	if (h == NULL)
+		return -1;
+	snprintf(entry, sizeof(entry), "%s.agents.bench:%u:127.0.0.1", id,
+		 port);
+	snprintf(c->base, sizeof(c->base), "https://%s.agents.bench:%u", id,
+		 port);
+	c->resolve = curl_slist_append(NULL, entry);
+	if (c->resolve == NULL)
+		return -1;
+	curl_easy_setopt(h, CURLOPT_RESOLVE, c->resolve);
+	return 0;
+}
+
+void bench_http_run(CURLM *m)
+{
+	int running = 1, n;
+	CURLMsg *msg;
+
+	while (running) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		if (running &&
+		    curl_multi_poll(m, NULL, 0, 1000, &n) != CURLM_OK)
+			break;
+	}
+	while ((msg = curl_multi_info_read(m, &n)) != NULL)
+		if (msg->msg == CURLMSG_DONE)
+			curl_easy_setopt(msg->easy_handle, CURLOPT_PRIVATE,
+					 (char *)(intptr_t)(msg->data.result + 1));
+}
+
+CURLcode bench_http_result(CURL *h)
+{
+	char *p = NULL;
+
+	curl_easy_getinfo(h, CURLINFO_PRIVATE, &p);
+	return p == NULL ? CURLE_RECV_ERROR : (CURLcode)((intptr_t)p - 1);
+}
+
+CURLcode bench_http_perform(CURLM *m, CURL *h)
+{
+	curl_easy_setopt(h, CURLOPT_PRIVATE, NULL);
+	if (curl_multi_add_handle(m, h) != CURLM_OK)
+		return CURLE_FAILED_INIT;
+	bench_http_run(m);
+	curl_multi_remove_handle(m, h);
+	return bench_http_result(h);
 }
 
 int bench_http_wait_ready(CURL *c, unsigned int port, pid_t *pid)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bench_http.h - what the benchmark drivers (bench_verifier.c,
- * bench_import_latency.c) share to run a verifier and talk HTTPS to it:
- * the answer buffer, a libcurl handle, the child process, the clock.
+ * bench_import_latency.c, soak_agents.c) share to run a verifier and talk
+ * HTTPS to it: the answer buffer, a libcurl handle, an agent's own
+ * connection, a multi handle run to its end, the child process, the clock.
  */
 #ifndef IMATRUST_BENCH_HTTP_H
 #define IMATRUST_BENCH_HTTP_H
@@ -34,6 +35,47 @@ struct curl_slist *bench_http_init(void);
  * Return: the handle, or NULL if libcurl made none.
  */
 CURL *bench_http_easy(const char *ca, struct bench_buf *resp, long timeout);
+
+/*
+ * An agent's own keep-alive connection: agent ID talks to ID.agents.bench
+ * (resolved to 127.0.0.1), so libcurl's connection cache never lends one
+ * agent's connection to another.
+ */
+struct bench_conn {
+	CURL *h;
+	struct curl_slist *resolve; /* ID.agents.bench -> 127.0.0.1 */
+	char base[128];		    /* https://ID.agents.bench:PORT */
+};
+
+/**
+ * bench_http_connect() - @c as agent @id's connection to the verifier on
+ * 127.0.0.1:@port, over the caller's handle @h (it becomes @c->h).
+ *
+ * Return: 0, or -1 if @h is NULL or memory ran out.
+ */
+int bench_http_connect(struct bench_conn *c, CURL *h, const char *id,
+		       unsigned int port);
+
+/**
+ * bench_http_run() - run the handles added to @m to their end; each one's
+ * result is then bench_http_result()'s (kept in its CURLOPT_PRIVATE).
+ */
+void bench_http_run(CURLM *m);
+
+/**
+ * bench_http_result() - what the last bench_http_run() made of @h.
+ *
+ * Return: its CURLcode, CURLE_RECV_ERROR if it did not finish.
+ */
+CURLcode bench_http_result(CURL *h);
+
+/**
+ * bench_http_perform() - curl_easy_perform() of @h inside @m, whose
+ * connection cache it uses.
+ *
+ * Return: @h's CURLcode, CURLE_FAILED_INIT if @m did not take it.
+ */
+CURLcode bench_http_perform(CURLM *m, CURL *h);
 
 /**
  * bench_http_wait_ready() - GET /v1/health on 127.0.0.1:@port with @c

@@ -53,14 +53,6 @@ struct opts {
 	char **verifier;
 };
 
-
-/* An agent's connection: its easy handle and the name that binds it. */
-struct agent_conn {
-	CURL *h;
-	struct curl_slist *resolve; /* ID.agents.bench -> 127.0.0.1 */
-	char base[128];		    /* https://ID.agents.bench:PORT */
-};
-
 struct worker {
 	const struct opts *o;
 	CURLM *multi; /* its connection cache: one per agent */
@@ -192,47 +184,16 @@ static CURL *easy(const struct opts *o, struct bench_buf *resp)
 }
 
 /* One agent's own keep-alive connection, under a name of its own. */
-static struct agent_conn *
+static struct bench_conn *
 connection(const struct opts *o, const struct fleet_agent *a,
 	   struct bench_buf *resp)
 {
-	struct agent_conn *c = calloc(1, sizeof(*c));
-	char entry[160];
+	struct bench_conn *c = calloc(1, sizeof(*c));
 
-	if (c == NULL || (c->h = easy(o, resp)) == NULL)
+	if (c == NULL ||
+	    bench_http_connect(c, easy(o, resp), a->id, o->port) < 0)
 		return NULL;
-	snprintf(entry, sizeof(entry), "%s.agents.bench:%u:127.0.0.1", a->id,
-		 o->port);
-	snprintf(c->base, sizeof(c->base), "https://%s.agents.bench:%u", a->id,
-		 o->port);
-	c->resolve = curl_slist_append(NULL, entry);
-	if (c->resolve == NULL)
-		return NULL;
-	curl_easy_setopt(c->h, CURLOPT_RESOLVE, c->resolve);
 	return c;
-}
-
-/* curl_easy_perform() in the worker's multi handle (its cache). */
-static CURLcode perform(CURLM *m, CURL *h)
-{
-	CURLcode rc = CURLE_RECV_ERROR;
-	CURLMsg *msg;
-	int running = 1, n;
-
-	if (curl_multi_add_handle(m, h) != CURLM_OK)
-		return CURLE_FAILED_INIT;
-	while (running) {
-		if (curl_multi_perform(m, &running) != CURLM_OK)
-			break;
-		if (running &&
-		    curl_multi_poll(m, NULL, 0, 1000, &n) != CURLM_OK)
-			break;
-	}
-	while ((msg = curl_multi_info_read(m, &n)) != NULL)
-		if (msg->msg == CURLMSG_DONE && msg->easy_handle == h)
-			rc = msg->data.result;
-	curl_multi_remove_handle(m, h);
-	return rc;
 }
 
 static int fail(struct worker *w, const struct fleet_agent *a, const char *what,
@@ -269,7 +230,7 @@ static int exchange(struct worker *w, struct fleet_agent *a, const char *what,
 		    const char *body, const char *want_state,
 		    uint64_t want_next)
 {
-	struct agent_conn *ac = a->conn;
+	struct bench_conn *ac = a->conn;
 	CURL *c = ac->h;
 	struct wire_verdict v;
 	struct imt_error err;
@@ -282,7 +243,7 @@ static int exchange(struct worker *w, struct fleet_agent *a, const char *what,
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	rc = perform(w->multi, c);
+	rc = bench_http_perform(w->multi, c);
 	if (rc != CURLE_OK)
 		return fail(w, a, what, curl_easy_strerror(rc));
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

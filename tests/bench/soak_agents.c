@@ -93,9 +93,7 @@ static atomic_int stop;
 
 struct agent {
 	struct fleet_agent f;
-	CURL *h;
-	struct curl_slist *resolve;
-	char base[128];
+	struct bench_conn c;	/* its own keep-alive connection */
 	double not_before;	/* paused until then after a failure */
 };
 
@@ -136,50 +134,6 @@ static CURL *easy(const struct opts *o, struct bench_buf *resp)
 	return c;
 }
 
-/* The agent's own keep-alive connection, under a name of its own. */
-static int connect_agent(const struct opts *o, struct agent *a,
-			 struct bench_buf *resp)
-{
-	char entry[160];
-
-	a->h = easy(o, resp);
-	snprintf(entry, sizeof(entry), "%s.agents.bench:%u:127.0.0.1",
-		 a->f.id, o->port);
-	snprintf(a->base, sizeof(a->base), "https://%s.agents.bench:%u",
-		 a->f.id, o->port);
-	a->resolve = curl_slist_append(NULL, entry);
-	if (a->h == NULL || a->resolve == NULL)
-		return -1;
-	curl_easy_setopt(a->h, CURLOPT_RESOLVE, a->resolve);
-	return 0;
-}
-
-/* Run the handles of @m to their end; each one's result in its private. */
-static void run_multi(CURLM *m)
-{
-	int running = 1, n;
-	CURLMsg *msg;
-
-	while (running) {
-		if (curl_multi_perform(m, &running) != CURLM_OK)
-			break;
-		if (running && curl_multi_poll(m, NULL, 0, 1000, &n) != CURLM_OK)
-			break;
-	}
-	while ((msg = curl_multi_info_read(m, &n)) != NULL)
-		if (msg->msg == CURLMSG_DONE)
-			curl_easy_setopt(msg->easy_handle, CURLOPT_PRIVATE,
-					 (char *)(intptr_t)(msg->data.result + 1));
-}
-
-static CURLcode result_of(CURL *h)
-{
-	char *p = NULL;
-
-	curl_easy_getinfo(h, CURLINFO_PRIVATE, &p);
-	return p == NULL ? CURLE_RECV_ERROR : (CURLcode)((intptr_t)p - 1);
-}
-
 /* POST @body to @base/v1/agents/ID/@what on @h; the HTTP status or 0. */
 static long post(CURLM *m, CURL *h, const char *base, const char *id,
 		 const char *what, const char *body, struct bench_buf *resp)
@@ -194,12 +148,7 @@ static long post(CURLM *m, CURL *h, const char *base, const char *id,
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	curl_easy_setopt(h, CURLOPT_PRIVATE, NULL);
-	if (curl_multi_add_handle(m, h) != CURLM_OK)
-		return 0;
-	run_multi(m);
-	curl_multi_remove_handle(m, h);
-	if (result_of(h) != CURLE_OK)
+	if (bench_http_perform(m, h) != CURLE_OK)
 		return 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	return status;
@@ -306,11 +255,11 @@ static void both(CURLM *m, CURL *h[2], long status[2])
 
 	for (i = 0; i < 2; i++)
 		curl_multi_add_handle(m, h[i]);
-	run_multi(m);
+	bench_http_run(m);
 	for (i = 0; i < 2; i++) {
 		curl_multi_remove_handle(m, h[i]);
 		status[i] = 0;
-		if (result_of(h[i]) == CURLE_OK)
+		if (bench_http_result(h[i]) == CURLE_OK)
 			curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE,
 					  &status[i]);
 	}
@@ -399,7 +348,7 @@ static int impostor(struct worker *w, struct agent *a, size_t nrec)
 		return -1;
 	}
 	count(C_IMPOSTORS, 1);
-	status = post(w->multi, a->h, a->base, a->f.id, "evidence", json,
+	status = post(w->multi, a->c.h, a->c.base, a->f.id, "evidence", json,
 		      &w->resp);
 	free(json);
 	if (status == 200) {
@@ -421,7 +370,7 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 	int rc;
 
 	if (a->f.nonce_len == 0) {
-		status = post(w->multi, a->h, a->base, a->f.id, "nonce", "",
+		status = post(w->multi, a->c.h, a->c.base, a->f.id, "nonce", "",
 			      &w->resp);
 		if (status != 200) {
 			setback(a, status, w->resp.data);
@@ -442,7 +391,7 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 		free(json);
 		return rc < 0 ? -1 : a->f.nonce_len > 0;
 	}
-	status = post(w->multi, a->h, a->base, a->f.id, "evidence", json,
+	status = post(w->multi, a->c.h, a->c.base, a->f.id, "evidence", json,
 		      &w->resp);
 	free(json);
 	if (status != 200) {
@@ -627,7 +576,9 @@ static struct worker *workers(const struct opts *o, struct agent *a)
 		curl_multi_setopt(w[i].multi, CURLMOPT_MAXCONNECTS,
 				  (long)w[i].n + 16);
 		for (j = 0; j < w[i].n; j++)
-			if (connect_agent(o, &w[i].a[j], &w[i].resp) < 0)
+			if (bench_http_connect(&w[i].a[j].c,
+					       easy(o, &w[i].resp),
+					       w[i].a[j].f.id, o->port) < 0)
 				return NULL;
 	}
 	return w;

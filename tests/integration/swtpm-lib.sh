@@ -112,6 +112,9 @@ swtpm_ca_bundle() {
 # ---- TAP and setup shared by the integration tests ----
 
 SWTPM_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# verifier_up PORT CA
+# shellcheck source=SCRIPTDIR/../lib/health.sh
+. "$SWTPM_LIB_ROOT/tests/lib/health.sh"
 
 tap_n=0
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
@@ -241,13 +244,6 @@ swtpm_lab_exit() {
 	swtpm_test_cleanup
 }
 
-# verifier_up PORT: the verifier on PORT answers /v1/health over TLS
-# checked against $tmp/cert.pem.
-verifier_up() {
-	curl -sf --cacert "$tmp/cert.pem" "https://127.0.0.1:$1/v1/health" \
-		-o /dev/null
-}
-
 # lab_verifier_start: imatrust-verifier -d -c $tmp/verifier.conf in the
 # background (VERIFIER_PID, log $tmp/verifier.log), then wait until
 # https://127.0.0.1:$vport/v1/health answers; non-zero when it does not.
@@ -255,7 +251,7 @@ lab_verifier_start() {
 	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
 		>>"$tmp/verifier.log" 2>&1 &
 	VERIFIER_PID=$!
-	within 10 verifier_up "$vport"
+	within 10 verifier_up "$vport" "$tmp/cert.pem"
 }
 
 # lab_agent_start ID: imatrust-agent as machine ID on the lab's TPM and
@@ -284,7 +280,8 @@ verifier_run() {
 	"$bin/imatrust-verifier" -c "$1" 2>>"$3" &
 	vpid=$!
 	pids+=("$vpid")
-	within 5 verifier_up "$2" || bail "verifier did not start" "$3"
+	within 5 verifier_up "$2" "$tmp/cert.pem" ||
+		bail "verifier did not start" "$3"
 }
 
 # ---- machines of their own swtpm, the verifier's API ----------------------

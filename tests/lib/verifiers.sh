@@ -18,14 +18,16 @@
 #                         the log's tail when one does not answer
 #                         /v1/health within 10 s.
 #   verifiers_stop        SIGTERM them all and wait; safe in a trap
-#   verifier_up PORT      does /v1/health on PORT answer 200?
+#   verifier_up PORT CA   does /v1/health on PORT answer 200? (health.sh)
 #
 # Needs bin (the build's bin/ directory).
 # shellcheck disable=SC2154 # bin is the sourcing script's
 
+# shellcheck source=SCRIPTDIR/health.sh
+. "$(dirname "${BASH_SOURCE[0]}")/health.sh"
+
 VERIFIER_PORTS=()
 VERIFIER_PIDS=()
-VERIFIERS_DIR=
 
 verifiers_pki() {
 	local dir=$1
@@ -47,17 +49,11 @@ for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])' "$1"
 }
 
-verifier_up() {
-	curl -sf --cacert "$VERIFIERS_DIR/cert.pem" \
-		"https://127.0.0.1:$1/v1/health" -o /dev/null
-}
-
 verifiers_start() {
 	local dir=$1 n=$2 db=$3 agents=$4 i port tries
 	local -a ports
 
 	shift 4
-	VERIFIERS_DIR=$dir
 	read -r -a ports < <(free_ports "$n")
 	for ((i = 1; i <= n; i++)); do
 		port=${ports[$((i - 1))]}
@@ -75,7 +71,7 @@ verifiers_start() {
 		VERIFIER_PIDS+=($!)
 		VERIFIER_PORTS+=("$port")
 		tries=100
-		until verifier_up "$port"; do
+		until verifier_up "$port" "$dir/cert.pem"; do
 			tries=$((tries - 1))
 			if [ "$tries" -eq 0 ] || ! kill -0 "${VERIFIER_PIDS[-1]}" 2>/dev/null; then
 				echo "verifiers.sh: verifier $i did not start:" >&2

@@ -287,4 +287,24 @@ static inline void tdb_machine(struct tdb *t, const char *id,
 		fail_msg("db_machine_create %s: %s", id, err.msg);
 }
 
+/*
+ * A heartbeat's nonce: db_nonce_renew() of @n (32 bytes) to the @i-th
+ * next value, valid until T_NOW + 60, which @n becomes.
+ */
+static inline void tdb_nonce_next(struct tdb *t, const char *id,
+				  uint8_t n[32], uint32_t i)
+{
+	enum db_nonce_result res;
+	struct imt_error err;
+	uint8_t next[32] = { 0 };
+
+	memcpy(next, &i, sizeof(i));
+	next[31] = 1;
+	if (db_nonce_renew(t->db, id, n, 32, T_NOW, next, 32, T_NOW + 60,
+			   &res, &err) < 0)
+		fail_msg("db_nonce_renew: %s", err.msg);
+	assert_int_equal(res, DB_NONCE_OK);
+	memcpy(n, next, 32);
+}
+
 #endif /* IMATRUST_TEST_DB_H */

@@ -4,74 +4,93 @@
  */
 #include "db_test.h"
 
-static enum db_nonce_result consume(struct tdb *t, const char *id,
-				    const uint8_t *n, size_t len, int64_t now)
+/*
+ * What evidence does with nonce @n (@len bytes): db_nonce_renew() to
+ * @next (32 bytes), valid 30 s from @now; why not, if refused.
+ */
+static enum db_nonce_result renew(struct tdb *t, const char *id,
+				  const uint8_t *n, size_t len,
+				  const uint8_t *next, int64_t now)
 {
 	enum db_nonce_result res;
 	struct imt_error err;
 
-	if (db_nonce_consume(t->db, id, n, len, now, &res, &err) < 0)
-		fail_msg("consume: %s", err.msg);
+	if (db_nonce_renew(t->db, id, n, len, now, next, 32, now + 30, &res,
+			   &err) < 0)
+		fail_msg("renew: %s", err.msg);
 	return res;
 }
 
 static void test_single_use(void **state)
 {
-	uint8_t n[32];
+	uint8_t n[32], next[32], other[32];
 	struct imt_error err;
 	struct tdb t;
 
 	(void)state;
 	memset(n, 0x5a, sizeof(n));
+	memset(next, 0xa5, sizeof(next));
+	memset(other, 0x3c, sizeof(other));
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 30,
 					&err), 0);
-	assert_int_equal(consume(&t, "m1", n, sizeof(n), T_NOW), DB_NONCE_OK);
-	assert_int_equal(consume(&t, "m1", n, sizeof(n), T_NOW),
+	assert_int_equal(renew(&t, "m1", n, sizeof(n), next, T_NOW),
+			 DB_NONCE_OK);
+	/* used once: the row holds the next value from then on */
+	assert_int_equal(renew(&t, "m1", n, sizeof(n), other, T_NOW),
+			 DB_NONCE_UNKNOWN);
+	assert_int_equal(renew(&t, "m1", n, sizeof(n), other, T_NOW + 1),
+			 DB_NONCE_UNKNOWN);
+	/*
+	 * A row marked used (as db_nonce_consume() of earlier verifiers
+	 * left them, until retention removes them) is refused as used.
+	 */
+	tdb_exec(&t, "UPDATE nonces SET used = 1");
+	assert_int_equal(renew(&t, "m1", next, sizeof(next), other, T_NOW),
 			 DB_NONCE_USED);
-	assert_int_equal(consume(&t, "m1", n, sizeof(n), T_NOW + 1),
-			 DB_NONCE_USED);
+	assert_int_equal(renew(&t, "m1", next, sizeof(next), other,
+			       T_NOW + 1), DB_NONCE_USED);
 	/* Issuing the same value again is refused, not a second life. */
-	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 60,
-					&err), -1);
+	assert_int_equal(db_nonce_issue(t.db, "m1", next, sizeof(next),
+					T_NOW + 60, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	n[0] ^= 1;
-	assert_int_equal(consume(&t, "m1", n, sizeof(n), T_NOW),
+	assert_int_equal(renew(&t, "m1", n, sizeof(n), other, T_NOW),
 			 DB_NONCE_UNKNOWN);
 	tdb_remove(&t);
 }
 
 static void test_expiry(void **state)
 {
-	uint8_t a[16], b[16];
+	uint8_t a[16], b[32], c[32];
 	struct imt_error err;
 	struct tdb t;
 
 	(void)state;
 	memset(a, 1, sizeof(a));
 	memset(b, 2, sizeof(b));
+	memset(c, 3, sizeof(c));
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_issue(t.db, "m1", a, 16, T_NOW + 30, &err),
 			 0);
 	/* Valid while now < expires_at: the last second still counts ... */
-	assert_int_equal(consume(&t, "m1", a, 16, T_NOW + 29), DB_NONCE_OK);
-	assert_int_equal(db_nonce_issue(t.db, "m1", b, 16, T_NOW + 30, &err),
-			 0);
-	/* ... expires_at itself does not, and the failed try changes nothing */
-	assert_int_equal(consume(&t, "m1", b, 16, T_NOW + 30),
+	assert_int_equal(renew(&t, "m1", a, 16, b, T_NOW + 29), DB_NONCE_OK);
+	/* ... expires_at itself (b's: T_NOW + 29 + 30) does not */
+	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW + 59),
 			 DB_NONCE_EXPIRED);
-	assert_int_equal(consume(&t, "m1", b, 16, T_NOW + 3000),
+	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW + 3000),
 			 DB_NONCE_EXPIRED);
-	assert_int_equal(tdb_int(&t, "SELECT sum(used) FROM nonces"), 0);
+	/* and the failed tries changed nothing: b is still usable before */
+	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW + 58), DB_NONCE_OK);
 	tdb_remove(&t);
 }
 
 /* A machine has one nonce at a time: a new one voids the old. */
 static void test_one_outstanding(void **state)
 {
-	uint8_t a[32], b[32], out[DB_NONCE_MAX];
+	uint8_t a[32], b[32], c[32], out[DB_NONCE_MAX];
 	struct imt_error err;
 	int64_t expires = 0;
 	size_t len = 0, i;
@@ -81,6 +100,7 @@ static void test_one_outstanding(void **state)
 	(void)state;
 	memset(a, 1, sizeof(a));
 	memset(b, 2, sizeof(b));
+	memset(c, 3, sizeof(c));
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
@@ -96,12 +116,17 @@ static void test_one_outstanding(void **state)
 	assert_int_equal(expires, T_NOW + 30);
 	assert_int_equal(db_nonce_issue(t.db, "m1", b, 32, T_NOW + 30, &err),
 			 0);
-	assert_int_equal(consume(&t, "m1", a, 32, T_NOW), DB_NONCE_UNKNOWN);
+	assert_int_equal(renew(&t, "m1", a, 32, c, T_NOW), DB_NONCE_UNKNOWN);
 	/* neither expired nor used ones are outstanding */
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW + 30, out,
 					      &len, &expires, &found, &err), 0);
 	assert_false(found);
-	assert_int_equal(consume(&t, "m1", b, 32, T_NOW), DB_NONCE_OK);
+	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW), DB_NONCE_OK);
+	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
+					      &expires, &found, &err), 0);
+	assert_true(found);
+	assert_memory_equal(out, c, 32);
+	tdb_exec(&t, "UPDATE nonces SET used = 1"); /* an earlier verifier's */
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
 					      &expires, &found, &err), 0);
 	assert_false(found);
@@ -116,22 +141,26 @@ static void test_one_outstanding(void **state)
 
 static void test_other_machine(void **state)
 {
-	uint8_t n[20];
+	uint8_t n[20], next[32], other[32];
 	struct imt_error err;
 	struct tdb t;
 
 	(void)state;
 	memset(n, 7, sizeof(n));
+	memset(next, 8, sizeof(next));
+	memset(other, 9, sizeof(other));
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 30,
 					&err), 0);
-	assert_int_equal(consume(&t, "m2", n, sizeof(n), T_NOW),
+	assert_int_equal(renew(&t, "m2", n, sizeof(n), other, T_NOW),
 			 DB_NONCE_OTHER_MACHINE);
-	/* The thief's attempt did not burn it for its owner. */
-	assert_int_equal(consume(&t, "m1", n, sizeof(n), T_NOW), DB_NONCE_OK);
-	assert_int_equal(consume(&t, "m2", n, sizeof(n), T_NOW),
+	/* The thief's attempt did not burn it for its owner ... */
+	assert_int_equal(renew(&t, "m1", n, sizeof(n), next, T_NOW),
+			 DB_NONCE_OK);
+	/* ... whose next nonce is its own as well */
+	assert_int_equal(renew(&t, "m2", next, sizeof(next), other, T_NOW),
 			 DB_NONCE_OTHER_MACHINE);
 	tdb_remove(&t);
 }
@@ -157,10 +186,11 @@ static void test_bad_input(void **state)
 	assert_int_equal(db_nonce_issue(t.db, "ghost", n, 16, T_NOW + 1,
 					&err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
-	assert_int_equal(db_nonce_consume(t.db, "m1", n, 3, T_NOW, &res,
-					  &err), -1);
-	assert_int_equal(db_nonce_consume(t.db, "m1", n, 16, T_NOW, NULL,
-					  &err), -1);
+	assert_int_equal(db_nonce_renew(t.db, "m1", n, 3, T_NOW, n, 16,
+					T_NOW + 30, &res, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	assert_int_equal(db_nonce_renew(t.db, "m1", n, 16, T_NOW, n, 16,
+					T_NOW + 30, NULL, &err), -1);
 	assert_string_equal(db_nonce_result_name(DB_NONCE_EXPIRED),
 			    "nonce expired");
 	assert_string_equal(db_nonce_result_name((enum db_nonce_result)9),
@@ -168,20 +198,7 @@ static void test_bad_input(void **state)
 	tdb_remove(&t);
 }
 
-static enum db_nonce_result renew(struct tdb *t, const char *id,
-				  const uint8_t *n, const uint8_t *next,
-				  int64_t now)
-{
-	enum db_nonce_result res;
-	struct imt_error err;
-
-	if (db_nonce_renew(t->db, id, n, 32, now, next, 32, now + 30, &res,
-			   &err) < 0)
-		fail_msg("renew: %s", err.msg);
-	return res;
-}
-
-/* Consume and issue in one row write: the same rules as the two calls. */
+/* The nonce used and the next one issued in one row write. */
 static void test_renew(void **state)
 {
 	uint8_t a[32], b[32], c[32], d[32], out[DB_NONCE_MAX];
@@ -205,28 +222,29 @@ static void test_renew(void **state)
 	assert_int_equal(db_nonce_issue(t.db, "m2", d, 32, T_NOW + 30, &err),
 			 0);
 	/* another machine's nonce, an expired one: refused, nothing moves */
-	assert_int_equal(renew(&t, "m2", a, c, T_NOW), DB_NONCE_OTHER_MACHINE);
-	assert_int_equal(renew(&t, "m1", a, c, T_NOW + 30), DB_NONCE_EXPIRED);
-	assert_int_equal(renew(&t, "m1", a, b, T_NOW), DB_NONCE_OK);
+	assert_int_equal(renew(&t, "m2", a, 32, c, T_NOW),
+			 DB_NONCE_OTHER_MACHINE);
+	assert_int_equal(renew(&t, "m1", a, 32, c, T_NOW + 30),
+			 DB_NONCE_EXPIRED);
+	assert_int_equal(renew(&t, "m1", a, 32, b, T_NOW), DB_NONCE_OK);
 	/* b is outstanding now, until T_NOW + 30; a is gone */
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
 					      &expires, &found, &err), 0);
 	assert_int_equal(found, 1);
 	assert_memory_equal(out, b, 32);
 	assert_int_equal(expires, T_NOW + 30);
-	assert_int_equal(renew(&t, "m1", a, c, T_NOW), DB_NONCE_UNKNOWN);
-	assert_int_equal(consume(&t, "m1", a, 32, T_NOW), DB_NONCE_UNKNOWN);
+	assert_int_equal(renew(&t, "m1", a, 32, c, T_NOW), DB_NONCE_UNKNOWN);
 	/* the next value may not be another machine's: nothing changes */
 	assert_int_equal(db_nonce_renew(t.db, "m1", b, 32, T_NOW, d, 32,
 					T_NOW + 30, &res, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_INTERNAL);
 	/* inside a batch, and undone with it */
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
-	assert_int_equal(renew(&t, "m1", b, c, T_NOW), DB_NONCE_OK);
+	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW), DB_NONCE_OK);
 	db_batch_abort(t.db);
-	assert_int_equal(consume(&t, "m1", c, 32, T_NOW), DB_NONCE_UNKNOWN);
-	assert_int_equal(renew(&t, "m1", b, c, T_NOW), DB_NONCE_OK);
-	assert_int_equal(consume(&t, "m1", c, 32, T_NOW), DB_NONCE_OK);
+	assert_int_equal(renew(&t, "m1", c, 32, a, T_NOW), DB_NONCE_UNKNOWN);
+	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW), DB_NONCE_OK);
+	assert_int_equal(renew(&t, "m1", c, 32, a, T_NOW), DB_NONCE_OK);
 	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW, d, 3,
 					T_NOW + 30, &res, &err), -1);
 	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW, d, 32,
