@@ -799,7 +799,11 @@ int db_machine_list(struct db *db, const char *after, unsigned int limit,
  * db_machine_list_silent() - call @cb for machines that are enrolling,
  * trusted or untrusted and sent no evidence since @before (last_seen, or
  * created_at when none, < @before): the candidates for "stale". At most
- * @limit (1..DB_LIST_MAX), oldest last_seen first.
+ * @limit (1..DB_LIST_MAX), oldest last_seen first. A machine's last_seen
+ * is the later of its row's and its nonce row's (struct db_nonce_next);
+ * first the recent ones of the nonce rows move into the machines' rows
+ * (no value read changes), so that heartbeating machines are not listed
+ * and passed over on every call.
  */
 int db_machine_list_silent(struct db *db, int64_t before, unsigned int limit,
 			   db_machine_cb cb, void *arg, struct imt_error *err);
@@ -1102,6 +1106,12 @@ struct db_boot_advance {
 	size_t boot_aggregate_len;
 	const struct db_record *records;	/* indices from_index, ... */
 	size_t nrecords;	/* at most DB_BATCH_MAX */
+	/*
+	 * 1: the machine's nonce row says it was seen now (db_nonce_renew()
+	 * with seen_at, in this transaction): machines.last_seen is not
+	 * written, so a heartbeat writes the nonce's row alone
+	 */
+	int seen_in_nonce;
 };
 
 /* A re-judged verdict for db_record_set_verdicts(). */
@@ -1562,19 +1572,31 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 		   const uint8_t *value, size_t len, int64_t expires_at,
 		   struct imt_error *err);
 
+/* What db_nonce_renew() leaves in the row. */
+struct db_nonce_next {
+	const uint8_t *value;	/* the next nonce, DB_NONCE_MIN..MAX bytes */
+	size_t len;
+	int64_t expires;	/* valid while now < expires */
+	/*
+	 * Not 0: the evidence counts as seen at this time (its records,
+	 * or none, are stored at the boot's next index), kept in the row
+	 * in place of machines.last_seen: see db_boot_advance.seen_in_nonce
+	 */
+	int64_t seen_at;
+};
+
 /**
- * db_nonce_renew() - use nonce @value once and issue @next (valid while
- * now < @next_expires) in ONE UPDATE of the machine's nonce row: what
- * evidence does with its nonce. @value must be unused, unexpired at @now
- * and issued to @machine_id; the row holds @next from then on, so @value
- * is unknown.
+ * db_nonce_renew() - use nonce @value once and issue @next in ONE UPDATE
+ * of the machine's nonce row: what evidence does with its nonce. @value
+ * must be unused, unexpired at @now and issued to @machine_id; the row
+ * holds @next from then on, so @value is unknown.
  * @res: DB_NONCE_OK when renewed; otherwise why not (nothing changes)
  *
  * No savepoint in a batch: one statement, atomic on its own.
  */
 int db_nonce_renew(struct db *db, const char *machine_id,
 		   const uint8_t *value, size_t len, int64_t now,
-		   const uint8_t *next, size_t next_len, int64_t next_expires,
+		   const struct db_nonce_next *next,
 		   enum db_nonce_result *res, struct imt_error *err);
 
 /* ---- operator tokens (db_token.c) ------------------------------------- */

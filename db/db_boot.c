@@ -487,7 +487,7 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			return -1;
 		i++;
 	}
-	if (last_seen(db, a, now, err) < 0)
+	if (!a->seen_in_nonce && last_seen(db, a, now, err) < 0)
 		return -1;
 	db_hook(db, "advance:commit");
 	return 0;
@@ -504,13 +504,16 @@ int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 		return -1;
 	/*
 	 * A heartbeat whose boot holds its values already writes last_seen
-	 * alone: one statement, atomic without a transaction or savepoint
-	 * (two statements fewer, two round trips on PostgreSQL).
+	 * alone, or nothing when the nonce's row holds it: one statement,
+	 * atomic without a transaction or savepoint (two statements fewer,
+	 * two round trips on PostgreSQL).
 	 */
 	if (a->nrecords == 0 && a->boot_aggregate == NULL) {
 		rc = boot_unmoved(db, a, err);
-		if (rc != 0)
-			return rc < 0 ? -1 : last_seen(db, a, now, err);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return a->seen_in_nonce ? 0 : last_seen(db, a, now, err);
 	}
 	if (db_begin(db, err) < 0)
 		return -1;

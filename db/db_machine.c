@@ -157,14 +157,22 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 	return db_commit(db, err);
 }
 
+/*
+ * When the machine was last seen: the later of machines.last_seen and its
+ * nonce row's seen_at, where evidence leaves it (0014_nonce_seen.sql).
+ */
+#define SQL_SEEN \
+	"(CASE WHEN n.seen_at > coalesce(m.last_seen, 0) THEN n.seen_at " \
+	"ELSE m.last_seen END)"
 #define SQL_MACHINE_COLUMNS \
-	"SELECT id, ek_pub, ek_cert, ak_pub, ak_name, state, state_reason, " \
-	"created_at, last_seen, approved, activated, bank, rejected_at, " \
-	"ek_fpr FROM machines "
+	"SELECT m.id, m.ek_pub, m.ek_cert, m.ak_pub, m.ak_name, m.state, " \
+	"m.state_reason, m.created_at, " SQL_SEEN ", m.approved, " \
+	"m.activated, m.bank, m.rejected_at, m.ek_fpr FROM machines m " \
+	"LEFT JOIN nonces n ON n.machine_id = m.id "
 
-static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE id = ?1";
+static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE m.id = ?1";
 static const char sql_machine_list[] =
-	SQL_MACHINE_COLUMNS "WHERE id > ?1 ORDER BY id LIMIT ?2";
+	SQL_MACHINE_COLUMNS "WHERE m.id > ?1 ORDER BY m.id LIMIT ?2";
 /*
  * The candidates are the rows of TR_DEADLINE in verifier/transition.c:
  * failed machines are not (going stale would turn their "no access" into
@@ -174,13 +182,27 @@ static const char sql_machine_list[] =
  */
 /* SQLite sorts NULL first, PostgreSQL last unless told. */
 #define SQL_MACHINE_SILENT(nulls_first) \
-	SQL_MACHINE_COLUMNS "WHERE state IN ('enrolling', 'trusted', " \
-	"'untrusted') AND coalesce(last_seen, created_at) < ?1 " \
-	"ORDER BY last_seen" nulls_first ", id LIMIT ?2"
+	SQL_MACHINE_COLUMNS "WHERE m.state IN ('enrolling', 'trusted', " \
+	"'untrusted') AND coalesce(m.last_seen, m.created_at) < ?1 " \
+	"AND (n.seen_at IS NULL OR n.seen_at < ?1) " \
+	"ORDER BY " SQL_SEEN nulls_first ", m.id LIMIT ?2"
 static const struct db_sql sql_machine_silent = {
 	.sqlite = SQL_MACHINE_SILENT(""),
 	.pg = SQL_MACHINE_SILENT(" NULLS FIRST"),
 };
+/*
+ * The candidates' seen_at, moved into machines.last_seen when it is
+ * recent: the value read does not change, and a machine heartbeating
+ * through its nonce row leaves the candidates (machines_state's range)
+ * until it is silent for a while again, rather than being looked at on
+ * every tick. One row per machine per stale_after, not per heartbeat.
+ */
+static const char sql_machine_seen_fold[] =
+	"UPDATE machines SET last_seen = (SELECT n.seen_at FROM nonces n "
+	"WHERE n.machine_id = machines.id) "
+	"WHERE state IN ('enrolling', 'trusted', 'untrusted') "
+	"AND coalesce(last_seen, created_at) < ?1 AND EXISTS (SELECT 1 "
+	"FROM nonces n WHERE n.machine_id = machines.id AND n.seen_at >= ?1)";
 
 /* Fill @m from the current row with borrowed pointers; -1 if corrupt. */
 static int machine_from_row(struct db_stmt *st, struct db_machine *m)
@@ -356,6 +378,12 @@ int db_machine_list_silent(struct db *db, int64_t before, unsigned int limit,
 	if (db == NULL || cb == NULL)
 		return db_bad(err, "no database or callback");
 	if (db_check_limit(limit, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_machine_seen_fold, err);
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, before);
+	if (db_step_done(db, st, err, "last seen") < 0)
 		return -1;
 	st = db_stmt_sql(db, &sql_machine_silent, err);
 	if (st == NULL)

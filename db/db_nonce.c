@@ -174,20 +174,23 @@ static int nonce_refused(struct db *db, const char *machine_id,
  * as "neither usable nor refused" (an internal error).
  */
 static const char sql_nonce_renew[] =
-	"UPDATE nonces SET value = ?4, expires_at = ?5 "
+	"UPDATE nonces SET value = ?4, expires_at = ?5, "
+	"seen_at = coalesce(?6, seen_at) "
 	"WHERE value = ?1 AND machine_id = ?2 AND used = 0 "
 	"AND ?3 < expires_at "
 	"AND NOT EXISTS (SELECT 1 FROM nonces n WHERE n.value = ?4)";
 
 int db_nonce_renew(struct db *db, const char *machine_id,
 		   const uint8_t *value, size_t len, int64_t now,
-		   const uint8_t *next, size_t next_len, int64_t next_expires,
+		   const struct db_nonce_next *nx,
 		   enum db_nonce_result *res, struct imt_error *err)
 {
+	const uint8_t *next = nx != NULL ? nx->value : NULL;
+	size_t next_len = nx != NULL ? nx->len : 0;
 	struct db_stmt *st;
 
-	if (db == NULL || res == NULL)
-		return db_bad(err, "no database or result");
+	if (db == NULL || res == NULL || nx == NULL)
+		return db_bad(err, "no database, next nonce or result");
 	if (db_check_id(machine_id, err) < 0 ||
 	    db_check_blob(value, len, DB_NONCE_MIN, DB_NONCE_MAX, "nonce",
 			  err) < 0 ||
@@ -204,7 +207,11 @@ int db_nonce_renew(struct db *db, const char *machine_id,
 	db_bind_text(st, 2, machine_id);
 	db_bind_int64(st, 3, now);
 	db_bind_blob(st, 4, next, next_len);
-	db_bind_int64(st, 5, next_expires);
+	db_bind_int64(st, 5, nx->expires);
+	if (nx->seen_at != 0)
+		db_bind_int64(st, 6, nx->seen_at);
+	else
+		db_bind_null(st, 6);
 	if (db_step_done(db, st, err, "renew nonce") < 0)
 		return -1;
 	if (db_changes(db) == 1) {

@@ -776,6 +776,30 @@ static const char migration_0013[] =
 	"PRAGMA user_version = 13;\n"
 	;
 
+static const char migration_0014[] =
+	"-- 0014_nonce_seen.sql - when evidence last counted as seen, kept in the\n"
+	"-- machine's nonce row, so that a heartbeat writes one row.\n"
+	"--\n"
+	"-- Evidence consumes the machine's nonce and stores the next one in one\n"
+	"-- UPDATE of its nonce row (db_nonce_renew()); evidence that counts as\n"
+	"-- seen (proto/PROTOCOL.md) sets seen_at in that same UPDATE instead of\n"
+	"-- writing machines.last_seen, a second row. A machine's last seen time is\n"
+	"-- the later of machines.last_seen and its nonce's seen_at (db_machine.c\n"
+	"-- reads both). The stale clock folds seen_at into machines.last_seen for\n"
+	"-- machines it would otherwise examine (db_machine_seen_fold()), and a\n"
+	"-- nonce row that goes (retention, a purge) hands its seen_at on first.\n"
+	"ALTER TABLE nonces ADD COLUMN seen_at INTEGER;\n"
+	"\n"
+	"CREATE TRIGGER nonces_seen_kept AFTER DELETE ON nonces\n"
+	"WHEN OLD.seen_at IS NOT NULL\n"
+	"BEGIN\n"
+	"\tUPDATE machines SET last_seen = OLD.seen_at\n"
+	"\tWHERE id = OLD.machine_id AND coalesce(last_seen, 0) < OLD.seen_at;\n"
+	"END;\n"
+	"\n"
+	"PRAGMA user_version = 14;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -790,6 +814,7 @@ const struct db_migration db_migrations[] = {
 	{ 11, "0011_webhook_removal", migration_0011 },
 	{ 12, "0012_history_gap", migration_0012 },
 	{ 13, "0013_reference_epoch", migration_0013 },
+	{ 14, "0014_nonce_seen", migration_0014 },
 };
 
 const size_t db_migration_count =

@@ -586,9 +586,31 @@ static const char migration_pg_0013[] =
 	"UPDATE schema_version SET version = 13;\n"
 	;
 
+static const char migration_pg_0014[] =
+	"-- 0014_nonce_seen.sql - as schema/0014_nonce_seen.sql: when evidence last\n"
+	"-- counted as seen, in the machine's nonce row; a nonce row that goes\n"
+	"-- hands it on to machines.last_seen.\n"
+	"ALTER TABLE nonces ADD COLUMN seen_at bigint;\n"
+	"\n"
+	"CREATE FUNCTION nonces_seen_kept() RETURNS trigger\n"
+	"LANGUAGE plpgsql AS $$\n"
+	"BEGIN\n"
+	"\tUPDATE machines SET last_seen = OLD.seen_at\n"
+	"\tWHERE id = OLD.machine_id AND coalesce(last_seen, 0) < OLD.seen_at;\n"
+	"\tRETURN NULL;\n"
+	"END\n"
+	"$$;\n"
+	"CREATE TRIGGER nonces_seen_kept AFTER DELETE ON nonces\n"
+	"\tFOR EACH ROW WHEN (OLD.seen_at IS NOT NULL)\n"
+	"\tEXECUTE FUNCTION nonces_seen_kept();\n"
+	"\n"
+	"UPDATE schema_version SET version = 14;\n"
+	;
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
+	{ 14, "0014_nonce_seen", migration_pg_0014 },
 };
 
 const size_t db_pg_migration_count =

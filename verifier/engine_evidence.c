@@ -286,6 +286,7 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 		.boot_aggregate_len = a->ba_len,
 		.records = a->recs,
 		.nrecords = a->n,
+		.seen_in_nonce = 1,	/* renew_nonce() */
 	};
 	if (db_boot_advance(v->db, &adv, now, err) < 0 ||
 	    judge_event(v, p, a, &boot, &event, reason, err) < 0 ||
@@ -383,15 +384,28 @@ static uint64_t next_index(const struct attest *a)
 }
 
 /*
+ * Proven evidence whose batch starts at the boot's next index is stored
+ * (a heartbeat: no records), and counts as seen; the rest is told where
+ * to start.
+ */
+static int stores(const struct attest *a)
+{
+	return a->start == a->next && a->held_end == 0;
+}
+
+/*
  * Step 5's nonce write (batch open): the evidence's nonce consumed and the
- * next one issued, one row (db_nonce_renew()); the next one goes in the
- * answer, sent only if the batch commits. 0, -1 with @err on storage, 1
- * answered already, 2 the nonce was taken meanwhile.
+ * next one issued, one row (db_nonce_renew()), which also says when the
+ * machine was @seen (0: not seen); the next one goes in the answer, sent
+ * only if the batch commits. 0, -1 with @err on storage, 1 answered
+ * already, 2 the nonce was taken meanwhile.
  */
 static int renew_nonce(struct verifier *v, struct attest *a, int64_t now,
-		       struct engine_answer *ans, struct imt_error *err)
+		       int64_t seen, struct engine_answer *ans,
+		       struct imt_error *err)
 {
 	struct wire_verdict *vd = &ans->verdict;
+	struct db_nonce_next next;
 	enum db_nonce_result res;
 	int rc;
 
@@ -402,9 +416,12 @@ static int renew_nonce(struct verifier *v, struct attest *a, int64_t now,
 	}
 	vd->nonce_len = ENGINE_NONCE_SIZE;
 	vd->nonce_expires = (uint64_t)now + v->cfg.nonce_ttl;
+	next = (struct db_nonce_next){
+		.value = vd->nonce, .len = vd->nonce_len,
+		.expires = (int64_t)vd->nonce_expires, .seen_at = seen,
+	};
 	rc = db_nonce_renew(v->db, a->ev->agent, a->ev->nonce,
-			    a->ev->nonce_len, now, vd->nonce, vd->nonce_len,
-			    (int64_t)vd->nonce_expires, &res, err);
+			    a->ev->nonce_len, now, &next, &res, err);
 	if (rc == 0 && res == DB_NONCE_OK) {
 		atomic_fetch_add(&v->metrics.nonces_issued, 1);
 		return 0;
@@ -431,7 +448,8 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 	 * other: the second finds the nonce used */
 	if (db_machine_lock(v->db, a->ev->agent, err) < 0)
 		return -1;
-	rc = renew_nonce(v, a, now, ans, err);
+	rc = renew_nonce(v, a, now, checks_ok && stores(a) ? now : 0, ans,
+			 err);
 	if (rc != 0)
 		return rc;
 	/* a re-judge or an operator may have moved it while we checked */
@@ -454,7 +472,7 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 			return 1;
 		}
 		/* else the batch starts elsewhere: ask for the right index */
-		if (a->start == a->next && a->held_end == 0) {
+		if (stores(a)) {
 			if (store(v, a, now, &state, err) < 0)
 				return -1;
 			stored = 1;

@@ -300,8 +300,9 @@ static inline void tdb_nonce_next(struct tdb *t, const char *id,
 
 	memcpy(next, &i, sizeof(i));
 	next[31] = 1;
-	if (db_nonce_renew(t->db, id, n, 32, T_NOW, next, 32, T_NOW + 60,
-			   &res, &err) < 0)
+	if (db_nonce_renew(t->db, id, n, 32, T_NOW,
+			&(struct db_nonce_next){ next, 32, T_NOW + 60, 0 },
+			&res, &err) < 0)
 		fail_msg("db_nonce_renew: %s", err.msg);
 	assert_int_equal(res, DB_NONCE_OK);
 	memcpy(n, next, 32);

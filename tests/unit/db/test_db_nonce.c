@@ -15,8 +15,9 @@ static enum db_nonce_result renew(struct tdb *t, const char *id,
 	enum db_nonce_result res;
 	struct imt_error err;
 
-	if (db_nonce_renew(t->db, id, n, len, now, next, 32, now + 30, &res,
-			   &err) < 0)
+	if (db_nonce_renew(t->db, id, n, len, now,
+			&(struct db_nonce_next){ next, 32, now + 30, 0 },
+			&res, &err) < 0)
 		fail_msg("renew: %s", err.msg);
 	return res;
 }
@@ -186,11 +187,13 @@ static void test_bad_input(void **state)
 	assert_int_equal(db_nonce_issue(t.db, "ghost", n, 16, T_NOW + 1,
 					&err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
-	assert_int_equal(db_nonce_renew(t.db, "m1", n, 3, T_NOW, n, 16,
-					T_NOW + 30, &res, &err), -1);
+	assert_int_equal(db_nonce_renew(t.db, "m1", n, 3, T_NOW,
+			&(struct db_nonce_next){ n, 16, T_NOW + 30, 0 },
+			&res, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
-	assert_int_equal(db_nonce_renew(t.db, "m1", n, 16, T_NOW, n, 16,
-					T_NOW + 30, NULL, &err), -1);
+	assert_int_equal(db_nonce_renew(t.db, "m1", n, 16, T_NOW,
+			&(struct db_nonce_next){ n, 16, T_NOW + 30, 0 },
+			NULL, &err), -1);
 	assert_string_equal(db_nonce_result_name(DB_NONCE_EXPIRED),
 			    "nonce expired");
 	assert_string_equal(db_nonce_result_name((enum db_nonce_result)9),
@@ -235,8 +238,9 @@ static void test_renew(void **state)
 	assert_int_equal(expires, T_NOW + 30);
 	assert_int_equal(renew(&t, "m1", a, 32, c, T_NOW), DB_NONCE_UNKNOWN);
 	/* the next value may not be another machine's: nothing changes */
-	assert_int_equal(db_nonce_renew(t.db, "m1", b, 32, T_NOW, d, 32,
-					T_NOW + 30, &res, &err), -1);
+	assert_int_equal(db_nonce_renew(t.db, "m1", b, 32, T_NOW,
+			&(struct db_nonce_next){ d, 32, T_NOW + 30, 0 },
+			&res, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_INTERNAL);
 	/* inside a batch, and undone with it */
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
@@ -245,10 +249,94 @@ static void test_renew(void **state)
 	assert_int_equal(renew(&t, "m1", c, 32, a, T_NOW), DB_NONCE_UNKNOWN);
 	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW), DB_NONCE_OK);
 	assert_int_equal(renew(&t, "m1", c, 32, a, T_NOW), DB_NONCE_OK);
-	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW, d, 3,
-					T_NOW + 30, &res, &err), -1);
-	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW, d, 32,
-					T_NOW + 30, NULL, &err), -1);
+	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW,
+			&(struct db_nonce_next){ d, 3, T_NOW + 30, 0 },
+			&res, &err), -1);
+	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW,
+			&(struct db_nonce_next){ d, 32, T_NOW + 30, 0 },
+			NULL, &err), -1);
+	tdb_remove(&t);
+}
+
+/* The machine's last_seen as db_machine_get() reads it. */
+static int64_t seen_of(struct tdb *t, const char *id)
+{
+	struct imt_error err;
+	struct db_machine m;
+	int64_t seen;
+	int found;
+
+	if (db_machine_get(t->db, id, &m, &found, &err) < 0 || !found)
+		fail_msg("db_machine_get %s", id);
+	seen = m.last_seen;
+	db_machine_release(&m);
+	return seen;
+}
+
+static int silent_cb(const struct db_machine *m, void *arg)
+{
+	*(int64_t *)arg = m->last_seen;
+	return 0;
+}
+
+/* db_machine_list_silent() before @before: the one machine's last_seen,
+ * -1 when it is not listed. */
+static int64_t silent(struct tdb *t, int64_t before)
+{
+	struct imt_error err;
+	int64_t seen = -1;
+
+	if (db_machine_list_silent(t->db, before, 10, silent_cb, &seen,
+				   &err) < 0)
+		fail_msg("list silent: %s", err.msg);
+	return seen;
+}
+
+/*
+ * Evidence that counts as seen says so in the nonce's row, the one row a
+ * heartbeat writes; every reader of last_seen sees it, and it outlives
+ * the row. Evidence that does not count (seen_at 0) moves nothing.
+ */
+static void test_seen_in_nonce(void **state)
+{
+	uint8_t a[32], b[32], c[32];
+	struct imt_error err;
+	struct tdb t;
+
+	(void)state;
+	memset(a, 1, sizeof(a));
+	memset(b, 2, sizeof(b));
+	memset(c, 3, sizeof(c));
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(seen_of(&t, "m1"), 0);
+	assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 300, &err),
+			 0);
+	assert_int_equal(renew(&t, "m1", a, 32, b, T_NOW), DB_NONCE_OK);
+	assert_int_equal(seen_of(&t, "m1"), 0);	/* not seen: no change */
+	assert_int_equal(db_nonce_renew(t.db, "m1", b, 32, T_NOW + 5,
+			&(struct db_nonce_next){ c, 32, T_NOW + 300, T_NOW + 5 },
+			&(enum db_nonce_result){ 0 }, &err), 0);
+	assert_int_equal(seen_of(&t, "m1"), T_NOW + 5);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines WHERE "
+				     "last_seen IS NULL"), 1);
+	/* a stranger's nonce request replaces the value, not the time */
+	assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 300, &err),
+			 0);
+	assert_int_equal(seen_of(&t, "m1"), T_NOW + 5);
+	/* silent since before +5? no; since before +6: listed, seen at +5;
+	 * the first call moved +5 into the machine's row, the value the same */
+	assert_int_equal(silent(&t, T_NOW + 5), -1);
+	assert_int_equal(tdb_int(&t, "SELECT last_seen FROM machines"),
+			 T_NOW + 5);
+	assert_int_equal(silent(&t, T_NOW + 6), T_NOW + 5);
+	/* the nonce row goes (retention): its time stays with the machine */
+	assert_int_equal(db_nonce_renew(t.db, "m1", a, 32, T_NOW + 9,
+			&(struct db_nonce_next){ c, 32, T_NOW + 300, T_NOW + 9 },
+			&(enum db_nonce_result){ 0 }, &err), 0);
+	tdb_exec(&t, "DELETE FROM nonces");
+	assert_int_equal(seen_of(&t, "m1"), T_NOW + 9);
+	assert_int_equal(silent(&t, T_NOW + 9), -1);
 	tdb_remove(&t);
 }
 
@@ -261,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_other_machine),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_renew),
+		cmocka_unit_test(test_seen_in_nonce),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -171,10 +171,24 @@ static int64_t rows_written(struct tv *t)
 }
 
 /*
- * A heartbeat that changes nothing writes one row: the nonce's, consumed
- * and renewed; not the boot's (unmoved), nor last_seen within its second.
- * The checks stay: the nonce it sent cannot be used again.
+ * A heartbeat that changes nothing writes one row: the nonce's, consumed,
+ * renewed and marked seen in one UPDATE; not the boot's (unmoved), nor the
+ * machine's. The checks stay: the nonce it sent cannot be used again.
  */
+static int64_t last_seen_of(struct tv *t, const char *id)
+{
+	struct imt_error err;
+	struct db_machine m;
+	int64_t seen;
+	int found;
+
+	if (db_machine_get(t->v.db, id, &m, &found, &err) < 0 || !found)
+		fail_msg("db_machine_get %s", id);
+	seen = m.last_seen;
+	db_machine_release(&m);
+	return seen;
+}
+
 static void test_heartbeat_rows(void **state)
 {
 	struct tv *t = tv_new();
@@ -193,24 +207,27 @@ static void test_heartbeat_rows(void **state)
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
 	assert_int_equal(rows_written(t) - before, 1);
 	assert_int_equal(atomic_load(&t->v.metrics.nonces_issued), 3);
-	/* a later second: the machine was seen, one row more */
+	/* a later second: seen then, still the one row */
 	before = rows_written(t);
 	assert_string_equal(sm_round(t, &m, TV_NOW + 10), "trusted");
-	assert_int_equal(rows_written(t) - before, 2);
-	assert_int_equal(count_rows(t, "SELECT last_seen FROM machines "
-				       "WHERE id = ?1", "m1"), TV_NOW + 10);
+	assert_int_equal(rows_written(t) - before, 1);
+	assert_int_equal(count_rows(t, "SELECT seen_at FROM nonces "
+				       "WHERE machine_id = ?1", "m1"),
+			 TV_NOW + 10);
+	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 10);
 	/* single use: the same evidence again is refused */
 	old = m.ev;
 	engine_evidence(&t->v, &old, TV_NOW + 10, &ans);
 	assert_int_equal(ans.status, ENGINE_NONCE);
 	assert_int_equal(count_rows(t, "SELECT count(*) FROM nonces WHERE "
 				       "machine_id = ?1", "m1"), 1);
-	/* a record: the nonce, the boot, the record, last_seen and the
+	/* a record: the nonce (seen), the boot, the record and the
 	 * state_reason (its record count) of the machine's row */
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	before = rows_written(t);
 	assert_string_equal(sm_round(t, &m, TV_NOW + 11), "trusted");
-	assert_int_equal(rows_written(t) - before, 5);
+	assert_int_equal(rows_written(t) - before, 4);
+	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 11);
 	assert_int_equal(stored_of(t, "m1"), 3);
 	soft_ak_free(&m.ak);
 	tv_free(t);
@@ -422,6 +439,38 @@ static void test_withdrawal_rejudges(void **state)
 }
 
 /* ---- the clock ------------------------------------------------------------ */
+
+/*
+ * Attacker 2, on the machine: an agent that withholds a new record by
+ * always naming another start gets authentic quotes answered with the
+ * index to send from, and is not seen: the machine still goes stale.
+ */
+static void test_withholding_not_seen(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	int64_t when = TV_NOW + 10, after = (int64_t)t->v.cfg.stale_after;
+	struct sm m;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	sm_new(t, &m, "m1");
+	sm_nonce(t, &m, TV_NOW);
+	assert_string_equal(sm_round(t, &m, when), "trusted");
+	sm_measure(&m, "/usr/bin/evil", "evil");
+	for (int64_t now = when + 30; now < when + after + 60; now += 30) {
+		sm_nonce(t, &m, now);	/* keeps the time it was seen */
+		sm_evidence(&m, NULL, 0)->first_index = m.sent + 1;
+		sm_send_ok(t, &m, &m.ev, now, &ans);
+		assert_int_equal(ans.verdict.next_index, m.sent);
+	}
+	assert_int_equal(count_rows(t, "SELECT seen_at FROM nonces "
+				       "WHERE machine_id = ?1", "m1"), when);
+	assert_int_equal(engine_stale_tick(&t->v, when + after + 1), 1);
+	assert_int_equal(tv_state(t, "m1"), DB_STATE_STALE);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
 
 static void test_stale_from_stored_times(void **state)
 {
@@ -671,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_garbage_changes_nothing),
 		cmocka_unit_test(test_nonce_rules),
 		cmocka_unit_test(test_heartbeat_rows),
+		cmocka_unit_test(test_withholding_not_seen),
 		cmocka_unit_test(test_other_tpm_rejected),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_other_pcr_refused),
