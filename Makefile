@@ -436,6 +436,11 @@ bench-verifier: all
 bench-scale-out: all
 	@tests/bench/scale-out
 
+# 100,000 machines at a 60 s heartbeat for 10 minutes on one verifier.
+.PHONY: bench-soak
+bench-soak: all
+	@tests/bench/soak
+
 # Evidence latency during a 100,000-reference import, against none.
 $(BUILD)/bin/bench-import-latency: \
 		$(BUILD)/tests/bench/bench_import_latency.o \

@@ -6,7 +6,8 @@
  * restarted).
  *
  *	soak-agents [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]
- *		    [-R PORT,PORT...] -D DB -p PORT -C CA -o DIR
+ *		    [-i INTERVAL] [-c CONNECTIONS] [-R PORT,PORT...]
+ *		    -D DB -p PORT -C CA -o DIR
  *
  * Seeds DB (a path or a postgresql:// URI) with AGENTS activated machines
  * (software P-256 AKs, bench_fleet.h) and references for their records,
@@ -24,8 +25,16 @@
  * instance while the agent sends it). At most one may accept it; two
  * acceptances are "nonce accepted twice".
  *
+ * -i: each agent sends evidence every INTERVAL seconds, the fleet spread
+ * evenly over the interval, as real agents do (default 0: as fast as
+ * the verifier answers); evidence answered more than LATE_SECONDS after
+ * it was due counts as "late". -c: the agents share CONNECTIONS
+ * keep-alive connections (default one each), for fleets larger than the
+ * descriptors a process may hold; the verifier still keeps state for
+ * every machine.
+ *
  * After SECONDS every agent must get one more heartbeat accepted within
- * SETTLE_SECONDS. DIR/agents.tsv then has one line per agent: its id and
+ * SETTLE_SECONDS (plus a second per 1,000 agents). DIR/agents.tsv then has one line per agent: its id and
  * the list index the verifier confirmed last (the records it must hold).
  * The counts go to stdout as "soak: NAME N" lines.
  */
@@ -48,9 +57,11 @@
 #define PAUSE_SECONDS 0.2	/* after a failed exchange */
 #define SETTLE_SECONDS 60.0	/* for the last heartbeat of each agent */
 #define TIMEOUT_SECONDS 30L	/* one exchange */
+#define LATE_SECONDS 5.0	/* -i: answered this long after it was due */
 
 struct opts {
-	size_t agents, threads, records;
+	size_t agents, threads, records, conns;
+	double interval;
 	unsigned int seconds, port;
 	unsigned int race_ports[PORTS_MAX];
 	size_t nrace;
@@ -76,6 +87,7 @@ enum count {
 	C_IMPOSTORS,	/* evidence signed by another TPM's AK */
 	C_IMPOSTOR_REFUSED,	/* ... refused (403) */
 	C_FATAL,	/* what must never happen */
+	C_LATE,		/* -i: accepted LATE_SECONDS or more after due */
 	C_COUNT,
 };
 
@@ -84,7 +96,7 @@ static const char *const count_names[C_COUNT] = {
 	"unavailable", "nonce_refused", "conflicts", "resyncs", "races",
 	"races_one_accepted", "races_accepted_twice", "races_lost_nonce",
 	"races_lost_conflict", "races_lost_other", "impostors",
-	"impostors_refused", "fatal",
+	"impostors_refused", "fatal", "late",
 };
 
 static atomic_ullong counts[C_COUNT];
@@ -93,14 +105,17 @@ static atomic_int stop;
 
 struct agent {
 	struct fleet_agent f;
-	struct bench_conn c;	/* its own keep-alive connection */
-	double not_before;	/* paused until then after a failure */
+	struct bench_conn *c;	/* its keep-alive connection (-c: shared) */
+	double not_before;	/* paused (a failure) or not due (-i) */
+	double due;		/* -i: when its evidence was due */
 };
 
 struct worker {
 	const struct opts *o;
 	struct agent *a;
 	size_t n;
+	struct bench_conn *conns;	/* the agents' connections */
+	size_t nconns;
 	struct fleet_evidence ev;
 	struct bench_buf resp;
 	CURLM *multi;
@@ -348,7 +363,7 @@ static int impostor(struct worker *w, struct agent *a, size_t nrec)
 		return -1;
 	}
 	count(C_IMPOSTORS, 1);
-	status = post(w->multi, a->c.h, a->c.base, a->f.id, "evidence", json,
+	status = post(w->multi, a->c->h, a->c->base, a->f.id, "evidence", json,
 		      &w->resp);
 	free(json);
 	if (status == 200) {
@@ -370,7 +385,7 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 	int rc;
 
 	if (a->f.nonce_len == 0) {
-		status = post(w->multi, a->c.h, a->c.base, a->f.id, "nonce", "",
+		status = post(w->multi, a->c->h, a->c->base, a->f.id, "nonce", "",
 			      &w->resp);
 		if (status != 200) {
 			setback(a, status, w->resp.data);
@@ -391,7 +406,7 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 		free(json);
 		return rc < 0 ? -1 : a->f.nonce_len > 0;
 	}
-	status = post(w->multi, a->c.h, a->c.base, a->f.id, "evidence", json,
+	status = post(w->multi, a->c->h, a->c->base, a->f.id, "evidence", json,
 		      &w->resp);
 	free(json);
 	if (status != 200) {
@@ -401,10 +416,24 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 	return take_verdict(a, &w->ev, &w->resp) < 0 ? -1 : 1;
 }
 
+/* -i: @a's evidence was accepted; the next is due an interval later. */
+static void next_due(const struct opts *o, struct agent *a)
+{
+	double now = bench_now();
+
+	if (now - a->due >= LATE_SECONDS)
+		count(C_LATE, 1);
+	a->due += o->interval;
+	if (a->due < now)	/* far behind: start over from now */
+		a->due = now;
+	a->not_before = a->due;
+}
+
 static void *stream(void *arg)
 {
 	struct worker *w = arg;
 	size_t i = 0;
+	int rc;
 
 	w->attack = 1;
 	while (!atomic_load(&stop)) {
@@ -416,8 +445,11 @@ static void *stream(void *arg)
 				usleep(10000);
 			continue;
 		}
-		if (step(w, a, w->o->records) < 0)
+		rc = step(w, a, w->o->records);
+		if (rc < 0)
 			atomic_store(&stop, 1);
+		else if (rc == 1 && w->o->interval > 0)
+			next_due(w->o, a);
 	}
 	return NULL;
 }
@@ -426,7 +458,8 @@ static void *stream(void *arg)
 static void *settle(void *arg)
 {
 	struct worker *w = arg;
-	double until = bench_now() + SETTLE_SECONDS;
+	double until = bench_now() + SETTLE_SECONDS +
+		       (double)w->o->agents / 1000;
 	size_t i;
 	int rc;
 
@@ -495,7 +528,8 @@ static int write_agents(const struct opts *o, const struct agent *a)
 static void usage(void)
 {
 	fprintf(stderr, "usage: soak-agents [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]\n"
-			"                   [-R PORT,PORT...] -D DB -p PORT -C CA -o DIR\n");
+			"                   [-i INTERVAL] [-c CONNECTIONS] [-R PORT,PORT...]\n"
+			"                   -D DB -p PORT -C CA -o DIR\n");
 	exit(2);
 }
 
@@ -518,7 +552,7 @@ static void parse(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){.agents = 1000, .threads = 8, .seconds = 60,
 			   .records = 5};
-	while ((ch = getopt(argc, argv, "n:t:s:r:R:D:p:C:o:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:t:s:r:i:c:R:D:p:C:o:")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->agents = strtoul(optarg, NULL, 10);
@@ -531,6 +565,12 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			o->records = strtoul(optarg, NULL, 10);
+			break;
+		case 'i':
+			o->interval = strtod(optarg, NULL);
+			break;
+		case 'c':
+			o->conns = strtoul(optarg, NULL, 10);
 			break;
 		case 'R':
 			parse_ports(o, optarg);
@@ -554,14 +594,43 @@ static void parse(int argc, char **argv, struct opts *o)
 	if (o->db == NULL || o->port == 0 || o->ca == NULL || o->dir == NULL ||
 	    o->agents == 0 || o->threads == 0 || o->threads > THREADS_MAX ||
 	    o->threads > o->agents || o->seconds == 0 ||
-	    o->records > FLEET_BATCH_MAX)
+	    o->records > FLEET_BATCH_MAX || o->interval < 0)
 		usage();
+	if (o->conns == 0 || o->conns > o->agents)
+		o->conns = o->agents;	/* one each */
+	if (o->conns < o->threads)
+		o->conns = o->threads;
+}
+
+/* Worker @w's connections; agent j uses the (j mod n)-th. -1 on failure. */
+static int connections(const struct opts *o, struct worker *w, size_t i)
+{
+	size_t j, per = o->conns / o->threads;
+	char name[96];
+
+	w->nconns = per + (i < o->conns % o->threads);
+	w->conns = calloc(w->nconns, sizeof(*w->conns));
+	if (w->conns == NULL)
+		return -1;
+	for (j = 0; j < w->nconns; j++) {
+		/* one per agent: named after it, as bench-verifier's */
+		if (o->conns == o->agents)
+			snprintf(name, sizeof(name), "%s", w->a[j].f.id);
+		else
+			snprintf(name, sizeof(name), "conn-%zu-%zu", i, j);
+		if (bench_http_connect(&w->conns[j], easy(o, &w->resp), name,
+				       o->port) < 0)
+			return -1;
+	}
+	for (j = 0; j < w->n; j++)
+		w->a[j].c = &w->conns[j % w->nconns];
+	return 0;
 }
 
 static struct worker *workers(const struct opts *o, struct agent *a)
 {
 	struct worker *w = calloc(o->threads, sizeof(*w));
-	size_t i, j, at = 0, per = o->agents / o->threads;
+	size_t i, at = 0, per = o->agents / o->threads;
 
 	for (i = 0; w != NULL && i < o->threads; i++) {
 		w[i].o = o;
@@ -575,11 +644,8 @@ static struct worker *workers(const struct opts *o, struct agent *a)
 			return NULL;
 		curl_multi_setopt(w[i].multi, CURLMOPT_MAXCONNECTS,
 				  (long)w[i].n + 16);
-		for (j = 0; j < w[i].n; j++)
-			if (bench_http_connect(&w[i].a[j].c,
-					       easy(o, &w[i].resp),
-					       w[i].a[j].f.id, o->port) < 0)
-				return NULL;
+		if (connections(o, &w[i], i) < 0)
+			return NULL;
 	}
 	return w;
 }
@@ -617,6 +683,10 @@ int main(int argc, char **argv)
 		return 1;
 
 	t0 = bench_now();
+	/* -i: the fleet's evidence spread evenly over the interval */
+	for (i = 0; o.interval > 0 && i < o.agents; i++)
+		a[i].due = a[i].not_before =
+			t0 + o.interval * (double)i / (double)o.agents;
 	for (i = 0; i < o.threads; i++)
 		if (pthread_create(&w[i].th, NULL, stream, &w[i]) != 0)
 			return 1;
