@@ -68,6 +68,14 @@ printf '\003{"v":2,"agent":"node-01","nonce":"%s","bank":"sha256","quote":"%s","
 	"$(b64 "$fx/ima/ima-ng-sha256/binary_runtime_measurements")" \
 	"$(b64 "$fx/eventlog/patched-nosb/binary_bios_measurements")" |
 	seed fuzz_wire evidence-v2
+# protocol v3: a list that starts past deleted records, with the PCR 10
+# before them, and "export" (the verdict then says what is stored)
+printf '\003{"v":3,"agent":"node-01","nonce":"%s","bank":"sha256","quote":"%s","signature":"%s","pcrs":{%s},"first_index":3,"records":"%s","more":0,"list_start":3,"list_start_pcr":"%s","export":true}' \
+	"$nonce" "$(b64 "$fx/tpm/quote-ak-rsa.msg")" \
+	"$(b64 "$fx/tpm/quote-ak-rsa.sig")" "$pcrs" \
+	"$(b64 "$fx/ima/ima-ng-sha256/binary_runtime_measurements")" \
+	"$(awk '$1 == 10 { print $2 }' "$fx/tpm/pcrs-sha256.txt")" |
+	seed fuzz_wire evidence-v3
 printf '\000{"v":1,"agent":"node-01","ek_pub":"%s","ak_pub":"%s"}' \
 	"$(b64 "$fx/tpm/ek-rsa.pub")" "$(b64 "$fx/tpm/ak-rsa.pub")" |
 	seed fuzz_wire enroll
@@ -78,6 +86,8 @@ printf '\004{"v":1,"state":"trusted","nonce":"%s","nonce_expires":1,"nonce_ttl":
 	"$nonce" | seed fuzz_wire verdict
 printf '\004{"v":2,"state":"trusted","nonce":"%s","nonce_expires":1,"nonce_ttl":30,"next_index":0,"boot_log":"wanted"}' \
 	"$nonce" | seed fuzz_wire verdict-v2
+printf '\004{"v":3,"state":"trusted","nonce":"%s","nonce_expires":1,"nonce_ttl":30,"next_index":7,"stored_records":5}' \
+	"$nonce" | seed fuzz_wire verdict-v3
 
 # ---- fuzz_quote: byte 0 = mode (fuzz_quote.c); zeros = a valid quote ----
 for k in 0 1 2 3; do
