@@ -67,9 +67,24 @@ static json_t *machine_json(const struct db_machine *m)
 			 "ek_cert", ek_cert_json(m));
 }
 
+/*
+ * Records the machine deleted before the verifier stored them (history
+ * gap, proto/PROTOCOL.md "Deleted records"): null while the boot's
+ * history is complete.
+ */
+static json_t *history_json(const struct db_boot *b)
+{
+	if (b->history_to == 0)
+		return json_null();
+	return json_pack("{s:I,s:I,s:b}",
+			 "deleted_from", (json_int_t)b->history_from,
+			 "deleted_to", (json_int_t)b->history_to,
+			 "after_stored", b->history_followed);
+}
+
 static json_t *boot_json(const struct db_boot *b)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:o,s:o},s:o}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:o,s:o},s:o,s:o}",
 			 "id", (json_int_t)b->id,
 			 "reset_count", (json_int_t)b->reset_count,
 			 "restart_count", (json_int_t)b->restart_count,
@@ -82,7 +97,8 @@ static json_t *boot_json(const struct db_boot *b)
 					    DB_PCR_SHA256_SIZE),
 			 "boot_aggregate", b->boot_aggregate_len > 0 ?
 			 rest_hex(b->boot_aggregate, b->boot_aggregate_len) :
-			 json_null());
+			 json_null(),
+			 "history", history_json(b));
 }
 
 /* A page under construction: rows appended, allocation failures noted. */

@@ -377,6 +377,7 @@
 			 d.boot.reset_count + ', ' +
 			 d.boot.next_record_index + ' records)' : 'none'],
 			['Firmware log', bootText(d.boot_log)],
+			['History', historyText(d.boot)],
 		]);
 		$('m-approve').hidden = m.state !== 'pending';
 		$('m-approve').onclick = () => approve(m);
@@ -385,6 +386,18 @@
 		renderBoots(v, d);
 		renderRecords(m, recs);
 		renderEvents(v);
+	}
+
+	/* Records the machine deleted before they were stored, if any. */
+	function historyText(boot) {
+		const h = boot && boot.history;
+		if (!boot)
+			return 'none';
+		if (!h)
+			return 'complete';
+		return 'records ' + h.deleted_from + ' to ' +
+			(h.deleted_to - 1) + ' deleted before they were stored' +
+			(h.after_stored ? ', after stored ones' : '');
 	}
 
 	function renderPolicy(p) {

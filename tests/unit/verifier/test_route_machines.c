@@ -124,9 +124,12 @@ static void test_get_and_404(void **state)
 		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
 		{ "/usr/bin/bash", 2, DB_VERDICT_KNOWN },
 	};
+	static const uint8_t anchor[32] = { 0x0a };
 	struct tv *t = *state;
+	struct imt_error err;
 	unsigned int status;
-	json_t *a, *boot;
+	json_t *a, *boot, *history;
+	int64_t boot_id;
 	size_t i;
 
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
@@ -134,7 +137,7 @@ static void test_get_and_404(void **state)
 	assert_true(json_is_null(json_object_get(a, "boot")));
 	json_decref(a);
 
-	tv_boot(t, "node-a", recs, 2);
+	boot_id = tv_boot(t, "node-a", recs, 2);
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	boot = json_object_get(a, "boot");
@@ -148,6 +151,20 @@ static void test_get_and_404(void **state)
 		json_object_get(a, "machine"), "id")), "node-a");
 	assert_int_equal(json_integer_value(json_object_get(
 		json_object_get(a, "machine"), "last_seen")), TV_NOW + 1);
+	assert_true(json_is_null(json_object_get(boot, "history")));
+	json_decref(a);
+
+	/* records 2..4 deleted before they were stored: the boot says so */
+	assert_int_equal(db_boot_history_gap(t->v.db, boot_id, 2, 5, anchor,
+					     32, &err), 0);
+	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
+	assert_int_equal(status, 200);
+	history = json_object_get(json_object_get(a, "boot"), "history");
+	assert_int_equal(json_integer_value(json_object_get(history,
+		"deleted_from")), 2);
+	assert_int_equal(json_integer_value(json_object_get(history,
+		"deleted_to")), 5);
+	assert_true(json_is_true(json_object_get(history, "after_stored")));
 	json_decref(a);
 
 	for (i = 1; i < 4; i++) {
