@@ -604,6 +604,9 @@ static const char migration_pg_0014[] =
 	"\tFOR EACH ROW WHEN (OLD.seen_at IS NOT NULL)\n"
 	"\tEXECUTE FUNCTION nonces_seen_kept();\n"
 	"\n"
+	"-- the stale listing's range, as in SQLite\n"
+	"CREATE INDEX machines_silent ON machines (state, (coalesce(last_seen, created_at)));\n"
+	"\n"
 	"UPDATE schema_version SET version = 14;\n"
 	;
 

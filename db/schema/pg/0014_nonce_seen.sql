@@ -15,4 +15,7 @@ CREATE TRIGGER nonces_seen_kept AFTER DELETE ON nonces
 	FOR EACH ROW WHEN (OLD.seen_at IS NOT NULL)
 	EXECUTE FUNCTION nonces_seen_kept();
 
+-- the stale listing's range, as in SQLite
+CREATE INDEX machines_silent ON machines (state, (coalesce(last_seen, created_at)));
+
 UPDATE schema_version SET version = 14;

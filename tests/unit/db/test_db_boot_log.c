@@ -154,7 +154,7 @@ static void test_upgrade_from_0006(void **state)
 	/*
 	 * 0007, 0009 and 0010 only add their tables (0010 a trigger too,
 	 * 0011 triggers alone, 0012 columns of boots, 0013 a table and
-	 * triggers, 0014 a column of nonces and a trigger),
+	 * triggers, 0014 a column of nonces, a trigger and an index),
 	 * 0008 its table and a sources table it rebuilds as it was: without
 	 * them this is a 0006 database
 	 */
@@ -172,6 +172,7 @@ static void test_upgrade_from_0006(void **state)
 					 "ALTER TABLE boots DROP COLUMN history_to;"
 					 "ALTER TABLE boots DROP COLUMN history_followed;"
 					 "ALTER TABLE boots DROP COLUMN history_anchor;"
+					 "DROP INDEX machines_silent;"
 					 "DROP TRIGGER nonces_seen_kept;"
 					 "ALTER TABLE nonces DROP COLUMN seen_at;"
 					 "DROP TABLE reference_epoch;"
