@@ -52,19 +52,28 @@ struct db {
 	struct db_ref_cache *ref_cache;	/* NULL until the first lookup */
 };
 
+/* A lookup's key: policy (or none), path, algo, digest (db_ref_cache.c). */
+#define DB_REF_KEY_MAX (1 + DB_NAME_MAX + 1 + DB_PATH_MAX + 1 + 16 + 1 + \
+			DB_DIGEST_MAX)
+struct db_ref_key {
+	uint64_t hash;
+	size_t len;		/* 0: not made (the cache could not serve) */
+	char bytes[DB_REF_KEY_MAX];
+};
+
 /*
  * db_ref_cache_get() - the class of a lookup made earlier under the same
  * references: 1 and @cls when cached, 0 when not (look it up, then
- * db_ref_cache_put()), -1 when the reference epoch cannot be read.
+ * db_ref_cache_put() with @key, which this filled), -1 when the
+ * reference epoch cannot be read.
  */
 int db_ref_cache_get(struct db *db, const char *policy, const char *path,
 		     const char *algo, const uint8_t *digest,
-		     size_t digest_len, enum db_ref_class *cls,
-		     struct imt_error *err);
-/* db_ref_cache_put() - remember @cls, looked up after db_ref_cache_get(). */
-void db_ref_cache_put(struct db *db, const char *policy, const char *path,
-		      const char *algo, const uint8_t *digest,
-		      size_t digest_len, enum db_ref_class cls);
+		     size_t digest_len, struct db_ref_key *key,
+		     enum db_ref_class *cls, struct imt_error *err);
+/* db_ref_cache_put() - remember @cls for @key, a db_ref_cache_get() miss. */
+void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
+		      enum db_ref_class cls);
 /* db_ref_cache_free() - drop the cache (db_close()). */
 void db_ref_cache_free(struct db *db);
 

@@ -388,6 +388,7 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 			 size_t digest_len, enum db_ref_class *cls,
 			 struct imt_error *err)
 {
+	struct db_ref_key key;
 	struct db_stmt *st;
 	int rc = -1, c;
 
@@ -395,8 +396,8 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 		return db_bad(err, "no database or result");
 	if (check_ref(path, algo, digest, digest_len, err) < 0)
 		return -1;
-	c = db_ref_cache_get(db, policy, path, algo, digest, digest_len, cls,
-			     err);
+	c = db_ref_cache_get(db, policy, path, algo, digest, digest_len, &key,
+			     cls, err);
 	if (c != 0)
 		return c < 0 ? -1 : 0;
 	st = db_stmt_sql(db, &sql_lookup, err);
@@ -413,7 +414,7 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 	}
 	c = db_col_int(st, 0);
 	*cls = c >= 0 && c < 5 ? lookup_classes[c] : DB_REF_UNKNOWN_PATH;
-	db_ref_cache_put(db, policy, path, algo, digest, digest_len, *cls);
+	db_ref_cache_put(db, &key, *cls);
 	rc = 0;
 out:
 	db_reset(st);

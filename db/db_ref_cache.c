@@ -55,15 +55,27 @@ struct db_ref_cache {
 	struct db_ref_cache_stats stats;
 };
 
-/* Key bytes: policy ("" for none, with a marker byte), path, algo, digest. */
-#define KEY_MAX (1 + DB_NAME_MAX + 1 + DB_PATH_MAX + 1 + 16 + 1 + \
-		 DB_DIGEST_MAX)
 #define KEY_CACHED_MAX 256
 
-static size_t make_key(char *out, const char *policy, const char *path,
-		       const char *algo, const uint8_t *digest,
-		       size_t digest_len)
+/* FNV-1a: keys are compared in full, so a collision costs a miss only. */
+static uint64_t key_hash(const char *key, size_t len)
 {
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (uint8_t)key[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Key bytes: policy ("" for none, with a marker byte), path, algo, digest. */
+static void make_key(struct db_ref_key *k, const char *policy,
+		     const char *path, const char *algo, const uint8_t *digest,
+		     size_t digest_len)
+{
+	char *out = k->bytes;
 	size_t n = 0, l;
 
 	/* "P" + name or "A": a policy named "" cannot pose as no policy */
@@ -83,20 +95,8 @@ static size_t make_key(char *out, const char *policy, const char *path,
 	n += l;
 	out[n++] = '\0';
 	memcpy(out + n, digest, digest_len);
-	return n + digest_len;
-}
-
-/* FNV-1a: keys are compared in full, so a collision costs a miss only. */
-static uint64_t key_hash(const char *key, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (uint8_t)key[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	k->len = n + digest_len;
+	k->hash = key_hash(out, k->len);
 }
 
 static void empty(struct db_ref_cache *c)
@@ -193,22 +193,20 @@ static struct db_ref_cache *usable(struct db *db, struct imt_error *err,
 
 int db_ref_cache_get(struct db *db, const char *policy, const char *path,
 		     const char *algo, const uint8_t *digest,
-		     size_t digest_len, enum db_ref_class *cls,
-		     struct imt_error *err)
+		     size_t digest_len, struct db_ref_key *key,
+		     enum db_ref_class *cls, struct imt_error *err)
 {
-	char key[KEY_MAX];
 	struct db_ref_cache *c;
 	struct ref_slot *s;
-	size_t len;
-	uint64_t h;
 	int failed;
 
+	key->len = 0;
 	c = usable(db, err, &failed);
 	if (c == NULL)
 		return failed ? -1 : 0;
-	len = make_key(key, policy, path, algo, digest, digest_len);
-	h = key_hash(key, len);
-	s = find(&c->set[h & (SETS - 1)], h, key, len);
+	make_key(key, policy, path, algo, digest, digest_len);
+	s = find(&c->set[key->hash & (SETS - 1)], key->hash, key->bytes,
+		 key->len);
 	if (s != NULL) {
 		*cls = (enum db_ref_class)s->cls;
 		c->stats.hits++;
@@ -218,28 +216,22 @@ int db_ref_cache_get(struct db *db, const char *policy, const char *path,
 	return 0;
 }
 
-void db_ref_cache_put(struct db *db, const char *policy, const char *path,
-		      const char *algo, const uint8_t *digest,
-		      size_t digest_len, enum db_ref_class cls)
+void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
+		      enum db_ref_class cls)
 {
-	char key[KEY_MAX];
 	struct db_ref_cache *c = db->ref_cache;
+	size_t len = key->len;
 	struct ref_set *set;
 	struct ref_slot *s;
-	size_t len;
-	uint64_t h;
 	char *copy;
 
 	/* Only under the epoch read in this transaction (usable() above). */
 	if (c == NULL || !c->filled || db->import_open ||
-	    c->checked_tx != db->tx_serial)
+	    c->checked_tx != db->tx_serial || len == 0 ||
+	    len > KEY_CACHED_MAX)
 		return;
-	len = make_key(key, policy, path, algo, digest, digest_len);
-	if (len > KEY_CACHED_MAX)
-		return;
-	h = key_hash(key, len);
-	set = &c->set[h & (SETS - 1)];
-	s = find(set, h, key, len);
+	set = &c->set[key->hash & (SETS - 1)];
+	s = find(set, key->hash, key->bytes, len);
 	if (s != NULL) {
 		s->cls = (uint8_t)cls;
 		return;
@@ -253,10 +245,10 @@ void db_ref_cache_put(struct db *db, const char *policy, const char *path,
 			return;
 		free(s->key);
 	}
-	memcpy(copy, key, len);
+	memcpy(copy, key->bytes, len);
 	s->key = copy;
 	s->key_len = len;
-	s->hash = h;
+	s->hash = key->hash;
 	s->cls = (uint8_t)cls;
 }
 
