@@ -98,6 +98,18 @@ static inline void tdb_new(struct tdb *t)
 	tdb_open(t);
 }
 
+/* A second connection to @t's database: another verifier instance, or
+ * the command line; db_close() it. */
+static inline struct db *tdb_other(struct tdb *t)
+{
+	struct imt_error err;
+	struct db *db;
+
+	if (db_open(t->path, &db, &err) < 0)
+		fail_msg("db_open %s: %s", t->path, err.msg);
+	return db;
+}
+
 static inline void tdb_close(struct tdb *t)
 {
 	db_close(t->db);

@@ -19,17 +19,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A second instance on the same database. */
-static struct db *other(struct tdb *t)
-{
-	struct imt_error err;
-	struct db *db;
-
-	if (db_open(t->path, &db, &err) < 0)
-		fail_msg("db_open %s: %s", t->path, err.msg);
-	return db;
-}
-
 /* *held of db_leader() or db_change_lock() on @db. */
 static int held(int (*lock)(struct db *, int *, struct imt_error *),
 		struct db *db)
@@ -82,8 +71,8 @@ static void test_pg_leader_moves(void **state)
 	if (tdb_pg_uri() == NULL)
 		skip();
 	tdb_new(&t);
-	b = other(&t);
-	c = other(&t);
+	b = tdb_other(&t);
+	c = tdb_other(&t);
 	assert_int_equal(leads(t.db), 1);
 	assert_int_equal(leads(b), 0);
 	assert_int_equal(leads(t.db), 1);	/* asked again: still */
@@ -105,7 +94,7 @@ static void test_pg_one_change_at_a_time(void **state)
 	if (tdb_pg_uri() == NULL)
 		skip();
 	tdb_new(&t);
-	b = other(&t);
+	b = tdb_other(&t);
 	assert_int_equal(takes_change(t.db), 1);
 	assert_int_equal(takes_change(b), 0);
 	db_change_unlock(t.db);
@@ -152,7 +141,7 @@ static void test_pg_machine_lock(void **state)
 	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
 	/* not outside a transaction: it would end at once */
 	assert_int_equal(db_machine_lock(t.db, "m1", &err), -1);
-	w.db = other(&t);
+	w.db = tdb_other(&t);
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	assert_int_equal(db_machine_lock(t.db, "m1", &err), 0);
 
@@ -183,7 +172,7 @@ static void test_pg_change_announced(void **state)
 	if (tdb_pg_uri() == NULL)
 		skip();
 	tdb_new(&t);
-	b = other(&t);
+	b = tdb_other(&t);
 	assert_int_equal(db_changed_elsewhere(b), 0);
 	assert_int_equal(db_change_announce(t.db, &err), 0);
 	usleep(100000);

@@ -12,17 +12,6 @@ static const struct db_ref_source tree = { .kind = DB_SOURCE_DIR_TREE, .name = "
 
 static uint8_t d_ok[32] = { 1, 2, 3 }, d_evil[32] = { 6, 6, 6 };
 
-/* A second verifier (or the command line) on the same database. */
-static struct db *other(struct tdb *t)
-{
-	struct imt_error err;
-	struct db *db;
-
-	if (db_open(t->path, &db, &err) < 0)
-		fail_msg("db_open %s: %s", t->path, err.msg);
-	return db;
-}
-
 /* The class of @path with @d under @policy, in a transaction of its own. */
 static enum db_ref_class judged(struct db *db, const char *policy,
 				const char *path, const uint8_t *d)
@@ -103,7 +92,7 @@ static void test_other_instance_withdraws(void **state)
 	tdb_new(&t);
 	add(t.db, &deb, "/bin/bash", d_ok);
 	assert_int_equal(judged(t.db, NULL, "/bin/bash", d_ok), DB_REF_KNOWN);
-	b = other(&t);
+	b = tdb_other(&t);
 	assert_int_equal(db_ref_delete(b, &deb, "/bin/bash", "sha256", d_ok,
 				       32, &deleted, &err), 0);
 	assert_int_equal(deleted, 1);
@@ -134,7 +123,7 @@ static void test_other_instance_policy(void **state)
 	assert_int_equal(db_policy_put(t.db, "web", "{}", 0, all, 1, T_NOW,
 				       &err), 0);
 	assert_int_equal(judged(t.db, "web", "/srv/app", d_ok), DB_REF_KNOWN);
-	b = other(&t);
+	b = tdb_other(&t);
 	assert_int_equal(db_policy_put(b, "web", "{}", 0, debs, 1, T_NOW,
 				       &err), 0);
 	assert_int_equal(judged(t.db, "web", "/srv/app", d_ok),

@@ -97,6 +97,21 @@ static inline int64_t count_rows(struct tv *t, const char *sql,
 	return n;
 }
 
+/* Machine @id's last_seen, as db_machine_get() reads it. */
+static inline int64_t last_seen_of(struct tv *t, const char *id)
+{
+	struct db_machine m;
+	struct imt_error err;
+	int64_t seen;
+	int found;
+
+	if (db_machine_get(t->v.db, id, &m, &found, &err) < 0 || !found)
+		fail_msg("db_machine_get %s: %s", id, err.msg);
+	seen = m.last_seen;
+	db_machine_release(&m);
+	return seen;
+}
+
 /* The records stored for machine @id, every boot. */
 static inline int64_t stored_of(struct tv *t, const char *id)
 {

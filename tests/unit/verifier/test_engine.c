@@ -175,20 +175,6 @@ static int64_t rows_written(struct tv *t)
  * renewed and marked seen in one UPDATE; not the boot's (unmoved), nor the
  * machine's. The checks stay: the nonce it sent cannot be used again.
  */
-static int64_t last_seen_of(struct tv *t, const char *id)
-{
-	struct imt_error err;
-	struct db_machine m;
-	int64_t seen;
-	int found;
-
-	if (db_machine_get(t->v.db, id, &m, &found, &err) < 0 || !found)
-		fail_msg("db_machine_get %s", id);
-	seen = m.last_seen;
-	db_machine_release(&m);
-	return seen;
-}
-
 static void test_heartbeat_rows(void **state)
 {
 	struct tv *t = tv_new();

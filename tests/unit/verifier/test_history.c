@@ -386,21 +386,6 @@ static void test_deleted_what_was_stored(void **state)
 	tv_free(t);
 }
 
-/* The machine's last_seen, from its row. */
-static int64_t seen_of(struct tv *t, const char *id)
-{
-	struct db_machine m;
-	struct imt_error err;
-	int64_t seen;
-	int found;
-
-	if (db_machine_get(t->v.db, id, &m, &found, &err) < 0 || !found)
-		fail_msg("db_machine_get %s: %s", id, err.msg);
-	seen = m.last_seen;
-	db_machine_release(&m);
-	return seen;
-}
-
 /*
  * A machine with records staged (export) and nothing new: each heartbeat
  * is seen, or the stale clock turns a quiet exporting machine stale.
@@ -419,18 +404,18 @@ static void test_export_heartbeat_seen(void **state)
 	measure_after_cut(&m, &c, 2);
 	round_v3(t, &m, &c, TV_NOW + 1, &ans);
 	assert_int_equal(ans.verdict.stored_records, 4);
-	assert_int_equal(seen_of(t, "m1"), TV_NOW + 1);
+	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 1);
 	sm_nonce(t, &m, TV_NOW + 30);	/* the heartbeat's own */
 	sm_v3(&m, NULL)->export_sync = 1;
 	with_cut(&m, &c);
 	sm_send_ok(t, &m, &m.ev, TV_NOW + 30, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
-	assert_int_equal(seen_of(t, "m1"), TV_NOW + 30);
+	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 30);
 	sm_nonce(t, &m, TV_NOW + 60);
 	sm_v3(&m, NULL)->export_sync = 1;
 	with_cut(&m, &c);
 	sm_send_ok(t, &m, &m.ev, TV_NOW + 60, &ans);
-	assert_int_equal(seen_of(t, "m1"), TV_NOW + 60);
+	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 60);
 	soft_ak_free(&m.ak);
 	tv_free(t);
 }
@@ -453,7 +438,7 @@ static void test_untrusted_heartbeat_seen(void **state)
 	sm_nonce(t, &m, TV_NOW + 30);
 	round_v3(t, &m, NULL, TV_NOW + 30, &ans);
 	assert_string_equal(ans.verdict.state, "untrusted");
-	assert_int_equal(seen_of(t, "m1"), TV_NOW + 30);
+	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 30);
 	soft_ak_free(&m.ak);
 	tv_free(t);
 }
