@@ -1543,11 +1543,11 @@ int db_webhook_failed(struct db *db, int64_t seq, int64_t next_attempt,
 
 enum db_nonce_result {
 	DB_NONCE_OK,		/* was valid; now used */
-	DB_NONCE_UNKNOWN,	/* never issued (or purged) */
+	DB_NONCE_UNKNOWN,	/* not this machine's (never issued to it,
+				 * replaced, purged, or another machine's) */
 	DB_NONCE_USED,		/* marked used (a row of verifiers before
 				 * db_nonce_renew(), until purged) */
 	DB_NONCE_EXPIRED,	/* now >= expires_at */
-	DB_NONCE_OTHER_MACHINE,	/* issued to another machine */
 };
 
 const char *db_nonce_result_name(enum db_nonce_result r);

@@ -12,7 +12,6 @@ static const char *const nonce_results[] = {
 	[DB_NONCE_UNKNOWN] = "unknown nonce",
 	[DB_NONCE_USED] = "nonce already used",
 	[DB_NONCE_EXPIRED] = "nonce expired",
-	[DB_NONCE_OTHER_MACHINE] = "nonce issued to another machine",
 };
 
 const char *db_nonce_result_name(enum db_nonce_result r)
@@ -23,12 +22,12 @@ const char *db_nonce_result_name(enum db_nonce_result r)
 }
 
 /*
- * One outstanding nonce per machine (0003): a new one replaces the old.
- * This call takes no savepoint in a batch: where SQLite undoes just the
- * statement that fails, PostgreSQL aborts the batch's transaction. So
- * there the statement does not fail for a missing machine or another
- * machine's nonce value: it inserts nothing (db_changes() 0), which
- * reports the same MISMATCH.
+ * One outstanding nonce per machine (0003), the machine's row (0015): a
+ * new one replaces the old. This call takes no savepoint in a batch:
+ * where SQLite undoes just the statement that fails, PostgreSQL aborts
+ * the batch's transaction. So there the statement does not fail for a
+ * missing machine: it inserts nothing (db_changes() 0), which reports
+ * the same MISMATCH.
  */
 #define SQL_NONCE_UPSERT \
 	" ON CONFLICT (machine_id) DO UPDATE SET " \
@@ -39,9 +38,8 @@ static const struct db_sql sql_nonce_insert = {
 		  "VALUES (?1, ?2, ?3)" SQL_NONCE_UPSERT,
 	.pg = "INSERT INTO nonces (value, machine_id, expires_at) "
 	      "SELECT ?1::bytea, ?2::text, ?3::bigint "
-	      "WHERE EXISTS (SELECT 1 FROM machines WHERE id = ?2) "
-	      "AND NOT EXISTS (SELECT 1 FROM nonces "
-	      "WHERE value = ?1 AND machine_id <> ?2)" SQL_NONCE_UPSERT,
+	      "WHERE EXISTS (SELECT 1 FROM machines WHERE id = ?2)"
+	      SQL_NONCE_UPSERT,
 };
 static const char sql_nonce_outstanding[] =
 	"SELECT value, expires_at FROM nonces WHERE machine_id = ?1 "
@@ -74,7 +72,7 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 		if (err != NULL && (err->status == IMT_ERR_MISMATCH ||
 				    db_changes(db) != 1))
 			db_err(err, IMT_ERR_MISMATCH, "no machine %s, or "
-			       "nonce reused", machine_id);
+			       "its nonce again", machine_id);
 		return -1;
 	}
 	return 0;
@@ -118,11 +116,12 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 
 /*
  * Only when the renewal (below) changed nothing do we read the row to
- * say why.
+ * say why. Another machine's nonce is unknown to this one: no index
+ * finds a nonce by its value (0015), and none is needed to refuse it.
  */
 static const char sql_nonce_why[] =
-	"SELECT machine_id = ?2, used, ?3 < expires_at FROM nonces "
-	"WHERE value = ?1";
+	"SELECT value = ?1, used, ?3 < expires_at FROM nonces "
+	"WHERE machine_id = ?2";
 
 static int nonce_why(struct db *db, struct db_stmt *st,
 		     enum db_nonce_result *res, struct imt_error *err)
@@ -134,7 +133,7 @@ static int nonce_why(struct db *db, struct db_stmt *st,
 	else if (step != DB_ROW)
 		return db_fail(db, err, "nonce");
 	else if (!db_col_int(st, 0))
-		*res = DB_NONCE_OTHER_MACHINE;
+		*res = DB_NONCE_UNKNOWN;
 	else if (db_col_int(st, 1))
 		*res = DB_NONCE_USED;
 	else if (!db_col_int(st, 2))
@@ -167,18 +166,14 @@ static int nonce_refused(struct db *db, const char *machine_id,
  * The use of a nonce and the next one in one row write: one UPDATE whose
  * WHERE states every condition of the use, so "check then mark" cannot
  * race with another evidence; the SET is the issue's (used stays 0: the
- * new value is unused).
- * A new value that another machine's row holds (random 16+ bytes: never
- * in practice) changes nothing rather than failing, as in
- * sql_nonce_insert, so a PostgreSQL batch is not aborted; it then reads
- * as "neither usable nor refused" (an internal error).
+ * new value is unused). The row is the machine's, found by its key, and
+ * no index holds what the SET changes: the write is one page (0015).
  */
 static const char sql_nonce_renew[] =
 	"UPDATE nonces SET value = ?4, expires_at = ?5, "
 	"seen_at = coalesce(?6, seen_at) "
-	"WHERE value = ?1 AND machine_id = ?2 AND used = 0 "
-	"AND ?3 < expires_at "
-	"AND NOT EXISTS (SELECT 1 FROM nonces n WHERE n.value = ?4)";
+	"WHERE machine_id = ?2 AND value = ?1 AND used = 0 "
+	"AND ?3 < expires_at";
 
 int db_nonce_renew(struct db *db, const char *machine_id,
 		   const uint8_t *value, size_t len, int64_t now,

@@ -15,8 +15,8 @@
 #include "db_internal.h"
 
 static const char sql_nonce_purge[] =
-	"DELETE FROM nonces WHERE value IN (SELECT value FROM nonces "
-	"WHERE used = 1 OR expires_at <= ?1 LIMIT ?2)";
+	"DELETE FROM nonces WHERE machine_id IN (SELECT machine_id "
+	"FROM nonces WHERE used = 1 OR expires_at <= ?1 LIMIT ?2)";
 /* The oldest boot that has at least keep newer boots of its machine. */
 static const char sql_old_boot[] =
 	"SELECT b.id FROM boots b WHERE (SELECT count(*) FROM boots n "

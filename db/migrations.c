@@ -805,6 +805,45 @@ static const char migration_0014[] =
 	"PRAGMA user_version = 14;\n"
 	;
 
+static const char migration_0015[] =
+	"-- 0015_nonce_by_machine.sql - a machine's nonce row is found by its\n"
+	"-- machine, so that a heartbeat rewrites one page.\n"
+	"--\n"
+	"-- Until now the nonce value was the row's key, and two more indexes held\n"
+	"-- the machine and the expiry. Every renewal (db_nonce_renew()) changes\n"
+	"-- the value and the expiry: the row moved within its b-tree and both\n"
+	"-- indexes changed, at least 3 pages (3 WAL frames of 4 KiB) per\n"
+	"-- heartbeat. Keyed by the machine, with no other index, the renewal\n"
+	"-- rewrites its row where it is: one page.\n"
+	"--\n"
+	"-- Nothing looks a nonce up by its value alone any more: evidence names\n"
+	"-- its machine, and a nonce that is not that machine's is unknown to it.\n"
+	"-- The purge of used and expired nonces (db_retention.c) reads the whole\n"
+	"-- table, one row per machine, once per retention pass.\n"
+	"CREATE TABLE nonces_by_machine (\n"
+	"\tmachine_id\tTEXT PRIMARY KEY REFERENCES machines(id) ON DELETE CASCADE,\n"
+	"\tvalue\t\tBLOB NOT NULL,\n"
+	"\texpires_at\tINTEGER NOT NULL,\n"
+	"\tused\t\tINTEGER NOT NULL DEFAULT 0 CHECK (used IN (0, 1)),\n"
+	"\tseen_at\t\tINTEGER\n"
+	") STRICT, WITHOUT ROWID;\n"
+	"INSERT INTO nonces_by_machine (machine_id, value, expires_at, used, seen_at)\n"
+	"\tSELECT machine_id, value, expires_at, used, seen_at FROM nonces;\n"
+	"-- DROP TABLE drops the table's triggers before its rows: no row's\n"
+	"-- seen_at is handed on (it is kept above)\n"
+	"DROP TABLE nonces;\n"
+	"ALTER TABLE nonces_by_machine RENAME TO nonces;\n"
+	"\n"
+	"CREATE TRIGGER nonces_seen_kept AFTER DELETE ON nonces\n"
+	"WHEN OLD.seen_at IS NOT NULL\n"
+	"BEGIN\n"
+	"\tUPDATE machines SET last_seen = OLD.seen_at\n"
+	"\tWHERE id = OLD.machine_id AND coalesce(last_seen, 0) < OLD.seen_at;\n"
+	"END;\n"
+	"\n"
+	"PRAGMA user_version = 15;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -820,6 +859,7 @@ const struct db_migration db_migrations[] = {
 	{ 12, "0012_history_gap", migration_0012 },
 	{ 13, "0013_reference_epoch", migration_0013 },
 	{ 14, "0014_nonce_seen", migration_0014 },
+	{ 15, "0015_nonce_by_machine", migration_0015 },
 };
 
 const size_t db_migration_count =

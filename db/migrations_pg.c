@@ -610,10 +610,27 @@ static const char migration_pg_0014[] =
 	"UPDATE schema_version SET version = 14;\n"
 	;
 
+static const char migration_pg_0015[] =
+	"-- 0015_nonce_by_machine.sql - as schema/0015_nonce_by_machine.sql: a\n"
+	"-- machine's nonce row is keyed by its machine, and no index holds the\n"
+	"-- value or the expiry. A renewal then changes no indexed column, so\n"
+	"-- PostgreSQL makes it a heap-only (HOT) update: no index entry is\n"
+	"-- written, and the fill factor leaves room on the page for the new row\n"
+	"-- version.\n"
+	"ALTER TABLE nonces DROP CONSTRAINT nonces_pkey;\n"
+	"DROP INDEX nonces_machine;\n"
+	"DROP INDEX nonces_expiry;\n"
+	"ALTER TABLE nonces ADD PRIMARY KEY (machine_id);\n"
+	"ALTER TABLE nonces SET (fillfactor = 70);\n"
+	"\n"
+	"UPDATE schema_version SET version = 15;\n"
+	;
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
 	{ 14, "0014_nonce_seen", migration_pg_0014 },
+	{ 15, "0015_nonce_by_machine", migration_pg_0015 },
 };
 
 const size_t db_pg_migration_count =

@@ -155,8 +155,9 @@ static void test_upgrade_from_0006(void **state)
 	 * 0007, 0009 and 0010 only add their tables (0010 a trigger too,
 	 * 0011 triggers alone, 0012 columns of boots, 0013 a table and
 	 * triggers, 0014 a column of nonces, a trigger and an index),
-	 * 0008 its table and a sources table it rebuilds as it was: without
-	 * them this is a 0006 database
+	 * 0008 its table and a sources table it rebuilds as it was, 0015
+	 * the nonces table by machine: without them, and with the nonces
+	 * table as it was, this is a 0006 database
 	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s, "DROP TABLE boot_logs;"
@@ -173,8 +174,18 @@ static void test_upgrade_from_0006(void **state)
 					 "ALTER TABLE boots DROP COLUMN history_followed;"
 					 "ALTER TABLE boots DROP COLUMN history_anchor;"
 					 "DROP INDEX machines_silent;"
-					 "DROP TRIGGER nonces_seen_kept;"
-					 "ALTER TABLE nonces DROP COLUMN seen_at;"
+					 "DROP TABLE nonces;"
+					 "CREATE TABLE nonces (value BLOB "
+					 "PRIMARY KEY, machine_id TEXT NOT "
+					 "NULL REFERENCES machines(id) ON "
+					 "DELETE CASCADE, expires_at INTEGER "
+					 "NOT NULL, used INTEGER NOT NULL "
+					 "DEFAULT 0 CHECK (used IN (0, 1))) "
+					 "STRICT, WITHOUT ROWID;"
+					 "CREATE INDEX nonces_expiry ON "
+					 "nonces(expires_at);"
+					 "CREATE UNIQUE INDEX nonces_machine "
+					 "ON nonces(machine_id);"
 					 "DROP TABLE reference_epoch;"
 					 "DROP TRIGGER refs_epoch_insert;"
 					 "DROP TRIGGER refs_epoch_update;"

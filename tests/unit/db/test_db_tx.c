@@ -224,13 +224,17 @@ static void test_batch_failed_statement(void **state)
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
 					&err), 0);
-	/* m1's value for m2: refused, alone */
-	assert_int_equal(db_nonce_issue(t.db, "m2", n, sizeof(n), T_NOW + 9,
+	/* m1's value again, for m1: refused, alone */
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
 					&err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	/* a nonce is bound to its machine's row: the same bytes for m2 are
+	 * m2's own (0015) */
+	assert_int_equal(db_nonce_issue(t.db, "m2", n, sizeof(n), T_NOW + 9,
+					&err), 0);
 	assert_int_equal(db_batch_commit(t.db, &err), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots"), 1);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 2);
 	tdb_remove(&t);
 }
 
