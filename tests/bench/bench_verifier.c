@@ -4,10 +4,12 @@
  * imatrust-verifier over keep-alive HTTPS on loopback (issue #5).
  *
  *	bench-verifier [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]
- *		       [-P] -D DB -p PORT -C CA -o DIR -- VERIFIER ARGS...
+ *		       [-k p256|rsa2048] [-P] -D DB -p PORT -C CA -o DIR --
+ *		       VERIFIER ARGS...
  *
- * Seeds DB with AGENTS activated machines (software P-256 AKs, see
- * soft_ak.h) and references for every record sent, starts the verifier
+ * Seeds DB with AGENTS activated machines (software AKs, see soft_ak.h:
+ * -k p256, the default, ECDSA P-256; -k rsa2048, RSASSA RSA-2048) and
+ * references for every record sent, starts the verifier
  * command (HTTPS on 127.0.0.1:PORT, certificate in CA, which must also
  * name *.agents.bench), and drives it from THREADS client threads, each
  * looping over its share of the agents with one request in flight. Each
@@ -47,6 +49,7 @@ struct opts {
 	size_t threads;
 	unsigned int seconds;
 	size_t records;
+	enum soft_ak_alg ak; /* the simulated agents' AK algorithm */
 	int perf;
 	unsigned int port;
 	const char *db, *ca, *dir;
@@ -398,6 +401,18 @@ static int cost_ak(struct cost_ctx *c)
 	return ok ? 0 : -1;
 }
 
+/* The quote's signature alone: TPMT_SIGNATURE unmarshal + verify. */
+static int cost_verify(struct cost_ctx *c)
+{
+	struct imt_error err;
+	enum imt_result rc = tpm_quote_verify_signature(
+		c->ev_in.quote.data, c->ev_in.quote.len,
+		c->ev_in.signature.data, c->ev_in.signature.len, c->ak, NULL,
+		&err);
+
+	return rc == IMT_OK ? 0 : -1;
+}
+
 /* tpm_quote_check() with the AK key at hand: signature, nonce, PCRs. */
 static int cost_quote(struct cost_ctx *c)
 {
@@ -444,7 +459,8 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 	struct cost_ctx c = {.a = &scratch, .ev = ev};
 	struct imt_error err;
 	TPMT_PUBLIC pub;
-	double v[6];
+	const char *sig = soft_ak_sig_name(o->ak);
+	double v[7];
 	size_t k;
 
 	scratch.next = 1; /* past boot_aggregate */
@@ -464,6 +480,7 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 					  &c.ev_in, &err) == IMT_OK) {
 			v[4] = cost_of(cost_ak, &c);
 			v[5] = cost_of(cost_quote, &c);
+			v[6] = cost_of(cost_verify, &c);
 			wire_free(WIRE_EVIDENCE, &c.ev_in);
 		} else if (k == 0) {
 			v[4] = -1;
@@ -471,23 +488,27 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 		free(c.json);
 	}
 	EVP_PKEY_free(c.ak);
-	for (k = 0; k < 6; k++)
+	for (k = 0; k < 7; k++)
 		if (v[k] < 0)
 			return -1;
 	printf("step costs, measured in this process (CPU us per call, one "
-	       "thread):\n");
-	printf("  client:   build evidence (quote, ECDSA sign, JSON), 0 / %zu "
+	       "thread), %s AKs:\n",
+	       soft_ak_alg_name(o->ak));
+	printf("  client:   build evidence (quote, %s sign, JSON), 0 / %zu "
 	       "records  %7.1f / %7.1f\n",
-	       o->records, v[0], v[1]);
+	       sig, o->records, v[0], v[1]);
 	printf("  verifier: wire_decode evidence (JSON + base64), 0 / %zu "
 	       "records     %7.1f / %7.1f\n",
 	       o->records, v[2], v[3]);
 	printf("  verifier: AK from its stored bytes (tpm_public_parse + "
 	       "to_pkey)      %7.1f\n",
 	       v[4]);
-	printf("  verifier: tpm_quote_check (ECDSA P-256 verify, nonce, PCR "
+	printf("  verifier: tpm_quote_check (%s verify, nonce, PCR "
 	       "digest)    %7.1f\n",
-	       v[5]);
+	       sig, v[5]);
+	printf("  verifier: one %s verify alone "
+	       "(tpm_quote_verify_signature)    %7.1f\n",
+	       sig, v[6]);
 	return 0;
 }
 
@@ -558,9 +579,10 @@ static int phase(const struct opts *o, struct worker *w, const char *name,
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-verifier [-n AGENTS] [-t THREADS] [-s "
-			"SECONDS] [-r RECORDS] [-P]\n"
-			"                      -D DB -p PORT -C CA -o DIR -- "
-			"VERIFIER ARGS...\n");
+			"SECONDS] [-r RECORDS]\n"
+			"                      [-k p256|rsa2048] [-P] -D DB -p "
+			"PORT -C CA -o DIR --\n"
+			"                      VERIFIER ARGS...\n");
 	exit(2);
 }
 
@@ -568,9 +590,12 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	int ch;
 
-	*o = (struct opts){
-		.agents = 1000, .threads = 8, .seconds = 10, .records = 50};
-	while ((ch = getopt(argc, argv, "n:t:s:r:PD:p:C:o:")) != -1) {
+	*o = (struct opts){.agents = 1000,
+			   .threads = 8,
+			   .seconds = 10,
+			   .records = 50,
+			   .ak = SOFT_AK_P256};
+	while ((ch = getopt(argc, argv, "n:t:s:r:k:PD:p:C:o:")) != -1) {
 		switch (ch) {
 		case 'n':
 			o->agents = strtoul(optarg, NULL, 10);
@@ -583,6 +608,10 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			o->records = strtoul(optarg, NULL, 10);
+			break;
+		case 'k':
+			if (soft_ak_alg_parse(optarg, &o->ak) < 0)
+				usage();
 			break;
 		case 'P':
 			o->perf = 1;
@@ -632,6 +661,50 @@ static struct worker *workers(const struct opts *o, struct fleet_agent *a)
 	return w;
 }
 
+/* Key generation, shared out over the cores (RSA-2048: ~0.1 s a key). */
+struct keygen {
+	const struct opts *o;
+	struct fleet_agent *a;
+	size_t first, step;
+	int failed;
+	pthread_t th;
+};
+
+static void *keygen(void *arg)
+{
+	struct keygen *k = arg;
+	size_t i;
+
+	for (i = k->first; i < k->o->agents && !k->failed; i += k->step)
+		k->failed = soft_ak_new_alg(&k->a[i].ak, k->o->ak) < 0;
+	return NULL;
+}
+
+static int make_keys(const struct opts *o, struct fleet_agent *a)
+{
+	struct keygen k[THREADS_MAX];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t i, n = cores > 0 ? (size_t)cores : 1;
+	int failed = 0;
+
+	if (n > THREADS_MAX)
+		n = THREADS_MAX;
+	if (n > o->agents)
+		n = o->agents;
+	for (i = 0; i < n; i++) {
+		k[i] = (struct keygen){.o = o, .a = a, .first = i, .step = n};
+		if (pthread_create(&k[i].th, NULL, keygen, &k[i]) != 0) {
+			fprintf(stderr, "bench: pthread_create failed\n");
+			exit(1);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(k[i].th, NULL);
+		failed |= k[i].failed;
+	}
+	return failed ? -1 : 0;
+}
+
 static int make_agents(const struct opts *o, struct fleet_agent **out)
 {
 	struct fleet_agent *a = calloc(o->agents, sizeof(*a));
@@ -640,16 +713,15 @@ static int make_agents(const struct opts *o, struct fleet_agent **out)
 
 	if (a == NULL)
 		return -1;
-	for (i = 0; i < o->agents; i++) {
+	for (i = 0; i < o->agents; i++)
 		snprintf(a[i].id, sizeof(a[i].id), "bench-%06zu", i);
-		if (soft_ak_new(&a[i].ak) < 0)
-			return -1;
-	}
-	if (fleet_pool_init() < 0 || fleet_seed(o->db, a, o->agents) < 0)
+	if (make_keys(o, a) < 0 || fleet_pool_init() < 0 ||
+	    fleet_seed(o->db, a, o->agents) < 0)
 		return -1;
-	printf("seeding: %zu P-256 AKs, %zu machines activated, %d references: "
+	printf("seeding: %zu %s AKs, %zu machines activated, %d references: "
 	       "%.1f s\n",
-	       o->agents, o->agents, FLEET_POOL, bench_now() - t0);
+	       o->agents, soft_ak_alg_name(o->ak), o->agents, FLEET_POOL,
+	       bench_now() - t0);
 	*out = a;
 	return 0;
 }

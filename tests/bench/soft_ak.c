@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * soft_ak.c - a software-held ECC attestation key that quotes like a TPM.
+ * soft_ak.c - a software-held ECC or RSA attestation key that quotes like
+ * a TPM.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,11 +9,13 @@
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
 #include <tss2/tss2_mu.h>
 
 #include "soft_ak.h"
 
-#define P256_SIZE 32
+#define P256_SIZE 32	 /* bytes of a coordinate, and of a SHA-256 */
+#define RSA2048_SIZE 256 /* bytes of the modulus and of a signature */
 
 static int fail(const char *what)
 {
@@ -20,27 +23,73 @@ static int fail(const char *what)
 	return -1;
 }
 
-/* The TPMT_PUBLIC a TPM2_CreateLoaded of an ECDSA AK template yields. */
-static void ak_template(TPM2B_PUBLIC *p, const uint8_t *x, const uint8_t *y)
+/*
+ * The TPMT_PUBLIC a TPM2_CreateLoaded of the AK template of @alg yields,
+ * the key's public part (unique) left for the caller.
+ */
+static void ak_template(TPM2B_PUBLIC *p, enum soft_ak_alg alg)
 {
 	TPMT_PUBLIC *a = &p->publicArea;
 
 	memset(p, 0, sizeof(*p));
-	a->type = TPM2_ALG_ECC;
 	a->nameAlg = TPM2_ALG_SHA256;
 	a->objectAttributes =
 		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT |
 		TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
 		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH;
+	if (alg == SOFT_AK_RSA2048) {
+		a->type = TPM2_ALG_RSA;
+		a->parameters.rsaDetail.symmetric.algorithm = TPM2_ALG_NULL;
+		a->parameters.rsaDetail.scheme.scheme = TPM2_ALG_RSASSA;
+		a->parameters.rsaDetail.scheme.details.rsassa.hashAlg =
+			TPM2_ALG_SHA256;
+		a->parameters.rsaDetail.keyBits = 8 * RSA2048_SIZE;
+		a->parameters.rsaDetail.exponent = 0; /* 65537 */
+		return;
+	}
+	a->type = TPM2_ALG_ECC;
 	a->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
 	a->parameters.eccDetail.scheme.scheme = TPM2_ALG_ECDSA;
 	a->parameters.eccDetail.scheme.details.ecdsa.hashAlg = TPM2_ALG_SHA256;
 	a->parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
 	a->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
-	a->unique.ecc.x.size = P256_SIZE;
-	memcpy(a->unique.ecc.x.buffer, x, P256_SIZE);
-	a->unique.ecc.y.size = P256_SIZE;
-	memcpy(a->unique.ecc.y.buffer, y, P256_SIZE);
+}
+
+/* A P-256 key into @ak->key, its point into @t's unique.ecc. */
+static int p256_new(struct soft_ak *ak, TPMT_PUBLIC *t)
+{
+	uint8_t point[1 + 2 * P256_SIZE];
+	size_t len = 0;
+
+	ak->key = EVP_EC_gen("P-256");
+	if (ak->key == NULL ||
+	    !EVP_PKEY_get_octet_string_param(ak->key, OSSL_PKEY_PARAM_PUB_KEY,
+					     point, sizeof(point), &len) ||
+	    len != sizeof(point) || point[0] != POINT_CONVERSION_UNCOMPRESSED)
+		return fail("cannot generate a P-256 key");
+	t->unique.ecc.x.size = P256_SIZE;
+	memcpy(t->unique.ecc.x.buffer, point + 1, P256_SIZE);
+	t->unique.ecc.y.size = P256_SIZE;
+	memcpy(t->unique.ecc.y.buffer, point + 1 + P256_SIZE, P256_SIZE);
+	return 0;
+}
+
+/* An RSA-2048 key (e = 65537) into @ak->key, its modulus into unique.rsa. */
+static int rsa2048_new(struct soft_ak *ak, TPMT_PUBLIC *t)
+{
+	BIGNUM *n = NULL;
+	int ok;
+
+	ak->key = EVP_RSA_gen(8 * RSA2048_SIZE);
+	ok = ak->key != NULL &&
+	     EVP_PKEY_get_bn_param(ak->key, OSSL_PKEY_PARAM_RSA_N, &n) &&
+	     BN_bn2binpad(n, t->unique.rsa.buffer, RSA2048_SIZE) ==
+		     RSA2048_SIZE;
+	BN_free(n);
+	if (!ok)
+		return fail("cannot generate an RSA-2048 key");
+	t->unique.rsa.size = RSA2048_SIZE;
+	return 0;
 }
 
 /* Check the public area as the verifier will, and take its Name. */
@@ -62,29 +111,54 @@ static int verifier_accepts(struct soft_ak *ak)
 	return 0;
 }
 
-int soft_ak_new(struct soft_ak *ak)
+int soft_ak_new_alg(struct soft_ak *ak, enum soft_ak_alg alg)
 {
-	uint8_t point[1 + 2 * P256_SIZE];
 	TPM2B_PUBLIC pub;
-	size_t len = 0, off = 0;
+	size_t off = 0;
 
 	memset(ak, 0, sizeof(*ak));
-	ak->key = EVP_EC_gen("P-256");
-	if (ak->key == NULL ||
-	    !EVP_PKEY_get_octet_string_param(ak->key, OSSL_PKEY_PARAM_PUB_KEY,
-					     point, sizeof(point), &len) ||
-	    len != sizeof(point) || point[0] != POINT_CONVERSION_UNCOMPRESSED)
-		return fail("cannot generate a P-256 key");
-	ak_template(&pub, point + 1, point + 1 + P256_SIZE);
+	ak->alg = alg;
+	ak_template(&pub, alg);
+	if ((alg == SOFT_AK_RSA2048 ? rsa2048_new(ak, &pub.publicArea)
+				    : p256_new(ak, &pub.publicArea)) < 0)
+		return -1;
 	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&pub, ak->pub, sizeof(ak->pub),
 					 &off) != TSS2_RC_SUCCESS)
 		return fail("cannot marshal the TPM2B_PUBLIC");
 	ak->pub_len = off;
 	ak->sign = EVP_PKEY_CTX_new(ak->key, NULL);
 	if (ak->sign == NULL || EVP_PKEY_sign_init(ak->sign) <= 0 ||
+	    (alg == SOFT_AK_RSA2048 &&
+	     EVP_PKEY_CTX_set_rsa_padding(ak->sign, RSA_PKCS1_PADDING) <= 0) ||
 	    EVP_PKEY_CTX_set_signature_md(ak->sign, EVP_sha256()) <= 0)
-		return fail("cannot set up ECDSA signing");
+		return fail("cannot set up signing");
 	return verifier_accepts(ak);
+}
+
+int soft_ak_new(struct soft_ak *ak)
+{
+	return soft_ak_new_alg(ak, SOFT_AK_P256);
+}
+
+int soft_ak_alg_parse(const char *name, enum soft_ak_alg *alg)
+{
+	if (strcmp(name, "p256") == 0)
+		*alg = SOFT_AK_P256;
+	else if (strcmp(name, "rsa2048") == 0)
+		*alg = SOFT_AK_RSA2048;
+	else
+		return -1;
+	return 0;
+}
+
+const char *soft_ak_alg_name(enum soft_ak_alg alg)
+{
+	return alg == SOFT_AK_RSA2048 ? "RSA-2048" : "P-256";
+}
+
+const char *soft_ak_sig_name(enum soft_ak_alg alg)
+{
+	return alg == SOFT_AK_RSA2048 ? "RSASSA-2048" : "ECDSA P-256";
 }
 
 void soft_ak_free(struct soft_ak *ak)
@@ -138,19 +212,35 @@ static int make_attest(const struct soft_ak *ak, const struct soft_quote *q,
 	return ok ? 0 : fail("cannot hash the PCRs");
 }
 
-/* ECDSA over SHA-256(@attest) as a TPMT_SIGNATURE with (r, s). */
-static int sign(struct soft_ak *ak, const uint8_t *attest, size_t len,
-		TPMT_SIGNATURE *s)
+/* RSASSA-PKCS1-v1_5 over @digest (SHA-256) as a TPMT_SIGNATURE. */
+static int sign_rsassa(struct soft_ak *ak, const uint8_t *digest,
+		       TPMT_SIGNATURE *s)
 {
-	uint8_t digest[P256_SIZE], der[80];
+	size_t len = sizeof(s->signature.rsassa.sig.buffer);
+
+	memset(s, 0, sizeof(*s));
+	s->sigAlg = TPM2_ALG_RSASSA;
+	s->signature.rsassa.hash = TPM2_ALG_SHA256;
+	if (EVP_PKEY_sign(ak->sign, s->signature.rsassa.sig.buffer, &len,
+			  digest, P256_SIZE) <= 0 ||
+	    len != RSA2048_SIZE)
+		return fail("RSASSA signing failed");
+	s->signature.rsassa.sig.size = (UINT16)len;
+	return 0;
+}
+
+/* ECDSA over @digest (SHA-256) as a TPMT_SIGNATURE with (r, s). */
+static int sign_ecdsa(struct soft_ak *ak, const uint8_t *digest,
+		      TPMT_SIGNATURE *s)
+{
+	uint8_t der[80];
 	const uint8_t *p = der;
 	const BIGNUM *r, *sv;
 	size_t der_len = sizeof(der);
 	ECDSA_SIG *es;
 	int ok;
 
-	if (EVP_Digest(attest, len, digest, NULL, EVP_sha256(), NULL) != 1 ||
-	    EVP_PKEY_sign(ak->sign, der, &der_len, digest, sizeof(digest)) <= 0)
+	if (EVP_PKEY_sign(ak->sign, der, &der_len, digest, P256_SIZE) <= 0)
 		return fail("ECDSA signing failed");
 	es = d2i_ECDSA_SIG(NULL, &p, (long)der_len);
 	if (es == NULL)
@@ -167,6 +257,18 @@ static int sign(struct soft_ak *ak, const uint8_t *attest, size_t len,
 			  P256_SIZE) == P256_SIZE;
 	ECDSA_SIG_free(es);
 	return ok ? 0 : fail("ECDSA r or s out of range");
+}
+
+/* The AK's signature over SHA-256(@attest), as its scheme says. */
+static int sign(struct soft_ak *ak, const uint8_t *attest, size_t len,
+		TPMT_SIGNATURE *s)
+{
+	uint8_t digest[P256_SIZE];
+
+	if (EVP_Digest(attest, len, digest, NULL, EVP_sha256(), NULL) != 1)
+		return fail("cannot hash the TPMS_ATTEST");
+	return ak->alg == SOFT_AK_RSA2048 ? sign_rsassa(ak, digest, s)
+					  : sign_ecdsa(ak, digest, s);
 }
 
 int soft_ak_quote(struct soft_ak *ak, const struct soft_quote *q,
