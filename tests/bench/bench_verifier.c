@@ -16,18 +16,22 @@
  * agent has its own keep-alive connection: agent ID talks to
  * ID.agents.bench (resolved to 127.0.0.1), so libcurl's connection cache,
  * one per thread, never lends one agent's connection to another. Phases:
- *warm-up (TLS handshake, POST /nonce, boot_aggregate evidence), then SECONDS
- *each of heartbeat evidence (no records) and of RECORDS new records per
- *evidence. Every answer must be 200 "trusted" with the expected next_index,
- *else the run fails (exit 1): a benchmark of failures measures nothing. -P
- *records a perf profile of the verifier per phase in DIR. DIR also receives one
- *fresh quote in tpm2_checkquote's files (the peer).
+ * warm-up (TLS handshake, POST /nonce, boot_aggregate evidence), then
+ * SECONDS each of heartbeat evidence (no records), of RECORDS new records
+ * per evidence, and of GET /v1/health on the same connections ("health":
+ * what a request costs the verifier before any storage or signature).
+ * Every answer must be 200 ("trusted" with the expected next_index for
+ * evidence), else the run fails (exit 1): a benchmark of failures
+ * measures nothing. -P records a perf profile of the verifier per phase
+ * in DIR. DIR also receives one fresh quote in tpm2_checkquote's files
+ * (the peer).
  */
 #include <dirent.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +65,8 @@ struct worker {
 	CURLM *multi; /* its connection cache: one per agent */
 	struct fleet_agent *agents;
 	size_t n;
-	size_t nrec; /* records per evidence in this phase */
+	size_t nrec; /* records per evidence in this phase, or: */
+#define PHASE_HEALTH SIZE_MAX /* GET /v1/health instead of evidence */
 	struct fleet_evidence ev;
 	struct bench_buf resp;
 	uint64_t done; /* evidence answered before the stop */
@@ -308,6 +313,35 @@ static void *warm_up(void *arg)
 	return NULL;
 }
 
+/*
+ * GET /v1/health on the agent's connection: what one request costs the
+ * verifier when it does nothing (TLS, HTTP, TCP, the routing), the part
+ * of a heartbeat no storage or signature is in.
+ */
+static int health(struct worker *w, struct fleet_agent *a)
+{
+	struct bench_conn *ac = a->conn;
+	CURL *c = ac->h;
+	char url[512], msg[64];
+	long status = 0;
+	CURLcode rc;
+
+	snprintf(url, sizeof(url), "%s/v1/health", ac->base);
+	w->resp.len = 0;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	rc = bench_http_perform(w->multi, c);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	if (rc != CURLE_OK)
+		return fail(w, a, "health", curl_easy_strerror(rc));
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200) {
+		snprintf(msg, sizeof(msg), "health: HTTP %ld", status);
+		return fail(w, a, msg, w->resp.data);
+	}
+	return 0;
+}
+
 /* Round robin over the worker's agents until the main thread says stop. */
 static void *steady(void *arg)
 {
@@ -315,7 +349,8 @@ static void *steady(void *arg)
 	size_t i = 0;
 
 	while (!atomic_load(&stop)) {
-		if (attest(w, &w->agents[i], w->nrec) < 0)
+		if ((w->nrec == PHASE_HEALTH ? health(w, &w->agents[i]) :
+		     attest(w, &w->agents[i], w->nrec)) < 0)
 			break;
 		if (!atomic_load(&stop))
 			w->done++;
@@ -569,7 +604,8 @@ static int phase(const struct opts *o, struct worker *w, const char *name,
 	other = (s1.busy - s0.busy) - vcpu - ccpu;
 	printf("%-10s %10.0f %10.0f %9.0f %% %9.0f %% %9.0f %% %9.1f %9.1f "
 	       "%9ld\n",
-	       name, (double)done / t, (double)(done * nrec) / t,
+	       name, (double)done / t,
+	       nrec == PHASE_HEALTH ? 0 : (double)(done * nrec) / t,
 	       100 * vcpu / t, 100 * ccpu / t, other > 0 ? 100 * other / t : 0,
 	       done > 0 ? vcpu * 1e6 / (double)done : 0,
 	       done > 0 ? ccpu * 1e6 / (double)done : 0, rss_kb(verifier_pid));
@@ -766,7 +802,8 @@ int main(int argc, char **argv)
 	       "attest/s", "records/s", "verif CPU", "client CPU", "other CPU",
 	       "verif us", "client us", "RSS KB");
 	if (phase(&o, w, "heartbeat", 0) < 0 ||
-	    phase(&o, w, "records", o.records) < 0)
+	    phase(&o, w, "records", o.records) < 0 ||
+	    phase(&o, w, "health", PHASE_HEALTH) < 0)
 		return 1;
 	rss1 = rss_kb(verifier_pid);
 	printf("verifier sockets open: %zu for %zu agents (their keep-alive "
