@@ -12,15 +12,17 @@
 -- its machine, and a nonce that is not that machine's is unknown to it.
 -- The purge of used and expired nonces (db_retention.c) reads the whole
 -- table, one row per machine, once per retention pass.
+-- (the columns in their old order, as PostgreSQL's table keeps them)
 CREATE TABLE nonces_by_machine (
-	machine_id	TEXT PRIMARY KEY REFERENCES machines(id) ON DELETE CASCADE,
 	value		BLOB NOT NULL,
+	machine_id	TEXT NOT NULL PRIMARY KEY
+			REFERENCES machines(id) ON DELETE CASCADE,
 	expires_at	INTEGER NOT NULL,
 	used		INTEGER NOT NULL DEFAULT 0 CHECK (used IN (0, 1)),
 	seen_at		INTEGER
 ) STRICT, WITHOUT ROWID;
-INSERT INTO nonces_by_machine (machine_id, value, expires_at, used, seen_at)
-	SELECT machine_id, value, expires_at, used, seen_at FROM nonces;
+INSERT INTO nonces_by_machine (value, machine_id, expires_at, used, seen_at)
+	SELECT value, machine_id, expires_at, used, seen_at FROM nonces;
 -- DROP TABLE drops the table's triggers before its rows: no row's
 -- seen_at is handed on (it is kept above)
 DROP TABLE nonces;
