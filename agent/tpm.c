@@ -32,6 +32,7 @@
 #include "file.h"
 #include "log.h"
 #include "tpm.h"
+#include "tpm_public.h"
 
 #define TPM_NV_EK_CERT_RSA 0x01c00002	/* TCG EK Credential Profile 2.5 */
 #define TPM_NV_EK_CERT_ECC 0x01c0000a	/* (RSA 2048 and ECC NIST P-256) */
@@ -331,35 +332,6 @@ static void tpm_ek_template(enum tpm_key_alg alg, TPM2B_PUBLIC *tmpl)
 	}
 }
 
-/* The AK template: what tpm2_createak makes by default (-G rsa / ecc). */
-static void tpm_ak_template(enum tpm_key_alg alg, TPM2B_PUBLIC *tmpl)
-{
-	TPMT_PUBLIC *p = &tmpl->publicArea;
-
-	memset(tmpl, 0, sizeof(*tmpl));
-	p->nameAlg = TPM2_ALG_SHA256;
-	p->objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT;
-	if (alg == TPM_KEY_ECC) {
-		p->type = TPM2_ALG_ECC;
-		p->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
-		p->parameters.eccDetail.scheme.scheme = TPM2_ALG_ECDSA;
-		p->parameters.eccDetail.scheme.details.ecdsa.hashAlg =
-			TPM2_ALG_SHA256;
-		p->parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
-		p->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
-	} else {
-		p->type = TPM2_ALG_RSA;
-		p->parameters.rsaDetail.symmetric.algorithm = TPM2_ALG_NULL;
-		p->parameters.rsaDetail.scheme.scheme = TPM2_ALG_RSASSA;
-		p->parameters.rsaDetail.scheme.details.rsassa.hashAlg =
-			TPM2_ALG_SHA256;
-		p->parameters.rsaDetail.keyBits = 2048;
-		p->parameters.rsaDetail.exponent = 0;
-	}
-}
-
 static uint16_t tpm_key_type(enum tpm_key_alg alg)
 {
 	return alg == TPM_KEY_ECC ? TPM2_ALG_ECC : TPM2_ALG_RSA;
@@ -635,7 +607,7 @@ static enum tpm_status tpm_ak_create(struct tpm *t, const char *path,
 	enum tpm_status st;
 	TSS2_RC rc;
 
-	tpm_ak_template(alg, &tmpl);
+	tpm_public_ak_template(tpm_key_type(alg), &tmpl);
 	st = tpm_ek_session(t, &session);
 	if (st != TPM_OK)
 		goto out;

@@ -72,7 +72,8 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 		if (err != NULL && (err->status == IMT_ERR_MISMATCH ||
 				    db_changes(db) != 1))
 			db_err(err, IMT_ERR_MISMATCH, "no machine %s, or "
-			       "its nonce again", machine_id);
+			       "that nonce is outstanding already",
+			       machine_id);
 		return -1;
 	}
 	return 0;

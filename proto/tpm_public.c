@@ -289,3 +289,31 @@ enum imt_result tpm_public_check_ak(const TPMT_PUBLIC *pub,
 	}
 	return IMT_OK;
 }
+
+void tpm_public_ak_template(TPMI_ALG_PUBLIC type, TPM2B_PUBLIC *tmpl)
+{
+	TPMT_PUBLIC *p = &tmpl->publicArea;
+
+	memset(tmpl, 0, sizeof(*tmpl));
+	p->nameAlg = TPM2_ALG_SHA256;
+	p->objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
+		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
+		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT;
+	if (type == TPM2_ALG_ECC) {
+		p->type = TPM2_ALG_ECC;
+		p->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
+		p->parameters.eccDetail.scheme.scheme = TPM2_ALG_ECDSA;
+		p->parameters.eccDetail.scheme.details.ecdsa.hashAlg =
+			TPM2_ALG_SHA256;
+		p->parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
+		p->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
+	} else {
+		p->type = TPM2_ALG_RSA;
+		p->parameters.rsaDetail.symmetric.algorithm = TPM2_ALG_NULL;
+		p->parameters.rsaDetail.scheme.scheme = TPM2_ALG_RSASSA;
+		p->parameters.rsaDetail.scheme.details.rsassa.hashAlg =
+			TPM2_ALG_SHA256;
+		p->parameters.rsaDetail.keyBits = 2048;
+		p->parameters.rsaDetail.exponent = 0; /* 65537 */
+	}
+}

@@ -84,4 +84,17 @@ enum imt_result tpm_public_name(const TPMT_PUBLIC *pub, uint8_t *name,
 enum imt_result tpm_public_check_ak(const TPMT_PUBLIC *pub,
 				    struct imt_error *err);
 
+/**
+ * tpm_public_ak_template() - the template an agent creates its AK from.
+ * @type: TPM2_ALG_RSA (RSA-2048, RSASSA with SHA-256) or TPM2_ALG_ECC
+ *	  (NIST P-256, ECDSA with SHA-256)
+ * @tmpl: filled; unique is left empty for the TPM (or a software key)
+ *
+ * What tpm2_createak makes by default for -G rsa and -G ecc: nameAlg
+ * SHA-256 and the attributes tpm_public_check_ak() requires, plus
+ * userWithAuth. The agent sends it to its TPM and the benchmarks' software
+ * AKs fill it in, so both present the same public area.
+ */
+void tpm_public_ak_template(TPMI_ALG_PUBLIC type, TPM2B_PUBLIC *tmpl);
+
 #endif /* IMATRUST_TPM_PUBLIC_H */

@@ -23,38 +23,6 @@ static int fail(const char *what)
 	return -1;
 }
 
-/*
- * The TPMT_PUBLIC a TPM2_CreateLoaded of the AK template of @alg yields,
- * the key's public part (unique) left for the caller.
- */
-static void ak_template(TPM2B_PUBLIC *p, enum soft_ak_alg alg)
-{
-	TPMT_PUBLIC *a = &p->publicArea;
-
-	memset(p, 0, sizeof(*p));
-	a->nameAlg = TPM2_ALG_SHA256;
-	a->objectAttributes =
-		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT |
-		TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH;
-	if (alg == SOFT_AK_RSA2048) {
-		a->type = TPM2_ALG_RSA;
-		a->parameters.rsaDetail.symmetric.algorithm = TPM2_ALG_NULL;
-		a->parameters.rsaDetail.scheme.scheme = TPM2_ALG_RSASSA;
-		a->parameters.rsaDetail.scheme.details.rsassa.hashAlg =
-			TPM2_ALG_SHA256;
-		a->parameters.rsaDetail.keyBits = 8 * RSA2048_SIZE;
-		a->parameters.rsaDetail.exponent = 0; /* 65537 */
-		return;
-	}
-	a->type = TPM2_ALG_ECC;
-	a->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
-	a->parameters.eccDetail.scheme.scheme = TPM2_ALG_ECDSA;
-	a->parameters.eccDetail.scheme.details.ecdsa.hashAlg = TPM2_ALG_SHA256;
-	a->parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
-	a->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
-}
-
 /* A P-256 key into @ak->key, its point into @t's unique.ecc. */
 static int p256_new(struct soft_ak *ak, TPMT_PUBLIC *t)
 {
@@ -118,7 +86,9 @@ int soft_ak_new_alg(struct soft_ak *ak, enum soft_ak_alg alg)
 
 	memset(ak, 0, sizeof(*ak));
 	ak->alg = alg;
-	ak_template(&pub, alg);
+	tpm_public_ak_template(alg == SOFT_AK_RSA2048 ? TPM2_ALG_RSA
+						      : TPM2_ALG_ECC,
+			       &pub);
 	if ((alg == SOFT_AK_RSA2048 ? rsa2048_new(ak, &pub.publicArea)
 				    : p256_new(ak, &pub.publicArea)) < 0)
 		return -1;

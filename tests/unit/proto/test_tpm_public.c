@@ -184,6 +184,39 @@ static void test_pkey_matches_tpm2_print(void **state)
 	}
 }
 
+/*
+ * The agent's AK template, given the key swtpm made from tpm2_createak's
+ * default template, is that public area to the byte: the agent asks its
+ * TPM for the key the fixtures (and the peers' tools) describe.
+ */
+static void test_ak_template(void **state)
+{
+	static const struct {
+		const char *fixture;
+		TPMI_ALG_PUBLIC type;
+	} cases[] = { { "ak-rsa", TPM2_ALG_RSA }, { "ak-ecc", TPM2_ALG_ECC } };
+	struct imt_error err;
+	TPMT_PUBLIC made;
+	TPM2B_PUBLIC tmpl;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		load_public(cases[i].fixture, &made);
+		tpm_public_ak_template(cases[i].type, &tmpl);
+		assert_int_equal(tmpl.publicArea.type, cases[i].type);
+		assert_int_equal(tpm_public_check_ak(&tmpl.publicArea, &err),
+				 IMT_OK);
+		tmpl.publicArea.unique = made.unique;
+		assert_memory_equal(&tmpl.publicArea, &made, sizeof(made));
+	}
+	/* The RSA-PSS key is not the agent's: its scheme differs. */
+	load_public("ak-rsapss", &made);
+	tpm_public_ak_template(TPM2_ALG_RSA, &tmpl);
+	tmpl.publicArea.unique = made.unique;
+	assert_memory_not_equal(&tmpl.publicArea, &made, sizeof(made));
+}
+
 static void test_check_ak(void **state)
 {
 	static const struct {
@@ -344,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_ek_names),
 		cmocka_unit_test(test_pkey_matches_tpm2_print),
 		cmocka_unit_test(test_check_ak),
+		cmocka_unit_test(test_ak_template),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_empty),
 		cmocka_unit_test(test_pkey_errors),
