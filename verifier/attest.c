@@ -31,6 +31,7 @@
 #include "attest.h"
 #include "backlog.h"
 #include "boot_check.h"
+#include "boot_memo.h"
 #include "history.h"
 #include "ima_list.h"
 #include "ima_match.h"
@@ -499,26 +500,52 @@ static int check_replay(struct verifier *v, struct attest *a)
 	return take_records(a, m.covered, m.pcr10);
 }
 
-/* Step 5: the boot's firmware event log against the quoted PCRs. */
-static int check_boot_log(struct attest *a)
+int attest_boot_log_bytes_needed(struct verifier *v, struct attest *a)
+{
+	uint8_t key[BOOT_MEMO_KEY_SIZE];
+
+	a->boot_log_memo = 0;
+	if (a->ev->boot_log.len > 0)
+		return 0;
+	a->boot_log_memo =
+		boot_memo_key(a->boot_log.sha256, &a->ev->pcrs, key) == 0 &&
+		boot_memo_passed(v->boot_memo, key);
+	return !a->boot_log_memo;
+}
+
+/*
+ * Step 5: the boot's firmware event log against the quoted PCRs. A stored
+ * log that passed against the same PCRs 0-9 before passes again without
+ * its replay (boot_memo.h): check_pcrs() has proven them by now.
+ */
+static int check_boot_log(struct verifier *v, struct attest *a)
 {
 	const struct wire_blob *sent = &a->ev->boot_log;
 	int stored = a->have_boot_log && !a->new_boot;
 	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
+	uint8_t key[BOOT_MEMO_KEY_SIZE];
 	char reason[BOOT_CHECK_REASON_MAX];
 	const uint8_t *log = NULL;
 	size_t len = 0;
 
 	if (sent->len > 0) {
-		if (stored &&
-		    (db_boot_log_sha256(sent->data, sent->len, sha) < 0 ||
-		     sent->len != a->boot_log.len ||
-		     memcmp(sha, a->boot_log.sha256, sizeof(sha)) != 0))
+		if (db_boot_log_sha256(sent->data, sent->len, sha) < 0)
+			return attest_fail(a, "boot log",
+					   "cannot hash the firmware event log");
+		if (stored && (sent->len != a->boot_log.len ||
+			       memcmp(sha, a->boot_log.sha256,
+				      sizeof(sha)) != 0))
 			return attest_fail(a, "boot log",
 					   "the firmware event log changed within one boot");
 		log = sent->data;
 		len = sent->len;
 	} else if (stored) {
+		if (a->boot_log_memo)
+			return 0;
+		if (a->boot_log.data == NULL)	/* the engine did not read it */
+			return attest_fail(a, "boot log",
+					   "the stored firmware event log was not read");
+		memcpy(sha, a->boot_log.sha256, sizeof(sha));
 		log = a->boot_log.data;
 		len = a->boot_log.len;
 	}
@@ -529,6 +556,8 @@ static int check_boot_log(struct attest *a)
 		return attest_fail(a, "boot log", "%s",
 				   reason[0] != '\0' ? reason :
 				   "the firmware event log is not acceptable");
+	if (boot_memo_key(sha, &a->ev->pcrs, key) == 0)
+		boot_memo_pass(v->boot_memo, key);
 	return 0;
 }
 
@@ -537,7 +566,7 @@ int attest_check(struct verifier *v, struct attest *a)
 	if (check_pcrs(v, a) < 0 || check_boot(a) < 0 ||
 	    history_apply(a) < 0 || check_replay(v, a) < 0)
 		return -1;
-	return check_boot_log(a);
+	return check_boot_log(v, a);
 }
 
 void attest_release(struct attest *a)

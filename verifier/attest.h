@@ -62,9 +62,12 @@ struct attest {
 	struct judge_input *in;
 	char *paths;		/* NUL-terminated copies, one arena */
 	size_t violations;
-	/* the firmware event log stored for the loaded boot (with bytes) */
+	/* the firmware event log stored for the loaded boot; its bytes only
+	 * when attest_boot_log_bytes_needed() said so */
 	struct db_boot_log boot_log;
 	int have_boot_log;
+	int boot_log_memo;	/* the stored log passed against these PCRs
+				 * before (boot_memo.h) */
 	int boot_log_kept;	/* the engine stored the evidence's log */
 	/* the machine's outstanding nonce, read with the machine (step 1) */
 	uint8_t nonce[DB_NONCE_MAX];
@@ -93,6 +96,22 @@ int attest_authenticate(struct verifier *v, struct attest *a);
  * Return: 0, or -1 with @a->check and @a->msg set.
  */
 int attest_authenticate_key(struct attest *a, EVP_PKEY *ak);
+
+/**
+ * attest_boot_log_bytes_needed() - must the engine read the bytes of the
+ * boot's stored firmware event log (@a->boot_log has its digest) for
+ * attest_check()?
+ * @v: the verifier (its boot memo)
+ * @a: the evidence, with @a->boot_log's digest loaded
+ *
+ * Not when the evidence carries a log (compared by digest), nor when the
+ * stored log passed before against the PCRs 0-9 this evidence says were
+ * quoted; attest_check() relies on that pass only after proving those
+ * PCRs against the quote.
+ *
+ * Return: 1 or 0.
+ */
+int attest_boot_log_bytes_needed(struct verifier *v, struct attest *a);
 
 /**
  * attest_check() - everything the TPM vouches for beyond authenticity:

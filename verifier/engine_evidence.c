@@ -2,8 +2,10 @@
 /*
  * engine_evidence.c - one piece of evidence through the engine:
  *
- *  1. under the lock: load the machine, its boot, the boot's firmware
- *     event log and the machine's outstanding nonce;
+ *  1. under the lock: load the machine, its boot, the digest of the
+ *     boot's firmware event log (its bytes only when step 4 must replay
+ *     them: attest_boot_log_bytes_needed()) and the machine's
+ *     outstanding nonce;
  *  2. unlocked: attest_authenticate() (is it the enrolled TPM's quote?);
  *  3. is its nonce the one step 1 read? Until here a failure changes
  *     nothing (rejected, rate-limited event);
@@ -39,16 +41,20 @@ static int load(struct verifier *v, struct attest *a, int64_t now,
 	int rc = -1;
 
 	pthread_mutex_lock(&v->lock);
-	/* four reads, one snapshot and one set of locks */
+	/* four or five reads, one snapshot and one set of locks */
 	if (db_read_begin(v->db, &err) < 0) {
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
 		goto out;
 	}
 	if (engine_load(v, a->ev->agent, &a->m, ans) < 0)
 		goto out;
+	/* the stored log's bytes only when step 4 must replay them */
 	if (db_boot_current(v->db, a->ev->agent, &a->boot, &a->have_boot,
 			    &err) < 0 ||
 	    (a->have_boot &&
+	     db_boot_log_get(v->db, a->boot.id, 0, &a->boot_log,
+			     &a->have_boot_log, &err) < 0) ||
+	    (a->have_boot_log && attest_boot_log_bytes_needed(v, a) &&
 	     db_boot_log_get(v->db, a->boot.id, 1, &a->boot_log,
 			     &a->have_boot_log, &err) < 0) ||
 	    db_nonce_outstanding(v->db, a->ev->agent, now, a->nonce,

@@ -22,6 +22,7 @@
 #include <openssl/x509_vfy.h>
 
 #include "ak_cache.h"
+#include "boot_memo.h"
 #include "backlog.h"
 #include "cluster.h"
 #include "daemon.h"
@@ -329,7 +330,8 @@ static int serve(struct verifier *v)
 	if (open_db(v) < 0 || load_result_key(v) < 0 ||
 	    (v->backlog = backlog_new(v->cfg.backlog_machine_max,
 					  v->cfg.backlog_total_max)) == NULL ||
-	    (v->ak_cache = ak_cache_new()) == NULL)
+	    (v->ak_cache = ak_cache_new()) == NULL ||
+	    (v->boot_memo = boot_memo_new()) == NULL)
 		goto out;
 	fill_fingerprints(v);
 	if (webhook_start(v) < 0)
@@ -384,6 +386,7 @@ out:
 	db_close(v->db);
 	backlog_free(v->backlog);
 	ak_cache_free(v->ak_cache);
+	boot_memo_free(v->boot_memo);
 	policies_free(v);
 	keyring_free(v);
 	X509_STORE_free(v->ek_ca);

@@ -22,6 +22,7 @@
 #include "http.h"
 
 struct ak_cache;
+struct boot_memo;
 struct backlog;
 struct db;
 struct keyring;
@@ -59,6 +60,7 @@ struct verifier {
 	X509_STORE *ek_ca;	/* EK issuers from cfg.ek_ca; NULL if none */
 	struct backlog *backlog;	/* catching-up machines; may be NULL */
 	struct ak_cache *ak_cache;	/* enrolled AKs as keys; may be NULL */
+	struct boot_memo *boot_memo;	/* boot log checks passed; may be NULL */
 	/* policies and signature keys in force (policies.c, keyring.c);
 	 * under lock, loaded on first use */
 	struct policy_set *policies;

@@ -552,7 +552,7 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 static pid_t start_perf(const struct opts *o, const char *phase)
 {
 	char pid[32], path[4096], secs[32];
-	char *argv[] = {"perf",		"record",      "-q",	"-F", "299",
+	char *argv[] = {"perf",		"record",      "-q",	"-F", "1999",
 			"--call-graph", "dwarf,16384", "-p",	pid,  "-o",
 			path,		"--",	       "sleep", secs, NULL};
 

@@ -9,6 +9,7 @@
 
 #include "backlog.h"
 #include "boot_check.h"
+#include "boot_memo.h"
 #include "db_sqlite.h"
 #include "engine_fixture.h"
 #include "ima_build.h"
@@ -699,6 +700,95 @@ static void test_boot_log(void **state)
 	tv_free(t);
 }
 
+/*
+ * A heartbeat of a boot whose stored log passed against the same PCRs 0-9
+ * is not replayed again (boot_memo.h); what the memo remembers vouches
+ * for nothing else. Mallory holds her own TPM; a stranger holds nothing.
+ */
+static void test_boot_log_memo(void **state)
+{
+	struct tv *t = tv_new();
+	uint8_t log[40] = { 0 }, forged[40] = { 0 };
+	struct engine_answer ans;
+	struct wire_evidence *ev;
+	struct sm m, twin, mallory;
+	size_t calls;
+	char *r;
+
+	(void)state;
+	t->v.boot_memo = boot_memo_new();
+	assert_non_null(t->v.boot_memo);
+	memcpy(log + 32, "firmware", 8);
+	sm_new(t, &m, "m1");
+	sm_new(t, &mallory, "mallory");
+	sm_nonce(t, &m, TV_NOW);
+	ev = sm_v2(&m, log, sizeof(log));
+	assert_int_equal(sm_send(t, &m, ev, TV_NOW, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	calls = boot_check_calls;
+	/* heartbeats and records without the log: no replay */
+	assert_string_equal(sm_round(t, &m, TV_NOW + 1), "trusted");
+	sm_measure(&m, "/usr/bin/a", "a");
+	sm_ref(t, "/usr/bin/a", "a");
+	assert_string_equal(sm_round(t, &m, TV_NOW + 2), "trusted");
+	assert_int_equal(boot_check_calls, calls);
+	/* the TPM quotes another PCR 1: the memo's key covers it, so the
+	 * stored log is replayed (the wrapped check looks at PCR 0 only) */
+	m.pcrs.value[1][0] ^= 1;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 3), "trusted");
+	assert_int_equal(boot_check_calls, calls + 1);
+	m.pcrs.value[1][0] ^= 1;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 4), "trusted");
+	assert_int_equal(boot_check_calls, calls + 1);
+	/* another PCR 0: replayed and failed, every time (a failure is not
+	 * remembered) */
+	m.pcrs.value[0][0] ^= 1;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 5), "failed");
+	assert_int_equal(boot_check_calls, calls + 2);
+	r = reason_of(t, "m1");
+	assert_non_null(strstr(r, "\"check\":\"boot log\""));
+	free(r);
+	assert_string_equal(sm_round(t, &m, TV_NOW + 6), "failed");
+	assert_int_equal(boot_check_calls, calls + 3);
+	m.pcrs.value[0][0] ^= 1;
+	assert_string_equal(sm_round(t, &m, TV_NOW + 7), "trusted");
+	assert_int_equal(boot_check_calls, calls + 3);
+	/* Mallory quotes m1's nonce and another PCR 0 with her own TPM,
+	 * and a stranger sends m1's evidence with a log made to pass it and
+	 * a cut signature: both are refused before any check runs, so
+	 * neither can make the memo vouch for that PCR 0 */
+	sm_nonce(t, &m, TV_NOW + 8);
+	m.pcrs.value[0][0] ^= 1;
+	engine_evidence(&t->v, sm_evidence(&m, &mallory.ak, 0), TV_NOW + 8,
+			&ans);
+	assert_int_equal(ans.status, ENGINE_REJECTED);
+	memcpy(forged, m.pcrs.value[0], 32);
+	ev = sm_v2(&m, forged, sizeof(forged));
+	ev->signature.len /= 2;
+	engine_evidence(&t->v, ev, TV_NOW + 8, &ans);
+	assert_true(ans.status != ENGINE_OK);
+	assert_int_equal(boot_check_calls, calls + 3);
+	/* m1's own TPM quoting that PCR 0 is replayed, and fails */
+	assert_string_equal(sm_round(t, &m, TV_NOW + 9), "failed");
+	assert_int_equal(boot_check_calls, calls + 4);
+	m.pcrs.value[0][0] ^= 1;
+	/* another machine with the same firmware log and PCRs: the pass is
+	 * the log's and the PCRs', whichever machine (or verifier) made it */
+	sm_new(t, &twin, "m2");
+	sm_nonce(t, &twin, TV_NOW + 10);
+	ev = sm_v2(&twin, log, sizeof(log));
+	assert_int_equal(sm_send(t, &twin, ev, TV_NOW + 10, &ans), ENGINE_OK);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_int_equal(boot_check_calls, calls + 5);	/* a sent log */
+	assert_string_equal(sm_round(t, &twin, TV_NOW + 11), "trusted");
+	assert_int_equal(boot_check_calls, calls + 5);
+	soft_ak_free(&m.ak);
+	soft_ak_free(&twin.ak);
+	soft_ak_free(&mallory.ak);
+	boot_memo_free(t->v.boot_memo);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_approval),
 		cmocka_unit_test(test_every_row),
 		cmocka_unit_test(test_boot_log),
+		cmocka_unit_test(test_boot_log_memo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

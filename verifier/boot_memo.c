@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * boot_memo.c - firmware event log checks that passed (boot_memo.h).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "boot_memo.h"
+
+#define BOOT_MEMO_PCRS 10	/* PCRs 0-9, what boot_check_evidence() compares */
+
+/* Domain separation: a key of this memo is no other SHA-256 we compute. */
+static const char memo_label[] = "imatrust boot check passed v1";
+
+struct boot_memo {
+	pthread_mutex_t lock;
+	uint8_t used[BOOT_MEMO_SLOTS / 8];
+	uint8_t keys[BOOT_MEMO_SLOTS][BOOT_MEMO_KEY_SIZE];
+};
+
+struct boot_memo *boot_memo_new(void)
+{
+	struct boot_memo *m = calloc(1, sizeof(*m));
+
+	if (m != NULL)
+		pthread_mutex_init(&m->lock, NULL);
+	return m;
+}
+
+void boot_memo_free(struct boot_memo *m)
+{
+	if (m == NULL)
+		return;
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+int boot_memo_key(const uint8_t log_sha256[32], const struct pcr_set *quoted,
+		  uint8_t key[BOOT_MEMO_KEY_SIZE])
+{
+	const uint32_t want = (1u << BOOT_MEMO_PCRS) - 1;
+	uint8_t alg[2];
+	EVP_MD_CTX *ctx;
+	int i, ok;
+
+	if (quoted->algo == NULL || (quoted->present & want) != want)
+		return -1;
+	alg[0] = (uint8_t)(quoted->algo->tpm_alg >> 8);
+	alg[1] = (uint8_t)quoted->algo->tpm_alg;
+	ctx = EVP_MD_CTX_new();
+	ok = ctx != NULL && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+	     EVP_DigestUpdate(ctx, memo_label, sizeof(memo_label)) &&
+	     EVP_DigestUpdate(ctx, log_sha256, 32) &&
+	     EVP_DigestUpdate(ctx, alg, sizeof(alg));
+	for (i = 0; ok && i < BOOT_MEMO_PCRS; i++)
+		ok = EVP_DigestUpdate(ctx, quoted->value[i],
+				      quoted->algo->size);
+	ok = ok && EVP_DigestFinal_ex(ctx, key, NULL);
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -1;
+}
+
+/* The slot of @key: its first bytes, a SHA-256 output, are uniform. */
+static size_t slot_of(const uint8_t key[BOOT_MEMO_KEY_SIZE])
+{
+	return ((size_t)key[0] << 8 | key[1]) % BOOT_MEMO_SLOTS;
+}
+
+int boot_memo_passed(struct boot_memo *m,
+		     const uint8_t key[BOOT_MEMO_KEY_SIZE])
+{
+	size_t s = slot_of(key);
+	int hit;
+
+	if (m == NULL)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	hit = (m->used[s / 8] >> (s % 8) & 1) &&
+	      memcmp(m->keys[s], key, BOOT_MEMO_KEY_SIZE) == 0;
+	pthread_mutex_unlock(&m->lock);
+	return hit;
+}
+
+void boot_memo_pass(struct boot_memo *m, const uint8_t key[BOOT_MEMO_KEY_SIZE])
+{
+	size_t s = slot_of(key);
+
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&m->lock);
+	memcpy(m->keys[s], key, BOOT_MEMO_KEY_SIZE);
+	m->used[s / 8] |= (uint8_t)(1u << (s % 8));
+	pthread_mutex_unlock(&m->lock);
+}
