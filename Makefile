@@ -273,7 +273,7 @@ $(BUILD)/bin/soak-agents: $(BUILD)/tests/bench/soak_agents.o \
 $(BUILD)/bin/bench-verifier: $(BUILD)/tests/bench/bench_verifier.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
-		$(LIBDB) $(LIBIMATRUST)
+		$(LIBVERIFIER) $(LIBDB) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 

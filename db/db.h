@@ -113,18 +113,6 @@ int db_batch_commit(struct db *db, struct imt_error *err);
 void db_batch_abort(struct db *db);
 
 /**
- * db_read_begin() - read what the next calls read from one snapshot, and
- * take SQLite's locks once for them rather than once per statement (a
- * deferred BEGIN); db_read_end() ends it. Reads only in between: a
- * writing call fails. Outside a batch or import only. PostgreSQL: nothing
- * (its reads take no lock to save, and a transaction would only add two
- * round trips; each statement reads its own snapshot, as without it).
- */
-int db_read_begin(struct db *db, struct imt_error *err);
-/** db_read_end() - end db_read_begin()'s transaction; safe without one. */
-void db_read_end(struct db *db);
-
-/**
  * db_durable_commits() - make the next commits durable against a power
  * loss (@on 1: synchronous = FULL, the WAL is synced at every commit),
  * or back to the default (@on 0: NORMAL, db_sqlite_open.c explains).
@@ -1366,6 +1354,42 @@ int db_record_list_known(struct db *db, int64_t boot_id, enum db_known_set set,
 int db_record_set_verdicts(struct db *db, int64_t boot_id,
 			   const struct db_verdict_update *u, size_t n,
 			   struct imt_error *err);
+
+/* ---- what evidence reads of its machine (db_evidence.c) -------------- */
+
+/*
+ * A machine as the evidence path sees it, read by one statement: one
+ * snapshot and, on PostgreSQL, one round trip instead of one a table.
+ */
+struct db_evidence_view {
+	struct db_machine m;	/* release with db_evidence_view_release() */
+	int found;		/* 0: no such machine, nothing else is set */
+	struct db_boot boot;	/* the current boot */
+	int have_boot;
+	struct db_boot_log log;	/* the boot's firmware event log: digest and
+				 * length, never its bytes (data NULL) */
+	int have_log;
+	uint8_t nonce[DB_NONCE_MAX];	/* outstanding: unused, unexpired */
+	size_t nonce_len;
+	int64_t nonce_expires;
+	int have_nonce;
+};
+
+/**
+ * db_evidence_view_get() - machine @id, its current boot, that boot's log
+ * digest and its nonce outstanding at @now, as db_machine_get(),
+ * db_boot_current(), db_boot_log_get() without the log and
+ * db_nonce_outstanding() would read them, in one statement.
+ * @out: filled; release with db_evidence_view_release() (also when not
+ *       found)
+ *
+ * Return: 0 (see @out->found) or -1 with @err.
+ */
+int db_evidence_view_get(struct db *db, const char *id, int64_t now,
+			 struct db_evidence_view *out, struct imt_error *err);
+
+/** db_evidence_view_release() - what db_evidence_view_get() allocated. */
+void db_evidence_view_release(struct db_evidence_view *v);
 
 /* ---- retention (db_retention.c) --------------------------------------- */
 

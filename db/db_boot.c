@@ -52,40 +52,35 @@ static int check_verdict(enum db_verdict v, struct imt_error *err)
 	return 0;
 }
 
-#define SQL_BOOT_COLUMNS \
-	"SELECT id, reset_count, restart_count, started_at, " \
-	"next_record_index, pcr10_sha1, pcr10_sha256, boot_aggregate, " \
-	"coalesce(history_from, 0), coalesce(history_to, 0), " \
-	"history_followed FROM boots "
+#define SQL_BOOT_COLUMNS "SELECT " DB_BOOT_SELECT " FROM boots b "
 
 static const char sql_boot_current[] =
-	SQL_BOOT_COLUMNS "WHERE machine_id = ?1 ORDER BY id DESC LIMIT 1";
-static const char sql_boot_get[] = SQL_BOOT_COLUMNS "WHERE id = ?1";
+	SQL_BOOT_COLUMNS "WHERE b.machine_id = ?1 ORDER BY b.id DESC LIMIT 1";
+static const char sql_boot_get[] = SQL_BOOT_COLUMNS "WHERE b.id = ?1";
 
-/* Fill @b from the current row; -1 when a stored value is out of shape. */
-static int boot_from_row(struct db_stmt *st, struct db_boot *b)
+int db_boot_from_row(struct db_stmt *st, int c, struct db_boot *b)
 {
-	int agg = db_col_bytes(st, 7);
+	int agg = db_col_bytes(st, c + 7);
 
 	memset(b, 0, sizeof(*b));
-	if (db_col_bytes(st, 5) != DB_PCR_SHA1_SIZE ||
-	    db_col_bytes(st, 6) != DB_PCR_SHA256_SIZE ||
-	    agg > DB_DIGEST_MAX || db_col_int64(st, 1) > UINT32_MAX ||
-	    db_col_int64(st, 2) > UINT32_MAX)
+	if (db_col_bytes(st, c + 5) != DB_PCR_SHA1_SIZE ||
+	    db_col_bytes(st, c + 6) != DB_PCR_SHA256_SIZE ||
+	    agg > DB_DIGEST_MAX || db_col_int64(st, c + 1) > UINT32_MAX ||
+	    db_col_int64(st, c + 2) > UINT32_MAX)
 		return -1;
-	b->id = db_col_int64(st, 0);
-	b->reset_count = (uint32_t)db_col_int64(st, 1);
-	b->restart_count = (uint32_t)db_col_int64(st, 2);
-	b->started_at = db_col_int64(st, 3);
-	b->next_record_index = (uint64_t)db_col_int64(st, 4);
-	memcpy(b->pcr10_sha1, db_col_blob(st, 5), DB_PCR_SHA1_SIZE);
-	memcpy(b->pcr10_sha256, db_col_blob(st, 6), DB_PCR_SHA256_SIZE);
+	b->id = db_col_int64(st, c + 0);
+	b->reset_count = (uint32_t)db_col_int64(st, c + 1);
+	b->restart_count = (uint32_t)db_col_int64(st, c + 2);
+	b->started_at = db_col_int64(st, c + 3);
+	b->next_record_index = (uint64_t)db_col_int64(st, c + 4);
+	memcpy(b->pcr10_sha1, db_col_blob(st, c + 5), DB_PCR_SHA1_SIZE);
+	memcpy(b->pcr10_sha256, db_col_blob(st, c + 6), DB_PCR_SHA256_SIZE);
 	if (agg > 0)
-		memcpy(b->boot_aggregate, db_col_blob(st, 7), (size_t)agg);
+		memcpy(b->boot_aggregate, db_col_blob(st, c + 7), (size_t)agg);
 	b->boot_aggregate_len = (size_t)agg;
-	b->history_from = (uint64_t)db_col_int64(st, 8);
-	b->history_to = (uint64_t)db_col_int64(st, 9);
-	b->history_followed = db_col_int(st, 10) != 0;
+	b->history_from = (uint64_t)db_col_int64(st, c + 8);
+	b->history_to = (uint64_t)db_col_int64(st, c + 9);
+	b->history_followed = db_col_int(st, c + 10) != 0;
 	return 0;
 }
 
@@ -98,7 +93,7 @@ static int boot_row(struct db *db, struct db_stmt *st, struct db_boot *out,
 	*found = 0;
 	step = db_step(st);
 	if (step == DB_ROW) {
-		if (boot_from_row(st, out) < 0) {
+		if (db_boot_from_row(st, 0, out) < 0) {
 			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				      IMT_NO_POS, "corrupt boot row");
 			goto out;

@@ -34,7 +34,6 @@ struct db_conn;
 struct db {
 	struct db_conn *conn;
 	int batch_open;		/* 1 from db_batch_begin to its end */
-	int read_open;		/* 1 from db_read_begin to db_read_end */
 	/* The open reference import, between import_begin and commit/abort */
 	int import_open;
 	int64_t import_source;	/* its sources.id */
@@ -170,6 +169,42 @@ int db_identity_get(struct db *db, const char *id, const uint8_t *ek_fpr,
 int db_log_columns(struct db_stmt *st, int sha_col, int len_col, int with_log,
 		   uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE], size_t *len,
 		   uint8_t **data, struct imt_error *err);
+
+/*
+ * A machine's columns (db_machine.c) and a boot's (db_boot.c), for the
+ * queries that read them beside others (db_evidence.c). When the machine
+ * was last seen: the later of machines.last_seen and its nonce row's
+ * seen_at, where evidence leaves it (0014_nonce_seen.sql).
+ */
+#define DB_MACHINE_SEEN \
+	"(CASE WHEN n.seen_at > coalesce(m.last_seen, 0) THEN n.seen_at " \
+	"ELSE m.last_seen END)"
+#define DB_MACHINE_SELECT \
+	"m.id, m.ek_pub, m.ek_cert, m.ak_pub, m.ak_name, m.state, " \
+	"m.state_reason, m.created_at, " DB_MACHINE_SEEN ", m.approved, " \
+	"m.activated, m.bank, m.rejected_at, m.ek_fpr"
+#define DB_MACHINE_FROM \
+	"FROM machines m LEFT JOIN nonces n ON n.machine_id = m.id "
+#define DB_MACHINE_COLS 14
+#define DB_BOOT_SELECT \
+	"b.id, b.reset_count, b.restart_count, b.started_at, " \
+	"b.next_record_index, b.pcr10_sha1, b.pcr10_sha256, " \
+	"b.boot_aggregate, coalesce(b.history_from, 0), " \
+	"coalesce(b.history_to, 0), b.history_followed"
+#define DB_BOOT_COLS 11
+
+/*
+ * db_machine_from_row() - the machine in DB_MACHINE_SELECT's columns,
+ * from column @base of the row at @st, with owned copies (release with
+ * db_machine_release()); -1 on a corrupt row or no memory.
+ */
+int db_machine_from_row(struct db_stmt *st, int base, struct db_machine *m);
+
+/*
+ * db_boot_from_row() - the boot in DB_BOOT_SELECT's columns, from column
+ * @base of the row at @st; -1 when a stored value is out of shape.
+ */
+int db_boot_from_row(struct db_stmt *st, int base, struct db_boot *b);
 
 /* db_hook() - run the test hook for @point, if one is set. */
 void db_hook(struct db *db, const char *point);

@@ -157,18 +157,9 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 	return db_commit(db, err);
 }
 
-/*
- * When the machine was last seen: the later of machines.last_seen and its
- * nonce row's seen_at, where evidence leaves it (0014_nonce_seen.sql).
- */
-#define SQL_SEEN \
-	"(CASE WHEN n.seen_at > coalesce(m.last_seen, 0) THEN n.seen_at " \
-	"ELSE m.last_seen END)"
+#define SQL_SEEN DB_MACHINE_SEEN
 #define SQL_MACHINE_COLUMNS \
-	"SELECT m.id, m.ek_pub, m.ek_cert, m.ak_pub, m.ak_name, m.state, " \
-	"m.state_reason, m.created_at, " SQL_SEEN ", m.approved, " \
-	"m.activated, m.bank, m.rejected_at, m.ek_fpr FROM machines m " \
-	"LEFT JOIN nonces n ON n.machine_id = m.id "
+	"SELECT " DB_MACHINE_SELECT " " DB_MACHINE_FROM
 
 static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE m.id = ?1";
 static const char sql_machine_list[] =
@@ -205,37 +196,37 @@ static const char sql_machine_seen_fold[] =
 	"FROM nonces n WHERE n.machine_id = machines.id AND n.seen_at >= ?1)";
 
 /* Fill @m from the current row with borrowed pointers; -1 if corrupt. */
-static int machine_from_row(struct db_stmt *st, struct db_machine *m)
+static int machine_from_row(struct db_stmt *st, int b, struct db_machine *m)
 {
-	const char *id = db_col_text(st, 0);
-	int ak_len = db_col_bytes(st, 4);
+	const char *id = db_col_text(st, b + 0);
+	int ak_len = db_col_bytes(st, b + 4);
 
 	memset(m, 0, sizeof(*m));
 	if (id == NULL || strlen(id) > DB_MACHINE_ID_MAX ||
 	    ak_len > DB_AK_NAME_MAX ||
-	    db_machine_state_parse(db_col_text(st, 5), &m->state) < 0)
+	    db_machine_state_parse(db_col_text(st, b + 5), &m->state) < 0)
 		return -1;
 	strcpy(m->id, id);
-	m->ek_pub = (uint8_t *)db_col_blob(st, 1);
-	m->ek_pub_len = (size_t)db_col_bytes(st, 1);
-	m->ek_cert = (uint8_t *)db_col_blob(st, 2);
-	m->ek_cert_len = (size_t)db_col_bytes(st, 2);
-	m->ak_pub = (uint8_t *)db_col_blob(st, 3);
-	m->ak_pub_len = (size_t)db_col_bytes(st, 3);
+	m->ek_pub = (uint8_t *)db_col_blob(st, b + 1);
+	m->ek_pub_len = (size_t)db_col_bytes(st, b + 1);
+	m->ek_cert = (uint8_t *)db_col_blob(st, b + 2);
+	m->ek_cert_len = (size_t)db_col_bytes(st, b + 2);
+	m->ak_pub = (uint8_t *)db_col_blob(st, b + 3);
+	m->ak_pub_len = (size_t)db_col_bytes(st, b + 3);
 	if (ak_len > 0)
-		memcpy(m->ak_name, db_col_blob(st, 4), (size_t)ak_len);
+		memcpy(m->ak_name, db_col_blob(st, b + 4), (size_t)ak_len);
 	m->ak_name_len = (size_t)ak_len;
-	m->state_reason = (char *)db_col_text(st, 6);
-	m->created_at = db_col_int64(st, 7);
-	m->last_seen = db_col_int64(st, 8);
-	m->approved = db_col_int(st, 9);
-	m->activated = db_col_int(st, 10);
+	m->state_reason = (char *)db_col_text(st, b + 6);
+	m->created_at = db_col_int64(st, b + 7);
+	m->last_seen = db_col_int64(st, b + 8);
+	m->approved = db_col_int(st, b + 9);
+	m->activated = db_col_int(st, b + 10);
 	snprintf(m->bank, sizeof(m->bank), "%s",
-		 db_col_is_null(st, 11) ? "" :
-		 db_col_text(st, 11));
-	m->rejected_at = db_col_int64(st, 12);
-	if (db_col_bytes(st, 13) == DB_FPR_SIZE) {
-		memcpy(m->ek_fpr, db_col_blob(st, 13), DB_FPR_SIZE);
+		 db_col_is_null(st, b + 11) ? "" :
+		 db_col_text(st, b + 11));
+	m->rejected_at = db_col_int64(st, b + 12);
+	if (db_col_bytes(st, b + 13) == DB_FPR_SIZE) {
+		memcpy(m->ek_fpr, db_col_blob(st, b + 13), DB_FPR_SIZE);
 		m->has_ek_fpr = 1;
 	}
 	return 0;
@@ -272,6 +263,12 @@ static int machine_own(struct db_machine *m)
 		return -1;
 	}
 	return 0;
+}
+
+int db_machine_from_row(struct db_stmt *st, int base, struct db_machine *m)
+{
+	return machine_from_row(st, base, m) < 0 || machine_own(m) < 0 ?
+	       -1 : 0;
 }
 
 void db_machine_release(struct db_machine *m)
@@ -311,7 +308,7 @@ int db_machine_get(struct db *db, const char *id, struct db_machine *out,
 		db_fail(db, err, "machine");
 		goto out;
 	}
-	if (machine_from_row(st, &m) < 0 || machine_own(&m) < 0) {
+	if (db_machine_from_row(st, 0, &m) < 0) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
 			      "machine %s: corrupt row or out of memory", id);
 		goto out;
@@ -332,7 +329,7 @@ static int machine_rows(struct db *db, struct db_stmt *st, db_machine_cb cb,
 	int rc = -1, step;
 
 	while ((step = db_step(st)) == DB_ROW) {
-		if (machine_from_row(st, &m) < 0) {
+		if (machine_from_row(st, 0, &m) < 0) {
 			db_err(err, IMT_ERR_INTERNAL, "corrupt machine row");
 			goto out;
 		}

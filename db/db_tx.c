@@ -125,36 +125,6 @@ void db_batch_abort(struct db *db)
 	db_rollback(db);
 }
 
-static const char sql_read_begin[] = "BEGIN";
-
-int db_read_begin(struct db *db, struct imt_error *err)
-{
-	if (db == NULL)
-		return db_bad(err, "no database");
-	if (db->batch_open || db->import_open || db_in_transaction(db))
-		return db_err(err, IMT_ERR_MISMATCH,
-			      "a transaction is open already");
-	if (db_dialect(db) != DB_DIALECT_SQLITE)
-		return 0;
-	db->tx_serial++;
-	if (run(db, sql_read_begin, err) < 0)
-		return -1;
-	db->read_open = 1;
-	return 0;
-}
-
-void db_read_end(struct db *db)
-{
-	if (db == NULL || !db->read_open)
-		return;
-	db->read_open = 0;
-	if (!db_in_transaction(db))
-		return;
-	/* nothing written: COMMIT only drops the read lock */
-	if (run(db, sql_commit, NULL) < 0)
-		db_rollback(db);
-}
-
 /* What the backend does, and why only on request: db_conn_durable(). */
 int db_durable_commits(struct db *db, int on, struct imt_error *err)
 {

@@ -2,16 +2,17 @@
 /*
  * engine_evidence.c - one piece of evidence through the engine:
  *
- *  1. under the lock: load the machine, its boot, the digest of the
- *     boot's firmware event log (its bytes only when step 4 must replay
- *     them: attest_boot_log_bytes_needed()) and the machine's
- *     outstanding nonce;
+ *  1. under the lock, one statement (db_evidence_view_get()): the
+ *     machine, its boot, the digest of the boot's firmware event log and
+ *     the machine's outstanding nonce; the log's bytes only when step 4
+ *     must replay them (attest_boot_log_bytes_needed());
  *  2. unlocked: attest_authenticate() (is it the enrolled TPM's quote?);
  *  3. is its nonce the one step 1 read? Until here a failure changes
  *     nothing (rejected, rate-limited event);
  *  4. unlocked: attest_check() (PCRs, bank, counters, replay, the boot's
  *     event log through boot_check_evidence());
- *  5. under the lock, one transaction: the nonce consumed, the records
+ *  5. under the lock, one transaction: the nonce consumed, the machine
+ *     and its boot read again (the same statement as step 1), the records
  *     judged and stored, a boot's first event log kept, the state set
  *     through the table, the next nonce issued (the nonce's row is
  *     written once: db_nonce_renew()); or, when step 4 failed,
@@ -32,40 +33,69 @@
 #include "log.h"
 #include "policies.h"
 
+/*
+ * The machine as step 1 and step 5 read it: one statement
+ * (db_evidence_view_get()). -1 with @ans filled: storage, or (@ans's
+ * status ENGINE_UNKNOWN) no such machine.
+ */
+static int view(struct verifier *v, struct attest *a, int64_t now,
+		struct db_evidence_view *view, struct engine_answer *ans,
+		struct imt_error *err)
+{
+	if (db_evidence_view_get(v->db, a->ev->agent, now, view, err) < 0) {
+		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err->msg);
+		return -1;
+	}
+	if (!view->found) {
+		engine_answer_set(ans, ENGINE_UNKNOWN,
+				  "unknown agent %s: enroll first",
+				  a->ev->agent);
+		return -1;
+	}
+	return 0;
+}
+
 /* Step 1; -1 with @ans filled. */
 static int load(struct verifier *v, struct attest *a, int64_t now,
 		struct engine_answer *ans)
 {
+	struct db_evidence_view vw;
 	struct imt_error err;
-	int64_t expires;
 	int rc = -1;
 
 	pthread_mutex_lock(&v->lock);
-	/* four or five reads, one snapshot and one set of locks */
-	if (db_read_begin(v->db, &err) < 0) {
-		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+	if (view(v, a, now, &vw, ans, &err) < 0)
+		goto out;
+	a->m = vw.m;		/* taken: attest_release() frees it */
+	a->boot = vw.boot;
+	a->have_boot = vw.have_boot;
+	a->boot_log = vw.log;
+	a->have_boot_log = vw.have_log;
+	memcpy(a->nonce, vw.nonce, vw.nonce_len);
+	a->nonce_len = vw.nonce_len;
+	a->have_nonce = vw.have_nonce;
+	if (!a->m.activated) {
+		engine_answer_set(ans, ENGINE_NOT_ACTIVATED,
+				  "not activated: enroll first");
 		goto out;
 	}
-	if (engine_load(v, a->ev->agent, &a->m, ans) < 0)
-		goto out;
 	/* the stored log's bytes only when step 4 must replay them */
-	if (db_boot_current(v->db, a->ev->agent, &a->boot, &a->have_boot,
-			    &err) < 0 ||
-	    (a->have_boot &&
-	     db_boot_log_get(v->db, a->boot.id, 0, &a->boot_log,
-			     &a->have_boot_log, &err) < 0) ||
-	    (a->have_boot_log && attest_boot_log_bytes_needed(v, a) &&
-	     db_boot_log_get(v->db, a->boot.id, 1, &a->boot_log,
-			     &a->have_boot_log, &err) < 0) ||
-	    db_nonce_outstanding(v->db, a->ev->agent, now, a->nonce,
-				 &a->nonce_len, &expires, &a->have_nonce,
-				 &err) < 0) {
-		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
-		goto out;
+	if (a->have_boot_log && attest_boot_log_bytes_needed(v, a)) {
+		if (db_boot_log_get(v->db, a->boot.id, 1, &a->boot_log,
+				    &a->have_boot_log, &err) < 0) {
+			engine_answer_set(ans, ENGINE_STORAGE, "storage: %s",
+					  err.msg);
+			goto out;
+		}
+		if (!a->have_boot_log) {	/* the boot went meanwhile */
+			engine_answer_set(ans, ENGINE_CONFLICT,
+					  "concurrent change of %s: take a new nonce and resend",
+					  a->ev->agent);
+			goto out;
+		}
 	}
 	rc = 0;
 out:
-	db_read_end(v->db);
 	pthread_mutex_unlock(&v->lock);
 	return rc;
 }
@@ -334,37 +364,32 @@ static int store_failure(struct verifier *v, struct attest *a, int64_t now,
 	return rc < 0 ? -1 : 0;
 }
 
-/* Read the machine again (v->lock held): 0, 1 gone (answered), -1. */
-static int reload(struct verifier *v, struct attest *a,
-		  struct engine_answer *ans, struct imt_error *err)
+/*
+ * Read the machine again (v->lock held, batch open): a re-judge or an
+ * operator may have moved it while we checked, and concurrent evidence
+ * its boot. 0 (@same: the boot is still the one checked against), 1 gone
+ * (answered), -1 with @err.
+ */
+static int reload(struct verifier *v, struct attest *a, int64_t now,
+		  int *same, struct engine_answer *ans, struct imt_error *err)
 {
-	int found;
+	struct db_evidence_view vw;
 
-	db_machine_release(&a->m);
-	if (db_machine_get(v->db, a->ev->agent, &a->m, &found, err) < 0)
-		return -1;
-	if (!found) {
-		engine_answer_set(ans, ENGINE_UNKNOWN,
-				  "unknown agent %s: removed meanwhile",
-				  a->ev->agent);
-		return 1;
+	if (view(v, a, now, &vw, ans, err) < 0) {
+		if (ans->status == ENGINE_UNKNOWN)
+			engine_answer_set(ans, ENGINE_UNKNOWN,
+					  "unknown agent %s: removed meanwhile",
+					  a->ev->agent);
+		return ans->status == ENGINE_UNKNOWN ? 1 : -1;
 	}
-	return 0;
-}
-
-/* The boot this evidence was checked against is still the stored one. */
-static int same_boot(struct verifier *v, const struct attest *a, int *same,
-		     struct imt_error *err)
-{
-	struct db_boot now_boot;
-	int found;
-
-	if (db_boot_current(v->db, a->ev->agent, &now_boot, &found, err) < 0)
-		return -1;
-	*same = found == a->have_boot &&
-		(!found || (now_boot.id == a->boot.id &&
-			    now_boot.next_record_index ==
-			    a->boot.next_record_index));
+	db_machine_release(&a->m);
+	a->m = vw.m;
+	vw.m = (struct db_machine){ 0 };
+	*same = vw.have_boot == a->have_boot &&
+		(!vw.have_boot || (vw.boot.id == a->boot.id &&
+				   vw.boot.next_record_index ==
+				   a->boot.next_record_index));
+	db_evidence_view_release(&vw);
 	return 0;
 }
 
@@ -461,9 +486,9 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 			 err);
 	if (rc != 0)
 		return rc;
-	/* a re-judge or an operator may have moved it while we checked */
-	if (reload(v, a, ans, err) != 0)
-		return ans->status != ENGINE_OK ? 1 : -1;
+	rc = reload(v, a, now, &same, ans, err);
+	if (rc != 0)
+		return rc;
 	state = a->m.state;
 	if (!checks_ok) {
 		if (store_failure(v, a, now, &state, err) < 0)
@@ -472,8 +497,6 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 		a->next = a->have_boot && !a->new_boot ?
 			  a->boot.next_record_index : 0;
 	} else {
-		if (same_boot(v, a, &same, err) < 0)
-			return -1;
 		if (!same) {
 			engine_answer_set(ans, ENGINE_CONFLICT,
 					  "concurrent evidence for %s: take a new nonce and resend",

@@ -17,11 +17,17 @@
 #include "ima_build.h"
 #include "ima_list.h"
 #include "ima_replay.h"
+#include "tcg_log.h"
 
 static struct fleet_record boot_aggregate;
 static struct fleet_record pool[FLEET_POOL];
 static char pool_path[FLEET_POOL][96];
 static uint8_t pool_digest[FLEET_POOL][32];
+
+/* Every agent's boot: its firmware event log (none: PCRs 0-9 all zero). */
+static uint8_t *boot_log;
+static size_t boot_log_len;
+static uint8_t boot_pcrs[10][32];
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -63,6 +69,46 @@ static int build(struct fleet_record *r, const char *path,
 	return 0;
 }
 
+int fleet_boot_log(const char *path)
+{
+	struct pcr_set replayed;
+	struct imt_error err;
+	FILE *f = fopen(path, "rb");
+	long len;
+	int i;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) < 0 || (len = ftell(f)) <= 0 ||
+	    fseek(f, 0, SEEK_SET) < 0 ||
+	    (boot_log = malloc((size_t)len)) == NULL ||
+	    fread(boot_log, 1, (size_t)len, f) != (size_t)len) {
+		perror(path);
+		if (f != NULL)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	boot_log_len = (size_t)len;
+	pcr_set_init(&replayed, hash_algo_bank("sha256"));
+	if (tcg_log_replay(boot_log, boot_log_len, &replayed, 1, &err) !=
+	    IMT_OK) {
+		fprintf(stderr, "bench: %s: %s\n", path, err.msg);
+		return -1;
+	}
+	for (i = 0; i < 10; i++)
+		memcpy(boot_pcrs[i], replayed.value[i], 32);
+	return 0;
+}
+
+const uint8_t *fleet_boot_log_data(void)
+{
+	return boot_log;
+}
+
+size_t fleet_boot_log_len(void)
+{
+	return boot_log_len;
+}
+
 int fleet_pool_init(void)
 {
 	static const char *const dirs[] = {
@@ -74,7 +120,7 @@ int fleet_pool_init(void)
 		"/etc/",
 	};
 	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
-	uint8_t zeros[10 * 32] = {0}, digest[32];
+	uint8_t digest[32];
 	struct imt_error err;
 	struct ima_replay *replay =
 		ima_replay_new(hash_algo_bank("sha256"), &err);
@@ -85,7 +131,8 @@ int fleet_pool_init(void)
 		fprintf(stderr, "bench: %s\n", err.msg);
 		return -1;
 	}
-	EVP_Digest(zeros, sizeof(zeros), digest, NULL, EVP_sha256(), NULL);
+	EVP_Digest(boot_pcrs, sizeof(boot_pcrs), digest, NULL, EVP_sha256(),
+		   NULL);
 	if (build(&boot_aggregate, "boot_aggregate", digest, replay) < 0)
 		goto out;
 	for (i = 0; i < FLEET_POOL; i++) {
@@ -189,6 +236,18 @@ static void extend(uint8_t *pcr, const uint8_t *hash)
 	EVP_Digest(buf, sizeof(buf), pcr, NULL, EVP_sha256(), NULL);
 }
 
+/* The sha256 PCRs 0-10 an agent quotes: its boot's 0-9, then @pcr10. */
+static void fleet_pcrs(struct pcr_set *pcrs, const uint8_t pcr10[32])
+{
+	int i;
+
+	pcr_set_init(pcrs, hash_algo_bank("sha256"));
+	pcrs->present = (1u << SOFT_AK_PCRS) - 1;
+	for (i = 0; i < 10; i++)
+		memcpy(pcrs->value[i], boot_pcrs[i], 32);
+	memcpy(pcrs->value[10], pcr10, 32);
+}
+
 char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 		     struct fleet_evidence *e)
 {
@@ -213,9 +272,7 @@ char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 		extend(e->pcr10, r->hash);
 	}
 	e->next = a->next + nrec;
-	pcr_set_init(&pcrs, hash_algo_bank("sha256"));
-	pcrs.present = (1u << SOFT_AK_PCRS) - 1;
-	memcpy(pcrs.value[10], e->pcr10, 32);
+	fleet_pcrs(&pcrs, e->pcr10);
 	q = (struct soft_quote){
 		.nonce = a->nonce,
 		.nonce_len = a->nonce_len,
@@ -235,6 +292,13 @@ char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 	ev.pcrs = pcrs;
 	ev.first_index = a->next;
 	ev.records = (struct wire_blob){len > 0 ? e->records : NULL, len};
+	/* with a boot log: a v2 agent, which sends it with its first
+	 * evidence; the verifier checks it on every one after */
+	if (boot_log_len > 0) {
+		ev.version = 2;
+		if (ev.first_index == 0)
+			ev.boot_log = (struct wire_blob){boot_log, boot_log_len};
+	}
 	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
 	if (json == NULL)
 		fprintf(stderr, "bench: evidence of %s: %s\n", a->id, err.msg);
@@ -313,9 +377,7 @@ int fleet_write_peer(struct fleet_agent *a, const char *dir)
 
 	if (RAND_bytes(nonce, sizeof(nonce)) != 1)
 		return -1;
-	pcr_set_init(&pcrs, hash_algo_bank("sha256"));
-	pcrs.present = (1u << SOFT_AK_PCRS) - 1;
-	memcpy(pcrs.value[10], a->pcr10, 32);
+	fleet_pcrs(&pcrs, a->pcr10);
 	q = (struct soft_quote){
 		.nonce = nonce,
 		.nonce_len = sizeof(nonce),

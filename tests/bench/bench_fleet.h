@@ -48,8 +48,23 @@ struct fleet_evidence {
 #define FLEET_BATCH_MAX 1000 /* records in one evidence */
 
 /**
- * fleet_pool_init() - build the boot_aggregate record (over all-zero
- * sha256 PCRs 0-9) and FLEET_POOL ima-ng records with random paths and
+ * fleet_boot_log() - give every agent the boot of the firmware event log
+ * at @path: PCRs 0-9 are its sha256 replay, and each agent sends it with
+ * its first evidence (as a v2 agent). Call before fleet_pool_init().
+ *
+ * Return: 0, or -1 with a message on stderr.
+ */
+int fleet_boot_log(const char *path);
+
+/** fleet_boot_log_data() - that log; NULL when there is none. */
+const uint8_t *fleet_boot_log_data(void);
+
+/** fleet_boot_log_len() - bytes of that log; 0 when there is none. */
+size_t fleet_boot_log_len(void);
+
+/**
+ * fleet_pool_init() - build the boot_aggregate record (over the sha256
+ * PCRs 0-9 of the agents' boot: all zero without fleet_boot_log()) and FLEET_POOL ima-ng records with random paths and
  * digests; their template hashes come from libimatrust's replay, which
  * is what the verifier computes.
  *

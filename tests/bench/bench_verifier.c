@@ -22,7 +22,9 @@
  * what a request costs the verifier before any storage or signature).
  * Every answer must be 200 ("trusted" with the expected next_index for
  * evidence), else the run fails (exit 1): a benchmark of failures
- * measures nothing. -P records a perf profile of the verifier per phase
+ * measures nothing. -L gives every agent a boot with that firmware event
+ * log, which the verifier checks against PCRs 0-9 on every evidence, as
+ * it does for real machines. -P records a perf profile of the verifier per phase
  * in DIR. DIR also receives one fresh quote in tpm2_checkquote's files
  * (the peer).
  */
@@ -44,6 +46,7 @@
 
 #include "bench_fleet.h"
 #include "bench_http.h"
+#include "boot_check.h"
 #include "tpm_quote.h"
 
 #define THREADS_MAX 256
@@ -57,6 +60,7 @@ struct opts {
 	int perf;
 	unsigned int port;
 	const char *db, *ca, *dir;
+	const char *boot_log; /* the agents' firmware event log, or NULL */
 	char **verifier;
 };
 
@@ -448,6 +452,22 @@ static int cost_verify(struct cost_ctx *c)
 	return rc == IMT_OK ? 0 : -1;
 }
 
+/*
+ * What a heartbeat of a machine with a stored firmware event log paid
+ * before the boot memo: the check of the whole log (verifier/boot_memo.h).
+ */
+static int cost_boot_log(struct cost_ctx *c)
+{
+	char reason[BOOT_CHECK_REASON_MAX];
+
+	if (boot_check_evidence(fleet_boot_log_data(), fleet_boot_log_len(),
+				&c->ev_in.pcrs, reason, sizeof(reason)) ==
+	    IMT_OK)
+		return 0;
+	fprintf(stderr, "bench: the agents' boot log fails: %s\n", reason);
+	return -1;
+}
+
 /* tpm_quote_check() with the AK key at hand: signature, nonce, PCRs. */
 static int cost_quote(struct cost_ctx *c)
 {
@@ -495,7 +515,7 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 	struct imt_error err;
 	TPMT_PUBLIC pub;
 	const char *sig = soft_ak_sig_name(o->ak);
-	double v[7];
+	double v[8] = {0};
 	size_t k;
 
 	scratch.next = 1; /* past boot_aggregate */
@@ -516,6 +536,8 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 			v[4] = cost_of(cost_ak, &c);
 			v[5] = cost_of(cost_quote, &c);
 			v[6] = cost_of(cost_verify, &c);
+			v[7] = fleet_boot_log_len() > 0 ?
+			       cost_of(cost_boot_log, &c) : 0;
 			wire_free(WIRE_EVIDENCE, &c.ev_in);
 		} else if (k == 0) {
 			v[4] = -1;
@@ -523,7 +545,7 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 		free(c.json);
 	}
 	EVP_PKEY_free(c.ak);
-	for (k = 0; k < 7; k++)
+	for (k = 0; k < 8; k++)
 		if (v[k] < 0)
 			return -1;
 	printf("step costs, measured in this process (CPU us per call, one "
@@ -544,6 +566,12 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 	printf("  verifier: one %s verify alone "
 	       "(tpm_quote_verify_signature)    %7.1f\n",
 	       sig, v[6]);
+	if (fleet_boot_log_len() > 0)
+		printf("  verifier: the boot's firmware event log (%zu bytes) "
+		       "against PCRs 0-9\n"
+		       "            (boot_check_evidence: replay + compare; a "
+		       "heartbeat skips it once passed)  %7.1f\n",
+		       fleet_boot_log_len(), v[7]);
 	return 0;
 }
 
@@ -552,7 +580,7 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 static pid_t start_perf(const struct opts *o, const char *phase)
 {
 	char pid[32], path[4096], secs[32];
-	char *argv[] = {"perf",		"record",      "-q",	"-F", "1999",
+	char *argv[] = {"perf",		"record",      "-q",	"-F", "299",
 			"--call-graph", "dwarf,16384", "-p",	pid,  "-o",
 			path,		"--",	       "sleep", secs, NULL};
 
@@ -616,7 +644,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench-verifier [-n AGENTS] [-t THREADS] [-s "
 			"SECONDS] [-r RECORDS]\n"
-			"                      [-k p256|rsa2048] [-P] -D DB -p "
+			"                      [-k p256|rsa2048] [-L LOG] [-P] -D DB -p "
 			"PORT -C CA -o DIR --\n"
 			"                      VERIFIER ARGS...\n");
 	exit(2);
@@ -631,8 +659,11 @@ static void parse(int argc, char **argv, struct opts *o)
 			   .seconds = 10,
 			   .records = 50,
 			   .ak = SOFT_AK_P256};
-	while ((ch = getopt(argc, argv, "n:t:s:r:k:PD:p:C:o:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:t:s:r:k:L:PD:p:C:o:")) != -1) {
 		switch (ch) {
+		case 'L':
+			o->boot_log = optarg;
+			break;
 		case 'n':
 			o->agents = strtoul(optarg, NULL, 10);
 			break;
@@ -751,7 +782,9 @@ static int make_agents(const struct opts *o, struct fleet_agent **out)
 		return -1;
 	for (i = 0; i < o->agents; i++)
 		snprintf(a[i].id, sizeof(a[i].id), "bench-%06zu", i);
-	if (make_keys(o, a) < 0 || fleet_pool_init() < 0 ||
+	if (make_keys(o, a) < 0 ||
+	    (o->boot_log != NULL && fleet_boot_log(o->boot_log) < 0) ||
+	    fleet_pool_init() < 0 ||
 	    fleet_seed(o->db, a, o->agents) < 0)
 		return -1;
 	printf("seeding: %zu %s AKs, %zu machines activated, %d references: "

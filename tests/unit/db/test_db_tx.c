@@ -238,38 +238,6 @@ static void test_batch_failed_statement(void **state)
 	tdb_remove(&t);
 }
 
-/* Reads between db_read_begin() and db_read_end(); never in a batch. */
-static void test_read_transaction(void **state)
-{
-	struct imt_error err;
-	struct db_machine m;
-	struct tdb t;
-	int found;
-
-	(void)state;
-	tdb_new(&t);
-	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
-	assert_int_equal(db_read_begin(t.db, &err), 0);
-	assert_int_equal(db_in_transaction(t.db),
-			 db_dialect(t.db) == DB_DIALECT_SQLITE);
-	assert_int_equal(db_read_begin(t.db, &err),
-			 db_dialect(t.db) == DB_DIALECT_SQLITE ? -1 : 0);
-	assert_int_equal(db_machine_get(t.db, "m1", &m, &found, &err), 0);
-	assert_int_equal(found, 1);
-	db_machine_release(&m);
-	db_read_end(t.db);
-	assert_int_equal(db_in_transaction(t.db), 0);
-	db_read_end(t.db);
-	/* a batch's transaction is not ended by it */
-	assert_int_equal(db_batch_begin(t.db, &err), 0);
-	assert_int_equal(db_read_begin(t.db, &err), -1);
-	assert_int_equal(err.status, IMT_ERR_MISMATCH);
-	db_read_end(t.db);
-	assert_int_equal(db_in_transaction(t.db), 1);
-	assert_int_equal(db_batch_commit(t.db, &err), 0);
-	tdb_remove(&t);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,7 +246,6 @@ int main(void)
 		cmocka_unit_test(test_batch_sigkill),
 		cmocka_unit_test(test_batched_heartbeat_cost),
 		cmocka_unit_test(test_batch_failed_statement),
-		cmocka_unit_test(test_read_transaction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
