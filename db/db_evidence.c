@@ -18,6 +18,9 @@
  * (DB_BOOT_COLS), the log's digest and length, the outstanding nonce and
  * its expiry. The current boot is the machine's latest (boots_machine
  * index); the nonce row is the one DB_MACHINE_FROM joins for last_seen.
+ * The latest boot is found by ?1, not by m.id: uncorrelated, PostgreSQL
+ * runs it once and looks the boot up by its key (correlated, it ran it
+ * for every row of boots).
  */
 #define COL_BOOT DB_MACHINE_COLS
 #define COL_BOOT_ID COL_BOOT	/* NULL: no boot */
@@ -33,7 +36,7 @@ static const char sql_evidence_view[] =
 	"n.expires_at "
 	DB_MACHINE_FROM
 	"LEFT JOIN boots b ON b.id = "
-	"(SELECT max(id) FROM boots WHERE machine_id = m.id) "
+	"(SELECT max(id) FROM boots WHERE machine_id = ?1) "
 	"LEFT JOIN boot_logs l ON l.boot_id = b.id "
 	"WHERE m.id = ?1";
 
