@@ -266,14 +266,14 @@ $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 $(BUILD)/bin/soak-agents: $(BUILD)/tests/bench/soak_agents.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
-		$(LIBDB) $(LIBIMATRUST)
+		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(BUILD)/bin/bench-verifier: $(BUILD)/tests/bench/bench_verifier.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
-		$(LIBVERIFIER) $(LIBDB) $(LIBIMATRUST)
+		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
@@ -446,7 +446,7 @@ $(BUILD)/bin/bench-import-latency: \
 		$(BUILD)/tests/bench/bench_import_latency.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
-		$(LIBDB) $(LIBIMATRUST)
+		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 

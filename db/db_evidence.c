@@ -26,8 +26,7 @@
 #define COL_BOOT_ID COL_BOOT	/* NULL: no boot */
 #define COL_LOG_SHA (COL_BOOT + DB_BOOT_COLS)
 #define COL_LOG_LEN (COL_LOG_SHA + 1)
-#define COL_NONCE (COL_LOG_LEN + 1)
-#define COL_NONCE_EXPIRES (COL_NONCE + 1)
+#define COL_NONCE (COL_LOG_LEN + 1)	/* then its expiry */
 
 static const char sql_evidence_view[] =
 	"SELECT " DB_MACHINE_SELECT ", " DB_BOOT_SELECT ", "
@@ -44,8 +43,6 @@ static const char sql_evidence_view[] =
 static int view_rest(struct db_stmt *st, struct db_evidence_view *v,
 		     struct imt_error *err)
 {
-	int n;
-
 	if (!db_col_is_null(st, COL_BOOT_ID)) {
 		if (db_boot_from_row(st, COL_BOOT, &v->boot) < 0)
 			return db_err(err, IMT_ERR_INTERNAL,
@@ -60,13 +57,9 @@ static int view_rest(struct db_stmt *st, struct db_evidence_view *v,
 		v->have_log = 1;
 	}
 	if (!db_col_is_null(st, COL_NONCE)) {
-		n = db_col_bytes(st, COL_NONCE);
-		if (n < DB_NONCE_MIN || n > DB_NONCE_MAX)
-			return db_err(err, IMT_ERR_INTERNAL,
-				      "corrupt nonce row");
-		memcpy(v->nonce, db_col_blob(st, COL_NONCE), (size_t)n);
-		v->nonce_len = (size_t)n;
-		v->nonce_expires = db_col_int64(st, COL_NONCE_EXPIRES);
+		if (db_nonce_columns(st, COL_NONCE, v->nonce, &v->nonce_len,
+				     &v->nonce_expires, err) < 0)
+			return -1;
 		v->have_nonce = 1;
 	}
 	return 0;

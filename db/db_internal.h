@@ -171,6 +171,14 @@ int db_log_columns(struct db_stmt *st, int sha_col, int len_col, int with_log,
 		   uint8_t **data, struct imt_error *err);
 
 /*
+ * db_nonce_columns() - a nonce's value at @col and its expiry at @col + 1
+ * in the row at @st (@value has DB_NONCE_MAX bytes); -1 and @err when the
+ * value's length is out of bounds.
+ */
+int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value,
+		     size_t *len, int64_t *expires_at, struct imt_error *err);
+
+/*
  * A machine's columns (db_machine.c) and a boot's (db_boot.c), for the
  * queries that read them beside others (db_evidence.c). When the machine
  * was last seen: the later of machines.last_seen and its nonce row's

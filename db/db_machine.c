@@ -157,7 +157,6 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 	return db_commit(db, err);
 }
 
-#define SQL_SEEN DB_MACHINE_SEEN
 #define SQL_MACHINE_COLUMNS \
 	"SELECT " DB_MACHINE_SELECT " " DB_MACHINE_FROM
 
@@ -176,7 +175,7 @@ static const char sql_machine_list[] =
 	SQL_MACHINE_COLUMNS "WHERE m.state IN ('enrolling', 'trusted', " \
 	"'untrusted') AND coalesce(m.last_seen, m.created_at) < ?1 " \
 	"AND (n.seen_at IS NULL OR n.seen_at < ?1) " \
-	"ORDER BY " SQL_SEEN nulls_first ", m.id LIMIT ?2"
+	"ORDER BY " DB_MACHINE_SEEN nulls_first ", m.id LIMIT ?2"
 static const struct db_sql sql_machine_silent = {
 	.sqlite = SQL_MACHINE_SILENT(""),
 	.pg = SQL_MACHINE_SILENT(" NULLS FIRST"),

@@ -79,12 +79,25 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 	return 0;
 }
 
+int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value,
+		     size_t *len, int64_t *expires_at, struct imt_error *err)
+{
+	int n = db_col_bytes(st, col);
+
+	if (n < DB_NONCE_MIN || n > DB_NONCE_MAX)
+		return db_err(err, IMT_ERR_INTERNAL, "corrupt nonce row");
+	memcpy(value, db_col_blob(st, col), (size_t)n);
+	*len = (size_t)n;
+	*expires_at = db_col_int64(st, col + 1);
+	return 0;
+}
+
 int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 			 uint8_t *value, size_t *len, int64_t *expires_at,
 			 int *found, struct imt_error *err)
 {
 	struct db_stmt *st;
-	int step, n, rc = -1;
+	int step, rc = -1;
 
 	if (db == NULL || found == NULL || len == NULL)
 		return db_bad(err, "no database or result");
@@ -101,13 +114,8 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 		rc = 0;
 	} else if (step != DB_ROW) {
 		db_fail(db, err, "nonce");
-	} else if ((n = db_col_bytes(st, 0)) < DB_NONCE_MIN ||
-		   n > DB_NONCE_MAX) {
-		db_err(err, IMT_ERR_INTERNAL, "corrupt nonce row");
-	} else {
-		memcpy(value, db_col_blob(st, 0), (size_t)n);
-		*len = (size_t)n;
-		*expires_at = db_col_int64(st, 1);
+	} else if (db_nonce_columns(st, 0, value, len, expires_at,
+				    err) == 0) {
 		*found = 1;
 		rc = 0;
 	}

@@ -93,6 +93,22 @@ int engine_issue_nonce(struct verifier *v, const char *id, int64_t now,
 	return 0;
 }
 
+int engine_usable(const char *id, const struct db_machine *m, int found,
+		  struct engine_answer *ans)
+{
+	if (!found) {
+		engine_answer_set(ans, ENGINE_UNKNOWN,
+				  "unknown agent %s: enroll first", id);
+		return -1;
+	}
+	if (!m->activated) {
+		engine_answer_set(ans, ENGINE_NOT_ACTIVATED,
+				  "not activated: enroll first");
+		return -1;
+	}
+	return 0;
+}
+
 int engine_load(struct verifier *v, const char *id, struct db_machine *m,
 		struct engine_answer *ans)
 {
@@ -103,15 +119,9 @@ int engine_load(struct verifier *v, const char *id, struct db_machine *m,
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
 		return -1;
 	}
-	if (!found) {
-		engine_answer_set(ans, ENGINE_UNKNOWN,
-				  "unknown agent %s: enroll first", id);
-		return -1;
-	}
-	if (!m->activated) {
-		db_machine_release(m);
-		engine_answer_set(ans, ENGINE_NOT_ACTIVATED,
-				  "not activated: enroll first");
+	if (engine_usable(id, m, found, ans) < 0) {
+		if (found)
+			db_machine_release(m);
 		return -1;
 	}
 	return 0;

@@ -35,24 +35,16 @@
 
 /*
  * The machine as step 1 and step 5 read it: one statement
- * (db_evidence_view_get()). -1 with @ans filled: storage, or (@ans's
- * status ENGINE_UNKNOWN) no such machine.
+ * (db_evidence_view_get()). -1 with @ans filled on a storage failure.
  */
 static int view(struct verifier *v, struct attest *a, int64_t now,
 		struct db_evidence_view *view, struct engine_answer *ans,
 		struct imt_error *err)
 {
-	if (db_evidence_view_get(v->db, a->ev->agent, now, view, err) < 0) {
-		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err->msg);
-		return -1;
-	}
-	if (!view->found) {
-		engine_answer_set(ans, ENGINE_UNKNOWN,
-				  "unknown agent %s: enroll first",
-				  a->ev->agent);
-		return -1;
-	}
-	return 0;
+	if (db_evidence_view_get(v->db, a->ev->agent, now, view, err) == 0)
+		return 0;
+	engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err->msg);
+	return -1;
 }
 
 /* Step 1; -1 with @ans filled. */
@@ -74,11 +66,8 @@ static int load(struct verifier *v, struct attest *a, int64_t now,
 	memcpy(a->nonce, vw.nonce, vw.nonce_len);
 	a->nonce_len = vw.nonce_len;
 	a->have_nonce = vw.have_nonce;
-	if (!a->m.activated) {
-		engine_answer_set(ans, ENGINE_NOT_ACTIVATED,
-				  "not activated: enroll first");
+	if (engine_usable(a->ev->agent, &a->m, vw.found, ans) < 0)
 		goto out;
-	}
 	/* the stored log's bytes only when step 4 must replay them */
 	if (a->have_boot_log && attest_boot_log_bytes_needed(v, a)) {
 		if (db_boot_log_get(v->db, a->boot.id, 1, &a->boot_log,
@@ -375,12 +364,13 @@ static int reload(struct verifier *v, struct attest *a, int64_t now,
 {
 	struct db_evidence_view vw;
 
-	if (view(v, a, now, &vw, ans, err) < 0) {
-		if (ans->status == ENGINE_UNKNOWN)
-			engine_answer_set(ans, ENGINE_UNKNOWN,
-					  "unknown agent %s: removed meanwhile",
-					  a->ev->agent);
-		return ans->status == ENGINE_UNKNOWN ? 1 : -1;
+	if (view(v, a, now, &vw, ans, err) < 0)
+		return -1;
+	if (!vw.found) {
+		engine_answer_set(ans, ENGINE_UNKNOWN,
+				  "unknown agent %s: removed meanwhile",
+				  a->ev->agent);
+		return 1;
 	}
 	db_machine_release(&a->m);
 	a->m = vw.m;

@@ -17,6 +17,13 @@ int engine_issue_nonce(struct verifier *v, const char *id, int64_t now,
 		       uint8_t *nonce, size_t *len, uint64_t *expires,
 		       struct engine_answer *ans);
 
+/*
+ * Is machine @id, read with @found, one evidence may come from: known and
+ * activated? 0, or -1 with @ans filled (404 or 403). @m stays the caller's.
+ */
+int engine_usable(const char *id, const struct db_machine *m, int found,
+		  struct engine_answer *ans);
+
 /* Load an activated machine (v->lock held); -1 with @ans filled. */
 int engine_load(struct verifier *v, const char *id, struct db_machine *m,
 		struct engine_answer *ans);

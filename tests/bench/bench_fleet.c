@@ -13,6 +13,7 @@
 
 #include "bench_fleet.h"
 #include "db.h"
+#include "file.h"
 #include "hex.h"
 #include "ima_build.h"
 #include "ima_list.h"
@@ -73,21 +74,15 @@ int fleet_boot_log(const char *path)
 {
 	struct pcr_set replayed;
 	struct imt_error err;
-	FILE *f = fopen(path, "rb");
-	long len;
+	char msg[512];
 	int i;
 
-	if (f == NULL || fseek(f, 0, SEEK_END) < 0 || (len = ftell(f)) <= 0 ||
-	    fseek(f, 0, SEEK_SET) < 0 ||
-	    (boot_log = malloc((size_t)len)) == NULL ||
-	    fread(boot_log, 1, (size_t)len, f) != (size_t)len) {
-		perror(path);
-		if (f != NULL)
-			fclose(f);
+	boot_log = (uint8_t *)file_read(path, DB_BOOT_LOG_MAX, &boot_log_len,
+					msg, sizeof(msg));
+	if (boot_log == NULL) {
+		fprintf(stderr, "bench: %s\n", msg);
 		return -1;
 	}
-	fclose(f);
-	boot_log_len = (size_t)len;
 	pcr_set_init(&replayed, hash_algo_bank("sha256"));
 	if (tcg_log_replay(boot_log, boot_log_len, &replayed, 1, &err) !=
 	    IMT_OK) {
