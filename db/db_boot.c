@@ -351,6 +351,19 @@ static int boot_unmoved(struct db *db, const struct db_boot_advance *a,
 	return rc;
 }
 
+/* boot_unmoved() from the row @a->row, read under the write lock. */
+static int boot_row_unmoved(const struct db_boot_advance *a,
+			    struct imt_error *err)
+{
+	const struct db_boot *row = a->row;
+
+	if (row->id != a->boot_id || row->next_record_index != a->from_index)
+		return boot_mismatch(a, err);
+	return memcmp(row->pcr10_sha1, a->pcr10_sha1, DB_PCR_SHA1_SIZE) == 0 &&
+	       memcmp(row->pcr10_sha256, a->pcr10_sha256,
+		      DB_PCR_SHA256_SIZE) == 0;
+}
+
 static int boot_move(struct db *db, const struct db_boot_advance *a,
 		     struct imt_error *err)
 {
@@ -504,7 +517,8 @@ int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 	 * two round trips on PostgreSQL).
 	 */
 	if (a->nrecords == 0 && a->boot_aggregate == NULL) {
-		rc = boot_unmoved(db, a, err);
+		rc = a->row != NULL ? boot_row_unmoved(a, err) :
+				      boot_unmoved(db, a, err);
 		if (rc < 0)
 			return -1;
 		if (rc > 0)

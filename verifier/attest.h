@@ -38,6 +38,10 @@ struct attest {
 	struct db_boot boot;
 	int have_boot;
 	int new_boot;		/* the quote's resetCount is past the boot's */
+	/* @boot's row as re-read under the write lock (the engine's
+	 * reload()), when it is still that boot at the same index */
+	struct db_boot boot_locked;
+	int have_boot_locked;
 	int resume;		/* restartCount only: a TPM resume, unless the
 				 * quote does not continue the stored PCR 10 */
 	struct tpm_quote quote;

@@ -315,6 +315,9 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 		.records = a->recs,
 		.nrecords = a->n,
 		.seen_in_nonce = 1,	/* renew_nonce() */
+		/* the row under the lock, unless this batch moved it above */
+		.row = a->have_boot_locked && !a->new_boot && a->gap_to == 0 ?
+		       &a->boot_locked : NULL,
 	};
 	if (db_boot_advance(v->db, &adv, now, err) < 0 ||
 	    judge_event(v, p, a, &boot, &event, reason, err) < 0 ||
@@ -379,6 +382,9 @@ static int reload(struct verifier *v, struct attest *a, int64_t now,
 		(!vw.have_boot || (vw.boot.id == a->boot.id &&
 				   vw.boot.next_record_index ==
 				   a->boot.next_record_index));
+	a->have_boot_locked = *same && vw.have_boot;
+	if (a->have_boot_locked)
+		a->boot_locked = vw.boot;
 	db_evidence_view_release(&vw);
 	return 0;
 }

@@ -728,6 +728,92 @@ static void test_heartbeat_cost(void **state)
 	tdb_remove(&t);
 }
 
+static int count_stmt(unsigned int type, void *ctx, void *p, void *x)
+{
+	(void)type;
+	(void)p;
+	(void)x;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* An empty batch at @from with PCR 10 values @s1/@s256, given @row. */
+static int advance_empty(struct tdb *t, int64_t boot, uint64_t from,
+			 const uint8_t *s1, const uint8_t *s256,
+			 const struct db_boot *row, struct imt_error *err)
+{
+	struct db_boot_advance a = {
+		.boot_id = boot,
+		.from_index = from,
+		.to_index = from,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.seen_in_nonce = 1,
+		.row = row,
+	};
+
+	return db_boot_advance(t->db, &a, T_NOW, err);
+}
+
+/*
+ * A heartbeat handed the boot's row (read under the write lock) decides
+ * from it: no statement when nothing moves, the same refusal as the
+ * row's SELECT when the batch is not at the row's index, a real advance
+ * when the PCR values differ.
+ */
+static void test_advance_empty_with_row(void **state)
+{
+	uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
+	struct imt_error err;
+	struct db_boot b, row;
+	struct tdb t;
+	int stmts = 0, sqlite;
+
+	(void)state;
+	tdb_new(&t);
+	sqlite = tdb_pg_uri() == NULL;
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(advance(&t, b.id, 0, 3, T_NOW, &err), 0);
+	row = current(&t, "m1");
+	fill_pcrs(s1, s256, 3);
+	if (sqlite)
+		sqlite3_trace_v2(db_sqlite_handle(t.db), SQLITE_TRACE_STMT,
+				 count_stmt, &stmts);
+
+	/* unmoved: decided from the row, nothing read or written */
+	assert_int_equal(advance_empty(&t, b.id, 3, s1, s256, &row, &err), 0);
+	assert_int_equal(stmts, 0);
+	/* without the row: the SELECT runs */
+	assert_int_equal(advance_empty(&t, b.id, 3, s1, s256, NULL, &err), 0);
+	if (sqlite)
+		assert_int_equal(stmts, 1);
+
+	/* not at the row's index: refused as the SELECT refuses */
+	stmts = 0;
+	assert_int_equal(advance_empty(&t, b.id, 2, s1, s256, &row, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(stmts, 0);
+	assert_int_equal(advance_empty(&t, b.id, 2, s1, s256, NULL, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	/* another boot's row: refused too */
+	row.id = b.id + 1;
+	assert_int_equal(advance_empty(&t, b.id, 3, s1, s256, &row, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	row.id = b.id;
+
+	/* other PCR 10 values at the same index: the boot moves to them */
+	s256[0] ^= 1;
+	assert_int_equal(advance_empty(&t, b.id, 3, s1, s256, &row, &err), 0);
+	if (sqlite)
+		sqlite3_trace_v2(db_sqlite_handle(t.db), 0, NULL, NULL);
+	b = current(&t, "m1");
+	assert_int_equal(b.next_record_index, 3);
+	assert_memory_equal(b.pcr10_sha256, s256, DB_PCR_SHA256_SIZE);
+	assert_memory_equal(b.pcr10_sha1, s1, DB_PCR_SHA1_SIZE);
+	tdb_remove(&t);
+}
+
 /* A gap moves the boot on; "followed" once records came before one. */
 static void test_history_gap(void **state)
 {
@@ -789,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_retention_event_cap),
 		cmocka_unit_test(test_heartbeat_cost),
+		cmocka_unit_test(test_advance_empty_with_row),
 		cmocka_unit_test(test_history_gap),
 		cmocka_unit_test(test_verdict_names),
 	};

@@ -50,6 +50,10 @@ static void test_open_empty_migrates(void **state)
 			 DB_BUSY_TIMEOUT_MS);
 	assert_int_equal(tdb_int(&t, "SELECT journal_mode = 'wal' FROM "
 				     "pragma_journal_mode"), 1);
+	/* one thread at a time (db.h): SQLite's own mutex is not taken on
+	 * every call, nor its allocation statistics kept */
+	assert_null(sqlite3_db_mutex(db_sqlite_handle(t.db)));
+	assert_int_equal(sqlite3_memory_used(), 0);
 	tdb_remove(&t);
 }
 

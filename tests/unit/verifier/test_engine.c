@@ -171,10 +171,19 @@ static int64_t rows_written(struct tv *t)
 	return sqlite3_total_changes64(db_sqlite_handle(t->v.db));
 }
 
+static int count_stmt(unsigned int type, void *ctx, void *p, void *x)
+{
+	(void)type;
+	(void)p;
+	(void)x;
+	++*(int *)ctx;
+	return 0;
+}
+
 /*
  * A heartbeat that changes nothing writes one row: the nonce's, consumed,
  * renewed and marked seen in one UPDATE; not the boot's (unmoved), nor the
- * machine's. The checks stay: the nonce it sent cannot be used again.
+ * machine's, and it reads no row twice under the lock. The checks stay: the nonce it sent cannot be used again.
  */
 static void test_heartbeat_rows(void **state)
 {
@@ -182,6 +191,7 @@ static void test_heartbeat_rows(void **state)
 	struct engine_answer ans;
 	struct wire_evidence old;
 	int64_t before;
+	int stmts = 0;
 	struct sm m;
 
 	(void)state;
@@ -191,8 +201,15 @@ static void test_heartbeat_rows(void **state)
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
 	before = rows_written(t);
+	sqlite3_trace_v2(db_sqlite_handle(t->v.db), SQLITE_TRACE_STMT,
+			 count_stmt, &stmts);
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
+	sqlite3_trace_v2(db_sqlite_handle(t->v.db), 0, NULL, NULL);
 	assert_int_equal(rows_written(t) - before, 1);
+	/* and runs five statements: the view, BEGIN IMMEDIATE, the nonce's
+	 * UPDATE, the view again under the lock, COMMIT; the boot is judged
+	 * unmoved from that second view, not read a third time */
+	assert_int_equal(stmts, 5);
 	assert_int_equal(atomic_load(&t->v.metrics.nonces_issued), 3);
 	/* a later second: seen then, still the one row */
 	before = rows_written(t);
