@@ -93,6 +93,9 @@ struct agent {
 	int pend_full;
 	uint64_t last_sent_ms;	/* monotonic time of the last evidence */
 	int retry_soon;		/* records wait that the last quote missed */
+	int evidence_json;	/* the verifier refused framed evidence
+				 * (415: older than this agent) */
+	long last_status;	/* of the last answer that was not 2xx */
 
 	/* the firmware event log, read once at start; NULL: none to send */
 	char *boot_log;
@@ -265,16 +268,24 @@ static int agent_fill(struct agent *a)
 /* ---- talking to the verifier ------------------------------------------ */
 
 /*
- * POST @json (NULL: empty) to @path. Return: the reaction; the answer is
- * in @r (to be freed) when it is RULES_GO_ON.
+ * POST @len bytes of @body of media type @type (NULL: JSON, @body a
+ * string or NULL for none) to @path. Return: the reaction; the answer is
+ * in @r (to be freed) when it is RULES_GO_ON, else its status is in
+ * a->last_status (0: none came).
  */
-static enum rules_reaction agent_post(struct agent *a, const char *path,
-				      const char *json, struct client_reply *r)
+static enum rules_reaction agent_post_body(struct agent *a, const char *path,
+					   const char *type, const char *body,
+					   size_t len, struct client_reply *r)
 {
 	char msg[RULES_MESSAGE_MAX];
 	enum rules_reaction re;
+	int rc;
 
-	if (client_post(a->client, path, json, r) < 0) {
+	a->last_status = 0;
+	rc = type != NULL ?
+	     client_post_typed(a->client, path, type, body, len, r) :
+	     client_post(a->client, path, body, r);
+	if (rc < 0) {
 		log_warnx("POST %s: %s", path, r->error);
 		/* the nonce may or may not have been consumed */
 		a->nonce_len = 0;
@@ -287,9 +298,17 @@ static enum rules_reaction agent_post(struct agent *a, const char *path,
 	log_warnx("POST %s: %ld %s: %s", path, r->status,
 		  msg[0] != '\0' ? msg : "(no message)",
 		  rules_reaction_name(re));
+	a->last_status = r->status;
 	client_reply_free(r);
 	a->nonce_len = 0;
 	return re;
+}
+
+/* POST @json (NULL: empty) to @path, as agent_post_body(). */
+static enum rules_reaction agent_post(struct agent *a, const char *path,
+				      const char *json, struct client_reply *r)
+{
+	return agent_post_body(a, path, NULL, json, 0, r);
 }
 
 /* The step after a reaction other than RULES_GO_ON. */
@@ -748,8 +767,9 @@ static enum agent_step agent_round(struct agent *a)
 	enum agent_step next;
 	enum tpm_status st;
 	uint64_t first, count;
-	int carry_log;
-	char *json;
+	int carry_log, framed;
+	size_t body_len = 0;
+	char *body;
 
 	if (a->nonce_len == 0 || rules_nonce_stale(a->nonce_got_ms,
 						   a->nonce_life_ms,
@@ -806,8 +826,14 @@ static enum agent_step agent_round(struct agent *a)
 		/* no index is this far: the verdict says where to go on */
 		ev.first_index = WIRE_PROBE_INDEX;
 	}
-	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
-	if (json == NULL)
+	/* the records after the JSON text, as the kernel wrote them: no
+	 * base64 for us to write nor for the verifier to read (wire.h) */
+	framed = !a->evidence_json;
+	if (framed)
+		body = wire_encode_evidence_framed(&ev, &body_len, &err);
+	else
+		body = wire_encode(WIRE_EVIDENCE, &ev, &err);
+	if (body == NULL)
 		fatalx("evidence: %s", err.msg);	/* our own data */
 	first = a->pend_first;
 	count = a->pend_count;
@@ -816,8 +842,19 @@ static enum agent_step agent_round(struct agent *a)
 		  carry_log ? ", firmware event log" : "");
 	a->nonce_len = 0;	/* single use, whatever the answer */
 	a->last_sent_ms = agent_now_ms();
-	re = agent_post(a, a->path_evidence, json, &r);
-	free(json);
+	re = agent_post_body(a, a->path_evidence,
+			     framed ? WIRE_EVIDENCE_FRAMED_TYPE : NULL, body,
+			     body_len, &r);
+	free(body);
+	if (re != RULES_GO_ON && framed && a->last_status == 415) {
+		/* a verifier older than this agent: JSON from now on, at
+		 * once with a fresh nonce (this one was not taken) */
+		log_warnx("the verifier does not take %s: evidence goes as JSON (upgrade the verifier)",
+			  WIRE_EVIDENCE_FRAMED_TYPE);
+		a->evidence_json = 1;
+		a->retry_soon = 1;
+		return STEP_STREAM;
+	}
 	if (re != RULES_GO_ON)
 		return agent_react(a, re, STEP_CONNECT);
 	a->retry_soon = 0;

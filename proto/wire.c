@@ -311,7 +311,10 @@ static unsigned int encode_version(enum wire_kind kind, const void *msg)
 	return v;
 }
 
-char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err)
+/* The JSON text of @msg, without the field at offset @skip (NO_SKIP). */
+#define NO_SKIP ((size_t)-1)
+static char *encode(enum wire_kind kind, const void *msg, size_t skip,
+		    struct imt_error *err)
 {
 	unsigned int version = encode_version(kind, msg);
 	const struct field *f;
@@ -326,7 +329,7 @@ char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err)
 	}
 	json_object_set_new(obj, "v", json_integer(version));
 	for (f = kinds[kind].fields; f->key != NULL; f++) {
-		if (absent(f, msg))
+		if (absent(f, msg) || f->off == skip)
 			continue;
 		if (f->since > version) {
 			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
@@ -350,6 +353,11 @@ char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err)
 out:
 	json_decref(obj);
 	return text;
+}
+
+char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err)
+{
+	return encode(kind, msg, NO_SKIP, err);
 }
 
 /* ---- decoding ---- */
@@ -580,8 +588,36 @@ static enum imt_result bundle_check(const struct wire_bundle *b,
 	return evidence_total(&b->ev, err);
 }
 
-enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
-			    void *msg, struct imt_error *err)
+/* A blob field's bytes that came after the JSON, not in it. */
+struct tail {
+	size_t off;		/* of the field's struct wire_blob */
+	const char *data;
+	size_t len;
+};
+
+static enum imt_result take_tail(const struct field *f, json_t *v,
+				 struct wire_blob *b, const struct tail *t,
+				 struct imt_error *err)
+{
+	if (v != NULL)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": after the JSON text, not in it", f->key);
+	if (t->len > f->max)
+		return BAD(err, IMT_ERR_LIMIT,
+			   "\"%s\": %zu bytes after the JSON text exceed %zu",
+			   f->key, t->len, f->max);
+	b->data = malloc(t->len + 1);
+	if (b->data == NULL)
+		return BAD(err, IMT_ERR_INTERNAL, "out of memory");
+	if (t->len > 0)
+		memcpy(b->data, t->data, t->len);
+	b->len = t->len;
+	return IMT_OK;
+}
+
+static enum imt_result decode(enum wire_kind kind, const char *json,
+			      size_t len, const struct tail *tail, void *msg,
+			      struct imt_error *err)
 {
 	const struct field *f, *fields = kinds[kind].fields;
 	const struct hash_algo *bank = NULL;
@@ -623,7 +659,10 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 	}
 	for (f = fields; rc == IMT_OK && f->key != NULL; f++) {
 		v = json_object_get(obj, f->key);
-		if (v != NULL && f->since > version)
+		if (tail != NULL && f->off == tail->off)
+			rc = take_tail(f, v, AT(msg, f->off, struct wire_blob *),
+				       tail, err);
+		else if (v != NULL && f->since > version)
 			rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 					   IMT_NO_POS,
 					   "\"%s\": not in protocol version %d (needs %u)",
@@ -646,6 +685,70 @@ out:
 	if (rc != IMT_OK)
 		wire_free(kind, msg);
 	return rc;
+}
+
+enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
+			    void *msg, struct imt_error *err)
+{
+	return decode(kind, json, len, NULL, msg, err);
+}
+
+enum imt_result wire_decode_evidence_framed(const char *body, size_t len,
+					    struct wire_evidence *ev,
+					    struct imt_error *err)
+{
+	const char *nul;
+	struct tail t;
+
+	memset(ev, 0, sizeof(*ev));
+	if (len > WIRE_BODY_MAX)
+		return BAD(err, IMT_ERR_LIMIT, "body of %zu bytes exceeds %u",
+			   len, WIRE_BODY_MAX);
+	/* JSON text holds no NUL byte: the first one ends it */
+	nul = memchr(body, '\0', len);
+	if (nul == NULL)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "no NUL byte between the JSON text and the records");
+	t = (struct tail){
+		.off = offsetof(struct wire_evidence, records),
+		.data = nul + 1,
+		.len = len - (size_t)(nul + 1 - body),
+	};
+	return decode(WIRE_EVIDENCE, body, (size_t)(nul - body), &t, ev, err);
+}
+
+char *wire_encode_evidence_framed(const struct wire_evidence *ev,
+				  size_t *len, struct imt_error *err)
+{
+	char *text;
+	size_t n;
+	char *body;
+
+	/* the records field's bound in the JSON form, the log's beside it */
+	if (ev->records.len > WIRE_RECORDS_MAX) {
+		BAD(err, IMT_ERR_LIMIT, "\"records\": %zu bytes exceed %u",
+		    ev->records.len, WIRE_RECORDS_MAX);
+		return NULL;
+	}
+	if (evidence_total(ev, err) != IMT_OK)
+		return NULL;
+	text = encode(WIRE_EVIDENCE, ev, offsetof(struct wire_evidence, records),
+		      err);
+	if (text == NULL)
+		return NULL;
+	n = strlen(text);
+	body = realloc(text, n + 1 + ev->records.len);
+	if (body == NULL) {
+		free(text);
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
+		return NULL;
+	}
+	body[n] = '\0';
+	if (ev->records.len > 0)
+		memcpy(body + n + 1, ev->records.data, ev->records.len);
+	*len = n + 1 + ev->records.len;
+	return body;
 }
 
 void wire_free(enum wire_kind kind, void *msg)

@@ -182,6 +182,42 @@ char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err);
 enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
 			    void *msg, struct imt_error *err);
 
+/*
+ * Evidence with its records after the JSON (PROTOCOL.md, "Records after
+ * the JSON"): the evidence's JSON text without "records", one NUL byte,
+ * then the records as the kernel's binary list holds them. JSON text has
+ * no raw NUL byte, so the first one ends it. The list's bytes then travel
+ * as they are, not as base64 inside a JSON string, which cost the
+ * verifier more per record than storing the record.
+ */
+#define WIRE_EVIDENCE_FRAMED_TYPE "application/vnd.imatrust.evidence"
+
+/**
+ * wire_encode_evidence_framed() - the body of @ev in the framed form.
+ * @ev: the evidence; its ->records go after the JSON text
+ * @len: receives the body's length (it holds a NUL byte)
+ * @err: filled on failure
+ *
+ * Return: the body the caller frees, or NULL as wire_encode().
+ */
+char *wire_encode_evidence_framed(const struct wire_evidence *ev,
+				  size_t *len, struct imt_error *err);
+
+/**
+ * wire_decode_evidence_framed() - parse a framed evidence body into @ev.
+ * @body: the JSON text, a NUL byte, the records' bytes
+ * @len: its length
+ * @ev: zeroed by this call, then filled; release with wire_free()
+ * @err: on failure says what is wrong
+ *
+ * Return: as wire_decode(); IMT_ERR_MALFORMED also when no NUL byte ends
+ * the JSON text or the text holds "records" itself; IMT_ERR_LIMIT when
+ * the records exceed WIRE_RECORDS_MAX (with the boot log).
+ */
+enum imt_result wire_decode_evidence_framed(const char *body, size_t len,
+					    struct wire_evidence *ev,
+					    struct imt_error *err);
+
 /**
  * wire_free() - release what wire_decode() allocated in @msg.
  * @kind: which struct @msg points to

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include <jansson.h>
@@ -216,10 +217,13 @@ static void route_request(struct http_server *s, struct request_state *st,
 	       method);
 }
 
-static int is_json(const char *type)
+/* Is @type the media type @want, parameters aside? */
+static int is_type(const char *type, const char *want)
 {
-	return type != NULL && strncmp(type, "application/json", 16) == 0 &&
-	       (type[16] == '\0' || type[16] == ';');
+	size_t n = strlen(want);
+
+	return type != NULL && strncasecmp(type, want, n) == 0 &&
+	       (type[n] == '\0' || type[n] == ';');
 }
 
 /*
@@ -240,9 +244,15 @@ static void check_body(struct http_server *s, struct request_state *st,
 		refuse(st, MHD_HTTP_CONTENT_TOO_LARGE,
 		       "body larger than %zu bytes",
 		       st->max < s->max_inflight ? st->max : s->max_inflight);
-	} else if (st->max > 0 && !is_json(type)) {
+	} else if (st->max > 0 && st->route->other_type != NULL &&
+		   is_type(type, st->route->other_type)) {
+		st->req.body_type_other = 1;
+	} else if (st->max > 0 && !is_type(type, "application/json")) {
 		refuse(st, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
-		       "Content-Type must be application/json");
+		       "Content-Type must be application/json%s%s",
+		       st->route->other_type != NULL ? " or " : "",
+		       st->route->other_type != NULL ?
+		       st->route->other_type : "");
 	} else if (n > 0 && budget_take(s, st, (size_t)n) < 0) {
 		refuse(st, MHD_HTTP_SERVICE_UNAVAILABLE,
 		       "too many request bodies in flight, try again");

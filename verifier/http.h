@@ -5,7 +5,7 @@
  * Bounded before authenticated: with the headers alone, before it reads
  * a body byte, the server refuses what cannot be right (unknown route
  * 404, wrong method 405, the route's guard says no, e.g. 401 without an
- * operator token, body too large 413, not JSON 415, the bodies of all
+ * operator token, body too large 413, not JSON (nor the route's other type) 415, the bodies of all
  * connections together would pass max_inflight 503 with Retry-After),
  * answers at once and closes the connection. Otherwise it reads the body
  * up to its route's maximum and calls the route's handler with the whole
@@ -36,6 +36,8 @@ struct http_request {
 	void *conn;		/* the server's; for http_query() only */
 	char operator[HTTP_OPERATOR_MAX + 1];	/* set by the route's guard
 						 * when it passed; else "" */
+	int body_type_other;	/* 1: the body is of the route's
+				 * ->other_type, not JSON */
 };
 
 struct http_response {
@@ -64,6 +66,9 @@ struct http_route {
 	 */
 	int (*guard)(void *ctx, struct http_request *req,
 		     struct http_response *res);
+	/* a Content-Type the route takes besides application/json, or
+	 * NULL; the handler sees which in req->body_type_other */
+	const char *other_type;
 };
 
 struct http_server;

@@ -38,7 +38,12 @@ static int decode(enum wire_kind kind, const struct http_request *req,
 	struct imt_error err;
 	enum imt_result rc;
 
-	rc = wire_decode(kind, req->body, req->body_len, msg, &err);
+	/* only the evidence route takes another type (routes.c) */
+	if (req->body_type_other && kind == WIRE_EVIDENCE)
+		rc = wire_decode_evidence_framed(req->body, req->body_len, msg,
+						 &err);
+	else
+		rc = wire_decode(kind, req->body, req->body_len, msg, &err);
 	if (rc != IMT_OK) {
 		http_error(res, status_of(rc), "%s", err.msg);
 		return -1;
@@ -389,9 +394,12 @@ void route_agents_nonce(void *ctx, const struct http_request *req,
 void route_agents_evidence(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
+	struct verifier *v = ctx;
 	struct wire_evidence ev;
 	struct engine_answer ans;
 
+	if (req->body_type_other)
+		atomic_fetch_add(&v->metrics.evidence_framed, 1);
 	if (decode(WIRE_EVIDENCE, req, &ev, res) < 0)
 		return;
 	if (same_agent(req, ev.agent, res)) {

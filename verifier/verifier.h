@@ -36,6 +36,8 @@ struct verifier_metrics {
 	atomic_uint_fast64_t activations;	/* proofs accepted */
 	atomic_uint_fast64_t evidence_ok;	/* evidence that verified */
 	atomic_uint_fast64_t evidence_failed;	/* evidence judged failed */
+	atomic_uint_fast64_t evidence_framed;	/* bodies with the records
+						 * after the JSON (wire.h) */
 	atomic_uint_fast64_t records;		/* records judged */
 	atomic_uint_fast64_t rejected;		/* 4xx answers to agents */
 	atomic_uint_fast64_t evidence_rejected;	/* not the enrolled TPM's,

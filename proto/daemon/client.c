@@ -112,11 +112,15 @@ static CURLcode client_setup(CURL *h, const struct client_opts *o,
 	return rc;
 }
 
-/* @auth (if any), Accept, "Expect:" [, Content-Type]; NULL on OOM. */
-static struct curl_slist *client_headers(const char *auth, int body)
+/*
+ * @auth (if any), Accept, "Expect:" [, Content-Type @type: NULL for a
+ * request without a body]; NULL on OOM.
+ */
+static struct curl_slist *client_headers(const char *auth, const char *type)
 {
 	struct curl_slist *h = NULL, *t;
 	const char *lines[4];
+	char content_type[128];
 	size_t n = 0, i;
 
 	if (auth != NULL)
@@ -124,8 +128,13 @@ static struct curl_slist *client_headers(const char *auth, int body)
 	lines[n++] = "Accept: application/json";
 	/* off: a 100-continue round trip per evidence is waste */
 	lines[n++] = "Expect:";
-	if (body)
-		lines[n++] = "Content-Type: application/json";
+	if (type != NULL) {
+		if ((size_t)snprintf(content_type, sizeof(content_type),
+				     "Content-Type: %s", type) >=
+		    sizeof(content_type))
+			return NULL;
+		lines[n++] = content_type;
+	}
 	for (i = 0; i < n; i++) {
 		t = curl_slist_append(h, lines[i]);
 		if (t == NULL) {
@@ -167,8 +176,8 @@ struct client *client_new(const struct client_opts *o)
 	    asprintf(&c->auth, "Authorization: Bearer %s", o->token) < 0)
 		c->auth = NULL;
 	c->curl = curl_easy_init();
-	c->hdr_body = client_headers(c->auth, 1);
-	c->hdr_plain = client_headers(c->auth, 0);
+	c->hdr_body = client_headers(c->auth, "application/json");
+	c->hdr_plain = client_headers(c->auth, NULL);
 	if (c->base_url == NULL || (o->ca_file != NULL && c->ca_file == NULL) ||
 	    (o->token != NULL && c->auth == NULL) || c->curl == NULL ||
 	    c->hdr_body == NULL || c->hdr_plain == NULL ||
@@ -215,28 +224,32 @@ void client_free(struct client *c)
  * than GET and POST is named with CUSTOMREQUEST.
  */
 static void client_method(struct client *c, const char *method,
-			  const char *json)
+			  const char *body, size_t len,
+			  struct curl_slist *headers)
 {
-	int body = json != NULL || strcmp(method, "POST") == 0;
+	int has_body = body != NULL || strcmp(method, "POST") == 0;
 	int custom = strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0;
 
-	if (body) {
+	if (has_body) {
 		curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
 		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS,
-				 json != NULL ? json : "");
+				 body != NULL ? body : "");
 		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)(json != NULL ? strlen(json) : 0));
+				 (curl_off_t)(body != NULL ? len : 0));
 	} else {
 		curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
 	}
 	curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST,
 			 custom ? method : NULL);
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
-			 body ? c->hdr_body : c->hdr_plain);
+			 headers != NULL ? headers :
+			 has_body ? c->hdr_body : c->hdr_plain);
 }
 
-int client_request(struct client *c, const char *method, const char *path,
-		   const char *json, struct client_reply *r)
+/* client_request() with @len bytes of @body and @headers (NULL: ours). */
+static int client_perform(struct client *c, const char *method,
+			  const char *path, const char *body, size_t len,
+			  struct curl_slist *headers, struct client_reply *r)
 {
 	struct client_sink sink = { .max = c->answer_max };
 	char url[CLIENT_URL_MAX];
@@ -251,7 +264,7 @@ int client_request(struct client *c, const char *method, const char *path,
 		return -1;
 	}
 	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	client_method(c, method, json);
+	client_method(c, method, body, len, headers);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &sink);
 	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, errbuf);
 	rc = curl_easy_perform(c->curl);
@@ -275,10 +288,37 @@ int client_request(struct client *c, const char *method, const char *path,
 	return 0;
 }
 
+int client_request(struct client *c, const char *method, const char *path,
+		   const char *json, struct client_reply *r)
+{
+	return client_perform(c, method, path, json,
+			      json != NULL ? strlen(json) : 0, NULL, r);
+}
+
 int client_post(struct client *c, const char *path, const char *json,
 		struct client_reply *r)
 {
 	return client_request(c, "POST", path, json, r);
+}
+
+int client_post_typed(struct client *c, const char *path, const char *type,
+		      const char *body, size_t len, struct client_reply *r)
+{
+	struct curl_slist *headers = client_headers(c->auth, type);
+	int rc;
+
+	if (headers == NULL) {
+		memset(r, 0, sizeof(*r));
+		r->err = CLIENT_ERR_OTHER;
+		snprintf(r->error, sizeof(r->error),
+			 "Content-Type %.64s: out of memory or too long", type);
+		return -1;
+	}
+	rc = client_perform(c, "POST", path, body, len, headers, r);
+	/* curl keeps the list's address until the next request sets one */
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->hdr_plain);
+	client_headers_free(headers);
+	return rc;
 }
 
 void client_reply_free(struct client_reply *r)

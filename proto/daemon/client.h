@@ -110,6 +110,20 @@ int client_post(struct client *c, const char *path, const char *json,
 		struct client_reply *r);
 
 /**
+ * client_post_typed() - POST @len bytes of @body of media type @type.
+ * @c: the client
+ * @path: "/v1/..." appended to the base URL
+ * @type: the Content-Type, e.g. WIRE_EVIDENCE_FRAMED_TYPE
+ * @body: the body; it may hold NUL bytes
+ * @len: its length
+ * @r: as for client_request()
+ *
+ * Return: as client_request().
+ */
+int client_post_typed(struct client *c, const char *path, const char *type,
+		      const char *body, size_t len, struct client_reply *r);
+
+/**
  * client_reply_free() - free the body of @r and clear it.
  * @r: the reply
  */

@@ -294,7 +294,7 @@ char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 		if (ev.first_index == 0)
 			ev.boot_log = (struct wire_blob){boot_log, boot_log_len};
 	}
-	json = wire_encode(WIRE_EVIDENCE, &ev, &err);
+	json = wire_encode_evidence_framed(&ev, &e->body_len, &err);
 	if (json == NULL)
 		fprintf(stderr, "bench: evidence of %s: %s\n", a->id, err.msg);
 	return json;

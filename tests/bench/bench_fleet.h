@@ -43,6 +43,7 @@ struct fleet_evidence {
 	uint8_t *records;  /* room for FLEET_BATCH_MAX records */
 	uint8_t pcr10[32]; /* PCR 10 after this batch */
 	uint64_t next;	   /* list index after this batch */
+	size_t body_len;   /* of the body fleet_evidence() returned */
 };
 
 #define FLEET_BATCH_MAX 1000 /* records in one evidence */
@@ -82,13 +83,14 @@ int fleet_pool_init(void);
 int fleet_seed(const char *path, struct fleet_agent *agents, size_t n);
 
 /**
- * fleet_evidence() - the JSON of @a's next evidence: a quote over its
- * PCRs after @nrec more records (the first evidence of a boot is the
+ * fleet_evidence() - the body of @a's next evidence, framed as the agent
+ * sends it (wire.h: JSON text, NUL, records): a quote over its PCRs
+ * after @nrec more records (the first evidence of a boot is the
  * boot_aggregate record alone, whatever @nrec says).
  * @e: buffers, and on return what the agent's state becomes once the
- *     verifier accepts it (see fleet_accept())
+ *     verifier accepts it (see fleet_accept()) and the body's length
  *
- * Return: a string the caller frees, or NULL with a message on stderr.
+ * Return: the body the caller frees, or NULL with a message on stderr.
  */
 char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 		     struct fleet_evidence *e);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench_http.h"
+#include "wire.h"
 
 #define STARTUP_TRIES 300 /* x 100 ms for the verifier to listen */
 
@@ -36,15 +37,34 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/* the headers of a JSON body, and of framed evidence (wire.h) */
+static struct curl_slist *json_headers, *framed_headers;
+
+static struct curl_slist *headers_of(const char *content_type)
+{
+	struct curl_slist *h = curl_slist_append(NULL, content_type);
+
+	return h != NULL ? curl_slist_append(h, "Expect:") : NULL;
+}
+
 struct curl_slist *bench_http_init(void)
 {
-	struct curl_slist *h;
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return NULL;
-	h = curl_slist_append(NULL, "Content-Type: application/json");
-	return h != NULL ? curl_slist_append(h, "Expect:") : NULL;
+	json_headers = headers_of("Content-Type: application/json");
+	framed_headers = headers_of("Content-Type: "
+				    WIRE_EVIDENCE_FRAMED_TYPE);
+	return framed_headers != NULL ? json_headers : NULL;
+}
+
+void bench_http_set_body(CURL *h, const char *body, size_t len, int framed)
+{
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE,
+			 (long)(framed ? len : strlen(body)));
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER,
+			 framed ? framed_headers : json_headers);
 }
 
 CURL *bench_http_easy(const char *ca, struct bench_buf *resp, long timeout)

@@ -28,6 +28,13 @@ struct bench_buf {
 struct curl_slist *bench_http_init(void);
 
 /**
+ * bench_http_set_body() - the body of @h's next POST: the JSON string
+ * @body (@framed 0), or @len bytes of framed evidence with its own
+ * Content-Type (@framed 1, wire.h). After bench_http_init().
+ */
+void bench_http_set_body(CURL *h, const char *body, size_t len, int framed);
+
+/**
  * bench_http_easy() - a libcurl handle that trusts @ca, collects the
  * answer into @resp, gives up after @timeout seconds and keeps idle
  * connections as long as the verifier does.

@@ -167,9 +167,10 @@ static void start(const struct opts *o, CURLM *m, struct agent *ag,
 		 what);
 	ag->resp.len = 0;
 	curl_easy_setopt(ag->h, CURLOPT_URL, url);
-	curl_easy_setopt(ag->h, CURLOPT_POSTFIELDS, ag->body);
-	curl_easy_setopt(ag->h, CURLOPT_POSTFIELDSIZE,
-			 (long)strlen(ag->body));
+	if (ag->stage == STAGE_NONCE)
+		bench_http_set_body(ag->h, ag->body, 0, 0);
+	else
+		bench_http_set_body(ag->h, ag->body, ag->ev.body_len, 1);
 	(void)o;
 	ag->win = win;
 	ag->started = bench_now();

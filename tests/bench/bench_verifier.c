@@ -235,11 +235,12 @@ static int take_nonce(struct worker *w, struct fleet_agent *a)
 }
 
 /*
- * POST @body to /v1/agents/ID/@what and insist on the verdict wanted;
- * @want_state NULL: the answer is a nonce (POST /nonce).
+ * POST @body to /v1/agents/ID/@what and insist on the verdict wanted:
+ * @len bytes of framed evidence, or (@len 0) a JSON string; @want_state
+ * NULL: the answer is a nonce (POST /nonce).
  */
 static int exchange(struct worker *w, struct fleet_agent *a, const char *what,
-		    const char *body, const char *want_state,
+		    const char *body, size_t len, const char *want_state,
 		    uint64_t want_next)
 {
 	struct bench_conn *ac = a->conn;
@@ -253,8 +254,7 @@ static int exchange(struct worker *w, struct fleet_agent *a, const char *what,
 	snprintf(url, sizeof(url), "%s/v1/agents/%s/%s", ac->base, a->id, what);
 	w->resp.len = 0;
 	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	bench_http_set_body(c, body, len, len > 0);
 	rc = bench_http_perform(w->multi, c);
 	if (rc != CURLE_OK)
 		return fail(w, a, what, curl_easy_strerror(rc));
@@ -289,7 +289,8 @@ static int attest(struct worker *w, struct fleet_agent *a, size_t nrec)
 
 	if (json == NULL)
 		return fail(w, a, "evidence", "cannot build");
-	rc = exchange(w, a, "evidence", json, "trusted", w->ev.next);
+	rc = exchange(w, a, "evidence", json, w->ev.body_len, "trusted",
+		      w->ev.next);
 	free(json);
 	if (rc == 0)
 		fleet_accept(a, &w->ev);
@@ -310,7 +311,7 @@ static void *warm_up(void *arg)
 			fail(w, a, "curl", "no easy handle");
 			break;
 		}
-		if (exchange(w, a, "nonce", "", NULL, 0) < 0 ||
+		if (exchange(w, a, "nonce", "", 0, NULL, 0) < 0 ||
 		    attest(w, a, 1) < 0)
 			break;
 	}
@@ -419,8 +420,9 @@ static int cost_decode(struct cost_ctx *c)
 {
 	struct wire_evidence ev;
 	struct imt_error err;
-	enum imt_result rc =
-		wire_decode(WIRE_EVIDENCE, c->json, strlen(c->json), &ev, &err);
+	enum imt_result rc = wire_decode_evidence_framed(c->json,
+							 c->ev->body_len, &ev,
+							 &err);
 
 	wire_free(WIRE_EVIDENCE, &ev);
 	return rc == IMT_OK ? 0 : -1;
@@ -531,8 +533,9 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 		if (c.json == NULL)
 			return -1;
 		v[2 + k] = cost_of(cost_decode, &c);
-		if (k == 0 && wire_decode(WIRE_EVIDENCE, c.json, strlen(c.json),
-					  &c.ev_in, &err) == IMT_OK) {
+		if (k == 0 &&
+		    wire_decode_evidence_framed(c.json, ev->body_len,
+						&c.ev_in, &err) == IMT_OK) {
 			v[4] = cost_of(cost_ak, &c);
 			v[5] = cost_of(cost_quote, &c);
 			v[6] = cost_of(cost_verify, &c);

@@ -149,9 +149,13 @@ static CURL *easy(const struct opts *o, struct bench_buf *resp)
 	return c;
 }
 
-/* POST @body to @base/v1/agents/ID/@what on @h; the HTTP status or 0. */
+/*
+ * POST @body to @base/v1/agents/ID/@what on @h: @len bytes of framed
+ * evidence, or (@len 0) a JSON string. The HTTP status or 0.
+ */
 static long post(CURLM *m, CURL *h, const char *base, const char *id,
-		 const char *what, const char *body, struct bench_buf *resp)
+		 const char *what, const char *body, size_t len,
+		 struct bench_buf *resp)
 {
 	char url[512];
 	long status = 0;
@@ -161,8 +165,7 @@ static long post(CURLM *m, CURL *h, const char *base, const char *id,
 	if (resp->data != NULL)
 		resp->data[0] = '\0';
 	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	bench_http_set_body(h, body, len, len > 0);
 	if (bench_http_perform(m, h) != CURLE_OK)
 		return 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -286,7 +289,8 @@ static void both(CURLM *m, CURL *h[2], long status[2])
  * requests leave within microseconds of each other and meet in the
  * verifiers' checks. The winner's verdict counts.
  */
-static int race(struct worker *w, struct agent *a, const char *json)
+static int race(struct worker *w, struct agent *a, const char *json,
+		size_t len)
 {
 	const struct opts *o = w->o;
 	struct bench_buf resp[2] = {{0}};
@@ -314,8 +318,7 @@ static int race(struct worker *w, struct agent *a, const char *json)
 			 base[i], a->f.id);
 		resp[i].len = 0;
 		curl_easy_setopt(h[i], CURLOPT_URL, url[i]);
-		curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, json);
-		curl_easy_setopt(h[i], CURLOPT_POSTFIELDSIZE, (long)strlen(json));
+		bench_http_set_body(h[i], json, len, 1);
 	}
 	both(m, h, status);
 	won = (status[0] == 200) + (status[1] == 200);
@@ -364,7 +367,7 @@ static int impostor(struct worker *w, struct agent *a, size_t nrec)
 	}
 	count(C_IMPOSTORS, 1);
 	status = post(w->multi, a->c->h, a->c->base, a->f.id, "evidence", json,
-		      &w->resp);
+		      w->ev.body_len, &w->resp);
 	free(json);
 	if (status == 200) {
 		fatal(a, "evidence of another TPM accepted", w->resp.data);
@@ -386,7 +389,7 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 
 	if (a->f.nonce_len == 0) {
 		status = post(w->multi, a->c->h, a->c->base, a->f.id, "nonce", "",
-			      &w->resp);
+			      0, &w->resp);
 		if (status != 200) {
 			setback(a, status, w->resp.data);
 			return 0;
@@ -402,12 +405,12 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 		return -1;
 	}
 	if (w->o->nrace >= 2 && w->attack && w->sent % RACE_EVERY == 0) {
-		rc = race(w, a, json);
+		rc = race(w, a, json, w->ev.body_len);
 		free(json);
 		return rc < 0 ? -1 : a->f.nonce_len > 0;
 	}
 	status = post(w->multi, a->c->h, a->c->base, a->f.id, "evidence", json,
-		      &w->resp);
+		      w->ev.body_len, &w->resp);
 	free(json);
 	if (status != 200) {
 		setback(a, status, w->resp.data);

@@ -9,8 +9,11 @@
 # database (SQLite, or PostgreSQL: run-pg.sh) and self-signed TLS
 # certificate on a free port. Checks:
 # enrollment with credential activation, verdicts arriving for new records
-# and heartbeats, a restart of the agent that reuses its AK without
-# enrolling again, and an agent that survives a verifier stop and start.
+# (sent framed: records after the JSON text) and heartbeats, a restart of
+# the agent that reuses its AK without enrolling again, an agent that
+# survives a verifier stop and start, and one that falls back to JSON
+# evidence behind a verifier that predates the framed form
+# (old-verifier-proxy.py).
 # Every process is killed on every exit path; logs are shown on failure.
 set -u
 
@@ -37,7 +40,8 @@ pids=()
 AGENT_PID=
 VERIFIER_PID=
 MUX_PID=
-trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID $MUX_PID' EXIT
+PROXY_PID=
+trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID $MUX_PID $PROXY_PID' EXIT
 trap 'exit 130' INT TERM
 
 # wait_for SECONDS FILE REGEX: FILE gets a line matching REGEX in time
@@ -150,6 +154,11 @@ else fail "a verdict for the boot_aggregate arrives (next_index 1)"; fi
 if wait_for 10 "$tmp/agent.log" "next_index 3"; then
 	ok "new records are streamed and proven (next_index 3)"
 else fail "new records are streamed and proven (next_index 3)"; fi
+framed=$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$vport/v1/metrics" |
+	awk '$1 == "imatrust_evidence_framed_total" { print $2 }')
+if [ "${framed:-0}" -ge 2 ]; then
+	ok "the agent sends its evidence framed ($framed bodies)"
+else fail "the agent sends its evidence framed (${framed:-no} bodies)"; fi
 if grep -q "failed" "$tmp/agent.log"; then
 	fail "no evidence judged failed"
 else ok "no evidence judged failed"; fi
@@ -254,6 +263,35 @@ else fail "SIGTERM after the outage: exit 0"; fi
 if [ "$(count "$tmp/agent.log" "evidence for records .* judged failed")" = 0 ]; then
 	ok "no evidence judged failed across restart and outage"
 else fail "no evidence judged failed across restart and outage"; fi
+
+# --- a verifier older than the agent: evidence goes as JSON ---------------
+# the proxy refuses framed bodies with 415 as such a verifier does, and
+# passes the rest on; the agent must switch once and lose nothing
+pport=$(swtpm_free_ports)
+python3 "$here/old-verifier-proxy.py" "$pport" "https://127.0.0.1:$vport" \
+	"$tmp/cert.pem" "$tmp/key.pem" "$tmp/cert.pem" "$tmp/proxy.counts" \
+	>"$tmp/proxy.log" 2>&1 &
+PROXY_PID=$!
+wait_for 10 "$tmp/proxy.log" "listening on" ||
+	fail "the old-verifier proxy listens" "$tmp/proxy.log"
+sed -i "s|^verifier_url = .*|verifier_url = https://127.0.0.1:$pport|" \
+	"$tmp/agent.conf"
+mv "$tmp/agent.log" "$tmp/agent-3.log"
+start_agent
+"$kern" "$list" file /usr/bin/tool5 "five" >>"$tmp/kernel.log" 2>&1
+if wait_for 20 "$tmp/agent.log" "next_index 26"; then
+	ok "behind an older verifier the new record is proven (next_index 26)"
+else fail "behind an older verifier the new record is proven (next_index 26)"; fi
+sleep 3	# heartbeats: none of them framed again
+if grep -q "evidence goes as JSON" "$tmp/agent.log" &&
+   grep -q "^refused 1 passed [1-9]" "$tmp/proxy.counts"; then
+	ok "the agent falls back to JSON once ($(cat "$tmp/proxy.counts"))"
+else fail "the agent falls back to JSON once ($(cat "$tmp/proxy.counts" 2>/dev/null))"; fi
+if stop_agent; then ok "SIGTERM behind the older verifier: exit 0"
+else fail "SIGTERM behind the older verifier: exit 0"; fi
+kill "$PROXY_PID" 2>/dev/null
+wait "$PROXY_PID" 2>/dev/null
+PROXY_PID=
 
 echo "1..$tap_n"
 [ "$failures" -eq 0 ]

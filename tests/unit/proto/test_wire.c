@@ -303,6 +303,138 @@ static void test_limits(void **state)
 	free(json);
 }
 
+/*
+ * The framed form: the JSON text without "records", a NUL byte, the
+ * records as they are (NUL bytes among them); the same message back.
+ */
+static void test_framed_round_trip(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	size_t i, len;
+	char *body;
+
+	(void)state;
+	for (i = 0; i < sizeof(recs); i++)
+		recs[i] = (uint8_t)(i % 7 == 0 ? 0 : i);
+	fill_evidence(&in);
+	in.list_start = 40;
+	body = wire_encode_evidence_framed(&in, &len, &err);
+	assert_non_null(body);
+	assert_int_equal(len, strlen(body) + 1 + sizeof(recs));
+	assert_null(strstr(body, "\"records\""));
+	assert_memory_equal(body + strlen(body) + 1, recs, sizeof(recs));
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_OK);
+	assert_string_equal(out.agent, "node-01.lab");
+	assert_int_equal(out.nonce_len, 20);
+	assert_ptr_equal(out.bank, in.bank);
+	assert_int_equal(out.quote.len, sizeof(quote));
+	assert_int_equal(out.records.len, sizeof(recs));
+	assert_memory_equal(out.records.data, recs, sizeof(recs));
+	assert_memory_equal(out.pcrs.value[10], in.pcrs.value[10], 32);
+	assert_int_equal(out.first_index, 42);
+	assert_int_equal(out.list_start, 40);
+	assert_int_equal(out.version, 3);
+	wire_free(WIRE_EVIDENCE, &out);
+	free(body);
+
+	/* a heartbeat: nothing after the NUL byte */
+	fill_evidence(&in);
+	in.records.len = 0;
+	body = wire_encode_evidence_framed(&in, &len, &err);
+	assert_non_null(body);
+	assert_int_equal(len, strlen(body) + 1);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_OK);
+	assert_int_equal(out.records.len, 0);
+	assert_int_equal(out.version, 1);
+	wire_free(WIRE_EVIDENCE, &out);
+	free(body);
+}
+
+/* Each framed body that is wrong: refused, named, nothing leaked. */
+static void test_framed_bad(void **state)
+{
+	struct wire_evidence in, out;
+	struct imt_error err;
+	char *json, *body, *big;
+	size_t len, n;
+
+	(void)state;
+	fill_evidence(&in);
+	/* the JSON form has no NUL byte: not a framed body */
+	json = wire_encode(WIRE_EVIDENCE, &in, &err);
+	assert_int_equal(wire_decode_evidence_framed(json, strlen(json), &out,
+						     &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "no NUL byte"));
+	/* ... nor is it one with a NUL byte after it: "records" twice */
+	assert_int_equal(wire_decode_evidence_framed(json, strlen(json) + 1,
+						     &out, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "\"records\": after the JSON"));
+	free(json);
+
+	/* the JSON part is checked as ever: here not JSON at all */
+	assert_int_equal(wire_decode_evidence_framed("{\"v\":\0xx", 9, &out,
+						     &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "not a JSON object"));
+
+	/* records below list_start: the checks see the records after it */
+	in.list_start = 50;
+	in.records.len = 0;
+	body = wire_encode_evidence_framed(&in, &len, &err);
+	assert_non_null(body);
+	big = malloc(len + 8);
+	memcpy(big, body, len);
+	memset(big + len, 0x11, 8);
+	assert_int_equal(wire_decode_evidence_framed(big, len + 8, &out, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "below \"list_start\""));
+	free(big);
+	free(body);
+
+	/* records over their maximum after the JSON text: 413's status */
+	fill_evidence(&in);
+	in.records.len = 0;
+	body = wire_encode_evidence_framed(&in, &len, &err);
+	n = len + WIRE_RECORDS_MAX + 1;
+	big = calloc(1, n);
+	memcpy(big, body, len);
+	assert_int_equal(wire_decode_evidence_framed(big, n, &out, &err),
+			 IMT_ERR_LIMIT);
+	assert_non_null(strstr(err.msg, "\"records\""));
+	/* at the maximum, with a boot log beside them: over the total */
+	free(body);
+	free(big);
+	in.boot_log = (struct wire_blob){ sig, sizeof(sig) };
+	body = wire_encode_evidence_framed(&in, &len, &err);
+	assert_non_null(body);
+	big = calloc(1, len + WIRE_RECORDS_MAX);
+	memcpy(big, body, len);
+	assert_int_equal(wire_decode_evidence_framed(big, len + WIRE_RECORDS_MAX,
+						     &out, &err),
+			 IMT_ERR_LIMIT);
+	assert_non_null(strstr(err.msg, "\"boot_log\""));
+	free(big);
+	free(body);
+
+	/* the encoder refuses what the decoder would */
+	fill_evidence(&in);
+	in.records.len = WIRE_RECORDS_MAX + 1;
+	in.records.data = calloc(1, in.records.len);
+	assert_null(wire_encode_evidence_framed(&in, &len, &err));
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	free(in.records.data);
+
+	/* a whole body over the maximum: refused before it is read */
+	big = calloc(1, WIRE_BODY_MAX + 1);
+	assert_int_equal(wire_decode_evidence_framed(big, WIRE_BODY_MAX + 1,
+						     &out, &err),
+			 IMT_ERR_LIMIT);
+	free(big);
+}
+
 /* v3: list_start, list_start_pcr and export come back; v3 is written. */
 static void test_history_round_trip(void **state)
 {
@@ -885,6 +1017,8 @@ int main(void)
 		cmocka_unit_test(test_bundle_bad_fields),
 		cmocka_unit_test(test_bundle_bad_bodies),
 		cmocka_unit_test(test_bundle_total),
+		cmocka_unit_test(test_framed_round_trip),
+		cmocka_unit_test(test_framed_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,8 +53,8 @@ static void echo(void *ctx, const struct http_request *req,
 	char *body = malloc(256);
 
 	(void)ctx;
-	snprintf(body, 256, "{\"id\":\"%s\",\"len\":%zu}", req->params[0],
-		 req->body_len);
+	snprintf(body, 256, "{\"id\":\"%s\",\"len\":%zu%s}", req->params[0],
+		 req->body_len, req->body_type_other ? ",\"other\":1" : "");
 	res->body = body;
 	res->status = 201;
 }
@@ -114,12 +114,13 @@ static void slow(void *ctx, const struct http_request *req,
 }
 
 static const struct http_route routes[] = {
-	{ "GET", "/v1/health", health, 0, NULL },
-	{ "POST", "/v1/agents/{}/evidence", echo, 100, NULL },
-	{ "POST", "/v1/references", whoami, BIG_BODY, guard },
-	{ "POST", "/upload", whoami, INFLIGHT, NULL },
-	{ "POST", "/slow", slow, INFLIGHT, NULL },
-	{ NULL, NULL, NULL, 0, NULL },
+	{ "GET", "/v1/health", health, 0, NULL, NULL },
+	{ "POST", "/v1/agents/{}/evidence", echo, 100, NULL,
+	  "application/vnd.test.other" },
+	{ "POST", "/v1/references", whoami, BIG_BODY, guard, NULL },
+	{ "POST", "/upload", whoami, INFLIGHT, NULL, NULL },
+	{ "POST", "/slow", slow, INFLIGHT, NULL, NULL },
+	{ NULL, NULL, NULL, 0, NULL, NULL },
 };
 
 /* Start the server with @cfg's limits (addr, TLS filled in here). */
@@ -223,6 +224,20 @@ static void test_routes(void **state)
 	assert_int_equal(request(f, "POST", "/v1/agents/node-1/evidence",
 				 "application/json", "{\"a\":1}", out), 201);
 	assert_string_equal(out, "{\"id\":\"node-1\",\"len\":7}");
+	/* the route's other type, told to the handler; media types are
+	 * case-insensitive and may carry parameters */
+	assert_int_equal(request(f, "POST", "/v1/agents/node-1/evidence",
+				 "application/vnd.test.other", "ab", out),
+			 201);
+	assert_string_equal(out, "{\"id\":\"node-1\",\"len\":2,\"other\":1}");
+	assert_int_equal(request(f, "POST", "/v1/agents/node-1/evidence",
+				 "Application/VND.test.Other; x=1", "ab", out),
+			 201);
+	assert_string_equal(out, "{\"id\":\"node-1\",\"len\":2,\"other\":1}");
+	assert_int_equal(request(f, "POST", "/v1/agents/node-1/evidence",
+				 "application/json; charset=utf-8", "{}", out),
+			 201);
+	assert_string_equal(out, "{\"id\":\"node-1\",\"len\":2}");
 }
 
 static const struct {
@@ -234,7 +249,13 @@ static const struct {
 	{ "GET", "/v1/agents/../evidence", NULL, NULL, 404, "no such" },
 	{ "DELETE", "/v1/health", NULL, NULL, 405, "method not allowed" },
 	{ "POST", "/v1/agents/n/evidence", "text/plain", "{}", 415,
-	  "Content-Type must be application/json" },
+	  "Content-Type must be application/json or "
+	  "application/vnd.test.other" },
+	/* the other type is the route's only: not a prefix of it */
+	{ "POST", "/v1/agents/n/evidence", "application/vnd.test.otherx", "{}",
+	  415, "application/json" },
+	{ "POST", "/upload", "application/vnd.test.other", "{}", 415,
+	  "Content-Type must be application/json\"" },
 	{ "POST", "/v1/agents/n/evidence", "application/jsonx", "{}", 415,
 	  "application/json" },
 	{ "POST", "/v1/agents/n/evidence", "application/json",
