@@ -38,6 +38,7 @@ packages=(
 	# (deploy/haproxy, tests/lib/haproxy.sh)
 	haproxy
 	sqlite3		# the SQLite schema test_pg_schema.sh compares with
+	valgrind	# tests/bench/instructions counts with callgrind
 	shellcheck	# the test scripts are checked with it
 )
 
