@@ -826,8 +826,9 @@ static enum agent_step agent_round(struct agent *a)
 		/* no index is this far: the verdict says where to go on */
 		ev.first_index = WIRE_PROBE_INDEX;
 	}
-	/* the records after the JSON text, as the kernel wrote them: no
-	 * base64 for us to write nor for the verifier to read (wire.h) */
+	/* records, quote, signature and PCRs as bytes after the JSON text:
+	 * no base64 or hex for us to write nor for the verifier to read
+	 * (wire.h) */
 	framed = !a->evidence_json;
 	if (framed)
 		body = wire_encode_evidence_framed(&ev, &body_len, &err);

@@ -235,9 +235,58 @@ static json_t *encode_pcrs(const struct pcr_set *set)
 	return obj;
 }
 
-static json_t *encode_field(const struct field *f, const void *msg)
+/*
+ * The bytes after the JSON text of a framed body (wire.h): each blob's,
+ * then each PCR value, in the order of the field table.
+ */
+struct frame {
+	uint8_t *data;
+	size_t len, cap;
+	int failed;		/* out of memory */
+};
+
+static void frame_add(struct frame *fr, const void *p, size_t n)
+{
+	size_t cap = fr->cap ? fr->cap : 4096;
+	uint8_t *grown;
+
+	if (fr->failed || n == 0)
+		return;
+	while (cap - fr->len < n)
+		cap *= 2;
+	if (cap != fr->cap) {
+		grown = realloc(fr->data, cap);
+		if (grown == NULL) {
+			fr->failed = 1;
+			return;
+		}
+		fr->data = grown;
+		fr->cap = cap;
+	}
+	memcpy(fr->data + fr->len, p, n);
+	fr->len += n;
+}
+
+/* Framed: the PCR indices in the JSON text, their values after it. */
+static json_t *frame_pcrs(const struct pcr_set *set, struct frame *fr)
+{
+	json_t *list = json_array();
+	int i;
+
+	for (i = 0; list != NULL && i < PCR_SET_COUNT; i++) {
+		if (!(set->present & (1u << i)))
+			continue;
+		json_array_append_new(list, json_integer(i));
+		frame_add(fr, set->value[i], set->algo->size);
+	}
+	return list;
+}
+
+static json_t *encode_field(const struct field *f, const void *msg,
+			    struct frame *fr)
 {
 	const struct hash_algo *bank;
+	const struct wire_blob *b;
 	const char *s;
 	size_t n;
 
@@ -254,10 +303,13 @@ static json_t *encode_field(const struct field *f, const void *msg)
 		return n >= f->min && n <= f->max ?
 		       encode_hex(CAT(msg, f->off, const uint8_t *), n) : NULL;
 	case F_BLOB:
-		n = CAT(msg, f->off, const struct wire_blob *)->len;
-		return n >= f->min && n <= f->max ?
-		       encode_blob(CAT(msg, f->off, const struct wire_blob *)) :
-		       NULL;
+		b = CAT(msg, f->off, const struct wire_blob *);
+		if (b->len < f->min || b->len > f->max)
+			return NULL;
+		if (fr == NULL)
+			return encode_blob(b);
+		frame_add(fr, b->data, b->len);	/* framed: its length */
+		return json_integer((json_int_t)b->len);
 	case F_U64:
 		return json_integer(
 			(json_int_t)*CAT(msg, f->off, const uint64_t *));
@@ -265,7 +317,9 @@ static json_t *encode_field(const struct field *f, const void *msg)
 		bank = *CAT(msg, f->off, const struct hash_algo *const *);
 		return bank != NULL ? json_string(bank->name) : NULL;
 	case F_PCRS:
-		return encode_pcrs(CAT(msg, f->off, const struct pcr_set *));
+		return fr != NULL ?
+		       frame_pcrs(CAT(msg, f->off, const struct pcr_set *), fr) :
+		       encode_pcrs(CAT(msg, f->off, const struct pcr_set *));
 	case F_BOOL:
 		return json_boolean(*CAT(msg, f->off, const int *) != 0);
 	}
@@ -311,9 +365,8 @@ static unsigned int encode_version(enum wire_kind kind, const void *msg)
 	return v;
 }
 
-/* The JSON text of @msg, without the field at offset @skip (NO_SKIP). */
-#define NO_SKIP ((size_t)-1)
-static char *encode(enum wire_kind kind, const void *msg, size_t skip,
+/* The JSON text of @msg; with @fr, framed (its bytes go to @fr). */
+static char *encode(enum wire_kind kind, const void *msg, struct frame *fr,
 		    struct imt_error *err)
 {
 	unsigned int version = encode_version(kind, msg);
@@ -329,7 +382,7 @@ static char *encode(enum wire_kind kind, const void *msg, size_t skip,
 	}
 	json_object_set_new(obj, "v", json_integer(version));
 	for (f = kinds[kind].fields; f->key != NULL; f++) {
-		if (absent(f, msg) || f->off == skip)
+		if (absent(f, msg))
 			continue;
 		if (f->since > version) {
 			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
@@ -337,8 +390,8 @@ static char *encode(enum wire_kind kind, const void *msg, size_t skip,
 				      f->key, f->since);
 			goto out;
 		}
-		v = encode_field(f, msg);
-		if (v == NULL) {
+		v = encode_field(f, msg, fr);
+		if (v == NULL || (fr != NULL && fr->failed)) {
 			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
 				      "field \"%s\" is empty, too long or invalid",
 				      f->key);
@@ -357,7 +410,7 @@ out:
 
 char *wire_encode(enum wire_kind kind, const void *msg, struct imt_error *err)
 {
-	return encode(kind, msg, NO_SKIP, err);
+	return encode(kind, msg, NULL, err);
 }
 
 /* ---- decoding ---- */
@@ -588,35 +641,86 @@ static enum imt_result bundle_check(const struct wire_bundle *b,
 	return evidence_total(&b->ev, err);
 }
 
-/* A blob field's bytes that came after the JSON, not in it. */
+/* The bytes after a framed body's JSON text, taken in field order. */
 struct tail {
-	size_t off;		/* of the field's struct wire_blob */
-	const char *data;
+	const uint8_t *data;
 	size_t len;
+	size_t used;
 };
 
-static enum imt_result take_tail(const struct field *f, json_t *v,
-				 struct wire_blob *b, const struct tail *t,
+/* The count a framed field gives for its bytes; -1 when it is none. */
+static long long tail_count(json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= 0 ?
+	       (long long)json_integer_value(v) : -1;
+}
+
+/* Framed: @v is the blob's length, its bytes are next after the JSON. */
+static enum imt_result take_blob(const struct field *f, json_t *v,
+				 struct wire_blob *b, struct tail *t,
 				 struct imt_error *err)
 {
-	if (v != NULL)
+	long long n = tail_count(v);
+
+	if (n < 0)
 		return BAD(err, IMT_ERR_MALFORMED,
-			   "\"%s\": after the JSON text, not in it", f->key);
-	if (t->len > f->max)
-		return BAD(err, IMT_ERR_LIMIT,
-			   "\"%s\": %zu bytes after the JSON text exceed %zu",
-			   f->key, t->len, f->max);
-	b->data = malloc(t->len + 1);
+			   "\"%s\": framed, it is the count of its bytes after the JSON text",
+			   f->key);
+	if ((unsigned long long)n > f->max)
+		return BAD(err, IMT_ERR_LIMIT, "\"%s\": %lld bytes exceed %zu",
+			   f->key, n, f->max);
+	if ((size_t)n < f->min)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": %lld bytes, needs %zu to %zu", f->key, n,
+			   f->min, f->max);
+	if ((size_t)n > t->len - t->used)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": %lld bytes, %zu left after the JSON text",
+			   f->key, n, t->len - t->used);
+	b->data = malloc((size_t)n + 1);
 	if (b->data == NULL)
 		return BAD(err, IMT_ERR_INTERNAL, "out of memory");
-	if (t->len > 0)
-		memcpy(b->data, t->data, t->len);
-	b->len = t->len;
+	if (n > 0)
+		memcpy(b->data, t->data + t->used, (size_t)n);
+	b->len = (size_t)n;
+	t->used += (size_t)n;
+	return IMT_OK;
+}
+
+/* Framed: @v lists the PCR indices, ascending; their values are next. */
+static enum imt_result take_pcrs(const struct field *f, json_t *v,
+				 struct pcr_set *set,
+				 const struct hash_algo *bank, struct tail *t,
+				 struct imt_error *err)
+{
+	long long i, last = -1;
+	size_t k;
+
+	if (!json_is_array(v) || bank == NULL)
+		return BAD(err, IMT_ERR_MALFORMED,
+			   "\"%s\": framed, it is the list of PCR indices, or no bank",
+			   f->key);
+	pcr_set_init(set, bank);
+	for (k = 0; k < json_array_size(v); k++) {
+		i = tail_count(json_array_get(v, k));
+		if (i <= last || i >= PCR_SET_COUNT)
+			return BAD(err, IMT_ERR_MALFORMED,
+				   "\"%s\": PCR indices must ascend, below %d",
+				   f->key, PCR_SET_COUNT);
+		if (bank->size > t->len - t->used)
+			return BAD(err, IMT_ERR_MALFORMED,
+				   "\"%s\": PCR %lld needs %zu bytes, %zu left after the JSON text",
+				   f->key, i, bank->size, t->len - t->used);
+		memcpy(set->value[i], t->data + t->used, bank->size);
+		t->used += bank->size;
+		set->present |= 1u << i;
+		last = i;
+	}
 	return IMT_OK;
 }
 
 static enum imt_result decode(enum wire_kind kind, const char *json,
-			      size_t len, const struct tail *tail, void *msg,
+			      size_t len, struct tail *tail, void *msg,
 			      struct imt_error *err)
 {
 	const struct field *f, *fields = kinds[kind].fields;
@@ -659,10 +763,7 @@ static enum imt_result decode(enum wire_kind kind, const char *json,
 	}
 	for (f = fields; rc == IMT_OK && f->key != NULL; f++) {
 		v = json_object_get(obj, f->key);
-		if (tail != NULL && f->off == tail->off)
-			rc = take_tail(f, v, AT(msg, f->off, struct wire_blob *),
-				       tail, err);
-		else if (v != NULL && f->since > version)
+		if (v != NULL && f->since > version)
 			rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 					   IMT_NO_POS,
 					   "\"%s\": not in protocol version %d (needs %u)",
@@ -671,11 +772,21 @@ static enum imt_result decode(enum wire_kind kind, const char *json,
 			rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 					   IMT_NO_POS, "missing field \"%s\"",
 					   f->key);
+		else if (v != NULL && tail != NULL && f->type == F_BLOB)
+			rc = take_blob(f, v, AT(msg, f->off, struct wire_blob *),
+				       tail, err);
+		else if (v != NULL && tail != NULL && f->type == F_PCRS)
+			rc = take_pcrs(f, v, AT(msg, f->off, struct pcr_set *),
+				       bank, tail, err);
 		else if (v != NULL)
 			rc = decode_field(f, v, msg, bank, err);
 		if (rc == IMT_OK && f->type == F_BANK)
 			bank = *AT(msg, f->off, const struct hash_algo **);
 	}
+	if (rc == IMT_OK && tail != NULL && tail->used != tail->len)
+		rc = BAD(err, IMT_ERR_MALFORMED,
+			 "%zu bytes after the JSON text that no field counts",
+			 tail->len - tail->used);
 	if (rc == IMT_OK && kind == WIRE_EVIDENCE)
 		rc = evidence_check(msg, err);
 	if (rc == IMT_OK && kind == WIRE_BUNDLE)
@@ -708,10 +819,9 @@ enum imt_result wire_decode_evidence_framed(const char *body, size_t len,
 	nul = memchr(body, '\0', len);
 	if (nul == NULL)
 		return BAD(err, IMT_ERR_MALFORMED,
-			   "no NUL byte between the JSON text and the records");
+			   "no NUL byte after the JSON text");
 	t = (struct tail){
-		.off = offsetof(struct wire_evidence, records),
-		.data = nul + 1,
+		.data = (const uint8_t *)nul + 1,
 		.len = len - (size_t)(nul + 1 - body),
 	};
 	return decode(WIRE_EVIDENCE, body, (size_t)(nul - body), &t, ev, err);
@@ -720,34 +830,29 @@ enum imt_result wire_decode_evidence_framed(const char *body, size_t len,
 char *wire_encode_evidence_framed(const struct wire_evidence *ev,
 				  size_t *len, struct imt_error *err)
 {
-	char *text;
+	struct frame fr = { 0 };
+	char *text, *body = NULL;
 	size_t n;
-	char *body;
 
-	/* the records field's bound in the JSON form, the log's beside it */
-	if (ev->records.len > WIRE_RECORDS_MAX) {
-		BAD(err, IMT_ERR_LIMIT, "\"records\": %zu bytes exceed %u",
-		    ev->records.len, WIRE_RECORDS_MAX);
-		return NULL;
-	}
+	/* what the JSON form's bounds refuse, the framed one does too */
 	if (evidence_total(ev, err) != IMT_OK)
 		return NULL;
-	text = encode(WIRE_EVIDENCE, ev, offsetof(struct wire_evidence, records),
-		      err);
-	if (text == NULL)
-		return NULL;
-	n = strlen(text);
-	body = realloc(text, n + 1 + ev->records.len);
-	if (body == NULL) {
-		free(text);
-		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
-			      "out of memory");
-		return NULL;
+	text = encode(WIRE_EVIDENCE, ev, &fr, err);
+	if (text != NULL) {
+		n = strlen(text);
+		body = realloc(text, n + 1 + fr.len);
+		if (body == NULL)
+			free(text);
 	}
-	body[n] = '\0';
-	if (ev->records.len > 0)
-		memcpy(body + n + 1, ev->records.data, ev->records.len);
-	*len = n + 1 + ev->records.len;
+	if (body != NULL) {
+		body[n] = '\0';
+		if (fr.len > 0)
+			memcpy(body + n + 1, fr.data, fr.len);
+		*len = n + 1 + fr.len;
+	} else if (text != NULL) {
+		BAD(err, IMT_ERR_INTERNAL, "out of memory");
+	}
+	free(fr.data);
 	return body;
 }
 

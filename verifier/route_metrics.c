@@ -36,7 +36,7 @@ static const struct {
 	{ "imatrust_evidence_failed_total", "Evidence judged failed.",
 	  offsetof(struct verifier_metrics, evidence_failed) },
 	{ "imatrust_evidence_framed_total",
-	  "Evidence bodies received with the records after the JSON text (agents of 2026-12 and later; the rest send JSON).",
+	  "Evidence bodies received framed, their bytes after the JSON text (agents of 2026-12 and later; the rest send JSON).",
 	  offsetof(struct verifier_metrics, evidence_framed) },
 	{ "imatrust_records_judged_total", "Measurement records judged.",
 	  offsetof(struct verifier_metrics, records) },

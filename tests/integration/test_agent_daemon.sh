@@ -9,7 +9,7 @@
 # database (SQLite, or PostgreSQL: run-pg.sh) and self-signed TLS
 # certificate on a free port. Checks:
 # enrollment with credential activation, verdicts arriving for new records
-# (sent framed: records after the JSON text) and heartbeats, a restart of
+# (sent framed: bytes after the JSON text) and heartbeats, a restart of
 # the agent that reuses its AK without enrolling again, an agent that
 # survives a verifier stop and start, and one that falls back to JSON
 # evidence behind a verifier that predates the framed form

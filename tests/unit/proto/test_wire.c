@@ -304,8 +304,9 @@ static void test_limits(void **state)
 }
 
 /*
- * The framed form: the JSON text without "records", a NUL byte, the
- * records as they are (NUL bytes among them); the same message back.
+ * The framed form: the JSON text with each blob's length and the PCR
+ * indices, a NUL byte, then the bytes in field order (quote, signature,
+ * PCR values, records, boot log); the same message back.
  */
 static void test_framed_round_trip(void **state)
 {
@@ -317,34 +318,49 @@ static void test_framed_round_trip(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(recs); i++)
 		recs[i] = (uint8_t)(i % 7 == 0 ? 0 : i);
+	for (i = 0; i < sizeof(quote); i++)
+		quote[i] = (uint8_t)(3 * i);
 	fill_evidence(&in);
 	in.list_start = 40;
+	in.boot_log = (struct wire_blob){ sig, sizeof(sig) };
 	body = wire_encode_evidence_framed(&in, &len, &err);
 	assert_non_null(body);
-	assert_int_equal(len, strlen(body) + 1 + sizeof(recs));
-	assert_null(strstr(body, "\"records\""));
-	assert_memory_equal(body + strlen(body) + 1, recs, sizeof(recs));
+	assert_non_null(strstr(body, "\"records\":300"));
+	assert_non_null(strstr(body, "\"quote\":100"));
+	assert_non_null(strstr(body, "\"pcrs\":[0,10]"));
+	assert_int_equal(len, strlen(body) + 1 + sizeof(quote) + sizeof(sig) +
+			 2 * 32 + sizeof(recs) + sizeof(sig));
+	/* the bytes in field order after the NUL byte */
+	assert_memory_equal(body + strlen(body) + 1, quote, sizeof(quote));
+	assert_memory_equal(body + len - sizeof(sig) - sizeof(recs), recs,
+			    sizeof(recs));
 	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
 			 IMT_OK);
 	assert_string_equal(out.agent, "node-01.lab");
 	assert_int_equal(out.nonce_len, 20);
 	assert_ptr_equal(out.bank, in.bank);
 	assert_int_equal(out.quote.len, sizeof(quote));
+	assert_memory_equal(out.quote.data, quote, sizeof(quote));
+	assert_int_equal(out.signature.len, sizeof(sig));
 	assert_int_equal(out.records.len, sizeof(recs));
 	assert_memory_equal(out.records.data, recs, sizeof(recs));
+	assert_int_equal(out.boot_log.len, sizeof(sig));
+	assert_int_equal(out.pcrs.present, in.pcrs.present);
 	assert_memory_equal(out.pcrs.value[10], in.pcrs.value[10], 32);
+	assert_memory_equal(out.pcrs.value[0], in.pcrs.value[0], 32);
 	assert_int_equal(out.first_index, 42);
 	assert_int_equal(out.list_start, 40);
 	assert_int_equal(out.version, 3);
 	wire_free(WIRE_EVIDENCE, &out);
 	free(body);
 
-	/* a heartbeat: nothing after the NUL byte */
+	/* a heartbeat: no records, and no boot log */
 	fill_evidence(&in);
 	in.records.len = 0;
 	body = wire_encode_evidence_framed(&in, &len, &err);
 	assert_non_null(body);
-	assert_int_equal(len, strlen(body) + 1);
+	assert_non_null(strstr(body, "\"records\":0"));
+	assert_null(strstr(body, "boot_log"));
 	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
 			 IMT_OK);
 	assert_int_equal(out.records.len, 0);
@@ -353,12 +369,45 @@ static void test_framed_round_trip(void **state)
 	free(body);
 }
 
+/*
+ * @in framed, but its JSON text says @json_from where the encoder wrote
+ * @json_to (same length or not), and @extra bytes of 0x11 go in at
+ * @at bytes from the end of the body.
+ */
+static char *framed_edit(const struct wire_evidence *in, const char *json_to,
+			 const char *json_from, size_t extra, size_t at,
+			 size_t *len)
+{
+	struct imt_error err;
+	size_t n, text_len, tail_len, from = strlen(json_from);
+	char *body = wire_encode_evidence_framed(in, &n, &err), *p, *out;
+
+	assert_non_null(body);
+	p = strstr(body, json_to);
+	assert_non_null(p);
+	text_len = strlen(body) - strlen(json_to) + from;
+	tail_len = n - strlen(body) - 1;
+	assert_true(at <= tail_len);
+	out = malloc(text_len + 1 + tail_len + extra);
+	assert_non_null(out);
+	memcpy(out, body, (size_t)(p - body));
+	memcpy(out + (p - body), json_from, from);
+	strcpy(out + (p - body) + from, p + strlen(json_to));
+	memcpy(out + text_len + 1, body + strlen(body) + 1, tail_len - at);
+	memset(out + text_len + 1 + tail_len - at, 0x11, extra);
+	memcpy(out + text_len + 1 + tail_len - at + extra,
+	       body + n - at, at);
+	*len = text_len + 1 + tail_len + extra;
+	free(body);
+	return out;
+}
+
 /* Each framed body that is wrong: refused, named, nothing leaked. */
 static void test_framed_bad(void **state)
 {
 	struct wire_evidence in, out;
 	struct imt_error err;
-	char *json, *body, *big;
+	char *json, *body;
 	size_t len, n;
 
 	(void)state;
@@ -368,11 +417,11 @@ static void test_framed_bad(void **state)
 	assert_int_equal(wire_decode_evidence_framed(json, strlen(json), &out,
 						     &err), IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "no NUL byte"));
-	/* ... nor is it one with a NUL byte after it: "records" twice */
+	/* ... nor with one after it: base64 where a count belongs */
 	assert_int_equal(wire_decode_evidence_framed(json, strlen(json) + 1,
 						     &out, &err),
 			 IMT_ERR_MALFORMED);
-	assert_non_null(strstr(err.msg, "\"records\": after the JSON"));
+	assert_non_null(strstr(err.msg, "\"quote\": framed, it is the count"));
 	free(json);
 
 	/* the JSON part is checked as ever: here not JSON at all */
@@ -380,43 +429,70 @@ static void test_framed_bad(void **state)
 						     &err), IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "not a JSON object"));
 
-	/* records below list_start: the checks see the records after it */
-	in.list_start = 50;
-	in.records.len = 0;
-	body = wire_encode_evidence_framed(&in, &len, &err);
-	assert_non_null(body);
-	big = malloc(len + 8);
-	memcpy(big, body, len);
-	memset(big + len, 0x11, 8);
-	assert_int_equal(wire_decode_evidence_framed(big, len + 8, &out, &err),
+	/* counts and bytes disagree: one byte short, one byte over */
+	in.records.len = 10;
+	body = framed_edit(&in, "\"records\":10", "\"records\":11", 0, 0, &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
 			 IMT_ERR_MALFORMED);
-	assert_non_null(strstr(err.msg, "below \"list_start\""));
-	free(big);
+	assert_non_null(strstr(err.msg, "\"records\": 11 bytes, 10 left"));
+	free(body);
+	body = framed_edit(&in, "\"records\":10", "\"records\":10", 1, 0, &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "1 bytes after the JSON text that no"));
 	free(body);
 
-	/* records over their maximum after the JSON text: 413's status */
-	fill_evidence(&in);
-	in.records.len = 0;
-	body = wire_encode_evidence_framed(&in, &len, &err);
-	n = len + WIRE_RECORDS_MAX + 1;
-	big = calloc(1, n);
-	memcpy(big, body, len);
-	assert_int_equal(wire_decode_evidence_framed(big, n, &out, &err),
-			 IMT_ERR_LIMIT);
-	assert_non_null(strstr(err.msg, "\"records\""));
-	/* at the maximum, with a boot log beside them: over the total */
+	/* PCRs: in the JSON form's object, out of order, or short */
+	body = framed_edit(&in, "\"pcrs\":[0,10]", "\"pcrs\":{\"0\":1}", 0, 0,
+			   &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "list of PCR indices"));
 	free(body);
-	free(big);
-	in.boot_log = (struct wire_blob){ sig, sizeof(sig) };
+	body = framed_edit(&in, "\"pcrs\":[0,10]", "\"pcrs\":[10,0]", 0, 0,
+			   &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "must ascend"));
+	free(body);
+	body = framed_edit(&in, "\"pcrs\":[0,10]", "\"pcrs\":[0,10,24]", 0, 0,
+			   &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_ERR_MALFORMED);
+	free(body);
+	body = framed_edit(&in, "\"pcrs\":[0,10]", "\"pcrs\":[0,10,11]", 0, 0,
+			   &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "PCR 11 needs 32 bytes"));
+	free(body);
+
+	/* records below list_start: the checks see the bytes after it */
+	in.list_start = 50;
 	body = wire_encode_evidence_framed(&in, &len, &err);
 	assert_non_null(body);
-	big = calloc(1, len + WIRE_RECORDS_MAX);
-	memcpy(big, body, len);
-	assert_int_equal(wire_decode_evidence_framed(big, len + WIRE_RECORDS_MAX,
-						     &out, &err),
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "below \"list_start\""));
+	free(body);
+
+	/* records over their maximum: 413's status */
+	fill_evidence(&in);
+	in.records.len = 0;
+	n = WIRE_RECORDS_MAX + 1;
+	body = framed_edit(&in, "\"records\":0", "\"records\":4194305", n, 0,
+			   &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
+			 IMT_ERR_LIMIT);
+	assert_non_null(strstr(err.msg, "\"records\": 4194305 bytes exceed"));
+	free(body);
+	/* at the maximum, with a boot log beside them: over the total */
+	in.boot_log = (struct wire_blob){ sig, sizeof(sig) };
+	body = framed_edit(&in, "\"records\":0", "\"records\":4194304",
+			   WIRE_RECORDS_MAX, sizeof(sig), &len);
+	assert_int_equal(wire_decode_evidence_framed(body, len, &out, &err),
 			 IMT_ERR_LIMIT);
 	assert_non_null(strstr(err.msg, "\"boot_log\""));
-	free(big);
 	free(body);
 
 	/* the encoder refuses what the decoder would */
@@ -428,11 +504,11 @@ static void test_framed_bad(void **state)
 	free(in.records.data);
 
 	/* a whole body over the maximum: refused before it is read */
-	big = calloc(1, WIRE_BODY_MAX + 1);
-	assert_int_equal(wire_decode_evidence_framed(big, WIRE_BODY_MAX + 1,
+	body = calloc(1, WIRE_BODY_MAX + 1);
+	assert_int_equal(wire_decode_evidence_framed(body, WIRE_BODY_MAX + 1,
 						     &out, &err),
 			 IMT_ERR_LIMIT);
-	free(big);
+	free(body);
 }
 
 /* v3: list_start, list_start_pcr and export come back; v3 is written. */
