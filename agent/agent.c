@@ -93,8 +93,10 @@ struct agent {
 	int pend_full;
 	uint64_t last_sent_ms;	/* monotonic time of the last evidence */
 	int retry_soon;		/* records wait that the last quote missed */
-	int evidence_json;	/* the verifier refused framed evidence
-				 * (415: older than this agent) */
+	int verifier_framed;	/* its last 2xx answer said it takes
+				 * framed evidence (Accept-Post) */
+	int evidence_json;	/* it refused framed evidence all the same
+				 * (415): JSON for the rest of the run */
 	long last_status;	/* of the last answer that was not 2xx */
 
 	/* the firmware event log, read once at start; NULL: none to send */
@@ -291,8 +293,11 @@ static enum rules_reaction agent_post_body(struct agent *a, const char *path,
 		a->nonce_len = 0;
 		return RULES_BACKOFF;
 	}
-	if (r->status == 200 || r->status == 201)
+	if (r->status == 200 || r->status == 201) {
+		a->verifier_framed = strstr(r->accept_post,
+					    WIRE_EVIDENCE_FRAMED_TYPE) != NULL;
 		return RULES_GO_ON;
+	}
 	rules_error_message(r->body, r->len, msg, sizeof(msg));
 	re = rules_reaction(r->status, msg);
 	log_warnx("POST %s: %ld %s: %s", path, r->status,
@@ -826,10 +831,10 @@ static enum agent_step agent_round(struct agent *a)
 		/* no index is this far: the verdict says where to go on */
 		ev.first_index = WIRE_PROBE_INDEX;
 	}
-	/* records, quote, signature and PCRs as bytes after the JSON text:
+	/* records, quote, signature and PCRs as bytes after the JSON text,
 	 * no base64 or hex for us to write nor for the verifier to read
-	 * (wire.h) */
-	framed = !a->evidence_json;
+	 * (wire.h), to a verifier that said it takes them */
+	framed = a->verifier_framed && !a->evidence_json;
 	if (framed)
 		body = wire_encode_evidence_framed(&ev, &body_len, &err);
 	else
@@ -848,9 +853,10 @@ static enum agent_step agent_round(struct agent *a)
 			     body_len, &r);
 	free(body);
 	if (re != RULES_GO_ON && framed && a->last_status == 415) {
-		/* a verifier older than this agent: JSON from now on, at
-		 * once with a fresh nonce (this one was not taken) */
-		log_warnx("the verifier does not take %s: evidence goes as JSON (upgrade the verifier)",
+		/* said it takes them, refused all the same (something in
+		 * between): JSON from now on, at once with a fresh nonce
+		 * (this one was not taken) */
+		log_warnx("the verifier refused %s it said it takes: evidence goes as JSON",
 			  WIRE_EVIDENCE_FRAMED_TYPE);
 		a->evidence_json = 1;
 		a->retry_soon = 1;

@@ -63,10 +63,21 @@ static void answer(enum wire_kind kind, const void *msg, unsigned int status,
 		res->status = status;
 }
 
+/*
+ * Every engine answer to an agent says which evidence bodies this
+ * verifier takes: an agent sends framed evidence only to a verifier that
+ * says so (PROTOCOL.md, "Bytes after the JSON"), so an older verifier
+ * never sees one.
+ */
+static const char *const agent_headers[] = {
+	"Accept-Post", "application/json, " WIRE_EVIDENCE_FRAMED_TYPE, NULL
+};
+
 /* The engine's answer: its status through engine_http_status(). */
 static void answer_engine(enum wire_kind kind, const struct engine_answer *a,
 			  struct http_response *res)
 {
+	res->headers = agent_headers;
 	if (a->status != ENGINE_OK)
 		http_error(res, engine_http_status(a->status), "%s",
 			   a->message);

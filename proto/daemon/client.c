@@ -252,6 +252,7 @@ static int client_perform(struct client *c, const char *method,
 			  struct curl_slist *headers, struct client_reply *r)
 {
 	struct client_sink sink = { .max = c->answer_max };
+	struct curl_header *accept;
 	char url[CLIENT_URL_MAX];
 	char errbuf[CURL_ERROR_SIZE] = "";
 	CURLcode rc;
@@ -283,6 +284,10 @@ static int client_perform(struct client *c, const char *method,
 		return -1;
 	}
 	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &r->status);
+	if (curl_easy_header(c->curl, "Accept-Post", 0, CURLH_HEADER, -1,
+			     &accept) == CURLHE_OK)
+		snprintf(r->accept_post, sizeof(r->accept_post), "%s",
+			 accept->value);
 	r->body = sink.buf;
 	r->len = sink.len;
 	return 0;

@@ -46,12 +46,16 @@ struct client_opts {
 struct client;
 
 /* An HTTP answer, or the reason there was none. */
+#define CLIENT_ACCEPT_POST_MAX 128
+
 struct client_reply {
 	long status;			/* HTTP status; 0 on transport error */
 	char *body;			/* owned, NUL-terminated; NULL if none */
 	size_t len;			/* bytes in @body, <= answer_max */
 	enum client_err err;		/* CLIENT_ERR_NONE with an answer */
 	char error[CLIENT_ERROR_MAX];	/* transport error, "" otherwise */
+	char accept_post[CLIENT_ACCEPT_POST_MAX];	/* the answer's
+					 * Accept-Post header; "" if none */
 };
 
 /**

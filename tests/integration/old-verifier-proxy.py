@@ -5,10 +5,13 @@ Listens with TLS on 127.0.0.1:PORT and passes every request on to the
 real verifier at UPSTREAM (https://127.0.0.1:N, trusted through CA),
 except a body of the framed evidence type (wire.h), which it refuses as
 an older verifier does: 415, "Content-Type must be application/json".
-Counts what it refused and passed in COUNTS (a file rewritten per
-request: "refused N passed M").
+MODE "old": the answers lose their Accept-Post header, as an older
+verifier sends none; "strict": they keep it, so the agent is told
+framed evidence is taken and then refused (something in between that
+filters media types). Counts what it refused and passed in COUNTS (a
+file rewritten per request: "refused N passed M").
 
-    old-verifier-proxy.py PORT UPSTREAM CERT KEY CA COUNTS
+    old-verifier-proxy.py MODE PORT UPSTREAM CERT KEY CA COUNTS
 """
 import http.client
 import http.server
@@ -20,7 +23,7 @@ import urllib.parse
 
 FRAMED = "application/vnd.imatrust.evidence"
 
-port, upstream, cert, key, ca, counts_path = sys.argv[1:7]
+mode, port, upstream, cert, key, ca, counts_path = sys.argv[1:8]
 target = urllib.parse.urlsplit(upstream)
 upstream_tls = ssl.create_default_context(cafile=ca)
 lock = threading.Lock()
@@ -41,9 +44,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):
         pass
 
-    def answer(self, status, body, ctype="application/json"):
+    def answer(self, status, body, ctype="application/json",
+               accept_post=None):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
+        if accept_post is not None and mode == "strict":
+            self.send_header("Accept-Post", accept_post)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -70,7 +76,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         conn.close()
         note("passed")
         self.answer(r.status, data,
-                    r.getheader("Content-Type") or "application/json")
+                    r.getheader("Content-Type") or "application/json",
+                    r.getheader("Accept-Post"))
 
     do_GET = do_POST = do_DELETE = relay
 
