@@ -253,8 +253,9 @@ static int check_listed(int64_t boot_id, const struct db_record *r,
 }
 
 /*
- * A batch larger than one multi-row INSERT (PostgreSQL: 32 rows) and not
- * a multiple of it comes back whole, field by field, signatures or none.
+ * A batch of 95 records, two multi-row INSERTs of 32 and then one of each
+ * smaller size (16, 8, 4, 2, 1), comes back whole, field by field,
+ * signatures or none.
  */
 static void test_advance_rows(void **state)
 {
@@ -264,7 +265,7 @@ static void test_advance_rows(void **state)
 	struct imt_error err;
 	struct db_boot b;
 	struct tdb t;
-	size_t i, n = 2 * 32 + 7;
+	size_t i, n = 2 * 32 + 31;
 
 	(void)state;
 	tdb_new(&t);
