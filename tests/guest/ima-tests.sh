@@ -14,6 +14,10 @@
 #                       over must be the start of the new one, poll() and
 #                       resumed reads and seeks work on it, and the whole
 #                       list can be staged ("A"), saved and deleted ("D")
+# imatrust.mode=kexec-staged  stage the list ("A"), read a file, then
+#                       kexec_file_load(): "D" must fail with ESTALE, and
+#                       the next kernel's list is the staged records, the
+#                       list kept, the load's reads and its boot_aggregate
 #
 # TAP goes to /results/tap (9p share) and the console. Afterwards the
 # lists, counters and PCR 0-10 of both banks are copied to /results so the
@@ -432,6 +436,62 @@ test_kexec_second() {
 	test_kexec_export "$before"
 }
 
+# First boot of mode kexec-staged: records staged ("A") and not deleted
+# when kexec_file_load() copies the lists. The next kernel shows them,
+# staged records first, so "D" must fail with ESTALE and delete nothing.
+test_kexec_staged_first() {
+	/data/bin/bb1 true
+	check_measured "exec of /data/bin/bb1 measured before staging" \
+	    /data/bin/bb1
+	# Nothing may be measured after the load, or PCR 10 holds what the
+	# next kernel's list does not: compare on tmpfs, which the tcb policy
+	# does not measure, and only write to the share.
+	cp "$ASCII" /tmp/staged.ascii
+	cp /tmp/staged.ascii "$OUT/staged.ascii"
+	staged=$(records)
+	check_eq "\"A\" to binary_runtime_measurements_sha256_staged" ok \
+	    "$("$HELPER" request "${BINARY}_sha256_staged" A)"
+	echo kept >/data/kept.txt
+	cat /data/kept.txt >/dev/null
+	check_eq "after \"A\", a file read is the list's only record" \
+	    "1 /data/kept.txt" "$(records) $(awk '{ print $5 }' "$ASCII")"
+	cp "$ASCII" "$OUT/kept.ascii"
+	check_cmd "kexec_file_load() with $staged records staged" \
+	    "$HELPER" kexec-load "$OUT/bzImage" "$OUT/initramfs.cpio.gz" \
+	    "$(cat /proc/cmdline) imatrust.kexec=1"
+	check_eq "after kexec_file_load(), \"D\" to the staged list: ESTALE" \
+	    ESTALE "$("$HELPER" request "${BINARY}_sha256_staged" D)"
+	check_cmd "... and the staged records are all still staged" \
+	    cmp -s "${ASCII}_staged" /tmp/staged.ascii
+	sync
+	umount /data
+	umount /results
+	"$HELPER" kexec-reboot
+	mount -t 9p -o trans=virtio,version=9p2000.L results /results
+	fail "reboot into the loaded kernel"
+}
+
+# After that kexec: the staged records, the list kept, the load's reads,
+# then the new boot_aggregate; the host replays the whole list to PCR 10,
+# so a record lost or out of order fails there too.
+test_kexec_staged_second() {
+	staged=$(wc -l <"$OUT/staged.ascii")
+	kept=$(wc -l <"$OUT/kept.ascii")
+	check_cmd "the kernel came up through kexec (imatrust.kexec=1)" \
+	    grep -q 'imatrust.kexec=1' /proc/cmdline
+	check_cmd "the list starts with the $staged records staged before the kexec" \
+	    sh -c "head -n $staged '$ASCII' | cmp -s - '$OUT/staged.ascii'"
+	check_cmd "... then the $kept record(s) of the list left" \
+	    sh -c "sed -n '$((staged + 1)),$((staged + kept))p' '$ASCII' |
+		cmp -s - '$OUT/kept.ascii'"
+	check_eq "then the kexec load's reads, then the new boot_aggregate" \
+	    "/results/bzImage /results/initramfs.cpio.gz boot_aggregate" \
+	    "$(sed -n "$((staged + kept + 1)),$((staged + kept + 3))p" \
+		"$ASCII" | awk '{ printf "%s%s", sep, $5; sep = " " }')"
+	check_eq "nothing is staged in the new kernel" "0 0" \
+	    "$(wc -c <"${BINARY}_sha256_staged") $(wc -c <"${ASCII}_staged")"
+}
+
 # poll(), resumed reads and seeks back over the $1 records carried over.
 test_kexec_resume() {
 	mkdir -p /data/resume
@@ -515,6 +575,13 @@ main() {
 			test_kexec_second
 		else
 			test_kexec_first
+		fi
+		;;
+	kexec-staged)
+		if grep -q 'imatrust.kexec=1' /proc/cmdline; then
+			test_kexec_staged_second
+		else
+			test_kexec_staged_first
 		fi
 		;;
 	*)

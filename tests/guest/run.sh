@@ -40,6 +40,7 @@ BOOTS=(
 	"runtime-policy|policy|tis|ima_hash=sha256 ima_template=ima-ng"
 	"crb|tcb|crb|ima_policy=tcb ima_hash=sha256 ima_template=ima-ng"
 	"kexec|kexec|tis|ima_policy=tcb ima_hash=sha256 ima_template=ima-ng"
+	"kexec-staged|kexec-staged|tis|ima_policy=tcb ima_hash=sha256 ima_template=ima-ng"
 )
 
 keep=0
@@ -160,8 +161,9 @@ boot_all() {
 	for i in "${!BOOTS[@]}"; do
 		IFS='|' read -r name mode tpm cmdline <<<"${BOOTS[$i]}"
 		mkdir -p "$run_dir/results/$name"
-		# mode kexec loads the same kernel and initramfs from its share
-		[ "$mode" != kexec ] || cp "$kernel" "$image/initramfs.cpio.gz" \
+		# the kexec modes load the same kernel and initramfs from
+		# their share
+		[ "${mode#kexec}" = "$mode" ] || cp "$kernel" "$image/initramfs.cpio.gz" \
 		    "$run_dir/results/$name/"
 		"$LAB" start $((i + 1)) --kernel "$kernel" --tpm "$tpm" \
 		    --initrd "$image/initramfs.cpio.gz" \
