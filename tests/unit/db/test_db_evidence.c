@@ -3,7 +3,8 @@
  * test_db_evidence.c - the evidence path's view of a machine: one
  * statement that must read what db_machine_get(), db_boot_current(),
  * db_boot_log_get() (without the bytes) and db_nonce_outstanding() read,
- * in every state those can be in, on both engines.
+ * in every state those can be in, on both engines; and the plans of every
+ * statement the evidence path runs, which must use keys, not scans.
  */
 #include "db_test.h"
 
@@ -149,10 +150,279 @@ static void test_view_agrees(void **state)
 	tdb_remove(&t);
 }
 
+/*
+ * The plans of the statements the evidence path runs. SQLite: a
+ * statement trace while it runs, then EXPLAIN QUERY PLAN of each text.
+ * PostgreSQL: the statements a fresh connection prepared for it
+ * (pg_prepared_statements), then EXPLAIN EXECUTE of each, generic plans
+ * with sequential scans off, so that a plan that still scans a table has
+ * no index to use whatever the parameters.
+ */
+#define PLAN_TEXT_MAX 65536
+struct plans {
+	char sql[64][4096];	/* SQLite: the distinct statement texts */
+	size_t nsql;
+	char text[PLAN_TEXT_MAX];	/* every plan, one after the other */
+	size_t len;
+	size_t nplans;
+};
+
+static void plans_add(struct plans *p, const char *text)
+{
+	int n = snprintf(p->text + p->len, sizeof(p->text) - p->len, "%s\n",
+			 text);
+
+	if (n > 0 && (size_t)n < sizeof(p->text) - p->len)
+		p->len += (size_t)n;
+	p->nplans++;
+}
+
+static int trace_sql(unsigned int type, void *arg, void *stmt, void *x)
+{
+	struct plans *p = arg;
+	const char *sql = sqlite3_sql(stmt);
+	size_t i;
+
+	(void)type;
+	(void)x;
+	if (sql == NULL)
+		return 0;
+	for (i = 0; i < p->nsql; i++) {
+		if (strncmp(p->sql[i], sql, sizeof(p->sql[i]) - 1) == 0)
+			return 0;
+	}
+	if (p->nsql < sizeof(p->sql) / sizeof(p->sql[0]))
+		snprintf(p->sql[p->nsql++], sizeof(p->sql[0]), "%s", sql);
+	return 0;
+}
+
+/* The names of the statements prepared on @pg, comma separated. */
+static void pg_prepared_names(PGconn *pg, char *out, size_t cap)
+{
+	PGresult *res = PQexec(pg, "SELECT string_agg(name, ',') "
+				   "FROM pg_prepared_statements");
+
+	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+	snprintf(out, cap, ",%s,", PQgetvalue(res, 0, 0));
+	PQclear(res);
+}
+
+static void pg_run(PGconn *pg, const char *sql)
+{
+	PGresult *res = PQexec(pg, sql);
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		fail_msg("%s: %s", sql, PQerrorMessage(pg));
+	PQclear(res);
+}
+
+/* EXPLAIN EXECUTE of every statement prepared on @pg but not in @before. */
+static void pg_explain(PGconn *pg, const char *before, struct plans *p)
+{
+	PGresult *res, *plan;
+	char q[2048], key[128], line[512];
+	int i, k, r, nparams;
+	size_t len;
+
+	pg_run(pg, "SET plan_cache_mode = force_generic_plan");
+	pg_run(pg, "SET enable_seqscan = off");
+	res = PQexec(pg, "SELECT name, cardinality(parameter_types), "
+			 "left(statement, 48) FROM pg_prepared_statements");
+	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+	for (i = 0; i < PQntuples(res); i++) {
+		snprintf(key, sizeof(key), ",%s,", PQgetvalue(res, i, 0));
+		if (strstr(before, key) != NULL)
+			continue;
+		nparams = atoi(PQgetvalue(res, i, 1));
+		len = (size_t)snprintf(q, sizeof(q), "EXPLAIN EXECUTE %s",
+				       PQgetvalue(res, i, 0));
+		for (k = 0; k < nparams && len < sizeof(q) - 8; k++)
+			len += (size_t)snprintf(q + len, sizeof(q) - len,
+						"%sNULL", k > 0 ? "," : "(");
+		if (nparams > 0)
+			snprintf(q + len, sizeof(q) - len, ")");
+		plan = PQexec(pg, q);
+		if (PQresultStatus(plan) != PGRES_TUPLES_OK)
+			fail_msg("%s: %s", q, PQerrorMessage(pg));
+		for (r = 0; r < PQntuples(plan); r++) {
+			snprintf(line, sizeof(line), "%s | %s",
+				 PQgetvalue(res, i, 2), PQgetvalue(plan, r, 0));
+			plans_add(p, line);
+		}
+		PQclear(plan);
+	}
+	PQclear(res);
+	pg_run(pg, "RESET enable_seqscan");
+	pg_run(pg, "RESET plan_cache_mode");
+}
+
+/* EXPLAIN QUERY PLAN of every statement text traced, into @p->text. */
+static void sqlite_explain(struct tdb *t, struct plans *p)
+{
+	char q[4200], line[512];
+	sqlite3_stmt *st;
+	size_t i;
+
+	for (i = 0; i < p->nsql; i++) {
+		snprintf(q, sizeof(q), "EXPLAIN QUERY PLAN %s", p->sql[i]);
+		if (sqlite3_prepare_v2(db_sqlite_handle(t->db), q, -1, &st,
+				       NULL) != SQLITE_OK)
+			fail_msg("%s: %s", q,
+				 sqlite3_errmsg(db_sqlite_handle(t->db)));
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			/* the statement's start names it well enough */
+			snprintf(line, sizeof(line), "%.48s | %s", p->sql[i],
+				 (const char *)sqlite3_column_text(st, 3));
+			plans_add(p, line);
+		}
+		sqlite3_finalize(st);
+	}
+}
+
+/* Fail on the first plan line that reads a whole table or runs a
+ * subquery per row. A multi-row VALUES list is SQLite's "SCAN n CONSTANT
+ * ROWS": no table. */
+static void assert_plans_use_keys(const char *text)
+{
+	static const char *const bad[] = {
+		"Seq Scan", "SubPlan", "| SCAN ", "CORRELATED",
+	};
+	const char *line = text, *end;
+	char one[512];
+	size_t i;
+
+	for (; *line != '\0'; line = *end != '\0' ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (end == NULL)
+			end = line + strlen(line);
+		snprintf(one, sizeof(one), "%.*s", (int)(end - line), line);
+		if (strstr(one, "CONSTANT ROW") != NULL)
+			continue;
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			if (strstr(one, bad[i]) != NULL)
+				fail_msg("plan: %s\n(all plans:\n%s)", one,
+					 text);
+		}
+		/* SQLite's SEARCH without an index walks the table's rowids
+		 * (max() of a column with no index on the WHERE) */
+		if (strstr(one, "| SEARCH ") != NULL &&
+		    strstr(one, " USING ") == NULL)
+			fail_msg("plan: %s\n(all plans:\n%s)", one, text);
+	}
+}
+
+/* The evidence path once: view, nonce, 50 records, view, heartbeat. */
+static void run_evidence_path(struct db *db, int64_t boot)
+{
+	static char paths[50][32];
+	static uint8_t digest[32];
+	uint8_t n1[32], n2[32], n3[32], s1[DB_PCR_SHA1_SIZE],
+		s256[DB_PCR_SHA256_SIZE];
+	struct db_record recs[50];
+	struct db_evidence_view v;
+	enum db_nonce_result nres;
+	struct imt_error err;
+	size_t i;
+
+	memset(n1, 1, sizeof(n1));
+	memset(n2, 2, sizeof(n2));
+	memset(n3, 3, sizeof(n3));
+	memset(s1, 4, sizeof(s1));
+	memset(s256, 5, sizeof(s256));
+	for (i = 0; i < 50; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "/usr/bin/p%zu", i);
+		recs[i] = (struct db_record){
+			.index = i, .pcr = 10, .template = "ima-ng",
+			.path = paths[i], .digest_algo = "sha256",
+			.digest = digest, .digest_len = 32,
+			.verdict = DB_VERDICT_KNOWN,
+		};
+	}
+	assert_int_equal(db_evidence_view_get(db, "m1", T_NOW, &v, &err), 0);
+	assert_int_equal(v.have_nonce, 1);
+	db_evidence_view_release(&v);
+	assert_int_equal(db_nonce_renew(db, "m1", n1, 32, T_NOW,
+					&(struct db_nonce_next){
+						n2, 32, T_NOW + 30, T_NOW },
+					&nres, &err), 0);
+	assert_int_equal(nres, DB_NONCE_OK);
+	assert_int_equal(db_boot_advance(db, &(struct db_boot_advance){
+			.boot_id = boot, .from_index = 0, .to_index = 50,
+			.pcr10_sha1 = s1, .pcr10_sha256 = s256,
+			.records = recs, .nrecords = 50 }, T_NOW, &err), 0);
+	assert_int_equal(db_evidence_view_get(db, "m1", T_NOW, &v, &err), 0);
+	db_evidence_view_release(&v);
+	/* a heartbeat that does not come with its nonce's seen time */
+	assert_int_equal(db_nonce_renew(db, "m1", n2, 32, T_NOW,
+					&(struct db_nonce_next){
+						n3, 32, T_NOW + 30, 0 },
+					&nres, &err), 0);
+	assert_int_equal(db_boot_advance(db, &(struct db_boot_advance){
+			.boot_id = boot, .from_index = 50, .to_index = 50,
+			.pcr10_sha1 = s1, .pcr10_sha256 = s256 }, T_NOW + 1,
+			&err), 0);
+}
+
+/*
+ * No statement of the evidence path reads a whole table: a plan that
+ * scans one (SQLite "SCAN t", PostgreSQL "Seq Scan" with sequential scans
+ * off) or runs a subquery per row (SQLite "CORRELATED", PostgreSQL
+ * "SubPlan") fails here. The tables grow with the fleet; a scan would
+ * cost every evidence.
+ */
+static void test_evidence_plans(void **state)
+{
+	static struct plans p;
+	enum db_boot_log_result res;
+	struct imt_error err;
+	struct db_boot b;
+	uint8_t n1[32], blog[64];
+	char id[16], before[4096];
+	struct db *db;
+	struct tdb t;
+	int i;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	memset(n1, 1, sizeof(n1));
+	memset(blog, 6, sizeof(blog));
+	tdb_new(&t);
+	for (i = 200; i >= 1; i--) {
+		snprintf(id, sizeof(id), "m%d", i);
+		tdb_machine(&t, id, DB_STATE_TRUSTED);
+		assert_int_equal(db_boot_start(t.db, id, 1, 0, T_NOW, &b, &err),
+				 0);
+		assert_int_equal(db_boot_log_store(t.db, b.id, blog,
+						   sizeof(blog), T_NOW, &res,
+						   &err), 0);
+	}
+	assert_int_equal(db_nonce_issue(t.db, "m1", n1, 32, T_NOW + 30, &err),
+			 0);
+	if (tdb_pg_uri() != NULL) {
+		/* a fresh connection prepares only what the path runs */
+		db = tdb_other(&t);
+		pg_prepared_names(db_pg_handle(db), before, sizeof(before));
+		run_evidence_path(db, b.id);
+		pg_explain(db_pg_handle(db), before, &p);
+		db_close(db);
+	} else {
+		sqlite3_trace_v2(db_sqlite_handle(t.db), SQLITE_TRACE_STMT,
+				 trace_sql, &p);
+		run_evidence_path(t.db, b.id);
+		sqlite3_trace_v2(db_sqlite_handle(t.db), 0, NULL, NULL);
+		sqlite_explain(&t, &p);
+	}
+	/* the view, the nonce, the boot, the records, last_seen */
+	assert_true(p.nplans >= 5);
+	assert_plans_use_keys(p.text);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_view_agrees),
+		cmocka_unit_test(test_evidence_plans),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
