@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "b64.h"
+#include "grow.h"
 #include "hex.h"
 #include "wire.h"
 
@@ -247,22 +248,16 @@ struct frame {
 
 static void frame_add(struct frame *fr, const void *p, size_t n)
 {
-	size_t cap = fr->cap ? fr->cap : 4096;
-	uint8_t *grown;
+	uint8_t *data;
 
 	if (fr->failed || n == 0)
 		return;
-	while (cap - fr->len < n)
-		cap *= 2;
-	if (cap != fr->cap) {
-		grown = realloc(fr->data, cap);
-		if (grown == NULL) {
-			fr->failed = 1;
-			return;
-		}
-		fr->data = grown;
-		fr->cap = cap;
+	data = grow(fr->data, &fr->cap, fr->len + n, 4096);
+	if (data == NULL) {
+		fr->failed = 1;
+		return;
 	}
+	fr->data = data;
 	memcpy(fr->data + fr->len, p, n);
 	fr->len += n;
 }

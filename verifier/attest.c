@@ -32,6 +32,7 @@
 #include "backlog.h"
 #include "boot_check.h"
 #include "boot_memo.h"
+#include "grow.h"
 #include "history.h"
 #include "ima_list.h"
 #include "ima_match.h"
@@ -348,18 +349,11 @@ static struct backlog_key key_of(const struct attest *a)
 /* Grow @p to hold @extra more bytes: doubling, so appends stay linear. */
 static int piece_reserve(struct backlog_piece *p, size_t extra)
 {
-	size_t cap = p->cap > 0 ? p->cap : 1u << 20;
-	uint8_t *grown;
+	uint8_t *grown = grow(p->bytes, &p->cap, p->len + extra + 1, 1u << 20);
 
-	while (cap < p->len + extra + 1)
-		cap *= 2;
-	if (cap == p->cap)
-		return 0;
-	grown = realloc(p->bytes, cap);
 	if (grown == NULL)
 		return -1;
 	p->bytes = grown;
-	p->cap = cap;
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 
 #include "client.h"
+#include "grow.h"
 #include "wire.h"
 
 #define CLIENT_URL_MAX 2048	/* base URL plus a /v1/... path */
@@ -66,17 +67,10 @@ static size_t client_write(char *data, size_t size, size_t nmemb, void *arg)
 		s->too_large = 1;
 		return 0;	/* CURLE_WRITE_ERROR ends the transfer */
 	}
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap != 0 ? s->cap : 4096;
-
-		while (cap < s->len + n + 1)
-			cap *= 2;
-		p = realloc(s->buf, cap);
-		if (p == NULL)
-			return 0;
-		s->buf = p;
-		s->cap = cap;
-	}
+	p = grow(s->buf, &s->cap, s->len + n + 1, 4096);
+	if (p == NULL)
+		return 0;
+	s->buf = p;
 	memcpy(s->buf + s->len, data, n);
 	s->len += n;
 	s->buf[s->len] = '\0';
