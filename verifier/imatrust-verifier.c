@@ -21,9 +21,6 @@
 #include <openssl/rand.h>
 #include <openssl/x509_vfy.h>
 
-#include "ak_cache.h"
-#include "boot_memo.h"
-#include "backlog.h"
 #include "cluster.h"
 #include "daemon.h"
 #include "db.h"
@@ -328,10 +325,7 @@ static int serve(struct verifier *v)
 	    (v->ek_ca = load_ek_ca(v->cfg.ek_ca)) == NULL)
 		goto out;
 	if (open_db(v) < 0 || load_result_key(v) < 0 ||
-	    (v->backlog = backlog_new(v->cfg.backlog_machine_max,
-					  v->cfg.backlog_total_max)) == NULL ||
-	    (v->ak_cache = ak_cache_new()) == NULL ||
-	    (v->boot_memo = boot_memo_new()) == NULL)
+	    verifier_caches_new(v) < 0)
 		goto out;
 	fill_fingerprints(v);
 	if (webhook_start(v) < 0)
@@ -384,9 +378,7 @@ out:
 	http_stop(srv);
 	webhook_stop(v);
 	db_close(v->db);
-	backlog_free(v->backlog);
-	ak_cache_free(v->ak_cache);
-	boot_memo_free(v->boot_memo);
+	verifier_caches_free(v);
 	policies_free(v);
 	keyring_free(v);
 	X509_STORE_free(v->ek_ca);

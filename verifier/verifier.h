@@ -77,6 +77,15 @@ struct verifier {
 	atomic_int leader;
 };
 
+/*
+ * caches.c: the in-memory state evidence uses beside the database, as
+ * imatrust-verifier runs it (the backlog sized by @v->cfg, the AK cache,
+ * the boot memo); -1 when out of memory, and what was made stays for
+ * verifier_caches_free(), which takes any of them NULL.
+ */
+int verifier_caches_new(struct verifier *v);
+void verifier_caches_free(struct verifier *v);
+
 /* The REST routes under /v1, terminated by a NULL method. */
 extern const struct http_route verifier_routes[];
 

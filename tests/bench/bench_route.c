@@ -41,10 +41,7 @@
 #define CALLGRIND_DUMP_STATS_AT(name) (void)(name)
 #endif
 
-#include "ak_cache.h"
-#include "backlog.h"
 #include "bench_fleet.h"
-#include "boot_memo.h"
 #include "config.h"
 #include "db.h"
 #include "engine.h"
@@ -81,12 +78,7 @@ static void verifier_open(struct bench *b, const char *db)
 	b->v.started = time(NULL);
 	if (db_open(db, &b->v.db, &err) < 0)
 		die(db, err.msg);
-	b->v.backlog = backlog_new(b->v.cfg.backlog_machine_max,
-				   b->v.cfg.backlog_total_max);
-	b->v.ak_cache = ak_cache_new();
-	b->v.boot_memo = boot_memo_new();
-	if (b->v.backlog == NULL || b->v.ak_cache == NULL ||
-	    b->v.boot_memo == NULL)
+	if (verifier_caches_new(&b->v) < 0)
 		die("verifier", "out of memory");
 }
 

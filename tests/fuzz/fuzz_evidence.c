@@ -30,9 +30,7 @@
 
 #include <openssl/rand.h>
 
-#include "ak_cache.h"
 #include "engine.h"
-#include "backlog.h"
 #include "db.h"
 #include "fz_db.h"
 #include "fz_input.h"
@@ -169,10 +167,10 @@ static void remove_database(void)
 
 /*
  * The verifier every input starts from: its default configuration, the
- * template database, an empty backlog and AK cache. The lead's engine
- * rework may change this function only: it uses config_defaults(),
- * db_open(), backlog_new() and ak_cache_new(), and the struct verifier
- * fields cfg, lock, db, backlog, ak_cache.
+ * template database, and the daemon's empty in-memory state (backlog, AK
+ * cache, boot memo: verifier_caches_new()). The lead's engine rework may
+ * change this function only: it uses config_defaults(), db_open(),
+ * verifier_caches_new(), and the struct verifier fields cfg, lock, db.
  */
 static void setup_verifier(void)
 {
@@ -191,10 +189,7 @@ static void setup_verifier(void)
 	write_file(db_path, db_template, db_template_len);
 	if (db_open(db_path, &v.db, &err) < 0)
 		die("db_open of the copy", &err);
-	v.backlog = backlog_new(v.cfg.backlog_machine_max,
-				v.cfg.backlog_total_max);
-	v.ak_cache = ak_cache_new();
-	if (v.backlog == NULL || v.ak_cache == NULL)
+	if (verifier_caches_new(&v) < 0)
 		die("out of memory", NULL);
 }
 
@@ -203,8 +198,7 @@ static void teardown_verifier(void)
 	policies_free(&v);
 	keyring_free(&v);
 	db_close(v.db);
-	backlog_free(v.backlog);
-	ak_cache_free(v.ak_cache);
+	verifier_caches_free(&v);
 	pthread_mutex_destroy(&v.lock);
 }
 
