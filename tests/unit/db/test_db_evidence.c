@@ -387,6 +387,7 @@ static void test_evidence_plans(void **state)
 	memset(n1, 1, sizeof(n1));
 	memset(blog, 6, sizeof(blog));
 	tdb_new(&t);
+	/* m1 last: @b is its boot, which the path advances */
 	for (i = 200; i >= 1; i--) {
 		snprintf(id, sizeof(id), "m%d", i);
 		tdb_machine(&t, id, DB_STATE_TRUSTED);
