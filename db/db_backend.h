@@ -23,7 +23,39 @@ struct db_conn {
 /* The head of every backend's cached statement. */
 struct db_stmt {
 	const struct db_backend *be;
+	const char *sql;	/* the cache key: its static text's address */
 };
+
+/*
+ * The statements a connection prepared (db_stmt_cache.c). Each is
+ * allocated alone by its backend, so the pointer a caller holds survives
+ * the array growing. At most DB_STMT_CACHE_MAX: the library has fewer
+ * than 200 texts, and a text assembled at run time (a new address per
+ * call) fills the rest within minutes instead of growing without end.
+ */
+struct db_stmt_cache {
+	struct db_stmt **stmts;
+	size_t n;
+	size_t cap;		/* bytes allocated for stmts */
+};
+
+/* db_stmt_cache_find() - the statement keyed @sql, NULL when none yet. */
+struct db_stmt *db_stmt_cache_find(const struct db_stmt_cache *c,
+				   const char *sql);
+
+/*
+ * db_stmt_cache_add() - keep @st (head filled) in @c. -1 with @err
+ * IMT_ERR_LIMIT past DB_STMT_CACHE_MAX or IMT_ERR_INTERNAL out of memory;
+ * @st is then still the caller's.
+ */
+int db_stmt_cache_add(struct db_stmt_cache *c, struct db_stmt *st,
+		      struct imt_error *err);
+
+/*
+ * db_stmt_cache_release() - free the array (its backend frees each
+ * statement first).
+ */
+void db_stmt_cache_release(struct db_stmt_cache *c);
 
 struct db_backend {
 	const char *name;		/* "sqlite", "postgresql" */

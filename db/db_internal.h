@@ -13,7 +13,7 @@
 #include "db.h"
 #include "db_sql.h"
 
-#define DB_STMT_CACHE_MAX 192	/* distinct SQL statements of the library */
+#define DB_STMT_CACHE_MAX 1024	/* per connection: db_backend.h */
 #define DB_BUSY_TIMEOUT_MS 5000	/* wait for another process's lock */
 
 struct db_migration {

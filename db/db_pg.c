@@ -45,7 +45,6 @@ struct pg_conn;
 struct pg_stmt {
 	struct db_stmt head;	/* first: db_sql.c's view */
 	struct pg_conn *c;
-	const char *sql;	/* the key */
 	char *text;		/* sql with $N for ?N */
 	Oid *declared;		/* text for an N the text skips, else 0 */
 	int ndeclared;
@@ -67,8 +66,7 @@ struct pg_conn {
 	struct db_conn head;	/* first: db_sql.c's view */
 	struct db *db;
 	PGconn *pg;
-	struct pg_stmt stmts[DB_STMT_CACHE_MAX];
-	size_t nstmts;
+	struct db_stmt_cache stmts;
 	int64_t changes;	/* of the last INSERT, UPDATE or DELETE */
 	int64_t last_id;	/* its RETURNING id, when has_last_id */
 	int has_last_id;
@@ -191,8 +189,11 @@ static void pg_close(struct db *db)
 	struct pg_conn *c = pgc(db);
 	size_t i;
 
-	for (i = 0; i < c->nstmts; i++)
-		stmt_free(&c->stmts[i]);
+	for (i = 0; i < c->stmts.n; i++) {
+		stmt_free(pst(c->stmts.stmts[i]));
+		free(c->stmts.stmts[i]);
+	}
+	db_stmt_cache_release(&c->stmts);
 	PQfinish(c->pg);
 	free(c);
 	db->conn = NULL;
@@ -269,9 +270,9 @@ static int reconnect(struct pg_conn *c, struct imt_error *err)
 		return db_err(err, IMT_ERR_INTERNAL,
 			      "database connection lost: %s", c->msg);
 	}
-	for (i = 0; i < c->nstmts; i++) {
-		stmt_clear_run(&c->stmts[i]);
-		c->stmts[i].prepared = 0;
+	for (i = 0; i < c->stmts.n; i++) {
+		stmt_clear_run(pst(c->stmts.stmts[i]));
+		pst(c->stmts.stmts[i])->prepared = 0;
 	}
 	/* what was announced while the session was gone is unknown */
 	c->db->changed_elsewhere = 1;
@@ -413,27 +414,29 @@ static struct pg_stmt *stmt_new(struct pg_conn *c, const char *sql,
 				struct imt_error *err)
 {
 	unsigned char used[PG_PARAMS_MAX] = { 0 };
-	struct pg_stmt *s;
+	struct pg_stmt *s = calloc(1, sizeof(*s));
 
-	if (c->nstmts == DB_STMT_CACHE_MAX) {
-		db_err(err, IMT_ERR_LIMIT, "statement cache full (%d)",
-		       DB_STMT_CACHE_MAX);
-		return NULL;
-	}
-	s = &c->stmts[c->nstmts];
-	memset(s, 0, sizeof(*s));
-	s->head.be = &db_pg_backend;
-	s->c = c;
-	s->sql = sql;
-	s->row = -1;
-	snprintf(s->name, sizeof(s->name), "imt%zu", c->nstmts);
-	s->text = rewrite_params(sql, used);
-	if (s->text == NULL || declare_skipped(s, used) < 0) {
-		free(s->text);
+	if (s == NULL) {
 		db_err(err, IMT_ERR_INTERNAL, "out of memory");
 		return NULL;
 	}
-	c->nstmts++;
+	s->head.be = &db_pg_backend;
+	s->head.sql = sql;
+	s->c = c;
+	s->row = -1;
+	snprintf(s->name, sizeof(s->name), "imt%zu", c->stmts.n);
+	s->text = rewrite_params(sql, used);
+	if (s->text == NULL || declare_skipped(s, used) < 0) {
+		db_err(err, IMT_ERR_INTERNAL, "out of memory");
+		stmt_free(s);
+		free(s);
+		return NULL;
+	}
+	if (db_stmt_cache_add(&c->stmts, &s->head, err) < 0) {
+		stmt_free(s);
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -441,15 +444,12 @@ static struct db_stmt *pg_stmt(struct db *db, const char *sql,
 			       struct imt_error *err)
 {
 	struct pg_conn *c = pgc(db);
-	struct pg_stmt *s = NULL;
+	struct pg_stmt *s;
 	size_t i;
 
 	if (check_alive(c, err) < 0)
 		return NULL;
-	for (i = 0; i < c->nstmts && s == NULL; i++) {
-		if (c->stmts[i].sql == sql)
-			s = &c->stmts[i];
-	}
+	s = pst(db_stmt_cache_find(&c->stmts, sql));
 	if (s == NULL && (s = stmt_new(c, sql, err)) == NULL)
 		return NULL;
 	if (!s->prepared && stmt_prepare(c, s, err) < 0)

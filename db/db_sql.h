@@ -67,7 +67,7 @@ enum db_step_result {
  * and with its bindings cleared. @sql must be a string literal: its
  * address is the cache key, which also means SQL is never assembled at run
  * time. NULL (and @err filled) on failure; IMT_ERR_LIMIT past
- * DB_STMT_CACHE_MAX statements.
+ * DB_STMT_CACHE_MAX statements (db_backend.h).
  */
 struct db_stmt *db_stmt(struct db *db, const char *sql,
 			struct imt_error *err);

@@ -18,15 +18,13 @@
 /* One prepared statement, keyed by the address of its static SQL text. */
 struct lite_stmt {
 	struct db_stmt head;	/* first: db_sql.c's view */
-	const char *sql;
 	sqlite3_stmt *st;
 };
 
 struct lite_conn {
 	struct db_conn head;	/* first: db_sql.c's view */
 	sqlite3 *sql;
-	struct lite_stmt stmts[DB_STMT_CACHE_MAX];
-	size_t nstmts;
+	struct db_stmt_cache stmts;
 };
 
 static struct lite_conn *lite(struct db *db)
@@ -63,8 +61,11 @@ static void lite_close(struct db *db)
 	struct lite_conn *c = lite(db);
 	size_t i;
 
-	for (i = 0; i < c->nstmts; i++)
-		sqlite3_finalize(c->stmts[i].st);
+	for (i = 0; i < c->stmts.n; i++) {
+		sqlite3_finalize(lst(c->stmts.stmts[i]));
+		free(c->stmts.stmts[i]);
+	}
+	db_stmt_cache_release(&c->stmts);
 	/* sqlite3_close (not _v2): every statement is finalized above. */
 	if (c->sql != NULL && sqlite3_close(c->sql) != SQLITE_OK)
 		sqlite3_close_v2(c->sql);
@@ -76,32 +77,34 @@ static struct db_stmt *lite_stmt(struct db *db, const char *sql,
 				 struct imt_error *err)
 {
 	struct lite_conn *c = lite(db);
+	struct db_stmt *hit = db_stmt_cache_find(&c->stmts, sql);
 	struct lite_stmt *slot;
-	size_t i;
 
-	for (i = 0; i < c->nstmts; i++) {
-		slot = &c->stmts[i];
-		if (slot->sql == sql) {
-			sqlite3_reset(slot->st);
-			sqlite3_clear_bindings(slot->st);
-			return &slot->head;
-		}
+	if (hit != NULL) {
+		sqlite3_reset(lst(hit));
+		sqlite3_clear_bindings(lst(hit));
+		return hit;
 	}
-	if (c->nstmts == DB_STMT_CACHE_MAX) {
-		imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
-			      "statement cache full (%d)", DB_STMT_CACHE_MAX);
+	slot = calloc(1, sizeof(*slot));
+	if (slot == NULL) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
 		return NULL;
 	}
-	slot = &c->stmts[c->nstmts];
+	slot->head.be = &db_sqlite_backend;
+	slot->head.sql = sql;
 	/* Persistent: the statement lives as long as the connection. */
 	if (sqlite3_prepare_v3(c->sql, sql, -1, SQLITE_PREPARE_PERSISTENT,
 			       &slot->st, NULL) != SQLITE_OK) {
 		db_fail(db, err, "prepare");
+		free(slot);
 		return NULL;
 	}
-	slot->head.be = &db_sqlite_backend;
-	slot->sql = sql;
-	c->nstmts++;
+	if (db_stmt_cache_add(&c->stmts, &slot->head, err) < 0) {
+		sqlite3_finalize(slot->st);
+		free(slot);
+		return NULL;
+	}
 	return &slot->head;
 }
 

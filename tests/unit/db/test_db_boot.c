@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "db_test.h"
+#include "../sql_count.h"
 
 #define MAXREC 20000
 
@@ -729,15 +730,6 @@ static void test_heartbeat_cost(void **state)
 	tdb_remove(&t);
 }
 
-static int count_stmt(unsigned int type, void *ctx, void *p, void *x)
-{
-	(void)type;
-	(void)p;
-	(void)x;
-	++*(int *)ctx;
-	return 0;
-}
-
 /* An empty batch at @from with PCR 10 values @s1/@s256, given @row. */
 static int advance_empty(struct tdb *t, int64_t boot, uint64_t from,
 			 const uint8_t *s1, const uint8_t *s256,
@@ -779,8 +771,7 @@ static void test_advance_empty_with_row(void **state)
 	row = current(&t, "m1");
 	fill_pcrs(s1, s256, 3);
 	if (sqlite)
-		sqlite3_trace_v2(db_sqlite_handle(t.db), SQLITE_TRACE_STMT,
-				 count_stmt, &stmts);
+		sql_count_start(db_sqlite_handle(t.db), &stmts);
 
 	/* unmoved: decided from the row, nothing read or written */
 	assert_int_equal(advance_empty(&t, b.id, 3, s1, s256, &row, &err), 0);
@@ -807,7 +798,7 @@ static void test_advance_empty_with_row(void **state)
 	s256[0] ^= 1;
 	assert_int_equal(advance_empty(&t, b.id, 3, s1, s256, &row, &err), 0);
 	if (sqlite)
-		sqlite3_trace_v2(db_sqlite_handle(t.db), 0, NULL, NULL);
+		sql_count_stop(db_sqlite_handle(t.db));
 	b = current(&t, "m1");
 	assert_int_equal(b.next_record_index, 3);
 	assert_memory_equal(b.pcr10_sha256, s256, DB_PCR_SHA256_SIZE);

@@ -12,6 +12,7 @@
 #include "boot_memo.h"
 #include "db_sqlite.h"
 #include "engine_fixture.h"
+#include "../sql_count.h"
 #include "ima_build.h"
 #include "ima_list.h"
 #include "ima_replay.h"
@@ -171,15 +172,6 @@ static int64_t rows_written(struct tv *t)
 	return sqlite3_total_changes64(db_sqlite_handle(t->v.db));
 }
 
-static int count_stmt(unsigned int type, void *ctx, void *p, void *x)
-{
-	(void)type;
-	(void)p;
-	(void)x;
-	++*(int *)ctx;
-	return 0;
-}
-
 /*
  * A heartbeat that changes nothing writes one row: the nonce's, consumed,
  * renewed and marked seen in one UPDATE; not the boot's (unmoved), nor the
@@ -201,10 +193,9 @@ static void test_heartbeat_rows(void **state)
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
 	before = rows_written(t);
-	sqlite3_trace_v2(db_sqlite_handle(t->v.db), SQLITE_TRACE_STMT,
-			 count_stmt, &stmts);
+	sql_count_start(db_sqlite_handle(t->v.db), &stmts);
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
-	sqlite3_trace_v2(db_sqlite_handle(t->v.db), 0, NULL, NULL);
+	sql_count_stop(db_sqlite_handle(t->v.db));
 	assert_int_equal(rows_written(t) - before, 1);
 	/* and runs five statements: the view, BEGIN IMMEDIATE, the nonce's
 	 * UPDATE, the view again under the lock, COMMIT; the boot is judged
