@@ -46,6 +46,8 @@ static void test_open_empty_migrates(void **state)
 				     "'events', 'nonces', 'tokens')"), 10);
 	assert_int_equal(tdb_int(&t, "PRAGMA foreign_keys"), 1);
 	assert_int_equal(tdb_int(&t, "PRAGMA synchronous"), 1); /* NORMAL */
+	/* fewer, larger checkpoints (db_sqlite_open.c) */
+	assert_int_equal(tdb_int(&t, "PRAGMA wal_autocheckpoint"), 8000);
 	assert_int_equal(tdb_int(&t, "PRAGMA busy_timeout"),
 			 DB_BUSY_TIMEOUT_MS);
 	assert_int_equal(tdb_int(&t, "SELECT journal_mode = 'wal' FROM "
