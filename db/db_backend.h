@@ -23,20 +23,26 @@ struct db_conn {
 /* The head of every backend's cached statement. */
 struct db_stmt {
 	const struct db_backend *be;
-	const char *sql;	/* the cache key: its static text's address */
 };
 
 /*
  * The statements a connection prepared (db_stmt_cache.c). Each is
  * allocated alone by its backend, so the pointer a caller holds survives
- * the array growing. At most DB_STMT_CACHE_MAX: the library has fewer
- * than 200 texts, and a text assembled at run time (a new address per
- * call) fills the rest within minutes instead of growing without end.
+ * the array growing; the keys sit in the array beside them, so a lookup
+ * reads one run of memory, not every statement. At most
+ * DB_STMT_CACHE_MAX: the library has fewer than 200 texts, and a text
+ * assembled at run time (a new address per call) fills the rest within
+ * minutes instead of growing without end.
  */
+struct db_stmt_slot {
+	const char *sql;	/* the key: its static text's address */
+	struct db_stmt *st;
+};
+
 struct db_stmt_cache {
-	struct db_stmt **stmts;
+	struct db_stmt_slot *slots;
 	size_t n;
-	size_t cap;		/* bytes allocated for stmts */
+	size_t cap;		/* bytes allocated for slots */
 };
 
 /* db_stmt_cache_find() - the statement keyed @sql, NULL when none yet. */
@@ -44,12 +50,12 @@ struct db_stmt *db_stmt_cache_find(const struct db_stmt_cache *c,
 				   const char *sql);
 
 /*
- * db_stmt_cache_add() - keep @st (head filled) in @c. -1 with @err
+ * db_stmt_cache_add() - keep @st under @sql in @c. -1 with @err
  * IMT_ERR_LIMIT past DB_STMT_CACHE_MAX or IMT_ERR_INTERNAL out of memory;
  * @st is then still the caller's.
  */
-int db_stmt_cache_add(struct db_stmt_cache *c, struct db_stmt *st,
-		      struct imt_error *err);
+int db_stmt_cache_add(struct db_stmt_cache *c, const char *sql,
+		      struct db_stmt *st, struct imt_error *err);
 
 /*
  * db_stmt_cache_release() - free the array (its backend frees each

@@ -190,8 +190,8 @@ static void pg_close(struct db *db)
 	size_t i;
 
 	for (i = 0; i < c->stmts.n; i++) {
-		stmt_free(pst(c->stmts.stmts[i]));
-		free(c->stmts.stmts[i]);
+		stmt_free(pst(c->stmts.slots[i].st));
+		free(c->stmts.slots[i].st);
 	}
 	db_stmt_cache_release(&c->stmts);
 	PQfinish(c->pg);
@@ -271,8 +271,8 @@ static int reconnect(struct pg_conn *c, struct imt_error *err)
 			      "database connection lost: %s", c->msg);
 	}
 	for (i = 0; i < c->stmts.n; i++) {
-		stmt_clear_run(pst(c->stmts.stmts[i]));
-		pst(c->stmts.stmts[i])->prepared = 0;
+		stmt_clear_run(pst(c->stmts.slots[i].st));
+		pst(c->stmts.slots[i].st)->prepared = 0;
 	}
 	/* what was announced while the session was gone is unknown */
 	c->db->changed_elsewhere = 1;
@@ -421,7 +421,6 @@ static struct pg_stmt *stmt_new(struct pg_conn *c, const char *sql,
 		return NULL;
 	}
 	s->head.be = &db_pg_backend;
-	s->head.sql = sql;
 	s->c = c;
 	s->row = -1;
 	snprintf(s->name, sizeof(s->name), "imt%zu", c->stmts.n);
@@ -432,7 +431,7 @@ static struct pg_stmt *stmt_new(struct pg_conn *c, const char *sql,
 		free(s);
 		return NULL;
 	}
-	if (db_stmt_cache_add(&c->stmts, &s->head, err) < 0) {
+	if (db_stmt_cache_add(&c->stmts, sql, &s->head, err) < 0) {
 		stmt_free(s);
 		free(s);
 		return NULL;

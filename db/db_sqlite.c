@@ -62,8 +62,8 @@ static void lite_close(struct db *db)
 	size_t i;
 
 	for (i = 0; i < c->stmts.n; i++) {
-		sqlite3_finalize(lst(c->stmts.stmts[i]));
-		free(c->stmts.stmts[i]);
+		sqlite3_finalize(lst(c->stmts.slots[i].st));
+		free(c->stmts.slots[i].st);
 	}
 	db_stmt_cache_release(&c->stmts);
 	/* sqlite3_close (not _v2): every statement is finalized above. */
@@ -92,7 +92,6 @@ static struct db_stmt *lite_stmt(struct db *db, const char *sql,
 		return NULL;
 	}
 	slot->head.be = &db_sqlite_backend;
-	slot->head.sql = sql;
 	/* Persistent: the statement lives as long as the connection. */
 	if (sqlite3_prepare_v3(c->sql, sql, -1, SQLITE_PREPARE_PERSISTENT,
 			       &slot->st, NULL) != SQLITE_OK) {
@@ -100,7 +99,7 @@ static struct db_stmt *lite_stmt(struct db *db, const char *sql,
 		free(slot);
 		return NULL;
 	}
-	if (db_stmt_cache_add(&c->stmts, &slot->head, err) < 0) {
+	if (db_stmt_cache_add(&c->stmts, sql, &slot->head, err) < 0) {
 		sqlite3_finalize(slot->st);
 		free(slot);
 		return NULL;

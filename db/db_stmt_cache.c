@@ -15,34 +15,36 @@ struct db_stmt *db_stmt_cache_find(const struct db_stmt_cache *c,
 
 	/* a pointer compare each: ~170 texts, most used ones prepared first */
 	for (i = 0; i < c->n; i++) {
-		if (c->stmts[i]->sql == sql)
-			return c->stmts[i];
+		if (c->slots[i].sql == sql)
+			return c->slots[i].st;
 	}
 	return NULL;
 }
 
-int db_stmt_cache_add(struct db_stmt_cache *c, struct db_stmt *st,
-		      struct imt_error *err)
+int db_stmt_cache_add(struct db_stmt_cache *c, const char *sql,
+		      struct db_stmt *st, struct imt_error *err)
 {
-	struct db_stmt **grown;
+	struct db_stmt_slot *grown;
 
 	if (c->n == DB_STMT_CACHE_MAX)
 		return db_err(err, IMT_ERR_LIMIT, "statement cache full (%d): "
 			      "a SQL text assembled at run time?",
 			      DB_STMT_CACHE_MAX);
-	grown = grow(c->stmts, &c->cap, (c->n + 1) * sizeof(*c->stmts),
-		     64 * sizeof(*c->stmts));
+	grown = grow(c->slots, &c->cap, (c->n + 1) * sizeof(*c->slots),
+		     64 * sizeof(*c->slots));
 	if (grown == NULL)
 		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
-	c->stmts = grown;
-	c->stmts[c->n++] = st;
+	c->slots = grown;
+	c->slots[c->n].sql = sql;
+	c->slots[c->n].st = st;
+	c->n++;
 	return 0;
 }
 
 void db_stmt_cache_release(struct db_stmt_cache *c)
 {
-	free(c->stmts);
-	c->stmts = NULL;
+	free(c->slots);
+	c->slots = NULL;
 	c->n = 0;
 	c->cap = 0;
 }

@@ -62,12 +62,10 @@ static void test_cache_refuses_past_max(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < DB_STMT_CACHE_MAX; i++) {
-		stmts[i].sql = &keys[i];
-		assert_int_equal(db_stmt_cache_add(&c, &stmts[i], &err), 0);
-	}
-	stmts[i].sql = &keys[i];
-	assert_int_equal(db_stmt_cache_add(&c, &stmts[i], &err), -1);
+	for (i = 0; i < DB_STMT_CACHE_MAX; i++)
+		assert_int_equal(db_stmt_cache_add(&c, &keys[i], &stmts[i],
+						   &err), 0);
+	assert_int_equal(db_stmt_cache_add(&c, &keys[i], &stmts[i], &err), -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	assert_non_null(strstr(err.msg, "statement cache full"));
 	assert_int_equal(c.n, DB_STMT_CACHE_MAX);
