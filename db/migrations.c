@@ -846,6 +846,56 @@ static const char migration_0015[] =
 	"PRAGMA user_version = 15;\n"
 	;
 
+static const char migration_0016[] =
+	"-- 0016_records_unreferenced.sql - records lose their foreign key to\n"
+	"-- boots; a trigger deletes a boot's records with the boot instead.\n"
+	"--\n"
+	"-- The key checked every inserted record against boots. Nothing needs\n"
+	"-- that check: records are written by db_boot_advance() alone, in the\n"
+	"-- transaction that first moves the boot's row from the batch's start\n"
+	"-- (and refuses the batch when no row moved), so the boot exists and\n"
+	"-- stays locked until the records commit. On PostgreSQL the check is a\n"
+	"-- trigger per row, a query with a row lock: 1.6 to 1.9 times the\n"
+	"-- server's work per 50-record transaction (pgbench, proto/DESIGN.md §6).\n"
+	"-- What the key also did, ON DELETE CASCADE, the trigger below does: a\n"
+	"-- boot removed by retention or with its machine takes its records.\n"
+	"-- SQLite cannot drop a foreign key: the table is rebuilt.\n"
+	"CREATE TABLE records_new (\n"
+	"\tboot_id\t\tINTEGER NOT NULL,\n"
+	"\tidx\t\tINTEGER NOT NULL CHECK (idx >= 0),\n"
+	"\tpcr\t\tINTEGER NOT NULL,\n"
+	"\ttemplate\tTEXT NOT NULL,\n"
+	"\tpath\t\tTEXT NOT NULL,\n"
+	"\tdigest_algo\tTEXT NOT NULL,\n"
+	"\tdigest\t\tBLOB NOT NULL,\n"
+	"\t-- comparisons, not IN (...): 0006_policies.sql\n"
+	"\tverdict\t\tTEXT NOT NULL CHECK (verdict = 'known' OR\n"
+	"\t\t\tverdict = 'unknown' OR verdict = 'mismatch' OR\n"
+	"\t\t\tverdict = 'violation' OR verdict = 'excluded' OR\n"
+	"\t\t\tverdict = 'signed' OR verdict = 'bad-signature'),\n"
+	"\tsig\t\tBLOB,\n"
+	"\tPRIMARY KEY (boot_id, idx)\n"
+	") STRICT, WITHOUT ROWID;\n"
+	"INSERT INTO records_new (boot_id, idx, pcr, template, path, digest_algo,\n"
+	"\t\t\t digest, verdict, sig)\n"
+	"\tSELECT boot_id, idx, pcr, template, path, digest_algo, digest,\n"
+	"\t       verdict, sig\n"
+	"\tFROM records;\n"
+	"DROP TABLE records;\n"
+	"ALTER TABLE records_new RENAME TO records;\n"
+	"CREATE INDEX records_rejudge ON records(boot_id, idx)\n"
+	"\tWHERE verdict = 'unknown' OR verdict = 'mismatch' OR\n"
+	"\tverdict = 'bad-signature';\n"
+	"\n"
+	"-- also when the boot goes by its machine's ON DELETE CASCADE\n"
+	"CREATE TRIGGER boots_records_delete AFTER DELETE ON boots\n"
+	"BEGIN\n"
+	"\tDELETE FROM records WHERE boot_id = OLD.id;\n"
+	"END;\n"
+	"\n"
+	"PRAGMA user_version = 16;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -862,6 +912,7 @@ const struct db_migration db_migrations[] = {
 	{ 13, "0013_reference_epoch", migration_0013 },
 	{ 14, "0014_nonce_seen", migration_0014 },
 	{ 15, "0015_nonce_by_machine", migration_0015 },
+	{ 16, "0016_records_unreferenced", migration_0016 },
 };
 
 const size_t db_migration_count =

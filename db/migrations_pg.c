@@ -626,11 +626,32 @@ static const char migration_pg_0015[] =
 	"UPDATE schema_version SET version = 15;\n"
 	;
 
+static const char migration_pg_0016[] =
+	"-- 0016_records_unreferenced.sql - as schema/0016_records_unreferenced.sql:\n"
+	"-- records lose their foreign key to boots, whose RI trigger ran a query\n"
+	"-- with a row lock for every inserted record; a trigger on boots deletes\n"
+	"-- a boot's records with it, as ON DELETE CASCADE did.\n"
+	"ALTER TABLE records DROP CONSTRAINT records_boot_id_fkey;\n"
+	"\n"
+	"CREATE FUNCTION boots_records_delete() RETURNS trigger\n"
+	"LANGUAGE plpgsql AS $$\n"
+	"BEGIN\n"
+	"\tDELETE FROM records WHERE boot_id = OLD.id;\n"
+	"\tRETURN NULL;\n"
+	"END\n"
+	"$$;\n"
+	"CREATE TRIGGER boots_records_delete AFTER DELETE ON boots\n"
+	"\tFOR EACH ROW EXECUTE FUNCTION boots_records_delete();\n"
+	"\n"
+	"UPDATE schema_version SET version = 16;\n"
+	;
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
 	{ 14, "0014_nonce_seen", migration_pg_0014 },
 	{ 15, "0015_nonce_by_machine", migration_pg_0015 },
+	{ 16, "0016_records_unreferenced", migration_pg_0016 },
 };
 
 const size_t db_pg_migration_count =

@@ -657,6 +657,130 @@ static void test_retention(void **state)
 	tdb_remove(&t);
 }
 
+/*
+ * Records keep no foreign key to their boot (0016): a trigger deletes
+ * them with it, whether the boot goes alone (retention deletes records
+ * first, an operator's SQL may not) or with its machine's cascade. No
+ * record outlives its boot, and nobody else's go.
+ */
+static void test_records_go_with_their_boot(void **state)
+{
+	static const char orphans[] = "SELECT count(*) FROM records WHERE "
+		"boot_id NOT IN (SELECT id FROM boots)";
+	struct db_removal rm;
+	struct imt_error err;
+	struct db_boot b1, b2, other;
+	struct tdb t;
+	char sql[128];
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b1, &err), 0);
+	assert_int_equal(advance(&t, b1.id, 0, 3, T_NOW, &err), 0);
+	assert_int_equal(db_boot_start(t.db, "m1", 2, 0, T_NOW, &b2, &err), 0);
+	assert_int_equal(advance(&t, b2.id, 0, 2, T_NOW, &err), 0);
+	assert_int_equal(db_boot_start(t.db, "m2", 1, 0, T_NOW, &other, &err),
+			 0);
+	assert_int_equal(advance(&t, other.id, 0, 4, T_NOW, &err), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 9);
+
+	/* the boot alone */
+	snprintf(sql, sizeof(sql), "DELETE FROM boots WHERE id = %lld",
+		 (long long)b1.id);
+	tdb_exec(&t, sql);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 6);
+	assert_int_equal(tdb_int(&t, orphans), 0);
+	/* what the key refused: records of a boot that is gone */
+	assert_int_equal(advance(&t, b1.id, 3, 2, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_MISMATCH);
+	assert_int_equal(tdb_int(&t, orphans), 0);
+
+	/* with its machine */
+	assert_int_equal(db_machine_remove(t.db, "m1", "op", T_NOW, &rm, &err),
+			 0);
+	assert_int_equal(rm.records, 2);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 4);
+	assert_int_equal(tdb_int(&t, orphans), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM records WHERE "
+		 "boot_id = %lld", (long long)other.id);
+	assert_int_equal(tdb_int(&t, sql), 4);
+	tdb_remove(&t);
+}
+
+/* Every stored record, as one string (SQLite only). */
+static void records_text(const char *path, char *out, size_t len)
+{
+	sqlite3_stmt *st;
+	sqlite3 *s;
+
+	assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(s, "SELECT group_concat(boot_id "
+		"|| ',' || idx || ',' || pcr || ',' || template || ',' || "
+		"path || ',' || digest_algo || ',' || hex(digest) || ',' || "
+		"verdict || ',' || ifnull(hex(sig), '-'), ';') FROM "
+		"(SELECT * FROM records ORDER BY boot_id, idx)", -1, &st,
+		NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+}
+
+/*
+ * A database at schema 15 (records with their key to boots) upgrades to
+ * 16 with every record as it was, the key gone and the trigger there.
+ */
+static void test_upgrade_0016_keeps_records(void **state)
+{
+	char before[4096], after[4096];
+	struct db_removal rm;
+	struct imt_error err;
+	struct db_boot b;
+	struct tdb t;
+	sqlite3 *s;
+
+	(void)state;
+	tdb_sqlite_only("an SQLite file at schema 15 (0016 on PostgreSQL "
+			"drops the key in place)");
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
+	assert_int_equal(advance(&t, b.id, 0, 5, T_NOW, &err), 0);
+	tdb_close(&t);
+	records_text(t.path, before, sizeof(before));
+	assert_non_null(strstr(before, ";"));
+	/* back to 0015's records table */
+	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(s, "DROP TRIGGER boots_records_delete;"
+		"CREATE TABLE records_old (boot_id INTEGER NOT NULL "
+		"REFERENCES boots(id) ON DELETE CASCADE, idx INTEGER NOT NULL, "
+		"pcr INTEGER NOT NULL, template TEXT NOT NULL, path TEXT NOT "
+		"NULL, digest_algo TEXT NOT NULL, digest BLOB NOT NULL, "
+		"verdict TEXT NOT NULL, sig BLOB, PRIMARY KEY (boot_id, idx)) "
+		"STRICT, WITHOUT ROWID;"
+		"INSERT INTO records_old SELECT * FROM records;"
+		"DROP TABLE records;"
+		"ALTER TABLE records_old RENAME TO records;"
+		"CREATE INDEX records_rejudge ON records(boot_id, idx) WHERE "
+		"verdict = 'unknown' OR verdict = 'mismatch' OR "
+		"verdict = 'bad-signature';"
+		"PRAGMA user_version = 15", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	tdb_open(&t);
+	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
+			 db_schema_version());
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM "
+				     "pragma_foreign_key_list('records')"), 0);
+	records_text(t.path, after, sizeof(after));
+	assert_string_equal(after, before);
+	assert_int_equal(db_machine_remove(t.db, "m1", "op", T_NOW, &rm, &err),
+			 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 0);
+	tdb_remove(&t);
+}
+
 /* A boot that lasts: its events are capped per machine, oldest first. */
 static void test_retention_event_cap(void **state)
 {
@@ -866,6 +990,8 @@ int main(void)
 		cmocka_unit_test(test_advance_sigkill_anytime),
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_retention_event_cap),
+		cmocka_unit_test(test_records_go_with_their_boot),
+		cmocka_unit_test(test_upgrade_0016_keeps_records),
 		cmocka_unit_test(test_heartbeat_cost),
 		cmocka_unit_test(test_advance_empty_with_row),
 		cmocka_unit_test(test_history_gap),

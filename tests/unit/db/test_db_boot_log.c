@@ -156,11 +156,13 @@ static void test_upgrade_from_0006(void **state)
 	 * 0011 triggers alone, 0012 columns of boots, 0013 a table and
 	 * triggers, 0014 a column of nonces, a trigger and an index),
 	 * 0008 its table and a sources table it rebuilds as it was, 0015
-	 * the nonces table by machine: without them, and with the nonces
-	 * table as it was, this is a 0006 database
+	 * the nonces table by machine, 0016 a trigger and the records
+	 * table rebuilt (its key left out): without them, and with the
+	 * nonces table as it was, this is a 0006 database
 	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(s, "DROP TABLE boot_logs;"
+	assert_int_equal(sqlite3_exec(s, "DROP TRIGGER boots_records_delete;"
+					 "DROP TABLE boot_logs;"
 					 "DROP TABLE efi_digests;"
 					 "DROP TABLE boot_baselines;"
 					 "DROP TRIGGER events_webhook;"
