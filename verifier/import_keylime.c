@@ -27,6 +27,13 @@
 #define WHAT_MAX 160	/* how an error names a member */
 #define KEYLIME_REGEX_DEPTH 32	/* nested groups */
 #define KEYLIME_REGEX_COST 4096	/* atoms a regex may expand to */
+/*
+ * Optional atoms (in copies made by x?, x*, x{m,n} beyond m) it may
+ * expand to: regcomp's epsilon closures grow with the square of a run of
+ * them. "(a?){4000}" takes 1.2 GB, "x{0,4096}" 131 MB, and at 64 none
+ * takes 2 MB (fuzz_policy found "c{0,00020000}").
+ */
+#define KEYLIME_REGEX_OPTIONAL 64
 
 struct kl_ctx {
 	const struct import_sink *sink;
@@ -265,14 +272,17 @@ static int check_bracket(const char *re, size_t *i, const char *what,
 /*
  * The walk over a regex: the size it expands to (glibc's regcomp copies
  * a repeated atom once per repetition, so "a{255}{255}" or "x++++..."
- * take memory exponential in their length), kept per group.
+ * take memory exponential in their length), and how many of those
+ * atoms are optional, kept per group.
  */
 struct re_walk {
 	const char *re, *what;
 	struct imt_error *err;
 	size_t depth;
 	unsigned long sum[KEYLIME_REGEX_DEPTH + 1];	/* size of the group */
+	unsigned long opt[KEYLIME_REGEX_DEPTH + 1];	/* its optional atoms */
 	unsigned long last;	/* size of the atom a quantifier repeats */
+	unsigned long last_opt;	/* the optional atoms within it */
 	int quantified;		/* the previous token was a quantifier */
 };
 
@@ -287,34 +297,49 @@ static unsigned long sat_mul(unsigned long a, unsigned long b)
 						    : a * b;
 }
 
-static void re_atom(struct re_walk *w, unsigned long size)
+static void re_atom(struct re_walk *w, unsigned long size, unsigned long opt)
 {
 	w->last = size;
+	w->last_opt = opt;
 	w->sum[w->depth] = sat_add(w->sum[w->depth], size);
+	w->opt[w->depth] = sat_add(w->opt[w->depth], opt);
 	w->quantified = 0;
 }
 
-/* "{m}", "{m,}", "{m,n}" at @p: the most repetitions, 0 if not a bound. */
-static unsigned long re_bound(const char *p, size_t *len)
+/* A decimal number of a bound, saturated past KEYLIME_REGEX_COST. */
+static unsigned long re_number(unsigned long v, char digit)
+{
+	return sat_add(sat_mul(v, 10), (unsigned long)(digit - '0'));
+}
+
+/*
+ * "{m}", "{m,}", "{m,n}" at @p: the most repetitions, 0 if not a bound;
+ * *@min the fewest. Any number of digits, leading zeros too, as regcomp
+ * reads them.
+ */
+static unsigned long re_bound(const char *p, size_t *len, unsigned long *min)
 {
 	unsigned long m = 0, n = 0;
 	const char *q = p + 1;
-	int digits = 0, comma = 0;
+	int comma = 0, digits = 0;
 
 	for (; *q != '}'; q++) {
 		if (*q == ',' && !comma) {
 			comma = 1;
-		} else if (*q >= '0' && *q <= '9' && digits < 6) {
-			digits++;
+		} else if (*q >= '0' && *q <= '9') {
+			digits = 1;
 			if (comma)
-				n = n * 10 + (unsigned long)(*q - '0');
+				n = re_number(n, *q);
 			else
-				m = m * 10 + (unsigned long)(*q - '0');
+				m = re_number(m, *q);
 		} else {
 			return 0;
 		}
 	}
+	if (!digits)
+		return 0;
 	*len = (size_t)(q - p);
+	*min = m;
 	if (comma && n == 0)
 		n = m + 1;	/* {m,}: m copies and a star */
 	return comma ? n : m;
@@ -324,7 +349,7 @@ static unsigned long re_bound(const char *p, size_t *len)
 static int re_quantifier(struct re_walk *w, size_t *i)
 {
 	const char *p = w->re + *i;
-	unsigned long times = 1;
+	unsigned long times = 1, min = 1, opt;
 	size_t len = 0;
 
 	if (w->quantified && *p == '?' && w->quantified == 1) {
@@ -342,19 +367,26 @@ static int re_quantifier(struct re_walk *w, size_t *i)
 	if (*p == '+')
 		times = 2;
 	else if (*p == '{')
-		times = re_bound(p, &len);
+		times = re_bound(p, &len, &min);
+	else
+		min = 0;	/* '*' and '?': one copy, optional */
 	*i += len;
 	if (times > 1)
 		w->sum[w->depth] = sat_add(w->sum[w->depth],
 					   sat_mul(w->last, times - 1));
+	/* every copy's optional atoms, and the optional copies whole */
+	opt = sat_add(sat_mul(w->last_opt, times),
+		      sat_mul(w->last, times > min ? times - min : 0));
+	w->opt[w->depth] = sat_add(w->opt[w->depth] - w->last_opt, opt);
 	w->last = sat_mul(w->last, times);
+	w->last_opt = opt;
 	w->quantified = 1;
 	return 0;
 }
 
 static int re_group(struct re_walk *w, char c)
 {
-	unsigned long size;
+	unsigned long size, opt;
 
 	if (c == '(') {
 		if (w->depth == KEYLIME_REGEX_DEPTH)
@@ -362,14 +394,17 @@ static int re_group(struct re_walk *w, char c)
 				       "%s: groups nested deeper than %d",
 				       w->what, KEYLIME_REGEX_DEPTH);
 		w->sum[++w->depth] = 0;
+		w->opt[w->depth] = 0;
 		w->last = 0;
+		w->last_opt = 0;
 		w->quantified = 0;
 		return 0;
 	}
 	if (w->depth == 0)
 		return 0;	/* unmatched: regcomp says so */
-	size = w->sum[w->depth--];
-	re_atom(w, size > 0 ? size : 1);
+	size = w->sum[w->depth];
+	opt = w->opt[w->depth--];
+	re_atom(w, size > 0 ? size : 1, opt);
 	return 0;
 }
 
@@ -385,7 +420,7 @@ static int re_escape(struct re_walk *w, size_t *i)
 		return kl_fail(w->err, IMT_ERR_MALFORMED,
 			       "%s: \"\\%c\" means one thing in Python and another (or nothing) in POSIX",
 			       w->what, c);
-	re_atom(w, 1);
+	re_atom(w, 1, 0);
 	return 0;
 }
 
@@ -401,16 +436,18 @@ static int re_token(struct re_walk *w, size_t *i)
 	if (c == '(' || c == ')')
 		return re_group(w, c);
 	if (c == '*' || c == '+' || c == '?' ||
-	    (c == '{' && re_bound(w->re + *i, &(size_t){ 0 }) > 0))
+	    (c == '{' && re_bound(w->re + *i, &(size_t){ 0 },
+				  &(unsigned long){ 0 }) > 0))
 		return re_quantifier(w, i);
 	if (c == '|' || c == '^' || c == '$') {
 		w->last = 0;	/* nothing a quantifier could repeat */
+		w->last_opt = 0;
 		w->quantified = 0;
 		return 0;
 	}
 	if (c == '[' && check_bracket(w->re, i, w->what, w->err) < 0)
 		return -1;
-	re_atom(w, 1);
+	re_atom(w, 1, 0);
 	return 0;
 }
 
@@ -428,6 +465,11 @@ static int check_syntax(const char *re, const char *what,
 			return kl_fail(err, IMT_ERR_LIMIT,
 				       "%s: expands to more than %d atoms",
 				       what, KEYLIME_REGEX_COST);
+		if (w.opt[w.depth] > KEYLIME_REGEX_OPTIONAL ||
+		    w.last_opt > KEYLIME_REGEX_OPTIONAL)
+			return kl_fail(err, IMT_ERR_LIMIT,
+				       "%s: expands to more than %d optional atoms (x?, x*, x{m,n})",
+				       what, KEYLIME_REGEX_OPTIONAL);
 	}
 	return 0;
 }

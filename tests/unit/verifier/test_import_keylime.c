@@ -520,8 +520,19 @@ static void test_refuse_regex_blowup(void **state)
 		  IMT_ERR_MALFORMED },
 		{ "/x/((a{255}){255})", "excludes[0]: expands to more than 4096",
 		  IMT_ERR_LIMIT },
+		/* each '+' is a copy and a starred copy: optional atoms first */
 		{ "/x/(((((((((((((ab)+)+)+)+)+)+)+)+)+)+)+)+)+",
+		  "excludes[0]: expands to more than 64 optional", IMT_ERR_LIMIT },
+		/* fuzz_policy: a bound with leading zeros was read as text */
+		{ "/x/(a|b)*c{0,00020000}",
 		  "excludes[0]: expands to more than 4096", IMT_ERR_LIMIT },
+		/* within 4096 atoms, 4000 optional ones: 1.2 GB in regcomp */
+		{ "/x/(a?){4000}", "excludes[0]: expands to more than 64 optional",
+		  IMT_ERR_LIMIT },
+		{ "/x/c{0,65}", "excludes[0]: expands to more than 64 optional",
+		  IMT_ERR_LIMIT },
+		{ "/x/((a|b)*){33}", "excludes[0]: expands to more than 64 optional",
+		  IMT_ERR_LIMIT },
 		{ "*/tmp", "excludes[0]: nothing to repeat before '*'",
 		  IMT_ERR_MALFORMED },
 		{ "/x/(|+)", "excludes[0]: nothing to repeat before '+'",
@@ -550,7 +561,8 @@ static void test_regex_same_in_both(void **state)
 	static const char *const ok[] = {
 		"/usr/lib/modules/[^/]+/kernel/.*\\.ko$", "\\w+\\.log",
 		"/a(b|c)\\1", "[]a]", "[^]a]x", "/var/lib/(dpkg|apt)/.*",
-		"/x/a*?b", "/x/(ab){2,3}c+", "/x/a{4000}",
+		"/x/a*?b", "/x/(ab){2,3}c+", "/x/a{4000}", "/x/c{0,64}",
+		"/x/((a|b)*){32}", "/x/(a?){64}", "/x/a{0004}",
 	};
 	struct imt_error err;
 	size_t i;
