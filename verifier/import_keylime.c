@@ -336,8 +336,8 @@ static unsigned long re_bound(const char *p, size_t *len, unsigned long *min)
 			return 0;
 		}
 	}
-	if (!digits)
-		return 0;
+	if (!digits && !comma)
+		return 0;	/* "{}": text; "{,}" is {0,} to regcomp */
 	*len = (size_t)(q - p);
 	*min = m;
 	if (comma && n == 0)

@@ -533,6 +533,9 @@ static void test_refuse_regex_blowup(void **state)
 		  IMT_ERR_LIMIT },
 		{ "/x/((a|b)*){33}", "excludes[0]: expands to more than 64 optional",
 		  IMT_ERR_LIMIT },
+		/* "{,}" is {0,} to regcomp: (a*){65} */
+		{ "/x/(a{,}){65}", "excludes[0]: expands to more than 64 optional",
+		  IMT_ERR_LIMIT },
 		{ "*/tmp", "excludes[0]: nothing to repeat before '*'",
 		  IMT_ERR_MALFORMED },
 		{ "/x/(|+)", "excludes[0]: nothing to repeat before '+'",
