@@ -58,10 +58,11 @@ int db_stmt_cache_add(struct db_stmt_cache *c, const char *sql,
 		      struct db_stmt *st, struct imt_error *err);
 
 /*
- * db_stmt_cache_release() - free the array (its backend frees each
- * statement first).
+ * db_stmt_cache_release() - hand each statement to @destroy (its
+ * backend's), then free the array.
  */
-void db_stmt_cache_release(struct db_stmt_cache *c);
+void db_stmt_cache_release(struct db_stmt_cache *c,
+			   void (*destroy)(struct db_stmt *st));
 
 struct db_backend {
 	const char *name;		/* "sqlite", "postgresql" */

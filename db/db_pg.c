@@ -172,8 +172,11 @@ static void stmt_clear_run(struct pg_stmt *s)
 	s->nrows = 0;
 }
 
-static void stmt_free(struct pg_stmt *s)
+/* Free @st and all it holds (each statement is allocated alone). */
+static void stmt_free(struct db_stmt *st)
 {
+	struct pg_stmt *s = pst(st);
+
 	stmt_clear_run(s);
 	free(s->text);
 	free(s->declared);
@@ -182,18 +185,14 @@ static void stmt_free(struct pg_stmt *s)
 	free(s->lengths);
 	free(s->formats);
 	free(s->num);
+	free(s);
 }
 
 static void pg_close(struct db *db)
 {
 	struct pg_conn *c = pgc(db);
-	size_t i;
 
-	for (i = 0; i < c->stmts.n; i++) {
-		stmt_free(pst(c->stmts.slots[i].st));
-		free(c->stmts.slots[i].st);
-	}
-	db_stmt_cache_release(&c->stmts);
+	db_stmt_cache_release(&c->stmts, stmt_free);
 	PQfinish(c->pg);
 	free(c);
 	db->conn = NULL;
@@ -427,13 +426,11 @@ static struct pg_stmt *stmt_new(struct pg_conn *c, const char *sql,
 	s->text = rewrite_params(sql, used);
 	if (s->text == NULL || declare_skipped(s, used) < 0) {
 		db_err(err, IMT_ERR_INTERNAL, "out of memory");
-		stmt_free(s);
-		free(s);
+		stmt_free(&s->head);
 		return NULL;
 	}
 	if (db_stmt_cache_add(&c->stmts, sql, &s->head, err) < 0) {
-		stmt_free(s);
-		free(s);
+		stmt_free(&s->head);
 		return NULL;
 	}
 	return s;

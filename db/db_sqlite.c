@@ -56,16 +56,18 @@ int db_sqlite_conn_new(struct db *db, sqlite3 *sql)
 	return 0;
 }
 
+/* Finalize and free @st (finalizing NULL, a failed prepare's, is a no-op). */
+static void lite_stmt_free(struct db_stmt *st)
+{
+	sqlite3_finalize(lst(st));
+	free(st);
+}
+
 static void lite_close(struct db *db)
 {
 	struct lite_conn *c = lite(db);
-	size_t i;
 
-	for (i = 0; i < c->stmts.n; i++) {
-		sqlite3_finalize(lst(c->stmts.slots[i].st));
-		free(c->stmts.slots[i].st);
-	}
-	db_stmt_cache_release(&c->stmts);
+	db_stmt_cache_release(&c->stmts, lite_stmt_free);
 	/* sqlite3_close (not _v2): every statement is finalized above. */
 	if (c->sql != NULL && sqlite3_close(c->sql) != SQLITE_OK)
 		sqlite3_close_v2(c->sql);
@@ -96,12 +98,11 @@ static struct db_stmt *lite_stmt(struct db *db, const char *sql,
 	if (sqlite3_prepare_v3(c->sql, sql, -1, SQLITE_PREPARE_PERSISTENT,
 			       &slot->st, NULL) != SQLITE_OK) {
 		db_fail(db, err, "prepare");
-		free(slot);
+		lite_stmt_free(&slot->head);
 		return NULL;
 	}
 	if (db_stmt_cache_add(&c->stmts, sql, &slot->head, err) < 0) {
-		sqlite3_finalize(slot->st);
-		free(slot);
+		lite_stmt_free(&slot->head);
 		return NULL;
 	}
 	return &slot->head;

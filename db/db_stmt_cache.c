@@ -13,7 +13,7 @@ struct db_stmt *db_stmt_cache_find(const struct db_stmt_cache *c,
 {
 	size_t i;
 
-	/* a pointer compare each: ~170 texts, most used ones prepared first */
+	/* a pointer compare per key, over one array of ~170 */
 	for (i = 0; i < c->n; i++) {
 		if (c->slots[i].sql == sql)
 			return c->slots[i].st;
@@ -41,8 +41,13 @@ int db_stmt_cache_add(struct db_stmt_cache *c, const char *sql,
 	return 0;
 }
 
-void db_stmt_cache_release(struct db_stmt_cache *c)
+void db_stmt_cache_release(struct db_stmt_cache *c,
+			   void (*destroy)(struct db_stmt *st))
 {
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		destroy(c->slots[i].st);
 	free(c->slots);
 	c->slots = NULL;
 	c->n = 0;
