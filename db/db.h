@@ -59,6 +59,7 @@
 #define DB_BATCH_MAX 65536	/* records in one db_boot_advance() */
 #define DB_LIST_MAX 10000	/* rows one list call may return */
 #define DB_DIGEST_MAX 64	/* bytes in a digest: sha512 */
+#define DB_SIG_MAX 65536	/* bytes in a record's ima-sig signature */
 
 struct db;
 

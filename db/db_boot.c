@@ -7,7 +7,6 @@
  * records stored for it, because db_boot_advance() changes them together
  * in one transaction.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -260,6 +259,10 @@ static int check_record(const struct db_record *r, uint64_t index,
 	if (db_check_digest(r->digest_algo, r->digest, r->digest_len,
 			    err) < 0)
 		return -1;
+	if (r->sig_len > DB_SIG_MAX)
+		return db_err(err, IMT_ERR_LIMIT,
+			      "record %llu: signature longer than %d bytes",
+			      (unsigned long long)index, DB_SIG_MAX);
 	return check_verdict(r->verdict, err);
 }
 
@@ -381,81 +384,6 @@ static int boot_move(struct db *db, const struct db_boot_advance *a,
 	return 0;
 }
 
-static void record_bind(struct db_stmt *st, int at, const struct db_record *r)
-{
-	db_bind_int64(st, at, (int64_t)r->index);
-	db_bind_int64(st, at + 1, r->pcr);
-	db_bind_text(st, at + 2, r->template);
-	/* The path is stored as given: bytes, not necessarily UTF-8. */
-	db_bind_text(st, at + 3, r->path);
-	db_bind_text(st, at + 4, r->digest_algo);
-	db_bind_blob(st, at + 5, r->digest, r->digest_len);
-	db_bind_text(st, at + 6, db_verdict_name(r->verdict));
-	if (r->sig != NULL && r->sig_len > 0)
-		db_bind_blob(st, at + 7, r->sig, r->sig_len);
-	else
-		db_bind_null(st, at + 7);
-}
-
-/*
- * Records go to multi-row INSERTs of 32, 16, 8, 4, 2 or 1 rows, the
- * largest that fits what is left: a batch of 50 is three statements. On
- * PostgreSQL each statement is a round trip; on SQLite a row in a
- * statement of several costs about 2,000 instructions less than a
- * statement of its own (make bench-instructions). The texts are made
- * once (their addresses are the statement cache's keys): the boot is ?1,
- * row k's eight columns ?(2 + 8k) to ?(9 + 8k).
- */
-#define RECORD_SIZES 6
-#define RECORD_ROWS (1 << (RECORD_SIZES - 1))
-#define RECORD_COLS 8
-static char sql_records_insert[RECORD_SIZES][RECORD_ROWS * 64 + 128];
-static pthread_once_t records_once = PTHREAD_ONCE_INIT;
-
-static void records_sql_make(void)
-{
-	size_t len, k, rows, size;
-	char *sql;
-	int p;
-
-	for (size = 0; size < RECORD_SIZES; size++) {
-		sql = sql_records_insert[size];
-		rows = (size_t)1 << size;
-		len = (size_t)snprintf(sql, sizeof(sql_records_insert[0]),
-				       "INSERT INTO records (boot_id, idx, "
-				       "pcr, template, path, digest_algo, "
-				       "digest, verdict, sig) VALUES ");
-		for (k = 0; k < rows; k++) {
-			p = 2 + RECORD_COLS * (int)k;
-			len += (size_t)snprintf(sql + len,
-						sizeof(sql_records_insert[0]) -
-							len,
-						"%s(?1,?%d,?%d,?%d,?%d,?%d,?%d,?%d,?%d)",
-						k > 0 ? "," : "", p, p + 1,
-						p + 2, p + 3, p + 4, p + 5,
-						p + 6, p + 7);
-		}
-	}
-}
-
-/* Insert the first 2^@size records of @r. */
-static int records_insert(struct db *db, int64_t boot,
-			  const struct db_record *r, size_t size,
-			  struct imt_error *err)
-{
-	struct db_stmt *st;
-	size_t k;
-
-	pthread_once(&records_once, records_sql_make);
-	st = db_stmt(db, sql_records_insert[size], err);
-	if (st == NULL)
-		return -1;
-	db_bind_int64(st, 1, boot);
-	for (k = 0; k < (size_t)1 << size; k++)
-		record_bind(st, 2 + RECORD_COLS * (int)k, &r[k]);
-	return db_step_done(db, st, err, "records");
-}
-
 static int last_seen(struct db *db, const struct db_boot_advance *a,
 		     int64_t now, struct imt_error *err)
 {
@@ -471,21 +399,10 @@ static int last_seen(struct db *db, const struct db_boot_advance *a,
 static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			int64_t now, struct imt_error *err)
 {
-	size_t i, n, size, half = a->nrecords / 2;
-
-	if (boot_move(db, a, err) < 0)
+	if (boot_move(db, a, err) < 0 ||
+	    db_records_store(db, a->boot_id, a->records, a->nrecords,
+			     err) < 0)
 		return -1;
-	for (i = 0; i < a->nrecords; i += n) {
-		size = RECORD_SIZES - 1;
-		while (((size_t)1 << size) > a->nrecords - i)
-			size--;
-		n = (size_t)1 << size;
-		if (i <= half && half < i + n)
-			db_hook(db, "advance:half");
-		if (records_insert(db, a->boot_id, &a->records[i], size,
-				   err) < 0)
-			return -1;
-	}
 	if (!a->seen_in_nonce && last_seen(db, a, now, err) < 0)
 		return -1;
 	db_hook(db, "advance:commit");
@@ -518,175 +435,6 @@ int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 	if (db_begin(db, err) < 0)
 		return -1;
 	if (boot_advance(db, a, now, err) < 0) {
-		db_rollback(db);
-		return -1;
-	}
-	return db_commit(db, err);
-}
-
-#define SQL_RECORD_COLUMNS \
-	"SELECT idx, pcr, template, path, digest_algo, digest, verdict, " \
-	"sig " \
-	"FROM records WHERE boot_id = ?1 AND idx >= ?2 "
-
-static const char sql_record_list[] =
-	SQL_RECORD_COLUMNS "ORDER BY idx LIMIT ?3";
-/* Same condition as the partial index records_rejudge, so it is used. */
-static const char sql_record_rejudge[] =
-	SQL_RECORD_COLUMNS "AND (verdict = 'unknown' OR verdict = 'mismatch' "
-	"OR verdict = 'bad-signature') "
-	"ORDER BY idx LIMIT ?3";
-
-static int record_from_row(struct db_stmt *st, struct db_record *r)
-{
-	r->index = (uint64_t)db_col_int64(st, 0);
-	r->pcr = (uint32_t)db_col_int64(st, 1);
-	r->template = db_col_text(st, 2);
-	r->path = db_col_text(st, 3);
-	r->digest_algo = db_col_text(st, 4);
-	r->digest = db_col_blob(st, 5);
-	r->digest_len = (size_t)db_col_bytes(st, 5);
-	r->sig = db_col_blob(st, 7);
-	r->sig_len = (size_t)db_col_bytes(st, 7);
-	return db_verdict_parse(db_col_text(st, 6), &r->verdict);
-}
-
-/*
- * The known records db_record_list_known() returns, one statement per
- * set; each reads the boot by primary key (there is no index of known
- * records by digest: 0004_rejudge.sql says why).
- */
-static const char sql_known_withdrawn_scan[] =
-	SQL_RECORD_COLUMNS "AND verdict = 'known' AND EXISTS (SELECT 1 "
-	"FROM rejudge_digests q WHERE q.algo = records.digest_algo "
-	"AND q.value = records.digest) ORDER BY idx LIMIT ?3";
-static const char sql_known_unpinned[] =
-	SQL_RECORD_COLUMNS "AND verdict = 'known' AND NOT EXISTS (SELECT 1 "
-	"FROM files f JOIN refs x ON x.file_id = f.id "
-	"JOIN digests d ON d.id = x.digest_id WHERE f.path = records.path "
-	"AND d.algo = records.digest_algo AND d.value = records.digest) "
-	"ORDER BY idx LIMIT ?3";
-
-static const char *const known_sql[] = {
-	[DB_KNOWN_WITHDRAWN_SCAN] = sql_known_withdrawn_scan,
-	[DB_KNOWN_UNPINNED] = sql_known_unpinned,
-};
-
-/* Run the record listing @st (bound ?1 boot, ?2 from, ?3 limit). */
-static int record_rows(struct db *db, struct db_stmt *st, int64_t boot_id,
-		       uint64_t from, unsigned int limit, db_record_cb cb,
-		       void *arg, struct imt_error *err)
-{
-	struct db_record r;
-	int rc = -1, step;
-
-	db_bind_int64(st, 1, boot_id);
-	db_bind_int64(st, 2, (int64_t)from);
-	db_bind_int(st, 3, (int)limit);
-	while ((step = db_step(st)) == DB_ROW) {
-		if (record_from_row(st, &r) < 0) {
-			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				      IMT_NO_POS, "corrupt record row");
-			goto out;
-		}
-		if (cb(boot_id, &r, arg) != 0)
-			break;
-	}
-	if (step != DB_ROW && step != DB_DONE) {
-		db_fail(db, err, "list records");
-		goto out;
-	}
-	rc = 0;
-out:
-	db_reset(st);
-	return rc;
-}
-
-int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
-		   unsigned int limit, int rejudge_only, db_record_cb cb,
-		   void *arg, struct imt_error *err)
-{
-	struct db_stmt *st;
-
-	if (db == NULL || cb == NULL)
-		return db_bad(err, "no database or callback");
-	if (db_check_limit(limit, err) < 0)
-		return -1;
-	if (from > INT64_MAX)
-		return db_bad(err, "record index out of range");
-	st = db_stmt(db, rejudge_only ? sql_record_rejudge : sql_record_list,
-		     err);
-	if (st == NULL)
-		return -1;
-	return record_rows(db, st, boot_id, from, limit, cb, arg, err);
-}
-
-int db_record_list_known(struct db *db, int64_t boot_id, enum db_known_set set,
-			 uint64_t from, unsigned int limit, db_record_cb cb,
-			 void *arg, struct imt_error *err)
-{
-	struct db_stmt *st;
-
-	if (db == NULL || cb == NULL)
-		return db_bad(err, "no database or callback");
-	if ((size_t)set >= sizeof(known_sql) / sizeof(known_sql[0]))
-		return db_bad(err, "unknown record set %d", (int)set);
-	if (db_check_limit(limit, err) < 0)
-		return -1;
-	if (from > INT64_MAX)
-		return db_bad(err, "record index out of range");
-	st = db_stmt(db, known_sql[set], err);
-	if (st == NULL)
-		return -1;
-	return record_rows(db, st, boot_id, from, limit, cb, arg, err);
-}
-
-static const char sql_verdict_update[] =
-	"UPDATE records SET verdict = ?3 WHERE boot_id = ?1 AND idx = ?2";
-
-static int set_verdicts(struct db *db, int64_t boot,
-			const struct db_verdict_update *u, size_t n,
-			struct imt_error *err)
-{
-	struct db_stmt *st;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		st = db_stmt(db, sql_verdict_update, err);
-		if (st == NULL)
-			return -1;
-		db_bind_int64(st, 1, boot);
-		db_bind_int64(st, 2, (int64_t)u[i].index);
-		db_bind_text(st, 3, db_verdict_name(u[i].verdict));
-		if (db_step_done(db, st, err, "verdict") < 0)
-			return -1;
-		if (db_changes(db) != 1)
-			return db_err(err, IMT_ERR_MISMATCH, "boot %lld has no "
-					     "record %llu", (long long)boot,
-					     (unsigned long long)u[i].index);
-	}
-	return 0;
-}
-
-int db_record_set_verdicts(struct db *db, int64_t boot_id,
-			   const struct db_verdict_update *u, size_t n,
-			   struct imt_error *err)
-{
-	size_t i;
-
-	if (db == NULL || (n > 0 && u == NULL))
-		return db_bad(err, "no database or updates");
-	if (n > DB_BATCH_MAX)
-		return db_err(err, IMT_ERR_LIMIT, "%zu verdicts, at most %d", n,
-				     DB_BATCH_MAX);
-	for (i = 0; i < n; i++) {
-		if (check_verdict(u[i].verdict, err) < 0 ||
-		    u[i].index > INT64_MAX)
-			return db_bad(err, "update %zu invalid", i);
-	}
-	if (db_begin(db, err) < 0)
-		return -1;
-	if (set_verdicts(db, boot_id, u, n, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}

@@ -221,8 +221,8 @@ int db_registration_get(struct db *db, const char *id,
 
 static const char sql_rm_counts[] =
 	"SELECT (SELECT count(*) FROM boots WHERE machine_id = ?1), "
-	"(SELECT count(*) FROM records r JOIN boots b ON b.id = r.boot_id "
-	"WHERE b.machine_id = ?1), "
+	"(SELECT coalesce(sum(length(c.verdicts)), 0) FROM record_chunks c "
+	"JOIN boots b ON b.id = c.boot_id WHERE b.machine_id = ?1), "
 	"(SELECT count(*) FROM enrollments WHERE machine_id = ?1)";
 static const char sql_rm_machine[] =
 	"DELETE FROM machines WHERE id = ?1 RETURNING state, ek_fpr";

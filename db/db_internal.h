@@ -214,6 +214,28 @@ int db_machine_from_row(struct db_stmt *st, int base, struct db_machine *m);
  */
 int db_boot_from_row(struct db_stmt *st, int base, struct db_boot *b);
 
+/*
+ * db_records_store() - store @n records of boot @boot, in index order from
+ * r[0].index, as chunks (db_records.c), inside the caller's transaction.
+ */
+int db_records_store(struct db *db, int64_t boot, const struct db_record *r,
+		     size_t n, struct imt_error *err);
+
+/*
+ * db_records_to_chunks() - the C step of migration 0017: move every row
+ * of the old records table into chunks, inside the migration's
+ * transaction.
+ */
+int db_records_to_chunks(struct db *db, struct imt_error *err);
+
+/*
+ * db_migration_exec() - run migration @m's SQL on the open engine. A line
+ * "-- imatrust-migration: step NAME" in it runs the C step NAME there,
+ * between the statements before and after it.
+ */
+int db_migration_exec(struct db *db, const struct db_migration *m,
+		      struct imt_error *err);
+
 /* db_hook() - run the test hook for @point, if one is set. */
 void db_hook(struct db *db, const char *point);
 

@@ -167,7 +167,8 @@ static int migrate_step(struct db *db, int *done, struct imt_error *err)
 		       m->version);
 		goto fail;
 	}
-	if (run(db, m->sql, err) < 0 || read_version(db, &version, err) < 0)
+	if (db_migration_exec(db, m, err) < 0 ||
+	    read_version(db, &version, err) < 0)
 		goto fail;
 	if (version != m->version) {
 		db_err(err, IMT_ERR_INTERNAL, "%s left version %lld, not %d",

@@ -22,9 +22,11 @@ static const char sql_old_boot[] =
 	"SELECT b.id FROM boots b WHERE (SELECT count(*) FROM boots n "
 	"WHERE n.machine_id = b.machine_id AND n.id > b.id) >= ?1 "
 	"ORDER BY b.id LIMIT 1";
+/* A row is a chunk of up to DB_CHUNK_MAX records: the budget counts rows */
 static const char sql_records_purge[] =
-	"DELETE FROM records WHERE boot_id = ?1 AND idx IN (SELECT idx "
-	"FROM records WHERE boot_id = ?1 ORDER BY idx LIMIT ?2)";
+	"DELETE FROM record_chunks WHERE boot_id = ?1 AND first_idx IN "
+	"(SELECT first_idx FROM record_chunks WHERE boot_id = ?1 "
+	"ORDER BY first_idx LIMIT ?2)";
 static const char sql_events_purge[] =
 	"DELETE FROM events WHERE id IN (SELECT id FROM events "
 	"WHERE boot_id = ?1 ORDER BY id LIMIT ?2)";

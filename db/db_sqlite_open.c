@@ -184,7 +184,7 @@ static int db_migrate_txn(struct db *db, const struct db_migration *m,
 			      (long long)version, m->name);
 		goto out;
 	}
-	if (db_exec(db, m->sql, m->name, err) < 0)
+	if (db_migration_exec(db, m, err) < 0)
 		goto out;
 	if (fk_off && db_fk_check(db, m, err) < 0)
 		goto out;

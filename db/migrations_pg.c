@@ -646,12 +646,46 @@ static const char migration_pg_0016[] =
 	"UPDATE schema_version SET version = 16;\n"
 	;
 
+static const char migration_pg_0017[] =
+	"-- 0017_record_chunks.sql - as schema/0017_record_chunks.sql: a boot's\n"
+	"-- records are stored by the chunk, up to 256 consecutive records in one\n"
+	"-- row, a verdict letter each and the rest packed in one body.\n"
+	"CREATE TABLE record_chunks (\n"
+	"\tboot_id\t\tbigint NOT NULL,\n"
+	"\tfirst_idx\tbigint NOT NULL CHECK (first_idx >= 0),\n"
+	"\tverdicts\ttext NOT NULL CHECK (length(verdicts) BETWEEN 1 AND 256\n"
+	"\t\t\tAND verdicts ~ '^[kumvxsb]+$'),\n"
+	"\tbody\t\tbytea NOT NULL,\n"
+	"\tPRIMARY KEY (boot_id, first_idx)\n"
+	");\n"
+	"CREATE INDEX record_chunks_rejudge ON record_chunks(boot_id, first_idx)\n"
+	"\tWHERE verdicts ~ '[umb]';\n"
+	"\n"
+	"DROP TRIGGER boots_records_delete ON boots;\n"
+	"DROP FUNCTION boots_records_delete();\n"
+	"CREATE FUNCTION boots_record_chunks_delete() RETURNS trigger\n"
+	"LANGUAGE plpgsql AS $$\n"
+	"BEGIN\n"
+	"\tDELETE FROM record_chunks WHERE boot_id = OLD.id;\n"
+	"\tRETURN NULL;\n"
+	"END\n"
+	"$$;\n"
+	"CREATE TRIGGER boots_record_chunks_delete AFTER DELETE ON boots\n"
+	"\tFOR EACH ROW EXECUTE FUNCTION boots_record_chunks_delete();\n"
+	"\n"
+	"-- imatrust-migration: step records_to_chunks\n"
+	"DROP TABLE records;\n"
+	"\n"
+	"UPDATE schema_version SET version = 17;\n"
+	;
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
 	{ 14, "0014_nonce_seen", migration_pg_0014 },
 	{ 15, "0015_nonce_by_machine", migration_pg_0015 },
 	{ 16, "0016_records_unreferenced", migration_pg_0016 },
+	{ 17, "0017_record_chunks", migration_pg_0017 },
 };
 
 const size_t db_pg_migration_count =

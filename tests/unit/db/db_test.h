@@ -194,6 +194,10 @@ static inline int64_t tdb_int(struct tdb *t, const char *sql)
 	return tdb_int_col(t, sql, NULL, 0);
 }
 
+/* How many records are stored: each chunk row holds a letter per record. */
+#define TDB_RECORDS \
+	"SELECT coalesce(sum(length(verdicts)), 0) FROM record_chunks"
+
 /* tdb_int() of a query written for each engine. */
 static inline int64_t tdb_int2(struct tdb *t, const char *sqlite_sql,
 			       const char *pg_sql)

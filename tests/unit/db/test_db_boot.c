@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "db_record_chunk.h"
 #include "db_test.h"
 #include "../sql_count.h"
 
@@ -153,7 +154,7 @@ static void test_advance(void **state)
 	assert_int_equal(advance(&t, b.id, 5, 10, T_NOW, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(current(&t, "m1").next_record_index, 10);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 10);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 10);
 
 	/* Heartbeat: no records, same index, new last_seen. */
 	assert_int_equal(advance(&t, b.id, 10, 0, T_NOW + 9, &err), 0);
@@ -254,9 +255,9 @@ static int check_listed(int64_t boot_id, const struct db_record *r,
 }
 
 /*
- * A batch of 95 records, two multi-row INSERTs of 32 and then one of each
- * smaller size (16, 8, 4, 2, 1), comes back whole, field by field,
- * signatures or none.
+ * A batch of 543 records, two full chunks of DB_CHUNK_MAX and one of 31,
+ * comes back whole, field by field, signatures or none, and from an index
+ * inside a chunk.
  */
 static void test_advance_rows(void **state)
 {
@@ -266,7 +267,7 @@ static void test_advance_rows(void **state)
 	struct imt_error err;
 	struct db_boot b;
 	struct tdb t;
-	size_t i, n = 2 * 32 + 31;
+	size_t i, n = 2 * DB_CHUNK_MAX + 31;
 
 	(void)state;
 	tdb_new(&t);
@@ -288,11 +289,18 @@ static void test_advance_rows(void **state)
 					&l, &err), 0);
 	assert_int_equal(l.n, n);
 	assert_int_equal(l.bad, 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM record_chunks"), 3);
+	/* from the middle of the second chunk, across into the third */
+	l = (struct listed){ .n = DB_CHUNK_MAX + 200 };
+	assert_int_equal(db_record_list(t.db, b.id, l.n, 80, 0, check_listed,
+					&l, &err), 0);
+	assert_int_equal(l.n, DB_CHUNK_MAX + 280);
+	assert_int_equal(l.bad, 0);
 	/* the same indices again are refused whole */
 	a.from_index = n;
 	a.to_index = 2 * n;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"),
+	assert_int_equal(tdb_int(&t, TDB_RECORDS),
 			 (int64_t)n);
 	tdb_remove(&t);
 }
@@ -321,10 +329,20 @@ static void test_two_writers_guarded(void **state)
 	tdb_remove(&t);
 }
 
+static int path_is_evil(int64_t boot_id, const struct db_record *r,
+			void *arg)
+{
+	(void)boot_id;
+	*(int *)arg += strcmp(r->path, "/tmp/x'); DROP TABLE record_chunks;--"
+				       "\xff\xfe") == 0;
+	return 0;
+}
+
 /* A record path is data: quotes, SQL and non-UTF-8 bytes come back as is. */
 static void test_record_path_literal(void **state)
 {
-	static const char evil[] = "/tmp/x'); DROP TABLE records;--\xff\xfe";
+	static const char evil[] =
+		"/tmp/x'); DROP TABLE record_chunks;--\xff\xfe";
 	uint8_t s1[DB_PCR_SHA1_SIZE] = { 0 }, s256[DB_PCR_SHA256_SIZE] = { 0 };
 	uint8_t d[32] = { 1 };
 	struct db_record r = {
@@ -339,6 +357,7 @@ static void test_record_path_literal(void **state)
 	struct imt_error err;
 	struct db_boot b;
 	struct tdb t;
+	int found = 0;
 
 	(void)state;
 	tdb_new(&t);
@@ -346,13 +365,10 @@ static void test_record_path_literal(void **state)
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
 	a.boot_id = b.id;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
-	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM records WHERE "
-				      "path = '/tmp/x''); DROP TABLE "
-				      "records;--' || x'fffe'",
-				  "SELECT count(*) FROM records WHERE path = "
-				  "convert_to('/tmp/x''); DROP TABLE "
-				  "records;--', 'UTF8') || '\\xfffe'::bytea"),
-			 1);
+	assert_int_equal(db_record_list(t.db, b.id, 0, 10, 0, path_is_evil,
+					&found, &err), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 1);
 	tdb_remove(&t);
 }
 
@@ -475,8 +491,9 @@ static uint64_t check_consistent(struct tdb *t)
 {
 	struct db_boot b = current(t, "m1");
 	uint8_t s1[DB_PCR_SHA1_SIZE], s256[DB_PCR_SHA256_SIZE];
-	static const char sql[] = "SELECT count(*), coalesce(max(idx) + 1, 0) "
-				  "FROM records WHERE boot_id = ?1";
+	static const char sql[] = "SELECT coalesce(sum(length(verdicts)), 0), "
+				  "coalesce(max(first_idx + length(verdicts)), "
+				  "0) FROM record_chunks WHERE boot_id = ?1";
 	int64_t count, top;
 
 	count = tdb_int_col(t, sql, &b.id, 0);
@@ -632,16 +649,16 @@ static void test_retention(void **state)
 		calls++;
 		assert_true(calls < 100);
 	} while (more);
-	/* 3 old boots x (10 records + reboot event + state event + row)
-	 * + the expired nonce. */
-	assert_int_equal(total, 3 * 13 + 1);
+	/* 3 old boots x (a chunk of 10 records + reboot event + state
+	 * event + row) + the expired nonce. */
+	assert_int_equal(total, 3 * 4 + 1);
 	print_message("retention: %zu rows in %d calls of at most %u\n",
 		      total, calls, r.max_rows);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots WHERE "
 				     "machine_id = 'm1'"), 2);
 	assert_int_equal(tdb_int(&t, "SELECT min(reset_count) FROM boots "
 				     "WHERE machine_id = 'm1'"), 4);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 30);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 30);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots WHERE "
 				     "machine_id = 'm2'"), 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);
@@ -665,13 +682,13 @@ static void test_retention(void **state)
  */
 static void test_records_go_with_their_boot(void **state)
 {
-	static const char orphans[] = "SELECT count(*) FROM records WHERE "
-		"boot_id NOT IN (SELECT id FROM boots)";
+	static const char orphans[] = "SELECT count(*) FROM record_chunks "
+		"WHERE boot_id NOT IN (SELECT id FROM boots)";
 	struct db_removal rm;
 	struct imt_error err;
 	struct db_boot b1, b2, other;
 	struct tdb t;
-	char sql[128];
+	char sql[160];
 
 	(void)state;
 	tdb_new(&t);
@@ -684,13 +701,13 @@ static void test_records_go_with_their_boot(void **state)
 	assert_int_equal(db_boot_start(t.db, "m2", 1, 0, T_NOW, &other, &err),
 			 0);
 	assert_int_equal(advance(&t, other.id, 0, 4, T_NOW, &err), 0);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 9);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 9);
 
 	/* the boot alone */
 	snprintf(sql, sizeof(sql), "DELETE FROM boots WHERE id = %lld",
 		 (long long)b1.id);
 	tdb_exec(&t, sql);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 6);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 6);
 	assert_int_equal(tdb_int(&t, orphans), 0);
 	/* what the key refused: records of a boot that is gone */
 	assert_int_equal(advance(&t, b1.id, 3, 2, T_NOW, &err), -1);
@@ -701,84 +718,239 @@ static void test_records_go_with_their_boot(void **state)
 	assert_int_equal(db_machine_remove(t.db, "m1", "op", T_NOW, &rm, &err),
 			 0);
 	assert_int_equal(rm.records, 2);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 4);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 4);
 	assert_int_equal(tdb_int(&t, orphans), 0);
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM records WHERE "
-		 "boot_id = %lld", (long long)other.id);
+	snprintf(sql, sizeof(sql), TDB_RECORDS " WHERE boot_id = %lld",
+		 (long long)other.id);
 	assert_int_equal(tdb_int(&t, sql), 4);
 	tdb_remove(&t);
 }
 
-/* Every stored record, as one string (SQLite only). */
-static void records_text(const char *path, char *out, size_t len)
+#define TEXT_MAX (1 << 20)
+
+/*
+ * Schema 16's records, each as "boot,idx,pcr,template,path,algo,digest,
+ * verdict,sig" (path and blobs in hex, "-" for no sig), in order, joined
+ * by ';'.
+ */
+static void rows_text(struct tdb *t, char *out, size_t len)
 {
 	sqlite3_stmt *st;
-	sqlite3 *s;
+	PGresult *res;
 
-	assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s, "SELECT group_concat(boot_id "
-		"|| ',' || idx || ',' || pcr || ',' || template || ',' || "
-		"path || ',' || digest_algo || ',' || hex(digest) || ',' || "
-		"verdict || ',' || ifnull(hex(sig), '-'), ';') FROM "
+	if (tdb_pg_uri() != NULL) {
+		res = PQexec(db_pg_handle(t->db), "SELECT string_agg(boot_id "
+			"|| ',' || idx || ',' || pcr || ',' || template || ',' "
+			"|| upper(encode(path, 'hex')) || ',' || digest_algo "
+			"|| ',' || upper(encode(digest, 'hex')) || ',' || "
+			"verdict || ',' || (CASE WHEN sig IS NULL THEN '-' "
+			"ELSE upper(encode(sig, 'hex')) END), ';' ORDER BY "
+			"boot_id, idx) FROM records");
+		assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+		snprintf(out, len, "%s", PQgetvalue(res, 0, 0));
+		PQclear(res);
+		return;
+	}
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db),
+		"SELECT group_concat(boot_id || ',' || idx || ',' || pcr || "
+		"',' || template || ',' || hex(path) || ',' || digest_algo || "
+		"',' || hex(digest) || ',' || verdict || ',' || (CASE WHEN "
+		"sig IS NULL THEN '-' ELSE hex(sig) END), ';') FROM "
 		"(SELECT * FROM records ORDER BY boot_id, idx)", -1, &st,
 		NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
-	sqlite3_close(s);
+}
+
+struct text {
+	char *s;
+	size_t len;
+};
+
+static void text_hex(struct text *t, const void *p, size_t n, int dash)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	if (n == 0 && dash) {
+		t->len += (size_t)snprintf(t->s + t->len, TEXT_MAX - t->len,
+					   "-");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		t->len += (size_t)snprintf(t->s + t->len, TEXT_MAX - t->len,
+					   "%02X", b[i]);
+}
+
+/* The same string from db_record_list(). */
+static int record_text(int64_t boot_id, const struct db_record *r,
+		       void *arg)
+{
+	struct text *t = arg;
+
+	t->len += (size_t)snprintf(t->s + t->len, TEXT_MAX - t->len,
+				   "%s%lld,%llu,%u,%s,",
+				   t->len > 0 ? ";" : "", (long long)boot_id,
+				   (unsigned long long)r->index, r->pcr,
+				   r->template);
+	text_hex(t, r->path, strlen(r->path), 0);
+	t->len += (size_t)snprintf(t->s + t->len, TEXT_MAX - t->len, ",%s,",
+				   r->digest_algo);
+	text_hex(t, r->digest, r->digest_len, 0);
+	t->len += (size_t)snprintf(t->s + t->len, TEXT_MAX - t->len, ",%s,",
+				   db_verdict_name(r->verdict));
+	text_hex(t, r->sig, r->sig_len, 1);
+	assert_true(t->len < TEXT_MAX - 1);
+	return 0;
+}
+
+/* Schema 16 on SQLite: boot ?1's 600 records and ?2's 3 as rows. */
+static const char sql_schema_16[] =
+	"DROP TRIGGER boots_record_chunks_delete;"
+	"DROP TABLE record_chunks;"
+	"CREATE TABLE records (boot_id INTEGER NOT NULL, idx INTEGER "
+	"NOT NULL CHECK (idx >= 0), pcr INTEGER NOT NULL, template TEXT "
+	"NOT NULL, path TEXT NOT NULL, digest_algo TEXT NOT NULL, "
+	"digest BLOB NOT NULL, verdict TEXT NOT NULL, sig BLOB, "
+	"PRIMARY KEY (boot_id, idx)) STRICT, WITHOUT ROWID;"
+	"CREATE INDEX records_rejudge ON records(boot_id, idx) WHERE "
+	"verdict = 'unknown' OR verdict = 'mismatch' OR "
+	"verdict = 'bad-signature';"
+	"CREATE TRIGGER boots_records_delete AFTER DELETE ON boots "
+	"BEGIN DELETE FROM records WHERE boot_id = OLD.id; END;"
+	"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+	"WHERE i < 599) INSERT INTO records SELECT %lld, i, 10 + i %% 3, "
+	"CASE i %% 2 WHEN 0 THEN 'ima-ng' ELSE 'ima-sig' END, "
+	"CASE i WHEN 5 THEN '' WHEN 6 THEN CAST(x'2f78fffe' AS TEXT) "
+	"ELSE '/usr/bin/p' || i END, CASE i %% 5 WHEN 0 THEN 'sha1' "
+	"ELSE 'sha256' END, randomblob(20 + 12 * (i %% 5 > 0)), "
+	"CASE i %% 7 WHEN 0 THEN 'known' WHEN 1 THEN 'unknown' "
+	"WHEN 2 THEN 'mismatch' WHEN 3 THEN 'violation' WHEN 4 THEN "
+	"'excluded' WHEN 5 THEN 'signed' ELSE 'bad-signature' END, "
+	"CASE WHEN i %% 4 = 0 THEN randomblob(1 + i %% 300) END FROM n;"
+	"INSERT INTO records VALUES (%lld, 0, 10, 'ima-ng', '/a', "
+	"'sha256', zeroblob(32), 'known', NULL), (%lld, 1, 10, "
+	"'ima-ng', '/b', 'sha256', randomblob(32), 'unknown', NULL), "
+	"(%lld, 2, 10, 'ima-ng', '/c', 'sha256', randomblob(32), "
+	"'known', NULL);"
+	"UPDATE boots SET next_record_index = 600 WHERE id = %lld;"
+	"UPDATE boots SET next_record_index = 3 WHERE id = %lld;"
+	"PRAGMA user_version = 16";
+
+/* The same on PostgreSQL, as its 0016 left records. */
+static const char sql_schema_16_pg[] =
+	"DROP TRIGGER boots_record_chunks_delete ON boots;"
+	"DROP FUNCTION boots_record_chunks_delete();"
+	"DROP TABLE record_chunks;"
+	"CREATE TABLE records (boot_id bigint NOT NULL, idx bigint NOT NULL "
+	"CHECK (idx >= 0), pcr bigint NOT NULL, template text NOT NULL, "
+	"path bytea NOT NULL, digest_algo text NOT NULL, digest bytea NOT "
+	"NULL, verdict text NOT NULL, sig bytea, "
+	"PRIMARY KEY (boot_id, idx));"
+	"CREATE FUNCTION boots_records_delete() RETURNS trigger "
+	"LANGUAGE plpgsql AS $$ BEGIN DELETE FROM records WHERE boot_id = "
+	"OLD.id; RETURN NULL; END $$;"
+	"CREATE TRIGGER boots_records_delete AFTER DELETE ON boots "
+	"FOR EACH ROW EXECUTE FUNCTION boots_records_delete();"
+	"INSERT INTO records SELECT %lld, i, 10 + i %% 3, "
+	"CASE i %% 2 WHEN 0 THEN 'ima-ng' ELSE 'ima-sig' END, "
+	"CASE i WHEN 5 THEN ''::bytea WHEN 6 THEN '\\x2f78fffe'::bytea "
+	"ELSE convert_to('/usr/bin/p' || i, 'UTF8') END, "
+	"CASE i %% 5 WHEN 0 THEN 'sha1' ELSE 'sha256' END, "
+	"substring(decode(md5(random()::text) || md5(random()::text), "
+	"'hex') FROM 1 FOR 20 + 12 * (i %% 5 > 0)::int), "
+	"CASE i %% 7 WHEN 0 THEN 'known' WHEN 1 THEN 'unknown' "
+	"WHEN 2 THEN 'mismatch' WHEN 3 THEN 'violation' WHEN 4 THEN "
+	"'excluded' WHEN 5 THEN 'signed' ELSE 'bad-signature' END, "
+	"CASE WHEN i %% 4 = 0 THEN substring(decode(repeat(md5(i::text), "
+	"20), 'hex') FROM 1 FOR 1 + i %% 300) END "
+	"FROM generate_series(0, 599) i;"
+	"INSERT INTO records VALUES (%lld, 0, 10, 'ima-ng', '\\x2f61', "
+	"'sha256', decode(repeat('00', 32), 'hex'), 'known', NULL), "
+	"(%lld, 1, 10, 'ima-ng', '\\x2f62', 'sha256', "
+	"decode(md5('b') || md5('c'), 'hex'), 'unknown', NULL), "
+	"(%lld, 2, 10, 'ima-ng', '\\x2f63', 'sha256', "
+	"decode(md5('d') || md5('e'), 'hex'), 'known', NULL);"
+	"UPDATE boots SET next_record_index = 600 WHERE id = %lld;"
+	"UPDATE boots SET next_record_index = 3 WHERE id = %lld;"
+	"UPDATE schema_version SET version = 16";
+
+/*
+ * Take the database back to schema 16: records as rows, 600 of boot @b1
+ * and 3 of @b2, with every verdict, signatures of up to 300 bytes or
+ * none, an empty path and one that is not UTF-8.
+ */
+static void schema_16(struct tdb *t, int64_t b1, int64_t b2)
+{
+	int pg = tdb_pg_uri() != NULL;
+	char sql[4096];
+	PGresult *res;
+
+	snprintf(sql, sizeof(sql), pg ? sql_schema_16_pg : sql_schema_16,
+		 (long long)b1, (long long)b2, (long long)b2, (long long)b2,
+		 (long long)b1, (long long)b2);
+	if (!pg) {
+		assert_int_equal(sqlite3_exec(db_sqlite_handle(t->db), sql,
+					      NULL, NULL, NULL), SQLITE_OK);
+		return;
+	}
+	res = PQexec(db_pg_handle(t->db), sql);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		fail_msg("schema 16: %s", PQresultErrorMessage(res));
+	PQclear(res);
 }
 
 /*
- * A database at schema 15 (records with their key to boots) upgrades to
- * 16 with every record as it was, the key gone and the trigger there.
+ * A database at schema 16 (a row per record) upgrades to 17 with every
+ * record as it was, in chunks of at most DB_CHUNK_MAX, the rows' table
+ * gone, and the chunks deleted with their boot; on both engines, whose
+ * old tables differ (a path is bytea on PostgreSQL).
  */
-static void test_upgrade_0016_keeps_records(void **state)
+static void test_upgrade_0017_packs_records(void **state)
 {
-	char before[4096], after[4096];
+	struct text after = { malloc(TEXT_MAX), 0 };
+	char *before = malloc(TEXT_MAX);
 	struct db_removal rm;
 	struct imt_error err;
-	struct db_boot b;
+	struct db_boot b1, b2;
 	struct tdb t;
-	sqlite3 *s;
 
 	(void)state;
-	tdb_sqlite_only("an SQLite file at schema 15 (0016 on PostgreSQL "
-			"drops the key in place)");
+	assert_non_null(after.s);
+	assert_non_null(before);
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
-	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
-	assert_int_equal(advance(&t, b.id, 0, 5, T_NOW, &err), 0);
+	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
+	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b1, &err), 0);
+	assert_int_equal(db_boot_start(t.db, "m2", 1, 0, T_NOW, &b2, &err), 0);
+	schema_16(&t, b1.id, b2.id);
+	rows_text(&t, before, TEXT_MAX);
+	assert_non_null(strstr(before, "bad-signature"));
+	assert_non_null(strstr(before, ",2F78FFFE,"));
 	tdb_close(&t);
-	records_text(t.path, before, sizeof(before));
-	assert_non_null(strstr(before, ";"));
-	/* back to 0015's records table */
-	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(s, "DROP TRIGGER boots_records_delete;"
-		"CREATE TABLE records_old (boot_id INTEGER NOT NULL "
-		"REFERENCES boots(id) ON DELETE CASCADE, idx INTEGER NOT NULL, "
-		"pcr INTEGER NOT NULL, template TEXT NOT NULL, path TEXT NOT "
-		"NULL, digest_algo TEXT NOT NULL, digest BLOB NOT NULL, "
-		"verdict TEXT NOT NULL, sig BLOB, PRIMARY KEY (boot_id, idx)) "
-		"STRICT, WITHOUT ROWID;"
-		"INSERT INTO records_old SELECT * FROM records;"
-		"DROP TABLE records;"
-		"ALTER TABLE records_old RENAME TO records;"
-		"CREATE INDEX records_rejudge ON records(boot_id, idx) WHERE "
-		"verdict = 'unknown' OR verdict = 'mismatch' OR "
-		"verdict = 'bad-signature';"
-		"PRAGMA user_version = 15", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(s);
+
 	tdb_open(&t);
 	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
 			 db_schema_version());
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM "
-				     "pragma_foreign_key_list('records')"), 0);
-	records_text(t.path, after, sizeof(after));
-	assert_string_equal(after, before);
+	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM sqlite_master "
+				      "WHERE name LIKE 'records%'",
+				  "SELECT count(*) FROM pg_class WHERE "
+				  "relname LIKE 'records%'"), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM record_chunks"),
+			 3 + 1);
+	assert_int_equal(db_record_list(t.db, b1.id, 0, 1000, 0, record_text,
+					&after, &err), 0);
+	assert_int_equal(db_record_list(t.db, b2.id, 0, 1000, 0, record_text,
+					&after, &err), 0);
+	assert_string_equal(after.s, before);
 	assert_int_equal(db_machine_remove(t.db, "m1", "op", T_NOW, &rm, &err),
 			 0);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 0);
+	assert_int_equal(rm.records, 600);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 3);
 	tdb_remove(&t);
+	free(after.s);
+	free(before);
 }
 
 /* A boot that lasts: its events are capped per machine, oldest first. */
@@ -991,7 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_retention_event_cap),
 		cmocka_unit_test(test_records_go_with_their_boot),
-		cmocka_unit_test(test_upgrade_0016_keeps_records),
+		cmocka_unit_test(test_upgrade_0017_packs_records),
 		cmocka_unit_test(test_heartbeat_cost),
 		cmocka_unit_test(test_advance_empty_with_row),
 		cmocka_unit_test(test_history_gap),

@@ -157,11 +157,27 @@ static void test_upgrade_from_0006(void **state)
 	 * triggers, 0014 a column of nonces, a trigger and an index),
 	 * 0008 its table and a sources table it rebuilds as it was, 0015
 	 * the nonces table by machine, 0016 a trigger and the records
-	 * table rebuilt (its key left out): without them, and with the
-	 * nonces table as it was, this is a 0006 database
+	 * table rebuilt (its key left out), 0017 record_chunks in place
+	 * of records: without them, and with the nonces and records
+	 * tables as they were, this is a 0006 database
 	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(s, "DROP TRIGGER boots_records_delete;"
+	assert_int_equal(sqlite3_exec(s, "DROP TRIGGER "
+					 "boots_record_chunks_delete;"
+					 "DROP TABLE record_chunks;"
+					 "CREATE TABLE records (boot_id INTEGER "
+					 "NOT NULL REFERENCES boots(id) ON "
+					 "DELETE CASCADE, idx INTEGER NOT NULL "
+					 "CHECK (idx >= 0), pcr INTEGER NOT "
+					 "NULL, template TEXT NOT NULL, path "
+					 "TEXT NOT NULL, digest_algo TEXT NOT "
+					 "NULL, digest BLOB NOT NULL, verdict "
+					 "TEXT NOT NULL, sig BLOB, PRIMARY KEY "
+					 "(boot_id, idx)) STRICT, WITHOUT ROWID;"
+					 "CREATE INDEX records_rejudge ON "
+					 "records(boot_id, idx) WHERE verdict = "
+					 "'unknown' OR verdict = 'mismatch' OR "
+					 "verdict = 'bad-signature';"
 					 "DROP TABLE boot_logs;"
 					 "DROP TABLE efi_digests;"
 					 "DROP TABLE boot_baselines;"

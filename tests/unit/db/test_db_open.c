@@ -18,7 +18,7 @@ static void check_pg_opened(struct tdb *t)
 	assert_int_equal(tdb_int(t, "SELECT count(*) FROM pg_tables WHERE "
 				    "schemaname = current_schema() AND "
 				    "tablename IN ('sources', 'files', 'digests', "
-				    "'refs', 'machines', 'boots', 'records', "
+				    "'refs', 'machines', 'boots', 'record_chunks', "
 				    "'events', 'nonces', 'tokens')"), 10);
 	/* as SQLite's synchronous NORMAL (db_pg_open.c) */
 	assert_int_equal(tdb_int(t, "SELECT setting = 'off' FROM pg_settings "
@@ -42,7 +42,7 @@ static void test_open_empty_migrates(void **state)
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sqlite_master "
 				     "WHERE type = 'table' AND name IN "
 				     "('sources', 'files', 'digests', 'refs', "
-				     "'machines', 'boots', 'records', "
+				     "'machines', 'boots', 'record_chunks', "
 				     "'events', 'nonces', 'tokens')"), 10);
 	assert_int_equal(tdb_int(&t, "PRAGMA foreign_keys"), 1);
 	assert_int_equal(tdb_int(&t, "PRAGMA synchronous"), 1); /* NORMAL */

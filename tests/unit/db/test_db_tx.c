@@ -69,9 +69,9 @@ static void test_batch_groups_calls(void **state)
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_TRUSTED,
 					      NULL, T_NOW, &err), 0);
 	/* Another connection sees none of it yet. */
-	assert_int_equal(other_int(t.path, "SELECT count(*) FROM records"), 0);
+	assert_int_equal(other_int(t.path, TDB_RECORDS), 0);
 	assert_int_equal(db_batch_commit(t.db, &err), 0);
-	assert_int_equal(other_int(t.path, "SELECT count(*) FROM records"), 8);
+	assert_int_equal(other_int(t.path, TDB_RECORDS), 8);
 	assert_int_equal(other_int(t.path, "SELECT next_record_index FROM "
 					   "boots"), 8);
 	assert_int_equal(other_int(t.path, "SELECT state = 'trusted' FROM "
@@ -97,7 +97,7 @@ static void test_batch_abort_and_misuse(void **state)
 	assert_int_equal(db_ref_import_begin(t.db, &src, T_NOW, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	db_batch_abort(t.db);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 0);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 0);
 	assert_int_equal(db_batch_commit(t.db, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	db_batch_abort(t.db);	/* none open: harmless */
@@ -111,7 +111,7 @@ static void test_batch_abort_and_misuse(void **state)
 	assert_int_equal(advance(t.db, b.id, 0, 4, &err), 0);
 	tdb_close(&t);
 	tdb_open(&t);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"), 0);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), 0);
 	tdb_remove(&t);
 }
 
@@ -157,7 +157,7 @@ static void test_batch_sigkill(void **state)
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFSIGNALED(status));
 		tdb_open(&t);
-		assert_int_equal(tdb_int(&t, "SELECT count(*) FROM records"),
+		assert_int_equal(tdb_int(&t, TDB_RECORDS),
 				 commit ? 80 : 0);
 		assert_int_equal(tdb_int(&t, "SELECT next_record_index FROM "
 					     "boots"), commit ? 80 : 0);

@@ -115,8 +115,9 @@ static inline int64_t last_seen_of(struct tv *t, const char *id)
 /* The records stored for machine @id, every boot. */
 static inline int64_t stored_of(struct tv *t, const char *id)
 {
-	return count_rows(t, "SELECT count(*) FROM records r JOIN boots b "
-			     "ON b.id = r.boot_id WHERE b.machine_id = ?1", id);
+	return count_rows(t, "SELECT coalesce(sum(length(c.verdicts)), 0) "
+			     "FROM record_chunks c JOIN boots b "
+			     "ON b.id = c.boot_id WHERE b.machine_id = ?1", id);
 }
 
 /* The machine's state_reason, to free(). */
