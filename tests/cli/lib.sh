@@ -13,11 +13,15 @@
 #   token_add NAME               an operator token for NAME in $token
 #   health_wait                  until the verifier on $port answers
 #   verifier_start               the verifier as $pid, $url, one TAP line
+#   record_body_hex PCR TEMPLATE PATH ALGO DIGEST_HEX [SIG_HEX]
+#                                the hex of one record as the body of a
+#                                record_chunks row holds it
 #   plant_machine ID STATE REASON RECORDS
 #                                a machine as the evidence path leaves it,
 #                                and a boot with RECORDS: SQL rows "(idx,
 #                                'path', x'sha256', 'verdict')" after the
-#                                boot_aggregate record (index 0)
+#                                boot_aggregate record (index 0), each
+#                                record a chunk of its own
 #
 # Sourcing it sets $bin, $imatrust, $tmp, $pid and a trap that stops $pid
 # and removes $tmp on exit; a test with more to stop defines cleanup_more.
@@ -125,11 +129,67 @@ verifier_start() {
 	fi
 }
 
+# record_body_hex PCR TEMPLATE PATH ALGO DIGEST_HEX [SIG_HEX]: one record
+# as a record_chunks body holds it (db/db_record_chunk.h), in hex: varint
+# pcr; the template, path and digest algorithm each as varint length,
+# bytes and a NUL; the digest and the ima-sig signature (none: empty) as
+# varint length and bytes. Varints are LEB128. Seed a record as its own
+# chunk with: INSERT INTO record_chunks (boot_id, first_idx, verdicts,
+# body) VALUES (BOOT, IDX, LETTER, x'HEX'), LETTER one of kumvxsb.
+record_body_hex() {
+	local digest=${5:-} sig=${6:-} out="" field v s b
+
+	if [ $# -lt 5 ] || [ $# -gt 6 ] || ! [[ $1 =~ ^[0-9]{1,10}$ ]] ||
+	   [ "$1" -gt 4294967295 ] || ! [[ $digest =~ ^([0-9a-fA-F]{2})*$ ]] ||
+	   ! [[ $sig =~ ^([0-9a-fA-F]{2})*$ ]]; then
+		echo "record_body_hex: want PCR (0..2^32-1) TEMPLATE PATH ALGO" \
+			"DIGEST_HEX [SIG_HEX] (hex: whole bytes), got: $*" >&2
+		return 1
+	fi
+	# n:NUMBER the pcr; t:TEXT its bytes and a NUL; h:HEX those bytes
+	for field in "n:$1" "t:$2" "t:$3" "t:$4" "h:$digest" "h:$sig"; do
+		case $field in
+		n:*) v=${field#n:} s="" ;;
+		t:*) s=$(printf '%s' "${field#t:}" | od -An -v -tx1 | tr -d ' \n')
+		     v=$((${#s} / 2)) s=${s}00 ;;
+		h:*) s=${field#h:} v=$((${#s} / 2)) ;;
+		esac
+		while [ "$v" -ge 128 ]; do
+			printf -v b '%02x' $(((v & 127) | 128))
+			out+=$b v=$((v >> 7))
+		done
+		printf -v b '%02x' "$v"
+		out+=$b${s,,}
+	done
+	printf '%s\n' "$out"
+}
+
 plant_machine() {
-	local id=$1 state=$2 reason=$3 records=$4 now next
+	local id=$1 state=$2 reason=$3 records=$4 now next rows chunks idx path \
+		digest verdict letter hex
 	now=$(date +%s)
 	next=$(($(printf '%s' "$records" | grep -o '(' | wc -l) + 1))
-	sqlite3 "$tmp/verifier.db" <<SQL
+	# the records given, read back: index, path, digest in hex, verdict
+	rows=$(sqlite3 -batch -bail -separator $'\t' :memory: \
+		"CREATE TABLE planted (idx, path, digest, verdict);
+		 INSERT INTO planted VALUES $records;
+		 SELECT idx, path, hex(digest), verdict FROM planted
+		 ORDER BY idx") || { echo "Bail out! plant_machine $id: $records"; exit 1; }
+	hex=$(record_body_hex 10 ima-ng boot_aggregate sha256 \
+		"$(printf '%064d' 0)") || { echo "Bail out! plant_machine $id"; exit 1; }
+	chunks="(0, 'x', x'$hex')"
+	while IFS=$'\t' read -r idx path digest verdict; do
+		case $verdict in
+		known) letter=k ;; unknown) letter=u ;; mismatch) letter=m ;;
+		violation) letter=v ;; excluded) letter=x ;; signed) letter=s ;;
+		bad-signature) letter=b ;;
+		*) echo "Bail out! plant_machine $id: no verdict \"$verdict\""; exit 1 ;;
+		esac
+		hex=$(record_body_hex 10 ima-ng "$path" sha256 "$digest") ||
+			{ echo "Bail out! plant_machine $id: record $idx"; exit 1; }
+		chunks+=", ($idx, '$letter', x'$hex')"
+	done <<<"$rows"
+	sqlite3 -batch -bail "$tmp/verifier.db" <<SQL || { echo "Bail out! plant_machine $id"; exit 1; }
 INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, state_reason,
 	created_at, last_seen, activated, ek_fpr)
 VALUES ('$id', x'0001', x'0001', x'000b01', '$state', '$reason', $now, $now,
@@ -137,14 +197,10 @@ VALUES ('$id', x'0001', x'0001', x'000b01', '$state', '$reason', $now, $now,
 INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
 	next_record_index, pcr10_sha1, pcr10_sha256)
 VALUES ('$id', 1, 0, $now, $next, zeroblob(20), zeroblob(32));
-CREATE TEMP TABLE planted (idx, path, digest, verdict);
-INSERT INTO planted VALUES $records;
-INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest,
-	verdict)
-	SELECT b.id, 0, 10, 'ima-ng', 'boot_aggregate', 'sha256',
-	       zeroblob(32), 'excluded' FROM boots b WHERE b.machine_id = '$id'
-	UNION ALL
-	SELECT b.id, p.idx, 10, 'ima-ng', p.path, 'sha256', p.digest,
-	       p.verdict FROM planted p, boots b WHERE b.machine_id = '$id';
+CREATE TEMP TABLE planted (first_idx, verdicts, body);
+INSERT INTO planted VALUES $chunks;
+INSERT INTO record_chunks (boot_id, first_idx, verdicts, body)
+	SELECT b.id, p.first_idx, p.verdicts, p.body
+	FROM planted p, boots b WHERE b.machine_id = '$id';
 SQL
 }

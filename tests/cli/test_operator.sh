@@ -31,6 +31,10 @@ tool_hex=$(sha256sum "$tmp/image/sbin/tool" | cut -d' ' -f1)
 now=$(date +%s)
 fpr1=$(printf 'ek of node-1' | sha256sum | cut -d' ' -f1)
 fpr2=$(printf 'ek of node-2' | sha256sum | cut -d' ' -f1)
+# its two records in one chunk, as the verifier stores one evidence's
+rec0=$(record_body_hex 10 ima-ng boot_aggregate sha256 "$(printf '%064d' 0)") &&
+	rec1=$(record_body_hex 10 ima-ng /usr/sbin/tool sha256 "$tool_hex") ||
+	{ echo "Bail out! record_body_hex"; exit 1; }
 sqlite3 "$tmp/verifier.db" <<SQL
 INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, state_reason,
 	created_at, last_seen, activated, ek_fpr)
@@ -42,10 +46,8 @@ VALUES ('node-1', x'0001', x'0001', x'000b01', 'untrusted',
 INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
 	next_record_index, pcr10_sha1, pcr10_sha256)
 VALUES ('node-1', 1, 0, $now, 2, zeroblob(20), zeroblob(32));
-INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest,
-	verdict) VALUES
-	(1, 0, 10, 'ima-ng', 'boot_aggregate', 'sha256', zeroblob(32), 'excluded'),
-	(1, 1, 10, 'ima-ng', '/usr/sbin/tool', 'sha256', x'$tool_hex', 'unknown');
+INSERT INTO record_chunks (boot_id, first_idx, verdicts, body)
+VALUES (1, 0, 'xu', x'$rec0$rec1');
 SQL
 
 verifier_start

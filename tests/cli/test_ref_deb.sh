@@ -90,7 +90,9 @@ contains "$tmp/out" 'already imported' "tool 1.0 of the archive is a no-op"
 contains "$tmp/out" '^tool_1.1_amd64: [1-9][0-9]* added' "tool 1.1 was imported"
 contains "$tmp/out" '2 packages, 0 failed' "the archive's two packages"
 [ "$(state)" = trusted ] && ok "node-1 still runs 1.0 and is trusted" || not_ok "trusted during the upgrade" /dev/null
-sqlite3 "$tmp/verifier.db" "INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest, verdict) VALUES (1, 2, 10, 'ima-ng', '/usr/bin/tool', 'sha256', x'$bin11', 'known'); UPDATE boots SET next_record_index = 3"
+rec=$(record_body_hex 10 ima-ng /usr/bin/tool sha256 "$bin11") &&
+	sqlite3 "$tmp/verifier.db" "INSERT INTO record_chunks (boot_id, first_idx, verdicts, body) VALUES (1, 2, 'k', x'$rec'); UPDATE boots SET next_record_index = 3" ||
+	not_ok "planting record 2 (tool 1.1's binary)"
 expect 0 "ref retire deb:tool_1.0_amd64" "$imatrust" ref retire deb:tool_1.0_amd64
 contains "$tmp/out" 'now untrusted 1' "retiring 1.0 re-judges node-1 at once"
 reason >"$tmp/why"
@@ -105,8 +107,12 @@ head -c 40 "$tmp/archive/Packages.xz" >"$tmp/archive/Packages.cut" && mv "$tmp/a
 expect 1 "a truncated index" "$imatrust" ref import-archive "$tmp/archive"
 
 # a changed conffile: a mismatch, unless the policy accepts any conffile
-# (planted as accepted before; the policy change re-judges every record)
-sqlite3 "$tmp/verifier.db" "DELETE FROM records WHERE idx > 0; INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo, digest, verdict) VALUES (1, 1, 10, 'ima-ng', '/etc/tool.conf', 'sha256', x'$conf_changed', 'known'); UPDATE boots SET next_record_index = 2"
+# (planted as accepted before; the policy change re-judges every record):
+# the boot's records are now the boot_aggregate and the conffile alone
+rec0=$(record_body_hex 10 ima-ng boot_aggregate sha256 "$(printf '%064d' 0)") &&
+	rec=$(record_body_hex 10 ima-ng /etc/tool.conf sha256 "$conf_changed") &&
+	sqlite3 "$tmp/verifier.db" "DELETE FROM record_chunks WHERE boot_id = 1; INSERT INTO record_chunks (boot_id, first_idx, verdicts, body) VALUES (1, 0, 'x', x'$rec0'), (1, 1, 'k', x'$rec'); UPDATE boots SET next_record_index = 2" ||
+	not_ok "planting the changed conffile as record 1"
 printf '{"machines":["node-*"],"sources":["deb:*"],"conffiles":"reference"}' >"$tmp/p.json"
 expect 0 "policy with conffiles = reference" "$imatrust" policy put fleet "$tmp/p.json"
 [ "$(state)" = untrusted ] && ok "a changed conffile is not accepted" || not_ok "changed conffile refused" /dev/null

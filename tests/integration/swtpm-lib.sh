@@ -386,6 +386,14 @@ db_query() {
 	fi
 }
 
+# records_once_sql MACHINE: SQL printing "N|GAPS" for MACHINE's records
+# (every boot): N stored, and GAPS chunks that do not start where the one
+# before ends (the first at 0): a gap or a record stored twice. Both
+# engines read it alike.
+records_once_sql() {
+	printf '%s' "select coalesce(sum(n), 0), coalesce(sum(case when first_idx <> prev_end then 1 else 0 end), 0) from (select length(c.verdicts) as n, c.first_idx, lag(c.first_idx + length(c.verdicts), 1, cast(0 as bigint)) over (partition by c.boot_id order by c.first_idx) as prev_end from record_chunks c join boots b on b.id = c.boot_id where b.machine_id = '$1') x"
+}
+
 # verifier_conf CONF PORT DB [LINE...]: a verifier on 127.0.0.1:PORT with
 # the TLS key of verifier_cert and the database DB (db_uri), then LINEs
 # (key = value). On PostgreSQL the result key is named where SQLite would

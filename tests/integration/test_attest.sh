@@ -203,8 +203,17 @@ out=$(evidence good -f 7 -t other:7)
 expect "a made-up record for PCR 11 appended to a genuine batch: failed" \
 	"state=failed" "$out"
 expect "... reason names the PCR" '\"check\":\"pcr\"' "$(reason_of good)"
-n=$(db_query "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'good' and r.pcr != 10")
-expect "... and nothing of the batch was stored" 0 "$n"
+n=$(db_query "$tmp/v.db" "select count(*) from record_chunks c join boots b on b.id = c.boot_id where b.machine_id = 'good' and c.first_idx + length(c.verdicts) > 7")
+expect "... and nothing of the batch (records 7 and 8) was stored" 0 "$n"
+# the PCR is in the chunk's body: the operator API reads it
+pcrs=$(api GET "/v1/machines/good/records?limit=100" |
+	jq -r '[.records[].pcr] | "\(length) records, \(map(select(. != 10)) | length) not on PCR 10"')
+if [ "$pcrs" = "7 records, 0 not on PCR 10" ]; then
+	ok "... good's stored records are all on PCR 10"
+else
+	echo "# got: $pcrs"
+	not_ok "... good's stored records are all on PCR 10"
+fi
 out=$(evidence good -f 7)
 expect "the honest batch: trusted" "state=trusted next_index=8" "$out"
 
@@ -230,8 +239,8 @@ expect "the same piece marked 'more': held, the rest is asked for" \
 out=$(evidence big -f 3)
 expect "the rest arrives: the quote proves all five records, trusted" \
 	"state=trusted next_index=5" "$out"
-n=$(db_query "$tmp/v.db" "select count(*) from records r join boots b on b.id = r.boot_id where b.machine_id = 'big'")
-expect "... and all five are stored" 5 "$n"
+n=$(db_query "$tmp/v.db" "$(records_once_sql big)")
+expect "... and all five are stored, once each" "5|0" "$n"
 
 # --- a TPM reboot is a new boot ----------------------------------------------
 stop_tpm good

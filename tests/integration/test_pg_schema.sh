@@ -134,7 +134,7 @@ diff_named "the same $(echo "$s_tables" | wc -l) tables" "$s_tables" "$p_tables"
 
 # Types: INTEGER bigint, BLOB bytea, TEXT text, but for these
 declare -A type_of=(
-	[files.path]=bytea [records.path]=bytea
+	[files.path]=bytea
 	[events.reason]=json [audit.detail]=json [policies.body]=json
 	[webhook_outbox.body]=jsonb
 )
@@ -249,17 +249,20 @@ both "INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, created_at,
 # a refused insert uses up an identity value in PostgreSQL (not in
 # SQLite): the boot comes first so both number it 1
 z20=$(printf '%040d' 0) z32=$(printf '%064d' 0) sec=$(printf '%048d' 7)
+# boot 1's two records, known and unknown, as one chunk: its body packed
+# by tests/cli/lib.sh (record_body_hex)
+body=$(bash -c '. "$1" && r0=$(record_body_hex 10 ima-ng /usr/bin/ok sha256 aa) &&
+	r1=$(record_body_hex 10 ima-ng /usr/bin/evil sha256 bb) &&
+	echo "$r0$r1"' _ "$root/tests/cli/lib.sh") || bail "record_body_hex"
 both "INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
 	pcr10_sha1, pcr10_sha256) VALUES ('m1', 1, 0, 100, X'$z20', X'$z32');
-	INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo,
-	digest, verdict) VALUES (1, 0, 10, 'ima-ng', '/usr/bin/ok', 'sha256',
-	X'aa', 'known'), (1, 1, 10, 'ima-ng', '/usr/bin/evil', 'sha256',
-	X'bb', 'unknown');
+	INSERT INTO record_chunks (boot_id, first_idx, verdicts, body)
+	VALUES (1, 0, 'ku', X'$body');
 	INSERT INTO webhooks (name, url, key_id, secret, created_at, enabled)
 	VALUES ('nac', 'https://nac.example/hook', 'k1', X'$sec', 50, 1),
 	('off', 'https://off.example/hook', 'k2', X'$sec', 50, 0),
 	('siem', 'https://siem.example/hook', 'k3', X'$sec', 50, 1)" ||
-	bail "boots, records, webhooks"
+	bail "boots, record_chunks, webhooks"
 refused "UNIQUE: a duplicate EK fingerprint" \
 	"INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, created_at,
 	ek_fpr) VALUES ('m3', X'01', X'02', X'03', 'trusted', 100,
@@ -274,10 +277,19 @@ refused "CHECK: a PCR value of the wrong length" \
 	"INSERT INTO boots (machine_id, reset_count, restart_count, started_at,
 	 pcr10_sha1, pcr10_sha256) VALUES ('m1', 0, 0, 1, X'00',
 	 X'$(printf '%064d' 0)')"
-refused "CHECK: a verdict that is none" \
-	"INSERT INTO records (boot_id, idx, pcr, template, path, digest_algo,
-	 digest, verdict) VALUES (1, 0, 10, 'ima-ng', '/x', 'sha256', X'00',
-	 'maybe')"
+# chunks at indexes no chunk has: only a CHECK can refuse them
+refused "CHECK: a verdict letter that is none" \
+	"INSERT INTO record_chunks (boot_id, first_idx, verdicts, body)
+	 VALUES (1, 2, 'kq', X'$body')"
+refused "CHECK: a chunk of no verdicts" \
+	"INSERT INTO record_chunks (boot_id, first_idx, verdicts, body)
+	 VALUES (1, 2, '', X'')"
+refused "CHECK: a chunk of more than 256 verdicts" \
+	"INSERT INTO record_chunks (boot_id, first_idx, verdicts, body)
+	 VALUES (1, 2, '$(printf 'k%.0s' {1..257})', X'$body')"
+refused "CHECK: a chunk before index 0" \
+	"INSERT INTO record_chunks (boot_id, first_idx, verdicts, body)
+	 VALUES (1, -2, 'ku', X'$body')"
 refused "JSON: a policy body that is not JSON" \
 	"INSERT INTO policies (name, body, position, updated_at)
 	 VALUES ('bad', '{not json', 2, 0)"
@@ -364,8 +376,8 @@ both "INSERT INTO nonces (value, machine_id, expires_at) VALUES
 	INSERT INTO boot_logs (boot_id, log, sha256, received_at)
 	VALUES (1, X'00', X'$z32', 111);
 	DELETE FROM machines WHERE id = 'm1'" || fail "delete machine"
-same "ON DELETE CASCADE: a machine's boots, records, events, nonces, logs go" \
-	1 "SELECT '' || (SELECT count(*) FROM boots) || (SELECT count(*) FROM records)
+same "ON DELETE CASCADE: a machine's boots, record chunks, events, nonces, logs go" \
+	1 "SELECT '' || (SELECT count(*) FROM boots) || (SELECT count(*) FROM record_chunks)
 	|| (SELECT count(*) FROM events) || (SELECT count(*) FROM nonces) ||
 	(SELECT count(*) FROM boot_logs) || (SELECT count(*) FROM machines)"
 

@@ -162,19 +162,27 @@ check "no evidence accepted by two verifiers ($(n_of races) races, $(n_of races_
 check "evidence signed by another TPM never accepted ($(n_of impostors) sent, $(n_of impostors_refused) refused, the rest unanswered)" \
 	test "$(n_of impostors)" -gt 0 -a "$(n_of fatal)" = 0
 
-# The records as stored: each agent's 0 .. next-1, once each.
+# The records as stored: each agent's 0 .. next-1, once each: its chunks
+# (a verdict letter a record) follow one another from index 0, each
+# starting where the one before ends (a break is a gap or a record stored
+# twice), and the last ends at next.
 pg_psql -c "CREATE TABLE soak_expected (id text PRIMARY KEY, next bigint)" \
 	-c "\\copy soak_expected FROM '$tmp/agents.tsv'" || bail "loading agents.tsv"
 bad=$(pg_psql -At -c "
 	SELECT count(*) FROM soak_expected e
-	LEFT JOIN (SELECT b.machine_id, count(*) AS n,
-			  count(DISTINCT r.idx) AS d, max(r.idx) AS m
-		   FROM records r JOIN boots b ON b.id = r.boot_id
-		   GROUP BY b.machine_id) s ON s.machine_id = e.id
-	WHERE coalesce(s.n, 0) <> e.next OR s.d <> s.n OR s.m + 1 <> e.next")
-stored=$(pg_psql -At -c "SELECT count(*) FROM records")
+	LEFT JOIN (SELECT machine_id, sum(n) AS n, max(first_idx + n) AS m,
+			  count(*) FILTER (WHERE first_idx <> prev_end) AS breaks
+		   FROM (SELECT b.machine_id, c.first_idx,
+				length(c.verdicts) AS n,
+				lag(c.first_idx + length(c.verdicts), 1, 0::bigint)
+				OVER (PARTITION BY b.machine_id
+				      ORDER BY c.first_idx, c.boot_id) AS prev_end
+			 FROM record_chunks c JOIN boots b ON b.id = c.boot_id) r
+		   GROUP BY machine_id) s ON s.machine_id = e.id
+	WHERE coalesce(s.n, 0) <> e.next OR s.breaks <> 0 OR s.m <> e.next")
+stored=$(pg_psql -At -c "SELECT coalesce(sum(length(verdicts)), 0) FROM record_chunks")
 expected=$(awk '{ s += $2 } END { print s }' "$tmp/agents.tsv")
-check "every record stored exactly once: $stored rows, $expected confirmed to the agents, $bad machines differ" \
+check "every record stored exactly once: $stored records, $expected confirmed to the agents, $bad machines differ" \
 	test "$bad" = 0 -a "$stored" = "$expected"
 boots=$(pg_psql -At -c "SELECT count(*) FROM boots")
 check "one boot per machine ($boots)" test "$boots" = "$agents"
@@ -227,8 +235,16 @@ state_count() {
 }
 pa=${ports[$((survivors[0] - 1))]}
 pb=${ports[$((survivors[1] - 1))]}
-read -r rpath rdigest < <(pg_psql -At -F ' ' -c "SELECT convert_from(path, 'UTF8'), encode(digest, 'hex') FROM records WHERE idx = 1 LIMIT 1")
-affected=$(pg_psql -At -c "SELECT count(DISTINCT b.machine_id) FROM records r JOIN boots b ON b.id = r.boot_id WHERE r.digest = decode('$rdigest', 'hex')")
+# record 1 of a machine, as the operator API lists it
+read -r rpath ralgo rdigest < <(api_at "$pa" GET \
+	"/v1/machines/soak-000000/records?from=1&limit=1" |
+	jq -r '.records[0] | select(.index == 1) | "\(.path) \(.algo) \(.digest)"')
+[ -n "${rpath:-}" ] && [ "${ralgo:-}" = sha256 ] &&
+	[[ ${rdigest:-} =~ ^[0-9a-f]{64}$ ]] ||
+	bail "no sha256 record 1 of soak-000000 from v${survivors[0]}'s API"
+# the machines that ran its digest: a chunk's body holds a record's
+# algorithm and digest as 06 "sha256" 00, 20 (32) and the 32 bytes
+affected=$(pg_psql -At -c "SELECT count(DISTINCT b.machine_id) FROM record_chunks c JOIN boots b ON b.id = c.boot_id WHERE position(decode('06' || encode('sha256', 'hex') || '0020$rdigest', 'hex') IN c.body) > 0")
 ref="{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":\"bench\"},\"refs\":[{\"path\":\"$rpath\",\"algo\":\"sha256\",\"digest\":\"$rdigest\"}]}"
 withdrawn=$(api_at "$pa" DELETE /v1/references "$ref" | jq -r .machines_now_untrusted)
 check "a reference withdrawn on v${survivors[0]}: $withdrawn machines untrusted, v${survivors[1]} counts $(state_count "$pb" untrusted) of the $affected that ran it" \

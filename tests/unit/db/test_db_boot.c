@@ -200,6 +200,14 @@ static void test_advance(void **state)
 	recs[2].verdict = (enum db_verdict)7;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
 	recs[2].verdict = DB_VERDICT_KNOWN;
+	/* a signature past what a chunk's reader takes back */
+	recs[2].sig = calloc(DB_SIG_MAX + 1, 1);
+	recs[2].sig_len = DB_SIG_MAX + 1;
+	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	free((void *)recs[2].sig);
+	recs[2].sig = NULL;
+	recs[2].sig_len = 0;
 	a.nrecords = DB_BATCH_MAX + 1;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
