@@ -159,22 +159,40 @@ enum imt_result ima_replay_template_hash(struct ima_replay *r,
 	return IMT_OK;
 }
 
-enum imt_result ima_replay_extend(struct ima_replay *r,
-				  const struct ima_record *rec,
-				  struct imt_error *err)
+/* PCR = H(PCR || @hash) */
+static enum imt_result extend(struct ima_replay *r,
+			      const struct ima_record *rec,
+			      const uint8_t *hash, struct imt_error *err)
 {
-	uint8_t hash[HASH_ALGO_MAX_SIZE];
 	uint8_t *pcr = r->pcr[rec->pcr];
-	enum imt_result rc;
 
-	rc = ima_replay_template_hash(r, rec, hash, err);
-	if (rc != IMT_OK)
-		return rc;
 	if (!hash2(r, pcr, r->algo->size, hash, r->algo->size, pcr))
 		return imt_error_set(err, IMT_ERR_INTERNAL, rec->index,
 				     rec->offset, "%s extend failed",
 				     r->algo->name);
 	return IMT_OK;
+}
+
+enum imt_result ima_replay_extend(struct ima_replay *r,
+				  const struct ima_record *rec,
+				  struct imt_error *err)
+{
+	uint8_t hash[HASH_ALGO_MAX_SIZE];
+	enum imt_result rc;
+
+	rc = ima_replay_template_hash(r, rec, hash, err);
+	if (rc != IMT_OK)
+		return rc;
+	return extend(r, rec, hash, err);
+}
+
+enum imt_result ima_replay_extend_listed(struct ima_replay *r,
+					 const struct ima_record *rec,
+					 struct imt_error *err)
+{
+	if (rec->violation || rec->digest_bank != r->algo)
+		return ima_replay_extend(r, rec, err);
+	return extend(r, rec, rec->template_digest, err);
 }
 
 const uint8_t *ima_replay_pcr(const struct ima_replay *r, unsigned int index)

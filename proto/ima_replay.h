@@ -77,6 +77,25 @@ enum imt_result ima_replay_extend(struct ima_replay *r,
 				  struct imt_error *err);
 
 /**
+ * ima_replay_extend_listed() - ima_replay_extend() with the template
+ * digest the list shows, not one computed from the template data.
+ * @r: the replay
+ * @rec: a parsed record
+ * @err: filled on failure
+ *
+ * For carrying a bank the quote did not cover, when another bank's replay
+ * of the same records proved their template data: what this adds is the
+ * list's word, and a list that lied about it only makes a later quote of
+ * this bank fail. A record whose listed digest is not of this bank (or a
+ * violation) is extended as ima_replay_extend() does.
+ *
+ * Return: as ima_replay_extend().
+ */
+enum imt_result ima_replay_extend_listed(struct ima_replay *r,
+					 const struct ima_record *rec,
+					 struct imt_error *err);
+
+/**
  * ima_replay_pcr() - running value of PCR @index after the records so far.
  * @r: the replay
  * @index: PCR index below IMA_PCR_COUNT

@@ -270,6 +270,21 @@ static void keep_record(struct attest *a, const struct ima_record *rec,
 #define KEPT_BANKS 2	/* the running PCR 10 values a boot stores */
 
 /*
+ * Extend @rec into the kept bank @r. The quoted bank's replay proved the
+ * template data: another bank takes the digest the list shows (a third of
+ * a record's hashing), and a list that lied about it only fails a later
+ * quote of that bank. A sha1 quote's own replay checks the listed digests.
+ */
+static enum imt_result carry(const struct attest *a, struct ima_replay *r,
+			     const struct ima_record *rec,
+			     struct imt_error *err)
+{
+	if (ima_replay_algo(r) == a->ev->bank)
+		return ima_replay_extend(r, rec, err);
+	return ima_replay_extend_listed(r, rec, err);
+}
+
+/*
  * Parse the first @count records, keep them, and carry the running PCR 10
  * of both stored banks past them, so a later quote of either bank can be
  * replayed. @proven is the quoted bank's value after them when
@@ -316,10 +331,9 @@ static int take_records(struct attest *a, size_t count, const uint8_t *proven)
 			attest_fail(a, "list", "%s", err.msg);
 			goto out;
 		}
-		/* a sha1 replay also checks the digests the list shows */
 		for (k = 0; k < KEPT_BANKS; k++) {
 			if (r[k] != NULL &&
-			    ima_replay_extend(r[k], &rec, &err) != IMT_OK) {
+			    carry(a, r[k], &rec, &err) != IMT_OK) {
 				attest_fail(a, "list", "%s", err.msg);
 				goto out;
 			}
