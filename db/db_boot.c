@@ -11,42 +11,11 @@
 #include <string.h>
 
 #include "db_internal.h"
-
-static const char *const verdict_names[] = {
-	[DB_VERDICT_KNOWN] = "known",
-	[DB_VERDICT_UNKNOWN] = "unknown",
-	[DB_VERDICT_MISMATCH] = "mismatch",
-	[DB_VERDICT_VIOLATION] = "violation",
-	[DB_VERDICT_EXCLUDED] = "excluded",
-	[DB_VERDICT_SIGNED] = "signed",
-	[DB_VERDICT_BAD_SIGNATURE] = "bad-signature",
-};
-
-#define VERDICT_COUNT (sizeof(verdict_names) / sizeof(verdict_names[0]))
-
-const char *db_verdict_name(enum db_verdict verdict)
-{
-	if ((size_t)verdict >= VERDICT_COUNT)
-		return "invalid";
-	return verdict_names[verdict];
-}
-
-int db_verdict_parse(const char *name, enum db_verdict *verdict)
-{
-	size_t i;
-
-	for (i = 0; name != NULL && i < VERDICT_COUNT; i++) {
-		if (strcmp(verdict_names[i], name) == 0) {
-			*verdict = (enum db_verdict)i;
-			return 0;
-		}
-	}
-	return -1;
-}
+#include "db_record_chunk.h"
 
 static int check_verdict(enum db_verdict v, struct imt_error *err)
 {
-	if ((size_t)v >= VERDICT_COUNT)
+	if (db_verdict_letter(v) == 0)
 		return db_bad(err, "unknown verdict %d", (int)v);
 	return 0;
 }

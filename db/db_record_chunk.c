@@ -7,37 +7,6 @@
 
 #include "db_record_chunk.h"
 
-/* Indexed by enum db_verdict; 0017_record_chunks.sql lists them too. */
-static const char verdict_letters[] = {
-	[DB_VERDICT_KNOWN] = 'k',
-	[DB_VERDICT_UNKNOWN] = 'u',
-	[DB_VERDICT_MISMATCH] = 'm',
-	[DB_VERDICT_VIOLATION] = 'v',
-	[DB_VERDICT_EXCLUDED] = 'x',
-	[DB_VERDICT_SIGNED] = 's',
-	[DB_VERDICT_BAD_SIGNATURE] = 'b',
-};
-
-#define LETTERS (sizeof(verdict_letters) / sizeof(verdict_letters[0]))
-
-char db_verdict_letter(enum db_verdict v)
-{
-	return (size_t)v < LETTERS ? verdict_letters[v] : 0;
-}
-
-int db_verdict_from_letter(char c, enum db_verdict *v)
-{
-	size_t i;
-
-	for (i = 0; c != 0 && i < LETTERS; i++) {
-		if (verdict_letters[i] == c) {
-			*v = (enum db_verdict)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static size_t varint_size(size_t v)
 {
 	size_t n = 1;

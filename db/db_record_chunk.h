@@ -28,7 +28,7 @@
 
 #define DB_CHUNK_MAX 256	/* records in one chunk row */
 
-/* The letter that stands for @v in a chunk's verdicts, or 0. */
+/* The letter that stands for @v in a chunk's verdicts, or 0 (db_verdict.c) */
 char db_verdict_letter(enum db_verdict v);
 /* The verdict letter @c stands for: 0, or -1 for no verdict. */
 int db_verdict_from_letter(char c, enum db_verdict *v);
