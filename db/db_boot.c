@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * db_boot.c - boots and their measurement records.
+ * db_boot.c - boots, and the batch that moves a boot and stores its
+ * records (db_records.c keeps them).
  *
  * A boot is identified by the TPM's resetCount/restartCount; its
  * next_record_index and running PCR 10 values always describe exactly the
  * records stored for it, because db_boot_advance() changes them together
  * in one transaction.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "db_internal.h"
