@@ -102,6 +102,13 @@ int db_step_done(struct db *db, struct db_stmt *st, struct imt_error *err,
 		 const char *what);
 
 /*
+ * db_step_exists() - step the bound query @st once and reset it: 1 when it
+ * has a row, 0 when not, -1 (@err names @what) on failure.
+ */
+int db_step_exists(struct db *db, struct db_stmt *st, struct imt_error *err,
+		   const char *what);
+
+/*
  * db_text_exists() - run @sql, a "SELECT 1 ... WHERE x = ?1" bound to
  * @key: 1 when it has a row, 0 when not, -1 (@err names @what) on failure.
  */

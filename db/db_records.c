@@ -51,6 +51,16 @@ static int chunk_add(struct chunk *c, const struct db_record *r,
 	return 0;
 }
 
+/* Empty @c, for boot @boot's records from index @first. */
+static void chunk_start(struct chunk *c, int64_t boot, uint64_t first)
+{
+	c->boot = boot;
+	c->first = first;
+	c->n = 0;
+	c->len = 0;
+	c->verdicts[0] = '\0';
+}
+
 /* Store the chunk's records, if any; the next chunk starts after them. */
 static int chunk_flush(struct db *db, struct chunk *c, struct imt_error *err)
 {
@@ -67,20 +77,8 @@ static int chunk_flush(struct db *db, struct chunk *c, struct imt_error *err)
 	db_bind_blob(st, 4, c->body, c->len);
 	if (db_step_done(db, st, err, "records") < 0)
 		return -1;
-	c->first += c->n;
-	c->n = 0;
-	c->len = 0;
-	c->verdicts[0] = '\0';
+	chunk_start(c, c->boot, c->first + c->n);
 	return 0;
-}
-
-static void chunk_start(struct chunk *c, int64_t boot, uint64_t first)
-{
-	c->boot = boot;
-	c->first = first;
-	c->n = 0;
-	c->len = 0;
-	c->verdicts[0] = '\0';
 }
 
 int db_records_store(struct db *db, int64_t boot, const struct db_record *r,
@@ -153,26 +151,23 @@ static const char sql_pinned[] =
 	"JOIN digests d ON d.id = x.digest_id WHERE f.path = ?1 "
 	"AND d.algo = ?2 AND d.value = ?3 LIMIT 1";
 
-/* Does a reference lookup find a row? 1, 0, -1. */
-static int lookup(struct db *db, const char *sql, const struct db_record *r,
-		  struct imt_error *err)
+/*
+ * Does @sql find a row for @r's digest (and its path, when @path is set:
+ * ?1)? 1, 0, -1.
+ */
+static int lookup(struct db *db, const char *sql, int path,
+		  const struct db_record *r, struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql, err);
-	int step, at = 1;
+	int at = 1;
 
 	if (st == NULL)
 		return -1;
-	if (sql == sql_pinned)
+	if (path)
 		db_bind_text(st, at++, r->path);
 	db_bind_text(st, at, r->digest_algo);
 	db_bind_blob(st, at + 1, r->digest, r->digest_len);
-	step = db_step(st);
-	if (step != DB_ROW && step != DB_DONE)
-		db_fail(db, err, "records");
-	db_reset(st);
-	if (step != DB_ROW && step != DB_DONE)
-		return -1;
-	return step == DB_ROW;
+	return db_step_exists(db, st, err, "records");
 }
 
 /* Is @r one listing @l hands out? 1, 0, -1. */
@@ -191,11 +186,11 @@ static int wanted(const struct listing *l, const struct db_record *r,
 	case FILTER_WITHDRAWN:
 		if (r->verdict != DB_VERDICT_KNOWN)
 			return 0;
-		return lookup(l->db, sql_withdrawn, r, err);
+		return lookup(l->db, sql_withdrawn, 0, r, err);
 	case FILTER_UNPINNED:
 		if (r->verdict != DB_VERDICT_KNOWN)
 			return 0;
-		found = lookup(l->db, sql_pinned, r, err);
+		found = lookup(l->db, sql_pinned, 1, r, err);
 		return found < 0 ? -1 : !found;
 	}
 	return db_bad(err, "unknown record filter %d", (int)l->filter);
@@ -398,7 +393,8 @@ int db_record_set_verdicts(struct db *db, int64_t boot_id,
 static const char sql_rows_after[] =
 	"SELECT boot_id, idx, pcr, template, path, digest_algo, digest, "
 	"verdict, sig FROM records WHERE (boot_id, idx) > (?1, ?2) "
-	"ORDER BY boot_id, idx LIMIT 4096";
+	"ORDER BY boot_id, idx LIMIT ?3";
+#define ROWS_PAGE 4096
 
 /* Add the record at @st's row to @c, after storing @c when it ends. */
 static int row_to_chunk(struct db *db, struct db_stmt *st, struct chunk *c,
@@ -446,6 +442,7 @@ int db_records_to_chunks(struct db *db, struct imt_error *err)
 			goto out;
 		db_bind_int64(st, 1, boot);
 		db_bind_int64(st, 2, idx);
+		db_bind_int(st, 3, ROWS_PAGE);
 		rows = 0;
 		while ((step = db_step(st)) == DB_ROW) {
 			rows++;
@@ -462,7 +459,7 @@ int db_records_to_chunks(struct db *db, struct imt_error *err)
 			goto out;
 		}
 		db_reset(st);
-	} while (rows == 4096);
+	} while (rows == ROWS_PAGE);
 	rc = chunk_flush(db, &c, err);
 out:
 	free(c.body);

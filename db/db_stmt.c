@@ -55,20 +55,27 @@ int db_step_done(struct db *db, struct db_stmt *st, struct imt_error *err,
 	return 0;
 }
 
+int db_step_exists(struct db *db, struct db_stmt *st, struct imt_error *err,
+		   const char *what)
+{
+	enum db_step_result step = db_step(st);
+	int rc = step == DB_ROW;
+
+	if (step == DB_ERROR)
+		rc = db_fail(db, err, what);	/* before the reset (db_sql.h) */
+	db_reset(st);
+	return rc;
+}
+
 int db_text_exists(struct db *db, const char *sql, const char *key,
 		   const char *what, struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql, err);
-	enum db_step_result step;
 
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, key);
-	step = db_step(st);
-	db_reset(st);
-	if (step == DB_ERROR)
-		return db_fail(db, err, what);
-	return step == DB_ROW;
+	return db_step_exists(db, st, err, what);
 }
 
 int db_check_str(const char *s, size_t max, const char *what,
