@@ -11,27 +11,30 @@
 
 #include "hash_algo.h"
 
+#define ALGO(name, tpm_alg, size, bank) \
+	{ name, sizeof(name) - 1, tpm_alg, size, bank }
+
 static const struct hash_algo hash_algos[] = {
-	{ "md4", 0, 16, 0 },
-	{ "md5", 0, 16, 0 },
-	{ "sha1", 0x0004, 20, 1 },
-	{ "rmd160", 0, 20, 0 },
-	{ "sha256", 0x000b, 32, 1 },
-	{ "sha384", 0x000c, 48, 1 },
-	{ "sha512", 0x000d, 64, 1 },
-	{ "sha224", 0, 28, 0 },
-	{ "rmd128", 0, 16, 0 },
-	{ "rmd256", 0, 32, 0 },
-	{ "rmd320", 0, 40, 0 },
-	{ "wp256", 0, 32, 0 },
-	{ "wp384", 0, 48, 0 },
-	{ "wp512", 0, 64, 0 },
-	{ "tgr128", 0, 16, 0 },
-	{ "tgr160", 0, 20, 0 },
-	{ "tgr192", 0, 24, 0 },
-	{ "sm3", 0x0012, 32, 0 },
-	{ "streebog256", 0, 32, 0 },
-	{ "streebog512", 0, 64, 0 },
+	ALGO("md4", 0, 16, 0),
+	ALGO("md5", 0, 16, 0),
+	ALGO("sha1", 0x0004, 20, 1),
+	ALGO("rmd160", 0, 20, 0),
+	ALGO("sha256", 0x000b, 32, 1),
+	ALGO("sha384", 0x000c, 48, 1),
+	ALGO("sha512", 0x000d, 64, 1),
+	ALGO("sha224", 0, 28, 0),
+	ALGO("rmd128", 0, 16, 0),
+	ALGO("rmd256", 0, 32, 0),
+	ALGO("rmd320", 0, 40, 0),
+	ALGO("wp256", 0, 32, 0),
+	ALGO("wp384", 0, 48, 0),
+	ALGO("wp512", 0, 64, 0),
+	ALGO("tgr128", 0, 16, 0),
+	ALGO("tgr160", 0, 20, 0),
+	ALGO("tgr192", 0, 24, 0),
+	ALGO("sm3", 0x0012, 32, 0),
+	ALGO("streebog256", 0, 32, 0),
+	ALGO("streebog512", 0, 64, 0),
 };
 
 #define HASH_ALGO_COUNT (sizeof(hash_algos) / sizeof(hash_algos[0]))
@@ -41,7 +44,9 @@ const struct hash_algo *hash_algo_by_name(const char *name, size_t len)
 	size_t i;
 
 	for (i = 0; i < HASH_ALGO_COUNT; i++) {
-		if (strlen(hash_algos[i].name) == len &&
+		/* names are never empty: name[0] exists when lengths match */
+		if (hash_algos[i].name_len == len &&
+		    hash_algos[i].name[0] == name[0] &&
 		    memcmp(hash_algos[i].name, name, len) == 0)
 			return &hash_algos[i];
 	}

@@ -16,6 +16,7 @@
 
 struct hash_algo {
 	const char *name;	/* kernel crypto name, as in "sha256:" */
+	size_t name_len;	/* strlen(name): lookups run per record */
 	uint16_t tpm_alg;	/* TPM2_ALG_ID, 0 when the TPM has none */
 	size_t size;		/* digest size in bytes */
 	int bank;		/* 1 when usable as a PCR bank here */

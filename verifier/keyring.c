@@ -114,8 +114,7 @@ void keyring_check(struct verifier *v, const struct policy *p,
 		   const uint8_t *digest, size_t digest_len,
 		   struct keyring_check *out)
 {
-	const struct hash_algo *ha =
-		algo != NULL ? hash_algo_by_name(algo, strlen(algo)) : NULL;
+	const struct hash_algo *ha;
 	struct keyring *kr;
 	struct ima_sig blob;
 	struct imt_error err;
@@ -124,7 +123,10 @@ void keyring_check(struct verifier *v, const struct policy *p,
 
 	memset(out, 0, sizeof(*out));
 	out->result = KEYRING_NO_SIGNATURE;
-	if (sig == NULL || sig_len == 0 || ha == NULL)
+	if (sig == NULL || sig_len == 0 || algo == NULL)
+		return;		/* most records: no lookup of the name */
+	ha = hash_algo_by_name(algo, strlen(algo));
+	if (ha == NULL)
 		return;
 	if (ima_sig_parse(sig, sig_len, &blob, &err) != IMT_OK) {
 		/* a sig field that is no valid value is never ignored */
