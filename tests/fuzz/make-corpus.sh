@@ -31,6 +31,24 @@ for i in Packages Packages.xz Packages.gz; do
 done
 rm -rf "$debs"
 
+# ---- fuzz_record_chunk: N, N verdict letters, then a body as
+# db_records_store() packs it (db/db_record_chunk.h): an ima-ng record
+# without a signature, one with a 4-byte signature, a violation ----
+strhex() { printf %s "$1" | od -An -tx1 -v | tr -d ' \n'; }
+unhex() { printf '%b' "$(printf %s "$1" | sed 's/../\\x&/g')"; }
+# a text field (shorter than 128 bytes): its length, its bytes, a NUL
+text() { printf '%02x%s00' "${#1}" "$(strhex "$1")"; }
+# PATH DIGEST_HEX SIG_HEX: one PCR 10 ima-ng sha256 record
+chunk_rec() {
+	printf '0a%s%s%s20%s%02x%s' "$(text ima-ng)" "$(text "$1")" \
+		"$(text sha256)" "$2" $((${#3} / 2)) "$3"
+}
+sha=$(printf '%s' 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef)
+zero=$(printf '%064d' 0)
+unhex "03$(strhex ksv)$(chunk_rec /usr/bin/ls "$sha" "")$(chunk_rec /usr/bin/ls "$sha" 04030201)$(chunk_rec "" "$zero" "")" |
+	seed fuzz_record_chunk three
+unhex 00 | seed fuzz_record_chunk empty
+
 # ---- fuzz_pcr_set: "INDEX HEX" lines of the real kernels ----
 seed fuzz_pcr_set ima-ng-sha256 <"$fx/ima/ima-ng-sha256/pcrs-sha256"
 seed fuzz_pcr_set tpm-sha256 <"$fx/tpm/pcrs-sha256.txt"
