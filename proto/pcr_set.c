@@ -6,6 +6,7 @@
 
 #include <openssl/evp.h>
 
+#include "hash_md.h"
 #include "hex.h"
 #include "pcr_set.h"
 
@@ -105,8 +106,7 @@ enum imt_result pcr_set_boot_aggregate(const struct pcr_set *set,
 	}
 	ctx = EVP_MD_CTX_new();
 	if (ctx == NULL ||
-	    !EVP_DigestInit_ex(ctx, EVP_get_digestbyname(set->algo->name),
-			       NULL)) {
+	    !EVP_DigestInit_ex(ctx, hash_md(set->algo), NULL)) {
 		rc = imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				   IMT_NO_POS, "cannot hash with %s",
 				   set->algo->name);

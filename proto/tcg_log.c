@@ -12,6 +12,7 @@
 
 #include <openssl/evp.h>
 
+#include "hash_md.h"
 #include "hex.h"
 #include "le_cursor.h"
 #include "tcg_log.h"
@@ -375,8 +376,7 @@ static int extend(EVP_MD_CTX *ctx, struct pcr_set *set, uint32_t pcr,
 {
 	size_t n = set->algo->size;
 
-	if (!EVP_DigestInit_ex(ctx, EVP_get_digestbyname(set->algo->name),
-			       NULL) ||
+	if (!EVP_DigestInit_ex(ctx, hash_md(set->algo), NULL) ||
 	    !EVP_DigestUpdate(ctx, set->value[pcr], n) ||
 	    !EVP_DigestUpdate(ctx, digest, n) ||
 	    !EVP_DigestFinal_ex(ctx, set->value[pcr], NULL))

@@ -9,6 +9,7 @@
 #include <openssl/hmac.h>
 
 #include "hash_algo.h"
+#include "hash_md.h"
 #include "tpm_crypto.h"
 
 /* One KDF input block: counter, secret or label, contexts, length. */
@@ -19,11 +20,7 @@ enum kdf_kind { KDF_A, KDF_E };
 
 const EVP_MD *tpm_crypto_md(uint16_t tpm_alg)
 {
-	const struct hash_algo *algo = hash_algo_by_tpm(tpm_alg);
-
-	if (algo == NULL || !algo->bank)
-		return NULL;
-	return EVP_get_digestbyname(algo->name);
+	return hash_md(hash_algo_by_tpm(tpm_alg));
 }
 
 enum imt_result tpm_crypto_fail(struct imt_error *err, enum imt_result status,

@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #include "boot_memo.h"
+#include "hash_md.h"
 
 #define BOOT_MEMO_PCRS 10	/* PCRs 0-9, what boot_check_evidence() compares */
 
@@ -51,7 +52,8 @@ int boot_memo_key(const uint8_t log_sha256[32], const struct pcr_set *quoted,
 	alg[0] = (uint8_t)(quoted->algo->tpm_alg >> 8);
 	alg[1] = (uint8_t)quoted->algo->tpm_alg;
 	ctx = EVP_MD_CTX_new();
-	ok = ctx != NULL && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+	ok = ctx != NULL &&
+	     EVP_DigestInit_ex(ctx, hash_md(hash_algo_bank("sha256")), NULL) &&
 	     EVP_DigestUpdate(ctx, memo_label, sizeof(memo_label)) &&
 	     EVP_DigestUpdate(ctx, log_sha256, 32) &&
 	     EVP_DigestUpdate(ctx, alg, sizeof(alg));
