@@ -38,6 +38,7 @@ static const struct hash_algo hash_algos[] = {
 };
 
 #define HASH_ALGO_COUNT (sizeof(hash_algos) / sizeof(hash_algos[0]))
+_Static_assert(HASH_ALGO_COUNT == HASH_ALGO_IDS, "one entry per kernel id");
 
 const struct hash_algo *hash_algo_by_name(const char *name, size_t len)
 {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #define HASH_ALGO_MAX_SIZE 64	/* sha512, the largest digest we handle */
+#define HASH_ALGO_IDS 20	/* the kernel's ids: 0 .. HASH_ALGO_IDS - 1 */
 
 struct hash_algo {
 	const char *name;	/* kernel crypto name, as in "sha256:" */

@@ -13,32 +13,25 @@
 
 #include "hash_md.h"
 
-static const char *const bank_names[] = { "sha1", "sha256", "sha384",
-					  "sha512" };
-
-#define BANKS (sizeof(bank_names) / sizeof(bank_names[0]))
-
-static EVP_MD *bank_md[BANKS];
+/* by kernel id (the table's index): only the banks' are fetched */
+static EVP_MD *bank_md[HASH_ALGO_IDS];
 static pthread_once_t fetched = PTHREAD_ONCE_INIT;
 
 static void fetch(void)
 {
-	size_t i;
+	const struct hash_algo *algo;
+	unsigned int id;
 
-	for (i = 0; i < BANKS; i++)
-		bank_md[i] = EVP_MD_fetch(NULL, bank_names[i], NULL);
+	for (id = 0; (algo = hash_algo_by_kernel_id(id)) != NULL; id++) {
+		if (algo->bank)
+			bank_md[id] = EVP_MD_fetch(NULL, algo->name, NULL);
+	}
 }
 
 const EVP_MD *hash_md(const struct hash_algo *bank)
 {
-	size_t i;
-
 	if (bank == NULL || !bank->bank)
 		return NULL;
 	pthread_once(&fetched, fetch);
-	for (i = 0; i < BANKS; i++) {
-		if (hash_algo_bank(bank_names[i]) == bank)
-			return bank_md[i];
-	}
-	return NULL;
+	return bank_md[hash_algo_kernel_id(bank)];
 }
