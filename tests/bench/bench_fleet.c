@@ -393,3 +393,11 @@ int fleet_write_peer(struct fleet_agent *a, const char *dir)
 		return -1;
 	return 0;
 }
+
+double fleet_thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

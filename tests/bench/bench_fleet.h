@@ -108,4 +108,10 @@ void fleet_accept(struct fleet_agent *a, const struct fleet_evidence *e);
  */
 int fleet_write_peer(struct fleet_agent *a, const char *dir);
 
+/**
+ * fleet_thread_cpu() - CPU seconds of the calling thread: what the
+ * benchmarks time the verifier's own calls by, on a shared machine.
+ */
+double fleet_thread_cpu(void);
+
 #endif /* IMATRUST_BENCH_FLEET_H */

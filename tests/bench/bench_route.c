@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -66,16 +65,8 @@ struct bench {
 	struct fleet_agent *a;
 	size_t agents;
 	struct fleet_evidence ev;
-	int64_t cpu_ns;		/* this thread's CPU inside counted calls */
+	double cpu;		/* this thread's CPU seconds inside counted calls */
 };
-
-static int64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void die(const char *what, const char *why)
 {
@@ -102,7 +93,7 @@ static char *call(struct bench *b, struct fleet_agent *a, route_fn h,
 {
 	struct http_request req = { 0 };
 	struct http_response res = { 0 };
-	int64_t t0;
+	double t0;
 
 	req.method = "POST";
 	req.body = body;
@@ -112,10 +103,10 @@ static char *call(struct bench *b, struct fleet_agent *a, route_fn h,
 	snprintf(req.params[0], sizeof(req.params[0]), "%s", a->id);
 	if (collect)
 		CALLGRIND_TOGGLE_COLLECT;
-	t0 = thread_cpu_ns();
+	t0 = fleet_thread_cpu();
 	h(&b->v, &req, &res);
 	if (collect) {
-		b->cpu_ns += thread_cpu_ns() - t0;
+		b->cpu += fleet_thread_cpu() - t0;
 		CALLGRIND_TOGGLE_COLLECT;
 	}
 	if (res.status != 0 && res.status != 200)
@@ -173,7 +164,7 @@ static void phase(struct bench *b, const char *name, size_t rounds,
 {
 	size_t r, i;
 
-	b->cpu_ns = 0;
+	b->cpu = 0;
 	CALLGRIND_ZERO_STATS;
 	for (r = 0; r < rounds; r++)
 		for (i = 0; i < b->agents; i++)
@@ -181,7 +172,7 @@ static void phase(struct bench *b, const char *name, size_t rounds,
 	CALLGRIND_DUMP_STATS_AT(name);
 	printf("phase %s evidence %zu records %zu cpu_ns %lld\n", name,
 	       rounds * b->agents, rounds * b->agents * nrec,
-	       (long long)b->cpu_ns);
+	       (long long)(b->cpu * 1e9));
 }
 
 /* The AK's signature over one of its quotes, checked as attest.c does. */
@@ -192,7 +183,7 @@ static void verify_phase(struct bench *b, size_t rounds)
 	struct imt_error err;
 	EVP_PKEY *ak = NULL;
 	TPMT_PUBLIC pub;
-	int64_t t0;
+	double t0;
 	size_t r;
 	char *body;
 
@@ -204,7 +195,7 @@ static void verify_phase(struct bench *b, size_t rounds)
 	    IMT_OK || tpm_public_to_pkey(&pub, &ak, &err) != IMT_OK)
 		die("verify", "cannot build a quote");
 	CALLGRIND_ZERO_STATS;
-	t0 = thread_cpu_ns();
+	t0 = fleet_thread_cpu();
 	for (r = 0; r < rounds; r++) {
 		CALLGRIND_TOGGLE_COLLECT;
 		if (tpm_quote_verify_signature(ev.quote.data, ev.quote.len,
@@ -216,7 +207,7 @@ static void verify_phase(struct bench *b, size_t rounds)
 	}
 	CALLGRIND_DUMP_STATS_AT("verify");
 	printf("phase verify evidence %zu records 0 cpu_ns %lld\n", rounds,
-	       (long long)(thread_cpu_ns() - t0));
+	       (long long)((fleet_thread_cpu() - t0) * 1e9));
 	EVP_PKEY_free(ak);
 	wire_free(WIRE_EVIDENCE, &ev);
 	free(body);

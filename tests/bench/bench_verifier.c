@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -485,26 +484,17 @@ static int cost_quote(struct cost_ctx *c)
 	return rc == IMT_OK ? 0 : -1;
 }
 
-/* CPU seconds of the calling thread: the machine is shared. */
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* CPU microseconds per call of @fn, over COST_SECONDS; -1 on failure. */
 static double cost_of(int (*fn)(struct cost_ctx *), struct cost_ctx *c)
 {
-	double t0 = thread_cpu(), t;
+	double t0 = fleet_thread_cpu(), t;
 	unsigned long n = 0;
 
 	do {
 		if (fn(c) < 0)
 			return -1;
 		n++;
-		t = thread_cpu();
+		t = fleet_thread_cpu();
 	} while (t - t0 < COST_SECONDS);
 	return (t - t0) * 1e6 / (double)n;
 }
