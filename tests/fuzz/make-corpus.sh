@@ -43,7 +43,7 @@ chunk_rec() {
 	printf '0a%s%s%s20%s%02x%s' "$(text ima-ng)" "$(text "$1")" \
 		"$(text sha256)" "$2" $((${#3} / 2)) "$3"
 }
-sha=$(printf '%s' 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef)
+sha=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 zero=$(printf '%064d' 0)
 unhex "03$(strhex ksv)$(chunk_rec /usr/bin/ls "$sha" "")$(chunk_rec /usr/bin/ls "$sha" 04030201)$(chunk_rec "" "$zero" "")" |
 	seed fuzz_record_chunk three
