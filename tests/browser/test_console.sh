@@ -28,12 +28,9 @@ bin=${IMATRUST_BIN:-$root/build/bin}
 # another python3 that may come first in PATH.
 py=/usr/bin/python3
 
-for tool in chromium chromedriver; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool is not installed (deploy/install-deps.sh)"
-		exit 0
-	fi
-done
+# shellcheck source=tests/lib/need.sh
+. "$root/tests/lib/need.sh"
+need chromium chromedriver
 require_tools swtpm swtpm_setup swtpm_localca openssl curl jq tpm2_getcap
 "$py" -c 'import selenium' 2>/dev/null ||
 	bail "python3-selenium not installed for $py (deploy/install-deps.sh)"

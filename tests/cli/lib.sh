@@ -67,15 +67,10 @@ lacks() {
 	if grep -qE -- "$2" "$1"; then not_ok "$3" "$1"; else ok "$3"; fi
 }
 
+# shellcheck source=tests/lib/need.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/need.sh"
 skip_without() {
-	local tool
-
-	for tool in "$@"; do
-		if ! command -v "$tool" >/dev/null; then
-			echo "1..0 # SKIP $tool not installed"
-			exit 0
-		fi
-	done
+	need "$@"
 }
 
 free_port() {

@@ -15,10 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 skip_without openssl sqlite3 curl jq pesign sbsign sbverify
 
 efi=/usr/lib/systemd/boot/efi
-if [ ! -f "$efi/systemd-bootx64.efi" ] || [ ! -f "$efi/linuxx64.efi.stub" ]; then
-	echo "1..0 # SKIP systemd-boot-efi is not installed"
-	exit 0
-fi
+need "$efi/systemd-bootx64.efi" "$efi/linuxx64.efi.stub"
 
 port=$(free_port)
 self_cert

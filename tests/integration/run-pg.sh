@@ -8,8 +8,8 @@
 # verifier's configuration, db_query reads it with psql, and a second
 # database a script asks for is made beside it (the role may CREATEDB).
 # The summary line is tests/run-suite.sh's ("integration-pg: N passed, N
-# failed"); the cluster's log is shown when something failed. Skips
-# everything when no PostgreSQL server is installed
+# failed"); the cluster's log is shown when something failed. Fails,
+# naming the packages, when no PostgreSQL server or psql is installed
 # (deploy/install-deps.sh).
 set -euo pipefail
 
@@ -20,9 +20,10 @@ root=$(cd "$here/../.." && pwd)
 
 # pg_bindir says what it looked for
 if ! pg_bindir >/dev/null || ! command -v psql >/dev/null; then
-	echo "integration-pg: skipped: no PostgreSQL server or no psql" \
-		"(package postgresql, deploy/install-deps.sh)" >&2
-	exit 0
+	echo "integration-pg: no PostgreSQL server or no psql (Debian" \
+		"packages postgresql, postgresql-client: deploy/install-deps.sh)" >&2
+	echo "integration-pg: 0 passed, 1 failed"
+	exit 1
 fi
 
 tmp=$(mktemp -d)

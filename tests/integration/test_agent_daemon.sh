@@ -23,12 +23,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$SWTPM_LIB_ROOT
 bin=${IMATRUST_BIN:-$root/build/bin}
 
-for tool in swtpm swtpm_setup swtpm_localca openssl python3 tpm2_getcap; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
+# shellcheck source=tests/lib/need.sh
+. "$root/tests/lib/need.sh"
+need swtpm swtpm_setup swtpm_localca openssl python3 tpm2_getcap
 mux=$(tool_path tpm_mux) || exit 1
 kern=$(tool_path fake_kernel) || exit 1
 for b in imatrust-agent imatrust-verifier; do

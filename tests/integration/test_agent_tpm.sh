@@ -18,14 +18,10 @@ root=$(cd "$here/../.." && pwd)
 tools=${IMATRUST_TOOLS:-$root/build/tests/tools}
 check=${AGENT_TPM_CHECK:-$tools/agent_tpm_check}
 
-for tool in swtpm swtpm_setup tpm2_checkquote tpm2_makecredential \
-	    tpm2_createek tpm2_pcrread tpm2_pcrextend tpm2_nvread tpm2_getcap \
-	    python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP $tool is not installed"
-		exit 0
-	fi
-done
+# shellcheck source=tests/lib/need.sh
+. "$root/tests/lib/need.sh"
+need swtpm swtpm_setup tpm2_checkquote tpm2_makecredential tpm2_createek \
+	tpm2_pcrread tpm2_pcrextend tpm2_nvread tpm2_getcap python3
 
 # shellcheck source=tests/integration/swtpm-lib.sh
 . "$here/swtpm-lib.sh"

@@ -22,7 +22,7 @@ root=$SWTPM_LIB_ROOT
 
 if ! pg_bindir >/dev/null 2>&1; then
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "1..0 # SKIP PostgreSQL server not installed (deploy/install-deps.sh as root)"
+		echo "1..0 # SKIP PostgreSQL server not installed (Debian package postgresql: deploy/install-deps.sh as root)"
 		exit 0
 	fi
 	bail "$(pg_bindir 2>&1)"

@@ -48,21 +48,27 @@ pass() { n=$((n + 1)); tap "ok $n - $1"; }
 fail() { n=$((n + 1)); tap "not ok $n - $1"; }
 
 # Run the helper; each "RESULT" line becomes a TAP line, "#" lines and
-# BENCH lines are kept as comments.
+# BENCH lines are kept as comments. A helper that exits non-zero without
+# reporting a failure (a crash, a usage error) is a failure of its own.
 run() {
 	prefix=$1
 	shift
 	"$H" "$@" >/tmp/helper.out 2>&1
 	rc=$?
+	failed=0
 	while IFS= read -r line; do
 		case "$line" in
 		"RESULT ok "*) pass "$prefix: ${line#RESULT ok }" ;;
-		"RESULT fail: "*) fail "$prefix: ${line#RESULT fail: }" ;;
+		"RESULT fail: "*)
+			failed=1
+			fail "$prefix: ${line#RESULT fail: }" ;;
 		"#"*) tap "# $prefix: ${line#\# }" ;;
 		BENCH*) tap "# $prefix: $line" ;;
 		*) tap "# $prefix: $line" ;;
 		esac
 	done </tmp/helper.out
+	[ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] &&
+		fail "$prefix: $H $1 exited $rc"
 	return $rc
 }
 

@@ -47,7 +47,6 @@ static void test_sqlite_one_process(void **state)
 	struct tdb t;
 
 	(void)state;
-	tdb_sqlite_only("one process per SQLite file");
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(leads(t.db), 1);
@@ -68,8 +67,6 @@ static void test_pg_leader_moves(void **state)
 	struct tdb t;
 
 	(void)state;
-	if (tdb_pg_uri() == NULL)
-		skip();
 	tdb_new(&t);
 	b = tdb_other(&t);
 	c = tdb_other(&t);
@@ -91,8 +88,6 @@ static void test_pg_one_change_at_a_time(void **state)
 	struct tdb t;
 
 	(void)state;
-	if (tdb_pg_uri() == NULL)
-		skip();
 	tdb_new(&t);
 	b = tdb_other(&t);
 	assert_int_equal(takes_change(t.db), 1);
@@ -134,8 +129,6 @@ static void test_pg_machine_lock(void **state)
 	struct tdb t;
 
 	(void)state;
-	if (tdb_pg_uri() == NULL)
-		skip();
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
@@ -169,8 +162,6 @@ static void test_pg_change_announced(void **state)
 	struct tdb t;
 
 	(void)state;
-	if (tdb_pg_uri() == NULL)
-		skip();
 	tdb_new(&t);
 	b = tdb_other(&t);
 	assert_int_equal(db_changed_elsewhere(b), 0);
@@ -187,13 +178,18 @@ static void test_pg_change_announced(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest sqlite_tests[] = {
 		cmocka_unit_test(test_sqlite_one_process),
+	};
+	const struct CMUnitTest pg_tests[] = {
 		cmocka_unit_test(test_pg_leader_moves),
 		cmocka_unit_test(test_pg_one_change_at_a_time),
 		cmocka_unit_test(test_pg_machine_lock),
 		cmocka_unit_test(test_pg_change_announced),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* every test here is one backend's */
+	return tdb_pg_uri() == NULL ?
+		cmocka_run_group_tests_name("SQLite", sqlite_tests, NULL, NULL) :
+		cmocka_run_group_tests_name("PostgreSQL", pg_tests, NULL, NULL);
 }

@@ -39,7 +39,6 @@ static void test_upgrade_from_0006(void **state)
 	struct tdb t;
 
 	(void)state;
-	tdb_sqlite_only("an SQLite file at schema 6 (PostgreSQL starts at 12)");
 	make_0006(&t);
 	tdb_open(&t);
 	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
@@ -134,10 +133,12 @@ static void test_bad_entry_stores_nothing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_upgrade_from_0006),
 		cmocka_unit_test(test_import_and_find),
 		cmocka_unit_test(test_bad_entry_stores_nothing),
 	};
+	const struct CMUnitTest sqlite_tests[] = {
+		cmocka_unit_test(test_upgrade_from_0006),
+	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tdb_run(tests, sqlite_tests);
 }

@@ -438,7 +438,6 @@ static void test_migration(void **state)
 	int found;
 
 	(void)state;
-	tdb_sqlite_only("an SQLite file at schema 2 (PostgreSQL starts at 12)");
 	tdb_path(&t);
 	make_v2(t.path);
 	tdb_open(&t);
@@ -488,8 +487,10 @@ int main(void)
 		cmocka_unit_test(test_registration),
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_pending_expiry),
+	};
+	const struct CMUnitTest sqlite_tests[] = {
 		cmocka_unit_test(test_migration),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tdb_run(tests, sqlite_tests);
 }

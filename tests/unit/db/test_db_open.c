@@ -191,8 +191,6 @@ static void test_unversioned_database_fails_cleanly(void **state)
 	struct tdb t;
 
 	(void)state;
-	tdb_sqlite_only("PostgreSQL refuses tables without schema_version "
-			"(test_foreign_database_refused)");
 	tdb_path(&t);
 	raw_exec(t.path, "CREATE TABLE files (x TEXT)");
 	assert_int_equal(db_open(t.path, &db, &err), -1);
@@ -357,10 +355,6 @@ static void test_pg_reconnect(void **state)
 	int found;
 
 	(void)state;
-	if (tdb_pg_uri() == NULL) {
-		print_message("skipped: PostgreSQL only\n");
-		skip();
-	}
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	pg_kill_backend(&t);
@@ -398,10 +392,9 @@ static void test_pg_restart(void **state)
 	int i;
 
 	(void)state;
-	if (tdb_pg_uri() == NULL || restart == NULL) {
-		print_message("skipped: PostgreSQL (run-pg.sh) only\n");
-		skip();
-	}
+	if (restart == NULL)
+		fail_msg("IMATRUST_TEST_PG_RESTART is not set: run the "
+			 "PostgreSQL tests through tests/unit/db/run-pg.sh");
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	for (i = 0; i < 2; i++) {
@@ -422,14 +415,18 @@ int main(void)
 		cmocka_unit_test(test_reopen_idempotent),
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_foreign_database_refused),
-		cmocka_unit_test(test_unversioned_database_fails_cleanly),
 		cmocka_unit_test(test_path_for_log),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_migrations_match_sql_files),
 		cmocka_unit_test(test_pg_migrations_match_sql_files),
+	};
+	const struct CMUnitTest sqlite_tests[] = {
+		cmocka_unit_test(test_unversioned_database_fails_cleanly),
+	};
+	const struct CMUnitTest pg_tests[] = {
 		cmocka_unit_test(test_pg_reconnect),
 		cmocka_unit_test(test_pg_restart),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tdb_run3(tests, sqlite_tests, pg_tests);
 }

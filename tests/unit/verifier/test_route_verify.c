@@ -165,6 +165,27 @@ static json_int_t records(json_t *j, const char *key)
 		json_object_get(j, "records"), key));
 }
 
+/* One column of a row as text: a BLOB in hex, every byte of it. */
+static char *column_text(sqlite3_stmt *rows, int i)
+{
+	const unsigned char *b;
+	char *s;
+	int n, k;
+
+	if (sqlite3_column_type(rows, i) == SQLITE_NULL)
+		return strdup("NULL");
+	if (sqlite3_column_type(rows, i) != SQLITE_BLOB)
+		return strdup((const char *)sqlite3_column_text(rows, i));
+	b = sqlite3_column_blob(rows, i);
+	n = sqlite3_column_bytes(rows, i);
+	s = malloc(2 * (size_t)n + 3);
+	assert_non_null(s);
+	strcpy(s, "x'");
+	for (k = 0; k < n; k++)
+		sprintf(s + 2 + 2 * k, "%02x", b[k]);
+	return s;
+}
+
 /* Every table's rows, in one text, to compare before and after. */
 static char *dump(struct tv *t)
 {
@@ -187,9 +208,8 @@ static char *dump(struct tv *t)
 		len += (size_t)snprintf(out + len, cap - len, "%s:\n", sql);
 		while (sqlite3_step(rows) == SQLITE_ROW) {
 			for (i = 0; i < sqlite3_column_count(rows); i++) {
-				const char *v = (const char *)
-					sqlite3_column_text(rows, i);
-				size_t n = v != NULL ? strlen(v) : 0;
+				char *v = column_text(rows, i);
+				size_t n = strlen(v);
 
 				while (len + n + 8 > cap) {
 					cap *= 2;
@@ -197,8 +217,8 @@ static char *dump(struct tv *t)
 					assert_non_null(out);
 				}
 				len += (size_t)snprintf(out + len, cap - len,
-							"%s|", v != NULL ? v :
-							"NULL");
+							"%s|", v);
+				free(v);
 			}
 			out[len++] = '\n';
 			out[len] = '\0';
