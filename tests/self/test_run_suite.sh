@@ -84,15 +84,15 @@ run_as loose 1 'planned 5 tests, ran 1' \
 run_as loose 1 '0 TAP plans' "a script with no plan fails" "$tmp/noplan"
 run_as loose 1 '2 TAP plans' "a script with two plans fails" "$tmp/twoplans"
 run_as loose 1 '1\.\.0 without a # SKIP reason' \
-	"1..0 with no reason fails" "$tmp/bareplan"
+	"an empty plan with no reason fails" "$tmp/bareplan"
 run_as loose 1 'FAIL .*crash \(exit 3' \
 	"a script that exits non-zero after its plan fails" "$tmp/crash"
 run_as loose 1 '^planted: 1 passed, 1 failed$' \
 	"a not ok fails the suite" "$tmp/failing"
 run_as loose 0 '^planted: 1 passed, 0 failed, 1 skipped$' \
-	"a TAP # SKIP is counted in the inner loop" "$tmp/tapskip"
+	"a TAP skip directive is counted in the inner loop" "$tmp/tapskip"
 run_as strict 1 'FAIL .*tapskip.*no frob' \
-	"strict mode fails a TAP # SKIP, with its reason" "$tmp/tapskip"
+	"strict mode fails a TAP skip directive, with its reason" "$tmp/tapskip"
 run_as loose 0 '^planted: 1 passed, 0 failed, 1 skipped$' \
 	"a cmocka skip is counted in the inner loop" "$tmp/cmocka"
 run_as ci 1 'FAIL .*cmocka.*test_b' \
