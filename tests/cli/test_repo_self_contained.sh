@@ -25,7 +25,7 @@ not_ok() {
 	n=$((n + 1))
 	bad=$((bad + 1))
 	echo "not ok $n - $1"
-	[ -n "${2:-}" ] && sed 's/^/# /' "$2"
+	[ -n "${2:-}" ] && sed -e 's/^/# /' -e '$a\' "$2"
 }
 # check DESCRIPTION FILE: passes when FILE (the offending lines) is empty
 check() { if [ -s "$2" ]; then not_ok "$1" "$2"; else ok "$1"; fi; }

@@ -121,9 +121,9 @@ ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 not_ok() {
 	tap_n=$((tap_n + 1))
 	echo "not ok $tap_n - $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2"
+	[ -n "${2:-}" ] && [ -f "$2" ] && sed -e 's/^/# /' -e '$a\' "$2"
 }
-bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && sed 's/^/# /' "$2"; exit 1; }
+bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && sed -e 's/^/# /' -e '$a\' "$2"; exit 1; }
 
 # Every tool named must be installed (deploy/install-deps.sh brings them):
 # a missing one fails the test rather than skipping it.
