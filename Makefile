@@ -362,10 +362,14 @@ check-fast: all $(UNIT_BINS) $(TOOL_BINS) $(INC_LIST)
 
 # In "make check" (and under CI=true) a skipped test fails its suite: a
 # missing tool or service names its Debian package (tests/run-suite.sh).
-check: export IMATRUST_STRICT := 1
-check: check-fast check-unit-pg check-integration-pg check-browser \
+# tests/stages.sh runs every stage even after one failed, times each and
+# ends with them slowest first and one "check: N passed, N failed" line.
+CHECK_STAGES := check-fast check-unit-pg check-integration-pg check-browser \
 	check-fuzz check-guest check-guest-streaming check-guest-fleet \
 	check-scale-out
+check: export IMATRUST_STRICT := 1
+check:
+	@MAKE="$(MAKE)" tests/stages.sh $(CHECK_STAGES)
 
 # Three verifiers on one PostgreSQL behind HAProxy, 1,000 simulated
 # agents for a minute; one verifier killed, the database restarted
