@@ -307,6 +307,15 @@ $(SOFT_AK_TESTS): $(BUILD)/tests/bench/soft_ak.o
 $(BUILD)/tests/unit/verifier/test_engine: LDFLAGS += \
 	-Wl,--wrap=boot_check_evidence
 
+# test_tpm_quote_faults fails each OpenSSL and TSS call of the quote path.
+QUOTE_FAULT_WRAPS := EVP_MD_CTX_new EVP_DigestVerifyInit \
+	EVP_PKEY_CTX_set_rsa_padding EVP_PKEY_CTX_set_rsa_pss_saltlen \
+	EVP_DigestVerify ECDSA_SIG_new ECDSA_SIG_set0 BN_bin2bn i2d_ECDSA_SIG \
+	EVP_DigestInit_ex EVP_DigestUpdate EVP_DigestFinal_ex \
+	Tss2_MU_TPMS_ATTEST_Unmarshal Tss2_MU_TPMT_SIGNATURE_Unmarshal
+$(BUILD)/tests/unit/proto/test_tpm_quote_faults: LDFLAGS += \
+	$(QUOTE_FAULT_WRAPS:%=-Wl,--wrap=%)
+
 # agent_tpm_check wraps Esys_Quote to extend a PCR just before the quote.
 $(BUILD)/tests/tools/agent_tpm_check: LDFLAGS += -Wl,--wrap=Esys_Quote
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBAGENT) $(LIBDAEMON) \
