@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -51,6 +52,7 @@ struct message {
 	CURL *easy;
 	struct curl_slist *headers;
 	char curl_err[CURL_ERROR_SIZE];
+	char refused[DB_WEBHOOK_ERROR_MAX - 16];	/* webhook_addr_check()'s no */
 	char error[DB_WEBHOOK_ERROR_MAX];	/* "" when delivered */
 	int done;			/* the attempt finished */
 };
@@ -162,6 +164,21 @@ static int add_header(struct message *m, const char *name, const char *value)
 	return 0;
 }
 
+/* libcurl's socket for a connection: only to an address that
+ * webhook_addr_check() accepts, whatever the name resolved to. */
+static curl_socket_t open_socket(void *arg, curlsocktype purpose,
+				 struct curl_sockaddr *a)
+{
+	struct message *m = arg;
+
+	(void)purpose;
+	if (webhook_addr_check(&a->addr, strncmp(m->url, "http:", 5) == 0,
+			       m->allow_http, m->refused,
+			       sizeof(m->refused)) < 0)
+		return CURL_SOCKET_BAD;
+	return socket(a->family, a->socktype, a->protocol);
+}
+
 /* Sign @m and set up its attempt; -1 with m->error when it cannot go. */
 static int prepare(struct message *m, int64_t now)
 {
@@ -203,6 +220,8 @@ static int prepare(struct message *m, int64_t now)
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, m->curl_err);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, m);
 	return 0;
 }
 
@@ -212,9 +231,19 @@ static void finish(struct message *m, CURLcode rc)
 	long status = 0;
 
 	m->done = 1;
+	if (m->refused[0] != '\0') {
+		snprintf(m->error, sizeof(m->error), "refused: %s", m->refused);
+		return;
+	}
 	if (rc != CURLE_OK) {
-		snprintf(m->error, sizeof(m->error), "%s",
-			 m->curl_err[0] ? m->curl_err : curl_easy_strerror(rc));
+		/* One coarse reason for whoever reads last_error (closed,
+		 * reset, silent and TLS ports would otherwise tell a port
+		 * scan apart); the detail goes to the operator's log. */
+		log_warnx("webhook %s: %s: %s", m->endpoint, m->url,
+			  m->curl_err[0] ? m->curl_err :
+			  curl_easy_strerror(rc));
+		snprintf(m->error, sizeof(m->error), "no HTTP answer (the "
+			 "verifier's log has the detail)");
 		return;
 	}
 	curl_easy_getinfo(m->easy, CURLINFO_RESPONSE_CODE, &status);

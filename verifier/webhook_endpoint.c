@@ -2,8 +2,12 @@
 /*
  * webhook_endpoint.c - names, URLs and config lines of webhook endpoints.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <curl/curl.h>
 
@@ -20,10 +24,97 @@ int webhook_name_ok(const char *name)
 	       strspn(name, NAME_CHARS) == n;
 }
 
+/* An IPv4 address (host order) no webhook may reach: link-local (and so
+ * the cloud metadata service at 169.254.169.254), "this network",
+ * multicast, reserved and broadcast. */
+static int v4_forbidden(uint32_t a)
+{
+	return (a >> 16) == 0xa9fe ||		/* 169.254.0.0/16 */
+	       (a >> 24) == 0 ||		/* 0.0.0.0/8 */
+	       (a >> 28) >= 0xe;		/* 224.0.0.0/4, 240.0.0.0/4 */
+}
+
+static int v4_loopback(uint32_t a)
+{
+	return (a >> 24) == 127;
+}
+
+/* IPv6: link-local fe80::/10, multicast ff00::/8, the unspecified
+ * address, and fd00:ec2::254 (a cloud's IPv6 metadata address); an
+ * IPv4-mapped address is judged as its IPv4 address. */
+static int v6_class(const struct in6_addr *a, int *loop)
+{
+	static const uint8_t metadata[16] = {
+		0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, 0x54,
+	};
+	uint32_t v4;
+
+	*loop = IN6_IS_ADDR_LOOPBACK(a);
+	if (IN6_IS_ADDR_V4MAPPED(a)) {
+		memcpy(&v4, &a->s6_addr[12], 4);
+		v4 = ntohl(v4);
+		*loop = v4_loopback(v4);
+		return v4_forbidden(v4);
+	}
+	return IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_MULTICAST(a) ||
+	       IN6_IS_ADDR_UNSPECIFIED(a) || memcmp(a, metadata, 16) == 0;
+}
+
+int webhook_addr_check(const struct sockaddr *sa, int http, int allow_http,
+		       char *why, size_t whylen)
+{
+	char text[INET6_ADDRSTRLEN] = "?";
+	int forbidden, loop = 0;
+	uint32_t v4;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		v4 = ntohl(in->sin_addr.s_addr);
+		forbidden = v4_forbidden(v4);
+		loop = v4_loopback(v4);
+		inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		forbidden = v6_class(&in6->sin6_addr, &loop);
+		inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof(text));
+	} else {
+		snprintf(why, whylen, "not an IP address");
+		return -1;
+	}
+	if (forbidden) {
+		snprintf(why, whylen, "%s is link-local, metadata, multicast "
+			 "or reserved: never a webhook target", text);
+		return -1;
+	}
+	if (http && !allow_http && !loop) {
+		snprintf(why, whylen, "http:// reached %s, not loopback: use "
+			 "https://, or allow-http", text);
+		return -1;
+	}
+	return 0;
+}
+
+/* "localhost", or an IP literal (IPv6 in brackets) that is loopback. */
 static int loopback(const char *host)
 {
-	return strcmp(host, "localhost") == 0 || strcmp(host, "[::1]") == 0 ||
-	       strncmp(host, "127.", 4) == 0;
+	char v6[INET6_ADDRSTRLEN + 2];
+	size_t n = strlen(host);
+	struct in6_addr a6;
+	struct in_addr a4;
+	int loop;
+
+	if (strcmp(host, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return v4_loopback(ntohl(a4.s_addr));
+	if (n < 3 || n > sizeof(v6) || host[0] != '[' || host[n - 1] != ']')
+		return 0;
+	memcpy(v6, host + 1, n - 2);
+	v6[n - 2] = '\0';
+	return inet_pton(AF_INET6, v6, &a6) == 1 && !v6_class(&a6, &loop) &&
+	       loop;
 }
 
 /* Part @what of @u, or NULL when it has none (caller curl_free()s). */

@@ -43,6 +43,27 @@ int webhook_name_ok(const char *name);
 int webhook_url_check(const char *url, int allow_http, char *why,
 		      size_t whylen);
 
+struct sockaddr;
+
+/**
+ * webhook_addr_check() - may a webhook connect to @sa?
+ * @sa: the address the connection is about to be made to (AF_INET or
+ *      AF_INET6), after name resolution: the check holds whatever a
+ *      name resolves to, now or later
+ * @http: the URL is http:// (not https://)
+ * @allow_http: the endpoint allows http:// beyond loopback
+ * @why: receives the reason when not
+ * @whylen: size of @why
+ *
+ * Never: link-local (169.254.0.0/16, the metadata service, fe80::/10),
+ * fd00:ec2::254, 0.0.0.0/8, multicast, reserved, the unspecified address.
+ * http:// only to loopback (127.0.0.0/8, ::1) unless @allow_http.
+ *
+ * Return: 0, or -1 with @why filled.
+ */
+int webhook_addr_check(const struct sockaddr *sa, int http, int allow_http,
+		       char *why, size_t whylen);
+
 /**
  * webhook_spec_parse() - one "webhook" value of the config file.
  * @text: "NAME URL [ca=FILE] [secret=FILE] [allow-http]", @len bytes

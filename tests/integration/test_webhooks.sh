@@ -212,6 +212,13 @@ kid=$(jq -r .key_id <<<"$line")
 check "webhook-key-id names the endpoint's key ($kid)" \
 	[ "$kid" = "$(body_of "$(api GET /v1/webhooks)" | jq -r '.webhooks[] | select(.name == "nac") | .key_id')" ]
 
+# --- an endpoint that resolves to an address no webhook may reach ---------------
+# 0.0.0.0 reaches this host (the receiver) on Linux: were the check on the
+# connected address missing, the receiver would log /zero.
+out=$(api POST /v1/webhooks "{\"v\":1,\"name\":\"zero\",\"url\":\"http://0.0.0.0:$rport/zero\",\"allow_http\":true}")
+check "an allow_http endpoint on 0.0.0.0 is taken by the URL check (201)" \
+	[ "$(status_of "$out")" = 201 ]
+
 # --- the machine removed: its receivers hear of it --------------------------------
 kill "$AGENT_PID" 2>/dev/null
 wait "$AGENT_PID" 2>/dev/null
@@ -233,6 +240,17 @@ lat=$(jq -sr --arg t0 "$t0" 'map(select(.path == "/conf" and .status == 204)) |
 	last | (.received_at - ($t0 | tonumber)) * 1000 | floor' "$rlog")
 echo "# removal to machine.removed received: $lat ms (REST call included)"
 
+zero_refused() {
+	body_of "$(api GET /v1/webhooks)" | jq -e '.webhooks[] |
+		select(.name == "zero") | .last_error |
+		startswith("refused: 0.0.0.0 is link-local")' >/dev/null
+}
+check "... and refused on the address it connects to, naming it" \
+	within 20 zero_refused
+check "nothing reached the receiver through it" \
+	[ "$(jq -r 'select(.path == "/zero") | .path' "$rlog" | wc -l)" = 0 ]
+api DELETE /v1/webhooks/zero >/dev/null
+
 # --- removal, audited ---------------------------------------------------------
 out=$(api DELETE /v1/webhooks/nac)
 check "DELETE /v1/webhooks/nac: 200" [ "$(status_of "$out")" = 200 ]
@@ -240,7 +258,7 @@ out=$(api DELETE /v1/webhooks/nac)
 check "... and again: 404" [ "$(status_of "$out")" = 404 ]
 actions=$(body_of "$(api GET /v1/audit)" | jq -r '[.audit[] | .action | select(startswith("webhook"))] | join(" ")')
 check "every add and delete (REST and CLI) is in the audit trail ($actions)" \
-	[ "$actions" = "webhook-add webhook-add webhook-add webhook-delete webhook-delete webhook-delete" ]
+	[ "$actions" = "webhook-add webhook-add webhook-add webhook-delete webhook-delete webhook-add webhook-delete webhook-delete" ]
 
 echo "1..$tap_n"
 [ "$failures" = 0 ]

@@ -5,6 +5,8 @@
  * -sha256 -mac HMAC`), secrets as whsec_ text, key ids, the backoff
  * schedule, the URL rule and the config file's "webhook" lines.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +140,59 @@ static void test_url_rule(void **state)
 	assert_int_equal(webhook_url_check("https://u:p@nac.example/", 0, why,
 					   sizeof(why)), -1);
 	assert_non_null(strstr(why, "password"));
+	/* a name that starts like a loopback address is a name */
+	assert_int_equal(webhook_url_check("http://127.attacker.example/", 0,
+					   why, sizeof(why)), -1);
+	assert_int_equal(webhook_url_check("http://[::ffff:127.0.0.1]/", 0,
+					   why, sizeof(why)), 0);
+	assert_int_equal(webhook_url_check("http://[fe80::1]/", 0,
+					   why, sizeof(why)), -1);
+}
+
+/* webhook_addr_check() on @text (IPv4 or IPv6) for an http:// URL or an
+ * https:// one, with or without allow-http. */
+static int addr_ok(const char *text, int http, int allow_http)
+{
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	const struct sockaddr *sa = (const struct sockaddr *)&in;
+	char why[256];
+
+	if (inet_pton(AF_INET, text, &in.sin_addr) != 1) {
+		assert_int_equal(inet_pton(AF_INET6, text, &in6.sin6_addr), 1);
+		sa = (const struct sockaddr *)&in6;
+	}
+	return webhook_addr_check(sa, http, allow_http, why, sizeof(why)) == 0;
+}
+
+/* The address connected to decides, whatever the URL's name said. */
+static void test_addr_rule(void **state)
+{
+	static const char *const never[] = {
+		"169.254.169.254", "169.254.0.1", "0.0.0.0", "0.1.2.3",
+		"224.0.0.1", "239.255.255.250", "255.255.255.255", "240.0.0.1",
+		"fe80::1", "febf::1", "ff02::1", "::", "fd00:ec2::254",
+		"::ffff:169.254.169.254", "::ffff:0.0.0.0",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		if (addr_ok(never[i], 0, 1) || addr_ok(never[i], 1, 1))
+			fail_msg("%s taken", never[i]);
+	}
+	assert_true(addr_ok("127.0.0.1", 1, 0));
+	assert_true(addr_ok("127.9.9.9", 1, 0));
+	assert_true(addr_ok("::1", 1, 0));
+	assert_true(addr_ok("::ffff:127.0.0.1", 1, 0));
+	/* http:// beyond loopback only when allowed; https:// anywhere */
+	assert_false(addr_ok("10.0.0.1", 1, 0));
+	assert_false(addr_ok("2001:db8::1", 1, 0));
+	assert_false(addr_ok("::ffff:10.0.0.1", 1, 0));
+	assert_true(addr_ok("10.0.0.1", 1, 1));
+	assert_true(addr_ok("10.0.0.1", 0, 0));
+	assert_true(addr_ok("2001:db8::1", 0, 0));
+	assert_true(addr_ok("fec0::1", 0, 0));
 }
 
 static int parse(const char *text, struct config *c, char *err)
@@ -209,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_secret_text),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_url_rule),
+		cmocka_unit_test(test_addr_rule),
 		cmocka_unit_test(test_config_lines),
 	};
 
