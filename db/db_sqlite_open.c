@@ -7,8 +7,12 @@
  * A PostgreSQL backend keeps its schema version elsewhere and has its own
  * settings; what it shares with this file is db_sql.h's db_conn_*().
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db_internal.h"
 #include "db_sqlite.h"
@@ -270,6 +274,43 @@ static void sqlite_process_config(void)
 }
 
 /*
+ * The database holds webhook secrets and the hashes of operator tokens:
+ * a new file is made 0600 whatever the umask (outside systemd's UMask=),
+ * and a file that its group or others may read or write is refused, so a
+ * copy or a restore with the wrong mode is found at start, not later.
+ * SQLite gives its -wal and -shm files the database file's mode.
+ */
+static int sqlite_file_private(const char *path, struct imt_error *err)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (strcmp(path, ":memory:") == 0)
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = fstat(fd, &st);
+	close(fd);
+	if (rc < 0) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((st.st_mode & 077) != 0) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "%s: mode %04o lets its group or others read "
+			      "webhook secrets and token hashes: chmod 600 %s",
+			      path, (unsigned int)(st.st_mode & 07777), path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * SQLITE_OPEN_NOMUTEX: a connection is used by one thread at a time
  * (db.h: a multi-threaded caller holds its own lock around every db_*
  * call, and the statement cache relies on it anyway), so SQLite's own
@@ -284,6 +325,8 @@ int db_sqlite_open(struct db *db, const char *path, struct imt_error *err)
 	int rc;
 
 	pthread_once(&config_once, sqlite_process_config);
+	if (sqlite_file_private(path, err) < 0)
+		return -1;
 	rc = sqlite3_open_v2(path, &sql, flags, NULL);
 
 	if (sql != NULL && db_sqlite_conn_new(db, sql) < 0) {
