@@ -166,6 +166,13 @@ static void test_no_secure_boot_event(void **state)
 	assert_int_equal(f.secure_boot, BOOT_SB_UNKNOWN);
 	assert_int_equal(f.secure_boot_event.why, BOOT_UNDECODABLE);
 	assert_int_equal(f.flags, BOOT_FACT_UNDECODABLE);
+	/* a second, good SecureBoot does not make it known */
+	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "SecureBoot",
+		"\1", 1);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.secure_boot, BOOT_SB_UNKNOWN);
+	assert_int_equal(f.secure_boot_event.index, 1);
+	assert_true(f.flags & BOOT_FACT_REPEATED);
 }
 
 static void test_suspicious(void **state)

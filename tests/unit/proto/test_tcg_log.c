@@ -245,6 +245,13 @@ static void test_digests_of(void **state)
 	first_event(&log, &ev);
 	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 0);
 	assert_int_equal(bad, 0x0004);
+	/* only sha1 fits the data: the sha256 bank disagrees */
+	elb_hash(0x0004, 20, "variablf", 8, b.buf + b.len - 8 - 4 - 32 - 2 -
+		 20);
+	elb_hash(0x000b, 32, "variable", 8, b.buf + b.len - 8 - 4 - 32);
+	first_event(&log, &ev);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 0);
+	assert_int_equal(bad, 0x000b);
 	/* sm3 is stepped over; sha256 alone decides */
 	elb_open(&b, alg, size, 2);
 	elb_event(&b, 7, 0x80000001, "variable", 8);
