@@ -60,21 +60,19 @@ const struct boot_flag_event *boot_facts_flag_event(const struct boot_facts *f,
 int boot_event_bound(const struct tcg_event *ev, uint16_t *bad_alg)
 {
 	struct efi_variable v;
-	uint16_t alg;
 
 	if (tcg_event_digests_of(ev, ev->data, ev->len, bad_alg))
 		return 1;
 	/*
-	 * PFP 1.05 10.4.4 has EV_EFI_VARIABLE_BOOT digest the whole
+	 * The PFP (1.05) has EV_EFI_VARIABLE_BOOT digest the whole
 	 * UEFI_VARIABLE_DATA; EDK2 (OVMF 2022.11 in the fixtures) digests
-	 * VariableData alone, as older PFP text did. Either is accepted.
+	 * VariableData alone. Either is accepted; @bad_alg stays the first
+	 * rule's.
 	 */
 	if (ev->type != EV_EFI_VARIABLE_BOOT ||
 	    efi_variable_parse(ev->data, ev->len, &v, NULL) != IMT_OK)
 		return 0;
-	if (tcg_event_digests_of(ev, v.data, v.len, &alg))
-		return 1;
-	return 0;
+	return tcg_event_digests_of(ev, v.data, v.len, NULL);
 }
 
 /* @r names @ev (and, for a variable, @name as logged). */
@@ -175,7 +173,8 @@ static void var_contents(struct boot_facts *f, struct boot_var_facts *vf,
 	}
 }
 
-/* SecureBoot: no data is the variable absent, i.e. off (PFP 3.3.4.8). */
+/* SecureBoot: no data is the variable absent (the PFP measures an absent
+ * PCR 7 variable with VariableDataLength 0), i.e. off. */
 static void secure_boot(struct boot_facts *f, const struct tcg_event *ev,
 			const struct efi_variable *v,
 			struct boot_event_ref *ref)
@@ -241,7 +240,7 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	int parsed, bound;
 
 	if (ev->pcr != 7)
-		return;		/* PFP 3.3.4.8: PCR 7 only */
+		return;		/* the PFP logs them in PCR 7 only */
 	parsed = efi_variable_parse(ev->data, ev->len, &v, NULL) == IMT_OK;
 	bound = boot_event_bound(ev, &alg);
 	if (!bound) {
@@ -288,7 +287,7 @@ static uint32_t digests_of(const struct tcg_event *ev,
 }
 
 /*
- * The digests are the Authenticode hash of the PE image (PFP 10.4.5.2),
+ * The digests are the Authenticode hash of the PE image (PFP),
  * not of the UEFI_IMAGE_LOAD_EVENT: nothing binds the device path, so a
  * policy rules on the digests only and shows the path as logged.
  */
@@ -369,7 +368,7 @@ static void tag(struct boot_facts *f, const struct tcg_event *ev)
  * the conventional BIOS specification (SeaBIOS writes it for PCRs 0-7,
  * tests/fixtures/eventlog/seabios); 1, the PC Client PFP's error value,
  * or anything else is the firmware reporting an error. The value counts
- * only when the digests are its hash (PFP 10.4.4).
+ * only when the digests are its hash.
  */
 static void separator(struct boot_facts *f, const struct tcg_event *ev)
 {

@@ -198,9 +198,9 @@ const struct boot_flag_event *boot_facts_flag_event(const struct boot_facts *f,
  * it would tell unknown: SecureBoot BOOT_SB_UNKNOWN, a variable's
  * ->unknown, an authority's ->unknown, a separator
  * BOOT_FACT_SEPARATOR_UNKNOWN, the command line not ->cmdline_bound;
- * and as its variable name is not bound
- * either, SecureBoot, PK, KEK, db or dbx left unmeasured after an
- * unbound PCR 7 variable event is unknown by that event. Events allowed
+ * and as its variable name is not bound either, SecureBoot, PK, KEK, db
+ * or dbx that a log with an unbound PCR 7 variable event does not
+ * measure is unknown by the first such event. Events allowed
  * after a separator of PCRs 0-7: boot applications, EV_EFI_ACTION and
  * the GPT in PCRs 4 and 5, EV_EFI_VARIABLE_AUTHORITY in PCR 7, drivers
  * (option ROMs) in PCR 2; anything else there is BOOT_FACT_AFTER_SEPARATOR.
