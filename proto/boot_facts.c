@@ -6,7 +6,13 @@
  * entries as EV_EFI_VARIABLE_AUTHORITY in PCR 7; EFI applications in
  * PCR 4; systemd-boot's EV_IPL of the command line in PCR 12; the Linux
  * EFI stub's tagged load options in PCR 9.
+ *
+ * The replay proves digests, not data: an agent may send any data beside
+ * the measured digests. So a fact is read from an event's data only when
+ * that data hashes to the event's digests (boot_event_bound()); else the
+ * fact is unknown and keeps the event that made it so.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -22,11 +28,71 @@ const char *boot_var_name(enum boot_var v)
 	return var_names[v];
 }
 
-static void flag(struct boot_facts *f, uint32_t what, size_t index)
+static void flag(struct boot_facts *f, uint32_t what,
+		 const struct tcg_event *ev)
 {
+	unsigned int bit;
+
 	if (!f->flags)
-		f->flag_event = index;
+		f->flag_event = ev->index;
+	for (bit = 0; bit < BOOT_FACT_BITS; bit++) {
+		if (!(what & (1u << bit)) || (f->flags & (1u << bit)))
+			continue;
+		f->flag_first[bit].index = ev->index;
+		f->flag_first[bit].pcr = ev->pcr;
+		f->flag_first[bit].type = ev->type;
+	}
 	f->flags |= what;
+}
+
+const struct boot_flag_event *boot_facts_flag_event(const struct boot_facts *f,
+						    uint32_t bit)
+{
+	unsigned int i;
+
+	for (i = 0; i < BOOT_FACT_BITS; i++) {
+		if (bit == (1u << i))
+			return (f->flags & bit) ? &f->flag_first[i] : NULL;
+	}
+	return NULL;
+}
+
+int boot_event_bound(const struct tcg_event *ev, uint16_t *bad_alg)
+{
+	struct efi_variable v;
+
+	if (tcg_event_digests_of(ev, ev->data, ev->len, bad_alg))
+		return 1;
+	/*
+	 * The PFP (1.05) has EV_EFI_VARIABLE_BOOT digest the whole
+	 * UEFI_VARIABLE_DATA; EDK2 (OVMF 2022.11 in the fixtures) digests
+	 * VariableData alone. Either is accepted; @bad_alg stays the first
+	 * rule's.
+	 */
+	if (ev->type != EV_EFI_VARIABLE_BOOT ||
+	    efi_variable_parse(ev->data, ev->len, &v, NULL) != IMT_OK)
+		return 0;
+	return tcg_event_digests_of(ev, v.data, v.len, NULL);
+}
+
+/* @r names @ev (and, for a variable, @name as logged). */
+static void ref_of(struct boot_event_ref *r, const struct tcg_event *ev,
+		   const char *name, enum boot_unknown why, uint16_t bad_alg)
+{
+	memset(r, 0, sizeof(*r));
+	r->index = ev->index;
+	r->pcr = ev->pcr;
+	r->type = ev->type;
+	r->why = why;
+	r->bad_alg = bad_alg;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+}
+
+/* An event read whose data does not hash to its digests. */
+static void note_unbound(struct boot_facts *f, const struct boot_event_ref *r)
+{
+	if (f->nunbound++ == 0)
+		f->unbound = *r;
 }
 
 /* Events a PCR 0-7 may take after its separator (PFP 3.3.4, 10.4.4). */
@@ -73,70 +139,127 @@ static void cert_of(const struct efi_sig *sig, struct boot_cert *c)
 }
 
 static void var_contents(struct boot_facts *f, struct boot_var_facts *vf,
-			 const struct efi_variable *v, size_t index)
+			 const struct tcg_event *ev,
+			 const struct efi_variable *v,
+			 const struct boot_event_ref *ref)
 {
 	struct efi_siglist it;
 	struct efi_sig sig;
 	enum imt_result r;
 
 	if (vf->measured)
-		flag(f, BOOT_FACT_REPEATED, index);
+		flag(f, BOOT_FACT_REPEATED, ev);
 	vf->measured = 1;
+	if (vf->unknown != BOOT_KNOWN)
+		return;		/* a later event does not make it known */
+	vf->event = *ref;
 	vf->total = vf->count = 0;
+	vf->unknown = ref->why;
+	if (vf->unknown != BOOT_KNOWN)
+		return;
 	efi_siglist_init(&it, v->data, v->len);
 	while ((r = efi_siglist_next(&it, &sig, NULL)) == IMT_OK) {
 		vf->total++;
 		if (vf->count == BOOT_FACTS_CERTS_MAX) {
-			flag(f, BOOT_FACT_OVERFLOW, index);
+			flag(f, BOOT_FACT_OVERFLOW, ev);
 			continue;
 		}
 		cert_of(&sig, &vf->certs[vf->count++]);
 	}
-	if (r != IMT_NEED_MORE)
-		flag(f, BOOT_FACT_UNDECODABLE, index);
+	if (r != IMT_NEED_MORE) {
+		flag(f, BOOT_FACT_UNDECODABLE, ev);
+		vf->unknown = vf->event.why = BOOT_UNDECODABLE;
+		vf->total = vf->count = 0;
+	}
+}
+
+/* SecureBoot: no data is the variable absent (the PFP measures an absent
+ * PCR 7 variable with VariableDataLength 0), i.e. off. */
+static void secure_boot(struct boot_facts *f, const struct tcg_event *ev,
+			const struct efi_variable *v,
+			struct boot_event_ref *ref)
+{
+	if (f->secure_boot != BOOT_SB_NOT_MEASURED)
+		flag(f, BOOT_FACT_REPEATED, ev);
+	if (f->secure_boot == BOOT_SB_UNKNOWN)
+		return;		/* a later event does not make it known */
+	if (ref->why != BOOT_KNOWN) {
+		f->secure_boot = BOOT_SB_UNKNOWN;
+	} else if (v->len == 0) {
+		f->secure_boot = 0;
+	} else if (v->len == 1 && v->data[0] <= 1) {
+		f->secure_boot = v->data[0];
+	} else {
+		flag(f, BOOT_FACT_UNDECODABLE, ev);
+		ref->why = BOOT_UNDECODABLE;
+		f->secure_boot = BOOT_SB_UNKNOWN;
+	}
+	f->secure_boot_event = *ref;
 }
 
 static void driver_config(struct boot_facts *f, const struct tcg_event *ev)
 {
+	struct boot_event_ref ref;
 	struct efi_variable v;
-	int i;
+	uint16_t alg = 0;
+	int bound, parsed, i;
 
 	if (ev->pcr != 7)
 		return;
-	if (efi_variable_parse(ev->data, ev->len, &v, NULL) != IMT_OK) {
-		flag(f, BOOT_FACT_UNDECODABLE, ev->index);
+	bound = boot_event_bound(ev, &alg);
+	parsed = efi_variable_parse(ev->data, ev->len, &v, NULL) == IMT_OK;
+	ref_of(&ref, ev, parsed ? v.name : "",
+	       bound ? BOOT_KNOWN : BOOT_UNBOUND, alg);
+	if (!bound) {
+		note_unbound(f, &ref);
+		if (f->unbound_var.index == 0)
+			f->unbound_var = ref;
+	}
+	if (!parsed) {
+		flag(f, BOOT_FACT_UNDECODABLE, ev);
 		return;
 	}
 	if (efi_variable_is(&v, "SecureBoot")) {
-		if (f->secure_boot != -1)
-			flag(f, BOOT_FACT_REPEATED, ev->index);
-		if (v.len == 1 && v.data[0] <= 1)
-			f->secure_boot = v.data[0];
-		else
-			flag(f, BOOT_FACT_UNDECODABLE, ev->index);
+		secure_boot(f, ev, &v, &ref);
 		return;
 	}
 	for (i = 0; i < BOOT_VAR_COUNT; i++) {
 		if (efi_variable_is(&v, var_names[i]))
-			var_contents(f, &f->vars[i], &v, ev->index);
+			var_contents(f, &f->vars[i], ev, &v, &ref);
 	}
 }
 
 /* EV_EFI_VARIABLE_AUTHORITY: the EFI_SIGNATURE_DATA that verified. */
 static void authority(struct boot_facts *f, const struct tcg_event *ev)
 {
+	struct boot_event_ref ref;
 	struct efi_variable v;
+	struct boot_cert *c;
 	struct efi_sig sig;
+	uint16_t alg = 0;
+	int parsed, bound;
 
-	if (efi_variable_parse(ev->data, ev->len, &v, NULL) != IMT_OK ||
-	    v.len < EFI_GUID_SIZE) {
-		flag(f, BOOT_FACT_UNDECODABLE, ev->index);
+	if (ev->pcr != 7)
+		return;		/* the PFP logs them in PCR 7 only */
+	parsed = efi_variable_parse(ev->data, ev->len, &v, NULL) == IMT_OK;
+	bound = boot_event_bound(ev, &alg);
+	if (!bound) {
+		ref_of(&ref, ev, parsed ? v.name : "", BOOT_UNBOUND, alg);
+		note_unbound(f, &ref);
+	} else if (!parsed || v.len < EFI_GUID_SIZE) {
+		flag(f, BOOT_FACT_UNDECODABLE, ev);
 		return;
 	}
 	if (f->nauth == BOOT_FACTS_AUTH_MAX) {
-		flag(f, BOOT_FACT_OVERFLOW, ev->index);
+		flag(f, BOOT_FACT_OVERFLOW, ev);
 		return;
 	}
+	c = &f->auth[f->nauth++];
+	memset(c, 0, sizeof(*c));
+	c->event = ev->index;
+	c->unknown = !bound;
+	if (!bound)
+		return;
 	memset(&sig, 0, sizeof(sig));
 	/* The entry carries no type: a DER certificate starts 0x30 0x82. */
 	sig.kind = (v.len > EFI_GUID_SIZE + 1 && v.data[16] == 0x30) ?
@@ -145,43 +268,56 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	sig.owner = v.data;
 	sig.data = v.data + EFI_GUID_SIZE;
 	sig.len = v.len - EFI_GUID_SIZE;
-	cert_of(&sig, &f->auth[f->nauth++]);
+	cert_of(&sig, c);
+	c->event = ev->index;
 }
 
+/* Every bank's digest of @ev into @out (the log's bank order). */
+static uint32_t digests_of(const struct tcg_event *ev,
+			   struct boot_app_digest *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < ev->ndigests; i++) {
+		out[i].alg_id = ev->digests[i].bank->alg_id;
+		out[i].size = ev->digests[i].bank->size;
+		memcpy(out[i].value, ev->digests[i].value, out[i].size);
+	}
+	return ev->ndigests;
+}
+
+/*
+ * The digests are the Authenticode hash of the PE image (PFP),
+ * not of the UEFI_IMAGE_LOAD_EVENT: nothing binds the device path, so a
+ * policy rules on the digests only and shows the path as logged.
+ */
 static void application(struct boot_facts *f, const struct tcg_event *ev)
 {
 	struct efi_image_load im;
 	struct boot_app *a;
-	uint32_t i;
 
 	f->apps_total++;
 	if (f->napps == BOOT_FACTS_APPS_MAX) {
-		flag(f, BOOT_FACT_OVERFLOW, ev->index);
+		flag(f, BOOT_FACT_OVERFLOW, ev);
 		return;
 	}
 	a = &f->apps[f->napps++];
 	a->index = ev->index;
 	a->pcr = ev->pcr;
-	a->ndigests = ev->ndigests;
-	for (i = 0; i < ev->ndigests; i++) {
-		a->digests[i].alg_id = ev->digests[i].bank->alg_id;
-		a->digests[i].size = ev->digests[i].bank->size;
-		memcpy(a->digests[i].value, ev->digests[i].value,
-		       ev->digests[i].bank->size);
-	}
+	a->ndigests = digests_of(ev, a->digests);
 	if (efi_image_load_parse(ev->data, ev->len, &im, NULL) != IMT_OK ||
 	    efi_devpath_text(im.devpath, im.devpath_len, a->path,
 			     sizeof(a->path), NULL) != IMT_OK) {
 		a->path[0] = '\0';
-		flag(f, BOOT_FACT_UNDECODABLE, ev->index);
+		flag(f, BOOT_FACT_UNDECODABLE, ev);
 	}
 }
 
 static void ipl(struct boot_facts *f, const struct tcg_event *ev)
 {
-	uint8_t md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	struct boot_event_ref ref;
 	const uint8_t *d;
+	uint16_t alg = 0;
 
 	/* systemd-boot: the command line as UTF-16; the first one counts. */
 	if (ev->pcr != 12 || f->has_cmdline)
@@ -189,20 +325,27 @@ static void ipl(struct boot_facts *f, const struct tcg_event *ev)
 	if (efi_utf16_text(ev->data, ev->len, f->cmdline, sizeof(f->cmdline),
 			   NULL) != IMT_OK) {
 		f->cmdline[0] = '\0';
-		flag(f, BOOT_FACT_UNDECODABLE, ev->index);
+		flag(f, BOOT_FACT_UNDECODABLE, ev);
 		return;
 	}
 	f->has_cmdline = 1;
-	/* PCR 9's load-options tag binds the text only through this digest */
-	d = tcg_event_digest(ev, 0x000b);	/* TPM2_ALG_SHA256 */
-	if (d != NULL &&
-	    EVP_Digest(ev->data, ev->len, md, &mdlen, EVP_sha256(), NULL) == 1 &&
-	    mdlen == 32 && memcmp(md, d, 32) == 0) {
-		f->cmdline_digest_ok = 1;
-		memcpy(f->cmdline_sha256, d, 32);
+	/* PCR 9's load-options tag binds the text only through its digests */
+	if (!boot_event_bound(ev, &alg)) {
+		ref_of(&ref, ev, "", BOOT_UNBOUND, alg);
+		note_unbound(f, &ref);
+		return;
 	}
+	f->cmdline_digest_ok = 1;
+	f->ndigests = digests_of(ev, f->cmdline_digests);
+	d = tcg_event_digest(ev, 0x000b);	/* TPM2_ALG_SHA256 */
+	if (d != NULL)
+		memcpy(f->cmdline_sha256, d, 32);
 }
 
+/*
+ * The tag's digest is of the load options, which its data only names
+ * (the taggedEventID is not bound to anything): only the digests count.
+ */
 static void tag(struct boot_facts *f, const struct tcg_event *ev)
 {
 	struct efi_tagged_event t;
@@ -216,6 +359,7 @@ static void tag(struct boot_facts *f, const struct tcg_event *ev)
 	if (!d)
 		return;
 	f->has_load_options_tag = 1;
+	f->ndigests = digests_of(ev, f->load_options_digests);
 	memcpy(f->load_options_sha256, d, 32);
 }
 
@@ -223,22 +367,31 @@ static void tag(struct boot_facts *f, const struct tcg_event *ev)
  * 0 ends a PCR's pre-OS measurements; 0xffffffff does too in logs after
  * the conventional BIOS specification (SeaBIOS writes it for PCRs 0-7,
  * tests/fixtures/eventlog/seabios); 1, the PC Client PFP's error value,
- * or anything else is the firmware reporting an error.
+ * or anything else is the firmware reporting an error. The value counts
+ * only when the digests are its hash.
  */
 static void separator(struct boot_facts *f, const struct tcg_event *ev)
 {
+	struct boot_event_ref ref;
+	uint16_t alg = 0;
 	uint32_t value;
 
+	if (!boot_event_bound(ev, &alg)) {
+		ref_of(&ref, ev, "", BOOT_UNBOUND, alg);
+		note_unbound(f, &ref);
+		flag(f, BOOT_FACT_SEPARATOR_UNKNOWN, ev);
+		return;
+	}
 	if (efi_separator_parse(ev->data, ev->len, &value, NULL) != IMT_OK ||
 	    (value != 0 && value != 0xffffffffu))
-		flag(f, BOOT_FACT_SEPARATOR_ERROR, ev->index);
+		flag(f, BOOT_FACT_SEPARATOR_ERROR, ev);
 }
 
 static void one_event(struct boot_facts *f, const struct tcg_event *ev)
 {
 	if (ev->pcr < 8 && (f->separated & (1u << ev->pcr)) &&
 	    !allowed_after_separator(ev))
-		flag(f, BOOT_FACT_AFTER_SEPARATOR, ev->index);
+		flag(f, BOOT_FACT_AFTER_SEPARATOR, ev);
 	switch (ev->type) {
 	case EV_SEPARATOR:
 		separator(f, ev);
@@ -265,6 +418,48 @@ static void one_event(struct boot_facts *f, const struct tcg_event *ev)
 	}
 }
 
+/* Whether the command line's digests equal the tag's in every bank. */
+static int cmdline_tagged(const struct boot_facts *f)
+{
+	uint32_t i;
+
+	if (!f->cmdline_digest_ok || !f->has_load_options_tag ||
+	    f->ndigests == 0)
+		return 0;
+	for (i = 0; i < f->ndigests; i++) {
+		if (f->cmdline_digests[i].alg_id !=
+			    f->load_options_digests[i].alg_id ||
+		    memcmp(f->cmdline_digests[i].value,
+			   f->load_options_digests[i].value,
+			   f->cmdline_digests[i].size) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * What the whole log decides: an unbound PCR 7 variable event may be any
+ * variable (its name is not bound), so one left unmeasured is unknown.
+ */
+static void finish(struct boot_facts *f)
+{
+	int i;
+
+	f->cmdline_bound = cmdline_tagged(f);
+	if (f->unbound_var.index == 0)
+		return;
+	if (f->secure_boot == BOOT_SB_NOT_MEASURED) {
+		f->secure_boot = BOOT_SB_UNKNOWN;
+		f->secure_boot_event = f->unbound_var;
+	}
+	for (i = 0; i < BOOT_VAR_COUNT; i++) {
+		if (f->vars[i].measured)
+			continue;
+		f->vars[i].unknown = BOOT_UNBOUND;
+		f->vars[i].event = f->unbound_var;
+	}
+}
+
 enum imt_result boot_facts_extract(const uint8_t *buf, size_t len,
 				   struct boot_facts *f,
 				   struct imt_error *err)
@@ -274,12 +469,14 @@ enum imt_result boot_facts_extract(const uint8_t *buf, size_t len,
 	enum imt_result r;
 
 	memset(f, 0, sizeof(*f));
-	f->secure_boot = -1;
+	f->secure_boot = BOOT_SB_NOT_MEASURED;
 	r = tcg_log_open(&log, buf, len, err);
 	while (r == IMT_OK && !tcg_log_done(&log)) {
 		r = tcg_log_next(&log, &ev, err);
 		if (r == IMT_OK && ev.index > 0)
 			one_event(f, &ev);
 	}
+	if (r == IMT_OK)
+		finish(f);
 	return r;
 }

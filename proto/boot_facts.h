@@ -6,7 +6,11 @@
  * kernel command line, the separators of PCRs 0-7 and whatever must make
  * a policy suspicious.
  * The facts are only as true as the log: a caller first proves the log by
- * replay against quoted PCRs (tcg_log_replay(), tcg_pcrs_compare()).
+ * replay against quoted PCRs (tcg_log_replay(), tcg_pcrs_compare()). The
+ * replay proves the digests only: a fact read from an event's data is
+ * believed only when that data hashes to the event's digests by the PFP
+ * rule of its type (boot_event_bound()); otherwise the fact is unknown,
+ * and names the event.
  */
 #ifndef IMATRUST_BOOT_FACTS_H
 #define IMATRUST_BOOT_FACTS_H
@@ -37,6 +41,34 @@
 					 * not decode */
 #define BOOT_FACT_REPEATED 0x10u	/* SecureBoot, PK, KEK, db or dbx
 					 * measured twice */
+#define BOOT_FACT_SEPARATOR_UNKNOWN 0x20u /* a separator whose data does
+					 * not hash to its digest: its value
+					 * is not known */
+#define BOOT_FACT_BITS 6		/* the flags above, bit 0 to 5 */
+
+/* secure_boot, besides 0 (off, or the variable absent) and 1 (on). */
+#define BOOT_SB_NOT_MEASURED (-1)	/* no SecureBoot event in PCR 7 */
+#define BOOT_SB_UNKNOWN (-2)		/* its event does not hash to its
+					 * digest, or holds no 0/1 byte */
+
+/* Why a fact read from an event is unknown. */
+enum boot_unknown {
+	BOOT_KNOWN,
+	BOOT_UNBOUND,			/* the data is not what the digest
+					 * covers: not what was measured */
+	BOOT_UNDECODABLE,		/* bound, but does not decode */
+};
+
+/* The event a fact was read from, for a reason that names it. */
+struct boot_event_ref {
+	size_t index;			/* event index; 0 when none */
+	uint32_t pcr;
+	uint32_t type;
+	uint16_t bad_alg;		/* BOOT_UNBOUND: the bank that
+					 * disagreed (0: none computable) */
+	enum boot_unknown why;
+	char name[EFI_NAME_MAX];	/* variable name as logged, or "" */
+};
 
 enum boot_var {
 	BOOT_VAR_PK,
@@ -47,6 +79,9 @@ enum boot_var {
 };
 
 struct boot_cert {
+	int unknown;			/* an authority whose event does not
+					 * hash to its digest: no contents */
+	size_t event;			/* authorities: the event index */
 	enum efi_sig_kind kind;		/* X509: digest of the DER cert;
 					 * SHA256: the listed hash; OTHER:
 					 * SHA-256 of the entry data */
@@ -57,6 +92,10 @@ struct boot_cert {
 
 struct boot_var_facts {
 	int measured;			/* seen in PCR 7 */
+	enum boot_unknown unknown;	/* not BOOT_KNOWN: the contents are
+					 * not known (count is 0) */
+	struct boot_event_ref event;	/* the event read, or the one that
+					 * made the contents unknown */
 	size_t total;			/* entries in the variable */
 	size_t count;			/* kept, at most BOOT_FACTS_CERTS_MAX */
 	struct boot_cert certs[BOOT_FACTS_CERTS_MAX];
@@ -77,7 +116,9 @@ struct boot_app {
 };
 
 struct boot_facts {
-	int secure_boot;		/* -1 not measured, 0 off, 1 on */
+	int secure_boot;		/* 1 on, 0 off or absent (measured
+					 * with no data), BOOT_SB_* */
+	struct boot_event_ref secure_boot_event; /* read, or unknown by */
 	struct boot_var_facts vars[BOOT_VAR_COUNT];
 	size_t nauth;			/* EV_EFI_VARIABLE_AUTHORITY kept */
 	struct boot_cert auth[BOOT_FACTS_AUTH_MAX];
@@ -86,13 +127,29 @@ struct boot_facts {
 	struct boot_app apps[BOOT_FACTS_APPS_MAX];
 	int has_cmdline;		/* EV_IPL in PCR 12 (systemd-boot) */
 	char cmdline[BOOT_FACTS_CMDLINE_MAX];
-	int cmdline_digest_ok;		/* its SHA-256 digest is of its text */
-	uint8_t cmdline_sha256[32];	/* that digest, when it is */
+	int cmdline_digest_ok;		/* its digests (every bank) are of
+					 * its text */
+	uint8_t cmdline_sha256[32];	/* its SHA-256 digest, when ok */
+	struct boot_app_digest cmdline_digests[TCG_LOG_BANKS_MAX];
 	int has_load_options_tag;	/* the EFI stub's tag in PCR 9 */
 	uint8_t load_options_sha256[32];/* its SHA-256 digest */
+	struct boot_app_digest load_options_digests[TCG_LOG_BANKS_MAX];
+	uint32_t ndigests;		/* banks of the log (both arrays) */
+	int cmdline_bound;		/* digest ok, and equal to the tag's
+					 * in every bank: PCR 9 binds it */
 	uint8_t separated;		/* bit i: PCR i saw EV_SEPARATOR */
 	uint32_t flags;			/* BOOT_FACT_* */
 	size_t flag_event;		/* index of the first flagged event */
+	struct boot_flag_event {
+		size_t index;
+		uint32_t pcr;
+		uint32_t type;
+	} flag_first[BOOT_FACT_BITS];	/* per flag bit: its first event */
+	size_t nunbound;		/* events read whose data does not
+					 * hash to their digest */
+	struct boot_event_ref unbound;	/* the first of them */
+	struct boot_event_ref unbound_var; /* the first unbound variable
+					 * event of PCR 7 (any name) */
 };
 
 /**
@@ -103,13 +160,47 @@ struct boot_facts {
 const char *boot_var_name(enum boot_var v);
 
 /**
+ * boot_event_bound() - whether the data of @ev is what its digests cover,
+ * by the PC Client PFP rule of its type.
+ * @ev: an event
+ * @bad_alg: receives the bank that disagreed (tcg_event_digests_of());
+ *	     may be NULL
+ * The digest is the hash of the whole event data for EV_SEPARATOR,
+ * EV_ACTION, EV_EFI_ACTION, EV_IPL, EV_EFI_VARIABLE_DRIVER_CONFIG,
+ * EV_EFI_VARIABLE_AUTHORITY and EV_EFI_VARIABLE_BOOT2; for
+ * EV_EFI_VARIABLE_BOOT either that or (EDK2, OVMF) the hash of
+ * VariableData alone, so that event's name and GUID are not bound.
+ * Callers use it only for those types: for images (Authenticode of the
+ * PE file), firmware blobs and tagged events the digest is of something
+ * the data only describes, and nothing can bind that description.
+ * Return: 1 bound, 0 not (or no bank of the log could be computed).
+ */
+int boot_event_bound(const struct tcg_event *ev, uint16_t *bad_alg);
+
+/**
+ * boot_facts_flag_event() - the first event that set flag @bit.
+ * @f: extracted facts
+ * @bit: one BOOT_FACT_* flag
+ * Return: that event (index, PCR, type), or NULL when @bit is not set.
+ */
+const struct boot_flag_event *boot_facts_flag_event(const struct boot_facts *f,
+						    uint32_t bit);
+
+/**
  * boot_facts_extract() - read the facts of a whole log.
  * @buf: the event log
  * @len: bytes in @buf
  * @f: receives the facts (large: allocate it, do not put it on a stack)
  * @err: filled on failure
  * Events whose data does not decode do not stop the pass: they set
- * BOOT_FACT_UNDECODABLE (and ->flag_event when first). Events allowed
+ * BOOT_FACT_UNDECODABLE (and ->flag_event when first). An event read
+ * whose data is not bound to its digest (boot_event_bound()) makes what
+ * it would tell unknown: SecureBoot BOOT_SB_UNKNOWN, a variable's
+ * ->unknown, an authority's ->unknown, a separator
+ * BOOT_FACT_SEPARATOR_UNKNOWN, the command line not ->cmdline_bound;
+ * and as its variable name is not bound either, SecureBoot, PK, KEK, db
+ * or dbx that a log with an unbound PCR 7 variable event does not
+ * measure is unknown by the first such event. Events allowed
  * after a separator of PCRs 0-7: boot applications, EV_EFI_ACTION and
  * the GPT in PCRs 4 and 5, EV_EFI_VARIABLE_AUTHORITY in PCR 7, drivers
  * (option ROMs) in PCR 2; anything else there is BOOT_FACT_AFTER_SEPARATOR.

@@ -348,6 +348,34 @@ const uint8_t *tcg_event_digest(const struct tcg_event *ev, uint16_t alg_id)
 	return NULL;
 }
 
+int tcg_event_digests_of(const struct tcg_event *ev, const uint8_t *buf,
+			 size_t len, uint16_t *bad_alg)
+{
+	uint8_t md[EVP_MAX_MD_SIZE];
+	const struct tcg_bank *bank;
+	unsigned int mdlen;
+	uint32_t i;
+	int checked = 0;
+
+	if (bad_alg)
+		*bad_alg = 0;
+	for (i = 0; i < ev->ndigests; i++) {
+		bank = ev->digests[i].bank;
+		if (!bank->algo)
+			continue;	/* sm3 and the like: stepped over */
+		mdlen = 0;
+		if (!EVP_Digest(buf, len, md, &mdlen, hash_md(bank->algo),
+				NULL) || mdlen != bank->size ||
+		    memcmp(md, ev->digests[i].value, mdlen) != 0) {
+			if (bad_alg)
+				*bad_alg = bank->alg_id;
+			return 0;
+		}
+		checked = 1;
+	}
+	return checked;
+}
+
 static void replay_init(struct pcr_set *set)
 {
 	int i;

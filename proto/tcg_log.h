@@ -150,6 +150,25 @@ enum imt_result tcg_log_next(struct tcg_log *log, struct tcg_event *ev,
 const uint8_t *tcg_event_digest(const struct tcg_event *ev, uint16_t alg_id);
 
 /**
+ * tcg_event_digests_of() - whether the digests of @ev are those of @buf.
+ * @ev: an event
+ * @buf: the bytes its digests should cover (its data, or the part of it
+ *	 the PFP rule of its type names)
+ * @len: bytes in @buf
+ * @bad_alg: receives the TPM2_ALG_ID of the first bank that disagrees
+ *	     (0 when every bank agrees, or none could be computed); may be
+ *	     NULL
+ * Every bank of the log we can compute is checked, not only the one a
+ * quote covers: a genuine firmware extends the same bytes into every
+ * bank, and checking them all needs no knowledge of the quote here.
+ * Return: 1 when at least one bank was computed and every computed bank
+ * equals its hash of @buf; 0 otherwise (a bank disagrees, no bank we
+ * can compute, or the crypto library failed).
+ */
+int tcg_event_digests_of(const struct tcg_event *ev, const uint8_t *buf,
+			 size_t len, uint16_t *bad_alg);
+
+/**
  * tcg_event_type_name() - the PFP spec's name of an event type.
  * @type: eventType
  * Return: a static string such as "EV_SEPARATOR", or NULL for a type the

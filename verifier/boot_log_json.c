@@ -515,6 +515,14 @@ static json_t *certs_json(const struct boot_cert *c, size_t n)
 
 	for (i = 0; i < n; i++) {
 		e = json_object();
+		if (c[i].unknown) {
+			/* an authority whose data is not what was measured */
+			json_object_set_new(e, "unknown", json_true());
+			json_object_set_new(e, "event", json_integer(
+						    (json_int_t)c[i].event));
+			json_array_append_new(arr, e);
+			continue;
+		}
 		put_hex(e, "sha256", c[i].sha256, 32);
 		put_str(e, "type", c[i].kind == EFI_SIG_X509 ? "x509" :
 				   c[i].kind == EFI_SIG_SHA256 ? "sha256" :
@@ -555,6 +563,46 @@ static json_t *apps_json(const struct boot_facts *f)
 	return arr;
 }
 
+/* {"fact", "event", "pcr", "type", "name", "why"} of an unknown fact. */
+static json_t *unknown_json(const char *fact, const struct boot_event_ref *r)
+{
+	json_t *e = json_object();
+	const char *tn = tcg_event_type_name(r->type);
+
+	put_str(e, "fact", fact);
+	json_object_set_new(e, "event", json_integer((json_int_t)r->index));
+	json_object_set_new(e, "pcr", json_integer(r->pcr));
+	put_str(e, "type", tn ? tn : "?");
+	put_str(e, "name", r->name);
+	put_str(e, "why", r->why == BOOT_UNDECODABLE ? "undecodable" :
+			  "unbound");
+	return e;
+}
+
+/* The facts an event made unknown, and every event read that is not
+ * bound to its digest ("unbound_events": their count). */
+static void unknowns_json(json_t *o, const struct boot_facts *f,
+			  const char *const *keys)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	if (f->secure_boot == BOOT_SB_UNKNOWN)
+		json_array_append_new(arr, unknown_json("secure_boot",
+						&f->secure_boot_event));
+	for (i = 0; i < BOOT_VAR_COUNT; i++) {
+		if (f->vars[i].unknown != BOOT_KNOWN)
+			json_array_append_new(arr, unknown_json(keys[i],
+						&f->vars[i].event));
+	}
+	json_object_set_new(o, "unknown", arr);
+	json_object_set_new(o, "unbound_events",
+			    json_integer((json_int_t)f->nunbound));
+	if (f->nunbound)
+		json_object_set_new(o, "first_unbound",
+				    unknown_json("event", &f->unbound));
+}
+
 static const struct {
 	uint32_t bit;
 	const char *name;
@@ -564,6 +612,7 @@ static const struct {
 	{ BOOT_FACT_OVERFLOW, "overflow" },
 	{ BOOT_FACT_UNDECODABLE, "undecodable" },
 	{ BOOT_FACT_REPEATED, "repeated" },
+	{ BOOT_FACT_SEPARATOR_UNKNOWN, "separator_unknown" },
 };
 
 static json_t *facts_json(const struct boot_facts *f)
@@ -574,16 +623,21 @@ static json_t *facts_json(const struct boot_facts *f)
 	json_t *o = json_object(), *arr;
 	size_t i;
 
+	/* null: not measured, or unknown (then listed in "unknown") */
 	json_object_set_new(o, "secure_boot", f->secure_boot < 0 ?
 			    json_null() : json_boolean(f->secure_boot));
 	for (i = 0; i < BOOT_VAR_COUNT; i++)
-		json_object_set_new(o, keys[i], f->vars[i].measured ?
+		json_object_set_new(o, keys[i], f->vars[i].measured &&
+				    f->vars[i].unknown == BOOT_KNOWN ?
 				    certs_json(f->vars[i].certs,
 					       f->vars[i].count) : json_null());
+	unknowns_json(o, f, keys);
 	json_object_set_new(o, "authorities", certs_json(f->auth, f->nauth));
 	json_object_set_new(o, "applications", apps_json(f));
 	json_object_set_new(o, "cmdline", f->has_cmdline ?
 			    json_string(f->cmdline) : json_null());
+	json_object_set_new(o, "cmdline_bound",
+			    json_boolean(f->cmdline_bound));
 	if (f->has_load_options_tag)
 		put_hex(o, "load_options_sha256", f->load_options_sha256, 32);
 	else

@@ -13,8 +13,15 @@
  *	 "facts": {"secure_boot": true|false|null, "pk"/"kek"/"db"/"dbx":
  *		   [{"sha256", "type", "cn"}], "authorities": [..],
  *		   "applications": [{"index", "pcr", "digests", "path"}],
- *		   "cmdline": "..."|null, "load_options_sha256": "hex"|null,
- *		   "separators": [PCR, ..], "flags": ["after_separator", ..]}}
+ *		   "cmdline": "..."|null, "cmdline_bound": bool,
+ *		   "load_options_sha256": "hex"|null,
+ *		   "separators": [PCR, ..], "flags": ["after_separator", ..],
+ *		   "unknown": [{"fact", "event", "pcr", "type", "name",
+ *			       "why"}], "unbound_events": N,
+ *		   "first_unbound": {..} when N > 0}}
+ *	a fact read from an event whose data does not hash to its digest
+ *	is null (an authority {"unknown": true, "event"}) and listed in
+ *	"unknown" (boot_facts.h)
  * CEL (TCG Canonical Event Log Format 1.0, JSON, pcclient_std content):
  *	[{"recnum": N, "pcr": N, "digests": [{"hashAlg": "sha256",
  *	  "digest": "hex"}], "content_type": "pcclient_std",

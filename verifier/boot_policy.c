@@ -200,6 +200,71 @@ static int violate(char *reason, size_t max, const char *policy,
 	return 0;
 }
 
+#define NAME_SHOWN 64		/* bytes of a logged variable name shown */
+
+/* @name (as logged, any length) cut to NAME_SHOWN bytes on a UTF-8
+ * boundary: a reason is JSON of at most JUDGE_REASON_MAX bytes. */
+static void shown_name(const char *name, char out[NAME_SHOWN + 1])
+{
+	size_t k = strlen(name);
+
+	if (k > NAME_SHOWN) {
+		k = NAME_SHOWN;
+		while (k > 0 && (name[k] & 0xc0) == 0x80)
+			k--;
+	}
+	memcpy(out, name, k);
+	out[k] = '\0';
+}
+
+/*
+ * "event N (PCR P, TYPE, NAME) does not hash to its sha256 digest": why a
+ * fact read from event @r is unknown.
+ */
+static void unknown_why(const struct boot_event_ref *r, char *buf, size_t n)
+{
+	const struct hash_algo *a = hash_algo_by_tpm(r->bad_alg);
+	const char *tn = tcg_event_type_name(r->type);
+	char name[NAME_SHOWN + 1];
+	char what[64];
+
+	shown_name(r->name, name);
+	if (r->why == BOOT_UNDECODABLE)
+		snprintf(what, sizeof(what), "does not decode");
+	else if (a != NULL)
+		snprintf(what, sizeof(what), "does not hash to its %s digest",
+			 a->name);
+	else
+		snprintf(what, sizeof(what), "has no digest the verifier "
+			 "computes");
+	snprintf(buf, n, "event %zu (PCR %u, %s%s%s) %s", r->index, r->pcr,
+		 tn != NULL ? tn : "?", name[0] ? ", " : "", name, what);
+}
+
+/* The fields naming event @r in a reason. */
+static json_t *event_fields(const struct boot_event_ref *r)
+{
+	const char *tn = tcg_event_type_name(r->type);
+	char name[NAME_SHOWN + 1];
+
+	shown_name(r->name, name);
+	return json_pack("{s:i,s:i,s:s,s:s}", "event", (int)r->index, "pcr",
+			 (int)r->pcr, "type", tn != NULL ? tn : "?",
+			 "variable", name);
+}
+
+/* A rule that needs a fact event @r made unknown refuses, naming it. */
+static int refuse_unknown(char *reason, size_t max, const char *policy,
+			  const char *rule, const char *fact,
+			  const struct boot_event_ref *r)
+{
+	char why[256];
+
+	unknown_why(r, why, sizeof(why));
+	return violate(reason, max, policy, rule, event_fields(r),
+		       "%s is unknown: %s", fact, why);
+}
+
 static int listed(const struct boot_policy_certs *c, const uint8_t *d)
 {
 	size_t i;
@@ -224,6 +289,14 @@ static int judge_vars(const struct boot_policy *bp, const char *policy,
 
 		if (!c->set)
 			continue;
+		if (vf->unknown != BOOT_KNOWN)
+			return refuse_unknown(reason, max, policy, var_keys[v],
+					      boot_var_name(v), &vf->event);
+		/* an event relabelled to a type not read hides a variable */
+		if (!vf->measured)
+			return violate(reason, max, policy, var_keys[v],
+				       json_pack("{s:i}", "pcr", 7),
+				       "%s is not measured", boot_var_name(v));
 		if (vf->total > vf->count)
 			return violate(reason, max, policy, var_keys[v], NULL,
 				       "%s has %zu entries, more than the %d "
@@ -329,9 +402,7 @@ static int judge_apps(const struct boot_policy *bp, const char *policy,
  */
 static int cmdline_bound(const struct boot_facts *f)
 {
-	return f->has_cmdline && f->cmdline_digest_ok &&
-	       f->has_load_options_tag &&
-	       memcmp(f->cmdline_sha256, f->load_options_sha256, 32) == 0;
+	return f->has_cmdline && f->cmdline_bound;
 }
 
 static int judge_cmdline(const struct boot_policy *bp, const char *policy,
@@ -355,6 +426,61 @@ static int judge_cmdline(const struct boot_policy *bp, const char *policy,
 		       json_pack("{s:i,s:s}", "pcr", 9, "cmdline", f->cmdline),
 		       "the kernel command line matches no pattern of the "
 		       "policy");
+}
+
+/* What a suspicious log fails the "log" rule for, first rule first. */
+static const struct {
+	uint32_t flag;
+	const char *why;
+} log_flags[] = {
+	{ BOOT_FACT_SEPARATOR_UNKNOWN, "a separator whose data does not hash "
+	  "to its digest (its value is unknown)" },
+	{ BOOT_FACT_SEPARATOR_ERROR, "a separator with the error value" },
+	{ BOOT_FACT_REPEATED, "a Secure Boot variable measured twice" },
+	{ BOOT_FACT_AFTER_SEPARATOR, "an event after its PCR's separator" },
+};
+
+/* The "log" rule: names the first event of the flag that breaks it. */
+static int judge_log(const char *policy, const struct boot_facts *f,
+		     char *reason, size_t max)
+{
+	const struct boot_flag_event *e;
+	const char *tn;
+	size_t i;
+
+	for (i = 0; i < sizeof(log_flags) / sizeof(log_flags[0]); i++) {
+		e = boot_facts_flag_event(f, log_flags[i].flag);
+		if (e == NULL)
+			continue;
+		tn = tcg_event_type_name(e->type);
+		return violate(reason, max, policy, "log",
+			       json_pack("{s:i,s:i,s:s}", "event",
+					 (int)e->index, "pcr", (int)e->pcr,
+					 "type", tn != NULL ? tn : "?"),
+			       "event %zu (PCR %u, %s): %s", e->index, e->pcr,
+			       tn != NULL ? tn : "?", log_flags[i].why);
+	}
+	return 1;
+}
+
+static int judge_secure_boot(const struct boot_policy *bp, const char *policy,
+			     const struct boot_facts *f, char *reason,
+			     size_t max)
+{
+	if (!bp->secure_boot_required || f->secure_boot == 1)
+		return 1;
+	if (f->secure_boot == BOOT_SB_UNKNOWN)
+		return refuse_unknown(reason, max, policy, "secure_boot",
+				      "Secure Boot", &f->secure_boot_event);
+	if (f->secure_boot == 0)
+		return violate(reason, max, policy, "secure_boot",
+			       event_fields(&f->secure_boot_event),
+			       "Secure Boot is off (event %zu: SecureBoot is "
+			       "0 or has no data)", f->secure_boot_event.index);
+	return violate(reason, max, policy, "secure_boot",
+		       json_pack("{s:i,s:s}", "pcr", 7, "type",
+				 "EV_EFI_VARIABLE_DRIVER_CONFIG"),
+		       "Secure Boot is not measured");
 }
 
 int boot_policy_judge(const struct boot_policy *bp, const char *policy,
@@ -381,27 +507,11 @@ int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 			     ferr.msg);
 		goto out;
 	}
-	if (f->flags & (BOOT_FACT_AFTER_SEPARATOR | BOOT_FACT_SEPARATOR_ERROR |
-			BOOT_FACT_REPEATED)) {
-		rc = violate(reason, reason_max, policy, "log",
-			     json_pack("{s:i}", "event", (int)f->flag_event),
-			     "event %zu: %s", f->flag_event,
-			     f->flags & BOOT_FACT_SEPARATOR_ERROR ?
-			     "a separator with the error value" :
-			     f->flags & BOOT_FACT_REPEATED ?
-			     "a Secure Boot variable measured twice" :
-			     "an event after its PCR's separator");
-		goto out;
-	}
-	if (bp->secure_boot_required && f->secure_boot != 1) {
-		rc = violate(reason, reason_max, policy, "secure_boot",
-			     json_pack("{s:i,s:s}", "pcr", 7, "type",
-				       "EV_EFI_VARIABLE_DRIVER_CONFIG"),
-			     "Secure Boot is %s",
-			     f->secure_boot == 0 ? "off" : "not measured");
-		goto out;
-	}
-	rc = judge_vars(bp, policy, f, reason, reason_max);
+	rc = judge_log(policy, f, reason, reason_max);
+	if (rc == 1)
+		rc = judge_secure_boot(bp, policy, f, reason, reason_max);
+	if (rc == 1)
+		rc = judge_vars(bp, policy, f, reason, reason_max);
 	if (rc == 1)
 		rc = judge_apps(bp, policy, f, app_known, ctx, reason,
 				reason_max, err);

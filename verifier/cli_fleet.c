@@ -310,7 +310,9 @@ static void print_table(json_t *all, int boot)
 
 /*
  * The BOOT cell of machine @id, from its firmware event log: "BIOS" (a
- * log without EFI facts), "UEFI SB on|off", "no log" (none this boot).
+ * log without EFI facts), "UEFI SB on|off", "UEFI SB ?" (SecureBoot
+ * not measured, or its event's data not what was measured), "no log"
+ * (none this boot).
  */
 static void boot_text(struct cli_client *c, const char *id, char *buf,
 		      size_t n)
@@ -334,7 +336,8 @@ static void boot_text(struct cli_client *c, const char *id, char *buf,
 		 json_array_size(json_object_get(facts, "applications")) == 0)
 		snprintf(buf, n, "BIOS");
 	else
-		snprintf(buf, n, "UEFI SB %s", json_is_true(sb) ? "on" : "off");
+		snprintf(buf, n, "UEFI SB %s", !json_is_boolean(sb) ? "?" :
+			 json_is_true(sb) ? "on" : "off");
 	json_decref(ans);
 }
 

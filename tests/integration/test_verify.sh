@@ -4,7 +4,8 @@
 # makes them (deploy/make-bundle.sh over tpm2-tools, the list written by
 # tests/tools/fake_kernel), and the attackers of the one-shot check: no
 # token, another TPM's quote, an altered list, a wrong nonce, a machine
-# that ran a binary nobody approved. The database must not change.
+# that ran a binary nobody approved, a firmware log whose event data is
+# not what its replayed digests measured. The database must not change.
 set -u
 . "$(dirname "$0")/swtpm-lib.sh"
 require_tools swtpm swtpm_setup swtpm_localca openssl curl sqlite3 jq \
@@ -143,6 +144,17 @@ out=$("$bin/imatrust" verify --policy ci-sb --json "$tmp/boot.json")
 expect "a policy that wants Secure Boot: untrusted, the boot rule named" \
 	'"verdict":"untrusted"*"check":"boot"*"rule":"secure_boot"' \
 	"$(jq -c '{verdict,reasons}' <<<"$out")"
+# PCR 7's separator (the log's last 4 bytes) changed, its digests kept:
+# the replay still matches the quote, the value is not believed (issue 34)
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read())
+b[-1] ^= 1; open(sys.argv[2], "wb").write(b)' "$tmp/alice/bios" \
+	"$tmp/alice/bios-forged" || bail "forging the log"
+jq --arg l "$(base64 -w0 "$tmp/alice/bios-forged")" '.boot_log = $l' \
+	"$tmp/boot.json" >"$tmp/boot-forged.json"
+out=$("$bin/imatrust" verify --policy ci-sb --json "$tmp/boot-forged.json")
+expect "event data that does not hash to its digest: untrusted, naming it" \
+	'"verdict":"untrusted"*"boot_log":"pass"*"event":16,"pcr":7,*"rule":"log","type":"EV_SEPARATOR","why":"event 16 (PCR 7, EV_SEPARATOR): a separator whose data does not hash' \
+	"$(jq -c '{verdict,checks,reasons}' <<<"$out")"
 
 # --- a binary nobody approved: untrusted, naming it --------------------------
 kernel alice file /opt/evil "payload"
@@ -216,7 +228,7 @@ if diff -u "$tmp/before" "$tmp/after" >"$tmp/db.diff"; then
 else
 	not_ok "every table of the database is as it was" "$tmp/db.diff"
 fi
-expect "only the counter moved: 12 verdicts" "imatrust_verifications_total 12" \
+expect "only the counter moved: 13 verdicts" "imatrust_verifications_total 13" \
 	"$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/v1/metrics")"
 
 echo "1..$tap_n"

@@ -206,6 +206,65 @@ static void test_unknown_algorithm_skipped(void **state)
 	assert_non_null(strstr(err.msg, "no sha1 bank"));
 }
 
+/* Event 1 of the log in b (a fresh cursor each call). */
+static void first_event(struct tcg_log *log, struct tcg_event *ev)
+{
+	assert_int_equal(tcg_log_open(log, b.buf, b.len, NULL), IMT_OK);
+	assert_int_equal(tcg_log_next(log, ev, NULL), IMT_OK);
+	assert_int_equal(tcg_log_next(log, ev, NULL), IMT_OK);
+}
+
+/* Digests against bytes: every bank we compute, at least one of them. */
+static void test_digests_of(void **state)
+{
+	static const uint16_t alg[] = { 0x0012, 0x000b };
+	static const uint16_t size[] = { 32, 32 };
+	struct tcg_log log;
+	struct tcg_event ev;
+	uint16_t bad = 0xffff;
+	uint8_t *data;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 7, 0x80000001, "variable", 8);
+	first_event(&log, &ev);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 1);
+	assert_int_equal(bad, 0);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len - 1,
+					      &bad), 0);
+	assert_int_equal(bad, 0x0004);	/* sha1, the first bank */
+	/* one data byte changed, every digest kept */
+	data = b.buf + b.len - 1;
+	*data ^= 1;
+	first_event(&log, &ev);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, NULL), 0);
+	*data ^= 1;
+	/* only the sha256 digest forged to fit other data: still refused */
+	elb_hash(0x000b, 32, "variablf", 8, b.buf + b.len - 8 - 4 - 32);
+	memcpy(data - 7, "variablf", 8);
+	first_event(&log, &ev);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 0);
+	assert_int_equal(bad, 0x0004);
+	/* only sha1 fits the data: the sha256 bank disagrees */
+	elb_hash(0x0004, 20, "variablf", 8, b.buf + b.len - 8 - 4 - 32 - 2 -
+		 20);
+	elb_hash(0x000b, 32, "variable", 8, b.buf + b.len - 8 - 4 - 32);
+	first_event(&log, &ev);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 0);
+	assert_int_equal(bad, 0x000b);
+	/* sm3 is stepped over; sha256 alone decides */
+	elb_open(&b, alg, size, 2);
+	elb_event(&b, 7, 0x80000001, "variable", 8);
+	first_event(&log, &ev);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 1);
+	/* no bank we compute: nothing binds the data */
+	elb_open(&b, alg, size, 1);
+	elb_event(&b, 7, 0x80000001, "variable", 8);
+	first_event(&log, &ev);
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 0);
+	assert_int_equal(bad, 0);
+}
+
 /* Offset of event 1's digest count in small_log(). */
 #define EV1 (32 + 37)
 
@@ -453,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_log),
 		cmocka_unit_test(test_bad_header),
 		cmocka_unit_test(test_unknown_algorithm_skipped),
+		cmocka_unit_test(test_digests_of),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_event_limit),
 		cmocka_unit_test(test_type_names),

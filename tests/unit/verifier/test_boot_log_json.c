@@ -172,6 +172,86 @@ static void test_real_log(void **state)
 	free(log);
 }
 
+/* The facts of log @dir (with one data byte of @flip_at XORed by 1). */
+static json_t *facts_of(const char *dir, long flip_at)
+{
+	struct imt_error err;
+	char rel[128];
+	json_t *doc, *facts;
+	uint8_t *log;
+	size_t len;
+
+	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements",
+		 dir);
+	log = fixture_read(rel, &len);
+	if (flip_at >= 0)
+		log[flip_at] ^= 1;
+	doc = boot_log_json(log, len, BOOT_LOG_DECODED, &err);
+	assert_non_null(doc);
+	facts = json_incref(json_object_get(doc, "facts"));
+	json_decref(doc);
+	free(log);
+	return facts;
+}
+
+/*
+ * The genuine logs give the facts they gave before issue 34's digest
+ * checks (facts.json beside each log, written by the code before them):
+ * every field then is the same now; the new ones say nothing is unknown.
+ */
+static void test_real_facts_unchanged(void **state)
+{
+	static const char *const dirs[] = {
+		"patched-sb", "patched-nosb", "stock-sb", "seabios",
+	};
+	json_t *want, *got, *v;
+	const char *key;
+	char rel[128];
+	uint8_t *text;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(rel, sizeof(rel), "eventlog/%s/facts.json", dirs[i]);
+		text = fixture_read(rel, &len);
+		want = json_loadb((char *)text, len, 0, NULL);
+		assert_non_null(want);
+		got = facts_of(dirs[i], -1);
+		json_object_foreach(want, key, v) {
+			if (!json_equal(v, json_object_get(got, key)))
+				fail_msg("%s: facts.%s differs", dirs[i], key);
+		}
+		assert_int_equal(json_array_size(json_object_get(got,
+							"unknown")), 0);
+		assert_int_equal(json_integer_value(json_object_get(got,
+						"unbound_events")), 0);
+		json_decref(want);
+		json_decref(got);
+		free(text);
+	}
+}
+
+/* SecureBoot's byte of patched-nosb (offset 443) made 1: null, listed. */
+static void test_forged_facts(void **state)
+{
+	json_t *facts, *u;
+
+	(void)state;
+	facts = facts_of("patched-nosb", 443);
+	assert_true(json_is_null(json_object_get(facts, "secure_boot")));
+	u = json_array_get(json_object_get(facts, "unknown"), 0);
+	assert_non_null(u);
+	assert_string_equal(str_of(u, "fact"), "secure_boot");
+	assert_int_equal(json_integer_value(json_object_get(u, "event")), 4);
+	assert_string_equal(str_of(u, "type"),
+			    "EV_EFI_VARIABLE_DRIVER_CONFIG");
+	assert_string_equal(str_of(u, "name"), "SecureBoot");
+	assert_string_equal(str_of(u, "why"), "unbound");
+	assert_int_equal(json_integer_value(json_object_get(facts,
+						"unbound_events")), 1);
+	json_decref(facts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +259,8 @@ int main(void)
 		cmocka_unit_test(test_cel),
 		cmocka_unit_test(test_bad_log),
 		cmocka_unit_test(test_real_log),
+		cmocka_unit_test(test_real_facts_unchanged),
+		cmocka_unit_test(test_forged_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,9 @@
 
 #include "boot_policy.h"
 #include "../fixture.h"
+#include "../proto/eventlog_build.h"
 #include "hex.h"
+#include "tcg_log.h"
 
 /* pesign -h of the patched kernel booted in patched-sb (its README). */
 #define KERNEL_SB "59ac6c5bfd601a7b1a44488e74eeb5eb1312c77fd27786d55067574f0091ce54"
@@ -70,26 +72,36 @@ static int known_all(void *ctx, const char *algo, const uint8_t *digest,
 	return 1;
 }
 
-/* boot_policy_judge() of @policy on log @name; *reason kept for checks. */
-static int judge(const char *policy, const char *name,
-		 boot_policy_app_known known, void *ctx, json_t **reason)
+/* boot_policy_judge() of @policy on @log; *reason kept for checks. */
+static int judge_log(const char *policy, const uint8_t *log, size_t len,
+		     boot_policy_app_known known, void *ctx, json_t **reason)
 {
 	struct boot_policy bp;
 	struct imt_error err;
 	char text[2048] = "";
-	struct log l = { NULL, 0 };
 	int rc;
 
 	parse(policy, &bp);
-	if (name != NULL)
-		l = load(name);
-	rc = boot_policy_judge(&bp, "p", l.buf, l.len, known, ctx, text,
+	rc = boot_policy_judge(&bp, "p", log, len, known, ctx, text,
 			       sizeof(text), &err);
 	assert_int_not_equal(rc, -1);
 	*reason = rc == 0 ? json_loads(text, 0, NULL) : NULL;
 	if (rc == 0)
 		assert_non_null(*reason);
 	boot_policy_free(&bp);
+	return rc;
+}
+
+/* boot_policy_judge() of @policy on log @name; *reason kept for checks. */
+static int judge(const char *policy, const char *name,
+		 boot_policy_app_known known, void *ctx, json_t **reason)
+{
+	struct log l = { NULL, 0 };
+	int rc;
+
+	if (name != NULL)
+		l = load(name);
+	rc = judge_log(policy, l.buf, l.len, known, ctx, reason);
 	free(l.buf);
 	return rc;
 }
@@ -251,6 +263,209 @@ static void test_parse(void **state)
 	boot_policy_free(&bp);
 }
 
+/* XOR @mask into byte @back from the end of event @index's data. */
+static void flip(struct log *l, size_t index, size_t back, uint8_t mask)
+{
+	struct tcg_log t;
+	struct tcg_event ev;
+
+	assert_int_equal(tcg_log_open(&t, l->buf, l->len, NULL), IMT_OK);
+	do
+		assert_int_equal(tcg_log_next(&t, &ev, NULL), IMT_OK);
+	while (ev.index < index);
+	l->buf[ev.data - l->buf + ev.len - 1 - back] ^= mask;
+}
+
+static int num(json_t *r, const char *key)
+{
+	return (int)json_integer_value(json_object_get(r, key));
+}
+
+/* The reason names the event the fact is unknown by. */
+static void assert_names(json_t *r, const char *rule, int event,
+			 const char *type, const char *variable)
+{
+	char want[32];
+
+	assert_string_equal(field(r, "rule"), rule);
+	assert_int_equal(num(r, "event"), event);
+	assert_int_equal(num(r, "pcr"), 7);
+	assert_string_equal(field(r, "type"), type);
+	if (variable != NULL)
+		assert_string_equal(field(r, "variable"), variable);
+	assert_non_null(strstr(field(r, "why"), "unknown"));
+	snprintf(want, sizeof(want), "event %d (PCR 7, ", event);
+	assert_non_null(strstr(field(r, "why"), want));
+}
+
+/*
+ * Issue 34: SecureBoot's data byte of the Secure-Boot-off log made 1,
+ * every digest kept (so the replay still matches the quote): refused,
+ * naming the event; a policy that needs no Secure Boot fact passes.
+ */
+static void test_forged_secure_boot(void **state)
+{
+	struct log l = load("patched-nosb");
+	json_t *r;
+
+	(void)state;
+	flip(&l, 4, 0, 1);
+	assert_int_equal(judge_log("{\"secure_boot\":\"required\"}", l.buf,
+				   l.len, known_all, NULL, &r), 0);
+	assert_names(r, "secure_boot", 4, "EV_EFI_VARIABLE_DRIVER_CONFIG",
+		     "SecureBoot");
+	assert_non_null(strstr(field(r, "why"), "does not hash to its sha1 "
+			       "digest"));
+	json_decref(r);
+	assert_int_equal(judge_log("{\"secure_boot\":\"any\",\"db\":[]}",
+				   l.buf, l.len, known_all, NULL, &r), 1);
+	free(l.buf);
+}
+
+/* The lab's certificate in variable @v of patched-sb, as hex. */
+static void lab_cert(enum boot_var v, char *hex)
+{
+	static struct boot_facts f;
+	struct log l = load("patched-sb");
+	struct imt_error err;
+
+	assert_int_equal(boot_facts_extract(l.buf, l.len, &f, &err), IMT_OK);
+	assert_int_equal(f.vars[v].count, 1);
+	hex_encode(f.vars[v].certs[0].sha256, 32, hex);
+	free(l.buf);
+}
+
+/* PK, KEK, db: one byte of the certificate changed, digests kept. */
+static void test_forged_certificates(void **state)
+{
+	static const char *const key[] = { "pk", "kek", "db" };
+	static const char *const name[] = { "PK", "KEK", "db" };
+	char policy[128], hex[65];
+	struct log l;
+	json_t *r;
+	int v;
+
+	(void)state;
+	for (v = 0; v < 3; v++) {
+		lab_cert((enum boot_var)v, hex);
+		snprintf(policy, sizeof(policy), "{\"%s\":[\"%s\"]}", key[v],
+			 hex);
+		assert_int_equal(judge(policy, "patched-sb", known_all, NULL,
+				       &r), 1);
+		l = load("patched-sb");
+		flip(&l, 5 + (size_t)v, 40, 1);
+		assert_int_equal(judge_log(policy, l.buf, l.len, known_all,
+					   NULL, &r), 0);
+		assert_names(r, key[v], 5 + v,
+			     "EV_EFI_VARIABLE_DRIVER_CONFIG", name[v]);
+		json_decref(r);
+		free(l.buf);
+	}
+}
+
+/*
+ * dbx (no data in these logs) renamed by one byte: it is not measured by
+ * name, and unknown by the unbound event; an empty dbx list needs it.
+ */
+static void test_forged_dbx(void **state)
+{
+	struct log l = load("patched-sb");
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(judge_log("{\"dbx\":[]}", l.buf, l.len, known_all,
+				   NULL, &r), 1);
+	flip(&l, 8, 1, 1);
+	assert_int_equal(judge_log("{\"dbx\":[]}", l.buf, l.len, known_all,
+				   NULL, &r), 0);
+	assert_names(r, "dbx", 8, "EV_EFI_VARIABLE_DRIVER_CONFIG", "dby");
+	json_decref(r);
+	free(l.buf);
+}
+
+/* A separator's value changed: the "log" rule refuses, naming it. */
+static void test_forged_separator(void **state)
+{
+	struct log l = load("patched-nosb");
+	json_t *r;
+
+	(void)state;
+	flip(&l, 9, 0, 1);
+	assert_int_equal(judge_log("{\"secure_boot\":\"any\"}", l.buf, l.len,
+				   known_all, NULL, &r), 0);
+	assert_string_equal(field(r, "rule"), "log");
+	assert_int_equal(num(r, "event"), 9);
+	assert_int_equal(num(r, "pcr"), 7);
+	assert_string_equal(field(r, "type"), "EV_SEPARATOR");
+	assert_non_null(strstr(field(r, "why"), "does not hash"));
+	json_decref(r);
+	free(l.buf);
+}
+
+/* The command line of PCR 12 changed by one character. */
+static void test_forged_cmdline(void **state)
+{
+	struct log l = load("patched-sb");
+	json_t *r;
+
+	(void)state;
+	flip(&l, 26, 2, 1);
+	assert_int_equal(judge_log("{\"cmdline\":[\"*\"]}", l.buf, l.len,
+				   known_all, NULL, &r), 0);
+	assert_string_equal(field(r, "rule"), "cmdline");
+	assert_non_null(strstr(field(r, "why"), "bound"));
+	json_decref(r);
+	free(l.buf);
+}
+
+/*
+ * The "log" rule names the event that broke it, not the first event
+ * flagged for any reason (here an undecodable db before it), and a
+ * variable rule on a variable not measured refuses (an event relabelled
+ * to a type not read would hide it).
+ */
+static void test_log_rule_names_its_event(void **state)
+{
+	static struct elb b, d;
+	json_t *r;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_db, "db", "junk", 4);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
+		  (uint32_t)d.len);
+	elb_separator(&b, 1, 0);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_global, "Boot0000", "x", 1);
+	elb_event(&b, 1, EV_EFI_VARIABLE_BOOT, d.buf, (uint32_t)d.len);
+	assert_int_equal(judge_log("{\"log\":\"required\"}", b.buf, b.len,
+				   known_all, NULL, &r), 0);
+	assert_string_equal(field(r, "rule"), "log");
+	assert_int_equal(num(r, "event"), 3);
+	assert_int_equal(num(r, "pcr"), 1);
+	assert_string_equal(field(r, "type"), "EV_EFI_VARIABLE_BOOT");
+	json_decref(r);
+	/* the undecodable db is unknown to a db rule */
+	elb_open_default(&b);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_db, "db", "junk", 4);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
+		  (uint32_t)d.len);
+	assert_int_equal(judge_log("{\"db\":[]}", b.buf, b.len, known_all,
+				   NULL, &r), 0);
+	assert_string_equal(field(r, "rule"), "db");
+	assert_int_equal(num(r, "event"), 1);
+	assert_non_null(strstr(field(r, "why"), "does not decode"));
+	json_decref(r);
+	/* SeaBIOS measures no db: a db rule cannot hold */
+	assert_int_equal(judge("{\"db\":[]}", "seabios", known_all, NULL, &r),
+			 0);
+	assert_string_equal(field(r, "rule"), "db");
+	assert_non_null(strstr(field(r, "why"), "not measured"));
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +475,12 @@ int main(void)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_no_log),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_forged_secure_boot),
+		cmocka_unit_test(test_forged_certificates),
+		cmocka_unit_test(test_forged_dbx),
+		cmocka_unit_test(test_forged_separator),
+		cmocka_unit_test(test_forged_cmdline),
+		cmocka_unit_test(test_log_rule_names_its_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
