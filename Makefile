@@ -299,6 +299,7 @@ $(BUILD)/tests/unit/db/%: $(BUILD)/tests/unit/db/%.o $(LIBDB) $(LIBIMATRUST)
 
 # The engine's tests make quotes with software AKs, as the benchmark does.
 SOFT_AK_TESTS := $(BUILD)/tests/unit/verifier/test_engine \
+	$(BUILD)/tests/unit/verifier/test_attest \
 	$(BUILD)/tests/unit/verifier/test_history \
 	$(BUILD)/tests/unit/verifier/test_route_verify
 $(SOFT_AK_TESTS:%=%.o): CFLAGS += -Itests/bench
