@@ -30,6 +30,9 @@ limit=${MUTANTS_TIMEOUT:-120}
 only=${MUTANTS_ONLY:-}
 # a cmocka binary stops at its first failed assertion: a kill is known
 export CMOCKA_TEST_ABORT=1
+# the copy builds with the Makefile's defaults, whatever make ran us
+# (SANITIZE=1, its jobserver)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 bail() {
 	echo "Bail out! $*"
@@ -143,11 +146,15 @@ run_tests() {
 
 	while IFS= read -r t; do
 		[ -n "$t" ] || continue
-		(cd "$scratch" && timeout -k 5 "$limit" bash -c "$t") \
+		(cd "$scratch" && timeout -k 5 "$limit" bash -c "$t$after") \
 			>>"$logs/test.log" 2>&1 </dev/null || return 1
 	done <<<"${m_tests[$1]}"
 	return 0
 }
+
+# A second command after a test's command line: bash -c then forks for
+# it and reports a crash (SIGABRT: CMOCKA_TEST_ABORT) into the test's log.
+after=$'\nexit $?'
 
 # ---- the unmutated copy: it must build, its tests must pass --------------
 
@@ -164,7 +171,7 @@ for ((i = 0; i < n; i++)); do
 		fi
 		seen_test[$t]=1
 		: >"$logs/test.log"
-		if ! (cd "$scratch" && timeout -k 5 "$limit" bash -c "$t") \
+		if ! (cd "$scratch" && timeout -k 5 "$limit" bash -c "$t$after") \
 			>"$logs/test.log" 2>&1 </dev/null; then
 			sed 's/^/# /' "$logs/test.log" | tail -n 40
 			bail "fails without any mutation: $t"
