@@ -141,12 +141,14 @@ void soft_ak_free(struct soft_ak *ak)
 	ak->key = NULL;
 }
 
-/* TPMS_ATTEST of a quote over sha256 PCRs 0-10. */
+/* TPMS_ATTEST of a quote over PCRs 0-10 (or @q->select) of @q->pcrs's bank. */
 static int make_attest(const struct soft_ak *ak, const struct soft_quote *q,
 		       TPMS_ATTEST *a)
 {
 	TPMS_QUOTE_INFO *qi = &a->attested.quote;
 	TPMS_PCR_SELECTION *sel = &qi->pcrSelect.pcrSelections[0];
+	uint32_t mask = q->select != 0 ? q->select :
+			(1u << SOFT_AK_PCRS) - 1;
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned int i;
 	int ok;
@@ -169,13 +171,17 @@ static int make_attest(const struct soft_ak *ak, const struct soft_quote *q,
 	a->clockInfo.safe = q->unsafe ? TPM2_NO : TPM2_YES;
 	a->firmwareVersion = 0x2019102400000000ULL;
 	qi->pcrSelect.count = 1;
-	sel->hash = TPM2_ALG_SHA256;
+	sel->hash = q->pcrs->algo->tpm_alg;
 	sel->sizeofSelect = 3;
-	sel->pcrSelect[0] = 0xff; /* PCRs 0-7 */
-	sel->pcrSelect[1] = 0x07; /* PCRs 8-10 */
+	sel->pcrSelect[0] = (uint8_t)mask;	   /* PCRs 0-7 */
+	sel->pcrSelect[1] = (uint8_t)(mask >> 8);  /* PCRs 8-15 */
+	sel->pcrSelect[2] = (uint8_t)(mask >> 16); /* PCRs 16-23 */
 	ok = md != NULL && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-	for (i = 0; ok && i < SOFT_AK_PCRS; i++)
-		ok = EVP_DigestUpdate(md, q->pcrs->value[i], P256_SIZE);
+	for (i = 0; ok && i < PCR_SET_COUNT; i++) {
+		if (mask & (1u << i))
+			ok = EVP_DigestUpdate(md, q->pcrs->value[i],
+					      q->pcrs->algo->size);
+	}
 	ok = ok && EVP_DigestFinal_ex(md, qi->pcrDigest.buffer, NULL);
 	qi->pcrDigest.size = P256_SIZE;
 	EVP_MD_CTX_free(md);

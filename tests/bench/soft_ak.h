@@ -52,8 +52,9 @@ struct soft_quote {
 	uint64_t clock;
 	uint32_t reset_count;
 	uint32_t restart_count;
-	const struct pcr_set *pcrs; /* sha256, PCRs 0-10 present */
+	const struct pcr_set *pcrs; /* the quoted bank's PCRs, borrowed */
 	int unsafe;		    /* 1: clockInfo.safe cleared */
+	uint32_t select;	    /* PCRs quoted (bit i: PCR i); 0: 0-10 */
 };
 
 /**

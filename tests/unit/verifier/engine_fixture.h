@@ -33,7 +33,7 @@ static inline struct wire_evidence *sm_evidence(struct sm *m,
 		.nonce = m->nonce, .nonce_len = m->nonce_len,
 		.clock = ++m->clock, .reset_count = m->reset,
 		.restart_count = m->restart, .pcrs = &m->pcrs,
-		.unsafe = unsafe,
+		.unsafe = unsafe, .select = m->select,
 	};
 	size_t alen, slen;
 

@@ -31,6 +31,7 @@ struct sm {
 	size_t sent_bytes;
 	uint32_t reset, restart;
 	uint64_t clock;
+	uint32_t select;		/* PCRs the TPM quotes; 0: 0-10 */
 	uint8_t nonce[WIRE_NONCE_MAX];
 	size_t nonce_len;
 	/* what the last evidence carried, for tests that bend it */

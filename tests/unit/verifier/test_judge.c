@@ -337,6 +337,32 @@ static void test_empty_name_is_unknown(void **state)
 	tv_free(t);
 }
 
+/*
+ * A record without a file digest (an ima-buf event, a template without
+ * one) is unknown whatever its name: no reference and no exclusion rule
+ * vouches for what no digest says.
+ */
+static void test_no_digest_is_unknown(void **state)
+{
+	struct tv *t = tv_new();
+	struct judge_input in = { .path = "/var/lib/apt/lists/x" };
+	struct imt_error err;
+	enum db_verdict v;
+
+	(void)state;
+	ref(t, "/var/lib/apt/lists/x", 1);
+	put_policy(t, "apt", "{\"machines\":[\"m*\"],\"sources\":[\"*\"],"
+		   "\"excludes\":[{\"prefix\":\"/var/lib/apt/\"}]}");
+	assert_int_equal(judge_record(&t->v, policies_for(&t->v, "m1"), &in,
+				      &v, &err), 0);
+	assert_int_equal(v, DB_VERDICT_UNKNOWN);
+	in.algo = "sha256";	/* an algorithm, but no digest */
+	assert_int_equal(judge_record(&t->v, policies_for(&t->v, "m1"), &in,
+				      &v, &err), 0);
+	assert_int_equal(v, DB_VERDICT_UNKNOWN);
+	tv_free(t);
+}
+
 static void test_reason_is_json_whatever_the_path(void **state)
 {
 	static const char bad_utf8[] = "/tmp/\xff\xfe evil\"\\";
@@ -417,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts_and_policy),
 		cmocka_unit_test(test_named_policies_select_sources),
 		cmocka_unit_test(test_excludes_and_conffiles),
+		cmocka_unit_test(test_no_digest_is_unknown),
 		cmocka_unit_test(test_bad_policies_are_refused),
 		cmocka_unit_test(test_ima_signatures),
 		cmocka_unit_test(test_buffer_references),

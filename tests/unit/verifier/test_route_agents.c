@@ -496,6 +496,18 @@ static void test_ek_certificates(void **state)
 			    "pending");
 	json_decref(a);
 	assert_int_equal(tv_state(f->t, "unknown-ca"), DB_STATE_PENDING);
+	/* and the operator who must approve it is told why */
+	{
+		struct db_machine dm;
+		int found;
+
+		assert_int_equal(db_machine_get(f->t->v.db, "unknown-ca", &dm,
+						&found, &err), 0);
+		assert_true(found);
+		assert_non_null(dm.state_reason);
+		assert_non_null(strstr(dm.state_reason, "does not chain"));
+		db_machine_release(&dm);
+	}
 
 	X509_free(root);
 	X509_free(mid);

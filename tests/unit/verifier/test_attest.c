@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_attest.c - the checks of verifier/attest.c, as the engine applies
+ * them to the evidence of machines with software TPMs (soft_machine.h):
+ * boot_aggregate, the counters, the replay against the quoted PCR 10,
+ * the PCR selection and the bank, each told by the state and the reason
+ * the machine gets. Each test kills mutants of tests/mutants/mutants.list
+ * that every other test let live (issue 32).
+ */
+#include "verifier_test.h"
+
+#include "../fixture.h"
+#include "backlog.h"
+#include "engine_fixture.h"
+#include "ima_build.h"
+#include "ima_list.h"
+#include "ima_replay.h"
+#include "policy.h"
+#include "tcg_log.h"
+#include "transition.h"
+
+/*
+ * Append an ima-ng record of @path with @digest (of @algo) to the list of
+ * @m and extend PCR 10 of @m's bank with its template hash, as the kernel
+ * does for that bank.
+ */
+static void append(struct sm *m, const char *path,
+		   const struct hash_algo *algo, const uint8_t *digest)
+{
+	const struct hash_algo *bank = m->pcrs.algo;
+	uint8_t dng[80], th[HASH_ALGO_MAX_SIZE], buf[2 * HASH_ALGO_MAX_SIZE];
+	struct ima_build_field f[2];
+	struct ima_list_parser p;
+	struct ima_replay *r;
+	struct ima_record rec;
+	struct imt_error err;
+	size_t n;
+
+	f[0] = (struct ima_build_field){ dng,
+					 ima_build_digest_ng(dng, algo,
+							     digest) };
+	f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) + 1 };
+	n = ima_build_record(m->list + m->len, LIST_MAX - m->len, 10,
+			     "ima-ng", f, 2, 0);
+	assert_true(n > 0);
+	ima_list_parser_init(&p, NULL);
+	assert_int_equal(ima_list_next(&p, m->list + m->len, n, 1, &rec,
+				       &err), IMT_OK);
+	r = ima_replay_new(bank, &err);
+	assert_non_null(r);
+	assert_int_equal(ima_replay_template_hash(r, &rec, th, &err), IMT_OK);
+	ima_replay_free(r);
+	memcpy(buf, m->pcrs.value[10], bank->size);
+	memcpy(buf + bank->size, th, bank->size);
+	EVP_Digest(buf, 2 * bank->size, m->pcrs.value[10], NULL,
+		   EVP_get_digestbyname(bank->name), NULL);
+	m->len += n;
+	m->count++;
+}
+
+/* A record of @path whose sha256 digest is that of @content. */
+static void append_file(struct sm *m, const char *path, const char *content)
+{
+	uint8_t d[32];
+
+	EVP_Digest(content, strlen(content), d, NULL, EVP_sha256(), NULL);
+	append(m, path, hash_algo_bank("sha256"), d);
+}
+
+/*
+ * A new boot of @m in @bank: PCRs 0-9 hold @firmware (0: zeros), as the
+ * firmware left them, and the list starts with @first (NULL:
+ * "boot_aggregate") over them, as IMA computes it.
+ */
+static void boot(struct sm *m, const char *bank, uint8_t firmware,
+		 const char *first)
+{
+	uint8_t ba[HASH_ALGO_MAX_SIZE];
+	struct imt_error err;
+	int i;
+
+	pcr_set_init(&m->pcrs, hash_algo_bank(bank));
+	m->pcrs.present = (1u << SOFT_AK_PCRS) - 1;
+	for (i = 0; i < 10; i++)
+		memset(m->pcrs.value[i], firmware, m->pcrs.algo->size);
+	m->len = m->count = m->sent = m->sent_bytes = 0;
+	assert_int_equal(pcr_set_boot_aggregate(&m->pcrs, ba, &err), IMT_OK);
+	append(m, first != NULL ? first : "boot_aggregate", m->pcrs.algo, ba);
+}
+
+/*
+ * A new boot of @m whose firmware wrote the event log of fixture @name
+ * (tests/fixtures/eventlog/): the sha256 PCRs 0-9 are its replay and
+ * record 0 their boot_aggregate. The log is returned, to free().
+ */
+static uint8_t *boot_with_log(struct sm *m, const char *name, size_t *len)
+{
+	uint8_t ba[HASH_ALGO_MAX_SIZE], *log;
+	struct imt_error err;
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements",
+		 name);
+	log = fixture_read(rel, len);
+	pcr_set_init(&m->pcrs, hash_algo_bank("sha256"));
+	if (tcg_log_replay(log, *len, &m->pcrs, 1, &err) != IMT_OK)
+		fail_msg("%s: %s", rel, err.msg);
+	m->pcrs.present = (1u << SOFT_AK_PCRS) - 1;
+	memset(m->pcrs.value[10], 0, sizeof(m->pcrs.value[10]));
+	m->len = m->count = m->sent = m->sent_bytes = 0;
+	assert_int_equal(pcr_set_boot_aggregate(&m->pcrs, ba, &err), IMT_OK);
+	append(m, "boot_aggregate", m->pcrs.algo, ba);
+	return log;
+}
+
+/* Policy @name from JSON @body, in force at once. */
+static void put_policy(struct tv *t, const char *name, const char *body)
+{
+	struct imt_error err;
+	struct policy *p;
+
+	p = policy_parse(name, body, strlen(body), &err);
+	if (p == NULL)
+		fail_msg("policy_parse: %s", err.msg);
+	if (db_policy_put(t->v.db, name, body, p->is_default,
+			  (const char *const *)p->sources, p->nsources,
+			  TV_NOW, &err) < 0)
+		fail_msg("db_policy_put: %s", err.msg);
+	policy_free(p);
+	policies_invalidate(&t->v);
+}
+
+/* Send what @m has not sent yet; the state it is answered with. */
+static const char *round_of(struct tv *t, struct sm *m, int64_t now)
+{
+	static struct engine_answer ans;
+
+	sm_send_ok(t, m, sm_evidence(m, NULL, 0), now, &ans);
+	return ans.verdict.state;
+}
+
+/* Fail unless the state reason of machine @id holds @text. */
+static void assert_reason(struct tv *t, const char *id, const char *text)
+{
+	char *r = reason_of(t, id);
+
+	if (strstr(r, text) == NULL)
+		fail_msg("%s: reason %s lacks %s", id, r, text);
+	free(r);
+}
+
+static void machine(struct tv *t, struct sm *m, const char *id)
+{
+	sm_new(t, m, id);
+	sm_nonce(t, m, TV_NOW);
+}
+
+/* ---- boot_aggregate ---------------------------------------------------- */
+
+/*
+ * Record 0 names the boot's PCRs 0-9 (IMA's boot_aggregate): one of
+ * another boot, or of other firmware, is refused; the right one over
+ * PCRs that are not all zero passes.
+ */
+static void test_boot_aggregate_of_another_boot(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m, ok;
+
+	(void)state;
+	machine(t, &ok, "ok");
+	boot(&ok, "sha256", 0x5a, NULL);
+	assert_string_equal(round_of(t, &ok, TV_NOW), "trusted");
+	machine(t, &m, "m1");
+	boot(&m, "sha256", 0x5a, NULL);
+	m.pcrs.value[4][0] ^= 1;	/* the firmware measured another PCR 4 */
+	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
+	assert_reason(t, "m1", "\"check\":\"boot_aggregate\"");
+	assert_int_equal(stored_of(t, "m1"), 0);
+	/* a reboot whose PCRs and record 0 agree: trusted again */
+	m.reset++;
+	boot(&m, "sha256", 0x11, NULL);
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "trusted");
+	soft_ak_free(&ok.ak);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* Record 0 with the right digest under another name: not boot_aggregate. */
+static void test_record0_not_boot_aggregate(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m;
+
+	(void)state;
+	machine(t, &m, "m1");
+	boot(&m, "sha256", 0x5a, "/usr/bin/ok");
+	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
+	assert_reason(t, "m1", "record 0 is not boot_aggregate");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* A sha1 boot_aggregate in a sha256 quote: the reason says so. */
+static void test_boot_aggregate_other_bank(void **state)
+{
+	struct tv *t = tv_new();
+	uint8_t sha1[20] = { 0 };
+	struct sm m;
+
+	(void)state;
+	machine(t, &m, "m1");
+	boot(&m, "sha256", 0, NULL);
+	m.len = m.count = 0;
+	memset(m.pcrs.value[10], 0, sizeof(m.pcrs.value[10]));
+	append(&m, "boot_aggregate", hash_algo_bank("sha1"), sha1);
+	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
+	assert_reason(t, "m1", "record 0 is a sha1 digest");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* Only record 0 is checked against the PCRs: a later "boot_aggregate" is
+ * a record like any other, judged against the references. */
+static void test_later_boot_aggregate_judged(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	machine(t, &m, "m1");
+	append_file(&m, "/usr/bin/ok", "ok");
+	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
+	append_file(&m, "boot_aggregate", "evil");
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "untrusted");
+	assert_reason(t, "m1", "\"index\":2");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- the counters -------------------------------------------------------- */
+
+/* restartCount going backwards within one resetCount: failed. */
+static void test_restart_count_backwards(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m;
+
+	(void)state;
+	machine(t, &m, "m1");
+	m.restart = 2;
+	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
+	m.restart = 1;
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
+	assert_reason(t, "m1", "\"check\":\"counters\"");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/*
+ * A TPM Restart (restartCount moved, PCRs reset) announced by evidence
+ * that goes on from the stored index: the replay from the stored PCR 10
+ * fails, so the boot starts over and the agent is asked for record 0;
+ * nothing fails.
+ */
+static void test_restart_from_stored_index(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct sm m;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	machine(t, &m, "m1");
+	append_file(&m, "/usr/bin/ok", "ok");
+	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
+	m.restart++;
+	boot(&m, "sha256", 0, NULL);
+	sm_evidence(&m, NULL, 0)->first_index = 2;
+	m.ev.records.len = 0;
+	sm_send_ok(t, &m, &m.ev, TV_NOW + 1, &ans);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_int_equal(ans.verdict.next_index, 0);
+	assert_string_equal(round_of(t, &m, TV_NOW + 2), "trusted");
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
+				       "machine_id = ?1", "m1"), 2);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- the replay ------------------------------------------------------------ */
+
+/*
+ * Records the quoted PCR 10 does not prove, the agent not saying more
+ * follows: failed, even with a backlog to hold pieces in.
+ */
+static void test_replay_mismatch_fails(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m;
+
+	(void)state;
+	t->v.backlog = backlog_new(1u << 20, 4u << 20);
+	sm_ref(t, "/usr/bin/ok", "ok");
+	machine(t, &m, "m1");
+	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
+	append_file(&m, "/usr/bin/ok", "ok");
+	m.pcrs.value[10][0] ^= 1;	/* PCR 10 extended with something else */
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
+	assert_reason(t, "m1", "\"check\":\"replay\"");
+	assert_int_equal(stored_of(t, "m1"), 1);
+	assert_int_equal(backlog_bytes(t->v.backlog), 0);
+	backlog_free(t->v.backlog);
+	t->v.backlog = NULL;
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- PCR selection and bank --------------------------------------------- */
+
+/* A quote that leaves out PCR 10 proves nothing about the list. */
+static void test_pcr10_must_be_quoted(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m;
+
+	(void)state;
+	machine(t, &m, "m1");
+	m.select = 0x3ff;		/* PCRs 0-9 */
+	append_file(&m, "/tmp/evil", "evil");
+	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
+	assert_reason(t, "m1", "\"check\":\"pcr selection\"");
+	assert_int_equal(stored_of(t, "m1"), 0);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/*
+ * The bank of a machine's first stored evidence is pinned (bank_change =
+ * deny, the default): a later boot quoted in sha1 fails; with "allow" it
+ * passes. A sha1 machine from the start is fine.
+ */
+static void test_bank_pinned(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m, s1;
+
+	(void)state;
+	assert_string_equal(t->v.cfg.bank_change, "deny");
+	machine(t, &m, "m1");
+	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
+	m.reset++;
+	boot(&m, "sha1", 0, NULL);
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
+	assert_reason(t, "m1", "\"check\":\"bank\"");
+	snprintf(t->v.cfg.bank_change, sizeof(t->v.cfg.bank_change), "allow");
+	m.sent = m.sent_bytes = 0;	/* the new boot from record 0 */
+	assert_string_equal(round_of(t, &m, TV_NOW + 2), "trusted");
+	snprintf(t->v.cfg.bank_change, sizeof(t->v.cfg.bank_change), "deny");
+	machine(t, &s1, "s1");
+	boot(&s1, "sha1", 0, NULL);
+	assert_string_equal(round_of(t, &s1, TV_NOW), "trusted");
+	s1.reset++;
+	boot(&s1, "sha256", 0, NULL);
+	assert_string_equal(round_of(t, &s1, TV_NOW + 1), "failed");
+	assert_reason(t, "s1", "pinned to sha1");
+	soft_ak_free(&m.ak);
+	soft_ak_free(&s1.ak);
+	tv_free(t);
+}
+
+/* ---- the boot policy ----------------------------------------------------- */
+
+/*
+ * "baseline": "first-boot": the log of a machine's first boot is its
+ * baseline; a new boot whose log differs (another kernel) is judged
+ * against it when its evidence arrives, and is untrusted.
+ */
+static void test_new_boot_judged_by_boot_policy(void **state)
+{
+	struct tv *t = tv_new();
+	struct wire_evidence *ev;
+	struct engine_answer ans;
+	uint8_t *first, *second;
+	size_t first_len, second_len;
+	struct sm m;
+
+	(void)state;
+	put_policy(t, "measured", "{\"machines\":[\"*\"],\"sources\":[\"*\"],"
+		   "\"boot\":{\"baseline\":\"first-boot\"}}");
+	machine(t, &m, "m1");
+	first = boot_with_log(&m, "patched-sb", &first_len);
+	ev = sm_evidence(&m, NULL, 0);
+	ev->version = 2;
+	ev->boot_log = (struct wire_blob){ first, first_len };
+	sm_send_ok(t, &m, ev, TV_NOW, &ans);
+	assert_string_equal(ans.verdict.state, "trusted");
+	m.reset++;
+	second = boot_with_log(&m, "stock-sb", &second_len);
+	ev = sm_evidence(&m, NULL, 0);
+	ev->version = 2;
+	ev->boot_log = (struct wire_blob){ second, second_len };
+	sm_send_ok(t, &m, ev, TV_NOW + 1, &ans);
+	assert_string_equal(ans.verdict.state, "untrusted");
+	assert_reason(t, "m1", "\"rule\":\"baseline\"");
+	free(first);
+	free(second);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/* ---- the machine ----------------------------------------------------------- */
+
+/* A pending machine's evidence is verified, but nothing is stored. */
+static void test_pending_stores_nothing(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct imt_error err;
+	struct sm m;
+
+	(void)state;
+	machine(t, &m, "p");
+	pthread_mutex_lock(&t->v.lock);
+	assert_int_equal(engine_transition(&t->v, "p", DB_STATE_ENROLLING,
+					   TR_ACTIVATED_UNVOUCHED,
+					   "{\"check\":\"test\"}", TV_NOW,
+					   NULL, &err), 1);
+	pthread_mutex_unlock(&t->v.lock);
+	assert_int_equal(tv_state(t, "p"), DB_STATE_PENDING);
+	assert_int_equal(sm_send(t, &m, sm_evidence(&m, NULL, 0), TV_NOW,
+				 &ans), ENGINE_PENDING);
+	assert_int_equal(ans.verdict.nonce_len, 0);
+	assert_int_equal(tv_state(t, "p"), DB_STATE_PENDING);
+	assert_int_equal(stored_of(t, "p"), 0);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/*
+ * A machine whose row holds an AK but was never activated (its TPM never
+ * proved it holds the EK): its quotes are refused, nothing is stored.
+ */
+static void test_not_activated_refused(void **state)
+{
+	struct tv *t = tv_new();
+	struct db_machine_new n = { 0 };
+	struct engine_answer ans;
+	uint8_t fpr[DB_FPR_SIZE] = { 1 };
+	struct imt_error err;
+	struct sm m;
+
+	(void)state;
+	machine(t, &m, "m1");
+	/* a second row with m1's AK, as enrollment left it: not activated */
+	n = (struct db_machine_new){
+		.id = "m2",
+		.ek_pub = m.ak.pub, .ek_pub_len = m.ak.pub_len,
+		.ek_fpr = fpr,
+		.ak_pub = m.ak.pub, .ak_pub_len = m.ak.pub_len,
+		.ak_name = m.ak.name, .ak_name_len = m.ak.name_len,
+		.state = DB_STATE_ENROLLING,
+	};
+	if (db_machine_create(t->v.db, &n, TV_NOW, &err) < 0)
+		fail_msg("m2: %s", err.msg);
+	engine_nonce(&t->v, "m2", TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_NOT_ACTIVATED);
+	snprintf(m.id, sizeof(m.id), "m2");
+	engine_evidence(&t->v, sm_evidence(&m, NULL, 0), TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_NOT_ACTIVATED);
+	assert_int_equal(ans.verdict.nonce_len, 0);
+	assert_int_equal(stored_of(t, "m2"), 0);
+	assert_int_equal(tv_state(t, "m2"), DB_STATE_ENROLLING);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+/*
+ * Failed evidence in an untrusted boot does not wash it: the next clean
+ * evidence of the same boot finds the earlier unacceptable record and
+ * the machine is untrusted, not trusted.
+ */
+static void test_failed_keeps_untrusted(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct sm m;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	machine(t, &m, "m1");
+	append_file(&m, "/tmp/evil", "evil");
+	assert_string_equal(round_of(t, &m, TV_NOW), "untrusted");
+	/* the TPM-signed quote over a list altered in transit: failed */
+	append_file(&m, "/usr/bin/ok", "ok");
+	sm_evidence(&m, NULL, 0);
+	((uint8_t *)m.ev.records.data)[m.ev.records.len - 2] ^= 1;
+	sm_send_ok(t, &m, &m.ev, TV_NOW + 1, &ans);
+	assert_string_equal(ans.verdict.state, "failed");
+	((uint8_t *)m.ev.records.data)[m.ev.records.len - 2] ^= 1;
+	assert_string_equal(round_of(t, &m, TV_NOW + 2), "untrusted");
+	assert_reason(t, "m1", "/tmp/evil");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_boot_aggregate_of_another_boot),
+		cmocka_unit_test(test_record0_not_boot_aggregate),
+		cmocka_unit_test(test_boot_aggregate_other_bank),
+		cmocka_unit_test(test_later_boot_aggregate_judged),
+		cmocka_unit_test(test_restart_count_backwards),
+		cmocka_unit_test(test_restart_from_stored_index),
+		cmocka_unit_test(test_replay_mismatch_fails),
+		cmocka_unit_test(test_pcr10_must_be_quoted),
+		cmocka_unit_test(test_bank_pinned),
+		cmocka_unit_test(test_new_boot_judged_by_boot_policy),
+		cmocka_unit_test(test_pending_stores_nothing),
+		cmocka_unit_test(test_not_activated_refused),
+		cmocka_unit_test(test_failed_keeps_untrusted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

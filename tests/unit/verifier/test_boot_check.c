@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_boot_check.c - boot_check_evidence(): a firmware event log passes
+ * only when its replay gives every quoted PCR 0-9 (the PCRs IMA's
+ * boot_aggregate covers: firmware, boot loader, kernel command line), and
+ * whatever PCR 10 holds (IMA's, not the firmware's). test_engine.c stands
+ * in for this check at link time, so it is tested here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../proto/eventlog_build.h"
+#include "boot_check.h"
+
+#define EV_IPL 0x0000000d
+
+static struct elb b;
+
+/* A log of a separator into each of PCRs 0-9 and a command line into 9;
+ * @quoted gets the sha256 PCRs it leaves, computed event by event. */
+static void make_log(struct pcr_set *quoted)
+{
+	static const char cmdline[] = "root=/dev/vda1 ima_policy=tcb";
+	uint8_t d[32], sep[4] = { 0 };
+	int i;
+
+	pcr_set_init(quoted, hash_algo_bank("sha256"));
+	quoted->present = 0x7ff;
+	elb_open_default(&b);
+	for (i = 0; i < 10; i++) {
+		elb_separator(&b, (uint32_t)i, 0);
+		elb_hash(0x000b, 32, sep, sizeof(sep), d);
+		elb_extend("sha256", quoted->value[i], d, 32);
+	}
+	elb_event(&b, 9, EV_IPL, cmdline, sizeof(cmdline));
+	elb_hash(0x000b, 32, cmdline, sizeof(cmdline), d);
+	elb_extend("sha256", quoted->value[9], d, 32);
+	memset(quoted->value[10], 0x10, 32);
+}
+
+static enum imt_result check(const struct pcr_set *quoted, char *reason)
+{
+	return boot_check_evidence(b.buf, b.len, quoted, reason, 256);
+}
+
+static void test_every_pcr_0_to_9(void **state)
+{
+	struct pcr_set quoted;
+	char reason[256] = "";
+	int i;
+
+	(void)state;
+	make_log(&quoted);
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	/* a quoted PCR 0-9 the log does not give: refused, whichever */
+	for (i = 0; i < 10; i++) {
+		quoted.value[i][31] ^= 1;
+		reason[0] = '\0';
+		assert_int_not_equal(check(&quoted, reason), IMT_OK);
+		assert_non_null(strstr(reason, "disagrees with the quote"));
+		quoted.value[i][31] ^= 1;
+	}
+	/* PCR 10 is IMA's: the firmware log says nothing of it */
+	quoted.value[10][0] ^= 1;
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+}
+
+/* An event whose sha256 digest changed is no longer that boot's. */
+static void test_changed_log(void **state)
+{
+	/* the command line event's sha256 digest ends before its size and
+	 * its data: the last event of the log */
+	const size_t at = sizeof("root=/dev/vda1 ima_policy=tcb") + 4 + 1;
+	struct pcr_set quoted;
+	char reason[256] = "";
+
+	(void)state;
+	make_log(&quoted);
+	b.buf[b.len - at] ^= 1;
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	assert_non_null(strstr(reason, "disagrees with the quote"));
+	b.buf[b.len - at] ^= 1;
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_pcr_0_to_9),
+		cmocka_unit_test(test_changed_log),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
