@@ -36,17 +36,16 @@ static int has_bank(const uint8_t *log, size_t len, uint16_t alg)
 }
 
 /* The @k-th event (from 0) of PCR @pcr in @log, into @ev: 1 found, 0 not,
- * -1 a bad log. */
-static int nth_event(const uint8_t *log, size_t len, uint32_t pcr,
-		     size_t k, struct tcg_event *ev)
+ * -1 a bad log. @ev's digests point into @l, which must outlive it. */
+static int nth_event(struct tcg_log *l, const uint8_t *log, size_t len,
+		     uint32_t pcr, size_t k, struct tcg_event *ev)
 {
-	struct tcg_log l;
 	size_t seen = 0;
 
-	if (tcg_log_open(&l, log, len, NULL) != IMT_OK)
+	if (tcg_log_open(l, log, len, NULL) != IMT_OK)
 		return -1;
-	while (!tcg_log_done(&l)) {
-		if (tcg_log_next(&l, ev, NULL) != IMT_OK)
+	while (!tcg_log_done(l)) {
+		if (tcg_log_next(l, ev, NULL) != IMT_OK)
 			return -1;
 		if (ev->index == 0 || ev->pcr != pcr)
 			continue;
@@ -118,13 +117,15 @@ static int name_event(const char *policy, const uint8_t *log, size_t len,
 		      struct imt_error *err)
 {
 	char cur[2 * HASH_ALGO_MAX_SIZE + 16], was[sizeof(cur)];
+	/* an event's digests point into its cursor: both live as long */
+	struct tcg_log l, bl;
 	struct tcg_event ev, bev;
 	size_t k;
 	int rc, brc;
 
 	for (k = 0;; k++) {
-		rc = nth_event(log, len, (uint32_t)pcr, k, &ev);
-		brc = nth_event(base, base_len, (uint32_t)pcr, k, &bev);
+		rc = nth_event(&l, log, len, (uint32_t)pcr, k, &ev);
+		brc = nth_event(&bl, base, base_len, (uint32_t)pcr, k, &bev);
 		if (rc < 0 || brc < 0)
 			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 					     IMT_NO_POS, "boot baseline: a "

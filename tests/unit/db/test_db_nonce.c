@@ -152,12 +152,13 @@ static void test_one_outstanding(void **state)
 
 static void test_other_machine(void **state)
 {
-	uint8_t n[20], next[32], other[32];
+	uint8_t n[20], next[32], other[32], again[32];
 	struct imt_error err;
 	struct tdb t;
 
 	(void)state;
 	memset(n, 7, sizeof(n));
+	memset(again, 6, sizeof(again));
 	memset(next, 8, sizeof(next));
 	memset(other, 9, sizeof(other));
 	tdb_new(&t);
@@ -176,7 +177,7 @@ static void test_other_machine(void **state)
 					T_NOW + 30, &err), 0);
 	assert_int_equal(renew(&t, "m2", next, sizeof(next), other, T_NOW),
 			 DB_NONCE_UNKNOWN);
-	assert_int_equal(renew(&t, "m1", next, sizeof(next), n, T_NOW),
+	assert_int_equal(renew(&t, "m1", next, sizeof(next), again, T_NOW),
 			 DB_NONCE_OK);
 	tdb_remove(&t);
 }
