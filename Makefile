@@ -331,7 +331,8 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBAGENT) $(LIBDAEMON) \
 
 # Host integration tests: real swtpm on free loopback ports, tpm2-tools.
 check-integration: all $(TOOL_BINS)
-	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools tests/run-suite.sh \
+	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
+		IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh \
 		check-integration $(INTEGRATION_TESTS)
 
 # The integration tests whose verifier stores anything, again with the
