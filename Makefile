@@ -494,6 +494,16 @@ $(BUILD)/bin/bench-import-latency: \
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
+# A machine's records explained among ~250,000 references (issue #33).
+$(BUILD)/bin/bench-explain: $(BUILD)/tests/bench/bench_explain.o \
+		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
+
+.PHONY: bench-explain
+bench-explain: $(BUILD)/bin/bench-explain
+	@tests/bench/explain
+
 # import_deb_files() over the apt cache against sha256sum (issue #11).
 $(BUILD)/bin/bench-deb-import: $(BUILD)/tests/bench/bench_deb_import.o \
 		$(LIBVERIFIER) $(LIBDAEMON) $(LIBIMATRUST)

@@ -328,9 +328,10 @@ struct db_ref_cache_stats {
 void db_ref_cache_stats(struct db *db, struct db_ref_cache_stats *out);
 /**
  * db_ref_origin() - which source of @policy vouches for (@path, @digest):
- * the newest one naming exactly that pair; with @any_path also one
- * naming the digest for another path; with @conffile one naming the
- * path as a conffile. *@found = 0 when none does.
+ * the newest one naming exactly that pair; when none does, with
+ * @any_path one naming the digest for another path, with @conffile one
+ * naming the path as a conffile (both: the newer source of the two).
+ * *@found = 0 when none does. Every statement finds its rows by key.
  */
 int db_ref_origin(struct db *db, const char *policy, const char *path,
 		  const char *algo, const uint8_t *digest, size_t digest_len,

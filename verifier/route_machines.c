@@ -6,6 +6,7 @@
  *	GET  /v1/machines/{id}			one machine and its boot
  *	GET  /v1/machines/{id}/events?after=&limit=
  *	GET  /v1/machines/{id}/records?from=&limit=&verdict=
+ *						(RECORDS_EXPLAIN_MAX a page)
  *	POST /v1/machines/{id}/approve		let a pending machine in,
  *						naming its EK fingerprint
  *
@@ -33,6 +34,12 @@
  * short, with "next" where the scan stopped.
  */
 #define RECORDS_SCAN_MAX 100000
+/*
+ * Records one page explains at most (accepted_by: reference lookups per
+ * record, under v->lock; issue #33): a larger ?limit= gets a page this
+ * long, with "next" and "truncated": true while more records follow.
+ */
+#define RECORDS_EXPLAIN_MAX 200
 #define CERT_NAME_MAX 512	/* bytes of a certificate subject shown */
 
 /* What network access control should do: transition.c's table. */
@@ -451,12 +458,15 @@ void route_machines_records(void *ctx, const struct http_request *req,
 	struct imt_error err;
 	struct db_machine m;
 	struct db_boot boot;
-	int has_boot = 0, rc = 0;
+	int has_boot = 0, rc = 0, capped;
 
 	if (auth_operator(v, req, res, name) < 0 ||
 	    rest_query_limit(req, res, &rp.limit) < 0 ||
 	    rest_query_uint(req, res, "from", 0, INT64_MAX, &from) < 0)
 		goto out;
+	capped = rp.limit > RECORDS_EXPLAIN_MAX;
+	if (capped)
+		rp.limit = RECORDS_EXPLAIN_MAX;
 	if (verdict != NULL && db_verdict_parse(verdict, &rp.want) < 0) {
 		http_error(res, 400, "?verdict=: want known, unknown, "
 			   "mismatch, violation, excluded, signed or "
@@ -484,11 +494,13 @@ void route_machines_records(void *ctx, const struct http_request *req,
 		goto out;
 	}
 	rest_reply(res, 200, rp.pg.oom ? NULL :
-		   json_pack("{s:s,s:o,s:O,s:o}", "machine", req->params[0],
-			     "boot_id", has_boot ? json_integer(boot.id) :
-			     json_null(), "records", rp.pg.rows, "next",
+		   json_pack("{s:s,s:o,s:O,s:o,s:b}", "machine",
+			     req->params[0], "boot_id", has_boot ?
+			     json_integer(boot.id) : json_null(),
+			     "records", rp.pg.rows, "next",
 			     next != UINT64_MAX ?
-			     json_integer((json_int_t)next) : json_null()));
+			     json_integer((json_int_t)next) : json_null(),
+			     "truncated", capped && next != UINT64_MAX));
 out:
 	copies_free(&rp, rp.limit);
 	json_decref(rp.pg.rows);

@@ -12,7 +12,8 @@ token is refused and shows nothing; the right one shows the fleet; an
 unknown file turns web-1 untrusted on the page within seconds; evil-1's
 paths of HTML and script show as literal text and run nothing; a
 reference is added, a removal cancelled and a pending machine approved
-through the in-page dialog.
+through the in-page dialog; an idle machine view reads its records again
+only when the machine says they may have changed.
 """
 import json
 import os
@@ -343,6 +344,17 @@ def run(driver):
     ok(["/usr/bin/evil", "dir-tree:manual"] in accepted and
        ["/usr/bin/tool", "dir-tree:image"] in accepted,
        "... and each record names the source that accepted it", accepted)
+
+    # --- an idle machine view reads its records only when they may have
+    # changed (issue #33: each read explains every record listed) --------
+    time.sleep(3)   # the read the filter's change asked for, and any
+    js(driver, "performance.clearResourceTimings();")   # still under way
+    time.sleep(4)
+    reads = js(driver, """const r = performance.getEntriesByType('resource');
+        return [r.filter((e) => e.name.endsWith('/v1/machines/web-1')).length,
+                r.filter((e) => e.name.includes('/records')).length];""")
+    ok(reads[0] >= 2 and reads[1] == 0, "an idle machine view polls the "
+       "machine every second and reads no records meanwhile", reads)
 
     # --- approve the pending machine ---------------------------------------
     ok(open_machine(driver, "pend-1") == "pending",

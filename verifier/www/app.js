@@ -6,8 +6,9 @@
  * The page holds no data of its own. With the operator's bearer token
  * (kept in this tab's sessionStorage, sent only as the Authorization
  * header) it polls GET /v1/machines every second and, for the machine
- * opened, GET /v1/machines/{id}, /events, /records and the policy; its
- * actions are the API's: approve, remove, add a reference.
+ * opened, GET /v1/machines/{id}, /events and the policy, and /records
+ * when those say the records may have changed (RECORDS_MS); its actions
+ * are the API's: approve, remove, add a reference.
  *
  * THE RULE OF THIS FILE: every value that comes from the API (machine
  * ids, paths, digests, reasons, certificate names, policy text: a
@@ -24,6 +25,12 @@
 (function () {
 	const KEY = 'imatrust-token';
 	const POLL_MS = 1000;		/* the fleet, and the machine opened */
+	/* The records of the machine opened are read again when its boot,
+	 * record count, state, reason, events, policy or the filter moved,
+	 * and at least this often: a reference imported or withdrawn can
+	 * change what accepted a record and nothing else shows it. Each
+	 * record read is explained by the verifier (issue #33). */
+	const RECORDS_MS = 30000;
 	const STATES = ['trusted', 'untrusted', 'failed', 'pending',
 			'enrolling', 'stale'];
 	/* what "not known" shows: the verdicts the API filters that a
@@ -285,7 +292,8 @@
 
 	function openMachine(id) {
 		view = { id, events: [], after: null, policy: null,
-			 policyName: null, busy: false, shown: '' };
+			 policyName: null, busy: false, shown: '',
+			 recs: null, recsKey: '', recsAt: 0 };
 		for (const t of ['m-events', 'm-records', 'm-boots'])
 			$(t).replaceChildren();
 		facts($('m-facts'), []);
@@ -323,6 +331,30 @@
 		return { records, more };
 	}
 
+	/* What the records shown depend on, but for the references. */
+	function recordsKey(v, d) {
+		const b = d.boot;
+
+		return JSON.stringify([b ? [b.id, b.next_record_index] : null,
+				       d.machine.state, d.machine.state_reason,
+				       v.events.length, d.policy,
+				       $('m-filter').value]);
+	}
+
+	/* The records, read again only when recordsKey() moved or they
+	 * are RECORDS_MS old (or were dropped: v.recs = null). */
+	async function records(v, d) {
+		const key = recordsKey(v, d);
+
+		if (v.recs === null || key !== v.recsKey ||
+		    Date.now() - v.recsAt >= RECORDS_MS) {
+			v.recs = await fetchRecords(v.id);
+			v.recsKey = key;
+			v.recsAt = Date.now();
+		}
+		return v.recs;
+	}
+
 	async function refreshMachine() {
 		if (view === null || view.busy)
 			return;
@@ -342,7 +374,7 @@
 					v.after = page.events[
 						page.events.length - 1].id;
 			} while (page.next !== null);
-			const recs = await fetchRecords(v.id);
+			const recs = await records(v, d);
 			if (v.policyName !== d.policy) {
 				v.policy = await api('GET', '/v1/policies/' +
 						     enc(d.policy));
@@ -498,6 +530,8 @@
 			(r) => {
 				notice('Approved ' + r.machine.id + ' (by ' +
 				       r.approved_by + ')');
+				if (view !== null)
+					view.recs = null;
 				refreshMachine().catch(handleError);
 			});
 	}
@@ -537,6 +571,8 @@
 				notice('Reference added: ' + res.added +
 				       ' stored, ' + res.machines_now_trusted +
 				       ' machine(s) now trusted');
+				if (view !== null)
+					view.recs = null;
 				refreshMachine().catch(handleError);
 			});
 	}
@@ -618,8 +654,10 @@
 	$('back').addEventListener('click', closeMachine);
 	$('m-filter').addEventListener('change', () => {
 		$('m-records').replaceChildren();
-		if (view !== null)
+		if (view !== null) {
 			view.shown = '';
+			view.recs = null;
+		}
 		refreshMachine().catch(handleError);
 	});
 	if (token())

@@ -348,6 +348,66 @@ static void test_paging_over_https(void **state)
 	json_decref(a);
 }
 
+/* GET .../records?limit=&from=: @n records, next (-1: null), truncated. */
+static void assert_records_page(struct tv *t, const char *query, size_t n,
+				json_int_t next, int truncated)
+{
+	char path[128];
+	json_t *a, *r;
+	long status;
+
+	snprintf(path, sizeof(path), "/v1/machines/node-a/records?%s", query);
+	a = tv_get(t, "GET", path, NULL, &status);
+	assert_int_equal(status, 200);
+	assert_int_equal(json_array_size(json_object_get(a, "records")), n);
+	if (next < 0)
+		assert_true(json_is_null(json_object_get(a, "next")));
+	else
+		assert_int_equal(json_integer_value(json_object_get(a, "next")),
+				 next);
+	assert_int_equal(json_is_true(json_object_get(a, "truncated")),
+			 truncated);
+	/* every record of the page is explained, the last one too */
+	r = json_array_get(json_object_get(a, "records"), n - 1);
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(r, "accepted_by"), "source")), "dir-tree:t");
+	json_decref(a);
+}
+
+/*
+ * A page explains at most RECORDS_EXPLAIN_MAX (200) records (issue #33):
+ * a larger ?limit= gets 200, "next" and "truncated"; paging on from
+ * there lists the rest.
+ */
+static void test_records_explain_cap(void **state)
+{
+	static char paths[450][32];
+	static struct tv_record recs[450];
+	const struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
+					   .name = "t" };
+	struct tv *t = *state;
+	struct imt_error err;
+	uint8_t d[32];
+	size_t i;
+
+	for (i = 0; i < 450; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "/usr/bin/p%zu", i);
+		recs[i] = (struct tv_record){ paths[i], (uint8_t)i,
+					      DB_VERDICT_KNOWN };
+		tv_digest((uint8_t)i, d);
+		assert_int_equal(db_ref_add(t->v.db, &src, paths[i], "sha256",
+					    d, 32, TV_NOW, &err), 0);
+	}
+	tv_serve(t);
+	tv_boot(t, "node-a", recs, 450);
+	assert_records_page(t, "limit=1000", 200, 200, 1);
+	assert_records_page(t, "limit=1000&from=200", 200, 400, 1);
+	assert_records_page(t, "limit=1000&from=400", 50, -1, 0);
+	/* the cap itself, or less, truncates nothing */
+	assert_records_page(t, "limit=200", 200, 200, 0);
+	assert_records_page(t, "limit=10&from=5", 10, 15, 0);
+}
+
 static void test_bad_queries(void **state)
 {
 	static const char *const bad[] = {
@@ -394,6 +454,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_paging_over_https, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_records_explain_cap,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_queries, setup,
 						teardown),
 	};
