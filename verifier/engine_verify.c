@@ -11,7 +11,10 @@
  *     replay of the whole list to the quoted PCR 10, boot_aggregate, the
  *     firmware event log against PCRs 0-9 (attest.h with ->whole);
  *  3. under the lock: every record judged, the policy's "boot" section
- *     on the log: read-only lookups.
+ *     on the log: read-only lookups, VERIFY_PAGE records a hold of the
+ *     lock, so a 45,000-record list keeps agents' evidence waiting for
+ *     one page at most. A policy changed between two pages judges the
+ *     later ones; one removed ends the check with "unknown policy".
  *
  * No transaction, no row: the one thing that moves is a counter. Freshness
  * is the caller's: the verifier checks the quote answers the nonce the
@@ -26,6 +29,8 @@
 #include "engine_internal.h"
 #include "policies.h"
 #include "tpm_public.h"
+
+#define VERIFY_PAGE 256	/* records judged per hold of v->lock */
 
 static const char *const check_names[ENGINE_CHECK_COUNT] = {
 	[ENGINE_CHECK_AK] = "ak",
@@ -211,19 +216,16 @@ static void add_reason(struct engine_verify *out, const char *reason)
 			 reason);
 }
 
-/* Step 3 (v->lock held): every record, then the boot, under @p. */
-static int judge_all(struct verifier *v, const struct policy *p,
-		     const struct wire_bundle *b, struct attest *a,
-		     struct engine_verify *out, struct imt_error *err)
+/* Step 3 (v->lock held): records [@from, @to) under @p. */
+static int judge_page(struct verifier *v, const struct policy *p,
+		      struct attest *a, size_t from, size_t to,
+		      struct engine_verify *out, struct imt_error *err)
 {
-	const struct wire_blob *log = &b->ev.boot_log;
 	char reason[JUDGE_REASON_MAX];
 	enum db_verdict verdict;
-	int ok;
 	size_t i;
 
-	out->records = a->n;
-	for (i = 0; i < a->n; i++) {
+	for (i = from; i < to; i++) {
 		if (judge_record(v, p, &a->in[i], &verdict, err) < 0)
 			return -1;
 		out->verdicts[verdict]++;
@@ -234,6 +236,18 @@ static int judge_all(struct verifier *v, const struct policy *p,
 			     reason);
 		add_reason(out, reason);
 	}
+	return 0;
+}
+
+/* Step 3's end (v->lock held): the boot under @p, and the state. */
+static int judge_end(struct verifier *v, const struct policy *p,
+		     const struct wire_bundle *b, struct engine_verify *out,
+		     struct imt_error *err)
+{
+	const struct wire_blob *log = &b->ev.boot_log;
+	char reason[JUDGE_REASON_MAX];
+	int ok;
+
 	out->checks[ENGINE_CHECK_RECORDS] = out->unacceptable > 0 ?
 		ENGINE_CHECK_FAIL : ENGINE_CHECK_PASS;
 	if (judge_boot_log_data(v, p, log->len > 0 ? log->data : NULL,
@@ -256,13 +270,31 @@ static void judge_locked(struct verifier *v, const struct wire_bundle *b,
 {
 	const struct policy *p;
 	struct imt_error err;
+	size_t from = 0, to;
+	int rc;
 
-	pthread_mutex_lock(&v->lock);
-	p = policy_of(v, b);	/* again: it may have gone meanwhile */
-	if (p == NULL)
-		unknown_policy(b, ans);
-	else if (judge_all(v, p, b, a, out, &err) < 0)
-		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
+	out->records = a->n;
+	for (;;) {
+		pthread_mutex_lock(&v->lock);
+		p = policy_of(v, b);	/* again: it may have gone meanwhile */
+		if (p == NULL) {
+			unknown_policy(b, ans);
+			break;
+		}
+		to = a->n - from > VERIFY_PAGE ? from + VERIFY_PAGE : a->n;
+		rc = judge_page(v, p, a, from, to, out, &err);
+		if (rc == 0 && to == a->n)
+			rc = judge_end(v, p, b, out, &err);
+		if (rc < 0) {
+			engine_answer_set(ans, ENGINE_STORAGE, "storage: %s",
+					  err.msg);
+			break;
+		}
+		if (to == a->n)
+			break;
+		pthread_mutex_unlock(&v->lock);
+		from = to;
+	}
 	pthread_mutex_unlock(&v->lock);
 }
 

@@ -377,6 +377,40 @@ static void test_bad_requests(void **state)
 }
 
 /* Nothing of any of it is stored: every table as it was. */
+/*
+ * A list longer than a page of the judging (VERIFY_PAGE, 256: the lock
+ * is let go between pages): every page judged, the unknown records on
+ * the second and third pages named, the counts those of the whole list.
+ */
+static void test_paged(void **state)
+{
+	struct fx *f = *state;
+	struct bend given = { 0 };
+	char path[32], content[32], want[2][32];
+	json_t *j, *r;
+	size_t i;
+
+	for (i = 0; i < 600; i++) {
+		snprintf(path, sizeof(path), "/usr/bin/p%zu", i);
+		snprintf(content, sizeof(content), "c%zu", i);
+		sm_measure(&f->m, path, content);
+		if (i != 300 && i != 590)
+			sm_ref(f->t, path, content);
+	}
+	j = verify(f, &given, "untrusted");
+	assert_int_equal(records(j, "total"), 602);
+	assert_int_equal(records(j, "known"), 599);
+	assert_int_equal(records(j, "unknown"), 2);
+	r = json_object_get(j, "reasons");
+	assert_int_equal(json_array_size(r), 2);
+	snprintf(want[0], sizeof(want[0]), "/usr/bin/p300");
+	snprintf(want[1], sizeof(want[1]), "/usr/bin/p590");
+	for (i = 0; i < 2; i++)
+		assert_string_equal(json_string_value(json_object_get(
+			json_array_get(r, i), "path")), want[i]);
+	json_decref(j);
+}
+
 static void test_stores_nothing(void **state)
 {
 	struct fx *f = *state;
@@ -403,6 +437,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_paged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stores_nothing, setup,
 						teardown),
 	};
