@@ -192,7 +192,7 @@ static int open_challenge(struct verifier *v, struct db_challenge *ch,
 	enum db_open_result r = DB_OPEN_FULL;
 	struct db_identity w;
 	struct imt_error err;
-	int rc = -1;
+	int rc = -1, vouched;
 
 	enroll_fpr_hex(ch->ek_fpr, fpr);
 	pthread_mutex_lock(&v->lock);
@@ -208,8 +208,11 @@ static int open_challenge(struct verifier *v, struct db_challenge *ch,
 		atomic_fetch_add(&v->metrics.enroll_unregistered, 1);
 		goto out;
 	}
-	if (db_challenge_open(v->db, ch, ch->ek_chained || w.registered ||
-			      w.machine, &lim, ch->created_at, &r, &err) < 0)
+	vouched = ch->ek_chained || w.registered || w.machine;
+	if (!vouched)
+		ch->expires_at = ch->created_at + ENROLL_UNVOUCHED_TTL;
+	if (db_challenge_open(v->db, ch, vouched, &lim, ch->created_at, &r,
+			      &err) < 0)
 		goto storage;
 	if (r == DB_OPEN_FULL || r == DB_OPEN_EK_FULL) {
 		refuse_cap(v, r, res);

@@ -177,6 +177,10 @@ static void test_flood_creates_nothing(void **state)
 	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 0);
 	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"),
 			 MAX_OPEN);
+	/* made-up EKs hold their slots for ENROLL_UNVOUCHED_TTL only */
+	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments "
+				     "WHERE expires_at - created_at = 60"),
+			 MAX_OPEN);
 	assert_int_equal(atomic_load(&f->t->v.metrics.enroll_cap),
 			 4 * MAX_OPEN);
 	/* the metrics say so */
@@ -230,6 +234,9 @@ static void test_vouched_evicts_at_cap(void **state)
 	assert_int_equal(atomic_load(&f->t->v.metrics.enroll_evicted), 1);
 	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"),
 			 MAX_OPEN);
+	/* a vouched challenge keeps the whole ENROLL_CHALLENGE_TTL */
+	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments "
+				     "WHERE expires_at - created_at = 300"), 1);
 }
 
 static void test_per_ek_cap(void **state)
