@@ -126,28 +126,33 @@ static void peer_release(struct http_peers *p, struct http_peer *e)
 	free(e);
 }
 
+/* May one more connection come from @e (NULL: none yet)? Counts a no. */
+static int admit_locked(struct http_peers *p, const struct http_peer *e)
+{
+	unsigned int held = e != NULL ? e->conns : 0;
+	unsigned int reserve = p->lim.max_conns / HTTP_CONN_RESERVE_DIV;
+
+	if (p->lim.per_addr != 0 && held >= p->lim.per_addr) {
+		atomic_fetch_add(&p->stats->conn_per_addr, 1);
+		return -1;
+	}
+	if (p->nconns + reserve >= p->lim.max_conns &&
+	    held >= HTTP_FEW_CONNS) {
+		/* the last slots are for addresses that hold few */
+		atomic_fetch_add(&p->stats->conn_reserved, 1);
+		return -1;
+	}
+	return 0;
+}
+
 int http_peers_admit(struct http_peers *p, const struct sockaddr *addr)
 {
 	unsigned char key[PEER_KEY_MAX];
 	size_t len = peer_key(addr, key);
-	unsigned int held = 0, reserve = p->lim.max_conns /
-					 HTTP_CONN_RESERVE_DIV;
-	struct http_peer *e;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&p->lock);
-	e = len > 0 ? peer_find(p, key, len, 0) : NULL;
-	if (e != NULL)
-		held = e->conns;
-	if (p->lim.per_addr != 0 && held >= p->lim.per_addr) {
-		atomic_fetch_add(&p->stats->conn_per_addr, 1);
-		rc = -1;
-	} else if (p->nconns + reserve >= p->lim.max_conns &&
-		   held >= HTTP_FEW_CONNS) {
-		/* the last slots are for addresses that hold few */
-		atomic_fetch_add(&p->stats->conn_reserved, 1);
-		rc = -1;
-	}
+	rc = admit_locked(p, len > 0 ? peer_find(p, key, len, 0) : NULL);
 	pthread_mutex_unlock(&p->lock);
 	return rc;
 }
@@ -167,6 +172,14 @@ struct http_conn *http_peers_open(struct http_peers *p,
 	atomic_store(&c->phase, HTTP_PHASE_HEADERS);
 	pthread_mutex_lock(&p->lock);
 	c->peer = len > 0 ? peer_find(p, key, len, 1) : NULL;
+	/*
+	 * Asked again: workers accept at once, and each may have let one
+	 * in past http_peers_admit() before the other's was counted.
+	 */
+	if (admit_locked(p, c->peer) < 0) {
+		atomic_store(&c->closing, 1);
+		shutdown(fd, SHUT_RDWR);
+	}
 	if (c->peer != NULL)
 		c->peer->conns++;
 	c->next = p->conns;

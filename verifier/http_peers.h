@@ -84,6 +84,8 @@ int http_peers_admit(struct http_peers *p, const struct sockaddr *addr);
 /*
  * A connection from @addr on @fd started: counted for its address,
  * watched by the sweep with @deadline (ms). NULL when out of memory.
+ * One http_peers_admit() should not have let in (another worker's came
+ * first) is shut down at once, and counted.
  */
 struct http_conn *http_peers_open(struct http_peers *p,
 				  const struct sockaddr *addr, int fd,
