@@ -353,6 +353,95 @@ drop:
 	body_drop(s, st);
 }
 
+/*
+ * The con_cls on_uri() gives a request whose target holds "%2F" or
+ * "%00": libmicrohttpd decodes the path before routing, into a '/' the
+ * route table never saw or the end of the string.
+ */
+static char bad_target;
+
+/* Does @uri, as the client sent it, hold an encoded '/' or NUL? */
+static int target_smuggles(const char *uri)
+{
+	const char *p;
+	int in_path = 1;
+
+	for (p = uri; *p != '\0'; p++) {
+		if (*p == '?')
+			in_path = 0;
+		if (*p != '%' || p[1] == '\0')
+			continue;
+		if (p[1] == '0' && p[2] == '0')
+			return 1;
+		if (in_path && p[1] == '2' && (p[2] == 'f' || p[2] == 'F'))
+			return 1;
+	}
+	return 0;
+}
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)cls;
+	(void)conn;
+	return target_smuggles(uri) ? &bad_target : NULL;
+}
+
+/* What header_one() found of the headers. */
+struct header_scan {
+	const char *length;	/* the first Content-Length */
+	size_t length_len;
+	int lengths_differ;
+	int bad_byte;		/* a CR in a name or value, or a NUL
+				 * libmicrohttpd counted in its length */
+};
+
+static enum MHD_Result header_one(void *cls, enum MHD_ValueKind kind,
+				  const char *key, size_t key_size,
+				  const char *value, size_t value_size)
+{
+	struct header_scan *hs = cls;
+
+	(void)kind;
+	if (memchr(key, '\r', key_size) != NULL ||
+	    strlen(key) != key_size || (value != NULL &&
+	    (memchr(value, '\r', value_size) != NULL ||
+	     strlen(value) != value_size)))
+		hs->bad_byte = 1;
+	if (value == NULL ||
+	    strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+		return MHD_YES;
+	if (hs->length == NULL) {
+		hs->length = value;
+		hs->length_len = value_size;
+	} else if (hs->length_len != value_size ||
+		   memcmp(hs->length, value, value_size) != 0) {
+		hs->lengths_differ = 1;
+	}
+	return MHD_YES;
+}
+
+/*
+ * Requests two readers could read two ways: a target with an encoded
+ * '/' or NUL, Content-Length headers that differ, a CR inside a header.
+ * Refused 400 before routing.
+ */
+static void check_request(struct request_state *st,
+			  struct MHD_Connection *conn, int bad_uri)
+{
+	struct header_scan hs = { 0 };
+
+	MHD_get_connection_values_n(conn, MHD_HEADER_KIND, header_one, &hs);
+	if (bad_uri)
+		refuse(st, MHD_HTTP_BAD_REQUEST,
+		       "an encoded '/' or NUL in the request target");
+	else if (hs.lengths_differ)
+		refuse(st, MHD_HTTP_BAD_REQUEST,
+		       "Content-Length headers that differ");
+	else if (hs.bad_byte)
+		refuse(st, MHD_HTTP_BAD_REQUEST,
+		       "a CR or NUL byte inside a header");
+}
+
 /* The connection's record, set by on_connection(); NULL if none. */
 static struct http_conn *conn_of(struct MHD_Connection *conn)
 {
@@ -397,6 +486,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 				  const char *url, const char *method,
 				  void **con_cls)
 {
+	int bad_uri = *con_cls == &bad_target;
 	struct http_conn *hc = conn_of(conn);
 	struct request_state *st;
 	struct http_response res = { 0 };
@@ -417,7 +507,9 @@ static enum MHD_Result on_headers(struct http_server *s,
 		MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	st->req.if_none_match = MHD_lookup_connection_value(conn,
 		MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-	route_request(s, st, method, url);
+	check_request(st, conn, bad_uri);
+	if (st->refuse == 0)
+		route_request(s, st, method, url);
 	if (st->refuse == 0 && st->route->guard != NULL &&
 	    st->route->guard(s->ctx, &st->req, &res) < 0) {
 		st->req.operator[0] = '\0';
@@ -475,7 +567,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	struct request_state *st = *con_cls;
 
 	(void)version;
-	if (st == NULL)
+	if (st == NULL || (void *)st == &bad_target)
 		return on_headers(s, conn, url, method, con_cls);
 	if (*upload_size > 0) {
 		if (http_conn_expired(s->peers, st->hc, http_now_ms()))
@@ -500,8 +592,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 
 	(void)conn;
 	(void)toe;
-	if (st == NULL)
+	if (st == NULL || (void *)st == &bad_target) {
+		*con_cls = NULL;
 		return;
+	}
 	body_drop(cls, st);
 	free(st);
 	*con_cls = NULL;
@@ -639,6 +733,7 @@ struct http_server *http_start(const struct http_config *cfg,
 			(unsigned int)(s->idle_ms / 1000),
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
 		MHD_OPTION_ARRAY, pool,
 		MHD_OPTION_END);
 	if (s->mhd == NULL) {

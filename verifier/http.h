@@ -3,8 +3,10 @@
  * http.h - the verifier's HTTPS front: libmicrohttpd behind a route table.
  *
  * Bounded before authenticated: with the headers alone, before it reads
- * a body byte, the server refuses what cannot be right (unknown route
- * 404, wrong method 405, the route's guard says no, e.g. 401 without an
+ * a body byte, the server refuses what cannot be right (a request two
+ * readers could read two ways 400: "%2F" in the path or "%00" in the
+ * target, Content-Length headers that differ, a CR inside a header;
+ * unknown route 404, wrong method 405, the route's guard says no, e.g. 401 without an
  * operator token, body too large 413, not JSON (nor the route's other
  * type) 415, the declared body does not fit what is free of max_inflight
  * now 503, or of the address's share 429, both with Retry-After),

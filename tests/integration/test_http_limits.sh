@@ -12,7 +12,10 @@
 #    them, not every slot: a second address (127.0.0.2) is still served,
 #    and idle connections are closed after connection_timeout;
 #  - TLS 1.2 offers AEAD suites with ECDHE only (no CBC, no SHA-1 MAC, no
-#    static RSA key exchange); TLS 1.3 works.
+#    static RSA key exchange); TLS 1.3 works;
+#  - requests two readers could read two ways are 400: "%2F" in the path
+#    or "%00" in the target (decoded before routing), Content-Length
+#    headers that differ, a bare CR inside a header.
 #
 # A verifier that does not know the keys used here runs with its defaults
 # (IMATRUST_BIN=<old build>/bin shows which of these attacks it lets in).
@@ -250,6 +253,48 @@ check "idle connections closed after connection_timeout ${timeout} s (${closed} 
 	"$closed" -ge $((timeout - 2)) -a "$closed" -le $((timeout + 4))
 code=$(c -o /dev/null -w '%{http_code}' --max-time 5 "$url/v1/health")
 check "then the address is served again ($code)" "$code" = 200
+
+# --- 6. one request, one reading ---------------------------------------------
+cat >"$tmp/raw.py" <<'EOF'
+# raw.py PORT CA: send stdin's bytes as they are, print the status code and
+# the error message of the answer ("none" when there was none)
+import json, socket, ssl, sys
+port, ca = int(sys.argv[1]), sys.argv[2]
+ctx = ssl.create_default_context(cafile=ca)
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5),
+                    server_hostname="127.0.0.1")
+s.sendall(sys.stdin.buffer.read())
+data = b""
+try:
+    while b"}" not in data:
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+except OSError:
+    pass
+head, _, body = data.partition(b"\r\n\r\n")
+code = head.split(b" ")[1].decode() if head.startswith(b"HTTP/") else "none"
+try:
+    msg = json.loads(body)["error"]["message"]
+except (ValueError, KeyError, TypeError):
+    msg = ""
+print(code, msg)
+EOF
+raw() { printf "$1" | python3 "$tmp/raw.py" "$port" "$tmp/cert.pem"; }
+out=$(raw 'GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n')
+check "a plain raw GET /v1/health: 200 ($out)" "$out" = "200 "
+out=$(raw 'GET /v1/health%%00x HTTP/1.1\r\nHost: x\r\n\r\n')
+check "GET /v1/health%00x: 400, not /v1/health ($out)" "${out%% *}" = 400
+out=$(raw 'GET /v1%%2Fhealth HTTP/1.1\r\nHost: x\r\n\r\n')
+check "GET /v1%2Fhealth: 400, not /v1/health ($out)" "${out%% *}" = 400
+out=$(raw 'GET /v1/health?x=%%2F HTTP/1.1\r\nHost: x\r\n\r\n')
+check "an encoded / in the query is data: 200 ($out)" "${out%% *}" = 200
+out=$(raw 'POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 9\r\n\r\n{}')
+check "two Content-Length headers that differ: 400 before the handler ($out)" \
+	"$out" = "400 Content-Length headers that differ"
+out=$(raw 'GET /v1/health HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n')
+check "a bare CR inside a header value: 400 ($out)" "${out%% *}" = 400
 
 kill -0 "$pid" 2>/dev/null
 check "the verifier is still running" $? -eq 0
