@@ -19,6 +19,7 @@
 #include <microhttpd.h>
 
 #include "http.h"
+#include "http_check.h"
 #include "http_peers.h"
 
 /*
@@ -360,86 +361,23 @@ drop:
  */
 static char bad_target;
 
-/* Does @uri, as the client sent it, hold an encoded '/' or NUL? */
-static int target_smuggles(const char *uri)
-{
-	const char *p;
-	int in_path = 1;
-
-	for (p = uri; *p != '\0'; p++) {
-		if (*p == '?')
-			in_path = 0;
-		if (*p != '%' || p[1] == '\0')
-			continue;
-		if (p[1] == '0' && p[2] == '0')
-			return 1;
-		if (in_path && p[1] == '2' && (p[2] == 'f' || p[2] == 'F'))
-			return 1;
-	}
-	return 0;
-}
-
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	(void)cls;
 	(void)conn;
-	return target_smuggles(uri) ? &bad_target : NULL;
+	return http_check_target(uri) < 0 ? &bad_target : NULL;
 }
 
-/* What header_one() found of the headers. */
-struct header_scan {
-	const char *length;	/* the first Content-Length */
-	size_t length_len;
-	int lengths_differ;
-	int bad_byte;		/* a CR in a name or value, or a NUL
-				 * libmicrohttpd counted in its length */
-};
-
-static enum MHD_Result header_one(void *cls, enum MHD_ValueKind kind,
-				  const char *key, size_t key_size,
-				  const char *value, size_t value_size)
-{
-	struct header_scan *hs = cls;
-
-	(void)kind;
-	if (memchr(key, '\r', key_size) != NULL ||
-	    strlen(key) != key_size || (value != NULL &&
-	    (memchr(value, '\r', value_size) != NULL ||
-	     strlen(value) != value_size)))
-		hs->bad_byte = 1;
-	if (value == NULL ||
-	    strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
-		return MHD_YES;
-	if (hs->length == NULL) {
-		hs->length = value;
-		hs->length_len = value_size;
-	} else if (hs->length_len != value_size ||
-		   memcmp(hs->length, value, value_size) != 0) {
-		hs->lengths_differ = 1;
-	}
-	return MHD_YES;
-}
-
-/*
- * Requests two readers could read two ways: a target with an encoded
- * '/' or NUL, Content-Length headers that differ, a CR inside a header.
- * Refused 400 before routing.
- */
+/* Requests two readers could read two ways: 400 before routing. */
 static void check_request(struct request_state *st,
 			  struct MHD_Connection *conn, int bad_uri)
 {
-	struct header_scan hs = { 0 };
+	const char *why = bad_uri ?
+		"an encoded '/' or NUL in the request target" :
+		http_check_headers(conn);
 
-	MHD_get_connection_values_n(conn, MHD_HEADER_KIND, header_one, &hs);
-	if (bad_uri)
-		refuse(st, MHD_HTTP_BAD_REQUEST,
-		       "an encoded '/' or NUL in the request target");
-	else if (hs.lengths_differ)
-		refuse(st, MHD_HTTP_BAD_REQUEST,
-		       "Content-Length headers that differ");
-	else if (hs.bad_byte)
-		refuse(st, MHD_HTTP_BAD_REQUEST,
-		       "a CR or NUL byte inside a header");
+	if (why != NULL)
+		refuse(st, MHD_HTTP_BAD_REQUEST, "%s", why);
 }
 
 /* The connection's record, set by on_connection(); NULL if none. */
