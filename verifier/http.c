@@ -389,15 +389,23 @@ static struct http_conn *conn_of(struct MHD_Connection *conn)
 	return ci != NULL ? ci->socket_context : NULL;
 }
 
+/* Milliseconds @n bytes take at body_min_rate. */
+static int64_t rate_ms(const struct http_server *s, size_t n)
+{
+	return (int64_t)(n / s->rate) * 1000 +
+	       (int64_t)(n % s->rate) * 1000 / (int64_t)s->rate;
+}
+
 /*
- * Between requests: the answer is sent, then the connection may idle
+ * Between requests: the answer of @len bytes is sent (at body_min_rate,
+ * a large list to an operator included), then the connection may idle
  * (timeout) and must have the next request's headers in header_timeout.
  */
 static void next_request_deadline(struct http_server *s,
-				  struct http_conn *hc)
+				  struct http_conn *hc, size_t len)
 {
-	http_conn_deadline(hc, HTTP_PHASE_HEADERS,
-			   http_now_ms() + s->idle_ms + s->header_ms);
+	http_conn_deadline(hc, HTTP_PHASE_HEADERS, http_now_ms() +
+			   rate_ms(s, len) + s->idle_ms + s->header_ms);
 }
 
 /*
@@ -407,11 +415,8 @@ static void next_request_deadline(struct http_server *s,
  */
 static void body_deadline(struct http_server *s, struct request_state *st)
 {
-	int64_t due = (int64_t)(st->seen / s->rate) * 1000 +
-		      (int64_t)(st->seen % s->rate) * 1000 / (int64_t)s->rate;
-
-	http_conn_deadline(st->hc, HTTP_PHASE_BODY,
-			   st->body_start + s->header_ms + due);
+	http_conn_deadline(st->hc, HTTP_PHASE_BODY, st->body_start +
+			   s->header_ms + rate_ms(s, st->seen));
 }
 
 /*
@@ -467,7 +472,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 	res.retry_after = st->retry_after;
 answer:
 	st->answered = 1;
-	next_request_deadline(s, hc);
+	next_request_deadline(s, hc, 0);
 	return send_response(conn, &res);
 }
 
@@ -492,7 +497,8 @@ static enum MHD_Result answer(struct http_server *s,
 			http_error(&res, res.status, "request failed");
 	}
 	body_drop(s, st);
-	next_request_deadline(s, st->hc);
+	next_request_deadline(s, st->hc, res.body_len > 0 ? res.body_len :
+				res.body != NULL ? strlen(res.body) : 0);
 	return send_response(conn, &res);
 }
 
