@@ -33,6 +33,8 @@ struct config {
 	uint64_t max_connections_per_ip;
 	uint64_t connection_timeout;	/* seconds idle before close */
 	uint64_t max_inflight_body;	/* bytes of bodies held at once */
+	uint64_t header_timeout;	/* seconds to a request's headers */
+	uint64_t body_min_rate;		/* bytes/s a body must keep up */
 	char log_level[16];		/* debug, info, warning */
 	uint64_t threads;		/* HTTPS worker threads */
 	char violations[16];		/* policy: "allow" or "untrusted" */

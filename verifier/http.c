@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * http.c - libmicrohttpd wrapped once: TLS, limits checked with the
- * headers (guard, body size, in-flight budget), route dispatch.
+ * headers (guard, body size, in-flight budget), bytes and deadlines
+ * followed as the body arrives (http_peers.c), route dispatch.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -18,6 +19,8 @@
 #include <microhttpd.h>
 
 #include "http.h"
+#include "http_check.h"
+#include "http_peers.h"
 
 /*
  * libmicrohttpd's per-connection pool (headers, read buffer). Bodies are
@@ -42,7 +45,12 @@ struct http_server {
 	char *key;
 	size_t max_body;	/* cap of unguarded routes' bodies; 0: none */
 	size_t max_inflight;
-	atomic_size_t inflight;	/* sum of every request_state.reserved */
+	struct http_peers *peers;	/* addresses, budget, deadlines */
+	struct http_stats *stats;	/* cfg->stats, or own_stats */
+	struct http_stats own_stats;
+	int64_t header_ms;	/* header_timeout */
+	int64_t idle_ms;	/* timeout */
+	size_t rate;		/* body_min_rate */
 };
 
 /* Per-request state across libmicrohttpd's calls. */
@@ -53,7 +61,10 @@ struct request_state {
 	char *body;
 	size_t len;
 	size_t cap;		/* bytes allocated at body */
-	size_t reserved;	/* bytes of s->inflight this request holds */
+	size_t reserved;	/* bytes of the budget this request holds */
+	size_t seen;		/* body bytes received, kept or not */
+	int64_t body_start;	/* ms when the headers were in */
+	struct http_conn *hc;	/* its connection's (socket context) */
 	unsigned int refuse;	/* status to answer once the body is in */
 	unsigned int retry_after;
 	int answered;		/* refused with the headers: drop the rest */
@@ -166,16 +177,42 @@ static void refuse(struct request_state *st, unsigned int status,
 	va_end(ap);
 }
 
-/* Take @n more bytes of the in-flight budget; -1 when they would pass it. */
+/*
+ * What one address may hold of bodies anyone may send: a part of the
+ * budget, never less than one body of the route; 0 (no share) for a
+ * route with a guard, which only operators pass.
+ */
+static size_t addr_share(const struct http_server *s,
+			 const struct request_state *st)
+{
+	size_t share = s->max_inflight / HTTP_SHARE_DIV;
+
+	if (st->route == NULL || st->route->guard != NULL)
+		return 0;
+	return share > st->max ? share : st->max;
+}
+
+/* Refuse @st for a budget: 503 or 429, with Retry-After. */
+static void refuse_budget(struct request_state *st, unsigned int status)
+{
+	if (status == 429)
+		refuse(st, status, "this address has too many request bodies in flight, try again");
+	else
+		refuse(st, status, "too many request bodies in flight, try again");
+	st->retry_after = HTTP_RETRY_AFTER;
+}
+
+/* Take @n more bytes of the in-flight budget; -1 (refused) when not. */
 static int budget_take(struct http_server *s, struct request_state *st,
 		       size_t n)
 {
-	size_t cur = atomic_load(&s->inflight);
+	unsigned int status = http_peers_take(s->peers, st->hc, n,
+					      addr_share(s, st));
 
-	do {
-		if (n > s->max_inflight - cur)
-			return -1;
-	} while (!atomic_compare_exchange_weak(&s->inflight, &cur, cur + n));
+	if (status != 0) {
+		refuse_budget(st, status);
+		return -1;
+	}
 	st->reserved += n;
 	return 0;
 }
@@ -187,7 +224,8 @@ static void body_drop(struct http_server *s, struct request_state *st)
 	st->body = NULL;
 	st->len = 0;
 	st->cap = 0;
-	atomic_fetch_sub(&s->inflight, st->reserved);
+	if (st->hc != NULL)
+		http_peers_give(s->peers, st->hc, st->reserved);
 	st->reserved = 0;
 }
 
@@ -227,10 +265,26 @@ static int is_type(const char *type, const char *want)
 }
 
 /*
- * What the headers say of the body: its size against the route's limit
- * and the in-flight budget (a declared length is taken from the budget
- * now, so the refusal comes before the body), its type.
+ * Would a declared body of @n bytes fit what is free now, of the budget
+ * and of the address's share? Nothing is taken: bytes are, as they
+ * come, so a length declared and never sent holds nothing.
  */
+static void check_budget(struct http_server *s, struct request_state *st,
+			 size_t n)
+{
+	size_t all, mine, share = addr_share(s, st);
+
+	http_peers_held(s->peers, st->hc, &all, &mine);
+	if (n > s->max_inflight - all) {
+		atomic_fetch_add(&s->stats->bytes_budget, 1);
+		refuse_budget(st, 503);
+	} else if (share != 0 && n > share - (mine < share ? mine : share)) {
+		atomic_fetch_add(&s->stats->bytes_per_addr, 1);
+		refuse_budget(st, 429);
+	}
+}
+
+/* What the headers say of the body: its size, its type. */
 static void check_body(struct http_server *s, struct request_state *st,
 		       struct MHD_Connection *conn)
 {
@@ -241,6 +295,7 @@ static void check_body(struct http_server *s, struct request_state *st,
 	unsigned long long n = len != NULL ? strtoull(len, NULL, 10) : 0;
 
 	if (n > st->max || n > s->max_inflight) {
+		atomic_fetch_add(&s->stats->too_large, 1);
 		refuse(st, MHD_HTTP_CONTENT_TOO_LARGE,
 		       "body larger than %zu bytes",
 		       st->max < s->max_inflight ? st->max : s->max_inflight);
@@ -253,11 +308,9 @@ static void check_body(struct http_server *s, struct request_state *st,
 		       st->route->other_type != NULL ? " or " : "",
 		       st->route->other_type != NULL ?
 		       st->route->other_type : "");
-	} else if (n > 0 && budget_take(s, st, (size_t)n) < 0) {
-		refuse(st, MHD_HTTP_SERVICE_UNAVAILABLE,
-		       "too many request bodies in flight, try again");
-		st->retry_after = HTTP_RETRY_AFTER;
 	}
+	if (st->refuse == 0 && n > 0)
+		check_budget(s, st, (size_t)n);
 }
 
 /* Append a piece of the body; refuse once it passes a limit. */
@@ -270,22 +323,20 @@ static void take_body(struct http_server *s, struct request_state *st,
 	if (st->refuse != 0)
 		return;
 	if (n > st->max - st->len) {
+		atomic_fetch_add(&s->stats->too_large, 1);
 		refuse(st, MHD_HTTP_CONTENT_TOO_LARGE,
 		       "body larger than %zu bytes", st->max);
 		goto drop;
 	}
-	/* chunked: no declared length, the budget is taken as it comes */
-	if (st->len + n > st->reserved &&
-	    budget_take(s, st, st->len + n - st->reserved) < 0) {
-		refuse(st, MHD_HTTP_SERVICE_UNAVAILABLE,
-		       "too many request bodies in flight, try again");
-		st->retry_after = HTTP_RETRY_AFTER;
+	/* the budget is taken as bytes come, whatever was declared */
+	if (budget_take(s, st, n) < 0)
 		goto drop;
-	}
 	if (st->len + n >= st->cap) {
-		/* the declared length at once, not a realloc per piece */
-		want = (st->reserved > st->len + n ? st->reserved :
-						     st->len + n) + 1;
+		/* doubling: a few reallocs, and no more than what came */
+		want = st->cap * 2 > st->len + n + 1 ? st->cap * 2 :
+						       st->len + n + 1;
+		if (want > st->max + 1)
+			want = st->max + 1;
 		grown = realloc(st->body, want);
 		if (grown == NULL) {
 			refuse(st, MHD_HTTP_SERVICE_UNAVAILABLE,
@@ -304,6 +355,71 @@ drop:
 }
 
 /*
+ * The con_cls on_uri() gives a request whose target holds "%2F" or
+ * "%00": libmicrohttpd decodes the path before routing, into a '/' the
+ * route table never saw or the end of the string.
+ */
+static char bad_target;
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)cls;
+	(void)conn;
+	return http_check_target(uri) < 0 ? &bad_target : NULL;
+}
+
+/* Requests two readers could read two ways: 400 before routing. */
+static void check_request(struct request_state *st,
+			  struct MHD_Connection *conn, int bad_uri)
+{
+	const char *why = bad_uri ?
+		"an encoded '/' or NUL in the request target" :
+		http_check_headers(conn);
+
+	if (why != NULL)
+		refuse(st, MHD_HTTP_BAD_REQUEST, "%s", why);
+}
+
+/* The connection's record, set by on_connection(); NULL if none. */
+static struct http_conn *conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
+		MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci != NULL ? ci->socket_context : NULL;
+}
+
+/* Milliseconds @n bytes take at body_min_rate. */
+static int64_t rate_ms(const struct http_server *s, size_t n)
+{
+	return (int64_t)(n / s->rate) * 1000 +
+	       (int64_t)(n % s->rate) * 1000 / (int64_t)s->rate;
+}
+
+/*
+ * Between requests: the answer of @len bytes is sent (at body_min_rate,
+ * a large list to an operator included), then the connection may idle
+ * (timeout) and must have the next request's headers in header_timeout.
+ */
+static void next_request_deadline(struct http_server *s,
+				  struct http_conn *hc, size_t len)
+{
+	http_conn_deadline(hc, HTTP_PHASE_HEADERS, http_now_ms() +
+			   rate_ms(s, len) + s->idle_ms + s->header_ms);
+}
+
+/*
+ * A body is due at body_min_rate after header_timeout of grace: each
+ * byte that comes moves the deadline by its share of a second, so a
+ * trickle falls behind, whatever length it declared.
+ */
+static void body_deadline(struct http_server *s, struct request_state *st)
+{
+	http_conn_deadline(st->hc, HTTP_PHASE_BODY, st->body_start +
+			   s->header_ms + rate_ms(s, st->seen));
+}
+
+/*
  * The first call, with the headers only: route, guard, body checks. A
  * refusal is answered now; libmicrohttpd then reads no body and closes
  * the connection after the answer.
@@ -313,12 +429,20 @@ static enum MHD_Result on_headers(struct http_server *s,
 				  const char *url, const char *method,
 				  void **con_cls)
 {
-	struct request_state *st = calloc(1, sizeof(*st));
+	int bad_uri = *con_cls == &bad_target;
+	struct http_conn *hc = conn_of(conn);
+	struct request_state *st;
 	struct http_response res = { 0 };
 
+	/* no record (out of memory), or its headers came too late */
+	if (hc == NULL || http_conn_expired(s->peers, hc, http_now_ms()))
+		return MHD_NO;
+	st = calloc(1, sizeof(*st));
 	if (st == NULL)
 		return MHD_NO;
 	*con_cls = st;
+	st->hc = hc;
+	st->body_start = http_now_ms();
 	st->req.conn = conn;
 	st->req.method = method;
 	st->req.path = url;
@@ -326,7 +450,9 @@ static enum MHD_Result on_headers(struct http_server *s,
 		MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	st->req.if_none_match = MHD_lookup_connection_value(conn,
 		MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-	route_request(s, st, method, url);
+	check_request(st, conn, bad_uri);
+	if (st->refuse == 0)
+		route_request(s, st, method, url);
 	if (st->refuse == 0 && st->route->guard != NULL &&
 	    st->route->guard(s->ctx, &st->req, &res) < 0) {
 		st->req.operator[0] = '\0';
@@ -338,35 +464,27 @@ static enum MHD_Result on_headers(struct http_server *s,
 	}
 	if (st->refuse == 0)
 		check_body(s, st, conn);
-	if (st->refuse == 0)
+	if (st->refuse == 0) {
+		body_deadline(s, st);
 		return MHD_YES;
+	}
 	http_error(&res, st->refuse, "%s", st->why);
 	res.retry_after = st->retry_after;
 answer:
 	st->answered = 1;
+	next_request_deadline(s, hc, 0);
 	return send_response(conn, &res);
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
-				  const char *url, const char *method,
-				  const char *version, const char *upload,
-				  size_t *upload_size, void **con_cls)
+/* The whole body is in: the handler's answer, or the refusal's. */
+static enum MHD_Result answer(struct http_server *s,
+			      struct MHD_Connection *conn,
+			      struct request_state *st)
 {
-	struct http_server *s = cls;
-	struct request_state *st = *con_cls;
 	struct http_response res = { 0 };
 
-	(void)version;
-	if (st == NULL)
-		return on_headers(s, conn, url, method, con_cls);
-	if (*upload_size > 0) {
-		if (!st->answered)
-			take_body(s, st, upload, *upload_size);
-		*upload_size = 0;	/* consumed, or dropped once refused */
-		return MHD_YES;
-	}
-	if (st->answered)
-		return MHD_YES;
+	/* no deadline while the handler works: it is ours, not the peer's */
+	http_conn_deadline(st->hc, HTTP_PHASE_HEADERS, INT64_MAX);
 	if (st->refuse != 0) {
 		http_error(&res, st->refuse, "%s", st->why);
 		res.retry_after = st->retry_after;
@@ -379,7 +497,36 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			http_error(&res, res.status, "request failed");
 	}
 	body_drop(s, st);
+	next_request_deadline(s, st->hc, res.body_len > 0 ? res.body_len :
+				res.body != NULL ? strlen(res.body) : 0);
 	return send_response(conn, &res);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_server *s = cls;
+	struct request_state *st = *con_cls;
+
+	(void)version;
+	if (st == NULL || (void *)st == &bad_target)
+		return on_headers(s, conn, url, method, con_cls);
+	if (*upload_size > 0) {
+		if (http_conn_expired(s->peers, st->hc, http_now_ms()))
+			return MHD_NO;	/* too slow: close */
+		st->seen += *upload_size;
+		if (!st->answered) {
+			take_body(s, st, upload, *upload_size);
+			body_deadline(s, st);
+		}
+		*upload_size = 0;	/* consumed, or dropped once refused */
+		return MHD_YES;
+	}
+	if (st->answered)
+		return MHD_YES;
+	return answer(s, conn, st);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn,
@@ -389,11 +536,45 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 
 	(void)conn;
 	(void)toe;
-	if (st == NULL)
+	if (st == NULL || (void *)st == &bad_target) {
+		*con_cls = NULL;
 		return;
+	}
 	body_drop(cls, st);
 	free(st);
 	*con_cls = NULL;
+}
+
+/* Before a connection is accepted: the address's caps (http_peers.h). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t addrlen)
+{
+	struct http_server *s = cls;
+
+	(void)addrlen;
+	return http_peers_admit(s->peers, addr) == 0 ? MHD_YES : MHD_NO;
+}
+
+/* A connection opens (its deadline starts now) or closes. */
+static void on_connection(void *cls, struct MHD_Connection *conn,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *s = cls;
+	const union MHD_ConnectionInfo *addr, *fd;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		http_peers_close(s->peers, *socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	addr = MHD_get_connection_info(conn,
+				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	*socket_context = fd == NULL ? NULL :
+		http_peers_open(s->peers, addr != NULL ? addr->client_addr :
+				NULL, fd->connect_fd,
+				http_now_ms() + s->header_ms);
 }
 
 const char *http_query(const struct http_request *req, const char *key)
@@ -422,6 +603,27 @@ static int make_addr(const struct http_config *cfg,
 		return 1;
 	}
 	return -1;
+}
+
+/* The deadlines, the counters, the per-address table and its sweep. */
+static int start_limits(struct http_server *s, const struct http_config *cfg)
+{
+	struct http_peers_limits lim = {
+		.max_conns = cfg->max_connections,
+		.per_addr = cfg->max_per_ip,
+		.max_inflight = s->max_inflight,
+	};
+
+	s->stats = cfg->stats != NULL ? cfg->stats : &s->own_stats;
+	s->idle_ms = 1000 * (int64_t)(cfg->timeout != 0 ? cfg->timeout :
+				      HTTP_TIMEOUT_DEFAULT);
+	s->header_ms = 1000 * (int64_t)(cfg->header_timeout != 0 ?
+					cfg->header_timeout :
+					HTTP_HEADER_TIMEOUT_DEFAULT);
+	s->rate = cfg->body_min_rate != 0 ? cfg->body_min_rate :
+					    HTTP_BODY_RATE_DEFAULT;
+	s->peers = http_peers_new(&lim, s->stats);
+	return s->peers != NULL ? 0 : -1;
 }
 
 struct http_server *http_start(const struct http_config *cfg,
@@ -461,18 +663,21 @@ struct http_server *http_start(const struct http_config *cfg,
 	s->max_body = cfg->max_body;
 	s->max_inflight = cfg->max_inflight != 0 ? cfg->max_inflight :
 						   HTTP_INFLIGHT_DEFAULT;
-	s->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL,
+	if (start_limits(s, cfg) < 0)
+		goto fail;
+	s->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, on_accept, s,
 		on_request, s,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_HTTPS_MEM_CERT, s->cert,
 		MHD_OPTION_HTTPS_MEM_KEY, s->key,
 		MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_per_ip,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_POOL,
-		MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout != 0 ?
-			cfg->timeout : HTTP_TIMEOUT_DEFAULT,
+		MHD_OPTION_CONNECTION_TIMEOUT,
+			(unsigned int)(s->idle_ms / 1000),
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
 		MHD_OPTION_ARRAY, pool,
 		MHD_OPTION_END);
 	if (s->mhd == NULL) {
@@ -502,8 +707,11 @@ void http_stop(struct http_server *s)
 {
 	if (s == NULL)
 		return;
+	/* no shutdown(2) of a socket libmicrohttpd is closing */
+	http_peers_stop_sweep(s->peers);
 	if (s->mhd != NULL)
 		MHD_stop_daemon(s->mhd);
+	http_peers_free(s->peers);
 	if (s->key != NULL)
 		explicit_bzero(s->key, strlen(s->key));
 	free(s->key);

@@ -3,18 +3,29 @@
  * http.h - the verifier's HTTPS front: libmicrohttpd behind a route table.
  *
  * Bounded before authenticated: with the headers alone, before it reads
- * a body byte, the server refuses what cannot be right (unknown route
- * 404, wrong method 405, the route's guard says no, e.g. 401 without an
- * operator token, body too large 413, not JSON (nor the route's other type) 415, the bodies of all
- * connections together would pass max_inflight 503 with Retry-After),
+ * a body byte, the server refuses what cannot be right (a request two
+ * readers could read two ways 400: "%2F" in the path or "%00" in the
+ * target, Content-Length headers that differ, a CR inside a header;
+ * unknown route 404, wrong method 405, the route's guard says no, e.g. 401 without an
+ * operator token, body too large 413, not JSON (nor the route's other
+ * type) 415, the declared body does not fit what is free of max_inflight
+ * now 503, or of the address's share 429, both with Retry-After),
  * answers at once and closes the connection. Otherwise it reads the body
  * up to its route's maximum and calls the route's handler with the whole
  * body. Handlers answer JSON; errors are
  * {"v":1,"error":{"status":N,"message":"..."}}.
+ *
+ * Held by bytes, bounded in time: the budget is taken as body bytes
+ * arrive, never from a declared length; a connection has header_timeout
+ * seconds for its TLS handshake and headers, and a body as long plus
+ * its bytes at body_min_rate, however busy it keeps the connection;
+ * connections and bytes are counted per address (IPv6: per /64), with
+ * a part of each kept for addresses that hold little (http_peers.h).
  */
 #ifndef IMATRUST_HTTP_H
 #define IMATRUST_HTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #define HTTP_PARAMS_MAX 2	/* "{}" segments in a route pattern */
@@ -23,6 +34,25 @@
 #define HTTP_TIMEOUT_DEFAULT 15	/* seconds; http_config.timeout 0 */
 #define HTTP_INFLIGHT_DEFAULT (256u << 20)	/* http_config.max_inflight 0 */
 #define HTTP_RETRY_AFTER 2	/* seconds, in a 503 for max_inflight */
+#define HTTP_HEADER_TIMEOUT_DEFAULT 10	/* seconds; header_timeout 0 */
+#define HTTP_BODY_RATE_DEFAULT (16u * 1024)	/* bytes/s; body_min_rate 0 */
+
+/*
+ * Refusals by a limit of the server and closes at a deadline, counted
+ * since the start (for /v1/metrics); the caller owns them.
+ */
+struct http_stats {
+	atomic_uint_fast64_t too_large;		/* 413: route, max_inflight */
+	atomic_uint_fast64_t bytes_budget;	/* 503: max_inflight full */
+	atomic_uint_fast64_t bytes_reserved;	/* 503: its reserve, for
+						 * addresses holding little */
+	atomic_uint_fast64_t bytes_per_addr;	/* 429: address's share */
+	atomic_uint_fast64_t conn_per_addr;	/* not accepted: per address */
+	atomic_uint_fast64_t conn_reserved;	/* not accepted: the slots
+						 * kept for the few */
+	atomic_uint_fast64_t closed_headers;	/* handshake or headers late */
+	atomic_uint_fast64_t closed_body;	/* body under the floor rate */
+};
 
 struct http_request {
 	const char *method;
@@ -80,14 +110,21 @@ struct http_config {
 	const char *key_pem;	/* private key, PEM text */
 	unsigned int max_connections;
 	unsigned int threads;	/* worker threads */
-	unsigned int max_per_ip;	/* connections from one address;
-					 * 0: no limit of its own */
+	unsigned int max_per_ip;	/* connections from one address
+					 * (IPv6: /64); 0: no limit of its
+					 * own */
 	unsigned int timeout;	/* seconds a connection may stay idle;
 				 * 0: HTTP_TIMEOUT_DEFAULT */
 	size_t max_body;	/* if not 0, caps the body of routes without
 				 * a guard (what anyone may send) */
 	size_t max_inflight;	/* bytes of request bodies held at once,
 				 * all connections; 0: HTTP_INFLIGHT_DEFAULT */
+	unsigned int header_timeout;	/* seconds from connect (or the
+					 * last answer, plus timeout) to a
+					 * request's headers; 0: default */
+	size_t body_min_rate;	/* bytes/s a body must keep up, after
+				 * header_timeout s of grace; 0: default */
+	struct http_stats *stats;	/* counters; NULL: the server's */
 };
 
 /**

@@ -340,6 +340,9 @@ static int serve(struct verifier *v)
 	hc.timeout = (unsigned int)v->cfg.connection_timeout;
 	hc.max_body = (size_t)v->cfg.max_body;
 	hc.max_inflight = (size_t)v->cfg.max_inflight_body;
+	hc.header_timeout = (unsigned int)v->cfg.header_timeout;
+	hc.body_min_rate = (size_t)v->cfg.body_min_rate;
+	hc.stats = &v->metrics.http;
 	if (fit_fd_limit(&hc.max_connections, hc.threads) < 0)
 		goto out;
 	v->started = time(NULL);

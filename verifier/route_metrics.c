@@ -4,7 +4,8 @@
  *
  *	GET /v1/metrics	Prometheus text format 0.0.4: machines per state
  *			and open enrollments (from the database), the
- *			counters of v->metrics, uptime
+ *			counters of v->metrics, the HTTPS front's
+ *			refusals and deadline closes, uptime
  *
  * (The fleet console, also without a token, is route_www.c.)
  *
@@ -72,6 +73,57 @@ static const struct {
 	  "One-shot verdicts given (POST /v1/verify); nothing of them is stored.",
 	  offsetof(struct verifier_metrics, verifications) },
 };
+
+/*
+ * The HTTPS front's refusals by a limit and closes at a deadline
+ * (struct http_stats), one labelled line each.
+ */
+static const struct {
+	const char *name;	/* the metric */
+	const char *label;	/* its label and value */
+	size_t off;
+} http_counters[] = {
+	{ "imatrust_http_refused_total", "reason=\"body_too_large\"",
+	  offsetof(struct http_stats, too_large) },
+	{ "imatrust_http_refused_total", "reason=\"inflight_full\"",
+	  offsetof(struct http_stats, bytes_budget) },
+	{ "imatrust_http_refused_total", "reason=\"inflight_reserved\"",
+	  offsetof(struct http_stats, bytes_reserved) },
+	{ "imatrust_http_refused_total", "reason=\"address_inflight\"",
+	  offsetof(struct http_stats, bytes_per_addr) },
+	{ "imatrust_http_refused_total", "reason=\"address_connections\"",
+	  offsetof(struct http_stats, conn_per_addr) },
+	{ "imatrust_http_refused_total", "reason=\"connections_reserved\"",
+	  offsetof(struct http_stats, conn_reserved) },
+	{ "imatrust_http_closed_total", "deadline=\"headers\"",
+	  offsetof(struct http_stats, closed_headers) },
+	{ "imatrust_http_closed_total", "deadline=\"body\"",
+	  offsetof(struct http_stats, closed_body) },
+};
+
+#define HTTP_COUNTERS (sizeof(http_counters) / sizeof(http_counters[0]))
+
+/* The HTTP counters, the HELP and TYPE lines before each metric's first. */
+static void write_http(FILE *f, struct verifier *v)
+{
+	size_t i;
+
+	for (i = 0; i < HTTP_COUNTERS; i++) {
+		atomic_uint_fast64_t *c = (atomic_uint_fast64_t *)
+			((char *)&v->metrics.http + http_counters[i].off);
+
+		if (i == 0)
+			fputs("# HELP imatrust_http_refused_total Requests or connections refused by a limit of the HTTPS front: body_too_large (413: the route's body limit or max_inflight_body), inflight_full (503: max_inflight_body taken), inflight_reserved (503: its last quarter, kept for addresses holding little), address_inflight (429: the address's share of it), address_connections (not accepted: max_connections_per_ip), connections_reserved (not accepted: the last quarter of max_connections, kept for addresses holding few).\n"
+			      "# TYPE imatrust_http_refused_total counter\n", f);
+		else if (strcmp(http_counters[i].name,
+				http_counters[i - 1].name) != 0)
+			fputs("# HELP imatrust_http_closed_total Connections closed at a deadline: headers (TLS handshake and request headers not in within header_timeout), body (a body slower than body_min_rate).\n"
+			      "# TYPE imatrust_http_closed_total counter\n", f);
+		fprintf(f, "%s{%s} %llu\n", http_counters[i].name,
+			http_counters[i].label,
+			(unsigned long long)atomic_load(c));
+	}
+}
 
 struct state_count {
 	uint64_t n[METRICS_STATES];
@@ -232,6 +284,7 @@ static void write_metrics(FILE *f, struct verifier *v,
 		"verifier started.\n# TYPE imatrust_uptime_seconds gauge\n"
 		"imatrust_uptime_seconds %lld\n",
 		(long long)(time(NULL) - v->started));
+	write_http(f, v);
 	write_webhooks(f, v);
 }
 

@@ -23,10 +23,22 @@
 #define POLICY_BODY_MAX (1u << 20)	/* one policy document */
 #define KEY_BODY_MAX (DB_KEY_DER_MAX * 2 + 1024)	/* PEM, in JSON */
 #define WEBHOOK_BODY_MAX 16384		/* an endpoint: URL, CA path */
+/*
+ * An enrollment: the EK and AK public areas and the EK certificate in
+ * base64, at most (4096 + 8192 + 4096) * 4 / 3 = 21,848 bytes and a few
+ * names; a swtpm's is about 2.6 KiB. An activation: an id and a 32-byte
+ * proof, about 150 bytes. Not the 6 MiB of evidence: a stranger may send
+ * these, and they are read before anything is proven.
+ */
+#define ENROLL_BODY_MAX (64u * 1024)
+#define ACTIVATE_BODY_MAX 4096
 #define OPERATOR auth_guard
 
 _Static_assert(REFS_BODY_MAX <= CONFIG_INFLIGHT_MIN,
 	       "max_inflight_body must admit the largest body");
+_Static_assert(ENROLL_BODY_MAX >= 2 * (WIRE_TPM_BLOB_MAX * 2 +
+				       WIRE_CERT_MAX) * 4 / 3,
+	       "an enrollment of the protocol's largest blobs fits, twice");
 
 const struct http_route verifier_routes[] = {
 	{ "GET", "/", route_www, 0, NULL, NULL },
@@ -36,10 +48,10 @@ const struct http_route verifier_routes[] = {
 	{ "GET", "/v1/metrics", route_metrics, 0, NULL, NULL },
 	{ "GET", "/v1/results/jwks", route_results_jwks, 0, NULL, NULL },
 
-	{ "POST", "/v1/agents", route_agents_enroll, WIRE_BODY_MAX, NULL,
+	{ "POST", "/v1/agents", route_agents_enroll, ENROLL_BODY_MAX, NULL,
 	  NULL },
 	{ "POST", "/v1/agents/{}/activate", route_agents_activate,
-	  WIRE_BODY_MAX, NULL, NULL },
+	  ACTIVATE_BODY_MAX, NULL, NULL },
 	{ "POST", "/v1/agents/{}/nonce", route_agents_nonce, 0, NULL, NULL },
 	{ "POST", "/v1/agents/{}/evidence", route_agents_evidence,
 	  WIRE_BODY_MAX, NULL, WIRE_EVIDENCE_FRAMED_TYPE },

@@ -53,6 +53,7 @@ struct verifier_metrics {
 	atomic_uint_fast64_t enroll_pending_cap;	/* max_pending: 503 */
 	atomic_uint_fast64_t activations_refused;	/* wrong proof: 403 */
 	atomic_uint_fast64_t verifications;	/* one-shot verdicts given */
+	struct http_stats http;	/* the HTTPS front's refusals, closes */
 };
 
 struct verifier {

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "http.h"
 #include "wire.h"
 
 static int parse(const char *text, struct config *c, char *err)
@@ -57,6 +58,8 @@ static const struct {
 	{ "connection_timeout = 10", "not a number from 11 to 3600" },
 	{ "max_connections_per_ip = 0", "not a number from 1 to" },
 	{ "max_inflight_body = 67108863", "not a number from 67108864" },
+	{ "header_timeout = 0", "not a number from 1 to 3600" },
+	{ "body_min_rate = 63", "not a number from 64 to" },
 };
 
 static void test_errors(void **state)
@@ -89,6 +92,8 @@ static void test_limit_defaults(void **state)
 	assert_int_equal(c.max_connections_per_ip, 64);
 	assert_int_equal(c.connection_timeout, 15);
 	assert_int_equal(c.max_inflight_body, 256u << 20);
+	assert_int_equal(c.header_timeout, HTTP_HEADER_TIMEOUT_DEFAULT);
+	assert_int_equal(c.body_min_rate, HTTP_BODY_RATE_DEFAULT);
 }
 
 /* deploy/config/verifier.conf parses and shows the limits' defaults. */
@@ -115,6 +120,8 @@ static void test_example_config(void **state)
 	assert_int_equal(c.max_connections_per_ip, d.max_connections_per_ip);
 	assert_int_equal(c.connection_timeout, d.connection_timeout);
 	assert_int_equal(c.max_inflight_body, d.max_inflight_body);
+	assert_int_equal(c.header_timeout, d.header_timeout);
+	assert_int_equal(c.body_min_rate, d.body_min_rate);
 }
 
 static void test_required_keys(void **state)

@@ -33,6 +33,8 @@
 #define BIG_BODY (8u << 20)	/* what a guarded route may take */
 #define INFLIGHT (1u << 20)	/* the in-flight budget of fx_inflight */
 #define HALF_BUDGET (768u * 1024)	/* one such body: two do not fit */
+#define SHARE_BODY (96u * 1024)	/* /share's limit, under INFLIGHT / 8 */
+#define SMALL_BODY (8u * 1024)	/* under INFLIGHT / 64: a small holder */
 
 struct fx {
 	struct http_server *srv;
@@ -120,6 +122,7 @@ static const struct http_route routes[] = {
 	{ "POST", "/v1/references", whoami, BIG_BODY, guard, NULL },
 	{ "POST", "/upload", whoami, INFLIGHT, NULL, NULL },
 	{ "POST", "/slow", slow, INFLIGHT, NULL, NULL },
+	{ "POST", "/share", whoami, SHARE_BODY, NULL, NULL },
 	{ NULL, NULL, NULL, 0, NULL, NULL },
 };
 
@@ -155,6 +158,18 @@ static int setup_inflight(void **state)
 	return start(state, (struct http_config){ .max_connections = 16,
 						  .threads = 2,
 						  .max_inflight = INFLIGHT });
+}
+
+static struct http_stats share_stats;	/* of setup_share's server */
+
+/* As setup_inflight, its counters in share_stats. */
+static int setup_share(void **state)
+{
+	memset(&share_stats, 0, sizeof(share_stats));
+	return start(state, (struct http_config){ .max_connections = 16,
+						  .threads = 2,
+						  .max_inflight = INFLIGHT,
+						  .stats = &share_stats });
 }
 
 /* Bodies of routes without a guard capped at 50 bytes. */
@@ -284,6 +299,7 @@ static void test_refusals(void **state)
 /* A request whose body of @len spaces curl reads from us as it sends. */
 struct call {
 	const char *method, *path, *auth;
+	const char *src;	/* the client's address; NULL: 127.0.0.1 */
 	size_t len;		/* body bytes to send */
 	int chunked;		/* Transfer-Encoding: chunked, no length */
 	int expect;		/* Expect: 100-continue: wait for the server */
@@ -329,6 +345,8 @@ static void perform(struct fx *f, struct call *c)
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_line);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, c);
 	curl_easy_setopt(h, CURLOPT_EXPECT_100_TIMEOUT_MS, 10000L);
+	if (c->src != NULL)
+		curl_easy_setopt(h, CURLOPT_INTERFACE, c->src);
 	if (c->chunked)
 		hdr = curl_slist_append(hdr, "Transfer-Encoding: chunked");
 	else
@@ -454,6 +472,60 @@ static void test_inflight_cap(void **state)
 }
 
 /*
+ * While 127.0.0.1 holds 768 KiB of the 1 MiB budget in /slow: its
+ * 96 KiB to /share passes its share of bodies anyone may send (1/8 of
+ * the budget), 429 from the headers. 200 KiB from 127.0.0.2 fit what is
+ * free, but the last quarter of the budget is kept for addresses holding
+ * little (1/64): 503 once it holds more. 127.0.0.3's 8 KiB get in. Each
+ * refusal is counted.
+ */
+static void test_address_share(void **state)
+{
+	struct fx *f = *state;
+	struct slow_call a = { f, { .method = "POST", .path = "/slow",
+				    .len = HALF_BUDGET, .expect = 1 } };
+	struct timespec ts;
+	struct call c;
+	pthread_t t;
+
+	assert_int_equal(sem_init(&slow_entered, 0, 0), 0);
+	assert_int_equal(sem_init(&slow_release, 0, 0), 0);
+	assert_int_equal(pthread_create(&t, NULL, slow_client, &a), 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	assert_int_equal(sem_timedwait(&slow_entered, &ts), 0);
+	c = (struct call){ .method = "POST", .path = "/share",
+			   .len = SHARE_BODY, .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 429);
+	assert_non_null(strstr(c.headers, "Retry-After: 2"));
+	assert_int_equal(c.sent, 0);
+	assert_int_equal(atomic_load(&share_stats.bytes_per_addr), 1);
+	c = (struct call){ .method = "POST", .path = "/upload",
+			   .src = "127.0.0.2", .len = 200u * 1024,
+			   .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 503);
+	assert_int_equal(atomic_load(&share_stats.bytes_reserved), 1);
+	c = (struct call){ .method = "POST", .path = "/share",
+			   .src = "127.0.0.3", .len = SMALL_BODY,
+			   .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 200);
+	assert_non_null(strstr(c.out, "\"len\":8192"));
+	sem_post(&slow_release);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(a.c.status, 200);
+	/* given back: the address sends again */
+	c = (struct call){ .method = "POST", .path = "/share",
+			   .len = SHARE_BODY, .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 200);
+	sem_destroy(&slow_entered);
+	sem_destroy(&slow_release);
+}
+
+/*
  * http_config.max_body caps what anyone may send (routes without a
  * guard), not the guarded routes; an unguarded route never sees an
  * operator name, whatever the client sends.
@@ -530,6 +602,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_inflight_cap,
 						setup_inflight, teardown),
+		cmocka_unit_test_setup_teardown(test_address_share,
+						setup_share, teardown),
 		cmocka_unit_test_setup_teardown(test_max_body_unguarded,
 						setup_max_body, teardown),
 		cmocka_unit_test(test_verifier_routes_guarded),
