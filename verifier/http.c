@@ -462,6 +462,13 @@ static enum MHD_Result on_headers(struct http_server *s,
 			http_error(&res, res.status, "request refused");
 		goto answer;
 	}
+	if (st->refuse == 0 && st->route->metered &&
+	    http_peers_spent(s->peers, hc, http_now_ms(), &st->retry_after)) {
+		atomic_fetch_add(&s->stats->failed_checks, 1);
+		st->refuse = 429;
+		snprintf(st->why, sizeof(st->why), "too many failed checks "
+			 "from this address: retry in %u s", st->retry_after);
+	}
 	if (st->refuse == 0)
 		check_body(s, st, conn);
 	if (st->refuse == 0) {
@@ -495,6 +502,8 @@ static enum MHD_Result answer(struct http_server *s,
 		st->route->handler(s->ctx, &st->req, &res);
 		if (res.body == NULL && res.status >= 400)
 			http_error(&res, res.status, "request failed");
+		if (res.charge)
+			http_peers_charge(s->peers, st->hc, http_now_ms());
 	}
 	body_drop(s, st);
 	next_request_deadline(s, st->hc, res.body_len > 0 ? res.body_len :
@@ -612,6 +621,8 @@ static int start_limits(struct http_server *s, const struct http_config *cfg)
 		.max_conns = cfg->max_connections,
 		.per_addr = cfg->max_per_ip,
 		.max_inflight = s->max_inflight,
+		.fail_burst = cfg->fail_burst,
+		.fail_ms = cfg->fail_ms,
 	};
 
 	s->stats = cfg->stats != NULL ? cfg->stats : &s->own_stats;

@@ -50,6 +50,8 @@ struct http_stats {
 	atomic_uint_fast64_t conn_per_addr;	/* not accepted: per address */
 	atomic_uint_fast64_t conn_reserved;	/* not accepted: the slots
 						 * kept for the few */
+	atomic_uint_fast64_t failed_checks;	/* 429: the address's failed
+						 * checks (http_peers.h) */
 	atomic_uint_fast64_t closed_headers;	/* handshake or headers late */
 	atomic_uint_fast64_t closed_body;	/* body under the floor rate */
 };
@@ -80,6 +82,9 @@ struct http_response {
 	const char *etag;		/* ETag header; NULL: none */
 	const char *const *headers;	/* more "Name", "value" pairs ending
 					 * with NULL, static; NULL: none */
+	/* 1: the request failed a costly check (a quote no enrolled AK
+	 * signed): charged to its address's budget of failed checks */
+	int charge;
 };
 
 struct http_route {
@@ -99,6 +104,10 @@ struct http_route {
 	/* a Content-Type the route takes besides application/json, or
 	 * NULL; the handler sees which in req->body_type_other */
 	const char *other_type;
+	/* 1: answered 429 from the headers while its address has spent its
+	 * budget of failed checks (a handler's res->charge), before a body
+	 * byte is read or a signature checked */
+	int metered;
 };
 
 struct http_server;
@@ -124,6 +133,10 @@ struct http_config {
 					 * request's headers; 0: default */
 	size_t body_min_rate;	/* bytes/s a body must keep up, after
 				 * header_timeout s of grace; 0: default */
+	unsigned int fail_burst;	/* failed checks an address may cost
+					 * at once; 0: HTTP_FAIL_BURST */
+	unsigned int fail_ms;	/* ... and one more each fail_ms; 0:
+				 * HTTP_FAIL_MS */
 	struct http_stats *stats;	/* counters; NULL: the server's */
 };
 

@@ -22,6 +22,9 @@ struct http_peer {
 	size_t key_len;
 	unsigned int conns;	/* connections open */
 	size_t bytes;		/* body bytes held by its requests */
+	int64_t fail_tat;	/* ms: when its failed checks are all paid
+				 * back (HTTP_FAIL_MS each); kept that long
+				 * after its last connection closed */
 };
 
 struct http_peers {
@@ -112,12 +115,13 @@ static struct http_peer *peer_find(struct http_peers *p,
 	return e;
 }
 
-/* Free @e once it holds nothing. */
+/* Free @e once it holds nothing and owes no failed checks (else the
+ * sweep frees it when they are paid back). */
 static void peer_release(struct http_peers *p, struct http_peer *e)
 {
 	struct http_peer **b;
 
-	if (e->conns > 0 || e->bytes > 0)
+	if (e->conns > 0 || e->bytes > 0 || e->fail_tat > http_now_ms())
 		return;
 	b = &p->buckets[bucket_of(e->key, e->key_len)];
 	while (*b != e)
@@ -285,12 +289,51 @@ void http_peers_held(struct http_peers *p, const struct http_conn *c,
  */
 static void sweep(struct http_peers *p, int64_t now)
 {
+	struct http_peer *e, *next;
 	struct http_conn *c;
+	size_t i;
 
 	for (c = p->conns; c != NULL; c = c->next) {
 		if (!atomic_load(&c->closing) && http_conn_expired(p, c, now))
 			shutdown(c->fd, SHUT_RDWR);
 	}
+	/* addresses kept for their failed checks alone, now paid back */
+	for (i = 0; i < PEER_BUCKETS; i++) {
+		for (e = p->buckets[i]; e != NULL; e = next) {
+			next = e->next;
+			if (e->fail_tat != 0 && e->fail_tat <= now)
+				peer_release(p, e);
+		}
+	}
+}
+
+int http_peers_spent(struct http_peers *p, const struct http_conn *c,
+		     int64_t now, unsigned int *retry_s)
+{
+	int64_t owed = 0, free_ms = (int64_t)(p->lim.fail_burst - 1) *
+				     p->lim.fail_ms;
+
+	pthread_mutex_lock(&p->lock);
+	if (c != NULL && c->peer != NULL && c->peer->fail_tat > now)
+		owed = c->peer->fail_tat - now;
+	pthread_mutex_unlock(&p->lock);
+	if (owed <= free_ms)
+		return 0;
+	*retry_s = (unsigned int)((owed - free_ms + 999) / 1000);
+	return 1;
+}
+
+void http_peers_charge(struct http_peers *p, struct http_conn *c,
+		       int64_t now)
+{
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (c->peer != NULL)
+		c->peer->fail_tat = (c->peer->fail_tat > now ?
+				     c->peer->fail_tat : now) +
+				    p->lim.fail_ms;
+	pthread_mutex_unlock(&p->lock);
 }
 
 static void *sweeper(void *arg)
@@ -322,6 +365,10 @@ struct http_peers *http_peers_new(const struct http_peers_limits *lim,
 	if (p == NULL)
 		return NULL;
 	p->lim = *lim;
+	if (p->lim.fail_burst == 0)
+		p->lim.fail_burst = HTTP_FAIL_BURST;
+	if (p->lim.fail_ms == 0)
+		p->lim.fail_ms = HTTP_FAIL_MS;
 	p->stats = stats;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);

@@ -33,6 +33,13 @@
 #define HTTP_SMALL_HOLDER_DIV 64	/* of max_inflight: a small holder */
 #define HTTP_SHARE_DIV 8	/* of max_inflight: one address's bodies */
 #define HTTP_SWEEP_MS 250	/* how often deadlines are looked at */
+/* Failed costly checks (res->charge) an address may cause: a burst of
+ * HTTP_FAIL_BURST, then one each HTTP_FAIL_MS (8 a second); past that a
+ * metered route answers 429. An honest agent fails none (its quotes are
+ * its enrolled AK's), so a fleet behind one proxy address is not slowed;
+ * a forger pays for at most 8 signature checks a second per address. */
+#define HTTP_FAIL_BURST 64
+#define HTTP_FAIL_MS 125
 
 /* The phase a connection's deadline is for (which counter it bumps). */
 enum http_phase {
@@ -57,6 +64,8 @@ struct http_peers_limits {
 	unsigned int max_conns;
 	unsigned int per_addr;		/* 0: no cap of its own */
 	size_t max_inflight;
+	unsigned int fail_burst;	/* 0: HTTP_FAIL_BURST */
+	unsigned int fail_ms;		/* 0: HTTP_FAIL_MS */
 };
 
 /* Now on CLOCK_MONOTONIC, in milliseconds. */
@@ -114,6 +123,14 @@ unsigned int http_peers_take(struct http_peers *p, struct http_conn *c,
 void http_peers_give(struct http_peers *p, struct http_conn *c, size_t n);
 
 /* Bytes of bodies held now by all, and by @c's address. */
+/* Has @c's address spent its failed checks at @now? Then 1, and the
+ * seconds until one more is allowed in @retry_s. */
+int http_peers_spent(struct http_peers *p, const struct http_conn *c,
+		     int64_t now, unsigned int *retry_s);
+/* Charge one failed check to @c's address at @now. */
+void http_peers_charge(struct http_peers *p, struct http_conn *c,
+		       int64_t now);
+
 void http_peers_held(struct http_peers *p, const struct http_conn *c,
 		     size_t *all, size_t *addr);
 

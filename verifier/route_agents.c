@@ -265,6 +265,8 @@ void route_agents_enroll(void *ctx, const struct http_request *req,
 		  chained ? "" : ", not vouched: ", chained ? "" : why);
 	answer(WIRE_CHALLENGE, &out, 201, res);
 out:
+	/* a refused enrollment cost a certificate check and a credential */
+	res->charge = res->status >= 400;
 	explicit_bzero(&ch, sizeof(ch));
 	wire_free(WIRE_CHALLENGE, &out);
 	wire_free(WIRE_ENROLL, &m);
@@ -419,6 +421,8 @@ void route_agents_evidence(void *ctx, const struct http_request *req,
 	if (same_agent(req, ev.agent, res)) {
 		engine_evidence(ctx, &ev, time(NULL), &ans);
 		answer_engine(WIRE_VERDICT, &ans, res);
+		/* a quote no enrolled AK signed cost a signature check */
+		res->charge = ans.status == ENGINE_REJECTED;
 	}
 	wire_free(WIRE_EVIDENCE, &ev);
 }

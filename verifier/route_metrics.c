@@ -95,6 +95,8 @@ static const struct {
 	  offsetof(struct http_stats, conn_per_addr) },
 	{ "imatrust_http_refused_total", "reason=\"connections_reserved\"",
 	  offsetof(struct http_stats, conn_reserved) },
+	{ "imatrust_http_refused_total", "reason=\"address_failed_checks\"",
+	  offsetof(struct http_stats, failed_checks) },
 	{ "imatrust_http_closed_total", "deadline=\"headers\"",
 	  offsetof(struct http_stats, closed_headers) },
 	{ "imatrust_http_closed_total", "deadline=\"body\"",
@@ -113,7 +115,7 @@ static void write_http(FILE *f, struct verifier *v)
 			((char *)&v->metrics.http + http_counters[i].off);
 
 		if (i == 0)
-			fputs("# HELP imatrust_http_refused_total Requests or connections refused by a limit of the HTTPS front: body_too_large (413: the route's body limit or max_inflight_body), inflight_full (503: max_inflight_body taken), inflight_reserved (503: its last quarter, kept for addresses holding little), address_inflight (429: the address's share of it), address_connections (not accepted: max_connections_per_ip), connections_reserved (not accepted: the last quarter of max_connections, kept for addresses holding few).\n"
+			fputs("# HELP imatrust_http_refused_total Requests or connections refused by a limit of the HTTPS front: body_too_large (413: the route's body limit or max_inflight_body), inflight_full (503: max_inflight_body taken), inflight_reserved (503: its last quarter, kept for addresses holding little), address_inflight (429: the address's share of it), address_connections (not accepted: max_connections_per_ip), connections_reserved (not accepted: the last quarter of max_connections, kept for addresses holding few), address_failed_checks (429: the address's quotes no enrolled AK signed and refused enrollments, past 64 at once and 8 a second).\n"
 			      "# TYPE imatrust_http_refused_total counter\n", f);
 		else if (strcmp(http_counters[i].name,
 				http_counters[i - 1].name) != 0)

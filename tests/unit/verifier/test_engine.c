@@ -250,6 +250,33 @@ static void test_other_tpm_rejected(void **state)
 	assert_non_null(strstr(ans.message, "rejected"));
 	assert_int_equal(tv_state(t, "victim"), DB_STATE_TRUSTED);
 	assert_int_equal(stored_of(t, "victim"), 1);
+	/* through the route: 403, and the failed check is charged to the
+	 * sender's address (http_peers.h), a genuine verdict is not */
+	{
+		struct imt_error err;
+		unsigned int status;
+		char *body;
+		json_t *j;
+
+		sm_nonce(t, &m, time(NULL));	/* the route's clock */
+		body = wire_encode(WIRE_EVIDENCE, sm_evidence(&m, &mallory.ak,
+							      0), &err);
+		assert_non_null(body);
+		j = tv_call(t, route_agents_evidence, "victim", body, NULL,
+			    &status);
+		assert_int_equal(status, 403);
+		assert_int_equal(t->charged, 1);
+		json_decref(j);
+		free(body);
+		body = wire_encode(WIRE_EVIDENCE, sm_evidence(&m, NULL, 0),
+				   &err);
+		j = tv_call(t, route_agents_evidence, "victim", body, NULL,
+			    &status);
+		assert_int_equal(status, 200);
+		assert_int_equal(t->charged, 0);
+		json_decref(j);
+		free(body);
+	}
 	soft_ak_free(&m.ak);
 	soft_ak_free(&mallory.ak);
 	tv_free(t);

@@ -28,6 +28,7 @@
 #include "test_cert.h"
 #include "auth.h"
 #include "http.h"
+#include "http_peers.h"
 #include "verifier.h"
 
 #define BIG_BODY (8u << 20)	/* what a guarded route may take */
@@ -115,15 +116,26 @@ static void slow(void *ctx, const struct http_request *req,
 	whoami(ctx, req, res);
 }
 
+/* A check the request fails at a cost: a forged quote's answer. */
+static void forged(void *ctx, const struct http_request *req,
+		   struct http_response *res)
+{
+	(void)ctx;
+	(void)req;
+	http_error(res, 403, "not the enrolled TPM's quote");
+	res->charge = 1;
+}
+
 static const struct http_route routes[] = {
-	{ "GET", "/v1/health", health, 0, NULL, NULL },
+	{ "GET", "/v1/health", health, 0, NULL, NULL, 0 },
 	{ "POST", "/v1/agents/{}/evidence", echo, 100, NULL,
-	  "application/vnd.test.other" },
-	{ "POST", "/v1/references", whoami, BIG_BODY, guard, NULL },
-	{ "POST", "/upload", whoami, INFLIGHT, NULL, NULL },
-	{ "POST", "/slow", slow, INFLIGHT, NULL, NULL },
-	{ "POST", "/share", whoami, SHARE_BODY, NULL, NULL },
-	{ NULL, NULL, NULL, 0, NULL, NULL },
+	  "application/vnd.test.other", 0 },
+	{ "POST", "/v1/references", whoami, BIG_BODY, guard, NULL, 0 },
+	{ "POST", "/upload", whoami, INFLIGHT, NULL, NULL, 0 },
+	{ "POST", "/slow", slow, INFLIGHT, NULL, NULL, 0 },
+	{ "POST", "/share", whoami, SHARE_BODY, NULL, NULL, 0 },
+	{ "POST", "/forged", forged, 100, NULL, NULL, 1 },
+	{ NULL, NULL, NULL, 0, NULL, NULL, 0 },
 };
 
 /* Start the server with @cfg's limits (addr, TLS filled in here). */
@@ -161,6 +173,7 @@ static int setup_inflight(void **state)
 }
 
 static struct http_stats share_stats;	/* of setup_share's server */
+#define FAIL_BURST 4	/* setup_share's failed checks, none paid back */
 
 /* As setup_inflight, its counters in share_stats. */
 static int setup_share(void **state)
@@ -169,6 +182,8 @@ static int setup_share(void **state)
 	return start(state, (struct http_config){ .max_connections = 16,
 						  .threads = 2,
 						  .max_inflight = INFLIGHT,
+						  .fail_burst = FAIL_BURST,
+						  .fail_ms = 3600 * 1000,
 						  .stats = &share_stats });
 }
 
@@ -479,6 +494,44 @@ static void test_inflight_cap(void **state)
  * little (1/64): 503 once it holds more. 127.0.0.3's 8 KiB get in. Each
  * refusal is counted.
  */
+/*
+ * A metered route's failed checks are charged to the address: past its
+ * burst it answers 429 from the headers, the body unread and the handler
+ * not run, while another address is served (the pay-back over time:
+ * test_http_peers).
+ */
+static void test_failed_checks_metered(void **state)
+{
+	struct fx *f = *state;
+	struct call c;
+	int i;
+
+	for (i = 0; i < FAIL_BURST; i++) {
+		c = (struct call){ .method = "POST", .path = "/forged",
+				   .len = 10, .expect = 1 };
+		perform(f, &c);
+		assert_int_equal(c.status, 403);
+	}
+	c = (struct call){ .method = "POST", .path = "/forged", .len = 10,
+			   .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 429);
+	assert_non_null(strstr(c.headers, "Retry-After: 3600"));
+	assert_int_equal(c.sent, 0);
+	assert_non_null(strstr(c.out, "failed checks"));
+	assert_int_equal(atomic_load(&share_stats.failed_checks), 1);
+	/* another address has its own budget */
+	c = (struct call){ .method = "POST", .path = "/forged", .len = 10,
+			   .src = "127.0.0.2", .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 403);
+	/* a route that is not metered is not held back */
+	c = (struct call){ .method = "POST", .path = "/upload", .len = 10,
+			   .expect = 1 };
+	perform(f, &c);
+	assert_int_equal(c.status, 200);
+}
+
 static void test_address_share(void **state)
 {
 	struct fx *f = *state;
@@ -602,6 +655,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_inflight_cap,
 						setup_inflight, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_checks_metered,
+						setup_share, teardown),
 		cmocka_unit_test_setup_teardown(test_address_share,
 						setup_share, teardown),
 		cmocka_unit_test_setup_teardown(test_max_body_unguarded,

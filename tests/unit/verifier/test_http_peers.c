@@ -197,6 +197,45 @@ static void test_sweep(void **state)
 	http_peers_free(p);
 }
 
+/*
+ * Failed checks: HTTP_FAIL_BURST at once, then one each HTTP_FAIL_MS;
+ * what an address owes outlives its connections (a forger reconnecting
+ * starts with its debt), and another /64 owes nothing.
+ */
+static void test_failed_checks(void **state)
+{
+	struct http_stats st;
+	struct http_peers *p = peers_new(&st);
+	struct http_conn *c, *o;
+	int64_t t0 = http_now_ms();
+	unsigned int retry = 0;
+	int i;
+
+	(void)state;
+	c = open_from(p, "2001:db8:0:1::1");
+	o = open_from(p, "2001:db8:0:2::1");
+	for (i = 0; i < HTTP_FAIL_BURST; i++) {
+		assert_false(http_peers_spent(p, c, t0, &retry));
+		http_peers_charge(p, c, t0);
+	}
+	assert_true(http_peers_spent(p, c, t0, &retry));
+	assert_int_equal(retry, 1);
+	assert_false(http_peers_spent(p, o, t0, &retry));
+	/* paid back at HTTP_FAIL_MS each */
+	assert_false(http_peers_spent(p, c, t0 + HTTP_FAIL_MS, &retry));
+	http_peers_charge(p, c, t0 + HTTP_FAIL_MS);
+	assert_true(http_peers_spent(p, c, t0 + HTTP_FAIL_MS, &retry));
+	/* the debt stays with the address across a reconnection */
+	http_peers_close(p, c);
+	c = open_from(p, "2001:db8:0:1::2");
+	assert_true(http_peers_spent(p, c, t0 + HTTP_FAIL_MS, &retry));
+	assert_false(http_peers_spent(p, c, t0 + (HTTP_FAIL_BURST + 1) *
+				      HTTP_FAIL_MS, &retry));
+	http_peers_close(p, c);
+	http_peers_close(p, o);
+	http_peers_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_reserved_slots),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_failed_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

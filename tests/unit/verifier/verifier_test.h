@@ -42,6 +42,7 @@ typedef void (*tv_handler)(void *ctx, const struct http_request *req,
 
 struct tv {
 	struct verifier v;
+	int charged;		/* tv_call(): the answer's res.charge */
 	char path[512];
 	struct http_server *srv;
 	char *cert;
@@ -114,6 +115,7 @@ static inline json_t *tv_call(struct tv *t, tv_handler h, const char *param,
 	res.status = 200;
 	h(&t->v, &req, &res);
 	*status = res.status;
+	t->charged = res.charge;
 	j = res.body != NULL ? json_loads(res.body, 0, NULL) : NULL;
 	free(res.body);
 	return j;
