@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # need.sh - (sourced) a test script's tools, each named with the Debian
 # package that installs it (deploy/install-deps.sh installs them all).
 #
