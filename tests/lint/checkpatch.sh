@@ -40,7 +40,8 @@ ignore=(
 	# a signal handler's flag is a volatile sig_atomic_t (C11 7.14.1.1)
 	VOLATILE
 	# SQL statements and messages are split to keep to 80 columns
-	# (STYLE.md 2); the kernel's reason, grepping dmesg, is not ours
+	# (proto/DESIGN.md §9 rule 2); the kernel's reason, grepping
+	# dmesg for a message, is not ours
 	SPLIT_STRING
 	# static functions named by plain words (fill, store, duplicate)
 	# that SQL and messages use as words
