@@ -11,10 +11,9 @@
 # offenders when the gate came), and then it may not grow past its listed
 # length. A listed function that shrank to the limit or below, or is gone,
 # fails too, with the hint to remove its line, so the list only ever gets
-# shorter. Only the entries of the files measured are
-# checked. Prints the 10 longest functions; with --longest only them (no
-# TAP: "make lint" shows them after the suite, which keeps logs of what
-# passed to itself).
+# shorter. Only the entries of the files measured are checked. Prints
+# the 10 longest functions; with --longest only them (no TAP: "make lint"
+# shows them after the suite, which keeps logs of what passed to itself).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
