@@ -49,6 +49,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
 	n=$((n + 1))
 	echo "not ok $n - $1"
+	# shellcheck disable=SC1003 # sed "$a\" ends the last line
 	[ -n "${2:-}" ] && [ -f "$2" ] && sed -e 's/^/# /' -e '$a\' "$2"
 	return 0
 }

@@ -25,6 +25,7 @@ not_ok() {
 	n=$((n + 1))
 	bad=$((bad + 1))
 	echo "not ok $n - $1"
+	# shellcheck disable=SC1003 # sed "$a\" ends the last line
 	[ -n "${2:-}" ] && sed -e 's/^/# /' -e '$a\' "$2"
 }
 # check DESCRIPTION FILE: passes when FILE (the offending lines) is empty

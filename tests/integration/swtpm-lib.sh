@@ -121,8 +121,10 @@ ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 not_ok() {
 	tap_n=$((tap_n + 1))
 	echo "not ok $tap_n - $1"
+	# shellcheck disable=SC1003 # sed "$a\" ends the last line
 	[ -n "${2:-}" ] && [ -f "$2" ] && sed -e 's/^/# /' -e '$a\' "$2"
 }
+# shellcheck disable=SC1003 # sed "$a\" ends the last line
 bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && sed -e 's/^/# /' -e '$a\' "$2"; exit 1; }
 
 # Every tool named must be installed (deploy/install-deps.sh brings them):
