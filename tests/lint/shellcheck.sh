@@ -21,6 +21,15 @@ need shellcheck
 
 cd "$root" || exit 1
 
+# Pending merge: files other work changes as this gate comes, and cannot
+# carry a directive yet, checked without the checks named here until it
+# is merged (then the entry goes).
+declare -A pending=(
+	# issue 33's raw() prints its argument as a printf format (its
+	# \r\n and %% are meant): SC2059 until a directive says so there
+	[tests/integration/test_http_limits.sh]=SC2059
+)
+
 # is_script FILE: named *.sh, or a sh/bash/dash #! on its first line
 is_script() {
 	case $1 in *.sh) return 0 ;; esac
@@ -61,7 +70,16 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # The status says little: the findings are read per file below.
-shellcheck -f gcc "${scripts[@]}" >"$out" 2>&1
+plain=()
+for f in "${scripts[@]}"; do
+	[ -n "${pending[$f]:-}" ] || plain+=("$f")
+done
+[ ${#plain[@]} -eq 0 ] || shellcheck -f gcc "${plain[@]}" >"$out" 2>&1
+for f in "${scripts[@]}"; do
+	[ -n "${pending[$f]:-}" ] || continue
+	echo "# $f: without ${pending[$f]} (pending merge)"
+	shellcheck -f gcc -e "${pending[$f]}" "$f" >>"$out" 2>&1
+done
 
 # FILE:LINE:COL: a finding
 declare -A found
