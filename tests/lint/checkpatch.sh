@@ -10,14 +10,15 @@
 # ${XDG_CACHE_HOME:-~/.cache}/imatrust/ where that is not writable.
 #
 # Checks the .c and .h files given, or those of agent/, verifier/, proto/
-# and db/, with --no-tree --file --terse and the ignore list below. The
-# code had 205 findings in 70 files when this came (most of them
-# BLOCK_COMMENT_STYLE, "*/" of a multi-line comment on its last line):
-# too many to fix while other work changes the same files, so it is a
-# ratchet: tests/lint/checkpatch-counts.txt ("FILE COUNT") holds each
-# file's count, which may not grow; a file it does not name has none. A
-# file below its count gets the hint to lower it. One TAP line a file,
-# its findings as comments.
+# and db/, with --no-tree --file --terse and the ignore list below (what
+# it found in a file is kept there too, for the next run on the same
+# content). The code had 205 findings in 70 files when this came (most of
+# them BLOCK_COMMENT_STYLE, "*/" of a multi-line comment on its last
+# line): too many to fix while other work changes the same files, so it
+# is a ratchet: tests/lint/checkpatch-counts.txt ("FILE COUNT") holds
+# each file's count, which may not grow; a file it does not name has
+# none. A file below its count gets the hint to lower it. One TAP line a
+# file, its findings as comments.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -111,13 +112,43 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+new=$(mktemp)
+trap 'rm -f "$out" "$new"' EXIT
+ignored=$(IFS=,; echo "${ignore[*]}")
+
+# A file's findings are kept beside checkpatch.pl, under the hash of the
+# ignore list, its path and its content: a file not changed since is not
+# checked again (checkpatch.pl takes a minute of CPU for all of them).
+results=$dir/results
+mkdir -p "$results" 2>/dev/null
+find "$results" -type f -mtime +30 -delete 2>/dev/null
+declare -A key
+todo=()
+for f in "${files[@]}"; do
+	[ -r "$f" ] || continue
+	key[$f]=$({ echo "$ignored $f"; cat "$f"; } | sha256sum | cut -c1-32)
+	if [ -f "$results/${key[$f]}" ]; then
+		cat "$results/${key[$f]}" >>"$out"
+	else
+		todo+=("$f")
+	fi
+done
 # Two processes at most (the machines are shared); checkpatch.pl exits
 # non-zero on any finding: the findings are read per file below.
-printf '%s\0' "${files[@]}" |
-	xargs -0 -n 32 -P 2 perl "$dir/checkpatch.pl" --no-tree --file \
-		--terse --no-summary --show-types --no-color \
-		--ignore "$(IFS=,; echo "${ignore[*]}")" >"$out" 2>&1
+if [ ${#todo[@]} -gt 0 ]; then
+	printf '%s\0' "${todo[@]}" |
+		xargs -0 -n 32 -P 2 perl "$dir/checkpatch.pl" --no-tree \
+			--file --terse --no-summary --show-types --no-color \
+			--ignore "$ignored" >"$new" 2>&1
+	cat "$new" >>"$out"
+	# kept only when checkpatch.pl said nothing but findings
+	if ! grep -qvE '^[^:]+:[0-9]+: (ERROR|WARNING|CHECK):' "$new"; then
+		for f in "${todo[@]}"; do
+			awk -F: -v f="$f" '$1 == f' "$new" >"$results/${key[$f]}.$$" &&
+				mv "$results/${key[$f]}.$$" "$results/${key[$f]}"
+		done 2>/dev/null
+	fi
+fi
 
 declare -A found allowed
 while IFS=$'\t' read -r f c; do
