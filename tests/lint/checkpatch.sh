@@ -113,7 +113,7 @@ fi
 
 out=$(mktemp)
 new=$(mktemp)
-trap 'rm -f "$out" "$new"' EXIT
+trap 'rm -f "$out" "$new" "$new.1" "$new.2"' EXIT
 ignored=$(IFS=,; echo "${ignore[*]}")
 
 # A file's findings are kept beside checkpatch.pl, under the hash of the
@@ -133,13 +133,19 @@ for f in "${files[@]}"; do
 		todo+=("$f")
 	fi
 done
-# Two processes at most (the machines are shared); checkpatch.pl exits
-# non-zero on any finding: the findings are read per file below.
+# In two halves at once (two cores at most: the machines are shared),
+# each into a file of its own; checkpatch.pl exits non-zero on any
+# finding: the findings are read per file below.
+checkpatch() {
+	perl "$dir/checkpatch.pl" --no-tree --file --terse --no-summary \
+		--show-types --no-color --ignore "$ignored" "$@"
+}
 if [ ${#todo[@]} -gt 0 ]; then
-	printf '%s\0' "${todo[@]}" |
-		xargs -0 -n 32 -P 2 perl "$dir/checkpatch.pl" --no-tree \
-			--file --terse --no-summary --show-types --no-color \
-			--ignore "$ignored" >"$new" 2>&1
+	half=$(((${#todo[@]} + 1) / 2))
+	checkpatch "${todo[@]:0:half}" >"$new.1" 2>&1 &
+	[ ${#todo[@]} -le 1 ] || checkpatch "${todo[@]:half}" >"$new.2" 2>&1 &
+	wait
+	cat "$new.1" "$new.2" >"$new" 2>/dev/null
 	cat "$new" >>"$out"
 	# kept only when checkpatch.pl said nothing but findings
 	if ! grep -qvE '^[^:]+:[0-9]+: (ERROR|WARNING|CHECK):' "$new"; then
