@@ -1,6 +1,9 @@
 # imatrust - one entry point for building, testing, benchmarks and the lab.
 #
 #   make            build the user-space programs into build/
+#   make lint       shellcheck on every shell script, the length gate of
+#                   the C functions, checkpatch.pl on the C (no build;
+#                   first in CI)
 #   make check-fast unit tests + host integration tests (the inner loop:
 #                   a missing tool skips its script, listed by name; under
 #                   CI=true and in make check every skip fails)
@@ -358,6 +361,14 @@ $(INC_LIST): Makefile
 	@echo "$(CC) $(filter-out -MMD -MP,$(CFLAGS))" >$@
 	@$(foreach p,$(INC_DENY),echo "$(call inc_probe,deny,$(p))" >>$@;)
 	@$(foreach p,$(INC_ALLOW),echo "$(call inc_probe,allow,$(p))" >>$@;)
+
+# Static checks, no build needed (issue #32; tests/lint/): each fails
+# naming its findings. .ci/run runs it before make check.
+.PHONY: lint
+lint:
+	@tests/run-suite.sh lint tests/lint/shellcheck.sh \
+		tests/lint/function-length.sh tests/lint/checkpatch.sh
+	@tests/lint/function-length.sh --longest
 
 check-includes: $(INC_LIST)
 	@tests/run-suite.sh check-includes "tests/check-includes.sh $(INC_LIST)"

@@ -55,7 +55,10 @@ n=
 for f in "$dir"/[0-9][0-9][0-9][0-9]_*.sql; do
 	base=$(basename "$f" .sql)
 	num=${base%%_*}
+	# expr, not $((num)): a leading 0 is octal in sh arithmetic
+	# shellcheck disable=SC2003
 	[ -n "$n" ] || n=$(expr "$num" + 0)
+	# shellcheck disable=SC2003
 	if [ "$(expr "$num" + 0)" -ne "$n" ]; then
 		echo "gen-migrations.sh: $f: expected number $n" >&2
 		exit 1
@@ -68,14 +71,15 @@ for f in "$dir"/[0-9][0-9][0-9][0-9]_*.sql; do
 	printf '\t;\n\n'
 done
 
-echo "const struct db_migration $array[] = {"
+echo "const struct db_migration ${array}[] = {"
 for f in "$dir"/[0-9][0-9][0-9][0-9]_*.sql; do
 	base=$(basename "$f" .sql)
 	num=${base%%_*}
+	# shellcheck disable=SC2003 # as above: 0017 is not octal here
 	printf '\t{ %d, "%s", %s%s },\n' "$(expr "$num" + 0)" "$base" \
 		"$prefix" "$num"
 done
 echo '};'
 echo
 echo "const size_t $count ="
-echo "	sizeof($array) / sizeof($array[0]);"
+echo "	sizeof($array) / sizeof(${array}[0]);"

@@ -23,6 +23,7 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
 	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
+	# shellcheck disable=SC1003 # sed "$a\" ends the last line
 	[ -n "${2:-}" ] && sed -e 's/^/# /' -e '$a\' "$2"
 }
 

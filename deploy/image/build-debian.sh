@@ -218,6 +218,7 @@ customize() {
 enable_unit() {
 	local root=$1 name=$2 t
 
+	# shellcheck disable=SC2013 # WantedBy= is a list of words
 	for t in $(sed -n 's/^WantedBy=//p' "$root/lib/systemd/system/$name"); do
 		mkdir -p "$root/etc/systemd/system/$t.wants"
 		ln -sf "/lib/systemd/system/$name" \

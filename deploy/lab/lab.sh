@@ -401,6 +401,7 @@ cmd_guest() {
 	*) die "guest: --bank must be sha256 or sha1" ;;
 	esac
 	# the kernel keeps the first ima_template=, so replace it here
+	# shellcheck disable=SC2001 # [^ ]* has no ${//} spelling
 	[ -z "$template" ] ||
 		cmdline=$(sed "s/ima_template=[^ ]*/ima_template=$template/" <<<"$cmdline")
 	g=$(gdir "$n")

@@ -45,6 +45,7 @@ rm -rf "$shots"
 mkdir -p "$shots"
 tmp=$(mktemp -d)
 pids=()
+# shellcheck disable=SC2317 # the EXIT trap calls it
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done

@@ -28,6 +28,7 @@
 
 CLI_LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=${IMATRUST_BIN:-$CLI_LIB_ROOT/build/bin}
+# shellcheck disable=SC2034 # for the tests that source this
 imatrust="$bin/imatrust"
 tmp=$(mktemp -d)
 pid=""
@@ -48,6 +49,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
 	n=$((n + 1))
 	echo "not ok $n - $1"
+	# shellcheck disable=SC1003 # sed "$a\" ends the last line
 	[ -n "${2:-}" ] && [ -f "$2" ] && sed -e 's/^/# /' -e '$a\' "$2"
 	return 0
 }
@@ -90,6 +92,7 @@ self_cert() {
 # The lines given follow the listener, certificate and database keys.
 write_verifier_conf() {
 	{
+		# shellcheck disable=SC2154 # $port is the sourcing test's
 		printf 'listen = 127.0.0.1\nport = %s\n' "$port"
 		printf 'tls_cert = %s\ntls_key = %s\n' "$tmp/cert.pem" "$tmp/key.pem"
 		printf 'database = %s\n' "$tmp/verifier.db"
@@ -98,6 +101,7 @@ write_verifier_conf() {
 }
 
 token_add() {
+	# shellcheck disable=SC2034 # for the tests that source this
 	token=$("$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add "$1" \
 		2>"$tmp/err") || { echo "Bail out! token add"; cat "$tmp/err"; exit 1; }
 }
@@ -115,6 +119,7 @@ health_wait() {
 verifier_start() {
 	"$bin/imatrust-verifier" -c "$tmp/verifier.conf" >"$tmp/verifier.log" 2>&1 &
 	pid=$!
+	# shellcheck disable=SC2034 # for the tests that source this
 	url="https://127.0.0.1:$port"
 	if health_wait; then
 		ok "the verifier serves HTTPS"

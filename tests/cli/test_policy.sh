@@ -148,7 +148,9 @@ for act in policy-put policy-delete key-add key-delete; do
 done
 for r in "GET /v1/policies" "PUT /v1/policies/x" "DELETE /v1/policies/web" \
 	 "GET /v1/keys" "POST /v1/keys" "DELETE /v1/keys/$keyid" "GET /v1/sources"; do
-	set -- $r
+	# "METHOD PATH" into $1 $2 (read: no glob of the ? in a path)
+	read -r -a words <<<"$r"
+	set -- "${words[@]}"
 	code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$tmp/cert.pem" \
 		-X "$1" -H 'Content-Type: application/json' -d '{}' "$url$2")
 	[ "$code" = 401 ] && ok "$r without a token: 401" ||

@@ -127,7 +127,9 @@ expect 0 "policy with conffiles = any" "$imatrust" policy put fleet "$tmp/p.json
 for r in "POST /v1/references/deb" "POST /v1/references/list?name=x" \
 	 "POST /v1/references/keylime?name=x" "POST /v1/references/retire" \
 	 "GET /v1/policies/default/keylime"; do
-	set -- $r
+	# "METHOD PATH" into $1 $2 (read: no glob of the ? in a path)
+	read -r -a words <<<"$r"
+	set -- "${words[@]}"
 	code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$tmp/cert.pem" \
 		-X "$1" -H 'Authorization: Bearer not-a-token-not-a-token' \
 		-H 'Content-Type: application/json' --data-binary '{"v":1}' "$url$2")

@@ -25,6 +25,7 @@ not_ok() {
 	n=$((n + 1))
 	bad=$((bad + 1))
 	echo "not ok $n - $1"
+	# shellcheck disable=SC1003 # sed "$a\" ends the last line
 	[ -n "${2:-}" ] && sed -e 's/^/# /' -e '$a\' "$2"
 }
 # check DESCRIPTION FILE: passes when FILE (the offending lines) is empty
@@ -95,13 +96,13 @@ a.c:3: * (docs/DESIGN.md §2) "DESIGN \u00a75"
 b.c:1: * (proto/DESIGN.md §4-5) and (proto/DESIGN.md §9 rules 10 and 12)
 b.c:2: * RFC 4648 §4 and TPM 2.0 Part 1 §24; our own design
 EOF
-[ "$(outside_refs <"$tmp/sample" | wc -l)" -eq 1 ] &&
-[ "$(foreign_docs <"$tmp/sample" | cut -d: -f1-2 | tr '\n' ' ')" = \
-  "a.c:1 a.c:2 a.c:3 " ] &&
-[ "$(cited_sections <"$tmp/sample" | cut -d: -f3 | tr '\n' ' ')" = \
-  "4 5 9 " ] &&
-[ "$(cited_rules <"$tmp/sample" | cut -d: -f3 | tr '\n' ' ')" = "10 12 " ]
-if [ $? -eq 0 ]; then
+if [ "$(outside_refs <"$tmp/sample" | wc -l)" -eq 1 ] &&
+	[ "$(foreign_docs <"$tmp/sample" | cut -d: -f1-2 | tr '\n' ' ')" = \
+	  "a.c:1 a.c:2 a.c:3 " ] &&
+	[ "$(cited_sections <"$tmp/sample" | cut -d: -f3 | tr '\n' ' ')" = \
+	  "4 5 9 " ] &&
+	[ "$(cited_rules <"$tmp/sample" | cut -d: -f3 | tr '\n' ' ')" = "10 12 " ]
+then
 	ok "the checks flag planted references and pass clean ones"
 else
 	not_ok "the checks flag planted references and pass clean ones"

@@ -53,7 +53,7 @@ for f in "$@"; do
 	if [ "$merge" = 1 ] && [ "$rc" = 0 ]; then
 		"$f" -merge=1 -max_len=4096 "$here/corpus/$name" \
 			"$dir/$name.corpus" >"$dir/$name.merge.log" 2>&1 ||
-			rc=merge-failed
+			rc="merge-failed"
 	fi
 	result=ok
 	if [ "$rc" != 0 ]; then

@@ -109,13 +109,13 @@ printf '\004{"v":3,"state":"trusted","nonce":"%s","nonce_expires":1,"nonce_ttl":
 
 # ---- fuzz_quote: byte 0 = mode (fuzz_quote.c); zeros = a valid quote ----
 for k in 0 1 2 3; do
-	printf "\\x0$k\\x00\\x00\\x00\\x20" | seed fuzz_quote "soft-$k"
+	printf '%b' "\\x0$k\\x00\\x00\\x00\\x20" | seed fuzz_quote "soft-$k"
 done
 # PCRs from the input, sha384 signature hash, another bank (M_* bits)
 printf '\x00\x44\x09\x01\x20\x01' | seed fuzz_quote soft-rsassa-values
 printf '\x02\x80\x00\x10\x00\x01\x02' | seed fuzz_quote soft-ecc-stored
 for k in 4 5 6 7; do
-	printf "\\x0$k\\x00" | seed fuzz_quote "fixture-$k"
+	printf '%b' "\\x0$k\\x00" | seed fuzz_quote "fixture-$k"
 done
 { printf '\x08\x00\x00\x91'; cat "$fx/tpm/quote-ak-rsa.msg" \
 	"$fx/tpm/quote-ak-rsa.sig"; } | seed fuzz_quote raw-rsa
@@ -124,13 +124,13 @@ done
 
 # ---- fuzz_enroll: byte 0 = mode 0 public, 1 credential, 2 message ----
 for s in 0 1 2 5 6 9; do
-	printf "\\x00\\x0$s\\x00\\x00" | seed fuzz_enroll "public-$s"
+	printf '%b' "\\x00\\x0$s\\x00\\x00" | seed fuzz_enroll "public-$s"
 done
 { printf '\x00\x0a'; cat "$fx/tpm/ek-ecc.pub"; } | seed fuzz_enroll public-raw-ek-ecc
 printf '\x01\x00\x00\x00\x00\x20' | seed fuzz_enroll credential-ek-rsa
 printf '\x01\x01\x00\x00\x02\x10' | seed fuzz_enroll credential-ek-ecc
 for p in 0 3 4; do
-	printf "\\x02\\x0$p\\x00\\x00\\x00\\x00\\x00\\x00" |
+	printf '%b' "\\x02\\x0$p\\x00\\x00\\x00\\x00\\x00\\x00" |
 		seed fuzz_enroll "message-$p"
 done
 
@@ -147,9 +147,9 @@ printf '\x00\x02\x00\x01\x01\x00\x00\x02\x08\x00\x00\x05\x00\x00\x01' |
 
 # ---- fuzz_evidence: machine, rounds-1, then per round (fuzz_evidence.c) ----
 # round: dev u16, time u8, [boot: seed, reset, restart], n, records, q
-rec() { printf "\\x00\\x00\\x0$1\\x80\\x00"; }	# ima-ng, known path $1
+rec() { printf '%b' "\\x00\\x00\\x0$1\\x80\\x00"; }	# ima-ng, known path $1
 for m in 0 1 2 3; do
-	{ printf "\\x0$m\\x01\\x00\\x00\\x00\\x05\\x00\\x00\\x03"
+	{ printf '%b' "\\x0$m\\x01\\x00\\x00\\x00\\x05\\x00\\x00\\x03"
 	  rec 0; rec 1; rec 2; printf '\x04'
 	  printf '\x00\x00\x03\x02'; rec 3; rec 4; printf '\x02'; } |
 		seed fuzz_evidence "two-rounds-$m"
@@ -193,8 +193,9 @@ done
 # pairs, digest change
 i=0
 for sk in '0 0' '0 1' '1 0' '1 1' '2 0' '0 0' '1 0'; do
-	set -- $sk
-	printf "\\x02\\x0$i\\x0$1\\x0$2\\x00\\x00\\x00" |
+	read -r -a words <<<"$sk"
+	set -- "${words[@]}"
+	printf '%b' "\\x02\\x0$i\\x0$1\\x0$2\\x00\\x00\\x00" |
 		seed fuzz_ima_sig "fixture-$i"
 	i=$((i + 1))
 done

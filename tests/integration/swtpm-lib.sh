@@ -121,8 +121,10 @@ ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 not_ok() {
 	tap_n=$((tap_n + 1))
 	echo "not ok $tap_n - $1"
+	# shellcheck disable=SC1003 # sed "$a\" ends the last line
 	[ -n "${2:-}" ] && [ -f "$2" ] && sed -e 's/^/# /' -e '$a\' "$2"
 }
+# shellcheck disable=SC1003 # sed "$a\" ends the last line
 bail() { echo "Bail out! $1"; [ -f "${2:-}" ] && sed -e 's/^/# /' -e '$a\' "$2"; exit 1; }
 
 # Every tool named must be installed (deploy/install-deps.sh brings them):
@@ -152,6 +154,7 @@ tool_path() {
 # removes $tmp.
 swtpm_test_setup() {
 	bin=${IMATRUST_BIN:-$SWTPM_LIB_ROOT/build/bin}
+	# shellcheck disable=SC2034 # for the tests that source this
 	probe=$(tool_path attest_probe) || exit 1
 	kern=$(tool_path fake_kernel) || exit 1
 	mux=$(tool_path tpm_mux) || exit 1
@@ -250,7 +253,9 @@ swtpm_lab_exit() {
 lab_verifier_start() {
 	"$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" \
 		>>"$tmp/verifier.log" 2>&1 &
+	# shellcheck disable=SC2034 # the sourcing test stops it
 	VERIFIER_PID=$!
+	# shellcheck disable=SC2154 # $vport is the sourcing test's
 	within 10 verifier_up "$vport" "$tmp/cert.pem"
 }
 
@@ -270,6 +275,7 @@ backoff_max = 2
 log_level = debug
 EOC
 	"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
+	# shellcheck disable=SC2034 # the sourcing test stops it
 	AGENT_PID=$!
 }
 
@@ -421,6 +427,7 @@ verifier_conf() {
 # api METHOD PATH [BODY]: the operator API at $api_url with $token (BODY
 # as curl --data-binary takes it: "@FILE" reads FILE)
 api() {
+	# shellcheck disable=SC2154 # $token and $api_url are the sourcing test's
 	curl -s --cacert "$tmp/cert.pem" -X "$1" \
 		-H "Authorization: Bearer $token" \
 		-H "Content-Type: application/json" \

@@ -55,7 +55,7 @@ add_ref /usr/bin/evil "not fine"
 machine good
 as good "$probe" enroll >/dev/null
 kernel good boot
-for i in 1 2 3 4 5; do kernel good file /usr/bin/ok fine; done
+for _ in 1 2 3 4 5; do kernel good file /usr/bin/ok fine; done
 out=$(evidence good -n 3 -m -L 0)
 expect "v1 evidence held ('more'): next_index 3, no stored_records (v1)" \
 	"state=enrolling next_index=3" "$out"

@@ -32,7 +32,7 @@ done
 	bail "python3-jwt or python3-cryptography not installed (deploy/install-deps.sh)"
 rp() { "$py" "$here/result-rp.py" "$@"; }
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-AGENT_PID= VERIFIER_PID=
+AGENT_PID='' VERIFIER_PID=''
 trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID' EXIT
 swtpm_lab
 mkdir -p "$tmp/db"

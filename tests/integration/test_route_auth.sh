@@ -31,13 +31,13 @@ dump() { sqlite3 -batch "$tmp/verifier.db" .dump; }
 # one request: METHOD PATH [AUTH]; the status in $code, the body in
 # $tmp/body
 send() {
-	local hdr=()
+	local hdr=() data=()
 
 	[ -n "${3:-}" ] && hdr=(-H "Authorization: Bearer $3")
+	[ "$1" = GET ] || data=(--data-binary '{}')
 	code=$(curl -s --cacert "$tmp/cert.pem" -o "$tmp/body" \
 		-w '%{http_code}' -X "$1" "${hdr[@]}" \
-		-H 'Content-Type: application/json' \
-		$([ "$1" = GET ] || echo "--data-binary {}") \
+		-H 'Content-Type: application/json' "${data[@]}" \
 		"$url${2//\{\}/node-1}")
 }
 

@@ -22,7 +22,7 @@ for b in imatrust-agent imatrust-verifier; do
 done
 # the receiver is on loopback: no proxy between
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-AGENT_PID= VERIFIER_PID= RECEIVER_PID=
+AGENT_PID='' VERIFIER_PID='' RECEIVER_PID=''
 trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID $RECEIVER_PID' EXIT
 has() { grep -qE -- "$2" "$1"; }
 swtpm_lab

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # need.sh - (sourced) a test script's tools, each named with the Debian
 # package that installs it (deploy/install-deps.sh installs them all).
 #
@@ -24,8 +25,10 @@ tool_package() {
 	chromedriver) echo chromium-driver ;;
 	evmctl) echo ima-evm-utils ;;
 	*/systemd/boot/efi/*) echo systemd-boot-efi ;;
+	*/linux-source-6.1.tar.xz) echo linux-source-6.1 ;;
+	awk) echo mawk ;;
 	shellcheck | sqlite3 | jq | curl | openssl | pesign | chromium | \
-		haproxy | valgrind | make | python3 | qemu-img) echo "$1" ;;
+		haproxy | valgrind | make | python3 | qemu-img | perl) echo "$1" ;;
 	*) echo "the one providing $1 (apt-file search bin/$1)" ;;
 	esac
 }

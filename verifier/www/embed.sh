@@ -36,7 +36,7 @@ for f in "$@"; do
 	esac
 	echo
 	echo "/* $name */"
-	echo "static const unsigned char www_$n[] = {"
+	echo "static const unsigned char www_${n}[] = {"
 	# every byte as 0xNN, twelve a line; "0" closes an empty file's array
 	od -An -v -tx1 "$f" | awk '
 		{ for (i = 1; i <= NF; i++) { printf "%s0x%s,", (c % 12 ? " " : "\t"), $i; if (++c % 12 == 0) printf "\n" } }

@@ -176,6 +176,7 @@ test_boot_policy() {
 	# the digest of the image as the ESP holds it (signed: sbsign pads)
 	"$ROOT/deploy/lab/uefi.sh" sign "$STOCK_KERNEL" "$efi/stock.efi"
 	stock_digest=sha256:$(pesign -h -i "$efi/stock.efi" | awk '{ print $2 }')
+	# shellcheck disable=SC2016 # $d is jq's variable
 	if wait_untrusted_for guest5 '.check == "boot" and .rule == "applications" and
 	    .pcr == 4 and .type == "EV_EFI_BOOT_SERVICES_APPLICATION" and
 	    (.event | type) == "number" and .digest == $d and

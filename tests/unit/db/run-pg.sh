@@ -26,6 +26,7 @@ if ! pg_bindir >/dev/null 2>&1; then
 fi
 
 tmp=$(mktemp -d)
+# shellcheck disable=SC2317 # the EXIT trap calls it
 cleanup() {
 	pg_cleanup
 	rm -rf "$tmp"
