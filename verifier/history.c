@@ -49,12 +49,12 @@ int history_apply(struct attest *a)
 	a->gap_to = l;
 	a->next = l;
 	/* only the quoted bank is known past the gap: a later quote of
-	 * another one (bank_change = allow) cannot be replayed, and a wide
-	 * bank is no longer carried */
+	 * another one (bank_change = allow) cannot be replayed, and another
+	 * wide bank is no longer carried (the quoted one is: attest.c's
+	 * check_bank_carried() came first) */
 	memset(a->pcr10, 0, sizeof(a->pcr10));
 	for (k = ATTEST_WIDE; k < ATTEST_BANKS; k++)
-		a->kept[k] = 0;
-	a->kept[attest_bank_index(ev->bank)] = 1;
+		a->kept[k] = attest_bank(k) == ev->bank;
 	memcpy(attest_running(a), ev->list_start_pcr, ev->bank->size);
 	return 0;
 }
