@@ -348,7 +348,8 @@ check-integration: all $(TOOL_BINS)
 # test_quote_peer, test_haproxy_lib, test_pg_schema: its own cluster) or
 # test the HTTP layer only (test_http_limits).
 INTEGRATION_PG_TESTS := $(addprefix tests/integration/test_,$(addsuffix .sh, \
-	attest history enroll verify results webhooks boot_log agent_daemon))
+	attest history enroll verify results webhooks boot_log agent_daemon \
+	bank_sha384))
 check-integration-pg: all $(TOOL_BINS)
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
 		tests/integration/run-pg.sh $(INTEGRATION_PG_TESTS)

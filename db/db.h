@@ -1041,6 +1041,8 @@ int db_audit_list(struct db *db, const char *machine_id, int64_t after,
 
 #define DB_PCR_SHA1_SIZE 20
 #define DB_PCR_SHA256_SIZE 32
+#define DB_PCR_SHA384_SIZE 48
+#define DB_PCR_SHA512_SIZE 64
 
 enum db_verdict {
 	DB_VERDICT_KNOWN,
@@ -1061,6 +1063,11 @@ struct db_boot {
 	/* PCR 10 after replaying the stored records */
 	uint8_t pcr10_sha1[DB_PCR_SHA1_SIZE];
 	uint8_t pcr10_sha256[DB_PCR_SHA256_SIZE];
+	/* the wide banks, carried from the boot's first quote in them
+	 * (0018_wide_banks.sql); have_ 0: not replayed in that bank */
+	uint8_t pcr10_sha384[DB_PCR_SHA384_SIZE];
+	uint8_t pcr10_sha512[DB_PCR_SHA512_SIZE];
+	int have_sha384, have_sha512;
 	uint8_t boot_aggregate[DB_DIGEST_MAX];
 	size_t boot_aggregate_len;	/* 0 until known */
 	/* records [history_from, history_to) were deleted from the machine
@@ -1092,6 +1099,8 @@ struct db_boot_advance {
 	uint64_t to_index;	/* from_index + nrecords */
 	const uint8_t *pcr10_sha1;	/* running values after the batch */
 	const uint8_t *pcr10_sha256;
+	const uint8_t *pcr10_sha384;	/* NULL: not carried (stored NULL) */
+	const uint8_t *pcr10_sha512;
 	const uint8_t *boot_aggregate;	/* NULL keeps the stored one */
 	size_t boot_aggregate_len;
 	const struct db_record *records;	/* indices from_index, ... */

@@ -26,6 +26,17 @@ static const char sql_boot_current[] =
 	SQL_BOOT_COLUMNS "WHERE b.machine_id = ?1 ORDER BY b.id DESC LIMIT 1";
 static const char sql_boot_get[] = SQL_BOOT_COLUMNS "WHERE b.id = ?1";
 
+/* A wide bank's running PCR 10 at column @col: 1, 0 when NULL, -1. */
+static int wide_pcr(struct db_stmt *st, int col, uint8_t *out, int size)
+{
+	if (db_col_is_null(st, col))
+		return 0;
+	if (db_col_bytes(st, col) != size)
+		return -1;
+	memcpy(out, db_col_blob(st, col), (size_t)size);
+	return 1;
+}
+
 int db_boot_from_row(struct db_stmt *st, int c, struct db_boot *b)
 {
 	int agg = db_col_bytes(st, c + 7);
@@ -35,6 +46,12 @@ int db_boot_from_row(struct db_stmt *st, int c, struct db_boot *b)
 	    db_col_bytes(st, c + 6) != DB_PCR_SHA256_SIZE ||
 	    agg > DB_DIGEST_MAX || db_col_int64(st, c + 1) > UINT32_MAX ||
 	    db_col_int64(st, c + 2) > UINT32_MAX)
+		return -1;
+	b->have_sha384 = wide_pcr(st, c + 11, b->pcr10_sha384,
+				  DB_PCR_SHA384_SIZE);
+	b->have_sha512 = wide_pcr(st, c + 12, b->pcr10_sha512,
+				  DB_PCR_SHA512_SIZE);
+	if (b->have_sha384 < 0 || b->have_sha512 < 0)
 		return -1;
 	b->id = db_col_int64(st, c + 0);
 	b->reset_count = (uint32_t)db_col_int64(st, c + 1);
@@ -267,7 +284,8 @@ static int check_advance(const struct db_boot_advance *a,
 
 static const char sql_boot_advance[] =
 	"UPDATE boots SET next_record_index = ?2, pcr10_sha1 = ?3, "
-	"pcr10_sha256 = ?4, boot_aggregate = coalesce(?5, boot_aggregate) "
+	"pcr10_sha256 = ?4, boot_aggregate = coalesce(?5, boot_aggregate), "
+	"pcr10_sha384 = ?7, pcr10_sha512 = ?8 "
 	"WHERE id = ?1 AND next_record_index = ?6";
 /* Not when it holds @now already: a row rewritten unchanged is written. */
 static const struct db_sql sql_last_seen = {
@@ -283,9 +301,31 @@ static const struct db_sql sql_last_seen = {
  * holds its PCR values already (a heartbeat): 1 then, 0 when they differ,
  * no row when the boot is not at the index.
  */
-static const char sql_boot_unmoved[] =
-	"SELECT pcr10_sha1 = ?2 AND pcr10_sha256 = ?3 FROM boots "
-	"WHERE id = ?1 AND next_record_index = ?4";
+static const struct db_sql sql_boot_unmoved = {
+	.sqlite = "SELECT pcr10_sha1 = ?2 AND pcr10_sha256 = ?3 AND "
+		  "pcr10_sha384 IS ?5 AND pcr10_sha512 IS ?6 FROM boots "
+		  "WHERE id = ?1 AND next_record_index = ?4",
+	.pg = "SELECT pcr10_sha1 = ?2 AND pcr10_sha256 = ?3 AND "
+	      "pcr10_sha384 IS NOT DISTINCT FROM ?5 AND "
+	      "pcr10_sha512 IS NOT DISTINCT FROM ?6 FROM boots "
+	      "WHERE id = ?1 AND next_record_index = ?4",
+};
+
+/* Bind the wide bank value @v (NULL: not carried) at @i. */
+static void bind_wide(struct db_stmt *st, int i, const uint8_t *v, size_t n)
+{
+	if (v != NULL)
+		db_bind_blob(st, i, v, n);
+	else
+		db_bind_null(st, i);
+}
+
+/* Is the stored wide value (@have, @stored) @v (NULL: not carried)? */
+static int wide_same(int have, const uint8_t *stored, const uint8_t *v,
+		     size_t n)
+{
+	return v == NULL ? !have : have && memcmp(stored, v, n) == 0;
+}
 
 static int boot_mismatch(const struct db_boot_advance *a,
 			 struct imt_error *err)
@@ -299,7 +339,7 @@ static int boot_mismatch(const struct db_boot_advance *a,
 static int boot_unmoved(struct db *db, const struct db_boot_advance *a,
 			struct imt_error *err)
 {
-	struct db_stmt *st = db_stmt(db, sql_boot_unmoved, err);
+	struct db_stmt *st = db_stmt_sql(db, &sql_boot_unmoved, err);
 	int step, rc = -1;
 
 	if (st == NULL)
@@ -308,6 +348,8 @@ static int boot_unmoved(struct db *db, const struct db_boot_advance *a,
 	db_bind_blob(st, 2, a->pcr10_sha1, DB_PCR_SHA1_SIZE);
 	db_bind_blob(st, 3, a->pcr10_sha256, DB_PCR_SHA256_SIZE);
 	db_bind_int64(st, 4, (int64_t)a->from_index);
+	bind_wide(st, 5, a->pcr10_sha384, DB_PCR_SHA384_SIZE);
+	bind_wide(st, 6, a->pcr10_sha512, DB_PCR_SHA512_SIZE);
 	step = db_step(st);
 	if (step == DB_ROW)
 		rc = db_col_int(st, 0) != 0;
@@ -329,7 +371,11 @@ static int boot_row_unmoved(const struct db_boot_advance *a,
 		return boot_mismatch(a, err);
 	return memcmp(row->pcr10_sha1, a->pcr10_sha1, DB_PCR_SHA1_SIZE) == 0 &&
 	       memcmp(row->pcr10_sha256, a->pcr10_sha256,
-		      DB_PCR_SHA256_SIZE) == 0;
+		      DB_PCR_SHA256_SIZE) == 0 &&
+	       wide_same(row->have_sha384, row->pcr10_sha384,
+			 a->pcr10_sha384, DB_PCR_SHA384_SIZE) &&
+	       wide_same(row->have_sha512, row->pcr10_sha512,
+			 a->pcr10_sha512, DB_PCR_SHA512_SIZE);
 }
 
 static int boot_move(struct db *db, const struct db_boot_advance *a,
@@ -346,6 +392,8 @@ static int boot_move(struct db *db, const struct db_boot_advance *a,
 	if (a->boot_aggregate != NULL)
 		db_bind_blob(st, 5, a->boot_aggregate, a->boot_aggregate_len);
 	db_bind_int64(st, 6, (int64_t)a->from_index);
+	bind_wide(st, 7, a->pcr10_sha384, DB_PCR_SHA384_SIZE);
+	bind_wide(st, 8, a->pcr10_sha512, DB_PCR_SHA512_SIZE);
 	if (db_step_done(db, st, err, "advance boot") < 0)
 		return -1;
 	if (db_changes(db) != 1)

@@ -205,8 +205,9 @@ int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value,
 	"b.id, b.reset_count, b.restart_count, b.started_at, " \
 	"b.next_record_index, b.pcr10_sha1, b.pcr10_sha256, " \
 	"b.boot_aggregate, coalesce(b.history_from, 0), " \
-	"coalesce(b.history_to, 0), b.history_followed"
-#define DB_BOOT_COLS 11
+	"coalesce(b.history_to, 0), b.history_followed, b.pcr10_sha384, " \
+	"b.pcr10_sha512"
+#define DB_BOOT_COLS 13
 
 /*
  * db_machine_from_row() - the machine in DB_MACHINE_SELECT's columns,

@@ -937,6 +937,70 @@ static const char migration_0017[] =
 	"PRAGMA user_version = 17;\n"
 	;
 
+static const char migration_0018[] =
+	"-- 0018_wide_banks.sql - quotes of the sha384 and sha512 banks (issue 34).\n"
+	"--\n"
+	"-- machines.bank may pin a machine to sha384 or sha512. SQLite cannot\n"
+	"-- change a CHECK in place: the table is rebuilt (foreign keys off, then\n"
+	"-- checked), its columns in their order, with its indexes.\n"
+	"--\n"
+	"-- boots.pcr10_sha384, pcr10_sha512: the running PCR 10 of those banks\n"
+	"-- after the boot's stored records, NULL when the boot's records were not\n"
+	"-- replayed in that bank. sha1 and sha256 are carried for every boot, as\n"
+	"-- before; a wide bank only from the boot's first quote in it, since\n"
+	"-- hashing every record in four banks would double the verifier's work\n"
+	"-- for the sha256 machines that never quote them. A quote of a wide bank\n"
+	"-- the boot does not carry, once records are stored, cannot be replayed\n"
+	"-- (verifier/attest.c says so); the next boot carries it.\n"
+	"-- imatrust-migration: foreign_keys off\n"
+	"-- (the one trigger naming machines goes while machines is away: SQLite's\n"
+	"-- RENAME refuses a schema with a trigger on a missing table)\n"
+	"DROP TRIGGER nonces_seen_kept;\n"
+	"CREATE TABLE machines_banks (\n"
+	"\tid\t\tTEXT PRIMARY KEY,\n"
+	"\tek_pub\t\tBLOB NOT NULL,\n"
+	"\tek_cert\t\tBLOB,\n"
+	"\tak_pub\t\tBLOB NOT NULL,\n"
+	"\tak_name\t\tBLOB NOT NULL,\n"
+	"\tstate\t\tTEXT NOT NULL CHECK (state IN ('enrolling', 'pending',\n"
+	"\t\t\t'trusted', 'untrusted', 'failed', 'stale')),\n"
+	"\tstate_reason\tTEXT,\n"
+	"\tcreated_at\tINTEGER NOT NULL,\n"
+	"\tlast_seen\tINTEGER,\n"
+	"\tapproved\tINTEGER NOT NULL DEFAULT 0 CHECK (approved IN (0, 1)),\n"
+	"\tactivated\tINTEGER NOT NULL DEFAULT 0 CHECK (activated IN (0, 1)),\n"
+	"\tbank\t\tTEXT CHECK (bank IS NULL OR bank IN ('sha1', 'sha256',\n"
+	"\t\t\t'sha384', 'sha512')),\n"
+	"\trejected_at\tINTEGER NOT NULL DEFAULT 0,\n"
+	"\tek_fpr\t\tBLOB CHECK (ek_fpr IS NULL OR length(ek_fpr) = 32)\n"
+	") STRICT;\n"
+	"INSERT INTO machines_banks (id, ek_pub, ek_cert, ak_pub, ak_name, state,\n"
+	"\tstate_reason, created_at, last_seen, approved, activated, bank,\n"
+	"\trejected_at, ek_fpr)\n"
+	"\tSELECT id, ek_pub, ek_cert, ak_pub, ak_name, state, state_reason,\n"
+	"\tcreated_at, last_seen, approved, activated, bank, rejected_at, ek_fpr\n"
+	"\tFROM machines;\n"
+	"DROP TABLE machines;\n"
+	"ALTER TABLE machines_banks RENAME TO machines;\n"
+	"CREATE INDEX machines_state ON machines(state, last_seen);\n"
+	"CREATE UNIQUE INDEX machines_ek_fpr ON machines(ek_fpr);\n"
+	"CREATE INDEX machines_silent ON machines(state, coalesce(last_seen, created_at));\n"
+	"-- as 0015_nonce_by_machine.sql\n"
+	"CREATE TRIGGER nonces_seen_kept AFTER DELETE ON nonces\n"
+	"WHEN OLD.seen_at IS NOT NULL\n"
+	"BEGIN\n"
+	"\tUPDATE machines SET last_seen = OLD.seen_at\n"
+	"\tWHERE id = OLD.machine_id AND coalesce(last_seen, 0) < OLD.seen_at;\n"
+	"END;\n"
+	"\n"
+	"ALTER TABLE boots ADD COLUMN pcr10_sha384 BLOB\n"
+	"\tCHECK (pcr10_sha384 IS NULL OR length(pcr10_sha384) = 48);\n"
+	"ALTER TABLE boots ADD COLUMN pcr10_sha512 BLOB\n"
+	"\tCHECK (pcr10_sha512 IS NULL OR length(pcr10_sha512) = 64);\n"
+	"\n"
+	"PRAGMA user_version = 18;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -955,6 +1019,7 @@ const struct db_migration db_migrations[] = {
 	{ 15, "0015_nonce_by_machine", migration_0015 },
 	{ 16, "0016_records_unreferenced", migration_0016 },
 	{ 17, "0017_record_chunks", migration_0017 },
+	{ 18, "0018_wide_banks", migration_0018 },
 };
 
 const size_t db_migration_count =

@@ -679,6 +679,22 @@ static const char migration_pg_0017[] =
 	"UPDATE schema_version SET version = 17;\n"
 	;
 
+static const char migration_pg_0018[] =
+	"-- 0018_wide_banks.sql - as schema/0018_wide_banks.sql: machines may be\n"
+	"-- pinned to sha384 or sha512, and a boot keeps its running PCR 10 of\n"
+	"-- those banks (NULL: not replayed in that bank).\n"
+	"ALTER TABLE machines DROP CONSTRAINT machines_bank_check;\n"
+	"ALTER TABLE machines ADD CONSTRAINT machines_bank_check\n"
+	"\tCHECK (bank IS NULL OR bank IN ('sha1', 'sha256', 'sha384', 'sha512'));\n"
+	"\n"
+	"ALTER TABLE boots ADD COLUMN pcr10_sha384 bytea\n"
+	"\tCHECK (pcr10_sha384 IS NULL OR octet_length(pcr10_sha384) = 48);\n"
+	"ALTER TABLE boots ADD COLUMN pcr10_sha512 bytea\n"
+	"\tCHECK (pcr10_sha512 IS NULL OR octet_length(pcr10_sha512) = 64);\n"
+	"\n"
+	"UPDATE schema_version SET version = 18;\n"
+	;
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
@@ -686,6 +702,7 @@ const struct db_migration db_pg_migrations[] = {
 	{ 15, "0015_nonce_by_machine", migration_pg_0015 },
 	{ 16, "0016_records_unreferenced", migration_pg_0016 },
 	{ 17, "0017_record_chunks", migration_pg_0017 },
+	{ 18, "0018_wide_banks", migration_pg_0018 },
 };
 
 const size_t db_pg_migration_count =

@@ -51,6 +51,31 @@ int attest_fail(struct attest *a, const char *check, const char *fmt, ...)
 	return -1;
 }
 
+static const char *const kept_banks[ATTEST_BANKS] = {
+	"sha1", "sha256", "sha384", "sha512",
+};
+
+const struct hash_algo *attest_bank(size_t k)
+{
+	return k < ATTEST_BANKS ? hash_algo_bank(kept_banks[k]) : NULL;
+}
+
+size_t attest_bank_index(const struct hash_algo *bank)
+{
+	size_t k;
+
+	for (k = 0; k < ATTEST_BANKS; k++) {
+		if (attest_bank(k) == bank)
+			break;
+	}
+	return k;
+}
+
+uint8_t *attest_running(struct attest *a)
+{
+	return a->pcr10[attest_bank_index(a->ev->bank)];
+}
+
 /* The machine's enrolled AK as a key: from the cache, or built once. */
 static EVP_PKEY *ak_key(struct verifier *v, struct attest *a)
 {
@@ -126,9 +151,9 @@ static int check_pcrs(struct verifier *v, struct attest *a)
 		return attest_fail(a, "pcr selection",
 				   "the quote must select %s PCRs 0-10 (selected 0x%x)",
 				   ev->bank->name, mask);
-	if (ev->bank != hash_algo_bank("sha1") &&
-	    ev->bank != hash_algo_bank("sha256"))
-		return attest_fail(a, "bank", "bank %s is not kept (sha1, sha256)",
+	if (attest_bank_index(ev->bank) == ATTEST_BANKS)
+		return attest_fail(a, "bank",
+				   "bank %s is not kept (sha1, sha256, sha384, sha512)",
 				   ev->bank->name);
 	if (a->m.bank[0] != '\0' && strcmp(a->m.bank, ev->bank->name) != 0 &&
 	    strcmp(v->cfg.bank_change, "allow") != 0)
@@ -138,13 +163,30 @@ static int check_pcrs(struct verifier *v, struct attest *a)
 	return 0;
 }
 
+/* A boot from record 0: sha1, sha256 and the quoted bank from zero. */
 static void start_over(struct attest *a)
 {
+	size_t k;
+
 	a->new_boot = 1;
 	a->resume = 0;
 	a->next = 0;
-	memset(a->sha1, 0, sizeof(a->sha1));
-	memset(a->sha256, 0, sizeof(a->sha256));
+	memset(a->pcr10, 0, sizeof(a->pcr10));
+	for (k = 0; k < ATTEST_BANKS; k++)
+		a->kept[k] = k < ATTEST_WIDE || attest_bank(k) == a->ev->bank;
+}
+
+/* The stored boot @b's running PCR 10 values, and which it carries. */
+static void load_running(struct attest *a, const struct db_boot *b)
+{
+	memset(a->pcr10, 0, sizeof(a->pcr10));
+	memcpy(a->pcr10[0], b->pcr10_sha1, sizeof(b->pcr10_sha1));
+	memcpy(a->pcr10[1], b->pcr10_sha256, sizeof(b->pcr10_sha256));
+	memcpy(a->pcr10[2], b->pcr10_sha384, sizeof(b->pcr10_sha384));
+	memcpy(a->pcr10[3], b->pcr10_sha512, sizeof(b->pcr10_sha512));
+	a->kept[0] = a->kept[1] = 1;
+	a->kept[2] = b->have_sha384;
+	a->kept[3] = b->have_sha512;
 }
 
 /*
@@ -174,8 +216,30 @@ static int check_boot(struct attest *a)
 		return 0;
 	}
 	a->next = b->next_record_index;
-	memcpy(a->sha1, b->pcr10_sha1, sizeof(a->sha1));
-	memcpy(a->sha256, b->pcr10_sha256, sizeof(a->sha256));
+	load_running(a, b);
+	return 0;
+}
+
+/*
+ * Once the boot is known: the quoted bank must be one the boot carries,
+ * unless nothing of the boot is stored yet, or the batch starts past a
+ * gap (history_apply() then takes its running PCR 10 from the agent). A
+ * wide bank the boot's earlier quotes did not cover has no running PCR 10
+ * to replay from (bank_change = allow): the next boot carries it.
+ */
+static int check_bank_carried(struct attest *a)
+{
+	size_t k = attest_bank_index(a->ev->bank);
+
+	if (a->kept[k])
+		return 0;
+	if (a->next > 0 && a->ev->list_start <= a->next)
+		return attest_fail(a, "bank",
+				   "records 0-%llu of this boot were not replayed in %s (its earlier quotes were of another bank): %s quotes are replayed from the next boot",
+				   (unsigned long long)(a->next - 1),
+				   a->ev->bank->name, a->ev->bank->name);
+	memset(a->pcr10[k], 0, sizeof(a->pcr10[k]));
+	a->kept[k] = 1;
 	return 0;
 }
 
@@ -267,8 +331,6 @@ static void keep_record(struct attest *a, const struct ima_record *rec,
 	a->n++;
 }
 
-#define KEPT_BANKS 2	/* the running PCR 10 values a boot stores */
-
 /*
  * Extend @rec into the kept bank @r. The quoted bank's replay proved the
  * template data: another bank takes the digest the list shows (a third of
@@ -286,16 +348,14 @@ static enum imt_result carry(const struct attest *a, struct ima_replay *r,
 
 /*
  * Parse the first @count records, keep them, and carry the running PCR 10
- * of both stored banks past them, so a later quote of either bank can be
- * replayed. @proven is the quoted bank's value after them when
+ * of every bank the boot keeps past them, so a later quote of such a bank
+ * can be replayed. @proven is the quoted bank's value after them when
  * ima_match_batch() already computed it (NULL when @count is a cut of
  * what it covered): that bank is not hashed a second time.
  */
 static int take_records(struct attest *a, size_t count, const uint8_t *proven)
 {
-	static const char *const names[KEPT_BANKS] = { "sha1", "sha256" };
-	uint8_t *running[KEPT_BANKS] = { a->sha1, a->sha256 };
-	struct ima_replay *r[KEPT_BANKS] = { NULL, NULL };
+	struct ima_replay *r[ATTEST_BANKS] = { NULL };
 	struct ima_list_parser p;
 	struct ima_record rec;
 	struct imt_error err;
@@ -310,17 +370,17 @@ static int take_records(struct attest *a, size_t count, const uint8_t *proven)
 		attest_fail(a, "internal", "out of memory");
 		goto out;
 	}
-	for (k = 0; k < KEPT_BANKS; k++) {
-		const struct hash_algo *bank = hash_algo_bank(names[k]);
+	for (k = 0; k < ATTEST_BANKS; k++) {
+		const struct hash_algo *bank = attest_bank(k);
 
-		if (bank == a->ev->bank && proven != NULL)
+		if (!a->kept[k] || (bank == a->ev->bank && proven != NULL))
 			continue;
 		r[k] = ima_replay_new(bank, &err);
 		if (r[k] == NULL) {
 			attest_fail(a, "internal", "%s", err.msg);
 			goto out;
 		}
-		ima_replay_set_pcr(r[k], IMA_MEASURE_PCR, running[k]);
+		ima_replay_set_pcr(r[k], IMA_MEASURE_PCR, a->pcr10[k]);
 	}
 	arena = a->paths;
 	ima_list_parser_init(&p, NULL);
@@ -331,7 +391,7 @@ static int take_records(struct attest *a, size_t count, const uint8_t *proven)
 			attest_fail(a, "list", "%s", err.msg);
 			goto out;
 		}
-		for (k = 0; k < KEPT_BANKS; k++) {
+		for (k = 0; k < ATTEST_BANKS; k++) {
 			if (r[k] != NULL &&
 			    carry(a, r[k], &rec, &err) != IMT_OK) {
 				attest_fail(a, "list", "%s", err.msg);
@@ -343,13 +403,15 @@ static int take_records(struct attest *a, size_t count, const uint8_t *proven)
 		keep_record(a, &rec, &arena);
 		pos += rec.size;
 	}
-	for (k = 0; k < KEPT_BANKS; k++)
-		memcpy(running[k], r[k] != NULL ?
-		       ima_replay_pcr(r[k], IMA_MEASURE_PCR) : proven,
-		       hash_algo_bank(names[k])->size);
+	for (k = 0; k < ATTEST_BANKS; k++) {
+		if (a->kept[k])
+			memcpy(a->pcr10[k], r[k] != NULL ?
+			       ima_replay_pcr(r[k], IMA_MEASURE_PCR) : proven,
+			       attest_bank(k)->size);
+	}
 	rc = 0;
 out:
-	for (k = 0; k < KEPT_BANKS; k++)
+	for (k = 0; k < ATTEST_BANKS; k++)
 		ima_replay_free(r[k]);
 	return rc;
 }
@@ -472,8 +534,7 @@ static int check_replay(struct verifier *v, struct attest *a)
 	if (a->start != a->next)
 		return 0;	/* the engine asks for the right index */
 	/* only the new part is replayed: from where the held part ends */
-	running = held.bytes != NULL ? held.running :
-		  ev->bank == hash_algo_bank("sha1") ? a->sha1 : a->sha256;
+	running = held.bytes != NULL ? held.running : attest_running(a);
 	off = held.bytes != NULL ? held.len : 0;
 	held_records = held.bytes != NULL ? held.end - held.start : 0;
 	rc = ima_match_batch(ev->bank, running, quoted, a->bytes + off,
@@ -572,7 +633,8 @@ static int check_boot_log(struct verifier *v, struct attest *a)
 int attest_check(struct verifier *v, struct attest *a)
 {
 	if (check_pcrs(v, a) < 0 || check_boot(a) < 0 ||
-	    history_apply(a) < 0 || check_replay(v, a) < 0)
+	    check_bank_carried(a) < 0 || history_apply(a) < 0 ||
+	    check_replay(v, a) < 0)
 		return -1;
 	return check_boot_log(v, a);
 }

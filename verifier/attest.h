@@ -30,6 +30,9 @@
 #define ATTEST_PCR_MASK 0x7ffu	/* PCRs 0-10 must be quoted */
 #define ATTEST_MSG_MAX 256
 #define ATTEST_CHECK_MAX 32
+/* the banks a boot keeps its running PCR 10 of (attest_bank()) */
+#define ATTEST_BANKS 4
+#define ATTEST_WIDE 2	/* attest_bank() from here on is kept per boot */
 
 /* One piece of evidence on its way through the checks. */
 struct attest {
@@ -56,8 +59,14 @@ struct attest {
 	uint64_t start;		/* list index of its first record */
 	uint8_t *joined;	/* owned when held bytes were joined */
 	uint64_t held_end;	/* non-zero: held, proven up to ->next only */
-	/* PCR 10 before and after the proven records, both banks */
-	uint8_t sha1[DB_PCR_SHA1_SIZE], sha256[DB_PCR_SHA256_SIZE];
+	/*
+	 * PCR 10 before and after the proven records, per bank in
+	 * attest_bank()'s order. sha1 and sha256 are kept for every boot;
+	 * a wide bank (sha384, sha512) from the boot's first quote in it
+	 * (0018_wide_banks.sql): kept[k] 0, the boot does not carry it.
+	 */
+	uint8_t pcr10[ATTEST_BANKS][HASH_ALGO_MAX_SIZE];
+	int kept[ATTEST_BANKS];
 	uint8_t ba[HASH_ALGO_MAX_SIZE];
 	size_t ba_len;
 	/* the proven records, judged by the engine */
@@ -130,6 +139,30 @@ int attest_boot_log_bytes_needed(struct verifier *v, struct attest *a);
  * Return: 0, or -1 with @a->check and @a->msg set.
  */
 int attest_check(struct verifier *v, struct attest *a);
+
+/**
+ * attest_bank() - the bank a boot keeps as @a->pcr10[@k].
+ * @k: 0 to ATTEST_BANKS - 1: sha1, sha256, sha384, sha512
+ *
+ * Return: the bank, or NULL past ATTEST_BANKS.
+ */
+const struct hash_algo *attest_bank(size_t k);
+
+/**
+ * attest_bank_index() - @bank's place in @a->pcr10.
+ * @bank: a PCR bank
+ *
+ * Return: its index, or ATTEST_BANKS when it is not a kept bank.
+ */
+size_t attest_bank_index(const struct hash_algo *bank);
+
+/**
+ * attest_running() - the running PCR 10 of the quoted bank in @a.
+ * @a: the evidence; its bank is a kept one (check_pcrs() saw to it)
+ *
+ * Return: @a->pcr10's row of the evidence's bank.
+ */
+uint8_t *attest_running(struct attest *a);
 
 /** attest_release() - free what the checks allocated in @a. */
 void attest_release(struct attest *a);

@@ -511,7 +511,7 @@ static void print_field(const char *name, json_t *v)
 static void print_machine(json_t *a)
 {
 	static const char *const mkeys[] = { "id", "state", "tnc", "approved",
-					     "created_at", "last_seen",
+					     "bank", "created_at", "last_seen",
 					     "state_reason", "ek_fpr" };
 	static const char *const bkeys[] = { "id", "reset_count",
 					     "restart_count", "started_at",

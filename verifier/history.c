@@ -10,12 +10,6 @@
 #include "attest.h"
 #include "history.h"
 
-/* The running PCR 10 of the quoted bank in @a. */
-static uint8_t *running(struct attest *a)
-{
-	return a->ev->bank == hash_algo_bank("sha1") ? a->sha1 : a->sha256;
-}
-
 /*
  * L <= S: the verifier's own running value stands. At L == S it is the
  * very value the agent claims: they must agree.
@@ -27,7 +21,7 @@ static int check_anchor(struct attest *a, uint64_t s)
 	if (ev->list_start != s || ev->list_start_pcr_len == 0)
 		return 0;
 	if (ev->list_start_pcr_len != ev->bank->size ||
-	    memcmp(running(a), ev->list_start_pcr, ev->bank->size) != 0)
+	    memcmp(attest_running(a), ev->list_start_pcr, ev->bank->size) != 0)
 		return attest_fail(a, "list_start_pcr",
 				   "list_start_pcr is not the %s PCR 10 the verifier replayed over records 0..%llu of this boot",
 				   ev->bank->name,
@@ -39,6 +33,7 @@ int history_apply(struct attest *a)
 {
 	const struct wire_evidence *ev = a->ev;
 	uint64_t s = a->next, l = ev->list_start;
+	size_t k;
 
 	a->gap_from = 0;
 	a->gap_to = 0;
@@ -53,10 +48,13 @@ int history_apply(struct attest *a)
 	a->gap_from = s;
 	a->gap_to = l;
 	a->next = l;
-	/* only the quoted bank is known past the gap: a later quote of the
-	 * other one (bank_change = allow) cannot be replayed */
-	memset(a->sha1, 0, sizeof(a->sha1));
-	memset(a->sha256, 0, sizeof(a->sha256));
-	memcpy(running(a), ev->list_start_pcr, ev->bank->size);
+	/* only the quoted bank is known past the gap: a later quote of
+	 * another one (bank_change = allow) cannot be replayed, and another
+	 * wide bank is no longer carried (the quoted one is: attest.c's
+	 * check_bank_carried() came first) */
+	memset(a->pcr10, 0, sizeof(a->pcr10));
+	for (k = ATTEST_WIDE; k < ATTEST_BANKS; k++)
+		a->kept[k] = attest_bank(k) == ev->bank;
+	memcpy(attest_running(a), ev->list_start_pcr, ev->bank->size);
 	return 0;
 }

@@ -62,13 +62,16 @@ static json_t *ek_cert_json(const struct db_machine *m)
 /* The summary every listing and detail shows. */
 static json_t *machine_json(const struct db_machine *m)
 {
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:b,s:o,s:o}", "id", m->id,
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:b,s:o,s:o,s:o}",
+			 "id", m->id,
 			 "state", db_machine_state_name(m->state),
 			 "tnc", tnc_name(m->state),
 			 "state_reason", rest_reason(m->state_reason),
 			 "last_seen", rest_time(m->last_seen),
 			 "created_at", (json_int_t)m->created_at,
 			 "approved", m->approved,
+			 "bank", m->bank[0] != '\0' ? json_string(m->bank) :
+			 json_null(),
 			 "ek_fpr", m->has_ek_fpr ?
 			 rest_hex(m->ek_fpr, DB_FPR_SIZE) : json_null(),
 			 "ek_cert", ek_cert_json(m));
@@ -89,9 +92,12 @@ static json_t *history_json(const struct db_boot *b)
 			 "after_stored", b->history_followed);
 }
 
+/* "pcr10": the running value of every bank the boot keeps. */
 static json_t *boot_json(const struct db_boot *b)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:o,s:o},s:o,s:o}",
+	json_t *j, *pcr10;
+
+	j = json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:o,s:o},s:o,s:o}",
 			 "id", (json_int_t)b->id,
 			 "reset_count", (json_int_t)b->reset_count,
 			 "restart_count", (json_int_t)b->restart_count,
@@ -106,6 +112,16 @@ static json_t *boot_json(const struct db_boot *b)
 			 rest_hex(b->boot_aggregate, b->boot_aggregate_len) :
 			 json_null(),
 			 "history", history_json(b));
+	pcr10 = json_object_get(j, "pcr10");
+	if (pcr10 != NULL && b->have_sha384)
+		json_object_set_new(pcr10, "sha384",
+				    rest_hex(b->pcr10_sha384,
+					     DB_PCR_SHA384_SIZE));
+	if (pcr10 != NULL && b->have_sha512)
+		json_object_set_new(pcr10, "sha512",
+				    rest_hex(b->pcr10_sha512,
+					     DB_PCR_SHA512_SIZE));
+	return j;
 }
 
 /* A page under construction: rows appended, allocation failures noted. */

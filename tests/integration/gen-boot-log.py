@@ -9,14 +9,20 @@
 # for PCRs 0-7 an EV_EFI_ACTION "TAG pcr N" and an EV_SEPARATOR, each with
 # sha1 and sha256 digests of its event data. Prints one line per event,
 # "PCR SHA1HEX SHA256HEX", the digests to extend into the TPM.
+# GEN_BOOT_LOG_BANKS=sha256,sha384 (say) logs those banks instead, and
+# prints their digests in that order.
 import hashlib
+import os
 import struct
 import sys
 
 EV_NO_ACTION = 0x3
 EV_SEPARATOR = 0x4
 EV_EFI_ACTION = 0x80000007
-ALGS = ((0x0004, 'sha1', 20), (0x000b, 'sha256', 32))
+BANKS = {'sha1': (0x0004, 20), 'sha256': (0x000b, 32),
+         'sha384': (0x000c, 48), 'sha512': (0x000d, 64)}
+ALGS = tuple((BANKS[n][0], n, BANKS[n][1]) for n in
+             os.environ.get('GEN_BOOT_LOG_BANKS', 'sha1,sha256').split(','))
 
 
 def spec_id_event():
@@ -36,7 +42,7 @@ def event2(pcr, kind, data, out):
         d = hashlib.new(name, data).digest()
         rec += struct.pack('<H', alg) + d
         hexes.append(d.hex())
-    out.append('%d %s %s' % (pcr, hexes[0], hexes[1]))
+    out.append('%d %s' % (pcr, ' '.join(hexes)))
     return rec + struct.pack('<I', len(data)) + data
 
 

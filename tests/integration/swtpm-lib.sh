@@ -85,12 +85,13 @@ EOC
 create_certs_tool = /usr/bin/swtpm_localca
 create_certs_tool_config = $ca/swtpm-localca.conf
 create_certs_tool_options = $ca/swtpm-localca.options
-active_pcr_banks = sha1,sha256
+active_pcr_banks = ${SWTPM_PCR_BANKS:-sha1,sha256}
 EOC
 }
 
 # swtpm_manufacture STATE CA [uncertified] LOG: a fresh TPM state with
-# sha1 and sha256 banks and, unless "uncertified", EK and platform
+# sha1 and sha256 banks (or those of $SWTPM_PCR_BANKS, as fake_kernel's
+# IMATRUST_PCR_BANKS) and, unless "uncertified", EK and platform
 # certificates signed by CA.
 swtpm_manufacture() {
 	local state=$1 ca=$2 certs=(--create-ek-cert --create-platform-cert)
@@ -101,7 +102,8 @@ swtpm_manufacture() {
 	fi
 	mkdir -p "$state"
 	swtpm_setup --tpm2 --tpmstate "$state" --config "$ca/swtpm_setup.conf" \
-		"${certs[@]}" --pcr-banks sha1,sha256 >"$3" 2>&1
+		"${certs[@]}" --pcr-banks "${SWTPM_PCR_BANKS:-sha1,sha256}" \
+		>"$3" 2>&1
 }
 
 # swtpm_ca_bundle CA OUT: the PEM bundle EK certificates chain to.
@@ -259,13 +261,18 @@ lab_verifier_start() {
 	within 10 verifier_up "$vport" "$tmp/cert.pem"
 }
 
-# lab_agent_start ID: imatrust-agent as machine ID on the lab's TPM and
-# list, to the verifier on $vport (AGENT_PID, log $tmp/agent.log).
+# lab_agent_start ID [LINE...]: imatrust-agent as machine ID on the lab's
+# TPM and list, to the verifier on $vport (AGENT_PID, log $tmp/agent.log),
+# with LINEs (key = value) added to its configuration.
 lab_agent_start() {
-	cat >"$tmp/agent.conf" <<EOC
+	local id=$1
+
+	shift
+	{
+	cat <<EOC
 verifier_url = https://127.0.0.1:$vport
 ca_cert = $tmp/cert.pem
-id = $1
+id = $id
 tcti = $tcti
 state_dir = $tmp/state
 measurement_list = $list
@@ -274,6 +281,8 @@ poll_fallback_ms = 100
 backoff_max = 2
 log_level = debug
 EOC
+	[ $# -eq 0 ] || printf '%s\n' "$@"
+	} >"$tmp/agent.conf"
 	"$bin/imatrust-agent" -c "$tmp/agent.conf" >>"$tmp/agent.log" 2>&1 &
 	# shellcheck disable=SC2034 # the sourcing test stops it
 	AGENT_PID=$!

@@ -65,6 +65,9 @@ static void test_values(void **state)
 	assert_int_equal(agent_config_check(&c, err, 256), 0);
 	assert_string_equal(c.id, "guest-1.lab");
 	assert_string_equal(c.bank, "sha1");
+	assert_int_equal(agent_config_parse(&c, "a.conf", "bank = sha384\n",
+					    14, err, sizeof(err)), 0);
+	assert_string_equal(c.bank, "sha384");
 	assert_string_equal(c.key_alg, "ecc");
 	assert_int_equal(c.heartbeat, 3600);
 	assert_string_equal(c.export, "on");
@@ -80,7 +83,8 @@ static const struct {
 	{ "\n# c\nheartbeat = 3601", "a.conf:3: '3601' is not a number" },
 	{ "poll_fallback_ms = 5", "a.conf:1: '5' is not a number from 10" },
 	{ "backoff_max = 1h", "a.conf:1: '1h' is not a number" },
-	{ "bank = sha384", "a.conf:1: 'sha384' is not one of sha256|sha1" },
+	{ "bank = sm3", "a.conf:1: 'sm3' is not one of sha256|sha1|sha384|sha512" },
+	{ "bank = auto", "a.conf:1: 'auto' is not one of sha256|sha1|sha384" },
 	{ "key_alg = dsa", "a.conf:1: 'dsa' is not one of rsa|ecc" },
 	{ "export = yes", "a.conf:1: 'yes' is not one of on|off" },
 	{ "export_records = 0", "a.conf:1: '0' is not a number from 1" },

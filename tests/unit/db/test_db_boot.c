@@ -815,6 +815,8 @@ static int record_text(int64_t boot_id, const struct db_record *r,
 
 /* Schema 16 on SQLite: boot ?1's 600 records and ?2's 3 as rows. */
 static const char sql_schema_16[] =
+	"ALTER TABLE boots DROP COLUMN pcr10_sha384;"	/* 0018 */
+	"ALTER TABLE boots DROP COLUMN pcr10_sha512;"
 	"DROP TRIGGER boots_record_chunks_delete;"
 	"DROP TABLE record_chunks;"
 	"CREATE TABLE records (boot_id INTEGER NOT NULL, idx INTEGER "
@@ -848,6 +850,8 @@ static const char sql_schema_16[] =
 
 /* The same on PostgreSQL, as its 0016 left records. */
 static const char sql_schema_16_pg[] =
+	"ALTER TABLE boots DROP COLUMN pcr10_sha384;"	/* 0018 */
+	"ALTER TABLE boots DROP COLUMN pcr10_sha512;"
 	"DROP TRIGGER boots_record_chunks_delete ON boots;"
 	"DROP FUNCTION boots_record_chunks_delete();"
 	"DROP TABLE record_chunks;"

@@ -190,6 +190,8 @@ static void test_upgrade_from_0006(void **state)
 					 "ALTER TABLE boots DROP COLUMN history_to;"
 					 "ALTER TABLE boots DROP COLUMN history_followed;"
 					 "ALTER TABLE boots DROP COLUMN history_anchor;"
+					 "ALTER TABLE boots DROP COLUMN pcr10_sha384;"
+					 "ALTER TABLE boots DROP COLUMN pcr10_sha512;"
 					 "DROP INDEX machines_silent;"
 					 "DROP TABLE nonces;"
 					 "CREATE TABLE nonces (value BLOB "

@@ -370,6 +370,241 @@ static void test_bank_pinned(void **state)
 	tv_free(t);
 }
 
+/* ---- the wide banks: sha384, sha512 (issue 34) ---------------------------- */
+
+/* A record of @path whose @algo digest is that of @content. */
+static void append_algo(struct sm *m, const char *path, const char *algo,
+			const char *content)
+{
+	const struct hash_algo *a = hash_algo_bank(algo);
+	uint8_t d[HASH_ALGO_MAX_SIZE];
+
+	EVP_Digest(content, strlen(content), d, NULL,
+		   EVP_get_digestbyname(algo), NULL);
+	append(m, path, a, d);
+}
+
+/* A reference for @path with @content's @algo digest (source "test"). */
+static void ref_algo(struct tv *t, const char *path, const char *algo,
+		     const char *content)
+{
+	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
+				     .name = "test" };
+	const struct hash_algo *a = hash_algo_bank(algo);
+	uint8_t d[HASH_ALGO_MAX_SIZE];
+	struct imt_error err;
+
+	EVP_Digest(content, strlen(content), d, NULL,
+		   EVP_get_digestbyname(algo), NULL);
+	if (db_ref_add(t->v.db, &src, path, algo, d, a->size, TV_NOW,
+		       &err) < 0)
+		fail_msg("db_ref_add: %s", err.msg);
+}
+
+/*
+ * @m's TPM quotes @bank now, in the same boot: PCRs 0-9 zero, PCR 10 what
+ * the kernel extended into that bank for the list so far.
+ */
+static void rebank(struct sm *m, const char *bank)
+{
+	struct ima_list_parser p;
+	struct ima_replay *r;
+	struct ima_record rec;
+	struct imt_error err;
+	size_t pos;
+
+	pcr_set_init(&m->pcrs, hash_algo_bank(bank));
+	m->pcrs.present = (1u << SOFT_AK_PCRS) - 1;
+	r = ima_replay_new(m->pcrs.algo, &err);
+	assert_non_null(r);
+	ima_list_parser_init(&p, NULL);
+	for (pos = 0; pos < m->len; pos += rec.size) {
+		assert_int_equal(ima_list_next(&p, m->list + pos, m->len - pos,
+					       1, &rec, &err), IMT_OK);
+		assert_int_equal(ima_replay_extend(r, &rec, &err), IMT_OK);
+	}
+	memcpy(m->pcrs.value[10], ima_replay_pcr(r, 10), m->pcrs.algo->size);
+	ima_replay_free(r);
+}
+
+/* The current boot of @id, which must exist. */
+static void boot_of(struct tv *t, const char *id, struct db_boot *b)
+{
+	struct imt_error err;
+	int found;
+
+	assert_int_equal(db_boot_current(t->v.db, id, b, &found, &err), 0);
+	assert_true(found);
+}
+
+/* The bank machine @id is pinned to ("" before any). */
+static void assert_pinned(struct tv *t, const char *id, const char *bank)
+{
+	struct db_machine m;
+	struct imt_error err;
+	int found;
+
+	assert_int_equal(db_machine_get(t->v.db, id, &m, &found, &err), 0);
+	assert_true(found);
+	assert_string_equal(m.bank, bank);
+	db_machine_release(&m);
+}
+
+/*
+ * A machine whose TPM quotes its sha384 (or sha512) bank: the quote's
+ * PCR digest covers 48-byte (64-byte) PCR values, boot_aggregate is of
+ * that bank, the list is replayed in it from the stored running PCR 10
+ * round after round, and the records are judged: files of sha256 and
+ * sha384 digests known, an unknown one untrusted, named. The machine is
+ * pinned to the bank and the boot keeps its running value.
+ */
+static void wide_bank_trusted(const char *bank)
+{
+	const struct hash_algo *algo = hash_algo_bank(bank);
+	struct tv *t = tv_new();
+	struct db_boot b;
+	struct sm m;
+
+	sm_ref(t, "/usr/bin/ok", "ok");
+	ref_algo(t, "/usr/bin/wide", bank, "wide");
+	machine(t, &m, "m1");
+	boot(&m, bank, 0x5a, NULL);
+	append_file(&m, "/usr/bin/ok", "ok");
+	append_algo(&m, "/usr/bin/wide", bank, "wide");
+	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
+	assert_int_equal(stored_of(t, "m1"), 3);
+	assert_pinned(t, "m1", bank);
+	boot_of(t, "m1", &b);
+	assert_true(algo == hash_algo_bank("sha384") ? b.have_sha384 :
+		    b.have_sha512);
+	assert_memory_equal(algo == hash_algo_bank("sha384") ?
+			    b.pcr10_sha384 : b.pcr10_sha512,
+			    m.pcrs.value[10], algo->size);
+	/* the next round replays from the stored value */
+	append_file(&m, "/usr/bin/ok", "ok");
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "trusted");
+	append_algo(&m, "/tmp/evil", bank, "evil");
+	assert_string_equal(round_of(t, &m, TV_NOW + 2), "untrusted");
+	assert_reason(t, "m1", "/tmp/evil");
+	assert_int_equal(stored_of(t, "m1"), 5);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
+static void test_sha384_trusted(void **state)
+{
+	(void)state;
+	wide_bank_trusted("sha384");
+}
+
+static void test_sha512_trusted(void **state)
+{
+	(void)state;
+	wide_bank_trusted("sha512");
+}
+
+/*
+ * A sha384 quote whose PCR 10 the list does not reach fails the replay;
+ * one whose boot_aggregate is of the sha256 bank names the bank.
+ */
+static void test_sha384_replay_checked(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m, s;
+
+	(void)state;
+	machine(t, &m, "m1");
+	boot(&m, "sha384", 0, NULL);
+	append_file(&m, "/usr/bin/ok", "ok");
+	m.pcrs.value[10][47] ^= 1;
+	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
+	assert_reason(t, "m1", "\"check\":\"replay\"");
+	assert_int_equal(stored_of(t, "m1"), 0);
+	machine(t, &s, "s1");
+	boot(&s, "sha256", 0, NULL);	/* record 0 in sha256 */
+	rebank(&s, "sha384");
+	assert_string_equal(round_of(t, &s, TV_NOW), "failed");
+	assert_reason(t, "s1", "record 0 is a sha256 digest but the quote is of the sha384 bank");
+	soft_ak_free(&m.ak);
+	soft_ak_free(&s.ak);
+	tv_free(t);
+}
+
+/*
+ * Pinned both ways: a machine of sha384 quotes fails a later boot quoted
+ * in sha256, and one of sha256 a boot in sha384, unless bank_change =
+ * allow; then the new bank is pinned.
+ */
+static void test_sha384_bank_pinned(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm w, n;
+
+	(void)state;
+	machine(t, &w, "w1");
+	boot(&w, "sha384", 0, NULL);
+	assert_string_equal(round_of(t, &w, TV_NOW), "trusted");
+	assert_pinned(t, "w1", "sha384");
+	w.reset++;
+	boot(&w, "sha256", 0, NULL);
+	assert_string_equal(round_of(t, &w, TV_NOW + 1), "failed");
+	assert_reason(t, "w1", "a quote of the sha256 bank; this machine is pinned to sha384");
+	machine(t, &n, "n1");
+	assert_string_equal(round_of(t, &n, TV_NOW), "trusted");
+	assert_pinned(t, "n1", "sha256");
+	n.reset++;
+	boot(&n, "sha384", 0, NULL);
+	assert_string_equal(round_of(t, &n, TV_NOW + 1), "failed");
+	assert_reason(t, "n1", "a quote of the sha384 bank; this machine is pinned to sha256");
+	snprintf(t->v.cfg.bank_change, sizeof(t->v.cfg.bank_change), "allow");
+	n.sent = n.sent_bytes = 0;
+	assert_string_equal(round_of(t, &n, TV_NOW + 2), "trusted");
+	assert_pinned(t, "n1", "sha384");
+	w.sent = w.sent_bytes = 0;
+	assert_string_equal(round_of(t, &w, TV_NOW + 2), "trusted");
+	assert_pinned(t, "w1", "sha256");
+	soft_ak_free(&w.ak);
+	soft_ak_free(&n.ak);
+	tv_free(t);
+}
+
+/*
+ * bank_change = allow within one boot: a sha384 quote after sha256 ones
+ * whose records are stored cannot be replayed (the boot's records were
+ * not hashed in sha384) and fails, naming the next boot; that boot is
+ * trusted in sha384. A sha256 quote after sha384 ones is replayed: sha256
+ * is carried for every boot.
+ */
+static void test_wide_bank_from_next_boot(void **state)
+{
+	struct tv *t = tv_new();
+	struct sm m;
+
+	(void)state;
+	sm_ref(t, "/usr/bin/ok", "ok");
+	snprintf(t->v.cfg.bank_change, sizeof(t->v.cfg.bank_change), "allow");
+	machine(t, &m, "m1");
+	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
+	append_file(&m, "/usr/bin/ok", "ok");
+	rebank(&m, "sha384");
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
+	assert_reason(t, "m1", "records 0-0 of this boot were not replayed in sha384");
+	assert_int_equal(stored_of(t, "m1"), 1);
+	m.reset++;
+	boot(&m, "sha384", 0, NULL);
+	append_file(&m, "/usr/bin/ok", "ok");
+	assert_string_equal(round_of(t, &m, TV_NOW + 2), "trusted");
+	/* back to sha256 in this boot: replayed from its carried value */
+	append_file(&m, "/usr/bin/new", "new");
+	rebank(&m, "sha256");
+	assert_string_equal(round_of(t, &m, TV_NOW + 3), "untrusted");
+	assert_reason(t, "m1", "/usr/bin/new");
+	assert_int_equal(stored_of(t, "m1"), 1 + 3);
+	assert_pinned(t, "m1", "sha256");
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
 /* ---- the boot policy ----------------------------------------------------- */
 
 /*
@@ -517,6 +752,11 @@ int main(void)
 		cmocka_unit_test(test_replay_mismatch_fails),
 		cmocka_unit_test(test_pcr10_must_be_quoted),
 		cmocka_unit_test(test_bank_pinned),
+		cmocka_unit_test(test_sha384_trusted),
+		cmocka_unit_test(test_sha512_trusted),
+		cmocka_unit_test(test_sha384_replay_checked),
+		cmocka_unit_test(test_sha384_bank_pinned),
+		cmocka_unit_test(test_wide_bank_from_next_boot),
 		cmocka_unit_test(test_new_boot_judged_by_boot_policy),
 		cmocka_unit_test(test_pending_stores_nothing),
 		cmocka_unit_test(test_not_activated_refused),

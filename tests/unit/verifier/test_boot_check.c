@@ -89,11 +89,46 @@ static void test_changed_log(void **state)
 	assert_int_equal(check(&quoted, reason), IMT_OK);
 }
 
+/*
+ * A TPM with sha256 and sha384 banks (issue 34): its log carries both
+ * digests of every event, and a quote of the sha384 bank is checked
+ * against the log's sha384 replay; one PCR off is refused, naming it.
+ */
+static void test_sha384_bank(void **state)
+{
+	static const uint16_t alg[] = { 0x000b, 0x000c };
+	static const uint16_t size[] = { 32, 48 };
+	static const char cmdline[] = "root=/dev/vda1 ima_hash=sha384";
+	uint8_t d[48], sep[4] = { 0 };
+	struct pcr_set quoted;
+	char reason[256] = "";
+	int i;
+
+	(void)state;
+	pcr_set_init(&quoted, hash_algo_bank("sha384"));
+	quoted.present = 0x7ff;
+	elb_open(&b, alg, size, 2);
+	for (i = 0; i < 10; i++) {
+		elb_separator(&b, (uint32_t)i, 0);
+		elb_hash(0x000c, 48, sep, sizeof(sep), d);
+		elb_extend("sha384", quoted.value[i], d, 48);
+	}
+	elb_event(&b, 9, EV_IPL, cmdline, sizeof(cmdline));
+	elb_hash(0x000c, 48, cmdline, sizeof(cmdline), d);
+	elb_extend("sha384", quoted.value[9], d, 48);
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	quoted.value[9][47] ^= 1;
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	assert_non_null(strstr(reason, "disagrees with the quote"));
+	assert_non_null(strstr(reason, "sha384"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_pcr_0_to_9),
 		cmocka_unit_test(test_changed_log),
+		cmocka_unit_test(test_sha384_bank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
