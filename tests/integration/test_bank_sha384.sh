@@ -24,7 +24,7 @@ swtpm_test_setup
 for b in imatrust-agent imatrust-verifier; do
 	[ -x "$bin/$b" ] || bail "no $bin/$b: run make first"
 done
-AGENT_PID= VERIFIER_PID=
+AGENT_PID='' VERIFIER_PID=''
 trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID' EXIT
 has() { grep -qE -- "$2" "$1"; }
 

@@ -281,6 +281,7 @@ except (ValueError, KeyError, TypeError):
     msg = ""
 print(code, msg)
 EOF
+# shellcheck disable=SC2059 # the request is a format: \r\n and %% in it
 raw() { printf "$1" | python3 "$tmp/raw.py" "$port" "$tmp/cert.pem"; }
 out=$(raw 'GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n')
 check "a plain raw GET /v1/health: 200 ($out)" "$out" = "200 "
