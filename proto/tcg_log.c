@@ -20,6 +20,7 @@
 #define SPEC_ID_SIGNATURE "Spec ID Event03"	/* 16 bytes with the NUL */
 #define STARTUP_LOCALITY "StartupLocality"	/* 16 bytes with the NUL */
 #define TCG_PCR_COUNT 24
+#define TCG_HCRTM_LOCALITY 4	/* PCR 0 after TPM2_HashStart */
 
 static const struct {
 	uint32_t type;
@@ -206,6 +207,37 @@ enum imt_result tcg_log_open(struct tcg_log *log, const uint8_t *buf,
 	log->header_bank.size = 20;
 	log->header_bank.algo = hash_algo_by_tpm(0x0004);
 	return spec_id(log, data, size, 32, err);
+}
+
+int tcg_log_legacy(const uint8_t *buf, size_t len)
+{
+	struct le_cursor c;
+	const uint8_t *data;
+	uint32_t pcr, type, size;
+	size_t n;
+
+	if (len > TCG_LOG_SIZE_MAX)
+		return 0;
+	le_cursor_init(&c, buf, len);
+	for (n = 0; le_left(&c) > 0; n++) {
+		if (n == TCG_LOG_EVENTS_MAX || le_u32(&c, &pcr) ||
+		    le_u32(&c, &type) || !le_take(&c, 20) ||
+		    le_u32(&c, &size) || size > TCG_LOG_EVENT_SIZE_MAX)
+			return 0;
+		/* Windows ends some with an EV_NO_ACTION of PCR 0xffffffff */
+		if (pcr >= TCG_PCR_COUNT && type != EV_NO_ACTION)
+			return 0;
+		data = le_take(&c, size);
+		if (!data)
+			return 0;
+		/* a crypto-agile log's header is such an event too */
+		if (n == 0 && type == EV_NO_ACTION &&
+		    size >= sizeof(SPEC_ID_SIGNATURE) &&
+		    memcmp(data, SPEC_ID_SIGNATURE,
+			   sizeof(SPEC_ID_SIGNATURE)) == 0)
+			return 0;
+	}
+	return n > 0;
 }
 
 int tcg_log_done(const struct tcg_log *log)
@@ -432,6 +464,20 @@ static enum imt_result replay_banks(const struct tcg_log *log,
 	return IMT_OK;
 }
 
+/* PCR 0 of every set starts at 00..00<locality>, unless already extended. */
+static void pcr0_start(struct pcr_set *sets, size_t nsets, uint32_t extended,
+		       uint8_t locality)
+{
+	size_t i;
+
+	if (extended & 1u)
+		return;
+	for (i = 0; i < nsets; i++) {
+		memset(sets[i].value[0], 0, sets[i].algo->size);
+		sets[i].value[0][sets[i].algo->size - 1] = locality;
+	}
+}
+
 static enum imt_result replay_event(EVP_MD_CTX *ctx,
 				    const struct tcg_event *ev,
 				    struct pcr_set *sets, size_t nsets,
@@ -441,13 +487,16 @@ static enum imt_result replay_event(EVP_MD_CTX *ctx,
 	size_t i;
 
 	if (ev->type == EV_NO_ACTION) {
-		if (startup_locality(ev, &locality) && !(*extended & 1u)) {
-			for (i = 0; i < nsets; i++)
-				sets[i].value[0][sets[i].algo->size - 1] =
-					locality;
-		}
+		if (startup_locality(ev, &locality))
+			pcr0_start(sets, nsets, *extended, locality);
 		return IMT_OK;
 	}
+	/*
+	 * H-CRTM: TPM2_HashStart at locality 4 resets PCR 0 to 00..04 and
+	 * HashEnd extends the hash, which the log gives as this event.
+	 */
+	if (ev->type == EV_EFI_HCRTM_EVENT && ev->pcr == 0)
+		pcr0_start(sets, nsets, *extended, TCG_HCRTM_LOCALITY);
 	for (i = 0; i < nsets; i++) {
 		if (extend(ctx, &sets[i], ev->pcr,
 			   tcg_event_digest(ev, sets[i].algo->tpm_alg)))

@@ -372,6 +372,112 @@ static void test_replay_rules(void **state)
 	assert_memory_equal(sets[1].value[0], want0, 20);
 }
 
+/* PCR 0 of @log's sha256 bank, replayed. */
+static void replay_pcr0(uint8_t out[32])
+{
+	struct pcr_set set;
+	struct imt_error err;
+
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	assert_int_equal(tcg_log_replay(b.buf, b.len, &set, 1, &err), IMT_OK);
+	memcpy(out, set.value[0], 32);
+}
+
+/* An H-CRTM platform: PCR 0 starts at 00..04 and the HCRTM event is
+ * extended (PFP: TPM2_HashStart/HashEnd at locality 4). */
+static void test_replay_hcrtm(void **state)
+{
+	uint8_t want[32] = { 0 }, got[32], d[32];
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_EFI_HCRTM_EVENT, "HCRTM", 5);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	replay_pcr0(got);
+	want[31] = 4;
+	elb_hash(0x000b, 32, "HCRTM", 5, d);
+	elb_extend("sha256", want, d, 32);
+	elb_hash(0x000b, 32, "ver", 3, d);
+	elb_extend("sha256", want, d, 32);
+	assert_memory_equal(got, want, 32);
+	/* after a StartupLocality 4, the same value */
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_NO_ACTION, "StartupLocality\0\004", 17);
+	elb_event(&b, 0, EV_EFI_HCRTM_EVENT, "HCRTM", 5);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	replay_pcr0(got);
+	assert_memory_equal(got, want, 32);
+	/* an HCRTM event after PCR 0 was extended does not reset it */
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	elb_event(&b, 0, EV_EFI_HCRTM_EVENT, "HCRTM", 5);
+	replay_pcr0(got);
+	memset(want, 0, sizeof(want));
+	elb_hash(0x000b, 32, "ver", 3, d);
+	elb_extend("sha256", want, d, 32);
+	elb_hash(0x000b, 32, "HCRTM", 5, d);
+	elb_extend("sha256", want, d, 32);
+	assert_memory_equal(got, want, 32);
+}
+
+/* StartupLocality 4 alone (no HCRTM event), as some H-CRTM logs have. */
+static void test_replay_locality4(void **state)
+{
+	uint8_t want[32] = { 0 }, got[32], d[32];
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_NO_ACTION, "StartupLocality\0\004", 17);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	replay_pcr0(got);
+	want[31] = 4;
+	elb_hash(0x000b, 32, "ver", 3, d);
+	elb_extend("sha256", want, d, 32);
+	assert_memory_equal(got, want, 32);
+}
+
+/* A TCG 1.2 event: u32 PCR, u32 type, SHA-1 digest, u32 size, data. */
+static void legacy_event(uint32_t pcr, uint32_t type, const void *data,
+			 uint32_t len)
+{
+	uint8_t d[20];
+
+	elb_u32(&b, pcr);
+	elb_u32(&b, type);
+	elb_hash(0x0004, 20, data, len, d);
+	elb_put(&b, d, 20);
+	elb_u32(&b, len);
+	elb_put(&b, data, len);
+}
+
+static void test_legacy(void **state)
+{
+	struct tcg_log log;
+	struct imt_error err;
+
+	(void)state;
+	elb_reset(&b);
+	legacy_event(0, EV_S_CRTM_VERSION, "v\0001\0\0\0", 6);
+	legacy_event(4, EV_SEPARATOR, "\0\0\0\0", 4);
+	legacy_event(0xffffffffu, EV_NO_ACTION, "windows", 7);
+	assert_true(tcg_log_legacy(b.buf, b.len));
+	assert_int_equal(tcg_log_open(&log, b.buf, b.len, &err),
+			 IMT_ERR_UNSUPPORTED);
+	/* one byte short, or one more: broken, not legacy */
+	assert_false(tcg_log_legacy(b.buf, b.len - 1));
+	elb_u8(&b, 0);
+	assert_false(tcg_log_legacy(b.buf, b.len));
+	/* a PCR above 23 for anything but EV_NO_ACTION: not legacy */
+	elb_reset(&b);
+	legacy_event(24, EV_S_CRTM_VERSION, "v", 1);
+	assert_false(tcg_log_legacy(b.buf, b.len));
+	assert_false(tcg_log_legacy(b.buf, 0));
+	/* the crypto-agile header is such an event: not legacy */
+	small_log();
+	assert_false(tcg_log_legacy(b.buf, 32 + 16 + 8 + 4 + 8 + 1));
+	assert_false(tcg_log_legacy(b.buf, b.len));
+}
+
 static void test_compare(void **state)
 {
 	struct pcr_set replayed, quoted;
@@ -517,6 +623,9 @@ int main(void)
 		cmocka_unit_test(test_event_limit),
 		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_replay_rules),
+		cmocka_unit_test(test_replay_hcrtm),
+		cmocka_unit_test(test_replay_locality4),
+		cmocka_unit_test(test_legacy),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_real_logs_replay),
 		cmocka_unit_test(test_real_logs_every_bit),
