@@ -436,20 +436,6 @@ static void test_replay_locality4(void **state)
 	assert_memory_equal(got, want, 32);
 }
 
-/* A TCG 1.2 event: u32 PCR, u32 type, SHA-1 digest, u32 size, data. */
-static void legacy_event(uint32_t pcr, uint32_t type, const void *data,
-			 uint32_t len)
-{
-	uint8_t d[20];
-
-	elb_u32(&b, pcr);
-	elb_u32(&b, type);
-	elb_hash(0x0004, 20, data, len, d);
-	elb_put(&b, d, 20);
-	elb_u32(&b, len);
-	elb_put(&b, data, len);
-}
-
 static void test_legacy(void **state)
 {
 	struct tcg_log log;
@@ -457,9 +443,9 @@ static void test_legacy(void **state)
 
 	(void)state;
 	elb_reset(&b);
-	legacy_event(0, EV_S_CRTM_VERSION, "v\0001\0\0\0", 6);
-	legacy_event(4, EV_SEPARATOR, "\0\0\0\0", 4);
-	legacy_event(0xffffffffu, EV_NO_ACTION, "windows", 7);
+	elb_legacy_event(&b, 0, EV_S_CRTM_VERSION, "v\0001\0\0\0", 6);
+	elb_legacy_event(&b, 4, EV_SEPARATOR, "\0\0\0\0", 4);
+	elb_legacy_event(&b, 0xffffffffu, EV_NO_ACTION, "windows", 7);
 	assert_true(tcg_log_legacy(b.buf, b.len));
 	assert_int_equal(tcg_log_open(&log, b.buf, b.len, &err),
 			 IMT_ERR_UNSUPPORTED);
@@ -469,7 +455,7 @@ static void test_legacy(void **state)
 	assert_false(tcg_log_legacy(b.buf, b.len));
 	/* a PCR above 23 for anything but EV_NO_ACTION: not legacy */
 	elb_reset(&b);
-	legacy_event(24, EV_S_CRTM_VERSION, "v", 1);
+	elb_legacy_event(&b, 24, EV_S_CRTM_VERSION, "v", 1);
 	assert_false(tcg_log_legacy(b.buf, b.len));
 	assert_false(tcg_log_legacy(b.buf, 0));
 	/* the crypto-agile header is such an event: not legacy */
