@@ -41,6 +41,10 @@ int cli_machine_main(int argc, char **argv);
 void cli_fleet_boot_cell(long status, json_t *ans, char *buf, size_t n);
 /* cli_boot_log.c: "machine ID boot-log ..."; @argv[0] is "boot-log" */
 int cli_machine_boot_log(const char *id, int argc, char **argv);
+/* cli_boot_log.c: the decoded JSON of boot_log_json() as text lines */
+void cli_boot_log_print(json_t *log);
+/* cli_boot_file.c: imatrust boot-log FILE, offline */
+int cli_boot_file_main(int argc, char **argv);
 
 /* cli_boot_baseline.c: "machine ID boot-baseline approve" */
 int cli_machine_boot_baseline(const char *id, int argc, char **argv);

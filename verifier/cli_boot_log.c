@@ -90,7 +90,7 @@ static const char *short_digest(json_t *ev, char *buf, size_t n)
 	return strspn(buf, "0123456789abcdef") == strlen(buf) ? buf : "?";
 }
 
-static void print_events(json_t *log)
+void cli_boot_log_print(json_t *log)
 {
 	char d[DIGEST_SHORT + 1];
 	json_t *ev, *bank, *v;
@@ -170,7 +170,7 @@ int cli_machine_boot_log(const char *id, int argc, char **argv)
 				   stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 		} else {
-			print_events(log);
+			cli_boot_log_print(log);
 		}
 		json_decref(log);
 		rc = CLI_EXIT_OK;
