@@ -275,6 +275,9 @@ static enum imt_result dec_image(struct decode *d)
 	put_x64(d->data, "length", im.length);
 	put_x64(d->data, "link_address", im.link_address);
 	put_str(d->data, "device_path", path);
+	if (im.slack)
+		json_object_set_new(d->data, "slack_bytes",
+				    json_integer((json_int_t)im.slack));
 	desc_set(d, path);
 	return IMT_OK;
 }
