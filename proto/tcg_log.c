@@ -171,6 +171,28 @@ static enum imt_result spec_id(struct tcg_log *log, const uint8_t *data,
 	return IMT_OK;
 }
 
+/* Why a first event that is not the Spec ID header is refused; @data
+ * is its data, NULL when eventSize exceeds the log. */
+static enum imt_result not_spec_id(const uint8_t *buf, size_t len,
+				   uint32_t pcr, uint32_t type,
+				   const uint8_t *data, uint32_t size,
+				   struct imt_error *err)
+{
+	if (pcr != 0 && type == EV_NO_ACTION && data &&
+	    size >= sizeof(SPEC_ID_SIGNATURE) &&
+	    !memcmp(data, SPEC_ID_SIGNATURE, sizeof(SPEC_ID_SIGNATURE)))
+		return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
+				     "event 0 is a Spec ID header for index %u, not PCR 0: a confidential-computing event log (CCEL: TDX measurement registers), not a TPM's",
+				     pcr);
+	if (tcg_log_legacy(buf, len))
+		return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
+				     "event 0 is not the Spec ID header (PCR %u, type 0x%08x): a SHA1-only legacy log, which is not supported",
+				     pcr, type);
+	return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
+			     "event 0 is not the Spec ID header (PCR %u, type 0x%08x): not a TPM event log",
+			     pcr, type);
+}
+
 enum imt_result tcg_log_open(struct tcg_log *log, const uint8_t *buf,
 			     size_t len, struct imt_error *err)
 {
@@ -194,11 +216,9 @@ enum imt_result tcg_log_open(struct tcg_log *log, const uint8_t *buf,
 		return truncated(err, 0, c.pos, "SHA-1 digest");
 	if (le_u32(&c, &size))
 		return truncated(err, 0, c.pos, "eventSize");
-	if (pcr != 0 || type != EV_NO_ACTION || memcmp(digest, zero, 20))
-		return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
-				     "event 0 is not the Spec ID header (PCR %u, type 0x%08x): a SHA1-only legacy log, which is not supported",
-				     pcr, type);
 	data = le_take(&c, size);
+	if (pcr != 0 || type != EV_NO_ACTION || memcmp(digest, zero, 20))
+		return not_spec_id(buf, len, pcr, type, data, size, err);
 	if (!data)
 		return truncated(err, 0, c.pos, "eventSize exceeds the log");
 	log->buf = buf;

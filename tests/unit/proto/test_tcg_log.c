@@ -145,7 +145,9 @@ static const struct {
 	{ 32 + 28 + 2, 65, IMT_ERR_MALFORMED, "digest size 65" },
 	{ 32 + 36, 1, IMT_ERR_MALFORMED, "vendorInfoSize exceeds eventSize" },
 	{ 8, 1, IMT_ERR_UNSUPPORTED, "not the Spec ID header" },
-	{ 0, 1, IMT_ERR_UNSUPPORTED, "not the Spec ID header" },
+	/* TDX's CCEL: the same header, for measurement register 1 */
+	{ 0, 1, IMT_ERR_UNSUPPORTED, "a confidential-computing event log" },
+	{ 4, 8, IMT_ERR_UNSUPPORTED, "not a TPM event log" },
 };
 
 static void test_bad_header(void **state)
