@@ -216,8 +216,8 @@ int cli_boot_file_main(int argc, char **argv)
 	if (log == NULL)
 		return CLI_EXIT_USAGE;
 	if (tcg_log_legacy(log, len)) {
-		/* --json shows it as the verifier does; nothing to replay */
-		if (a.json)
+		/* shown as the verifier shows it; nothing to replay */
+		if (!a.cel)
 			show(&a, log, len);
 		cli_warnx("%s: %s", a.log, BOOT_LOG_LEGACY_REASON);
 		free(log);

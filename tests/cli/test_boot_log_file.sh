@@ -82,6 +82,8 @@ else not_ok "facts.uefi: true without Secure Boot, false for SeaBIOS" "$tmp/nosb
 } >"$tmp/legacy"
 expect 1 "a SHA-1-only legacy log: exit 1" "$imatrust" boot-log "$tmp/legacy"
 contains "$tmp/err" "SHA-1-only firmware event log" "the reason says what it is"
+contains "$tmp/out" "legacy: a SHA-1-only firmware event log" \
+	"the text view says it too (as machine ID boot-log does)"
 "$imatrust" boot-log --json "$tmp/legacy" >"$tmp/legacy.json" 2>/dev/null
 if [ "$(jq -r '.format' "$tmp/legacy.json")" = legacy ]; then
 	ok "--json: format legacy"
