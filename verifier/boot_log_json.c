@@ -623,7 +623,8 @@ static json_t *facts_json(const struct boot_facts *f)
 	static const char *const keys[BOOT_VAR_COUNT] = {
 		"pk", "kek", "db", "dbx",
 	};
-	json_t *o = json_object(), *arr;
+	const struct boot_flag_event *e;
+	json_t *o = json_object(), *arr, *fe;
 	size_t i;
 
 	/* null: not measured, or unknown (then listed in "unknown") */
@@ -653,12 +654,18 @@ static json_t *facts_json(const struct boot_facts *f)
 	json_object_set_new(o, "separators", arr);
 	json_object_set_new(o, "uefi", json_boolean(f->uefi));
 	arr = json_array();
+	fe = json_object();
 	for (i = 0; i < sizeof(fact_flags) / sizeof(fact_flags[0]); i++) {
-		if (f->flags & fact_flags[i].bit)
-			json_array_append_new(arr,
-					      json_string(fact_flags[i].name));
+		e = boot_facts_flag_event(f, fact_flags[i].bit);
+		if (e == NULL)
+			continue;
+		json_array_append_new(arr, json_string(fact_flags[i].name));
+		/* each flag's own first event: what a "log" rule names */
+		json_object_set_new(fe, fact_flags[i].name,
+				    json_integer((json_int_t)e->index));
 	}
 	json_object_set_new(o, "flags", arr);
+	json_object_set_new(o, "flag_events", fe);
 	if (f->flags)
 		json_object_set_new(o, "flag_event",
 				    json_integer((json_int_t)f->flag_event));

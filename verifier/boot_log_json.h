@@ -17,7 +17,8 @@
  *		   "cmdline": "..."|null, "cmdline_bound": bool,
  *		   "load_options_sha256": "hex"|null,
  *		   "separators": [PCR, ..], "uefi": bool (an EV_EFI_* event),
-		   "flags": ["after_separator", ..],
+		   "flags": ["after_separator", ..], "flag_events":
+		   {"after_separator": INDEX, ..} (each flag's first event),
  *		   "unknown": [{"fact", "event", "pcr", "type", "name",
  *			       "why"}], "unbound_events": N,
  *		   "first_unbound": {..} when N > 0}}

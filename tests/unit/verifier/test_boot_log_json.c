@@ -133,7 +133,7 @@ static void test_bad_log(void **state)
 static void test_legacy_log(void **state)
 {
 	struct imt_error err;
-	json_t *j;
+	json_t *j, *f;
 
 	(void)state;
 	elb_reset(&b);
@@ -164,6 +164,18 @@ static void test_legacy_log(void **state)
 	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
 	assert_true(json_is_true(json_object_get(json_object_get(j, "facts"),
 						 "uefi")));
+	json_decref(j);
+	/* each flag names its own first event, not the first flagged */
+	elb_separator(&b, 1, 7);		/* event 3: separator error */
+	elb_event(&b, 0, EV_EFI_ACTION, "late", 4);	/* 4: after PCR 0's */
+	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	f = json_object_get(json_object_get(j, "facts"), "flag_events");
+	assert_int_equal(json_integer_value(json_object_get(f,
+							    "separator_error")),
+			 3);
+	assert_int_equal(json_integer_value(json_object_get(f,
+							    "after_separator")),
+			 4);
 	json_decref(j);
 }
 
