@@ -265,8 +265,12 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	if (!bound) {
 		ref_of(&ref, ev, parsed ? v.name : "", BOOT_UNBOUND, alg);
 		note_unbound(f, &ref);
-	} else if (!parsed || v.len < EFI_GUID_SIZE) {
+	} else if (!parsed) {
 		flag(f, BOOT_FACT_UNDECODABLE, ev);
+		return;
+	} else if (v.len < EFI_GUID_SIZE) {
+		/* no EFI_SIGNATURE_DATA: shim's MokListTrusted, a 1-byte
+		 * switch, is logged as an authority; it verified nothing */
 		return;
 	}
 	if (f->nauth == BOOT_FACTS_AUTH_MAX) {
