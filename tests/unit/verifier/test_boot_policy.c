@@ -218,6 +218,46 @@ static void test_no_log(void **state)
 			       known_all, NULL, &r), 1);
 }
 
+/* A real dbx of hundreds of entries (460 on the public logs) is read
+ * whole: a revocation past the 64th is found; past the maximum the rule
+ * still refuses, saying so. */
+static void test_large_dbx(void **state)
+{
+	static struct elb b, d, l;
+	uint8_t a32[32], b32[32];
+	char policy[128], hex[65];
+	json_t *r;
+
+	(void)state;
+	memset(a32, 0xaa, sizeof(a32));
+	memset(b32, 0xbb, sizeof(b32));
+	hex_encode(b32, 32, hex);
+	snprintf(policy, sizeof(policy), "{\"dbx\":[\"%s\"]}", hex);
+	elb_reset(&l);
+	elb_siglist(&l, elb_guid_sha256, a32, 32, 459);
+	elb_siglist(&l, elb_guid_sha256, b32, 32, 1);
+	elb_open_default(&b);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_db, "dbx", l.buf, l.len);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
+		  (uint32_t)d.len);
+	assert_int_equal(judge_log(policy, b.buf, b.len, known_all, NULL, &r),
+			 1);
+	elb_reset(&l);
+	elb_siglist(&l, elb_guid_sha256, a32, 32, BOOT_FACTS_CERTS_MAX);
+	elb_siglist(&l, elb_guid_sha256, b32, 32, 1);
+	elb_open_default(&b);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_db, "dbx", l.buf, l.len);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
+		  (uint32_t)d.len);
+	assert_int_equal(judge_log(policy, b.buf, b.len, known_all, NULL, &r),
+			 0);
+	assert_string_equal(field(r, "rule"), "dbx");
+	assert_non_null(strstr(field(r, "why"), "more than the"));
+	json_decref(r);
+}
+
 /* A SHA-1-only TCG 1.2 log: no usable log, or refused by legacy_log. */
 static void test_legacy_log(void **state)
 {
@@ -520,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_no_log),
 		cmocka_unit_test(test_legacy_log),
+		cmocka_unit_test(test_large_dbx),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_forged_secure_boot),
 		cmocka_unit_test(test_forged_certificates),
