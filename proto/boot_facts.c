@@ -95,11 +95,30 @@ static void note_unbound(struct boot_facts *f, const struct boot_event_ref *r)
 		f->unbound = *r;
 }
 
-/* Events a PCR 0-7 may take after its separator (PFP 3.3.4, 10.4.4). */
+/*
+ * Events a PCR 0-7 may take after its separator (PFP 3.3.4, 10.4.4).
+ * PCR 1 holds the platform's configuration, which firmware measures
+ * again when it tries another boot option or hands off: the boot
+ * variables (BootOrder, Boot####), the handoff tables (SMBIOS), the
+ * configuration flags, tables of devices and non-host configuration
+ * real servers and laptops log there after the separator.
+ */
 static const struct {
 	uint32_t pcr;
 	uint32_t type;
 } after_separator[] = {
+	{ 1, EV_CPU_MICROCODE },
+	{ 1, EV_PLATFORM_CONFIG_FLAGS },
+	{ 1, EV_TABLE_OF_DEVICES },
+	{ 1, EV_NONHOST_CONFIG },
+	{ 1, EV_NONHOST_INFO },
+	{ 1, EV_EFI_VARIABLE_DRIVER_CONFIG },
+	{ 1, EV_EFI_VARIABLE_BOOT },
+	{ 1, EV_EFI_VARIABLE_BOOT2 },
+	{ 1, EV_EFI_HANDOFF_TABLES },
+	{ 1, EV_EFI_HANDOFF_TABLES2 },
+	{ 1, EV_EFI_PLATFORM_FIRMWARE_BLOB },
+	{ 1, EV_EFI_PLATFORM_FIRMWARE_BLOB2 },
 	{ 2, EV_EFI_BOOT_SERVICES_DRIVER },
 	{ 2, EV_EFI_RUNTIME_SERVICES_DRIVER },
 	{ 4, EV_EFI_BOOT_SERVICES_APPLICATION },
@@ -246,8 +265,12 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	if (!bound) {
 		ref_of(&ref, ev, parsed ? v.name : "", BOOT_UNBOUND, alg);
 		note_unbound(f, &ref);
-	} else if (!parsed || v.len < EFI_GUID_SIZE) {
+	} else if (!parsed) {
 		flag(f, BOOT_FACT_UNDECODABLE, ev);
+		return;
+	} else if (v.len < EFI_GUID_SIZE) {
+		/* no EFI_SIGNATURE_DATA: shim's MokListTrusted, a 1-byte
+		 * switch, is logged as an authority; it verified nothing */
 		return;
 	}
 	if (f->nauth == BOOT_FACTS_AUTH_MAX) {
@@ -389,6 +412,9 @@ static void separator(struct boot_facts *f, const struct tcg_event *ev)
 
 static void one_event(struct boot_facts *f, const struct tcg_event *ev)
 {
+	/* EV_NO_ACTION and the like are no sign of UEFI: SeaBIOS logs them */
+	if (ev->type > EV_EFI_EVENT_BASE)
+		f->uefi = 1;
 	if (ev->pcr < 8 && (f->separated & (1u << ev->pcr)) &&
 	    !allowed_after_separator(ev))
 		flag(f, BOOT_FACT_AFTER_SEPARATOR, ev);

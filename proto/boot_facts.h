@@ -22,7 +22,8 @@
 #include "result.h"
 #include "tcg_log.h"
 
-#define BOOT_FACTS_CERTS_MAX 64		/* entries kept per variable */
+#define BOOT_FACTS_CERTS_MAX 1024	/* entries kept per variable: real
+					 * dbx hold 77 to 460 (2024) */
 #define BOOT_FACTS_AUTH_MAX 16		/* EV_EFI_VARIABLE_AUTHORITY kept */
 #define BOOT_FACTS_APPS_MAX 32		/* boot applications kept */
 #define BOOT_FACTS_PATH_MAX 512		/* device path text of one */
@@ -137,6 +138,8 @@ struct boot_facts {
 	uint32_t ndigests;		/* banks of the log (both arrays) */
 	int cmdline_bound;		/* digest ok, and equal to the tag's
 					 * in every bank: PCR 9 binds it */
+	int uefi;			/* an EV_EFI_* event: UEFI firmware,
+					 * with or without Secure Boot */
 	uint8_t separated;		/* bit i: PCR i saw EV_SEPARATOR */
 	uint32_t flags;			/* BOOT_FACT_* */
 	size_t flag_event;		/* index of the first flagged event */
@@ -201,9 +204,13 @@ const struct boot_flag_event *boot_facts_flag_event(const struct boot_facts *f,
  * and as its variable name is not bound either, SecureBoot, PK, KEK, db
  * or dbx that a log with an unbound PCR 7 variable event does not
  * measure is unknown by the first such event. Events allowed
- * after a separator of PCRs 0-7: boot applications, EV_EFI_ACTION and
- * the GPT in PCRs 4 and 5, EV_EFI_VARIABLE_AUTHORITY in PCR 7, drivers
- * (option ROMs) in PCR 2; anything else there is BOOT_FACT_AFTER_SEPARATOR.
+ * after a separator of PCRs 0-7: PCR 1's configuration (boot variables,
+ * handoff tables, configuration flags, tables of devices, non-host
+ * configuration and information, microcode, firmware blobs,
+ * configuration variables), drivers (option ROMs) in PCR 2, boot
+ * applications, EV_EFI_ACTION and the GPT in PCRs 4 and 5,
+ * EV_EFI_VARIABLE_AUTHORITY in PCR 7; anything else there is
+ * BOOT_FACT_AFTER_SEPARATOR, and boot_facts_flag_event() names the first.
  * Return: IMT_OK, or what tcg_log_open()/tcg_log_next() return for a bad
  * log (@f is then incomplete and must not be used).
  */

@@ -595,13 +595,22 @@ enum imt_result efi_image_load_parse(const uint8_t *buf, size_t len,
 	if (le_u64(&c, &im->location) || le_u64(&c, &im->length) ||
 	    le_u64(&c, &im->link_address) || le_u64(&c, &dplen))
 		return short_of(err, what, "header", c.pos);
-	if (dplen != le_left(&c))
+	/*
+	 * Real firmware leaves bytes after the device path: EDK2 sizes the
+	 * event with sizeof(EFI_IMAGE_LOAD_EVENT), whose DevicePath[1] pads
+	 * to 8, and shim's images loaded from a buffer carry 9 after an
+	 * empty one. The digest is the image's, so they are shown, not
+	 * refused; beyond EFI_IMAGE_LOAD_SLACK_MAX the event is malformed.
+	 */
+	if (dplen > le_left(&c) ||
+	    le_left(&c) - dplen > EFI_IMAGE_LOAD_SLACK_MAX)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 24,
 				     "%s: LengthOfDevicePath %llu, %zu bytes follow",
 				     what, (unsigned long long)dplen,
 				     le_left(&c));
 	im->devpath = le_take(&c, dplen);
 	im->devpath_len = dplen;
+	im->slack = le_left(&c);
 	return IMT_OK;
 }
 

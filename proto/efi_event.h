@@ -162,19 +162,24 @@ enum imt_result efi_sig_cert(const struct efi_sig *sig, uint8_t *digest,
 enum imt_result efi_devpath_text(const uint8_t *dp, size_t len, char *out,
 				 size_t outsz, struct imt_error *err);
 
+#define EFI_IMAGE_LOAD_SLACK_MAX 16	/* bytes after the device path */
+
 struct efi_image_load {
 	uint64_t location;		/* ImageLocationInMemory */
 	uint64_t length;		/* ImageLengthInMemory */
 	uint64_t link_address;		/* ImageLinkTimeAddress */
 	const uint8_t *devpath;		/* borrowed */
 	size_t devpath_len;
+	size_t slack;			/* bytes after the device path */
 };
 
 /**
  * efi_image_load_parse() - UEFI_IMAGE_LOAD_EVENT (EV_EFI_BOOT_SERVICES_*,
  * EV_EFI_RUNTIME_SERVICES_DRIVER).
  * @buf: event data
- * @len: bytes; four u64 and LengthOfDevicePath bytes must fill them
+ * @len: bytes; four u64 and LengthOfDevicePath bytes, then at most
+ *	 EFI_IMAGE_LOAD_SLACK_MAX more (real firmware pads: EDK2 by the
+ *	 8 bytes of sizeof()'s DevicePath[1], shim by 9), in ->slack
  * @im: receives the fields
  * @err: filled on failure
  * Return: IMT_OK or IMT_ERR_MALFORMED.

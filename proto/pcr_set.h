@@ -44,6 +44,28 @@ enum imt_result pcr_set_parse_text(struct pcr_set *set, const char *buf,
 				   size_t len, struct imt_error *err);
 
 /**
+ * pcr_set_parse_values() - read PCR values as people and tools write them.
+ * @set: initialised set; the values of its bank are added to it
+ * @buf: the text (need not be NUL-terminated)
+ * @len: bytes in @buf
+ * @err: filled on failure, with the line number in ->record
+ *
+ * Two forms, mixed freely, one or more per line:
+ *	tpm2_pcrread's output: a line "BANK:" starts a bank's section, lines
+ *	"INDEX : 0xHEX" give its values;
+ *	words "[BANK:]INDEX=HEX" (HEX with or without 0x);
+ *	lines "INDEX HEX", as pcr_set_parse_text() reads them.
+ * Values of another bank than @set's are checked for their index and
+ * skipped; a value without a bank before any "BANK:" line is @set's.
+ * '#' starts a comment to the end of the line.
+ *
+ * Return: IMT_OK, IMT_ERR_MALFORMED (a line of neither form, a bad
+ * index, bad hex or size, an index twice) or IMT_ERR_LIMIT (@len).
+ */
+enum imt_result pcr_set_parse_values(struct pcr_set *set, const char *buf,
+				     size_t len, struct imt_error *err);
+
+/**
  * pcr_set_boot_aggregate() - IMA's boot_aggregate over this bank.
  * @set: PCR values; PCRs 0-7 (sha1) or 0-9 (other banks) must be present
  * @out: receives @set->algo->size bytes

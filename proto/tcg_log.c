@@ -20,6 +20,7 @@
 #define SPEC_ID_SIGNATURE "Spec ID Event03"	/* 16 bytes with the NUL */
 #define STARTUP_LOCALITY "StartupLocality"	/* 16 bytes with the NUL */
 #define TCG_PCR_COUNT 24
+#define TCG_HCRTM_LOCALITY 4	/* PCR 0 after TPM2_HashStart */
 
 static const struct {
 	uint32_t type;
@@ -170,6 +171,28 @@ static enum imt_result spec_id(struct tcg_log *log, const uint8_t *data,
 	return IMT_OK;
 }
 
+/* Why a first event that is not the Spec ID header is refused; @data
+ * is its data, NULL when eventSize exceeds the log. */
+static enum imt_result not_spec_id(const uint8_t *buf, size_t len,
+				   uint32_t pcr, uint32_t type,
+				   const uint8_t *data, uint32_t size,
+				   struct imt_error *err)
+{
+	if (pcr != 0 && type == EV_NO_ACTION && data &&
+	    size >= sizeof(SPEC_ID_SIGNATURE) &&
+	    !memcmp(data, SPEC_ID_SIGNATURE, sizeof(SPEC_ID_SIGNATURE)))
+		return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
+				     "event 0 is a Spec ID header for index %u, not PCR 0: a confidential-computing event log (CCEL: TDX measurement registers), not a TPM's",
+				     pcr);
+	if (tcg_log_legacy(buf, len))
+		return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
+				     "event 0 is not the Spec ID header (PCR %u, type 0x%08x): a SHA1-only legacy log, which is not supported",
+				     pcr, type);
+	return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
+			     "event 0 is not the Spec ID header (PCR %u, type 0x%08x): not a TPM event log",
+			     pcr, type);
+}
+
 enum imt_result tcg_log_open(struct tcg_log *log, const uint8_t *buf,
 			     size_t len, struct imt_error *err)
 {
@@ -193,11 +216,9 @@ enum imt_result tcg_log_open(struct tcg_log *log, const uint8_t *buf,
 		return truncated(err, 0, c.pos, "SHA-1 digest");
 	if (le_u32(&c, &size))
 		return truncated(err, 0, c.pos, "eventSize");
-	if (pcr != 0 || type != EV_NO_ACTION || memcmp(digest, zero, 20))
-		return imt_error_set(err, IMT_ERR_UNSUPPORTED, 0, 0,
-				     "event 0 is not the Spec ID header (PCR %u, type 0x%08x): a SHA1-only legacy log, which is not supported",
-				     pcr, type);
 	data = le_take(&c, size);
+	if (pcr != 0 || type != EV_NO_ACTION || memcmp(digest, zero, 20))
+		return not_spec_id(buf, len, pcr, type, data, size, err);
 	if (!data)
 		return truncated(err, 0, c.pos, "eventSize exceeds the log");
 	log->buf = buf;
@@ -206,6 +227,37 @@ enum imt_result tcg_log_open(struct tcg_log *log, const uint8_t *buf,
 	log->header_bank.size = 20;
 	log->header_bank.algo = hash_algo_by_tpm(0x0004);
 	return spec_id(log, data, size, 32, err);
+}
+
+int tcg_log_legacy(const uint8_t *buf, size_t len)
+{
+	struct le_cursor c;
+	const uint8_t *data;
+	uint32_t pcr, type, size;
+	size_t n;
+
+	if (len > TCG_LOG_SIZE_MAX)
+		return 0;
+	le_cursor_init(&c, buf, len);
+	for (n = 0; le_left(&c) > 0; n++) {
+		if (n == TCG_LOG_EVENTS_MAX || le_u32(&c, &pcr) ||
+		    le_u32(&c, &type) || !le_take(&c, 20) ||
+		    le_u32(&c, &size) || size > TCG_LOG_EVENT_SIZE_MAX)
+			return 0;
+		/* Windows ends some with an EV_NO_ACTION of PCR 0xffffffff */
+		if (pcr >= TCG_PCR_COUNT && type != EV_NO_ACTION)
+			return 0;
+		data = le_take(&c, size);
+		if (!data)
+			return 0;
+		/* a crypto-agile log's header is such an event too */
+		if (n == 0 && type == EV_NO_ACTION &&
+		    size >= sizeof(SPEC_ID_SIGNATURE) &&
+		    memcmp(data, SPEC_ID_SIGNATURE,
+			   sizeof(SPEC_ID_SIGNATURE)) == 0)
+			return 0;
+	}
+	return n > 0;
 }
 
 int tcg_log_done(const struct tcg_log *log)
@@ -432,6 +484,20 @@ static enum imt_result replay_banks(const struct tcg_log *log,
 	return IMT_OK;
 }
 
+/* PCR 0 of every set starts at 00..00<locality>, unless already extended. */
+static void pcr0_start(struct pcr_set *sets, size_t nsets, uint32_t extended,
+		       uint8_t locality)
+{
+	size_t i;
+
+	if (extended & 1u)
+		return;
+	for (i = 0; i < nsets; i++) {
+		memset(sets[i].value[0], 0, sets[i].algo->size);
+		sets[i].value[0][sets[i].algo->size - 1] = locality;
+	}
+}
+
 static enum imt_result replay_event(EVP_MD_CTX *ctx,
 				    const struct tcg_event *ev,
 				    struct pcr_set *sets, size_t nsets,
@@ -441,13 +507,16 @@ static enum imt_result replay_event(EVP_MD_CTX *ctx,
 	size_t i;
 
 	if (ev->type == EV_NO_ACTION) {
-		if (startup_locality(ev, &locality) && !(*extended & 1u)) {
-			for (i = 0; i < nsets; i++)
-				sets[i].value[0][sets[i].algo->size - 1] =
-					locality;
-		}
+		if (startup_locality(ev, &locality))
+			pcr0_start(sets, nsets, *extended, locality);
 		return IMT_OK;
 	}
+	/*
+	 * H-CRTM: TPM2_HashStart at locality 4 resets PCR 0 to 00..04 and
+	 * HashEnd extends the hash, which the log gives as this event.
+	 */
+	if (ev->type == EV_EFI_HCRTM_EVENT && ev->pcr == 0)
+		pcr0_start(sets, nsets, *extended, TCG_HCRTM_LOCALITY);
 	for (i = 0; i < nsets; i++) {
 		if (extend(ctx, &sets[i], ev->pcr,
 			   tcg_event_digest(ev, sets[i].algo->tpm_alg)))

@@ -41,7 +41,13 @@
 #define EV_EVENT_TAG 0x00000006u
 #define EV_S_CRTM_CONTENTS 0x00000007u
 #define EV_S_CRTM_VERSION 0x00000008u
+#define EV_CPU_MICROCODE 0x00000009u
+#define EV_PLATFORM_CONFIG_FLAGS 0x0000000au
+#define EV_TABLE_OF_DEVICES 0x0000000bu
 #define EV_IPL 0x0000000du
+#define EV_NONHOST_CONFIG 0x00000010u
+#define EV_NONHOST_INFO 0x00000011u
+#define EV_EFI_EVENT_BASE 0x80000000u
 #define EV_EFI_VARIABLE_DRIVER_CONFIG 0x80000001u
 #define EV_EFI_VARIABLE_BOOT 0x80000002u
 #define EV_EFI_BOOT_SERVICES_APPLICATION 0x80000003u
@@ -120,6 +126,23 @@ enum imt_result tcg_log_open(struct tcg_log *log, const uint8_t *buf,
 			     size_t len, struct imt_error *err);
 
 /**
+ * tcg_log_legacy() - whether @buf is a SHA-1-only log of the TCG 1.2 format.
+ * @buf: a firmware event log
+ * @len: bytes in @buf
+ * Such a log (TCG EFI Protocol 1.2 or TPM 1.2 BIOS, no "Spec ID Event03"
+ * header) is a chain of TCG_PCR_EVENT: u32 pcrIndex, u32 eventType,
+ * u8 digest[20], u32 eventSize, u8 event[eventSize]. It has only SHA-1
+ * digests, which a TPM 2.0 quote of another bank cannot prove, so
+ * tcg_log_open() refuses it (IMT_ERR_UNSUPPORTED); this tells it apart
+ * from a log that is merely broken.
+ * Return: 1 when every byte of @buf is such an event (at least one, PCRs
+ * 0-23 or an EV_NO_ACTION of any, within the maxima) and the first is
+ * not a crypto-agile header;
+ * 0 otherwise.
+ */
+int tcg_log_legacy(const uint8_t *buf, size_t len);
+
+/**
  * tcg_log_done() - whether every event of @log has been returned.
  * @log: an opened log
  * Return: non-zero at the end of the buffer.
@@ -185,7 +208,9 @@ const char *tcg_event_type_name(uint32_t type);
  * @nsets: number of sets
  * @err: filled on failure
  * Per the PFP rules: every PCR starts at zero, PCR 0 at 00..00<locality>
- * when a StartupLocality EV_NO_ACTION event precedes its first extend;
+ * when a StartupLocality EV_NO_ACTION event precedes its first extend,
+ * and at 00..04 when its first extend is an EV_EFI_HCRTM_EVENT (the
+ * H-CRTM's TPM2_HashStart/HashEnd, which the event's digest records);
  * EV_NO_ACTION events are not extended; every other event extends its
  * digest of that bank. PCRs 0-16 and 23 are marked present, 17-22 (reset
  * to all-ones for the D-RTM) only when extended.

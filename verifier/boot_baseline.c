@@ -144,6 +144,26 @@ static int name_event(const char *policy, const uint8_t *log, size_t len,
 	}
 }
 
+/* A SHA-1-only baseline (the machine's first log, judged as no log):
+ * no PCR to compare, so every other boot differs until approved. */
+static int legacy_base(char *reason, size_t max, const char *policy)
+{
+	json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "check", "boot", "rule",
+			      "baseline", "policy", policy, "why",
+			      "the machine's baseline boot sent a SHA-1-only "
+			      "firmware event log (TCG 1.2 format): nothing to "
+			      "compare this boot with until an operator "
+			      "approves it as the baseline");
+	char *s = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) :
+			      NULL;
+
+	json_decref(j);
+	snprintf(reason, max, "%s", s != NULL ? s :
+		 "{\"check\":\"boot\",\"rule\":\"baseline\"}");
+	free(s);
+	return 0;
+}
+
 int boot_baseline_judge(const char *policy, const uint8_t *log, size_t len,
 			const uint8_t *base, size_t base_len,
 			const char *approved_by, char *reason,
@@ -154,6 +174,8 @@ int boot_baseline_judge(const char *policy, const uint8_t *log, size_t len,
 	struct pcr_set now, then;
 	int pcr;
 
+	if (tcg_log_legacy(base, base_len))
+		return legacy_base(reason, reason_max, policy);
 	if (!has_bank(log, len, alg) || !has_bank(base, base_len, alg))
 		alg = ALG_SHA1;
 	if (!has_bank(log, len, alg) || !has_bank(base, base_len, alg))

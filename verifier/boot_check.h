@@ -29,6 +29,10 @@
  * @reason: receives why, when the result is not IMT_OK
  * @reason_len: its size
  *
+ * A SHA-1-only log of the TCG 1.2 format (tcg_log_legacy()) cannot be
+ * replayed in a TPM 2.0 bank: it is IMT_OK unchecked, and the boot
+ * policy's "legacy_log" judges the machine as one without a usable log.
+ *
  * Return: IMT_OK; any other result makes the evidence "failed" with
  * @reason.
  */

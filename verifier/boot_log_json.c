@@ -275,6 +275,9 @@ static enum imt_result dec_image(struct decode *d)
 	put_x64(d->data, "length", im.length);
 	put_x64(d->data, "link_address", im.link_address);
 	put_str(d->data, "device_path", path);
+	if (im.slack)
+		json_object_set_new(d->data, "slack_bytes",
+				    json_integer((json_int_t)im.slack));
 	desc_set(d, path);
 	return IMT_OK;
 }
@@ -620,7 +623,8 @@ static json_t *facts_json(const struct boot_facts *f)
 	static const char *const keys[BOOT_VAR_COUNT] = {
 		"pk", "kek", "db", "dbx",
 	};
-	json_t *o = json_object(), *arr;
+	const struct boot_flag_event *e;
+	json_t *o = json_object(), *arr, *fe;
 	size_t i;
 
 	/* null: not measured, or unknown (then listed in "unknown") */
@@ -648,13 +652,20 @@ static json_t *facts_json(const struct boot_facts *f)
 			json_array_append_new(arr, json_integer((json_int_t)i));
 	}
 	json_object_set_new(o, "separators", arr);
+	json_object_set_new(o, "uefi", json_boolean(f->uefi));
 	arr = json_array();
+	fe = json_object();
 	for (i = 0; i < sizeof(fact_flags) / sizeof(fact_flags[0]); i++) {
-		if (f->flags & fact_flags[i].bit)
-			json_array_append_new(arr,
-					      json_string(fact_flags[i].name));
+		e = boot_facts_flag_event(f, fact_flags[i].bit);
+		if (e == NULL)
+			continue;
+		json_array_append_new(arr, json_string(fact_flags[i].name));
+		/* each flag's own first event: what a "log" rule names */
+		json_object_set_new(fe, fact_flags[i].name,
+				    json_integer((json_int_t)e->index));
 	}
 	json_object_set_new(o, "flags", arr);
+	json_object_set_new(o, "flag_events", fe);
 	if (f->flags)
 		json_object_set_new(o, "flag_event",
 				    json_integer((json_int_t)f->flag_event));
@@ -710,6 +721,7 @@ static json_t *decoded(const uint8_t *buf, size_t len, json_t *events,
 	o = json_object();
 	/* the bytes as stored: the machine detail's boot_log names them so */
 	json_object_set_new(o, "size", json_integer((json_int_t)len));
+	put_str(o, "format", "crypto-agile");
 	if (EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL) == 1)
 		put_hex(o, "sha256", md, mdlen);
 	json_object_set_new(o, "spec", spec_json(spec));
@@ -717,6 +729,24 @@ static json_t *decoded(const uint8_t *buf, size_t len, json_t *events,
 	json_object_set_new(o, "pcrs", pcrs_json(buf, len, spec));
 	json_object_set_new(o, "facts", facts_json(f));
 	free(f);
+	return o;
+}
+
+/* A SHA-1-only TCG 1.2 log: what it is and why nothing in it counts. */
+static json_t *legacy(const uint8_t *buf, size_t len)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "size", json_integer((json_int_t)len));
+	if (EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL) == 1)
+		put_hex(o, "sha256", md, mdlen);
+	put_str(o, "format", "legacy");
+	put_str(o, "reason", BOOT_LOG_LEGACY_REASON);
+	json_object_set_new(o, "events", json_array());
+	json_object_set_new(o, "pcrs", json_object());
+	json_object_set_new(o, "facts", json_null());
 	return o;
 }
 
@@ -728,6 +758,8 @@ json_t *boot_log_json(const uint8_t *buf, size_t len, unsigned flags,
 	json_t *events;
 	enum imt_result r;
 
+	if (!(flags & BOOT_LOG_CEL) && tcg_log_legacy(buf, len))
+		return legacy(buf, len);
 	r = tcg_log_open(&log, buf, len, err);
 	if (r != IMT_OK)
 		return NULL;

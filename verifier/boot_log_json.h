@@ -5,7 +5,8 @@
  * Log (CEL) JSON encoding for other tools.
  *
  * Decoded:
- *	{"spec": {"version": "2.0", "uintn_size": N, "banks": ["sha1", ..]},
+ *	{"size": N, "sha256": "hex", "format": "crypto-agile",
+ *	 "spec": {"version": "2.0", "uintn_size": N, "banks": ["sha1", ..]},
  *	 "events": [{"index", "pcr", "type", "type_name", "digests":
  *		     {"sha256": "hex", ..}, "size", "description", "data": {..}
  *		     or "data_hex": first BOOT_LOG_DATA_HEX_MAX bytes}],
@@ -15,13 +16,18 @@
  *		   "applications": [{"index", "pcr", "digests", "path"}],
  *		   "cmdline": "..."|null, "cmdline_bound": bool,
  *		   "load_options_sha256": "hex"|null,
- *		   "separators": [PCR, ..], "flags": ["after_separator", ..],
+ *		   "separators": [PCR, ..], "uefi": bool (an EV_EFI_* event),
+		   "flags": ["after_separator", ..], "flag_events":
+		   {"after_separator": INDEX, ..} (each flag's first event),
  *		   "unknown": [{"fact", "event", "pcr", "type", "name",
  *			       "why"}], "unbound_events": N,
  *		   "first_unbound": {..} when N > 0}}
  *	a fact read from an event whose data does not hash to its digest
  *	is null (an authority {"unknown": true, "event"}) and listed in
  *	"unknown" (boot_facts.h)
+ *	a SHA-1-only log of the TCG 1.2 format (tcg_log_legacy()):
+ *	{"size", "sha256", "format": "legacy", "reason": TEXT, "events": [],
+ *	 "pcrs": {}, "facts": null}
  * CEL (TCG Canonical Event Log Format 1.0, JSON, pcclient_std content):
  *	[{"recnum": N, "pcr": N, "digests": [{"hashAlg": "sha256",
  *	  "digest": "hex"}], "content_type": "pcclient_std",
@@ -42,6 +48,11 @@
 #define BOOT_LOG_CEL 1u			/* TCG CEL JSON records */
 #define BOOT_LOG_DATA_HEX_MAX 256	/* bytes shown of undecodable data */
 #define BOOT_LOG_DESC_MAX 512		/* bytes of one description */
+
+#define BOOT_LOG_LEGACY_REASON "a SHA-1-only firmware event log (TCG 1.2 " \
+	"format, no \"Spec ID Event03\" header): no quote of a TPM 2.0 " \
+	"bank can prove it, so the machine is judged as one without a " \
+	"usable log (policy boot.legacy_log)"
 
 /**
  * boot_log_json() - the log in @buf as JSON.

@@ -90,7 +90,7 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp,
 		      struct imt_error *err)
 {
 	static const char *const known[] = {
-		"log", "secure_boot", "pk", "kek", "db", "dbx",
+		"log", "legacy_log", "secure_boot", "pk", "kek", "db", "dbx",
 		"applications", "cmdline", "baseline", NULL,
 	};
 	const char *key;
@@ -106,11 +106,14 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp,
 			;
 		if (known[i] == NULL)
 			return bad(err, "boot.%s: not a boot policy field "
-				   "(known: log, secure_boot, pk, kek, db, dbx, "
-				   "applications, cmdline, baseline)", key);
+				   "(known: log, legacy_log, secure_boot, pk, "
+				   "kek, db, dbx, applications, cmdline, "
+				   "baseline)", key);
 	}
 	bp->present = 1;
 	if (choice(j, "log", "optional", "required", &bp->log_required,
+		   err) < 0 ||
+	    choice(j, "legacy_log", "allow", "refuse", &bp->legacy_log_refused,
 		   err) < 0 ||
 	    choice(j, "secure_boot", "any", "required",
 		   &bp->secure_boot_required, err) < 0 ||
@@ -135,8 +138,9 @@ json_t *boot_policy_to_json(const struct boot_policy *bp)
 
 	if (!bp->present)
 		return NULL;
-	j = json_pack("{s:s,s:s,s:s,s:s}",
+	j = json_pack("{s:s,s:s,s:s,s:s,s:s}",
 		      "log", bp->log_required ? "required" : "optional",
+		      "legacy_log", bp->legacy_log_refused ? "refuse" : "allow",
 		      "secure_boot", bp->secure_boot_required ? "required" :
 								 "any",
 		      "applications", bp->applications_referenced ?
@@ -483,6 +487,27 @@ static int judge_secure_boot(const struct boot_policy *bp, const char *policy,
 		       "Secure Boot is not measured");
 }
 
+/*
+ * A SHA-1-only log of the TCG 1.2 format cannot be replayed against the
+ * quote, so it proves nothing: the machine is one without a usable log,
+ * unless "legacy_log": "refuse" makes the log itself a violation.
+ */
+static int judge_legacy(const struct boot_policy *bp, const char *policy,
+			char *reason, size_t max)
+{
+	if (bp->legacy_log_refused)
+		return violate(reason, max, policy, "legacy_log", NULL,
+			       "the machine sent a SHA-1-only firmware event "
+			       "log (TCG 1.2 format, no crypto-agile header), "
+			       "which the policy refuses");
+	if (bp->log_required)
+		return violate(reason, max, policy, "log", NULL,
+			       "the machine sent a SHA-1-only firmware event "
+			       "log (TCG 1.2 format), which no quote can "
+			       "prove: it has no usable log");
+	return 1;
+}
+
 int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		      const uint8_t *log, size_t len,
 		      boot_policy_app_known app_known, void *ctx,
@@ -494,6 +519,8 @@ int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 
 	if (!bp->present)
 		return 1;
+	if (log != NULL && tcg_log_legacy(log, len))
+		return judge_legacy(bp, policy, reason, reason_max);
 	if (log == NULL)
 		return bp->log_required ?
 			violate(reason, reason_max, policy, "log", NULL,

@@ -6,6 +6,10 @@
  *
  *   "boot": {
  *     "log": "required" | "optional",      a machine without a log
+ *     "legacy_log": "allow" | "refuse",    a SHA-1-only (TCG 1.2) log:
+ *                                          allow judges the machine as
+ *                                          one without a log, refuse
+ *                                          makes it a violation
  *     "secure_boot": "required" | "any",   the SecureBoot variable
  *     "pk", "kek", "db": [SHA-256 hex],    every X.509 certificate of the
  *                                          variable is one of these
@@ -51,6 +55,7 @@ struct boot_policy_certs {
 struct boot_policy {
 	int present;			/* the policy has a "boot" section */
 	int log_required;
+	int legacy_log_refused;		/* "legacy_log": "refuse" */
 	int secure_boot_required;
 	int applications_referenced;
 	int baseline_first_boot;
@@ -97,7 +102,9 @@ typedef int (*boot_policy_app_known)(void *ctx, const char *algo,
  * @err: filled on failure (-1)
  *
  * The log has been replayed against the quote before (boot_check.c), so
- * its PCR 0-9 events are what the TPM measured.
+ * its PCR 0-9 events are what the TPM measured; a SHA-1-only legacy log
+ * (tcg_log_legacy()), which boot_check.c lets by unreplayed, is judged
+ * by "legacy_log": as no log, or refused.
  *
  * Return: 1 the boot passes, 0 a rule is violated (@reason), -1 failure.
  */

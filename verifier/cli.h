@@ -5,6 +5,8 @@
 #ifndef IMATRUST_CLI_H
 #define IMATRUST_CLI_H
 
+#include <jansson.h>
+
 struct cli_command {
 	const char *name;
 	int (*run)(int argc, char **argv);	/* argv[0] is the name */
@@ -28,8 +30,21 @@ int cli_log_main(int argc, char **argv);
 /* cli_fleet.c: the fleet over the REST API */
 int cli_machines_main(int argc, char **argv);
 int cli_machine_main(int argc, char **argv);
+/*
+ * cli_fleet_boot_cell() - the BOOT cell of `machines --boot` from the
+ * answer @ans (may be NULL) of GET /v1/machines/ID/boot-log, @status:
+ * "BIOS" (a log without EV_EFI_* events), "UEFI SB on|off", "UEFI SB ?"
+ * (SecureBoot not measured, or its event's data not what was measured),
+ * "SHA-1 log" (TCG 1.2, judged as none), "no log" (none this boot),
+ * "log STATUS" (another answer).
+ */
+void cli_fleet_boot_cell(long status, json_t *ans, char *buf, size_t n);
 /* cli_boot_log.c: "machine ID boot-log ..."; @argv[0] is "boot-log" */
 int cli_machine_boot_log(const char *id, int argc, char **argv);
+/* cli_boot_log.c: the decoded JSON of boot_log_json() as text lines */
+void cli_boot_log_print(json_t *log);
+/* cli_boot_file.c: imatrust boot-log FILE, offline */
+int cli_boot_file_main(int argc, char **argv);
 
 /* cli_boot_baseline.c: "machine ID boot-baseline approve" */
 int cli_machine_boot_baseline(const char *id, int argc, char **argv);

@@ -90,12 +90,20 @@ static const char *short_digest(json_t *ev, char *buf, size_t n)
 	return strspn(buf, "0123456789abcdef") == strlen(buf) ? buf : "?";
 }
 
-static void print_events(json_t *log)
+void cli_boot_log_print(json_t *log)
 {
+	const char *format = json_string_value(json_object_get(log, "format"));
 	char d[DIGEST_SHORT + 1];
 	json_t *ev, *bank, *v;
 	const char *name, *idx;
 	size_t i;
+
+	/* a SHA-1-only log has no events to show: say what it is */
+	if (format != NULL && strcmp(format, "legacy") == 0) {
+		fputs("legacy: ", stdout);
+		print_text(log, "reason");
+		putchar('\n');
+	}
 
 	json_array_foreach(json_object_get(log, "events"), i, ev) {
 		printf("%5lld %3lld  ",
@@ -170,7 +178,7 @@ int cli_machine_boot_log(const char *id, int argc, char **argv)
 				   stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 		} else {
-			print_events(log);
+			cli_boot_log_print(log);
 		}
 		json_decref(log);
 		rc = CLI_EXIT_OK;

@@ -308,16 +308,42 @@ static void print_table(json_t *all, int boot)
 	}
 }
 
-/*
- * The BOOT cell of machine @id, from its firmware event log: "BIOS" (a
- * log without EFI facts), "UEFI SB on|off", "UEFI SB ?" (SecureBoot
- * not measured, or its event's data not what was measured), "no log"
- * (none this boot).
- */
+/* UEFI firmware: "uefi" (any EV_EFI_* event); a verifier without that
+ * fact: a SecureBoot value or a boot application. */
+static int uefi_log(json_t *facts)
+{
+	json_t *u = json_object_get(facts, "uefi");
+
+	if (json_is_boolean(u))
+		return json_is_true(u);
+	return json_is_boolean(json_object_get(facts, "secure_boot")) ||
+	       json_array_size(json_object_get(facts, "applications")) > 0;
+}
+
+void cli_fleet_boot_cell(long status, json_t *ans, char *buf, size_t n)
+{
+	json_t *facts = json_object_get(ans, "facts");
+	json_t *sb = json_object_get(facts, "secure_boot");
+	const char *format = json_string_value(json_object_get(ans, "format"));
+
+	if (status == 404)
+		snprintf(buf, n, "no log");
+	else if (status != 200)
+		snprintf(buf, n, "log %ld", status);
+	else if (format != NULL && strcmp(format, "legacy") == 0)
+		snprintf(buf, n, "SHA-1 log");
+	else if (!uefi_log(facts))
+		snprintf(buf, n, "BIOS");
+	else
+		snprintf(buf, n, "UEFI SB %s", !json_is_boolean(sb) ? "?" :
+			 json_is_true(sb) ? "on" : "off");
+}
+
+/* The BOOT cell of machine @id, from its firmware event log. */
 static void boot_text(struct cli_client *c, const char *id, char *buf,
 		      size_t n)
 {
-	json_t *ans, *facts, *sb;
+	json_t *ans;
 	char path[128];
 	long status;
 
@@ -326,18 +352,7 @@ static void boot_text(struct cli_client *c, const char *id, char *buf,
 		snprintf(buf, n, "?");
 		return;
 	}
-	facts = json_object_get(ans, "facts");
-	sb = json_object_get(facts, "secure_boot");
-	if (status == 404)
-		snprintf(buf, n, "no log");
-	else if (status != 200)
-		snprintf(buf, n, "log %ld", status);
-	else if (!json_is_boolean(sb) &&
-		 json_array_size(json_object_get(facts, "applications")) == 0)
-		snprintf(buf, n, "BIOS");
-	else
-		snprintf(buf, n, "UEFI SB %s", !json_is_boolean(sb) ? "?" :
-			 json_is_true(sb) ? "on" : "off");
+	cli_fleet_boot_cell(status, ans, buf, n);
 	json_decref(ans);
 }
 

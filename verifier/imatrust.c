@@ -22,6 +22,9 @@ static int cmd_version(int argc, char **argv)
 
 static const struct cli_command top_commands[] = {
 	{ "log", cli_log_main, "read, replay and check IMA measurement lists" },
+	{ "boot-log", cli_boot_file_main,
+	  "check a firmware event log file offline: boot-log [--json|--cel] "
+	  "[--bank ALG] [--pcrs FILE] FILE [PCR=HEX...]" },
 	{ "machines", cli_machines_main,
 	  "list the fleet: state, TNC, reason (--watch, --boot)" },
 	{ "machine", cli_machine_main,

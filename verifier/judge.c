@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "boot_baseline.h"
+#include "tcg_log.h"
 #include "hex.h"
 #include "history.h"
 #include "judge.h"
@@ -368,7 +369,7 @@ static int judge_log(struct verifier *v, const struct policy *p,
 	rc = boot_policy_judge(&p->boot, p->name, log, len, app_known, &l,
 			       reason, JUDGE_REASON_MAX, err);
 	if (rc == 1 && log != NULL && b != NULL &&
-	    p->boot.baseline_first_boot &&
+	    p->boot.baseline_first_boot && !tcg_log_legacy(log, len) &&
 	    (b->len != len || memcmp(b->data, log, len) != 0))
 		rc = boot_baseline_judge(p->name, log, len, b->data, b->len,
 					 b->approved_by, reason,

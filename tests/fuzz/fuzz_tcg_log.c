@@ -5,8 +5,10 @@
  * JSON, and a boot policy with every rule judging it. Oracles: the cursor
  * never claims more bytes than it had, and what the cursor accepts,
  * replay, the facts and both JSON views accept too (they read the same
- * log), and a replay compares equal to itself; the judgement never fails
- * and a violation's reason (as large as judge.c's) is JSON.
+ * log), and a replay compares equal to itself; a SHA-1-only legacy log
+ * (tcg_log_legacy()) is never one the cursor accepts, and is shown; the
+ * judgement never fails and a violation's reason (as large as judge.c's)
+ * is JSON.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -95,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pcr_set sets[2];
 	json_t *j;
-	int ok = walk(data, size), bad;
+	int ok = walk(data, size), bad, legacy;
 
 	pcr_set_init(&sets[0], hash_algo_bank("sha256"));
 	pcr_set_init(&sets[1], hash_algo_bank("sha1"));
@@ -107,8 +109,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if ((boot_facts_extract(data, size, &facts, NULL) == IMT_OK) != ok)
 		abort();
+	/* a SHA-1-only log is never a crypto-agile one, and is shown */
+	legacy = tcg_log_legacy(data, size);
+	if (legacy && ok)
+		abort();
 	j = boot_log_json(data, size, BOOT_LOG_DECODED, NULL);
-	if (ok && !j)
+	if ((ok || legacy) && !j)
 		abort();
 	json_decref(j);
 	j = boot_log_json(data, size, BOOT_LOG_CEL, NULL);

@@ -197,6 +197,30 @@ static inline void elb_event(struct elb *b, uint32_t pcr, uint32_t type,
 }
 
 /**
+ * elb_legacy_event() - append a TCG 1.2 (SHA-1-only) event hashing @data:
+ * u32 pcrIndex, u32 eventType, SHA-1 digest, u32 eventSize, data. Start
+ * such a log with elb_reset(), not elb_open().
+ * @b: the builder
+ * @pcr: pcrIndex
+ * @type: eventType
+ * @data: event bytes
+ * @len: how many
+ */
+static inline void elb_legacy_event(struct elb *b, uint32_t pcr,
+				    uint32_t type, const void *data,
+				    uint32_t len)
+{
+	uint8_t d[20];
+
+	elb_u32(b, pcr);
+	elb_u32(b, type);
+	elb_hash(0x0004, 20, data, len, d);
+	elb_put(b, d, 20);
+	elb_u32(b, len);
+	elb_put(b, data, len);
+}
+
+/**
  * elb_separator() - append EV_SEPARATOR of @value into @pcr.
  * @b: the builder
  * @pcr: pcrIndex

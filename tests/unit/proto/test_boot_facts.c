@@ -225,6 +225,93 @@ static void test_suspicious(void **state)
 			 IMT_ERR_MALFORMED);
 }
 
+/* A variable event of @type into @pcr. */
+static void add_var_pcr(uint32_t pcr, uint32_t type, const char *name,
+			const void *data, size_t len)
+{
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_global, name, data, len);
+	elb_event(&b, pcr, type, d.buf, (uint32_t)d.len);
+}
+
+/* What real firmware measures into PCR 1 after its separator (another
+ * boot option tried, handoff): shown, not refused. */
+static void test_pcr1_after_separator(void **state)
+{
+	struct imt_error err;
+	const struct boot_flag_event *e;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_separator(&b, 1, 0);
+	add_var_pcr(1, EV_EFI_VARIABLE_BOOT, "BootOrder", "\1\0", 2);
+	add_var_pcr(1, EV_EFI_VARIABLE_BOOT2, "Boot0001", "boot", 4);
+	add_var_pcr(1, EV_EFI_VARIABLE_DRIVER_CONFIG, "Setup", "x", 1);
+	elb_event(&b, 1, EV_EFI_HANDOFF_TABLES, "smbios-table-ptr-", 17);
+	elb_event(&b, 1, EV_EFI_HANDOFF_TABLES2, "smbios", 6);
+	elb_event(&b, 1, EV_PLATFORM_CONFIG_FLAGS, "flags", 5);
+	elb_event(&b, 1, EV_TABLE_OF_DEVICES, "devs", 4);
+	elb_event(&b, 1, EV_NONHOST_CONFIG, "bmc", 3);
+	elb_event(&b, 1, EV_NONHOST_INFO, "bmc", 3);
+	elb_event(&b, 1, EV_CPU_MICROCODE, "ucode", 5);
+	elb_event(&b, 1, EV_EFI_PLATFORM_FIRMWARE_BLOB, "0123456789abcdef",
+		  16);
+	elb_event(&b, 1, EV_EFI_PLATFORM_FIRMWARE_BLOB2, "blob", 4);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.flags, 0);
+	assert_true(f.uefi);
+
+	/* an earlier flag of another kind, then a boot variable out of
+	 * place (PCR 0 after its separator): the flag names that event */
+	elb_open_default(&b);
+	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_db, "db", "junk", 4);
+	elb_separator(&b, 0, 0);
+	elb_separator(&b, 1, 0);
+	add_var_pcr(1, EV_EFI_VARIABLE_BOOT, "BootOrder", "\1\0", 2);
+	add_var_pcr(0, EV_EFI_VARIABLE_BOOT, "BootOrder", "\1\0", 2);
+	elb_event(&b, 1, EV_EFI_ACTION, "late", 4);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.flags,
+			 BOOT_FACT_UNDECODABLE | BOOT_FACT_AFTER_SEPARATOR);
+	assert_int_equal(f.flag_event, 1);
+	e = boot_facts_flag_event(&f, BOOT_FACT_AFTER_SEPARATOR);
+	assert_non_null(e);
+	assert_int_equal(e->index, 5);
+	assert_int_equal(e->pcr, 0);
+	assert_int_equal(e->type, EV_EFI_VARIABLE_BOOT);
+	/* nothing else of PCR 1's list is allowed in PCR 2-7 either */
+	elb_open_default(&b);
+	elb_separator(&b, 7, 0);
+	elb_event(&b, 7, EV_EFI_HANDOFF_TABLES, "t", 1);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.flags, BOOT_FACT_AFTER_SEPARATOR);
+	assert_int_equal(boot_facts_flag_event(&f,
+					       BOOT_FACT_AFTER_SEPARATOR)->pcr,
+			 7);
+}
+
+/* UEFI is any EV_EFI_* event, Secure Boot measured or not (the fleet's
+ * "BIOS" came from the absence of SecureBoot and applications). */
+static void test_uefi(void **state)
+{
+	struct imt_error err;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_POST_CODE, "post", 4);
+	elb_event(&b, 0, EV_NO_ACTION, "StartupLocality\0\0", 17);
+	elb_separator(&b, 0, 0xffffffffu);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_false(f.uefi);
+	elb_event(&b, 4, EV_EFI_EVENT_BASE, "base", 4);	/* not an event */
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_false(f.uefi);
+	elb_event(&b, 5, EV_EFI_ACTION, "Exit Boot Services Invocation", 29);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_true(f.uefi);
+	assert_int_equal(f.secure_boot, BOOT_SB_NOT_MEASURED);
+}
+
 static void load(const char *dir, const char *name, uint8_t **buf,
 		 size_t *len)
 {
@@ -351,6 +438,10 @@ static void test_shim_variables(void **state)
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.nunbound, 0);
 	assert_int_equal(f.secure_boot, 1);
+	/* MokListTrusted's one byte is no signature entry: no authority,
+	 * and nothing undecodable (real shim logs all have it) */
+	assert_int_equal(f.flags, 0);
+	assert_int_equal(f.nauth, 0);
 	b.buf[ends[6] - 2] ^= 1;		/* SbatLevel's data */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.nunbound, 1);
@@ -686,6 +777,8 @@ int main(void)
 		cmocka_unit_test(test_synthetic_facts),
 		cmocka_unit_test(test_no_secure_boot_event),
 		cmocka_unit_test(test_suspicious),
+		cmocka_unit_test(test_pcr1_after_separator),
+		cmocka_unit_test(test_uefi),
 		cmocka_unit_test(test_real_logs),
 		cmocka_unit_test(test_forged_secure_boot),
 		cmocka_unit_test(test_forged_variables),

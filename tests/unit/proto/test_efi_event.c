@@ -181,9 +181,32 @@ static void test_devpath(void **state)
 	assert_int_equal(efi_image_load_parse(b.buf, b.len, &im, &err), IMT_OK);
 	assert_int_equal(im.length, 0x20000);
 	assert_int_equal(im.devpath_len, dplen);
-	assert_int_equal(efi_image_load_parse(b.buf, b.len + 1, &im, &err),
-			 IMT_ERR_MALFORMED);
+	assert_int_equal(im.slack, 0);
+	/* EDK2's 8 bytes after the path, shim's 9 after an empty one (the
+	 * real logs of the GCE RHEL 8 and shim-booted Ubuntu machines), up
+	 * to EFI_IMAGE_LOAD_SLACK_MAX: shown, not refused */
+	memset(b.buf + b.len, 0, EFI_IMAGE_LOAD_SLACK_MAX + 1);
+	assert_int_equal(efi_image_load_parse(b.buf, b.len + 8, &im, &err),
+			 IMT_OK);
+	assert_int_equal(im.devpath_len, dplen);
+	assert_int_equal(im.slack, 8);
+	assert_int_equal(efi_image_load_parse(b.buf, b.len +
+					      EFI_IMAGE_LOAD_SLACK_MAX, &im,
+					      &err), IMT_OK);
+	assert_int_equal(efi_image_load_parse(b.buf, b.len +
+					      EFI_IMAGE_LOAD_SLACK_MAX + 1,
+					      &im, &err), IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "LengthOfDevicePath"));
+	/* a path longer than the data */
+	assert_int_equal(efi_image_load_parse(b.buf, b.len - 1, &im, &err),
+			 IMT_ERR_MALFORMED);
+	elb_reset(&b);
+	elb_image_load(&b, "", 0);
+	memset(b.buf + b.len, 0xaf, 9);
+	assert_int_equal(efi_image_load_parse(b.buf, b.len + 9, &im, &err),
+			 IMT_OK);
+	assert_int_equal(im.devpath_len, 0);
+	assert_int_equal(im.slack, 9);
 }
 
 static void test_gpt_and_load_option(void **state)

@@ -61,6 +61,62 @@ static void test_bad_text(void **state)
 	}
 }
 
+#define H20A "3dcad0ba23f4ac1d0ab4ed8a3b2e2c66c1a86ca0"
+#define H32A "a4b2c8f5d9e1f3a5b7c9d1e3f5a7b9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3"
+#define H32B "0000000000000000000000000000000000000000000000000000000000000001"
+
+static enum imt_result vals(struct pcr_set *set, const char *text,
+			    struct imt_error *err)
+{
+	return pcr_set_parse_values(set, text, strlen(text), err);
+}
+
+/* tpm2_pcrread's output and PCR=HEX words: only the set's bank taken. */
+static void test_values(void **state)
+{
+	struct pcr_set set;
+	struct imt_error err;
+	const char *pcrread = "  sha1:\n    0 : 0x" H20A "\n"
+			      "  sha256:\n    0 : 0x" H32A "\n"
+			      "    7 : 0x" H32B "  # comment\n";
+
+	(void)state;
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	assert_int_equal(vals(&set, pcrread, &err), IMT_OK);
+	assert_int_equal(set.present, 1u | 1u << 7);
+	assert_int_equal(set.value[0][0], 0xa4);
+	assert_int_equal(set.value[7][31], 1);
+	pcr_set_init(&set, hash_algo_bank("sha1"));
+	assert_int_equal(vals(&set, pcrread, &err), IMT_OK);
+	assert_int_equal(set.present, 1u);
+	assert_int_equal(set.value[0][0], 0x3d);
+	/* words: bare (the set's bank), prefixed, 0x or not, on one line */
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	assert_int_equal(vals(&set, "4=" H32A " sha256:9=0x" H32B
+			      " sha1:1=" H20A, &err), IMT_OK);
+	assert_int_equal(set.present, 1u << 4 | 1u << 9);
+	/* errors: a line of neither form, a bad index, twice, a size */
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	assert_int_equal(vals(&set, "hello", &err), IMT_ERR_MALFORMED);
+	assert_int_equal(vals(&set, "24=" H32A, &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "not a PCR index"));
+	assert_int_equal(vals(&set, "1=" H32A " 1=" H32A, &err),
+			 IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "given twice"));
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	assert_int_equal(vals(&set, "1=" H20A, &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "needs 64 hex digits"));
+	assert_int_equal(vals(&set, "1=" H32A " junk", &err),
+			 IMT_ERR_MALFORMED);
+	/* a pcrread value line before any bank is the set's bank */
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	assert_int_equal(vals(&set, "3 : " H32B "\n", &err), IMT_OK);
+	assert_int_equal(set.present, 1u << 3);
+	/* and "INDEX HEX" lines, as the fixtures' pcrs-sha256 */
+	assert_int_equal(vals(&set, "5 " H32B "\n", &err), IMT_OK);
+	assert_int_equal(set.present, 1u << 3 | 1u << 5);
+}
+
 static void test_boot_aggregate_needs_pcrs(void **state)
 {
 	struct pcr_set set;
@@ -84,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_text),
 		cmocka_unit_test(test_bad_text),
+		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_boot_aggregate_needs_pcrs),
 	};
 

@@ -145,7 +145,9 @@ static const struct {
 	{ 32 + 28 + 2, 65, IMT_ERR_MALFORMED, "digest size 65" },
 	{ 32 + 36, 1, IMT_ERR_MALFORMED, "vendorInfoSize exceeds eventSize" },
 	{ 8, 1, IMT_ERR_UNSUPPORTED, "not the Spec ID header" },
-	{ 0, 1, IMT_ERR_UNSUPPORTED, "not the Spec ID header" },
+	/* TDX's CCEL: the same header, for measurement register 1 */
+	{ 0, 1, IMT_ERR_UNSUPPORTED, "a confidential-computing event log" },
+	{ 4, 8, IMT_ERR_UNSUPPORTED, "not a TPM event log" },
 };
 
 static void test_bad_header(void **state)
@@ -372,6 +374,98 @@ static void test_replay_rules(void **state)
 	assert_memory_equal(sets[1].value[0], want0, 20);
 }
 
+/* PCR 0 of @log's sha256 bank, replayed. */
+static void replay_pcr0(uint8_t out[32])
+{
+	struct pcr_set set;
+	struct imt_error err;
+
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	assert_int_equal(tcg_log_replay(b.buf, b.len, &set, 1, &err), IMT_OK);
+	memcpy(out, set.value[0], 32);
+}
+
+/* An H-CRTM platform: PCR 0 starts at 00..04 and the HCRTM event is
+ * extended (PFP: TPM2_HashStart/HashEnd at locality 4). */
+static void test_replay_hcrtm(void **state)
+{
+	uint8_t want[32] = { 0 }, got[32], d[32];
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_EFI_HCRTM_EVENT, "HCRTM", 5);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	replay_pcr0(got);
+	want[31] = 4;
+	elb_hash(0x000b, 32, "HCRTM", 5, d);
+	elb_extend("sha256", want, d, 32);
+	elb_hash(0x000b, 32, "ver", 3, d);
+	elb_extend("sha256", want, d, 32);
+	assert_memory_equal(got, want, 32);
+	/* after a StartupLocality 4, the same value */
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_NO_ACTION, "StartupLocality\0\004", 17);
+	elb_event(&b, 0, EV_EFI_HCRTM_EVENT, "HCRTM", 5);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	replay_pcr0(got);
+	assert_memory_equal(got, want, 32);
+	/* an HCRTM event after PCR 0 was extended does not reset it */
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	elb_event(&b, 0, EV_EFI_HCRTM_EVENT, "HCRTM", 5);
+	replay_pcr0(got);
+	memset(want, 0, sizeof(want));
+	elb_hash(0x000b, 32, "ver", 3, d);
+	elb_extend("sha256", want, d, 32);
+	elb_hash(0x000b, 32, "HCRTM", 5, d);
+	elb_extend("sha256", want, d, 32);
+	assert_memory_equal(got, want, 32);
+}
+
+/* StartupLocality 4 alone (no HCRTM event), as some H-CRTM logs have. */
+static void test_replay_locality4(void **state)
+{
+	uint8_t want[32] = { 0 }, got[32], d[32];
+
+	(void)state;
+	elb_open_default(&b);
+	elb_event(&b, 0, EV_NO_ACTION, "StartupLocality\0\004", 17);
+	elb_event(&b, 0, EV_S_CRTM_VERSION, "ver", 3);
+	replay_pcr0(got);
+	want[31] = 4;
+	elb_hash(0x000b, 32, "ver", 3, d);
+	elb_extend("sha256", want, d, 32);
+	assert_memory_equal(got, want, 32);
+}
+
+static void test_legacy(void **state)
+{
+	struct tcg_log log;
+	struct imt_error err;
+
+	(void)state;
+	elb_reset(&b);
+	elb_legacy_event(&b, 0, EV_S_CRTM_VERSION, "v\0001\0\0\0", 6);
+	elb_legacy_event(&b, 4, EV_SEPARATOR, "\0\0\0\0", 4);
+	elb_legacy_event(&b, 0xffffffffu, EV_NO_ACTION, "windows", 7);
+	assert_true(tcg_log_legacy(b.buf, b.len));
+	assert_int_equal(tcg_log_open(&log, b.buf, b.len, &err),
+			 IMT_ERR_UNSUPPORTED);
+	/* one byte short, or one more: broken, not legacy */
+	assert_false(tcg_log_legacy(b.buf, b.len - 1));
+	elb_u8(&b, 0);
+	assert_false(tcg_log_legacy(b.buf, b.len));
+	/* a PCR above 23 for anything but EV_NO_ACTION: not legacy */
+	elb_reset(&b);
+	elb_legacy_event(&b, 24, EV_S_CRTM_VERSION, "v", 1);
+	assert_false(tcg_log_legacy(b.buf, b.len));
+	assert_false(tcg_log_legacy(b.buf, 0));
+	/* the crypto-agile header is such an event: not legacy */
+	small_log();
+	assert_false(tcg_log_legacy(b.buf, 32 + 16 + 8 + 4 + 8 + 1));
+	assert_false(tcg_log_legacy(b.buf, b.len));
+}
+
 static void test_compare(void **state)
 {
 	struct pcr_set replayed, quoted;
@@ -517,6 +611,9 @@ int main(void)
 		cmocka_unit_test(test_event_limit),
 		cmocka_unit_test(test_type_names),
 		cmocka_unit_test(test_replay_rules),
+		cmocka_unit_test(test_replay_hcrtm),
+		cmocka_unit_test(test_replay_locality4),
+		cmocka_unit_test(test_legacy),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_real_logs_replay),
 		cmocka_unit_test(test_real_logs_every_bit),

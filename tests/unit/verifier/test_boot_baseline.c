@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "../fixture.h"
+#include "../proto/eventlog_build.h"
 #include "boot_baseline.h"
 
 /* pesign -h of the kernels (tests/fixtures/eventlog/README.md) */
@@ -128,6 +129,31 @@ static void test_bad_log(void **state)
 	free(a.buf);
 }
 
+/* A SHA-1-only first log is no baseline: the next boot is refused,
+ * naming why, not an error. */
+static void test_legacy_baseline(void **state)
+{
+	static struct elb l;
+	struct log a = load("patched-sb");
+	struct imt_error err;
+	char text[1024];
+	json_t *r;
+
+	(void)state;
+	elb_reset(&l);
+	elb_legacy_event(&l, 0, 0x00000008, "v", 1);
+	assert_int_equal(boot_baseline_judge("p", a.buf, a.len, l.buf, l.len,
+					     "", text, sizeof(text), &err), 0);
+	r = json_loads(text, 0, NULL);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "rule")),
+			    "baseline");
+	assert_non_null(strstr(json_string_value(json_object_get(r, "why")),
+			       "SHA-1-only"));
+	json_decref(r);
+	free(a.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_other_kernel),
 		cmocka_unit_test(test_secure_boot_off),
 		cmocka_unit_test(test_bad_log),
+		cmocka_unit_test(test_legacy_baseline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

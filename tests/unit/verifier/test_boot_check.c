@@ -123,12 +123,33 @@ static void test_sha384_bank(void **state)
 	assert_non_null(strstr(reason, "sha384"));
 }
 
+/* A SHA-1-only TCG 1.2 log cannot be replayed: it fails nothing, and
+ * the boot policy judges the machine as one without a usable log. */
+static void test_legacy_log(void **state)
+{
+	struct pcr_set quoted;
+	char reason[256] = "x";
+
+	(void)state;
+	make_log(&quoted);
+	elb_reset(&b);
+	elb_legacy_event(&b, 0, 0x00000008, "v", 1);
+	elb_legacy_event(&b, 0, 0x00000004, "\0\0\0\0", 4);
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	assert_string_equal(reason, "");
+	/* one byte short: not a legacy log, a broken one */
+	assert_int_not_equal(boot_check_evidence(b.buf, b.len - 1, &quoted,
+						 reason, 256), IMT_OK);
+	assert_non_null(strstr(reason, "firmware event log:"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_pcr_0_to_9),
 		cmocka_unit_test(test_changed_log),
 		cmocka_unit_test(test_sha384_bank),
+		cmocka_unit_test(test_legacy_log),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,6 +128,57 @@ static void test_bad_log(void **state)
 	assert_null(boot_log_json(b.buf, 10, BOOT_LOG_DECODED, &err));
 }
 
+/* A SHA-1-only TCG 1.2 log: shown as such, with why it counts for
+ * nothing, not refused as undecodable (the CLI said "sent none"). */
+static void test_legacy_log(void **state)
+{
+	struct imt_error err;
+	json_t *j, *f;
+
+	(void)state;
+	elb_reset(&b);
+	elb_legacy_event(&b, 0, 0x00000008, "v", 1);
+	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "format")),
+			    "legacy");
+	assert_non_null(strstr(json_string_value(json_object_get(j, "reason")),
+			       "SHA-1-only"));
+	assert_int_equal(json_array_size(json_object_get(j, "events")), 0);
+	assert_true(json_is_null(json_object_get(j, "facts")));
+	assert_int_equal(json_integer_value(json_object_get(j, "size")),
+			 (json_int_t)b.len);
+	json_decref(j);
+	assert_null(boot_log_json(b.buf, b.len, BOOT_LOG_CEL, &err));
+	/* a crypto-agile log says so, and whether it is UEFI's */
+	elb_open_default(&b);
+	elb_separator(&b, 0, 0xffffffffu);
+	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "format")),
+			    "crypto-agile");
+	assert_true(json_is_false(json_object_get(json_object_get(j, "facts"),
+						  "uefi")));
+	json_decref(j);
+	elb_event(&b, 5, EV_EFI_ACTION, "Exit Boot Services Invocation", 29);
+	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	assert_true(json_is_true(json_object_get(json_object_get(j, "facts"),
+						 "uefi")));
+	json_decref(j);
+	/* each flag names its own first event, not the first flagged */
+	elb_separator(&b, 1, 7);		/* event 3: separator error */
+	elb_event(&b, 0, EV_EFI_ACTION, "late", 4);	/* 4: after PCR 0's */
+	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	f = json_object_get(json_object_get(j, "facts"), "flag_events");
+	assert_int_equal(json_integer_value(json_object_get(f,
+							    "separator_error")),
+			 3);
+	assert_int_equal(json_integer_value(json_object_get(f,
+							    "after_separator")),
+			 4);
+	json_decref(j);
+}
+
 static void test_real_log(void **state)
 {
 	struct imt_error err;
@@ -258,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_decoded_shape),
 		cmocka_unit_test(test_cel),
 		cmocka_unit_test(test_bad_log),
+		cmocka_unit_test(test_legacy_log),
 		cmocka_unit_test(test_real_log),
 		cmocka_unit_test(test_real_facts_unchanged),
 		cmocka_unit_test(test_forged_facts),

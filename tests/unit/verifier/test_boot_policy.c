@@ -218,6 +218,80 @@ static void test_no_log(void **state)
 			       known_all, NULL, &r), 1);
 }
 
+/* A real dbx of hundreds of entries (460 on the public logs) is read
+ * whole: a revocation past the 64th is found; past the maximum the rule
+ * still refuses, saying so. */
+static void test_large_dbx(void **state)
+{
+	static struct elb b, d, l;
+	uint8_t a32[32], b32[32];
+	char policy[128], hex[65];
+	json_t *r;
+
+	(void)state;
+	memset(a32, 0xaa, sizeof(a32));
+	memset(b32, 0xbb, sizeof(b32));
+	hex_encode(b32, 32, hex);
+	snprintf(policy, sizeof(policy), "{\"dbx\":[\"%s\"]}", hex);
+	elb_reset(&l);
+	elb_siglist(&l, elb_guid_sha256, a32, 32, 459);
+	elb_siglist(&l, elb_guid_sha256, b32, 32, 1);
+	elb_open_default(&b);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_db, "dbx", l.buf, l.len);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
+		  (uint32_t)d.len);
+	assert_int_equal(judge_log(policy, b.buf, b.len, known_all, NULL, &r),
+			 1);
+	elb_reset(&l);
+	elb_siglist(&l, elb_guid_sha256, a32, 32, BOOT_FACTS_CERTS_MAX);
+	elb_siglist(&l, elb_guid_sha256, b32, 32, 1);
+	elb_open_default(&b);
+	elb_reset(&d);
+	elb_variable(&d, elb_guid_db, "dbx", l.buf, l.len);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
+		  (uint32_t)d.len);
+	assert_int_equal(judge_log(policy, b.buf, b.len, known_all, NULL, &r),
+			 0);
+	assert_string_equal(field(r, "rule"), "dbx");
+	assert_non_null(strstr(field(r, "why"), "more than the"));
+	json_decref(r);
+}
+
+/* A SHA-1-only TCG 1.2 log: no usable log, or refused by legacy_log. */
+static void test_legacy_log(void **state)
+{
+	static struct elb b;
+	json_t *r;
+
+	(void)state;
+	elb_reset(&b);
+	elb_legacy_event(&b, 0, EV_S_CRTM_VERSION, "v", 1);
+	elb_legacy_event(&b, 7, EV_SEPARATOR, "\0\0\0\0", 4);
+	/* default "allow": as no log, so "optional" passes even with rules
+	 * a log would have to satisfy */
+	assert_int_equal(judge_log("{\"log\":\"optional\"}", b.buf, b.len,
+				   known_all, NULL, &r), 1);
+	assert_int_equal(judge_log("{\"legacy_log\":\"allow\","
+				   "\"secure_boot\":\"required\"}", b.buf,
+				   b.len, known_all, NULL, &r), 1);
+	assert_int_equal(judge_log("{\"log\":\"required\"}", b.buf, b.len,
+				   known_all, NULL, &r), 0);
+	assert_string_equal(field(r, "rule"), "log");
+	assert_non_null(strstr(field(r, "why"), "SHA-1-only"));
+	json_decref(r);
+	assert_int_equal(judge_log("{\"legacy_log\":\"refuse\"}", b.buf,
+				   b.len, known_all, NULL, &r), 0);
+	assert_string_equal(field(r, "rule"), "legacy_log");
+	assert_non_null(strstr(field(r, "why"), "SHA-1-only"));
+	json_decref(r);
+	/* "refuse" says nothing of a crypto-agile log or of none */
+	assert_int_equal(judge("{\"legacy_log\":\"refuse\"}", "patched-sb",
+			       known_all, NULL, &r), 1);
+	assert_int_equal(judge("{\"legacy_log\":\"refuse\"}", NULL,
+			       known_all, NULL, &r), 1);
+}
+
 /* A bad section is refused naming the field; a good one round-trips. */
 static void test_parse(void **state)
 {
@@ -229,16 +303,19 @@ static void test_parse(void **state)
 		"{\"cmdline\":[]}",
 		"{\"applications\":\"all\"}",
 		"{\"baseline\":\"first\"}",
+		"{\"legacy_log\":\"yes\"}",
 		"[]",
 	};
 	static const char *const name[] = {
 		"boot.secureboot", "boot.secure_boot", "boot.db[0]", "boot.db",
-		"boot.cmdline", "boot.applications", "boot.baseline", "boot:",
+		"boot.cmdline", "boot.applications", "boot.baseline",
+		"boot.legacy_log", "boot:",
 	};
 	const char *good = "{\"applications\":\"references\",\"cmdline\":"
 			   "[\"a*\"],\"db\":[\"" KERNEL_SB "\"],\"log\":"
 			   "\"required\",\"secure_boot\":\"required\","
-			   "\"baseline\":\"first-boot\"}";
+			   "\"baseline\":\"first-boot\","
+			   "\"legacy_log\":\"refuse\"}";
 	struct boot_policy bp;
 	struct imt_error err;
 	json_t *j, *back;
@@ -435,16 +512,24 @@ static void test_log_rule_names_its_event(void **state)
 	elb_variable(&d, elb_guid_db, "db", "junk", 4);
 	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
 		  (uint32_t)d.len);
+	elb_separator(&b, 0, 0);
 	elb_separator(&b, 1, 0);
 	elb_reset(&d);
 	elb_variable(&d, elb_guid_global, "Boot0000", "x", 1);
+	/* PCR 1 takes boot variables after its separator (real firmware
+	 * tries the next boot option); PCR 0 does not */
 	elb_event(&b, 1, EV_EFI_VARIABLE_BOOT, d.buf, (uint32_t)d.len);
+	elb_event(&b, 1, EV_EFI_HANDOFF_TABLES, "smbios", 6);
+	assert_int_equal(judge_log("{\"log\":\"required\"}", b.buf, b.len,
+				   known_all, NULL, &r), 1);
+	elb_event(&b, 0, EV_EFI_VARIABLE_BOOT, d.buf, (uint32_t)d.len);
 	assert_int_equal(judge_log("{\"log\":\"required\"}", b.buf, b.len,
 				   known_all, NULL, &r), 0);
 	assert_string_equal(field(r, "rule"), "log");
-	assert_int_equal(num(r, "event"), 3);
-	assert_int_equal(num(r, "pcr"), 1);
+	assert_int_equal(num(r, "event"), 6);
+	assert_int_equal(num(r, "pcr"), 0);
 	assert_string_equal(field(r, "type"), "EV_EFI_VARIABLE_BOOT");
+	assert_non_null(strstr(field(r, "why"), "after its PCR's separator"));
 	json_decref(r);
 	/* the undecodable db is unknown to a db rule */
 	elb_open_default(&b);
@@ -474,6 +559,8 @@ int main(void)
 		cmocka_unit_test(test_certificates),
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test(test_no_log),
+		cmocka_unit_test(test_legacy_log),
+		cmocka_unit_test(test_large_dbx),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_forged_secure_boot),
 		cmocka_unit_test(test_forged_certificates),

@@ -10,6 +10,7 @@
 #include "verifier_test.h"
 
 #include "../fixture.h"
+#include "../proto/eventlog_build.h"
 #include "hex.h"
 
 /* A real OVMF log (tests/fixtures/eventlog/patched-sb): NULs throughout. */
@@ -133,6 +134,31 @@ static void test_detail_and_json(void **state)
 		    &status);
 	assert_int_equal(status, 422);
 	assert_non_null(strstr(tv_msg(a), "does not decode"));
+	json_decref(a);
+}
+
+/* A SHA-1-only log the agent sent: shown as legacy, with the reason,
+ * not "its agent sent none" nor undecodable (issue 34). */
+static void test_legacy_log(void **state)
+{
+	static struct elb l;
+	struct tv *t = *state;
+	unsigned int status;
+	json_t *a;
+
+	elb_reset(&l);
+	elb_legacy_event(&l, 0, 0x00000008, "v", 1);
+	elb_legacy_event(&l, 7, 0x00000004, "\0\0\0\0", 4);
+	store_bytes(t, "node-b", l.buf, l.len);
+	a = tv_call(t, route_machines_boot_log, "node-b", NULL, TV_AUTH,
+		    &status);
+	assert_int_equal(status, 200);
+	assert_string_equal(json_string_value(json_object_get(a, "format")),
+			    "legacy");
+	assert_non_null(strstr(json_string_value(json_object_get(a, "reason")),
+			       "SHA-1-only"));
+	assert_int_equal(json_integer_value(json_object_get(a, "size")),
+			 (json_int_t)l.len);
 	json_decref(a);
 }
 
@@ -271,6 +297,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detail_and_json, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_approve, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_legacy_log, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_formats_over_https, setup,
 						teardown),
