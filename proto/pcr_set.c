@@ -21,6 +21,26 @@ static int is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+/* PCR @index of @set from @hex_len hex digits, once; @lineno for errors. */
+static enum imt_result set_value(struct pcr_set *set, unsigned long index,
+				 const char *hex, size_t hex_len,
+				 size_t lineno, struct imt_error *err)
+{
+	if (hex_len != 2 * set->algo->size ||
+	    hex_decode(hex, hex_len, set->value[index],
+		       HASH_ALGO_MAX_SIZE) < 0)
+		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
+				     "line %zu: PCR %lu needs %zu hex digits for %s",
+				     lineno, index, 2 * set->algo->size,
+				     set->algo->name);
+	if (set->present & (1u << index))
+		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
+				     "line %zu: PCR %lu given twice", lineno,
+				     index);
+	set->present |= 1u << index;
+	return IMT_OK;
+}
+
 /* Parse one line "INDEX HEX" of @n bytes; @lineno counts from 1. */
 static enum imt_result parse_line(struct pcr_set *set, const char *s,
 				  size_t n, size_t lineno,
@@ -47,19 +67,9 @@ static enum imt_result parse_line(struct pcr_set *set, const char *s,
 	hex_len = i - hex_start;
 	while (i < n && is_space(s[i]))
 		i++;
-	if (i != n || hex_len != 2 * set->algo->size ||
-	    hex_decode(s + hex_start, hex_len, set->value[index],
-		       HASH_ALGO_MAX_SIZE) < 0)
-		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
-				     "line %zu: PCR %lu needs %zu hex digits for %s",
-				     lineno, index, 2 * set->algo->size,
-				     set->algo->name);
-	if (set->present & (1u << index))
-		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
-				     "line %zu: PCR %lu given twice", lineno,
-				     index);
-	set->present |= 1u << index;
-	return IMT_OK;
+	if (i != n)	/* more after the hex: not a value */
+		hex_len = 0;
+	return set_value(set, index, s + hex_start, hex_len, lineno, err);
 
 bad_index:
 	return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
@@ -157,18 +167,7 @@ static enum imt_result put_value(struct pcr_set *set, int mine,
 	}
 	if (!mine)
 		return IMT_OK;
-	if (hex_len != 2 * set->algo->size ||
-	    hex_decode(hex, hex_len, set->value[index], HASH_ALGO_MAX_SIZE) < 0)
-		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
-				     "line %zu: PCR %lu needs %zu hex digits for %s",
-				     lineno, index, 2 * set->algo->size,
-				     set->algo->name);
-	if (set->present & (1u << index))
-		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
-				     "line %zu: PCR %lu given twice", lineno,
-				     index);
-	set->present |= 1u << index;
-	return IMT_OK;
+	return set_value(set, index, hex, hex_len, lineno, err);
 bad:
 	return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
 			     "line %zu: \"%.*s\" is not a PCR index 0-%d",
