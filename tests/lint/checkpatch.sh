@@ -47,6 +47,10 @@ ignore=(
 	# static functions named by plain words (fill, store, duplicate)
 	# that SQL and messages use as words
 	EMBEDDED_FUNCTION_NAME
+	# the code's multi-line comments close "*/" on their last line, as
+	# the OpenBSD daemons' do (161 of the 223 findings when the gate
+	# came): the style the code is written in, not a defect
+	BLOCK_COMMENT_STYLE
 )
 
 # shellcheck source=tests/lib/need.sh
