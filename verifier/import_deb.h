@@ -47,7 +47,7 @@
  * Each is checked as the package is read, and refused at once with an
  * IMT_ERR_LIMIT naming it.
  */
-#define DEB_FILES_MAX 500000u	/* data.tar files (hard links too) */
+#define DEB_FILES_MAX 250000u	/* data.tar files (hard links too) */
 #define DEB_PATH_BYTES_MAX (64u << 20)	/* their installed paths, summed */
 /* uncompressed bytes x banks: what hashing one package costs */
 #define DEB_WORK_MAX (8ull << 30)
