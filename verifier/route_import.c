@@ -31,6 +31,7 @@
 #include "hash_algo.h"
 #include "hex.h"
 #include "import_deb.h"
+#include "import_deb_child.h"
 #include "import_keylime.h"
 #include "import_list.h"
 #include "policies.h"
@@ -273,6 +274,23 @@ static void store_deb(struct verifier *v, const char *operator,
 	store_and_answer(v, operator, &src, b, 0, now, ans, res);
 }
 
+/*
+ * A package over a limit of import_deb.h is 413, one the parser could
+ * not read to its end within its own limits 422; a malformed one 400.
+ */
+static int deb_status(const struct imt_error *err)
+{
+	switch (err->status) {
+	case IMT_ERR_LIMIT:
+		return strncmp(err->msg, "limit IMPORT_DEB_CHILD", 22) == 0 ?
+		       422 : 413;
+	case IMT_ERR_INTERNAL:
+		return 503;
+	default:
+		return 400;
+	}
+}
+
 void route_import_deb(void *ctx, const struct http_request *req,
 		      struct http_response *res)
 {
@@ -299,10 +317,15 @@ void route_import_deb(void *ctx, const struct http_request *req,
 		goto out;
 	SHA256(deb, len, sha);
 	import_batch_sink(&b, &sink);
-	/* parsed whole before anything is stored: outside every lock */
-	if (import_deb(deb, len, algos, nalgos, &info, &sink, &err) < 0) {
-		http_error(res, 400, "not imported: %s; nothing stored",
-			   err.msg);
+	/*
+	 * parsed whole before anything is stored, outside every lock, by a
+	 * child under limits: never libarchive on a stranger's package here
+	 */
+	if (import_deb_child(IMPORT_DEB_CHILD_EXE, &import_deb_child_defaults,
+			     deb, len, algos, nalgos, &info, &sink,
+			     &err) < 0) {
+		http_error(res, deb_status(&err), "not imported: %s; nothing "
+			   "stored", err.msg);
 		goto out;
 	}
 	if (cluster_change_begin(v, res) < 0)
