@@ -277,7 +277,7 @@ static int rejudge_pass(struct rejudge_run *run, const char *id,
 	struct verifier *v = run->v;
 	uint64_t from = 0;
 	size_t got;
-	int rc;
+	int rc, more;
 
 	do {
 		pthread_mutex_lock(&v->lock);
@@ -286,9 +286,11 @@ static int rejudge_pass(struct rejudge_run *run, const char *id,
 		if (got > 0)
 			from = run->rr.r[got - 1].index + 1;
 		round_clear(&run->rr);
-		if (rc == 0 && got == run->page)
+		/* a machine without a boot (got 0) has no page yet */
+		more = rc == 0 && got > 0 && got == run->page;
+		if (more)
 			rejudge_hook("rejudge:round");
-	} while (rc == 0 && got == run->page);
+	} while (more);
 	return rc;
 }
 

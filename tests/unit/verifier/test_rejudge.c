@@ -552,6 +552,23 @@ static void test_rounds_paused(void **state)
 	free(paths);
 }
 
+/* A machine without a boot, listed first: nothing to judge, no loop. */
+static void test_no_boot_first(void **state)
+{
+	struct tv *t = tv_new();
+	struct rejudge_stats st;
+	struct imt_error err;
+
+	(void)state;
+	tv_machine(t, "a-bootless", DB_STATE_ENROLLING);
+	tv_machine(t, "b", DB_STATE_ENROLLING);
+	tv_boot(t, "b", boot_records, 4);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY, "{}", TV_NOW, &st,
+				     &err), 0);
+	assert_int_equal(st.machines, 1);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +594,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 		cmocka_unit_test(test_page_by_regexes),
+		cmocka_unit_test(test_no_boot_first),
 		cmocka_unit_test_setup_teardown(test_rounds_paused, setup,
 						teardown),
 	};
