@@ -28,6 +28,7 @@
 #include "enroll.h"
 #include "file.h"
 #include "hex.h"
+#include "import_deb_child.h"
 #include "import_store.h"
 #include "keyring.h"
 #include "log.h"
@@ -412,6 +413,9 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o;
 
+	/* the package parser child (import_deb_child.h), before anything */
+	if (argc > 1 && strcmp(argv[1], IMPORT_DEB_CHILD_ARG) == 0)
+		return import_deb_child_main(argc, argv);
 	daemon_options(&verifier_daemon, argc, argv, &o);
 	if (load_config(&v.cfg, o.config) < 0)
 		return 1;

@@ -78,6 +78,7 @@ struct deb_ctx {
 	const struct import_sink *sink;
 	struct imt_error *err;
 	struct deb_info info;
+	size_t deb_len;		/* bytes of the .deb, for DEB_RATIO_MAX */
 	const char *member;	/* the tar member being read, for errors */
 	/* control part */
 	struct ctl_member ctl[DEB_CONTROL_MEMBERS];
@@ -346,6 +347,43 @@ static int keep_append(struct deb_ctx *c, char **buf, size_t *blen,
 	return 0;
 }
 
+/* What hashing the package costs so far, against its limits. */
+static int check_cost(struct deb_ctx *c)
+{
+	uint64_t b = c->info.bytes;
+
+	if (b > DEB_RATIO_SLACK + (uint64_t)DEB_RATIO_MAX * c->deb_len)
+		return fail(c, IMT_ERR_LIMIT,
+			    "limit DEB_RATIO_MAX reached: %llu bytes unpacked "
+			    "from a .deb of %zu, at most %u times its size "
+			    "plus %u",
+			    (unsigned long long)b, c->deb_len, DEB_RATIO_MAX,
+			    DEB_RATIO_SLACK);
+	if (b * c->hs.n > DEB_WORK_MAX)
+		return fail(c, IMT_ERR_LIMIT,
+			    "limit DEB_WORK_MAX reached: %llu bytes x %zu "
+			    "banks to hash, at most %llu",
+			    (unsigned long long)b, c->hs.n, DEB_WORK_MAX);
+	return 0;
+}
+
+/* One more data.tar file at c->path, against the package's limits. */
+static int count_file(struct deb_ctx *c)
+{
+	c->info.path_bytes += strlen(c->path);
+	if (c->info.files + 1 > DEB_FILES_MAX)
+		return fail(c, IMT_ERR_LIMIT,
+			    "limit DEB_FILES_MAX reached: %zu files, at most "
+			    "%u", c->info.files + 1, DEB_FILES_MAX);
+	if (c->info.path_bytes > DEB_PATH_BYTES_MAX)
+		return fail(c, IMT_ERR_LIMIT,
+			    "limit DEB_PATH_BYTES_MAX reached: %llu bytes of "
+			    "paths, at most %u",
+			    (unsigned long long)c->info.path_bytes,
+			    DEB_PATH_BYTES_MAX);
+	return 0;
+}
+
 /*
  * Hash the data of entry @name into @out; a control file to parse is
  * also kept in *@keep (when @keep is not NULL).
@@ -372,10 +410,8 @@ static int hash_entry(struct deb_ctx *c, struct archive *in,
 			return -1;
 		want += (la_int64_t)len;
 		c->info.bytes += len;
-		if (c->info.bytes > DEB_DATA_MAX)
-			return fail(c, IMT_ERR_LIMIT,
-				    "more than %llu uncompressed bytes",
-				    DEB_DATA_MAX);
+		if (check_cost(c))
+			return -1;
 	}
 	if (r != ARCHIVE_EOF)
 		return tar_fail(c, in, n);
@@ -624,7 +660,7 @@ static int give_conffile_new(struct deb_ctx *c)
 	char path[sizeof(c->path) + sizeof(DEB_CONFFILE_NEW)];
 
 	snprintf(path, sizeof(path), "%s" DEB_CONFFILE_NEW, c->path);
-	if (give(c, path, c->dig, 1))
+	if (count_file(c) || give(c, path, c->dig, 1))
 		return -1;
 	c->info.files++;
 	return 0;
@@ -815,7 +851,7 @@ static int data_entry(struct deb_ctx *c, struct archive *in,
 	} else {
 		return 0;	/* directory, symbolic link, device, fifo */
 	}
-	if (file_add(c, c->dig) ||
+	if (count_file(c) || file_add(c, c->dig) ||
 	    give(c, c->path, c->dig, is_conffile(c, c->path)))
 		return -1;
 	/* a conffile is unpacked next to the one in place first */
@@ -953,6 +989,7 @@ int import_deb(const uint8_t *buf, size_t len, const char *const *algos,
 				     IMT_NO_POS, "out of memory"), -1;
 	c->sink = sink;
 	c->err = err;
+	c->deb_len = len;
 	if (deb_hasher_init(&c->hs, algos, nalgos, err))
 		goto out_ctx;
 	outer = archive_read_new();

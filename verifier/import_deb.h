@@ -36,8 +36,28 @@
 
 #define DEB_NAME_MAX 128	/* package, version, architecture */
 #define DEB_CONTROL_MAX (4u << 20)	/* the control and conffiles files */
-/* uncompressed bytes of one package: a bound on a compression bomb */
-#define DEB_DATA_MAX (16ull << 30)
+/*
+ * What one package may cost, whoever made it (an archive imported is
+ * not the operator's). The figures of real packages (Debian 12, the apt
+ * cache of a build host) they leave room for:
+ *	files		golang-1.19-src 11,751; texlive-fonts-extra ~100k
+ *	path bytes	golang-1.19-src 652 KB (55 per file)
+ *	uncompressed	libmlir-19-dev 365 MB (x4 banks: 1.5 GB of work)
+ *	ratio		libmlir-19-dev 15.7, llvm-19-dev 8.2, chromium 3.7
+ * Each is checked as the package is read, and refused at once with an
+ * IMT_ERR_LIMIT naming it.
+ */
+#define DEB_FILES_MAX 250000u	/* data.tar files (hard links too) */
+#define DEB_PATH_BYTES_MAX (64u << 20)	/* their installed paths, summed */
+/* uncompressed bytes x banks: what hashing one package costs */
+#define DEB_WORK_MAX (8ull << 30)
+/*
+ * Uncompressed bytes per byte of the .deb, beyond DEB_RATIO_SLACK: a
+ * compression bomb (1 GiB of zeros is 38 KB of xz) is refused after
+ * tens of MB, not after DEB_WORK_MAX.
+ */
+#define DEB_RATIO_MAX 64u
+#define DEB_RATIO_SLACK (64u << 20)	/* what any package may unpack to */
 
 struct deb_info {
 	char package[DEB_NAME_MAX];
@@ -47,6 +67,7 @@ struct deb_info {
 	size_t control_files;	/* control members given to the sink */
 	size_t files;		/* data.tar files given (hard links too) */
 	uint64_t bytes;		/* uncompressed bytes hashed (once each) */
+	uint64_t path_bytes;	/* data.tar paths given, summed */
 };
 
 /**

@@ -34,6 +34,8 @@
  * takes 2 MB (fuzz_policy found "c{0,00020000}").
  */
 #define KEYLIME_REGEX_OPTIONAL 64
+/* regex bytes escaped with a backslash that stay themselves */
+#define KEYLIME_RE_META ".[]()*+?{}|^$\\"
 
 struct kl_ctx {
 	const struct import_sink *sink;
@@ -494,24 +496,63 @@ int keylime_regex_check(const char *re, const char *what,
 	return 0;
 }
 
+int keylime_literal_prefix(const char *re, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	if (*re == '^')
+		re++;
+	for (; *re != '\0' && strcmp(re, ".*") != 0; re++) {
+		if (*re == '\\' && re[1] != '\0' &&
+		    strchr(KEYLIME_RE_META "/-", re[1]) != NULL)
+			re++;
+		else if (strchr(KEYLIME_RE_META, *re) != NULL)
+			return 0;
+		if (n + 1 >= outlen)
+			return 0;
+		out[n++] = *re;
+	}
+	out[n] = '\0';
+	return n > 0;
+}
+
+/* One exclude: a literal prefix as such, a regex checked first. */
+static int load_exclude(struct kl_ctx *c, const char *re, const char *what)
+{
+	char prefix[KEYLIME_EXCLUDE_LEN_MAX + 1];
+
+	if (c->sink->exclude == NULL)
+		return kl_fail(c->err, IMT_ERR_UNSUPPORTED,
+			       "%s: this import takes no exclusion rules",
+			       what);
+	if (strlen(re) > KEYLIME_EXCLUDE_LEN_MAX)
+		return kl_fail(c->err, IMT_ERR_LIMIT,
+			       "%s: %zu bytes, at most %d (KEYLIME_EXCLUDE_LEN_MAX)",
+			       what, strlen(re), KEYLIME_EXCLUDE_LEN_MAX);
+	if (keylime_literal_prefix(re, prefix, sizeof(prefix))) {
+		c->info->exclude_prefixes++;
+		return c->sink->exclude(c->sink->arg, IMPORT_RULE_PREFIX,
+					prefix, c->err);
+	}
+	if (keylime_regex_check(re, what, c->err) < 0)
+		return -1;
+	return c->sink->exclude(c->sink->arg, IMPORT_RULE_REGEX, re, c->err);
+}
+
 static int load_excludes(struct kl_ctx *c, json_t *v)
 {
 	char what[WHAT_MAX];
 	json_t *item;
 	size_t i;
 
+	if (json_array_size(v) > KEYLIME_EXCLUDES_MAX)
+		return kl_fail(c->err, IMT_ERR_LIMIT,
+			       "limit KEYLIME_EXCLUDES_MAX reached: %zu excludes, at most %d in one policy",
+			       json_array_size(v), KEYLIME_EXCLUDES_MAX);
 	json_array_foreach(v, i, item) {
 		snprintf(what, sizeof(what), "excludes[%zu]", i);
 		if (want_type(c, what, item, JSON_STRING) < 0 ||
-		    keylime_regex_check(json_string_value(item), what,
-					c->err) < 0)
-			return -1;
-		if (c->sink->exclude == NULL)
-			return kl_fail(c->err, IMT_ERR_UNSUPPORTED,
-				       "%s: this import takes no exclusion rules",
-				       what);
-		if (c->sink->exclude(c->sink->arg, IMPORT_RULE_REGEX,
-				     json_string_value(item), c->err) < 0)
+		    load_exclude(c, json_string_value(item), what) < 0)
 			return -1;
 		c->info->excludes++;
 	}

@@ -35,6 +35,13 @@
 #define KEYLIME_POLICY_VERSION 1	/* RUNTIME_POLICY_CURRENT_VERSION */
 #define KEYLIME_GENERATOR_LEGACY 3	/* what `keylime_policy create` writes */
 #define KEYLIME_KEY_NAME_MAX 64
+/*
+ * Excludes of one policy: every record not known is matched against
+ * each regex of its machine's policy (Keylime's own policies carry tens;
+ * 20,000 cost every record 8 ms). A literal prefix costs a strncmp.
+ */
+#define KEYLIME_EXCLUDES_MAX 1000
+#define KEYLIME_EXCLUDE_LEN_MAX 4096	/* bytes of one exclude (DB_PATH_MAX) */
 
 /* What an import found besides what went to the sink. */
 struct keylime_info {
@@ -45,6 +52,7 @@ struct keylime_info {
 	size_t file_digests;		/* IMPORT_REF_FILE calls */
 	size_t buffer_digests;		/* IMPORT_REF_BUFFER calls */
 	size_t excludes;
+	size_t exclude_prefixes;	/* of them, literal prefixes */
 	size_t keys;
 	size_t boot_aggregates;		/* digests["boot_aggregate"]: no refs */
 	size_t ignored_keyrings;	/* ima.ignored_keyrings: not imported */
@@ -58,8 +66,9 @@ struct keylime_info {
  * @len: bytes in @buf
  * @sink: receives, in document order, IMPORT_REF_FILE for each digest of
  *	  "digests", IMPORT_REF_BUFFER for each of "keyrings" and "ima-buf"
- *	  (name = keyring or buffer name), IMPORT_RULE_REGEX for each of
- *	  "excludes", and the DER of each key of "verification-keys"
+ *	  (name = keyring or buffer name), for each of "excludes"
+ *	  IMPORT_RULE_PREFIX when it is a literal prefix
+ *	  (keylime_literal_prefix()), IMPORT_RULE_REGEX else, and the DER of each key of "verification-keys"
  *	  (SubjectPublicKeyInfo, or the certificate when one is stored)
  * @info: filled on success; may be NULL
  * @err: filled on failure, naming the member ("digests./usr/bin/ls[1]:
@@ -71,7 +80,9 @@ struct keylime_info {
  * a path of "digests" that is not absolute (except "boot_aggregate",
  * which Keylime adds and which is counted, not imported); an exclude
  * that regcomp(REG_EXTENDED) refuses or that means something else in
- * POSIX than in Python (keylime_regex_check()); a non-null
+ * POSIX than in Python (keylime_regex_check()); more than
+ * KEYLIME_EXCLUDES_MAX excludes, or one longer than
+ * KEYLIME_EXCLUDE_LEN_MAX (IMT_ERR_LIMIT); a non-null
  * ima.dm_policy; a key that is not RSA or EC; a DSSE envelope (verify
  * and unwrap the signed policy first). Unknown top-level members are
  * accepted, as Keylime does, and reported in @info.
@@ -81,6 +92,23 @@ struct keylime_info {
 int import_keylime(const uint8_t *buf, size_t len,
 		   const struct import_sink *sink, struct keylime_info *info,
 		   struct imt_error *err);
+
+/**
+ * keylime_literal_prefix() - is the exclude @re a literal prefix?
+ * @re: NUL-terminated regular expression, matched at the start
+ * @out: receives the prefix, backslash escapes undone
+ * @outlen: bytes of @out
+ *
+ * A literal prefix is an optional "^", then bytes none of which is a
+ * regex metacharacter unless escaped by a backslash ("\." is "."),
+ * then an optional ".*" at the very end: "^/usr/share/doc/.*",
+ * "/var/log/", "^/usr/lib/python3\.11/". Such an exclude matches
+ * exactly the paths that start with @out, and is kept as a prefix rule:
+ * no regcomp, a strncmp per record.
+ *
+ * Return: 1 (and @out filled, not empty), or 0: a regex.
+ */
+int keylime_literal_prefix(const char *re, char *out, size_t outlen);
 
 /**
  * keylime_regex_check() - can @re be given to Keylime and to regcomp(3)?

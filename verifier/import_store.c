@@ -48,6 +48,26 @@ static void *arena(struct import_batch *b, size_t n)
 	return b->chunks[b->nchunks - 1] + b->used - n;
 }
 
+/* The algorithm's name, kept once per batch. */
+static char *intern_algo(struct import_batch *b, const char *algo,
+			 size_t alen)
+{
+	char *a;
+	size_t i;
+
+	for (i = 0; i < b->nalgos; i++) {
+		if (strcmp(b->algos[i], algo) == 0)
+			return b->algos[i];
+	}
+	a = arena(b, alen + 1);
+	if (a == NULL)
+		return NULL;
+	memcpy(a, algo, alen + 1);
+	if (b->nalgos < IMPORT_BATCH_ALGOS)
+		b->algos[b->nalgos++] = a;
+	return a;
+}
+
 static int collect_ref(void *arg, const struct import_ref *r,
 		       struct imt_error *err)
 {
@@ -72,13 +92,15 @@ static int collect_ref(void *arg, const struct import_ref *r,
 		b->refs = e;
 		b->cap = cap;
 	}
-	p = arena(b, plen + 1);
-	a = p != NULL ? arena(b, alen + 1) : NULL;
+	/* a path given once per bank is kept once: the previous one's */
+	if (b->nrefs > 0 && strcmp(b->refs[b->nrefs - 1].path, r->path) == 0)
+		p = (char *)b->refs[b->nrefs - 1].path;
+	else if ((p = arena(b, plen + 1)) != NULL)
+		memcpy(p, r->path, plen + 1);
+	a = p != NULL ? intern_algo(b, r->algo, alen) : NULL;
 	d = a != NULL ? arena(b, r->digest_len) : NULL;
 	if (d == NULL)
 		return oom(err);
-	memcpy(p, r->path, plen + 1);
-	memcpy(a, r->algo, alen + 1);
 	memcpy(d, r->digest, r->digest_len);
 	b->refs[b->nrefs++] = (struct db_ref_entry){
 		.path = p, .algo = a, .digest = d,

@@ -17,6 +17,7 @@
 #include "verifier.h"
 
 #define IMPORT_REFS_MAX 2000000	/* references one import may state */
+#define IMPORT_BATCH_ALGOS 16	/* algorithm names kept once (more: copied) */
 
 struct import_rule {
 	enum import_rule_kind kind;
@@ -37,6 +38,8 @@ struct import_batch {
 	size_t nrules;
 	struct import_key *keys;
 	size_t nkeys;
+	char *algos[IMPORT_BATCH_ALGOS];	/* the names, once (arena) */
+	size_t nalgos;
 };
 
 /** import_batch_sink() - a sink that collects into @b (zeroed first). */

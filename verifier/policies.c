@@ -116,6 +116,31 @@ static struct policy_set *set_of(struct verifier *v)
 	return s;
 }
 
+int policies_rules_fit(struct verifier *v, const char *source, size_t nnew,
+		       struct imt_error *err)
+{
+	struct policy_set *s = set_of(v);
+	size_t i, j, keep;
+
+	for (i = 0; s != NULL && i < s->n; i++) {
+		const struct policy *p = s->p[i];
+
+		if (!policy_selects(p, source))
+			continue;
+		for (j = keep = 0; j < p->nrules; j++)
+			keep += p->rules[j].source == NULL ||
+				strcmp(p->rules[j].source, source) != 0;
+		if (keep + nnew > POLICY_RULES_MAX)
+			return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
+					     IMT_NO_POS, "limit POLICY_RULES_MAX "
+					     "reached: policy %s would hold %zu "
+					     "exclusion rules, at most %d",
+					     p->name, keep + nnew,
+					     POLICY_RULES_MAX), -1;
+	}
+	return 0;
+}
+
 const struct policy *policies_default(struct verifier *v)
 {
 	struct policy_set *s = set_of(v);

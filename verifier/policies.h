@@ -32,6 +32,16 @@ const struct policy *policies_default(struct verifier *v);
 /** policies_find() - the policy named @name, or NULL (v->lock held). */
 const struct policy *policies_find(struct verifier *v, const char *name);
 
+/**
+ * policies_rules_fit() - would every policy that selects @source (a
+ * "KIND:NAME") hold at most POLICY_RULES_MAX exclusion rules, were the
+ * rules of @source @nnew? v->lock held.
+ *
+ * Return: 0, or -1 with @err (IMT_ERR_LIMIT naming the policy).
+ */
+int policies_rules_fit(struct verifier *v, const char *source, size_t nnew,
+		       struct imt_error *err);
+
 /** policies_invalidate() - read the policies again before the next use. */
 void policies_invalidate(struct verifier *v);
 

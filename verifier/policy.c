@@ -138,6 +138,9 @@ int policy_add_rule(struct policy *p, enum import_rule_kind kind,
 {
 	struct policy_rule *nr;
 
+	if (p->nrules >= POLICY_RULES_MAX)
+		return bad(err, "limit POLICY_RULES_MAX reached: more than %d "
+			   "exclusion rules", POLICY_RULES_MAX);
 	nr = realloc(p->rules, (p->nrules + 1) * sizeof(*nr));
 	if (nr == NULL)
 		return bad(err, "out of memory");

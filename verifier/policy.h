@@ -31,6 +31,12 @@
 #include "import.h"
 
 #define POLICY_ITEMS_MAX 256	/* machines, sources, excludes */
+/*
+ * Exclusion rules of one policy, its own and those of every source it
+ * selects: a record is matched against each (KEYLIME_EXCLUDES_MAX per
+ * Keylime policy, a few of them).
+ */
+#define POLICY_RULES_MAX 4096
 
 enum policy_conffiles {
 	POLICY_CONFFILES_REFERENCE,	/* a changed conffile is a mismatch */

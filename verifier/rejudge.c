@@ -60,6 +60,7 @@ struct rejudge_run {
 	/* the machine at hand */
 	int64_t boot_id;
 	uint64_t nrecords;
+	size_t page;		/* records per round: rejudge_page() */
 	int became_bad;		/* a record turned unacceptable */
 	size_t examined;
 };
@@ -171,8 +172,7 @@ static int list_pass(struct rejudge_run *run, enum rejudge_pass p,
 	enum db_known_set set = DB_KNOWN_UNPINNED;
 
 	if (p == PASS_UNACCEPTED || p == PASS_ALL)
-		return db_record_list(db, run->boot_id, from,
-				      REJUDGE_RECORDS_PAGE,
+		return db_record_list(db, run->boot_id, from, run->page,
 				      p == PASS_UNACCEPTED, collect_record,
 				      &run->rr, err);
 	/*
@@ -183,9 +183,8 @@ static int list_pass(struct rejudge_run *run, enum rejudge_pass p,
 	 */
 	if (p == PASS_WITHDRAWN)
 		set = DB_KNOWN_WITHDRAWN_SCAN;
-	return db_record_list_known(db, run->boot_id, set, from,
-				    REJUDGE_RECORDS_PAGE, collect_record,
-				    &run->rr, err);
+	return db_record_list_known(db, run->boot_id, set, from, run->page,
+				    collect_record, &run->rr, err);
 }
 
 /* Judge one round again; store the verdicts that changed. */
@@ -233,6 +232,7 @@ static int round_locked(struct rejudge_run *run, const char *id,
 			enum rejudge_pass p, uint64_t from, size_t *got,
 			struct imt_error *err)
 {
+	const struct policy *pol;
 	struct db_boot boot;
 	int found = 0, rc;
 
@@ -243,6 +243,8 @@ static int round_locked(struct rejudge_run *run, const char *id,
 		return 0;
 	run->boot_id = boot.id;
 	run->nrecords = boot.next_record_index;
+	pol = policies_for(run->v, id);
+	run->page = rejudge_page(pol);
 	rc = list_pass(run, p, from, err);
 	if (rc == 0 && run->rr.oom) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
@@ -252,8 +254,21 @@ static int round_locked(struct rejudge_run *run, const char *id,
 	*got = run->rr.n;
 	run->examined += *got;
 	if (rc == 0 && *got > 0)
-		rc = judge_round(run, policies_for(run->v, id), err);
+		rc = judge_round(run, pol, err);
 	return rc;
+}
+
+size_t rejudge_page(const struct policy *p)
+{
+	size_t i, nre = 0, page;
+
+	for (i = 0; p != NULL && i < p->nrules; i++)
+		nre += p->rules[i].kind == IMPORT_RULE_REGEX;
+	page = REJUDGE_REGEX_WORK / (nre + 1);
+	if (page > REJUDGE_RECORDS_PAGE)
+		return REJUDGE_RECORDS_PAGE;
+	return page < REJUDGE_RECORDS_PAGE_MIN ? REJUDGE_RECORDS_PAGE_MIN :
+						 page;
 }
 
 static int rejudge_pass(struct rejudge_run *run, const char *id,
@@ -262,7 +277,7 @@ static int rejudge_pass(struct rejudge_run *run, const char *id,
 	struct verifier *v = run->v;
 	uint64_t from = 0;
 	size_t got;
-	int rc;
+	int rc, more;
 
 	do {
 		pthread_mutex_lock(&v->lock);
@@ -271,7 +286,11 @@ static int rejudge_pass(struct rejudge_run *run, const char *id,
 		if (got > 0)
 			from = run->rr.r[got - 1].index + 1;
 		round_clear(&run->rr);
-	} while (rc == 0 && got == REJUDGE_RECORDS_PAGE);
+		/* a machine without a boot (got 0) has no page yet */
+		more = rc == 0 && got > 0 && got == run->page;
+		if (more)
+			rejudge_hook("rejudge:round");
+	} while (more);
 	return rc;
 }
 

@@ -32,6 +32,14 @@
 
 #define REJUDGE_MACHINES_PAGE 256	/* machine ids read per listing */
 #define REJUDGE_RECORDS_PAGE 1000	/* records judged per lock hold */
+/*
+ * Regex matches (records x the regex rules of their policy) per lock
+ * hold: a policy of many regexes judges fewer records at a time, so the
+ * evidence waiting for the lock waits one such page (about 0.5 us a
+ * match: 100 ms), never a machine's whole boot.
+ */
+#define REJUDGE_REGEX_WORK 200000
+#define REJUDGE_RECORDS_PAGE_MIN 16	/* however many regexes */
 #define REJUDGE_PAUSE_CHUNK_NS 2000000	/* lock left free after a chunk */
 #define REJUDGE_PAUSE_MACHINE_NS 100000	/* ... after a machine */
 
@@ -95,6 +103,15 @@ typedef void (*rejudge_hook_fn)(const char *point, void *arg);
  * (after each machine). NULL removes it. Process-wide.
  */
 void rejudge_set_hook(rejudge_hook_fn fn, void *arg);
+
+struct policy;
+
+/**
+ * rejudge_page() - records judged per lock hold under policy @p:
+ * REJUDGE_RECORDS_PAGE, fewer as it holds more regex rules
+ * (REJUDGE_REGEX_WORK), at least REJUDGE_RECORDS_PAGE_MIN.
+ */
+size_t rejudge_page(const struct policy *p);
 
 /**
  * rejudge_hook() - between two lock holds of a reference change: leave

@@ -31,6 +31,7 @@
 #include "hash_algo.h"
 #include "hex.h"
 #include "import_deb.h"
+#include "import_deb_child.h"
 #include "import_keylime.h"
 #include "import_list.h"
 #include "policies.h"
@@ -273,6 +274,23 @@ static void store_deb(struct verifier *v, const char *operator,
 	store_and_answer(v, operator, &src, b, 0, now, ans, res);
 }
 
+/*
+ * A package over a limit of import_deb.h is 413, one the parser could
+ * not read to its end within its own limits 422; a malformed one 400.
+ */
+static int deb_status(const struct imt_error *err)
+{
+	switch (err->status) {
+	case IMT_ERR_LIMIT:
+		return strncmp(err->msg, "limit IMPORT_DEB_CHILD", 22) == 0 ?
+		       422 : 413;
+	case IMT_ERR_INTERNAL:
+		return 503;
+	default:
+		return 400;
+	}
+}
+
 void route_import_deb(void *ctx, const struct http_request *req,
 		      struct http_response *res)
 {
@@ -299,10 +317,15 @@ void route_import_deb(void *ctx, const struct http_request *req,
 		goto out;
 	SHA256(deb, len, sha);
 	import_batch_sink(&b, &sink);
-	/* parsed whole before anything is stored: outside every lock */
-	if (import_deb(deb, len, algos, nalgos, &info, &sink, &err) < 0) {
-		http_error(res, 400, "not imported: %s; nothing stored",
-			   err.msg);
+	/*
+	 * parsed whole before anything is stored, outside every lock, by a
+	 * child under limits: never libarchive on a stranger's package here
+	 */
+	if (import_deb_child(IMPORT_DEB_CHILD_EXE, &import_deb_child_defaults,
+			     deb, len, algos, nalgos, &info, &sink,
+			     &err) < 0) {
+		http_error(res, deb_status(&err), "not imported: %s; nothing "
+			   "stored", err.msg);
 		goto out;
 	}
 	if (cluster_change_begin(v, res) < 0)
@@ -399,6 +422,24 @@ out:
 
 /* ---- Keylime runtime policies --------------------------------------------- */
 
+/* The rules of keylime:@name in every policy that selects it, bounded. */
+static int rules_fit(struct verifier *v, const char *name, size_t nrules,
+		     struct http_response *res)
+{
+	char source[DB_NAME_MAX + 16];
+	struct imt_error err;
+	int rc;
+
+	snprintf(source, sizeof(source), "keylime:%s", name);
+	pthread_mutex_lock(&v->lock);
+	rc = policies_rules_fit(v, source, nrules, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		http_error(res, 413, "the Keylime policy is refused: %s; "
+			   "nothing stored", err.msg);
+	return rc;
+}
+
 void route_import_keylime(void *ctx, const struct http_request *req,
 			  struct http_response *res)
 {
@@ -417,8 +458,9 @@ void route_import_keylime(void *ctx, const struct http_request *req,
 	import_batch_sink(&b, &sink);
 	if (import_keylime((const uint8_t *)req->body, req->body_len, &sink,
 			   &info, &err) < 0) {
-		http_error(res, 400, "the Keylime policy is refused: %s; "
-			   "nothing stored", err.msg);
+		http_error(res, err.status == IMT_ERR_LIMIT ? 413 : 400,
+			   "the Keylime policy is refused: %s; nothing stored",
+			   err.msg);
 		goto out;
 	}
 	struct db_ref_source src = {
@@ -426,9 +468,14 @@ void route_import_keylime(void *ctx, const struct http_request *req,
 	};
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
+	if (rules_fit(v, src_name, b.nrules, res) < 0) {
+		cluster_change_end(v);
+		goto out;
+	}
 	store_and_answer(v, name, &src, &b, 1, now, json_pack(
-		"{s:s,s:I,s:I,s:I}", "log_hash_alg", info.log_hash_alg,
+		"{s:s,s:I,s:I,s:I,s:I}", "log_hash_alg", info.log_hash_alg,
 		"excludes", (json_int_t)info.excludes,
+		"exclude_prefixes", (json_int_t)info.exclude_prefixes,
 		"keys", (json_int_t)info.keys,
 		"ignored_keyrings", (json_int_t)info.ignored_keyrings), res);
 	cluster_change_end(v);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_ref_import.sh - imports the verifier parses itself (a golden
 # measurement list proven by its PCRs, a Keylime runtime policy and the
-# export of a policy as one), and retiring a source, against a real
+# export of a policy as one, one of 20,000 excludes refused), and
+# retiring a source, against a real
 # imatrust-verifier on a free loopback port (TAP). A machine is planted
 # with the records of a real kernel's list (tests/fixtures/ima), untrusted
 # because nothing vouches for its files; each import or retirement must
@@ -87,6 +88,11 @@ contains "$tmp/err" 'meta' "the refusal names the missing key"
 jq '.digests["/x"] = ["zz"]' "$tmp/policy.json" >"$tmp/bad.json"
 expect 1 "a policy with a malformed digest is refused" "$imatrust" ref import-keylime --name bad "$tmp/bad.json"
 contains "$tmp/err" 'digests' "the refusal names the field"
+# 20,000 excludes (640 KB that blocked evidence 12 s) are over the cap
+jq '.excludes = [range(20000) | "^/opt/x\(.)/[a-z]+\\.log$"]' "$tmp/policy.json" >"$tmp/bad.json"
+expect 1 "a policy of 20,000 excludes is refused" "$imatrust" ref import-keylime --name bad "$tmp/bad.json"
+contains "$tmp/err" 'answered 413: .*limit KEYLIME_EXCLUDES_MAX reached: 20000 excludes' \
+	"the refusal is a 413 naming KEYLIME_EXCLUDES_MAX and the count"
 expect 0 "nothing of them was stored" "$imatrust" ref ls --source bad --kind keylime --json
 [ "$(jq length "$tmp/out")" = 0 ] && ok "no reference of the refused policies" ||
 	not_ok "no reference of the refused policies" "$tmp/out"

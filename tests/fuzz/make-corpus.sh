@@ -29,6 +29,20 @@ done
 for i in Packages Packages.xz Packages.gz; do
 	seed fuzz_apt_index "$i" <"$debs/small/$i"
 done
+# ---- fuzz_deb_wire: byte 0 = banks - 1, then what the package parser
+# child (imatrust-verifier --import-deb-child) writes for the fixtures ----
+verifier=$here/../../build/bin/imatrust-verifier
+if [ -x "$verifier" ]; then
+	for d in hello-small-xz tiny escape; do
+		{ printf '\001'; "$verifier" --import-deb-child sha256,sha1 0 60 \
+			<"$debs/$d.deb"; } | seed fuzz_deb_wire "$d"
+	done
+	{ printf '\003'; "$verifier" --import-deb-child \
+		sha256,sha1,sha512,sha384 0 60 <"$debs/hello-small-gzip.deb"; } |
+		seed fuzz_deb_wire hello-small-gzip-4
+else
+	echo "make-corpus.sh: no $verifier (make first): fuzz_deb_wire not seeded" >&2
+fi
 rm -rf "$debs"
 
 # ---- fuzz_record_chunk: N, N verdict letters, then a body as

@@ -409,6 +409,76 @@ static void test_files_checked(void **state)
 	assert_int_equal(o.failed, 1);
 }
 
+static int count_ref(void *arg, const struct import_ref *ref,
+		     struct imt_error *err)
+{
+	(void)ref;
+	(void)err;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/* make-deb-bomb.py ARGS into deb_dir/NAME, imported in sha256. */
+static int bomb(const char *name, const char *args, size_t *refs,
+		struct deb_info *info, struct imt_error *err)
+{
+	const struct import_sink sink = { .ref = count_ref, .arg = refs };
+	char cmd[1024];
+	size_t len;
+	char *buf;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s/deb/make-deb-bomb.py %s %s/%s",
+		 FIXTURE_DIR, args, deb_dir, name);
+	assert_int_equal(system(cmd), 0);
+	buf = deb_read(name, &len);
+	assert_non_null(buf);
+	*refs = 0;
+	rc = import_deb((const uint8_t *)buf, len, sha256, 1, info, &sink,
+			err);
+	free(buf);
+	return rc;
+}
+
+/*
+ * What a package may cost (issue 33): DEB_FILES_MAX files pass, one
+ * more is refused; 70,000 paths of 1,000 bytes pass DEB_PATH_BYTES_MAX;
+ * 128 MiB of zeros in 0.6 MB pass DEB_RATIO_MAX. Each refusal names the
+ * limit and the value reached.
+ */
+static void test_limits(void **state)
+{
+	struct deb_info info;
+	struct imt_error err;
+	char args[64];
+	size_t refs;
+
+	(void)state;
+	snprintf(args, sizeof(args), "files %u 30", DEB_FILES_MAX);
+	assert_int_equal(bomb("max.deb", args, &refs, &info, &err), 0);
+	assert_int_equal(info.files, DEB_FILES_MAX);
+	snprintf(args, sizeof(args), "files %u 30", DEB_FILES_MAX + 1);
+	assert_int_equal(bomb("over.deb", args, &refs, &info, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	if (!strstr(err.msg, "limit DEB_FILES_MAX reached: 250001 files"))
+		fail_msg("%s", err.msg);
+	assert_int_equal(bomb("paths.deb", "files 70000 1000", &refs, &info,
+			      &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	if (!strstr(err.msg, "limit DEB_PATH_BYTES_MAX reached"))
+		fail_msg("%s", err.msg);
+	assert_true(refs < 70000);
+	assert_int_equal(bomb("zeros.deb", "zeros 128", &refs, &info, &err),
+			 -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	if (!strstr(err.msg, "limit DEB_RATIO_MAX reached"))
+		fail_msg("%s", err.msg);
+	/* refused as it passed the limit, not at the end */
+	assert_true(info.bytes < (100u << 20));
+	assert_int_equal(bomb("zeros-small.deb", "zeros 32", &refs, &info,
+			      &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_bad_algorithms),
 		cmocka_unit_test(test_files_threads),
 		cmocka_unit_test(test_files_checked),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests(tests, deb_fixture_setup,

@@ -159,9 +159,16 @@ static void test_fixture_imports(void **state)
 	assert_int_equal(c->refs[12].kind, IMPORT_REF_BUFFER);
 	assert_string_equal(c->refs[12].path, ".ima");
 	assert_string_equal(c->refs[15].path, "kexec-cmdline");
-	assert_int_equal(c->rules[0].kind, IMPORT_RULE_REGEX);
+	/* literal prefixes as prefix rules (no regcomp), regexes as such */
+	assert_int_equal(c->rules[0].kind, IMPORT_RULE_PREFIX);
 	assert_string_equal(c->rules[0].rule, "boot_aggregate");
-	assert_string_equal(c->rules[3].rule, "/root/\\.bash_history");
+	assert_int_equal(c->rules[1].kind, IMPORT_RULE_PREFIX);
+	assert_string_equal(c->rules[1].rule, "/tmp/");
+	assert_int_equal(c->rules[3].kind, IMPORT_RULE_PREFIX);
+	assert_string_equal(c->rules[3].rule, "/root/.bash_history");
+	assert_int_equal(c->rules[4].kind, IMPORT_RULE_REGEX);
+	assert_string_equal(c->rules[4].rule, "/var/lib/(dpkg|apt)/.*");
+	assert_int_equal(c->rules[5].kind, IMPORT_RULE_REGEX);
 	rsa = key_fixture("ima-rsa.der", &rsa_len);
 	ec = key_fixture("ima-ec.der", &ec_len);
 	assert_int_equal(c->keys[0].len, rsa_len);
@@ -713,6 +720,15 @@ static const char *const x_regexes[] = {
 	"^/home/[^r]./\\.cache/.*$",
 };
 
+/* x_regexes imported again: a prefix comes back a prefix */
+static const struct keylime_rule x_back[] = {
+	{ IMPORT_RULE_PREFIX, "/var/lib/dpkg/" },
+	{ IMPORT_RULE_REGEX, "^/var/cache/apt/.*\\.bin$" },
+	{ IMPORT_RULE_PREFIX, "/tmp/" },
+	{ IMPORT_RULE_PREFIX, "/opt/a+b (1)/" },
+	{ IMPORT_RULE_REGEX, "^/home/[^r]./\\.cache/.*$" },
+};
+
 #define NX_REFS (sizeof(x_refs) / sizeof(x_refs[0]))
 #define NX_RULES (sizeof(x_rules) / sizeof(x_rules[0]))
 
@@ -747,8 +763,19 @@ static void test_round_trip(void **state)
 	keys[0].der = rsa;
 	keys[1].der = ec;
 	s = export_x(keys, 2);
+	{
+		json_t *doc = json_loads(s, 0, NULL), *ex;
+
+		ex = json_object_get(doc, "excludes");
+		assert_int_equal(json_array_size(ex), NX_RULES);
+		for (i = 0; i < NX_RULES; i++)
+			assert_string_equal(json_string_value(
+				json_array_get(ex, i)), x_regexes[i]);
+		json_decref(doc);
+	}
 	assert_int_equal(import_str(s, c, &info, &err), 0);
 	assert_int_equal(info.generator, KEYLIME_GENERATOR_LEGACY);
+	assert_int_equal(info.exclude_prefixes, 3);
 	assert_int_equal(c->nrefs, NX_REFS);
 	for (i = 0; i < NX_REFS; i++) {
 		assert_int_equal(c->refs[i].kind, x_refs[i].kind);
@@ -760,8 +787,8 @@ static void test_round_trip(void **state)
 	}
 	assert_int_equal(c->nrules, NX_RULES);
 	for (i = 0; i < NX_RULES; i++) {
-		assert_int_equal(c->rules[i].kind, IMPORT_RULE_REGEX);
-		assert_string_equal(c->rules[i].rule, x_regexes[i]);
+		assert_int_equal(c->rules[i].kind, x_back[i].kind);
+		assert_string_equal(c->rules[i].rule, x_back[i].rule);
 	}
 	assert_int_equal(c->nkeys, 2);
 	for (i = 0; i < 2; i++) {
@@ -895,8 +922,13 @@ static void test_export_of_import(void **state)
 			       json_object_get(out, "keyrings")));
 	assert_true(json_equal(json_object_get(orig, "ima-buf"),
 			       json_object_get(out, "ima-buf")));
-	assert_true(json_equal(json_object_get(orig, "excludes"),
-			       json_object_get(out, "excludes")));
+	/* a literal prefix goes out as Keylime's regex of it */
+	a = json_pack("[s,s,s,s,s,s]", "^boot_aggregate.*", "^/tmp/.*",
+		      "^/var/log/.*", "^/root/\\.bash_history.*",
+		      "/var/lib/(dpkg|apt)/.*",
+		      "/usr/lib/modules/[^/]+/kernel/.*\\.ko$");
+	assert_true(json_equal(a, json_object_get(out, "excludes")));
+	json_decref(a);
 	/* the keys and their keyids, as Keylime computes them (the fixture
 	 * was written by Python's cryptography, make-policy.py) */
 	a = json_loads(json_string_value(json_object_get(orig,
@@ -1020,6 +1052,119 @@ static void test_export_refusals(void **state)
 	export_refused(&in, IMT_ERR_UNSUPPORTED, "log_hash_alg: not sha1");
 }
 
+/* Which excludes are literal prefixes, and what prefix. */
+static void test_literal_prefix(void **state)
+{
+	static const struct {
+		const char *re, *prefix;	/* NULL: a regex */
+	} cases[] = {
+		{ "^/usr/share/doc/.*", "/usr/share/doc/" },
+		{ "/var/log/", "/var/log/" },
+		{ "boot_aggregate", "boot_aggregate" },
+		{ "^/usr/lib/python3\\.11/", "/usr/lib/python3.11/" },
+		{ "^/opt/a\\+b \\(1\\)/.*", "/opt/a+b (1)/" },
+		{ "^/etc/foo$", NULL },
+		{ "/x/.*\\.log", NULL },
+		{ "/a/.*.*", NULL },
+		{ "^.*", NULL },
+		{ ".*", NULL },
+		{ "", NULL },
+		{ "/a|/b", NULL },
+		{ "/x/\\d", NULL },
+		{ "/x/[ab]", NULL },
+		{ "/x?", NULL },
+		{ "/x\\", NULL },
+	};
+	char out[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int lit = keylime_literal_prefix(cases[i].re, out, sizeof(out));
+
+		if (lit != (cases[i].prefix != NULL) ||
+		    (lit && strcmp(out, cases[i].prefix) != 0))
+			fail_msg("%s: %d \"%s\"", cases[i].re, lit,
+				 lit ? out : "");
+	}
+	/* longer than the room given: a regex, not a cut prefix */
+	assert_int_equal(keylime_literal_prefix("/abcdefgh", out, 4), 0);
+}
+
+struct rule_count {
+	size_t prefixes, regexes;
+};
+
+static int count_rule(void *arg, enum import_rule_kind kind,
+		      const char *rule, struct imt_error *err)
+{
+	struct rule_count *n = arg;
+
+	(void)rule;
+	(void)err;
+	if (kind == IMPORT_RULE_PREFIX)
+		n->prefixes++;
+	else
+		n->regexes++;
+	return 0;
+}
+
+/* A policy of @n excludes, "^/opt/pN/.*" each, the last @nregex "(a|b)N". */
+static char *many_excludes(size_t n, size_t nregex)
+{
+	size_t i, cap = 256 + n * 32, off;
+	char *s = malloc(cap);
+
+	assert_non_null(s);
+	off = (size_t)sprintf(s, "{\"meta\":{\"version\":1,\"generator\":3},"
+			      "\"release\":0,\"digests\":{},\"excludes\":[");
+	for (i = 0; i < n; i++)
+		off += (size_t)sprintf(s + off, i + nregex < n ?
+				       "%s\"^/opt/p%zu/.*\"" :
+				       "%s\"(a|b)%zu\"", i ? "," : "", i);
+	sprintf(s + off, "],\"keyrings\":{},\"ima\":{\"ignored_keyrings\":[],"
+		"\"log_hash_alg\":\"sha256\",\"dm_policy\":null},"
+		"\"ima-buf\":{},\"verification-keys\":\"\"}");
+	return s;
+}
+
+/*
+ * 20,000 excludes (the reviewer's 640 KB that blocked evidence 12 s) are
+ * refused naming the limit; KEYLIME_EXCLUDES_MAX are taken, the literal
+ * prefixes as prefix rules, never compiled.
+ */
+static void test_excludes_capped(void **state)
+{
+	struct rule_count n = { 0 };
+	const struct import_sink sink = { .ref = NULL, .exclude = count_rule,
+					  .arg = &n };
+	struct keylime_info info;
+	struct imt_error err;
+	char *s;
+
+	(void)state;
+	s = many_excludes(20000, 0);
+	assert_int_equal(import_keylime((const uint8_t *)s, strlen(s), &sink,
+					&info, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	if (!strstr(err.msg, "limit KEYLIME_EXCLUDES_MAX reached: 20000"))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n.prefixes + n.regexes, 0);
+	free(s);
+	s = many_excludes(KEYLIME_EXCLUDES_MAX + 1, 0);
+	assert_int_equal(import_keylime((const uint8_t *)s, strlen(s), &sink,
+					&info, &err), -1);
+	free(s);
+	s = many_excludes(KEYLIME_EXCLUDES_MAX, 10);
+	assert_int_equal(import_keylime((const uint8_t *)s, strlen(s), &sink,
+					&info, &err), 0);
+	assert_int_equal(n.prefixes, KEYLIME_EXCLUDES_MAX - 10);
+	assert_int_equal(n.regexes, 10);
+	assert_int_equal(info.excludes, KEYLIME_EXCLUDES_MAX);
+	assert_int_equal(info.exclude_prefixes, KEYLIME_EXCLUDES_MAX - 10);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1059,6 +1204,8 @@ int main(void)
 		cmocka_unit_test(test_export_of_import),
 		cmocka_unit_test(test_export_certificate),
 		cmocka_unit_test(test_export_refusals),
+		cmocka_unit_test(test_literal_prefix),
+		cmocka_unit_test(test_excludes_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
  */
 #include "verifier_test.h"
 #include "import_store.h"
+#include "policies.h"
 
 static void add(struct import_sink *s, const char *path, uint8_t fill)
 {
@@ -110,11 +111,103 @@ static void test_one_transaction(void **state)
 	tv_free(t);
 }
 
+/* A path given once per bank is kept once; each algorithm name once. */
+static void test_one_path_copy(void **state)
+{
+	static const char *const algos[] = { "sha256", "sha1", "sha256" };
+	struct import_batch b;
+	struct import_sink s;
+	struct imt_error err;
+	uint8_t d[32] = { 0 };
+	char path[64];
+	size_t i;
+
+	(void)state;
+	import_batch_sink(&b, &s);
+	for (i = 0; i < 6; i++) {
+		struct import_ref r = { .kind = IMPORT_REF_FILE, .path = path,
+					.algo = algos[i % 3], .digest = d,
+					.digest_len = 32 };
+
+		/* a new buffer each time: the batch must compare, not
+		 * trust the pointer */
+		snprintf(path, sizeof(path), "/usr/bin/%s", i < 3 ? "a" : "b");
+		assert_int_equal(s.ref(s.arg, &r, &err), 0);
+	}
+	assert_ptr_equal(b.refs[0].path, b.refs[1].path);
+	assert_ptr_equal(b.refs[1].path, b.refs[2].path);
+	assert_ptr_not_equal(b.refs[2].path, b.refs[3].path);
+	assert_ptr_equal(b.refs[3].path, b.refs[5].path);
+	assert_string_equal(b.refs[3].path, "/usr/bin/b");
+	assert_ptr_equal(b.refs[0].algo, b.refs[5].algo);
+	assert_ptr_equal(b.refs[1].algo, b.refs[4].algo);
+	assert_string_equal(b.refs[4].algo, "sha1");
+	import_batch_free(&b);
+}
+
+static void put_policy(struct tv *t, const char *name, const char *body)
+{
+	struct policy *p;
+	struct imt_error err;
+
+	p = policy_parse(name, body, strlen(body), &err);
+	if (p == NULL)
+		fail_msg("policy_parse: %s", err.msg);
+	if (db_policy_put(t->v.db, name, body, p->is_default,
+			  (const char *const *)p->sources, p->nsources,
+			  TV_NOW, &err) < 0)
+		fail_msg("db_policy_put: %s", err.msg);
+	policy_free(p);
+	policies_invalidate(&t->v);
+}
+
+/*
+ * POLICY_RULES_MAX over a policy's sources: keylime:a holds 4,000
+ * rules; keylime:b may bring 96 more, not 97; keylime:a again may bring
+ * the whole limit (its own rules are replaced).
+ */
+static void test_rules_fit(void **state)
+{
+	struct db_ref_source src = { .kind = DB_SOURCE_KEYLIME, .name = "a" };
+	struct tv *t = tv_new();
+	struct import_batch b;
+	struct import_sink s;
+	struct imt_error err;
+	char rule[32];
+	size_t i;
+
+	(void)state;
+	put_policy(t, "k", "{\"sources\":[\"keylime:*\"]}");
+	import_batch_sink(&b, &s);
+	for (i = 0; i < 4000; i++) {
+		snprintf(rule, sizeof(rule), "/opt/%zu/", i);
+		assert_int_equal(s.exclude(s.arg, IMPORT_RULE_PREFIX, rule,
+					   &err), 0);
+	}
+	assert_int_equal(import_batch_store(&t->v, &src, &b, 1, TV_NOW, NULL,
+					    &err), 0);
+	import_batch_free(&b);
+	assert_int_equal(policies_rules_fit(&t->v, "keylime:b",
+					    POLICY_RULES_MAX - 4000, &err), 0);
+	assert_int_equal(policies_rules_fit(&t->v, "keylime:b",
+					    POLICY_RULES_MAX - 3999, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	/* the migration's default selects every source: named first */
+	if (!strstr(err.msg, "limit POLICY_RULES_MAX reached: policy default "
+			     "would hold 4097"))
+		fail_msg("%s", err.msg);
+	assert_int_equal(policies_rules_fit(&t->v, "keylime:a",
+					    POLICY_RULES_MAX, &err), 0);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_upgrade_window_retires_and_rejudges),
 		cmocka_unit_test(test_one_transaction),
+		cmocka_unit_test(test_one_path_copy),
+		cmocka_unit_test(test_rules_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

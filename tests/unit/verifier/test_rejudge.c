@@ -7,6 +7,7 @@
  * other states stay, but their verdicts move.
  */
 #include "judge.h"
+#include "policy.h"
 #include "rejudge.h"
 #include "verifier_test.h"
 
@@ -473,6 +474,101 @@ static void test_many(void **state)
 	free(paths);
 }
 
+/*
+ * A policy of many regexes judges fewer records per lock hold: the
+ * evidence waiting for the lock waits one page of REJUDGE_REGEX_WORK
+ * matches, not 1,000 records x 20,000 regexes (12 s). Prefix rules cost
+ * no regex.
+ */
+static void test_page_by_regexes(void **state)
+{
+	static const char body[] = "{\"sources\":[\"*\"]}";
+	struct policy *p = policy_parse("many", body, sizeof(body) - 1, NULL);
+	struct imt_error err;
+	char re[32];
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(rejudge_page(NULL), REJUDGE_RECORDS_PAGE);
+	for (i = 0; i < 1000; i++) {
+		snprintf(re, sizeof(re), "/opt/p%zu/", i);
+		assert_int_equal(policy_add_rule(p, IMPORT_RULE_PREFIX, re,
+						 "keylime:k", &err), 0);
+	}
+	assert_int_equal(rejudge_page(p), REJUDGE_RECORDS_PAGE);
+	for (i = 0; i < 1000; i++) {
+		snprintf(re, sizeof(re), "(a|b)%zu", i);
+		assert_int_equal(policy_add_rule(p, IMPORT_RULE_REGEX, re,
+						 "keylime:k", &err), 0);
+	}
+	assert_int_equal(rejudge_page(p), REJUDGE_REGEX_WORK / 1001);
+	while (p->nrules < POLICY_RULES_MAX) {
+		snprintf(re, sizeof(re), "(c|d)%zu", p->nrules);
+		assert_int_equal(policy_add_rule(p, IMPORT_RULE_REGEX, re,
+						 "keylime:k", &err), 0);
+	}
+	/* the policy's own limit, then the page */
+	assert_int_equal(policy_add_rule(p, IMPORT_RULE_PREFIX, "/x",
+					 "keylime:k", &err), -1);
+	assert_non_null(strstr(err.msg, "limit POLICY_RULES_MAX reached"));
+	assert_true(rejudge_page(p) >= REJUDGE_RECORDS_PAGE_MIN);
+	assert_true(rejudge_page(p) * (POLICY_RULES_MAX - 1000) <=
+		    REJUDGE_REGEX_WORK);
+	policy_free(p);
+}
+
+static void count_round(const char *point, void *arg)
+{
+	if (strcmp(point, "rejudge:round") == 0)
+		(*(size_t *)arg)++;
+}
+
+/* The lock is left free between the rounds of one machine too. */
+static void test_rounds_paused(void **state)
+{
+	struct tv *t = *state;
+	size_t n = REJUDGE_RECORDS_PAGE * 2 + 5, i, rounds = 0;
+	struct tv_record *recs = calloc(n, sizeof(*recs));
+	char (*paths)[32] = calloc(n, 32);
+	struct rejudge_stats st;
+	struct imt_error err;
+
+	for (i = 0; i < n; i++) {
+		snprintf(paths[i], 32, "/opt/f%zu", i);
+		recs[i] = (struct tv_record){ paths[i], 7,
+					      DB_VERDICT_UNKNOWN };
+	}
+	tv_machine(t, "big", DB_STATE_ENROLLING);
+	tv_boot(t, "big", recs, n);
+	db_machine_set_state(t->v.db, "big", DB_STATE_UNTRUSTED, NULL, TV_NOW,
+			     &err);
+	rejudge_set_hook(count_round, &rounds);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY, "{}", TV_NOW, &st,
+				     &err), 0);
+	rejudge_set_hook(NULL, NULL);
+	assert_true(rounds >= 2);
+	free(recs);
+	free(paths);
+}
+
+/* A machine without a boot, listed first: nothing to judge, no loop. */
+static void test_no_boot_first(void **state)
+{
+	struct tv *t = tv_new();
+	struct rejudge_stats st;
+	struct imt_error err;
+
+	(void)state;
+	tv_machine(t, "a-bootless", DB_STATE_ENROLLING);
+	tv_machine(t, "b", DB_STATE_ENROLLING);
+	tv_boot(t, "b", boot_records, 4);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY, "{}", TV_NOW, &st,
+				     &err), 0);
+	assert_int_equal(st.machines, 1);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +593,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_violation_policy, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+		cmocka_unit_test(test_page_by_regexes),
+		cmocka_unit_test(test_no_boot_first),
+		cmocka_unit_test_setup_teardown(test_rounds_paused, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
