@@ -95,8 +95,11 @@ static int collect_ref(void *arg, const struct import_ref *r,
 	/* a path given once per bank is kept once: the previous one's */
 	if (b->nrefs > 0 && strcmp(b->refs[b->nrefs - 1].path, r->path) == 0)
 		p = (char *)b->refs[b->nrefs - 1].path;
-	else if ((p = arena(b, plen + 1)) != NULL)
-		memcpy(p, r->path, plen + 1);
+	else {
+		p = arena(b, plen + 1);
+		if (p != NULL)
+			memcpy(p, r->path, plen + 1);
+	}
 	a = p != NULL ? intern_algo(b, r->algo, alen) : NULL;
 	d = a != NULL ? arena(b, r->digest_len) : NULL;
 	if (d == NULL)
