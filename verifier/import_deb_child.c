@@ -161,6 +161,8 @@ int import_deb_child_confine(uint64_t as, unsigned long cpu)
 	rl = (struct rlimit){ as, as };
 	if (as && setrlimit(RLIMIT_AS, &rl))
 		return -1;
+#else
+	(void)as;
 #endif
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }

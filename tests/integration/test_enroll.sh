@@ -260,12 +260,22 @@ machine good
 machine flooder
 before=$(sql 'select count(*) from machines')
 out=$(as flooder -- "$probe" flood 2000)
-expect "2000 enrollments with made-up EKs: 1024 challenges, 976 refused (503)" \
-	"201=1024 429=0 503=976 other=0" "$out"
+# each refusal cost a certificate check and a credential: past 64 at once
+# (then 8 a second) the address is answered 429 from the headers
+# (http_peers.h); how many depends on the pace of this host
+n503=$(sed -n 's/.* 503=\([0-9]*\) .*/\1/p' <<<"$out")
+n429=$(sed -n 's/.* 429=\([0-9]*\) .*/\1/p' <<<"$out")
+expect "2000 enrollments with made-up EKs: 1024 challenges, the rest refused: at least 64 at the cap (503), then 503 or 429 ($out)" \
+	ok "$([[ $out == "201=1024 "*" other=0" ]] && [ "${n503:-0}" -ge 64 ] &&
+	      [ $((${n503:-0} + ${n429:-0})) = 976 ] && echo ok)"
 expect "... no machine row was created" "$before" "$(sql 'select count(*) from machines')"
 expect "... the open challenges stay at the cap" 1024 \
 	"$(sql 'select count(*) from enrollments')"
-expect "... the metrics count the refusals" 976 "$(metric imatrust_enroll_refused_cap_total)"
+expect "... the metrics count the refusals at the cap" "${n503:-x}" \
+	"$(metric imatrust_enroll_refused_cap_total)"
+# the real agent shares the flooder's address here: a second pays back
+# eight of its failed checks
+sleep 1
 expect "... and show the open challenges" 1024 "$(metric imatrust_open_enrollments)"
 out=$(as good squat-3 -- "$probe" enroll)
 expect "the real agent (EK certified by the CA) still enrolls a squatted id, at the cap" \
