@@ -23,6 +23,8 @@
  * its stored_records never above next_index.
  */
 #include <stdint.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,9 +130,11 @@ static void fill_database(struct db *db)
 	}
 }
 
+/* The copy is 0600, as db_open() wants a database that holds secrets. */
 static void write_file(const char *path, const uint8_t *data, size_t len)
 {
-	FILE *f = fopen(path, "wb");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 && fchmod(fd, 0600) == 0 ? fdopen(fd, "wb") : NULL;
 
 	if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0)
 		die("cannot write the database copy", NULL);

@@ -28,6 +28,7 @@ struct got {
 	size_t nrefs, nrules, nkeys;
 	struct item refs[MAX_ITEMS];
 	char *rules[MAX_ITEMS];
+	enum import_rule_kind rule_kind[MAX_ITEMS];
 	uint8_t *keys[MAX_ITEMS];
 	size_t key_len[MAX_ITEMS];
 };
@@ -71,10 +72,13 @@ static int on_exclude(void *arg, enum import_rule_kind kind,
 	struct got *g = arg;
 
 	(void)err;
-	if (kind != IMPORT_RULE_REGEX)
+	/* a Keylime exclude is a regex, or a literal prefix taken as one */
+	if (kind != IMPORT_RULE_REGEX && kind != IMPORT_RULE_PREFIX)
 		abort();
-	if (g->nrules < MAX_ITEMS)
+	if (g->nrules < MAX_ITEMS) {
+		g->rule_kind[g->nrules] = kind;
 		g->rules[g->nrules++] = strdup(rule);
+	}
 	return 0;
 }
 
@@ -130,7 +134,7 @@ static char *export(const struct got *g)
 					       g->refs[i].digest,
 					       g->refs[i].digest_len, 0 };
 	for (i = 0; i < g->nrules; i++)
-		rules[i] = (struct keylime_rule){ IMPORT_RULE_REGEX,
+		rules[i] = (struct keylime_rule){ g->rule_kind[i],
 						  g->rules[i] };
 	for (i = 0; i < g->nkeys; i++)
 		keys[i] = (struct keylime_key){ g->keys[i], g->key_len[i] };
@@ -164,7 +168,8 @@ static void compare(const struct got *a, const struct got *b)
 			abort();
 	}
 	for (i = 0; i < a->nrules; i++)
-		if (strcmp(a->rules[i], b->rules[i]) != 0)
+		if (a->rule_kind[i] != b->rule_kind[i] ||
+		    strcmp(a->rules[i], b->rules[i]) != 0)
 			abort();
 	(void)fa;
 }
