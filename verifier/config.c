@@ -47,6 +47,8 @@ static const struct conf_key keys[] = {
 	     "seconds a client has for its TLS handshake and request headers from connecting (or, on a kept-alive connection, from the last answer plus connection_timeout), however busy it keeps the connection; then it is closed (imatrust_http_closed_total)"),
 	UINT("body_min_rate", body_min_rate, 64, 1ull << 30, "16384",
 	     "bytes per second a request body must keep up after header_timeout seconds of grace: a body of N bytes has header_timeout + N / body_min_rate seconds; a slower one is closed (imatrust_http_closed_total)"),
+	UINT("max_failed_checks", max_failed_checks, 0, 1000000, "64",
+	     "costly checks one address (IPv6: /64) may fail at once (quotes no enrolled AK signed, refused enrollments), then 8 a second; past that its evidence and enrollments get 429 before their body is read (imatrust_http_refused_total{reason=\"address_failed_checks\"}); 0: no limit, for verifiers behind a TCP proxy without the PROXY protocol, where every agent has the proxy's address"),
 	STR("log_level", log_level, "info", 0, "debug, info or warning"),
 	UINT("threads", threads, 1, 64, "2", "HTTPS worker threads"),
 	STR("violations", violations, "allow", 0,

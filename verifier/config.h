@@ -35,6 +35,7 @@ struct config {
 	uint64_t max_inflight_body;	/* bytes of bodies held at once */
 	uint64_t header_timeout;	/* seconds to a request's headers */
 	uint64_t body_min_rate;		/* bytes/s a body must keep up */
+	uint64_t max_failed_checks;	/* per address at once; 0: no limit */
 	char log_level[16];		/* debug, info, warning */
 	uint64_t threads;		/* HTTPS worker threads */
 	char violations[16];		/* policy: "allow" or "untrusted" */

@@ -34,6 +34,7 @@
 #define HTTP_TIMEOUT_DEFAULT 15	/* seconds; http_config.timeout 0 */
 #define HTTP_INFLIGHT_DEFAULT (256u << 20)	/* http_config.max_inflight 0 */
 #define HTTP_RETRY_AFTER 2	/* seconds, in a 503 for max_inflight */
+#define HTTP_FAIL_OFF UINT32_MAX	/* http_config.fail_burst: no limit */
 #define HTTP_HEADER_TIMEOUT_DEFAULT 10	/* seconds; header_timeout 0 */
 #define HTTP_BODY_RATE_DEFAULT (16u * 1024)	/* bytes/s; body_min_rate 0 */
 
@@ -134,7 +135,8 @@ struct http_config {
 	size_t body_min_rate;	/* bytes/s a body must keep up, after
 				 * header_timeout s of grace; 0: default */
 	unsigned int fail_burst;	/* failed checks an address may cost
-					 * at once; 0: HTTP_FAIL_BURST */
+					 * at once; 0: HTTP_FAIL_BURST;
+					 * HTTP_FAIL_OFF: no limit */
 	unsigned int fail_ms;	/* ... and one more each fail_ms; 0:
 				 * HTTP_FAIL_MS */
 	struct http_stats *stats;	/* counters; NULL: the server's */

@@ -313,6 +313,8 @@ int http_peers_spent(struct http_peers *p, const struct http_conn *c,
 	int64_t owed = 0, free_ms = (int64_t)(p->lim.fail_burst - 1) *
 				     p->lim.fail_ms;
 
+	if (p->lim.fail_burst == HTTP_FAIL_OFF)
+		return 0;
 	pthread_mutex_lock(&p->lock);
 	if (c != NULL && c->peer != NULL && c->peer->fail_tat > now)
 		owed = c->peer->fail_tat - now;
@@ -326,7 +328,7 @@ int http_peers_spent(struct http_peers *p, const struct http_conn *c,
 void http_peers_charge(struct http_peers *p, struct http_conn *c,
 		       int64_t now)
 {
-	if (c == NULL)
+	if (c == NULL || p->lim.fail_burst == HTTP_FAIL_OFF)
 		return;
 	pthread_mutex_lock(&p->lock);
 	if (c->peer != NULL)

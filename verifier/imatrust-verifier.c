@@ -343,6 +343,9 @@ static int serve(struct verifier *v)
 	hc.max_inflight = (size_t)v->cfg.max_inflight_body;
 	hc.header_timeout = (unsigned int)v->cfg.header_timeout;
 	hc.body_min_rate = (size_t)v->cfg.body_min_rate;
+	/* 0: no limit (behind a TCP proxy every agent shares its address) */
+	hc.fail_burst = v->cfg.max_failed_checks != 0 ?
+		(unsigned int)v->cfg.max_failed_checks : HTTP_FAIL_OFF;
 	hc.stats = &v->metrics.http;
 	if (fit_fd_limit(&hc.max_connections, hc.threads) < 0)
 		goto out;

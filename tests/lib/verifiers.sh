@@ -62,8 +62,10 @@ verifiers_start() {
 			printf 'tls_cert = %s\ntls_key = %s\n' "$dir/cert.pem" "$dir/key.pem"
 			printf 'database = %s\nresult_key = %s\n' "$db" "$dir/result-key.pem"
 			printf 'max_connections = %s\n' $((agents + 256))
-			# every connection comes from one address (HAProxy's)
+			# every connection comes from one address (HAProxy's):
+			# its forgers' failed checks would hold back everyone
 			printf 'max_connections_per_ip = %s\n' $((agents + 256))
+			printf 'max_failed_checks = 0\n'
 			printf 'connection_timeout = 120\n'
 			[ $# -eq 0 ] || printf '%s\n' "$@"
 		} >"$dir/v$i.conf"

@@ -236,6 +236,28 @@ static void test_failed_checks(void **state)
 	http_peers_free(p);
 }
 
+/* max_failed_checks = 0 (behind a TCP proxy): no address ever pays. */
+static void test_failed_checks_off(void **state)
+{
+	struct http_peers_limits lim = { .max_conns = CONNS_MAX,
+					 .per_addr = PER_ADDR,
+					 .max_inflight = BUDGET,
+					 .fail_burst = HTTP_FAIL_OFF };
+	struct http_stats st = { 0 };
+	struct http_peers *p = http_peers_new(&lim, &st);
+	struct http_conn *c = open_from(p, "192.0.2.9");
+	int64_t t0 = http_now_ms();
+	unsigned int retry = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 10 * HTTP_FAIL_BURST; i++)
+		http_peers_charge(p, c, t0);
+	assert_false(http_peers_spent(p, c, t0, &retry));
+	http_peers_close(p, c);
+	http_peers_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_failed_checks),
+		cmocka_unit_test(test_failed_checks_off),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
