@@ -310,6 +310,28 @@ static int fit_fd_limit(unsigned int *max, unsigned int threads)
 	return 0;
 }
 
+/* The HTTPS front's settings from the configuration's keys. */
+static void http_config_of(struct verifier *v, const char *cert,
+			   const char *key, struct http_config *hc)
+{
+	hc->addr = v->cfg.listen_addr;
+	hc->port = (unsigned int)v->cfg.listen_port;
+	hc->cert_pem = cert;
+	hc->key_pem = key;
+	hc->max_connections = (unsigned int)v->cfg.max_connections;
+	hc->threads = (unsigned int)v->cfg.threads;
+	hc->max_per_ip = (unsigned int)v->cfg.max_connections_per_ip;
+	hc->timeout = (unsigned int)v->cfg.connection_timeout;
+	hc->max_body = (size_t)v->cfg.max_body;
+	hc->max_inflight = (size_t)v->cfg.max_inflight_body;
+	hc->header_timeout = (unsigned int)v->cfg.header_timeout;
+	hc->body_min_rate = (size_t)v->cfg.body_min_rate;
+	/* 0: no limit (behind a TCP proxy every agent shares its address) */
+	hc->fail_burst = v->cfg.max_failed_checks != 0 ?
+		(unsigned int)v->cfg.max_failed_checks : HTTP_FAIL_OFF;
+	hc->stats = &v->metrics.http;
+}
+
 static int serve(struct verifier *v)
 {
 	struct http_config hc = { 0 };
@@ -331,22 +353,7 @@ static int serve(struct verifier *v)
 	fill_fingerprints(v);
 	if (webhook_start(v) < 0)
 		goto out;
-	hc.addr = v->cfg.listen_addr;
-	hc.port = (unsigned int)v->cfg.listen_port;
-	hc.cert_pem = cert;
-	hc.key_pem = key;
-	hc.max_connections = (unsigned int)v->cfg.max_connections;
-	hc.threads = (unsigned int)v->cfg.threads;
-	hc.max_per_ip = (unsigned int)v->cfg.max_connections_per_ip;
-	hc.timeout = (unsigned int)v->cfg.connection_timeout;
-	hc.max_body = (size_t)v->cfg.max_body;
-	hc.max_inflight = (size_t)v->cfg.max_inflight_body;
-	hc.header_timeout = (unsigned int)v->cfg.header_timeout;
-	hc.body_min_rate = (size_t)v->cfg.body_min_rate;
-	/* 0: no limit (behind a TCP proxy every agent shares its address) */
-	hc.fail_burst = v->cfg.max_failed_checks != 0 ?
-		(unsigned int)v->cfg.max_failed_checks : HTTP_FAIL_OFF;
-	hc.stats = &v->metrics.http;
+	http_config_of(v, cert, key, &hc);
 	if (fit_fd_limit(&hc.max_connections, hc.threads) < 0)
 		goto out;
 	v->started = time(NULL);
