@@ -3,28 +3,14 @@
  * import_deb_wire.c - the package parser child's frames, read and
  * checked (import_deb_wire.h): a cursor over (buffer, length).
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "hash_algo.h"
 #include "import_deb_wire.h"
 
-static int wire_fail(struct imt_error *err, enum imt_result st,
-		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int wire_fail(struct imt_error *err, enum imt_result st,
-		     const char *fmt, ...)
-{
-	char msg[IMT_ERROR_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	imt_error_set(err, st, IMT_NO_POS, IMT_NO_POS, "%s", msg);
-	return -1;
-}
+/* imt_error_set() without a position, as a 0 / -1 function returns it */
+#define wire_fail(err, st, ...) \
+	(imt_error_set((err), (st), IMT_NO_POS, IMT_NO_POS, __VA_ARGS__), -1)
 
 static uint32_t get32(const uint8_t *p)
 {
