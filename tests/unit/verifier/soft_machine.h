@@ -49,19 +49,53 @@ static inline void sm_boot_fresh(struct sm *m)
 	m->sent_bytes = 0;
 }
 
-/* Append one ima-ng record for @path with @content (NULL: boot). */
-static inline void sm_measure(struct sm *m, const char *path,
-			      const char *content)
+/*
+ * Append an ima-ng record of @path with @digest (of @algo) to the list of
+ * @m and extend PCR 10 of @m's bank with its template hash, as the kernel
+ * does for that bank.
+ */
+static inline void sm_append(struct sm *m, const char *path,
+			     const struct hash_algo *algo,
+			     const uint8_t *digest)
 {
-	const struct hash_algo *sha256 = hash_algo_bank("sha256");
-	uint8_t digest[32] = { 0 }, dng[80], th[32], buf[64];
-	static const uint8_t zero[10 * 32];
+	const struct hash_algo *bank = m->pcrs.algo;
+	uint8_t dng[80], th[HASH_ALGO_MAX_SIZE], buf[2 * HASH_ALGO_MAX_SIZE];
 	struct ima_build_field f[2];
 	struct ima_list_parser p;
 	struct ima_replay *r;
 	struct ima_record rec;
 	struct imt_error err;
 	size_t n;
+
+	f[0] = (struct ima_build_field){ dng,
+					 ima_build_digest_ng(dng, algo,
+							     digest) };
+	f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) + 1 };
+	n = ima_build_record(m->list + m->len, LIST_MAX - m->len, 10,
+			     "ima-ng", f, 2, 0);
+	assert_true(n > 0);
+	ima_list_parser_init(&p, NULL);
+	assert_int_equal(ima_list_next(&p, m->list + m->len, n, 1, &rec,
+				       &err), IMT_OK);
+	r = ima_replay_new(bank, &err);
+	assert_non_null(r);
+	assert_int_equal(ima_replay_template_hash(r, &rec, th, &err), IMT_OK);
+	ima_replay_free(r);
+	memcpy(buf, m->pcrs.value[10], bank->size);
+	memcpy(buf + bank->size, th, bank->size);
+	EVP_Digest(buf, 2 * bank->size, m->pcrs.value[10], NULL,
+		   EVP_get_digestbyname(bank->name), NULL);
+	m->len += n;
+	m->count++;
+}
+
+/* Append one ima-ng record for @path with @content (NULL: boot), in
+ * sha256, to a machine of the sha256 bank (sm_new()'s). */
+static inline void sm_measure(struct sm *m, const char *path,
+			      const char *content)
+{
+	static const uint8_t zero[10 * 32];
+	uint8_t digest[32];
 
 	if (content == NULL) {	/* boot_aggregate over the zero PCRs 0-9 */
 		EVP_Digest(zero, sizeof(zero), digest, NULL, EVP_sha256(),
@@ -71,26 +105,7 @@ static inline void sm_measure(struct sm *m, const char *path,
 		EVP_Digest(content, strlen(content), digest, NULL,
 			   EVP_sha256(), NULL);
 	}
-	f[0] = (struct ima_build_field){ dng,
-					 ima_build_digest_ng(dng, sha256,
-							     digest) };
-	f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) + 1 };
-	n = ima_build_record(m->list + m->len, LIST_MAX - m->len, 10,
-			     "ima-ng", f, 2, 0);
-	assert_true(n > 0);
-	ima_list_parser_init(&p, NULL);
-	assert_int_equal(ima_list_next(&p, m->list + m->len, n, 1, &rec,
-				       &err), IMT_OK);
-	r = ima_replay_new(sha256, &err);
-	assert_non_null(r);
-	assert_int_equal(ima_replay_template_hash(r, &rec, th, &err), IMT_OK);
-	ima_replay_free(r);
-	memcpy(buf, m->pcrs.value[10], 32);
-	memcpy(buf + 32, th, 32);
-	EVP_Digest(buf, sizeof(buf), m->pcrs.value[10], NULL, EVP_sha256(),
-		   NULL);
-	m->len += n;
-	m->count++;
+	sm_append(m, path, hash_algo_bank("sha256"), digest);
 }
 
 static inline void sm_new(struct tv *t, struct sm *m, const char *id)

@@ -19,52 +19,13 @@
 #include "tcg_log.h"
 #include "transition.h"
 
-/*
- * Append an ima-ng record of @path with @digest (of @algo) to the list of
- * @m and extend PCR 10 of @m's bank with its template hash, as the kernel
- * does for that bank.
- */
-static void append(struct sm *m, const char *path,
-		   const struct hash_algo *algo, const uint8_t *digest)
-{
-	const struct hash_algo *bank = m->pcrs.algo;
-	uint8_t dng[80], th[HASH_ALGO_MAX_SIZE], buf[2 * HASH_ALGO_MAX_SIZE];
-	struct ima_build_field f[2];
-	struct ima_list_parser p;
-	struct ima_replay *r;
-	struct ima_record rec;
-	struct imt_error err;
-	size_t n;
-
-	f[0] = (struct ima_build_field){ dng,
-					 ima_build_digest_ng(dng, algo,
-							     digest) };
-	f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) + 1 };
-	n = ima_build_record(m->list + m->len, LIST_MAX - m->len, 10,
-			     "ima-ng", f, 2, 0);
-	assert_true(n > 0);
-	ima_list_parser_init(&p, NULL);
-	assert_int_equal(ima_list_next(&p, m->list + m->len, n, 1, &rec,
-				       &err), IMT_OK);
-	r = ima_replay_new(bank, &err);
-	assert_non_null(r);
-	assert_int_equal(ima_replay_template_hash(r, &rec, th, &err), IMT_OK);
-	ima_replay_free(r);
-	memcpy(buf, m->pcrs.value[10], bank->size);
-	memcpy(buf + bank->size, th, bank->size);
-	EVP_Digest(buf, 2 * bank->size, m->pcrs.value[10], NULL,
-		   EVP_get_digestbyname(bank->name), NULL);
-	m->len += n;
-	m->count++;
-}
-
 /* A record of @path whose sha256 digest is that of @content. */
 static void append_file(struct sm *m, const char *path, const char *content)
 {
 	uint8_t d[32];
 
 	EVP_Digest(content, strlen(content), d, NULL, EVP_sha256(), NULL);
-	append(m, path, hash_algo_bank("sha256"), d);
+	sm_append(m, path, hash_algo_bank("sha256"), d);
 }
 
 /*
@@ -85,7 +46,8 @@ static void boot(struct sm *m, const char *bank, uint8_t firmware,
 		memset(m->pcrs.value[i], firmware, m->pcrs.algo->size);
 	m->len = m->count = m->sent = m->sent_bytes = 0;
 	assert_int_equal(pcr_set_boot_aggregate(&m->pcrs, ba, &err), IMT_OK);
-	append(m, first != NULL ? first : "boot_aggregate", m->pcrs.algo, ba);
+	sm_append(m, first != NULL ? first : "boot_aggregate", m->pcrs.algo,
+		  ba);
 }
 
 /*
@@ -109,7 +71,7 @@ static uint8_t *boot_with_log(struct sm *m, const char *name, size_t *len)
 	memset(m->pcrs.value[10], 0, sizeof(m->pcrs.value[10]));
 	m->len = m->count = m->sent = m->sent_bytes = 0;
 	assert_int_equal(pcr_set_boot_aggregate(&m->pcrs, ba, &err), IMT_OK);
-	append(m, "boot_aggregate", m->pcrs.algo, ba);
+	sm_append(m, "boot_aggregate", m->pcrs.algo, ba);
 	return log;
 }
 
@@ -213,7 +175,7 @@ static void test_boot_aggregate_other_bank(void **state)
 	boot(&m, "sha256", 0, NULL);
 	m.len = m.count = 0;
 	memset(m.pcrs.value[10], 0, sizeof(m.pcrs.value[10]));
-	append(&m, "boot_aggregate", hash_algo_bank("sha1"), sha1);
+	sm_append(&m, "boot_aggregate", hash_algo_bank("sha1"), sha1);
 	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
 	assert_reason(t, "m1", "record 0 is a sha1 digest");
 	soft_ak_free(&m.ak);
@@ -381,7 +343,7 @@ static void append_algo(struct sm *m, const char *path, const char *algo,
 
 	EVP_Digest(content, strlen(content), d, NULL,
 		   EVP_get_digestbyname(algo), NULL);
-	append(m, path, a, d);
+	sm_append(m, path, a, d);
 }
 
 /* A reference for @path with @content's @algo digest (source "test"). */
