@@ -120,9 +120,15 @@ for pair in ek-rsa:rsa:ak-rsa:ak-rsa2 ek-ecc:ecc:ak-ecc:ak-rsa; do
 
 	# Integrity: flip one byte of encIdentity (after the 8-byte header,
 	# the 2-byte blob size, and the 2 + 32 bytes of the outer HMAC).
-	cp ours.cred flipped.cred
-	printf '\x5a' | dd of=flipped.cred bs=1 seek=$((8 + 2 + 34 + 1)) \
-		conv=notrunc 2>/dev/null
+	# XOR, not a fixed value: writing 0x5a left the credential whole
+	# whenever its random byte already was 0x5a (1 run in 256).
+	python3 -c 'import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[int(sys.argv[2])] ^= 0xff
+open(sys.argv[3], "wb").write(b)' ours.cred $((8 + 2 + 34 + 1)) flipped.cred
+	if cmp -s ours.cred flipped.cred; then
+		bail "$ek: flipped.cred equals ours.cred"
+	fi
 	if activate "$ek" "$ak" flipped.cred wrong || ! grep -qi integrity act.log; then
 		not_ok "$ek: a credential with a flipped byte is refused (integrity)"
 	else
