@@ -436,7 +436,8 @@ check-browser: all $(TOOL_BINS)
 
 fuzz: $(FUZZ_BINS)
 
-# Every target for FUZZ_SECONDS from its corpus (the corpus is not changed).
+# Every target for FUZZ_SECONDS from its corpus (the corpus is not
+# changed), two at a time on a 2-core machine (FUZZ_JOBS).
 check-fuzz: $(FUZZ_BINS)
 	@tests/run-suite.sh check-fuzz "tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)"
 
