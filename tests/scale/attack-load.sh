@@ -52,7 +52,7 @@ agents=${SOAK_AGENTS:-1000}
 seconds=${SOAK_SECONDS:-60}
 p99_max=5000
 max_max=15000
-rss_max_kb=$((512 * 1024))
+rss_max_kb=$((256 * 1024))
 warm_max=60
 
 tap_n=0
