@@ -421,9 +421,12 @@ check-mutants: $(UNIT_BINS)
 
 # Three verifiers on one PostgreSQL behind HAProxy, 1,000 simulated
 # agents for a minute; one verifier killed, the database restarted
-# (tests/scale/scale-out.sh; SOAK_AGENTS, SOAK_SECONDS).
+# (tests/scale/scale-out.sh; SOAK_AGENTS, SOAK_SECONDS). Then one
+# verifier under 1,000 agents and every network attack at once
+# (tests/scale/attack-load.sh, about 100 s).
 check-scale-out: all
-	@tests/run-suite.sh check-scale-out tests/scale/scale-out.sh
+	@tests/run-suite.sh check-scale-out tests/scale/scale-out.sh \
+		tests/scale/attack-load.sh
 
 # The fleet console in headless Chromium against a real verifier and
 # agents on swtpm (slow to start: not in check-fast). Screenshots in

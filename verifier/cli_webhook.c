@@ -11,8 +11,8 @@
  *
  * add prints the secret (whsec_...) once: the verifier keeps it and shows
  * it never again. --secret-file sends one the receiver already holds.
- * --endpoint-ca is the receiver's CA (--ca is the verifier's, as for
- * every command). All take --url, --ca, --token-file.
+ * --endpoint-ca is the receiver's CA: a file name in the verifier's
+ * webhook_ca_dir (--ca is the verifier's, as for every command). All take --url, --ca, --token-file.
  */
 #define _GNU_SOURCE	/* asprintf */
 #include <getopt.h>

@@ -83,7 +83,9 @@ static const struct conf_key keys[] = {
 	     "seconds a pending machine nobody approved is kept before it is removed (0: forever)"),
 	/* webhooks */
 	LIST("webhook", webhooks,
-	     "NAME URL [ca=FILE] [secret=FILE] [allow-http], repeatable: an endpoint that receives every machine state change, signed with the whsec_ secret in FILE (required); https:// verified against the system's CAs or ca=FILE; http:// only to loopback unless allow-http"),
+	     "NAME URL [ca=FILE] [secret=FILE] [allow-http], repeatable: an endpoint that receives every machine state change, signed with the whsec_ secret in FILE (required); https:// verified against the system's CAs or ca=FILE, a file name in webhook_ca_dir; http:// only to loopback unless allow-http"),
+	STR("webhook_ca_dir", webhook_ca_dir, "/etc/imatrust/webhook-ca", 0,
+	    "directory of the webhook endpoints' CA bundles: a webhook's ca (ca=FILE here, \"ca\" of POST /v1/webhooks) is only a file name in it (no '/', not starting with '.', not a symbolic link: a regular PEM file), so an operator token cannot make the verifier read another file"),
 	UINT("webhook_max_pending", webhook_max_pending, 1, 10000000, "10000",
 	     "undelivered messages kept per webhook endpoint; past it the oldest are dropped, logged and counted (imatrust_webhook_dropped_total)"),
 	UINT("webhook_keep", webhook_keep, 0, 315360000, "86400",

@@ -61,6 +61,8 @@ struct config {
 	char webhooks[CONFIG_WEBHOOKS_MAX];
 	uint64_t webhook_max_pending;	/* undelivered messages per endpoint */
 	uint64_t webhook_keep;		/* seconds delivered ones are kept */
+	char webhook_ca_dir[CONFIG_PATH_MAX];	/* the only place of their
+						 * CA files (webhook_ca.h) */
 	/* signed attestation results (result_key.c) */
 	char result_key[CONFIG_PATH_MAX];	/* PEM P-256 private key; "":
 						 * result-key.pem beside the

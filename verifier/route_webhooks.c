@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -28,6 +27,7 @@
 #include "db.h"
 #include "rest.h"
 #include "verifier.h"
+#include "webhook_ca.h"
 #include "webhook_endpoint.h"
 #include "webhook_sign.h"
 
@@ -111,9 +111,28 @@ static int opt_string(json_t *body, const char *key, char *out, size_t size,
 	return 0;
 }
 
+/*
+ * The CA file @name of webhook_ca_dir (webhook_ca.h): 0 when it is one
+ * the delivery will read, or -1 after answering 400 with the rule.
+ */
+static int check_ca(const char *dir, const char *name,
+		    struct http_response *res)
+{
+	char why[256];
+	size_t len;
+	char *text = webhook_ca_read(dir, name, &len, why, sizeof(why));
+
+	if (text == NULL) {
+		http_error(res, 400, "%s", why);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
 /* The endpoint the body states; 0, or -1 after answering 400. */
-static int read_spec(json_t *body, struct webhook_spec *s, char *secret_text,
-		     struct http_response *res)
+static int read_spec(json_t *body, const char *ca_dir, struct webhook_spec *s,
+		     char *secret_text, struct http_response *res)
 {
 	json_t *ah = json_object_get(body, "allow_http");
 	char why[256];
@@ -141,12 +160,8 @@ static int read_spec(json_t *body, struct webhook_spec *s, char *secret_text,
 			   "missing");
 		return -1;
 	}
-	if (s->ca_file[0] != '\0' &&
-	    (s->ca_file[0] != '/' || access(s->ca_file, R_OK) != 0)) {
-		http_error(res, 400, "ca: want the absolute path of a PEM file "
-			   "the verifier can read");
-		return -1;
-	}
+	if (s->ca_file[0] != '\0')
+		return check_ca(ca_dir, s->ca_file, res);
 	return 0;
 }
 
@@ -215,7 +230,7 @@ void route_webhooks_add(void *ctx, const struct http_request *req,
 	body = rest_body(req, res, keys);
 	if (body == NULL)
 		return;
-	rc = read_spec(body, &s, secret_text, res);
+	rc = read_spec(body, v->cfg.webhook_ca_dir, &s, secret_text, res);
 	json_decref(body);
 	if (rc < 0 || make_secret(secret_text, secret, &slen, res) < 0)
 		goto out;

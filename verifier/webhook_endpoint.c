@@ -11,6 +11,7 @@
 
 #include <curl/curl.h>
 
+#include "webhook_ca.h"
 #include "webhook_endpoint.h"
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
@@ -194,13 +195,21 @@ static int copy_word(char *dst, size_t size, const char *w, size_t n)
 static int option(struct webhook_spec *s, const char *w, size_t n, char *why,
 		  size_t whylen)
 {
+	char reason[192];
+
 	if (n == 10 && memcmp(w, "allow-http", 10) == 0) {
 		s->allow_http = 1;
 		return 0;
 	}
 	if (n > 3 && memcmp(w, "ca=", 3) == 0 &&
-	    copy_word(s->ca_file, sizeof(s->ca_file), w + 3, n - 3) == 0)
-		return 0;
+	    copy_word(s->ca_file, sizeof(s->ca_file), w + 3, n - 3) == 0) {
+		/* the API's rule: a file name in webhook_ca_dir */
+		if (webhook_ca_name_check(s->ca_file, reason,
+					  sizeof(reason)) == 0)
+			return 0;
+		snprintf(why, whylen, "webhook %s: %s", s->name, reason);
+		return -1;
+	}
 	if (n > 7 && memcmp(w, "secret=", 7) == 0 &&
 	    copy_word(s->secret_file, sizeof(s->secret_file), w + 7,
 		      n - 7) == 0)

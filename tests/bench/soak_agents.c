@@ -33,12 +33,24 @@
  * descriptors a process may hold; the verifier still keeps state for
  * every machine.
  *
+ * -A: the agents' connections come from ADDRS loopback addresses,
+ * 127.0.1.1 on (as a fleet does, each machine its own address), so the
+ * verifier's per-address limits apply to attackers, not to the fleet.
+ * -F: forgers on these loopback addresses (one thread each) send (with
+ * -L from SIGUSR1 on), at FORGE_RATE a second each, evidence for the fleet's machines quoted by
+ * an AK of their own (the failed-check flood): never accepted.
+ * The latency of every honest evidence answered 200 while streaming is
+ * printed as "soak: latency_ms p50 .. p95 .. p99 .. max .. n .."; with
+ * -L only from a SIGUSR1 on (the attacks started). SIGUSR2 ends the
+ * streaming early, as SECONDS would (the attacks ended).
+ *
  * After SECONDS every agent must get one more heartbeat accepted within
  * SETTLE_SECONDS (plus a second per 1,000 agents). DIR/agents.tsv then has one line per agent: its id and
  * the list index the verifier confirmed last (the records it must hold).
  * The counts go to stdout as "soak: NAME N" lines.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -58,6 +70,7 @@
 #define SETTLE_SECONDS 60.0	/* for the last heartbeat of each agent */
 #define TIMEOUT_SECONDS 30L	/* one exchange */
 #define LATE_SECONDS 5.0	/* -i: answered this long after it was due */
+#define FORGE_RATE 50.0		/* -F: forged evidence a second per address */
 
 struct opts {
 	size_t agents, threads, records, conns;
@@ -65,6 +78,9 @@ struct opts {
 	unsigned int seconds, port;
 	unsigned int race_ports[PORTS_MAX];
 	size_t nrace;
+	size_t naddrs;		/* -A: honest source addresses */
+	char *forgers[PORTS_MAX];	/* -F: the forgers' addresses */
+	size_t nforgers;
 	const char *db, *ca, *dir;
 };
 
@@ -88,6 +104,10 @@ enum count {
 	C_IMPOSTOR_REFUSED,	/* ... refused (403) */
 	C_FATAL,	/* what must never happen */
 	C_LATE,		/* -i: accepted LATE_SECONDS or more after due */
+	C_FORGED,	/* -F: forged evidence sent */
+	C_FORGED_REFUSED,	/* ... answered 403 (a signature checked) */
+	C_FORGED_LIMITED,	/* ... answered 429 from the headers */
+	C_FORGED_OTHER,	/* ... no answer, or another */
 	C_COUNT,
 };
 
@@ -96,12 +116,14 @@ static const char *const count_names[C_COUNT] = {
 	"unavailable", "nonce_refused", "conflicts", "resyncs", "races",
 	"races_one_accepted", "races_accepted_twice", "races_lost_nonce",
 	"races_lost_conflict", "races_lost_other", "impostors",
-	"impostors_refused", "fatal", "late",
+	"impostors_refused", "fatal", "late", "forged", "forged_refused",
+	"forged_limited", "forged_other",
 };
 
 static atomic_ullong counts[C_COUNT];
 static struct curl_slist *headers;
 static atomic_int stop;
+static volatile sig_atomic_t recording = 1;	/* -L: from SIGUSR1 */
 
 struct agent {
 	struct fleet_agent f;
@@ -123,6 +145,16 @@ struct worker {
 	unsigned long sent;	/* evidence built: every RACE_EVERY-th
 				 * raced, the one half-way an impostor */
 	int attack;		/* while streaming, not when settling */
+	double *lat;		/* ms of each honest evidence answered 200 */
+	size_t nlat, caplat;
+	pthread_t th;
+};
+
+/* One forger (-F): its address, the fleet it forges for. */
+struct forger {
+	const struct opts *o;
+	const struct agent *a;	/* ids only */
+	const char *addr;
 	pthread_t th;
 };
 
@@ -380,9 +412,126 @@ static int impostor(struct worker *w, struct agent *a, size_t nrec)
 	return 0;
 }
 
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		recording = 1;
+	else
+		atomic_store(&stop, 1);
+}
+
+/* Keep @ms, one honest evidence's round trip (out of memory: dropped). */
+static void note_latency(struct worker *w, double ms)
+{
+	double *grown;
+
+	if (w->nlat == w->caplat) {
+		grown = realloc(w->lat, (w->caplat * 2 + 1024) * sizeof(*grown));
+		if (grown == NULL)
+			return;
+		w->lat = grown;
+		w->caplat = w->caplat * 2 + 1024;
+	}
+	w->lat[w->nlat++] = ms;
+}
+
+static int by_value(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Every worker's latencies, sorted: the percentiles on one line. */
+static void print_latency(struct worker *w, size_t n)
+{
+	size_t i, all = 0, at = 0;
+	double *v;
+
+	for (i = 0; i < n; i++)
+		all += w[i].nlat;
+	v = malloc((all + 1) * sizeof(*v));
+	if (v == NULL || all == 0) {
+		printf("soak: latency_ms none\n");
+		free(v);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(v + at, w[i].lat, w[i].nlat * sizeof(*v));
+		at += w[i].nlat;
+	}
+	qsort(v, all, sizeof(*v), by_value);
+	printf("soak: latency_ms p50 %.1f p95 %.1f p99 %.1f max %.1f n %zu\n",
+	       v[all / 2], v[all * 95 / 100], v[all * 99 / 100], v[all - 1],
+	       all);
+	free(v);
+}
+
+/* One forged evidence for @a from @h: counted by its answer. */
+static void forge_one(struct forger *f, CURLM *m, CURL *h,
+		      struct fleet_agent *fa, struct fleet_evidence *ev,
+		      struct bench_buf *resp)
+{
+	char base[96];
+	char *json = fleet_evidence(fa, 1, ev);
+	long status;
+
+	if (json == NULL)
+		return;
+	snprintf(base, sizeof(base), "https://127.0.0.1:%u", f->o->port);
+	count(C_FORGED, 1);
+	status = post(m, h, base, fa->id, "evidence", json, ev->body_len,
+		      resp);
+	free(json);
+	if (status == 200) {
+		count(C_FATAL, 1);
+		fprintf(stderr, "soak: %s: forged evidence accepted\n",
+			fa->id);
+	}
+	count(status == 403 ? C_FORGED_REFUSED : status == 429 ?
+	      C_FORGED_LIMITED : C_FORGED_OTHER, 1);
+}
+
+/* -F: a forger: evidence of its own AK for each machine in turn. */
+static void *forge(void *arg)
+{
+	struct forger *f = arg;
+	struct bench_buf resp = {0};
+	struct fleet_evidence ev;
+	struct fleet_agent fa;
+	CURLM *m = curl_multi_init();
+	CURL *h = easy(f->o, &resp);
+	size_t i = 0;
+
+	ev.records = malloc(FLEET_BATCH_MAX * FLEET_RECORD_MAX);
+	memset(&fa, 0, sizeof(fa));
+	if (m == NULL || h == NULL || ev.records == NULL ||
+	    soft_ak_new(&fa.ak) < 0)
+		goto out;
+	curl_easy_setopt(h, CURLOPT_INTERFACE, f->addr);
+	fa.nonce_len = 20;
+	while (!atomic_load(&stop)) {
+		if (!recording) {	/* -L: the attacks did not start */
+			usleep(100000);
+			continue;
+		}
+		snprintf(fa.id, sizeof(fa.id), "%s", f->a[i].f.id);
+		i = (i + 1) % f->o->agents;
+		forge_one(f, m, h, &fa, &ev, &resp);
+		usleep((useconds_t)(1e6 / FORGE_RATE));
+	}
+out:
+	curl_easy_cleanup(h);
+	curl_multi_cleanup(m);
+	free(ev.records);
+	free(resp.data);
+	return NULL;
+}
+
 /* One step of @a: a nonce if it has none, else evidence. 1: accepted. */
 static int step(struct worker *w, struct agent *a, size_t nrec)
 {
+	double t0;
 	long status;
 	char *json;
 	int rc;
@@ -409,6 +558,7 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 		free(json);
 		return rc < 0 ? -1 : a->f.nonce_len > 0;
 	}
+	t0 = bench_now();
 	status = post(w->multi, a->c->h, a->c->base, a->f.id, "evidence", json,
 		      w->ev.body_len, &w->resp);
 	free(json);
@@ -416,6 +566,8 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 		setback(a, status, w->resp.data);
 		return 0;
 	}
+	if (w->attack && recording)
+		note_latency(w, (bench_now() - t0) * 1000);
 	return take_verdict(a, &w->ev, &w->resp) < 0 ? -1 : 1;
 }
 
@@ -532,6 +684,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: soak-agents [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]\n"
 			"                   [-i INTERVAL] [-c CONNECTIONS] [-R PORT,PORT...]\n"
+			"                   [-A ADDRS] [-F ADDR,ADDR...] [-L]\n"
 			"                   -D DB -p PORT -C CA -o DIR\n");
 	exit(2);
 }
@@ -549,14 +702,35 @@ static void parse_ports(struct opts *o, char *list)
 	}
 }
 
+static void parse_forgers(struct opts *o, char *list)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(list, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nforgers == PORTS_MAX || strncmp(tok, "127.", 4) != 0)
+			usage();	/* loopback only */
+		o->forgers[o->nforgers++] = tok;
+	}
+}
+
 static void parse(int argc, char **argv, struct opts *o)
 {
 	int ch;
 
 	*o = (struct opts){.agents = 1000, .threads = 8, .seconds = 60,
 			   .records = 5};
-	while ((ch = getopt(argc, argv, "n:t:s:r:i:c:R:D:p:C:o:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:t:s:r:i:c:R:A:F:LD:p:C:o:")) != -1) {
 		switch (ch) {
+		case 'L':
+			recording = 0;
+			break;
+		case 'A':
+			o->naddrs = strtoul(optarg, NULL, 10);
+			break;
+		case 'F':
+			parse_forgers(o, optarg);
+			break;
 		case 'n':
 			o->agents = strtoul(optarg, NULL, 10);
 			break;
@@ -597,7 +771,8 @@ static void parse(int argc, char **argv, struct opts *o)
 	if (o->db == NULL || o->port == 0 || o->ca == NULL || o->dir == NULL ||
 	    o->agents == 0 || o->threads == 0 || o->threads > THREADS_MAX ||
 	    o->threads > o->agents || o->seconds == 0 ||
-	    o->records > FLEET_BATCH_MAX || o->interval < 0)
+	    o->records > FLEET_BATCH_MAX || o->interval < 0 ||
+	    o->naddrs > 250)
 		usage();
 	if (o->conns == 0 || o->conns > o->agents)
 		o->conns = o->agents;	/* one each */
@@ -609,20 +784,27 @@ static void parse(int argc, char **argv, struct opts *o)
 static int connections(const struct opts *o, struct worker *w, size_t i)
 {
 	size_t j, per = o->conns / o->threads;
-	char name[96];
+	char name[96], addr[32];
 
 	w->nconns = per + (i < o->conns % o->threads);
 	w->conns = calloc(w->nconns, sizeof(*w->conns));
 	if (w->conns == NULL)
 		return -1;
 	for (j = 0; j < w->nconns; j++) {
+		CURL *h = easy(o, &w->resp);
+
 		/* one per agent: named after it, as bench-verifier's */
 		if (o->conns == o->agents)
 			snprintf(name, sizeof(name), "%s", w->a[j].f.id);
 		else
 			snprintf(name, sizeof(name), "conn-%zu-%zu", i, j);
-		if (bench_http_connect(&w->conns[j], easy(o, &w->resp), name,
-				       o->port) < 0)
+		if (h != NULL && o->naddrs > 0) {
+			/* -A: 127.0.1.1 on, spread over the fleet */
+			snprintf(addr, sizeof(addr), "127.0.1.%zu",
+				 1 + (i * per + j) % o->naddrs);
+			curl_easy_setopt(h, CURLOPT_INTERFACE, addr);
+		}
+		if (bench_http_connect(&w->conns[j], h, name, o->port) < 0)
 			return -1;
 	}
 	for (j = 0; j < w->n; j++)
@@ -655,6 +837,7 @@ static struct worker *workers(const struct opts *o, struct agent *a)
 
 int main(int argc, char **argv)
 {
+	struct forger forgers[PORTS_MAX];
 	struct fleet_agent *seed;
 	struct agent *a;
 	struct worker *w;
@@ -663,6 +846,8 @@ int main(int argc, char **argv)
 	size_t i;
 
 	parse(argc, argv, &o);
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
 	headers = bench_http_init();
 	a = calloc(o.agents, sizeof(*a));
 	seed = calloc(o.agents, sizeof(*seed));
@@ -693,6 +878,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.threads; i++)
 		if (pthread_create(&w[i].th, NULL, stream, &w[i]) != 0)
 			return 1;
+	for (i = 0; i < o.nforgers; i++) {
+		forgers[i] = (struct forger){ .o = &o, .a = a,
+					      .addr = o.forgers[i] };
+		if (pthread_create(&forgers[i].th, NULL, forge,
+				   &forgers[i]) != 0)
+			return 1;
+	}
 	for (t = 0; !atomic_load(&stop) && (t = bench_now() - t0) < o.seconds;) {
 		unsigned int mark;
 
@@ -704,7 +896,10 @@ int main(int argc, char **argv)
 	atomic_store(&stop, 1);
 	for (i = 0; i < o.threads; i++)
 		pthread_join(w[i].th, NULL);
+	for (i = 0; i < o.nforgers; i++)
+		pthread_join(forgers[i].th, NULL);
 	printf("soak: streamed for %.1f s\n", bench_now() - t0);
+	print_latency(w, o.threads);
 	if (atomic_load(&counts[C_FATAL]) == 0) {
 		atomic_store(&stop, 0);
 		t0 = bench_now();

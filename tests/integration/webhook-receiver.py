@@ -8,12 +8,16 @@
 #       answer 204 to POST PATH, after refusing the first REFUSE
 #       requests with 503; one JSON line per request in LOG (headers,
 #       body, whether the signature verified, the answer)
+#       (over TLS when RECEIVER_TLS_CERT and RECEIVER_TLS_KEY name a
+#       PEM certificate and key)
 #   webhook-receiver.py check SECRETFILE < LINE
 #       exit 0 when the logged request LINE verifies under SECRETFILE
 import base64
 import hashlib
 import hmac
 import json
+import os
+import ssl
 import time
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -81,7 +85,13 @@ def serve(port, log, refuse, secrets):
             pass
 
     HTTPServer.allow_reuse_address = True
-    HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    server = HTTPServer(("127.0.0.1", port), Handler)
+    cert = os.environ.get("RECEIVER_TLS_CERT")
+    if cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, os.environ["RECEIVER_TLS_KEY"])
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    server.serve_forever()
 
 
 def main():

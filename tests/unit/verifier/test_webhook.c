@@ -215,7 +215,7 @@ static void test_config_lines(void **state)
 
 	(void)state;
 	assert_int_equal(parse(BASE
-		"webhook = nac https://nac.example/h secret=/etc/s ca=/etc/ca.pem\n"
+		"webhook = nac https://nac.example/h secret=/etc/s ca=nac.pem\n"
 		"webhook = pager http://127.0.0.1:9/p secret=/etc/p\n"
 		"webhook_max_pending = 50\n", &c, err), 0);
 	assert_int_equal(c.webhook_max_pending, 50);
@@ -225,7 +225,7 @@ static void test_config_lines(void **state)
 			 0);
 	assert_string_equal(s.name, "nac");
 	assert_string_equal(s.url, "https://nac.example/h");
-	assert_string_equal(s.ca_file, "/etc/ca.pem");
+	assert_string_equal(s.ca_file, "nac.pem");
 	assert_string_equal(s.secret_file, "/etc/s");
 	assert_int_equal(s.allow_http, 0);
 	assert_int_equal(webhook_spec_next(&c, &pos, &line, &len), 1);
@@ -252,6 +252,15 @@ static void test_config_lines(void **state)
 			       "colour=blue\n", &c, err), -1);
 	assert_non_null(strstr(err, "unknown option"));
 	assert_int_equal(parse(BASE "webhook = nac\n", &c, err), -1);
+	/* ca=: a file name in webhook_ca_dir, as the API's "ca" */
+	assert_int_equal(parse(BASE "webhook = nac https://a/ secret=/s "
+			       "ca=/etc/passwd\n", &c, err), -1);
+	assert_non_null(strstr(err, "webhook nac: ca: want a file name in "
+			       "webhook_ca_dir"));
+	assert_int_equal(parse(BASE "webhook = nac https://a/ secret=/s "
+			       "ca=../x\n", &c, err), -1);
+	assert_non_null(strstr(err, "webhook_ca_dir"));
+	assert_string_equal(c.webhook_ca_dir, "/etc/imatrust/webhook-ca");
 	/* other keys still may be set once */
 	assert_int_equal(parse(BASE "webhook_keep = 1\nwebhook_keep = 2\n", &c,
 			       err), -1);
