@@ -243,9 +243,10 @@ kmake() {
 }
 
 # run_check DESC LOG VERB TREE ARG...: kmake into LOG; a TAP line with
-# the count of files (make's "VERB" lines in the directory) and warnings.
+# the count of files (make's "VERB" lines in the directory), of warnings
+# and the seconds it took.
 run_check() {
-	local desc=$1 log=$2 verb=$3 tree=$4 rc files
+	local desc=$1 log=$2 verb=$3 tree=$4 rc files start=$SECONDS
 
 	shift 4
 	kmake "$tree" "$@" >"$log" 2>&1
@@ -256,7 +257,8 @@ run_check() {
 		tail -n 30 "$log" | comment
 		return 1
 	fi
-	ok "$desc: $files file(s), $(warnings "$log" | wc -l) warning(s)"
+	ok "$desc: $files file(s), $(warnings "$log" | wc -l) warning(s)," \
+		"$((SECONDS - start)) s"
 }
 
 # lint_tree VARIANT: sparse and W=1 on the variant's work tree, logs in
@@ -275,7 +277,8 @@ lint_tree() {
 		tail -n 30 "$tmp/$v.rebuild" | comment
 	fi
 	exec 9>&-
-	echo "# $v tree: $((SECONDS - start)) s"
+	echo "# $v tree: $((SECONDS - start)) s in all (build.sh, lock," \
+		"sparse, W=1, build without W=1)"
 }
 
 lint_trees() {
