@@ -141,16 +141,26 @@ lint_patches() {
 	[ "$n" -gt 0 ] || not_ok "patches listed in $series"
 }
 
-# warnings LOG: its warnings and errors, one a line, "FILE: warning: MSG",
-# sorted (C locale) for comm.
+# warnings LOG: its warnings and errors (gcc, sparse, kernel-doc,
+# objtool), one a line, "FILE: warning: MSG", sorted (C locale) for comm.
 warnings() {
 	awk '
 	function flush() { if (cur != "") print cur; cur = "" }
-	/^[^ :][^:]*:[0-9]+:([0-9]+:)? +(warning|error): / {
+	# "FILE:LINE:COL: ", "FILE:LINE: " or "FILE: " (objtool) dropped to
+	# "FILE: "
+	function norm(s,   f, r) {
+		f = s
+		sub(/:.*/, "", f)
+		r = substr(s, length(f) + 2)
+		sub(/^[0-9]+:/, "", r)
+		sub(/^[0-9]+:/, "", r)
+		sub(/^ +/, "", r)
+		sub(/^\.\//, "", f)
+		return f ": " r
+	}
+	/^[^ :][^:]*:([0-9]+:)?([0-9]+:)? +(warning|error): / {
 		flush()
-		cur = $0
-		sub(/:[0-9]+:([0-9]+:)? +/, ": ", cur)
-		sub(/^\.\//, "", cur)
+		cur = norm($0)
 		next
 	}
 	# sparse: "FILE:LINE:COL:    expected ..." continues the warning
