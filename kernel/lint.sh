@@ -13,15 +13,17 @@
 # --patches: the tarball's scripts/checkpatch.pl (build.sh
 # --checkpatch-tool) with --strict --no-tree on every patch listed in
 # patches/series (or SERIES, its patches beside it), one TAP line a
-# patch, its findings as comments. Any
-# ERROR, WARNING or CHECK fails, save the types of the ignore list below
-# (empty: the series is clean under --strict).
+# patch, its findings as comments. Any ERROR, WARNING or CHECK fails,
+# save the types of the ignore list below (empty: the series is clean
+# under --strict).
 #
 # --trees: for the stock, then the patched variant: kernel/build.sh
 # [--stock] (a cache hit when warm), then, holding the work tree's lock
 # (build.sh's), sparse (make C=2: every source of the directory that the
 # config builds) and a W=1 build of security/integrity/ima/ in the work
-# tree, with build.sh's CC, ccache and KBUILD_BUILD_* settings. The W=1
+# tree, with build.sh's CC, ccache and KBUILD_BUILD_* settings (make -k;
+# the W=1 build with KCFLAGS=-Wno-error against the config's
+# CONFIG_WERROR, so a warning stays a warning to compare). The W=1
 # build deletes the directory's objects first (else make would have
 # nothing to compile and no warning to say), and the directory is built
 # once more without W=1 (ccache: seconds), so the tree is left as
@@ -241,15 +243,17 @@ ready() {
 	return 1
 }
 
-# kmake TREE ARG...: make in TREE as build.sh runs it, output in order.
+# kmake TREE ARG...: make in TREE as build.sh runs it, output in order;
+# -k: a file that does not compile does not hide the others' warnings;
+# LC_ALL=C: the same words and quotes whatever the caller's locale.
 kmake() {
 	local tree=$1
 
 	shift
-	CCACHE_DIR="$CACHE/kernel/ccache" CCACHE_BASEDIR="$tree" \
+	LC_ALL=C CCACHE_DIR="$CACHE/kernel/ccache" CCACHE_BASEDIR="$tree" \
 		KBUILD_BUILD_TIMESTAMP=@0 KBUILD_BUILD_USER=imatrust \
 		KBUILD_BUILD_HOST=imatrust KBUILD_BUILD_VERSION=1 \
-		make -C "$tree" -j"$JOBS" -Otarget CC="ccache gcc" "$@"
+		make -C "$tree" -j"$JOBS" -k -Otarget CC="ccache gcc" "$@"
 }
 
 # run_check DESC LOG VERB TREE ARG...: kmake into LOG; a TAP line with
@@ -280,8 +284,10 @@ lint_tree() {
 	run_check "$v tree: sparse (C=2) on $IMA/" "$tmp/$v.sparse" CHECK \
 		"$tree" C=2 "$IMA/"
 	rm -f "$tree/$IMA"/*.o
+	# CONFIG_WERROR (x86_64_defconfig) makes every W=1 warning an error
+	# that stops the file: warnings here, compared like sparse's.
 	run_check "$v tree: W=1 build of $IMA/" "$tmp/$v.w1" CC "$tree" \
-		W=1 "$IMA/"
+		W=1 KCFLAGS=-Wno-error "$IMA/"
 	if ! kmake "$tree" "$IMA/" >"$tmp/$v.rebuild" 2>&1; then
 		not_ok "$v tree: $IMA/ built again without W=1"
 		tail -n 30 "$tmp/$v.rebuild" | comment
