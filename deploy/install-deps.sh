@@ -22,6 +22,7 @@ packages=(
 	# kernel build (kernel/build.sh)
 	linux-source-6.1 ccache flex bison bc libelf-dev libssl-dev cpio
 	xz-utils rsync kmod python3 patch
+	sparse		# kernel/lint.sh: make C=2 on the series' directory
 	# QEMU lab and guest images (deploy/lab, deploy/image)
 	qemu-system-x86 qemu-utils busybox-static mmdebstrap e2fsprogs iproute2
 	procps util-linux

@@ -2,7 +2,7 @@
 # Build the imatrust guest kernel (bzImage) from Debian's linux-source-6.1.
 #
 #   kernel/build.sh [--stock] [--config-only] [--force]
-#   kernel/build.sh --checkpatch
+#   kernel/build.sh --checkpatch | --checkpatch-tool
 #
 # Results are cached outside the repository,
 #   ${IMATRUST_CACHE:-/var/cache/imatrust}/kernel/<variant>-<key>/bzImage
@@ -13,7 +13,8 @@
 # make only rebuilds what the changed patches touch. Progress goes to stderr, one line per stage; the last line on
 # stdout is the path of the bzImage. --checkpatch builds nothing: it runs
 # the tarball's scripts/checkpatch.pl on every patch of the series and
-# fails if one has an error or warning.
+# fails if one has an error or warning; --checkpatch-tool only prints the
+# path of that checkpatch.pl (kernel/lint.sh runs it patch by patch).
 set -euo pipefail
 
 # Bump when the way the tree is configured or built changes.
@@ -33,6 +34,7 @@ stock=0
 config_only=0
 force=0
 checkpatch=0
+checkpatch_tool=0
 # Long-running child (tar, make) to stop when this script is interrupted.
 child=
 
@@ -55,7 +57,8 @@ log() { printf '[kernel] %s\n' "$*" >&2; }
 die() { printf '[kernel] error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-	echo "usage: $0 [--stock] [--config-only] [--force] | --checkpatch" >&2
+	echo "usage: $0 [--stock] [--config-only] [--force] |" \
+	    "--checkpatch | --checkpatch-tool" >&2
 	exit 2
 }
 
@@ -66,6 +69,7 @@ parse_args() {
 		--config-only) config_only=1 ;;
 		--force) force=1 ;;
 		--checkpatch) checkpatch=1 ;;
+		--checkpatch-tool) checkpatch_tool=1 ;;
 		-h|--help) usage ;;
 		*) echo "unknown argument: $1" >&2; usage ;;
 		esac
@@ -326,6 +330,10 @@ main() {
 	trap on_exit EXIT
 	trap 'exit 130' INT TERM
 	[ -f "$TARBALL" ] || die "$TARBALL not found (apt-get install linux-source-6.1)"
+	if [ "$checkpatch_tool" = 1 ]; then
+		checkpatch_tools
+		return
+	fi
 	if [ "$checkpatch" = 1 ]; then
 		run_checkpatch
 		return

@@ -27,8 +27,11 @@ tool_package() {
 	*/systemd/boot/efi/*) echo systemd-boot-efi ;;
 	*/linux-source-6.1.tar.xz) echo linux-source-6.1 ;;
 	awk) echo mawk ;;
+	gcc) echo build-essential ;;
+	flock) echo util-linux ;;
 	shellcheck | sqlite3 | jq | curl | openssl | pesign | chromium | \
-		haproxy | valgrind | make | python3 | qemu-img | perl) echo "$1" ;;
+		haproxy | valgrind | make | python3 | qemu-img | perl | sparse | \
+		ccache) echo "$1" ;;
 	*) echo "the one providing $1 (apt-file search bin/$1)" ;;
 	esac
 }
