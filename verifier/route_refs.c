@@ -519,9 +519,12 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 		rc = -2;
 	if (rc == -1) {
 		http_error(res, 500, "delete failed after %zu references "
-			   "were deleted (those are gone%s): %s", deleted,
+			   "were deleted (those are gone%s%s): %s", deleted,
 			   deleted > 0 ? ", and the records judged again" : "",
-			   err.msg);
+			   json_object_get(rq.body, "refs") == NULL ?
+			   "; the rest of the source vouches no more either, "
+			   "and goes when the delete is sent again or the "
+			   "verifier starts" : "", err.msg);
 		goto unlock;
 	}
 	if (rc == -2) {
