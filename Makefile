@@ -358,7 +358,7 @@ check-integration: all $(TOOL_BINS)
 # test the HTTP layer only (test_http_limits).
 INTEGRATION_PG_TESTS := $(addprefix tests/integration/test_,$(addsuffix .sh, \
 	attest history enroll verify results webhooks boot_log agent_daemon \
-	bank_sha384))
+	bank_sha384 ref_crash))
 check-integration-pg: all $(TOOL_BINS)
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
 		tests/integration/run-pg.sh $(INTEGRATION_PG_TESTS)

@@ -284,7 +284,26 @@ int db_ref_import_begin(struct db *db, const struct db_ref_source *source,
  */
 int db_ref_import_continue(struct db *db, const struct db_ref_source *source,
 			   int64_t now, struct imt_error *err);
+/**
+ * db_ref_import_commit() - commit the import's last (or only) transaction
+ * and publish its generation in it: from this commit on what it stated
+ * vouches, is listed and counted; before, none of it did (the source's
+ * references of older generations vouch meanwhile). An import that never
+ * gets here is dropped by the source's next import or db_ref_recover().
+ */
 int db_ref_import_commit(struct db *db, struct imt_error *err);
+/**
+ * db_ref_import_commit_chunk() - commit one chunk of an import without
+ * publishing it: db_ref_import_continue() goes on, the last chunk ends
+ * with db_ref_import_commit().
+ */
+int db_ref_import_commit_chunk(struct db *db, struct imt_error *err);
+/**
+ * db_ref_import_replace() - inside the open import: publishing it also
+ * withdraws the source's older generations, in the same transaction (the
+ * rows are deleted after, db_ref_withdraw() with stale_only).
+ */
+int db_ref_import_replace(struct db *db, struct imt_error *err);
 /** db_ref_import_abort() - roll the import back; safe if none is open. */
 void db_ref_import_abort(struct db *db);
 
@@ -376,7 +395,8 @@ int db_ref_delete_source(struct db *db, const struct db_ref_source *source,
  * @stale_only: 1: only those of an older generation than the source's
  *              current one (what the last import did not state again: the
  *              rest of a replace); 0: all, and the source itself with its
- *              last reference
+ *              last reference. With 0 the first call hides the whole
+ *              source at once: none of it vouches from that commit on.
  * @limit: 1..DB_LIST_MAX
  * @deleted: receives how many went
  * @more: receives 1 when there may be more to withdraw
@@ -387,6 +407,19 @@ int db_ref_delete_source(struct db *db, const struct db_ref_source *source,
 int db_ref_withdraw(struct db *db, const struct db_ref_source *source,
 		    int stale_only, unsigned int limit, size_t *deleted,
 		    int *more, struct imt_error *err);
+
+/**
+ * db_ref_recover() - finish what a crash (or a failed request) left half
+ * done, at most @limit references per call, one transaction each (call
+ * again while *@more): an import that did not publish its generation
+ * loses what it added (a source it made goes), and a withdrawal, whole or
+ * of a replace's older generations, is completed. Neither vouched
+ * meanwhile. Run it with no import or withdrawal running (the verifier
+ * does at start, under the change lock).
+ * @deleted: receives how many references went in this call
+ */
+int db_ref_recover(struct db *db, unsigned int limit, size_t *deleted,
+		   int *more, struct imt_error *err);
 
 /**
  * db_ref_withdrawn_count() - how many digests withdrawals queued since the

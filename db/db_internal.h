@@ -37,6 +37,8 @@ struct db {
 	/* The open reference import, between import_begin and commit/abort */
 	int import_open;
 	int64_t import_source;	/* its sources.id */
+	int64_t import_generation;	/* the generation it stores */
+	int import_replace;	/* publishing hides older generations */
 	enum db_source_kind import_kind;
 	char import_name[DB_NAME_MAX + 1];
 	db_hook_fn hook;

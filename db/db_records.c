@@ -148,8 +148,10 @@ static const char sql_withdrawn[] =
 	"SELECT 1 FROM rejudge_digests WHERE algo = ?1 AND value = ?2";
 static const char sql_pinned[] =
 	"SELECT 1 FROM files f JOIN refs x ON x.file_id = f.id "
-	"JOIN digests d ON d.id = x.digest_id WHERE f.path = ?1 "
-	"AND d.algo = ?2 AND d.value = ?3 LIMIT 1";
+	"JOIN digests d ON d.id = x.digest_id "
+	"JOIN sources s ON s.id = x.source_id WHERE f.path = ?1 "
+	"AND d.algo = ?2 AND d.value = ?3 AND x.since <= s.published "
+	"AND x.generation >= s.withdrawn_below LIMIT 1";
 
 /*
  * Does @sql find a row for @r's digest (and its path, when @path is set:

@@ -64,14 +64,17 @@ static int check_ref(const char *path, const char *algo,
 }
 
 /*
- * Insert-or-update the source row and return its id; ?4 = 1 starts a new
- * generation of its references (an import's first chunk).
+ * Insert-or-update the source row and return its id, generation and
+ * published generation; ?4 = 1 starts a new generation of its references
+ * (an import's first chunk), unpublished until its last chunk commits. A
+ * source that a lone db_ref_add() makes is published at once.
  */
 static const char sql_source_upsert[] =
-	"INSERT INTO sources (kind, name, imported_at, generation) "
-	"VALUES (?1, ?2, ?3, 1) "
+	"INSERT INTO sources (kind, name, imported_at, generation, published) "
+	"VALUES (?1, ?2, ?3, 1, 1 - ?4) "
 	"ON CONFLICT (kind, name) DO UPDATE SET imported_at = ?3, "
-	"generation = sources.generation + ?4 RETURNING id";
+	"generation = sources.generation + ?4 "
+	"RETURNING id, generation, published, withdrawn_below";
 static const char sql_source_meta[] =
 	"UPDATE sources SET package = ?2, version = ?3, arch = ?4, "
 	"content_sha256 = ?5 WHERE id = ?1";
@@ -92,8 +95,16 @@ static int source_meta(struct db *db, int64_t id,
 	return db_step_done(db, st, err, "source");
 }
 
+/* A source row as source_id() leaves it. */
+struct source_gen {
+	int64_t id;
+	int64_t generation;
+	int64_t published;
+	int64_t withdrawn_below;
+};
+
 static int source_id(struct db *db, const struct db_ref_source *src,
-		     int64_t now, int new_generation, int64_t *id,
+		     int64_t now, int new_generation, struct source_gen *g,
 		     struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql_source_upsert, err);
@@ -109,12 +120,15 @@ static int source_id(struct db *db, const struct db_ref_source *src,
 		db_fail(db, err, "source");
 		goto out;
 	}
-	*id = db_col_int64(st, 0);
+	g->id = db_col_int64(st, 0);
+	g->generation = db_col_int64(st, 1);
+	g->published = db_col_int64(st, 2);
+	g->withdrawn_below = db_col_int64(st, 3);
 	rc = 0;
 out:
 	db_reset(st);
 	if (rc == 0 && src->meta != NULL)
-		rc = source_meta(db, *id, src->meta, err);
+		rc = source_meta(db, g->id, src->meta, err);
 	return rc;
 }
 
@@ -168,19 +182,25 @@ static const struct db_sql sql_digest_insert = {
 };
 static const char sql_digest_select[] =
 	"SELECT id FROM digests WHERE algo = ?1 AND value = ?2";
-/* A reference stated again moves to its source's current generation. */
+/*
+ * A reference stated again moves to its source's current generation; its
+ * since (?5: the import's generation, 0 outside an import) only ever
+ * goes down, so a row that vouches already goes on vouching.
+ */
 static const char sql_ref_insert[] =
 	"INSERT INTO refs (file_id, digest_id, source_id, generation, "
-	"conffile) "
+	"conffile, since) "
 	"VALUES (?1, ?2, ?3, (SELECT generation FROM sources WHERE id = ?3), "
-	"?4) "
+	"?4, ?5) "
 	"ON CONFLICT (file_id, digest_id, source_id) DO UPDATE "
-	"SET generation = excluded.generation, conffile = excluded.conffile "
+	"SET generation = excluded.generation, conffile = excluded.conffile, "
+	"since = CASE WHEN excluded.since < refs.since THEN excluded.since "
+	"ELSE refs.since END "
 	"WHERE refs.generation <> excluded.generation "
-	"OR refs.conffile <> excluded.conffile";
+	"OR refs.conffile <> excluded.conffile OR excluded.since < refs.since";
 
 /* The three inserts of one reference, inside the caller's transaction. */
-static int ref_insert(struct db *db, int64_t source,
+static int ref_insert(struct db *db, int64_t source, int64_t since,
 		      const struct db_ref_entry *e, struct imt_error *err)
 {
 	const char *path = e->path, *algo = e->algo;
@@ -216,6 +236,7 @@ static int ref_insert(struct db *db, int64_t source,
 	db_bind_int64(ins, 2, dig);
 	db_bind_int64(ins, 3, source);
 	db_bind_int(ins, 4, e->conffile ? 1 : 0);
+	db_bind_int64(ins, 5, since);
 	return db_step_done(db, ins, err, "reference");
 }
 
@@ -255,7 +276,7 @@ int db_ref_add_entry(struct db *db, const struct db_ref_source *source,
 		     const struct db_ref_entry *e, int64_t now,
 		     struct imt_error *err)
 {
-	int64_t src;
+	struct source_gen src;
 
 	if (db == NULL || e == NULL)
 		return db_bad(err, "no database or reference");
@@ -271,23 +292,66 @@ int db_ref_add_entry(struct db *db, const struct db_ref_source *source,
 				      db_source_kind_name(db->import_kind),
 				      db->import_name);
 		if (import_alive(db, err) < 0 ||
-		    ref_insert(db, db->import_source, e, err) < 0)
+		    ref_insert(db, db->import_source, db->import_generation,
+			       e, err) < 0)
 			return -1;
 		return import_alive(db, err);
 	}
 	if (db_begin(db, err) < 0)
 		return -1;
 	if (source_id(db, source, now, 0, &src, err) < 0 ||
-	    ref_insert(db, src, e, err) < 0) {
+	    ref_insert(db, src.id, 0, e, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}
 	return db_commit(db, err);
 }
 
+/*
+ * What an earlier import of the source left unpublished (since >
+ * published: it did not finish) and what a withdrawal left (generation <
+ * withdrawn_below) goes before a new generation starts, so that publishing
+ * it cannot publish them too. Two statements, so that the second is a
+ * range of refs_source_generation; the first runs only after an import
+ * that did not finish.
+ */
+static const char sql_drop_unpublished[] =
+	"DELETE FROM refs WHERE source_id = ?1 AND since > ?2";
+static const char sql_drop_withdrawn[] =
+	"DELETE FROM refs WHERE source_id = ?1 AND generation < ?2";
+
+static int drop_where(struct db *db, const char *sql, int64_t id,
+		      int64_t bound, struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt(db, sql, err);
+
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, id);
+	db_bind_int64(st, 2, bound);
+	return db_step_done(db, st, err, "drop unfinished references");
+}
+
+static int drop_leftovers(struct db *db, const struct source_gen *g,
+			  struct imt_error *err)
+{
+	/* the new generation is g->generation: was the one before done? */
+	if (g->published < g->generation - 1 &&
+	    drop_where(db, sql_drop_unpublished, g->id, g->published,
+		       err) < 0)
+		return -1;
+	if (g->withdrawn_below > 0 &&
+	    drop_where(db, sql_drop_withdrawn, g->id, g->withdrawn_below,
+		       err) < 0)
+		return -1;
+	return 0;
+}
+
 static int import_open(struct db *db, const struct db_ref_source *source,
 		       int64_t now, int new_generation, struct imt_error *err)
 {
+	struct source_gen g;
+
 	if (db == NULL)
 		return db_bad(err, "no database");
 	if (db->batch_open)
@@ -295,12 +359,15 @@ static int import_open(struct db *db, const struct db_ref_source *source,
 			      "an import cannot run inside a batch");
 	if (check_source(source, err) < 0 || db_begin(db, err) < 0)
 		return -1;
-	if (source_id(db, source, now, new_generation, &db->import_source,
-		      err) < 0) {
+	if (source_id(db, source, now, new_generation, &g, err) < 0 ||
+	    (new_generation && drop_leftovers(db, &g, err) < 0)) {
 		db_rollback(db);
 		return -1;
 	}
 	db->import_open = 1;
+	db->import_source = g.id;
+	db->import_generation = g.generation;
+	db->import_replace = 0;
 	db->import_kind = source->kind;
 	/* check_source() bounded the length. */
 	strcpy(db->import_name, source->name);
@@ -319,14 +386,57 @@ int db_ref_import_continue(struct db *db, const struct db_ref_source *source,
 	return import_open(db, source, now, 0, err);
 }
 
-int db_ref_import_commit(struct db *db, struct imt_error *err)
+int db_ref_import_replace(struct db *db, struct imt_error *err)
 {
+	if (db == NULL || !db->import_open)
+		return db_bad(err, "no reference import open");
+	db->import_replace = 1;
+	return 0;
+}
+
+/*
+ * The import's generation vouches from this commit on; with a replace,
+ * the older generations stop vouching in the same commit (deleted after,
+ * db_ref_withdraw() with stale_only).
+ */
+static const char sql_publish[] =
+	"UPDATE sources SET published = generation, withdrawn_below = "
+	"CASE WHEN ?2 = 1 THEN generation ELSE withdrawn_below END "
+	"WHERE id = ?1";
+
+static int import_close(struct db *db, int publish, struct imt_error *err)
+{
+	struct db_stmt *st;
+
 	if (db == NULL || !db->import_open)
 		return db_bad(err, "no reference import open");
 	if (import_alive(db, err) < 0)
 		return -1;
+	if (publish) {
+		st = db_stmt(db, sql_publish, err);
+		if (st == NULL) {
+			db_ref_import_abort(db);
+			return -1;
+		}
+		db_bind_int64(st, 1, db->import_source);
+		db_bind_int(st, 2, db->import_replace);
+		if (db_step_done(db, st, err, "publish import") < 0) {
+			db_ref_import_abort(db);
+			return -1;
+		}
+	}
 	db->import_open = 0;
 	return db_commit(db, err);
+}
+
+int db_ref_import_commit(struct db *db, struct imt_error *err)
+{
+	return import_close(db, 1, err);
+}
+
+int db_ref_import_commit_chunk(struct db *db, struct imt_error *err)
+{
+	return import_close(db, 0, err);
 }
 
 void db_ref_import_abort(struct db *db)
@@ -353,27 +463,37 @@ void db_ref_import_abort(struct db *db)
 /* SQLite's GLOB; PostgreSQL's stand-in for it (0012_baseline.sql). */
 #define SQL_GLOB_SQLITE(str) str " GLOB p.selector"
 #define SQL_GLOB_PG(str) "imatrust_glob(" str ", p.selector)"
+/*
+ * A reference vouches (and is listed and counted) once the import that
+ * first stated it has published its generation, and until a withdrawal
+ * hid its generation: both are columns of the row and of its source, so
+ * the lookups still find their rows by key (migration 0019).
+ */
+#define SQL_VISIBLE(r, s) \
+	"(" r ".since <= " s ".published AND " \
+	r ".generation >= " s ".withdrawn_below)"
 #define SQL_REF_JOIN \
 	"FROM files f JOIN refs r ON r.file_id = f.id " \
 	"JOIN digests d ON d.id = r.digest_id " \
 	"JOIN sources s ON s.id = r.source_id "
 
+#define SQL_LOOKUP_SEEN SQL_VISIBLE("r", "s") " AND "
 #define SQL_LOOKUP(match) \
 	"SELECT CASE " \
 	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
 	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3 AND " \
-	SQL_SELECTED("s", match) ") THEN 0 " \
+	SQL_LOOKUP_SEEN SQL_SELECTED("s", match) ") THEN 0 " \
 	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
 	"  WHERE f.path = ?1 AND d.algo = ?2 AND r.conffile = 1 AND " \
-	SQL_SELECTED("s", match) ") THEN 4 " \
+	SQL_LOOKUP_SEEN SQL_SELECTED("s", match) ") THEN 4 " \
 	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND " SQL_SELECTED("s", match) \
-	") THEN 1 " \
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND " SQL_LOOKUP_SEEN \
+	SQL_SELECTED("s", match) ") THEN 1 " \
 	"WHEN EXISTS (SELECT 1 FROM digests d " \
 	"  JOIN refs r ON r.digest_id = d.id " \
 	"  JOIN sources s ON s.id = r.source_id " \
-	"  WHERE d.algo = ?2 AND d.value = ?3 AND " SQL_SELECTED("s", match) \
-	") THEN 2 ELSE 3 END"
+	"  WHERE d.algo = ?2 AND d.value = ?3 AND " SQL_LOOKUP_SEEN \
+	SQL_SELECTED("s", match) ") THEN 2 ELSE 3 END"
 
 static const struct db_sql sql_lookup = {
 	.sqlite = SQL_LOOKUP(SQL_GLOB_SQLITE),
@@ -460,7 +580,9 @@ int db_ref_lookup(struct db *db, const char *path, const char *algo,
 #define SQL_ORIGIN_COLUMNS \
 	"SELECT r.source_id, r.id, s.kind, s.name, s.package, s.version, " \
 	"s.arch, r.conffile FROM refs r JOIN sources s ON s.id = r.source_id "
-#define SQL_ORIGIN_ORDER " ORDER BY r.source_id DESC, r.id DESC LIMIT 1"
+#define SQL_ORIGIN_ORDER \
+	" AND " SQL_VISIBLE("r", "s") \
+	" ORDER BY r.source_id DESC, r.id DESC LIMIT 1"
 
 /*
  * The pair itself, (path, digest) listed: ?1 path, ?2 algorithm,
@@ -687,15 +809,17 @@ int db_ref_delete(struct db *db, const struct db_ref_source *source,
 	"JOIN sources s ON s.id = r.source_id "
 
 /* One statement per filter shape, so each can use its index. */
+#define SQL_LIST_SEEN " AND " SQL_VISIBLE("r", "s")
 static const char sql_list_all[] =
-	SQL_REF_COLUMNS "WHERE r.id > ?1 ORDER BY r.id LIMIT ?2";
+	SQL_REF_COLUMNS "WHERE r.id > ?1" SQL_LIST_SEEN
+	" ORDER BY r.id LIMIT ?2";
 static const char sql_list_path[] =
 	SQL_REF_COLUMNS "WHERE r.id > ?1 AND f.path = ?3 "
-	"AND (CAST(?4 AS TEXT) IS NULL OR (s.kind = ?4 AND s.name = ?5)) "
-	"ORDER BY r.id LIMIT ?2";
+	"AND (CAST(?4 AS TEXT) IS NULL OR (s.kind = ?4 AND s.name = ?5))"
+	SQL_LIST_SEEN " ORDER BY r.id LIMIT ?2";
 static const char sql_list_source[] =
-	SQL_REF_COLUMNS "WHERE r.id > ?1 AND s.kind = ?4 AND s.name = ?5 "
-	"ORDER BY r.id LIMIT ?2";
+	SQL_REF_COLUMNS "WHERE r.id > ?1 AND s.kind = ?4 AND s.name = ?5"
+	SQL_LIST_SEEN " ORDER BY r.id LIMIT ?2";
 
 static struct db_stmt *ref_list_stmt(struct db *db,
 				   const struct db_ref_filter *f,
@@ -838,12 +962,25 @@ static const char sql_source_gc[] =
 	"DELETE FROM sources WHERE kind = ?1 AND name = ?2 "
 	"AND NOT EXISTS (SELECT 1 FROM refs WHERE source_id = sources.id)";
 
+/*
+ * Withdrawing the whole source hides all of it at once, in the first
+ * chunk's transaction: what a crash leaves of it vouches no more, and
+ * db_ref_recover() deletes it.
+ */
+static const char sql_withdraw_mark[] =
+	"UPDATE sources SET withdrawn_below = generation + 1 "
+	"WHERE kind = ?1 AND name = ?2 AND withdrawn_below <= generation";
+
 static int withdraw(struct db *db, const struct db_ref_source *src,
 		    int stale_only, unsigned int limit, size_t *n,
 		    struct imt_error *err)
 {
-	struct db_stmt *st = db_stmt(db, sql_withdraw, err);
+	struct db_stmt *st;
 
+	if (!stale_only &&
+	    source_exec(db, sql_withdraw_mark, src, NULL, err) < 0)
+		return -1;
+	st = db_stmt(db, sql_withdraw, err);
 	if (st == NULL)
 		return -1;
 	db_bind_text(st, 1, db_source_kind_name(src->kind));
@@ -877,6 +1014,107 @@ int db_ref_withdraw(struct db *db, const struct db_ref_source *source,
 		return -1;
 	*deleted = n;
 	*more = n == limit;
+	return 0;
+}
+
+/*
+ * A source with something to recover: an import that did not publish
+ * its generation, a withdrawal of the whole source, or rows of
+ * generations a replace withdrew (a range of refs_source_generation).
+ */
+static const char sql_recover_next[] =
+	"SELECT s.id, s.published, s.generation, s.withdrawn_below "
+	"FROM sources s WHERE s.published < s.generation "
+	"OR s.withdrawn_below > s.generation "
+	"OR EXISTS (SELECT 1 FROM refs r WHERE r.source_id = s.id "
+	"AND r.generation < s.withdrawn_below) ORDER BY s.id LIMIT 1";
+static const char sql_recover_rows[] =
+	"DELETE FROM refs WHERE id IN (SELECT id FROM refs "
+	"WHERE source_id = ?1 AND (since > ?2 OR generation < ?3) LIMIT ?4)";
+/* then the source is gone (never published, or withdrawn), or done */
+static const char sql_recover_source[] =
+	"DELETE FROM sources WHERE id = ?1 "
+	"AND (published = 0 OR withdrawn_below > generation) "
+	"AND NOT EXISTS (SELECT 1 FROM refs WHERE source_id = ?1)";
+static const char sql_recover_close[] =
+	"UPDATE sources SET published = generation WHERE id = ?1";
+
+static int recover_pick(struct db *db, struct source_gen *g, int *found,
+			struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt(db, sql_recover_next, err);
+	int step;
+
+	if (st == NULL)
+		return -1;
+	step = db_step(st);
+	*found = step == DB_ROW;
+	if (*found) {
+		g->id = db_col_int64(st, 0);
+		g->published = db_col_int64(st, 1);
+		g->generation = db_col_int64(st, 2);
+		g->withdrawn_below = db_col_int64(st, 3);
+	}
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
+		return db_fail(db, err, "recover references");
+	return 0;
+}
+
+static int source_id_exec(struct db *db, const char *sql, int64_t id,
+			  struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt(db, sql, err);
+
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, id);
+	return db_step_done(db, st, err, "recover references");
+}
+
+/* Up to @limit rows of source @g; when fewer, close the source. */
+static int recover_source(struct db *db, const struct source_gen *g,
+			  unsigned int limit, size_t *n, struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt(db, sql_recover_rows, err);
+
+	if (st == NULL)
+		return -1;
+	db_bind_int64(st, 1, g->id);
+	db_bind_int64(st, 2, g->published < g->generation ? g->published :
+			     g->generation);
+	db_bind_int64(st, 3, g->withdrawn_below);
+	db_bind_int(st, 4, (int)limit);
+	if (db_step_done(db, st, err, "recover references") < 0)
+		return -1;
+	*n = (size_t)db_changes(db);
+	if (*n == limit)
+		return 0;
+	if (source_id_exec(db, sql_recover_source, g->id, err) < 0)
+		return -1;
+	return source_id_exec(db, sql_recover_close, g->id, err);
+}
+
+int db_ref_recover(struct db *db, unsigned int limit, size_t *deleted,
+		   int *more, struct imt_error *err)
+{
+	struct source_gen g;
+	size_t n = 0;
+	int found;
+
+	if (db == NULL || deleted == NULL || more == NULL)
+		return db_bad(err, "no database or result");
+	if (db_check_limit(limit, err) < 0 || db_begin(db, err) < 0)
+		return -1;
+	if (recover_pick(db, &g, &found, err) < 0 ||
+	    (found && recover_source(db, &g, limit, &n, err) < 0)) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db, err) < 0)
+		return -1;
+	*deleted = n;
+	*more = found;
 	return 0;
 }
 

@@ -1001,6 +1001,38 @@ static const char migration_0018[] =
 	"PRAGMA user_version = 18;\n"
 	;
 
+static const char migration_0019[] =
+	"-- 0019_import_generations.sql - an import or a withdrawal of references is\n"
+	"-- seen whole or not at all, across a crash (issue 33).\n"
+	"--\n"
+	"-- An import is stored in chunks (one transaction each, so evidence is\n"
+	"-- answered between them) as one generation of its source. Until its last\n"
+	"-- chunk commits, what it added must not vouch, and a crash must not leave\n"
+	"-- part of it looking like the whole:\n"
+	"--\n"
+	"-- refs.since: the generation of the import that first stated the row (0:\n"
+	"--   added on its own, or before this migration). A reference counts for\n"
+	"--   judging, listing and counting only when since <= its source's\n"
+	"--   published generation.\n"
+	"-- sources.published: the last generation whose import completed; an\n"
+	"--   import's last chunk sets it to the generation, in its transaction.\n"
+	"-- sources.withdrawn_below: references of an older generation are\n"
+	"--   withdrawn, though perhaps not deleted yet: a replace sets it to the\n"
+	"--   new generation when that is published, and withdrawing a whole source\n"
+	"--   to its generation + 1, in one transaction, before the rows are\n"
+	"--   deleted in chunks.\n"
+	"--\n"
+	"-- What an unfinished import added (since > published) and what a\n"
+	"-- withdrawal left (generation < withdrawn_below) is deleted when the\n"
+	"-- verifier starts (db_ref_recover()) and by the source's next import.\n"
+	"ALTER TABLE sources ADD COLUMN published INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE sources ADD COLUMN withdrawn_below INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE refs ADD COLUMN since INTEGER NOT NULL DEFAULT 0;\n"
+	"UPDATE sources SET published = generation;\n"
+	"\n"
+	"PRAGMA user_version = 19;\n"
+	;
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -1020,6 +1052,7 @@ const struct db_migration db_migrations[] = {
 	{ 16, "0016_records_unreferenced", migration_0016 },
 	{ 17, "0017_record_chunks", migration_0017 },
 	{ 18, "0018_wide_banks", migration_0018 },
+	{ 19, "0019_import_generations", migration_0019 },
 };
 
 const size_t db_migration_count =

@@ -695,6 +695,19 @@ static const char migration_pg_0018[] =
 	"UPDATE schema_version SET version = 18;\n"
 	;
 
+static const char migration_pg_0019[] =
+	"-- 0019_import_generations.sql - as schema/0019_import_generations.sql: an\n"
+	"-- import's references vouch once its last chunk committed (refs.since <=\n"
+	"-- sources.published), and a withdrawal hides the whole source or the\n"
+	"-- replaced generations at once (sources.withdrawn_below).\n"
+	"ALTER TABLE sources ADD COLUMN published bigint NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE sources ADD COLUMN withdrawn_below bigint NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE refs ADD COLUMN since bigint NOT NULL DEFAULT 0;\n"
+	"UPDATE sources SET published = generation;\n"
+	"\n"
+	"UPDATE schema_version SET version = 19;\n"
+	;
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
@@ -703,6 +716,7 @@ const struct db_migration db_pg_migrations[] = {
 	{ 16, "0016_records_unreferenced", migration_pg_0016 },
 	{ 17, "0017_record_chunks", migration_pg_0017 },
 	{ 18, "0018_wide_banks", migration_pg_0018 },
+	{ 19, "0019_import_generations", migration_pg_0019 },
 };
 
 const size_t db_pg_migration_count =

@@ -244,8 +244,9 @@ static void run_retention(struct verifier *v, time_t now)
 }
 
 /*
- * A withdrawal whose re-judge did not finish (a crash, a kill) left its
- * digests queued: judge them before serving, so nothing withdrawn is
+ * An import or a withdrawal cut short (a crash, a kill) is dropped or
+ * completed first: none of it was in effect meanwhile (db_ref_recover()).
+ * A withdrawal whose re-judge did not finish left its digests queued: judge them before serving, so nothing withdrawn is
  * still vouched for. Under the change lock: a change running on another
  * instance empties the queue itself when its re-judge ends, and one run
  * here must not empty it under that re-judge's feet.
@@ -259,6 +260,13 @@ static void rejudge_pending(struct verifier *v, time_t now)
 
 	if (!cluster_change_try(v))
 		return;
+	/* an import or a withdrawal cut short: drop or complete it */
+	if (import_recover(v, &queued, &err) < 0)
+		log_warnx("recovering unfinished reference changes: %s",
+			  err.msg);
+	else if (queued > 0)
+		log_info("dropped or withdrew %zu references of reference changes that did not finish",
+			 queued);
 	pthread_mutex_lock(&v->lock);
 	rc = db_ref_withdrawn_count(v->db, &queued, &err);
 	pthread_mutex_unlock(&v->lock);

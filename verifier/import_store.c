@@ -207,13 +207,16 @@ static int store_keys(struct verifier *v, const struct db_ref_source *src,
 }
 
 static int store_locked(struct verifier *v, const struct db_ref_source *src,
-			const struct import_batch *b, int64_t now,
+			const struct import_batch *b, int replace, int64_t now,
 			struct imt_error *err)
 {
 	size_t i;
 
 	if (db_ref_import_begin(v->db, src, now, err) < 0)
 		return -1;
+	/* the older generations stop vouching as this one starts */
+	if (replace && db_ref_import_replace(v->db, err) < 0)
+		goto abort;
 	for (i = 0; i < b->nrefs; i++) {
 		if (db_ref_add_entry(v->db, src, &b->refs[i], now, err) < 0)
 			goto abort;
@@ -246,7 +249,7 @@ int import_batch_store(struct verifier *v, const struct db_ref_source *src,
 	if (withdrawn != NULL)
 		*withdrawn = 0;
 	pthread_mutex_lock(&v->lock);
-	rc = store_locked(v, src, b, now, err);
+	rc = store_locked(v, src, b, replace, now, err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0 || !replace)
 		return rc;
@@ -275,6 +278,30 @@ int import_withdraw(struct verifier *v, const struct db_ref_source *src,
 	policies_invalidate(v);
 	keyring_invalidate(v);
 	pthread_mutex_unlock(&v->lock);
+	return rc;
+}
+
+int import_recover(struct verifier *v, size_t *dropped, struct imt_error *err)
+{
+	size_t n, total = 0;
+	int more = 1, rc = 0;
+
+	while (rc == 0 && more) {
+		pthread_mutex_lock(&v->lock);
+		rc = db_ref_recover(v->db, WITHDRAW_CHUNK, &n, &more, err);
+		pthread_mutex_unlock(&v->lock);
+		if (rc == 0)
+			total += n;
+		rejudge_hook("recover:chunk");
+	}
+	if (dropped != NULL)
+		*dropped = total;
+	if (total > 0) {
+		pthread_mutex_lock(&v->lock);
+		policies_invalidate(v);
+		keyring_invalidate(v);
+		pthread_mutex_unlock(&v->lock);
+	}
 	return rc;
 }
 

@@ -68,6 +68,15 @@ int import_withdraw(struct verifier *v, const struct db_ref_source *src,
 		    int stale_only, size_t *withdrawn, struct imt_error *err);
 
 /**
+ * import_recover() - db_ref_recover() until done, the lock taken per
+ * chunk: drop what unfinished imports added and complete interrupted
+ * withdrawals (the digests withdrawn are queued for re-judging).
+ * Under the change lock. @dropped: references deleted (may be NULL).
+ */
+int import_recover(struct verifier *v, size_t *dropped,
+		   struct imt_error *err);
+
+/**
  * import_retire() - withdraw source @src entirely and re-judge every
  * machine both ways (a retired package version, a withdrawn list).
  * Call without v->lock, inside rejudge_change_begin()/end().

@@ -80,6 +80,28 @@ void rejudge_set_hook(rejudge_hook_fn fn, void *arg)
  * but not yet running) starves for the whole import. Stepping aside a
  * moment lets the waiters pass the lock among themselves first.
  */
+/*
+ * IMATRUST_TEST_CHUNK_DELAY_MS (tests only: test_ref_crash.sh): a pause
+ * after every chunk of an import or a withdrawal, so that a test can kill
+ * the verifier in the middle of one.
+ */
+static void test_chunk_delay(const char *point)
+{
+	const char *ms = getenv("IMATRUST_TEST_CHUNK_DELAY_MS");
+	struct timespec pause;
+	long n;
+
+	if (ms == NULL || (strcmp(point, "import:chunk") != 0 &&
+			   strcmp(point, "withdraw:chunk") != 0))
+		return;
+	n = strtol(ms, NULL, 10);
+	if (n <= 0 || n > 10000)
+		return;
+	pause.tv_sec = n / 1000;
+	pause.tv_nsec = (n % 1000) * 1000000L;
+	nanosleep(&pause, NULL);
+}
+
 void rejudge_hook(const char *point)
 {
 	struct timespec pause = { 0, strncmp(point, "rejudge", 7) == 0 ?
@@ -87,6 +109,7 @@ void rejudge_hook(const char *point)
 				  REJUDGE_PAUSE_CHUNK_NS };
 
 	nanosleep(&pause, NULL);
+	test_chunk_delay(point);
 	if (hook_fn != NULL)
 		hook_fn(point, hook_arg);
 }

@@ -10,9 +10,13 @@
  * Every entry is checked before anything is stored, and a bad entry
  * (named by its index) stores nothing. Then the references are stored
  * in chunks of REFS_CHUNK, each its own transaction under v->lock, so
- * evidence is answered between them; a replace withdraws the source's
- * references the import did not state again only after its last chunk
- * (the old ones vouch until the new ones are all there). After an import
+ * evidence is answered between them, as one generation of the source
+ * that vouches only from its last chunk's commit on (db_ref_import_commit()):
+ * judging and listing never see part of an import, and what a crash or
+ * a failure left of one is dropped (db_ref_recover()). A replace
+ * withdraws the source's references the import did not state again in
+ * that same last commit (the old ones vouch until the new ones are all
+ * there), then deletes them in chunks. After an import
  * or a delete, the stored records of every machine's current boot are
  * judged again both ways (rejudge.c). One reference change runs at a
  * time: another meanwhile is answered 409.
@@ -203,11 +207,15 @@ static void request_free(struct refs_request *rq)
 	json_decref(rq->body);
 }
 
-/* One chunk of the import, in one transaction (v->lock held). */
+/*
+ * One chunk of the import, in one transaction (v->lock held); the last
+ * publishes the import (and with a replace hides the older generations).
+ */
 static int store_chunk(struct verifier *v, const struct refs_request *rq,
 		       size_t from, size_t to, int64_t now,
 		       struct imt_error *err)
 {
+	int last = to == rq->nrefs;
 	size_t i;
 	int rc;
 
@@ -224,7 +232,12 @@ static int store_chunk(struct verifier *v, const struct refs_request *rq,
 			return -1;
 		}
 	}
-	return db_ref_import_commit(v->db, err);
+	if (last && rq->replace && db_ref_import_replace(v->db, err) < 0) {
+		db_ref_import_abort(v->db);
+		return -1;
+	}
+	return last ? db_ref_import_commit(v->db, err) :
+		      db_ref_import_commit_chunk(v->db, err);
 }
 
 /*
@@ -270,17 +283,17 @@ static char *rejudge_reason(const struct refs_request *rq,
 	return s;
 }
 
-/* A failed import: what was stored stays, and says so. */
+/* A failed import: none of it vouches, and says so. */
 static void import_failed(struct http_response *res, const char *what,
 			  size_t stored, const struct refs_request *rq,
 			  const struct imt_error *err)
 {
 	http_error(res, err->status == IMT_ERR_MISMATCH ? 409 : 500,
-		   "%s failed after %zu of %zu references were stored (they "
-		   "stay and vouch; %s): %s; send the import again, stating "
-		   "a reference again is harmless", what, stored, rq->nrefs,
-		   rq->replace ? "nothing was withdrawn yet, the old "
-		   "references vouch too" : "nothing is withdrawn", err->msg);
+		   "%s failed after %zu of %zu references were stored in "
+		   "chunks (none of them vouches: an import counts only "
+		   "whole; %s): %s; send the import again", what, stored,
+		   rq->nrefs, rq->replace ? "nothing was withdrawn, the old "
+		   "references vouch" : "nothing is withdrawn", err->msg);
 }
 
 void route_refs_import(void *ctx, const struct http_request *req,
@@ -308,8 +321,8 @@ void route_refs_import(void *ctx, const struct http_request *req,
 	rc = store_refs(v, &rq, now, &stored, &err);
 	if (rc < 0) {
 		import_failed(res, "import", stored, &rq, &err);
-		/* what was stored vouches already: judge with it */
-		rejudge_all(v, REJUDGE_ADDED, reason, now, &st, &err);
+		/* nothing of it vouched: drop what the chunks stored */
+		import_recover(v, NULL, &(struct imt_error){ 0 });
 		goto unlock;
 	}
 	if (rq.replace && import_withdraw(v, &rq.source, 1, &withdrawn,
@@ -506,9 +519,12 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 		rc = -2;
 	if (rc == -1) {
 		http_error(res, 500, "delete failed after %zu references "
-			   "were deleted (those are gone%s): %s", deleted,
+			   "were deleted (those are gone%s%s): %s", deleted,
 			   deleted > 0 ? ", and the records judged again" : "",
-			   err.msg);
+			   json_object_get(rq.body, "refs") == NULL ?
+			   "; the rest of the source vouches no more either, "
+			   "and goes when the delete is sent again or the "
+			   "verifier starts" : "", err.msg);
 		goto unlock;
 	}
 	if (rc == -2) {

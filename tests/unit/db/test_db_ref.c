@@ -456,6 +456,193 @@ static void test_generations_and_withdrawal_queue(void **state)
 	tdb_remove(&t);
 }
 
+static int source_refs_cb(const struct db_source_info *si, void *arg)
+{
+	*(int64_t *)arg = si->refs;
+	return 0;
+}
+/*
+ * Issue 33: an import in chunks vouches whole or not at all, and so does
+ * a withdrawal. ichunk(): one chunk of src_deb with @n references
+ * /g/<seed>, published only when @last.
+ */
+static void ichunk(struct tdb *t, int first, int last, uint32_t seed,
+		   size_t n)
+{
+	struct imt_error err;
+	char path[32];
+	uint8_t d[32];
+	size_t i;
+
+	assert_int_equal(first ? db_ref_import_begin(t->db, &src_deb, T_NOW,
+						     &err) :
+			 db_ref_import_continue(t->db, &src_deb, T_NOW, &err),
+			 0);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/g/%u", (unsigned)(seed + i));
+		digest(d, 32, seed + (uint32_t)i);
+		add(t, &src_deb, path, "sha256", d, 32);
+	}
+	assert_int_equal(last ? db_ref_import_commit(t->db, &err) :
+			 db_ref_import_commit_chunk(t->db, &err), 0);
+}
+
+static enum db_ref_class glookup(struct tdb *t, uint32_t seed)
+{
+	char path[32];
+	uint8_t d[32];
+
+	snprintf(path, sizeof(path), "/g/%u", (unsigned)seed);
+	digest(d, 32, seed);
+	return lookup(t, path, "sha256", d, 32);
+}
+
+static int count_cb(const struct db_ref *r, void *arg)
+{
+	(void)r;
+	++*(size_t *)arg;
+	return 0;
+}
+
+/* What db_ref_list() shows of src_deb, and its count as a source. */
+static size_t listed(struct tdb *t, int64_t *source_refs)
+{
+	struct db_ref_filter f = { .source = &src_deb };
+	struct imt_error err;
+	size_t n = 0;
+	int found = 0;
+
+	assert_int_equal(db_ref_list(t->db, &f, 0, DB_LIST_MAX, count_cb, &n,
+				     NULL, &err), 0);
+	*source_refs = -1;
+	assert_int_equal(db_source_get(t->db, &src_deb, source_refs_cb,
+				       source_refs, &found, &err), 0);
+	return n;
+}
+
+static size_t recover_all(struct tdb *t)
+{
+	struct imt_error err;
+	size_t n, total = 0;
+	int more = 1, rounds = 0;
+
+	while (more) {
+		assert_int_equal(db_ref_recover(t->db, 2, &n, &more, &err), 0);
+		total += n;
+		assert_true(++rounds < 100);
+	}
+	return total;
+}
+
+static void test_import_seen_whole(void **state)
+{
+	int64_t refs;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	ichunk(&t, 1, 0, 100, 3);
+	ichunk(&t, 0, 0, 200, 3);
+	/* two chunks committed: nothing of them vouches, lists or counts */
+	assert_int_equal(glookup(&t, 100), DB_REF_UNKNOWN_PATH);
+	assert_int_equal(glookup(&t, 201), DB_REF_UNKNOWN_PATH);
+	assert_int_equal(listed(&t, &refs), 0);
+	assert_int_equal(refs, -1);		/* the source is not shown */
+	ichunk(&t, 0, 1, 300, 3);
+	assert_int_equal(glookup(&t, 100), DB_REF_KNOWN);
+	assert_int_equal(glookup(&t, 302), DB_REF_KNOWN);
+	assert_int_equal(listed(&t, &refs), 9);
+	assert_int_equal(refs, 9);
+	assert_int_equal(recover_all(&t), 0);	/* nothing to recover */
+	tdb_remove(&t);
+}
+
+static void test_crash_drops_unfinished(void **state)
+{
+	struct imt_error err;
+	int64_t refs;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	ichunk(&t, 1, 1, 100, 2);		/* published: 100, 101 */
+	ichunk(&t, 1, 0, 101, 4);		/* 101 again, 102..104 new */
+	tdb_close(&t);				/* the crash */
+	tdb_open(&t);
+	assert_int_equal(glookup(&t, 100), DB_REF_KNOWN);
+	assert_int_equal(glookup(&t, 101), DB_REF_KNOWN); /* stated before */
+	assert_int_equal(glookup(&t, 103), DB_REF_UNKNOWN_PATH);
+	assert_int_equal(listed(&t, &refs), 2);
+	assert_int_equal(refs, 2);
+	assert_int_equal(recover_all(&t), 3);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 2);
+	assert_int_equal(glookup(&t, 101), DB_REF_KNOWN);
+	/* a new source whose first import never finished goes whole */
+	assert_int_equal(db_ref_import_begin(t.db, &src_dir, T_NOW, &err), 0);
+	add(&t, &src_dir, "/srv/x", "sha256", (const uint8_t *)
+	    "0123456789abcdef0123456789abcdef", 32);
+	assert_int_equal(db_ref_import_commit_chunk(t.db, &err), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 2);
+	assert_int_equal(recover_all(&t), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 1);
+	/* without a recovery, the next import drops the unfinished one */
+	ichunk(&t, 1, 0, 500, 2);
+	ichunk(&t, 1, 1, 600, 1);
+	assert_int_equal(glookup(&t, 500), DB_REF_UNKNOWN_PATH);
+	assert_int_equal(glookup(&t, 600), DB_REF_KNOWN);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 3);
+	tdb_remove(&t);
+}
+
+static void test_withdrawal_seen_whole(void **state)
+{
+	struct imt_error err;
+	int64_t refs;
+	size_t n;
+	struct tdb t;
+	int more;
+
+	(void)state;
+	tdb_new(&t);
+	ichunk(&t, 1, 1, 100, 5);
+	/* a replace: 100 and 101 stated again, published with the marker */
+	assert_int_equal(db_ref_import_begin(t.db, &src_deb, T_NOW, &err), 0);
+	assert_int_equal(db_ref_import_replace(t.db, &err), 0);
+	assert_int_equal(db_ref_import_commit_chunk(t.db, &err), 0);
+	ichunk(&t, 0, 0, 100, 2);
+	assert_int_equal(glookup(&t, 104), DB_REF_KNOWN); /* not yet */
+	assert_int_equal(db_ref_import_continue(t.db, &src_deb, T_NOW, &err),
+			 0);
+	assert_int_equal(db_ref_import_replace(t.db, &err), 0);
+	assert_int_equal(db_ref_import_commit(t.db, &err), 0);
+	/* the older generation stops vouching with that commit, undeleted */
+	assert_int_equal(glookup(&t, 104), DB_REF_UNKNOWN_PATH);
+	assert_int_equal(glookup(&t, 101), DB_REF_KNOWN);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 5);
+	assert_int_equal(listed(&t, &refs), 2);
+	assert_int_equal(refs, 2);
+	assert_int_equal(recover_all(&t), 3);	/* the crash's leftovers */
+	assert_int_equal(queued(&t), 3);
+
+	/* a whole source: its first chunk hides all of it */
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 1, &n, &more,
+					 &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(more, 1);
+	assert_int_equal(glookup(&t, 100) == DB_REF_KNOWN ||
+			 glookup(&t, 101) == DB_REF_KNOWN, 0);
+	assert_int_equal(listed(&t, &refs), 0);
+	assert_int_equal(refs, -1);
+	tdb_close(&t);				/* the crash */
+	tdb_open(&t);
+	assert_int_equal(glookup(&t, 100) == DB_REF_KNOWN ||
+			 glookup(&t, 101) == DB_REF_KNOWN, 0);
+	assert_int_equal(recover_all(&t), 1);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 0);
+	tdb_remove(&t);
+}
+
 /* The known records a withdrawal may have made wrong, both plans. */
 struct seen {
 	uint64_t idx[8];
@@ -545,6 +732,9 @@ int main(void)
 		cmocka_unit_test(test_list_pages),
 		cmocka_unit_test(test_generations_and_withdrawal_queue),
 		cmocka_unit_test(test_known_records_of_withdrawn_digests),
+		cmocka_unit_test(test_import_seen_whole),
+		cmocka_unit_test(test_crash_drops_unfinished),
+		cmocka_unit_test(test_withdrawal_seen_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

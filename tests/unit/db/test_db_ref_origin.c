@@ -509,12 +509,67 @@ static void test_origin_plans(void **state)
 	tdb_remove(&t);
 }
 
+/* Every class's branch of db_ref_lookup_policy(), under a policy and none. */
+static void run_lookups(struct db *db)
+{
+	static const char *const policies[] = { NULL, "dirs" };
+	static const char *const paths[] = { "/bin/x", "/etc/conf", "/nope" };
+	enum db_ref_class cls;
+	struct imt_error err;
+	size_t i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 3; j++)
+			if (db_ref_lookup_policy(db, policies[i], paths[j],
+						 "sha256", dig[j == 0 ? 1 : 9],
+						 32, &cls, &err) < 0)
+				fail_msg("db_ref_lookup_policy: %s", err.msg);
+}
+
+/*
+ * Issue 33: the judge's lookup counts only published, unwithdrawn
+ * references (migration 0019) and still finds its rows by key: the
+ * filter is on the refs row and its source, read by rowid.
+ */
+static void test_lookup_plans(void **state)
+{
+	static struct plans p;
+	char before[4096];
+	struct db *db;
+	struct tdb t;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	tdb_new(&t);
+	make_refs(&t);
+	make_bulk(&t);
+	if (tdb_pg_uri() != NULL) {
+		db = tdb_other(&t);
+		pg_prepared_names(db_pg_handle(db), before, sizeof(before));
+		run_lookups(db);
+		pg_explain(db_pg_handle(db), before, 0, &p);
+		db_close(db);
+	} else {
+		sqlite3_trace_v2(db_sqlite_handle(t.db), SQLITE_TRACE_STMT,
+				 trace_sql, &p);
+		run_lookups(t.db);
+		sqlite3_trace_v2(db_sqlite_handle(t.db), 0, NULL, NULL);
+		sqlite_explain(&t, &p);
+		tdb_exec(&t, "ANALYZE");
+		sqlite_explain(&t, &p);
+	}
+	assert_true(p.nplans >= 1);
+	assert_keyed(p.text);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_origin_same_answers),
 		cmocka_unit_test(test_origin_reasons),
 		cmocka_unit_test(test_origin_plans),
+		cmocka_unit_test(test_lookup_plans),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -449,6 +449,62 @@ static void test_one_change_at_a_time(void **state)
 	assert_int_equal(nrefs(t), 1);
 }
 
+/*
+ * Issue 33: after each chunk but the last, nothing of the import is
+ * judged or listed (the first chunk's /late/f0000 included); after the
+ * last, all of it is.
+ */
+struct unseen {
+	struct tv *t;
+	size_t chunks, seen;
+};
+
+static void unseen_hook(const char *point, void *arg)
+{
+	static const uint8_t d[32] = { [0 ... 31] = 0x0d };
+	struct unseen *u = arg;
+	enum db_ref_class cls;
+	struct imt_error err;
+
+	if (strcmp(point, "import:chunk") != 0)
+		return;
+	u->chunks++;
+	pthread_mutex_lock(&u->t->v.lock);
+	assert_int_equal(db_ref_lookup(u->t->v.db, "/late/f0000", "sha256", d,
+				       32, &cls, &err), 0);
+	pthread_mutex_unlock(&u->t->v.lock);
+	if (cls == DB_REF_KNOWN || nrefs(u->t) > 0)
+		u->seen++;
+}
+
+static void test_import_unseen_until_whole(void **state)
+{
+	struct unseen u = { .t = *state };
+	char *body = malloc(64 + strlen(SRC) + BIG_IMPORT * 160), *p;
+	unsigned int status;
+	size_t i;
+	json_t *ans;
+
+	assert_non_null(body);
+	p = body + sprintf(body, "{\"v\":1," SRC ",\"refs\":[");
+	for (i = 0; i < BIG_IMPORT; i++)
+		p += sprintf(p, "%s{\"path\":\"/late/f%04zu\",\"algo\":"
+			     "\"sha256\",\"digest\":\"%s\"}", i ? "," : "",
+			     i, "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d"
+			     "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d");
+	strcpy(p, "]}");
+	rejudge_set_hook(unseen_hook, &u);
+	ans = import(u.t, body, &status);
+	rejudge_set_hook(NULL, NULL);
+	assert_int_equal(status, 200);
+	json_decref(ans);
+	assert_int_equal(u.chunks, BIG_IMPORT / 2000);
+	/* the hook after the last chunk is the only one that sees it */
+	assert_int_equal(u.seen, 1);
+	assert_int_equal(nrefs(u.t), 100);	/* one page */
+	free(body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +520,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evidence_during_import,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_change_at_a_time,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_import_unseen_until_whole,
 						setup, teardown),
 	};
 
