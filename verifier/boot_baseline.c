@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "boot_baseline.h"
+#include "boot_log_json.h"
 #include "hash_algo.h"
 #include "hex.h"
 #include "pcr_set.h"
@@ -55,46 +56,14 @@ static int nth_event(struct tcg_log *l, const uint8_t *log, size_t len,
 	return 0;
 }
 
-static int differ(char *reason, size_t max, const char *policy,
-		  const char *approved_by, int pcr, const struct tcg_event *ev,
-		  const char *digest, const char *base_digest)
-{
-	const char *name = ev != NULL ? tcg_event_type_name(ev->type) : NULL;
-	char type[16], why[256];
-	json_t *j;
-	char *s;
+/* Where the boot and its baseline part in a PCR: this boot's event
+ * (NULL: it has fewer there), the baseline's (NULL: it had fewer). */
+struct parting {
+	const struct tcg_event *ev, *bev;
+	const struct hash_algo *a;
+};
 
-	if (ev != NULL && name == NULL) {
-		snprintf(type, sizeof(type), "0x%08x", ev->type);
-		name = type;
-	}
-	snprintf(why, sizeof(why), "PCR %d differs from the machine's "
-		 "baseline boot (%s)%s", pcr,
-		 approved_by[0] ? "approved by an operator" :
-		 "its first boot, not yet approved",
-		 ev == NULL ? ": the baseline has events there this boot lacks" :
-		 "");
-	j = json_pack("{s:s,s:s,s:s,s:i,s:s}", "check", "boot", "rule",
-		      "baseline", "policy", policy, "pcr", pcr, "why", why);
-	if (j != NULL && ev != NULL) {
-		json_object_set_new(j, "event", json_integer((json_int_t)ev->index));
-		json_object_set_new(j, "type", json_string(name));
-		json_object_set_new(j, "digest", json_string(digest));
-	}
-	if (j != NULL && base_digest != NULL)
-		json_object_set_new(j, "baseline_digest",
-				    json_string(base_digest));
-	if (j != NULL && approved_by[0])
-		json_object_set_new(j, "approved_by", json_string(approved_by));
-	s = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(j);
-	snprintf(reason, max, "%s", s != NULL ? s :
-		 "{\"check\":\"boot\",\"rule\":\"baseline\"}");
-	free(s);
-	return 0;
-}
-
-/* "alg:hex" of @ev's digest in bank @alg. */
+/* "alg:hex" of @ev's digest in bank @a. */
 static void digest_text(const struct tcg_event *ev, const struct hash_algo *a,
 			char *out, size_t max)
 {
@@ -109,6 +78,96 @@ static void digest_text(const struct tcg_event *ev, const struct hash_algo *a,
 	snprintf(out, max, "%s:%s", a->name, hex);
 }
 
+static const char *type_name(const struct tcg_event *ev, char *buf, size_t n)
+{
+	const char *name = tcg_event_type_name(ev->type);
+
+	if (name != NULL)
+		return name;
+	snprintf(buf, n, "0x%08x", ev->type);
+	return buf;
+}
+
+/* An event's digest, type and description under keys @prefix..: what
+ * this boot's event says, or what the baseline's said. */
+static void put_event(json_t *j, const char *prefix,
+		      const struct tcg_event *ev, const struct hash_algo *a)
+{
+	char key[40], text[BOOT_BASELINE_DESC_MAX], type[16];
+	char digest[2 * HASH_ALGO_MAX_SIZE + 16];
+
+	snprintf(key, sizeof(key), "%sevent", prefix);
+	json_object_set_new(j, key, json_integer((json_int_t)ev->index));
+	snprintf(key, sizeof(key), "%stype", prefix);
+	json_object_set_new(j, key, json_string(type_name(ev, type,
+							  sizeof(type))));
+	digest_text(ev, a, digest, sizeof(digest));
+	snprintf(key, sizeof(key), "%sdigest", prefix);
+	json_object_set_new(j, key, json_string(digest));
+	boot_log_event_description(ev, text, sizeof(text));
+	snprintf(key, sizeof(key), "%sdescription", prefix);
+	json_object_set_new(j, key, json_string(text));
+}
+
+/* @j as text into @reason; the descriptions go first when it does not
+ * fit (the baseline's, then this boot's), the digests stay. */
+static void dump_fitting(json_t *j, char *reason, size_t max)
+{
+	static const char *const drop[] = {
+		"baseline_description", "description", NULL,
+	};
+	size_t k = 0;
+	char *s;
+
+	for (;;) {
+		s = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) :
+				NULL;
+		if (s == NULL || strlen(s) < max || drop[k] == NULL)
+			break;
+		free(s);
+		json_object_del(j, drop[k++]);
+	}
+	snprintf(reason, max, "%s", s != NULL && strlen(s) < max ? s :
+		 "{\"check\":\"boot\",\"rule\":\"baseline\"}");
+	free(s);
+}
+
+static int differ(char *reason, size_t max, const char *policy,
+		  const char *approved_by, int pcr, const struct parting *p)
+{
+	char why[256];
+	json_t *j;
+
+	snprintf(why, sizeof(why), "PCR %d differs from the machine's "
+		 "baseline boot (%s)%s", pcr,
+		 approved_by[0] ? "approved by an operator" :
+		 "its first boot, not yet approved",
+		 p->ev == NULL && p->bev == NULL ? ": the same events from "
+		 "another start (locality)" :
+		 p->ev == NULL ? ": the baseline has events there this boot "
+		 "lacks" : p->bev == NULL ? ": this boot has events there "
+		 "the baseline lacks" : ": the event differs, \"description\" "
+		 "is what it says now, \"baseline_description\" what it said");
+	j = json_pack("{s:s,s:s,s:s,s:i,s:s}", "check", "boot", "rule",
+		      "baseline", "policy", policy, "pcr", pcr, "why", why);
+	if (j != NULL && p->ev != NULL)
+		put_event(j, "", p->ev, p->a);
+	/* the baseline's event at that place: its digest beside this one,
+	 * its index and type only when this boot has none there */
+	if (j != NULL && p->bev != NULL) {
+		put_event(j, "baseline_", p->bev, p->a);
+		if (p->ev != NULL) {
+			json_object_del(j, "baseline_event");
+			json_object_del(j, "baseline_type");
+		}
+	}
+	if (j != NULL && approved_by[0])
+		json_object_set_new(j, "approved_by", json_string(approved_by));
+	dump_fitting(j, reason, max);
+	json_decref(j);
+	return 0;
+}
+
 /* Name the first event of PCR @pcr where @log and @base part. */
 static int name_event(const char *policy, const uint8_t *log, size_t len,
 		      const uint8_t *base, size_t base_len,
@@ -120,6 +179,7 @@ static int name_event(const char *policy, const uint8_t *log, size_t len,
 	/* an event's digests point into its cursor: both live as long */
 	struct tcg_log l, bl;
 	struct tcg_event ev, bev;
+	struct parting p = { &ev, &bev, a };
 	size_t k;
 	int rc, brc;
 
@@ -130,17 +190,18 @@ static int name_event(const char *policy, const uint8_t *log, size_t len,
 			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 					     IMT_NO_POS, "boot baseline: a "
 					     "log does not parse"), -1;
-		if (rc == 0)	/* the baseline has more (or a locality) */
+		if (rc == 0 || brc == 0) {
+			/* the baseline has more (or a locality), or fewer */
+			p.ev = rc == 0 ? NULL : &ev;
+			p.bev = brc == 0 ? NULL : &bev;
 			return differ(reason, max, policy, approved_by, pcr,
-				      NULL, NULL, NULL);
+				      &p);
+		}
 		digest_text(&ev, a, cur, sizeof(cur));
-		if (brc == 0)
-			return differ(reason, max, policy, approved_by, pcr,
-				      &ev, cur, NULL);
 		digest_text(&bev, a, was, sizeof(was));
 		if (strcmp(cur, was) != 0 || ev.type != bev.type)
 			return differ(reason, max, policy, approved_by, pcr,
-				      &ev, cur, was);
+				      &p);
 	}
 }
 

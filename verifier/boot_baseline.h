@@ -14,6 +14,8 @@
 
 /* PCRs compared: the boot chain up to the kernel (boot_check.c's). */
 #define BOOT_BASELINE_PCRS 0x3ffu
+/* Bytes of an event's description in a reason (two fit in one). */
+#define BOOT_BASELINE_DESC_MAX 160
 
 /**
  * boot_baseline_judge() - does the boot of @log measure what the baseline
@@ -26,10 +28,16 @@
  * @approved_by: who approved the baseline, "" when taken on first use
  * @reason: receives the JSON reason of a difference:
  *	    {"check":"boot","rule":"baseline","policy":P,"pcr":N,
- *	    "event":N,"type":T,"digest":"sha256:hex","baseline_digest":...,
- *	    "why":TEXT}: the first PCR (0-9) whose replay differs and, in it,
- *	    the first event of @log whose digest is not the baseline's
- *	    event at that place
+ *	    "event":N,"type":T,"digest":"sha256:hex","description":TEXT,
+ *	    "baseline_digest":...,"baseline_description":TEXT,"why":TEXT}:
+ *	    the first PCR (0-9) whose replay differs and, in it, the first
+ *	    event of @log whose digest is not the baseline's event at that
+ *	    place, with what each says (boot-log's description: a
+ *	    variable's name and value, a boot option, a path; cut to
+ *	    BOOT_BASELINE_DESC_MAX, dropped when the reason would not fit
+ *	    @reason_max); when this boot has fewer events there, the
+ *	    baseline's first missing one as baseline_event, baseline_type,
+ *	    baseline_digest and baseline_description
  * @reason_max: its size
  * @err: filled on failure
  *

@@ -228,6 +228,25 @@ static void load_option(json_t *data, const struct efi_variable *v,
 		desc[0] = '\0';
 }
 
+/* "BootOrder = 0001,0000" (efibootmgr's spelling), cut as a whole
+ * entry with ",..". */
+static void boot_order_desc(struct decode *d, const struct efi_variable *v)
+{
+	size_t i, at;
+	int k;
+
+	at = (size_t)snprintf(d->desc, sizeof(d->desc), "%s =", v->name);
+	for (i = 0; i + 1 < v->len && at < sizeof(d->desc); i += 2) {
+		if (at + 8 >= sizeof(d->desc)) {
+			snprintf(d->desc + at, sizeof(d->desc) - at, ",..");
+			return;
+		}
+		k = snprintf(d->desc + at, sizeof(d->desc) - at, "%s%04X",
+			     i == 0 ? " " : ",", v->data[i] | v->data[i + 1] << 8);
+		at += (size_t)k;
+	}
+}
+
 static enum imt_result dec_variable(struct decode *d)
 {
 	struct efi_variable v;
@@ -256,6 +275,7 @@ static enum imt_result dec_variable(struct decode *d)
 			json_array_append_new(arr, json_integer(
 				v.data[i] | v.data[i + 1] << 8));
 		json_object_set_new(d->data, "boot_order", arr);
+		boot_order_desc(d, &v);
 	} else if (!strncmp(v.name, "Boot", 4) && strlen(v.name) == 8) {
 		load_option(d->data, &v, d->desc, sizeof(d->desc));
 	}
@@ -436,6 +456,21 @@ static void event_data(json_t *o, const struct tcg_event *ev)
 	}
 	utf8_trim(d.desc);
 	put_str(o, "description", d.desc);
+}
+
+void boot_log_event_description(const struct tcg_event *ev, char *out,
+				size_t max)
+{
+	json_t *o;
+
+	if (max == 0)
+		return;
+	o = json_object();
+	event_data(o, ev);
+	snprintf(out, max, "%s",
+		 json_string_value(json_object_get(o, "description")) ?: "");
+	json_decref(o);
+	utf8_trim(out);
 }
 
 static json_t *event_json(const struct tcg_event *ev)

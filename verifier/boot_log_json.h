@@ -68,4 +68,17 @@
 json_t *boot_log_json(const uint8_t *buf, size_t len, unsigned flags,
 		      struct imt_error *err);
 
+struct tcg_event;
+
+/**
+ * boot_log_event_description() - what event @ev says, the text boot-log
+ * shows as its "description" (a variable's name and value, a boot
+ * option, an application's device path, the action's text).
+ * @ev: the event
+ * @out: receives the text, cut to @max bytes on a UTF-8 boundary
+ * @max: its size
+ */
+void boot_log_event_description(const struct tcg_event *ev, char *out,
+				size_t max);
+
 #endif /* IMATRUST_BOOT_LOG_JSON_H */

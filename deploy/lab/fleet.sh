@@ -117,13 +117,15 @@ fleet_cli() {
 }
 
 # References: every file of the golden image's root (sha256 and sha1, for
-# the sha1 guest), then each guest's agent.conf as that guest measures it.
+# the sha1 guest; $1 other algorithms, e.g. sha256,sha1,sha384 for a
+# sha384 guest), then each guest's agent.conf as that guest measures it.
+# shellcheck disable=SC2120 # tests/guest/fleet/uefi.sh passes algorithms
 fleet_refs_image() {
-	local t0 out
+	local t0 out algos=${1:-sha256,sha1}
 
 	t0=$(date +%s.%N)
-	fleet_log "references: imatrust ref import-dir --prefix / --algo sha256,sha1 (golden root)"
-	out=$(fleet_cli ref import-dir --prefix / --algo sha256,sha1 \
+	fleet_log "references: imatrust ref import-dir --prefix / --algo $algos (golden root)"
+	out=$(fleet_cli ref import-dir --prefix / --algo "$algos" \
 	    --source golden-image "$FLEET_IMAGE/root" 2>&1) ||
 		fleet_die "ref import-dir failed: $out"
 	echo "$out" >"$FLEET_DIR/refs-image.log"
@@ -141,6 +143,8 @@ fleet_refs_site() {
 	[ -f "$f" ] || fleet_die "no agent.conf of guest $n"
 	fleet_ref_add /srv/site/agent.conf "sha256:$(sha256sum "$f" | cut -d' ' -f1)"
 	fleet_ref_add /srv/site/agent.conf "sha1:$(sha1sum "$f" | cut -d' ' -f1)"
+	[ "$(cat "$FLEET_RUN/guest$n/bank" 2>/dev/null)" != sha384 ] ||
+		fleet_ref_add /srv/site/agent.conf "sha384:$(sha384sum "$f" | cut -d' ' -f1)"
 }
 
 fleet_verifier() {

@@ -35,11 +35,17 @@
 #                      socket guestN/control.sock (deploy/lab/guest-exec)
 #   --reboot           a guest reboot resets the machine (same swtpm, TPM
 #                      resetCount + 1) instead of ending QEMU
+#   --pcr-banks LIST   the PCR banks swtpm_setup allocates (default
+#                      sha1,sha256; e.g. sha256,sha384)
 #
 # guest options (see fleet_guest below and README.md):
 #   --image DIR        golden image of deploy/image/build-debian.sh (required)
 #   --kernel PATH      bzImage (required)
-#   --bank sha256|sha1 sha1: ima_hash=sha1 ima_template=ima, agent bank sha1
+#   --bank sha256|sha1|sha384
+#                      sha1: ima_hash=sha1 ima_template=ima, agent bank
+#                      sha1; sha384: a TPM of banks sha256 and sha384 (no
+#                      sha1), ima_hash=sha384 (boot_aggregate and file
+#                      digests), agent bank sha384
 #   --append STR       more kernel command line
 #   --mem MB           guest memory (default 512)
 #   --agent-conf FILE  template of agent.conf (default deploy/config/agent.conf
@@ -142,7 +148,7 @@ ca_init() {
 tpm_manufacture() {
 	swtpm_setup --tpm2 --tpmstate "$1" --config "$CA/swtpm_setup.conf" \
 	    --create-ek-cert --create-platform-cert --lock-nvram \
-	    --pcr-banks sha1,sha256 --logfile "$2" >/dev/null
+	    --pcr-banks "${3:-sha1,sha256}" --logfile "$2" >/dev/null
 }
 
 cmd_ca() {
@@ -197,7 +203,7 @@ start_swtpm() {
 
 	rm -rf "$g/tpm"
 	mkdir -p "$g/tpm"
-	tpm_manufacture "$g/tpm" "$g/swtpm_setup.log" ||
+	tpm_manufacture "$g/tpm" "$g/swtpm_setup.log" "$2" ||
 		die "swtpm_setup failed, see $g/swtpm_setup.log"
 	ip netns exec "$NS" swtpm socket --tpm2 --tpmstate dir="$g/tpm" \
 	    --ctrl type=unixio,path="$g/swtpm.sock" \
@@ -240,7 +246,7 @@ uefi_esp() {
 cmd_start() {
 	local n=${1:-} kernel='' initrd='' disk='' disk_mode=on share=''
 	local append='' mem=256 control=0 reboot=0 drives=() d
-	local tpm=tis firmware=bios g accel ip args cmdline uefi=()
+	local tpm=tis firmware=bios g accel ip args cmdline uefi=() banks=sha1,sha256
 
 	check_index "$n"
 	shift
@@ -256,6 +262,7 @@ cmd_start() {
 		--tpm) tpm=$2 ;;
 		--firmware) firmware=$2 ;;
 		--drive) drives+=("$2") ;;
+		--pcr-banks) banks=$2 ;;
 		--control) control=1; shift; continue ;;
 		--reboot) reboot=1; shift; continue ;;
 		*) die "start: unknown option $1" ;;
@@ -279,7 +286,7 @@ cmd_start() {
 	echo "$firmware" >"$g/firmware"
 	ca_init
 	accel=$(choose_accel "$kernel")
-	start_swtpm "$g"
+	start_swtpm "$g" "$banks"
 	make_tap "tap$n"
 	ip=$(guest_addr "$n")
 	cmdline="console=ttyS0 panic=-1 ip=$ip::$VERIFIER_ADDR:255.255.255.0:guest$n:eth0:off $append"
@@ -370,7 +377,7 @@ small_ext4() {
 # with this guest's agent.conf (vdc), the control channel, reboots allowed.
 cmd_guest() {
 	local n=${1:-} image='' kernel='' bank=sha256 append='' mem=512 tmpl=''
-	local template='' extra='' sign='' firmware=bios g site cmdline f
+	local template='' extra='' sign='' firmware=bios g site cmdline f banks=sha1,sha256
 
 	check_index "$n"
 	shift
@@ -398,7 +405,9 @@ cmd_guest() {
 	case "$bank" in
 	sha256) cmdline="ima_policy=tcb ima_template=ima-ng ima_hash=sha256" ;;
 	sha1) cmdline="ima_policy=tcb ima_template=ima ima_hash=sha1" ;;
-	*) die "guest: --bank must be sha256 or sha1" ;;
+	sha384) cmdline="ima_policy=tcb ima_template=ima-ng ima_hash=sha384"
+		banks=sha256,sha384 ;;
+	*) die "guest: --bank must be sha256, sha1 or sha384" ;;
 	esac
 	# the kernel keeps the first ima_template=, so replace it here
 	# shellcheck disable=SC2001 # [^ ]* has no ${//} spelling
@@ -430,7 +439,7 @@ cmd_guest() {
 	fi
 	small_ext4 "$g/disk-site.img" imatrust-site "" "$site"
 	cmd_start "$n" --kernel "$kernel" --mem "$mem" --control --reboot \
-	    --firmware "$firmware" --drive "$g/disk-root.qcow2" --drive "$g/disk-state.img" \
+	    --pcr-banks "$banks" --firmware "$firmware" --drive "$g/disk-root.qcow2" --drive "$g/disk-state.img" \
 	    --drive "$g/disk-site.img" \
 	    --append "root=/dev/vda ro rootwait net.ifnames=0 systemd.hostname=guest$n $cmdline $append"
 	echo "$bank" >"$g/bank"

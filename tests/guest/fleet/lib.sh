@@ -120,6 +120,24 @@ rejudged_alone() {
 	gexec --quiet "$g" 'systemctl start imatrust-agent' || true
 }
 
+# reboot_guest N: reboot guest N and wait until the verifier records its
+# new boot (resetCount up); prints "boot A -> B, resetCount R -> S".
+reboot_guest() {
+	local g=$1 id=guest$1 b0 r0 b1 r1
+
+	b0=$(jq_machine "$id" .boot.id)
+	r0=$(jq_machine "$id" .boot.reset_count)
+	gexec --quiet -t 10 "$g" 'systemctl --no-block reboot' || true
+	for _ in $(seq "$TIMEOUT"); do
+		b1=$(jq_machine "$id" .boot.id 2>/dev/null || echo "$b0")
+		[ "$b1" = "$b0" ] || break
+		sleep 1
+	done
+	r1=$(jq_machine "$id" .boot.reset_count)
+	echo "boot $b0 -> $b1, resetCount $r0 -> $r1"
+	[ "$b1" != "$b0" ] && [ "${r1:-0}" -gt "${r0:-0}" ]
+}
+
 # The id of machine $1's newest event (0 if none).
 last_event() {
 	fleet_cli api GET "/v1/machines/$1/events?limit=1000" |

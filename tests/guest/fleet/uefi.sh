@@ -7,7 +7,9 @@
 #   guest1  OVMF, Secure Boot on (the lab's PK/KEK/db), systemd-boot and
 #           the kernel signed with the lab db key (deploy/lab/uefi.sh)
 #   guest2  OVMF in setup mode (Secure Boot off), unsigned chain
-#   guest3  SeaBIOS and QEMU's -kernel (its log has no UEFI events)
+#   guest3  SeaBIOS and QEMU's -kernel (its log has no UEFI events); its
+#           swtpm has the banks sha256 and sha384 (no sha1), the kernel
+#           ima_hash=sha384, its agent bank = sha384 (lab.sh --bank sha384)
 #   guest4  as guest1, but its agent sends another boot's log (a real
 #           OVMF log of tests/fixtures/eventlog/: what an attacker with a
 #           TPM of their own would present to hide their own boot)
@@ -29,6 +31,18 @@
 #     (pesign -h) and its path; importing the stock kernel makes guest5
 #     trusted again (the import's re-judge alone); guest3 (SeaBIOS, the
 #     default policy, no boot rules) stays trusted.
+#   - baselines across reboots (issue 34): policy measured with
+#     "baseline": "first-boot"; `imatrust machine guest1 boot-baseline
+#     approve`; guest1 rebooted is trusted again (a new boot, resetCount
+#     up); a dbx entry (the stock kernel's Authenticode hash, signed with
+#     the lab's KEK) written through efivarfs and a reboot: guest1 is
+#     untrusted, rule baseline, PCR 7, the dbx event of the new boot, its
+#     description "dbx: 1 entry" and the baseline's "dbx: 0 entries";
+#   - SHA-384 (guest3): the guest's TPM has a sha384 bank and no sha1, the
+#     kernel's per-bank list has sha384 template digests, the verifier
+#     holds the machine as trusted and pinned to sha384, its boot_aggregate
+#     the kernel's sha384 one; an unapproved executable turns it untrusted,
+#     the reason naming its path and sha384 digest.
 #
 # The time from start to trusted of each guest is printed (the cost of a
 # UEFI boot under TCG against SeaBIOS). TAP on stdout, last line
@@ -38,6 +52,10 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 readonly FORGED="$ROOT/tests/fixtures/eventlog/patched-sb/binary_bios_measurements"
+# EFI_IMAGE_SECURITY_DATABASE_GUID (db, dbx) and the lab's owner GUID
+# (deploy/lab/uefi.sh)
+readonly IMAGE_SECURITY=d719b2cb-3d3a-4596-a3bc-dad00e67656f
+readonly LAB_GUID=6d1a7e00-1ab0-4c1a-9e5e-696d61747275
 
 declare -A started=()
 STOCK_KERNEL=
@@ -216,6 +234,139 @@ test_forged() {
 	fi
 }
 
+# Issue 34, first half: guest1's approved baseline holds across a reboot.
+test_baseline_reboot() {
+	local out t0 log0 log1
+
+	cat >"$run_dir/measured-baseline.json" <<-EOF
+	{"machines": ["guest1", "guest2", "guest5"], "sources": ["*"],
+	 "boot": {"log": "required", "secure_boot": "required",
+	          "applications": "references", "baseline": "first-boot"}}
+	EOF
+	if fleet_cli policy put measured "$run_dir/measured-baseline.json" \
+	    >"$run_dir/policy-baseline.log" 2>&1 &&
+	    [ "$(jq_machine guest1 .machine.state)" = trusted ]; then
+		ok "policy measured with \"baseline\": \"first-boot\": guest1 (its first boot is its baseline) stays trusted"
+	else
+		not_ok "policy measured with a baseline: guest1 stays trusted" \
+		    "$(tail -n 3 "$run_dir/policy-baseline.log")" "reason: $(reason_of guest1)"
+	fi
+	if out=$(fleet_cli machine guest1 boot-baseline approve 2>&1) &&
+	    [ "$(jq_machine guest1 .machine.state)" = trusted ]; then
+		ok "imatrust machine guest1 boot-baseline approve: $out"
+	else
+		not_ok "imatrust machine guest1 boot-baseline approve" "$out"
+	fi
+	log0=$(jq_machine guest1 .boot_log.sha256)
+	t0=$(date +%s.%N)
+	if out=$(reboot_guest 1); then
+		ok "guest1 rebooted: a new boot ($out)"
+	else
+		not_ok "guest1 rebooted: a new boot" "$out"
+	fi
+	if wait_state guest1 trusted "$TIMEOUT" 1 >/dev/null 2>&1; then
+		log1=$(jq_machine guest1 .boot_log.sha256)
+		ok "guest1 trusted after the reboot against its approved baseline, $(fleet_since "$t0")s after the reboot (log sha256 ${log0:0:12}.. -> ${log1:0:12}..)"
+	else
+		not_ok "guest1 trusted after the reboot against its approved baseline" \
+		    "state: $(jq_machine guest1 .machine.state)" "reason: $(reason_of guest1)"
+	fi
+}
+
+# A dbx of one entry, the stock kernel's Authenticode hash, signed with the
+# lab's KEK (the .auth an authenticated write of dbx takes), written into
+# guest1's efivarfs: 4 bytes of attributes (0x27, as deploy/lab/uefi-enroll)
+# then the .auth, in one write. Prints the SHA-256 of the dbx efivarfs
+# reads back (its data, after the 4 bytes of attributes).
+write_dbx() {
+	local keys auth=$run_dir/dbx.auth
+
+	keys=$("$ROOT/deploy/lab/uefi.sh" keys) &&
+	    hash-to-efi-sig-list "$run_dir/efi/stock.efi" "$run_dir/dbx.esl" >/dev/null &&
+	    sign-efi-sig-list -g "$LAB_GUID" -k "$keys/KEK.key" -c "$keys/KEK.crt" \
+	    dbx "$run_dir/dbx.esl" "$auth" >/dev/null &&
+	    gexec --quiet 1 --put "$auth" /tmp/dbx.auth || return 1
+	# shellcheck disable=SC2016 # expanded in the guest
+	gexec -t 30 1 'f=/sys/firmware/efi/efivars/dbx-'"$IMAGE_SECURITY"';
+	    { printf "\047\000\000\000"; cat /tmp/dbx.auth; } >/tmp/dbx.var &&
+	    dd if=/tmp/dbx.var of="$f" bs=65536 2>/dev/null &&
+	    cat "$f" | tail -c +5 | sha256sum'
+}
+
+# Issue 34, second half: dbx changed, rebooted, untrusted by the baseline,
+# the reason naming the event and what it says now and said then.
+test_baseline_dbx() {
+	local out t0 ev want
+
+	out=$(write_dbx 2>&1)
+	want=$(sha256sum "$run_dir/dbx.esl" 2>/dev/null | cut -d' ' -f1)
+	if [ -n "$want" ] && [ "${out%% *}" = "$want" ]; then
+		ok "guest1: dbx written through efivarfs, signed with the lab's KEK; efivarfs reads back the signature list (sha256 ${want:0:16}..)"
+	else
+		not_ok "guest1: dbx written through efivarfs, read back as the signature list" \
+		    "guest: $out" "dbx.esl: $want"
+	fi
+	t0=$(date +%s.%N)
+	if out=$(reboot_guest 1); then
+		ok "guest1 rebooted with the new dbx: a new boot ($out)"
+	else
+		not_ok "guest1 rebooted with the new dbx: a new boot" "$out"
+	fi
+	ev=$(boot_log guest1 | jq -r '[.events[] | select(.type_name ==
+	    "EV_EFI_VARIABLE_DRIVER_CONFIG" and .data.name == "dbx") | .index][0]')
+	# shellcheck disable=SC2016 # $d is jq's variable
+	if wait_untrusted_for guest1 '.check == "boot" and .rule == "baseline" and
+	    .pcr == 7 and .event == ($d | tonumber) and
+	    .type == "EV_EFI_VARIABLE_DRIVER_CONFIG" and
+	    .description == "dbx: 1 entry" and
+	    .baseline_description == "dbx: 0 entries" and
+	    .digest != .baseline_digest and (.approved_by | length) > 0' "$ev"; then
+		ok "guest1 untrusted $(fleet_since "$t0")s after the reboot, rule baseline, naming PCR 7, event $ev and what it says now and said then: $(reason_of guest1 | head -c 400)"
+	else
+		not_ok "guest1 untrusted by its baseline, naming PCR 7, the dbx event $ev, \"dbx: 1 entry\" and \"dbx: 0 entries\"" \
+		    "state: $(jq_machine guest1 .machine.state)" "reason: $(reason_of guest1)"
+	fi
+}
+
+# The SHA-384 guest (guest3): banks, per-bank list, pin, boot_aggregate.
+test_sha384() {
+	local out ba
+
+	out=$(gexec 3 'ls -d /sys/class/tpm/tpm0/pcr-*; head -n 1 /sys/kernel/security/ima/ascii_runtime_measurements_sha384' 2>&1)
+	if grep -qx /sys/class/tpm/tpm0/pcr-sha384 <<<"$out" &&
+	    ! grep -qx /sys/class/tpm/tpm0/pcr-sha1 <<<"$out" &&
+	    grep -Eq '^10 [0-9a-f]{96} ima-ng sha384:[0-9a-f]{96} boot_aggregate$' <<<"$out"; then
+		ok "guest3: its TPM has a sha384 bank and no sha1; record 0 of the kernel's sha384 list: a sha384 template digest, boot_aggregate sha384"
+	else
+		not_ok "guest3: a sha384 bank, no sha1, the kernel's sha384 list" "$out"
+	fi
+	check "guest3: the verifier pins the machine to bank sha384" \
+	    [ "$(jq_machine guest3 .machine.bank)" = sha384 ]
+	ba=$(sed -n 's/.* sha384:\([0-9a-f]*\) boot_aggregate$/\1/p' <<<"$out")
+	if [ -n "$ba" ] && [ "$(jq_machine guest3 .boot.boot_aggregate)" = "$ba" ]; then
+		ok "guest3: the verifier's boot_aggregate is the kernel's sha384 one (${ba:0:16}..)"
+	else
+		not_ok "guest3: the verifier's boot_aggregate is the kernel's sha384 one" \
+		    "kernel: $ba" "verifier: $(jq_machine guest3 .boot.boot_aggregate)"
+	fi
+}
+
+# An unapproved executable in guest3: untrusted, its path and sha384.
+test_sha384_unapproved() {
+	local bin=$run_dir/unapproved-384 path=/srv/site/lab/unapproved-384 d
+
+	{ cat /usr/bin/true; printf '\nimatrust fleet test %s\n' "$(date +%s%N)"; } >"$bin"
+	chmod 0755 "$bin"
+	d=sha384:$(sha384sum "$bin" | cut -d' ' -f1)
+	gexec --quiet 3 --put "$bin" "$path" && gexec --quiet 3 "$path"
+	if wait_untrusted_for guest3 ".path == \"$path\" and .digest == \$d" "$d"; then
+		ok "guest3 (sha384): an unapproved executable turns it untrusted, the reason naming its path and sha384 digest: $(reason_of guest3 | head -c 300)"
+	else
+		not_ok "guest3 (sha384): an unapproved executable turns it untrusted naming $path $d" \
+		    "state: $(jq_machine guest3 .machine.state)" "reason: $(reason_of guest3)"
+	fi
+}
+
 tests() {
 	local g
 
@@ -225,7 +376,7 @@ tests() {
 	if ! stock_kernel >"$run_dir/up.log" 2>&1 ||
 	    ! fleet_prepare >>"$run_dir/up.log" 2>&1 ||
 	    ! fleet_fresh_verifier 30 >>"$run_dir/up.log" 2>&1 ||
-	    ! fleet_refs_image >>"$run_dir/up.log" 2>&1; then
+	    ! fleet_refs_image sha256,sha1,sha384 >>"$run_dir/up.log" 2>&1; then
 		not_ok "kernel, golden image, PKI, verifier" "$(tail -n 5 "$run_dir/up.log")"
 		fleet_test_done
 		exit 1
@@ -235,10 +386,10 @@ tests() {
 	{ cat "$ROOT/deploy/config/agent.conf"
 	  echo "boot_log = /srv/site/lab/boot-log"; } >"$run_dir/agent4.conf"
 	if start_guest 1 uefi && start_guest 2 uefi-nosb &&
-	    start_guest 3 bios && start_guest 4 uefi \
+	    start_guest 3 bios --bank sha384 && start_guest 4 uefi \
 	    --agent-conf "$run_dir/agent4.conf" --site "$run_dir/site4" &&
 	    start_guest 5 uefi --kernel "$STOCK_KERNEL"; then
-		ok "guests started: 1 uefi, 2 uefi-nosb, 3 bios, 4 uefi with a forged log, 5 uefi with the stock kernel"
+		ok "guests started: 1 uefi, 2 uefi-nosb, 3 bios (sha384), 4 uefi with a forged log, 5 uefi with the stock kernel"
 	else
 		not_ok "guests started" "$(tail -n 5 "$run_dir/up.log")"
 		fleet_test_done
@@ -255,6 +406,10 @@ tests() {
 	test_other_logs
 	test_forged
 	test_boot_policy
+	test_sha384
+	test_sha384_unapproved
+	test_baseline_reboot
+	test_baseline_dbx
 	fleet_test_done
 }
 
