@@ -15,12 +15,16 @@
  * empty strings and blobs, paths that are not UTF-8, of DB_PATH_MAX bytes
  * or empty, digests of the wrong length or of an unknown algorithm, PCR
  * and counters at their limits, records at index 2^62, a nonce of the
- * wrong length, records of a boot that is gone, audit rows of a machine
- * that is gone. After db_open() the normal API must serve them: list
- * machines, read and re-judge records, take evidence, start boots.
- * Where a row cannot be carried (a PCR no TPM has; on SQLite, rows of a
- * machine deleted with foreign keys off) the migration refuses, naming
- * the row, and leaves the database as it was.
+ * wrong length, two machines' nonces of the same value (0015 made the
+ * machine the key, not the value), records of a boot that is gone, audit
+ * rows of a machine that is gone. After db_open() the normal API must
+ * serve them: list machines, read and re-judge records, take evidence,
+ * start boots. Where a row cannot be carried (a PCR no TPM has; on
+ * SQLite, rows of a machine deleted with foreign keys off) the migration
+ * that meets it refuses, naming the row, and the database stays at the
+ * version before it. No later migration adds a uniqueness over old rows
+ * (0017's key is the records' own, 0018 rebuilds indexes that were
+ * there), so there is no duplicate for one to refuse.
  */
 #include "db_test.h"
 
@@ -117,9 +121,12 @@ static int64_t raw_version(struct tdb *t)
 
 /*
  * The rows, written once for both engines: B(n, hex) is a blob of n
- * bytes of hex (one byte, repeated), E the empty blob, P(text) a path.
+ * bytes of hex (one byte, repeated; rows_sql() writes it), E the empty
+ * blob, P(text) a path (bytea on PostgreSQL).
  */
-#define ROWS(B, E, P, LONGPATH, ODDPATH, SERIES, SETVAL) \
+#define B(n, hex) "{" #n ":" hex "}"
+#define E "{0:00}"
+#define ROWS(P, LONGPATH, ODDPATH, SERIES, SETVAL) \
 	"INSERT INTO machines (id, ek_pub, ek_cert, ak_pub, ak_name, state, " \
 	"state_reason, created_at, last_seen, approved, activated, bank, " \
 	"rejected_at, ek_fpr) VALUES " \
@@ -162,7 +169,8 @@ static int64_t raw_version(struct tdb *t)
 	"'sha256', " B(32, "66") ", 'unknown', NULL);" \
 	"INSERT INTO nonces (value, machine_id, expires_at, used, seen_at) " \
 	"VALUES (" B(32, "00") ", '%1$s', 9223372036854775807, 0, NULL), " \
-	"(" B(8, "08") ", 'm2', 1700000060, 0, NULL);" \
+	"(" B(8, "08") ", 'm2', 1700000060, 0, NULL), " \
+	"(" B(32, "00") ", 'm3', 1700000060, 1, 1700000000);" \
 	"INSERT INTO events (machine_id, boot_id, time, kind, from_state, " \
 	"to_state, reason) VALUES ('%1$s', 1, 0, '', NULL, NULL, " \
 	"'{\"a\":\"\\u0000\\u00fc\"}'), ('m2', 2, 9223372036854775807, " \
@@ -173,10 +181,9 @@ static int64_t raw_version(struct tdb *t)
 	"INSERT INTO registrations (machine_id, ek_fpr, operator, " \
 	"created_at) VALUES ('pre:\xc3\xbc', " B(32, "ee") ", '', 0);"
 
-#define TOK_B(n, hex) "{" #n ":" hex "}"
 #define SQ_P(text) text
 static const char sql_rows_sqlite[] = ROWS(
-	TOK_B, "{0:00}", SQ_P,
+	SQ_P,
 	"'/' || substr(replace(hex(zeroblob(2048)), '0', 'a'), 1, 4095)",
 	"CAST(x'fffe0a09' AS TEXT)",
 	"(WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
@@ -184,7 +191,7 @@ static const char sql_rows_sqlite[] = ROWS(
 
 #define PG_P(text) "convert_to(" text ", 'UTF8')"
 static const char sql_rows_pg[] = ROWS(
-	TOK_B, "{0:00}", PG_P,
+	PG_P,
 	"convert_to('/' || repeat('a', 4095), 'UTF8')",
 	"'\\xfffe0a09'::bytea",
 	"generate_series(0, 299) i",
