@@ -322,12 +322,17 @@ $(BUILD)/tests/unit/db/%: $(BUILD)/tests/unit/db/%.o $(LIBDB) $(LIBIMATRUST)
 SOFT_AK_TESTS := $(BUILD)/tests/unit/verifier/test_engine \
 	$(BUILD)/tests/unit/verifier/test_attest \
 	$(BUILD)/tests/unit/verifier/test_history \
-	$(BUILD)/tests/unit/verifier/test_route_verify
+	$(BUILD)/tests/unit/verifier/test_route_verify \
+	$(BUILD)/tests/unit/verifier/test_engine_nonce
 $(SOFT_AK_TESTS:%=%.o): CFLAGS += -Itests/bench
 $(SOFT_AK_TESTS): $(BUILD)/tests/bench/soft_ak.o
 # ... and stand in for the measured-boot check to see what it is given.
 $(BUILD)/tests/unit/verifier/test_engine: LDFLAGS += \
 	-Wl,--wrap=boot_check_evidence
+
+# test_engine_nonce fails the RNG on demand and sees each nonce stored.
+$(BUILD)/tests/unit/verifier/test_engine_nonce: LDFLAGS += \
+	-Wl,--wrap=RAND_bytes -Wl,--wrap=db_nonce_issue
 
 # test_tpm_quote_faults fails each OpenSSL and TSS call of the quote path.
 QUOTE_FAULT_WRAPS := EVP_MD_CTX_new EVP_DigestVerifyInit \

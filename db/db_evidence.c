@@ -56,12 +56,10 @@ static int view_rest(struct db_stmt *st, struct db_evidence_view *v,
 			return -1;
 		v->have_log = 1;
 	}
-	if (!db_col_is_null(st, COL_NONCE)) {
-		if (db_nonce_columns(st, COL_NONCE, v->nonce, &v->nonce_len,
-				     &v->nonce_expires, err) < 0)
-			return -1;
-		v->have_nonce = 1;
-	}
+	if (!db_col_is_null(st, COL_NONCE))
+		v->have_nonce = db_nonce_columns(st, COL_NONCE, v->nonce,
+						 &v->nonce_len,
+						 &v->nonce_expires) == 0;
 	return 0;
 }
 

@@ -181,11 +181,13 @@ int db_log_columns(struct db_stmt *st, int sha_col, int len_col, int with_log,
 
 /*
  * db_nonce_columns() - a nonce's value at @col and its expiry at @col + 1
- * in the row at @st (@value has DB_NONCE_MAX bytes); -1 and @err when the
- * value's length is out of bounds.
+ * in the row at @st (@value has DB_NONCE_MAX bytes): 0; 1 when the value's
+ * length is out of bounds. Such a row (an older schema took any length)
+ * is no nonce: not outstanding, so the next db_nonce_issue() replaces it
+ * and the machine is not shut out by an error on every request.
  */
 int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value,
-		     size_t *len, int64_t *expires_at, struct imt_error *err);
+		     size_t *len, int64_t *expires_at);
 
 /*
  * A machine's columns (db_machine.c) and a boot's (db_boot.c), for the

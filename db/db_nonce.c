@@ -80,12 +80,12 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 }
 
 int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value,
-		     size_t *len, int64_t *expires_at, struct imt_error *err)
+		     size_t *len, int64_t *expires_at)
 {
 	int n = db_col_bytes(st, col);
 
 	if (n < DB_NONCE_MIN || n > DB_NONCE_MAX)
-		return db_err(err, IMT_ERR_INTERNAL, "corrupt nonce row");
+		return 1;	/* no nonce db_nonce_issue() wrote */
 	memcpy(value, db_col_blob(st, col), (size_t)n);
 	*len = (size_t)n;
 	*expires_at = db_col_int64(st, col + 1);
@@ -114,9 +114,9 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 		rc = 0;
 	} else if (step != DB_ROW) {
 		db_fail(db, err, "nonce");
-	} else if (db_nonce_columns(st, 0, value, len, expires_at,
-				    err) == 0) {
-		*found = 1;
+	} else {
+		*found = db_nonce_columns(st, 0, value, len,
+					  expires_at) == 0;
 		rc = 0;
 	}
 	db_reset(st);

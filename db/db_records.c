@@ -391,10 +391,17 @@ int db_record_set_verdicts(struct db *db, int64_t boot_id,
 	return db_commit(db, err);
 }
 
-/* 0016's rows after (?1, ?2), in order: a page of the move to chunks. */
+/*
+ * 0016's rows after (?1, ?2), in order: a page of the move to chunks.
+ * Only those of a boot that exists: no foreign key kept others out (a
+ * boot deleted with foreign keys off, as the sqlite3 shell has them,
+ * left its records), and their chunks would be the records of the next
+ * boot given that id (SQLite hands out the highest rowid + 1 again).
+ */
 static const char sql_rows_after[] =
 	"SELECT boot_id, idx, pcr, template, path, digest_algo, digest, "
 	"verdict, sig FROM records WHERE (boot_id, idx) > (?1, ?2) "
+	"AND EXISTS (SELECT 1 FROM boots b WHERE b.id = records.boot_id) "
 	"ORDER BY boot_id, idx LIMIT ?3";
 #define ROWS_PAGE 4096
 
@@ -402,10 +409,10 @@ static const char sql_rows_after[] =
 static int row_to_chunk(struct db *db, struct db_stmt *st, struct chunk *c,
 			struct imt_error *err)
 {
-	int64_t boot = db_col_int64(st, 0);
+	int64_t boot = db_col_int64(st, 0), pcr = db_col_int64(st, 2);
 	struct db_record r = {
 		.index = (uint64_t)db_col_int64(st, 1),
-		.pcr = (uint32_t)db_col_int64(st, 2),
+		.pcr = (uint32_t)pcr,
 		.template = db_col_text(st, 3),
 		.path = db_col_text(st, 4),
 		.digest_algo = db_col_text(st, 5),
@@ -417,11 +424,15 @@ static int row_to_chunk(struct db *db, struct db_stmt *st, struct chunk *c,
 
 	if (r.path == NULL)	/* an empty bytea on PostgreSQL */
 		r.path = "";
+	/* a PCR no TPM has would be packed as another (a chunk's is
+	 * 32 bits): refused, as a row out of shape is */
 	if (r.template == NULL || r.digest_algo == NULL ||
+	    pcr < 0 || pcr > UINT32_MAX ||
 	    db_verdict_parse(db_col_text(st, 7), &r.verdict) < 0)
 		return db_err(err, IMT_ERR_INTERNAL, "corrupt record row: "
-			      "boot %lld index %llu", (long long)boot,
-			      (unsigned long long)r.index);
+			      "boot %lld index %llu (pcr %lld)",
+			      (long long)boot, (unsigned long long)r.index,
+			      (long long)pcr);
 	if (boot != c->boot || r.index != c->first + c->n ||
 	    c->n == DB_CHUNK_MAX) {
 		if (chunk_flush(db, c, err) < 0)

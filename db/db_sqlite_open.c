@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -140,29 +141,44 @@ static int db_wal(struct db *db, struct imt_error *err)
  */
 #define DB_MIGRATION_FK_OFF "\n-- imatrust-migration: foreign_keys off\n"
 
-static int count_row(void *arg, int n, char **v, char **names)
+/* The rows PRAGMA foreign_key_check finds, and the first of them. */
+struct fk_rows {
+	int n;
+	char first[160];
+};
+
+/* A row of foreign_key_check: table, rowid (NULL: WITHOUT ROWID),
+ * parent, fkid. */
+static int fk_row(void *arg, int n, char **v, char **names)
 {
-	(void)n;
-	(void)v;
+	struct fk_rows *f = arg;
+
 	(void)names;
-	(*(int *)arg)++;
+	if (f->n++ == 0 && n >= 3)
+		snprintf(f->first, sizeof(f->first), "%s row %s refers to "
+			 "no %s row", v[0] ? v[0] : "?",
+			 v[1] ? v[1] : "(without rowid)", v[2] ? v[2] : "?");
 	return 0;
 }
 
-/* Fail unless PRAGMA foreign_key_check finds nothing. */
+/*
+ * Fail unless PRAGMA foreign_key_check finds nothing; name the first row
+ * found (one of a machine deleted with foreign keys off, as the sqlite3
+ * shell has them, is older than the migration: delete such rows first).
+ */
 static int db_fk_check(struct db *db, const struct db_migration *m,
 		       struct imt_error *err)
 {
-	int rows = 0;
+	struct fk_rows f = { 0 };
 
 	if (sqlite3_exec(db_sqlite_handle(db), "PRAGMA foreign_key_check",
-			 count_row,
-			 &rows, NULL) != SQLITE_OK)
+			 fk_row, &f, NULL) != SQLITE_OK)
 		return db_fail(db, err, m->name);
-	if (rows == 0)
+	if (f.n == 0)
 		return 0;
 	imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
-		      "%s left %d foreign key violations", m->name, rows);
+		      "%s left %d foreign key violations, the first: %s",
+		      m->name, f.n, f.first);
 	return -1;
 }
 
