@@ -382,9 +382,14 @@ $(INC_LIST): Makefile
 .PHONY: lint
 lint:
 	@tests/run-suite.sh lint tests/lint/shellcheck.sh \
-		tests/lint/function-length.sh tests/lint/checkpatch.sh \
-		"kernel/lint.sh --patches"
+		tests/lint/clang-format.sh tests/lint/function-length.sh \
+		tests/lint/checkpatch.sh "kernel/lint.sh --patches"
 	@tests/lint/function-length.sh --longest
+
+# Rewrite the C in the style of .clang-format ("make lint" checks it).
+.PHONY: format
+format:
+	@tests/lint/clang-format.sh --fix
 
 check-includes: $(INC_LIST)
 	@tests/run-suite.sh check-includes "tests/check-includes.sh $(INC_LIST)"
@@ -599,10 +604,6 @@ install: $(BINS)
 	# not active until an operator copies it (export = on needs it)
 	install -D -m 0644 deploy/systemd/imatrust-agent-export.conf \
 		$(DESTDIR)$(PREFIX)/share/imatrust/imatrust-agent-export.conf
-
-format:
-	clang-format -i $(PROTO_SRC) proto/*.h $(DAEMON_SRC) proto/daemon/*.h \
-		verifier/*.[ch]
 
 clean:
 	rm -rf build

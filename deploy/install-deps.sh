@@ -41,6 +41,7 @@ packages=(
 	sqlite3		# the SQLite schema test_pg_schema.sh compares with
 	valgrind	# tests/bench/instructions counts with callgrind
 	shellcheck	# the test scripts are checked with it
+	clang-format	# the C is checked against .clang-format (make lint)
 )
 
 missing=()

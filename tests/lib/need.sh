@@ -29,9 +29,9 @@ tool_package() {
 	awk) echo mawk ;;
 	gcc) echo build-essential ;;
 	flock) echo util-linux ;;
-	shellcheck | sqlite3 | jq | curl | openssl | pesign | chromium | \
-		haproxy | valgrind | make | python3 | qemu-img | perl | sparse | \
-		ccache) echo "$1" ;;
+	clang-format | shellcheck | sqlite3 | jq | curl | openssl | pesign | \
+		chromium | haproxy | valgrind | make | python3 | qemu-img | \
+		perl | sparse | ccache) echo "$1" ;;
 	*) echo "the one providing $1 (apt-file search bin/$1)" ;;
 	esac
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_lint.sh - the gates of "make lint" catch what they are for:
 # tests/lint/*.sh, through tests/run-suite.sh, on planted files (an
-# unquoted variable, a script without an extension, a 200-line function,
+# unquoted variable, a script without an extension, a C file not in the
+# .clang-format style, a 200-line function,
 # a listed function that grew or shrank, a checkpatch finding over a
 # file's count), and pass their clean twins.
 set -u
@@ -13,7 +14,7 @@ lint=$root/tests/lint
 tarball=${IMATRUST_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 # shellcheck source=tests/lib/need.sh
 . "$root/tests/lib/need.sh"
-need shellcheck awk
+need shellcheck awk clang-format
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -88,6 +89,16 @@ else
 fi
 gate pass 'PASS .*\(1 passed' "shellcheck.sh passes a clean script" \
 	"$lint/shellcheck.sh $tmp/sh-clean"
+
+# --- clang-format.sh ---
+mkdir -p "$tmp/fmt-bad" "$tmp/fmt-good"
+printf 'int  f(int x){\nreturn x+1;}\n' >"$tmp/fmt-bad/bad.c"
+printf 'int f(int x)\n{\n\treturn x + 1;\n}\n' >"$tmp/fmt-good/good.c"
+gate fail 'fmt-bad: .* not as && bad\.c:1' \
+	"clang-format.sh fails a file not in the style, naming its lines" \
+	"$lint/clang-format.sh $tmp/fmt-bad/bad.c"
+gate pass 'PASS' "clang-format.sh passes a file in the style" \
+	"$lint/clang-format.sh $tmp/fmt-good/good.c"
 
 # --- function-length.sh ---
 mkdir -p "$tmp/c-long" "$tmp/c-edge" "$tmp/c-list"
