@@ -756,14 +756,14 @@ enum db_approve_result {
 /**
  * db_machine_approve() - operator approval of the machine whose EK has
  * fingerprint @ek_fpr: set approved; writes an "approved" event and an
- * audit entry naming @operator (a token name), in one transaction. The
+ * audit entry naming @op_name (a token name), in one transaction. The
  * state change (pending -> enrolling) is the engine's, in the caller's
  * transaction (verifier/engine.c engine_approve()).
  * @ek_fpr: DB_FPR_SIZE bytes, the fingerprint the operator checked
  * @res: the outcome; nothing changes unless DB_APPROVE_OK
  */
 int db_machine_approve(struct db *db, const char *id, const uint8_t *ek_fpr,
-		       const char *operator, int64_t now,
+		       const char *op_name, int64_t now,
 		       enum db_approve_result *res, struct imt_error *err);
 
 /* What db_machine_remove() removed. */
@@ -781,12 +781,12 @@ struct db_removal {
 /**
  * db_machine_remove() - forget machine @id: its row with its boots,
  * records, events and nonces, the open challenges for its id and its
- * pre-registration, and write a "remove" audit entry naming @operator
+ * pre-registration, and write a "remove" audit entry naming @op_name
  * that outlives them, in one transaction.
  * @out: what was removed; out->machine and out->registration both 0
  *       when there was nothing (then nothing is written)
  */
-int db_machine_remove(struct db *db, const char *id, const char *operator,
+int db_machine_remove(struct db *db, const char *id, const char *op_name,
 		      int64_t now, struct db_removal *out,
 		      struct imt_error *err);
 
@@ -1021,17 +1021,17 @@ enum db_register_result {
 struct db_registration {
 	char machine_id[DB_MACHINE_ID_MAX + 1];
 	uint8_t ek_fpr[DB_FPR_SIZE];
-	char operator[DB_NAME_MAX + 1];
+	char op_name[DB_NAME_MAX + 1];
 	int64_t created_at;
 };
 
 /**
- * db_registration_add() - pre-register (@id, @ek_fpr) for @operator,
+ * db_registration_add() - pre-register (@id, @ek_fpr) for @op_name,
  * with a "register" audit entry, in one transaction.
  * @res: the outcome; only DB_REG_OK writes anything
  */
 int db_registration_add(struct db *db, const char *id, const uint8_t *ek_fpr,
-			const char *operator, int64_t now,
+			const char *op_name, int64_t now,
 			enum db_register_result *res, struct imt_error *err);
 
 /** db_registration_get() - @id's pre-registration; *found 0 or 1. */
@@ -1049,7 +1049,7 @@ int db_registration_get(struct db *db, const char *id,
 struct db_audit {
 	int64_t id;		/* cursor for the next page (listing) */
 	int64_t time;
-	const char *operator;	/* token name; NULL: the verifier itself */
+	const char *op_name;	/* token name; NULL: the verifier itself */
 	const char *action;	/* "approve", "register", "remove", ... */
 	const char *machine_id;
 	const uint8_t *ek_fpr;	/* DB_FPR_SIZE bytes */
@@ -1307,12 +1307,12 @@ int db_boot_baseline_keep(struct db *db, const char *machine_id,
 
 /**
  * db_boot_baseline_approve() - @log as @machine_id's baseline, approved
- * by @operator (replacing any).
+ * by @op_name (replacing any).
  * @db: the database
  * @machine_id: an enrolled machine
  * @log: the raw event log (borrowed)
  * @len: 1 to DB_BOOT_LOG_MAX
- * @operator: who approved it
+ * @op_name: who approved it
  * @now: the time
  * @err: filled on failure
  *
@@ -1320,7 +1320,7 @@ int db_boot_baseline_keep(struct db *db, const char *machine_id,
  */
 int db_boot_baseline_approve(struct db *db, const char *machine_id,
 			     const uint8_t *log, size_t len,
-			     const char *operator, int64_t now,
+			     const char *op_name, int64_t now,
 			     struct imt_error *err);
 
 /**

@@ -55,8 +55,8 @@ static int check_audit(const struct db_audit *a, struct imt_error *err)
 	if (a == NULL)
 		return db_bad(err, "no audit entry");
 	if (db_check_str(a->action, DB_NAME_MAX, "audit action", err) < 0 ||
-	    (a->operator != NULL &&
-	     db_check_str(a->operator, DB_NAME_MAX, "operator", err) < 0) ||
+	    (a->op_name != NULL &&
+	     db_check_str(a->op_name, DB_NAME_MAX, "operator", err) < 0) ||
 	    (a->machine_id != NULL && db_check_id(a->machine_id, err) < 0) ||
 	    (a->detail != NULL &&
 	     db_check_str(a->detail, DB_REASON_MAX, "audit detail", err) < 0))
@@ -72,7 +72,7 @@ int db_audit_insert(struct db *db, const struct db_audit *a,
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, a->time);
-	db_bind_text(st, 2, a->operator);
+	db_bind_text(st, 2, a->op_name);
 	db_bind_text(st, 3, a->action);
 	db_bind_text(st, 4, a->machine_id);
 	if (a->ek_fpr != NULL)
@@ -117,7 +117,7 @@ int db_audit_list(struct db *db, const char *machine_id, int64_t after,
 	while ((step = db_step(st)) == DB_ROW) {
 		a.id = db_col_int64(st, 0);
 		a.time = db_col_int64(st, 1);
-		a.operator = db_col_text(st, 2);
+		a.op_name = db_col_text(st, 2);
 		a.action = db_col_text(st, 3);
 		a.machine_id = db_col_text(st, 4);
 		a.ek_fpr = db_col_bytes(st, 5) == DB_FPR_SIZE ?

@@ -100,10 +100,10 @@ void db_boot_baseline_release(struct db_boot_baseline *b)
 	b->data = NULL;
 }
 
-/* keep (@operator NULL) or approve (@operator set) @log for @machine_id */
+/* keep (@op_name NULL) or approve (@op_name set) @log for @machine_id */
 static int write_baseline(struct db *db, const char *sql,
 			  const char *machine_id, const uint8_t *log,
-			  size_t len, const char *operator, int64_t now,
+			  size_t len, const char *op_name, int64_t now,
 			  struct imt_error *err)
 {
 	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
@@ -124,8 +124,8 @@ static int write_baseline(struct db *db, const char *sql,
 	db_bind_blob(st, 2, log, len);
 	db_bind_blob(st, 3, sha, sizeof(sha));
 	db_bind_int64(st, 4, now);
-	if (operator != NULL)
-		db_bind_text(st, 5, operator);
+	if (op_name != NULL)
+		db_bind_text(st, 5, op_name);
 	return db_step_done(db, st, err, "boot baseline");
 }
 
@@ -139,11 +139,11 @@ int db_boot_baseline_keep(struct db *db, const char *machine_id,
 
 int db_boot_baseline_approve(struct db *db, const char *machine_id,
 			     const uint8_t *log, size_t len,
-			     const char *operator, int64_t now,
+			     const char *op_name, int64_t now,
 			     struct imt_error *err)
 {
-	if (operator == NULL)
+	if (op_name == NULL)
 		return db_bad(err, "no operator");
-	return write_baseline(db, sql_approve, machine_id, log, len, operator,
+	return write_baseline(db, sql_approve, machine_id, log, len, op_name,
 			      now, err);
 }

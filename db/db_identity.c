@@ -140,10 +140,10 @@ static enum db_register_result reg_verdict(const struct db_identity *w)
 }
 
 static int reg_add(struct db *db, const char *id, const uint8_t *ek_fpr,
-		   const char *operator, int64_t now,
+		   const char *op_name, int64_t now,
 		   enum db_register_result *res, struct imt_error *err)
 {
-	struct db_audit a = { .time = now, .operator = operator,
+	struct db_audit a = { .time = now, .op_name = op_name,
 			      .action = "register", .machine_id = id,
 			      .ek_fpr = ek_fpr };
 	struct db_identity w;
@@ -159,7 +159,7 @@ static int reg_add(struct db *db, const char *id, const uint8_t *ek_fpr,
 		return -1;
 	db_bind_text(st, 1, id);
 	db_bind_blob(st, 2, ek_fpr, DB_FPR_SIZE);
-	db_bind_text(st, 3, operator);
+	db_bind_text(st, 3, op_name);
 	db_bind_int64(st, 4, now);
 	if (db_step_done(db, st, err, "registration") < 0)
 		return -1;
@@ -167,16 +167,16 @@ static int reg_add(struct db *db, const char *id, const uint8_t *ek_fpr,
 }
 
 int db_registration_add(struct db *db, const char *id, const uint8_t *ek_fpr,
-			const char *operator, int64_t now,
+			const char *op_name, int64_t now,
 			enum db_register_result *res, struct imt_error *err)
 {
 	if (db == NULL || res == NULL)
 		return db_bad(err, "no database or result");
 	if (db_check_id(id, err) < 0 || check_fpr(ek_fpr, err) < 0 ||
-	    db_check_str(operator, DB_NAME_MAX, "operator", err) < 0 ||
+	    db_check_str(op_name, DB_NAME_MAX, "operator", err) < 0 ||
 	    db_begin(db, err) < 0)
 		return -1;
-	if (reg_add(db, id, ek_fpr, operator, now, res, err) < 0) {
+	if (reg_add(db, id, ek_fpr, op_name, now, res, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}
@@ -206,7 +206,7 @@ int db_registration_get(struct db *db, const char *id,
 		snprintf(out->machine_id, sizeof(out->machine_id), "%s", id);
 		memcpy(out->ek_fpr, db_col_blob(st, 0), DB_FPR_SIZE);
 		op = db_col_text(st, 1);
-		snprintf(out->operator, sizeof(out->operator), "%s",
+		snprintf(out->op_name, sizeof(out->op_name), "%s",
 			 op != NULL ? op : "");
 		out->created_at = db_col_int64(st, 2);
 		*found = 1;
@@ -289,12 +289,12 @@ static int rm_returning(struct db *db, const char *sql, const char *id,
 	return gone;
 }
 
-static int rm_audit(struct db *db, const char *id, const char *operator,
+static int rm_audit(struct db *db, const char *id, const char *op_name,
 		    int64_t now, const struct db_removal *out,
 		    struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt_sql(db, &sql_rm_detail, err);
-	struct db_audit a = { .time = now, .operator = operator,
+	struct db_audit a = { .time = now, .op_name = op_name,
 			      .action = "remove", .machine_id = id,
 			      .ek_fpr = out->has_ek_fpr ? out->ek_fpr : NULL };
 
@@ -308,7 +308,7 @@ static int rm_audit(struct db *db, const char *id, const char *operator,
 	return db_audit_insert_json(db, &a, st, err);
 }
 
-static int rm(struct db *db, const char *id, const char *operator,
+static int rm(struct db *db, const char *id, const char *op_name,
 	      int64_t now, struct db_removal *out, struct imt_error *err)
 {
 	struct db_stmt *st;
@@ -333,10 +333,10 @@ static int rm(struct db *db, const char *id, const char *operator,
 		return -1;
 	if (!out->machine && !out->registration)
 		return 0;	/* nothing there: nothing to audit */
-	return rm_audit(db, id, operator, now, out, err);
+	return rm_audit(db, id, op_name, now, out, err);
 }
 
-int db_machine_remove(struct db *db, const char *id, const char *operator,
+int db_machine_remove(struct db *db, const char *id, const char *op_name,
 		      int64_t now, struct db_removal *out,
 		      struct imt_error *err)
 {
@@ -344,10 +344,10 @@ int db_machine_remove(struct db *db, const char *id, const char *operator,
 		return db_bad(err, "no database or result");
 	memset(out, 0, sizeof(*out));
 	if (db_check_id(id, err) < 0 ||
-	    db_check_str(operator, DB_NAME_MAX, "operator", err) < 0 ||
+	    db_check_str(op_name, DB_NAME_MAX, "operator", err) < 0 ||
 	    db_begin(db, err) < 0)
 		return -1;
-	if (rm(db, id, operator, now, out, err) < 0) {
+	if (rm(db, id, op_name, now, out, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}

@@ -515,25 +515,25 @@ static int mark_approved(struct db *db, const char *id, struct imt_error *err)
 }
 
 /* The approval event's reason, {"operator": NAME}; malloc'ed or NULL. */
-static char *approve_reason(struct db *db, const char *operator,
+static char *approve_reason(struct db *db, const char *op_name,
 			    struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt_sql(db, &sql_approve_reason, err);
 
 	if (st == NULL)
 		return NULL;
-	db_bind_text(st, 1, operator);
+	db_bind_text(st, 1, op_name);
 	return db_json_text(db, st, err);
 }
 
 static int approve(struct db *db, const char *id, const uint8_t *ek_fpr,
-		   const char *operator, int64_t now,
+		   const char *op_name, int64_t now,
 		   enum db_approve_result *res, struct imt_error *err)
 {
 	static const enum db_approve_result by_found[] = {
 		[0] = DB_APPROVE_NO_MACHINE, [2] = DB_APPROVE_NO_FPR,
 	};
-	struct db_audit a = { .time = now, .operator = operator,
+	struct db_audit a = { .time = now, .op_name = op_name,
 			      .action = "approve", .machine_id = id,
 			      .ek_fpr = ek_fpr };
 	uint8_t fpr[DB_FPR_SIZE];
@@ -554,7 +554,7 @@ static int approve(struct db *db, const char *id, const uint8_t *ek_fpr,
 	}
 	if (mark_approved(db, id, err) < 0)
 		goto out;
-	reason = approve_reason(db, operator, err);
+	reason = approve_reason(db, op_name, err);
 	if (reason == NULL ||
 	    db_event_insert(db, id, now, "approved", NULL, NULL, reason,
 			 err) < 0)
@@ -571,7 +571,7 @@ out:
 }
 
 int db_machine_approve(struct db *db, const char *id, const uint8_t *ek_fpr,
-		       const char *operator, int64_t now,
+		       const char *op_name, int64_t now,
 		       enum db_approve_result *res, struct imt_error *err)
 {
 	if (db == NULL || res == NULL)
@@ -579,10 +579,10 @@ int db_machine_approve(struct db *db, const char *id, const uint8_t *ek_fpr,
 	if (check_id(id, err) < 0 ||
 	    db_check_blob(ek_fpr, DB_FPR_SIZE, DB_FPR_SIZE, DB_FPR_SIZE,
 			  "EK fingerprint", err) < 0 ||
-	    db_check_str(operator, DB_NAME_MAX, "operator", err) < 0 ||
+	    db_check_str(op_name, DB_NAME_MAX, "operator", err) < 0 ||
 	    db_begin(db, err) < 0)
 		return -1;
-	if (approve(db, id, ek_fpr, operator, now, res, err) < 0) {
+	if (approve(db, id, ek_fpr, op_name, now, res, err) < 0) {
 		db_rollback(db);
 		return -1;
 	}

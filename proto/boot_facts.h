@@ -22,8 +22,8 @@
 #include "result.h"
 #include "tcg_log.h"
 
-#define BOOT_FACTS_CERTS_MAX 1024	/* entries kept per variable: real
-					 * dbx hold 77 to 460 (2024) */
+/* entries kept per variable: real dbx hold 77 to 460 (2024) */
+#define BOOT_FACTS_CERTS_MAX 1024
 #define BOOT_FACTS_AUTH_MAX 16		/* EV_EFI_VARIABLE_AUTHORITY kept */
 #define BOOT_FACTS_APPS_MAX 32		/* boot applications kept */
 #define BOOT_FACTS_PATH_MAX 512		/* device path text of one */

@@ -76,7 +76,10 @@ static enum imt_result need(const struct cursor *c, size_t n,
 }
 
 /* Report @status for the record being parsed, at cursor position @at. */
-__attribute__((format(printf, 5, 6)))
+static enum imt_result fail(size_t at, const struct where *w,
+			    enum imt_result status, struct imt_error *err,
+			    const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 static enum imt_result fail(size_t at, const struct where *w,
 			    enum imt_result status, struct imt_error *err,
 			    const char *fmt, ...)

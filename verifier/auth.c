@@ -67,15 +67,15 @@ static int check_token(struct verifier *v, const char *header,
 
 int auth_guard(void *ctx, struct http_request *req, struct http_response *res)
 {
-	return check_token(ctx, req->authorization, res, req->operator);
+	return check_token(ctx, req->authorization, res, req->op_name);
 }
 
 int auth_operator(struct verifier *v, const struct http_request *req,
 		  struct http_response *res, char name[DB_NAME_MAX + 1])
 {
 	/* only auth_guard sets it, and only for a valid token */
-	if (req->operator[0] != '\0') {
-		memcpy(name, req->operator, DB_NAME_MAX);
+	if (req->op_name[0] != '\0') {
+		memcpy(name, req->op_name, DB_NAME_MAX);
 		name[DB_NAME_MAX] = '\0';
 		return 0;
 	}

@@ -11,11 +11,11 @@
 #include "rest.h"
 
 char *change_cause(const char *change, const char *key, json_t *value,
-		   const char *operator)
+		   const char *op_name)
 {
 	json_t *j = json_pack("{s:s,s:s,s:o,s:s}", "check", "rejudge",
 			      "change", change, key, value, "operator",
-			      operator);
+			      op_name);
 	char *s = j != NULL ? json_dumps(j, JSON_COMPACT |
 					 JSON_PRESERVE_ORDER) : NULL;
 
@@ -23,17 +23,17 @@ char *change_cause(const char *change, const char *key, json_t *value,
 	return s;
 }
 
-void change_audit(struct verifier *v, const char *operator,
+void change_audit(struct verifier *v, const char *op_name,
 		  const char *action, const char *detail, int64_t now)
 {
 	struct db_audit a = {
-		.time = now, .operator = operator, .action = action,
+		.time = now, .op_name = op_name, .action = action,
 		.detail = detail != NULL ? detail : "{}",
 	};
 	struct imt_error err;
 
 	if (db_audit_add(v->db, &a, &err) < 0)
-		log_warnx("audit %s by %s: %s", action, operator, err.msg);
+		log_warnx("audit %s by %s: %s", action, op_name, err.msg);
 }
 
 void change_answer(struct verifier *v, struct http_response *res,

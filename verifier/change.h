@@ -16,17 +16,17 @@
 
 /**
  * change_cause() - {"check":"rejudge","change":@change,@key:@value,
- * "operator":@operator} as JSON text (caller frees); @value is stolen.
+ * "operator":@op_name} as JSON text (caller frees); @value is stolen.
  * Return: the text, or NULL when out of memory.
  */
 char *change_cause(const char *change, const char *key, json_t *value,
-		   const char *operator);
+		   const char *op_name);
 
 /**
  * change_audit() - the audit entry of a change that is made (v->lock
  * held); @detail is JSON text. A failure is logged, not undone.
  */
-void change_audit(struct verifier *v, const char *operator,
+void change_audit(struct verifier *v, const char *op_name,
 		  const char *action, const char *detail, int64_t now);
 
 /**

@@ -193,7 +193,7 @@ out:
 }
 
 int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
-		   const char *operator, int64_t now,
+		   const char *op_name, int64_t now,
 		   enum db_approve_result *res, struct imt_error *err)
 {
 	struct db_machine m;
@@ -203,7 +203,7 @@ int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
 	if (db_batch_begin(v->db, err) < 0)
 		goto out;
 	if (db_machine_lock(v->db, id, err) < 0 ||
-	    db_machine_approve(v->db, id, ek_fpr, operator, now, res,
+	    db_machine_approve(v->db, id, ek_fpr, op_name, now, res,
 			       err) < 0 ||
 	    (*res == DB_APPROVE_OK &&
 	     db_machine_get(v->db, id, &m, &found, err) < 0))

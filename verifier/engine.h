@@ -106,7 +106,7 @@ int engine_transition(struct verifier *v, const char *id,
  * Return: 0, or -1 with @err on a storage failure.
  */
 int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
-		   const char *operator, int64_t now,
+		   const char *op_name, int64_t now,
 		   enum db_approve_result *res, struct imt_error *err);
 
 /**

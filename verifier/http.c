@@ -455,7 +455,7 @@ static enum MHD_Result on_headers(struct http_server *s,
 		route_request(s, st, method, url);
 	if (st->refuse == 0 && st->route->guard != NULL &&
 	    st->route->guard(s->ctx, &st->req, &res) < 0) {
-		st->req.operator[0] = '\0';
+		st->req.op_name[0] = '\0';
 		if (res.status < 400)
 			res.status = MHD_HTTP_FORBIDDEN;
 		if (res.body == NULL)

@@ -67,7 +67,7 @@ struct http_request {
 	size_t nparams;
 	char params[HTTP_PARAMS_MAX][HTTP_PARAM_MAX + 1];
 	void *conn;		/* the server's; for http_query() only */
-	char operator[HTTP_OPERATOR_MAX + 1];	/* set by the route's guard
+	char op_name[HTTP_OPERATOR_MAX + 1];	/* set by the route's guard
 						 * when it passed; else "" */
 	int body_type_other;	/* 1: the body is of the route's
 				 * ->other_type, not JSON */

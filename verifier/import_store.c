@@ -306,12 +306,12 @@ int import_recover(struct verifier *v, size_t *dropped, struct imt_error *err)
 }
 
 int import_retire(struct verifier *v, const struct db_ref_source *src,
-		  const char *operator, int64_t now, size_t *withdrawn,
+		  const char *op_name, int64_t now, size_t *withdrawn,
 		  struct rejudge_stats *st, struct imt_error *err)
 {
 	char *text = change_cause("retire", "source", json_pack("{s:s,s:s}",
 				  "kind", db_source_kind_name(src->kind),
-				  "name", src->name), operator);
+				  "name", src->name), op_name);
 	int rc = -1;
 
 	if (text == NULL)

@@ -80,10 +80,10 @@ int import_recover(struct verifier *v, size_t *dropped,
  * import_retire() - withdraw source @src entirely and re-judge every
  * machine both ways (a retired package version, a withdrawn list).
  * Call without v->lock, inside rejudge_change_begin()/end().
- * @operator: who (the audit's word; "upgrade_window" for the clock)
+ * @op_name: who (the audit's word; "upgrade_window" for the clock)
  */
 int import_retire(struct verifier *v, const struct db_ref_source *src,
-		  const char *operator, int64_t now, size_t *withdrawn,
+		  const char *op_name, int64_t now, size_t *withdrawn,
 		  struct rejudge_stats *st, struct imt_error *err);
 
 /**

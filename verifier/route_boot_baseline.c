@@ -25,7 +25,7 @@
 
 /* The current boot's log approved as @id's baseline (v->lock held). */
 static int approve_locked(struct verifier *v, const char *id,
-			  const char *operator, int64_t now,
+			  const char *op_name, int64_t now,
 			  const char *cause, int *status, char *sha,
 			  struct imt_error *err)
 {
@@ -47,12 +47,12 @@ static int approve_locked(struct verifier *v, const char *id,
 		return -1;
 	if (!found)
 		return 0;
-	rc = db_boot_baseline_approve(v->db, id, log.data, log.len, operator,
+	rc = db_boot_baseline_approve(v->db, id, log.data, log.len, op_name,
 				      now, err);
 	if (rc == 0) {
 		*status = 200;
 		hex_encode(log.sha256, sizeof(log.sha256), sha);
-		change_audit(v, operator, "boot-baseline", cause, now);
+		change_audit(v, op_name, "boot-baseline", cause, now);
 	}
 	db_boot_log_release(&log);
 	return rc;
@@ -63,16 +63,16 @@ void route_machines_boot_baseline(void *ctx, const struct http_request *req,
 {
 	struct verifier *v = ctx;
 	const char *id = req->params[0];
-	char operator[DB_NAME_MAX + 1], sha[2 * DB_BOOT_LOG_SHA256_SIZE + 1];
+	char op_name[DB_NAME_MAX + 1], sha[2 * DB_BOOT_LOG_SHA256_SIZE + 1];
 	int64_t now = (int64_t)time(NULL);
 	struct imt_error err;
 	char *cause;
 	int rc, status;
 
-	if (auth_operator(v, req, res, operator) < 0)
+	if (auth_operator(v, req, res, op_name) < 0)
 		return;
 	cause = change_cause("boot-baseline", "machine", json_string(id),
-			     operator);
+			     op_name);
 	if (cause == NULL) {
 		http_error(res, 503, "out of memory");
 		return;
@@ -82,7 +82,7 @@ void route_machines_boot_baseline(void *ctx, const struct http_request *req,
 		return;
 	}
 	pthread_mutex_lock(&v->lock);
-	rc = approve_locked(v, id, operator, now, cause, &status, sha, &err);
+	rc = approve_locked(v, id, op_name, now, cause, &status, sha, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
 		rest_db_error(res, "approve boot baseline", &err);
@@ -93,7 +93,7 @@ void route_machines_boot_baseline(void *ctx, const struct http_request *req,
 		change_answer(v, res, 200, REJUDGE_POLICY,
 			      json_pack("{s:s,s:{s:s,s:s,s:I}}", "machine", id,
 					"baseline", "sha256", sha,
-					"approved_by", operator, "approved_at",
+					"approved_by", op_name, "approved_at",
 					(json_int_t)now), cause, now);
 	cluster_change_end(v);
 	free(cause);

@@ -178,7 +178,7 @@ static json_t *files_json(const struct import_efi *imp)
  * makes: a machine untrusted for an EFI application it booted is trusted
  * again once that application's digest is in a source of its policy.
  */
-static void store(struct verifier *v, const char *operator,
+static void store(struct verifier *v, const char *op_name,
 		  struct import_efi *imp, const char *name,
 		  const char *version, struct http_response *res)
 {
@@ -192,7 +192,7 @@ static void store(struct verifier *v, const char *operator,
 
 	e = import_efi_entries(imp, &n);
 	detail = change_cause("import", "source", json_pack("{s:s,s:s}",
-			      "kind", "efi", "name", name), operator);
+			      "kind", "efi", "name", name), op_name);
 	if (detail == NULL) {
 		http_error(res, 503, "out of memory");
 		return;
@@ -204,7 +204,7 @@ static void store(struct verifier *v, const char *operator,
 	pthread_mutex_lock(&v->lock);
 	rc = db_efi_import(v->db, name, version, e, n, now, &added, &err);
 	if (rc == 0 && added > 0)
-		change_audit(v, operator, "import", detail, now);
+		change_audit(v, op_name, "import", detail, now);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0) {
 		http_error(res, err.status == IMT_ERR_MALFORMED ? 400 : 500,
@@ -229,12 +229,12 @@ void route_import_efi(void *ctx, const struct http_request *req,
 	static const char *const keys[] = { "files", "banks", "source",
 					    "version", NULL };
 	struct verifier *v = ctx;
-	char operator[DB_NAME_MAX + 1], buf[DB_NAME_MAX + 1];
+	char op_name[DB_NAME_MAX + 1], buf[DB_NAME_MAX + 1];
 	struct import_efi *imp = NULL;
 	const char *name, *version;
 	json_t *body, *ver;
 
-	if (auth_operator(v, req, res, operator) < 0)
+	if (auth_operator(v, req, res, op_name) < 0)
 		return;
 	body = rest_body(req, res, keys);
 	if (body == NULL)
@@ -256,7 +256,7 @@ void route_import_efi(void *ctx, const struct http_request *req,
 		goto out;
 	name = source_name(body, imp, buf, res);
 	if (name != NULL)
-		store(v, operator, imp, name, version, res);
+		store(v, op_name, imp, name, version, res);
 out:
 	free(imp);
 	json_decref(body);

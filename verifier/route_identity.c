@@ -34,7 +34,7 @@ static json_t *registration_json(const struct db_registration *r)
 {
 	return json_pack("{s:s,s:o,s:s,s:I}", "id", r->machine_id,
 			 "ek_fpr", rest_hex(r->ek_fpr, DB_FPR_SIZE),
-			 "operator", r->operator,
+			 "operator", r->op_name,
 			 "created_at", (json_int_t)r->created_at);
 }
 
@@ -155,7 +155,7 @@ static int audit_one(const struct db_audit *a, void *arg)
 	json_t *row = json_pack("{s:I,s:I,s:s?,s:s,s:s?,s:o,s:o}",
 				"id", (json_int_t)a->id,
 				"time", (json_int_t)a->time,
-				"operator", a->operator,
+				"operator", a->op_name,
 				"action", a->action,
 				"machine", a->machine_id,
 				"ek_fpr", a->ek_fpr != NULL ?

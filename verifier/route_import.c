@@ -117,21 +117,21 @@ static const char *query_name(const struct http_request *req,
 }
 
 static char *cause_text(const char *change, const struct db_ref_source *s,
-			const char *operator)
+			const char *op_name)
 {
 	return change_cause(change, "source", json_pack("{s:s,s:s}", "kind",
 			    db_source_kind_name(s->kind), "name", s->name),
-			    operator);
+			    op_name);
 }
 
-static void audit(struct verifier *v, const char *operator,
+static void audit(struct verifier *v, const char *op_name,
 		  const char *action, const struct db_ref_source *s,
 		  int64_t now)
 {
-	char *detail = cause_text(action, s, operator);
+	char *detail = cause_text(action, s, op_name);
 
 	pthread_mutex_lock(&v->lock);
-	change_audit(v, operator, action, detail, now);
+	change_audit(v, op_name, action, detail, now);
 	pthread_mutex_unlock(&v->lock);
 	free(detail);
 }
@@ -140,13 +140,13 @@ static void audit(struct verifier *v, const char *operator,
  * Store @b as @src (the change lock held), re-judge, answer with @ans
  * (consumed) plus counts.
  */
-static void store_and_answer(struct verifier *v, const char *operator,
+static void store_and_answer(struct verifier *v, const char *op_name,
 			     const struct db_ref_source *src,
 			     const struct import_batch *b, int replace,
 			     int64_t now, json_t *ans,
 			     struct http_response *res)
 {
-	char *cause = cause_text("import", src, operator);
+	char *cause = cause_text("import", src, op_name);
 	struct imt_error err;
 	size_t withdrawn = 0;
 
@@ -164,7 +164,7 @@ static void store_and_answer(struct verifier *v, const char *operator,
 			   db_source_kind_name(src->kind), src->name, err.msg);
 		goto out;
 	}
-	audit(v, operator, "import", src, now);
+	audit(v, op_name, "import", src, now);
 	json_object_set_new(ans, "added", json_integer((json_int_t)b->nrefs));
 	json_object_set_new(ans, "withdrawn",
 			    json_integer((json_int_t)withdrawn));
@@ -218,7 +218,7 @@ static void schedule_older(struct verifier *v, const struct deb_info *info,
 }
 
 /* The package is parsed; store it unless this very file is there. */
-static void store_deb(struct verifier *v, const char *operator,
+static void store_deb(struct verifier *v, const char *op_name,
 		      const struct deb_info *info, const uint8_t sha[32],
 		      const struct import_batch *b, int64_t now,
 		      struct http_response *res)
@@ -271,7 +271,7 @@ static void store_deb(struct verifier *v, const char *operator,
 		return;
 	}
 	schedule_older(v, info, src_name, now, ans);
-	store_and_answer(v, operator, &src, b, 0, now, ans, res);
+	store_and_answer(v, op_name, &src, b, 0, now, ans, res);
 }
 
 /*

@@ -149,13 +149,13 @@ static json_t *key_json(const struct db_key *k)
 
 /* Store the key with its audit entry (v->lock held). */
 static int store_key(struct verifier *v, const struct db_key *k,
-		     const char *operator, const char *cause, int64_t now,
+		     const char *op_name, const char *cause, int64_t now,
 		     struct imt_error *err)
 {
 	if (db_key_add(v->db, k, now, err) < 0)
 		return -1;
 	keyring_invalidate(v);
-	change_audit(v, operator, "key-add", cause, now);
+	change_audit(v, op_name, "key-add", cause, now);
 	return 0;
 }
 
@@ -243,7 +243,7 @@ out:
 
 /* Forget key @kname with its audit entry (v->lock held). */
 static int delete_key(struct verifier *v, const char *kname,
-		      const char *operator, const char *cause, int64_t now,
+		      const char *op_name, const char *cause, int64_t now,
 		      int *found, struct imt_error *err)
 {
 	if (db_key_delete(v->db, kname, found, err) < 0)
@@ -251,7 +251,7 @@ static int delete_key(struct verifier *v, const char *kname,
 	if (!*found)
 		return 0;
 	keyring_invalidate(v);
-	change_audit(v, operator, "key-delete", cause, now);
+	change_audit(v, op_name, "key-delete", cause, now);
 	return 0;
 }
 

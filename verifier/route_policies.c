@@ -176,7 +176,7 @@ static int keeps_a_default(struct verifier *v, const struct policy *p,
 
 /* Store @p as @text with its audit entry (v->lock held). *@created. */
 static int store_policy(struct verifier *v, const struct policy *p,
-			const char *text, const char *operator, int64_t now,
+			const char *text, const char *op_name, int64_t now,
 			int *created, struct imt_error *err)
 {
 	char *detail;
@@ -188,8 +188,8 @@ static int store_policy(struct verifier *v, const struct policy *p,
 		return -1;
 	policies_invalidate(v);
 	detail = change_cause(*created ? "create" : "replace", "policy",
-			      json_string(p->name), operator);
-	change_audit(v, operator, "policy-put", detail, now);
+			      json_string(p->name), op_name);
+	change_audit(v, op_name, "policy-put", detail, now);
 	free(detail);
 	return 0;
 }
@@ -248,7 +248,7 @@ out:
 
 /* Forget @name with its audit entry (v->lock held). */
 static int delete_policy(struct verifier *v, const char *pname,
-			 const char *operator, const char *cause,
+			 const char *op_name, const char *cause,
 			 int64_t now, int *found, struct imt_error *err)
 {
 	if (db_policy_delete(v->db, pname, found, err) < 0)
@@ -256,7 +256,7 @@ static int delete_policy(struct verifier *v, const char *pname,
 	if (!*found)
 		return 0;
 	policies_invalidate(v);
-	change_audit(v, operator, "policy-delete", cause, now);
+	change_audit(v, op_name, "policy-delete", cause, now);
 	return 0;
 }
 

@@ -267,10 +267,10 @@ static int store_refs(struct verifier *v, const struct refs_request *rq,
 
 /* {"check":"rejudge","source":{...},"operator":NAME} as JSON text. */
 static char *rejudge_reason(const struct refs_request *rq,
-			    const char *operator, const char *change)
+			    const char *op_name, const char *change)
 {
 	json_t *j = json_pack("{s:s,s:s,s:s}", "check", "rejudge",
-			      "change", change, "operator", operator);
+			      "change", change, "operator", op_name);
 	char *s = NULL;
 
 	if (j != NULL && rq->has_source)

@@ -80,13 +80,13 @@ static int find_one(const struct db_webhook *w, void *arg)
 }
 
 /* The audit entry of a change: {"name","url"?,"key_id"?} (v->lock held) */
-static void audit(struct verifier *v, const char *operator,
+static void audit(struct verifier *v, const char *op_name,
 		  const char *action, json_t *detail, int64_t now)
 {
 	char *text = detail != NULL ? json_dumps(detail, JSON_COMPACT |
 						 JSON_PRESERVE_ORDER) : NULL;
 
-	change_audit(v, operator, action, text, now);
+	change_audit(v, op_name, action, text, now);
 	free(text);
 	json_decref(detail);
 }
@@ -188,7 +188,7 @@ static int make_secret(const char *text, uint8_t *secret, size_t *len,
 
 /* Store @n with its audit entry, within the cap (v->lock held). */
 static int store(struct verifier *v, const struct db_webhook_new *n,
-		 const char *operator, int64_t now, struct http_response *res)
+		 const char *op_name, int64_t now, struct http_response *res)
 {
 	struct find f = { 0 };
 	struct imt_error err;
@@ -204,7 +204,7 @@ static int store(struct verifier *v, const struct db_webhook_new *n,
 			   ENDPOINTS_MAX);
 		return -1;
 	}
-	audit(v, operator, "webhook-add", json_pack("{s:s,s:s,s:s}", "name",
+	audit(v, op_name, "webhook-add", json_pack("{s:s,s:s,s:s}", "name",
 		n->name, "url", n->url, "key_id", n->key_id), now);
 	return 0;
 }

@@ -271,7 +271,7 @@ static void test_registration(void **state)
 	assert_int_equal(db_registration_get(t.db, "reg", &reg, &found, &err),
 			 0);
 	assert_int_equal(found, 1);
-	assert_string_equal(reg.operator, "alice");
+	assert_string_equal(reg.op_name, "alice");
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
 				     "action = 'register'"), 1);
 	assert_int_equal(db_identity_check(t.db, "reg", x->ek_fpr, NULL, 0,

@@ -82,7 +82,7 @@ static int guard(void *ctx, struct http_request *req, struct http_response *res)
 		http_error(res, 401, "operator token required");
 		return -1;
 	}
-	snprintf(req->operator, sizeof(req->operator), "alice");
+	snprintf(req->op_name, sizeof(req->op_name), "alice");
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static void whoami(void *ctx, const struct http_request *req,
 	(void)ctx;
 	calls++;
 	snprintf(body, 512, "{\"operator\":\"%s\",\"len\":%zu}",
-		 req->operator, req->body_len);
+		 req->op_name, req->body_len);
 	res->body = body;
 }
 
@@ -610,7 +610,7 @@ static void test_verifier_routes_guarded(void **state)
 					      "/v1/health", "/v1/metrics",
 					      "/v1/results/jwks" };
 	const struct http_route *r;
-	size_t i, operator = 0;
+	size_t i, op_name = 0;
 	int open;
 
 	(void)state;
@@ -624,10 +624,10 @@ static void test_verifier_routes_guarded(void **state)
 			assert_null(r->guard);
 		} else {
 			assert_ptr_equal(r->guard, auth_guard);
-			operator++;
+			op_name++;
 		}
 	}
-	assert_true(operator >= 8);
+	assert_true(op_name >= 8);
 }
 
 static void test_route_match(void **state)
