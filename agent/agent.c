@@ -8,7 +8,7 @@
  * pend_count, except when pend_full: then a batch did not fit behind
  * them and the follower was rewound to that same index.
  */
-#define _GNU_SOURCE	/* ppoll() */
+#define _GNU_SOURCE /* ppoll() */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -37,7 +37,7 @@
 #include "wire.h"
 
 #define AGENT_PATH_MAX (sizeof("/v1/agents//evidence") + WIRE_ID_MAX)
-#define AGENT_EXPORT_RETRY_MS (60 * 1000)	/* after a refused export */
+#define AGENT_EXPORT_RETRY_MS (60 * 1000) /* after a refused export */
 /*
  * Rounds start at least this far apart. Each takes the TPM for several
  * commands (PCR reads, a signing quote), and every record the kernel
@@ -49,12 +49,12 @@
 #define AGENT_ROUND_MIN_MS 250
 
 enum agent_step {
-	STEP_CONNECT,		/* POST /nonce */
-	STEP_ENROLL,		/* POST /v1/agents, activate */
-	STEP_PENDING,		/* wait for an operator, then connect */
-	STEP_STREAM,		/* evidence rounds */
-	STEP_BACKOFF,		/* wait, then a->after_backoff */
-	STEP_STOP,		/* SIGTERM/SIGINT */
+	STEP_CONNECT, /* POST /nonce */
+	STEP_ENROLL,  /* POST /v1/agents, activate */
+	STEP_PENDING, /* wait for an operator, then connect */
+	STEP_STREAM,  /* evidence rounds */
+	STEP_BACKOFF, /* wait, then a->after_backoff */
+	STEP_STOP,    /* SIGTERM/SIGINT */
 	STEP_COUNT,
 };
 
@@ -69,10 +69,10 @@ struct agent {
 	struct tpm_ak ak;
 	struct client *client;
 	struct list_follow *list;
-	struct list_follow *replay_list;	/* the same list, read ahead
+	struct list_follow *replay_list; /* the same list, read ahead
 						 * for the replay only */
-	struct list_replay *replay;	/* PCR 10 over the list read */
-	int pollable;		/* the list wakes poll() for new records */
+	struct list_replay *replay;	 /* PCR 10 over the list read */
+	int pollable; /* the list wakes poll() for new records */
 	struct backoff backoff;
 	enum agent_step after_backoff;
 	char path_nonce[AGENT_PATH_MAX];
@@ -82,36 +82,36 @@ struct agent {
 	/* the nonce for the next evidence; nonce_len 0: ask for one */
 	uint8_t nonce[WIRE_NONCE_MAX];
 	size_t nonce_len;
-	uint64_t nonce_got_ms;	/* monotonic */
+	uint64_t nonce_got_ms; /* monotonic */
 	uint64_t nonce_life_ms;
-	int synced;		/* a verdict said where the list continues */
-	char state[WIRE_STATE_MAX + 1];	/* of the last verdict */
+	int synced; /* a verdict said where the list continues */
+	char state[WIRE_STATE_MAX + 1]; /* of the last verdict */
 
-	uint8_t *pend;		/* WIRE_RECORDS_MAX bytes */
+	uint8_t *pend; /* WIRE_RECORDS_MAX bytes */
 	size_t pend_len;
 	uint64_t pend_first, pend_count;
 	int pend_full;
-	uint64_t last_sent_ms;	/* monotonic time of the last evidence */
-	int retry_soon;		/* records wait that the last quote missed */
-	int verifier_framed;	/* its last 2xx answer said it takes
+	uint64_t last_sent_ms; /* monotonic time of the last evidence */
+	int retry_soon;	       /* records wait that the last quote missed */
+	int verifier_framed;   /* its last 2xx answer said it takes
 				 * framed evidence (Accept-Post) */
-	int evidence_json;	/* it refused framed evidence all the same
+	int evidence_json;     /* it refused framed evidence all the same
 				 * (415): JSON for the rest of the run */
-	long last_status;	/* of the last answer that was not 2xx */
+	long last_status;      /* of the last answer that was not 2xx */
 
 	/* the firmware event log, read once at start; NULL: none to send */
 	char *boot_log;
 	size_t boot_log_len;
-	int boot_log_due;	/* send it with the next evidence: the first
+	int boot_log_due; /* send it with the next evidence: the first
 				 * of this start or enrolment, or wanted */
 
 	/* export = on, on a kernel that can (list_export.h) */
 	int export_on;
 	struct list_export exp;
-	uint64_t stored_records;	/* of the last verdict... */
-	int stored_durable;		/* ...to evidence that asked for it */
-	uint64_t export_retry_ms;	/* monotonic: no export before */
-	int export_unconfirmed;		/* said that nothing is confirmed */
+	uint64_t stored_records;  /* of the last verdict... */
+	int stored_durable;	  /* ...to evidence that asked for it */
+	uint64_t export_retry_ms; /* monotonic: no export before */
+	int export_unconfirmed;	  /* said that nothing is confirmed */
 };
 
 static uint64_t agent_now_ms(void)
@@ -153,7 +153,9 @@ static void agent_list_restart(struct agent *a, uint64_t index)
 	struct imt_error err;
 
 	if (index < base) {
-		log_warnx("list: record %" PRIu64 " is asked for, but this boot's kernel deleted the records below %" PRIu64 ": sending from there",
+		log_warnx("list: record %" PRIu64
+			  " is asked for, but this boot's kernel deleted the records below %" PRIu64
+			  ": sending from there",
 			  index, base);
 		index = base;
 	}
@@ -192,8 +194,8 @@ static int agent_drop(struct agent *a, uint64_t drop)
 static void agent_rewind_to(struct agent *a, uint64_t index)
 {
 	log_info("list: resuming at record %" PRIu64 " (had %" PRIu64
-		 "-%" PRIu64 ")", index, a->pend_first,
-		 a->pend_first + a->pend_count);
+		 "-%" PRIu64 ")",
+		 index, a->pend_first, a->pend_first + a->pend_count);
 	agent_list_restart(a, index);
 }
 
@@ -202,8 +204,7 @@ static void agent_resume(struct agent *a, uint64_t next_index)
 {
 	uint64_t drop;
 
-	switch (rules_resume(a->pend_first, a->pend_count, next_index,
-			     &drop)) {
+	switch (rules_resume(a->pend_first, a->pend_count, next_index, &drop)) {
 	case RULES_CONTINUE:
 		a->pend_len = 0;
 		a->pend_count = 0;
@@ -244,8 +245,8 @@ static int agent_fill_once(struct agent *a)
 	}
 	if (b.len > WIRE_RECORDS_MAX - a->pend_len) {
 		/* read it again once the records before it are sent */
-		if (list_follow_rewind(a->list, (size_t)(a->pend_first +
-							 a->pend_count),
+		if (list_follow_rewind(a->list,
+				       (size_t)(a->pend_first + a->pend_count),
 				       &err) != IMT_OK)
 			log_warnx("list: %s", err.msg);
 		a->pend_full = 1;
@@ -285,8 +286,8 @@ static enum rules_reaction agent_post_body(struct agent *a, const char *path,
 
 	a->last_status = 0;
 	rc = type != NULL ?
-	     client_post_typed(a->client, path, type, body, len, r) :
-	     client_post(a->client, path, body, r);
+		     client_post_typed(a->client, path, type, body, len, r) :
+		     client_post(a->client, path, body, r);
 	if (rc < 0) {
 		log_warnx("POST %s: %s", path, r->error);
 		/* the nonce may or may not have been consumed */
@@ -362,8 +363,9 @@ static enum agent_step agent_take_verdict(struct agent *a,
 	a->nonce_got_ms = agent_now_ms();
 	/* the TTL itself when the verifier sends it: no clock skew then */
 	a->nonce_life_ms = v.nonce_ttl > 0 ?
-		rules_nonce_life_ms(v.nonce_ttl, 0) :
-		rules_nonce_life_ms(v.nonce_expires, (uint64_t)time(NULL));
+				   rules_nonce_life_ms(v.nonce_ttl, 0) :
+				   rules_nonce_life_ms(v.nonce_expires,
+						       (uint64_t)time(NULL));
 	if (strcmp(a->state, v.state) != 0)
 		log_info("verdict %s, next_index %" PRIu64, v.state,
 			 v.next_index);
@@ -371,13 +373,13 @@ static enum agent_step agent_take_verdict(struct agent *a,
 		log_debug("verdict %s, next_index %" PRIu64, v.state,
 			  v.next_index);
 	snprintf(a->state, sizeof(a->state), "%s", v.state);
-	agent_status("verdict %s, next_index %" PRIu64, v.state,
-		      v.next_index);
+	agent_status("verdict %s, next_index %" PRIu64, v.state, v.next_index);
 	/* confirmed by the verifier; durably only if the evidence asked */
 	a->stored_records = v.has_stored_records ? v.stored_records : 0;
 	a->stored_durable = 0;
 	if (a->export_on && !v.has_stored_records && !a->export_unconfirmed) {
-		log_warnx("export: the verifier does not say which records it stored (an older verifier?): nothing is deleted");
+		log_warnx(
+			"export: the verifier does not say which records it stored (an older verifier?): nothing is deleted");
 		a->export_unconfirmed = 1;
 	}
 	if (strcmp(v.boot_log, "wanted") == 0 && a->boot_log != NULL) {
@@ -495,7 +497,7 @@ static enum agent_step agent_enroll(struct agent *a)
 	e.ak_pub = (struct wire_blob){ a->ak.pub, a->ak.pub_len };
 	json = wire_encode(WIRE_ENROLL, &e, &err);
 	if (json == NULL)
-		fatalx("enroll: %s", err.msg);	/* our own TPM's data */
+		fatalx("enroll: %s", err.msg); /* our own TPM's data */
 	log_info("enrolling as '%s'%s", a->cfg->id,
 		 a->ek.cert_len == 0 ? " (the TPM has no EK certificate)" : "");
 	agent_status("enrolling as '%s'", a->cfg->id);
@@ -561,8 +563,8 @@ static struct list_follow *agent_list_reader(struct agent *a)
 
 	f = list_follow_open_at(a->cfg->measurement_list,
 				on && a->exp.staged > 0 ? a->exp.staged_path :
-				NULL, on ? (size_t)a->exp.deleted : 0, NULL,
-				&err);
+							  NULL,
+				on ? (size_t)a->exp.deleted : 0, NULL, &err);
 	if (f == NULL)
 		log_warnx("%s", err.msg);
 	return f;
@@ -599,8 +601,7 @@ static int agent_list_open(struct agent *a, uint64_t index)
 }
 
 /* Where the kernel's list starts, for the verifier (PROTOCOL.md). */
-static void agent_export_fields(const struct agent *a,
-				struct wire_evidence *ev)
+static void agent_export_fields(const struct agent *a, struct wire_evidence *ev)
 {
 	if (!a->export_on)
 		return;
@@ -635,7 +636,7 @@ static int agent_export_call(struct agent *a,
 	}
 	if (agent_list_open(a, at) < 0)
 		fatalx("export: the list does not open again");
-	a->pend_full = 0;	/* the follower stands at the buffer's end */
+	a->pend_full = 0; /* the follower stands at the buffer's end */
 	return rc;
 }
 
@@ -776,9 +777,9 @@ static enum agent_step agent_round(struct agent *a)
 	size_t body_len = 0;
 	char *body;
 
-	if (a->nonce_len == 0 || rules_nonce_stale(a->nonce_got_ms,
-						   a->nonce_life_ms,
-						   agent_now_ms())) {
+	if (a->nonce_len == 0 ||
+	    rules_nonce_stale(a->nonce_got_ms, a->nonce_life_ms,
+			      agent_now_ms())) {
 		/* only the nonce is old: where the list continues is known,
 		 * and a probe would store nothing, not even that the
 		 * machine was seen (a heartbeat past half the nonce's life
@@ -840,13 +841,13 @@ static enum agent_step agent_round(struct agent *a)
 	else
 		body = wire_encode(WIRE_EVIDENCE, &ev, &err);
 	if (body == NULL)
-		fatalx("evidence: %s", err.msg);	/* our own data */
+		fatalx("evidence: %s", err.msg); /* our own data */
 	first = a->pend_first;
 	count = a->pend_count;
 	log_debug("evidence: records %" PRIu64 "-%" PRIu64 " (%zu bytes)%s",
 		  first, first + count, a->pend_len,
 		  carry_log ? ", firmware event log" : "");
-	a->nonce_len = 0;	/* single use, whatever the answer */
+	a->nonce_len = 0; /* single use, whatever the answer */
 	a->last_sent_ms = agent_now_ms();
 	re = agent_post_body(a, a->path_evidence,
 			     framed ? WIRE_EVIDENCE_FRAMED_TYPE : NULL, body,
@@ -866,7 +867,7 @@ static enum agent_step agent_round(struct agent *a)
 		return agent_react(a, re, STEP_CONNECT);
 	a->retry_soon = 0;
 	if (carry_log)
-		a->boot_log_due = 0;	/* unless the verdict wants it again */
+		a->boot_log_due = 0; /* unless the verdict wants it again */
 	next = agent_take_verdict(a, &r);
 	if (next != STEP_STREAM)
 		return next;
@@ -874,8 +875,8 @@ static enum agent_step agent_round(struct agent *a)
 	agent_export(a);
 	if (strcmp(a->state, "failed") == 0)
 		log_warnx("evidence for records %" PRIu64 "-%" PRIu64
-			  " judged failed (see the machine's events)", first,
-			  first + count);
+			  " judged failed (see the machine's events)",
+			  first, first + count);
 	/* records the quote missed: again soon, if the verifier advanced */
 	a->retry_soon = (a->pend_count > 0 || a->pend_full) &&
 			a->pend_first > first;
@@ -1016,8 +1017,8 @@ static void agent_boot_log_load(struct agent *a)
 			 path);
 		return;
 	}
-	a->boot_log = file_read(path, WIRE_BOOT_LOG_MAX, &a->boot_log_len,
-				err, sizeof(err));
+	a->boot_log = file_read(path, WIRE_BOOT_LOG_MAX, &a->boot_log_len, err,
+				sizeof(err));
 	if (a->boot_log != NULL && a->boot_log_len == 0) {
 		free(a->boot_log);
 		a->boot_log = NULL;
@@ -1038,10 +1039,10 @@ static int agent_start(struct agent *a)
 
 	a->bank = hash_algo_bank(a->cfg->bank);
 	a->alg = strcmp(a->cfg->key_alg, "ecc") == 0 ? TPM_KEY_ECC :
-		 TPM_KEY_RSA;
+						       TPM_KEY_RSA;
 	backoff_init(&a->backoff, (uint32_t)a->cfg->backoff_max * 1000,
 		     ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
-		     agent_now_ms());
+			     agent_now_ms());
 	if (a->bank == NULL || agent_paths(a) < 0) {
 		log_warnx("bank '%s' or id '%s' unusable", a->cfg->bank,
 			  a->cfg->id);
@@ -1058,7 +1059,7 @@ static int agent_start(struct agent *a)
 	agent_boot_log_load(a);
 	log_info("list %s: %s", a->cfg->measurement_list,
 		 a->pollable ? "poll() reports new records" :
-		 "no poll() support, reading on a timer");
+			       "no poll() support, reading on a timer");
 	rc = agent_tpm_start(a);
 	if (rc != 0)
 		return rc;
@@ -1094,10 +1095,8 @@ static void agent_stop(struct agent *a)
 }
 
 static enum agent_step (*const agent_steps[STEP_COUNT])(struct agent *) = {
-	[STEP_CONNECT] = agent_connect,
-	[STEP_ENROLL] = agent_enroll,
-	[STEP_PENDING] = agent_pending,
-	[STEP_STREAM] = agent_stream,
+	[STEP_CONNECT] = agent_connect, [STEP_ENROLL] = agent_enroll,
+	[STEP_PENDING] = agent_pending, [STEP_STREAM] = agent_stream,
 	[STEP_BACKOFF] = agent_backoff,
 };
 

@@ -114,8 +114,8 @@ int agent_config_check(struct agent_config *c, char *errbuf, size_t errlen)
 	return 0;
 }
 
-int agent_config_load(struct agent_config *c, const char *path,
-		      char *errbuf, size_t errlen)
+int agent_config_load(struct agent_config *c, const char *path, char *errbuf,
+		      size_t errlen)
 {
 	size_t len = 0;
 	char *text;

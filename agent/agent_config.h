@@ -18,25 +18,25 @@
 
 #define AGENT_CONFIG_PATH_MAX 4096
 #define AGENT_CONFIG_URL_MAX 1024
-#define AGENT_CONFIG_FILE_MAX (64 * 1024)	/* a larger file is a mistake */
+#define AGENT_CONFIG_FILE_MAX (64 * 1024) /* a larger file is a mistake */
 #define AGENT_CONFIG_DEFAULT "/etc/imatrust/agent.conf"
 
 struct agent_config {
-	char verifier_url[AGENT_CONFIG_URL_MAX];	/* https://host[:port] */
-	char ca_cert[AGENT_CONFIG_PATH_MAX];	/* PEM: fleet CA */
-	char id[WIRE_ID_MAX + 1];		/* "" until the hostname */
-	char tcti[256];				/* tpm2-tss TCTI string */
-	char state_dir[AGENT_CONFIG_PATH_MAX];	/* holds the AK blob */
+	char verifier_url[AGENT_CONFIG_URL_MAX]; /* https://host[:port] */
+	char ca_cert[AGENT_CONFIG_PATH_MAX];	 /* PEM: fleet CA */
+	char id[WIRE_ID_MAX + 1];		 /* "" until the hostname */
+	char tcti[256];				 /* tpm2-tss TCTI string */
+	char state_dir[AGENT_CONFIG_PATH_MAX];	 /* holds the AK blob */
 	char measurement_list[AGENT_CONFIG_PATH_MAX];
-	char boot_log[AGENT_CONFIG_PATH_MAX];	/* firmware event log, "none" */
-	char bank[8];				/* sha256 | sha1 */
-	char key_alg[4];			/* rsa | ecc */
-	uint64_t heartbeat;			/* seconds between evidence */
-	uint64_t poll_fallback_ms;		/* list timer without poll() */
-	uint64_t backoff_max;			/* seconds, retry ceiling */
-	char export[4];				/* on | off */
-	uint64_t export_records;		/* list size that triggers it */
-	char log_level[8];			/* debug | info | warning */
+	char boot_log[AGENT_CONFIG_PATH_MAX]; /* firmware event log, "none" */
+	char bank[8];			      /* sha256 | sha1 */
+	char key_alg[4];		      /* rsa | ecc */
+	uint64_t heartbeat;		      /* seconds between evidence */
+	uint64_t poll_fallback_ms;	      /* list timer without poll() */
+	uint64_t backoff_max;		      /* seconds, retry ceiling */
+	char export[4];			      /* on | off */
+	uint64_t export_records;	      /* list size that triggers it */
+	char log_level[8];		      /* debug | info | warning */
 };
 
 /**
@@ -80,8 +80,8 @@ int agent_config_check(struct agent_config *c, char *errbuf, size_t errlen);
  *
  * Return: 0 or -1.
  */
-int agent_config_load(struct agent_config *c, const char *path,
-		      char *errbuf, size_t errlen);
+int agent_config_load(struct agent_config *c, const char *path, char *errbuf,
+		      size_t errlen);
 
 /**
  * agent_config_print_help() - every key: name, default, bounds, help.

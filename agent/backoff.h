@@ -13,12 +13,12 @@
 
 #include <stdint.h>
 
-#define BACKOFF_FIRST_MS 1000u	/* the first ceiling */
+#define BACKOFF_FIRST_MS 1000u /* the first ceiling */
 
 struct backoff {
-	uint32_t max_ms;	/* the ceiling, >= BACKOFF_FIRST_MS */
-	uint32_t cur_ms;	/* the ceiling of the next wait */
-	uint64_t rng;		/* xorshift64 state, never 0 */
+	uint32_t max_ms; /* the ceiling, >= BACKOFF_FIRST_MS */
+	uint32_t cur_ms; /* the ceiling of the next wait */
+	uint64_t rng;	 /* xorshift64 state, never 0 */
 };
 
 /**

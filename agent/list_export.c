@@ -44,12 +44,13 @@ static int parse_pcr(const struct hash_algo *bank, const char *s, size_t len,
 		     uint8_t *out)
 {
 	return len == 2 * bank->size &&
-	       hex_decode(s, len, out, HASH_ALGO_MAX_SIZE) ==
-	       (long)bank->size ? 0 : -1;
+			       hex_decode(s, len, out, HASH_ALGO_MAX_SIZE) ==
+				       (long)bank->size ?
+		       0 :
+		       -1;
 }
 
-int list_export_state_parse(struct list_export *x, const char *text,
-			    size_t len)
+int list_export_state_parse(struct list_export *x, const char *text, size_t len)
 {
 	const char *line = text, *end = text + len, *nl, *val;
 	size_t klen, vlen;
@@ -67,11 +68,11 @@ int list_export_state_parse(struct list_export *x, const char *text,
 		vlen = (size_t)(nl - val);
 #define KEY(k) (klen == sizeof(k) - 1 && memcmp(line, k, klen) == 0)
 		if (KEY("boot_id")) {
-			rc = vlen >= 1 && vlen <= LIST_EXPORT_BOOT_ID_MAX ?
-			     0 : -1;
+			rc = vlen >= 1 && vlen <= LIST_EXPORT_BOOT_ID_MAX ? 0 :
+									    -1;
 			if (rc == 0)
-				snprintf(x->boot_id, sizeof(x->boot_id),
-					 "%.*s", (int)vlen, val);
+				snprintf(x->boot_id, sizeof(x->boot_id), "%.*s",
+					 (int)vlen, val);
 		} else if (KEY("deleted")) {
 			rc = parse_u64(val, vlen, &x->deleted);
 		} else if (KEY("pcr")) {
@@ -101,13 +102,13 @@ int list_export_state_format(const struct list_export *x, uint64_t deleting,
 	hex_encode(x->staged_pcr, x->bank->size, spcr);
 	n = snprintf(buf, size,
 		     "boot_id %s\ndeleted %" PRIu64 "\npcr %s\nstaged %" PRIu64
-		     "\nstaged_pcr %s\n", x->boot_id, x->deleted, pcr,
-		     deleting, spcr);
+		     "\nstaged_pcr %s\n",
+		     x->boot_id, x->deleted, pcr, deleting, spcr);
 	return n < 0 || (size_t)n >= size ? -1 : n;
 }
 
-static int state_save(const struct list_export *x, uint64_t deleting,
-		      char *why, size_t whylen)
+static int state_save(const struct list_export *x, uint64_t deleting, char *why,
+		      size_t whylen)
 {
 	char text[LIST_EXPORT_STATE_MAX];
 	int n = list_export_state_format(x, deleting, text, sizeof(text));
@@ -128,8 +129,7 @@ static int state_load(struct list_export *x, const char *boot_id, char *why,
 
 	text = file_read(x->state_path, LIST_EXPORT_STATE_MAX, &len, err,
 			 sizeof(err));
-	if (text == NULL && access(x->state_path, F_OK) < 0 &&
-	    errno == ENOENT)
+	if (text == NULL && access(x->state_path, F_OK) < 0 && errno == ENOENT)
 		return 0;
 	if (text == NULL) {
 		snprintf(why, whylen, "%s", err);
@@ -180,7 +180,8 @@ static int staged_count(const struct list_export *x, uint64_t *count,
 	ima_list_parser_init(&p, NULL);
 	fd = open(x->staged_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(why, whylen, "%s: %s", x->staged_path, strerror(errno));
+		snprintf(why, whylen, "%s: %s", x->staged_path,
+			 strerror(errno));
 		goto out;
 	}
 	while (!eof || have > 0) {
@@ -260,12 +261,12 @@ int list_export_init(struct list_export *x, const char *list,
 	memset(x, 0, sizeof(*x));
 	x->bank = bank;
 	if ((size_t)snprintf(x->list_path, sizeof(x->list_path), "%s", list) >=
-	    sizeof(x->list_path) ||
-	    (size_t)snprintf(x->staged_path, sizeof(x->staged_path), "%s_staged",
-			     list) >= sizeof(x->staged_path) ||
+		    sizeof(x->list_path) ||
+	    (size_t)snprintf(x->staged_path, sizeof(x->staged_path),
+			     "%s_staged", list) >= sizeof(x->staged_path) ||
 	    (size_t)snprintf(x->state_path, sizeof(x->state_path),
-			     "%s/export.state", state_dir) >=
-	    sizeof(x->state_path) ||
+			     "%s/export.state",
+			     state_dir) >= sizeof(x->state_path) ||
 	    strlen(boot_id) > LIST_EXPORT_BOOT_ID_MAX) {
 		snprintf(why, whylen, "path or boot id too long");
 		return -1;
@@ -273,14 +274,16 @@ int list_export_init(struct list_export *x, const char *list,
 	if (stat(x->staged_path, &st) < 0) {
 		e = errno;
 		snprintf(why, whylen, "%s: %s%s", x->staged_path, strerror(e),
-			 e == ENOENT ? " (the kernel needs CONFIG_IMA_STAGING)" :
-			 "");
+			 e == ENOENT ?
+				 " (the kernel needs CONFIG_IMA_STAGING)" :
+				 "");
 		return e == ENOENT ? 1 : -1;
 	}
 	/* a writer gets in only while no reader is open: EBUSY says nothing */
 	e = staged_request(x, NULL);
 	if (e == EPERM || e == EACCES || e == EROFS) {
-		snprintf(why, whylen, "%s: %s (the agent needs CAP_SYS_ADMIN and /sys/kernel/security/ima writable: deploy/systemd/imatrust-agent-export.conf)",
+		snprintf(why, whylen,
+			 "%s: %s (the agent needs CAP_SYS_ADMIN and /sys/kernel/security/ima writable: deploy/systemd/imatrust-agent-export.conf)",
 			 x->staged_path, strerror(e));
 		return 1;
 	}
@@ -307,7 +310,7 @@ int list_export_stage(struct list_export *x, char *why, size_t whylen)
 	int e = staged_request(x, "A\n");
 
 	if (e == ENOENT)
-		return 0;	/* the list is empty */
+		return 0; /* the list is empty */
 	/* EEXIST: staged before (by us: only the agent stages) */
 	if (e != 0 && e != EEXIST) {
 		snprintf(why, whylen, "%s: staging: %s", x->staged_path,

@@ -33,19 +33,19 @@
 #include "hash_algo.h"
 
 #define LIST_EXPORT_BOOT_ID_MAX 64
-#define LIST_EXPORT_STATE_MAX 1024	/* bytes of export.state */
+#define LIST_EXPORT_STATE_MAX 1024 /* bytes of export.state */
 
 struct list_export {
-	char list_path[PATH_MAX];	/* the binary list file */
-	char staged_path[PATH_MAX];	/* its _staged file */
-	char state_path[PATH_MAX];	/* <state_dir>/export.state */
+	char list_path[PATH_MAX];   /* the binary list file */
+	char staged_path[PATH_MAX]; /* its _staged file */
+	char state_path[PATH_MAX];  /* <state_dir>/export.state */
 	char boot_id[LIST_EXPORT_BOOT_ID_MAX + 1];
-	const struct hash_algo *bank;	/* of the PCR values kept */
-	uint64_t deleted;	/* records of this boot the kernel deleted:
+	const struct hash_algo *bank; /* of the PCR values kept */
+	uint64_t deleted; /* records of this boot the kernel deleted:
 				 * the index of the first one it holds */
-	uint8_t pcr[HASH_ALGO_MAX_SIZE];	/* PCR 10 after them */
-	uint64_t staged;	/* records in the staged list, 0: none */
-	uint8_t staged_pcr[HASH_ALGO_MAX_SIZE];	/* PCR 10 after those */
+	uint8_t pcr[HASH_ALGO_MAX_SIZE]; /* PCR 10 after them */
+	uint64_t staged; /* records in the staged list, 0: none */
+	uint8_t staged_pcr[HASH_ALGO_MAX_SIZE]; /* PCR 10 after those */
 };
 
 /**

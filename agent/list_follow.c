@@ -10,7 +10,7 @@
  * main file's: one byte stream for the parser, read from the staged file
  * until it returns 0 (it does not grow), then from the main file.
  */
-#define _GNU_SOURCE	/* ppoll() */
+#define _GNU_SOURCE /* ppoll() */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,15 +27,15 @@
 
 struct list_follow {
 	int fd;
-	int staged_fd;		/* -1: none */
-	int in_staged;		/* reads come from staged_fd */
-	size_t base;		/* index of the first record of the stream */
-	list_follow_observer observe;	/* sees every record parsed */
+	int staged_fd; /* -1: none */
+	int in_staged; /* reads come from staged_fd */
+	size_t base;   /* index of the first record of the stream */
+	list_follow_observer observe; /* sees every record parsed */
 	void *observe_arg;
-	struct ima_list_parser parser;	/* positioned at buf[parsed] */
-	size_t skip_to;		/* drop records below this index */
-	size_t position;	/* index of buf[sent]'s first record */
-	size_t pending;		/* whole records in buf[sent, parsed) */
+	struct ima_list_parser parser; /* positioned at buf[parsed] */
+	size_t skip_to;		       /* drop records below this index */
+	size_t position;	       /* index of buf[sent]'s first record */
+	size_t pending;		       /* whole records in buf[sent, parsed) */
 	uint8_t *buf;
 	size_t sent, parsed, len;
 };
@@ -140,7 +140,8 @@ static enum imt_result parse_available(struct list_follow *f,
 		if (f->observe != NULL)
 			f->observe(f->observe_arg, &rec);
 		if (rec.index < f->skip_to) {
-			memmove(f->buf + f->parsed, f->buf + f->parsed + rec.size,
+			memmove(f->buf + f->parsed,
+				f->buf + f->parsed + rec.size,
 				f->len - f->parsed - rec.size);
 			f->len -= rec.size;
 			f->position = rec.index + 1;
@@ -167,8 +168,8 @@ enum imt_result list_follow_next(struct list_follow *f,
 		if (f->parsed >= LIST_FOLLOW_BATCH_MAX ||
 		    BUF_MAX - f->len < READ_CHUNK)
 			break;
-		n = read(f->in_staged ? f->staged_fd : f->fd,
-			 f->buf + f->len, READ_CHUNK);
+		n = read(f->in_staged ? f->staged_fd : f->fd, f->buf + f->len,
+			 READ_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)

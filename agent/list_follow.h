@@ -18,13 +18,13 @@
 #include "ima_list.h"
 #include "result.h"
 
-#define LIST_FOLLOW_BATCH_MAX (4u << 20)	/* bytes of records per batch */
+#define LIST_FOLLOW_BATCH_MAX (4u << 20) /* bytes of records per batch */
 
 /* Records [first, first + count) of the list, as the kernel wrote them. */
 struct list_batch {
 	size_t first;
 	size_t count;
-	const uint8_t *bytes;	/* borrowed from the follower */
+	const uint8_t *bytes; /* borrowed from the follower */
 	size_t len;
 };
 

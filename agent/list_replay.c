@@ -12,12 +12,11 @@
 #include "ima_verify.h"
 #include "list_replay.h"
 
-
 struct list_replay {
 	struct ima_replay *r;
-	size_t size;		/* digest bytes */
-	uint64_t next;		/* the record to extend next */
-	uint64_t kept;		/* values in the ring, 1 to the ring's size */
+	size_t size;   /* digest bytes */
+	uint64_t next; /* the record to extend next */
+	uint64_t kept; /* values in the ring, 1 to the ring's size */
 	int broken;
 	uint8_t ring[LIST_REPLAY_RING][HASH_ALGO_MAX_SIZE];
 };
@@ -32,9 +31,8 @@ static void start_at(struct list_replay *lr, uint64_t base, const uint8_t *pcr)
 	memcpy(lr->ring[base % LIST_REPLAY_RING], pcr, lr->size);
 }
 
-struct list_replay *list_replay_new(const struct hash_algo *bank,
-				    uint64_t base, const uint8_t *pcr,
-				    struct imt_error *err)
+struct list_replay *list_replay_new(const struct hash_algo *bank, uint64_t base,
+				    const uint8_t *pcr, struct imt_error *err)
 {
 	struct list_replay *lr = calloc(1, sizeof(*lr));
 

@@ -20,7 +20,7 @@
 #include "ima_list.h"
 #include "result.h"
 
-#define LIST_REPLAY_RING 4096	/* values kept: records a quote may lag */
+#define LIST_REPLAY_RING 4096 /* values kept: records a quote may lag */
 
 struct list_replay;
 
@@ -33,9 +33,8 @@ struct list_replay;
  *
  * Return: the replay (free with list_replay_free()), or NULL.
  */
-struct list_replay *list_replay_new(const struct hash_algo *bank,
-				    uint64_t base, const uint8_t *pcr,
-				    struct imt_error *err);
+struct list_replay *list_replay_new(const struct hash_algo *bank, uint64_t base,
+				    const uint8_t *pcr, struct imt_error *err);
 
 /**
  * list_replay_restart() - go on from record @base if the replay is behind it.

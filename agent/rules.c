@@ -12,8 +12,8 @@
 #include "rules.h"
 
 /* The 403 messages that mean "enroll again" (PROTOCOL.md). */
-static const char *const rules_reenroll_403[] = { "not activated",
-						   "challenge", "rejected" };
+static const char *const rules_reenroll_403[] = { "not activated", "challenge",
+						  "rejected" };
 
 static int rules_starts(const char *s, const char *prefix)
 {
@@ -34,8 +34,9 @@ enum rules_reaction rules_reaction(long status, const char *message)
 		return RULES_BACKOFF;
 	if (rules_starts(message, "pending"))
 		return RULES_PENDING;
-	for (i = 0; i < sizeof(rules_reenroll_403) /
-			sizeof(rules_reenroll_403[0]); i++) {
+	for (i = 0;
+	     i < sizeof(rules_reenroll_403) / sizeof(rules_reenroll_403[0]);
+	     i++) {
 		if (rules_starts(message, rules_reenroll_403[i]))
 			return RULES_ENROLL;
 	}
@@ -45,18 +46,15 @@ enum rules_reaction rules_reaction(long status, const char *message)
 const char *rules_reaction_name(enum rules_reaction r)
 {
 	static const char *const names[] = {
-		[RULES_GO_ON] = "go on",
-		[RULES_ENROLL] = "enroll",
-		[RULES_PENDING] = "pending",
-		[RULES_CONFLICT] = "conflict",
+		[RULES_GO_ON] = "go on",      [RULES_ENROLL] = "enroll",
+		[RULES_PENDING] = "pending",  [RULES_CONFLICT] = "conflict",
 		[RULES_BACKOFF] = "back off",
 	};
 
 	return (size_t)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }
 
-void rules_error_message(const char *body, size_t len, char *out,
-			 size_t size)
+void rules_error_message(const char *body, size_t len, char *out, size_t size)
 {
 	const char *msg;
 	json_t *root;
@@ -65,8 +63,8 @@ void rules_error_message(const char *body, size_t len, char *out,
 	if (body == NULL || len == 0)
 		return;
 	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
-	msg = json_string_value(json_object_get(json_object_get(root, "error"),
-						"message"));
+	msg = json_string_value(
+		json_object_get(json_object_get(root, "error"), "message"));
 	if (msg != NULL)
 		snprintf(out, size, "%s", msg);
 	json_decref(root);

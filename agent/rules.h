@@ -14,23 +14,23 @@
 
 #define RULES_PROOF_LEN 32		/* HMAC-SHA256 */
 #define RULES_NONCE_LIFE_MIN_MS 2000	/* a nonce is used within this */
-#define RULES_NONCE_LIFE_MAX_MS 3600000	/* the verifier's nonce_ttl max */
+#define RULES_NONCE_LIFE_MAX_MS 3600000 /* the verifier's nonce_ttl max */
 #define RULES_MESSAGE_MAX 256		/* an error message kept for logs */
 
 /* What the agent does after an HTTP answer (PROTOCOL.md, status codes). */
 enum rules_reaction {
-	RULES_GO_ON,		/* 200/201: processed */
-	RULES_ENROLL,		/* 404, 403 "not activated" / "challenge" */
-	RULES_PENDING,		/* 403 "pending": wait for an operator */
-	RULES_CONFLICT,		/* 409: the id belongs to another EK */
-	RULES_BACKOFF,		/* 400, 413, 415, 5xx, anything else */
+	RULES_GO_ON,	/* 200/201: processed */
+	RULES_ENROLL,	/* 404, 403 "not activated" / "challenge" */
+	RULES_PENDING,	/* 403 "pending": wait for an operator */
+	RULES_CONFLICT, /* 409: the id belongs to another EK */
+	RULES_BACKOFF,	/* 400, 413, 415, 5xx, anything else */
 };
 
 /* Where the list continues after a verdict. */
 enum rules_resume {
-	RULES_CONTINUE,		/* next_index follows the batch: go on */
-	RULES_KEEP_TAIL,	/* inside the batch: keep the records past it */
-	RULES_REWIND,		/* elsewhere: read the list again from there */
+	RULES_CONTINUE,	 /* next_index follows the batch: go on */
+	RULES_KEEP_TAIL, /* inside the batch: keep the records past it */
+	RULES_REWIND,	 /* elsewhere: read the list again from there */
 };
 
 /**
@@ -55,8 +55,7 @@ const char *rules_reaction_name(enum rules_reaction r);
  *	 is not such an error
  * @size: bytes in @out
  */
-void rules_error_message(const char *body, size_t len, char *out,
-			 size_t size);
+void rules_error_message(const char *body, size_t len, char *out, size_t size);
 
 /**
  * rules_nonce_life_ms() - how long a nonce lives by the agent's clock.

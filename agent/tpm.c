@@ -34,12 +34,12 @@
 #include "tpm.h"
 #include "tpm_public.h"
 
-#define TPM_NV_EK_CERT_RSA 0x01c00002	/* TCG EK Credential Profile 2.5 */
-#define TPM_NV_EK_CERT_ECC 0x01c0000a	/* (RSA 2048 and ECC NIST P-256) */
-#define TPM_NV_CHUNK_DEFAULT 512	/* NV_Read size if the TPM won't say */
-#define TPM_QUOTE_TRIES 8		/* quote rounds while PCRs move */
-#define TPM_PCR_MAX 24			/* PCRs of a PC client TPM */
-#define TPM_AK_FILE_MAX 4096		/* an AK file larger is not ours */
+#define TPM_NV_EK_CERT_RSA 0x01c00002 /* TCG EK Credential Profile 2.5 */
+#define TPM_NV_EK_CERT_ECC 0x01c0000a /* (RSA 2048 and ECC NIST P-256) */
+#define TPM_NV_CHUNK_DEFAULT 512      /* NV_Read size if the TPM won't say */
+#define TPM_QUOTE_TRIES 8	      /* quote rounds while PCRs move */
+#define TPM_PCR_MAX 24		      /* PCRs of a PC client TPM */
+#define TPM_AK_FILE_MAX 4096	      /* an AK file larger is not ours */
 
 /*
  * AK state file, version 1 (all integers big endian):
@@ -59,18 +59,17 @@
 struct tpm {
 	TSS2_TCTI_CONTEXT *tcti;
 	ESYS_CONTEXT *esys;
-	ESYS_TR ek;			/* ESYS_TR_NONE until tpm_ek_load() */
+	ESYS_TR ek; /* ESYS_TR_NONE until tpm_ek_load() */
 	enum tpm_key_alg ek_alg;
-	ESYS_TR ak;			/* ESYS_TR_NONE until tpm_ak_load() */
-	uint16_t nv_chunk;		/* TPM2_PT_NV_BUFFER_MAX */
+	ESYS_TR ak;	   /* ESYS_TR_NONE until tpm_ak_load() */
+	uint16_t nv_chunk; /* TPM2_PT_NV_BUFFER_MAX */
 };
 
 /* TCG EK Credential Profile, policy A: PolicySecret(TPM_RH_ENDORSEMENT). */
 static const uint8_t tpm_ek_policy_a[32] = {
-	0x83, 0x71, 0x97, 0x67, 0x44, 0x84, 0xb3, 0xf8,
-	0x1a, 0x90, 0xcc, 0x8d, 0x46, 0xa5, 0xd7, 0x24,
-	0xfd, 0x52, 0xd7, 0x6e, 0x06, 0x52, 0x0b, 0x64,
-	0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14, 0x69, 0xaa,
+	0x83, 0x71, 0x97, 0x67, 0x44, 0x84, 0xb3, 0xf8, 0x1a, 0x90, 0xcc,
+	0x8d, 0x46, 0xa5, 0xd7, 0x24, 0xfd, 0x52, 0xd7, 0x6e, 0x06, 0x52,
+	0x0b, 0x64, 0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14, 0x69, 0xaa,
 };
 
 /* The error number of a TPM response code, without handle/parameter bits. */
@@ -278,8 +277,8 @@ static enum tpm_status tpm_ek_session(struct tpm *t, ESYS_TR *session)
 	*session = ESYS_TR_NONE;
 	rc = Esys_StartAuthSession(t->esys, ESYS_TR_NONE, ESYS_TR_NONE,
 				   ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-				   NULL, TPM2_SE_POLICY, &sym,
-				   TPM2_ALG_SHA256, session);
+				   NULL, TPM2_SE_POLICY, &sym, TPM2_ALG_SHA256,
+				   session);
 	if (rc != TSS2_RC_SUCCESS) {
 		*session = ESYS_TR_NONE;
 		st = TPM_FAIL("StartAuthSession", rc);
@@ -304,11 +303,11 @@ static void tpm_ek_template(enum tpm_key_alg alg, TPM2B_PUBLIC *tmpl)
 	memset(tmpl, 0, sizeof(*tmpl));
 	p->nameAlg = TPM2_ALG_SHA256;
 	p->objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_ADMINWITHPOLICY |
-		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
+			      TPMA_OBJECT_SENSITIVEDATAORIGIN |
+			      TPMA_OBJECT_ADMINWITHPOLICY |
+			      TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
 	p->authPolicy.size = sizeof(tpm_ek_policy_a);
-	memcpy(p->authPolicy.buffer, tpm_ek_policy_a,
-	       sizeof(tpm_ek_policy_a));
+	memcpy(p->authPolicy.buffer, tpm_ek_policy_a, sizeof(tpm_ek_policy_a));
 	if (alg == TPM_KEY_ECC) {
 		p->type = TPM2_ALG_ECC;
 		p->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_AES;
@@ -446,8 +445,8 @@ enum tpm_status tpm_ek_load(struct tpm *t, enum tpm_key_alg alg,
 	tpm_ek_template(alg, &tmpl);
 	rc = Esys_CreatePrimary(t->esys, ESYS_TR_RH_ENDORSEMENT,
 				ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
-				&sens, &tmpl, &outside, &creation_pcrs,
-				&t->ek, &pub, NULL, NULL, NULL);
+				&sens, &tmpl, &outside, &creation_pcrs, &t->ek,
+				&pub, NULL, NULL, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
 		t->ek = ESYS_TR_NONE;
 		st = TPM_FAIL("CreatePrimary(EK)", rc);
@@ -510,8 +509,8 @@ static enum tpm_status tpm_ak_save(const char *path, uint16_t ek_type,
  * Read the AK file at @path. Return: 1 when read, 0 when there is none,
  * -1 on a read error or malformed contents (logged).
  */
-static int tpm_ak_read(const char *path, uint16_t *ek_type,
-		       TPM2B_PUBLIC *pub, TPM2B_PRIVATE *priv)
+static int tpm_ak_read(const char *path, uint16_t *ek_type, TPM2B_PUBLIC *pub,
+		       TPM2B_PRIVATE *priv)
 {
 	uint8_t buf[TPM_AK_FILE_MAX + 1];
 	size_t len = 0, off = TPM_AK_HEADER;
@@ -568,8 +567,7 @@ out:
 }
 
 /* Load @pub/@priv under the EK into t->ak. */
-static enum tpm_status tpm_ak_load_blob(struct tpm *t,
-					const TPM2B_PUBLIC *pub,
+static enum tpm_status tpm_ak_load_blob(struct tpm *t, const TPM2B_PUBLIC *pub,
 					const TPM2B_PRIVATE *priv,
 					TSS2_RC *rc_out)
 {
@@ -704,12 +702,13 @@ enum tpm_status tpm_ak_load(struct tpm *t, const char *state_dir,
 		goto out;
 	if (found && ek_type != tpm_key_type(t->ek_alg)) {
 		log_warnx("%s: AK was made under another EK type (0x%04x); "
-			  "making a new AK", path, ek_type);
+			  "making a new AK",
+			  path, ek_type);
 		found = 0;
 	} else if (found && pub.publicArea.type != tpm_key_type(alg)) {
 		log_warnx("%s: AK is of type 0x%04x, configured 0x%04x; "
-			  "making a new AK", path, pub.publicArea.type,
-			  tpm_key_type(alg));
+			  "making a new AK",
+			  path, pub.publicArea.type, tpm_key_type(alg));
 		found = 0;
 	}
 	if (found) {
@@ -720,7 +719,8 @@ enum tpm_status tpm_ak_load(struct tpm *t, const char *state_dir,
 		 */
 		if (st != TPM_OK && tpm_rc_code(rc) == TPM2_RC_INTEGRITY) {
 			log_warnx("%s: AK does not belong to this TPM; "
-				  "making a new AK", path);
+				  "making a new AK",
+				  path);
 			found = 0;
 		} else if (st != TPM_OK) {
 			goto out;
@@ -779,8 +779,7 @@ enum tpm_status tpm_activate_credential(struct tpm *t, const uint8_t *cred,
 		goto out;
 	/* the AK authorizes with its (empty) password, the EK by policy */
 	rc = Esys_ActivateCredential(t->esys, t->ak, t->ek, ESYS_TR_PASSWORD,
-				     session, ESYS_TR_NONE, &blob, &enc,
-				     &info);
+				     session, ESYS_TR_NONE, &blob, &enc, &info);
 	if (rc != TSS2_RC_SUCCESS) {
 		info = NULL;
 		st = TPM_FAIL("ActivateCredential", rc);
@@ -816,8 +815,7 @@ static void tpm_pcr_selection(uint16_t alg, uint32_t mask,
 }
 
 /* The PCRs of bank @alg that @sel selects, as a mask. */
-static uint32_t tpm_selection_mask(const TPML_PCR_SELECTION *sel,
-				   uint16_t alg)
+static uint32_t tpm_selection_mask(const TPML_PCR_SELECTION *sel, uint16_t alg)
 {
 	const TPMS_PCR_SELECTION *s;
 	uint32_t mask = 0;
@@ -839,8 +837,7 @@ static uint32_t tpm_selection_mask(const TPML_PCR_SELECTION *sel,
  * *@counter receives the TPM's pcrUpdateCounter; *@moved is set when it
  * changed between the calls, i.e. the values may not belong together.
  */
-static enum tpm_status tpm_pcr_read(struct tpm *t,
-				    const struct hash_algo *bank,
+static enum tpm_status tpm_pcr_read(struct tpm *t, const struct hash_algo *bank,
 				    uint32_t mask, struct pcr_set *pcrs,
 				    uint32_t *counter, int *moved)
 {
@@ -914,8 +911,7 @@ static enum tpm_status tpm_quote_round(struct tpm *t,
 				       const struct hash_algo *bank,
 				       uint32_t mask, const TPM2B_DATA *nonce,
 				       tpm_quote_resolver resolve, void *arg,
-				       struct tpm_evidence_quote *q,
-				       int *moved)
+				       struct tpm_evidence_quote *q, int *moved)
 {
 	TPMT_SIG_SCHEME scheme = { .scheme = TPM2_ALG_NULL };
 	TPML_PCR_SELECTION sel;
@@ -972,19 +968,17 @@ out:
 }
 
 enum tpm_status tpm_quote(struct tpm *t, const struct hash_algo *bank,
-			  uint32_t mask, const uint8_t *nonce,
-			  size_t nonce_len, struct tpm_evidence_quote *q)
+			  uint32_t mask, const uint8_t *nonce, size_t nonce_len,
+			  struct tpm_evidence_quote *q)
 {
 	return tpm_quote_resolved(t, bank, mask, nonce, nonce_len, NULL, NULL,
 				  q);
 }
 
-enum tpm_status tpm_quote_resolved(struct tpm *t,
-				   const struct hash_algo *bank,
+enum tpm_status tpm_quote_resolved(struct tpm *t, const struct hash_algo *bank,
 				   uint32_t mask, const uint8_t *nonce,
-				   size_t nonce_len,
-				   tpm_quote_resolver resolve, void *arg,
-				   struct tpm_evidence_quote *q)
+				   size_t nonce_len, tpm_quote_resolver resolve,
+				   void *arg, struct tpm_evidence_quote *q)
 {
 	TPM2B_DATA data = { 0 };
 	enum tpm_status st = TPM_ERR_COMM;

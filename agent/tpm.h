@@ -29,13 +29,14 @@
 #include "hash_algo.h"
 #include "pcr_set.h"
 
-#define TPM_BLOB_MAX 4096	/* a marshalled TPM2B_PUBLIC, TPMS_ATTEST or
+#define TPM_BLOB_MAX \
+	4096		      /* a marshalled TPM2B_PUBLIC, TPMS_ATTEST or
 				 * TPMT_SIGNATURE (all far smaller) */
-#define TPM_CERT_MAX 8192	/* an EK certificate in NV, DER */
-#define TPM_AK_NAME_MAX 66	/* a Name: nameAlg (2) + digest (<= 64) */
-#define TPM_SECRET_MAX 64	/* a credential secret (TPM2B_DIGEST) */
-#define TPM_NONCE_MAX 64	/* qualifyingData of a quote (TPM2B_DATA) */
-#define TPM_AK_FILE "ak.blob"	/* in the state directory */
+#define TPM_CERT_MAX 8192     /* an EK certificate in NV, DER */
+#define TPM_AK_NAME_MAX 66    /* a Name: nameAlg (2) + digest (<= 64) */
+#define TPM_SECRET_MAX 64     /* a credential secret (TPM2B_DIGEST) */
+#define TPM_NONCE_MAX 64      /* qualifyingData of a quote (TPM2B_DATA) */
+#define TPM_AK_FILE "ak.blob" /* in the state directory */
 
 /*
  * What went wrong, as much as a caller can act on. Details (the decoded
@@ -43,20 +44,20 @@
  */
 enum tpm_status {
 	TPM_OK = 0,
-	TPM_ERR_COMM,		/* transport (TCTI) or a TPM that is busy,
+	TPM_ERR_COMM,	   /* transport (TCTI) or a TPM that is busy,
 				 * testing, or whose PCRs kept moving: retry
 				 * later */
-	TPM_ERR_AUTH,		/* authorization or policy failed (e.g. a
+	TPM_ERR_AUTH,	   /* authorization or policy failed (e.g. a
 				 * non-empty endorsement hierarchy password) */
-	TPM_ERR_NV_ABSENT,	/* the NV index (EK certificate) is not there */
-	TPM_ERR_OTHER,		/* anything else: bad input, key that does not
+	TPM_ERR_NV_ABSENT, /* the NV index (EK certificate) is not there */
+	TPM_ERR_OTHER,	   /* anything else: bad input, key that does not
 				 * load, state file error, TPM failure */
 };
 
 /* The key algorithms the agent offers for its EK and AK. */
 enum tpm_key_alg {
-	TPM_KEY_RSA,		/* RSA 2048 (AK: RSASSA-PKCS1-v1_5 SHA-256) */
-	TPM_KEY_ECC,		/* NIST P-256 (AK: ECDSA SHA-256) */
+	TPM_KEY_RSA, /* RSA 2048 (AK: RSASSA-PKCS1-v1_5 SHA-256) */
+	TPM_KEY_ECC, /* NIST P-256 (AK: ECDSA SHA-256) */
 };
 
 struct tpm;
@@ -64,9 +65,9 @@ struct tpm;
 /* The endorsement key as enrollment sends it. */
 struct tpm_ek {
 	enum tpm_key_alg alg;
-	uint8_t pub[TPM_BLOB_MAX];	/* marshalled TPM2B_PUBLIC */
+	uint8_t pub[TPM_BLOB_MAX]; /* marshalled TPM2B_PUBLIC */
 	size_t pub_len;
-	uint8_t cert[TPM_CERT_MAX];	/* DER from NV; cert_len 0 when the
+	uint8_t cert[TPM_CERT_MAX]; /* DER from NV; cert_len 0 when the
 					 * TPM has none */
 	size_t cert_len;
 };
@@ -74,27 +75,27 @@ struct tpm_ek {
 /* The attestation key as enrollment sends it. */
 struct tpm_ak {
 	enum tpm_key_alg alg;
-	uint8_t pub[TPM_BLOB_MAX];	/* marshalled TPM2B_PUBLIC */
+	uint8_t pub[TPM_BLOB_MAX]; /* marshalled TPM2B_PUBLIC */
 	size_t pub_len;
-	uint8_t name[TPM_AK_NAME_MAX];	/* nameAlg || H(TPMT_PUBLIC) */
+	uint8_t name[TPM_AK_NAME_MAX]; /* nameAlg || H(TPMT_PUBLIC) */
 	size_t name_len;
-	int created;			/* 1 when made by this call (a new AK
+	int created; /* 1 when made by this call (a new AK
 					 * the verifier has not enrolled) */
 };
 
 /* One quote as evidence carries it (proto/DESIGN.md §4). */
 struct tpm_evidence_quote {
-	uint8_t attest[TPM_BLOB_MAX];	/* TPMS_ATTEST as the TPM signed it */
+	uint8_t attest[TPM_BLOB_MAX]; /* TPMS_ATTEST as the TPM signed it */
 	size_t attest_len;
-	uint8_t sig[TPM_BLOB_MAX];	/* marshalled TPMT_SIGNATURE */
+	uint8_t sig[TPM_BLOB_MAX]; /* marshalled TPMT_SIGNATURE */
 	size_t sig_len;
-	struct pcr_set pcrs;		/* the quoted PCRs' values */
+	struct pcr_set pcrs; /* the quoted PCRs' values */
 };
 
 /* One bank's digest for tpm_pcr_extend(). */
 struct tpm_digest {
-	const struct hash_algo *algo;	/* a PCR bank */
-	uint8_t value[HASH_ALGO_MAX_SIZE];	/* algo->size bytes */
+	const struct hash_algo *algo;	   /* a PCR bank */
+	uint8_t value[HASH_ALGO_MAX_SIZE]; /* algo->size bytes */
 };
 
 /**
@@ -195,8 +196,8 @@ enum tpm_status tpm_activate_credential(struct tpm *t, const uint8_t *cred,
  * failed; TPM_ERR_OTHER for a bad argument or a TPM error.
  */
 enum tpm_status tpm_quote(struct tpm *t, const struct hash_algo *bank,
-			  uint32_t mask, const uint8_t *nonce,
-			  size_t nonce_len, struct tpm_evidence_quote *q);
+			  uint32_t mask, const uint8_t *nonce, size_t nonce_len,
+			  struct tpm_evidence_quote *q);
 
 /**
  * typedef tpm_quote_resolver - find the values a quote covers.
@@ -223,12 +224,10 @@ typedef int (*tpm_quote_resolver)(void *arg, struct tpm_evidence_quote *q);
  *
  * Return: as tpm_quote().
  */
-enum tpm_status tpm_quote_resolved(struct tpm *t,
-				   const struct hash_algo *bank,
+enum tpm_status tpm_quote_resolved(struct tpm *t, const struct hash_algo *bank,
 				   uint32_t mask, const uint8_t *nonce,
-				   size_t nonce_len,
-				   tpm_quote_resolver resolve, void *arg,
-				   struct tpm_evidence_quote *q);
+				   size_t nonce_len, tpm_quote_resolver resolve,
+				   void *arg, struct tpm_evidence_quote *q);
 
 /**
  * tpm_pcr_extend() - TPM2_PCR_Extend of one PCR in one or more banks.

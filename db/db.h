@@ -43,23 +43,23 @@
 #include "result.h"
 
 /* Limits, each checked with a distinct error message. */
-#define DB_MACHINE_ID_MAX 128	/* bytes in a machine id, agent-chosen */
-#define DB_PATH_MAX 4096	/* bytes in a file path (PATH_MAX) */
-#define DB_NAME_MAX 255		/* bytes in a source or token name */
-#define DB_KEY_MAX 4096		/* bytes in an EK/AK public area */
-#define DB_CERT_MAX 16384	/* bytes in an EK certificate (DER) */
-#define DB_AK_NAME_MAX 66	/* TPM2B_NAME: 2-byte alg + sha512 */
-#define DB_REASON_MAX 8192	/* bytes in a state reason or event reason */
-#define DB_TEMPLATE_MAX 32	/* bytes in an IMA template name */
-#define DB_NONCE_MIN 16		/* bytes in a nonce, at least */
-#define DB_NONCE_MAX 64		/* bytes in a nonce, at most (TPM2B) */
-#define DB_TOKEN_MIN 16		/* bytes in a token, at least */
-#define DB_TOKEN_MAX_BYTES 512	/* bytes in a token, at most */
-#define DB_TOKENS_MAX 64	/* operator tokens stored */
-#define DB_BATCH_MAX 65536	/* records in one db_boot_advance() */
-#define DB_LIST_MAX 10000	/* rows one list call may return */
-#define DB_DIGEST_MAX 64	/* bytes in a digest: sha512 */
-#define DB_SIG_MAX 65536	/* bytes in a record's ima-sig signature */
+#define DB_MACHINE_ID_MAX 128  /* bytes in a machine id, agent-chosen */
+#define DB_PATH_MAX 4096       /* bytes in a file path (PATH_MAX) */
+#define DB_NAME_MAX 255	       /* bytes in a source or token name */
+#define DB_KEY_MAX 4096	       /* bytes in an EK/AK public area */
+#define DB_CERT_MAX 16384      /* bytes in an EK certificate (DER) */
+#define DB_AK_NAME_MAX 66      /* TPM2B_NAME: 2-byte alg + sha512 */
+#define DB_REASON_MAX 8192     /* bytes in a state reason or event reason */
+#define DB_TEMPLATE_MAX 32     /* bytes in an IMA template name */
+#define DB_NONCE_MIN 16	       /* bytes in a nonce, at least */
+#define DB_NONCE_MAX 64	       /* bytes in a nonce, at most (TPM2B) */
+#define DB_TOKEN_MIN 16	       /* bytes in a token, at least */
+#define DB_TOKEN_MAX_BYTES 512 /* bytes in a token, at most */
+#define DB_TOKENS_MAX 64       /* operator tokens stored */
+#define DB_BATCH_MAX 65536     /* records in one db_boot_advance() */
+#define DB_LIST_MAX 10000      /* rows one list call may return */
+#define DB_DIGEST_MAX 64       /* bytes in a digest: sha512 */
+#define DB_SIG_MAX 65536       /* bytes in a record's ima-sig signature */
 
 struct db;
 
@@ -171,11 +171,11 @@ int db_changed_elsewhere(struct db *db);
 /* ---- reference digests (db_ref.c) ------------------------------------- */
 
 enum db_source_kind {
-	DB_SOURCE_DIR_TREE,	/* imatrust ref import-dir */
-	DB_SOURCE_DEB,		/* a Debian package's files */
-	DB_SOURCE_GOLDEN_LIST,	/* a golden machine's measurement list */
-	DB_SOURCE_KEYLIME,	/* a Keylime runtime policy */
-	DB_SOURCE_EFI,		/* EFI applications' Authenticode digests */
+	DB_SOURCE_DIR_TREE,    /* imatrust ref import-dir */
+	DB_SOURCE_DEB,	       /* a Debian package's files */
+	DB_SOURCE_GOLDEN_LIST, /* a golden machine's measurement list */
+	DB_SOURCE_KEYLIME,     /* a Keylime runtime policy */
+	DB_SOURCE_EFI,	       /* EFI applications' Authenticode digests */
 };
 
 /* "dir-tree", "deb", ...; NULL for a kind out of range. */
@@ -185,34 +185,34 @@ int db_source_kind_parse(const char *name, enum db_source_kind *kind);
 
 /* What a source is beyond kind and name; every member may be NULL. */
 struct db_source_meta {
-	const char *package;	/* Debian package, version, architecture */
+	const char *package; /* Debian package, version, architecture */
 	const char *version;
 	const char *arch;
-	const uint8_t *content_sha256;	/* 32 bytes: SHA-256 of the input */
+	const uint8_t *content_sha256; /* 32 bytes: SHA-256 of the input */
 };
 
 struct db_ref_source {
 	enum db_source_kind kind;
-	const char *name;	/* e.g. "bash_5.2.15-2+b2_amd64" */
+	const char *name; /* e.g. "bash_5.2.15-2+b2_amd64" */
 	/* stored by an import's begin; NULL leaves what is stored */
 	const struct db_source_meta *meta;
 };
 
 /* One reference to store (db_ref_add_entry()). */
 struct db_ref_entry {
-	const char *path;	/* absolute path, or an ima-buf name */
+	const char *path; /* absolute path, or an ima-buf name */
 	const char *algo;
 	const uint8_t *digest;
 	size_t digest_len;
-	int conffile;		/* a Debian conffile */
+	int conffile; /* a Debian conffile */
 };
 
 /* Lookup classes, strongest first: see db_ref_lookup(). */
 enum db_ref_class {
-	DB_REF_KNOWN,		/* this digest is listed for this path */
-	DB_REF_MISMATCH,	/* the path has digests, this is not one */
-	DB_REF_KNOWN_ANY_PATH,	/* path unlisted, digest is elsewhere */
-	DB_REF_UNKNOWN_PATH,	/* neither path nor digest is listed */
+	DB_REF_KNOWN,		  /* this digest is listed for this path */
+	DB_REF_MISMATCH,	  /* the path has digests, this is not one */
+	DB_REF_KNOWN_ANY_PATH,	  /* path unlisted, digest is elsewhere */
+	DB_REF_UNKNOWN_PATH,	  /* neither path nor digest is listed */
 	DB_REF_MISMATCH_CONFFILE, /* MISMATCH, and the path is a conffile */
 };
 
@@ -220,16 +220,16 @@ enum db_ref_class {
 struct db_ref_origin {
 	enum db_source_kind kind;
 	char name[DB_NAME_MAX + 1];
-	char package[DB_NAME_MAX + 1];	/* "" when not a package */
+	char package[DB_NAME_MAX + 1]; /* "" when not a package */
 	char version[DB_NAME_MAX + 1];
 	char arch[32];
 	int conffile;
-	int other_path;		/* vouched for another path (any_path) */
+	int other_path; /* vouched for another path (any_path) */
 };
 
 /* One reference as listed; pointers borrowed for the callback. */
 struct db_ref {
-	int64_t id;		/* cursor for the next page */
+	int64_t id; /* cursor for the next page */
 	const char *path;
 	const char *algo;
 	const uint8_t *digest;
@@ -241,8 +241,8 @@ struct db_ref {
 
 /* Filter for db_ref_list(); NULL members match everything. */
 struct db_ref_filter {
-	const char *path;			/* exact path */
-	const struct db_ref_source *source;	/* one import */
+	const char *path;		    /* exact path */
+	const struct db_ref_source *source; /* one import */
 };
 
 /* Return non-zero to stop the listing early. */
@@ -339,9 +339,9 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
  */
 #define DB_REF_CACHE_SLOTS 65536
 struct db_ref_cache_stats {
-	uint64_t hits;		/* lookups answered from memory */
-	uint64_t misses;	/* lookups that ran the SQL */
-	uint64_t flushes;	/* times the references changed under it */
+	uint64_t hits;	  /* lookups answered from memory */
+	uint64_t misses;  /* lookups that ran the SQL */
+	uint64_t flushes; /* times the references changed under it */
 };
 /** db_ref_cache_stats() - the counts since db_open(); zeros before use. */
 void db_ref_cache_stats(struct db *db, struct db_ref_cache_stats *out);
@@ -442,16 +442,16 @@ int db_ref_withdrawn_clear(struct db *db, unsigned int limit, int *more,
 
 /* One EFI file's digest in one bank, to store with db_efi_import(). */
 struct db_efi_entry {
-	const char *file_name;	/* base name, e.g. "systemd-bootx64.efi" */
-	const char *algo;	/* "sha256", "sha1", ... */
-	const uint8_t *digest;	/* the Authenticode digest */
+	const char *file_name; /* base name, e.g. "systemd-bootx64.efi" */
+	const char *algo;      /* "sha256", "sha1", ... */
+	const uint8_t *digest; /* the Authenticode digest */
 	size_t digest_len;
 };
 
 /* Which 'efi' source holds a digest (db_efi_find()); copies. */
 struct db_efi_hit {
 	char source[DB_NAME_MAX + 1];
-	char version[DB_NAME_MAX + 1];	/* "" when the import named none */
+	char version[DB_NAME_MAX + 1]; /* "" when the import named none */
 	char file_name[DB_NAME_MAX + 1];
 };
 
@@ -497,13 +497,13 @@ struct db_source_info {
 	int64_t id;
 	enum db_source_kind kind;
 	const char *name;
-	const char *package;	/* NULL unless a Debian package */
+	const char *package; /* NULL unless a Debian package */
 	const char *version;
 	const char *arch;
-	const uint8_t *content_sha256;	/* NULL or 32 bytes */
+	const uint8_t *content_sha256; /* NULL or 32 bytes */
 	int64_t imported_at;
-	int64_t retire_at;	/* 0: not scheduled */
-	int64_t refs;		/* references it states */
+	int64_t retire_at; /* 0: not scheduled */
+	int64_t refs;	   /* references it states */
 };
 
 typedef int (*db_source_cb)(const struct db_source_info *s, void *arg);
@@ -559,12 +559,12 @@ int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
 
 /* ---- named policies (db_policy.c) ------------------------------------- */
 
-#define DB_POLICIES_MAX 256	/* policies, and selectors per policy */
+#define DB_POLICIES_MAX 256 /* policies, and selectors per policy */
 
 /* A stored policy; strings borrowed for the callback. */
 struct db_policy {
 	const char *name;
-	const char *body;	/* JSON text, as verifier/policy.c wrote it */
+	const char *body; /* JSON text, as verifier/policy.c wrote it */
 	int is_default;
 	int64_t updated_at;
 };
@@ -597,17 +597,17 @@ int db_policy_delete(struct db *db, const char *name, int *found,
 
 /* ---- signature keys (db_key.c) ---------------------------------------- */
 
-#define DB_KEY_DER_MAX 16384	/* bytes of a certificate */
+#define DB_KEY_DER_MAX 16384 /* bytes of a certificate */
 
 struct db_key {
 	int64_t id;
 	const char *name;
-	uint8_t keyid[4];	/* as IMA signatures name it */
-	uint8_t fpr[32];	/* SHA-256 of the DER */
+	uint8_t keyid[4]; /* as IMA signatures name it */
+	uint8_t fpr[32];  /* SHA-256 of the DER */
 	const char *subject;
 	const uint8_t *der;
 	size_t der_len;
-	const char *source;	/* "key:NAME", or the import's "KIND:NAME" */
+	const char *source; /* "key:NAME", or the import's "KIND:NAME" */
 	int64_t added_at;
 };
 
@@ -623,8 +623,7 @@ int db_key_add(struct db *db, const struct db_key *k, int64_t now,
 	       struct imt_error *err);
 
 /** db_key_list() - every key, oldest first. */
-int db_key_list(struct db *db, db_key_cb cb, void *arg,
-		struct imt_error *err);
+int db_key_list(struct db *db, db_key_cb cb, void *arg, struct imt_error *err);
 
 /**
  * db_key_delete() - forget the key named @name (on its own only).
@@ -644,7 +643,7 @@ enum db_machine_state {
 	DB_STATE_STALE,
 };
 
-#define DB_FPR_SIZE 32		/* bytes in an EK fingerprint (SHA-256) */
+#define DB_FPR_SIZE 32 /* bytes in an EK fingerprint (SHA-256) */
 
 /*
  * What a proven enrollment knows; pointers borrowed for the call.
@@ -655,16 +654,16 @@ struct db_machine_new {
 	const char *id;
 	const uint8_t *ek_pub;
 	size_t ek_pub_len;
-	const uint8_t *ek_cert;	/* NULL when the TPM has none */
+	const uint8_t *ek_cert; /* NULL when the TPM has none */
 	size_t ek_cert_len;
-	const uint8_t *ek_fpr;	/* DB_FPR_SIZE bytes */
+	const uint8_t *ek_fpr; /* DB_FPR_SIZE bytes */
 	const uint8_t *ak_pub;
 	size_t ak_pub_len;
 	const uint8_t *ak_name;
 	size_t ak_name_len;
-	enum db_machine_state state;	/* enrolling or pending */
-	int activated;		/* its TPM proved it holds EK and AK */
-	int approved;		/* an operator vouched for it (registered) */
+	enum db_machine_state state; /* enrolling or pending */
+	int activated;		     /* its TPM proved it holds EK and AK */
+	int approved; /* an operator vouched for it (registered) */
 };
 
 /* A stored machine. From db_machine_get() the blobs and strings are owned
@@ -673,31 +672,31 @@ struct db_machine {
 	char id[DB_MACHINE_ID_MAX + 1];
 	uint8_t *ek_pub;
 	size_t ek_pub_len;
-	uint8_t *ek_cert;	/* NULL when none */
+	uint8_t *ek_cert; /* NULL when none */
 	size_t ek_cert_len;
 	uint8_t *ak_pub;
 	size_t ak_pub_len;
 	uint8_t ak_name[DB_AK_NAME_MAX];
 	size_t ak_name_len;
 	enum db_machine_state state;
-	char *state_reason;	/* NULL when none */
+	char *state_reason; /* NULL when none */
 	int64_t created_at;
-	int64_t last_seen;	/* 0 before the first evidence */
+	int64_t last_seen; /* 0 before the first evidence */
 	int approved;
-	int activated;		/* its TPM proved it holds EK and AK */
-	char bank[8];		/* pinned quote bank; "" until the first */
-	int64_t rejected_at;	/* last "rejected" event, 0 when none */
+	int activated;	     /* its TPM proved it holds EK and AK */
+	char bank[8];	     /* pinned quote bank; "" until the first */
+	int64_t rejected_at; /* last "rejected" event, 0 when none */
 	uint8_t ek_fpr[DB_FPR_SIZE];
-	int has_ek_fpr;		/* 0 for an older machine not yet filled */
+	int has_ek_fpr; /* 0 for an older machine not yet filled */
 };
 
 struct db_event {
-	int64_t id;		/* cursor for the next page */
+	int64_t id; /* cursor for the next page */
 	const char *machine_id;
-	int64_t boot_id;	/* 0 when no boot was current */
+	int64_t boot_id; /* 0 when no boot was current */
 	int64_t time;
 	const char *kind;
-	const char *from_state;	/* NULL unless a state change */
+	const char *from_state; /* NULL unless a state change */
 	const char *to_state;	/* NULL unless a state change */
 	const char *reason;	/* JSON text, or NULL */
 };
@@ -746,10 +745,10 @@ int db_machine_set_state(struct db *db, const char *id,
 			 int64_t now, struct imt_error *err);
 
 enum db_approve_result {
-	DB_APPROVE_OK,		/* approved (again: not an error) */
-	DB_APPROVE_NO_MACHINE,	/* no machine has that id */
-	DB_APPROVE_WRONG_EK,	/* the fingerprint is not the machine's */
-	DB_APPROVE_NO_FPR,	/* an older machine whose EK could not be
+	DB_APPROVE_OK,	       /* approved (again: not an error) */
+	DB_APPROVE_NO_MACHINE, /* no machine has that id */
+	DB_APPROVE_WRONG_EK,   /* the fingerprint is not the machine's */
+	DB_APPROVE_NO_FPR,     /* an older machine whose EK could not be
 				 * fingerprinted: remove it instead */
 };
 
@@ -768,14 +767,14 @@ int db_machine_approve(struct db *db, const char *id, const uint8_t *ek_fpr,
 
 /* What db_machine_remove() removed. */
 struct db_removal {
-	int machine;		/* a machine was removed */
-	int registration;	/* a pre-registration was removed */
+	int machine;	  /* a machine was removed */
+	int registration; /* a pre-registration was removed */
 	uint8_t ek_fpr[DB_FPR_SIZE];
 	int has_ek_fpr;
-	char state[16];		/* the machine's last state, "" if none */
-	int64_t boots;		/* rows removed with it */
+	char state[16]; /* the machine's last state, "" if none */
+	int64_t boots;	/* rows removed with it */
 	int64_t records;
-	int64_t enrollments;	/* open challenges for the id */
+	int64_t enrollments; /* open challenges for the id */
 };
 
 /**
@@ -863,8 +862,8 @@ int db_machine_pin_bank(struct db *db, const char *id, const char *bank,
  * @written: receives 1 when the event was written, else 0
  */
 int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
-			     int64_t interval, const char *reason,
-			     int *written, struct imt_error *err);
+			     int64_t interval, const char *reason, int *written,
+			     struct imt_error *err);
 
 /**
  * db_machine_transition() - write one row of the verifier's state table:
@@ -872,16 +871,15 @@ int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
  * kind (with @from and @to when they differ). Only the engine calls it
  * (verifier/engine.c); @from is the state the caller read.
  */
-int db_machine_transition(struct db *db, const char *id,
-			  const char *from, const char *to,
-			  const char *reason, const char *kind, int64_t now,
-			  struct imt_error *err);
+int db_machine_transition(struct db *db, const char *id, const char *from,
+			  const char *to, const char *reason, const char *kind,
+			  int64_t now, struct imt_error *err);
 
 /* ---- enrollment (db_enroll.c) --------------------------------------- */
 
-#define DB_SECRET_MIN 16	/* bytes in a credential secret, at least */
-#define DB_SECRET_MAX 64	/* ... at most (TPM2B_DIGEST) */
-#define DB_PROOF_HASH_SIZE 32	/* SHA-256 of the expected proof */
+#define DB_SECRET_MIN 16      /* bytes in a credential secret, at least */
+#define DB_SECRET_MAX 64      /* ... at most (TPM2B_DIGEST) */
+#define DB_PROOF_HASH_SIZE 32 /* SHA-256 of the expected proof */
 
 /*
  * An open credential challenge (proto/DESIGN.md §3): what one POST /v1/agents
@@ -891,15 +889,15 @@ int db_machine_transition(struct db *db, const char *id,
  * a known machine leaves its proven AK in force until this proof.
  */
 struct db_challenge {
-	int64_t id;		/* row id, filled by db_challenge_find() */
-	char machine_id[DB_MACHINE_ID_MAX + 1];	/* the id asked for */
-	uint8_t proof_hash[DB_PROOF_HASH_SIZE];	/* lookup key of the proof */
+	int64_t id; /* row id, filled by db_challenge_find() */
+	char machine_id[DB_MACHINE_ID_MAX + 1]; /* the id asked for */
+	uint8_t proof_hash[DB_PROOF_HASH_SIZE]; /* lookup key of the proof */
 	uint8_t ek_fpr[DB_FPR_SIZE];
 	uint8_t ek_pub[DB_KEY_MAX];
 	size_t ek_pub_len;
-	uint8_t ek_cert[DB_CERT_MAX];	/* DER, with any chain sent */
-	size_t ek_cert_len;		/* 0 when none */
-	int ek_chained;		/* the EK certificate chained to a CA */
+	uint8_t ek_cert[DB_CERT_MAX]; /* DER, with any chain sent */
+	size_t ek_cert_len;	      /* 0 when none */
+	int ek_chained;		      /* the EK certificate chained to a CA */
 	uint8_t ak_pub[DB_KEY_MAX];
 	size_t ak_pub_len;
 	uint8_t ak_name[DB_AK_NAME_MAX];
@@ -907,21 +905,21 @@ struct db_challenge {
 	uint8_t secret[DB_SECRET_MAX];
 	size_t secret_len;
 	int64_t created_at;
-	int64_t expires_at;	/* void from then on */
+	int64_t expires_at; /* void from then on */
 };
 
 /* Caps on open challenges (config keys of the same names). */
 struct db_enroll_limits {
-	unsigned int max_open;		/* all EKs together, >= 1 */
-	unsigned int max_per_ek;	/* one EK, >= 1 */
+	unsigned int max_open;	 /* all EKs together, >= 1 */
+	unsigned int max_per_ek; /* one EK, >= 1 */
 };
 
 enum db_open_result {
-	DB_OPEN_OK,		/* stored */
-	DB_OPEN_EVICTED,	/* stored in the place of the oldest
+	DB_OPEN_OK,	 /* stored */
+	DB_OPEN_EVICTED, /* stored in the place of the oldest
 				 * challenge of an unvouched EK */
-	DB_OPEN_FULL,		/* max_open open: nothing stored */
-	DB_OPEN_EK_FULL,	/* max_per_ek open for this EK: nothing */
+	DB_OPEN_FULL,	 /* max_open open: nothing stored */
+	DB_OPEN_EK_FULL, /* max_per_ek open for this EK: nothing */
 };
 
 /**
@@ -933,10 +931,9 @@ enum db_open_result {
  *           real machines out
  * @res: the outcome
  */
-int db_challenge_open(struct db *db, const struct db_challenge *c,
-		      int vouched, const struct db_enroll_limits *lim,
-		      int64_t now, enum db_open_result *res,
-		      struct imt_error *err);
+int db_challenge_open(struct db *db, const struct db_challenge *c, int vouched,
+		      const struct db_enroll_limits *lim, int64_t now,
+		      enum db_open_result *res, struct imt_error *err);
 
 /**
  * db_challenge_find() - the open challenge for @machine_id whose proof
@@ -944,8 +941,8 @@ int db_challenge_open(struct db *db, const struct db_challenge *c,
  * @found: 1 when there is one
  */
 int db_challenge_find(struct db *db, const char *machine_id,
-		      const uint8_t proof_hash[DB_PROOF_HASH_SIZE],
-		      int64_t now, struct db_challenge *out, int *found,
+		      const uint8_t proof_hash[DB_PROOF_HASH_SIZE], int64_t now,
+		      struct db_challenge *out, int *found,
 		      struct imt_error *err);
 
 /** db_challenge_count() - challenges open (unexpired) at @now. */
@@ -954,9 +951,9 @@ int db_challenge_count(struct db *db, int64_t now, uint64_t *n,
 
 /* What the verifier's policy asks of an activation. */
 struct db_activate_opts {
-	unsigned int max_pending;	/* pending machines at most */
-	int registered_only;	/* a new machine needs a pre-registration */
-	const char *pending_reason;	/* JSON state reason when it ends up
+	unsigned int max_pending;   /* pending machines at most */
+	int registered_only;	    /* a new machine needs a pre-registration */
+	const char *pending_reason; /* JSON state reason when it ends up
 					 * pending (why the EK is not
 					 * vouched for), or NULL */
 	/* the states the verifier's table gives an activation (vouched: EK
@@ -965,13 +962,13 @@ struct db_activate_opts {
 };
 
 enum db_activation {
-	DB_ACT_CREATED,		/* a new machine */
-	DB_ACT_REPLACED,	/* a known machine (same EK): new AK */
-	DB_ACT_ID_TAKEN,	/* the id is another EK's machine or
+	DB_ACT_CREATED,	       /* a new machine */
+	DB_ACT_REPLACED,       /* a known machine (same EK): new AK */
+	DB_ACT_ID_TAKEN,       /* the id is another EK's machine or
 				 * pre-registration: nothing changed */
-	DB_ACT_EK_TAKEN,	/* the EK is another id's: nothing changed */
-	DB_ACT_PENDING_FULL,	/* it would be pending, max_pending are */
-	DB_ACT_NOT_REGISTERED,	/* registered_only, and it is not */
+	DB_ACT_EK_TAKEN,       /* the EK is another id's: nothing changed */
+	DB_ACT_PENDING_FULL,   /* it would be pending, max_pending are */
+	DB_ACT_NOT_REGISTERED, /* registered_only, and it is not */
 };
 
 /**
@@ -987,19 +984,19 @@ enum db_activation {
  */
 int db_challenge_activate(struct db *db, const struct db_challenge *c,
 			  const struct db_activate_opts *o, int64_t now,
-			  enum db_activation *res,
-			  enum db_machine_state *state, struct imt_error *err);
+			  enum db_activation *res, enum db_machine_state *state,
+			  struct imt_error *err);
 
 /* ---- identities: pre-registration (db_identity.c) --------------------- */
 
 /* Who holds an id and an EK; all 0 when both are free. */
 struct db_identity {
-	int machine;		/* a machine has the id */
-	int machine_same_ek;	/* ... and it has this EK */
-	int ek_elsewhere;	/* a machine of another id has this EK */
-	int registered;		/* (id, EK) is pre-registered */
-	int id_registered_other;	/* the id is registered for another EK */
-	int ek_registered_other;	/* the EK is registered for another id */
+	int machine;		 /* a machine has the id */
+	int machine_same_ek;	 /* ... and it has this EK */
+	int ek_elsewhere;	 /* a machine of another id has this EK */
+	int registered;		 /* (id, EK) is pre-registered */
+	int id_registered_other; /* the id is registered for another EK */
+	int ek_registered_other; /* the EK is registered for another id */
 };
 
 /**
@@ -1011,11 +1008,11 @@ int db_identity_check(struct db *db, const char *id, const uint8_t *ek_fpr,
 		      struct db_identity *out, struct imt_error *err);
 
 enum db_register_result {
-	DB_REG_OK,		/* stored */
-	DB_REG_EXISTS,		/* this very pair was there: unchanged */
-	DB_REG_ID_TAKEN,	/* the id has another EK (machine or
+	DB_REG_OK,	 /* stored */
+	DB_REG_EXISTS,	 /* this very pair was there: unchanged */
+	DB_REG_ID_TAKEN, /* the id has another EK (machine or
 				 * registration) */
-	DB_REG_EK_TAKEN,	/* the EK is another id's */
+	DB_REG_EK_TAKEN, /* the EK is another id's */
 };
 
 struct db_registration {
@@ -1047,13 +1044,13 @@ int db_registration_get(struct db *db, const char *id,
  * with the machine they name.
  */
 struct db_audit {
-	int64_t id;		/* cursor for the next page (listing) */
+	int64_t id; /* cursor for the next page (listing) */
 	int64_t time;
-	const char *op_name;	/* token name; NULL: the verifier itself */
-	const char *action;	/* "approve", "register", "remove", ... */
+	const char *op_name; /* token name; NULL: the verifier itself */
+	const char *action;  /* "approve", "register", "remove", ... */
 	const char *machine_id;
-	const uint8_t *ek_fpr;	/* DB_FPR_SIZE bytes */
-	const char *detail;	/* JSON text */
+	const uint8_t *ek_fpr; /* DB_FPR_SIZE bytes */
+	const char *detail;    /* JSON text */
 };
 
 typedef int (*db_audit_cb)(const struct db_audit *a, void *arg);
@@ -1083,7 +1080,7 @@ enum db_verdict {
 	DB_VERDICT_MISMATCH,
 	DB_VERDICT_VIOLATION,
 	DB_VERDICT_EXCLUDED,
-	DB_VERDICT_SIGNED,	/* a good IMA signature by a policy's key */
+	DB_VERDICT_SIGNED,	  /* a good IMA signature by a policy's key */
 	DB_VERDICT_BAD_SIGNATURE, /* an IMA signature that does not verify */
 };
 
@@ -1102,42 +1099,42 @@ struct db_boot {
 	uint8_t pcr10_sha512[DB_PCR_SHA512_SIZE];
 	int have_sha384, have_sha512;
 	uint8_t boot_aggregate[DB_DIGEST_MAX];
-	size_t boot_aggregate_len;	/* 0 until known */
+	size_t boot_aggregate_len; /* 0 until known */
 	/* records [history_from, history_to) were deleted from the machine
 	 * before the verifier stored them (db_boot_history_gap());
 	 * history_to 0: the boot's history is complete */
 	uint64_t history_from, history_to;
-	int history_followed;	/* records of the boot were stored before
+	int history_followed; /* records of the boot were stored before
 				 * the gap: history_from > 0 */
 };
 
 /* One measurement record; pointers borrowed. */
 struct db_record {
-	uint64_t index;		/* position in the boot's list */
+	uint64_t index; /* position in the boot's list */
 	uint32_t pcr;
-	const char *template;	/* "ima-ng", ... */
+	const char *template; /* "ima-ng", ... */
 	const char *path;
 	const char *digest_algo;
 	const uint8_t *digest;
 	size_t digest_len;
 	enum db_verdict verdict;
-	const uint8_t *sig;	/* the ima-sig "sig" field, or NULL */
+	const uint8_t *sig; /* the ima-sig "sig" field, or NULL */
 	size_t sig_len;
 };
 
 /* A batch that moves a boot from @from_index to @to_index. */
 struct db_boot_advance {
 	int64_t boot_id;
-	uint64_t from_index;	/* next_record_index the batch starts at */
-	uint64_t to_index;	/* from_index + nrecords */
-	const uint8_t *pcr10_sha1;	/* running values after the batch */
+	uint64_t from_index;	   /* next_record_index the batch starts at */
+	uint64_t to_index;	   /* from_index + nrecords */
+	const uint8_t *pcr10_sha1; /* running values after the batch */
 	const uint8_t *pcr10_sha256;
-	const uint8_t *pcr10_sha384;	/* NULL: not carried (stored NULL) */
+	const uint8_t *pcr10_sha384; /* NULL: not carried (stored NULL) */
 	const uint8_t *pcr10_sha512;
-	const uint8_t *boot_aggregate;	/* NULL keeps the stored one */
+	const uint8_t *boot_aggregate; /* NULL keeps the stored one */
 	size_t boot_aggregate_len;
-	const struct db_record *records;	/* indices from_index, ... */
-	size_t nrecords;	/* at most DB_BATCH_MAX */
+	const struct db_record *records; /* indices from_index, ... */
+	size_t nrecords;		 /* at most DB_BATCH_MAX */
 	/*
 	 * 1: the machine's nonce row says it was seen now (db_nonce_renew()
 	 * with seen_at, in this transaction): machines.last_seen is not
@@ -1175,23 +1172,23 @@ int db_verdict_parse(const char *name, enum db_verdict *verdict);
  * The counters must move forward: (reset, restart) greater than the
  * current boot's in that order, else IMT_ERR_MISMATCH.
  */
-int db_boot_start(struct db *db, const char *machine_id,
-		  uint32_t reset_count, uint32_t restart_count, int64_t now,
-		  struct db_boot *out, struct imt_error *err);
+int db_boot_start(struct db *db, const char *machine_id, uint32_t reset_count,
+		  uint32_t restart_count, int64_t now, struct db_boot *out,
+		  struct imt_error *err);
 
 /**
  * db_boot_current() - the machine's latest boot.
  * @found: receives 1 when it has one, else 0
  */
-int db_boot_current(struct db *db, const char *machine_id,
-		    struct db_boot *out, int *found, struct imt_error *err);
+int db_boot_current(struct db *db, const char *machine_id, struct db_boot *out,
+		    int *found, struct imt_error *err);
 
 /**
  * db_boot_get() - boot @boot_id.
  * @found: receives 1 when it exists, else 0
  */
-int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out,
-		int *found, struct imt_error *err);
+int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out, int *found,
+		struct imt_error *err);
 
 /**
  * db_boot_history_gap() - records [@from, @to) of boot @boot_id were
@@ -1214,22 +1211,23 @@ int db_boot_history_gap(struct db *db, int64_t boot_id, uint64_t from,
 			uint64_t to, const uint8_t *anchor, size_t anchor_len,
 			struct imt_error *err);
 
-#define DB_BOOT_LOG_MAX (1u << 20)	/* bytes of one firmware event log
+#define DB_BOOT_LOG_MAX \
+	(1u << 20) /* bytes of one firmware event log
 					 * (wire.h WIRE_BOOT_LOG_MAX) */
 #define DB_BOOT_LOG_SHA256_SIZE 32
 
 /* The firmware event log of a boot; @data owned (db_boot_log_release()). */
 struct db_boot_log {
-	uint8_t *data;		/* NULL unless asked for */
+	uint8_t *data; /* NULL unless asked for */
 	size_t len;
 	uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE];
 	int64_t received_at;
 };
 
 enum db_boot_log_result {
-	DB_BOOT_LOG_STORED,	/* the boot had none: stored */
-	DB_BOOT_LOG_SAME,	/* the same bytes were there: nothing done */
-	DB_BOOT_LOG_DIFFERENT,	/* other bytes were there: nothing done */
+	DB_BOOT_LOG_STORED,    /* the boot had none: stored */
+	DB_BOOT_LOG_SAME,      /* the same bytes were there: nothing done */
+	DB_BOOT_LOG_DIFFERENT, /* other bytes were there: nothing done */
 };
 
 /**
@@ -1281,11 +1279,11 @@ int db_boot_log_sha256(const uint8_t *log, size_t len,
 
 /* A machine's boot baseline (schema 0009); @data owned (release it). */
 struct db_boot_baseline {
-	uint8_t *data;		/* NULL unless asked for */
+	uint8_t *data; /* NULL unless asked for */
 	size_t len;
 	uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE];
 	int64_t set_at;
-	char approved_by[DB_NAME_MAX + 1];	/* "": taken on first use */
+	char approved_by[DB_NAME_MAX + 1]; /* "": taken on first use */
 	int64_t approved_at;
 };
 
@@ -1334,9 +1332,9 @@ int db_boot_baseline_approve(struct db *db, const char *machine_id,
  *
  * Return: 0 or -1.
  */
-int db_boot_baseline_get(struct db *db, const char *machine_id,
-			 int with_log, struct db_boot_baseline *out,
-			 int *found, struct imt_error *err);
+int db_boot_baseline_get(struct db *db, const char *machine_id, int with_log,
+			 struct db_boot_baseline *out, int *found,
+			 struct imt_error *err);
 
 /**
  * db_boot_baseline_of_boot() - db_boot_baseline_get() of the machine that
@@ -1367,8 +1365,8 @@ void db_boot_baseline_release(struct db_boot_baseline *b);
  * (another writer got there first: reload and replay).
  * An empty batch (heartbeat) only updates last_seen and the PCRs.
  */
-int db_boot_advance(struct db *db, const struct db_boot_advance *a,
-		    int64_t now, struct imt_error *err);
+int db_boot_advance(struct db *db, const struct db_boot_advance *a, int64_t now,
+		    struct imt_error *err);
 
 /**
  * db_record_list() - call @cb for the records of @boot_id with index >=
@@ -1414,14 +1412,14 @@ int db_record_set_verdicts(struct db *db, int64_t boot_id,
  * snapshot and, on PostgreSQL, one round trip instead of one a table.
  */
 struct db_evidence_view {
-	struct db_machine m;	/* release with db_evidence_view_release() */
-	int found;		/* 0: no such machine, nothing else is set */
-	struct db_boot boot;	/* the current boot */
+	struct db_machine m; /* release with db_evidence_view_release() */
+	int found;	     /* 0: no such machine, nothing else is set */
+	struct db_boot boot; /* the current boot */
 	int have_boot;
-	struct db_boot_log log;	/* the boot's firmware event log: digest and
+	struct db_boot_log log; /* the boot's firmware event log: digest and
 				 * length, never its bytes (data NULL) */
 	int have_log;
-	uint8_t nonce[DB_NONCE_MAX];	/* outstanding: unused, unexpired */
+	uint8_t nonce[DB_NONCE_MAX]; /* outstanding: unused, unexpired */
 	size_t nonce_len;
 	int64_t nonce_expires;
 	int have_nonce;
@@ -1446,12 +1444,12 @@ void db_evidence_view_release(struct db_evidence_view *v);
 /* ---- retention (db_retention.c) --------------------------------------- */
 
 struct db_retention {
-	unsigned int keep_boots;	/* boots kept per machine, >= 1 */
-	unsigned int max_events;	/* events kept per machine, 0: no cap */
-	unsigned int max_rows;		/* rows deleted per call, >= 1 */
-	int64_t pending_expire;		/* seconds a never approved pending
+	unsigned int keep_boots; /* boots kept per machine, >= 1 */
+	unsigned int max_events; /* events kept per machine, 0: no cap */
+	unsigned int max_rows;	 /* rows deleted per call, >= 1 */
+	int64_t pending_expire;	 /* seconds a never approved pending
 					 * machine is kept, 0: forever */
-	int64_t webhook_keep;		/* seconds a delivered webhook
+	int64_t webhook_keep;	 /* seconds a delivered webhook
 					 * message is kept (0: deleted at
 					 * the next pass) */
 };
@@ -1469,18 +1467,17 @@ struct db_retention {
  * @deleted: receives the rows deleted (may be NULL)
  * @more: receives 1 when rows remain to delete: call again (may be NULL)
  */
-int db_retention_run(struct db *db, const struct db_retention *r,
-		     int64_t now, size_t *deleted, int *more,
-		     struct imt_error *err);
+int db_retention_run(struct db *db, const struct db_retention *r, int64_t now,
+		     size_t *deleted, int *more, struct imt_error *err);
 
 /* ---- webhooks: endpoints and their outbox (db_webhook.c) ------------- */
 
-#define DB_WEBHOOK_NAME_MAX 64		/* bytes in an endpoint name */
-#define DB_WEBHOOK_URL_MAX 2048		/* bytes in its URL */
-#define DB_WEBHOOK_SECRET_MIN 24	/* bytes of signing secret, at least */
-#define DB_WEBHOOK_SECRET_MAX 64	/* ... at most */
-#define DB_WEBHOOK_KEY_ID_MAX 64	/* bytes in a key id */
-#define DB_WEBHOOK_ERROR_MAX 256	/* bytes of a delivery's last error */
+#define DB_WEBHOOK_NAME_MAX 64	 /* bytes in an endpoint name */
+#define DB_WEBHOOK_URL_MAX 2048	 /* bytes in its URL */
+#define DB_WEBHOOK_SECRET_MIN 24 /* bytes of signing secret, at least */
+#define DB_WEBHOOK_SECRET_MAX 64 /* ... at most */
+#define DB_WEBHOOK_KEY_ID_MAX 64 /* bytes in a key id */
+#define DB_WEBHOOK_ERROR_MAX 256 /* bytes of a delivery's last error */
 
 /*
  * An endpoint to store; pointers borrowed. Every state-change event
@@ -1488,22 +1485,22 @@ int db_retention_run(struct db *db, const struct db_retention *r,
  * message for it, in the event's transaction (schema 0010's trigger).
  */
 struct db_webhook_new {
-	const char *name;	/* [A-Za-z0-9._-], the caller checks */
+	const char *name; /* [A-Za-z0-9._-], the caller checks */
 	const char *url;
-	const char *ca_file;	/* NULL: the system's CA store */
-	int allow_http;		/* http:// to another host than loopback */
-	const uint8_t *secret;	/* the HMAC-SHA256 key */
+	const char *ca_file;   /* NULL: the system's CA store */
+	int allow_http;	       /* http:// to another host than loopback */
+	const uint8_t *secret; /* the HMAC-SHA256 key */
 	size_t secret_len;
-	const char *key_id;	/* names the secret (webhook-key-id) */
-	int from_config;	/* defined by the config file */
-	unsigned int max_pending;	/* undelivered messages kept, >= 1 */
+	const char *key_id;	  /* names the secret (webhook-key-id) */
+	int from_config;	  /* defined by the config file */
+	unsigned int max_pending; /* undelivered messages kept, >= 1 */
 };
 
 /* An endpoint as listed, with its delivery figures; borrowed. */
 struct db_webhook {
 	const char *name;
 	const char *url;
-	const char *ca_file;	/* NULL when none */
+	const char *ca_file; /* NULL when none */
 	const char *key_id;
 	int allow_http;
 	int from_config;
@@ -1514,24 +1511,24 @@ struct db_webhook {
 	uint64_t failed;	/* attempts that failed */
 	uint64_t dropped;	/* messages dropped: max_pending was reached */
 	uint64_t pending;	/* messages not delivered yet */
-	int64_t oldest_pending;	/* created_at of the oldest, 0 when none */
-	const char *last_error;	/* of the newest failed attempt, or NULL */
+	int64_t oldest_pending; /* created_at of the oldest, 0 when none */
+	const char *last_error; /* of the newest failed attempt, or NULL */
 };
 
 /* A message due for delivery (db_webhook_due()); borrowed. */
 struct db_webhook_message {
 	int64_t seq;
-	const char *id;		/* "<endpoint>-<seq>", the body's "id" */
+	const char *id; /* "<endpoint>-<seq>", the body's "id" */
 	const char *endpoint;
 	const char *url;
-	const char *ca_file;	/* NULL when none */
+	const char *ca_file; /* NULL when none */
 	int allow_http;
 	const char *key_id;
 	const uint8_t *secret;
 	size_t secret_len;
 	const char *machine_id;
-	const char *body;	/* JSON text, as signed and sent */
-	unsigned int attempts;	/* failed attempts so far */
+	const char *body;      /* JSON text, as signed and sent */
+	unsigned int attempts; /* failed attempts so far */
 };
 
 typedef int (*db_webhook_cb)(const struct db_webhook *w, void *arg);
@@ -1543,8 +1540,8 @@ typedef int (*db_webhook_message_cb)(const struct db_webhook_message *m,
  *
  * IMT_ERR_MISMATCH when an endpoint of that name exists.
  */
-int db_webhook_add(struct db *db, const struct db_webhook_new *w,
-		   int64_t now, struct imt_error *err);
+int db_webhook_add(struct db *db, const struct db_webhook_new *w, int64_t now,
+		   struct imt_error *err);
 
 /**
  * db_webhook_put() - db_webhook_add(), or, when @w->name exists, replace
@@ -1552,8 +1549,8 @@ int db_webhook_add(struct db *db, const struct db_webhook_new *w,
  * figures (the config file's endpoints at every start).
  * @created: receives 1 when it was new (may be NULL)
  */
-int db_webhook_put(struct db *db, const struct db_webhook_new *w,
-		   int64_t now, int *created, struct imt_error *err);
+int db_webhook_put(struct db *db, const struct db_webhook_new *w, int64_t now,
+		   int *created, struct imt_error *err);
 
 /**
  * db_webhook_delete() - forget endpoint @name with its queue.
@@ -1598,8 +1595,7 @@ void db_webhook_on_queued(struct db *db, void (*fn)(void *arg), void *arg);
  * other machines' do not wait for them. Soonest due first.
  */
 int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
-		   db_webhook_message_cb cb, void *arg,
-		   struct imt_error *err);
+		   db_webhook_message_cb cb, void *arg, struct imt_error *err);
 
 /**
  * db_webhook_delivered() - message @seq was accepted (2xx) at @now. A
@@ -1618,12 +1614,12 @@ int db_webhook_failed(struct db *db, int64_t seq, int64_t next_attempt,
 /* ---- nonces (db_nonce.c) ---------------------------------------------- */
 
 enum db_nonce_result {
-	DB_NONCE_OK,		/* was valid; now used */
-	DB_NONCE_UNKNOWN,	/* not this machine's (never issued to it,
+	DB_NONCE_OK,	  /* was valid; now used */
+	DB_NONCE_UNKNOWN, /* not this machine's (never issued to it,
 				 * replaced, purged, or another machine's) */
-	DB_NONCE_USED,		/* marked used (a row of verifiers before
+	DB_NONCE_USED,	  /* marked used (a row of verifiers before
 				 * db_nonce_renew(), until purged) */
-	DB_NONCE_EXPIRED,	/* now >= expires_at */
+	DB_NONCE_EXPIRED, /* now >= expires_at */
 };
 
 const char *db_nonce_result_name(enum db_nonce_result r);
@@ -1644,15 +1640,14 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
  * now < @expires_at, replacing its outstanding one: a machine has one
  * nonce at a time. The caller generates @value (RAND_bytes).
  */
-int db_nonce_issue(struct db *db, const char *machine_id,
-		   const uint8_t *value, size_t len, int64_t expires_at,
-		   struct imt_error *err);
+int db_nonce_issue(struct db *db, const char *machine_id, const uint8_t *value,
+		   size_t len, int64_t expires_at, struct imt_error *err);
 
 /* What db_nonce_renew() leaves in the row. */
 struct db_nonce_next {
-	const uint8_t *value;	/* the next nonce, DB_NONCE_MIN..MAX bytes */
+	const uint8_t *value; /* the next nonce, DB_NONCE_MIN..MAX bytes */
 	size_t len;
-	int64_t expires;	/* valid while now < expires */
+	int64_t expires; /* valid while now < expires */
 	/*
 	 * Not 0: the evidence counts as seen at this time (its records,
 	 * or none, are stored at the boot's next index), kept in the row
@@ -1670,9 +1665,8 @@ struct db_nonce_next {
  *
  * No savepoint in a batch: one statement, atomic on its own.
  */
-int db_nonce_renew(struct db *db, const char *machine_id,
-		   const uint8_t *value, size_t len, int64_t now,
-		   const struct db_nonce_next *next,
+int db_nonce_renew(struct db *db, const char *machine_id, const uint8_t *value,
+		   size_t len, int64_t now, const struct db_nonce_next *next,
 		   enum db_nonce_result *res, struct imt_error *err);
 
 /* ---- operator tokens (db_token.c) ------------------------------------- */
@@ -1697,7 +1691,6 @@ int db_token_delete(struct db *db, const char *name, int *deleted,
  * token of a size no stored token can have is simply not ok.
  */
 int db_token_check(struct db *db, const uint8_t *token, size_t len,
-		   char name[DB_NAME_MAX + 1], int *ok,
-		   struct imt_error *err);
+		   char name[DB_NAME_MAX + 1], int *ok, struct imt_error *err);
 
 #endif /* IMATRUST_DB_H */

@@ -32,8 +32,8 @@ int db_machine_pin_bank(struct db *db, const char *id, const char *bank,
 }
 
 int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
-			     int64_t interval, const char *reason,
-			     int *written, struct imt_error *err)
+			     int64_t interval, const char *reason, int *written,
+			     struct imt_error *err)
 {
 	struct db_stmt *st;
 
@@ -51,8 +51,8 @@ int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
 	if (db_step_done(db, st, err, "rejected") < 0)
 		goto fail;
 	if (db_changes(db) == 1) {
-		if (db_event_insert(db, id, now, "rejected", NULL, NULL,
-				    reason, err) < 0)
+		if (db_event_insert(db, id, now, "rejected", NULL, NULL, reason,
+				    err) < 0)
 			goto fail;
 		*written = 1;
 	}
@@ -65,10 +65,9 @@ fail:
 static const char sql_transition[] =
 	"UPDATE machines SET state = ?2, state_reason = ?3 WHERE id = ?1";
 
-int db_machine_transition(struct db *db, const char *id,
-			  const char *from, const char *to,
-			  const char *reason, const char *kind, int64_t now,
-			  struct imt_error *err)
+int db_machine_transition(struct db *db, const char *id, const char *from,
+			  const char *to, const char *reason, const char *kind,
+			  int64_t now, struct imt_error *err)
 {
 	struct db_stmt *st;
 
@@ -89,9 +88,9 @@ int db_machine_transition(struct db *db, const char *id,
 		goto fail;
 	}
 	if (kind != NULL &&
-	    db_event_insert(db, id, now, kind, strcmp(from, to) != 0 ? from :
-			    NULL, strcmp(from, to) != 0 ? to : NULL, reason,
-			    err) < 0)
+	    db_event_insert(db, id, now, kind,
+			    strcmp(from, to) != 0 ? from : NULL,
+			    strcmp(from, to) != 0 ? to : NULL, reason, err) < 0)
 		goto fail;
 	return db_commit(db, err);
 fail:

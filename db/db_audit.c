@@ -81,8 +81,7 @@ int db_audit_insert(struct db *db, const struct db_audit *a,
 	return db_step_done(db, st, err, "audit");
 }
 
-int db_audit_add(struct db *db, const struct db_audit *a,
-		 struct imt_error *err)
+int db_audit_add(struct db *db, const struct db_audit *a, struct imt_error *err)
 {
 	if (db == NULL)
 		return db_bad(err, "no database");
@@ -121,7 +120,8 @@ int db_audit_list(struct db *db, const char *machine_id, int64_t after,
 		a.action = db_col_text(st, 3);
 		a.machine_id = db_col_text(st, 4);
 		a.ek_fpr = db_col_bytes(st, 5) == DB_FPR_SIZE ?
-			   db_col_blob(st, 5) : NULL;
+				   db_col_blob(st, 5) :
+				   NULL;
 		a.detail = db_col_text(st, 6);
 		if (cb(&a, arg) != 0)
 			break;

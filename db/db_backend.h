@@ -35,14 +35,14 @@ struct db_stmt {
  * minutes instead of growing without end.
  */
 struct db_stmt_slot {
-	const char *sql;	/* the key: its static text's address */
+	const char *sql; /* the key: its static text's address */
 	struct db_stmt *st;
 };
 
 struct db_stmt_cache {
 	struct db_stmt_slot *slots;
 	size_t n;
-	size_t cap;		/* bytes allocated for slots */
+	size_t cap; /* bytes allocated for slots */
 };
 
 /* db_stmt_cache_find() - the statement keyed @sql, NULL when none yet. */
@@ -65,8 +65,8 @@ void db_stmt_cache_release(struct db_stmt_cache *c,
 			   void (*destroy)(struct db_stmt *st));
 
 struct db_backend {
-	const char *name;		/* "sqlite", "postgresql" */
-	enum db_dialect dialect;	/* which text of a struct db_sql */
+	const char *name;	 /* "sqlite", "postgresql" */
+	enum db_dialect dialect; /* which text of a struct db_sql */
 	/* The connection: db_conn_*() of db_sql.h. open sets db->conn. */
 	int (*open)(struct db *db, const char *path, struct imt_error *err);
 	void (*close)(struct db *db);
@@ -77,8 +77,7 @@ struct db_backend {
 				struct imt_error *err);
 	void (*bind_int64)(struct db_stmt *st, int i, int64_t v);
 	void (*bind_text)(struct db_stmt *st, int i, const char *s);
-	void (*bind_blob)(struct db_stmt *st, int i, const void *p,
-			  size_t len);
+	void (*bind_blob)(struct db_stmt *st, int i, const void *p, size_t len);
 	void (*bind_null)(struct db_stmt *st, int i);
 	enum db_step_result (*step)(struct db_stmt *st);
 	void (*reset)(struct db_stmt *st);
@@ -98,7 +97,7 @@ struct db_backend {
 	int (*failed_retryable)(struct db *db);
 };
 
-extern const struct db_backend db_sqlite_backend;	/* db_sqlite.c */
-extern const struct db_backend db_pg_backend;		/* db_pg.c */
+extern const struct db_backend db_sqlite_backend; /* db_sqlite.c */
+extern const struct db_backend db_pg_backend;	  /* db_pg.c */
 
 #endif /* IMATRUST_DB_BACKEND_H */

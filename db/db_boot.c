@@ -22,8 +22,8 @@ static int check_verdict(enum db_verdict v, struct imt_error *err)
 
 #define SQL_BOOT_COLUMNS "SELECT " DB_BOOT_SELECT " FROM boots b "
 
-static const char sql_boot_current[] =
-	SQL_BOOT_COLUMNS "WHERE b.machine_id = ?1 ORDER BY b.id DESC LIMIT 1";
+static const char sql_boot_current[] = SQL_BOOT_COLUMNS
+	"WHERE b.machine_id = ?1 ORDER BY b.id DESC LIMIT 1";
 static const char sql_boot_get[] = SQL_BOOT_COLUMNS "WHERE b.id = ?1";
 
 /* A wide bank's running PCR 10 at column @col: 1, 0 when NULL, -1. */
@@ -47,10 +47,10 @@ int db_boot_from_row(struct db_stmt *st, int c, struct db_boot *b)
 	    agg > DB_DIGEST_MAX || db_col_int64(st, c + 1) > UINT32_MAX ||
 	    db_col_int64(st, c + 2) > UINT32_MAX)
 		return -1;
-	b->have_sha384 = wide_pcr(st, c + 11, b->pcr10_sha384,
-				  DB_PCR_SHA384_SIZE);
-	b->have_sha512 = wide_pcr(st, c + 12, b->pcr10_sha512,
-				  DB_PCR_SHA512_SIZE);
+	b->have_sha384 =
+		wide_pcr(st, c + 11, b->pcr10_sha384, DB_PCR_SHA384_SIZE);
+	b->have_sha512 =
+		wide_pcr(st, c + 12, b->pcr10_sha512, DB_PCR_SHA512_SIZE);
 	if (b->have_sha384 < 0 || b->have_sha512 < 0)
 		return -1;
 	b->id = db_col_int64(st, c + 0);
@@ -105,8 +105,8 @@ static int boot_current(struct db *db, const char *machine_id,
 	return boot_row(db, st, out, found, err);
 }
 
-int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out,
-		int *found, struct imt_error *err)
+int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out, int *found,
+		struct imt_error *err)
 {
 	struct db_stmt *st;
 
@@ -119,8 +119,8 @@ int db_boot_get(struct db *db, int64_t boot_id, struct db_boot *out,
 	return boot_row(db, st, out, found, err);
 }
 
-int db_boot_current(struct db *db, const char *machine_id,
-		    struct db_boot *out, int *found, struct imt_error *err)
+int db_boot_current(struct db *db, const char *machine_id, struct db_boot *out,
+		    int *found, struct imt_error *err)
 {
 	if (db == NULL || out == NULL || found == NULL)
 		return db_bad(err, "no database or result");
@@ -202,16 +202,15 @@ static int boot_start(struct db *db, const char *machine_id, uint32_t reset,
 	return db_step_done(db, st, err, "reboot event");
 }
 
-int db_boot_start(struct db *db, const char *machine_id,
-		  uint32_t reset_count, uint32_t restart_count, int64_t now,
-		  struct db_boot *out, struct imt_error *err)
+int db_boot_start(struct db *db, const char *machine_id, uint32_t reset_count,
+		  uint32_t restart_count, int64_t now, struct db_boot *out,
+		  struct imt_error *err)
 {
 	struct db_boot b;
 
 	if (db == NULL)
 		return db_bad(err, "no database");
-	if (db_check_id(machine_id, err) < 0 ||
-	    db_begin(db, err) < 0)
+	if (db_check_id(machine_id, err) < 0 || db_begin(db, err) < 0)
 		return -1;
 	if (boot_start(db, machine_id, reset_count, restart_count, now, &b,
 		       err) < 0) {
@@ -242,8 +241,7 @@ static int check_record(const struct db_record *r, uint64_t index,
 		return db_err(err, IMT_ERR_LIMIT,
 			      "record %llu: path longer than %d bytes",
 			      (unsigned long long)index, DB_PATH_MAX);
-	if (db_check_digest(r->digest_algo, r->digest, r->digest_len,
-			    err) < 0)
+	if (db_check_digest(r->digest_algo, r->digest, r->digest_len, err) < 0)
 		return -1;
 	if (r->sig_len > DB_SIG_MAX)
 		return db_err(err, IMT_ERR_LIMIT,
@@ -253,8 +251,7 @@ static int check_record(const struct db_record *r, uint64_t index,
 }
 
 /* Check the whole batch before touching the database. */
-static int check_advance(const struct db_boot_advance *a,
-			 struct imt_error *err)
+static int check_advance(const struct db_boot_advance *a, struct imt_error *err)
 {
 	size_t i;
 
@@ -327,12 +324,10 @@ static int wide_same(int have, const uint8_t *stored, const uint8_t *v,
 	return v == NULL ? !have : have && memcmp(stored, v, n) == 0;
 }
 
-static int boot_mismatch(const struct db_boot_advance *a,
-			 struct imt_error *err)
+static int boot_mismatch(const struct db_boot_advance *a, struct imt_error *err)
 {
 	return db_err(err, IMT_ERR_MISMATCH, "boot %lld is not at index %llu",
-		      (long long)a->boot_id,
-		      (unsigned long long)a->from_index);
+		      (long long)a->boot_id, (unsigned long long)a->from_index);
 }
 
 /* Does the empty batch @a leave the boot's row as it is? 1, 0, -1. */
@@ -370,12 +365,12 @@ static int boot_row_unmoved(const struct db_boot_advance *a,
 	if (row->id != a->boot_id || row->next_record_index != a->from_index)
 		return boot_mismatch(a, err);
 	return memcmp(row->pcr10_sha1, a->pcr10_sha1, DB_PCR_SHA1_SIZE) == 0 &&
-	       memcmp(row->pcr10_sha256, a->pcr10_sha256,
-		      DB_PCR_SHA256_SIZE) == 0 &&
-	       wide_same(row->have_sha384, row->pcr10_sha384,
-			 a->pcr10_sha384, DB_PCR_SHA384_SIZE) &&
-	       wide_same(row->have_sha512, row->pcr10_sha512,
-			 a->pcr10_sha512, DB_PCR_SHA512_SIZE);
+	       memcmp(row->pcr10_sha256, a->pcr10_sha256, DB_PCR_SHA256_SIZE) ==
+		       0 &&
+	       wide_same(row->have_sha384, row->pcr10_sha384, a->pcr10_sha384,
+			 DB_PCR_SHA384_SIZE) &&
+	       wide_same(row->have_sha512, row->pcr10_sha512, a->pcr10_sha512,
+			 DB_PCR_SHA512_SIZE);
 }
 
 static int boot_move(struct db *db, const struct db_boot_advance *a,
@@ -417,8 +412,7 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 			int64_t now, struct imt_error *err)
 {
 	if (boot_move(db, a, err) < 0 ||
-	    db_records_store(db, a->boot_id, a->records, a->nrecords,
-			     err) < 0)
+	    db_records_store(db, a->boot_id, a->records, a->nrecords, err) < 0)
 		return -1;
 	if (!a->seen_in_nonce && last_seen(db, a, now, err) < 0)
 		return -1;
@@ -426,8 +420,8 @@ static int boot_advance(struct db *db, const struct db_boot_advance *a,
 	return 0;
 }
 
-int db_boot_advance(struct db *db, const struct db_boot_advance *a,
-		    int64_t now, struct imt_error *err)
+int db_boot_advance(struct db *db, const struct db_boot_advance *a, int64_t now,
+		    struct imt_error *err)
 {
 	int rc;
 
@@ -447,7 +441,8 @@ int db_boot_advance(struct db *db, const struct db_boot_advance *a,
 		if (rc < 0)
 			return -1;
 		if (rc > 0)
-			return a->seen_in_nonce ? 0 : last_seen(db, a, now, err);
+			return a->seen_in_nonce ? 0 :
+						  last_seen(db, a, now, err);
 	}
 	if (db_begin(db, err) < 0)
 		return -1;

@@ -75,9 +75,9 @@ out:
 	return rc;
 }
 
-int db_boot_baseline_get(struct db *db, const char *machine_id,
-			 int with_log, struct db_boot_baseline *out,
-			 int *found, struct imt_error *err)
+int db_boot_baseline_get(struct db *db, const char *machine_id, int with_log,
+			 struct db_boot_baseline *out, int *found,
+			 struct imt_error *err)
 {
 	if (machine_id == NULL)
 		return db_bad(err, "no machine");

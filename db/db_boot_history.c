@@ -17,8 +17,8 @@ static const char sql_boot_gap[] =
 	"OR ?2 > 0 THEN 1 ELSE 0 END, "
 	"history_anchor = ?4 WHERE id = ?1 AND next_record_index = ?2";
 
-static int boot_gap(struct db *db, int64_t boot_id, uint64_t from,
-		    uint64_t to, const uint8_t *anchor, size_t anchor_len,
+static int boot_gap(struct db *db, int64_t boot_id, uint64_t from, uint64_t to,
+		    const uint8_t *anchor, size_t anchor_len,
 		    struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql_boot_gap, err);
@@ -46,10 +46,10 @@ int db_boot_history_gap(struct db *db, int64_t boot_id, uint64_t from,
 		return db_bad(err, "no database");
 	if (to <= from || to > INT64_MAX)
 		return db_bad(err, "history gap %llu..%llu is empty or too far",
-			      (unsigned long long)from,
-			      (unsigned long long)to);
-	if (db_check_blob(anchor, anchor_len, 1, DB_DIGEST_MAX, "anchor",
-			  err) < 0 || db_begin(db, err) < 0)
+			      (unsigned long long)from, (unsigned long long)to);
+	if (db_check_blob(anchor, anchor_len, 1, DB_DIGEST_MAX, "anchor", err) <
+		    0 ||
+	    db_begin(db, err) < 0)
 		return -1;
 	if (boot_gap(db, boot_id, from, to, anchor, anchor_len, err) < 0) {
 		db_rollback(db);

@@ -25,8 +25,7 @@ int db_log_columns(struct db_stmt *st, int sha_col, int len_col, int with_log,
 {
 	int64_t n = db_col_int64(st, len_col);
 
-	if (db_col_bytes(st, sha_col) != DB_BOOT_LOG_SHA256_SIZE ||
-	    n < 0)
+	if (db_col_bytes(st, sha_col) != DB_BOOT_LOG_SHA256_SIZE || n < 0)
 		return db_err(err, IMT_ERR_INTERNAL, "corrupt boot log row");
 	memcpy(sha256, db_col_blob(st, sha_col), DB_BOOT_LOG_SHA256_SIZE);
 	*len = (size_t)n;
@@ -121,9 +120,10 @@ int db_boot_log_store(struct db *db, int64_t boot_id, const uint8_t *log,
 	if (db_boot_log_get(db, boot_id, 0, &cur, &found, err) < 0)
 		return -1;
 	if (found) {
-		*res = cur.len == len &&
-		       memcmp(cur.sha256, sha, sizeof(sha)) == 0 ?
-		       DB_BOOT_LOG_SAME : DB_BOOT_LOG_DIFFERENT;
+		*res = cur.len == len && memcmp(cur.sha256, sha, sizeof(sha)) ==
+						 0 ?
+			       DB_BOOT_LOG_SAME :
+			       DB_BOOT_LOG_DIFFERENT;
 		return 0;
 	}
 	st = db_stmt(db, sql_log_insert, err);

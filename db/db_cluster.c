@@ -41,10 +41,10 @@ static const char sql_machine_lock[] =
 	"SELECT pg_advisory_xact_lock(" MACHINE_CLASS ", hashtext(?1))";
 static const char sql_leader[] = SQL_SESSION_LOCK(LEADER_KEY);
 static const char sql_change_lock[] = SQL_SESSION_LOCK(CHANGE_KEY);
-static const char sql_change_unlock[] =
-	"SELECT pg_advisory_unlock(" LOCK_CLASS ", " CHANGE_KEY ")";
-static const char sql_announce[] =
-	"SELECT pg_notify('" DB_CHANGE_CHANNEL "', '')";
+static const char sql_change_unlock[] = "SELECT pg_advisory_unlock(" LOCK_CLASS
+					", " CHANGE_KEY ")";
+static const char sql_announce[] = "SELECT pg_notify('" DB_CHANGE_CHANNEL
+				   "', '')";
 
 static int is_pg(struct db *db)
 {
@@ -52,8 +52,8 @@ static int is_pg(struct db *db)
 }
 
 /* Run @sql (one row, one integer column) into *@v. */
-static int scalar(struct db *db, const char *sql, const char *what,
-		  int64_t *v, struct imt_error *err)
+static int scalar(struct db *db, const char *sql, const char *what, int64_t *v,
+		  struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql, err);
 	int rc = -1;
@@ -82,8 +82,10 @@ int db_machine_lock(struct db *db, const char *id, struct imt_error *err)
 		return db_err(err, IMT_ERR_INTERNAL,
 			      "a machine lock outside a transaction");
 	/* the lock's one row, or an error */
-	return db_text_exists(db, sql_machine_lock, id, "machine lock",
-			      err) < 0 ? -1 : 0;
+	return db_text_exists(db, sql_machine_lock, id, "machine lock", err) <
+			       0 ?
+		       -1 :
+		       0;
 }
 
 static int session_lock(struct db *db, const char *sql, const char *what,

@@ -28,27 +28,27 @@ static const char sql_find[] =
 	"SELECT id, ek_fpr, ek_pub, ek_cert, ek_chained, ak_pub, ak_name, "
 	"secret, created_at, expires_at FROM enrollments "
 	"WHERE proof_hash = ?1 AND machine_id = ?2 AND expires_at > ?3";
-static const char sql_drop_ek[] =
-	"DELETE FROM enrollments WHERE ek_fpr = ?1";
+static const char sql_drop_ek[] = "DELETE FROM enrollments WHERE ek_fpr = ?1";
 
-static int check_challenge(const struct db_challenge *c,
-			   struct imt_error *err)
+static int check_challenge(const struct db_challenge *c, struct imt_error *err)
 {
 	if (c == NULL)
 		return db_bad(err, "no challenge");
 	if (db_check_id(c->machine_id, err) < 0 ||
 	    db_check_blob(c->secret, c->secret_len, DB_SECRET_MIN,
 			  DB_SECRET_MAX, "secret", err) < 0 ||
-	    db_check_blob(c->ek_pub, c->ek_pub_len, 1, DB_KEY_MAX, "EK",
-			  err) < 0 ||
-	    db_check_blob(c->ak_pub, c->ak_pub_len, 1, DB_KEY_MAX, "AK",
-			  err) < 0 ||
+	    db_check_blob(c->ek_pub, c->ek_pub_len, 1, DB_KEY_MAX, "EK", err) <
+		    0 ||
+	    db_check_blob(c->ak_pub, c->ak_pub_len, 1, DB_KEY_MAX, "AK", err) <
+		    0 ||
 	    db_check_blob(c->ak_name, c->ak_name_len, 1, DB_AK_NAME_MAX,
 			  "AK name", err) < 0)
 		return -1;
 	if (c->ek_cert_len > DB_CERT_MAX)
-		return db_err(err, IMT_ERR_LIMIT, "EK certificate longer "
-			      "than %d bytes", DB_CERT_MAX);
+		return db_err(err, IMT_ERR_LIMIT,
+			      "EK certificate longer "
+			      "than %d bytes",
+			      DB_CERT_MAX);
 	return 0;
 }
 
@@ -143,10 +143,9 @@ static int open_one(struct db *db, const struct db_challenge *c, int vouched,
 	return insert(db, c, now, err);
 }
 
-int db_challenge_open(struct db *db, const struct db_challenge *c,
-		      int vouched, const struct db_enroll_limits *lim,
-		      int64_t now, enum db_open_result *res,
-		      struct imt_error *err)
+int db_challenge_open(struct db *db, const struct db_challenge *c, int vouched,
+		      const struct db_enroll_limits *lim, int64_t now,
+		      enum db_open_result *res, struct imt_error *err)
 {
 	if (db == NULL || lim == NULL || res == NULL)
 		return db_bad(err, "no database, limits or result");
@@ -183,13 +182,13 @@ static int challenge_from_row(struct db_stmt *st, struct db_challenge *out)
 	if (column_copy(st, 1, out->ek_fpr, DB_FPR_SIZE, &fpr_len) < 0 ||
 	    fpr_len != DB_FPR_SIZE ||
 	    column_copy(st, 2, out->ek_pub, DB_KEY_MAX, &out->ek_pub_len) < 0 ||
-	    column_copy(st, 3, out->ek_cert, DB_CERT_MAX,
-			&out->ek_cert_len) < 0 ||
+	    column_copy(st, 3, out->ek_cert, DB_CERT_MAX, &out->ek_cert_len) <
+		    0 ||
 	    column_copy(st, 5, out->ak_pub, DB_KEY_MAX, &out->ak_pub_len) < 0 ||
 	    column_copy(st, 6, out->ak_name, DB_AK_NAME_MAX,
 			&out->ak_name_len) < 0 ||
-	    column_copy(st, 7, out->secret, DB_SECRET_MAX,
-			&out->secret_len) < 0)
+	    column_copy(st, 7, out->secret, DB_SECRET_MAX, &out->secret_len) <
+		    0)
 		return -1;
 	out->ek_chained = db_col_int(st, 4);
 	out->created_at = db_col_int64(st, 8);
@@ -198,8 +197,8 @@ static int challenge_from_row(struct db_stmt *st, struct db_challenge *out)
 }
 
 int db_challenge_find(struct db *db, const char *machine_id,
-		      const uint8_t proof_hash[DB_PROOF_HASH_SIZE],
-		      int64_t now, struct db_challenge *out, int *found,
+		      const uint8_t proof_hash[DB_PROOF_HASH_SIZE], int64_t now,
+		      struct db_challenge *out, int *found,
 		      struct imt_error *err)
 {
 	struct db_stmt *st;
@@ -269,7 +268,8 @@ static int identity_verdict(const struct db_identity *w,
 {
 	if (w->machine)
 		return !w->machine_same_ek ? DB_ACT_ID_TAKEN :
-		       w->ek_elsewhere ? DB_ACT_EK_TAKEN : -1;
+		       w->ek_elsewhere	   ? DB_ACT_EK_TAKEN :
+					     -1;
 	if (w->id_registered_other)
 		return DB_ACT_ID_TAKEN;
 	if (w->ek_elsewhere || w->ek_registered_other)
@@ -309,13 +309,18 @@ static int create(struct db *db, const struct db_challenge *c,
 {
 	struct db_machine_new m = {
 		.id = c->machine_id,
-		.ek_pub = c->ek_pub, .ek_pub_len = c->ek_pub_len,
+		.ek_pub = c->ek_pub,
+		.ek_pub_len = c->ek_pub_len,
 		.ek_cert = c->ek_cert_len > 0 ? c->ek_cert : NULL,
 		.ek_cert_len = c->ek_cert_len,
 		.ek_fpr = c->ek_fpr,
-		.ak_pub = c->ak_pub, .ak_pub_len = c->ak_pub_len,
-		.ak_name = c->ak_name, .ak_name_len = c->ak_name_len,
-		.state = to, .activated = 1, .approved = registered,
+		.ak_pub = c->ak_pub,
+		.ak_pub_len = c->ak_pub_len,
+		.ak_name = c->ak_name,
+		.ak_name_len = c->ak_name_len,
+		.state = to,
+		.activated = 1,
+		.approved = registered,
 	};
 
 	/* the state is the verifier's table's (db_activate_opts) */
@@ -327,7 +332,8 @@ static int enroll_audit(struct db *db, const struct db_challenge *c,
 			struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt_sql(db, &sql_enroll_detail, err);
-	struct db_audit a = { .time = now, .action = "enroll",
+	struct db_audit a = { .time = now,
+			      .action = "enroll",
 			      .machine_id = c->machine_id,
 			      .ek_fpr = c->ek_fpr };
 
@@ -397,15 +403,15 @@ static int activate(struct db *db, const struct db_challenge *c,
 
 int db_challenge_activate(struct db *db, const struct db_challenge *c,
 			  const struct db_activate_opts *o, int64_t now,
-			  enum db_activation *res,
-			  enum db_machine_state *state, struct imt_error *err)
+			  enum db_activation *res, enum db_machine_state *state,
+			  struct imt_error *err)
 {
 	if (db == NULL || o == NULL || res == NULL)
 		return db_bad(err, "no database, options or result");
 	if (check_challenge(c, err) < 0 ||
 	    (o->pending_reason != NULL &&
-	     db_check_str(o->pending_reason, DB_REASON_MAX, "reason",
-			  err) < 0) ||
+	     db_check_str(o->pending_reason, DB_REASON_MAX, "reason", err) <
+		     0) ||
 	    db_begin(db, err) < 0)
 		return -1;
 	if (activate(db, c, o, now, res, state, err) < 0) {

@@ -23,18 +23,16 @@
  * for every row of boots).
  */
 #define COL_BOOT DB_MACHINE_COLS
-#define COL_BOOT_ID COL_BOOT	/* NULL: no boot */
+#define COL_BOOT_ID COL_BOOT /* NULL: no boot */
 #define COL_LOG_SHA (COL_BOOT + DB_BOOT_COLS)
 #define COL_LOG_LEN (COL_LOG_SHA + 1)
-#define COL_NONCE (COL_LOG_LEN + 1)	/* then its expiry */
+#define COL_NONCE (COL_LOG_LEN + 1) /* then its expiry */
 
 static const char sql_evidence_view[] =
 	"SELECT " DB_MACHINE_SELECT ", " DB_BOOT_SELECT ", "
 	"l.sha256, length(l.log), "
 	"CASE WHEN n.used = 0 AND ?2 < n.expires_at THEN n.value END, "
-	"n.expires_at "
-	DB_MACHINE_FROM
-	"LEFT JOIN boots b ON b.id = "
+	"n.expires_at " DB_MACHINE_FROM "LEFT JOIN boots b ON b.id = "
 	"(SELECT max(id) FROM boots WHERE machine_id = ?1) "
 	"LEFT JOIN boot_logs l ON l.boot_id = b.id "
 	"WHERE m.id = ?1";

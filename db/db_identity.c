@@ -39,9 +39,10 @@ static int id_holder(struct db *db, const char *id, const uint8_t *ek_fpr,
 	if (step == DB_ROW) {
 		out->machine = 1;
 		/* an older machine without fingerprint: compare the EK */
-		out->machine_same_ek = !db_col_is_null(st, 0) ?
-			blob_is(st, 0, ek_fpr, DB_FPR_SIZE) :
-			blob_is(st, 1, ek_pub, ek_pub_len);
+		out->machine_same_ek =
+			!db_col_is_null(st, 0) ?
+				blob_is(st, 0, ek_fpr, DB_FPR_SIZE) :
+				blob_is(st, 1, ek_pub, ek_pub_len);
 	}
 	db_reset(st);
 	if (step != DB_ROW && step != DB_DONE)
@@ -143,8 +144,10 @@ static int reg_add(struct db *db, const char *id, const uint8_t *ek_fpr,
 		   const char *op_name, int64_t now,
 		   enum db_register_result *res, struct imt_error *err)
 {
-	struct db_audit a = { .time = now, .op_name = op_name,
-			      .action = "register", .machine_id = id,
+	struct db_audit a = { .time = now,
+			      .op_name = op_name,
+			      .action = "register",
+			      .machine_id = id,
 			      .ek_fpr = ek_fpr };
 	struct db_identity w;
 	struct db_stmt *st;
@@ -294,8 +297,10 @@ static int rm_audit(struct db *db, const char *id, const char *op_name,
 		    struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt_sql(db, &sql_rm_detail, err);
-	struct db_audit a = { .time = now, .op_name = op_name,
-			      .action = "remove", .machine_id = id,
+	struct db_audit a = { .time = now,
+			      .op_name = op_name,
+			      .action = "remove",
+			      .machine_id = id,
 			      .ek_fpr = out->has_ek_fpr ? out->ek_fpr : NULL };
 
 	if (st == NULL)
@@ -308,8 +313,8 @@ static int rm_audit(struct db *db, const char *id, const char *op_name,
 	return db_audit_insert_json(db, &a, st, err);
 }
 
-static int rm(struct db *db, const char *id, const char *op_name,
-	      int64_t now, struct db_removal *out, struct imt_error *err)
+static int rm(struct db *db, const char *id, const char *op_name, int64_t now,
+	      struct db_removal *out, struct imt_error *err)
 {
 	struct db_stmt *st;
 	int gone;
@@ -332,7 +337,7 @@ static int rm(struct db *db, const char *id, const char *op_name,
 	if (db_step_done(db, st, err, "remove enrollments") < 0)
 		return -1;
 	if (!out->machine && !out->registration)
-		return 0;	/* nothing there: nothing to audit */
+		return 0; /* nothing there: nothing to audit */
 	return rm_audit(db, id, op_name, now, out, err);
 }
 
@@ -398,8 +403,9 @@ int db_machine_next_unfingerprinted(struct db *db, int64_t *cursor,
 	}
 	db_reset(st);
 	if (step != DB_ROW)
-		return step == DB_DONE ? 0 :
-		       db_fail(db, err, "unfingerprinted machines");
+		return step == DB_DONE ?
+			       0 :
+			       db_fail(db, err, "unfingerprinted machines");
 	return db_machine_get(db, id, out, found, err);
 }
 
@@ -417,16 +423,19 @@ static int holder_of(struct db *db, const uint8_t *ek_fpr,
 		snprintf(holder, DB_MACHINE_ID_MAX + 1, "%s",
 			 db_col_text(st, 0));
 	db_reset(st);
-	return step == DB_ROW || step == DB_DONE ? 0 :
-	       db_fail(db, err, "EK holder");
+	return step == DB_ROW || step == DB_DONE ?
+		       0 :
+		       db_fail(db, err, "EK holder");
 }
 
 static int duplicate(struct db *db, const char *id, const uint8_t *ek_fpr,
 		     int64_t now, const char *holder, struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt_sql(db, &sql_dup_detail, err);
-	struct db_audit a = { .time = now, .action = "duplicate-ek",
-			      .machine_id = id, .ek_fpr = ek_fpr };
+	struct db_audit a = { .time = now,
+			      .action = "duplicate-ek",
+			      .machine_id = id,
+			      .ek_fpr = ek_fpr };
 
 	if (st == NULL)
 		return -1;
@@ -443,7 +452,7 @@ static int fill(struct db *db, const char *id, const uint8_t *ek_fpr,
 	if (holder_of(db, ek_fpr, holder, err) < 0)
 		return -1;
 	if (strcmp(holder, id) == 0)
-		holder[0] = '\0';	/* filled already */
+		holder[0] = '\0'; /* filled already */
 	if (holder[0] != '\0')
 		return duplicate(db, id, ek_fpr, now, holder, err);
 	st = db_stmt(db, sql_fill, err);

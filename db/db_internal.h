@@ -14,12 +14,12 @@
 #include "db_sql.h"
 
 #define DB_STMT_CACHE_MAX 1024	/* per connection: db_backend.h */
-#define DB_BUSY_TIMEOUT_MS 5000	/* wait for another process's lock */
+#define DB_BUSY_TIMEOUT_MS 5000 /* wait for another process's lock */
 
 struct db_migration {
-	int version;		/* the user_version it leaves behind */
-	const char *name;	/* "0001_initial" */
-	const char *sql;	/* statements, ending with the user_version */
+	int version;	  /* the user_version it leaves behind */
+	const char *name; /* "0001_initial" */
+	const char *sql;  /* statements, ending with the user_version */
 };
 
 extern const struct db_migration db_migrations[];
@@ -33,12 +33,12 @@ struct db_conn;
 
 struct db {
 	struct db_conn *conn;
-	int batch_open;		/* 1 from db_batch_begin to its end */
+	int batch_open; /* 1 from db_batch_begin to its end */
 	/* The open reference import, between import_begin and commit/abort */
 	int import_open;
-	int64_t import_source;	/* its sources.id */
-	int64_t import_generation;	/* the generation it stores */
-	int import_replace;	/* publishing hides older generations */
+	int64_t import_source;	   /* its sources.id */
+	int64_t import_generation; /* the generation it stores */
+	int import_replace;	   /* publishing hides older generations */
 	enum db_source_kind import_kind;
 	char import_name[DB_NAME_MAX + 1];
 	db_hook_fn hook;
@@ -46,19 +46,19 @@ struct db {
 	/* db_webhook_on_queued(): who to tell of a commit that queued */
 	void (*queued_fn)(void *arg);
 	void *queued_arg;
-	int queued;		/* this transaction inserted outbox rows */
-	int changed_elsewhere;	/* db_changed_elsewhere() */
+	int queued;	       /* this transaction inserted outbox rows */
+	int changed_elsewhere; /* db_changed_elsewhere() */
 	/* counts transactions and savepoints begun: db_ref_cache.c */
 	uint64_t tx_serial;
-	struct db_ref_cache *ref_cache;	/* NULL until the first lookup */
+	struct db_ref_cache *ref_cache; /* NULL until the first lookup */
 };
 
 /* A lookup's key: policy (or none), path, algo, digest (db_ref_cache.c). */
-#define DB_REF_KEY_MAX (1 + DB_NAME_MAX + 1 + DB_PATH_MAX + 1 + 16 + 1 + \
-			DB_DIGEST_MAX)
+#define DB_REF_KEY_MAX \
+	(1 + DB_NAME_MAX + 1 + DB_PATH_MAX + 1 + 16 + 1 + DB_DIGEST_MAX)
 struct db_ref_key {
 	uint64_t hash;
-	size_t len;		/* 0: not made (the cache could not serve) */
+	size_t len; /* 0: not made (the cache could not serve) */
 	char bytes[DB_REF_KEY_MAX];
 };
 
@@ -69,9 +69,9 @@ struct db_ref_key {
  * reference epoch cannot be read.
  */
 int db_ref_cache_get(struct db *db, const char *policy, const char *path,
-		     const char *algo, const uint8_t *digest,
-		     size_t digest_len, struct db_ref_key *key,
-		     enum db_ref_class *cls, struct imt_error *err);
+		     const char *algo, const uint8_t *digest, size_t digest_len,
+		     struct db_ref_key *key, enum db_ref_class *cls,
+		     struct imt_error *err);
 /* db_ref_cache_put() - remember @cls for @key, a db_ref_cache_get() miss. */
 void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
 		      enum db_ref_class cls);
@@ -79,8 +79,8 @@ void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
 void db_ref_cache_free(struct db *db);
 
 /* db_err() - fill @err with @status and the message; returns -1. */
-int db_err(struct imt_error *err, enum imt_result status, const char *fmt,
-	   ...) __attribute__((format(printf, 3, 4)));
+int db_err(struct imt_error *err, enum imt_result status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* db_bad() - the same with IMT_ERR_MALFORMED: an invalid argument. */
 int db_bad(struct imt_error *err, const char *fmt, ...)
@@ -186,8 +186,8 @@ int db_log_columns(struct db_stmt *st, int sha_col, int len_col, int with_log,
  * is no nonce: not outstanding, so the next db_nonce_issue() replaces it
  * and the machine is not shut out by an error on every request.
  */
-int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value,
-		     size_t *len, int64_t *expires_at);
+int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value, size_t *len,
+		     int64_t *expires_at);
 
 /*
  * A machine's columns (db_machine.c) and a boot's (db_boot.c), for the

@@ -72,7 +72,8 @@ int db_key_add(struct db *db, const struct db_key *k, int64_t now,
 		return db_bad(err, "no database or key");
 	if (db_check_str(k->name, DB_NAME_MAX, "key name", err) < 0 ||
 	    db_check_str(k->subject, DB_PATH_MAX, "key subject", err) < 0 ||
-	    db_check_blob(k->der, k->der_len, 1, DB_KEY_DER_MAX, "key", err) < 0)
+	    db_check_blob(k->der, k->der_len, 1, DB_KEY_DER_MAX, "key", err) <
+		    0)
 		return -1;
 	if (db->import_open)
 		return key_insert(db, k, now, err);
@@ -90,8 +91,7 @@ static const char sql_key_list[] =
 	"coalesce(s.kind || ':' || s.name, 'key:' || k.name), k.added_at "
 	"FROM keys k LEFT JOIN sources s ON s.id = k.source_id ORDER BY k.id";
 
-int db_key_list(struct db *db, db_key_cb cb, void *arg,
-		struct imt_error *err)
+int db_key_list(struct db *db, db_key_cb cb, void *arg, struct imt_error *err)
 {
 	struct db_key k;
 	struct db_stmt *st;

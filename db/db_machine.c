@@ -10,12 +10,9 @@
 #include "db_internal.h"
 
 static const char *const state_names[] = {
-	[DB_STATE_ENROLLING] = "enrolling",
-	[DB_STATE_PENDING] = "pending",
-	[DB_STATE_TRUSTED] = "trusted",
-	[DB_STATE_UNTRUSTED] = "untrusted",
-	[DB_STATE_FAILED] = "failed",
-	[DB_STATE_STALE] = "stale",
+	[DB_STATE_ENROLLING] = "enrolling", [DB_STATE_PENDING] = "pending",
+	[DB_STATE_TRUSTED] = "trusted",	    [DB_STATE_UNTRUSTED] = "untrusted",
+	[DB_STATE_FAILED] = "failed",	    [DB_STATE_STALE] = "stale",
 };
 
 #define STATE_COUNT (sizeof(state_names) / sizeof(state_names[0]))
@@ -140,7 +137,7 @@ int db_machine_insert(struct db *db, const struct db_machine_new *m,
 		return -1;
 	}
 	return db_event_insert(db, m->id, now, "enrolled", NULL, state, NULL,
-			    err);
+			       err);
 }
 
 int db_machine_create(struct db *db, const struct db_machine_new *m,
@@ -157,12 +154,11 @@ int db_machine_create(struct db *db, const struct db_machine_new *m,
 	return db_commit(db, err);
 }
 
-#define SQL_MACHINE_COLUMNS \
-	"SELECT " DB_MACHINE_SELECT " " DB_MACHINE_FROM
+#define SQL_MACHINE_COLUMNS "SELECT " DB_MACHINE_SELECT " " DB_MACHINE_FROM
 
 static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE m.id = ?1";
-static const char sql_machine_list[] =
-	SQL_MACHINE_COLUMNS "WHERE m.id > ?1 ORDER BY m.id LIMIT ?2";
+static const char sql_machine_list[] = SQL_MACHINE_COLUMNS
+	"WHERE m.id > ?1 ORDER BY m.id LIMIT ?2";
 /*
  * The candidates are the rows of TR_DEADLINE in verifier/transition.c:
  * failed machines are not (going stale would turn their "no access" into
@@ -172,7 +168,8 @@ static const char sql_machine_list[] =
  */
 /* SQLite sorts NULL first, PostgreSQL last unless told. */
 #define SQL_MACHINE_SILENT(nulls_first) \
-	SQL_MACHINE_COLUMNS "WHERE m.state IN ('enrolling', 'trusted', " \
+	SQL_MACHINE_COLUMNS \
+	"WHERE m.state IN ('enrolling', 'trusted', " \
 	"'untrusted') AND coalesce(m.last_seen, m.created_at) < ?1 " \
 	"AND (n.seen_at IS NULL OR n.seen_at < ?1) " \
 	"ORDER BY " DB_MACHINE_SEEN nulls_first ", m.id LIMIT ?2"
@@ -221,8 +218,7 @@ static int machine_from_row(struct db_stmt *st, int b, struct db_machine *m)
 	m->approved = db_col_int(st, b + 9);
 	m->activated = db_col_int(st, b + 10);
 	snprintf(m->bank, sizeof(m->bank), "%s",
-		 db_col_is_null(st, b + 11) ? "" :
-		 db_col_text(st, b + 11));
+		 db_col_is_null(st, b + 11) ? "" : db_col_text(st, b + 11));
 	m->rejected_at = db_col_int64(st, b + 12);
 	if (db_col_bytes(st, b + 13) == DB_FPR_SIZE) {
 		memcpy(m->ek_fpr, db_col_blob(st, b + 13), DB_FPR_SIZE);
@@ -237,7 +233,7 @@ static void *dup_mem(const void *p, size_t len)
 
 	if (p == NULL)
 		return NULL;
-	q = malloc(len + 1);	/* + 1: never malloc(0); room for a NUL */
+	q = malloc(len + 1); /* + 1: never malloc(0); room for a NUL */
 	if (q != NULL) {
 		memcpy(q, p, len);
 		((char *)q)[len] = '\0';
@@ -253,8 +249,9 @@ static int machine_own(struct db_machine *m)
 	m->ek_pub = dup_mem(b.ek_pub, b.ek_pub_len);
 	m->ek_cert = dup_mem(b.ek_cert, b.ek_cert_len);
 	m->ak_pub = dup_mem(b.ak_pub, b.ak_pub_len);
-	m->state_reason = b.state_reason ?
-		dup_mem(b.state_reason, strlen(b.state_reason)) : NULL;
+	m->state_reason = b.state_reason ? dup_mem(b.state_reason,
+						   strlen(b.state_reason)) :
+					   NULL;
 	if (m->ek_pub == NULL || m->ak_pub == NULL ||
 	    (b.ek_cert != NULL && m->ek_cert == NULL) ||
 	    (b.state_reason != NULL && m->state_reason == NULL)) {
@@ -266,8 +263,7 @@ static int machine_own(struct db_machine *m)
 
 int db_machine_from_row(struct db_stmt *st, int base, struct db_machine *m)
 {
-	return machine_from_row(st, base, m) < 0 || machine_own(m) < 0 ?
-	       -1 : 0;
+	return machine_from_row(st, base, m) < 0 || machine_own(m) < 0 ? -1 : 0;
 }
 
 void db_machine_release(struct db_machine *m)
@@ -458,7 +454,7 @@ int db_machine_set_state(struct db *db, const char *id,
 	    check_reason(reason, err) < 0 || db_begin(db, err) < 0)
 		return -1;
 	if (db_state_set(db, id, db_machine_state_name(state), reason, now,
-		      err) < 0) {
+			 err) < 0) {
 		db_rollback(db);
 		return -1;
 	}
@@ -531,10 +527,13 @@ static int approve(struct db *db, const char *id, const uint8_t *ek_fpr,
 		   enum db_approve_result *res, struct imt_error *err)
 {
 	static const enum db_approve_result by_found[] = {
-		[0] = DB_APPROVE_NO_MACHINE, [2] = DB_APPROVE_NO_FPR,
+		[0] = DB_APPROVE_NO_MACHINE,
+		[2] = DB_APPROVE_NO_FPR,
 	};
-	struct db_audit a = { .time = now, .op_name = op_name,
-			      .action = "approve", .machine_id = id,
+	struct db_audit a = { .time = now,
+			      .op_name = op_name,
+			      .action = "approve",
+			      .machine_id = id,
 			      .ek_fpr = ek_fpr };
 	uint8_t fpr[DB_FPR_SIZE];
 	char *reason = NULL;
@@ -555,9 +554,8 @@ static int approve(struct db *db, const char *id, const uint8_t *ek_fpr,
 	if (mark_approved(db, id, err) < 0)
 		goto out;
 	reason = approve_reason(db, op_name, err);
-	if (reason == NULL ||
-	    db_event_insert(db, id, now, "approved", NULL, NULL, reason,
-			 err) < 0)
+	if (reason == NULL || db_event_insert(db, id, now, "approved", NULL,
+					      NULL, reason, err) < 0)
 		goto out;
 	a.detail = reason;
 	if (db_audit_insert(db, &a, err) < 0)
@@ -599,7 +597,7 @@ int db_event_add(struct db *db, const char *machine_id, const char *kind,
 	    check_reason(reason, err) < 0 || db_begin(db, err) < 0)
 		return -1;
 	if (db_event_insert(db, machine_id, now, kind, NULL, NULL, reason,
-			 err) < 0) {
+			    err) < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			no_machine(machine_id, err);
 		db_rollback(db);

@@ -52,6 +52,9 @@ int db_migration_exec(struct db *db, const struct db_migration *m,
 	free(before);
 	if (rc < 0 || step_run(db, m, name, len, err) < 0)
 		return -1;
-	return db_migration_exec(db, &(struct db_migration){
-		.version = m->version, .name = m->name, .sql = rest }, err);
+	return db_migration_exec(db,
+				 &(struct db_migration){ .version = m->version,
+							 .name = m->name,
+							 .sql = rest },
+				 err);
 }

@@ -38,16 +38,14 @@ static const struct db_sql sql_nonce_insert = {
 		  "VALUES (?1, ?2, ?3)" SQL_NONCE_UPSERT,
 	.pg = "INSERT INTO nonces (value, machine_id, expires_at) "
 	      "SELECT ?1::bytea, ?2::text, ?3::bigint "
-	      "WHERE EXISTS (SELECT 1 FROM machines WHERE id = ?2)"
-	      SQL_NONCE_UPSERT,
+	      "WHERE EXISTS (SELECT 1 FROM machines WHERE id = ?2)" SQL_NONCE_UPSERT,
 };
 static const char sql_nonce_outstanding[] =
 	"SELECT value, expires_at FROM nonces WHERE machine_id = ?1 "
 	"AND used = 0 AND ?2 < expires_at";
 
-int db_nonce_issue(struct db *db, const char *machine_id,
-		   const uint8_t *value, size_t len, int64_t expires_at,
-		   struct imt_error *err)
+int db_nonce_issue(struct db *db, const char *machine_id, const uint8_t *value,
+		   size_t len, int64_t expires_at, struct imt_error *err)
 {
 	struct db_stmt *st;
 
@@ -67,11 +65,11 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 	db_bind_text(st, 2, machine_id);
 	db_bind_int64(st, 3, expires_at);
 	/* One statement: atomic without an explicit transaction. */
-	if (db_step_done(db, st, err, "nonce") < 0 ||
-	    db_changes(db) != 1) {
-		if (err != NULL && (err->status == IMT_ERR_MISMATCH ||
-				    db_changes(db) != 1))
-			db_err(err, IMT_ERR_MISMATCH, "no machine %s, or "
+	if (db_step_done(db, st, err, "nonce") < 0 || db_changes(db) != 1) {
+		if (err != NULL &&
+		    (err->status == IMT_ERR_MISMATCH || db_changes(db) != 1))
+			db_err(err, IMT_ERR_MISMATCH,
+			       "no machine %s, or "
 			       "that nonce is outstanding already",
 			       machine_id);
 		return -1;
@@ -79,13 +77,13 @@ int db_nonce_issue(struct db *db, const char *machine_id,
 	return 0;
 }
 
-int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value,
-		     size_t *len, int64_t *expires_at)
+int db_nonce_columns(struct db_stmt *st, int col, uint8_t *value, size_t *len,
+		     int64_t *expires_at)
 {
 	int n = db_col_bytes(st, col);
 
 	if (n < DB_NONCE_MIN || n > DB_NONCE_MAX)
-		return 1;	/* no nonce db_nonce_issue() wrote */
+		return 1; /* no nonce db_nonce_issue() wrote */
 	memcpy(value, db_col_blob(st, col), (size_t)n);
 	*len = (size_t)n;
 	*expires_at = db_col_int64(st, col + 1);
@@ -115,8 +113,7 @@ int db_nonce_outstanding(struct db *db, const char *machine_id, int64_t now,
 	} else if (step != DB_ROW) {
 		db_fail(db, err, "nonce");
 	} else {
-		*found = db_nonce_columns(st, 0, value, len,
-					  expires_at) == 0;
+		*found = db_nonce_columns(st, 0, value, len, expires_at) == 0;
 		rc = 0;
 	}
 	db_reset(st);
@@ -148,7 +145,8 @@ static int nonce_why(struct db *db, struct db_stmt *st,
 	else if (!db_col_int(st, 2))
 		*res = DB_NONCE_EXPIRED;
 	else
-		return db_err(err, IMT_ERR_INTERNAL, "nonce neither usable "
+		return db_err(err, IMT_ERR_INTERNAL,
+			      "nonce neither usable "
 			      "nor refused");
 	return 0;
 }
@@ -184,9 +182,8 @@ static const char sql_nonce_renew[] =
 	"WHERE machine_id = ?2 AND value = ?1 AND used = 0 "
 	"AND ?3 < expires_at";
 
-int db_nonce_renew(struct db *db, const char *machine_id,
-		   const uint8_t *value, size_t len, int64_t now,
-		   const struct db_nonce_next *nx,
+int db_nonce_renew(struct db *db, const char *machine_id, const uint8_t *value,
+		   size_t len, int64_t now, const struct db_nonce_next *nx,
 		   enum db_nonce_result *res, struct imt_error *err)
 {
 	const uint8_t *next = nx != NULL ? nx->value : NULL;

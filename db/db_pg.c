@@ -35,44 +35,44 @@
 #define PG_NUMERIC 1700
 #define PG_JSONB 3802
 
-#define PG_INT_TEXT 24		/* an int64 in decimal, with its NUL */
+#define PG_INT_TEXT 24 /* an int64 in decimal, with its NUL */
 #define PG_TEXT 25
-#define PG_PARAMS_MAX 100	/* ?1 .. ?99 */
+#define PG_PARAMS_MAX 100 /* ?1 .. ?99 */
 
 struct pg_conn;
 
 /* One prepared statement, keyed by the address of its static SQL text. */
 struct pg_stmt {
-	struct db_stmt head;	/* first: db_sql.c's view */
+	struct db_stmt head; /* first: db_sql.c's view */
 	struct pg_conn *c;
-	char *text;		/* sql with $N for ?N */
-	Oid *declared;		/* text for an N the text skips, else 0 */
+	char *text;    /* sql with $N for ?N */
+	Oid *declared; /* text for an N the text skips, else 0 */
 	int ndeclared;
-	char name[16];		/* prepared as "imt<slot>" */
-	int prepared;		/* on the current connection */
+	char name[16]; /* prepared as "imt<slot>" */
+	int prepared;  /* on the current connection */
 	int nparams;
-	Oid *types;		/* the parameters', as the server inferred */
-	const char **values;	/* borrowed (db_sql.h), or num[] */
+	Oid *types;	     /* the parameters', as the server inferred */
+	const char **values; /* borrowed (db_sql.h), or num[] */
 	int *lengths;
 	int *formats;
 	char (*num)[PG_INT_TEXT];
-	PGresult *res;		/* the run's rows, until the next reset */
-	int ran;		/* executed since the last reset */
+	PGresult *res; /* the run's rows, until the next reset */
+	int ran;       /* executed since the last reset */
 	int row, nrows;
-	char scratch[PG_INT_TEXT];	/* an integer column read as text */
+	char scratch[PG_INT_TEXT]; /* an integer column read as text */
 };
 
 struct pg_conn {
-	struct db_conn head;	/* first: db_sql.c's view */
+	struct db_conn head; /* first: db_sql.c's view */
 	struct db *db;
 	PGconn *pg;
 	struct db_stmt_cache stmts;
-	int64_t changes;	/* of the last INSERT, UPDATE or DELETE */
-	int64_t last_id;	/* its RETURNING id, when has_last_id */
+	int64_t changes; /* of the last INSERT, UPDATE or DELETE */
+	int64_t last_id; /* its RETURNING id, when has_last_id */
 	int has_last_id;
-	int watch;		/* db_conn_watch_outbox() */
-	int durable;		/* db_conn_durable(), again on reconnect */
-	char sqlstate[6];	/* of the last error; "" after a success */
+	int watch;	  /* db_conn_watch_outbox() */
+	int durable;	  /* db_conn_durable(), again on reconnect */
+	char sqlstate[6]; /* of the last error; "" after a success */
 	char msg[200];
 };
 
@@ -246,8 +246,7 @@ static int pg_durable(struct db *db, int on, struct imt_error *err)
 	struct pg_conn *c = pgc(db);
 
 	c->durable = on;
-	return db_pg_result(db, PQexec(c->pg, on ? sql_sync_on :
-				       sql_sync_off),
+	return db_pg_result(db, PQexec(c->pg, on ? sql_sync_on : sql_sync_off),
 			    PGRES_COMMAND_OK, "synchronous_commit", err);
 }
 
@@ -399,7 +398,7 @@ static int declare_skipped(struct pg_stmt *s, const unsigned char *used)
 	for (n = 1; n < max && used[n]; n++)
 		;
 	if (n >= max)
-		return 0;	/* none skipped: nothing to declare */
+		return 0; /* none skipped: nothing to declare */
 	s->declared = calloc((size_t)max, sizeof(*s->declared));
 	if (s->declared == NULL)
 		return -1;
@@ -487,8 +486,7 @@ static void pg_bind_text(struct db_stmt *st, int i, const char *v)
 	s->lengths[k] = s->formats[k] ? (int)strlen(v) : 0;
 }
 
-static void pg_bind_blob(struct db_stmt *st, int i, const void *p,
-			 size_t len)
+static void pg_bind_blob(struct db_stmt *st, int i, const void *p, size_t len)
 {
 	struct pg_stmt *s = pst(st);
 	int k = param(s, i);
@@ -527,8 +525,8 @@ static void note_changes(struct pg_conn *c, PGresult *res)
 			 PQftype(res, 0) == PG_INT8 &&
 			 strcmp(PQfname(res, 0), "id") == 0;
 	if (c->has_last_id)
-		c->last_id = (int64_t)be64toh(*(const uint64_t *)
-					      PQgetvalue(res, 0, 0));
+		c->last_id = (int64_t)be64toh(
+			*(const uint64_t *)PQgetvalue(res, 0, 0));
 }
 
 /*
@@ -536,15 +534,15 @@ static void note_changes(struct pg_conn *c, PGresult *res)
  * (its tag says so): that is the commit's failure, or a batch that lost
  * everything would be answered as stored.
  */
-static int commit_rolled_back(struct pg_conn *c, const char *sql,
-			      PGresult *res)
+static int commit_rolled_back(struct pg_conn *c, const char *sql, PGresult *res)
 {
 	if (strncmp(sql, "COMMIT", 6) != 0 ||
 	    PQresultStatus(res) != PGRES_COMMAND_OK ||
 	    strcmp(PQcmdStatus(res), "ROLLBACK") != 0)
 		return 0;
 	snprintf(c->sqlstate, sizeof(c->sqlstate), "25P02");
-	snprintf(c->msg, sizeof(c->msg), "the transaction was rolled back "
+	snprintf(c->msg, sizeof(c->msg),
+		 "the transaction was rolled back "
 		 "by an earlier error");
 	return 1;
 }
@@ -555,8 +553,8 @@ static enum db_step_result stmt_run(struct pg_stmt *s)
 	PGresult *res;
 
 	s->ran = 1;
-	res = PQexecPrepared(c->pg, s->name, s->nparams, s->values,
-			     s->lengths, s->formats, 1);
+	res = PQexecPrepared(c->pg, s->name, s->nparams, s->values, s->lengths,
+			     s->formats, 1);
 	if (commit_rolled_back(c, s->text, res)) {
 		PQclear(res);
 		return DB_ERROR;
@@ -598,9 +596,8 @@ static void pg_reset(struct db_stmt *st)
 static const char *value(struct pg_stmt *s, int col, int *len)
 {
 	*len = 0;
-	if (s->res == NULL || s->row < 0 || s->row >= s->nrows ||
-	    col < 0 || col >= PQnfields(s->res) ||
-	    PQgetisnull(s->res, s->row, col))
+	if (s->res == NULL || s->row < 0 || s->row >= s->nrows || col < 0 ||
+	    col >= PQnfields(s->res) || PQgetisnull(s->res, s->row, col))
 		return NULL;
 	*len = PQgetlength(s->res, s->row, col);
 	return PQgetvalue(s->res, s->row, col);
@@ -630,8 +627,8 @@ static int64_t numeric(const char *v, int len)
 	if (len < 8 + 2 * ndigits)
 		return 0;
 	for (i = 0; i <= weight; i++)
-		x = x * 10000 + (i < ndigits ? (int16_t)be(v + 8 + 2 * i, 2) :
-						0);
+		x = x * 10000 +
+		    (i < ndigits ? (int16_t)be(v + 8 + 2 * i, 2) : 0);
 	return sign == 0x4000 ? -x : x;
 }
 
@@ -653,7 +650,8 @@ static int64_t pg_col_int64(struct db_stmt *st, int col)
 		/* sign-extend from the type's width */
 		return len == 8 ? (int64_t)be(v, 8) :
 		       len == 4 ? (int32_t)be(v, 4) :
-		       len == 2 ? (int16_t)be(v, 2) : (int8_t)be(v, 1);
+		       len == 2 ? (int16_t)be(v, 2) :
+				  (int8_t)be(v, 1);
 	case PG_OID:
 		return (uint32_t)be(v, 4);
 	case PG_NUMERIC:
@@ -796,8 +794,8 @@ static const struct {
 } pg_states[] = {
 	{ "23505", IMT_ERR_MISMATCH },	/* unique_violation */
 	{ "23503", IMT_ERR_MISMATCH },	/* foreign_key_violation */
-	{ "23514", IMT_ERR_MALFORMED },	/* check_violation */
-	{ "23502", IMT_ERR_MALFORMED },	/* not_null_violation */
+	{ "23514", IMT_ERR_MALFORMED }, /* check_violation */
+	{ "23502", IMT_ERR_MALFORMED }, /* not_null_violation */
 	{ "22", IMT_ERR_MALFORMED },	/* data exception (class) */
 	{ "54", IMT_ERR_LIMIT },	/* program limit exceeded (class) */
 };
@@ -834,8 +832,7 @@ static int pg_fail(struct db *db, struct imt_error *err, const char *what)
 	    strncmp(c->sqlstate, "57P0", 4) == 0 ||
 	    strncmp(c->sqlstate, "08", 2) == 0)
 		return db_err(err, IMT_ERR_INTERNAL,
-			      "%s: database connection lost: %s", what,
-			      c->msg);
+			      "%s: database connection lost: %s", what, c->msg);
 	if (pg_failed_retryable(db))
 		return db_err(err, IMT_ERR_INTERNAL,
 			      "%s: %s (SQLSTATE %s: try again)", what, c->msg,

@@ -34,12 +34,11 @@
  * (test_db_ref, 100 000 references, on the loaded 2-core VM).
  * LISTEN: the changes other instances announce (db_cluster.c).
  */
-static const char sql_settings[] =
-	"SET synchronous_commit = off;"
-	"SET client_encoding = 'UTF8';"
-	"SET client_min_messages = warning;"
-	"SET plan_cache_mode = force_generic_plan;"
-	"LISTEN " DB_CHANGE_CHANNEL;
+static const char sql_settings[] = "SET synchronous_commit = off;"
+				   "SET client_encoding = 'UTF8';"
+				   "SET client_min_messages = warning;"
+				   "SET plan_cache_mode = force_generic_plan;"
+				   "LISTEN " DB_CHANGE_CHANNEL;
 
 int db_pg_settings(struct db *db, struct imt_error *err)
 {
@@ -58,8 +57,8 @@ int db_pg_settings(struct db *db, struct imt_error *err)
 }
 
 /* One integer (or NULL: *null set) from a query without parameters. */
-static int query_int(struct db *db, const char *sql, int64_t *out,
-		     int *null, struct imt_error *err)
+static int query_int(struct db *db, const char *sql, int64_t *out, int *null,
+		     struct imt_error *err)
 {
 	PGresult *res = PQexec(db_pg_handle(db), sql);
 
@@ -67,8 +66,7 @@ static int query_int(struct db *db, const char *sql, int64_t *out,
 	    PQnfields(res) < 1) {
 		if (PQresultStatus(res) == PGRES_TUPLES_OK) {
 			PQclear(res);
-			return db_err(err, IMT_ERR_INTERNAL, "%s: no row",
-				      sql);
+			return db_err(err, IMT_ERR_INTERNAL, "%s: no row", sql);
 		}
 		return db_pg_result(db, res, PGRES_TUPLES_OK, sql, err);
 	}
@@ -81,21 +79,19 @@ static int query_int(struct db *db, const char *sql, int64_t *out,
 static const char sql_begin[] = "BEGIN";
 static const char sql_commit[] = "COMMIT";
 static const char sql_rollback[] = "ROLLBACK";
-static const char sql_lock[] =
-	"SELECT pg_advisory_xact_lock(" DB_PG_LOCK ")";
+static const char sql_lock[] = "SELECT pg_advisory_xact_lock(" DB_PG_LOCK ")";
 static const char sql_has_version[] =
 	"SELECT (to_regclass('schema_version') IS NOT NULL)::int";
 static const char sql_version[] = "SELECT version FROM schema_version";
 static const char sql_app_id[] = "SELECT application_id FROM schema_version";
 /* Tables in the schema we would create ours in. */
-static const char sql_tables[] =
-	"SELECT count(*) FROM pg_catalog.pg_tables "
-	"WHERE schemaname = current_schema()";
+static const char sql_tables[] = "SELECT count(*) FROM pg_catalog.pg_tables "
+				 "WHERE schemaname = current_schema()";
 
 static int run(struct db *db, const char *sql, struct imt_error *err)
 {
-	return db_pg_result(db, PQexec(db_pg_handle(db), sql),
-			    PGRES_COMMAND_OK, sql, err);
+	return db_pg_result(db, PQexec(db_pg_handle(db), sql), PGRES_COMMAND_OK,
+			    sql, err);
 }
 
 /*
@@ -104,8 +100,7 @@ static int run(struct db *db, const char *sql, struct imt_error *err)
  * schema_version) or that a newer imatrust wrote: before anything is
  * written.
  */
-static int read_version(struct db *db, int64_t *version,
-			struct imt_error *err)
+static int read_version(struct db *db, int64_t *version, struct imt_error *err)
 {
 	int64_t has, n, app_id;
 	int null;
@@ -119,7 +114,8 @@ static int read_version(struct db *db, int64_t *version,
 		if (n > 0)
 			return db_err(err, IMT_ERR_UNSUPPORTED,
 				      "not an imatrust database (%lld tables, "
-				      "no schema_version)", (long long)n);
+				      "no schema_version)",
+				      (long long)n);
 		return 0;
 	}
 	if (query_int(db, sql_app_id, &app_id, &null, err) < 0 ||
@@ -162,9 +158,10 @@ static int migrate_step(struct db *db, int *done, struct imt_error *err)
 	if (m == NULL)
 		return run(db, sql_commit, err);
 	if (version != 0 && m == &db_pg_migrations[0]) {
-		db_err(err, IMT_ERR_INTERNAL, "schema version %lld, below the "
-		       "PostgreSQL baseline %d", (long long)version,
-		       m->version);
+		db_err(err, IMT_ERR_INTERNAL,
+		       "schema version %lld, below the "
+		       "PostgreSQL baseline %d",
+		       (long long)version, m->version);
 		goto fail;
 	}
 	if (db_migration_exec(db, m, err) < 0 ||
@@ -212,6 +209,6 @@ int db_pg_open(struct db *db, const char *path, struct imt_error *err)
 		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
 	}
 	if (db_pg_settings(db, err) < 0 || migrate(db, err) < 0)
-		return -1;	/* db_close() closes what did open */
+		return -1; /* db_close() closes what did open */
 	return 0;
 }

@@ -181,8 +181,10 @@ int db_policy_delete(struct db *db, const char *name, int *found,
 	if (!*found)
 		return 0;
 	if (def)
-		return db_err(err, IMT_ERR_MISMATCH, "policy %s is the "
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "policy %s is the "
 			      "default: make another policy the default "
-			      "first", name);
+			      "first",
+			      name);
 	return run_name(db, sql_delete, name, err);
 }

@@ -96,8 +96,7 @@ size_t db_chunk_pack(const struct db_record *r, uint8_t *out)
 }
 
 void db_chunk_reader_init(struct db_chunk_reader *rd, uint64_t first_index,
-			  const char *verdicts, const uint8_t *body,
-			  size_t len)
+			  const char *verdicts, const uint8_t *body, size_t len)
 {
 	rd->p = body;
 	rd->end = body != NULL ? body + len : NULL;
@@ -106,8 +105,7 @@ void db_chunk_reader_init(struct db_chunk_reader *rd, uint64_t first_index,
 }
 
 /* A field of bytes: *@b points at them (NULL when empty). */
-static int bytes_get(struct db_chunk_reader *rd, const uint8_t **b,
-		     size_t *len)
+static int bytes_get(struct db_chunk_reader *rd, const uint8_t **b, size_t *len)
 {
 	uint32_t n;
 

@@ -26,7 +26,7 @@
 
 #include "db.h"
 
-#define DB_CHUNK_MAX 256	/* records in one chunk row */
+#define DB_CHUNK_MAX 256 /* records in one chunk row */
 
 /* The letter that stands for @v in a chunk's verdicts, or 0 (db_verdict.c) */
 char db_verdict_letter(enum db_verdict v);
@@ -45,8 +45,8 @@ size_t db_chunk_pack(const struct db_record *r, uint8_t *out);
 /* Reads a chunk's records one by one (db_chunk_next()). */
 struct db_chunk_reader {
 	const uint8_t *p, *end;
-	const char *verdicts;	/* a letter per record, NUL-terminated */
-	uint64_t index;		/* the index of the next record */
+	const char *verdicts; /* a letter per record, NUL-terminated */
+	uint64_t index;	      /* the index of the next record */
 };
 
 void db_chunk_reader_init(struct db_chunk_reader *rd, uint64_t first_index,

@@ -21,7 +21,7 @@ static const char sql_chunk_insert[] =
 /* A chunk being filled: its records' letters and packed body. */
 struct chunk {
 	int64_t boot;
-	uint64_t first;		/* the index of its first record */
+	uint64_t first; /* the index of its first record */
 	size_t n;
 	char verdicts[DB_CHUNK_MAX + 1];
 	uint8_t *body;
@@ -128,20 +128,20 @@ static const struct db_sql sql_chunk_rejudge = {
 /* Which of a chunk's records a listing hands out. */
 enum record_filter {
 	FILTER_ALL,
-	FILTER_UNACCEPTED,	/* unknown, mismatch, bad-signature */
-	FILTER_WITHDRAWN,	/* known, by a digest queued to re-judge */
-	FILTER_UNPINNED,	/* known, by no reference for its path */
+	FILTER_UNACCEPTED, /* unknown, mismatch, bad-signature */
+	FILTER_WITHDRAWN,  /* known, by a digest queued to re-judge */
+	FILTER_UNPINNED,   /* known, by no reference for its path */
 };
 
 struct listing {
 	struct db *db;
 	int64_t boot;
-	uint64_t from;		/* the next index to hand out */
-	unsigned int left;	/* records still wanted */
+	uint64_t from;	   /* the next index to hand out */
+	unsigned int left; /* records still wanted */
 	enum record_filter filter;
 	db_record_cb cb;
 	void *arg;
-	int stop;		/* the callback or the limit ended it */
+	int stop; /* the callback or the limit ended it */
 };
 
 static const char sql_withdrawn[] =
@@ -200,9 +200,10 @@ static int wanted(const struct listing *l, const struct db_record *r,
 
 static int corrupt(struct imt_error *err, int64_t boot, uint64_t first)
 {
-	return db_err(err, IMT_ERR_INTERNAL, "corrupt record chunk: boot "
-		      "%lld from %llu", (long long)boot,
-		      (unsigned long long)first);
+	return db_err(err, IMT_ERR_INTERNAL,
+		      "corrupt record chunk: boot "
+		      "%lld from %llu",
+		      (long long)boot, (unsigned long long)first);
 }
 
 /* Hand out the wanted records of the chunk at @st's row. */
@@ -214,8 +215,8 @@ static int chunk_scan(struct listing *l, struct db_stmt *st,
 	struct db_record r;
 	int rc, want;
 
-	db_chunk_reader_init(&rd, first, db_col_text(st, 1),
-			     db_col_blob(st, 2), (size_t)db_col_bytes(st, 2));
+	db_chunk_reader_init(&rd, first, db_col_text(st, 1), db_col_blob(st, 2),
+			     (size_t)db_col_bytes(st, 2));
 	while ((rc = db_chunk_next(&rd, &r)) == 1) {
 		if (r.index < l->from)
 			continue;
@@ -288,9 +289,13 @@ int db_record_list(struct db *db, int64_t boot_id, uint64_t from,
 		   void *arg, struct imt_error *err)
 {
 	struct listing l = {
-		.db = db, .boot = boot_id, .from = from, .left = limit,
+		.db = db,
+		.boot = boot_id,
+		.from = from,
+		.left = limit,
 		.filter = rejudge_only ? FILTER_UNACCEPTED : FILTER_ALL,
-		.cb = cb, .arg = arg,
+		.cb = cb,
+		.arg = arg,
 	};
 
 	if (db == NULL || cb == NULL)
@@ -303,8 +308,12 @@ int db_record_list_known(struct db *db, int64_t boot_id, enum db_known_set set,
 			 void *arg, struct imt_error *err)
 {
 	struct listing l = {
-		.db = db, .boot = boot_id, .from = from, .left = limit,
-		.cb = cb, .arg = arg,
+		.db = db,
+		.boot = boot_id,
+		.from = from,
+		.left = limit,
+		.cb = cb,
+		.arg = arg,
 	};
 
 	if (db == NULL || cb == NULL)
@@ -354,14 +363,15 @@ static int set_verdicts(struct db *db, int64_t boot,
 		db_bind_int64(st, 1, boot);
 		db_bind_int64(st, 2, (int64_t)u[i].index);
 		db_bind_text(st, 3, letter);
-		db_bind_int64(st, 4,
-			      (int64_t)u[i].index - (DB_CHUNK_MAX - 1));
+		db_bind_int64(st, 4, (int64_t)u[i].index - (DB_CHUNK_MAX - 1));
 		if (db_step_done(db, st, err, "verdict") < 0)
 			return -1;
 		if (db_changes(db) != 1)
-			return db_err(err, IMT_ERR_MISMATCH, "boot %lld has no "
-					     "record %llu", (long long)boot,
-					     (unsigned long long)u[i].index);
+			return db_err(err, IMT_ERR_MISMATCH,
+				      "boot %lld has no "
+				      "record %llu",
+				      (long long)boot,
+				      (unsigned long long)u[i].index);
 	}
 	return 0;
 }
@@ -376,7 +386,7 @@ int db_record_set_verdicts(struct db *db, int64_t boot_id,
 		return db_bad(err, "no database or updates");
 	if (n > DB_BATCH_MAX)
 		return db_err(err, IMT_ERR_LIMIT, "%zu verdicts, at most %d", n,
-				     DB_BATCH_MAX);
+			      DB_BATCH_MAX);
 	for (i = 0; i < n; i++) {
 		if (db_verdict_letter(u[i].verdict) == 0 ||
 		    u[i].index > INT64_MAX)
@@ -422,14 +432,15 @@ static int row_to_chunk(struct db *db, struct db_stmt *st, struct chunk *c,
 		.sig_len = (size_t)db_col_bytes(st, 8),
 	};
 
-	if (r.path == NULL)	/* an empty bytea on PostgreSQL */
+	if (r.path == NULL) /* an empty bytea on PostgreSQL */
 		r.path = "";
 	/* a PCR no TPM has would be packed as another (a chunk's is
 	 * 32 bits): refused, as a row out of shape is */
-	if (r.template == NULL || r.digest_algo == NULL ||
-	    pcr < 0 || pcr > UINT32_MAX ||
+	if (r.template == NULL || r.digest_algo == NULL || pcr < 0 ||
+	    pcr > UINT32_MAX ||
 	    db_verdict_parse(db_col_text(st, 7), &r.verdict) < 0)
-		return db_err(err, IMT_ERR_INTERNAL, "corrupt record row: "
+		return db_err(err, IMT_ERR_INTERNAL,
+			      "corrupt record row: "
 			      "boot %lld index %llu (pcr %lld)",
 			      (long long)boot, (unsigned long long)r.index,
 			      (long long)pcr);

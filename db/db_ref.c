@@ -45,8 +45,7 @@ int db_source_kind_parse(const char *name, enum db_source_kind *kind)
 	return -1;
 }
 
-static int check_source(const struct db_ref_source *src,
-			struct imt_error *err)
+static int check_source(const struct db_ref_source *src, struct imt_error *err)
 {
 	if (src == NULL)
 		return db_bad(err, "reference source missing");
@@ -55,8 +54,8 @@ static int check_source(const struct db_ref_source *src,
 	return db_check_str(src->name, DB_NAME_MAX, "source name", err);
 }
 
-static int check_ref(const char *path, const char *algo,
-		     const uint8_t *digest, size_t len, struct imt_error *err)
+static int check_ref(const char *path, const char *algo, const uint8_t *digest,
+		     size_t len, struct imt_error *err)
 {
 	if (db_check_str(path, DB_PATH_MAX, "path", err) < 0)
 		return -1;
@@ -256,7 +255,8 @@ static int import_alive(struct db *db, struct imt_error *err)
 	if (db_in_transaction(db))
 		return 0;
 	db->import_open = 0;
-	return db_err(err, IMT_ERR_INTERNAL, "the import's transaction was "
+	return db_err(err, IMT_ERR_INTERNAL,
+		      "the import's transaction was "
 		      "rolled back by an earlier error");
 }
 
@@ -265,7 +265,9 @@ int db_ref_add(struct db *db, const struct db_ref_source *source,
 	       size_t digest_len, int64_t now, struct imt_error *err)
 {
 	struct db_ref_entry e = {
-		.path = path, .algo = algo, .digest = digest,
+		.path = path,
+		.algo = algo,
+		.digest = digest,
 		.digest_len = digest_len,
 	};
 
@@ -285,15 +287,16 @@ int db_ref_add_entry(struct db *db, const struct db_ref_source *source,
 		return -1;
 	if (db->import_open) {
 		if (!same_source(db, source))
-			return db_bad(err, "reference for %s:%s inside the "
+			return db_bad(err,
+				      "reference for %s:%s inside the "
 				      "import of %s:%s",
 				      db_source_kind_name(source->kind),
 				      source->name,
 				      db_source_kind_name(db->import_kind),
 				      db->import_name);
 		if (import_alive(db, err) < 0 ||
-		    ref_insert(db, db->import_source, db->import_generation,
-			       e, err) < 0)
+		    ref_insert(db, db->import_source, db->import_generation, e,
+			       err) < 0)
 			return -1;
 		return import_alive(db, err);
 	}
@@ -320,8 +323,8 @@ static const char sql_drop_unpublished[] =
 static const char sql_drop_withdrawn[] =
 	"DELETE FROM refs WHERE source_id = ?1 AND generation < ?2";
 
-static int drop_where(struct db *db, const char *sql, int64_t id,
-		      int64_t bound, struct imt_error *err)
+static int drop_where(struct db *db, const char *sql, int64_t id, int64_t bound,
+		      struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql, err);
 
@@ -337,12 +340,10 @@ static int drop_leftovers(struct db *db, const struct source_gen *g,
 {
 	/* the new generation is g->generation: was the one before done? */
 	if (g->published < g->generation - 1 &&
-	    drop_where(db, sql_drop_unpublished, g->id, g->published,
-		       err) < 0)
+	    drop_where(db, sql_drop_unpublished, g->id, g->published, err) < 0)
 		return -1;
-	if (g->withdrawn_below > 0 &&
-	    drop_where(db, sql_drop_withdrawn, g->id, g->withdrawn_below,
-		       err) < 0)
+	if (g->withdrawn_below > 0 && drop_where(db, sql_drop_withdrawn, g->id,
+						 g->withdrawn_below, err) < 0)
 		return -1;
 	return 0;
 }
@@ -457,8 +458,8 @@ void db_ref_import_abort(struct db *db)
 #define SQL_SELECTED_BY(s, match, policy) \
 	"(CAST(" policy " AS TEXT) IS NULL OR EXISTS " \
 	"(SELECT 1 FROM policy_selectors p " \
-	"WHERE p.policy = " policy " AND " \
-	match(s ".kind || ':' || " s ".name") "))"
+	"WHERE p.policy = " policy \
+	" AND " match(s ".kind || ':' || " s ".name") "))"
 #define SQL_SELECTED(s, match) SQL_SELECTED_BY(s, match, "?4")
 /* SQLite's GLOB; PostgreSQL's stand-in for it (0012_baseline.sql). */
 #define SQL_GLOB_SQLITE(str) str " GLOB p.selector"
@@ -470,8 +471,8 @@ void db_ref_import_abort(struct db *db)
  * the lookups still find their rows by key (migration 0019).
  */
 #define SQL_VISIBLE(r, s) \
-	"(" r ".since <= " s ".published AND " \
-	r ".generation >= " s ".withdrawn_below)"
+	"(" r ".since <= " s ".published AND " r ".generation >= " s \
+	".withdrawn_below)"
 #define SQL_REF_JOIN \
 	"FROM files f JOIN refs r ON r.file_id = f.id " \
 	"JOIN digests d ON d.id = r.digest_id " \
@@ -481,19 +482,23 @@ void db_ref_import_abort(struct db *db)
 #define SQL_LOOKUP(match) \
 	"SELECT CASE " \
 	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3 AND " \
-	SQL_LOOKUP_SEEN SQL_SELECTED("s", match) ") THEN 0 " \
-	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND r.conffile = 1 AND " \
-	SQL_LOOKUP_SEEN SQL_SELECTED("s", match) ") THEN 4 " \
-	"WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
-	"  WHERE f.path = ?1 AND d.algo = ?2 AND " SQL_LOOKUP_SEEN \
-	SQL_SELECTED("s", match) ") THEN 1 " \
-	"WHEN EXISTS (SELECT 1 FROM digests d " \
-	"  JOIN refs r ON r.digest_id = d.id " \
-	"  JOIN sources s ON s.id = r.source_id " \
-	"  WHERE d.algo = ?2 AND d.value = ?3 AND " SQL_LOOKUP_SEEN \
-	SQL_SELECTED("s", match) ") THEN 2 ELSE 3 END"
+	"  WHERE f.path = ?1 AND d.algo = ?2 AND d.value = ?3 AND " SQL_LOOKUP_SEEN SQL_SELECTED( \
+		"s", \
+		match) ") THEN 0 " \
+		       "WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
+		       "  WHERE f.path = ?1 AND d.algo = ?2 AND r.conffile = 1 AND " SQL_LOOKUP_SEEN SQL_SELECTED( \
+			       "s", \
+			       match) ") THEN 4 " \
+				      "WHEN EXISTS (SELECT 1 " SQL_REF_JOIN \
+				      "  WHERE f.path = ?1 AND d.algo = ?2 AND " SQL_LOOKUP_SEEN \
+					      SQL_SELECTED("s", \
+							   match) ") THEN 1 " \
+								  "WHEN EXISTS (SELECT 1 FROM digests d " \
+								  "  JOIN refs r ON r.digest_id = d.id " \
+								  "  JOIN sources s ON s.id = r.source_id " \
+								  "  WHERE d.algo = ?2 AND d.value = ?3 AND " SQL_LOOKUP_SEEN \
+									  SQL_SELECTED("s", \
+										       match) ") THEN 2 ELSE 3 END"
 
 static const struct db_sql sql_lookup = {
 	.sqlite = SQL_LOOKUP(SQL_GLOB_SQLITE),
@@ -501,7 +506,7 @@ static const struct db_sql sql_lookup = {
 };
 
 static const enum db_ref_class lookup_classes[] = {
-	DB_REF_KNOWN, DB_REF_MISMATCH, DB_REF_KNOWN_ANY_PATH,
+	DB_REF_KNOWN,	     DB_REF_MISMATCH,	       DB_REF_KNOWN_ANY_PATH,
 	DB_REF_UNKNOWN_PATH, DB_REF_MISMATCH_CONFFILE,
 };
 
@@ -551,8 +556,8 @@ int db_ref_lookup(struct db *db, const char *path, const char *algo,
 
 	if (cls == NULL)
 		return db_bad(err, "no result");
-	if (db_ref_lookup_policy(db, NULL, path, algo, digest, digest_len,
-				 &c, err) < 0)
+	if (db_ref_lookup_policy(db, NULL, path, algo, digest, digest_len, &c,
+				 err) < 0)
 		return -1;
 	*cls = c == DB_REF_MISMATCH_CONFFILE ? DB_REF_MISMATCH : c;
 	return 0;
@@ -581,8 +586,8 @@ int db_ref_lookup(struct db *db, const char *path, const char *algo,
 	"SELECT r.source_id, r.id, s.kind, s.name, s.package, s.version, " \
 	"s.arch, r.conffile FROM refs r JOIN sources s ON s.id = r.source_id "
 #define SQL_ORIGIN_ORDER \
-	" AND " SQL_VISIBLE("r", "s") \
-	" ORDER BY r.source_id DESC, r.id DESC LIMIT 1"
+	" AND " SQL_VISIBLE("r", \
+			    "s") " ORDER BY r.source_id DESC, r.id DESC LIMIT 1"
 
 /*
  * The pair itself, (path, digest) listed: ?1 path, ?2 algorithm,
@@ -604,7 +609,8 @@ int db_ref_lookup(struct db *db, const char *path, const char *algo,
 /* The path, listed as a conffile with a digest of this algorithm: ?1
  * path, ?2 algorithm, ?3 policy. */
 #define SQL_ORIGIN_CONFFILE(match) \
-	SQL_ORIGIN_COLUMNS "JOIN digests d ON d.id = r.digest_id " \
+	SQL_ORIGIN_COLUMNS \
+	"JOIN digests d ON d.id = r.digest_id " \
 	"WHERE r.file_id = (SELECT id FROM files WHERE path = ?1) " \
 	"AND r.conffile = 1 AND d.algo = ?2 " \
 	"AND " SQL_SELECTED_BY("s", match, "?3") SQL_ORIGIN_ORDER
@@ -613,7 +619,7 @@ int db_ref_lookup(struct db *db, const char *path, const char *algo,
 struct origin_query {
 	struct db_sql sql;
 	int path, algo, digest, policy;
-	int other_path;		/* its answer names another path */
+	int other_path; /* its answer names another path */
 };
 
 enum { ORIGIN_PAIR, ORIGIN_DIGEST, ORIGIN_CONFFILE };
@@ -753,9 +759,8 @@ static const char sql_ref_delete[] =
 	"                 WHERE kind = ?4 AND name = ?5))";
 /* The trigger refs_withdrawn queues the digest and collects orphans. */
 static int ref_delete(struct db *db, const struct db_ref_source *source,
-		      const char *path, const char *algo,
-		      const uint8_t *digest, size_t len, size_t *deleted,
-		      struct imt_error *err)
+		      const char *path, const char *algo, const uint8_t *digest,
+		      size_t len, size_t *deleted, struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql_ref_delete, err);
 
@@ -789,8 +794,8 @@ int db_ref_delete(struct db *db, const struct db_ref_source *source,
 		return -1;
 	if (db_begin(db, err) < 0)
 		return -1;
-	if (ref_delete(db, source, path, algo, digest, digest_len, &n,
-		       err) < 0) {
+	if (ref_delete(db, source, path, algo, digest, digest_len, &n, err) <
+	    0) {
 		db_rollback(db);
 		return -1;
 	}
@@ -810,20 +815,19 @@ int db_ref_delete(struct db *db, const struct db_ref_source *source,
 
 /* One statement per filter shape, so each can use its index. */
 #define SQL_LIST_SEEN " AND " SQL_VISIBLE("r", "s")
-static const char sql_list_all[] =
-	SQL_REF_COLUMNS "WHERE r.id > ?1" SQL_LIST_SEEN
+static const char sql_list_all[] = SQL_REF_COLUMNS
+	"WHERE r.id > ?1" SQL_LIST_SEEN " ORDER BY r.id LIMIT ?2";
+static const char sql_list_path[] = SQL_REF_COLUMNS
+	"WHERE r.id > ?1 AND f.path = ?3 "
+	"AND (CAST(?4 AS TEXT) IS NULL OR (s.kind = ?4 AND s.name = ?5))" SQL_LIST_SEEN
 	" ORDER BY r.id LIMIT ?2";
-static const char sql_list_path[] =
-	SQL_REF_COLUMNS "WHERE r.id > ?1 AND f.path = ?3 "
-	"AND (CAST(?4 AS TEXT) IS NULL OR (s.kind = ?4 AND s.name = ?5))"
-	SQL_LIST_SEEN " ORDER BY r.id LIMIT ?2";
-static const char sql_list_source[] =
-	SQL_REF_COLUMNS "WHERE r.id > ?1 AND s.kind = ?4 AND s.name = ?5"
-	SQL_LIST_SEEN " ORDER BY r.id LIMIT ?2";
+static const char sql_list_source[] = SQL_REF_COLUMNS
+	"WHERE r.id > ?1 AND s.kind = ?4 AND s.name = ?5" SQL_LIST_SEEN
+	" ORDER BY r.id LIMIT ?2";
 
 static struct db_stmt *ref_list_stmt(struct db *db,
-				   const struct db_ref_filter *f,
-				   struct imt_error *err)
+				     const struct db_ref_filter *f,
+				     struct imt_error *err)
 {
 	struct db_stmt *st;
 	const char *sql = sql_list_all;
@@ -1081,8 +1085,9 @@ static int recover_source(struct db *db, const struct source_gen *g,
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, g->id);
-	db_bind_int64(st, 2, g->published < g->generation ? g->published :
-			     g->generation);
+	db_bind_int64(st, 2,
+		      g->published < g->generation ? g->published :
+						     g->generation);
 	db_bind_int64(st, 3, g->withdrawn_below);
 	db_bind_int(st, 4, (int)limit);
 	if (db_step_done(db, st, err, "recover references") < 0)

@@ -34,7 +34,7 @@
 
 struct ref_slot {
 	uint64_t hash;
-	char *key;		/* NULL: empty */
+	char *key; /* NULL: empty */
 	size_t key_len;
 	uint8_t cls;
 };
@@ -44,14 +44,14 @@ struct ref_slot {
 
 struct ref_set {
 	struct ref_slot way[WAYS];
-	unsigned int next;	/* the slot the next new key takes */
+	unsigned int next; /* the slot the next new key takes */
 };
 
 struct db_ref_cache {
 	struct ref_set set[SETS];
-	int64_t epoch;		/* the epoch the slots were filled under */
-	int filled;		/* 0 until the first epoch read */
-	uint64_t checked_tx;	/* db->tx_serial when the epoch was read */
+	int64_t epoch;	     /* the epoch the slots were filled under */
+	int filled;	     /* 0 until the first epoch read */
+	uint64_t checked_tx; /* db->tx_serial when the epoch was read */
 	struct db_ref_cache_stats stats;
 };
 
@@ -88,9 +88,8 @@ static uint64_t key_hash(const char *key, size_t len)
 }
 
 /* Key bytes: policy ("" for none, with a marker byte), path, algo, digest. */
-static void make_key(struct db_ref_key *k, const char *policy,
-		     const char *path, const char *algo, const uint8_t *digest,
-		     size_t digest_len)
+static void make_key(struct db_ref_key *k, const char *policy, const char *path,
+		     const char *algo, const uint8_t *digest, size_t digest_len)
 {
 	char *out = k->bytes;
 	size_t n = 0, l;
@@ -129,8 +128,8 @@ static void empty(struct db_ref_cache *c)
 	}
 }
 
-static struct ref_slot *find(struct ref_set *set, uint64_t h,
-			     const char *key, size_t len)
+static struct ref_slot *find(struct ref_set *set, uint64_t h, const char *key,
+			     size_t len)
 {
 	size_t w;
 
@@ -209,9 +208,9 @@ static struct db_ref_cache *usable(struct db *db, struct imt_error *err,
 }
 
 int db_ref_cache_get(struct db *db, const char *policy, const char *path,
-		     const char *algo, const uint8_t *digest,
-		     size_t digest_len, struct db_ref_key *key,
-		     enum db_ref_class *cls, struct imt_error *err)
+		     const char *algo, const uint8_t *digest, size_t digest_len,
+		     struct db_ref_key *key, enum db_ref_class *cls,
+		     struct imt_error *err)
 {
 	struct db_ref_cache *c;
 	struct ref_slot *s;
@@ -244,8 +243,7 @@ void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
 
 	/* Only under the epoch read in this transaction (usable() above). */
 	if (c == NULL || !c->filled || db->import_open ||
-	    c->checked_tx != db->tx_serial || len == 0 ||
-	    len > KEY_CACHED_MAX)
+	    c->checked_tx != db->tx_serial || len == 0 || len > KEY_CACHED_MAX)
 		return;
 	set = &c->set[key->hash & (SETS - 1)];
 	s = find(set, key->hash, key->bytes, len);

@@ -61,8 +61,8 @@ static const struct db_sql sql_pending_detail = {
 };
 
 /* Run a purge statement bound to (@key, @budget); subtract what it did. */
-static int purge(struct db *db, const char *sql, int64_t key,
-		 size_t *budget, struct imt_error *err)
+static int purge(struct db *db, const char *sql, int64_t key, size_t *budget,
+		 struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql, err);
 
@@ -162,8 +162,10 @@ static int expired_audit(struct db *db, const char *id, const uint8_t *fpr,
 			 int64_t now, struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt_sql(db, &sql_pending_detail, err);
-	struct db_audit a = { .time = now, .action = "pending-expired",
-			      .machine_id = id, .ek_fpr = fpr };
+	struct db_audit a = { .time = now,
+			      .action = "pending-expired",
+			      .machine_id = id,
+			      .ek_fpr = fpr };
 
 	if (st == NULL)
 		return -1;
@@ -188,8 +190,9 @@ static int expire_pending(struct db *db, const struct db_retention *r,
 	step = db_step(old);
 	if (step != DB_ROW) {
 		db_reset(old);
-		return step == DB_DONE ? 0 :
-		       db_fail(db, err, "expired pending machines");
+		return step == DB_DONE ?
+			       0 :
+			       db_fail(db, err, "expired pending machines");
 	}
 	snprintf(id, sizeof(id), "%s", db_col_text(old, 0));
 	has_fpr = db_col_bytes(old, 1) == DB_FPR_SIZE;
@@ -197,8 +200,8 @@ static int expire_pending(struct db *db, const struct db_retention *r,
 		memcpy(fpr, db_col_blob(old, 1), DB_FPR_SIZE);
 	created = db_col_int64(old, 2);
 	db_reset(old);
-	if (expired_audit(db, id, has_fpr ? fpr : NULL, created, r, now,
-			  err) < 0)
+	if (expired_audit(db, id, has_fpr ? fpr : NULL, created, r, now, err) <
+	    0)
 		return -1;
 	del = db_stmt(db, sql_pending_delete, err);
 	if (del == NULL)
@@ -211,16 +214,15 @@ static int expire_pending(struct db *db, const struct db_retention *r,
 	return 1;
 }
 
-static int retention(struct db *db, const struct db_retention *r,
-		     int64_t now, size_t *budget, struct imt_error *err)
+static int retention(struct db *db, const struct db_retention *r, int64_t now,
+		     size_t *budget, struct imt_error *err)
 {
 	int64_t boot;
 	int found;
 
 	if (purge(db, sql_nonce_purge, now, budget, err) < 0)
 		return -1;
-	if (*budget > 0 &&
-	    purge(db, sql_enroll_purge, now, budget, err) < 0)
+	if (*budget > 0 && purge(db, sql_enroll_purge, now, budget, err) < 0)
 		return -1;
 	if (*budget > 0 && purge(db, sql_webhook_purge, now - r->webhook_keep,
 				 budget, err) < 0)
@@ -249,9 +251,8 @@ static int retention(struct db *db, const struct db_retention *r,
 	return 0;
 }
 
-int db_retention_run(struct db *db, const struct db_retention *r,
-		     int64_t now, size_t *deleted, int *more,
-		     struct imt_error *err)
+int db_retention_run(struct db *db, const struct db_retention *r, int64_t now,
+		     size_t *deleted, int *more, struct imt_error *err)
 {
 	size_t budget;
 
@@ -259,7 +260,7 @@ int db_retention_run(struct db *db, const struct db_retention *r,
 		return db_bad(err, "no database or retention settings");
 	if (r->keep_boots < 1 || r->max_rows < 1)
 		return db_bad(err, "retention must keep a boot and delete "
-			      "a row");
+				   "a row");
 	budget = r->max_rows;
 	if (db_begin(db, err) < 0)
 		return -1;

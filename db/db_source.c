@@ -26,14 +26,12 @@
 	"(s.published > 0 OR s.generation = 0) " \
 	"AND s.withdrawn_below <= s.generation"
 
-static const char sql_source_get[] =
-	SQL_SOURCE_COLUMNS "WHERE s.kind = ?1 AND s.name = ?2 AND "
-	SQL_SOURCE_SEEN;
-static const char sql_source_list[] =
-	SQL_SOURCE_COLUMNS "WHERE (?1 < 0 OR s.kind = ?2) AND "
-	SQL_SOURCE_SEEN " ORDER BY s.id";
-static const char sql_source_due[] =
-	SQL_SOURCE_COLUMNS "WHERE s.retire_at IS NOT NULL "
+static const char sql_source_get[] = SQL_SOURCE_COLUMNS
+	"WHERE s.kind = ?1 AND s.name = ?2 AND " SQL_SOURCE_SEEN;
+static const char sql_source_list[] = SQL_SOURCE_COLUMNS
+	"WHERE (?1 < 0 OR s.kind = ?2) AND " SQL_SOURCE_SEEN " ORDER BY s.id";
+static const char sql_source_due[] = SQL_SOURCE_COLUMNS
+	"WHERE s.retire_at IS NOT NULL "
 	"AND s.retire_at <= ?1 ORDER BY s.retire_at LIMIT 1";
 
 static int source_rows(struct db *db, struct db_stmt *st, db_source_cb cb,
@@ -69,8 +67,7 @@ static int source_rows(struct db *db, struct db_stmt *st, db_source_cb cb,
 }
 
 int db_source_get(struct db *db, const struct db_ref_source *src,
-		  db_source_cb cb, void *arg, int *found,
-		  struct imt_error *err)
+		  db_source_cb cb, void *arg, int *found, struct imt_error *err)
 {
 	struct db_stmt *st;
 
@@ -168,9 +165,9 @@ int db_source_rule_add(struct db *db, const char *kind, const char *rule,
 
 	if (db == NULL || !db->import_open)
 		return db_bad(err, "no reference import open");
-	if (kind == NULL || (strcmp(kind, "prefix") != 0 &&
-			     strcmp(kind, "glob") != 0 &&
-			     strcmp(kind, "regex") != 0))
+	if (kind == NULL ||
+	    (strcmp(kind, "prefix") != 0 && strcmp(kind, "glob") != 0 &&
+	     strcmp(kind, "regex") != 0))
 		return db_bad(err, "unknown rule kind");
 	if (db_check_str(rule, DB_PATH_MAX, "rule", err) < 0)
 		return -1;
@@ -208,8 +205,7 @@ int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
 		return -1;
 	db_bind_text(st, 1, policy);
 	while ((step = db_step(st)) == DB_ROW) {
-		if (cb(db_col_text(st, 0),
-		       db_col_text(st, 1),
+		if (cb(db_col_text(st, 0), db_col_text(st, 1),
 		       db_col_text(st, 2), arg) != 0)
 			break;
 	}

@@ -36,8 +36,7 @@ enum db_dialect db_dialect(struct db *db)
 	return db->conn->be->dialect;
 }
 
-struct db_stmt *db_stmt(struct db *db, const char *sql,
-			struct imt_error *err)
+struct db_stmt *db_stmt(struct db *db, const char *sql, struct imt_error *err)
 {
 	return db->conn->be->stmt(db, sql, err);
 }
@@ -47,8 +46,9 @@ struct db_stmt *db_stmt_sql(struct db *db, const struct db_sql *sql,
 {
 	const struct db_backend *be = db->conn->be;
 
-	return be->stmt(db, be->dialect == DB_DIALECT_PG ? sql->pg :
-			sql->sqlite, err);
+	return be->stmt(db,
+			be->dialect == DB_DIALECT_PG ? sql->pg : sql->sqlite,
+			err);
 }
 
 void db_bind_int64(struct db_stmt *st, int i, int64_t v)

@@ -34,7 +34,7 @@
 #include "result.h"
 
 struct db;
-struct db_stmt;		/* one cached prepared statement (backend-owned) */
+struct db_stmt; /* one cached prepared statement (backend-owned) */
 
 /* The SQL dialect of the open database's engine. */
 enum db_dialect {
@@ -57,9 +57,9 @@ struct db_sql {
 
 /* What db_step() found. */
 enum db_step_result {
-	DB_ROW = 1,	/* a row: read it with db_col_*() */
-	DB_DONE,	/* no (more) rows; a write has been done */
-	DB_ERROR,	/* failed: db_fail() says why, before db_reset() */
+	DB_ROW = 1, /* a row: read it with db_col_*() */
+	DB_DONE,    /* no (more) rows; a write has been done */
+	DB_ERROR,   /* failed: db_fail() says why, before db_reset() */
 };
 
 /*
@@ -69,8 +69,7 @@ enum db_step_result {
  * time. NULL (and @err filled) on failure; IMT_ERR_LIMIT past
  * DB_STMT_CACHE_MAX statements (db_backend.h).
  */
-struct db_stmt *db_stmt(struct db *db, const char *sql,
-			struct imt_error *err);
+struct db_stmt *db_stmt(struct db *db, const char *sql, struct imt_error *err);
 
 /* db_stmt_sql() - db_stmt() of the text of @sql the open engine speaks. */
 struct db_stmt *db_stmt_sql(struct db *db, const struct db_sql *sql,

@@ -17,12 +17,12 @@
 
 /* One prepared statement, keyed by the address of its static SQL text. */
 struct lite_stmt {
-	struct db_stmt head;	/* first: db_sql.c's view */
+	struct db_stmt head; /* first: db_sql.c's view */
 	sqlite3_stmt *st;
 };
 
 struct lite_conn {
-	struct db_conn head;	/* first: db_sql.c's view */
+	struct db_conn head; /* first: db_sql.c's view */
 	sqlite3 *sql;
 	struct db_stmt_cache stmts;
 };
@@ -123,8 +123,7 @@ static void lite_bind_text(struct db_stmt *st, int i, const char *s)
 	sqlite3_bind_text(lst(st), i, s, -1, SQLITE_STATIC);
 }
 
-static void lite_bind_blob(struct db_stmt *st, int i, const void *p,
-			   size_t len)
+static void lite_bind_blob(struct db_stmt *st, int i, const void *p, size_t len)
 {
 	sqlite3_bind_blob64(lst(st), i, p, len, SQLITE_STATIC);
 }
@@ -227,9 +226,8 @@ static int lite_fail(struct db *db, struct imt_error *err, const char *what)
 {
 	sqlite3 *sql = lite(db)->sql;
 
-	imt_error_set(err, db_status(sqlite3_extended_errcode(sql)),
-		      IMT_NO_POS, IMT_NO_POS, "%s: %s", what,
-		      sqlite3_errmsg(sql));
+	imt_error_set(err, db_status(sqlite3_extended_errcode(sql)), IMT_NO_POS,
+		      IMT_NO_POS, "%s: %s", what, sqlite3_errmsg(sql));
 	return -1;
 }
 
@@ -252,8 +250,8 @@ static int lite_failed_retryable(struct db *db)
  * trigger changes reach too) sees them; the commit hook then tells the
  * delivery thread once per transaction, and a rollback forgets the rows.
  */
-static void on_update(void *arg, int op, const char *dbname,
-		      const char *table, sqlite3_int64 rowid)
+static void on_update(void *arg, int op, const char *dbname, const char *table,
+		      sqlite3_int64 rowid)
 {
 	struct db *db = arg;
 
@@ -270,7 +268,7 @@ static int on_commit(void *arg)
 	if (db->queued && db->queued_fn != NULL)
 		db->queued_fn(db->queued_arg);
 	db->queued = 0;
-	return 0;	/* the commit goes on */
+	return 0; /* the commit goes on */
 }
 
 static void on_rollback(void *arg)

@@ -77,12 +77,11 @@ static const char sql_application_id[] = "PRAGMA application_id";
  * 8,000 pages pays the longer checkpoint, and a power cut may lose the
  * commits of a longer span (still never corrupting the file).
  */
-static const char sql_settings[] =
-	"PRAGMA foreign_keys = ON;"
-	"PRAGMA synchronous = NORMAL;"
-	"PRAGMA trusted_schema = ON;"
-	"PRAGMA cache_size = -65536;"
-	"PRAGMA wal_autocheckpoint = 8000;";
+static const char sql_settings[] = "PRAGMA foreign_keys = ON;"
+				   "PRAGMA synchronous = NORMAL;"
+				   "PRAGMA trusted_schema = ON;"
+				   "PRAGMA cache_size = -65536;"
+				   "PRAGMA wal_autocheckpoint = 8000;";
 
 static int db_configure(struct db *db, struct imt_error *err)
 {
@@ -155,9 +154,11 @@ static int fk_row(void *arg, int n, char **v, char **names)
 
 	(void)names;
 	if (f->n++ == 0 && n >= 3)
-		snprintf(f->first, sizeof(f->first), "%s row %s refers to "
-			 "no %s row", v[0] ? v[0] : "?",
-			 v[1] ? v[1] : "(without rowid)", v[2] ? v[2] : "?");
+		snprintf(f->first, sizeof(f->first),
+			 "%s row %s refers to "
+			 "no %s row",
+			 v[0] ? v[0] : "?", v[1] ? v[1] : "(without rowid)",
+			 v[2] ? v[2] : "?");
 	return 0;
 }
 
@@ -195,7 +196,7 @@ static int db_migrate_txn(struct db *db, const struct db_migration *m,
 	if (db_int_query(db, sql_user_version, &version, err) < 0)
 		goto out;
 	if (version >= m->version) {
-		rc = 0;	/* nothing to do: roll back the empty txn */
+		rc = 0; /* nothing to do: roll back the empty txn */
 		goto out;
 	}
 	if (version != m->version - 1) {
@@ -228,12 +229,11 @@ static int db_migrate_one(struct db *db, const struct db_migration *m,
 	int fk_off = strstr(m->sql, DB_MIGRATION_FK_OFF) != NULL;
 	int rc;
 
-	if (fk_off && db_exec(db, "PRAGMA foreign_keys = OFF", m->name,
-			      err) < 0)
+	if (fk_off &&
+	    db_exec(db, "PRAGMA foreign_keys = OFF", m->name, err) < 0)
 		return -1;
 	rc = db_migrate_txn(db, m, fk_off, err);
-	if (fk_off && db_exec(db, "PRAGMA foreign_keys = ON", m->name,
-			      err) < 0)
+	if (fk_off && db_exec(db, "PRAGMA foreign_keys = ON", m->name, err) < 0)
 		return -1;
 	return rc;
 }
@@ -357,7 +357,7 @@ int db_sqlite_open(struct db *db, const char *path, struct imt_error *err)
 			imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				      IMT_NO_POS, "%s: %s", path,
 				      sqlite3_errmsg(sql));
-		return -1;	/* db_close() closes what did open */
+		return -1; /* db_close() closes what did open */
 	}
 	if (db_configure(db, err) < 0 || db_check_version(db, err) < 0 ||
 	    db_wal(db, err) < 0 || db_migrate(db, err) < 0)

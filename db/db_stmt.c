@@ -21,8 +21,7 @@ static void db_verr(struct imt_error *err, enum imt_result status,
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 }
 
-int db_err(struct imt_error *err, enum imt_result status, const char *fmt,
-	   ...)
+int db_err(struct imt_error *err, enum imt_result status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -62,7 +61,7 @@ int db_step_exists(struct db *db, struct db_stmt *st, struct imt_error *err,
 	int rc = step == DB_ROW;
 
 	if (step == DB_ERROR)
-		rc = db_fail(db, err, what);	/* before the reset (db_sql.h) */
+		rc = db_fail(db, err, what); /* before the reset (db_sql.h) */
 	db_reset(st);
 	return rc;
 }

@@ -27,7 +27,8 @@ int db_stmt_cache_add(struct db_stmt_cache *c, const char *sql,
 	struct db_stmt_slot *grown;
 
 	if (c->n == DB_STMT_CACHE_MAX)
-		return db_err(err, IMT_ERR_LIMIT, "statement cache full (%d): "
+		return db_err(err, IMT_ERR_LIMIT,
+			      "statement cache full (%d): "
 			      "a SQL text assembled at run time?",
 			      DB_STMT_CACHE_MAX);
 	grown = grow(c->slots, &c->cap, (c->n + 1) * sizeof(*c->slots),

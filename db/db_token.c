@@ -26,8 +26,7 @@ static int token_hash(const uint8_t *token, size_t len,
 	return 0;
 }
 
-static int check_token(const uint8_t *token, size_t len,
-		       struct imt_error *err)
+static int check_token(const uint8_t *token, size_t len, struct imt_error *err)
 {
 	return db_check_blob(token, len, DB_TOKEN_MIN, DB_TOKEN_MAX_BYTES,
 			     "token", err);
@@ -135,8 +134,8 @@ static int token_scan(struct db *db, struct db_stmt *st,
 
 	while ((step = db_step(st)) == DB_ROW) {
 		n = db_col_text(st, 0);
-		if (db_col_bytes(st, 1) != TOKEN_HASH_SIZE ||
-		    n == NULL || strlen(n) > DB_NAME_MAX)
+		if (db_col_bytes(st, 1) != TOKEN_HASH_SIZE || n == NULL ||
+		    strlen(n) > DB_NAME_MAX)
 			return db_err(err, IMT_ERR_INTERNAL,
 				      "corrupt token row");
 		same = CRYPTO_memcmp(db_col_blob(st, 1), want,
@@ -152,8 +151,7 @@ static int token_scan(struct db *db, struct db_stmt *st,
 }
 
 int db_token_check(struct db *db, const uint8_t *token, size_t len,
-		   char name[DB_NAME_MAX + 1], int *ok,
-		   struct imt_error *err)
+		   char name[DB_NAME_MAX + 1], int *ok, struct imt_error *err)
 {
 	uint8_t want[TOKEN_HASH_SIZE];
 	struct db_stmt *st = NULL;

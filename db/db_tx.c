@@ -52,7 +52,8 @@ static int batch_alive(struct db *db, struct imt_error *err)
 	if (db_in_transaction(db))
 		return 0;
 	db->batch_open = 0;
-	return db_err(err, IMT_ERR_INTERNAL, "the batch's transaction was "
+	return db_err(err, IMT_ERR_INTERNAL,
+		      "the batch's transaction was "
 		      "rolled back by an earlier error");
 }
 
@@ -82,7 +83,7 @@ int db_commit(struct db *db, struct imt_error *err)
 void db_rollback(struct db *db)
 {
 	if (!db_in_transaction(db))
-		return;	/* the engine rolled back already, or never began */
+		return; /* the engine rolled back already, or never began */
 	if (db->batch_open) {
 		if (run(db, sql_rollback_to, NULL) == 0 &&
 		    run(db, sql_release, NULL) == 0)

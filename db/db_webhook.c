@@ -82,8 +82,8 @@ static int check_new(const struct db_webhook_new *w, struct imt_error *err)
 {
 	if (w == NULL)
 		return db_bad(err, "webhook missing");
-	if (db_check_str(w->name, DB_WEBHOOK_NAME_MAX, "webhook name",
-			 err) < 0 ||
+	if (db_check_str(w->name, DB_WEBHOOK_NAME_MAX, "webhook name", err) <
+		    0 ||
 	    db_check_str(w->url, DB_WEBHOOK_URL_MAX, "webhook url", err) < 0 ||
 	    db_check_str(w->key_id, DB_WEBHOOK_KEY_ID_MAX, "webhook key id",
 			 err) < 0 ||
@@ -125,8 +125,8 @@ static int store(struct db *db, const char *sql, const struct db_webhook_new *w,
 	return 0;
 }
 
-int db_webhook_add(struct db *db, const struct db_webhook_new *w,
-		   int64_t now, struct imt_error *err)
+int db_webhook_add(struct db *db, const struct db_webhook_new *w, int64_t now,
+		   struct imt_error *err)
 {
 	if (db == NULL)
 		return db_bad(err, "no database");
@@ -139,8 +139,8 @@ int db_webhook_add(struct db *db, const struct db_webhook_new *w,
 	return db_commit(db, err);
 }
 
-int db_webhook_put(struct db *db, const struct db_webhook_new *w,
-		   int64_t now, int *created, struct imt_error *err)
+int db_webhook_put(struct db *db, const struct db_webhook_new *w, int64_t now,
+		   int *created, struct imt_error *err)
 {
 	int had;
 
@@ -270,8 +270,7 @@ fail:
 }
 
 int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
-		   db_webhook_message_cb cb, void *arg,
-		   struct imt_error *err)
+		   db_webhook_message_cb cb, void *arg, struct imt_error *err)
 {
 	struct db_webhook_message m;
 	struct db_stmt *st;
@@ -300,7 +299,7 @@ int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
 		m.body = text_or_null(st, 9);
 		m.attempts = (unsigned int)db_col_int64(st, 10);
 		if (m.id == NULL || m.body == NULL)
-			continue;	/* the trigger names every row */
+			continue; /* the trigger names every row */
 		if (cb(&m, arg) != 0)
 			break;
 	}
@@ -316,9 +315,8 @@ int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
  * row, @count: the message's state and its endpoint's figure move
  * together, in one transaction.
  */
-static int note(struct db *db, const char *mark, const char *count,
-		int64_t seq, int64_t t, const char *error,
-		struct imt_error *err)
+static int note(struct db *db, const char *mark, const char *count, int64_t seq,
+		int64_t t, const char *error, struct imt_error *err)
 {
 	struct db_stmt *st;
 

@@ -137,8 +137,7 @@ static const char migration_0001[] =
 	"\tcreated_at\tINTEGER NOT NULL\n"
 	") STRICT;\n"
 	"\n"
-	"PRAGMA user_version = 1;\n"
-	;
+	"PRAGMA user_version = 1;\n";
 
 static const char migration_0002[] =
 	"-- 0002_enrollment.sql - credential activation (proto/DESIGN.md §3).\n"
@@ -163,8 +162,7 @@ static const char migration_0002[] =
 	"\texpires_at\tINTEGER NOT NULL\n"
 	") STRICT, WITHOUT ROWID;\n"
 	"\n"
-	"PRAGMA user_version = 2;\n"
-	;
+	"PRAGMA user_version = 2;\n";
 
 static const char migration_0003[] =
 	"-- 0003_evidence.sql - only the enrolled TPM changes a machine's state\n"
@@ -186,8 +184,7 @@ static const char migration_0003[] =
 	"DELETE FROM nonces;\n"
 	"CREATE UNIQUE INDEX nonces_machine ON nonces(machine_id);\n"
 	"\n"
-	"PRAGMA user_version = 3;\n"
-	;
+	"PRAGMA user_version = 3;\n";
 
 static const char migration_0004[] =
 	"-- 0004_rejudge.sql - re-judging stored records when references are\n"
@@ -232,8 +229,7 @@ static const char migration_0004[] =
 	"CREATE INDEX refs_source_generation ON refs(source_id, generation);\n"
 	"DROP INDEX refs_source;\n"
 	"\n"
-	"PRAGMA user_version = 4;\n"
-	;
+	"PRAGMA user_version = 4;\n";
 
 static const char migration_0005[] =
 	"-- 0005_identity.sql - machine identities bound to EKs.\n"
@@ -317,8 +313,7 @@ static const char migration_0005[] =
 	"\tcreated_at\tINTEGER NOT NULL\n"
 	") STRICT, WITHOUT ROWID;\n"
 	"\n"
-	"PRAGMA user_version = 5;\n"
-	;
+	"PRAGMA user_version = 5;\n";
 
 static const char migration_0006[] =
 	"-- 0006_policies.sql - named policies, signature keys, package sources,\n"
@@ -430,8 +425,7 @@ static const char migration_0006[] =
 	"\tWHERE verdict = 'unknown' OR verdict = 'mismatch' OR\n"
 	"\tverdict = 'bad-signature';\n"
 	"\n"
-	"PRAGMA user_version = 6;\n"
-	;
+	"PRAGMA user_version = 6;\n";
 
 static const char migration_0007[] =
 	"-- 0007_boot_log.sql - the firmware event log of a boot (TCG PC Client\n"
@@ -449,8 +443,7 @@ static const char migration_0007[] =
 	"\treceived_at\tINTEGER NOT NULL\n"
 	");\n"
 	"\n"
-	"PRAGMA user_version = 7;\n"
-	;
+	"PRAGMA user_version = 7;\n";
 
 static const char migration_0008[] =
 	"-- 0008_efi.sql - EFI applications as references: sources of kind 'efi'\n"
@@ -499,8 +492,7 @@ static const char migration_0008[] =
 	") STRICT, WITHOUT ROWID;\n"
 	"CREATE INDEX efi_digests_digest ON efi_digests(algo, digest);\n"
 	"\n"
-	"PRAGMA user_version = 8;\n"
-	;
+	"PRAGMA user_version = 8;\n";
 
 static const char migration_0009[] =
 	"-- 0009_boot_baseline.sql - a machine's boot baseline: the firmware event\n"
@@ -521,8 +513,7 @@ static const char migration_0009[] =
 	"\tapproved_at\tINTEGER\n"
 	") STRICT;\n"
 	"\n"
-	"PRAGMA user_version = 9;\n"
-	;
+	"PRAGMA user_version = 9;\n";
 
 static const char migration_0010[] =
 	"-- 0010_webhooks.sql - webhook endpoints and their outbox: every machine\n"
@@ -624,8 +615,7 @@ static const char migration_0010[] =
 	"\t\tWHERE r > m);\n"
 	"END;\n"
 	"\n"
-	"PRAGMA user_version = 10;\n"
-	;
+	"PRAGMA user_version = 10;\n";
 
 static const char migration_0011[] =
 	"-- 0011_webhook_removal.sql - a machine that goes away is a change its\n"
@@ -710,8 +700,7 @@ static const char migration_0011[] =
 	"\t\t\t   WHERE id = NEW.endpoint_id));\n"
 	"END;\n"
 	"\n"
-	"PRAGMA user_version = 11;\n"
-	;
+	"PRAGMA user_version = 11;\n";
 
 static const char migration_0012[] =
 	"-- 0012_history_gap.sql - a boot whose oldest records were deleted from\n"
@@ -732,8 +721,7 @@ static const char migration_0012[] =
 	"ALTER TABLE boots ADD COLUMN history_followed INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE boots ADD COLUMN history_anchor BLOB;\n"
 	"\n"
-	"PRAGMA user_version = 12;\n"
-	;
+	"PRAGMA user_version = 12;\n";
 
 static const char migration_0013[] =
 	"-- 0013_reference_epoch.sql - a value that changes with every write to\n"
@@ -773,8 +761,7 @@ static const char migration_0013[] =
 	"CREATE TRIGGER policy_selectors_epoch_delete AFTER DELETE ON policy_selectors\n"
 	"BEGIN UPDATE reference_epoch SET value = random(); END;\n"
 	"\n"
-	"PRAGMA user_version = 13;\n"
-	;
+	"PRAGMA user_version = 13;\n";
 
 static const char migration_0014[] =
 	"-- 0014_nonce_seen.sql - when evidence last counted as seen, kept in the\n"
@@ -802,8 +789,7 @@ static const char migration_0014[] =
 	"-- folded, so a tick does not scan the fleet.\n"
 	"CREATE INDEX machines_silent ON machines(state, coalesce(last_seen, created_at));\n"
 	"\n"
-	"PRAGMA user_version = 14;\n"
-	;
+	"PRAGMA user_version = 14;\n";
 
 static const char migration_0015[] =
 	"-- 0015_nonce_by_machine.sql - a machine's nonce row is found by its\n"
@@ -843,8 +829,7 @@ static const char migration_0015[] =
 	"\tWHERE id = OLD.machine_id AND coalesce(last_seen, 0) < OLD.seen_at;\n"
 	"END;\n"
 	"\n"
-	"PRAGMA user_version = 15;\n"
-	;
+	"PRAGMA user_version = 15;\n";
 
 static const char migration_0016[] =
 	"-- 0016_records_unreferenced.sql - records lose their foreign key to\n"
@@ -893,8 +878,7 @@ static const char migration_0016[] =
 	"\tDELETE FROM records WHERE boot_id = OLD.id;\n"
 	"END;\n"
 	"\n"
-	"PRAGMA user_version = 16;\n"
-	;
+	"PRAGMA user_version = 16;\n";
 
 static const char migration_0017[] =
 	"-- 0017_record_chunks.sql - a boot's records are stored by the chunk: one\n"
@@ -934,8 +918,7 @@ static const char migration_0017[] =
 	"-- imatrust-migration: step records_to_chunks\n"
 	"DROP TABLE records;\n"
 	"\n"
-	"PRAGMA user_version = 17;\n"
-	;
+	"PRAGMA user_version = 17;\n";
 
 static const char migration_0018[] =
 	"-- 0018_wide_banks.sql - quotes of the sha384 and sha512 banks (issue 34).\n"
@@ -998,8 +981,7 @@ static const char migration_0018[] =
 	"ALTER TABLE boots ADD COLUMN pcr10_sha512 BLOB\n"
 	"\tCHECK (pcr10_sha512 IS NULL OR length(pcr10_sha512) = 64);\n"
 	"\n"
-	"PRAGMA user_version = 18;\n"
-	;
+	"PRAGMA user_version = 18;\n";
 
 static const char migration_0019[] =
 	"-- 0019_import_generations.sql - an import or a withdrawal of references is\n"
@@ -1030,8 +1012,7 @@ static const char migration_0019[] =
 	"ALTER TABLE refs ADD COLUMN since INTEGER NOT NULL DEFAULT 0;\n"
 	"UPDATE sources SET published = generation;\n"
 	"\n"
-	"PRAGMA user_version = 19;\n"
-	;
+	"PRAGMA user_version = 19;\n";
 
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },

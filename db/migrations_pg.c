@@ -537,8 +537,7 @@ static const char migration_pg_0012[] =
 	"END\n"
 	"$$;\n"
 	"CREATE TRIGGER webhook_outbox_queued AFTER INSERT ON webhook_outbox\n"
-	"\tFOR EACH ROW EXECUTE FUNCTION webhook_outbox_queued();\n"
-	;
+	"\tFOR EACH ROW EXECUTE FUNCTION webhook_outbox_queued();\n";
 
 static const char migration_pg_0013[] =
 	"-- 0013_reference_epoch.sql - as schema/0013_reference_epoch.sql: a value\n"
@@ -583,8 +582,7 @@ static const char migration_pg_0013[] =
 	"CREATE TRIGGER policy_selectors_epoch_delete AFTER DELETE ON policy_selectors\n"
 	"\tFOR EACH STATEMENT EXECUTE FUNCTION reference_epoch_bump();\n"
 	"\n"
-	"UPDATE schema_version SET version = 13;\n"
-	;
+	"UPDATE schema_version SET version = 13;\n";
 
 static const char migration_pg_0014[] =
 	"-- 0014_nonce_seen.sql - as schema/0014_nonce_seen.sql: when evidence last\n"
@@ -607,8 +605,7 @@ static const char migration_pg_0014[] =
 	"-- the stale listing's range, as in SQLite\n"
 	"CREATE INDEX machines_silent ON machines (state, (coalesce(last_seen, created_at)));\n"
 	"\n"
-	"UPDATE schema_version SET version = 14;\n"
-	;
+	"UPDATE schema_version SET version = 14;\n";
 
 static const char migration_pg_0015[] =
 	"-- 0015_nonce_by_machine.sql - as schema/0015_nonce_by_machine.sql: a\n"
@@ -623,8 +620,7 @@ static const char migration_pg_0015[] =
 	"ALTER TABLE nonces ADD PRIMARY KEY (machine_id);\n"
 	"ALTER TABLE nonces SET (fillfactor = 70);\n"
 	"\n"
-	"UPDATE schema_version SET version = 15;\n"
-	;
+	"UPDATE schema_version SET version = 15;\n";
 
 static const char migration_pg_0016[] =
 	"-- 0016_records_unreferenced.sql - as schema/0016_records_unreferenced.sql:\n"
@@ -643,8 +639,7 @@ static const char migration_pg_0016[] =
 	"CREATE TRIGGER boots_records_delete AFTER DELETE ON boots\n"
 	"\tFOR EACH ROW EXECUTE FUNCTION boots_records_delete();\n"
 	"\n"
-	"UPDATE schema_version SET version = 16;\n"
-	;
+	"UPDATE schema_version SET version = 16;\n";
 
 static const char migration_pg_0017[] =
 	"-- 0017_record_chunks.sql - as schema/0017_record_chunks.sql: a boot's\n"
@@ -676,8 +671,7 @@ static const char migration_pg_0017[] =
 	"-- imatrust-migration: step records_to_chunks\n"
 	"DROP TABLE records;\n"
 	"\n"
-	"UPDATE schema_version SET version = 17;\n"
-	;
+	"UPDATE schema_version SET version = 17;\n";
 
 static const char migration_pg_0018[] =
 	"-- 0018_wide_banks.sql - as schema/0018_wide_banks.sql: machines may be\n"
@@ -692,8 +686,7 @@ static const char migration_pg_0018[] =
 	"ALTER TABLE boots ADD COLUMN pcr10_sha512 bytea\n"
 	"\tCHECK (pcr10_sha512 IS NULL OR octet_length(pcr10_sha512) = 64);\n"
 	"\n"
-	"UPDATE schema_version SET version = 18;\n"
-	;
+	"UPDATE schema_version SET version = 18;\n";
 
 static const char migration_pg_0019[] =
 	"-- 0019_import_generations.sql - as schema/0019_import_generations.sql: an\n"
@@ -705,8 +698,7 @@ static const char migration_pg_0019[] =
 	"ALTER TABLE refs ADD COLUMN since bigint NOT NULL DEFAULT 0;\n"
 	"UPDATE sources SET published = generation;\n"
 	"\n"
-	"UPDATE schema_version SET version = 19;\n"
-	;
+	"UPDATE schema_version SET version = 19;\n";
 
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },

@@ -36,7 +36,7 @@ void b64_encode(const uint8_t *in, size_t len, char *out);
 long b64_decode(const char *in, size_t n, uint8_t *out);
 
 /* Characters b64url_encode() writes for @n bytes, without the NUL. */
-#define B64URL_ENCODED_LEN(n) (((n) * 4 + 2) / 3)
+#define B64URL_ENCODED_LEN(n) (((n)*4 + 2) / 3)
 
 /**
  * b64url_encode() - encode @len bytes as base64url without padding.

@@ -20,7 +20,10 @@
 #include "boot_facts.h"
 
 static const char *const var_names[BOOT_VAR_COUNT] = {
-	"PK", "KEK", "db", "dbx",
+	"PK",
+	"KEK",
+	"db",
+	"dbx",
 };
 
 const char *boot_var_name(enum boot_var v)
@@ -170,7 +173,7 @@ static void var_contents(struct boot_facts *f, struct boot_var_facts *vf,
 		flag(f, BOOT_FACT_REPEATED, ev);
 	vf->measured = 1;
 	if (vf->unknown != BOOT_KNOWN)
-		return;		/* a later event does not make it known */
+		return; /* a later event does not make it known */
 	vf->event = *ref;
 	vf->total = vf->count = 0;
 	vf->unknown = ref->why;
@@ -201,7 +204,7 @@ static void secure_boot(struct boot_facts *f, const struct tcg_event *ev,
 	if (f->secure_boot != BOOT_SB_NOT_MEASURED)
 		flag(f, BOOT_FACT_REPEATED, ev);
 	if (f->secure_boot == BOOT_SB_UNKNOWN)
-		return;		/* a later event does not make it known */
+		return; /* a later event does not make it known */
 	if (ref->why != BOOT_KNOWN) {
 		f->secure_boot = BOOT_SB_UNKNOWN;
 	} else if (v->len == 0) {
@@ -259,7 +262,7 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	int parsed, bound;
 
 	if (ev->pcr != 7)
-		return;		/* the PFP logs them in PCR 7 only */
+		return; /* the PFP logs them in PCR 7 only */
 	parsed = efi_variable_parse(ev->data, ev->len, &v, NULL) == IMT_OK;
 	bound = boot_event_bound(ev, &alg);
 	if (!bound) {
@@ -286,7 +289,8 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	memset(&sig, 0, sizeof(sig));
 	/* The entry carries no type: a DER certificate starts 0x30 0x82. */
 	sig.kind = (v.len > EFI_GUID_SIZE + 1 && v.data[16] == 0x30) ?
-			   EFI_SIG_X509 : EFI_SIG_OTHER;
+			   EFI_SIG_X509 :
+			   EFI_SIG_OTHER;
 	sig.type = v.guid;
 	sig.owner = v.data;
 	sig.data = v.data + EFI_GUID_SIZE;
@@ -360,7 +364,7 @@ static void ipl(struct boot_facts *f, const struct tcg_event *ev)
 	}
 	f->cmdline_digest_ok = 1;
 	f->ndigests = digests_of(ev, f->cmdline_digests);
-	d = tcg_event_digest(ev, 0x000b);	/* TPM2_ALG_SHA256 */
+	d = tcg_event_digest(ev, 0x000b); /* TPM2_ALG_SHA256 */
 	if (d != NULL)
 		memcpy(f->cmdline_sha256, d, 32);
 }
@@ -487,8 +491,7 @@ static void finish(struct boot_facts *f)
 }
 
 enum imt_result boot_facts_extract(const uint8_t *buf, size_t len,
-				   struct boot_facts *f,
-				   struct imt_error *err)
+				   struct boot_facts *f, struct imt_error *err)
 {
 	struct tcg_log log;
 	struct tcg_event ev;

@@ -24,51 +24,58 @@
 
 /* entries kept per variable: real dbx hold 77 to 460 (2024) */
 #define BOOT_FACTS_CERTS_MAX 1024
-#define BOOT_FACTS_AUTH_MAX 16		/* EV_EFI_VARIABLE_AUTHORITY kept */
-#define BOOT_FACTS_APPS_MAX 32		/* boot applications kept */
-#define BOOT_FACTS_PATH_MAX 512		/* device path text of one */
-#define BOOT_FACTS_CMDLINE_MAX 4096	/* UTF-8 bytes of the command line */
-#define BOOT_FACTS_CN_MAX 64		/* subject CN of a certificate */
+#define BOOT_FACTS_AUTH_MAX 16	    /* EV_EFI_VARIABLE_AUTHORITY kept */
+#define BOOT_FACTS_APPS_MAX 32	    /* boot applications kept */
+#define BOOT_FACTS_PATH_MAX 512	    /* device path text of one */
+#define BOOT_FACTS_CMDLINE_MAX 4096 /* UTF-8 bytes of the command line */
+#define BOOT_FACTS_CN_MAX 64	    /* subject CN of a certificate */
 
 /* Suspicious things, in ->flags; any of them should fail a boot policy. */
-#define BOOT_FACT_AFTER_SEPARATOR 0x01u	/* an event a PCR 0-7 should not
+#define BOOT_FACT_AFTER_SEPARATOR \
+	0x01u /* an event a PCR 0-7 should not
 					 * take after its separator */
-#define BOOT_FACT_SEPARATOR_ERROR 0x02u	/* separator value not 0 (nor
+#define BOOT_FACT_SEPARATOR_ERROR \
+	0x02u /* separator value not 0 (nor
 					 * BIOS-style 0xffffffff) */
-#define BOOT_FACT_OVERFLOW 0x04u	/* more entries than the maxima: the
+#define BOOT_FACT_OVERFLOW \
+	0x04u /* more entries than the maxima: the
 					 * first ones are kept, ->total
 					 * counts all */
-#define BOOT_FACT_UNDECODABLE 0x08u	/* an event the facts come from did
+#define BOOT_FACT_UNDECODABLE \
+	0x08u /* an event the facts come from did
 					 * not decode */
-#define BOOT_FACT_REPEATED 0x10u	/* SecureBoot, PK, KEK, db or dbx
+#define BOOT_FACT_REPEATED \
+	0x10u /* SecureBoot, PK, KEK, db or dbx
 					 * measured twice */
-#define BOOT_FACT_SEPARATOR_UNKNOWN 0x20u /* a separator whose data does
+#define BOOT_FACT_SEPARATOR_UNKNOWN \
+	0x20u		 /* a separator whose data does
 					 * not hash to its digest: its value
 					 * is not known */
-#define BOOT_FACT_BITS 6		/* the flags above, bit 0 to 5 */
+#define BOOT_FACT_BITS 6 /* the flags above, bit 0 to 5 */
 
 /* secure_boot, besides 0 (off, or the variable absent) and 1 (on). */
-#define BOOT_SB_NOT_MEASURED (-1)	/* no SecureBoot event in PCR 7 */
-#define BOOT_SB_UNKNOWN (-2)		/* its event does not hash to its
+#define BOOT_SB_NOT_MEASURED (-1) /* no SecureBoot event in PCR 7 */
+#define BOOT_SB_UNKNOWN \
+	(-2) /* its event does not hash to its
 					 * digest, or holds no 0/1 byte */
 
 /* Why a fact read from an event is unknown. */
 enum boot_unknown {
 	BOOT_KNOWN,
-	BOOT_UNBOUND,			/* the data is not what the digest
+	BOOT_UNBOUND,	  /* the data is not what the digest
 					 * covers: not what was measured */
-	BOOT_UNDECODABLE,		/* bound, but does not decode */
+	BOOT_UNDECODABLE, /* bound, but does not decode */
 };
 
 /* The event a fact was read from, for a reason that names it. */
 struct boot_event_ref {
-	size_t index;			/* event index; 0 when none */
+	size_t index; /* event index; 0 when none */
 	uint32_t pcr;
 	uint32_t type;
-	uint16_t bad_alg;		/* BOOT_UNBOUND: the bank that
+	uint16_t bad_alg; /* BOOT_UNBOUND: the bank that
 					 * disagreed (0: none computable) */
 	enum boot_unknown why;
-	char name[EFI_NAME_MAX];	/* variable name as logged, or "" */
+	char name[EFI_NAME_MAX]; /* variable name as logged, or "" */
 };
 
 enum boot_var {
@@ -80,25 +87,25 @@ enum boot_var {
 };
 
 struct boot_cert {
-	int unknown;			/* an authority whose event does not
+	int unknown;		/* an authority whose event does not
 					 * hash to its digest: no contents */
-	size_t event;			/* authorities: the event index */
-	enum efi_sig_kind kind;		/* X509: digest of the DER cert;
+	size_t event;		/* authorities: the event index */
+	enum efi_sig_kind kind; /* X509: digest of the DER cert;
 					 * SHA256: the listed hash; OTHER:
 					 * SHA-256 of the entry data */
 	uint8_t sha256[32];
-	uint8_t type[EFI_GUID_SIZE];	/* SignatureType */
-	char cn[BOOT_FACTS_CN_MAX];	/* X509 only; "" when unknown */
+	uint8_t type[EFI_GUID_SIZE]; /* SignatureType */
+	char cn[BOOT_FACTS_CN_MAX];  /* X509 only; "" when unknown */
 };
 
 struct boot_var_facts {
-	int measured;			/* seen in PCR 7 */
-	enum boot_unknown unknown;	/* not BOOT_KNOWN: the contents are
+	int measured;		     /* seen in PCR 7 */
+	enum boot_unknown unknown;   /* not BOOT_KNOWN: the contents are
 					 * not known (count is 0) */
-	struct boot_event_ref event;	/* the event read, or the one that
+	struct boot_event_ref event; /* the event read, or the one that
 					 * made the contents unknown */
-	size_t total;			/* entries in the variable */
-	size_t count;			/* kept, at most BOOT_FACTS_CERTS_MAX */
+	size_t total;		     /* entries in the variable */
+	size_t count;		     /* kept, at most BOOT_FACTS_CERTS_MAX */
 	struct boot_cert certs[BOOT_FACTS_CERTS_MAX];
 };
 
@@ -109,48 +116,48 @@ struct boot_app_digest {
 };
 
 struct boot_app {
-	size_t index;			/* event index in the log */
+	size_t index; /* event index in the log */
 	uint32_t pcr;
 	uint32_t ndigests;
 	struct boot_app_digest digests[TCG_LOG_BANKS_MAX];
-	char path[BOOT_FACTS_PATH_MAX];	/* "" when it did not decode */
+	char path[BOOT_FACTS_PATH_MAX]; /* "" when it did not decode */
 };
 
 struct boot_facts {
-	int secure_boot;		/* 1 on, 0 off or absent (measured
+	int secure_boot; /* 1 on, 0 off or absent (measured
 					 * with no data), BOOT_SB_* */
 	struct boot_event_ref secure_boot_event; /* read, or unknown by */
 	struct boot_var_facts vars[BOOT_VAR_COUNT];
-	size_t nauth;			/* EV_EFI_VARIABLE_AUTHORITY kept */
+	size_t nauth; /* EV_EFI_VARIABLE_AUTHORITY kept */
 	struct boot_cert auth[BOOT_FACTS_AUTH_MAX];
 	size_t apps_total;
 	size_t napps;
 	struct boot_app apps[BOOT_FACTS_APPS_MAX];
-	int has_cmdline;		/* EV_IPL in PCR 12 (systemd-boot) */
+	int has_cmdline; /* EV_IPL in PCR 12 (systemd-boot) */
 	char cmdline[BOOT_FACTS_CMDLINE_MAX];
-	int cmdline_digest_ok;		/* its digests (every bank) are of
+	int cmdline_digest_ok;	    /* its digests (every bank) are of
 					 * its text */
-	uint8_t cmdline_sha256[32];	/* its SHA-256 digest, when ok */
+	uint8_t cmdline_sha256[32]; /* its SHA-256 digest, when ok */
 	struct boot_app_digest cmdline_digests[TCG_LOG_BANKS_MAX];
-	int has_load_options_tag;	/* the EFI stub's tag in PCR 9 */
-	uint8_t load_options_sha256[32];/* its SHA-256 digest */
+	int has_load_options_tag;	 /* the EFI stub's tag in PCR 9 */
+	uint8_t load_options_sha256[32]; /* its SHA-256 digest */
 	struct boot_app_digest load_options_digests[TCG_LOG_BANKS_MAX];
-	uint32_t ndigests;		/* banks of the log (both arrays) */
-	int cmdline_bound;		/* digest ok, and equal to the tag's
+	uint32_t ndigests; /* banks of the log (both arrays) */
+	int cmdline_bound; /* digest ok, and equal to the tag's
 					 * in every bank: PCR 9 binds it */
-	int uefi;			/* an EV_EFI_* event: UEFI firmware,
+	int uefi;	   /* an EV_EFI_* event: UEFI firmware,
 					 * with or without Secure Boot */
-	uint8_t separated;		/* bit i: PCR i saw EV_SEPARATOR */
-	uint32_t flags;			/* BOOT_FACT_* */
-	size_t flag_event;		/* index of the first flagged event */
+	uint8_t separated; /* bit i: PCR i saw EV_SEPARATOR */
+	uint32_t flags;	   /* BOOT_FACT_* */
+	size_t flag_event; /* index of the first flagged event */
 	struct boot_flag_event {
 		size_t index;
 		uint32_t pcr;
 		uint32_t type;
-	} flag_first[BOOT_FACT_BITS];	/* per flag bit: its first event */
-	size_t nunbound;		/* events read whose data does not
+	} flag_first[BOOT_FACT_BITS];	   /* per flag bit: its first event */
+	size_t nunbound;		   /* events read whose data does not
 					 * hash to their digest */
-	struct boot_event_ref unbound;	/* the first of them */
+	struct boot_event_ref unbound;	   /* the first of them */
 	struct boot_event_ref unbound_var; /* the first unbound variable
 					 * event of PCR 7 (any name) */
 };
@@ -215,7 +222,6 @@ const struct boot_flag_event *boot_facts_flag_event(const struct boot_facts *f,
  * log (@f is then incomplete and must not be used).
  */
 enum imt_result boot_facts_extract(const uint8_t *buf, size_t len,
-				   struct boot_facts *f,
-				   struct imt_error *err);
+				   struct boot_facts *f, struct imt_error *err);
 
 #endif /* IMATRUST_BOOT_FACTS_H */

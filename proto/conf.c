@@ -9,7 +9,7 @@
 
 #include "conf.h"
 
-#define CONF_WHY_MAX 160	/* one error reason, before "name:line: " */
+#define CONF_WHY_MAX 160 /* one error reason, before "name:line: " */
 
 /* Is @v (@n bytes) one of the '|'-separated words of @choices? */
 static int conf_is_choice(const char *choices, const char *v, size_t n)
@@ -28,8 +28,8 @@ static int conf_is_choice(const char *choices, const char *v, size_t n)
 	}
 }
 
-static int conf_set_string(const struct conf_key *k, void *obj,
-			   const char *v, size_t n, char *why, size_t whylen)
+static int conf_set_string(const struct conf_key *k, void *obj, const char *v,
+			   size_t n, char *why, size_t whylen)
 {
 	char *dst = (char *)obj + k->off;
 
@@ -129,21 +129,19 @@ enum imt_result conf_defaults(const struct conf_key *keys, size_t nkeys,
 }
 
 /* Drop spaces and tabs around [s, end), and a '\r' before the newline. */
-static const char *conf_trim(const char *s, const char *end,
-			     const char **tail)
+static const char *conf_trim(const char *s, const char *end, const char **tail)
 {
 	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t' ||
-			   end[-1] == '\r'))
+	while (end > s &&
+	       (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 		end--;
 	*tail = end;
 	return s;
 }
 
-static const struct conf_key *conf_find(const struct conf_key *keys,
-					size_t nkeys, const char *k,
-					size_t klen)
+static const struct conf_key *
+conf_find(const struct conf_key *keys, size_t nkeys, const char *k, size_t klen)
 {
 	size_t i;
 
@@ -189,9 +187,9 @@ static int conf_line(const struct conf_key *keys, size_t nkeys, void *obj,
 	return conf_set(k, obj, v, (size_t)(vend - v), why, whylen);
 }
 
-enum imt_result conf_parse(const struct conf_key *keys, size_t nkeys,
-			   void *obj, const char *name, const char *text,
-			   size_t len, struct imt_error *err)
+enum imt_result conf_parse(const struct conf_key *keys, size_t nkeys, void *obj,
+			   const char *name, const char *text, size_t len,
+			   struct imt_error *err)
 {
 	const char *p = text, *end = text + len;
 	char why[CONF_WHY_MAX];
@@ -199,9 +197,9 @@ enum imt_result conf_parse(const struct conf_key *keys, size_t nkeys,
 	size_t lineno = 0;
 
 	if (nkeys > CONF_KEYS_MAX)
-		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-				     IMT_NO_POS, "%zu keys, at most %d",
-				     nkeys, CONF_KEYS_MAX);
+		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+				     "%zu keys, at most %d", nkeys,
+				     CONF_KEYS_MAX);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl != NULL ? nl : end;
@@ -241,12 +239,12 @@ enum imt_result conf_check(const struct conf_key *keys, size_t nkeys,
 int conf_describe(const struct conf_key *k, char *buf, size_t size)
 {
 	const char *def = k->def[0] != '\0' ? k->def :
-		k->required ? "(required)" : "(unset)";
+			  k->required	    ? "(required)" :
+					      "(unset)";
 
 	if (k->type == CONF_UINT)
-		return snprintf(buf, size, "%s = %s\n\t%s [%llu-%llu]",
-				k->name, def, k->help,
-				(unsigned long long)k->min,
+		return snprintf(buf, size, "%s = %s\n\t%s [%llu-%llu]", k->name,
+				def, k->help, (unsigned long long)k->min,
 				(unsigned long long)k->max);
 	if (k->choices != NULL)
 		return snprintf(buf, size, "%s = %s\n\t%s [%s]", k->name, def,

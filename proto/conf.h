@@ -21,37 +21,43 @@
 
 #include "result.h"
 
-#define CONF_KEYS_MAX 64	/* keys in one table (the duplicate bitmap) */
+#define CONF_KEYS_MAX 64 /* keys in one table (the duplicate bitmap) */
 
 enum conf_type {
-	CONF_STRING,		/* NUL-terminated into a char[size] */
-	CONF_UINT,		/* decimal into a uint64_t, within [min, max] */
-	CONF_LINES,		/* repeatable: each value and a '\n' appended
+	CONF_STRING, /* NUL-terminated into a char[size] */
+	CONF_UINT,   /* decimal into a uint64_t, within [min, max] */
+	CONF_LINES,  /* repeatable: each value and a '\n' appended
 				 * to a char[size] */
 };
 
 struct conf_key {
 	const char *name;
 	enum conf_type type;
-	size_t off;		/* offset of the field in the daemon's struct */
-	size_t size;		/* CONF_STRING: size of the char array */
-	uint64_t min, max;	/* CONF_UINT: bounds */
-	const char *def;	/* default as text; "" for none */
-	int required;		/* conf_check() fails when still empty */
-	const char *choices;	/* CONF_STRING: "a|b|c" the value must be
+	size_t off;	     /* offset of the field in the daemon's struct */
+	size_t size;	     /* CONF_STRING: size of the char array */
+	uint64_t min, max;   /* CONF_UINT: bounds */
+	const char *def;     /* default as text; "" for none */
+	int required;	     /* conf_check() fails when still empty */
+	const char *choices; /* CONF_STRING: "a|b|c" the value must be
 				 * one of, or NULL for any */
 	const char *help;
 };
 
 /* Table rows for a field @f of struct @st. */
 #define CONF_STR(st, n, f, d, r, c, h) \
-	{ n, CONF_STRING, offsetof(struct st, f), \
-	  sizeof(((struct st *)0)->f), 0, 0, d, r, c, h }
+	{ \
+		n, CONF_STRING, offsetof(struct st, f), \
+			sizeof(((struct st *)0)->f), 0, 0, d, r, c, h \
+	}
 #define CONF_LIST(st, n, f, h) \
-	{ n, CONF_LINES, offsetof(struct st, f), \
-	  sizeof(((struct st *)0)->f), 0, 0, "", 0, NULL, h }
+	{ \
+		n, CONF_LINES, offsetof(struct st, f), \
+			sizeof(((struct st *)0)->f), 0, 0, "", 0, NULL, h \
+	}
 #define CONF_NUM(st, n, f, lo, hi, d, h) \
-	{ n, CONF_UINT, offsetof(struct st, f), 0, lo, hi, d, 0, NULL, h }
+	{ \
+		n, CONF_UINT, offsetof(struct st, f), 0, lo, hi, d, 0, NULL, h \
+	}
 
 /**
  * conf_defaults() - zero @obj and set every key that has a default.
@@ -83,9 +89,9 @@ enum imt_result conf_defaults(const struct conf_key *keys, size_t nkeys,
  * Return: IMT_OK; IMT_ERR_MALFORMED for a bad line; IMT_ERR_LIMIT for a
  * table longer than CONF_KEYS_MAX.
  */
-enum imt_result conf_parse(const struct conf_key *keys, size_t nkeys,
-			   void *obj, const char *name, const char *text,
-			   size_t len, struct imt_error *err);
+enum imt_result conf_parse(const struct conf_key *keys, size_t nkeys, void *obj,
+			   const char *name, const char *text, size_t len,
+			   struct imt_error *err);
 
 /**
  * conf_check() - every required string key has a value.

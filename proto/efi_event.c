@@ -174,7 +174,8 @@ enum imt_result efi_variable_parse(const uint8_t *buf, size_t len,
 int efi_variable_is(const struct efi_variable *v, const char *name)
 {
 	const uint8_t *guid = (!strcmp(name, "db") || !strcmp(name, "dbx")) ?
-				      guid_image_security_db : guid_global;
+				      guid_image_security_db :
+				      guid_global;
 
 	return !strcmp(v->name, name) && !memcmp(v->guid, guid, EFI_GUID_SIZE);
 }
@@ -271,8 +272,10 @@ enum imt_result efi_sig_cert(const struct efi_sig *sig, uint8_t *digest,
 	subject = X509_get_subject_name(x509);
 	i = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
 	if (i >= 0) {
-		n = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(
-						       X509_NAME_get_entry(subject, i)));
+		n = ASN1_STRING_to_UTF8(&utf8,
+					X509_NAME_ENTRY_get_data(
+						X509_NAME_get_entry(subject,
+								    i)));
 		if (n >= 0)
 			efi_ascii_text(utf8, (size_t)n, cn, cnsz);
 		OPENSSL_free(utf8);
@@ -289,8 +292,8 @@ struct text {
 	int over;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void put(struct text *t, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void put(struct text *t,
+						      const char *fmt, ...)
 {
 	va_list ap;
 	int k;
@@ -490,25 +493,17 @@ static void dp_memmap(struct text *t, const uint8_t *p, size_t n)
 static const struct {
 	uint8_t type;
 	uint8_t subtype;
-	size_t min;			/* data bytes the node needs */
+	size_t min; /* data bytes the node needs */
 	void (*render)(struct text *t, const uint8_t *p, size_t n);
 } dp_nodes[] = {
-	{ 1, 1, 2, dp_pci },
-	{ 1, 3, 20, dp_memmap },
-	{ 1, 4, 16, dp_venhw },
-	{ 2, 1, 8, dp_acpi },
-	{ 3, 2, 4, dp_scsi },
-	{ 3, 5, 2, dp_usb },
-	{ 3, 10, 16, dp_venmsg },
-	{ 3, 11, 33, dp_mac },
-	{ 3, 18, 6, dp_sata },
-	{ 3, 23, 12, dp_nvme },
-	{ 3, 24, 0, dp_uri },
-	{ 4, 1, 38, dp_hd },
-	{ 4, 3, 16, dp_venmedia },
-	{ 4, 4, 0, dp_file },
-	{ 4, 6, 16, dp_fvfile },
-	{ 4, 7, 16, dp_fv },
+	{ 1, 1, 2, dp_pci },	   { 1, 3, 20, dp_memmap },
+	{ 1, 4, 16, dp_venhw },	   { 2, 1, 8, dp_acpi },
+	{ 3, 2, 4, dp_scsi },	   { 3, 5, 2, dp_usb },
+	{ 3, 10, 16, dp_venmsg },  { 3, 11, 33, dp_mac },
+	{ 3, 18, 6, dp_sata },	   { 3, 23, 12, dp_nvme },
+	{ 3, 24, 0, dp_uri },	   { 4, 1, 38, dp_hd },
+	{ 4, 3, 16, dp_venmedia }, { 4, 4, 0, dp_file },
+	{ 4, 6, 16, dp_fvfile },   { 4, 7, 16, dp_fv },
 	{ 4, 8, 20, dp_offset },
 };
 
@@ -617,8 +612,8 @@ enum imt_result efi_image_load_parse(const uint8_t *buf, size_t len,
 #define GPT_HEADER_SIZE 92
 #define GPT_ENTRY_MIN 128
 
-enum imt_result efi_gpt_parse(const uint8_t *buf, size_t len,
-			      struct efi_gpt *g, struct imt_error *err)
+enum imt_result efi_gpt_parse(const uint8_t *buf, size_t len, struct efi_gpt *g,
+			      struct imt_error *err)
 {
 	static const char what[] = "UEFI_GPT_DATA";
 	struct le_cursor c;
@@ -684,8 +679,8 @@ enum imt_result efi_load_option_parse(const uint8_t *buf, size_t len,
 		if (le_u16(&c, &cu))
 			return short_of(err, what, "Description", c.pos);
 	}
-	r = efi_utf16_text(desc, (size_t)(buf + c.pos - desc),
-			   o->description, sizeof(o->description), err);
+	r = efi_utf16_text(desc, (size_t)(buf + c.pos - desc), o->description,
+			   sizeof(o->description), err);
 	if (r != IMT_OK)
 		return r;
 	o->devpath = le_take(&c, fplen);
@@ -784,6 +779,7 @@ enum imt_result efi_separator_parse(const uint8_t *buf, size_t len,
 	if (*value > 1 && *value != 0xffffffffu)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
 				     "EV_SEPARATOR value 0x%08x, not 0, 1 "
-				     "(error) or 0xffffffff", *value);
+				     "(error) or 0xffffffff",
+				     *value);
 	return IMT_OK;
 }

@@ -16,18 +16,18 @@
 #include "result.h"
 
 #define EFI_GUID_SIZE 16
-#define EFI_GUID_TEXT 37		/* 36 characters and the NUL */
-#define EFI_NAME_MAX 256		/* UTF-8 bytes of a variable name */
-#define EFI_TEXT_MAX 4096		/* UTF-8 bytes of a decoded string */
-#define EFI_DEVPATH_TEXT_MAX 2048	/* bytes of a device path as text */
-#define EFI_GPT_PARTS_MAX 256		/* NumberOfPartitions */
-#define EFI_HANDOFF_TABLES_MAX 256	/* NumberOfTables */
+#define EFI_GUID_TEXT 37	   /* 36 characters and the NUL */
+#define EFI_NAME_MAX 256	   /* UTF-8 bytes of a variable name */
+#define EFI_TEXT_MAX 4096	   /* UTF-8 bytes of a decoded string */
+#define EFI_DEVPATH_TEXT_MAX 2048  /* bytes of a device path as text */
+#define EFI_GPT_PARTS_MAX 256	   /* NumberOfPartitions */
+#define EFI_HANDOFF_TABLES_MAX 256 /* NumberOfTables */
 
 /* EFI_SIGNATURE_LIST entry types (UEFI 32.4.1) we decode. */
 enum efi_sig_kind {
 	EFI_SIG_OTHER,
-	EFI_SIG_X509,			/* EFI_CERT_X509_GUID: a DER cert */
-	EFI_SIG_SHA256,			/* EFI_CERT_SHA256_GUID: a hash */
+	EFI_SIG_X509,	/* EFI_CERT_X509_GUID: a DER cert */
+	EFI_SIG_SHA256, /* EFI_CERT_SHA256_GUID: a hash */
 };
 
 /**
@@ -61,9 +61,9 @@ enum imt_result efi_utf16_text(const uint8_t *buf, size_t len, char *out,
 void efi_ascii_text(const uint8_t *buf, size_t len, char *out, size_t outsz);
 
 struct efi_variable {
-	const uint8_t *guid;		/* VariableName's vendor GUID */
-	char name[EFI_NAME_MAX];	/* UTF-8 */
-	const uint8_t *data;		/* borrowed */
+	const uint8_t *guid;	 /* VariableName's vendor GUID */
+	char name[EFI_NAME_MAX]; /* UTF-8 */
+	const uint8_t *data;	 /* borrowed */
 	size_t len;
 };
 
@@ -90,23 +90,23 @@ enum imt_result efi_variable_parse(const uint8_t *buf, size_t len,
 int efi_variable_is(const struct efi_variable *v, const char *name);
 
 struct efi_sig {
-	size_t list;			/* 0-based list in the chain */
-	size_t index;			/* 0-based entry in the list */
+	size_t list;  /* 0-based list in the chain */
+	size_t index; /* 0-based entry in the list */
 	enum efi_sig_kind kind;
-	const uint8_t *type;		/* SignatureType GUID */
-	const uint8_t *owner;		/* SignatureOwner GUID */
-	const uint8_t *data;		/* the certificate or hash */
+	const uint8_t *type;  /* SignatureType GUID */
+	const uint8_t *owner; /* SignatureOwner GUID */
+	const uint8_t *data;  /* the certificate or hash */
 	size_t len;
 };
 
 struct efi_siglist {
-	const uint8_t *buf;		/* borrowed */
+	const uint8_t *buf; /* borrowed */
 	size_t len;
-	size_t pos;			/* next list header */
-	size_t list;			/* lists started */
-	const uint8_t *type;		/* current list's type */
-	size_t sig_pos;			/* next entry of the current list */
-	size_t sig_end;			/* end of the current list */
+	size_t pos;	     /* next list header */
+	size_t list;	     /* lists started */
+	const uint8_t *type; /* current list's type */
+	size_t sig_pos;	     /* next entry of the current list */
+	size_t sig_end;	     /* end of the current list */
 	uint32_t sig_size;
 	size_t index;
 };
@@ -162,15 +162,15 @@ enum imt_result efi_sig_cert(const struct efi_sig *sig, uint8_t *digest,
 enum imt_result efi_devpath_text(const uint8_t *dp, size_t len, char *out,
 				 size_t outsz, struct imt_error *err);
 
-#define EFI_IMAGE_LOAD_SLACK_MAX 16	/* bytes after the device path */
+#define EFI_IMAGE_LOAD_SLACK_MAX 16 /* bytes after the device path */
 
 struct efi_image_load {
-	uint64_t location;		/* ImageLocationInMemory */
-	uint64_t length;		/* ImageLengthInMemory */
-	uint64_t link_address;		/* ImageLinkTimeAddress */
-	const uint8_t *devpath;		/* borrowed */
+	uint64_t location;	/* ImageLocationInMemory */
+	uint64_t length;	/* ImageLengthInMemory */
+	uint64_t link_address;	/* ImageLinkTimeAddress */
+	const uint8_t *devpath; /* borrowed */
 	size_t devpath_len;
-	size_t slack;			/* bytes after the device path */
+	size_t slack; /* bytes after the device path */
 };
 
 /**
@@ -190,9 +190,9 @@ enum imt_result efi_image_load_parse(const uint8_t *buf, size_t len,
 
 struct efi_gpt {
 	const uint8_t *disk_guid;
-	uint64_t nparts;		/* NumberOfPartitions */
-	uint32_t entry_size;		/* SizeOfPartitionEntry */
-	const uint8_t *entries;		/* borrowed */
+	uint64_t nparts;	/* NumberOfPartitions */
+	uint32_t entry_size;	/* SizeOfPartitionEntry */
+	const uint8_t *entries; /* borrowed */
 };
 
 struct efi_gpt_part {
@@ -201,7 +201,7 @@ struct efi_gpt_part {
 	uint64_t first_lba;
 	uint64_t last_lba;
 	uint64_t attributes;
-	char name[3 * 36 + 1];		/* UTF-8 of the 36 CHAR16 */
+	char name[3 * 36 + 1]; /* UTF-8 of the 36 CHAR16 */
 };
 
 /**
@@ -214,8 +214,8 @@ struct efi_gpt_part {
  * Return: IMT_OK; IMT_ERR_MALFORMED (signature, entry size below 128,
  * length); IMT_ERR_LIMIT (more than EFI_GPT_PARTS_MAX partitions).
  */
-enum imt_result efi_gpt_parse(const uint8_t *buf, size_t len,
-			      struct efi_gpt *g, struct imt_error *err);
+enum imt_result efi_gpt_parse(const uint8_t *buf, size_t len, struct efi_gpt *g,
+			      struct imt_error *err);
 
 /**
  * efi_gpt_part() - partition @i of a parsed table.
@@ -227,10 +227,10 @@ void efi_gpt_part(const struct efi_gpt *g, uint64_t i, struct efi_gpt_part *p);
 
 struct efi_load_option {
 	uint32_t attributes;
-	char description[EFI_NAME_MAX];	/* UTF-8 */
+	char description[EFI_NAME_MAX]; /* UTF-8 */
 	const uint8_t *devpath;		/* borrowed */
 	size_t devpath_len;
-	const uint8_t *optional;	/* OptionalData, borrowed */
+	const uint8_t *optional; /* OptionalData, borrowed */
 	size_t optional_len;
 };
 
@@ -248,8 +248,8 @@ enum imt_result efi_load_option_parse(const uint8_t *buf, size_t len,
 				      struct imt_error *err);
 
 struct efi_tagged_event {
-	uint32_t id;			/* taggedEventID */
-	const uint8_t *data;		/* borrowed */
+	uint32_t id;	     /* taggedEventID */
+	const uint8_t *data; /* borrowed */
 	uint32_t len;
 };
 
@@ -270,11 +270,11 @@ enum imt_result efi_tagged_event_parse(const uint8_t *buf, size_t len,
 				       struct imt_error *err);
 
 struct efi_blob {
-	const uint8_t *desc;		/* BLOB2/TABLES2 description, else NULL */
+	const uint8_t *desc; /* BLOB2/TABLES2 description, else NULL */
 	uint8_t desc_len;
-	uint64_t base;			/* BlobBase; NumberOfTables for tables */
-	uint64_t length;		/* BlobLength */
-	const uint8_t *tables;		/* {GUID, u64 address}[] for tables */
+	uint64_t base;	       /* BlobBase; NumberOfTables for tables */
+	uint64_t length;       /* BlobLength */
+	const uint8_t *tables; /* {GUID, u64 address}[] for tables */
 };
 
 /**

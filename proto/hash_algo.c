@@ -12,29 +12,21 @@
 #include "hash_algo.h"
 
 #define ALGO(name, tpm_alg, size, bank) \
-	{ name, sizeof(name) - 1, tpm_alg, size, bank }
+	{ \
+		name, sizeof(name) - 1, tpm_alg, size, bank \
+	}
 
 static const struct hash_algo hash_algos[] = {
-	ALGO("md4", 0, 16, 0),
-	ALGO("md5", 0, 16, 0),
-	ALGO("sha1", 0x0004, 20, 1),
-	ALGO("rmd160", 0, 20, 0),
-	ALGO("sha256", 0x000b, 32, 1),
-	ALGO("sha384", 0x000c, 48, 1),
-	ALGO("sha512", 0x000d, 64, 1),
-	ALGO("sha224", 0, 28, 0),
-	ALGO("rmd128", 0, 16, 0),
-	ALGO("rmd256", 0, 32, 0),
-	ALGO("rmd320", 0, 40, 0),
-	ALGO("wp256", 0, 32, 0),
-	ALGO("wp384", 0, 48, 0),
-	ALGO("wp512", 0, 64, 0),
-	ALGO("tgr128", 0, 16, 0),
-	ALGO("tgr160", 0, 20, 0),
-	ALGO("tgr192", 0, 24, 0),
-	ALGO("sm3", 0x0012, 32, 0),
-	ALGO("streebog256", 0, 32, 0),
-	ALGO("streebog512", 0, 64, 0),
+	ALGO("md4", 0, 16, 0),	       ALGO("md5", 0, 16, 0),
+	ALGO("sha1", 0x0004, 20, 1),   ALGO("rmd160", 0, 20, 0),
+	ALGO("sha256", 0x000b, 32, 1), ALGO("sha384", 0x000c, 48, 1),
+	ALGO("sha512", 0x000d, 64, 1), ALGO("sha224", 0, 28, 0),
+	ALGO("rmd128", 0, 16, 0),      ALGO("rmd256", 0, 32, 0),
+	ALGO("rmd320", 0, 40, 0),      ALGO("wp256", 0, 32, 0),
+	ALGO("wp384", 0, 48, 0),       ALGO("wp512", 0, 64, 0),
+	ALGO("tgr128", 0, 16, 0),      ALGO("tgr160", 0, 20, 0),
+	ALGO("tgr192", 0, 24, 0),      ALGO("sm3", 0x0012, 32, 0),
+	ALGO("streebog256", 0, 32, 0), ALGO("streebog512", 0, 64, 0),
 };
 
 #define HASH_ALGO_COUNT (sizeof(hash_algos) / sizeof(hash_algos[0]))

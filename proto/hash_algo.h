@@ -12,15 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HASH_ALGO_MAX_SIZE 64	/* sha512, the largest digest we handle */
-#define HASH_ALGO_IDS 20	/* the kernel's ids: 0 .. HASH_ALGO_IDS - 1 */
+#define HASH_ALGO_MAX_SIZE 64 /* sha512, the largest digest we handle */
+#define HASH_ALGO_IDS 20      /* the kernel's ids: 0 .. HASH_ALGO_IDS - 1 */
 
 struct hash_algo {
-	const char *name;	/* kernel crypto name, as in "sha256:" */
-	size_t name_len;	/* strlen(name): lookups run per record */
-	uint16_t tpm_alg;	/* TPM2_ALG_ID, 0 when the TPM has none */
-	size_t size;		/* digest size in bytes */
-	int bank;		/* 1 when usable as a PCR bank here */
+	const char *name; /* kernel crypto name, as in "sha256:" */
+	size_t name_len;  /* strlen(name): lookups run per record */
+	uint16_t tpm_alg; /* TPM2_ALG_ID, 0 when the TPM has none */
+	size_t size;	  /* digest size in bytes */
+	int bank;	  /* 1 when usable as a PCR bank here */
 };
 
 /**

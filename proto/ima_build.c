@@ -29,7 +29,7 @@ static int template_sha1(int legacy, const uint8_t *data, size_t len,
 	if (ok && legacy) {
 		memcpy(name, fields[1].data,
 		       fields[1].len < sizeof(name) ? fields[1].len :
-		       sizeof(name) - 1);
+						      sizeof(name) - 1);
 		ok = EVP_DigestUpdate(ctx, fields[0].data, fields[0].len) &&
 		     EVP_DigestUpdate(ctx, name, sizeof(name));
 	} else if (ok) {
@@ -50,8 +50,8 @@ size_t ima_build_record(uint8_t *out, size_t outsz, uint32_t pcr,
 
 	for (i = 0; i < n; i++)
 		data_len += fields[i].len + (legacy && i == 0 ? 0 : 4);
-	size = 4 + IMA_TEMPLATE_DIGEST_SIZE + 4 + name_len +
-	       (legacy ? 0 : 4) + data_len;
+	size = 4 + IMA_TEMPLATE_DIGEST_SIZE + 4 + name_len + (legacy ? 0 : 4) +
+	       data_len;
 	if (out == NULL || outsz < size)
 		return size;
 	p = out;

@@ -2,7 +2,7 @@
 /*
  * ima_key.c - load the X.509 certificates of IMA signing keys.
  */
-#define _GNU_SOURCE	/* memmem */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +46,8 @@ static enum imt_result decode(const uint8_t *buf, size_t len, X509 **out,
 		return not_x509(err, "empty input");
 	if (len > IMA_KEY_CERT_MAX)
 		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
-				     "certificate of %zu bytes, above %d",
-				     len, IMA_KEY_CERT_MAX);
+				     "certificate of %zu bytes, above %d", len,
+				     IMA_KEY_CERT_MAX);
 	if (is_pem(buf, len)) {
 		bio = BIO_new_mem_buf(buf, (int)len);
 		if (bio == NULL)
@@ -55,8 +55,10 @@ static enum imt_result decode(const uint8_t *buf, size_t len, X509 **out,
 					       "BIO_new_mem_buf");
 		*out = PEM_read_bio_X509(bio, NULL, NULL, NULL);
 		BIO_free(bio);
-		return *out != NULL ? IMT_OK :
-		       not_x509(err, "PEM without a valid CERTIFICATE block");
+		return *out != NULL ?
+			       IMT_OK :
+			       not_x509(err,
+					"PEM without a valid CERTIFICATE block");
 	}
 	*out = d2i_X509(NULL, &p, (long)len);
 	if (*out == NULL)
@@ -104,9 +106,8 @@ static enum imt_result fill_ids(X509 *x, struct ima_key *key,
 		key->keyid = key->keyid_pubkey;
 	}
 	der_len = i2d_X509(x, &der);
-	if (der_len <= 0 ||
-	    !EVP_Digest(der, (size_t)der_len, key->fingerprint, NULL,
-			EVP_sha256(), NULL))
+	if (der_len <= 0 || !EVP_Digest(der, (size_t)der_len, key->fingerprint,
+					NULL, EVP_sha256(), NULL))
 		r = tpm_crypto_fail(err, IMT_ERR_INTERNAL,
 				    "fingerprinting the certificate");
 	OPENSSL_free(der);
@@ -121,10 +122,10 @@ static enum imt_result fill_subject(X509 *x, struct ima_key *key,
 	char *text;
 	long n;
 
-	if (bio == NULL ||
-	    X509_NAME_print_ex(bio, X509_get_subject_name(x), 0,
-			       XN_FLAG_RFC2253) < 0) {
-		r = tpm_crypto_fail(err, IMT_ERR_INTERNAL, "printing the subject");
+	if (bio == NULL || X509_NAME_print_ex(bio, X509_get_subject_name(x), 0,
+					      XN_FLAG_RFC2253) < 0) {
+		r = tpm_crypto_fail(err, IMT_ERR_INTERNAL,
+				    "printing the subject");
 		goto out;
 	}
 	n = BIO_get_mem_data(bio, &text);

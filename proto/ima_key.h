@@ -17,11 +17,11 @@
 
 #include "result.h"
 
-#define IMA_KEY_CERT_MAX 65536		/* a larger certificate is refused */
-#define IMA_KEY_FINGERPRINT_SIZE 32	/* SHA-256 */
+#define IMA_KEY_CERT_MAX 65536	    /* a larger certificate is refused */
+#define IMA_KEY_FINGERPRINT_SIZE 32 /* SHA-256 */
 
 struct ima_key {
-	EVP_PKEY *pkey;			/* owned */
+	EVP_PKEY *pkey; /* owned */
 	/*
 	 * The id signatures by this key carry: the last 4 bytes of the
 	 * certificate's subjectKeyIdentifier, which is what the kernel
@@ -39,8 +39,8 @@ struct ima_key {
 	 * SKID that `openssl req -x509` (RFC 5280 method 1) makes.
 	 */
 	uint32_t keyid_pubkey;
-	uint8_t fingerprint[IMA_KEY_FINGERPRINT_SIZE];	/* of the cert DER */
-	char *subject;			/* RFC 2253 text; owned */
+	uint8_t fingerprint[IMA_KEY_FINGERPRINT_SIZE]; /* of the cert DER */
+	char *subject; /* RFC 2253 text; owned */
 };
 
 /**

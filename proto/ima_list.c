@@ -13,7 +13,6 @@
 
 #include "ima_list.h"
 
-
 struct cursor {
 	const uint8_t *buf;
 	size_t len;
@@ -41,8 +40,7 @@ static uint32_t get_le32(struct cursor *c)
 }
 
 /* Copy @len bytes of @s into @out, '?' for anything not printable. */
-static const char *printable(const void *s, size_t len, char *out,
-			     size_t outsz)
+static const char *printable(const void *s, size_t len, char *out, size_t outsz)
 {
 	const unsigned char *in = s;
 	size_t i;
@@ -198,9 +196,9 @@ static enum imt_result decode_field(struct ima_record *rec,
 				    "field 'd' holds %u bytes, expected 20 or 16",
 				    f->len);
 		if (rec->digest == NULL) {
-			rec->digest_algo = hash_algo_by_name(
-				f->len == 20 ? "sha1" : "md5",
-				f->len == 20 ? 4 : 3);
+			rec->digest_algo =
+				hash_algo_by_name(f->len == 20 ? "sha1" : "md5",
+						  f->len == 20 ? 4 : 3);
 			rec->digest = f->data;
 		}
 		return IMT_OK;
@@ -240,7 +238,8 @@ static enum imt_result parse_legacy_data(struct ima_record *rec,
 	rc = need(c, IMA_TEMPLATE_DIGEST_SIZE + 4, w, "'ima' digest", err);
 	if (rc != IMT_OK)
 		return rc;
-	rec->fields[0] = (struct ima_field){ rec->tmpl->fields[0], c->buf + c->pos,
+	rec->fields[0] = (struct ima_field){ rec->tmpl->fields[0],
+					     c->buf + c->pos,
 					     IMA_TEMPLATE_DIGEST_SIZE };
 	c->pos += IMA_TEMPLATE_DIGEST_SIZE;
 	name_at = c->pos;
@@ -253,8 +252,8 @@ static enum imt_result parse_legacy_data(struct ima_record *rec,
 	rc = need(c, name_len, w, "'ima' name", err);
 	if (rc != IMT_OK)
 		return rc;
-	rec->fields[1] = (struct ima_field){ rec->tmpl->fields[1], c->buf + c->pos,
-					     name_len };
+	rec->fields[1] = (struct ima_field){ rec->tmpl->fields[1],
+					     c->buf + c->pos, name_len };
 	c->pos += name_len;
 	rec->nfields = 2;
 	rec->template_data = c->buf + start;
@@ -305,7 +304,8 @@ static enum imt_result parse_template_data(struct ima_record *rec,
 			return fail(field_at, w, IMT_ERR_MALFORMED, err,
 				    "field '%s' length %u beyond template data (%zu bytes left)",
 				    def->id, flen, end - c->pos);
-		rec->fields[i] = (struct ima_field){ def, c->buf + c->pos, flen };
+		rec->fields[i] =
+			(struct ima_field){ def, c->buf + c->pos, flen };
 		c->pos += flen;
 		rc = decode_field(rec, &rec->fields[i], 0, field_at, w, err);
 		if (rc != IMT_OK)
@@ -367,7 +367,7 @@ static enum imt_result parse_header(struct ima_record *rec, struct cursor *c,
 	memcpy(rec->template_digest, c->buf + c->pos, dsize);
 	rec->digest_bank = bank != NULL ? bank : hash_algo_by_name("sha1", 4);
 	rec->violation = bank != NULL ? all_ff(rec->template_digest, dsize) :
-			 all_zero(rec->template_digest, dsize);
+					all_zero(rec->template_digest, dsize);
 	c->pos += dsize;
 	name_len = get_le32(c);
 	if (name_len > IMA_TEMPLATE_NAME_MAX)

@@ -29,52 +29,52 @@
 #include "ima_template.h"
 #include "result.h"
 
-#define IMA_PCR_COUNT 24		/* PCRs of a PC client TPM */
-#define IMA_TEMPLATE_DIGEST_SIZE 20	/* the legacy lists show SHA-1 */
+#define IMA_PCR_COUNT 24		 /* PCRs of a PC client TPM */
+#define IMA_TEMPLATE_DIGEST_SIZE 20	 /* the legacy lists show SHA-1 */
 #define IMA_TEMPLATE_DATA_MAX (1u << 20) /* larger is a corrupt length */
 
 struct ima_field {
 	const struct ima_field_def *def;
-	const uint8_t *data;		/* borrowed */
+	const uint8_t *data; /* borrowed */
 	uint32_t len;
 };
 
 struct ima_record {
-	size_t index;			/* 0-based position in the list */
-	size_t offset;			/* byte offset of the record */
-	size_t size;			/* bytes the record occupies */
+	size_t index;  /* 0-based position in the list */
+	size_t offset; /* byte offset of the record */
+	size_t size;   /* bytes the record occupies */
 	uint32_t pcr;
 	uint8_t template_digest[HASH_ALGO_MAX_SIZE];
-	const struct hash_algo *digest_bank;	/* of template_digest */
-	int violation;			/* all-zero digest (legacy lists),
+	const struct hash_algo *digest_bank; /* of template_digest */
+	int violation;			     /* all-zero digest (legacy lists),
 					 * all-0xff (per-bank lists) */
 	char template_name[IMA_TEMPLATE_NAME_MAX + 1];
 	const struct ima_template *tmpl;
-	const uint8_t *template_data;	/* borrowed, as listed */
+	const uint8_t *template_data; /* borrowed, as listed */
 	uint32_t template_data_len;
 	size_t nfields;
 	struct ima_field fields[IMA_TEMPLATE_FIELDS_MAX];
 
 	/* Views decoded from the fields; NULL/0 when the template lacks them. */
-	const struct hash_algo *digest_algo;	/* file digest algorithm */
+	const struct hash_algo *digest_algo; /* file digest algorithm */
 	const uint8_t *digest;
-	const char *digest_type;	/* "ima"/"verity" (d-ngv2), else NULL */
+	const char *digest_type; /* "ima"/"verity" (d-ngv2), else NULL */
 	size_t digest_type_len;
-	const char *path;		/* event name, not NUL-terminated */
+	const char *path; /* event name, not NUL-terminated */
 	size_t path_len;
-	const uint8_t *buf;		/* ima-buf payload */
+	const uint8_t *buf; /* ima-buf payload */
 	uint32_t buf_len;
 };
 
 struct ima_list_parser {
-	size_t next_index;		/* index the next record will get */
-	size_t offset;			/* stream offset of the next record */
-	const struct ima_template_set *custom;	/* borrowed; may be NULL */
-	const struct hash_algo *list_bank;	/* bank of a per-bank list */
+	size_t next_index; /* index the next record will get */
+	size_t offset;	   /* stream offset of the next record */
+	const struct ima_template_set *custom; /* borrowed; may be NULL */
+	const struct hash_algo *list_bank;     /* bank of a per-bank list */
 	/* Caches for the next lookups; set by the parser. */
-	const struct ima_template *last;	/* previous record's template */
-	size_t last_len;			/* strlen(last->name) */
-	const struct hash_algo *last_algo;	/* previous digest algorithm */
+	const struct ima_template *last;   /* previous record's template */
+	size_t last_len;		   /* strlen(last->name) */
+	const struct hash_algo *last_algo; /* previous digest algorithm */
 };
 
 /**

@@ -9,13 +9,11 @@
 #include "ima_replay.h"
 #include "ima_verify.h"
 
-enum imt_result ima_match_batch(const struct hash_algo *bank,
-				const uint8_t *running, const uint8_t *quoted,
-				const uint8_t *bytes, size_t len,
-				size_t first_index,
-				const struct ima_template_set *custom,
-				struct ima_match_result *res,
-				struct imt_error *err)
+enum imt_result
+ima_match_batch(const struct hash_algo *bank, const uint8_t *running,
+		const uint8_t *quoted, const uint8_t *bytes, size_t len,
+		size_t first_index, const struct ima_template_set *custom,
+		struct ima_match_result *res, struct imt_error *err)
 {
 	struct ima_replay *r = ima_replay_new(bank, err);
 	struct ima_list_parser p;
@@ -64,7 +62,8 @@ enum imt_result ima_match_batch(const struct hash_algo *bank,
 	res->records = count;
 	memcpy(res->end_pcr10, ima_replay_pcr(r, IMA_MEASURE_PCR), bank->size);
 	if (!matched)
-		rc = imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS, IMT_NO_POS,
+		rc = imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
+				   IMT_NO_POS,
 				   "%s PCR 10 quoted matches no prefix of records %zu-%zu",
 				   bank->name, first_index,
 				   first_index + count - (count > 0));

@@ -20,13 +20,13 @@
 #include "result.h"
 
 struct ima_match_result {
-	size_t covered;		/* records proven by the quote */
-	size_t covered_bytes;	/* their bytes, from the batch's start */
-	uint8_t pcr10[HASH_ALGO_MAX_SIZE];	/* running value after them */
+	size_t covered;	      /* records proven by the quote */
+	size_t covered_bytes; /* their bytes, from the batch's start */
+	uint8_t pcr10[HASH_ALGO_MAX_SIZE]; /* running value after them */
 	/* the whole batch, also when no prefix matched (IMT_ERR_MISMATCH) */
-	size_t records;		/* records in the batch */
-	uint8_t end_pcr10[HASH_ALGO_MAX_SIZE];	/* running value after all */
-	size_t other_pcr;	/* list index of the first record for a PCR
+	size_t records;			       /* records in the batch */
+	uint8_t end_pcr10[HASH_ALGO_MAX_SIZE]; /* running value after all */
+	size_t other_pcr; /* list index of the first record for a PCR
 				 * other than 10, SIZE_MAX when none */
 };
 
@@ -50,12 +50,10 @@ struct ima_match_result {
  * @quoted, or a record's listed sha1 digest is wrong; the parser's error
  * (with list index and offset) for malformed records.
  */
-enum imt_result ima_match_batch(const struct hash_algo *bank,
-				const uint8_t *running, const uint8_t *quoted,
-				const uint8_t *bytes, size_t len,
-				size_t first_index,
-				const struct ima_template_set *custom,
-				struct ima_match_result *res,
-				struct imt_error *err);
+enum imt_result
+ima_match_batch(const struct hash_algo *bank, const uint8_t *running,
+		const uint8_t *quoted, const uint8_t *bytes, size_t len,
+		size_t first_index, const struct ima_template_set *custom,
+		struct ima_match_result *res, struct imt_error *err);
 
 #endif /* IMATRUST_IMA_MATCH_H */

@@ -37,10 +37,12 @@ struct hash_ops {
 };
 
 /* The casts only drop the context pointer's type; the ABI is the same. */
-#define HASH_OPS(n, ctx_t, pre)                                              \
-	{ n, (int (*)(void *))pre##_Init,                                     \
-	  (int (*)(void *, const void *, size_t))pre##_Update,                \
-	  (int (*)(unsigned char *, void *))pre##_Final }
+#define HASH_OPS(n, ctx_t, pre) \
+	{ \
+		n, (int (*)(void *))pre##_Init, \
+			(int (*)(void *, const void *, size_t))pre##_Update, \
+			(int (*)(unsigned char *, void *))pre##_Final \
+	}
 
 static const struct hash_ops hash_ops[] = {
 	HASH_OPS("sha1", SHA_CTX, SHA1),
@@ -104,8 +106,7 @@ const struct hash_algo *ima_replay_algo(const struct ima_replay *r)
 static int hash2(struct ima_replay *r, const void *a, size_t alen,
 		 const void *b, size_t blen, uint8_t *out)
 {
-	return r->ops->init(&r->state) &&
-	       r->ops->update(&r->state, a, alen) &&
+	return r->ops->init(&r->state) && r->ops->update(&r->state, a, alen) &&
 	       (blen == 0 || r->ops->update(&r->state, b, blen)) &&
 	       r->ops->final(out, &r->state);
 }
@@ -161,8 +162,8 @@ enum imt_result ima_replay_template_hash(struct ima_replay *r,
 
 /* PCR = H(PCR || @hash) */
 static enum imt_result extend(struct ima_replay *r,
-			      const struct ima_record *rec,
-			      const uint8_t *hash, struct imt_error *err)
+			      const struct ima_record *rec, const uint8_t *hash,
+			      struct imt_error *err)
 {
 	uint8_t *pcr = r->pcr[rec->pcr];
 

@@ -33,7 +33,9 @@ static const struct {
 	const char *name;
 	size_t end;
 } hdr_fields[] = {
-	{ "version", 2 }, { "hash_algo", 3 }, { "keyid", 7 },
+	{ "version", 2 },
+	{ "hash_algo", 3 },
+	{ "keyid", 7 },
 	{ "sig_size", IMA_SIG_HDR_SIZE },
 };
 
@@ -107,7 +109,7 @@ enum imt_result ima_sig_parse(const uint8_t *buf, size_t len,
 
 	memset(sig, 0, sizeof(*sig));
 	if (len == 0)
-		return IMT_OK;	/* IMA_SIG_NONE */
+		return IMT_OK; /* IMA_SIG_NONE */
 	type = buf[0];
 	if (type > XATTR_TYPE_MAX || xattr_types[type].name == NULL)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
@@ -134,8 +136,8 @@ enum imt_result ima_sig_of_record(const struct ima_record *rec,
 	for (i = 0; i < rec->nfields; i++) {
 		if (strcmp(rec->fields[i].def->id, "sig") != 0)
 			continue;
-		r = ima_sig_parse(rec->fields[i].data, rec->fields[i].len,
-				  sig, err);
+		r = ima_sig_parse(rec->fields[i].data, rec->fields[i].len, sig,
+				  err);
 		if (r != IMT_OK && err != NULL)
 			err->record = rec->index;
 		return r;
@@ -152,7 +154,7 @@ enum imt_result ima_sig_check_digest_type(const struct ima_sig *sig,
 	const char *want = sig->kind == IMA_SIG_V3 ? "verity" : "ima";
 
 	if (digest_type == NULL) {
-		digest_type = "ima";	/* d-ng: a regular file digest */
+		digest_type = "ima"; /* d-ng: a regular file digest */
 		type_len = 3;
 	}
 	if (type_len == strlen(want) &&
@@ -249,8 +251,7 @@ static enum imt_result pkey_verify(const struct ima_sig *sig, EVP_PKEY *key,
 		/* 0 is a wrong signature, < 0 one OpenSSL could not decode:
 		 * both came from outside and neither verifies. */
 		ERR_clear_error();
-		r = imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				  IMT_NO_POS,
+		r = imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS, IMT_NO_POS,
 				  "signature does not verify (key id %08x, %s, version %u)",
 				  sig->keyid, sig->algo->name, sig->version);
 	}

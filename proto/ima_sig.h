@@ -47,25 +47,25 @@ enum ima_xattr_type {
 	IMA_VERITY_DIGSIG = 0x06,
 };
 
-#define IMA_SIG_HDR_SIZE 9		/* type .. sig_size */
+#define IMA_SIG_HDR_SIZE 9 /* type .. sig_size */
 
 enum ima_sig_kind {
-	IMA_SIG_NONE,		/* empty field: the file has no signature */
-	IMA_SIG_OTHER,		/* a value that is not an IMA signature: a
+	IMA_SIG_NONE,  /* empty field: the file has no signature */
+	IMA_SIG_OTHER, /* a value that is not an IMA signature: a
 				 * digest, an HMAC, an EVM signature */
-	IMA_SIG_V2,		/* signs the file digest */
-	IMA_SIG_V3,		/* signs the hash of struct ima_file_id */
+	IMA_SIG_V2,    /* signs the file digest */
+	IMA_SIG_V3,    /* signs the hash of struct ima_file_id */
 };
 
 struct ima_sig {
 	enum ima_sig_kind kind;
-	uint8_t xattr_type;		/* enum ima_xattr_type; 0 for NONE */
+	uint8_t xattr_type; /* enum ima_xattr_type; 0 for NONE */
 	/* The rest is set for IMA_SIG_V2 and IMA_SIG_V3 only. */
 	uint8_t version;
-	uint8_t hash_algo_id;		/* the kernel's enum hash_algo */
-	const struct hash_algo *algo;	/* that algorithm */
-	uint32_t keyid;			/* host order */
-	const uint8_t *sig;		/* borrowed from the parsed buffer */
+	uint8_t hash_algo_id;	      /* the kernel's enum hash_algo */
+	const struct hash_algo *algo; /* that algorithm */
+	uint32_t keyid;		      /* host order */
+	const uint8_t *sig;	      /* borrowed from the parsed buffer */
 	size_t sig_len;
 };
 

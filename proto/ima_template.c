@@ -11,9 +11,23 @@
 
 /* Indices into field_defs[], so the built-in templates can be const. */
 enum field_index {
-	F_D, F_N, F_D_NG, F_D_NGV2, F_N_NG, F_SIG, F_BUF, F_D_MODSIG,
-	F_MODSIG, F_EVMSIG, F_IUID, F_IGID, F_IMODE, F_XATTRNAMES,
-	F_XATTRLENGTHS, F_XATTRVALUES, F_COUNT
+	F_D,
+	F_N,
+	F_D_NG,
+	F_D_NGV2,
+	F_N_NG,
+	F_SIG,
+	F_BUF,
+	F_D_MODSIG,
+	F_MODSIG,
+	F_EVMSIG,
+	F_IUID,
+	F_IGID,
+	F_IMODE,
+	F_XATTRNAMES,
+	F_XATTRLENGTHS,
+	F_XATTRVALUES,
+	F_COUNT
 };
 
 static const struct ima_field_def field_defs[F_COUNT] = {
@@ -46,12 +60,16 @@ static const struct ima_template builtin_templates[] = {
 	{ "ima-sig", 0, 3, { FD(F_D_NG), FD(F_N_NG), FD(F_SIG) } },
 	{ "ima-sigv2", 0, 3, { FD(F_D_NGV2), FD(F_N_NG), FD(F_SIG) } },
 	{ "ima-buf", 0, 3, { FD(F_D_NG), FD(F_N_NG), FD(F_BUF) } },
-	{ "ima-modsig", 0, 5, { FD(F_D_NG), FD(F_N_NG), FD(F_SIG),
-			     FD(F_D_MODSIG), FD(F_MODSIG) } },
-	{ "evm-sig", 0, 9, { FD(F_D_NG), FD(F_N_NG), FD(F_EVMSIG),
-			  FD(F_XATTRNAMES), FD(F_XATTRLENGTHS),
-			  FD(F_XATTRVALUES), FD(F_IUID), FD(F_IGID),
-			  FD(F_IMODE) } },
+	{ "ima-modsig",
+	  0,
+	  5,
+	  { FD(F_D_NG), FD(F_N_NG), FD(F_SIG), FD(F_D_MODSIG), FD(F_MODSIG) } },
+	{ "evm-sig",
+	  0,
+	  9,
+	  { FD(F_D_NG), FD(F_N_NG), FD(F_EVMSIG), FD(F_XATTRNAMES),
+	    FD(F_XATTRLENGTHS), FD(F_XATTRVALUES), FD(F_IUID), FD(F_IGID),
+	    FD(F_IMODE) } },
 };
 
 #define BUILTIN_COUNT (sizeof(builtin_templates) / sizeof(builtin_templates[0]))
@@ -106,8 +124,9 @@ static int name_equals(const char *a, const char *b, size_t blen)
 	return strlen(a) == blen && memcmp(a, b, blen) == 0;
 }
 
-const struct ima_template *ima_template_lookup(const struct ima_template_set *set,
-					       const char *name, size_t len)
+const struct ima_template *
+ima_template_lookup(const struct ima_template_set *set, const char *name,
+		    size_t len)
 {
 	size_t i;
 
@@ -148,8 +167,8 @@ enum imt_result ima_template_set_add(struct ima_template_set *set,
 	/* The kernel keys the 2008 layout on the name "ima" alone. */
 	if (strcmp(name, "ima") == 0) {
 		if (strcmp(fmt, "d|n") != 0)
-			return imt_error_set(err, IMT_ERR_MALFORMED,
-					     IMT_NO_POS, IMT_NO_POS,
+			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+					     IMT_NO_POS,
 					     "template 'ima' must be \"d|n\"");
 		tmpl.legacy = 1;
 	}

@@ -9,12 +9,12 @@
 #include "ima_verify.h"
 
 struct ima_verify {
-	const struct pcr_set *sets;	/* borrowed */
+	const struct pcr_set *sets; /* borrowed */
 	size_t n;
 	struct ima_replay *replays[IMA_VERIFY_BANKS_MAX];
 	size_t records;
 	size_t violations;
-	const struct hash_algo *ba_algo;	/* set when record 0 is
+	const struct hash_algo *ba_algo; /* set when record 0 is
 						 * boot_aggregate */
 	uint8_t ba_digest[HASH_ALGO_MAX_SIZE];
 };
@@ -138,7 +138,8 @@ static enum imt_result check_boot_aggregate(const struct ima_verify *v,
 	if (rc != IMT_OK)
 		return rc;
 	r->boot_aggregate = memcmp(expect, v->ba_digest, v->ba_algo->size) ?
-			    IMA_BA_MISMATCH : IMA_BA_OK;
+				    IMA_BA_MISMATCH :
+				    IMA_BA_OK;
 	return IMT_OK;
 }
 

@@ -17,13 +17,13 @@
 #include "result.h"
 
 #define IMA_VERIFY_BANKS_MAX 4
-#define IMA_MEASURE_PCR 10	/* CONFIG_IMA_MEASURE_PCR_IDX */
+#define IMA_MEASURE_PCR 10 /* CONFIG_IMA_MEASURE_PCR_IDX */
 
 enum ima_ba_status {
 	IMA_BA_OK,
 	IMA_BA_MISMATCH,
-	IMA_BA_MISSING,		/* record 0 is not boot_aggregate */
-	IMA_BA_NOT_CHECKED,	/* its bank's PCRs 0-7/0-9 were not given */
+	IMA_BA_MISSING,	    /* record 0 is not boot_aggregate */
+	IMA_BA_NOT_CHECKED, /* its bank's PCRs 0-7/0-9 were not given */
 };
 
 struct ima_verify_report {
@@ -32,12 +32,12 @@ struct ima_verify_report {
 	size_t nbanks;
 	struct {
 		const struct hash_algo *algo;
-		int pcr_ok;		/* replay equals the given PCR 10 */
+		int pcr_ok; /* replay equals the given PCR 10 */
 		uint8_t replayed[HASH_ALGO_MAX_SIZE];
 	} banks[IMA_VERIFY_BANKS_MAX];
 	enum ima_ba_status boot_aggregate;
-	const struct hash_algo *ba_algo;	/* bank of the record, or NULL */
-	int ba_last_pcr;			/* 7 (sha1) or 9 */
+	const struct hash_algo *ba_algo; /* bank of the record, or NULL */
+	int ba_last_pcr;		 /* 7 (sha1) or 9 */
 };
 
 struct ima_verify;

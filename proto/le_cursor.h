@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 struct le_cursor {
-	const uint8_t *buf;		/* borrowed */
+	const uint8_t *buf; /* borrowed */
 	size_t len;
 	size_t pos;
 };

@@ -23,12 +23,11 @@ static int is_space(char c)
 
 /* PCR @index of @set from @hex_len hex digits, once; @lineno for errors. */
 static enum imt_result set_value(struct pcr_set *set, unsigned long index,
-				 const char *hex, size_t hex_len,
-				 size_t lineno, struct imt_error *err)
+				 const char *hex, size_t hex_len, size_t lineno,
+				 struct imt_error *err)
 {
 	if (hex_len != 2 * set->algo->size ||
-	    hex_decode(hex, hex_len, set->value[index],
-		       HASH_ALGO_MAX_SIZE) < 0)
+	    hex_decode(hex, hex_len, set->value[index], HASH_ALGO_MAX_SIZE) < 0)
 		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
 				     "line %zu: PCR %lu needs %zu hex digits for %s",
 				     lineno, index, 2 * set->algo->size,
@@ -42,9 +41,8 @@ static enum imt_result set_value(struct pcr_set *set, unsigned long index,
 }
 
 /* Parse one line "INDEX HEX" of @n bytes; @lineno counts from 1. */
-static enum imt_result parse_line(struct pcr_set *set, const char *s,
-				  size_t n, size_t lineno,
-				  struct imt_error *err)
+static enum imt_result parse_line(struct pcr_set *set, const char *s, size_t n,
+				  size_t lineno, struct imt_error *err)
 {
 	size_t i = 0, hex_start, hex_len;
 	unsigned long index = 0;
@@ -67,7 +65,7 @@ static enum imt_result parse_line(struct pcr_set *set, const char *s,
 	hex_len = i - hex_start;
 	while (i < n && is_space(s[i]))
 		i++;
-	if (i != n)	/* more after the hex: not a value */
+	if (i != n) /* more after the hex: not a value */
 		hex_len = 0;
 	return set_value(set, index, s + hex_start, hex_len, lineno, err);
 
@@ -99,8 +97,8 @@ enum imt_result pcr_set_parse_text(struct pcr_set *set, const char *buf,
 	return IMT_OK;
 }
 
-enum imt_result pcr_set_boot_aggregate(const struct pcr_set *set,
-				       uint8_t *out, struct imt_error *err)
+enum imt_result pcr_set_boot_aggregate(const struct pcr_set *set, uint8_t *out,
+				       struct imt_error *err)
 {
 	int last = strcmp(set->algo->name, "sha1") == 0 ? 7 : 9;
 	enum imt_result rc = IMT_OK;
@@ -115,8 +113,7 @@ enum imt_result pcr_set_boot_aggregate(const struct pcr_set *set,
 					     set->algo->name, last, i);
 	}
 	ctx = EVP_MD_CTX_new();
-	if (ctx == NULL ||
-	    !EVP_DigestInit_ex(ctx, hash_md(set->algo), NULL)) {
+	if (ctx == NULL || !EVP_DigestInit_ex(ctx, hash_md(set->algo), NULL)) {
 		rc = imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				   IMT_NO_POS, "cannot hash with %s",
 				   set->algo->name);
@@ -144,9 +141,9 @@ static int bank_is(const struct pcr_set *set, const char *s, size_t n)
  * One PCR value: INDEX and HEX (with or without 0x) into @set, unless
  * @mine says the value is of another bank.
  */
-static enum imt_result put_value(struct pcr_set *set, int mine,
-				 const char *idx, size_t idx_len,
-				 const char *hex, size_t hex_len, size_t lineno,
+static enum imt_result put_value(struct pcr_set *set, int mine, const char *idx,
+				 size_t idx_len, const char *hex,
+				 size_t hex_len, size_t lineno,
 				 struct imt_error *err)
 {
 	unsigned long index = 0;
@@ -186,7 +183,8 @@ static enum imt_result word_value(struct pcr_set *set, int section,
 	if (eq == NULL)
 		return imt_error_set(err, IMT_ERR_MALFORMED, lineno, IMT_NO_POS,
 				     "line %zu: expected [BANK:]PCR=HEX, "
-				     "\"BANK:\" or \"PCR : 0xHEX\"", lineno);
+				     "\"BANK:\" or \"PCR : 0xHEX\"",
+				     lineno);
 	colon = memchr(w, ':', (size_t)(eq - w));
 	if (colon != NULL) {
 		mine = bank_is(set, w, (size_t)(colon - w));
@@ -249,7 +247,7 @@ enum imt_result pcr_set_parse_values(struct pcr_set *set, const char *buf,
 				     size_t len, struct imt_error *err)
 {
 	size_t pos = 0, lineno = 0;
-	int section = 1;	/* before any "BANK:" line: the set's bank */
+	int section = 1; /* before any "BANK:" line: the set's bank */
 	enum imt_result rc;
 
 	if (len > PCR_SET_TEXT_MAX)

@@ -11,12 +11,12 @@
 #include "hash_algo.h"
 #include "result.h"
 
-#define PCR_SET_COUNT 24		/* PCRs of a PC client TPM */
-#define PCR_SET_TEXT_MAX (64 * 1024)	/* a PCR text file larger is bogus */
+#define PCR_SET_COUNT 24	     /* PCRs of a PC client TPM */
+#define PCR_SET_TEXT_MAX (64 * 1024) /* a PCR text file larger is bogus */
 
 struct pcr_set {
 	const struct hash_algo *algo;
-	uint32_t present;		/* bit i set when value[i] is known */
+	uint32_t present; /* bit i set when value[i] is known */
 	uint8_t value[PCR_SET_COUNT][HASH_ALGO_MAX_SIZE];
 };
 
@@ -78,7 +78,7 @@ enum imt_result pcr_set_parse_values(struct pcr_set *set, const char *buf,
  * Return: IMT_OK, IMT_ERR_MALFORMED when a needed PCR is missing, or
  * IMT_ERR_INTERNAL when the crypto library fails.
  */
-enum imt_result pcr_set_boot_aggregate(const struct pcr_set *set,
-				       uint8_t *out, struct imt_error *err);
+enum imt_result pcr_set_boot_aggregate(const struct pcr_set *set, uint8_t *out,
+				       struct imt_error *err);
 
 #endif /* IMATRUST_PCR_SET_H */

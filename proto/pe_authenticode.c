@@ -26,25 +26,25 @@
 #define OPT_NUM_RVA_PE32 92
 #define OPT_NUM_RVA_PE32PLUS 108
 #define DATA_DIR_SIZE 8
-#define DIR_SECURITY 4		/* the Certificate Table entry */
+#define DIR_SECURITY 4 /* the Certificate Table entry */
 #define SECTION_SIZE 40
-#define WIN_CERT_HEADER 8	/* dwLength, wRevision, wCertificateType */
+#define WIN_CERT_HEADER 8 /* dwLength, wRevision, wCertificateType */
 
 struct pe_section {
-	uint32_t raw_ptr;	/* PointerToRawData */
-	uint32_t raw_size;	/* SizeOfRawData */
-	unsigned int number;	/* 1-based, as in the section table */
+	uint32_t raw_ptr;    /* PointerToRawData */
+	uint32_t raw_size;   /* SizeOfRawData */
+	unsigned int number; /* 1-based, as in the section table */
 };
 
 /* Everything the hash needs, found by pe_layout_parse(). */
 struct pe_layout {
 	struct pe_info info;
-	size_t checksum;	/* file offset of CheckSum */
-	size_t cert_dir;	/* file offset of the Certificate Table entry */
-	int has_cert_dir;	/* NumberOfRvaAndSizes > DIR_SECURITY */
+	size_t checksum;  /* file offset of CheckSum */
+	size_t cert_dir;  /* file offset of the Certificate Table entry */
+	int has_cert_dir; /* NumberOfRvaAndSizes > DIR_SECURITY */
 	size_t size_of_headers;
-	unsigned int nhashed;	/* sections with raw data, in sec[] */
-	struct pe_section sec[PE_MAX_SECTIONS];	/* by PointerToRawData */
+	unsigned int nhashed; /* sections with raw data, in sec[] */
+	struct pe_section sec[PE_MAX_SECTIONS]; /* by PointerToRawData */
 };
 
 static uint16_t get16(const uint8_t *p)
@@ -58,8 +58,8 @@ static uint32_t get32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
-static enum imt_result truncated(struct imt_error *err, size_t len,
-				 size_t off, const char *what)
+static enum imt_result truncated(struct imt_error *err, size_t len, size_t off,
+				 const char *what)
 {
 	return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, off,
 			     "file of %zu bytes ends inside the %s (offset %zu)",
@@ -118,8 +118,8 @@ static enum imt_result parse_headers(const uint8_t *buf, size_t len,
 				     "optional header magic 0x%x is neither PE32 nor PE32+",
 				     magic);
 	l->info.pe32plus = magic == OPT_MAGIC_PE32PLUS;
-	nrva_off = opt + (l->info.pe32plus ? OPT_NUM_RVA_PE32PLUS :
-					     OPT_NUM_RVA_PE32);
+	nrva_off = opt +
+		   (l->info.pe32plus ? OPT_NUM_RVA_PE32PLUS : OPT_NUM_RVA_PE32);
 	if (opt_size < nrva_off + 4 - opt)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 				     (size_t)lfanew + 20,
@@ -189,8 +189,8 @@ static enum imt_result parse_cert_table(const uint8_t *buf, size_t len,
 					 "WIN_CERTIFICATE header");
 		n = get32(buf + pos);
 		if (n < WIN_CERT_HEADER || n > end - pos)
-			return imt_error_set(err, IMT_ERR_MALFORMED,
-					     IMT_NO_POS, (size_t)pos,
+			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+					     (size_t)pos,
 					     "WIN_CERTIFICATE dwLength %llu at %llu out of range",
 					     (unsigned long long)n,
 					     (unsigned long long)pos);
@@ -227,8 +227,7 @@ static enum imt_result parse_sections(const uint8_t *buf, size_t len,
 			continue;
 		if ((uint64_t)cur.raw_ptr + cur.raw_size > limit) {
 			section_name(s, name);
-			return imt_error_set(err, IMT_ERR_MALFORMED,
-					     IMT_NO_POS,
+			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 					     table + (size_t)i * SECTION_SIZE,
 					     "section %u %s: PointerToRawData + SizeOfRawData beyond the %s",
 					     cur.number, name,
@@ -236,8 +235,8 @@ static enum imt_result parse_sections(const uint8_t *buf, size_t len,
 						     "certificate table" :
 						     "file");
 		}
-		for (j = l->nhashed; j > 0 && l->sec[j - 1].raw_ptr >
-						      cur.raw_ptr; j--)
+		for (j = l->nhashed;
+		     j > 0 && l->sec[j - 1].raw_ptr > cur.raw_ptr; j--)
 			l->sec[j] = l->sec[j - 1];
 		l->sec[j] = cur;
 		l->nhashed++;
@@ -246,8 +245,7 @@ static enum imt_result parse_sections(const uint8_t *buf, size_t len,
 }
 
 static enum imt_result layout_parse(const uint8_t *buf, size_t len,
-				    struct pe_layout *l,
-				    struct imt_error *err)
+				    struct pe_layout *l, struct imt_error *err)
 {
 	enum imt_result rc;
 	size_t table = 0;
@@ -333,10 +331,8 @@ static const struct {
 	uint16_t machine;
 	const char *name;
 } machines[] = {
-	{ PE_MACHINE_X86_64, "x86_64" },
-	{ PE_MACHINE_I386, "i386" },
-	{ PE_MACHINE_AARCH64, "aarch64" },
-	{ PE_MACHINE_ARM, "arm" },
+	{ PE_MACHINE_X86_64, "x86_64" },   { PE_MACHINE_I386, "i386" },
+	{ PE_MACHINE_AARCH64, "aarch64" }, { PE_MACHINE_ARM, "arm" },
 	{ PE_MACHINE_RISCV64, "riscv64" },
 };
 

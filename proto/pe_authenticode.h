@@ -35,12 +35,12 @@
 
 /* What pe_describe() found in a well-formed image. */
 struct pe_info {
-	uint16_t machine;	/* COFF Machine (PE_MACHINE_*) */
-	uint16_t subsystem;	/* optional header Subsystem */
-	int pe32plus;		/* 1 for PE32+ (64-bit), 0 for PE32 */
-	unsigned int sections;	/* NumberOfSections */
-	uint32_t cert_offset;	/* certificate table file offset, 0 if none */
-	uint32_t cert_size;	/* certificate table bytes, 0 if unsigned */
+	uint16_t machine;	 /* COFF Machine (PE_MACHINE_*) */
+	uint16_t subsystem;	 /* optional header Subsystem */
+	int pe32plus;		 /* 1 for PE32+ (64-bit), 0 for PE32 */
+	unsigned int sections;	 /* NumberOfSections */
+	uint32_t cert_offset;	 /* certificate table file offset, 0 if none */
+	uint32_t cert_size;	 /* certificate table bytes, 0 if unsigned */
 	unsigned int signatures; /* WIN_CERTIFICATE entries in the table */
 };
 

@@ -14,12 +14,12 @@
 
 enum imt_result {
 	IMT_OK = 0,
-	IMT_NEED_MORE,		/* input ends inside a record: feed more bytes */
-	IMT_ERR_MALFORMED,	/* input violates the format */
-	IMT_ERR_UNSUPPORTED,	/* well-formed, but names something unknown */
-	IMT_ERR_MISMATCH,	/* well-formed, but a check failed */
-	IMT_ERR_LIMIT,		/* a stated maximum was reached */
-	IMT_ERR_INTERNAL,	/* allocation or crypto library failure */
+	IMT_NEED_MORE,	     /* input ends inside a record: feed more bytes */
+	IMT_ERR_MALFORMED,   /* input violates the format */
+	IMT_ERR_UNSUPPORTED, /* well-formed, but names something unknown */
+	IMT_ERR_MISMATCH,    /* well-formed, but a check failed */
+	IMT_ERR_LIMIT,	     /* a stated maximum was reached */
+	IMT_ERR_INTERNAL,    /* allocation or crypto library failure */
 };
 
 /* Marks a record index or offset that does not apply to an error. */
@@ -29,8 +29,8 @@ enum imt_result {
 
 struct imt_error {
 	enum imt_result status;
-	size_t record;		/* record index, or IMT_NO_POS */
-	size_t offset;		/* byte offset in the input, or IMT_NO_POS */
+	size_t record; /* record index, or IMT_NO_POS */
+	size_t offset; /* byte offset in the input, or IMT_NO_POS */
 	char msg[IMT_ERROR_MSG_MAX];
 };
 

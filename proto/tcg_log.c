@@ -17,10 +17,10 @@
 #include "le_cursor.h"
 #include "tcg_log.h"
 
-#define SPEC_ID_SIGNATURE "Spec ID Event03"	/* 16 bytes with the NUL */
-#define STARTUP_LOCALITY "StartupLocality"	/* 16 bytes with the NUL */
+#define SPEC_ID_SIGNATURE "Spec ID Event03" /* 16 bytes with the NUL */
+#define STARTUP_LOCALITY "StartupLocality"  /* 16 bytes with the NUL */
 #define TCG_PCR_COUNT 24
-#define TCG_HCRTM_LOCALITY 4	/* PCR 0 after TPM2_HashStart */
+#define TCG_HCRTM_LOCALITY 4 /* PCR 0 after TPM2_HashStart */
 
 static const struct {
 	uint32_t type;
@@ -117,8 +117,7 @@ static enum imt_result spec_bank(struct tcg_log *log, struct le_cursor *c,
 
 /* TCG_EfiSpecIDEventStruct of the header; @base is its offset. */
 static enum imt_result spec_id(struct tcg_log *log, const uint8_t *data,
-			       uint32_t len, size_t base,
-			       struct imt_error *err)
+			       uint32_t len, size_t base, struct imt_error *err)
 {
 	struct tcg_spec_id *s = &log->spec;
 	struct le_cursor c;
@@ -159,7 +158,8 @@ static enum imt_result spec_id(struct tcg_log *log, const uint8_t *data,
 			return r;
 	}
 	if (le_u8(&c, &s->vendor_info_len))
-		return truncated(err, 0, base + c.pos, "Spec ID vendorInfoSize");
+		return truncated(err, 0, base + c.pos,
+				 "Spec ID vendorInfoSize");
 	s->vendor_info = le_take(&c, s->vendor_info_len);
 	if (!s->vendor_info)
 		return truncated(err, 0, base + c.pos,
@@ -173,10 +173,9 @@ static enum imt_result spec_id(struct tcg_log *log, const uint8_t *data,
 
 /* Why a first event that is not the Spec ID header is refused; @data
  * is its data, NULL when eventSize exceeds the log. */
-static enum imt_result not_spec_id(const uint8_t *buf, size_t len,
-				   uint32_t pcr, uint32_t type,
-				   const uint8_t *data, uint32_t size,
-				   struct imt_error *err)
+static enum imt_result not_spec_id(const uint8_t *buf, size_t len, uint32_t pcr,
+				   uint32_t type, const uint8_t *data,
+				   uint32_t size, struct imt_error *err)
 {
 	if (pcr != 0 && type == EV_NO_ACTION && data &&
 	    size >= sizeof(SPEC_ID_SIGNATURE) &&
@@ -291,9 +290,8 @@ static const struct tcg_bank *spec_bank_of(const struct tcg_log *log,
 }
 
 /* TPML_DIGEST_VALUES of event @ev->index at cursor @c. */
-static enum imt_result digests(const struct tcg_log *log,
-			       struct le_cursor *c, struct tcg_event *ev,
-			       struct imt_error *err)
+static enum imt_result digests(const struct tcg_log *log, struct le_cursor *c,
+			       struct tcg_event *ev, struct imt_error *err)
 {
 	const struct tcg_bank *b;
 	uint32_t count, i, j;
@@ -312,7 +310,8 @@ static enum imt_result digests(const struct tcg_log *log,
 	for (i = 0; i < count; i++) {
 		at = ev->offset + c->pos;
 		if (le_u16(c, &alg))
-			return truncated(err, ev->index, at, "digest algorithm");
+			return truncated(err, ev->index, at,
+					 "digest algorithm");
 		b = spec_bank_of(log, alg);
 		if (!b)
 			return imt_error_set(err, IMT_ERR_MALFORMED, ev->index,
@@ -414,10 +413,11 @@ int tcg_event_digests_of(const struct tcg_event *ev, const uint8_t *buf,
 	for (i = 0; i < ev->ndigests; i++) {
 		bank = ev->digests[i].bank;
 		if (!bank->algo)
-			continue;	/* sm3 and the like: stepped over */
+			continue; /* sm3 and the like: stepped over */
 		mdlen = 0;
 		if (!EVP_Digest(buf, len, md, &mdlen, hash_md(bank->algo),
-				NULL) || mdlen != bank->size ||
+				NULL) ||
+		    mdlen != bank->size ||
 		    memcmp(md, ev->digests[i].value, mdlen) != 0) {
 			if (bad_alg)
 				*bad_alg = bank->alg_id;
@@ -498,8 +498,7 @@ static void pcr0_start(struct pcr_set *sets, size_t nsets, uint32_t extended,
 	}
 }
 
-static enum imt_result replay_event(EVP_MD_CTX *ctx,
-				    const struct tcg_event *ev,
+static enum imt_result replay_event(EVP_MD_CTX *ctx, const struct tcg_event *ev,
 				    struct pcr_set *sets, size_t nsets,
 				    uint32_t *extended, struct imt_error *err)
 {
@@ -554,8 +553,7 @@ enum imt_result tcg_log_replay(const uint8_t *buf, size_t len,
 	while (r == IMT_OK && !tcg_log_done(&log)) {
 		r = tcg_log_next(&log, &ev, err);
 		if (r == IMT_OK)
-			r = replay_event(ctx, &ev, sets, nsets, &extended,
-					 err);
+			r = replay_event(ctx, &ev, sets, nsets, &extended, err);
 	}
 	EVP_MD_CTX_free(ctx);
 	return r;
@@ -598,7 +596,8 @@ enum imt_result tcg_pcrs_compare(const struct pcr_set *replayed,
 					     "PCR %d (%s): not in the %s", i,
 					     replayed->algo->name,
 					     (quoted->present & (1u << i)) ?
-						     "log replay" : "quote");
+						     "log replay" :
+						     "quote");
 		}
 		if (memcmp(replayed->value[i], quoted->value[i], n) == 0)
 			continue;

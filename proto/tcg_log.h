@@ -28,10 +28,10 @@
 #include "pcr_set.h"
 #include "result.h"
 
-#define TCG_LOG_SIZE_MAX (16u << 20)	/* firmware logs are some 100 KB */
-#define TCG_LOG_EVENTS_MAX 16384	/* events in one log, header included */
+#define TCG_LOG_SIZE_MAX (16u << 20) /* firmware logs are some 100 KB */
+#define TCG_LOG_EVENTS_MAX 16384     /* events in one log, header included */
 #define TCG_LOG_EVENT_SIZE_MAX (1u << 20) /* eventSize; a dbx is ~30 KB */
-#define TCG_LOG_BANKS_MAX 8		/* algorithms in the Spec ID event */
+#define TCG_LOG_BANKS_MAX 8		  /* algorithms in the Spec ID event */
 
 /* Event types of the PC Client PFP spec that the code below acts on. */
 #define EV_POST_CODE 0x00000001u
@@ -65,9 +65,9 @@
 
 /* One algorithm of the Spec ID event. */
 struct tcg_bank {
-	uint16_t alg_id;		/* TPM2_ALG_ID */
-	uint16_t size;			/* digest size the log uses */
-	const struct hash_algo *algo;	/* NULL when we cannot compute it */
+	uint16_t alg_id;	      /* TPM2_ALG_ID */
+	uint16_t size;		      /* digest size the log uses */
+	const struct hash_algo *algo; /* NULL when we cannot compute it */
 };
 
 struct tcg_spec_id {
@@ -75,37 +75,37 @@ struct tcg_spec_id {
 	uint8_t version_major;
 	uint8_t version_minor;
 	uint8_t errata;
-	uint8_t uintn_size;		/* 1: UINT32, 2: UINT64 */
+	uint8_t uintn_size; /* 1: UINT32, 2: UINT64 */
 	uint32_t nbanks;
 	struct tcg_bank banks[TCG_LOG_BANKS_MAX];
-	const uint8_t *vendor_info;	/* borrowed */
+	const uint8_t *vendor_info; /* borrowed */
 	uint8_t vendor_info_len;
 };
 
 struct tcg_digest {
-	const struct tcg_bank *bank;	/* points into the log's spec */
-	const uint8_t *value;		/* borrowed, bank->size bytes */
+	const struct tcg_bank *bank; /* points into the log's spec */
+	const uint8_t *value;	     /* borrowed, bank->size bytes */
 };
 
 struct tcg_event {
-	size_t index;			/* 0 is the Spec ID header */
-	size_t offset;			/* byte offset of the event */
-	size_t size;			/* bytes the event occupies */
+	size_t index;  /* 0 is the Spec ID header */
+	size_t offset; /* byte offset of the event */
+	size_t size;   /* bytes the event occupies */
 	uint32_t pcr;
 	uint32_t type;
-	uint32_t ndigests;		/* as many as spec banks (1 for 0) */
-	struct tcg_digest digests[TCG_LOG_BANKS_MAX];	/* log order */
-	const uint8_t *data;		/* borrowed */
+	uint32_t ndigests; /* as many as spec banks (1 for 0) */
+	struct tcg_digest digests[TCG_LOG_BANKS_MAX]; /* log order */
+	const uint8_t *data;			      /* borrowed */
 	uint32_t len;
 };
 
 struct tcg_log {
-	const uint8_t *buf;		/* borrowed */
+	const uint8_t *buf; /* borrowed */
 	size_t len;
-	size_t pos;			/* offset of the next event */
+	size_t pos; /* offset of the next event */
 	size_t next_index;
 	struct tcg_spec_id spec;
-	struct tcg_bank header_bank;	/* the header's SHA-1 digest */
+	struct tcg_bank header_bank; /* the header's SHA-1 digest */
 };
 
 /**

@@ -23,12 +23,12 @@
 #include "tpm_crypto.h"
 #include "tpm_public.h"
 
-#define ECC_COORD_MAX 66	/* P-521, the largest TPM curve */
+#define ECC_COORD_MAX 66 /* P-521, the largest TPM curve */
 
 /* The seed and where it goes, for one call; wiped before return. */
 struct seed {
-	const EVP_MD *md;		/* the EK's nameAlg */
-	size_t size;			/* its digest size = the seed size */
+	const EVP_MD *md; /* the EK's nameAlg */
+	size_t size;	  /* its digest size = the seed size */
 	uint8_t value[EVP_MAX_MD_SIZE];
 	TPM2B_ENCRYPTED_SECRET encrypted;
 };
@@ -37,7 +37,7 @@ struct seed {
 static enum imt_result seed_rsa(EVP_PKEY *ek, struct seed *seed,
 				struct imt_error *err)
 {
-	static const char label[] = "IDENTITY";	/* sizeof counts the NUL */
+	static const char label[] = "IDENTITY"; /* sizeof counts the NUL */
 	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, ek, NULL);
 	size_t out_len = sizeof(seed->encrypted.secret);
 	enum imt_result rc = IMT_OK;
@@ -52,14 +52,14 @@ static enum imt_result seed_rsa(EVP_PKEY *ek, struct seed *seed,
 	    EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_OAEP_PADDING) != 1 ||
 	    EVP_PKEY_CTX_set_rsa_oaep_md(ctx, seed->md) != 1 ||
 	    EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, seed->md) != 1 ||
-	    EVP_PKEY_CTX_set0_rsa_oaep_label(ctx, oaep_label,
-					     sizeof(label)) != 1) {
+	    EVP_PKEY_CTX_set0_rsa_oaep_label(ctx, oaep_label, sizeof(label)) !=
+		    1) {
 		rc = tpm_crypto_fail(err, IMT_ERR_INTERNAL, "RSA-OAEP setup");
 		goto out;
 	}
-	oaep_label = NULL;	/* owned by ctx now */
-	if (EVP_PKEY_encrypt(ctx, seed->encrypted.secret, &out_len,
-			     seed->value, seed->size) != 1) {
+	oaep_label = NULL; /* owned by ctx now */
+	if (EVP_PKEY_encrypt(ctx, seed->encrypted.secret, &out_len, seed->value,
+			     seed->size) != 1) {
 		rc = tpm_crypto_fail(err, IMT_ERR_INTERNAL,
 				     "RSA-OAEP encryption of the seed");
 		goto out;
@@ -144,9 +144,9 @@ out:
 /* The EK's parent-protection cipher: AES in CFB mode. */
 static const EVP_CIPHER *ek_cipher(const TPMT_PUBLIC *ek, size_t *key_bits)
 {
-	const TPMT_SYM_DEF_OBJECT *sym = ek->type == TPM2_ALG_RSA ?
-		&ek->parameters.rsaDetail.symmetric :
-		&ek->parameters.eccDetail.symmetric;
+	const TPMT_SYM_DEF_OBJECT *sym =
+		ek->type == TPM2_ALG_RSA ? &ek->parameters.rsaDetail.symmetric :
+					   &ek->parameters.eccDetail.symmetric;
 
 	if (sym->algorithm != TPM2_ALG_AES || sym->mode.aes != TPM2_ALG_CFB)
 		return NULL;
@@ -179,8 +179,8 @@ static enum imt_result wrap(const struct seed *seed, const EVP_CIPHER *cipher,
 	enum imt_result rc;
 	int n, fin;
 
-	rc = tpm_crypto_kdfa(seed->md, seed->value, seed->size, "STORAGE",
-			     name, name_len, NULL, 0, sym_key, key_bits, err);
+	rc = tpm_crypto_kdfa(seed->md, seed->value, seed->size, "STORAGE", name,
+			     name_len, NULL, 0, sym_key, key_bits, err);
 	if (rc == IMT_OK)
 		rc = tpm_crypto_kdfa(seed->md, seed->value, seed->size,
 				     "INTEGRITY", NULL, 0, NULL, 0, hmac_key,
@@ -222,10 +222,9 @@ out:
 }
 
 /* Everything about @ek and @name that is checked before any crypto. */
-static enum imt_result check_inputs(const TPMT_PUBLIC *ek,
-				    const uint8_t *name, size_t name_len,
-				    size_t cred_len, struct seed *seed,
-				    struct imt_error *err)
+static enum imt_result check_inputs(const TPMT_PUBLIC *ek, const uint8_t *name,
+				    size_t name_len, size_t cred_len,
+				    struct seed *seed, struct imt_error *err)
 {
 	const struct hash_algo *name_algo;
 	TPMA_OBJECT want = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
@@ -246,8 +245,10 @@ static enum imt_result check_inputs(const TPMT_PUBLIC *ek,
 				     IMT_NO_POS, "EK nameAlg 0x%04x",
 				     (unsigned int)ek->nameAlg);
 	seed->size = (size_t)EVP_MD_get_size(seed->md);
-	name_algo = name_len >= 2 ?
-		hash_algo_by_tpm((uint16_t)(name[0] << 8 | name[1])) : NULL;
+	name_algo =
+		name_len >= 2 ?
+			hash_algo_by_tpm((uint16_t)(name[0] << 8 | name[1])) :
+			NULL;
 	if (name_algo == NULL || name_len != 2 + name_algo->size)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 				     IMT_NO_POS,

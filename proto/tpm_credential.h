@@ -19,9 +19,9 @@
 
 /* What TPM2_ActivateCredential takes, both marshalled with size fields. */
 struct tpm_credential {
-	uint8_t id_object[sizeof(TPM2B_ID_OBJECT)];	/* credentialBlob */
+	uint8_t id_object[sizeof(TPM2B_ID_OBJECT)]; /* credentialBlob */
 	size_t id_object_len;
-	uint8_t secret[sizeof(TPM2B_ENCRYPTED_SECRET)];	/* secret */
+	uint8_t secret[sizeof(TPM2B_ENCRYPTED_SECRET)]; /* secret */
 	size_t secret_len;
 };
 

@@ -13,8 +13,9 @@
 #include "tpm_crypto.h"
 
 /* One KDF input block: counter, secret or label, contexts, length. */
-#define KDF_BLOCK_MAX (4 + TPM_KDF_CONTEXT_MAX + TPM_KDF_LABEL_MAX + \
-		       2 * TPM_KDF_CONTEXT_MAX + 4)
+#define KDF_BLOCK_MAX \
+	(4 + TPM_KDF_CONTEXT_MAX + TPM_KDF_LABEL_MAX + \
+	 2 * TPM_KDF_CONTEXT_MAX + 4)
 
 enum kdf_kind { KDF_A, KDF_E };
 

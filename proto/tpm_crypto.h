@@ -17,7 +17,7 @@
 #include "result.h"
 
 #define TPM_KDF_LABEL_MAX 32	/* labels are short fixed strings */
-#define TPM_KDF_CONTEXT_MAX 132	/* a Name (2 + 64) or an ECC coordinate */
+#define TPM_KDF_CONTEXT_MAX 132 /* a Name (2 + 64) or an ECC coordinate */
 
 /**
  * tpm_crypto_md() - the OpenSSL digest for a TPM hash algorithm.

@@ -15,13 +15,13 @@
 #include "tpm_crypto.h"
 #include "tpm_public.h"
 
-#define RSA_BITS_MIN 1024	/* smaller RSA keys are rejected */
-#define RSA_BITS_MAX 4096	/* TPM2B_PUBLIC_KEY_RSA holds 512 bytes */
+#define RSA_BITS_MIN 1024 /* smaller RSA keys are rejected */
+#define RSA_BITS_MAX 4096 /* TPM2B_PUBLIC_KEY_RSA holds 512 bytes */
 
 static const struct {
 	TPM2_ECC_CURVE curve;
-	const char *name;	/* OpenSSL group name */
-	size_t size;		/* bytes per coordinate */
+	const char *name; /* OpenSSL group name */
+	size_t size;	  /* bytes per coordinate */
 } ecc_curves[] = {
 	{ TPM2_ECC_NIST_P256, "P-256", 32 },
 	{ TPM2_ECC_NIST_P384, "P-384", 48 },
@@ -87,15 +87,15 @@ static enum imt_result pkey_fromdata(const char *type, OSSL_PARAM_BLD *bld,
 	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
 	enum imt_result rc = IMT_OK;
 
-	if (params == NULL || ctx == NULL ||
-	    EVP_PKEY_fromdata_init(ctx) <= 0) {
+	if (params == NULL || ctx == NULL || EVP_PKEY_fromdata_init(ctx) <= 0) {
 		rc = tpm_crypto_fail(err, IMT_ERR_INTERNAL, "key import setup");
 		goto out;
 	}
 	if (EVP_PKEY_fromdata(ctx, pkey, EVP_PKEY_PUBLIC_KEY, params) <= 0) {
 		rc = tpm_crypto_fail(err, IMT_ERR_MALFORMED,
 				     strcmp(type, "RSA") == 0 ?
-				     "RSA key import" : "EC key import");
+					     "RSA key import" :
+					     "EC key import");
 	}
 out:
 	EVP_PKEY_CTX_free(ctx);
@@ -297,8 +297,9 @@ void tpm_public_ak_template(TPMI_ALG_PUBLIC type, TPM2B_PUBLIC *tmpl)
 	memset(tmpl, 0, sizeof(*tmpl));
 	p->nameAlg = TPM2_ALG_SHA256;
 	p->objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT;
+			      TPMA_OBJECT_SENSITIVEDATAORIGIN |
+			      TPMA_OBJECT_USERWITHAUTH |
+			      TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT;
 	if (type == TPM2_ALG_ECC) {
 		p->type = TPM2_ALG_ECC;
 		p->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;

@@ -21,8 +21,8 @@
 static const struct {
 	TPM2_ALG_ID alg;
 	const char *name;
-	const char *key_type;	/* OpenSSL key type the AK must have */
-	int padding;		/* RSA padding; 0 for ECDSA */
+	const char *key_type; /* OpenSSL key type the AK must have */
+	int padding;	      /* RSA padding; 0 for ECDSA */
 } sig_schemes[] = {
 	{ TPM2_ALG_RSASSA, "rsassa", "RSA", RSA_PKCS1_PADDING },
 	{ TPM2_ALG_RSAPSS, "rsapss", "RSA", RSA_PKCS1_PSS_PADDING },
@@ -112,10 +112,10 @@ static enum imt_result ecdsa_der(const TPMS_SIGNATURE_ECDSA *ecdsa,
 				 uint8_t **der, size_t *der_len,
 				 struct imt_error *err)
 {
-	BIGNUM *r = BN_bin2bn(ecdsa->signatureR.buffer,
-			      ecdsa->signatureR.size, NULL);
-	BIGNUM *s = BN_bin2bn(ecdsa->signatureS.buffer,
-			      ecdsa->signatureS.size, NULL);
+	BIGNUM *r = BN_bin2bn(ecdsa->signatureR.buffer, ecdsa->signatureR.size,
+			      NULL);
+	BIGNUM *s = BN_bin2bn(ecdsa->signatureS.buffer, ecdsa->signatureS.size,
+			      NULL);
 	ECDSA_SIG *sig = ECDSA_SIG_new();
 	enum imt_result rc = IMT_OK;
 	int n;
@@ -155,14 +155,14 @@ static enum imt_result verify(EVP_PKEY *ak, const EVP_MD *md, int padding,
 	    (padding != 0 &&
 	     EVP_PKEY_CTX_set_rsa_padding(pctx, padding) != 1) ||
 	    (padding == RSA_PKCS1_PSS_PADDING &&
-	     EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx,
-					      RSA_PSS_SALTLEN_AUTO) != 1)) {
+	     EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_AUTO) !=
+		     1)) {
 		rc = tpm_crypto_fail(err, IMT_ERR_INTERNAL,
 				     "signature verification setup");
 		goto out;
 	}
-	if (EVP_DigestVerify(ctx, sig_bytes, sig_len, attest,
-			     attest_len) != 1) {
+	if (EVP_DigestVerify(ctx, sig_bytes, sig_len, attest, attest_len) !=
+	    1) {
 		ERR_clear_error();
 		rc = imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
 				   IMT_NO_POS,
@@ -225,8 +225,8 @@ enum imt_result tpm_quote_verify_signature(const uint8_t *attest,
 	if (s.sigAlg == TPM2_ALG_ECDSA) {
 		rc = ecdsa_der(&s.signature.ecdsa, &der, &der_len, err);
 		if (rc == IMT_OK)
-			rc = verify(ak, md, 0, der, der_len, attest,
-				    attest_len, err);
+			rc = verify(ak, md, 0, der, der_len, attest, attest_len,
+				    err);
 		OPENSSL_free(der);
 	} else {
 		rc = verify(ak, md, sig_schemes[i].padding,
@@ -295,8 +295,8 @@ enum imt_result tpm_quote_pcr_digest(const struct tpm_quote *quote,
 					     "pcr digest: quote selects PCR %d",
 					     i);
 		if (!(pcrs->present & (1u << i)))
-			return imt_error_set(err, IMT_ERR_MALFORMED,
-					     IMT_NO_POS, IMT_NO_POS,
+			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+					     IMT_NO_POS,
 					     "pcr digest: PCR %d is selected but no value was given",
 					     i);
 	}
@@ -368,8 +368,9 @@ enum imt_result tpm_quote_check_pcrs(const struct tpm_quote *quote,
 				     IMT_NO_POS,
 				     "pcr digest: the quote's digest of %s PCRs 0x%06x differs from the PCR values given",
 				     pcrs->algo->name,
-				     (unsigned int)tpm_quote_pcr_mask(quote,
-								      pcrs->algo));
+				     (unsigned int)
+					     tpm_quote_pcr_mask(quote,
+								pcrs->algo));
 	return IMT_OK;
 }
 

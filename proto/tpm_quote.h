@@ -23,16 +23,16 @@
 
 /* The fields of a quote's TPMS_ATTEST that a verifier uses. */
 struct tpm_quote {
-	uint8_t nonce[sizeof(TPMU_HA)];		/* extraData (qualifyingData) */
+	uint8_t nonce[sizeof(TPMU_HA)]; /* extraData (qualifyingData) */
 	size_t nonce_len;
-	uint8_t signer[sizeof(TPMU_NAME)];	/* qualifiedSigner */
+	uint8_t signer[sizeof(TPMU_NAME)]; /* qualifiedSigner */
 	size_t signer_len;
-	uint64_t clock;				/* clockInfo */
+	uint64_t clock; /* clockInfo */
 	uint32_t reset_count;
 	uint32_t restart_count;
 	int safe;
 	uint64_t firmware_version;
-	TPML_PCR_SELECTION pcr_select;		/* in the TPM's order */
+	TPML_PCR_SELECTION pcr_select; /* in the TPM's order */
 	uint8_t pcr_digest[sizeof(TPMU_HA)];
 	size_t pcr_digest_len;
 };

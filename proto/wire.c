@@ -14,39 +14,47 @@
 #include "wire.h"
 
 enum field_type {
-	F_ID,		/* char[]: agent id, [A-Za-z0-9._-]+ */
-	F_WORD,		/* char[]: [a-z_]+ */
-	F_HEX,		/* uint8_t[] + size_t length */
-	F_BLOB,		/* struct wire_blob, base64 */
-	F_U64,		/* uint64_t */
-	F_BANK,		/* const struct hash_algo *, a bank name */
-	F_PCRS,		/* struct pcr_set of the message's bank */
-	F_BOOL,		/* int, JSON true or false */
+	F_ID,	/* char[]: agent id, [A-Za-z0-9._-]+ */
+	F_WORD, /* char[]: [a-z_]+ */
+	F_HEX,	/* uint8_t[] + size_t length */
+	F_BLOB, /* struct wire_blob, base64 */
+	F_U64,	/* uint64_t */
+	F_BANK, /* const struct hash_algo *, a bank name */
+	F_PCRS, /* struct pcr_set of the message's bank */
+	F_BOOL, /* int, JSON true or false */
 };
 
 /* struct field's ->optional */
 enum {
 	REQUIRED,
-	OPTIONAL,	/* an empty F_BLOB, F_WORD, F_ID is left out */
-	OPT_ZERO,	/* also 0 (F_U64, F_BOOL) or no bytes (F_HEX) */
-	OPT_FLAG,	/* F_U64 sent when the int at ->len_off is set */
+	OPTIONAL, /* an empty F_BLOB, F_WORD, F_ID is left out */
+	OPT_ZERO, /* also 0 (F_U64, F_BOOL) or no bytes (F_HEX) */
+	OPT_FLAG, /* F_U64 sent when the int at ->len_off is set */
 };
 
 struct field {
 	const char *key;
 	enum field_type type;
-	size_t off;		/* of the value in the message struct */
-	size_t len_off;		/* F_HEX: of its size_t length; OPT_FLAG:
+	size_t off;	    /* of the value in the message struct */
+	size_t len_off;	    /* F_HEX: of its size_t length; OPT_FLAG:
 				 * of the int that says it is present */
-	size_t min, max;	/* bytes (F_HEX, F_BLOB) or characters */
-	int optional;		/* REQUIRED, OPTIONAL, OPT_ZERO, OPT_FLAG */
-	unsigned int since;	/* the protocol version that added it; 0: 1 */
+	size_t min, max;    /* bytes (F_HEX, F_BLOB) or characters */
+	int optional;	    /* REQUIRED, OPTIONAL, OPT_ZERO, OPT_FLAG */
+	unsigned int since; /* the protocol version that added it; 0: 1 */
 };
 
-#define END { NULL, 0, 0, 0, 0, 0, 0, 0 }
-#define ID(s, m) { #m, F_ID, offsetof(s, m), 0, 1, WIRE_ID_MAX, 0, 0 }
+#define END \
+	{ \
+		NULL, 0, 0, 0, 0, 0, 0, 0 \
+	}
+#define ID(s, m) \
+	{ \
+#m, F_ID, offsetof(s, m), 0, 1, WIRE_ID_MAX, 0, 0 \
+	}
 #define BLOB(s, m, lo, hi, opt) \
-	{ #m, F_BLOB, offsetof(s, m), 0, lo, hi, opt, 0 }
+	{ \
+#m, F_BLOB, offsetof(s, m), 0, lo, hi, opt, 0 \
+	}
 
 static const struct field enroll_fields[] = {
 	ID(struct wire_enroll, agent),
@@ -79,14 +87,14 @@ static const struct field evidence_fields[] = {
 	BLOB(struct wire_evidence, quote, 1, WIRE_TPM_BLOB_MAX, 0),
 	BLOB(struct wire_evidence, signature, 1, WIRE_TPM_BLOB_MAX, 0),
 	{ "pcrs", F_PCRS, offsetof(struct wire_evidence, pcrs), 0, 0, 0, 0, 0 },
-	{ "first_index", F_U64, offsetof(struct wire_evidence, first_index),
-	  0, 0, 0, 0, 0 },
+	{ "first_index", F_U64, offsetof(struct wire_evidence, first_index), 0,
+	  0, 0, 0, 0 },
 	BLOB(struct wire_evidence, records, 0, WIRE_RECORDS_MAX, 0),
 	{ "more", F_U64, offsetof(struct wire_evidence, more), 0, 0, 0, 1, 0 },
 	{ "boot_log", F_BLOB, offsetof(struct wire_evidence, boot_log), 0, 0,
 	  WIRE_BOOT_LOG_MAX, 1, 2 },
-	{ "list_start", F_U64, offsetof(struct wire_evidence, list_start), 0,
-	  0, 0, OPT_ZERO, 3 },
+	{ "list_start", F_U64, offsetof(struct wire_evidence, list_start), 0, 0,
+	  0, OPT_ZERO, 3 },
 	/* its length is the bank's: evidence_check() */
 	{ "list_start_pcr", F_HEX,
 	  offsetof(struct wire_evidence, list_start_pcr),
@@ -105,10 +113,10 @@ static const struct field verdict_fields[] = {
 	  WIRE_NONCE_MAX, 0, 0 },
 	{ "nonce_expires", F_U64, offsetof(struct wire_verdict, nonce_expires),
 	  0, 0, 0, 0, 0 },
-	{ "next_index", F_U64, offsetof(struct wire_verdict, next_index), 0,
-	  0, 0, 0, 0 },
-	{ "nonce_ttl", F_U64, offsetof(struct wire_verdict, nonce_ttl), 0,
-	  0, 0, 1, 0 },
+	{ "next_index", F_U64, offsetof(struct wire_verdict, next_index), 0, 0,
+	  0, 0, 0 },
+	{ "nonce_ttl", F_U64, offsetof(struct wire_verdict, nonce_ttl), 0, 0, 0,
+	  1, 0 },
 	{ "boot_log", F_WORD, offsetof(struct wire_verdict, boot_log), 0, 1,
 	  WIRE_STATE_MAX, 1, 2 },
 	{ "stored_records", F_U64,
@@ -121,8 +129,8 @@ static const struct field verdict_fields[] = {
 static const struct field nonce_fields[] = {
 	{ "nonce", F_HEX, offsetof(struct wire_nonce, nonce),
 	  offsetof(struct wire_nonce, nonce_len), 8, WIRE_NONCE_MAX, 0, 0 },
-	{ "nonce_expires", F_U64, offsetof(struct wire_nonce, nonce_expires),
-	  0, 0, 0, 0, 0 },
+	{ "nonce_expires", F_U64, offsetof(struct wire_nonce, nonce_expires), 0,
+	  0, 0, 0, 0 },
 	{ "nonce_ttl", F_U64, offsetof(struct wire_nonce, nonce_ttl), 0, 0, 0,
 	  0, 0 },
 	END,
@@ -140,11 +148,10 @@ static const struct field bundle_fields[] = {
 	  WIRE_NONCE_MIN, WIRE_NONCE_MAX, 0, 0 },
 	{ "bank", F_BANK, BUNDLE_EV(bank), 0, 0, 0, 0, 0 },
 	{ "quote", F_BLOB, BUNDLE_EV(quote), 0, 1, WIRE_TPM_BLOB_MAX, 0, 0 },
-	{ "signature", F_BLOB, BUNDLE_EV(signature), 0, 1, WIRE_TPM_BLOB_MAX,
-	  0, 0 },
-	{ "pcrs", F_PCRS, BUNDLE_EV(pcrs), 0, 0, 0, 0, 0 },
-	{ "records", F_BLOB, BUNDLE_EV(records), 0, 0, WIRE_RECORDS_MAX, 0,
+	{ "signature", F_BLOB, BUNDLE_EV(signature), 0, 1, WIRE_TPM_BLOB_MAX, 0,
 	  0 },
+	{ "pcrs", F_PCRS, BUNDLE_EV(pcrs), 0, 0, 0, 0, 0 },
+	{ "records", F_BLOB, BUNDLE_EV(records), 0, 0, WIRE_RECORDS_MAX, 0, 0 },
 	{ "boot_log", F_BLOB, BUNDLE_EV(boot_log), 0, 0, WIRE_BOOT_LOG_MAX, 1,
 	  0 },
 	END,
@@ -243,7 +250,7 @@ static json_t *encode_pcrs(const struct pcr_set *set)
 struct frame {
 	uint8_t *data;
 	size_t len, cap;
-	int failed;		/* out of memory */
+	int failed; /* out of memory */
 };
 
 static void frame_add(struct frame *fr, const void *p, size_t n)
@@ -291,19 +298,22 @@ static json_t *encode_field(const struct field *f, const void *msg,
 		s = CAT(msg, f->off, const char *);
 		n = strlen(s);
 		return n >= f->min && n <= f->max &&
-		       valid_chars(s, n, f->type == F_ID) ? json_string(s) :
-							    NULL;
+				       valid_chars(s, n, f->type == F_ID) ?
+			       json_string(s) :
+			       NULL;
 	case F_HEX:
 		n = *CAT(msg, f->len_off, const size_t *);
 		return n >= f->min && n <= f->max ?
-		       encode_hex(CAT(msg, f->off, const uint8_t *), n) : NULL;
+			       encode_hex(CAT(msg, f->off, const uint8_t *),
+					  n) :
+			       NULL;
 	case F_BLOB:
 		b = CAT(msg, f->off, const struct wire_blob *);
 		if (b->len < f->min || b->len > f->max)
 			return NULL;
 		if (fr == NULL)
 			return encode_blob(b);
-		frame_add(fr, b->data, b->len);	/* framed: its length */
+		frame_add(fr, b->data, b->len); /* framed: its length */
 		return json_integer((json_int_t)b->len);
 	case F_U64:
 		return json_integer(
@@ -312,9 +322,11 @@ static json_t *encode_field(const struct field *f, const void *msg,
 		bank = *CAT(msg, f->off, const struct hash_algo *const *);
 		return bank != NULL ? json_string(bank->name) : NULL;
 	case F_PCRS:
-		return fr != NULL ?
-		       frame_pcrs(CAT(msg, f->off, const struct pcr_set *), fr) :
-		       encode_pcrs(CAT(msg, f->off, const struct pcr_set *));
+		return fr != NULL ? frame_pcrs(CAT(msg, f->off,
+						   const struct pcr_set *),
+					       fr) :
+				    encode_pcrs(CAT(msg, f->off,
+						    const struct pcr_set *));
 	case F_BOOL:
 		return json_boolean(*CAT(msg, f->off, const int *) != 0);
 	}
@@ -351,8 +363,7 @@ static unsigned int encode_version(enum wire_kind kind, const void *msg)
 
 	if (kinds[kind].version_off != NO_VERSION &&
 	    *CAT(msg, kinds[kind].version_off, const unsigned int *) != 0)
-		return *CAT(msg, kinds[kind].version_off,
-			    const unsigned int *);
+		return *CAT(msg, kinds[kind].version_off, const unsigned int *);
 	for (f = kinds[kind].fields; f->key != NULL; f++) {
 		if (!absent(f, msg) && f->since > v)
 			v = f->since;
@@ -380,14 +391,16 @@ static char *encode(enum wire_kind kind, const void *msg, struct frame *fr,
 		if (absent(f, msg))
 			continue;
 		if (f->since > version) {
-			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
+				      IMT_NO_POS,
 				      "field \"%s\" needs protocol version %u",
 				      f->key, f->since);
 			goto out;
 		}
 		v = encode_field(f, msg, fr);
 		if (v == NULL || (fr != NULL && fr->failed)) {
-			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
+				      IMT_NO_POS,
 				      "field \"%s\" is empty, too long or invalid",
 				      f->key);
 			goto out;
@@ -428,9 +441,8 @@ static enum imt_result decode_string(const struct field *f, json_t *v,
 			   f->max);
 	if (!valid_chars(s, n, f->type == F_ID))
 		return BAD(err, IMT_ERR_MALFORMED,
-			   "\"%s\": empty or has characters outside %s",
-			   f->key, f->type == F_ID ? "[A-Za-z0-9._-]" :
-			   "[a-z_]");
+			   "\"%s\": empty or has characters outside %s", f->key,
+			   f->type == F_ID ? "[A-Za-z0-9._-]" : "[a-z_]");
 	memcpy(AT(msg, f->off, char *), s, n + 1);
 	return IMT_OK;
 }
@@ -446,8 +458,8 @@ static enum imt_result decode_hex(const struct field *f, json_t *v,
 		return BAD(err, IMT_ERR_MALFORMED, "\"%s\": not a string",
 			   f->key);
 	if (n / 2 > f->max)
-		return BAD(err, IMT_ERR_LIMIT,
-			   "\"%s\": more than %zu bytes", f->key, f->max);
+		return BAD(err, IMT_ERR_LIMIT, "\"%s\": more than %zu bytes",
+			   f->key, f->max);
 	if (n / 2 < f->min || hex_decode(s, n, out, f->max) < 0)
 		return BAD(err, IMT_ERR_MALFORMED,
 			   "\"%s\": needs %zu to %zu bytes of hex", f->key,
@@ -467,8 +479,8 @@ static enum imt_result decode_blob(const struct field *f, json_t *v,
 		return BAD(err, IMT_ERR_MALFORMED, "\"%s\": not a string",
 			   f->key);
 	if (B64_DECODED_MAX(n) > f->max + 2)
-		return BAD(err, IMT_ERR_LIMIT,
-			   "\"%s\": more than %zu bytes", f->key, f->max);
+		return BAD(err, IMT_ERR_LIMIT, "\"%s\": more than %zu bytes",
+			   f->key, f->max);
 	b->data = malloc(B64_DECODED_MAX(n) + 1);
 	if (b->data == NULL)
 		return BAD(err, IMT_ERR_INTERNAL, "out of memory");
@@ -478,8 +490,8 @@ static enum imt_result decode_blob(const struct field *f, json_t *v,
 			   "\"%s\": not canonical base64", f->key);
 	b->len = (size_t)got;
 	if (b->len < f->min || b->len > f->max)
-		return BAD(err, b->len > f->max ? IMT_ERR_LIMIT :
-			   IMT_ERR_MALFORMED,
+		return BAD(err,
+			   b->len > f->max ? IMT_ERR_LIMIT : IMT_ERR_MALFORMED,
 			   "\"%s\": %zu bytes, needs %zu to %zu", f->key,
 			   b->len, f->min, f->max);
 	return IMT_OK;
@@ -511,15 +523,15 @@ static enum imt_result decode_pcrs(const struct field *f, json_t *v,
 		if (s == NULL || n != 2 * bank->size ||
 		    hex_decode(s, n, set->value[i], HASH_ALGO_MAX_SIZE) < 0)
 			return BAD(err, IMT_ERR_MALFORMED,
-				   "\"pcrs\": PCR %lu needs %zu hex digits",
-				   i, 2 * bank->size);
+				   "\"pcrs\": PCR %lu needs %zu hex digits", i,
+				   2 * bank->size);
 		set->present |= 1u << i;
 	}
 	return IMT_OK;
 }
 
-static enum imt_result decode_field(const struct field *f, json_t *v,
-				    void *msg, const struct hash_algo *bank,
+static enum imt_result decode_field(const struct field *f, json_t *v, void *msg,
+				    const struct hash_algo *bank,
 				    struct imt_error *err)
 {
 	const struct hash_algo *algo;
@@ -550,8 +562,9 @@ static enum imt_result decode_field(const struct field *f, json_t *v,
 		*AT(msg, f->off, int *) = json_is_true(v);
 		return IMT_OK;
 	case F_BANK:
-		algo = json_is_string(v) ? hash_algo_bank(json_string_value(v))
-					 : NULL;
+		algo = json_is_string(v) ?
+			       hash_algo_bank(json_string_value(v)) :
+			       NULL;
 		if (algo == NULL)
 			return BAD(err, IMT_ERR_UNSUPPORTED,
 				   "\"%s\": not a PCR bank we verify", f->key);
@@ -591,8 +604,7 @@ static enum imt_result evidence_total(const struct wire_evidence *ev,
 	if (ev->boot_log.len > WIRE_RECORDS_MAX - ev->records.len)
 		return BAD(err, IMT_ERR_LIMIT,
 			   "\"boot_log\": %zu bytes with %zu of \"records\" exceed %u",
-			   ev->boot_log.len, ev->records.len,
-			   WIRE_RECORDS_MAX);
+			   ev->boot_log.len, ev->records.len, WIRE_RECORDS_MAX);
 	return IMT_OK;
 }
 
@@ -632,7 +644,8 @@ static enum imt_result bundle_check(const struct wire_bundle *b,
 	if ((b->machine[0] != '\0') == (b->ak_pub.len > 0))
 		return BAD(err, IMT_ERR_MALFORMED,
 			   "\"machine\" or \"ak_pub\": exactly one of them (%s)",
-			   b->machine[0] != '\0' ? "both given" : "neither given");
+			   b->machine[0] != '\0' ? "both given" :
+						   "neither given");
 	return evidence_total(&b->ev, err);
 }
 
@@ -647,7 +660,8 @@ struct tail {
 static long long tail_count(json_t *v)
 {
 	return json_is_integer(v) && json_integer_value(v) >= 0 ?
-	       (long long)json_integer_value(v) : -1;
+		       (long long)json_integer_value(v) :
+		       -1;
 }
 
 /* Framed: @v is the blob's length, its bytes are next after the JSON. */
@@ -714,8 +728,8 @@ static enum imt_result take_pcrs(const struct field *f, json_t *v,
 	return IMT_OK;
 }
 
-static enum imt_result decode(enum wire_kind kind, const char *json,
-			      size_t len, struct tail *tail, void *msg,
+static enum imt_result decode(enum wire_kind kind, const char *json, size_t len,
+			      struct tail *tail, void *msg,
 			      struct imt_error *err)
 {
 	const struct field *f, *fields = kinds[kind].fields;
@@ -753,7 +767,8 @@ static enum imt_result decode(enum wire_kind kind, const char *json,
 	extra = unknown_key(obj, fields);
 	if (extra != NULL) {
 		rc = imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
-				   IMT_NO_POS, "unknown field \"%.32s\"", extra);
+				   IMT_NO_POS, "unknown field \"%.32s\"",
+				   extra);
 		goto out;
 	}
 	for (f = fields; rc == IMT_OK && f->key != NULL; f++) {
@@ -768,7 +783,8 @@ static enum imt_result decode(enum wire_kind kind, const char *json,
 					   IMT_NO_POS, "missing field \"%s\"",
 					   f->key);
 		else if (v != NULL && tail != NULL && f->type == F_BLOB)
-			rc = take_blob(f, v, AT(msg, f->off, struct wire_blob *),
+			rc = take_blob(f, v,
+				       AT(msg, f->off, struct wire_blob *),
 				       tail, err);
 		else if (v != NULL && tail != NULL && f->type == F_PCRS)
 			rc = take_pcrs(f, v, AT(msg, f->off, struct pcr_set *),
@@ -822,8 +838,8 @@ enum imt_result wire_decode_evidence_framed(const char *body, size_t len,
 	return decode(WIRE_EVIDENCE, body, (size_t)(nul - body), &t, ev, err);
 }
 
-char *wire_encode_evidence_framed(const struct wire_evidence *ev,
-				  size_t *len, struct imt_error *err)
+char *wire_encode_evidence_framed(const struct wire_evidence *ev, size_t *len,
+				  struct imt_error *err)
 {
 	struct frame fr = { 0 };
 	char *text, *body = NULL;
@@ -857,7 +873,8 @@ void wire_free(enum wire_kind kind, void *msg)
 
 	for (f = kinds[kind].fields; f->key != NULL; f++) {
 		if (f->type == F_BLOB) {
-			struct wire_blob *b = AT(msg, f->off, struct wire_blob *);
+			struct wire_blob *b =
+				AT(msg, f->off, struct wire_blob *);
 
 			free(b->data);
 			b->data = NULL;

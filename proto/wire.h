@@ -35,19 +35,22 @@
 #include "result.h"
 
 #define WIRE_VERSION 3
-#define WIRE_VERSION_MIN 1		/* the oldest one still accepted */
-#define WIRE_ID_MAX 64			/* agent id: [A-Za-z0-9._-] */
-#define WIRE_NONCE_MIN 16		/* bytes: what the verifier stores
+#define WIRE_VERSION_MIN 1 /* the oldest one still accepted */
+#define WIRE_ID_MAX 64	   /* agent id: [A-Za-z0-9._-] */
+#define WIRE_NONCE_MIN \
+	16 /* bytes: what the verifier stores
 					 * (db.h DB_NONCE_MIN) */
-#define WIRE_NONCE_MAX 64		/* bytes: a TPM2B_DATA's qualifyingData
+#define WIRE_NONCE_MAX \
+	64		       /* bytes: a TPM2B_DATA's qualifyingData
 					 * (db.h DB_NONCE_MAX) */
-#define WIRE_TPM_BLOB_MAX 4096		/* a TPM2B / TPMS structure */
-#define WIRE_CERT_MAX 8192		/* an EK certificate, DER */
-#define WIRE_RECORDS_MAX (4u << 20)	/* list bytes per evidence, boot log
+#define WIRE_TPM_BLOB_MAX 4096 /* a TPM2B / TPMS structure */
+#define WIRE_CERT_MAX 8192     /* an EK certificate, DER */
+#define WIRE_RECORDS_MAX \
+	(4u << 20)		     /* list bytes per evidence, boot log
 					 * included */
-#define WIRE_BOOT_LOG_MAX (1u << 20)	/* firmware event log bytes (v2) */
-#define WIRE_STATE_MAX 16		/* "untrusted" ... */
-#define WIRE_BODY_MAX (6u << 20)	/* JSON body, any message */
+#define WIRE_BOOT_LOG_MAX (1u << 20) /* firmware event log bytes (v2) */
+#define WIRE_STATE_MAX 16	     /* "untrusted" ... */
+#define WIRE_BODY_MAX (6u << 20)     /* JSON body, any message */
 /* first_index of a probe: evidence with no records that asks, proven by
  * its quote, for the machine's state and next index (PROTOCOL.md) */
 #define WIRE_PROBE_INDEX ((uint64_t)1 << 62)
@@ -70,19 +73,19 @@ struct wire_blob {
 
 struct wire_enroll {
 	char agent[WIRE_ID_MAX + 1];
-	struct wire_blob ek_pub;	/* TPM2B_PUBLIC */
-	struct wire_blob ek_cert;	/* DER; optional (len 0) */
-	struct wire_blob ak_pub;	/* TPM2B_PUBLIC */
+	struct wire_blob ek_pub;  /* TPM2B_PUBLIC */
+	struct wire_blob ek_cert; /* DER; optional (len 0) */
+	struct wire_blob ak_pub;  /* TPM2B_PUBLIC */
 };
 
 struct wire_challenge {
-	struct wire_blob credential;	/* TPM2B_ID_OBJECT */
-	struct wire_blob secret;	/* TPM2B_ENCRYPTED_SECRET */
+	struct wire_blob credential; /* TPM2B_ID_OBJECT */
+	struct wire_blob secret;     /* TPM2B_ENCRYPTED_SECRET */
 };
 
 struct wire_activate {
 	char agent[WIRE_ID_MAX + 1];
-	uint8_t proof[32];		/* HMAC-SHA256(secret, agent id) */
+	uint8_t proof[32]; /* HMAC-SHA256(secret, agent id) */
 	size_t proof_len;
 };
 
@@ -90,55 +93,55 @@ struct wire_evidence {
 	char agent[WIRE_ID_MAX + 1];
 	uint8_t nonce[WIRE_NONCE_MAX];
 	size_t nonce_len;
-	const struct hash_algo *bank;	/* of the quote and "pcrs" */
-	struct wire_blob quote;		/* TPMS_ATTEST as the TPM signed it */
-	struct wire_blob signature;	/* TPMT_SIGNATURE */
-	struct pcr_set pcrs;		/* the quoted PCRs' values */
-	uint64_t first_index;		/* list index of records[0] */
-	struct wire_blob records;	/* binary list bytes; may be empty */
-	uint64_t more;			/* 1: the list goes on past @records,
+	const struct hash_algo *bank; /* of the quote and "pcrs" */
+	struct wire_blob quote;	      /* TPMS_ATTEST as the TPM signed it */
+	struct wire_blob signature;   /* TPMT_SIGNATURE */
+	struct pcr_set pcrs;	      /* the quoted PCRs' values */
+	uint64_t first_index;	      /* list index of records[0] */
+	struct wire_blob records;     /* binary list bytes; may be empty */
+	uint64_t more;		      /* 1: the list goes on past @records,
 					 * which filled a message (optional) */
-	struct wire_blob boot_log;	/* v2, optional (len 0): the raw TCG
+	struct wire_blob boot_log;    /* v2, optional (len 0): the raw TCG
 					 * firmware event log of this boot */
-	uint64_t list_start;		/* v3, optional (0 absent): the first
+	uint64_t list_start;	      /* v3, optional (0 absent): the first
 					 * index the kernel still holds this
 					 * boot; [0, list_start) were deleted
 					 * from it. < WIRE_PROBE_INDEX */
-	uint8_t list_start_pcr[HASH_ALGO_MAX_SIZE];	/* v3, optional:
+	uint8_t list_start_pcr[HASH_ALGO_MAX_SIZE]; /* v3, optional:
 					 * PCR 10 of @bank right after record
 					 * list_start - 1, the agent's replay;
 					 * only with list_start > 0 */
-	size_t list_start_pcr_len;	/* 0 absent, else @bank's size */
-	int export_sync;		/* v3 "export": true: the agent deletes
+	size_t list_start_pcr_len; /* 0 absent, else @bank's size */
+	int export_sync;	   /* v3 "export": true: the agent deletes
 					 * what the answer's stored_records
 					 * confirms, so they must be durable */
-	unsigned int version;		/* decoded: 1 to 3; to encode: 0 is
+	unsigned int version;	   /* decoded: 1 to 3; to encode: 0 is
 					 * the lowest that carries it */
 };
 
 struct wire_verdict {
 	char state[WIRE_STATE_MAX + 1];
-	uint8_t nonce[WIRE_NONCE_MAX];	/* for the next evidence */
+	uint8_t nonce[WIRE_NONCE_MAX]; /* for the next evidence */
 	size_t nonce_len;
-	uint64_t nonce_expires;		/* seconds since the epoch */
-	uint64_t nonce_ttl;		/* seconds it lives from issue (optional:
+	uint64_t nonce_expires; /* seconds since the epoch */
+	uint64_t nonce_ttl;	/* seconds it lives from issue (optional:
 					 * 0 when absent); immune to clock skew */
-	uint64_t next_index;		/* first record the verifier needs */
-	char boot_log[WIRE_STATE_MAX + 1];	/* v2, optional ("" absent):
+	uint64_t next_index;	/* first record the verifier needs */
+	char boot_log[WIRE_STATE_MAX + 1]; /* v2, optional ("" absent):
 						 * "wanted" */
-	uint64_t stored_records;	/* v3, optional: records [0, this) of
+	uint64_t stored_records;	   /* v3, optional: records [0, this) of
 					 * the quote's boot are in the
 					 * database (durably after "export") */
-	int has_stored_records;		/* 1: @stored_records is sent */
-	unsigned int version;		/* as in struct wire_evidence */
+	int has_stored_records;		   /* 1: @stored_records is sent */
+	unsigned int version;		   /* as in struct wire_evidence */
 };
 
 /* A nonce only: anyone may ask for it, so it says nothing else. */
 struct wire_nonce {
-	uint8_t nonce[WIRE_NONCE_MAX];	/* the machine's outstanding nonce */
+	uint8_t nonce[WIRE_NONCE_MAX]; /* the machine's outstanding nonce */
 	size_t nonce_len;
-	uint64_t nonce_expires;		/* seconds since the epoch */
-	uint64_t nonce_ttl;		/* seconds it has left */
+	uint64_t nonce_expires; /* seconds since the epoch */
+	uint64_t nonce_ttl;	/* seconds it has left */
 };
 
 /*
@@ -149,10 +152,10 @@ struct wire_nonce {
  * refuses a bundle with both or neither of @machine and @ak_pub.
  */
 struct wire_bundle {
-	char policy[WIRE_ID_MAX + 1];	/* optional ("" absent): the default */
-	char machine[WIRE_ID_MAX + 1];	/* optional: use its enrolled AK */
-	struct wire_blob ak_pub;	/* optional: TPM2B_PUBLIC, as enroll */
-	struct wire_evidence ev;	/* nonce, bank, quote, signature, pcrs,
+	char policy[WIRE_ID_MAX + 1];  /* optional ("" absent): the default */
+	char machine[WIRE_ID_MAX + 1]; /* optional: use its enrolled AK */
+	struct wire_blob ak_pub;       /* optional: TPM2B_PUBLIC, as enroll */
+	struct wire_evidence ev;       /* nonce, bank, quote, signature, pcrs,
 					 * records, boot_log (optional) */
 };
 
@@ -204,8 +207,8 @@ enum imt_result wire_decode(enum wire_kind kind, const char *json, size_t len,
  *
  * Return: the body the caller frees, or NULL as wire_encode().
  */
-char *wire_encode_evidence_framed(const struct wire_evidence *ev,
-				  size_t *len, struct imt_error *err);
+char *wire_encode_evidence_framed(const struct wire_evidence *ev, size_t *len,
+				  struct imt_error *err);
 
 /**
  * wire_decode_evidence_framed() - parse a framed evidence body into @ev.

@@ -10,7 +10,7 @@
 #include "tpm_public.h"
 #include "wire.h"
 
-#define BUCKETS 4096		/* power of two */
+#define BUCKETS 4096 /* power of two */
 
 struct entry {
 	struct entry *next;
@@ -21,7 +21,7 @@ struct entry {
 };
 
 struct ak_cache {
-	pthread_mutex_t lock;	/* protects bucket and count */
+	pthread_mutex_t lock; /* protects bucket and count */
 	struct entry *bucket[BUCKETS];
 	size_t count;
 };
@@ -79,8 +79,8 @@ static struct entry **find(struct ak_cache *c, const char *id)
 	return e;
 }
 
-EVP_PKEY *ak_cache_get(struct ak_cache *c, const char *id,
-		       const uint8_t *name, size_t name_len)
+EVP_PKEY *ak_cache_get(struct ak_cache *c, const char *id, const uint8_t *name,
+		       size_t name_len)
 {
 	EVP_PKEY *key = NULL;
 	struct entry *e;
@@ -107,7 +107,7 @@ void ak_cache_put(struct ak_cache *c, const char *id, const uint8_t *name,
 	pthread_mutex_lock(&c->lock);
 	slot = find(c, id);
 	if (*slot == NULL && c->count >= AK_CACHE_MAX) {
-		clear(c);	/* rare: cheaper than tracking age */
+		clear(c); /* rare: cheaper than tracking age */
 		slot = find(c, id);
 	}
 	e = *slot;

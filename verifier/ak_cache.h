@@ -16,7 +16,7 @@
 
 #include <openssl/evp.h>
 
-#define AK_CACHE_MAX 65536	/* keys kept; past it, the cache is emptied */
+#define AK_CACHE_MAX 65536 /* keys kept; past it, the cache is emptied */
 
 struct ak_cache;
 
@@ -31,8 +31,8 @@ void ak_cache_free(struct ak_cache *c);
  * @c: the cache, or NULL (then always a miss)
  * Return: a new reference (EVP_PKEY_free() it), or NULL on a miss.
  */
-EVP_PKEY *ak_cache_get(struct ak_cache *c, const char *id,
-		       const uint8_t *name, size_t name_len);
+EVP_PKEY *ak_cache_get(struct ak_cache *c, const char *id, const uint8_t *name,
+		       size_t name_len);
 
 /**
  * ak_cache_put() - remember @key (a reference is taken) for @id, @name.

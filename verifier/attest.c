@@ -52,7 +52,10 @@ int attest_fail(struct attest *a, const char *check, const char *fmt, ...)
 }
 
 static const char *const kept_banks[ATTEST_BANKS] = {
-	"sha1", "sha256", "sha384", "sha512",
+	"sha1",
+	"sha256",
+	"sha384",
+	"sha512",
 };
 
 const struct hash_algo *attest_bank(size_t k)
@@ -212,7 +215,7 @@ static int check_boot(struct attest *a)
 				   b->reset_count, b->restart_count);
 	a->resume = q->restart_count > b->restart_count;
 	if (a->resume && a->ev->first_index == 0 && b->next_record_index > 0) {
-		start_over(a);	/* the agent starts over: a TPM Restart */
+		start_over(a); /* the agent starts over: a TPM Restart */
 		return 0;
 	}
 	a->next = b->next_record_index;
@@ -245,8 +248,8 @@ static int check_bank_carried(struct attest *a)
 
 static int is_boot_aggregate(const struct ima_record *rec)
 {
-	return rec->path_len == 14 && memcmp(rec->path, "boot_aggregate",
-					     14) == 0;
+	return rec->path_len == 14 &&
+	       memcmp(rec->path, "boot_aggregate", 14) == 0;
 }
 
 /* Record 0 of a boot: boot_aggregate over the quoted PCRs 0-7/0-9. */
@@ -263,7 +266,8 @@ static int check_boot_aggregate(struct attest *a, const struct ima_record *rec)
 		return attest_fail(a, "boot_aggregate",
 				   "record 0 is a %s digest but the quote is of the %s bank: set the agent's bank to the kernel's ima_hash",
 				   rec->digest_algo != NULL ?
-				   rec->digest_algo->name : "(none)",
+					   rec->digest_algo->name :
+					   "(none)",
 				   bank->name);
 	if (pcr_set_boot_aggregate(&a->ev->pcrs, expect, &err) != IMT_OK)
 		return attest_fail(a, "boot_aggregate", "%s", err.msg);
@@ -405,8 +409,10 @@ static int take_records(struct attest *a, size_t count, const uint8_t *proven)
 	}
 	for (k = 0; k < ATTEST_BANKS; k++) {
 		if (a->kept[k])
-			memcpy(a->pcr10[k], r[k] != NULL ?
-			       ima_replay_pcr(r[k], IMA_MEASURE_PCR) : proven,
+			memcpy(a->pcr10[k],
+			       r[k] != NULL ?
+				       ima_replay_pcr(r[k], IMA_MEASURE_PCR) :
+				       proven,
 			       attest_bank(k)->size);
 	}
 	rc = 0;
@@ -479,7 +485,7 @@ static int hold(struct verifier *v, struct attest *a,
 			return attest_fail(a, "internal", "out of memory");
 		memcpy(p.bytes, a->bytes, a->len);
 	} else {
-		a->joined = NULL;	/* the piece owns them again */
+		a->joined = NULL; /* the piece owns them again */
 	}
 	p.len = a->len;
 	p.end = a->ev->first_index + m->records;
@@ -506,7 +512,7 @@ static int whole_list(struct attest *a, enum imt_result rc,
 				   err->msg);
 	if (rc != IMT_OK)
 		return attest_fail(a, "list", "%s", err->msg);
-	if (m->records == 0)	/* nothing proves which kernel measured */
+	if (m->records == 0) /* nothing proves which kernel measured */
 		return attest_fail(a, "replay",
 				   "the list is empty: record 0 must be boot_aggregate");
 	if (m->covered < m->records)
@@ -532,7 +538,7 @@ static int check_replay(struct verifier *v, struct attest *a)
 	if (join_backlog(v, a, &held) < 0)
 		return -1;
 	if (a->start != a->next)
-		return 0;	/* the engine asks for the right index */
+		return 0; /* the engine asks for the right index */
 	/* only the new part is replayed: from where the held part ends */
 	running = held.bytes != NULL ? held.running : attest_running(a);
 	off = held.bytes != NULL ? held.len : 0;
@@ -549,8 +555,7 @@ static int check_replay(struct verifier *v, struct attest *a)
 			return -1;
 		return a->start != a->next ? 0 : check_replay(v, a);
 	}
-	if ((rc == IMT_OK || rc == IMT_ERR_MISMATCH) &&
-	    m.other_pcr != SIZE_MAX)
+	if ((rc == IMT_OK || rc == IMT_ERR_MISMATCH) && m.other_pcr != SIZE_MAX)
 		return attest_fail(a, "pcr",
 				   "record %zu is for another PCR than 10: no quoted value proves it",
 				   m.other_pcr);
@@ -559,7 +564,8 @@ static int check_replay(struct verifier *v, struct attest *a)
 	if (rc == IMT_ERR_MISMATCH && ev->more && v->backlog != NULL)
 		return hold(v, a, &held, &m);
 	if (rc != IMT_OK)
-		return attest_fail(a, rc == IMT_ERR_MISMATCH ? "replay" : "list",
+		return attest_fail(a,
+				   rc == IMT_ERR_MISMATCH ? "replay" : "list",
 				   "%s", err.msg);
 	m.covered += held_records;
 	/* past DB_BATCH_MAX the rest comes next round; the cut's running
@@ -601,9 +607,9 @@ static int check_boot_log(struct verifier *v, struct attest *a)
 		if (db_boot_log_sha256(sent->data, sent->len, sha) < 0)
 			return attest_fail(a, "boot log",
 					   "cannot hash the firmware event log");
-		if (stored && (sent->len != a->boot_log.len ||
-			       memcmp(sha, a->boot_log.sha256,
-				      sizeof(sha)) != 0))
+		if (stored &&
+		    (sent->len != a->boot_log.len ||
+		     memcmp(sha, a->boot_log.sha256, sizeof(sha)) != 0))
 			return attest_fail(a, "boot log",
 					   "the firmware event log changed within one boot");
 		log = sent->data;
@@ -611,7 +617,7 @@ static int check_boot_log(struct verifier *v, struct attest *a)
 	} else if (stored) {
 		if (a->boot_log_memo)
 			return 0;
-		if (a->boot_log.data == NULL)	/* the engine did not read it */
+		if (a->boot_log.data == NULL) /* the engine did not read it */
 			return attest_fail(a, "boot log",
 					   "the stored firmware event log was not read");
 		memcpy(sha, a->boot_log.sha256, sizeof(sha));
@@ -623,8 +629,9 @@ static int check_boot_log(struct verifier *v, struct attest *a)
 	if (boot_check_evidence(log, len, &a->ev->pcrs, reason,
 				sizeof(reason)) != IMT_OK)
 		return attest_fail(a, "boot log", "%s",
-				   reason[0] != '\0' ? reason :
-				   "the firmware event log is not acceptable");
+				   reason[0] != '\0' ?
+					   reason :
+					   "the firmware event log is not acceptable");
 	if (boot_memo_key(sha, &a->ev->pcrs, key) == 0)
 		boot_memo_pass(v->boot_memo, key);
 	return 0;

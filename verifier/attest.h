@@ -27,38 +27,38 @@
 #include "verifier.h"
 #include "wire.h"
 
-#define ATTEST_PCR_MASK 0x7ffu	/* PCRs 0-10 must be quoted */
+#define ATTEST_PCR_MASK 0x7ffu /* PCRs 0-10 must be quoted */
 #define ATTEST_MSG_MAX 256
 #define ATTEST_CHECK_MAX 32
 /* the banks a boot keeps its running PCR 10 of (attest_bank()) */
 #define ATTEST_BANKS 4
-#define ATTEST_WIDE 2	/* attest_bank() from here on is kept per boot */
+#define ATTEST_WIDE 2 /* attest_bank() from here on is kept per boot */
 
 /* One piece of evidence on its way through the checks. */
 struct attest {
 	const struct wire_evidence *ev;
-	struct db_machine m;	/* loaded by the engine */
+	struct db_machine m; /* loaded by the engine */
 	struct db_boot boot;
 	int have_boot;
-	int new_boot;		/* the quote's resetCount is past the boot's */
+	int new_boot; /* the quote's resetCount is past the boot's */
 	/* @boot's row as re-read under the write lock (the engine's
 	 * reload()), when it is still that boot at the same index */
 	struct db_boot boot_locked;
 	int have_boot_locked;
-	int resume;		/* restartCount only: a TPM resume, unless the
+	int resume; /* restartCount only: a TPM resume, unless the
 				 * quote does not continue the stored PCR 10 */
 	struct tpm_quote quote;
-	uint16_t hash_alg;	/* of the quote's signature */
-	uint64_t next;		/* the index the batch must start at */
+	uint16_t hash_alg; /* of the quote's signature */
+	uint64_t next;	   /* the index the batch must start at */
 	/* records [gap_from, gap_to) were deleted from the machine before
 	 * they were stored (history.h); gap_to 0: none */
 	uint64_t gap_from, gap_to;
 	/* the batch: the records sent, after any held back (backlog.h) */
 	const uint8_t *bytes;
 	size_t len;
-	uint64_t start;		/* list index of its first record */
-	uint8_t *joined;	/* owned when held bytes were joined */
-	uint64_t held_end;	/* non-zero: held, proven up to ->next only */
+	uint64_t start;	   /* list index of its first record */
+	uint8_t *joined;   /* owned when held bytes were joined */
+	uint64_t held_end; /* non-zero: held, proven up to ->next only */
 	/*
 	 * PCR 10 before and after the proven records, per bank in
 	 * attest_bank()'s order. sha1 and sha256 are kept for every boot;
@@ -73,20 +73,20 @@ struct attest {
 	size_t n;
 	struct db_record *recs;
 	struct judge_input *in;
-	char *paths;		/* NUL-terminated copies, one arena */
+	char *paths; /* NUL-terminated copies, one arena */
 	size_t violations;
 	/* the firmware event log stored for the loaded boot; its bytes only
 	 * when attest_boot_log_bytes_needed() said so */
 	struct db_boot_log boot_log;
 	int have_boot_log;
-	int boot_log_memo;	/* the stored log passed against these PCRs
+	int boot_log_memo; /* the stored log passed against these PCRs
 				 * before (boot_memo.h) */
-	int boot_log_kept;	/* the engine stored the evidence's log */
+	int boot_log_kept; /* the engine stored the evidence's log */
 	/* the machine's outstanding nonce, read with the machine (step 1) */
 	uint8_t nonce[DB_NONCE_MAX];
 	size_t nonce_len;
 	int have_nonce;
-	int whole;		/* one-shot (engine_verify()): the list from 0,
+	int whole; /* one-shot (engine_verify()): the list from 0,
 				 * proven whole, no backlog, no batch cut */
 	/* the check that failed and why */
 	char check[ATTEST_CHECK_MAX];

@@ -43,7 +43,8 @@ static int check_token(struct verifier *v, const char *header,
 	name[0] = '\0';
 	token = bearer_token(header, &len);
 	if (token == NULL) {
-		http_error(res, 401, "operator token required: send "
+		http_error(res, 401,
+			   "operator token required: send "
 			   "\"Authorization: Bearer TOKEN\" (%s)",
 			   AUTH_CHALLENGE);
 		return -1;
@@ -58,8 +59,10 @@ static int check_token(struct verifier *v, const char *header,
 	}
 	if (rc < 0 || !ok) {
 		name[0] = '\0';
-		http_error(res, 401, "operator token not valid (%s, "
-			   "error=\"invalid_token\")", AUTH_CHALLENGE);
+		http_error(res, 401,
+			   "operator token not valid (%s, "
+			   "error=\"invalid_token\")",
+			   AUTH_CHALLENGE);
 		return -1;
 	}
 	return 0;

@@ -10,18 +10,18 @@
 #include "wire.h"
 
 struct held {
-	char id[WIRE_ID_MAX + 1];	/* "" when the slot is free */
+	char id[WIRE_ID_MAX + 1]; /* "" when the slot is free */
 	uint32_t reset_count, restart_count;
 	struct backlog_piece p;
-	uint64_t stamp;			/* put order: lowest is oldest */
+	uint64_t stamp; /* put order: lowest is oldest */
 };
 
 struct backlog {
-	pthread_mutex_t lock;		/* protects everything below */
+	pthread_mutex_t lock; /* protects everything below */
 	struct held slot[BACKLOG_MACHINES_MAX];
 	uint64_t stamp;
 	size_t machine_max, total_max;
-	size_t total;			/* bytes allocated in the slots */
+	size_t total; /* bytes allocated in the slots */
 };
 
 struct backlog *backlog_new(size_t machine_max, size_t total_max)
@@ -76,8 +76,7 @@ int backlog_take(struct backlog *b, const struct backlog_key *key,
 	pthread_mutex_lock(&b->lock);
 	h = find(b, key->id);
 	if (h != NULL && h->reset_count == key->reset_count &&
-	    h->restart_count == key->restart_count &&
-	    h->p.end == first_index) {
+	    h->restart_count == key->restart_count && h->p.end == first_index) {
 		*out = h->p;
 		b->total -= h->p.cap;
 		h->p = (struct backlog_piece){ 0 };

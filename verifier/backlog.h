@@ -25,7 +25,7 @@
 
 #include "hash_algo.h"
 
-#define BACKLOG_MACHINES_MAX 64		/* machines catching up at once */
+#define BACKLOG_MACHINES_MAX 64 /* machines catching up at once */
 
 struct backlog;
 
@@ -38,10 +38,10 @@ struct backlog_key {
 
 /* What is held for one machine: whole records, start to end. */
 struct backlog_piece {
-	uint8_t *bytes;		/* owned; @cap bytes allocated */
+	uint8_t *bytes; /* owned; @cap bytes allocated */
 	size_t len, cap;
-	uint64_t start, end;	/* list indexes: first, one past last */
-	uint8_t running[HASH_ALGO_MAX_SIZE];	/* quoted bank's PCR 10 at @end */
+	uint64_t start, end; /* list indexes: first, one past last */
+	uint8_t running[HASH_ALGO_MAX_SIZE]; /* quoted bank's PCR 10 at @end */
 };
 
 /**

@@ -90,8 +90,8 @@ static const char *type_name(const struct tcg_event *ev, char *buf, size_t n)
 
 /* An event's digest, type and description under keys @prefix..: what
  * this boot's event says, or what the baseline's said. */
-static void put_event(json_t *j, const char *prefix,
-		      const struct tcg_event *ev, const struct hash_algo *a)
+static void put_event(json_t *j, const char *prefix, const struct tcg_event *ev,
+		      const struct hash_algo *a)
 {
 	char key[40], text[BOOT_BASELINE_DESC_MAX], type[16];
 	char digest[2 * HASH_ALGO_MAX_SIZE + 16];
@@ -99,8 +99,8 @@ static void put_event(json_t *j, const char *prefix,
 	snprintf(key, sizeof(key), "%sevent", prefix);
 	json_object_set_new(j, key, json_integer((json_int_t)ev->index));
 	snprintf(key, sizeof(key), "%stype", prefix);
-	json_object_set_new(j, key, json_string(type_name(ev, type,
-							  sizeof(type))));
+	json_object_set_new(j, key,
+			    json_string(type_name(ev, type, sizeof(type))));
 	digest_text(ev, a, digest, sizeof(digest));
 	snprintf(key, sizeof(key), "%sdigest", prefix);
 	json_object_set_new(j, key, json_string(digest));
@@ -114,7 +114,9 @@ static void put_event(json_t *j, const char *prefix,
 static void dump_fitting(json_t *j, char *reason, size_t max)
 {
 	static const char *const drop[] = {
-		"baseline_description", "description", NULL,
+		"baseline_description",
+		"description",
+		NULL,
 	};
 	size_t k = 0;
 	char *s;
@@ -127,8 +129,10 @@ static void dump_fitting(json_t *j, char *reason, size_t max)
 		free(s);
 		json_object_del(j, drop[k++]);
 	}
-	snprintf(reason, max, "%s", s != NULL && strlen(s) < max ? s :
-		 "{\"check\":\"boot\",\"rule\":\"baseline\"}");
+	snprintf(reason, max, "%s",
+		 s != NULL && strlen(s) < max ?
+			 s :
+			 "{\"check\":\"boot\",\"rule\":\"baseline\"}");
 	free(s);
 }
 
@@ -138,16 +142,23 @@ static int differ(char *reason, size_t max, const char *policy,
 	char why[256];
 	json_t *j;
 
-	snprintf(why, sizeof(why), "PCR %d differs from the machine's "
-		 "baseline boot (%s)%s", pcr,
+	snprintf(why, sizeof(why),
+		 "PCR %d differs from the machine's "
+		 "baseline boot (%s)%s",
+		 pcr,
 		 approved_by[0] ? "approved by an operator" :
-		 "its first boot, not yet approved",
-		 p->ev == NULL && p->bev == NULL ? ": the same events from "
-		 "another start (locality)" :
-		 p->ev == NULL ? ": the baseline has events there this boot "
-		 "lacks" : p->bev == NULL ? ": this boot has events there "
-		 "the baseline lacks" : ": the event differs, \"description\" "
-		 "is what it says now, \"baseline_description\" what it said");
+				  "its first boot, not yet approved",
+		 p->ev == NULL && p->bev == NULL ?
+			 ": the same events from "
+			 "another start (locality)" :
+		 p->ev == NULL ?
+			 ": the baseline has events there this boot "
+			 "lacks" :
+		 p->bev == NULL ?
+			 ": this boot has events there "
+			 "the baseline lacks" :
+			 ": the event differs, \"description\" "
+			 "is what it says now, \"baseline_description\" what it said");
 	j = json_pack("{s:s,s:s,s:s,s:i,s:s}", "check", "boot", "rule",
 		      "baseline", "policy", policy, "pcr", pcr, "why", why);
 	if (j != NULL && p->ev != NULL)
@@ -188,8 +199,10 @@ static int name_event(const char *policy, const uint8_t *log, size_t len,
 		brc = nth_event(&bl, base, base_len, (uint32_t)pcr, k, &bev);
 		if (rc < 0 || brc < 0)
 			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
-					     IMT_NO_POS, "boot baseline: a "
-					     "log does not parse"), -1;
+					     IMT_NO_POS,
+					     "boot baseline: a "
+					     "log does not parse"),
+			       -1;
 		if (rc == 0 || brc == 0) {
 			/* the baseline has more (or a locality), or fewer */
 			p.ev = rc == 0 ? NULL : &ev;
@@ -219,8 +232,8 @@ static int legacy_base(char *reason, size_t max, const char *policy)
 			      NULL;
 
 	json_decref(j);
-	snprintf(reason, max, "%s", s != NULL ? s :
-		 "{\"check\":\"boot\",\"rule\":\"baseline\"}");
+	snprintf(reason, max, "%s",
+		 s != NULL ? s : "{\"check\":\"boot\",\"rule\":\"baseline\"}");
 	free(s);
 	return 0;
 }
@@ -241,7 +254,8 @@ int boot_baseline_judge(const char *policy, const uint8_t *log, size_t len,
 		alg = ALG_SHA1;
 	if (!has_bank(log, len, alg) || !has_bank(base, base_len, alg))
 		return imt_error_set(err, IMT_ERR_UNSUPPORTED, IMT_NO_POS,
-				     IMT_NO_POS, "boot baseline: the logs "
+				     IMT_NO_POS,
+				     "boot baseline: the logs "
 				     "share neither a sha256 nor a sha1 bank"),
 		       -1;
 	a = hash_algo_by_tpm(alg);
@@ -251,7 +265,8 @@ int boot_baseline_judge(const char *policy, const uint8_t *log, size_t len,
 	    tcg_log_replay(base, base_len, &then, 1, err) != IMT_OK)
 		return -1;
 	for (pcr = 0; pcr < PCR_SET_COUNT; pcr++) {
-		if ((BOOT_BASELINE_PCRS & (1u << pcr)) && memcmp(now.value[pcr], then.value[pcr], a->size) != 0)
+		if ((BOOT_BASELINE_PCRS & (1u << pcr)) &&
+		    memcmp(now.value[pcr], then.value[pcr], a->size) != 0)
 			return name_event(policy, log, len, base, base_len,
 					  approved_by, pcr, a, reason,
 					  reason_max, err);

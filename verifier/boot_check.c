@@ -29,8 +29,7 @@ enum imt_result boot_check_evidence(const uint8_t *log, size_t len,
 	pcr_set_init(&replayed, quoted->algo);
 	rc = tcg_log_replay(log, len, &replayed, 1, &err);
 	if (rc != IMT_OK) {
-		snprintf(reason, reason_len, "firmware event log: %s",
-			 err.msg);
+		snprintf(reason, reason_len, "firmware event log: %s", err.msg);
 		return rc;
 	}
 	rc = tcg_pcrs_compare(&replayed, quoted, BOOT_CHECK_PCRS, NULL, &err);

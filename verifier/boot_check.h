@@ -17,7 +17,7 @@
 #include "pcr_set.h"
 #include "result.h"
 
-#define BOOT_CHECK_REASON_MAX 256	/* bytes of a reason, NUL included */
+#define BOOT_CHECK_REASON_MAX 256 /* bytes of a reason, NUL included */
 
 /**
  * boot_check_evidence() - does the firmware event log @log agree with the

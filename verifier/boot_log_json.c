@@ -36,7 +36,8 @@ static void utf8_trim(char *s)
 	if (i == 0 || ((unsigned char)s[i - 1] & 0x80) == 0)
 		return;
 	need = ((unsigned char)s[i - 1] & 0xe0) == 0xc0 ? 2 :
-	       ((unsigned char)s[i - 1] & 0xf0) == 0xe0 ? 3 : 4;
+	       ((unsigned char)s[i - 1] & 0xf0) == 0xe0 ? 3 :
+							  4;
 	if (n - (i - 1) < need)
 		s[i - 1] = '\0';
 }
@@ -150,12 +151,12 @@ static enum imt_result dec_no_action(struct decode *d)
 	put_str(d->data, "signature", d->desc);
 	put_hex(d->data, "data_hex", ev->data,
 		ev->len < BOOT_LOG_DATA_HEX_MAX ? ev->len :
-						   BOOT_LOG_DATA_HEX_MAX);
+						  BOOT_LOG_DATA_HEX_MAX);
 	return IMT_OK;
 }
 
-static void sig_entries(json_t *data, const struct efi_variable *v,
-			char *desc, size_t descsz)
+static void sig_entries(json_t *data, const struct efi_variable *v, char *desc,
+			size_t descsz)
 {
 	struct efi_siglist it;
 	struct efi_sig sig;
@@ -210,8 +211,8 @@ static void authority(struct decode *d, const struct efi_variable *v)
 	snprintf(d->desc, sizeof(d->desc), "%s authority: %s", v->name, cn);
 }
 
-static void load_option(json_t *data, const struct efi_variable *v,
-			char *desc, size_t descsz)
+static void load_option(json_t *data, const struct efi_variable *v, char *desc,
+			size_t descsz)
 {
 	struct efi_load_option o;
 	char path[EFI_DEVPATH_TEXT_MAX];
@@ -242,7 +243,8 @@ static void boot_order_desc(struct decode *d, const struct efi_variable *v)
 			return;
 		}
 		k = snprintf(d->desc + at, sizeof(d->desc) - at, "%s%04X",
-			     i == 0 ? " " : ",", v->data[i] | v->data[i + 1] << 8);
+			     i == 0 ? " " : ",",
+			     v->data[i] | v->data[i + 1] << 8);
 		at += (size_t)k;
 	}
 }
@@ -272,8 +274,9 @@ static enum imt_result dec_variable(struct decode *d)
 	} else if (efi_variable_is(&v, "BootOrder") && v.len % 2 == 0) {
 		arr = json_array();
 		for (i = 0; i + 1 < v.len && i < 2 * 64; i += 2)
-			json_array_append_new(arr, json_integer(
-				v.data[i] | v.data[i + 1] << 8));
+			json_array_append_new(arr,
+					      json_integer(v.data[i] |
+							   v.data[i + 1] << 8));
 		json_object_set_new(d->data, "boot_order", arr);
 		boot_order_desc(d, &v);
 	} else if (!strncmp(v.name, "Boot", 4) && strlen(v.name) == 8) {
@@ -341,9 +344,10 @@ static enum imt_result dec_tag(struct decode *d)
 	efi_ascii_text(t.data, t.len, s, sizeof(s));
 	put_str(d->data, "text", s);
 	snprintf(d->desc, sizeof(d->desc), "tag 0x%08x%s: %s", t.id,
-		 t.id == EFI_TAG_LINUX_INITRD ? " (Linux initrd)" :
+		 t.id == EFI_TAG_LINUX_INITRD	    ? " (Linux initrd)" :
 		 t.id == EFI_TAG_LINUX_LOAD_OPTIONS ? " (Linux load options)" :
-		 "", s);
+						      "",
+		 s);
 	return IMT_OK;
 }
 
@@ -510,8 +514,9 @@ static json_t *spec_json(const struct tcg_spec_id *s)
 	put_str(o, "version", v);
 	json_object_set_new(o, "uintn_size", json_integer(s->uintn_size));
 	for (i = 0; i < s->nbanks; i++)
-		json_array_append_new(banks, json_string(bank_name(
-						     &s->banks[i], b, sizeof(b))));
+		json_array_append_new(banks,
+				      json_string(bank_name(&s->banks[i], b,
+							    sizeof(b))));
 	json_object_set_new(o, "banks", banks);
 	json_object_set_new(o, "platform_class",
 			    json_integer(s->platform_class));
@@ -556,15 +561,17 @@ static json_t *certs_json(const struct boot_cert *c, size_t n)
 		if (c[i].unknown) {
 			/* an authority whose data is not what was measured */
 			json_object_set_new(e, "unknown", json_true());
-			json_object_set_new(e, "event", json_integer(
+			json_object_set_new(e, "event",
+					    json_integer(
 						    (json_int_t)c[i].event));
 			json_array_append_new(arr, e);
 			continue;
 		}
 		put_hex(e, "sha256", c[i].sha256, 32);
-		put_str(e, "type", c[i].kind == EFI_SIG_X509 ? "x509" :
-				   c[i].kind == EFI_SIG_SHA256 ? "sha256" :
-								"other");
+		put_str(e, "type",
+			c[i].kind == EFI_SIG_X509   ? "x509" :
+			c[i].kind == EFI_SIG_SHA256 ? "sha256" :
+						      "other");
 		if (c[i].kind == EFI_SIG_X509)
 			put_str(e, "cn", c[i].cn);
 		json_array_append_new(arr, e);
@@ -612,8 +619,8 @@ static json_t *unknown_json(const char *fact, const struct boot_event_ref *r)
 	json_object_set_new(e, "pcr", json_integer(r->pcr));
 	put_str(e, "type", tn ? tn : "?");
 	put_str(e, "name", r->name);
-	put_str(e, "why", r->why == BOOT_UNDECODABLE ? "undecodable" :
-			  "unbound");
+	put_str(e, "why",
+		r->why == BOOT_UNDECODABLE ? "undecodable" : "unbound");
 	return e;
 }
 
@@ -627,11 +634,12 @@ static void unknowns_json(json_t *o, const struct boot_facts *f,
 
 	if (f->secure_boot == BOOT_SB_UNKNOWN)
 		json_array_append_new(arr, unknown_json("secure_boot",
-						&f->secure_boot_event));
+							&f->secure_boot_event));
 	for (i = 0; i < BOOT_VAR_COUNT; i++) {
 		if (f->vars[i].unknown != BOOT_KNOWN)
-			json_array_append_new(arr, unknown_json(keys[i],
-						&f->vars[i].event));
+			json_array_append_new(arr,
+					      unknown_json(keys[i],
+							   &f->vars[i].event));
 	}
 	json_object_set_new(o, "unknown", arr);
 	json_object_set_new(o, "unbound_events",
@@ -656,27 +664,33 @@ static const struct {
 static json_t *facts_json(const struct boot_facts *f)
 {
 	static const char *const keys[BOOT_VAR_COUNT] = {
-		"pk", "kek", "db", "dbx",
+		"pk",
+		"kek",
+		"db",
+		"dbx",
 	};
 	const struct boot_flag_event *e;
 	json_t *o = json_object(), *arr, *fe;
 	size_t i;
 
 	/* null: not measured, or unknown (then listed in "unknown") */
-	json_object_set_new(o, "secure_boot", f->secure_boot < 0 ?
-			    json_null() : json_boolean(f->secure_boot));
+	json_object_set_new(o, "secure_boot",
+			    f->secure_boot < 0 ? json_null() :
+						 json_boolean(f->secure_boot));
 	for (i = 0; i < BOOT_VAR_COUNT; i++)
-		json_object_set_new(o, keys[i], f->vars[i].measured &&
-				    f->vars[i].unknown == BOOT_KNOWN ?
-				    certs_json(f->vars[i].certs,
-					       f->vars[i].count) : json_null());
+		json_object_set_new(o, keys[i],
+				    f->vars[i].measured && f->vars[i].unknown ==
+								   BOOT_KNOWN ?
+					    certs_json(f->vars[i].certs,
+						       f->vars[i].count) :
+					    json_null());
 	unknowns_json(o, f, keys);
 	json_object_set_new(o, "authorities", certs_json(f->auth, f->nauth));
 	json_object_set_new(o, "applications", apps_json(f));
-	json_object_set_new(o, "cmdline", f->has_cmdline ?
-			    json_string(f->cmdline) : json_null());
-	json_object_set_new(o, "cmdline_bound",
-			    json_boolean(f->cmdline_bound));
+	json_object_set_new(o, "cmdline",
+			    f->has_cmdline ? json_string(f->cmdline) :
+					     json_null());
+	json_object_set_new(o, "cmdline_bound", json_boolean(f->cmdline_bound));
 	if (f->has_load_options_tag)
 		put_hex(o, "load_options_sha256", f->load_options_sha256, 32);
 	else
@@ -717,8 +731,8 @@ static json_t *cel_record(const struct tcg_event *ev)
 	json_object_set_new(o, "pcr", json_integer(ev->pcr));
 	for (i = 0; i < ev->ndigests; i++) {
 		d = json_object();
-		put_str(d, "hashAlg", bank_name(ev->digests[i].bank, b,
-						sizeof(b)));
+		put_str(d, "hashAlg",
+			bank_name(ev->digests[i].bank, b, sizeof(b)));
 		put_hex(d, "digest", ev->digests[i].value,
 			ev->digests[i].bank->size);
 		json_array_append_new(dg, d);
@@ -803,8 +817,8 @@ json_t *boot_log_json(const uint8_t *buf, size_t len, unsigned flags,
 		r = tcg_log_next(&log, &ev, err);
 		if (r == IMT_OK)
 			json_array_append_new(events, (flags & BOOT_LOG_CEL) ?
-					      cel_record(&ev) :
-					      event_json(&ev));
+							      cel_record(&ev) :
+							      event_json(&ev));
 	}
 	if (r != IMT_OK) {
 		json_decref(events);

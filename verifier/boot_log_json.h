@@ -44,12 +44,13 @@
 
 #include "result.h"
 
-#define BOOT_LOG_DECODED 0u		/* the decoded view (default) */
-#define BOOT_LOG_CEL 1u			/* TCG CEL JSON records */
-#define BOOT_LOG_DATA_HEX_MAX 256	/* bytes shown of undecodable data */
-#define BOOT_LOG_DESC_MAX 512		/* bytes of one description */
+#define BOOT_LOG_DECODED 0u	  /* the decoded view (default) */
+#define BOOT_LOG_CEL 1u		  /* TCG CEL JSON records */
+#define BOOT_LOG_DATA_HEX_MAX 256 /* bytes shown of undecodable data */
+#define BOOT_LOG_DESC_MAX 512	  /* bytes of one description */
 
-#define BOOT_LOG_LEGACY_REASON "a SHA-1-only firmware event log (TCG 1.2 " \
+#define BOOT_LOG_LEGACY_REASON \
+	"a SHA-1-only firmware event log (TCG 1.2 " \
 	"format, no \"Spec ID Event03\" header): no quote of a TPM 2.0 " \
 	"bank can prove it, so the machine is judged as one without a " \
 	"usable log (policy boot.legacy_log)"

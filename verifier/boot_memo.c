@@ -11,7 +11,7 @@
 #include "boot_memo.h"
 #include "hash_md.h"
 
-#define BOOT_MEMO_PCRS 10	/* PCRs 0-9, what boot_check_evidence() compares */
+#define BOOT_MEMO_PCRS 10 /* PCRs 0-9, what boot_check_evidence() compares */
 
 /* Domain separation: a key of this memo is no other SHA-256 we compute. */
 static const char memo_label[] = "imatrust boot check passed v1";
@@ -71,8 +71,7 @@ static size_t slot_of(const uint8_t key[BOOT_MEMO_KEY_SIZE])
 	return ((size_t)key[0] << 8 | key[1]) % BOOT_MEMO_SLOTS;
 }
 
-int boot_memo_passed(struct boot_memo *m,
-		     const uint8_t key[BOOT_MEMO_KEY_SIZE])
+int boot_memo_passed(struct boot_memo *m, const uint8_t key[BOOT_MEMO_KEY_SIZE])
 {
 	size_t s = slot_of(key);
 	int hit;

@@ -21,7 +21,7 @@
 
 #include "pcr_set.h"
 
-#define BOOT_MEMO_SLOTS 65536	/* 2 MiB of keys */
+#define BOOT_MEMO_SLOTS 65536 /* 2 MiB of keys */
 #define BOOT_MEMO_KEY_SIZE 32
 
 struct boot_memo;

@@ -18,18 +18,21 @@
 #include "tcg_log.h"
 
 static const char *const var_keys[BOOT_VAR_COUNT] = {
-	[BOOT_VAR_PK] = "pk", [BOOT_VAR_KEK] = "kek",
-	[BOOT_VAR_DB] = "db", [BOOT_VAR_DBX] = "dbx",
+	[BOOT_VAR_PK] = "pk",
+	[BOOT_VAR_KEK] = "kek",
+	[BOOT_VAR_DB] = "db",
+	[BOOT_VAR_DBX] = "dbx",
 };
 
 /* A malformed "boot" section: @err filled, -1. */
 #define bad(err, ...) \
 	(imt_error_set((err), IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS, \
-		       __VA_ARGS__), -1)
+		       __VA_ARGS__), \
+	 -1)
 
 /* "boot.KEY": @no or absent -> 0, @yes -> 1. */
-static int choice(json_t *j, const char *key, const char *no,
-		  const char *yes, int *out, struct imt_error *err)
+static int choice(json_t *j, const char *key, const char *no, const char *yes,
+		  int *out, struct imt_error *err)
 {
 	int rc = policy_choice(j, "boot", key, no, yes, out, err);
 
@@ -46,16 +49,20 @@ static int certs(json_t *j, const char *key, struct boot_policy_certs *c,
 	if (arr == NULL)
 		return 0;
 	if (!json_is_array(arr) || json_array_size(arr) > BOOT_POLICY_CERTS_MAX)
-		return bad(err, "boot.%s: not a list of at most %d SHA-256 "
-			   "digests", key, BOOT_POLICY_CERTS_MAX);
+		return bad(err,
+			   "boot.%s: not a list of at most %d SHA-256 "
+			   "digests",
+			   key, BOOT_POLICY_CERTS_MAX);
 	c->set = 1;
 	json_array_foreach(arr, i, it) {
 		const char *s = json_string_value(it);
 
 		if (s == NULL || strlen(s) != 64 ||
 		    hex_decode(s, 64, c->sha256[i], 32) != 32)
-			return bad(err, "boot.%s[%zu]: not 64 hex digits (the "
-				   "SHA-256 of a certificate or a hash)", key, i);
+			return bad(err,
+				   "boot.%s[%zu]: not 64 hex digits (the "
+				   "SHA-256 of a certificate or a hash)",
+				   key, i);
 		c->n = i + 1;
 	}
 	return 0;
@@ -75,9 +82,12 @@ static int globs(json_t *j, struct boot_policy *bp, struct imt_error *err)
 	json_array_foreach(arr, i, it) {
 		const char *s = json_string_value(it);
 
-		if (s == NULL || s[0] == '\0' || strlen(s) > BOOT_POLICY_GLOB_MAX)
-			return bad(err, "boot.cmdline[%zu]: not a pattern of 1 "
-				   "to %d bytes", i, BOOT_POLICY_GLOB_MAX);
+		if (s == NULL || s[0] == '\0' ||
+		    strlen(s) > BOOT_POLICY_GLOB_MAX)
+			return bad(err,
+				   "boot.cmdline[%zu]: not a pattern of 1 "
+				   "to %d bytes",
+				   i, BOOT_POLICY_GLOB_MAX);
 		bp->cmdline[i] = strdup(s);
 		if (bp->cmdline[i] == NULL)
 			return bad(err, "out of memory");
@@ -86,12 +96,11 @@ static int globs(json_t *j, struct boot_policy *bp, struct imt_error *err)
 	return 0;
 }
 
-int boot_policy_parse(json_t *j, struct boot_policy *bp,
-		      struct imt_error *err)
+int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err)
 {
 	static const char *const known[] = {
-		"log", "legacy_log", "secure_boot", "pk", "kek", "db", "dbx",
-		"applications", "cmdline", "baseline", NULL,
+		"log", "legacy_log",   "secure_boot", "pk",	  "kek", "db",
+		"dbx", "applications", "cmdline",     "baseline", NULL,
 	};
 	const char *key;
 	json_t *val;
@@ -105,14 +114,16 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp,
 		for (i = 0; known[i] != NULL && strcmp(known[i], key) != 0; i++)
 			;
 		if (known[i] == NULL)
-			return bad(err, "boot.%s: not a boot policy field "
+			return bad(err,
+				   "boot.%s: not a boot policy field "
 				   "(known: log, legacy_log, secure_boot, pk, "
 				   "kek, db, dbx, applications, cmdline, "
-				   "baseline)", key);
+				   "baseline)",
+				   key);
 	}
 	bp->present = 1;
-	if (choice(j, "log", "optional", "required", &bp->log_required,
-		   err) < 0 ||
+	if (choice(j, "log", "optional", "required", &bp->log_required, err) <
+		    0 ||
 	    choice(j, "legacy_log", "allow", "refuse", &bp->legacy_log_refused,
 		   err) < 0 ||
 	    choice(j, "secure_boot", "any", "required",
@@ -138,15 +149,15 @@ json_t *boot_policy_to_json(const struct boot_policy *bp)
 
 	if (!bp->present)
 		return NULL;
-	j = json_pack("{s:s,s:s,s:s,s:s,s:s}",
-		      "log", bp->log_required ? "required" : "optional",
-		      "legacy_log", bp->legacy_log_refused ? "refuse" : "allow",
-		      "secure_boot", bp->secure_boot_required ? "required" :
-								 "any",
-		      "applications", bp->applications_referenced ?
-				      "references" : "any",
-		      "baseline", bp->baseline_first_boot ? "first-boot" :
-							   "none");
+	j = json_pack("{s:s,s:s,s:s,s:s,s:s}", "log",
+		      bp->log_required ? "required" : "optional", "legacy_log",
+		      bp->legacy_log_refused ? "refuse" : "allow",
+		      "secure_boot",
+		      bp->secure_boot_required ? "required" : "any",
+		      "applications",
+		      bp->applications_referenced ? "references" : "any",
+		      "baseline",
+		      bp->baseline_first_boot ? "first-boot" : "none");
 	for (i = 0; j != NULL && i < BOOT_VAR_COUNT; i++) {
 		if (!bp->vars[i].set)
 			continue;
@@ -198,13 +209,14 @@ static int violate(char *reason, size_t max, const char *policy,
 	json_object_set_new(j, "why", json_string(why));
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
-	snprintf(reason, max, "%s", s != NULL ? s :
-		 "{\"check\":\"boot\",\"why\":\"out of memory\"}");
+	snprintf(reason, max, "%s",
+		 s != NULL ? s :
+			     "{\"check\":\"boot\",\"why\":\"out of memory\"}");
 	free(s);
 	return 0;
 }
 
-#define NAME_SHOWN 64		/* bytes of a logged variable name shown */
+#define NAME_SHOWN 64 /* bytes of a logged variable name shown */
 
 /* @name (as logged, any length) cut to NAME_SHOWN bytes on a UTF-8
  * boundary: a reason is JSON of at most JUDGE_REASON_MAX bytes. */
@@ -239,7 +251,8 @@ static void unknown_why(const struct boot_event_ref *r, char *buf, size_t n)
 		snprintf(what, sizeof(what), "does not hash to its %s digest",
 			 a->name);
 	else
-		snprintf(what, sizeof(what), "has no digest the verifier "
+		snprintf(what, sizeof(what),
+			 "has no digest the verifier "
 			 "computes");
 	snprintf(buf, n, "event %zu (PCR %u, %s%s%s) %s", r->index, r->pcr,
 		 tn != NULL ? tn : "?", name[0] ? ", " : "", name, what);
@@ -253,8 +266,8 @@ static json_t *event_fields(const struct boot_event_ref *r)
 
 	shown_name(r->name, name);
 	return json_pack("{s:i,s:i,s:s,s:s}", "event", (int)r->index, "pcr",
-			 (int)r->pcr, "type", tn != NULL ? tn : "?",
-			 "variable", name);
+			 (int)r->pcr, "type", tn != NULL ? tn : "?", "variable",
+			 name);
 }
 
 /* A rule that needs a fact event @r made unknown refuses, naming it. */
@@ -304,8 +317,9 @@ static int judge_vars(const struct boot_policy *bp, const char *policy,
 		if (vf->total > vf->count)
 			return violate(reason, max, policy, var_keys[v], NULL,
 				       "%s has %zu entries, more than the %d "
-				       "the verifier reads", boot_var_name(v),
-				       vf->total, BOOT_FACTS_CERTS_MAX);
+				       "the verifier reads",
+				       boot_var_name(v), vf->total,
+				       BOOT_FACTS_CERTS_MAX);
 		if (v == BOOT_VAR_DBX) {
 			for (i = 0; i < c->n; i++) {
 				size_t k;
@@ -318,10 +332,12 @@ static int judge_vars(const struct boot_policy *bp, const char *policy,
 				if (k == vf->count) {
 					hex_encode(c->sha256[i], 32, hex);
 					return violate(reason, max, policy,
-						"dbx", json_pack("{s:i,s:s}",
-						"pcr", 7, "digest", hex),
-						"dbx lacks the revocation %s",
-						hex);
+						       "dbx",
+						       json_pack("{s:i,s:s}",
+								 "pcr", 7,
+								 "digest", hex),
+						       "dbx lacks the revocation %s",
+						       hex);
 				}
 			}
 			continue;
@@ -345,8 +361,8 @@ static int judge_vars(const struct boot_policy *bp, const char *policy,
 
 static int judge_apps(const struct boot_policy *bp, const char *policy,
 		      const struct boot_facts *f,
-		      boot_policy_app_known app_known, void *ctx,
-		      char *reason, size_t max, struct imt_error *err)
+		      boot_policy_app_known app_known, void *ctx, char *reason,
+		      size_t max, struct imt_error *err)
 {
 	char hex[2 * HASH_ALGO_MAX_SIZE + 1], src[128], dig[160];
 	const struct hash_algo *algo;
@@ -358,8 +374,8 @@ static int judge_apps(const struct boot_policy *bp, const char *policy,
 	if (f->apps_total > f->napps)
 		return violate(reason, max, policy, "applications", NULL,
 			       "%zu EFI applications, more than the %d the "
-			       "verifier reads", f->apps_total,
-			       BOOT_FACTS_APPS_MAX);
+			       "verifier reads",
+			       f->apps_total, BOOT_FACTS_APPS_MAX);
 	for (i = 0; i < f->napps; i++) {
 		const struct boot_app *a = &f->apps[i];
 		const struct boot_app_digest *d = NULL;
@@ -367,8 +383,8 @@ static int judge_apps(const struct boot_policy *bp, const char *policy,
 		/* sha256 when the log has it, else its first known bank */
 		for (k = 0; k < a->ndigests; k++) {
 			algo = hash_algo_by_tpm(a->digests[k].alg_id);
-			if (algo != NULL && (d == NULL ||
-					     strcmp(algo->name, "sha256") == 0))
+			if (algo != NULL &&
+			    (d == NULL || strcmp(algo->name, "sha256") == 0))
 				d = &a->digests[k];
 		}
 		if (d == NULL)
@@ -376,14 +392,17 @@ static int judge_apps(const struct boot_policy *bp, const char *policy,
 				       json_pack("{s:i,s:i}", "pcr", a->pcr,
 						 "event", (int)a->index),
 				       "event %zu has no digest of a known "
-				       "algorithm", a->index);
+				       "algorithm",
+				       a->index);
 		algo = hash_algo_by_tpm(d->alg_id);
 		rc = app_known(ctx, algo->name, d->value, d->size, src,
 			       sizeof(src));
 		if (rc < 0)
 			return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-					     IMT_NO_POS, "boot policy: the "
-					     "reference lookup failed"), -1;
+					     IMT_NO_POS,
+					     "boot policy: the "
+					     "reference lookup failed"),
+			       -1;
 		if (rc > 0)
 			continue;
 		hex_encode(d->value, d->size, hex);
@@ -394,7 +413,8 @@ static int judge_apps(const struct boot_policy *bp, const char *policy,
 					 "EV_EFI_BOOT_SERVICES_APPLICATION",
 					 "digest", dig, "path", a->path),
 			       "EFI application %s (Authenticode %s) is in no "
-			       "efi source of the policy", a->path, dig);
+			       "efi source of the policy",
+			       a->path, dig);
 	}
 	return 1;
 }
@@ -438,7 +458,7 @@ static const struct {
 	const char *why;
 } log_flags[] = {
 	{ BOOT_FACT_SEPARATOR_UNKNOWN, "a separator whose data does not hash "
-	  "to its digest (its value is unknown)" },
+				       "to its digest (its value is unknown)" },
 	{ BOOT_FACT_SEPARATOR_ERROR, "a separator with the error value" },
 	{ BOOT_FACT_REPEATED, "a Secure Boot variable measured twice" },
 	{ BOOT_FACT_AFTER_SEPARATOR, "an event after its PCR's separator" },
@@ -480,7 +500,8 @@ static int judge_secure_boot(const struct boot_policy *bp, const char *policy,
 		return violate(reason, max, policy, "secure_boot",
 			       event_fields(&f->secure_boot_event),
 			       "Secure Boot is off (event %zu: SecureBoot is "
-			       "0 or has no data)", f->secure_boot_event.index);
+			       "0 or has no data)",
+			       f->secure_boot_event.index);
 	return violate(reason, max, policy, "secure_boot",
 		       json_pack("{s:i,s:s}", "pcr", 7, "type",
 				 "EV_EFI_VARIABLE_DRIVER_CONFIG"),
@@ -510,8 +531,8 @@ static int judge_legacy(const struct boot_policy *bp, const char *policy,
 
 int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		      const uint8_t *log, size_t len,
-		      boot_policy_app_known app_known, void *ctx,
-		      char *reason, size_t reason_max, struct imt_error *err)
+		      boot_policy_app_known app_known, void *ctx, char *reason,
+		      size_t reason_max, struct imt_error *err)
 {
 	struct boot_facts *f;
 	struct imt_error ferr;
@@ -523,8 +544,9 @@ int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		return judge_legacy(bp, policy, reason, reason_max);
 	if (log == NULL)
 		return bp->log_required ?
-			violate(reason, reason_max, policy, "log", NULL,
-				"the machine sent no firmware event log") : 1;
+			       violate(reason, reason_max, policy, "log", NULL,
+				       "the machine sent no firmware event log") :
+			       1;
 	f = malloc(sizeof(*f));
 	if (f == NULL)
 		return bad(err, "out of memory");
@@ -543,8 +565,7 @@ int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		rc = judge_apps(bp, policy, f, app_known, ctx, reason,
 				reason_max, err);
 	if (rc == 1)
-		rc = judge_cmdline(bp, policy, f, reason,
-				   reason_max);
+		rc = judge_cmdline(bp, policy, f, reason, reason_max);
 out:
 	free(f);
 	return rc;

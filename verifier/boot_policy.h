@@ -41,21 +41,21 @@
 #include "boot_facts.h"
 #include "result.h"
 
-#define BOOT_POLICY_CERTS_MAX 64	/* digests per variable list */
-#define BOOT_POLICY_GLOBS_MAX 16	/* cmdline patterns */
-#define BOOT_POLICY_GLOB_MAX 1024	/* bytes of one */
+#define BOOT_POLICY_CERTS_MAX 64  /* digests per variable list */
+#define BOOT_POLICY_GLOBS_MAX 16  /* cmdline patterns */
+#define BOOT_POLICY_GLOB_MAX 1024 /* bytes of one */
 
 /* The variables a policy lists certificates of (boot_facts' order). */
 struct boot_policy_certs {
-	int set;			/* the policy names this variable */
+	int set; /* the policy names this variable */
 	size_t n;
 	uint8_t sha256[BOOT_POLICY_CERTS_MAX][32];
 };
 
 struct boot_policy {
-	int present;			/* the policy has a "boot" section */
+	int present; /* the policy has a "boot" section */
 	int log_required;
-	int legacy_log_refused;		/* "legacy_log": "refuse" */
+	int legacy_log_refused; /* "legacy_log": "refuse" */
 	int secure_boot_required;
 	int applications_referenced;
 	int baseline_first_boot;
@@ -72,8 +72,7 @@ struct boot_policy {
  *
  * Return: 0, or -1 (IMT_ERR_MALFORMED: an unknown field, a bad value).
  */
-int boot_policy_parse(json_t *j, struct boot_policy *bp,
-		      struct imt_error *err);
+int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err);
 
 /** boot_policy_to_json() - the section as stored and served, or NULL. */
 json_t *boot_policy_to_json(const struct boot_policy *bp);
@@ -110,7 +109,7 @@ typedef int (*boot_policy_app_known)(void *ctx, const char *algo,
  */
 int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		      const uint8_t *log, size_t len,
-		      boot_policy_app_known app_known, void *ctx,
-		      char *reason, size_t reason_max, struct imt_error *err);
+		      boot_policy_app_known app_known, void *ctx, char *reason,
+		      size_t reason_max, struct imt_error *err);
 
 #endif /* IMATRUST_BOOT_POLICY_H */

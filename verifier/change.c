@@ -13,21 +13,23 @@
 char *change_cause(const char *change, const char *key, json_t *value,
 		   const char *op_name)
 {
-	json_t *j = json_pack("{s:s,s:s,s:o,s:s}", "check", "rejudge",
-			      "change", change, key, value, "operator",
-			      op_name);
-	char *s = j != NULL ? json_dumps(j, JSON_COMPACT |
-					 JSON_PRESERVE_ORDER) : NULL;
+	json_t *j = json_pack("{s:s,s:s,s:o,s:s}", "check", "rejudge", "change",
+			      change, key, value, "operator", op_name);
+	char *s = j != NULL ?
+			  json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) :
+			  NULL;
 
 	json_decref(j);
 	return s;
 }
 
-void change_audit(struct verifier *v, const char *op_name,
-		  const char *action, const char *detail, int64_t now)
+void change_audit(struct verifier *v, const char *op_name, const char *action,
+		  const char *detail, int64_t now)
 {
 	struct db_audit a = {
-		.time = now, .op_name = op_name, .action = action,
+		.time = now,
+		.op_name = op_name,
+		.action = action,
 		.detail = detail != NULL ? detail : "{}",
 	};
 	struct imt_error err;
@@ -45,8 +47,10 @@ void change_answer(struct verifier *v, struct http_response *res,
 
 	if (rejudge_all(v, changes, cause, now, &st, &err) < 0) {
 		json_decref(ans);
-		http_error(res, 500, "stored, but judging the records again "
-			   "failed: %s", err.msg);
+		http_error(res, 500,
+			   "stored, but judging the records again "
+			   "failed: %s",
+			   err.msg);
 		return;
 	}
 	rest_reply(res, status, rejudge_stats_json(ans, &st));

@@ -26,8 +26,8 @@ char *change_cause(const char *change, const char *key, json_t *value,
  * change_audit() - the audit entry of a change that is made (v->lock
  * held); @detail is JSON text. A failure is logged, not undone.
  */
-void change_audit(struct verifier *v, const char *op_name,
-		  const char *action, const char *detail, int64_t now);
+void change_audit(struct verifier *v, const char *op_name, const char *action,
+		  const char *detail, int64_t now);
 
 /**
  * change_answer() - re-judge what @changes (REJUDGE_*) may have changed (the change

@@ -9,7 +9,7 @@
 
 struct cli_command {
 	const char *name;
-	int (*run)(int argc, char **argv);	/* argv[0] is the name */
+	int (*run)(int argc, char **argv); /* argv[0] is the name */
 	const char *help;
 };
 
@@ -22,8 +22,8 @@ struct cli_command {
  *
  * Return: the command's exit code, or CLI_EXIT_USAGE after printing help.
  */
-int cli_dispatch(const char *group, const struct cli_command *table,
-		 int argc, char **argv);
+int cli_dispatch(const char *group, const struct cli_command *table, int argc,
+		 char **argv);
 
 int cli_log_main(int argc, char **argv);
 

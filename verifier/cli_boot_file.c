@@ -27,8 +27,8 @@
 #include "pcr_set.h"
 #include "tcg_log.h"
 
-#define BOOT_FILE_PCR_FILES_MAX 8	/* --pcrs options */
-#define BOOT_FILE_PCRS 0x3ffu		/* PCRs 0-9: always compared */
+#define BOOT_FILE_PCR_FILES_MAX 8 /* --pcrs options */
+#define BOOT_FILE_PCRS 0x3ffu	  /* PCRs 0-9: always compared */
 
 struct boot_file_args {
 	int json, cel;
@@ -36,13 +36,14 @@ struct boot_file_args {
 	const char *pcr_files[BOOT_FILE_PCR_FILES_MAX];
 	size_t npcr_files;
 	const char *log;
-	char **words;		/* [BANK:]PCR=HEX arguments */
+	char **words; /* [BANK:]PCR=HEX arguments */
 	int nwords;
 };
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: imatrust boot-log [--json | --cel] "
+	fprintf(stderr,
+		"usage: imatrust boot-log [--json | --cel] "
 		"[--bank ALG] [--pcrs FILE]... FILE [[BANK:]PCR=HEX ...]\n");
 	return -1;
 }
@@ -106,8 +107,8 @@ static int given_pcrs(const struct boot_file_args *a, struct pcr_set *want)
 		free(text);
 	}
 	for (k = 0; rc == 0 && k < a->nwords; k++) {
-		if (pcr_set_parse_values(want, a->words[k],
-					 strlen(a->words[k]), &err) != IMT_OK) {
+		if (pcr_set_parse_values(want, a->words[k], strlen(a->words[k]),
+					 &err) != IMT_OK) {
 			cli_warnx("argument \"%s\": %s", a->words[k], err.msg);
 			rc = -1;
 		}
@@ -178,8 +179,7 @@ static int compare(const uint8_t *log, size_t len, const struct pcr_set *want,
 }
 
 /* Print the log as asked; CLI_EXIT_OK, or why not. */
-static int show(const struct boot_file_args *a, const uint8_t *log,
-		size_t len)
+static int show(const struct boot_file_args *a, const uint8_t *log, size_t len)
 {
 	struct imt_error err;
 	json_t *j;

@@ -19,11 +19,11 @@
 #include "cli_client.h"
 #include "cli_util.h"
 
-#define DIGEST_SHORT 16		/* hex digits of an event digest shown */
+#define DIGEST_SHORT 16 /* hex digits of an event digest shown */
 
 struct boot_log_args {
 	struct cli_client_opts co;
-	const char *raw;	/* --raw FILE */
+	const char *raw; /* --raw FILE */
 	int json, cel;
 };
 
@@ -55,8 +55,10 @@ static int parse(int argc, char **argv, struct boot_log_args *a)
 		goto usage;
 	return 0;
 usage:
-	fprintf(stderr, "usage: imatrust machine ID boot-log "
-		"[--json | --cel | --raw FILE] %s\n", CLI_CLIENT_USAGE);
+	fprintf(stderr,
+		"usage: imatrust machine ID boot-log "
+		"[--json | --cel | --raw FILE] %s\n",
+		CLI_CLIENT_USAGE);
 	return -1;
 }
 
@@ -107,10 +109,10 @@ void cli_boot_log_print(json_t *log)
 
 	json_array_foreach(json_object_get(log, "events"), i, ev) {
 		printf("%5lld %3lld  ",
-		       (long long)json_integer_value(json_object_get(ev,
-								     "index")),
-		       (long long)json_integer_value(json_object_get(ev,
-								     "pcr")));
+		       (long long)json_integer_value(
+			       json_object_get(ev, "index")),
+		       (long long)json_integer_value(
+			       json_object_get(ev, "pcr")));
 		print_text(ev, "type_name");
 		printf("  %s  ", short_digest(ev, d, sizeof(d)));
 		print_text(ev, "description");
@@ -129,8 +131,7 @@ void cli_boot_log_print(json_t *log)
 	}
 }
 
-static int write_raw(struct cli_client *c, const char *path,
-		     const char *file)
+static int write_raw(struct cli_client *c, const char *path, const char *file)
 {
 	size_t len;
 	char *body;
@@ -167,7 +168,9 @@ int cli_machine_boot_log(const char *id, int argc, char **argv)
 	if (c == NULL)
 		return CLI_EXIT_MISMATCH;
 	snprintf(path, sizeof(path), "/v1/machines/%s/boot-log?format=%s", id,
-		 a.raw != NULL ? "raw" : a.cel ? "cel" : "decoded");
+		 a.raw != NULL ? "raw" :
+		 a.cel	       ? "cel" :
+				 "decoded");
 	if (a.raw != NULL) {
 		if (write_raw(c, path, a.raw) == 0)
 			rc = CLI_EXIT_OK;
@@ -175,7 +178,8 @@ int cli_machine_boot_log(const char *id, int argc, char **argv)
 		if (a.json || a.cel) {
 			/* --cel: the CEL document itself, an array */
 			json_dumpf(a.cel ? json_object_get(log, "cel") : log,
-				   stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+				   stdout,
+				   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 		} else {
 			cli_boot_log_print(log);

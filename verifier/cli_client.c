@@ -3,7 +3,7 @@
  * cli_client.c - the operator CLI over the shared HTTPS client: options,
  * token, the http:// refusal, JSON, and messages in the operator's terms.
  */
-#define _GNU_SOURCE	/* strndup, asprintf */
+#define _GNU_SOURCE /* strndup, asprintf */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +13,11 @@
 #include "cli_util.h"
 #include "client.h"
 
-#define CLI_CLIENT_CONNECT_MS 10000L	/* the CLI waits longer than agents */
+#define CLI_CLIENT_CONNECT_MS 10000L /* the CLI waits longer than agents */
 
 struct cli_client {
 	struct client *http;
-	const char *url;	/* the client's base URL, for messages */
+	const char *url; /* the client's base URL, for messages */
 };
 
 int cli_client_opt(struct cli_client_opts *o, int ch, const char *arg)
@@ -106,10 +106,12 @@ static void check_url(const char *url, int insecure)
 			return;
 		cli_warnx("refusing %s: http:// would send the operator token "
 			  "in clear; use https://, or give --insecure-http "
-			  "(IMATRUST_INSECURE_HTTP=1) on a trusted link", url);
+			  "(IMATRUST_INSECURE_HTTP=1) on a trusted link",
+			  url);
 	} else {
 		cli_warnx("'%s' is not an https:// URL (set --url or "
-			  "IMATRUST_URL)", url);
+			  "IMATRUST_URL)",
+			  url);
 	}
 	exit(CLI_EXIT_USAGE);
 }
@@ -131,7 +133,7 @@ struct cli_client *cli_client_new(const struct cli_client_opts *o)
 	co.token = token;
 	co.answer_max = CLI_CLIENT_ANSWER_MAX;
 	co.connect_timeout_ms = CLI_CLIENT_CONNECT_MS;
-	co.timeout_ms = 0;	/* an import may take its time */
+	co.timeout_ms = 0; /* an import may take its time */
 	co.allow_http = insecure_http(o);
 	c = calloc(1, sizeof(*c));
 	if (c != NULL && (c->http = client_new(&co)) != NULL) {
@@ -170,7 +172,8 @@ static void transport_error(const struct cli_client *c,
 	case CLIENT_ERR_TLS:
 		cli_warnx("TLS with %s failed: %s (give the CA that issued "
 			  "the verifier's certificate with --ca or "
-			  "IMATRUST_CA)", c->url, r->error);
+			  "IMATRUST_CA)",
+			  c->url, r->error);
 		break;
 	case CLIENT_ERR_TOO_LARGE:
 		cli_warnx("answer from %s larger than %u bytes", c->url,
@@ -185,8 +188,8 @@ static void transport_error(const struct cli_client *c,
 /* The verifier's own message of an error answer. */
 static void answer_error(long status, json_t *j)
 {
-	const char *msg = json_string_value(json_object_get(
-		json_object_get(j, "error"), "message"));
+	const char *msg = json_string_value(
+		json_object_get(json_object_get(j, "error"), "message"));
 
 	if (msg == NULL)
 		msg = "(no JSON error in the answer)";
@@ -209,9 +212,8 @@ int cli_client_once(const struct cli_client_opts *o, const char *method,
 	return rc;
 }
 
-int cli_client_try(struct cli_client *c, const char *method,
-		   const char *path, json_t *body, long *status,
-		   json_t **answer)
+int cli_client_try(struct cli_client *c, const char *method, const char *path,
+		   json_t *body, long *status, json_t **answer)
 {
 	struct client_reply r = { 0 };
 	char *text = NULL;
@@ -237,8 +239,8 @@ out:
 	return rc;
 }
 
-int cli_client_call(struct cli_client *c, const char *method,
-		    const char *path, json_t *body, json_t **answer)
+int cli_client_call(struct cli_client *c, const char *method, const char *path,
+		    json_t *body, json_t **answer)
 {
 	json_t *j;
 	long status;

@@ -18,8 +18,8 @@
 #include <jansson.h>
 
 #define CLI_CLIENT_URL_DEFAULT "https://127.0.0.1:8443"
-#define CLI_CLIENT_ANSWER_MAX (64u << 20)	/* bytes of one answer */
-#define CLI_CLIENT_TOKEN_MAX 512		/* bytes of a token file */
+#define CLI_CLIENT_ANSWER_MAX (64u << 20) /* bytes of one answer */
+#define CLI_CLIENT_TOKEN_MAX 512	  /* bytes of a token file */
 
 /* The options every remote command takes; put these in its getopt table. */
 #define CLI_CLIENT_OPT_URL 0x100
@@ -30,17 +30,21 @@
 #define CLI_CLIENT_OPT_NEXT 0x110
 #define CLI_CLIENT_LONGOPTS \
 	{ "url", required_argument, NULL, CLI_CLIENT_OPT_URL }, \
-	{ "ca", required_argument, NULL, CLI_CLIENT_OPT_CA }, \
-	{ "token-file", required_argument, NULL, CLI_CLIENT_OPT_TOKEN }, \
-	{ "insecure-http", no_argument, NULL, CLI_CLIENT_OPT_INSECURE }
-#define CLI_CLIENT_USAGE "[--url URL] [--ca FILE] [--token-file FILE] " \
+		{ "ca", required_argument, NULL, CLI_CLIENT_OPT_CA }, \
+		{ "token-file", required_argument, NULL, \
+		  CLI_CLIENT_OPT_TOKEN }, \
+	{ \
+		"insecure-http", no_argument, NULL, CLI_CLIENT_OPT_INSECURE \
+	}
+#define CLI_CLIENT_USAGE \
+	"[--url URL] [--ca FILE] [--token-file FILE] " \
 	"[--insecure-http]"
 
 struct cli_client_opts {
 	const char *url;
 	const char *ca;
 	const char *token_file;
-	int insecure_http;	/* allow http:// (the token in clear) */
+	int insecure_http; /* allow http:// (the token in clear) */
 };
 
 struct cli_client;
@@ -78,8 +82,8 @@ void cli_client_free(struct cli_client *c);
  * Return: 0, or -1 after printing what went wrong: connection refused,
  * TLS failure, token refused (401), or the verifier's error message.
  */
-int cli_client_call(struct cli_client *c, const char *method,
-		    const char *path, json_t *body, json_t **answer);
+int cli_client_call(struct cli_client *c, const char *method, const char *path,
+		    json_t *body, json_t **answer);
 
 /**
  * cli_client_once() - one cli_client_call() on a client made for it, as
@@ -99,9 +103,8 @@ int cli_client_once(const struct cli_client_opts *o, const char *method,
  * @answer: receives the parsed JSON of any answer, or NULL (caller decrefs)
  * Return: 0 when an answer came, else -1.
  */
-int cli_client_try(struct cli_client *c, const char *method,
-		   const char *path, json_t *body, long *status,
-		   json_t **answer);
+int cli_client_try(struct cli_client *c, const char *method, const char *path,
+		   json_t *body, long *status, json_t **answer);
 
 /**
  * cli_client_get_raw() - GET @path with the token; the answer's bytes as

@@ -50,36 +50,36 @@
 #include "cli_util.h"
 #include "enroll.h"
 
-#define FLEET_PAGE 1000		/* rows asked per request */
-#define REASON_SHORT 60		/* characters of a reason in a table */
-#define SUBJECT_SHORT 40	/* characters of an EK subject in a table */
-#define COLS 8			/* columns of the machines table */
-#define COL_BOOT 3		/* shown with --boot only */
-#define BOOT_CACHE_SECONDS 15	/* --watch asks a found boot log again */
-#define FOOTER_LINES 14		/* --footer: lines under the table */
-#define FOOTER_MAX (1u << 20)	/* bytes of a --footer file read */
-#define CELL_MAX 72		/* bytes of a cell: a whole fingerprint fits */
+#define FLEET_PAGE 1000	      /* rows asked per request */
+#define REASON_SHORT 60	      /* characters of a reason in a table */
+#define SUBJECT_SHORT 40      /* characters of an EK subject in a table */
+#define COLS 8		      /* columns of the machines table */
+#define COL_BOOT 3	      /* shown with --boot only */
+#define BOOT_CACHE_SECONDS 15 /* --watch asks a found boot log again */
+#define FOOTER_LINES 14	      /* --footer: lines under the table */
+#define FOOTER_MAX (1u << 20) /* bytes of a --footer file read */
+#define CELL_MAX 72	      /* bytes of a cell: a whole fingerprint fits */
 
 /* What a fleet command needs besides the client options. */
 enum fleet_need {
 	NEED_NONE = 0,
-	NEED_ID = 1,		/* one ID operand */
-	NEED_EK = 2,		/* --ek FPR */
-	NEED_VERDICT_OK = 4,	/* --verdict V is allowed */
-	NEED_WATCH_OK = 8,	/* --watch, --boot, --until-file, --footer */
+	NEED_ID = 1,	     /* one ID operand */
+	NEED_EK = 2,	     /* --ek FPR */
+	NEED_VERDICT_OK = 4, /* --verdict V is allowed */
+	NEED_WATCH_OK = 8,   /* --watch, --boot, --until-file, --footer */
 };
 
 struct fleet_args {
 	struct cli_client_opts co;
 	int json;
-	const char *id;		/* the machine, for commands that take one */
-	const char *ek;		/* --ek: an EK fingerprint, checked */
-	const char *machine;	/* --machine: a filter */
-	const char *verdict;	/* --verdict: records of that verdict only */
-	int watch;		/* --watch: redraw every second */
-	int boot;		/* --boot: a BOOT column (one request a row) */
-	const char *until;	/* --until-file: --watch ends once it exists */
-	const char *footer;	/* --footer: its last lines under the table */
+	const char *id;	     /* the machine, for commands that take one */
+	const char *ek;	     /* --ek: an EK fingerprint, checked */
+	const char *machine; /* --machine: a filter */
+	const char *verdict; /* --verdict: records of that verdict only */
+	int watch;	     /* --watch: redraw every second */
+	int boot;	     /* --boot: a BOOT column (one request a row) */
+	const char *until;   /* --until-file: --watch ends once it exists */
+	const char *footer;  /* --footer: its last lines under the table */
 };
 
 /* Check what @need asks of the parsed @a; 0 or -1 after a message. */
@@ -96,8 +96,8 @@ static int fleet_check(const struct fleet_args *a, unsigned int need)
 		cli_warnx("--machine '%s' is not a machine id", a->machine);
 		return -1;
 	}
-	if ((need & NEED_EK) && (a->ek == NULL ||
-				 enroll_fpr_parse(a->ek, fpr) < 0)) {
+	if ((need & NEED_EK) &&
+	    (a->ek == NULL || enroll_fpr_parse(a->ek, fpr) < 0)) {
 		cli_warnx("--ek wants the EK fingerprint: 64 hex digits "
 			  "(imatrust machine ID shows it)");
 		return -1;
@@ -154,7 +154,8 @@ usage:
 	fprintf(stderr, "usage: imatrust %s [--json] %s%s%s%s%s\n", name,
 		CLI_CLIENT_USAGE,
 		(need & NEED_WATCH_OK) ? " [--watch [--until-file F] "
-		"[--footer F]] [--boot]" : "",
+					 "[--footer F]] [--boot]" :
+					 "",
 		(need & NEED_VERDICT_OK) ? " [--verdict V]" : "",
 		want_id ? " ID" : "", (need & NEED_EK) ? " --ek FPR" : "");
 	return -1;
@@ -255,8 +256,8 @@ static void machine_cells(json_t *m, char cols[COLS][CELL_MAX])
 	snprintf(cols[3], n, "%s", cli_str_or_dash(m, "boot"));
 	ago(json_object_get(m, "last_seen"), cols[4], n);
 	snprintf(cols[5], n, "%s", cli_str_or_dash(m, "ek_fpr"));
-	snprintf(cols[6], n, "%s", cli_str_or_dash(json_object_get(m, "ek_cert"),
-					       "subject"));
+	snprintf(cols[6], n, "%s",
+		 cli_str_or_dash(json_object_get(m, "ek_cert"), "subject"));
 	if (strlen(cols[6]) > SUBJECT_SHORT)
 		strcpy(cols[6] + SUBJECT_SHORT - 3, "...");
 	reason_short(json_object_get(m, "state_reason"), cols[7],
@@ -278,8 +279,8 @@ static void print_row(char cols[COLS][CELL_MAX], const int *w, size_t skip)
 static void print_table(json_t *all, int boot)
 {
 	static const char *const head[COLS] = {
-		"ID", "STATE", "TNC", "BOOT", "LAST-SEEN", "EK-FINGERPRINT",
-		"EK-SUBJECT", "REASON",
+		"ID",	     "STATE",	       "TNC",	     "BOOT",
+		"LAST-SEEN", "EK-FINGERPRINT", "EK-SUBJECT", "REASON",
 	};
 	char cols[COLS][CELL_MAX];
 	int w[COLS] = { 0 };
@@ -335,13 +336,14 @@ void cli_fleet_boot_cell(long status, json_t *ans, char *buf, size_t n)
 	else if (!uefi_log(facts))
 		snprintf(buf, n, "BIOS");
 	else
-		snprintf(buf, n, "UEFI SB %s", !json_is_boolean(sb) ? "?" :
-			 json_is_true(sb) ? "on" : "off");
+		snprintf(buf, n, "UEFI SB %s",
+			 !json_is_boolean(sb) ? "?" :
+			 json_is_true(sb)     ? "on" :
+						"off");
 }
 
 /* The BOOT cell of machine @id, from its firmware event log. */
-static void boot_text(struct cli_client *c, const char *id, char *buf,
-		      size_t n)
+static void boot_text(struct cli_client *c, const char *id, char *buf, size_t n)
 {
 	json_t *ans;
 	char path[128];
@@ -375,16 +377,18 @@ static void add_boot(struct cli_client *c, json_t *all, json_t *cache)
 		if (id == NULL)
 			continue;
 		hit = json_object_get(cache, id);
-		if (hit != NULL && now - (time_t)json_integer_value(
-			    json_array_get(hit, 0)) < BOOT_CACHE_SECONDS) {
+		if (hit != NULL &&
+		    now - (time_t)json_integer_value(json_array_get(hit, 0)) <
+			    BOOT_CACHE_SECONDS) {
 			json_object_set(m, "boot", json_array_get(hit, 1));
 			continue;
 		}
 		boot_text(c, id, text, sizeof(text));
 		json_object_set_new(m, "boot", json_string(text));
 		if (strcmp(text, "no log") != 0 && text[0] != '?')
-			json_object_set_new(cache, id, json_pack("[Is]",
-				(json_int_t)now, text));
+			json_object_set_new(cache, id,
+					    json_pack("[Is]", (json_int_t)now,
+						      text));
 	}
 }
 
@@ -398,8 +402,8 @@ static void print_counts(json_t *all)
 	json_array_foreach(all, i, m) {
 		state = cli_str_or_dash(m, "state");
 		v = json_object_get(count, state);
-		json_object_set_new(count, state, json_integer(
-			json_integer_value(v) + 1));
+		json_object_set_new(count, state,
+				    json_integer(json_integer_value(v) + 1));
 	}
 	printf("%zu machines:", json_array_size(all));
 	json_object_foreach(count, k, v)
@@ -418,8 +422,7 @@ static void print_footer(const char *path)
 	if (text == NULL)
 		return;
 	for (p = text + len; p > text; p--) {
-		if (p[-1] == '\n' && p != text + len &&
-		    ++lines > FOOTER_LINES)
+		if (p[-1] == '\n' && p != text + len && ++lines > FOOTER_LINES)
 			break;
 	}
 	fwrite(p, 1, len - (size_t)(p - text), stdout);
@@ -525,24 +528,28 @@ static void print_field(const char *name, json_t *v)
 
 static void print_machine(json_t *a)
 {
-	static const char *const mkeys[] = { "id", "state", "tnc", "approved",
-					     "bank", "created_at", "last_seen",
-					     "state_reason", "ek_fpr" };
-	static const char *const bkeys[] = { "id", "reset_count",
-					     "restart_count", "started_at",
-					     "next_record_index", "pcr10" };
-	json_t *m = json_object_get(a, "machine"), *b = json_object_get(a,
-									"boot");
+	static const char *const mkeys[] = {
+		"id",	      "state",	   "tnc",	   "approved", "bank",
+		"created_at", "last_seen", "state_reason", "ek_fpr"
+	};
+	static const char *const bkeys[] = {
+		"id",	      "reset_count",	   "restart_count",
+		"started_at", "next_record_index", "pcr10"
+	};
+	json_t *m = json_object_get(a, "machine"),
+	       *b = json_object_get(a, "boot");
 	json_t *cert = json_object_get(m, "ek_cert");
 	char name[32];
 	size_t i;
 
 	for (i = 0; i < sizeof(mkeys) / sizeof(mkeys[0]); i++)
 		print_field(mkeys[i], json_object_get(m, mkeys[i]));
-	print_field("ek_cert.subject", json_is_object(cert) ?
-		    json_object_get(cert, "subject") : json_null());
+	print_field("ek_cert.subject",
+		    json_is_object(cert) ? json_object_get(cert, "subject") :
+					   json_null());
 	print_field("ek_cert.issuer", json_is_object(cert) ?
-		    json_object_get(cert, "issuer") : json_null());
+					      json_object_get(cert, "issuer") :
+					      json_null());
 	print_field("policy", json_object_get(a, "policy"));
 	if (!json_is_object(b)) {
 		print_field("boot", json_null());
@@ -600,8 +607,7 @@ static int machine_add(int argc, char **argv)
 	json_t *body;
 	int rc;
 
-	if (fleet_parse(argc, argv, "machine add", NEED_ID | NEED_EK,
-			&a) < 0)
+	if (fleet_parse(argc, argv, "machine add", NEED_ID | NEED_EK, &a) < 0)
 		return CLI_EXIT_USAGE;
 	body = json_pack("{s:i,s:s,s:s}", "v", 1, "id", a.id, "ek", a.ek);
 	rc = call_print(&a, "POST", "/v1/machines", body, print_registered);
@@ -614,14 +620,15 @@ static void print_removed(json_t *a)
 	json_t *r = json_object_get(a, "removed");
 
 	printf("%s removed: %s%s%lld boots, %lld records, %lld open "
-	       "challenges; EK %s\n", cli_str_or_dash(r, "id"),
+	       "challenges; EK %s\n",
+	       cli_str_or_dash(r, "id"),
 	       json_is_true(json_object_get(r, "machine")) ? "machine, " : "",
 	       json_is_true(json_object_get(r, "registration")) ?
-	       "pre-registration, " : "",
+		       "pre-registration, " :
+		       "",
 	       (long long)json_integer_value(json_object_get(r, "boots")),
 	       (long long)json_integer_value(json_object_get(r, "records")),
-	       (long long)json_integer_value(json_object_get(r,
-							     "enrollments")),
+	       (long long)json_integer_value(json_object_get(r, "enrollments")),
 	       cli_str_or_dash(r, "ek_fpr"));
 }
 
@@ -639,15 +646,14 @@ static int machine_rm(int argc, char **argv)
 /* What accepted a record, in a few words: "deb:NAME", "key NAME". */
 static void accepted_short(json_t *by, char *buf, size_t n)
 {
-	static const char *const keys[] = { "source", "rule", "key",
-					    "policy", "check" };
+	static const char *const keys[] = { "source", "rule", "key", "policy",
+					    "check" };
 	size_t i;
 
 	snprintf(buf, n, "-");
 	for (i = 0; json_is_object(by) && i < sizeof(keys) / sizeof(keys[0]);
 	     i++) {
-		const char *v = json_string_value(json_object_get(by,
-								 keys[i]));
+		const char *v = json_string_value(json_object_get(by, keys[i]));
 
 		if (v == NULL)
 			continue;
@@ -670,17 +676,18 @@ static void print_record(json_t *r)
 }
 
 /* Every record of the current boot, page by page (?from= ... next). */
-static int fetch_records_q(struct cli_client *c, const char *id,
-			   const char *qk, const char *qv, json_t *all)
+static int fetch_records_q(struct cli_client *c, const char *id, const char *qk,
+			   const char *qv, json_t *all)
 {
 	json_int_t from = 0;
 	char path[512];
 	json_t *ans, *next;
 
 	for (;;) {
-		snprintf(path, sizeof(path), "/v1/machines/%s/records?limit=%d"
-			 "&from=%lld%s%s", id, FLEET_PAGE, (long long)from, qk,
-			 qv);
+		snprintf(path, sizeof(path),
+			 "/v1/machines/%s/records?limit=%d"
+			 "&from=%lld%s%s",
+			 id, FLEET_PAGE, (long long)from, qk, qv);
 		if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
 			return -1;
 		json_array_extend(all, json_object_get(ans, "records"));
@@ -711,13 +718,13 @@ static int records_main(int argc, char **argv, const char *name)
 	int rc = CLI_EXIT_MISMATCH;
 	size_t i;
 
-	if (fleet_parse(argc, argv, name, NEED_ID | NEED_VERDICT_OK,
-			&a) < 0) {
+	if (fleet_parse(argc, argv, name, NEED_ID | NEED_VERDICT_OK, &a) < 0) {
 		json_decref(all);
 		return CLI_EXIT_USAGE;
 	}
 	c = cli_client_new(&a.co);
-	if (c == NULL || all == NULL || fetch_records(c, a.id, a.verdict, all) < 0)
+	if (c == NULL || all == NULL ||
+	    fetch_records(c, a.id, a.verdict, all) < 0)
 		goto out;
 	if (a.json) {
 		print_json(all);
@@ -772,8 +779,7 @@ int cli_machine_main(int argc, char **argv)
 		if (strcmp(argv[1], subs[i].name) == 0)
 			return subs[i].run(argc - 1, argv + 1);
 	}
-	for (i = 0; argc >= 3 && i < sizeof(of_one) / sizeof(of_one[0]);
-	     i++) {
+	for (i = 0; argc >= 3 && i < sizeof(of_one) / sizeof(of_one[0]); i++) {
 		if (strcmp(argv[2], of_one[i].name) != 0)
 			continue;
 		if (!cli_machine_id_ok(argv[1])) {
@@ -881,8 +887,9 @@ static void print_audit(json_t *e)
 	struct tm tm;
 
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	detail = json_is_null(d) || d == NULL ? NULL :
-		 json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
+	detail = json_is_null(d) || d == NULL ?
+			 NULL :
+			 json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
 	printf("%-6lld %s  %-16s %-20s %-10s %s %s\n",
 	       (long long)json_integer_value(json_object_get(e, "id")), when,
 	       cli_str_or_dash(e, "action"), cli_str_or_dash(e, "machine"),

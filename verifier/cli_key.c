@@ -11,7 +11,7 @@
  * NAME defaults to its key id (8 hex digits). add and rm re-judge every
  * machine on the verifier. All take --url, --ca, --token-file.
  */
-#define _GNU_SOURCE	/* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@
 #include "cli_client.h"
 #include "cli_util.h"
 
-#define KEY_FILE_MAX 32768	/* DB_KEY_DER_MAX * 2: PEM of the largest */
+#define KEY_FILE_MAX 32768 /* DB_KEY_DER_MAX * 2: PEM of the largest */
 
 struct key_args {
 	struct cli_client_opts co;
@@ -55,8 +55,7 @@ static int key_parse(int argc, char **argv, int nargs, const char *usage,
 	if (argc - optind == nargs)
 		return 0;
 usage:
-	fprintf(stderr, "usage: imatrust key %s %s\n", usage,
-		CLI_CLIENT_USAGE);
+	fprintf(stderr, "usage: imatrust key %s %s\n", usage, CLI_CLIENT_USAGE);
 	return -1;
 }
 
@@ -100,9 +99,9 @@ static int cmd_add(int argc, char **argv)
 	if (cert == NULL)
 		return CLI_EXIT_USAGE;
 	body = json_pack("{s:i,s:o}", "v", 1, "cert", cert);
-	if (body == NULL || asprintf(&path, "/v1/keys%s%s",
-				     a.name ? "?name=" : "",
-				     a.name ? a.name : "") < 0)
+	if (body == NULL ||
+	    asprintf(&path, "/v1/keys%s%s", a.name ? "?name=" : "",
+		     a.name ? a.name : "") < 0)
 		goto out;
 	rc = cli_client_once(&a.co, "POST", path, body, &ans);
 	if (rc != CLI_EXIT_OK)
@@ -176,7 +175,8 @@ static int cmd_rm(int argc, char **argv)
 }
 
 static const struct cli_command key_commands[] = {
-	{ "add", cmd_add, "import an X.509 certificate (PEM or DER) as a "
+	{ "add", cmd_add,
+	  "import an X.509 certificate (PEM or DER) as a "
 	  "signature key" },
 	{ "ls", cmd_ls, "list the signature keys" },
 	{ "rm", cmd_rm, "remove a key imported on its own" },

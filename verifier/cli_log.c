@@ -27,8 +27,8 @@
 #include "list_reader.h"
 #include "pcr_set.h"
 
-#define LOG_BANKS_MAX 4		/* sha1, sha256, sha384, sha512 */
-#define LOG_BUF_SUMMARY 16	/* bytes of an ima-buf payload shown */
+#define LOG_BANKS_MAX 4	   /* sha1, sha256, sha384, sha512 */
+#define LOG_BUF_SUMMARY 16 /* bytes of an ima-buf payload shown */
 
 enum log_format { LOG_TEXT, LOG_JSON, LOG_ASCII };
 
@@ -36,9 +36,9 @@ struct log_opts {
 	enum log_format format;
 	size_t nbanks;
 	const struct hash_algo *banks[LOG_BANKS_MAX];
-	struct pcr_set pcrs[LOG_BANKS_MAX];	/* --pcrs, one per bank */
+	struct pcr_set pcrs[LOG_BANKS_MAX]; /* --pcrs, one per bank */
 	struct ima_template_set templates;
-	const struct hash_algo *list_bank;	/* --list-bank */
+	const struct hash_algo *list_bank; /* --list-bank */
 	const char *list;
 };
 
@@ -127,8 +127,14 @@ static int add_template(struct log_opts *o, const char *arg)
 	return 0;
 }
 
-enum { OPT_JSON = 256, OPT_ASCII, OPT_BANK, OPT_PCRS, OPT_TEMPLATE,
-	OPT_LIST_BANK };
+enum {
+	OPT_JSON = 256,
+	OPT_ASCII,
+	OPT_BANK,
+	OPT_PCRS,
+	OPT_TEMPLATE,
+	OPT_LIST_BANK
+};
 
 static const struct option log_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -215,7 +221,6 @@ static int run_list(const struct log_opts *o, list_record_fn fn, void *arg,
 
 /* ---- show ---- */
 
-
 static void digest_string(const struct ima_record *rec, char *out)
 {
 	size_t n = strlen(rec->digest_algo->name);
@@ -238,8 +243,10 @@ static int show_text(const struct ima_record *rec, void *arg)
 	if (rec->path != NULL)
 		cli_print_escaped(rec->path, rec->path_len);
 	if (rec->buf != NULL) {
-		hex_encode(rec->buf, rec->buf_len < LOG_BUF_SUMMARY ?
-			   rec->buf_len : LOG_BUF_SUMMARY, hex);
+		hex_encode(rec->buf,
+			   rec->buf_len < LOG_BUF_SUMMARY ? rec->buf_len :
+							    LOG_BUF_SUMMARY,
+			   hex);
 		printf(" buf:%u:%s%s", rec->buf_len, hex,
 		       rec->buf_len > LOG_BUF_SUMMARY ? "..." : "");
 	}
@@ -285,7 +292,8 @@ static int show_json(const struct ima_record *rec, void *arg)
 	hex_encode(rec->template_digest, rec->digest_bank->size,
 		   tdigest + strlen(tdigest));
 	json_object_set_new(obj, "index", json_integer((json_int_t)rec->index));
-	json_object_set_new(obj, "offset", json_integer((json_int_t)rec->offset));
+	json_object_set_new(obj, "offset",
+			    json_integer((json_int_t)rec->offset));
 	json_object_set_new(obj, "pcr", json_integer(rec->pcr));
 	json_object_set_new(obj, "template", json_string(rec->template_name));
 	json_object_set_new(obj, "template_digest", json_string(tdigest));
@@ -301,7 +309,8 @@ static int show_json(const struct ima_record *rec, void *arg)
 		json_object_set_new(obj, "path",
 				    json_stringn(rec->path, rec->path_len));
 	if (rec->buf != NULL)
-		json_object_set_new(obj, "buf", hex_json(rec->buf, rec->buf_len));
+		json_object_set_new(obj, "buf",
+				    hex_json(rec->buf, rec->buf_len));
 	json_object_set_new(obj, "violation", json_boolean(rec->violation));
 	printf("%s", *(int *)arg ? ",\n" : "");
 	*(int *)arg = 1;
@@ -313,18 +322,21 @@ static int show_json(const struct ima_record *rec, void *arg)
 static int cmd_show(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_JSON, OPT_ASCII, OPT_TEMPLATE,
-				      OPT_LIST_BANK, 0 };
+				       OPT_LIST_BANK, 0 };
 	struct log_opts o;
 	struct imt_error err;
 	int started = 0, ret;
 
 	if (parse_opts(&o, argc, argv, allowed,
-		       "imatrust log show [--json|--ascii] [--template NAME=FMT]... LIST") < 0)
+		       "imatrust log show [--json|--ascii] [--template NAME=FMT]... LIST") <
+	    0)
 		return CLI_EXIT_USAGE;
 	if (o.format == LOG_JSON)
 		printf("[\n");
-	ret = run_list(&o, o.format == LOG_JSON ? show_json :
-		       o.format == LOG_ASCII ? show_ascii : show_text,
+	ret = run_list(&o,
+		       o.format == LOG_JSON  ? show_json :
+		       o.format == LOG_ASCII ? show_ascii :
+					       show_text,
 		       &started, &err);
 	if (o.format == LOG_JSON)
 		printf("%s]\n", started ? "\n" : "");
@@ -373,7 +385,7 @@ static int list_failed(const struct log_opts *o, int ret,
 static int cmd_replay(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_BANK, OPT_TEMPLATE, OPT_LIST_BANK,
-				      0 };
+				       0 };
 	struct replay_ctx ctx;
 	struct imt_error err;
 	struct log_opts o;
@@ -381,7 +393,8 @@ static int cmd_replay(int argc, char **argv)
 	size_t i;
 
 	if (parse_opts(&o, argc, argv, allowed,
-		       "imatrust log replay [--bank ALG]... [--template NAME=FMT]... LIST") < 0)
+		       "imatrust log replay [--bank ALG]... [--template NAME=FMT]... LIST") <
+	    0)
 		return CLI_EXIT_USAGE;
 	if (o.nbanks == 0) {
 		add_bank(&o, "sha1");
@@ -437,8 +450,8 @@ static void print_report(const struct log_opts *o,
 		printf("%s: PCR %d %s\n", r->banks[i].algo->name,
 		       IMA_MEASURE_PCR, r->banks[i].pcr_ok ? "ok" : "FAIL");
 		if (!r->banks[i].pcr_ok)
-			print_pcr("  replayed",
-				  r->banks[i].replayed, r->banks[i].algo->size);
+			print_pcr("  replayed", r->banks[i].replayed,
+				  r->banks[i].algo->size);
 		if (!r->banks[i].pcr_ok)
 			print_pcr("  expected",
 				  o->pcrs[i].value[IMA_MEASURE_PCR],
@@ -465,7 +478,7 @@ static void print_report(const struct log_opts *o,
 static int cmd_check(int argc, char **argv)
 {
 	static const int allowed[] = { OPT_PCRS, OPT_TEMPLATE, OPT_LIST_BANK,
-				      0 };
+				       0 };
 	struct ima_verify_report report;
 	struct check_ctx ctx = { NULL };
 	struct imt_error err;
@@ -474,7 +487,8 @@ static int cmd_check(int argc, char **argv)
 	int ret;
 
 	if (parse_opts(&o, argc, argv, allowed,
-		       "imatrust log check LIST --pcrs ALG:FILE... [--template NAME=FMT]...") < 0)
+		       "imatrust log check LIST --pcrs ALG:FILE... [--template NAME=FMT]...") <
+	    0)
 		return CLI_EXIT_USAGE;
 	if (o.nbanks == 0) {
 		cli_warnx("log check: give at least one --pcrs ALG:FILE");

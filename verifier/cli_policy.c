@@ -10,7 +10,7 @@
  * put and rm re-judge every machine on the verifier and print the
  * counts. All take --url, --ca, --token-file (cli_client.h).
  */
-#define _GNU_SOURCE	/* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@
 #include "cli_client.h"
 #include "cli_util.h"
 
-#define POLICY_FILE_MAX (1u << 20)	/* the verifier's body limit */
+#define POLICY_FILE_MAX (1u << 20) /* the verifier's body limit */
 
 struct policy_args {
 	struct cli_client_opts co;
@@ -91,12 +91,12 @@ static void print_policies(json_t *ans)
 	json_array_foreach(json_object_get(ans, "policies"), i, p) {
 		joined(json_object_get(p, "machines"), machines,
 		       sizeof(machines));
-		joined(json_object_get(p, "sources"), sources,
-		       sizeof(sources));
+		joined(json_object_get(p, "sources"), sources, sizeof(sources));
 		printf("%-20s %-7s %-30s %s\n",
 		       json_string_value(json_object_get(p, "name")),
 		       json_is_true(json_object_get(p, "default")) ? "yes" :
-		       "no", machines, sources);
+								     "no",
+		       machines, sources);
 	}
 }
 
@@ -193,8 +193,7 @@ static int cmd_put(int argc, char **argv)
 	if (doc != NULL)
 		rc = cli_client_once(&a.co, "PUT", path, doc, &ans);
 	if (rc == CLI_EXIT_OK) {
-		snprintf(what, sizeof(what), "policy %s stored",
-			 argv[optind]);
+		snprintf(what, sizeof(what), "policy %s stored", argv[optind]);
 		print_rejudged(what, ans);
 	}
 	json_decref(ans);
@@ -215,8 +214,7 @@ static int cmd_rm(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	rc = cli_client_once(&a.co, "DELETE", path, NULL, &ans);
 	if (rc == CLI_EXIT_OK) {
-		snprintf(what, sizeof(what), "policy %s removed",
-			 argv[optind]);
+		snprintf(what, sizeof(what), "policy %s removed", argv[optind]);
 		print_rejudged(what, ans);
 	}
 	json_decref(ans);

@@ -21,7 +21,7 @@
  * ref rm with only --source withdraws everything that source said.
  * All take --url, --ca, --token-file (cli_client.h).
  */
-#define _GNU_SOURCE	/* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,12 +42,12 @@
 #include "hash_algo.h"
 #include "hex.h"
 
-#define REF_CHUNK 5000		/* references per upload (server: 100000) */
-#define REF_REPLACE_CHUNK 100000	/* ... the upload that replaces */
-#define REF_ALGOS_MAX 4		/* --algo sha1,sha256,sha384,sha512 */
-#define REF_PATH_MAX 4096	/* bytes of a reference path (DB_PATH_MAX) */
-#define REF_NAME_MAX 255	/* bytes of a source name (DB_NAME_MAX) */
-#define REF_READ_SIZE (64 * 1024)	/* bytes read from a file at once */
+#define REF_CHUNK 5000		  /* references per upload (server: 100000) */
+#define REF_REPLACE_CHUNK 100000  /* ... the upload that replaces */
+#define REF_ALGOS_MAX 4		  /* --algo sha1,sha256,sha384,sha512 */
+#define REF_PATH_MAX 4096	  /* bytes of a reference path (DB_PATH_MAX) */
+#define REF_NAME_MAX 255	  /* bytes of a source name (DB_NAME_MAX) */
+#define REF_READ_SIZE (64 * 1024) /* bytes read from a file at once */
 
 struct ref_args {
 	struct cli_client_opts co;
@@ -58,7 +58,7 @@ struct ref_args {
 	const char *path;
 	int replace;
 	int json;
-	int kind_given;		/* --kind was on the command line */
+	int kind_given; /* --kind was on the command line */
 };
 
 /* Parse the options of every ref command; operands stay in argv. */
@@ -84,18 +84,34 @@ static int ref_parse(int argc, char **argv, struct ref_args *a)
 		if (cli_client_opt(&a->co, ch, optarg))
 			continue;
 		switch (ch) {
-		case 'p': a->prefix = optarg; break;
-		case 'a': a->algos = optarg; break;
-		case 's': a->source = optarg; break;
-		case 'k': a->kind = optarg; a->kind_given = 1; break;
-		case 'P': a->path = optarg; break;
-		case 'r': a->replace = 1; break;
-		case 'j': a->json = 1; break;
-		default: return -1;
+		case 'p':
+			a->prefix = optarg;
+			break;
+		case 'a':
+			a->algos = optarg;
+			break;
+		case 's':
+			a->source = optarg;
+			break;
+		case 'k':
+			a->kind = optarg;
+			a->kind_given = 1;
+			break;
+		case 'P':
+			a->path = optarg;
+			break;
+		case 'r':
+			a->replace = 1;
+			break;
+		case 'j':
+			a->json = 1;
+			break;
+		default:
+			return -1;
 		}
 	}
-	if (a->source != NULL && (strlen(a->source) == 0 ||
-				  strlen(a->source) > REF_NAME_MAX)) {
+	if (a->source != NULL &&
+	    (strlen(a->source) == 0 || strlen(a->source) > REF_NAME_MAX)) {
 		cli_warnx("--source: 1 to %d bytes", REF_NAME_MAX);
 		return -1;
 	}
@@ -111,9 +127,12 @@ static json_t *source_json(const struct ref_args *a, const char *name)
 static int upload(struct cli_client *c, json_t *source, json_t *refs,
 		  int replace, json_t *sum)
 {
-	static const char *const counts[] = { "added", "withdrawn",
-		"machines_rejudged", "records_changed",
-		"machines_now_trusted", "machines_now_untrusted" };
+	static const char *const counts[] = { "added",
+					      "withdrawn",
+					      "machines_rejudged",
+					      "records_changed",
+					      "machines_now_trusted",
+					      "machines_now_untrusted" };
 	json_t *body, *ans;
 	size_t i;
 	int rc;
@@ -127,9 +146,14 @@ static int upload(struct cli_client *c, json_t *source, json_t *refs,
 	if (rc < 0)
 		return -1;
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		json_object_set_new(sum, counts[i], json_integer(
-			json_integer_value(json_object_get(sum, counts[i])) +
-			json_integer_value(json_object_get(ans, counts[i]))));
+		json_object_set_new(sum, counts[i],
+				    json_integer(
+					    json_integer_value(
+						    json_object_get(sum,
+								    counts[i])) +
+					    json_integer_value(
+						    json_object_get(ans,
+								    counts[i]))));
 	json_decref(ans);
 	return 0;
 }
@@ -141,12 +165,12 @@ struct walk {
 	json_t *source;
 	json_t *chunk;
 	json_t *sum;
-	int replace;		/* for the first upload only */
+	int replace; /* for the first upload only */
 	const EVP_MD *md[REF_ALGOS_MAX];
 	const char *algo[REF_ALGOS_MAX];
 	size_t nalgos;
 	char prefix[REF_PATH_MAX];
-	char rel[REF_PATH_MAX];	/* path below DIR being walked */
+	char rel[REF_PATH_MAX]; /* path below DIR being walked */
 	EVP_MD_CTX *ctx[REF_ALGOS_MAX];
 	uint8_t *buf;
 	size_t files, skipped, unreadable;
@@ -161,12 +185,10 @@ static int parse_algos(struct walk *w, const char *list)
 	strcpy(copy, list);
 	for (tok = strtok_r(copy, ",", &save); tok != NULL;
 	     tok = strtok_r(NULL, ",", &save)) {
-		const struct hash_algo *h = hash_algo_by_name(tok,
-							      strlen(tok));
+		const struct hash_algo *h = hash_algo_by_name(tok, strlen(tok));
 
 		if (h == NULL || w->nalgos == REF_ALGOS_MAX ||
-		    (w->md[w->nalgos] = EVP_get_digestbyname(h->name)) ==
-		    NULL)
+		    (w->md[w->nalgos] = EVP_get_digestbyname(h->name)) == NULL)
 			goto bad;
 		w->algo[w->nalgos++] = h->name;
 	}
@@ -174,7 +196,8 @@ static int parse_algos(struct walk *w, const char *list)
 		return 0;
 bad:
 	cli_warnx("--algo wants up to %d of sha1, sha256, sha384, sha512, "
-		  "comma-separated, got '%s'", REF_ALGOS_MAX, list);
+		  "comma-separated, got '%s'",
+		  REF_ALGOS_MAX, list);
 	return -1;
 }
 
@@ -216,8 +239,10 @@ static int hash_file(struct walk *w, int fd, const char *rel)
 	for (i = 0; i < w->nalgos; i++) {
 		EVP_DigestFinal_ex(w->ctx[i], md, &len);
 		hex_encode(md, len, hex);
-		json_array_append_new(w->chunk, json_pack("{s:s,s:s,s:s}",
-			"path", path, "algo", w->algo[i], "digest", hex));
+		json_array_append_new(w->chunk,
+				      json_pack("{s:s,s:s,s:s}", "path", path,
+						"algo", w->algo[i], "digest",
+						hex));
 	}
 	w->files++;
 	if (json_array_size(w->chunk) + w->nalgos >
@@ -229,8 +254,7 @@ static int hash_file(struct walk *w, int fd, const char *rel)
 static int walk_dir(struct walk *w, int dfd, size_t rel_len);
 
 /* One directory entry of @dfd: recurse, hash, or skip. */
-static int walk_entry(struct walk *w, int dfd, const char *name,
-		      size_t rel_len)
+static int walk_entry(struct walk *w, int dfd, const char *name, size_t rel_len)
 {
 	size_t n = strlen(name);
 	struct stat st;
@@ -249,11 +273,12 @@ static int walk_entry(struct walk *w, int dfd, const char *name,
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-		w->skipped++;	/* symlinks, devices, sockets, fifos */
+		w->skipped++; /* symlinks, devices, sockets, fifos */
 		return 0;
 	}
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
-		    (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+	fd = openat(dfd, name,
+		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+			    (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
 	if (fd < 0) {
 		cli_warnx("%s: %s", w->rel, strerror(errno));
 		w->unreadable++;
@@ -294,8 +319,7 @@ static int walk_dir(struct walk *w, int dfd, size_t rel_len)
 	return rc;
 }
 
-static int walk_init(struct walk *w, const struct ref_args *a,
-		     const char *dir)
+static int walk_init(struct walk *w, const struct ref_args *a, const char *dir)
 {
 	char abs[PATH_MAX];
 	size_t i, n;
@@ -311,7 +335,7 @@ static int walk_init(struct walk *w, const struct ref_args *a,
 	if (n >= sizeof(w->prefix))
 		return -1;
 	memcpy(w->prefix, a->prefix, n);
-	w->prefix[n == 1 ? 0 : n] = '\0';	/* "/" joins as "" + "/" */
+	w->prefix[n == 1 ? 0 : n] = '\0'; /* "/" joins as "" + "/" */
 	if (parse_algos(w, a->algos) < 0)
 		return -1;
 	if (a->source == NULL && realpath(dir, abs) == NULL) {
@@ -358,20 +382,21 @@ static void print_import(const struct walk *w, const char *dir, double secs)
 	json_t *s = w->sum;
 
 	printf("imported %zu files (%lld references) from %s as %s:%s in "
-	       "%.2f s, %.0f files/s\n", w->files,
-	       (long long)json_integer_value(json_object_get(s, "added")),
-	       dir, json_string_value(json_object_get(w->source, "kind")),
+	       "%.2f s, %.0f files/s\n",
+	       w->files,
+	       (long long)json_integer_value(json_object_get(s, "added")), dir,
+	       json_string_value(json_object_get(w->source, "kind")),
 	       json_string_value(json_object_get(w->source, "name")), secs,
 	       secs > 0 ? (double)w->files / secs : 0.0);
 	printf("withdrawn %lld, machines re-judged %lld, now trusted %lld, "
 	       "now untrusted %lld",
 	       (long long)json_integer_value(json_object_get(s, "withdrawn")),
-	       (long long)json_integer_value(json_object_get(s,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(s,
-		"machines_now_trusted")),
-	       (long long)json_integer_value(json_object_get(s,
-		"machines_now_untrusted")));
+	       (long long)json_integer_value(
+		       json_object_get(s, "machines_rejudged")),
+	       (long long)json_integer_value(
+		       json_object_get(s, "machines_now_trusted")),
+	       (long long)json_integer_value(
+		       json_object_get(s, "machines_now_untrusted")));
 	printf("; skipped %zu (not regular files), unreadable %zu\n",
 	       w->skipped, w->unreadable);
 }
@@ -384,9 +409,11 @@ static int cmd_import_dir(int argc, char **argv)
 	int fd, rc = CLI_EXIT_MISMATCH;
 
 	if (ref_parse(argc, argv, &a) < 0 || argc - optind != 1) {
-		fprintf(stderr, "usage: imatrust ref import-dir --prefix PATH "
+		fprintf(stderr,
+			"usage: imatrust ref import-dir --prefix PATH "
 			"[--algo ALG[,ALG]] [--source NAME] [--kind KIND] "
-			"[--replace] %s DIR\n", CLI_CLIENT_USAGE);
+			"[--replace] %s DIR\n",
+			CLI_CLIENT_USAGE);
 		return CLI_EXIT_USAGE;
 	}
 	if (walk_init(&w, &a, argv[optind]) < 0) {
@@ -421,13 +448,13 @@ static json_t *ref_entry(const char *path, const char *spec)
 	const char *colon = strchr(spec, ':');
 	const struct hash_algo *h;
 
-	h = colon != NULL ? hash_algo_by_name(spec, (size_t)(colon - spec))
-			  : NULL;
-	if (path[0] != '/' || h == NULL ||
-	    strlen(colon + 1) != 2 * h->size ||
+	h = colon != NULL ? hash_algo_by_name(spec, (size_t)(colon - spec)) :
+			    NULL;
+	if (path[0] != '/' || h == NULL || strlen(colon + 1) != 2 * h->size ||
 	    strspn(colon + 1, "0123456789abcdefABCDEF") != 2 * h->size) {
 		cli_warnx("want /ABSOLUTE/PATH ALGO:HEX (sha256:<64 hex "
-			  "digits>), got '%s' '%s'", path, spec);
+			  "digits>), got '%s' '%s'",
+			  path, spec);
 		return NULL;
 	}
 	return json_pack("{s:s,s:s%,s:s}", "path", path, "algo", spec,
@@ -442,8 +469,10 @@ static int cmd_add(int argc, char **argv)
 	int rc = CLI_EXIT_USAGE;
 
 	if (ref_parse(argc, argv, &a) < 0 || argc - optind != 2) {
-		fprintf(stderr, "usage: imatrust ref add [--source NAME] "
-			"[--kind KIND] %s PATH ALGO:HEX\n", CLI_CLIENT_USAGE);
+		fprintf(stderr,
+			"usage: imatrust ref add [--source NAME] "
+			"[--kind KIND] %s PATH ALGO:HEX\n",
+			CLI_CLIENT_USAGE);
 		goto out;
 	}
 	e = ref_entry(argv[optind], argv[optind + 1]);
@@ -458,10 +487,10 @@ static int cmd_add(int argc, char **argv)
 		goto out;
 	printf("added %s; machines re-judged %lld, now trusted %lld\n",
 	       argv[optind],
-	       (long long)json_integer_value(json_object_get(sum,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(sum,
-		"machines_now_trusted")));
+	       (long long)json_integer_value(
+		       json_object_get(sum, "machines_rejudged")),
+	       (long long)json_integer_value(
+		       json_object_get(sum, "machines_now_trusted")));
 	rc = CLI_EXIT_OK;
 out:
 	json_decref(src);
@@ -512,7 +541,8 @@ static int cmd_ls(int argc, char **argv)
 	size_t i;
 
 	if (ref_parse(argc, argv, &a) < 0 || argc != optind) {
-		fprintf(stderr, "usage: imatrust ref ls [--path PATH] "
+		fprintf(stderr,
+			"usage: imatrust ref ls [--path PATH] "
 			"[--source NAME [--kind KIND]] [--json] %s\n",
 			CLI_CLIENT_USAGE);
 		rc = CLI_EXIT_USAGE;
@@ -547,7 +577,8 @@ static int cmd_rm(int argc, char **argv)
 
 	nargs = ref_parse(argc, argv, &a) < 0 ? -1 : argc - optind;
 	if (nargs != 2 && !(nargs == 0 && a.source != NULL)) {
-		fprintf(stderr, "usage: imatrust ref rm [--source NAME] "
+		fprintf(stderr,
+			"usage: imatrust ref rm [--source NAME] "
 			"[--kind KIND] %s [PATH ALGO:HEX]\n"
 			"       (only --source: withdraw the whole source)\n",
 			CLI_CLIENT_USAGE);
@@ -572,12 +603,12 @@ static int cmd_rm(int argc, char **argv)
 	printf("deleted %lld references; machines re-judged %lld, now "
 	       "untrusted %lld, now trusted %lld\n",
 	       (long long)json_integer_value(json_object_get(ans, "deleted")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_untrusted")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_trusted")));
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_rejudged")),
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_now_untrusted")),
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_now_trusted")));
 	rc = CLI_EXIT_OK;
 out:
 	json_decref(ans);
@@ -593,15 +624,17 @@ static void print_source(json_t *s)
 	json_t *retire = json_object_get(s, "retire_at");
 	const char *pkg = json_string_value(json_object_get(s, "package"));
 
-	printf("%-11s %-40s %8lld refs", json_string_value(json_object_get(s,
-	       "kind")), json_string_value(json_object_get(s, "name")),
+	printf("%-11s %-40s %8lld refs",
+	       json_string_value(json_object_get(s, "kind")),
+	       json_string_value(json_object_get(s, "name")),
 	       (long long)json_integer_value(json_object_get(s, "refs")));
 	if (pkg != NULL)
 		printf("  %s %s %s", pkg,
 		       json_string_value(json_object_get(s, "version")),
 		       json_string_value(json_object_get(s, "arch")));
 	if (json_is_integer(retire))
-		printf("  retire at %lld", (long long)json_integer_value(retire));
+		printf("  retire at %lld",
+		       (long long)json_integer_value(retire));
 	putchar('\n');
 }
 
@@ -615,13 +648,15 @@ static int cmd_sources(int argc, char **argv)
 	size_t i;
 
 	if (ref_parse(argc, argv, &a) < 0 || argc != optind) {
-		fprintf(stderr, "usage: imatrust ref sources [--kind KIND] "
-			"[--json] %s\n", CLI_CLIENT_USAGE);
+		fprintf(stderr,
+			"usage: imatrust ref sources [--kind KIND] "
+			"[--json] %s\n",
+			CLI_CLIENT_USAGE);
 		return CLI_EXIT_USAGE;
 	}
 	c = cli_client_new(&a.co);
-	if (c == NULL || (a.kind_given &&
-			  (kind = cli_client_escape(c, a.kind)) == NULL) ||
+	if (c == NULL ||
+	    (a.kind_given && (kind = cli_client_escape(c, a.kind)) == NULL) ||
 	    asprintf(&path, "/v1/sources%s%s", kind ? "?kind=" : "",
 		     kind ? kind : "") < 0) {
 		path = NULL;

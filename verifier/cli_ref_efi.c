@@ -22,7 +22,7 @@
 #include "cli_util.h"
 #include "import_efi.h"
 
-#define EFI_FILE_MAX (48u << 20)	/* bytes of one image upload */
+#define EFI_FILE_MAX (48u << 20) /* bytes of one image upload */
 
 struct efi_args {
 	struct cli_client_opts co;
@@ -50,11 +50,20 @@ static int efi_parse(int argc, char **argv, struct efi_args *a)
 		if (cli_client_opt(&a->co, ch, optarg))
 			continue;
 		switch (ch) {
-		case 'b': a->banks = optarg; break;
-		case 's': a->source = optarg; break;
-		case 'V': a->version = optarg; break;
-		case 'j': a->json = 1; break;
-		default: return -1;
+		case 'b':
+			a->banks = optarg;
+			break;
+		case 's':
+			a->source = optarg;
+			break;
+		case 'V':
+			a->version = optarg;
+			break;
+		case 'j':
+			a->json = 1;
+			break;
+		default:
+			return -1;
 		}
 	}
 	return 0;
@@ -71,8 +80,8 @@ static int add_file(struct import_efi *imp, const char *path, json_t *files)
 	data = cli_read_file(path, EFI_FILE_MAX, &len);
 	if (data == NULL)
 		return -1;
-	if (import_efi_add(imp, path, (const uint8_t *)data, len,
-			   &err) != IMT_OK) {
+	if (import_efi_add(imp, path, (const uint8_t *)data, len, &err) !=
+	    IMT_OK) {
 		cli_warnx("%s", err.msg);
 		goto out;
 	}
@@ -82,9 +91,10 @@ static int add_file(struct import_efi *imp, const char *path, json_t *files)
 		goto out;
 	}
 	b64_encode((const uint8_t *)data, len, b64);
-	rc = json_array_append_new(files, json_pack("{s:s,s:s}", "name",
-				   imp->file[imp->nfiles - 1].name, "data",
-				   b64));
+	rc = json_array_append_new(files,
+				   json_pack("{s:s,s:s}", "name",
+					     imp->file[imp->nfiles - 1].name,
+					     "data", b64));
 	free(b64);
 out:
 	free(data);
@@ -115,18 +125,20 @@ static void print_answer(json_t *ans)
 	size_t i;
 
 	printf("efi:%s: %lld digests added%s\n",
-	       json_string_value(json_object_get(json_object_get(ans,
-		"source"), "name")),
+	       json_string_value(
+		       json_object_get(json_object_get(ans, "source"), "name")),
 	       (long long)json_integer_value(json_object_get(ans, "added")),
 	       json_is_true(json_object_get(ans, "already")) ?
-		       " (already imported)" : "");
+		       " (already imported)" :
+		       "");
 	json_array_foreach(files, i, f) {
 		json_object_foreach(json_object_get(f, "digests"), alg, d)
 			printf("  %s %s:%s%s\n",
 			       json_string_value(json_object_get(f, "name")),
 			       alg, json_string_value(d),
 			       json_is_true(json_object_get(f, "signed")) ?
-				       " (signed)" : "");
+				       " (signed)" :
+				       "");
 	}
 }
 
@@ -140,9 +152,11 @@ int cli_ref_import_efi(int argc, char **argv)
 	int rc = CLI_EXIT_USAGE, i;
 
 	if (efi_parse(argc, argv, &a) < 0 || optind >= argc) {
-		fprintf(stderr, "usage: imatrust ref import-efi [--bank "
+		fprintf(stderr,
+			"usage: imatrust ref import-efi [--bank "
 			"sha256[,sha1]] [--source NAME] [--version V] "
-			"[--json] %s FILE.efi...\n", CLI_CLIENT_USAGE);
+			"[--json] %s FILE.efi...\n",
+			CLI_CLIENT_USAGE);
 		return rc;
 	}
 	imp = calloc(1, sizeof(*imp));

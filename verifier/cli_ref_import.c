@@ -16,7 +16,7 @@
  * against it, and uploads them one by one (a version already imported
  * is a no-op on the verifier).
  */
-#define _GNU_SOURCE	/* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +30,11 @@
 
 #include <openssl/sha.h>
 
-#define DEB_MAX (48u << 20)		/* bytes of one .deb upload */
-#define POLICY_MAX (32u << 20)		/* bytes of a Keylime policy */
-#define LIST_MAX (32u << 20)		/* bytes of a golden list */
-#define PCRS_MAX 65536			/* bytes of a PCR file */
-#define PCRS_FILES_MAX 4		/* --pcrs: banks */
+#define DEB_MAX (48u << 20)    /* bytes of one .deb upload */
+#define POLICY_MAX (32u << 20) /* bytes of a Keylime policy */
+#define LIST_MAX (32u << 20)   /* bytes of a golden list */
+#define PCRS_MAX 65536	       /* bytes of a PCR file */
+#define PCRS_FILES_MAX 4       /* --pcrs: banks */
 
 struct import_args {
 	struct cli_client_opts co;
@@ -65,16 +65,25 @@ static int import_parse(int argc, char **argv, struct import_args *a)
 		if (cli_client_opt(&a->co, ch, optarg))
 			continue;
 		switch (ch) {
-		case 'a': a->algos = optarg; break;
-		case 'n': a->name = optarg; break;
-		case 'p': a->policy = optarg; break;
+		case 'a':
+			a->algos = optarg;
+			break;
+		case 'n':
+			a->name = optarg;
+			break;
+		case 'p':
+			a->policy = optarg;
+			break;
 		case 'P':
 			if (a->npcrs == PCRS_FILES_MAX)
 				return -1;
 			a->pcrs[a->npcrs++] = optarg;
 			break;
-		case 'j': a->json = 1; break;
-		default: return -1;
+		case 'j':
+			a->json = 1;
+			break;
+		default:
+			return -1;
 		}
 	}
 	return 0;
@@ -110,8 +119,8 @@ static void print_counts(const char *what, json_t *ans)
 {
 	printf("%s: %lld added, %lld withdrawn; ", what,
 	       (long long)json_integer_value(json_object_get(ans, "added")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"withdrawn")));
+	       (long long)json_integer_value(
+		       json_object_get(ans, "withdrawn")));
 	cli_print_rejudged(ans);
 }
 
@@ -123,21 +132,23 @@ static int check_entry(const struct apt_entry *e, const uint8_t *deb,
 
 	if (len != e->size) {
 		cli_warnx("%s: %zu bytes, the index (stanza %zu, %s) says "
-			  "%llu: not imported", e->path, len, e->stanza,
-			  e->package, (unsigned long long)e->size);
+			  "%llu: not imported",
+			  e->path, len, e->stanza, e->package,
+			  (unsigned long long)e->size);
 		return -1;
 	}
 	SHA256(deb, len, md);
 	if (memcmp(md, e->sha256, sizeof(md)) != 0) {
 		cli_warnx("%s: SHA256 differs from the index's (stanza %zu, "
-			  "%s): not imported", e->path, e->stanza, e->package);
+			  "%s): not imported",
+			  e->path, e->stanza, e->package);
 		return -1;
 	}
 	return 0;
 }
 
-static int upload_deb(struct cli_client *c, const char *file,
-		      const char *algos, const struct apt_entry *e)
+static int upload_deb(struct cli_client *c, const char *file, const char *algos,
+		      const struct apt_entry *e)
 {
 	json_t *body = NULL, *ans = NULL, *src;
 	uint8_t *deb;
@@ -178,8 +189,10 @@ int cli_ref_import_deb(int argc, char **argv)
 	int rc = CLI_EXIT_USAGE, i;
 
 	if (import_parse(argc, argv, &a) < 0 || optind >= argc) {
-		fprintf(stderr, "usage: imatrust ref import-deb [--algo "
-			"sha256[,sha1]] %s FILE.deb...\n", CLI_CLIENT_USAGE);
+		fprintf(stderr,
+			"usage: imatrust ref import-deb [--algo "
+			"sha256[,sha1]] %s FILE.deb...\n",
+			CLI_CLIENT_USAGE);
 		return CLI_EXIT_USAGE;
 	}
 	c = cli_client_new(&a.co);
@@ -221,10 +234,12 @@ int cli_ref_import_archive(int argc, char **argv)
 	int rc = CLI_EXIT_USAGE;
 
 	if (import_parse(argc, argv, &a) < 0 || optind + 1 != argc) {
-		fprintf(stderr, "usage: imatrust ref import-archive [--algo "
+		fprintf(stderr,
+			"usage: imatrust ref import-archive [--algo "
 			"sha256[,sha1]] %s DIR\n"
 			"       (DIR: a local apt archive or mirror: Packages"
-			"[.xz|.gz] and the pool)\n", CLI_CLIENT_USAGE);
+			"[.xz|.gz] and the pool)\n",
+			CLI_CLIENT_USAGE);
 		return CLI_EXIT_USAGE;
 	}
 	w.c = cli_client_new(&a.co);
@@ -262,8 +277,9 @@ static int add_pcrs(json_t *pcrs, const char *spec)
 	if (text == NULL)
 		return -1;
 	bank = strndup(spec, (size_t)(colon - spec));
-	rc = bank != NULL ? json_object_set_new(pcrs, bank,
-						json_stringn(text, len)) : -1;
+	rc = bank != NULL ?
+		     json_object_set_new(pcrs, bank, json_stringn(text, len)) :
+		     -1;
 	free(bank);
 	free(text);
 	return rc;
@@ -292,10 +308,12 @@ int cli_ref_import_list(int argc, char **argv)
 
 	if (import_parse(argc, argv, &a) < 0 || optind + 1 != argc ||
 	    a.name == NULL || a.npcrs == 0) {
-		fprintf(stderr, "usage: imatrust ref import-list --name NAME "
+		fprintf(stderr,
+			"usage: imatrust ref import-list --name NAME "
 			"--pcrs ALG:FILE [--pcrs ALG:FILE...] %s LIST\n"
 			"       (LIST: binary_runtime_measurements; FILE: "
-			"\"INDEX HEX\" lines)\n", CLI_CLIENT_USAGE);
+			"\"INDEX HEX\" lines)\n",
+			CLI_CLIENT_USAGE);
 		goto out;
 	}
 	for (i = 0; i < a.npcrs; i++) {
@@ -338,8 +356,10 @@ int cli_ref_import_keylime(int argc, char **argv)
 
 	if (import_parse(argc, argv, &a) < 0 || optind + 1 != argc ||
 	    a.name == NULL) {
-		fprintf(stderr, "usage: imatrust ref import-keylime --name "
-			"NAME %s POLICY.json\n", CLI_CLIENT_USAGE);
+		fprintf(stderr,
+			"usage: imatrust ref import-keylime --name "
+			"NAME %s POLICY.json\n",
+			CLI_CLIENT_USAGE);
 		goto out;
 	}
 	text = cli_read_file(argv[optind], POLICY_MAX, &len);
@@ -353,8 +373,8 @@ int cli_ref_import_keylime(int argc, char **argv)
 	}
 	rc = CLI_EXIT_MISMATCH;
 	c = cli_client_new(&a.co);
-	path = c != NULL ? path_with_name(c, "/v1/references/keylime",
-					  a.name) : NULL;
+	path = c != NULL ? path_with_name(c, "/v1/references/keylime", a.name) :
+			   NULL;
 	if (path == NULL || cli_client_call(c, "POST", path, body, &ans) < 0)
 		goto out;
 	print_counts(a.name, ans);
@@ -378,15 +398,17 @@ int cli_ref_export_keylime(int argc, char **argv)
 
 	if (import_parse(argc, argv, &a) < 0 || optind != argc ||
 	    a.policy == NULL) {
-		fprintf(stderr, "usage: imatrust ref export-keylime --policy "
-			"NAME %s > POLICY.json\n", CLI_CLIENT_USAGE);
+		fprintf(stderr,
+			"usage: imatrust ref export-keylime --policy "
+			"NAME %s > POLICY.json\n",
+			CLI_CLIENT_USAGE);
 		goto out;
 	}
 	rc = CLI_EXIT_MISMATCH;
 	c = cli_client_new(&a.co);
 	esc = c != NULL ? cli_client_escape(c, a.policy) : NULL;
-	if (esc == NULL || asprintf(&path, "/v1/policies/%s/keylime",
-				    esc) < 0) {
+	if (esc == NULL ||
+	    asprintf(&path, "/v1/policies/%s/keylime", esc) < 0) {
 		path = NULL;
 		goto out;
 	}
@@ -415,29 +437,30 @@ int cli_ref_retire(int argc, char **argv)
 	if (import_parse(argc, argv, &a) < 0 || optind + 1 != argc ||
 	    (colon = strchr(argv[optind], ':')) == NULL ||
 	    colon == argv[optind] || colon[1] == '\0') {
-		fprintf(stderr, "usage: imatrust ref retire %s KIND:NAME\n"
+		fprintf(stderr,
+			"usage: imatrust ref retire %s KIND:NAME\n"
 			"       (deb:hello_1.0_amd64; see imatrust ref "
-			"sources)\n", CLI_CLIENT_USAGE);
+			"sources)\n",
+			CLI_CLIENT_USAGE);
 		goto out;
 	}
 	kind = strndup(argv[optind], (size_t)(colon - argv[optind]));
-	body = kind != NULL ? json_pack("{s:i,s:{s:s,s:s}}", "v", 1,
-					"source", "kind", kind, "name",
-					colon + 1) : NULL;
+	body = kind != NULL ? json_pack("{s:i,s:{s:s,s:s}}", "v", 1, "source",
+					"kind", kind, "name", colon + 1) :
+			      NULL;
 	rc = CLI_EXIT_MISMATCH;
 	c = cli_client_new(&a.co);
 	if (c == NULL || body == NULL ||
-	    cli_client_call(c, "POST", "/v1/references/retire", body,
-			    &ans) < 0)
+	    cli_client_call(c, "POST", "/v1/references/retire", body, &ans) < 0)
 		goto out;
 	printf("%s retired: %lld references withdrawn; machines re-judged "
-	       "%lld, now untrusted %lld\n", argv[optind],
-	       (long long)json_integer_value(json_object_get(ans,
-		"withdrawn")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_untrusted")));
+	       "%lld, now untrusted %lld\n",
+	       argv[optind],
+	       (long long)json_integer_value(json_object_get(ans, "withdrawn")),
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_rejudged")),
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_now_untrusted")));
 	rc = CLI_EXIT_OK;
 out:
 	free(kind);

@@ -18,7 +18,7 @@
 #include "cli_client.h"
 #include "cli_util.h"
 
-#define NONCE_TEXT_MAX 128	/* base64url of 64 bytes is 86 characters */
+#define NONCE_TEXT_MAX 128 /* base64url of 64 bytes is 86 characters */
 
 /* Part @i (0: header, 1: claims) of the compact JWS @tok as JSON. */
 static json_t *jws_part(const char *tok, int i)
@@ -58,10 +58,10 @@ static int print_result(json_t *ans, int as_json)
 		printf("%s\n", tok);
 		return CLI_EXIT_OK;
 	}
-	out = json_pack("{s:s,s:O,s:O,s:o?,s:o?}", "result", tok,
-			"kid", json_object_get(ans, "kid"),
-			"expires_at", json_object_get(ans, "expires_at"),
-			"header", jws_part(tok, 0), "claims", jws_part(tok, 1));
+	out = json_pack("{s:s,s:O,s:O,s:o?,s:o?}", "result", tok, "kid",
+			json_object_get(ans, "kid"), "expires_at",
+			json_object_get(ans, "expires_at"), "header",
+			jws_part(tok, 0), "claims", jws_part(tok, 1));
 	if (out == NULL) {
 		cli_warnx("the result does not decode");
 		return CLI_EXIT_MISMATCH;
@@ -97,10 +97,12 @@ int cli_machine_result(const char *id, int argc, char **argv)
 			goto usage;
 	}
 	/* the verifier checks the nonce; here only that it fits a URL */
-	if (optind != argc || (nonce != NULL &&
-	    (strlen(nonce) > NONCE_TEXT_MAX ||
-	     strspn(nonce, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		    "0123456789-_") != strlen(nonce))))
+	if (optind != argc ||
+	    (nonce != NULL &&
+	     (strlen(nonce) > NONCE_TEXT_MAX ||
+	      strspn(nonce,
+		     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		     "0123456789-_") != strlen(nonce))))
 		goto usage;
 	snprintf(path, sizeof(path), "/v1/machines/%s/result%s%s", id,
 		 nonce != NULL ? "?nonce=" : "", nonce != NULL ? nonce : "");
@@ -114,8 +116,10 @@ int cli_machine_result(const char *id, int argc, char **argv)
 	cli_client_free(c);
 	return rc;
 usage:
-	fprintf(stderr, "usage: imatrust machine ID result [--nonce B64URL] "
+	fprintf(stderr,
+		"usage: imatrust machine ID result [--nonce B64URL] "
 		"[--json] %s\n  B64URL: 8 to 64 bytes, base64url without "
-		"padding\n", CLI_CLIENT_USAGE);
+		"padding\n",
+		CLI_CLIENT_USAGE);
 	return CLI_EXIT_USAGE;
 }

@@ -17,7 +17,7 @@ static int name_chars_ok(const char *s)
 
 	return n > 0 && n <= 64 &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyz"
-		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
 int cli_machine_id_ok(const char *id)
@@ -79,10 +79,10 @@ void cli_print_rejudged(json_t *ans)
 {
 	printf("machines re-judged %lld, now trusted %lld, now untrusted "
 	       "%lld\n",
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_rejudged")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_trusted")),
-	       (long long)json_integer_value(json_object_get(ans,
-		"machines_now_untrusted")));
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_rejudged")),
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_now_trusted")),
+	       (long long)json_integer_value(
+		       json_object_get(ans, "machines_now_untrusted")));
 }

@@ -10,9 +10,9 @@
 #include <jansson.h>
 
 /* Exit codes of every imatrust command. */
-#define CLI_EXIT_OK 0		/* done; every check passed */
-#define CLI_EXIT_MISMATCH 1	/* a check failed */
-#define CLI_EXIT_USAGE 2	/* bad usage or malformed input */
+#define CLI_EXIT_OK 0	    /* done; every check passed */
+#define CLI_EXIT_MISMATCH 1 /* a check failed */
+#define CLI_EXIT_USAGE 2    /* bad usage or malformed input */
 
 /**
  * cli_machine_id_ok() - is @id a machine id: 1 to 64 of [A-Za-z0-9._-]?

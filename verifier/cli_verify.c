@@ -23,7 +23,7 @@
 #include "cli_client.h"
 #include "cli_util.h"
 
-#define BUNDLE_FILE_MAX (6u << 20)	/* the route's body limit */
+#define BUNDLE_FILE_MAX (6u << 20) /* the route's body limit */
 
 struct verify_args {
 	struct cli_client_opts co;
@@ -62,8 +62,10 @@ static int parse(int argc, char **argv, struct verify_args *a)
 		return 0;
 	}
 usage:
-	fprintf(stderr, "usage: imatrust verify [--policy NAME] "
-		"[--machine ID] [--json] BUNDLE.json %s\n", CLI_CLIENT_USAGE);
+	fprintf(stderr,
+		"usage: imatrust verify [--policy NAME] "
+		"[--machine ID] [--json] BUNDLE.json %s\n",
+		CLI_CLIENT_USAGE);
 	return -1;
 }
 
@@ -106,14 +108,15 @@ static void print_reason(json_t *r)
 {
 	if (strcmp(str(r, "check"), "record") == 0)
 		printf("  record %lld %s %s %s: %s\n",
-		       (long long)json_integer_value(json_object_get(r,
-								     "index")),
+		       (long long)json_integer_value(
+			       json_object_get(r, "index")),
 		       str(r, "path"), str(r, "digest"), str(r, "verdict"),
 		       str(r, "why"));
 	else
 		printf("  %s: %s\n", str(r, "check"),
 		       json_object_get(r, "message") != NULL ?
-		       str(r, "message") : str(r, "why"));
+			       str(r, "message") :
+			       str(r, "why"));
 }
 
 static void print_answer(json_t *ans)

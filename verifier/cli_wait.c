@@ -32,12 +32,12 @@
 #define WAIT_TIMEOUT_DEFAULT 120.0
 #define WAIT_INTERVAL_DEFAULT 0.2
 #define WAIT_INTERVAL_MIN 0.005
-#define WAIT_RETRY 0.5		/* seconds after an error */
+#define WAIT_RETRY 0.5 /* seconds after an error */
 
 struct wait_args {
 	struct cli_client_opts co;
 	const char *id;
-	const char *states;	/* "trusted" or "trusted,stale" */
+	const char *states; /* "trusted" or "trusted,stale" */
 	double timeout;
 	double interval;
 	const char *ready;
@@ -53,8 +53,8 @@ static double now_s(clockid_t clk)
 
 static void sleep_s(double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) *
-						 1e9) };
+	struct timespec ts = { (time_t)s,
+			       (long)((s - (double)(time_t)s) * 1e9) };
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -135,14 +135,15 @@ static int wait_parse(int argc, char **argv, struct wait_args *a)
 	}
 	if (a->states[0] == '\0' ||
 	    strspn(a->states, "abcdefghijklmnopqrstuvwxyz,") !=
-	    strlen(a->states)) {
+		    strlen(a->states)) {
 		cli_warnx("STATE is a state or a comma list of them "
 			  "(trusted,untrusted,failed,stale,pending,enrolling)");
 		return -1;
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: imatrust wait %s [--timeout S] "
+	fprintf(stderr,
+		"usage: imatrust wait %s [--timeout S] "
 		"[--interval S] [--ready FILE] ID STATE[,STATE...]\n",
 		CLI_CLIENT_USAGE);
 	return -1;
@@ -192,8 +193,9 @@ int cli_wait_main(int argc, char **argv)
 		}
 		json_decref(last);
 		last = ans;
-		state = json_string_value(json_object_get(
-			json_object_get(ans, "machine"), "state"));
+		state = json_string_value(
+			json_object_get(json_object_get(ans, "machine"),
+					"state"));
 		if (state != NULL && state_in(state, a.states)) {
 			printf("%.6f\n", seen);
 			json_dumpf(ans, stdout, JSON_COMPACT);
@@ -238,8 +240,9 @@ int cli_api_main(int argc, char **argv)
 	c = cli_client_new(&co);
 	if (c != NULL &&
 	    cli_client_call(c, "GET", argv[optind + 1], NULL, &ans) == 0) {
-		json_dumpf(ans, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-			   JSON_ENCODE_ANY);
+		json_dumpf(ans, stdout,
+			   JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+				   JSON_ENCODE_ANY);
 		putchar('\n');
 		rc = CLI_EXIT_OK;
 	}

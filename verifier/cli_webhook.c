@@ -14,7 +14,7 @@
  * --endpoint-ca is the receiver's CA: a file name in the verifier's
  * webhook_ca_dir (--ca is the verifier's, as for every command). All take --url, --ca, --token-file.
  */
-#define _GNU_SOURCE	/* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@
 #include "cli_client.h"
 #include "cli_util.h"
 
-#define SECRET_FILE_MAX 256	/* "whsec_" and the base64 of 64 bytes */
+#define SECRET_FILE_MAX 256 /* "whsec_" and the base64 of 64 bytes */
 
 enum {
 	OPT_ENDPOINT_CA = CLI_CLIENT_OPT_NEXT,
@@ -38,8 +38,8 @@ struct webhook_args {
 	int allow_http, json;
 };
 
-static int webhook_parse(int argc, char **argv, int nargs,
-			 const char *usage, struct webhook_args *a)
+static int webhook_parse(int argc, char **argv, int nargs, const char *usage,
+			 struct webhook_args *a)
 {
 	static const struct option opts[] = {
 		CLI_CLIENT_LONGOPTS,
@@ -99,8 +99,10 @@ static int cmd_add(int argc, char **argv)
 	json_t *body, *secret = NULL, *ans = NULL, *w;
 	int rc = CLI_EXIT_USAGE;
 
-	if (webhook_parse(argc, argv, 2, "add NAME URL [--endpoint-ca FILE] "
-			  "[--allow-http] [--secret-file FILE]", &a) < 0 ||
+	if (webhook_parse(argc, argv, 2,
+			  "add NAME URL [--endpoint-ca FILE] "
+			  "[--allow-http] [--secret-file FILE]",
+			  &a) < 0 ||
 	    !cli_name_ok(argv[optind], "webhook"))
 		return CLI_EXIT_USAGE;
 	if (a.secret_file != NULL &&
@@ -117,12 +119,12 @@ static int cmd_add(int argc, char **argv)
 	if (rc != CLI_EXIT_OK)
 		goto out;
 	w = json_object_get(ans, "webhook");
-	printf("webhook %s added: %s, key id %s\n",
-	       cli_str_or_dash(w, "name"), cli_str_or_dash(w, "url"),
-	       cli_str_or_dash(w, "key_id"));
+	printf("webhook %s added: %s, key id %s\n", cli_str_or_dash(w, "name"),
+	       cli_str_or_dash(w, "url"), cli_str_or_dash(w, "key_id"));
 	if (secret == NULL)
 		printf("secret (shown this once; give it to the receiver): "
-		       "%s\n", cli_str_or_dash(ans, "secret"));
+		       "%s\n",
+		       cli_str_or_dash(ans, "secret"));
 out:
 	json_decref(ans);
 	json_decref(body);
@@ -170,7 +172,7 @@ static void print_webhooks(json_t *hooks)
 		}
 		printf("  %s", cli_str_or_dash(w, "url"));
 		err = json_string_value(json_object_get(w, "last_error"));
-		if (err != NULL) {	/* the receiver's words: escaped */
+		if (err != NULL) { /* the receiver's words: escaped */
 			fputs(" (", stdout);
 			cli_print_escaped(err, strlen(err));
 			putchar(')');

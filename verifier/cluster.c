@@ -22,9 +22,10 @@ int cluster_lead(struct verifier *v)
 	pthread_mutex_unlock(&v->lock);
 	was = atomic_exchange(&v->leader, leader);
 	if (leader != was)
-		log_info("%s", leader ?
-			 "this instance now runs the housekeeping (stale clock, retention, webhook delivery)" :
-			 "another instance runs the housekeeping");
+		log_info("%s",
+			 leader ?
+				 "this instance now runs the housekeeping (stale clock, retention, webhook delivery)" :
+				 "another instance runs the housekeeping");
 	return leader;
 }
 
@@ -66,7 +67,8 @@ int cluster_change_begin(struct verifier *v, struct http_response *res)
 		http_error(res, 503, "storage: %s", err.msg);
 		return -1;
 	default:
-		http_error(res, 409, "another reference, policy or key change is in progress (on this or another verifier instance); send this one when it has finished");
+		http_error(res, 409,
+			   "another reference, policy or key change is in progress (on this or another verifier instance); send this one when it has finished");
 		return -1;
 	}
 }

@@ -35,8 +35,7 @@ static const struct conf_key keys[] = {
 	     "largest request body in bytes from a client without an operator token (the agent routes: enrollment, activation, evidence); at most 6291456, the protocol's limit. Operator routes have their own (64 MiB for /v1/references)"),
 	UINT("max_connections", max_connections, 1, 100000, "4096",
 	     "concurrent connections (one per agent); must stay below the open-file limit (RLIMIT_NOFILE, LimitNOFILE= of the systemd unit): at start the verifier raises its soft limit to fit, or lowers max_connections with a warning"),
-	UINT("max_connections_per_ip", max_connections_per_ip, 1, 100000,
-	     "64",
+	UINT("max_connections_per_ip", max_connections_per_ip, 1, 100000, "64",
 	     "concurrent connections from one IP address (IPv6: one /64), so one client cannot hold them all (agents behind one NAT address share it); the last quarter of max_connections is kept for addresses holding fewer than 2"),
 	UINT("connection_timeout", connection_timeout, 11, 3600, "15",
 	     "seconds a connection may stay idle before the verifier closes it; agents send evidence at least every 'heartbeat' seconds (agent default 10) on one keep-alive connection, so keep it above their heartbeat or they reconnect for every message"),
@@ -73,8 +72,8 @@ static const struct conf_key keys[] = {
 	/* identities and enrollment */
 	STR("enroll", enroll, "ca", 0,
 	    "who enrolls: 'ca' (an EK whose certificate chains to ek_ca, or that is pre-registered for its id, enrolls; others wait in 'pending'), 'registered' (only ids pre-registered with imatrust machine add for that EK), 'ca+registered' (pre-registered and chained)"),
-	UINT("max_open_enrollments", max_open_enrollments, 1, 1000000,
-	     "1024", "credential challenges open at once, all EKs together (past it: 503)"),
+	UINT("max_open_enrollments", max_open_enrollments, 1, 1000000, "1024",
+	     "credential challenges open at once, all EKs together (past it: 503)"),
 	UINT("max_enrollments_per_ek", max_enrollments_per_ek, 1, 64, "4",
 	     "credential challenges open at once for one EK (past it: 429)"),
 	UINT("max_pending", max_pending, 0, 1000000, "100",
@@ -129,8 +128,7 @@ static int one_of(const char *s, const char *const *names, size_t n)
 #define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
 
 /* Every "webhook" line parses, and no name is given twice. */
-static int check_webhooks(const struct config *c, char *errbuf,
-			  size_t errlen)
+static int check_webhooks(const struct config *c, char *errbuf, size_t errlen)
 {
 	struct webhook_spec s, t;
 	size_t pos = 0, pos2, len, len2;
@@ -144,8 +142,10 @@ static int check_webhooks(const struct config *c, char *errbuf,
 			if (webhook_spec_parse(line2, len2, &t, errbuf,
 					       errlen) == 0 &&
 			    strcmp(s.name, t.name) == 0) {
-				snprintf(errbuf, errlen, "webhook %s is given "
-					 "twice", s.name);
+				snprintf(errbuf, errlen,
+					 "webhook %s is given "
+					 "twice",
+					 s.name);
 				return -1;
 			}
 		}
@@ -193,7 +193,8 @@ int config_check(const struct config *c, char *errbuf, size_t errlen)
 	}
 	if (strcmp(c->violations, "allow") != 0 &&
 	    strcmp(c->violations, "untrusted") != 0) {
-		snprintf(errbuf, errlen, "violations must be allow or untrusted");
+		snprintf(errbuf, errlen,
+			 "violations must be allow or untrusted");
 		return -1;
 	}
 	if (strcmp(c->any_path, "allow") != 0 &&

@@ -14,67 +14,67 @@
 #include <stdint.h>
 
 #define CONFIG_PATH_MAX 4096
-#define CONFIG_FILE_MAX (64 * 1024)	/* a larger config file is a mistake */
+#define CONFIG_FILE_MAX (64 * 1024) /* a larger config file is a mistake */
 /* max_inflight_body's floor: the largest body of one route (routes.c) */
 #define CONFIG_INFLIGHT_MIN (64u << 20)
-#define CONFIG_WEBHOOKS_MAX 16384	/* bytes of all "webhook" lines */
+#define CONFIG_WEBHOOKS_MAX 16384 /* bytes of all "webhook" lines */
 
 struct config {
-	char listen_addr[64];		/* IPv4/IPv6 literal */
+	char listen_addr[64]; /* IPv4/IPv6 literal */
 	uint64_t listen_port;
-	char tls_cert[CONFIG_PATH_MAX];	/* PEM server certificate chain */
+	char tls_cert[CONFIG_PATH_MAX]; /* PEM server certificate chain */
 	char tls_key[CONFIG_PATH_MAX];	/* PEM private key */
-	char database[CONFIG_PATH_MAX];	/* SQLite file */
-	char ek_ca[CONFIG_PATH_MAX];	/* PEM bundle EK certificates chain to */
-	uint64_t nonce_ttl;		/* seconds a nonce stays valid */
-	uint64_t stale_after;		/* seconds without evidence: stale */
-	uint64_t max_body;		/* bytes of one body without a token */
+	char database[CONFIG_PATH_MAX]; /* SQLite file */
+	char ek_ca[CONFIG_PATH_MAX]; /* PEM bundle EK certificates chain to */
+	uint64_t nonce_ttl;	     /* seconds a nonce stays valid */
+	uint64_t stale_after;	     /* seconds without evidence: stale */
+	uint64_t max_body;	     /* bytes of one body without a token */
 	uint64_t max_connections;
 	uint64_t max_connections_per_ip;
-	uint64_t connection_timeout;	/* seconds idle before close */
-	uint64_t max_inflight_body;	/* bytes of bodies held at once */
-	uint64_t header_timeout;	/* seconds to a request's headers */
-	uint64_t body_min_rate;		/* bytes/s a body must keep up */
-	uint64_t max_failed_checks;	/* per address at once; 0: no limit */
-	char log_level[16];		/* debug, info, warning */
-	uint64_t threads;		/* HTTPS worker threads */
-	char violations[16];		/* policy: "allow" or "untrusted" */
-	char any_path[16];		/* policy: "allow" or "deny" a digest
+	uint64_t connection_timeout; /* seconds idle before close */
+	uint64_t max_inflight_body;  /* bytes of bodies held at once */
+	uint64_t header_timeout;     /* seconds to a request's headers */
+	uint64_t body_min_rate;	     /* bytes/s a body must keep up */
+	uint64_t max_failed_checks;  /* per address at once; 0: no limit */
+	char log_level[16];	     /* debug, info, warning */
+	uint64_t threads;	     /* HTTPS worker threads */
+	char violations[16];	     /* policy: "allow" or "untrusted" */
+	char any_path[16];	     /* policy: "allow" or "deny" a digest
 					 * known only for another path */
-	uint64_t upgrade_window;	/* seconds an older package version
+	uint64_t upgrade_window;     /* seconds an older package version
 					 * stays accepted after a newer one
 					 * is imported; 0: until retired */
-	uint64_t keep_boots;		/* retention: boots kept per machine */
-	uint64_t max_events;		/* retention: events per machine */
+	uint64_t keep_boots;	     /* retention: boots kept per machine */
+	uint64_t max_events;	     /* retention: events per machine */
 	/* attestation (engine.c, attest.c) */
-	char bank_change[16];		/* "deny" or "allow" a new quote bank */
-	uint64_t backlog_machine_max;	/* unproven list bytes per machine */
-	uint64_t backlog_total_max;	/* ... for all machines */
+	char bank_change[16];	      /* "deny" or "allow" a new quote bank */
+	uint64_t backlog_machine_max; /* unproven list bytes per machine */
+	uint64_t backlog_total_max;   /* ... for all machines */
 	/* identities and enrollment (one block: config.c keeps its keys
 	 * together too) */
-	char enroll[16];		/* "ca", "registered", "ca+registered" */
-	uint64_t max_open_enrollments;	/* open challenges, all EKs */
-	uint64_t max_enrollments_per_ek;	/* open challenges of one EK */
-	uint64_t max_pending;		/* pending machines at most */
-	uint64_t pending_expire;	/* seconds; 0: pending never expire */
+	char enroll[16];	       /* "ca", "registered", "ca+registered" */
+	uint64_t max_open_enrollments; /* open challenges, all EKs */
+	uint64_t max_enrollments_per_ek; /* open challenges of one EK */
+	uint64_t max_pending;		 /* pending machines at most */
+	uint64_t pending_expire;	 /* seconds; 0: pending never expire */
 	/* webhooks (webhook.c): one endpoint per line of @webhooks */
 	char webhooks[CONFIG_WEBHOOKS_MAX];
-	uint64_t webhook_max_pending;	/* undelivered messages per endpoint */
-	uint64_t webhook_keep;		/* seconds delivered ones are kept */
-	char webhook_ca_dir[CONFIG_PATH_MAX];	/* the only place of their
+	uint64_t webhook_max_pending; /* undelivered messages per endpoint */
+	uint64_t webhook_keep;	      /* seconds delivered ones are kept */
+	char webhook_ca_dir[CONFIG_PATH_MAX]; /* the only place of their
 						 * CA files (webhook_ca.h) */
 	/* signed attestation results (result_key.c) */
-	char result_key[CONFIG_PATH_MAX];	/* PEM P-256 private key; "":
+	char result_key[CONFIG_PATH_MAX]; /* PEM P-256 private key; "":
 						 * result-key.pem beside the
 						 * database */
 };
 
 /* Who is admitted at enrollment (key "enroll"). */
 enum config_enroll {
-	CONFIG_ENROLL_CA,		/* a CA-chained or pre-registered EK
+	CONFIG_ENROLL_CA,	     /* a CA-chained or pre-registered EK
 					 * enrolls; others go pending */
-	CONFIG_ENROLL_REGISTERED,	/* only pre-registered (id, EK) */
-	CONFIG_ENROLL_CA_REGISTERED,	/* pre-registered and CA-chained */
+	CONFIG_ENROLL_REGISTERED,    /* only pre-registered (id, EK) */
+	CONFIG_ENROLL_CA_REGISTERED, /* pre-registered and CA-chained */
 };
 
 /**

@@ -17,14 +17,14 @@
 
 /* Where deb822_next() goes on; start with {0, 1}. */
 struct deb822_cursor {
-	size_t pos;		/* byte offset */
-	size_t line;		/* 1-based line number at @pos */
+	size_t pos;  /* byte offset */
+	size_t line; /* 1-based line number at @pos */
 };
 
 struct deb822_stanza {
-	const char *text;	/* the stanza's first byte */
-	size_t len;		/* up to, without, the blank line after it */
-	size_t line;		/* 1-based line of the first field */
+	const char *text; /* the stanza's first byte */
+	size_t len;	  /* up to, without, the blank line after it */
+	size_t line;	  /* 1-based line of the first field */
 };
 
 /**

@@ -18,11 +18,11 @@
 
 struct digest_set {
 	size_t digest_size;
-	size_t mask;		/* slots - 1; slots is a power of two */
-	size_t count;		/* including the zero digest */
+	size_t mask;  /* slots - 1; slots is a power of two */
+	size_t count; /* including the zero digest */
 	uint64_t key;
 	int has_zero;
-	uint8_t *slots;		/* (mask + 1) * digest_size bytes */
+	uint8_t *slots; /* (mask + 1) * digest_size bytes */
 };
 
 static int is_zero(const uint8_t *d, size_t n)
@@ -59,7 +59,7 @@ static int alloc_slots(struct digest_set *s, size_t slots)
 	if (posix_memalign(&p, bytes >= HUGE_PAGE ? HUGE_PAGE : 64, bytes))
 		return -1;
 	if (bytes >= HUGE_PAGE)
-		madvise(p, bytes, MADV_HUGEPAGE);	/* a hint only */
+		madvise(p, bytes, MADV_HUGEPAGE); /* a hint only */
 	memset(p, 0, bytes);
 	s->slots = p;
 	s->mask = slots - 1;
@@ -67,8 +67,7 @@ static int alloc_slots(struct digest_set *s, size_t slots)
 	return 0;
 }
 
-struct digest_set *digest_set_new(size_t digest_size, size_t hint,
-				  uint64_t key)
+struct digest_set *digest_set_new(size_t digest_size, size_t hint, uint64_t key)
 {
 	struct digest_set *s;
 	size_t slots = 16;

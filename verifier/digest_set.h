@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DIGEST_SET_MAX (1u << 28)	/* entries; beyond is a bug */
+#define DIGEST_SET_MAX (1u << 28) /* entries; beyond is a bug */
 
 struct digest_set;
 

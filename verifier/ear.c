@@ -56,10 +56,10 @@ const char *ear_tier_name(enum ear_tier tier)
 static int untrusted_runtime(const char *reason)
 {
 	json_t *j = reason != NULL ? json_loads(reason, 0, NULL) : NULL;
-	const char *verdict = json_string_value(json_object_get(j,
-								"verdict"));
+	const char *verdict = json_string_value(json_object_get(j, "verdict"));
 	int tc = verdict != NULL && strcmp(verdict, "unknown") == 0 ?
-		 EAR_TC_RUNTIME_UNRECOGNIZED : EAR_TC_RUNTIME_CONTRAINDICATED;
+			 EAR_TC_RUNTIME_UNRECOGNIZED :
+			 EAR_TC_RUNTIME_CONTRAINDICATED;
 
 	json_decref(j);
 	return tc;
@@ -69,8 +69,8 @@ void ear_vector_of(const struct ear_facts *f, struct ear_vector *tv)
 {
 	memset(tv, 0, sizeof(*tv));
 	tv->instance_identity = f->state == DB_STATE_PENDING ?
-				EAR_TC_INSTANCE_UNRECOGNIZED :
-				EAR_TC_INSTANCE_TRUSTWORTHY;
+					EAR_TC_INSTANCE_UNRECOGNIZED :
+					EAR_TC_INSTANCE_TRUSTWORTHY;
 	if (f->ek_chained)
 		tv->hardware = EAR_TC_HARDWARE_GENUINE;
 	switch (f->state) {
@@ -132,13 +132,12 @@ static json_t *submod(const struct ear_facts *f)
 	vector_add(vec, "instance-identity", tv.instance_identity);
 	vector_add(vec, "executables", tv.executables);
 	vector_add(vec, "hardware", tv.hardware);
-	return json_pack("{s:s,s:o,s:s,s:s,s:s,s:o}",
-			 "ear.status", ear_tier_name(ear_tier_of(f->state)),
+	return json_pack("{s:s,s:o,s:s,s:s,s:s,s:o}", "ear.status",
+			 ear_tier_name(ear_tier_of(f->state)),
 			 "ear.trustworthiness-vector", vec,
-			 "ear.appraisal-policy-id", f->policy,
-			 "imatrust.state", db_machine_state_name(f->state),
-			 "imatrust.tnc", transition_tnc_name(
-				 transition_tnc_of(f->state)),
+			 "ear.appraisal-policy-id", f->policy, "imatrust.state",
+			 db_machine_state_name(f->state), "imatrust.tnc",
+			 transition_tnc_name(transition_tnc_of(f->state)),
 			 "imatrust.state-reason", rest_reason(f->reason));
 }
 
@@ -146,14 +145,12 @@ json_t *ear_claims(const struct ear_facts *f)
 {
 	json_t *c;
 
-	c = json_pack("{s:s,s:I,s:I,s:s,s:{s:s,s:s},s:{s:o}}",
-		      "eat_profile", EAR_PROFILE,
-		      "iat", (json_int_t)f->now,
-		      "exp", (json_int_t)ear_expiry(f),
-		      "sub", f->id,
-		      "ear.verifier-id", "developer", EAR_DEVELOPER,
-		      "build", "imatrust-verifier " IMATRUST_VERSION,
-		      "submods", f->id, submod(f));
+	c = json_pack("{s:s,s:I,s:I,s:s,s:{s:s,s:s},s:{s:o}}", "eat_profile",
+		      EAR_PROFILE, "iat", (json_int_t)f->now, "exp",
+		      (json_int_t)ear_expiry(f), "sub", f->id,
+		      "ear.verifier-id", "developer", EAR_DEVELOPER, "build",
+		      "imatrust-verifier " IMATRUST_VERSION, "submods", f->id,
+		      submod(f));
 	if (c != NULL && f->nonce != NULL &&
 	    json_object_set_new(c, "eat_nonce", json_string(f->nonce)) < 0) {
 		json_decref(c);

@@ -36,9 +36,9 @@
 
 #define EAR_PROFILE "tag:github.com,2023:veraison/ear"
 #define EAR_DEVELOPER "imatrust"
-#define EAR_NONCE_MIN 8		/* bytes of an eat_nonce (EAT) */
+#define EAR_NONCE_MIN 8 /* bytes of an eat_nonce (EAT) */
 #define EAR_NONCE_MAX 64
-#define EAR_TOKEN_MAX (256u << 10)	/* bytes of one compact JWS */
+#define EAR_TOKEN_MAX (256u << 10) /* bytes of one compact JWS */
 
 /* ear.status: the trust tiers of AR4SI, with their JSON names */
 enum ear_tier {
@@ -53,13 +53,13 @@ enum ear_tier {
  * left out of the vector).
  */
 #define EAR_TC_NONE 0
-#define EAR_TC_INSTANCE_TRUSTWORTHY 2	/* instance-identity */
+#define EAR_TC_INSTANCE_TRUSTWORTHY 2 /* instance-identity */
 #define EAR_TC_INSTANCE_UNRECOGNIZED 97
-#define EAR_TC_RUNTIME_APPROVED 2	/* executables */
+#define EAR_TC_RUNTIME_APPROVED 2 /* executables */
 #define EAR_TC_RUNTIME_UNRECOGNIZED 33
 #define EAR_TC_RUNTIME_CONTRAINDICATED 96
-#define EAR_TC_HARDWARE_GENUINE 2	/* hardware */
-#define EAR_TC_CRYPTO_FAILED 99		/* any: evidence does not verify */
+#define EAR_TC_HARDWARE_GENUINE 2 /* hardware */
+#define EAR_TC_CRYPTO_FAILED 99	  /* any: evidence does not verify */
 
 /* The vector the verifier can appraise; other AR4SI claims it leaves out. */
 struct ear_vector {
@@ -72,13 +72,13 @@ struct ear_vector {
 struct ear_facts {
 	const char *id;
 	enum db_machine_state state;
-	const char *reason;	/* the state reason's JSON text, or NULL */
-	const char *policy;	/* the named policy that applies */
-	int ek_chained;		/* its EK certificate chains to ek_ca */
-	int64_t last_seen;	/* last valid evidence, 0 when none */
+	const char *reason; /* the state reason's JSON text, or NULL */
+	const char *policy; /* the named policy that applies */
+	int ek_chained;	    /* its EK certificate chains to ek_ca */
+	int64_t last_seen;  /* last valid evidence, 0 when none */
 	int64_t now;
-	uint64_t stale_after;	/* seconds */
-	const char *nonce;	/* base64url as given, or NULL */
+	uint64_t stale_after; /* seconds */
+	const char *nonce;    /* base64url as given, or NULL */
 };
 
 /** ear_tier_of() - ear.status of a machine in @state. */

@@ -15,18 +15,12 @@
 #include "log.h"
 
 static const unsigned int http_of[ENGINE_STATUS_COUNT] = {
-	[ENGINE_OK] = 200,
-	[ENGINE_CREATED] = 201,
-	[ENGINE_MALFORMED] = 400,
-	[ENGINE_REJECTED] = 403,
-	[ENGINE_NONCE] = 403,
-	[ENGINE_NOT_ACTIVATED] = 403,
-	[ENGINE_PENDING] = 403,
-	[ENGINE_UNKNOWN] = 404,
-	[ENGINE_CONFLICT] = 409,
-	[ENGINE_LIMIT] = 429,
-	[ENGINE_STORAGE] = 503,
-	[ENGINE_INTERNAL] = 500,
+	[ENGINE_OK] = 200,	  [ENGINE_CREATED] = 201,
+	[ENGINE_MALFORMED] = 400, [ENGINE_REJECTED] = 403,
+	[ENGINE_NONCE] = 403,	  [ENGINE_NOT_ACTIVATED] = 403,
+	[ENGINE_PENDING] = 403,	  [ENGINE_UNKNOWN] = 404,
+	[ENGINE_CONFLICT] = 409,  [ENGINE_LIMIT] = 429,
+	[ENGINE_STORAGE] = 503,	  [ENGINE_INTERNAL] = 500,
 };
 
 unsigned int engine_http_status(enum engine_status s)
@@ -84,8 +78,8 @@ int engine_issue_nonce(struct verifier *v, const char *id, int64_t now,
 	}
 	*len = ENGINE_NONCE_SIZE;
 	*expires = (uint64_t)now + v->cfg.nonce_ttl;
-	if (db_nonce_issue(v->db, id, nonce, *len, (int64_t)*expires,
-			   &err) < 0) {
+	if (db_nonce_issue(v->db, id, nonce, *len, (int64_t)*expires, &err) <
+	    0) {
 		engine_answer_set(ans, ENGINE_STORAGE, "storage: %s", err.msg);
 		return -1;
 	}
@@ -203,8 +197,7 @@ int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
 	if (db_batch_begin(v->db, err) < 0)
 		goto out;
 	if (db_machine_lock(v->db, id, err) < 0 ||
-	    db_machine_approve(v->db, id, ek_fpr, op_name, now, res,
-			       err) < 0 ||
+	    db_machine_approve(v->db, id, ek_fpr, op_name, now, res, err) < 0 ||
 	    (*res == DB_APPROVE_OK &&
 	     db_machine_get(v->db, id, &m, &found, err) < 0))
 		goto abort;
@@ -230,11 +223,11 @@ void engine_activation_states(enum db_machine_state *vouched,
 			      enum db_machine_state *unvouched)
 {
 	*vouched = transition_find(TRANSITION_NEW, TR_ACTIVATED)->to;
-	*unvouched = transition_find(TRANSITION_NEW,
-				     TR_ACTIVATED_UNVOUCHED)->to;
+	*unvouched =
+		transition_find(TRANSITION_NEW, TR_ACTIVATED_UNVOUCHED)->to;
 }
 
-#define STALE_BATCH 1000	/* machines turned stale per round */
+#define STALE_BATCH 1000 /* machines turned stale per round */
 
 struct stale_round {
 	char ids[STALE_BATCH][DB_MACHINE_ID_MAX + 1];
@@ -266,14 +259,13 @@ static int stale_one(struct verifier *v, const char *id, int64_t before,
 	    db_machine_get(v->db, id, &m, &found, err) < 0)
 		goto out;
 	rc = 0;
-	if (found && (m.last_seen != 0 ? m.last_seen : m.created_at) <
-	    before) {
+	if (found && (m.last_seen != 0 ? m.last_seen : m.created_at) < before) {
 		snprintf(reason, sizeof(reason),
 			 "{\"check\":\"deadline\",\"last_seen\":%lld,\"stale_after\":%llu}",
 			 (long long)m.last_seen,
 			 (unsigned long long)v->cfg.stale_after);
-		rc = engine_transition(v, id, m.state, TR_DEADLINE, reason,
-				       now, NULL, err);
+		rc = engine_transition(v, id, m.state, TR_DEADLINE, reason, now,
+				       NULL, err);
 	}
 	if (found)
 		db_machine_release(&m);
@@ -287,7 +279,7 @@ out:
 
 size_t engine_stale_tick(struct verifier *v, int64_t now)
 {
-	static struct stale_round s;	/* the clock's thread only */
+	static struct stale_round s; /* the clock's thread only */
 	int64_t before = now - (int64_t)v->cfg.stale_after;
 	struct imt_error err;
 	size_t i, stale = 0;

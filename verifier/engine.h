@@ -26,21 +26,21 @@
 #include "wire.h"
 
 #define ENGINE_MSG_MAX 320
-#define ENGINE_NONCE_SIZE 32	/* bytes of a fresh nonce */
-#define ENGINE_REJECTED_INTERVAL 60	/* seconds between "rejected" events */
+#define ENGINE_NONCE_SIZE 32	    /* bytes of a fresh nonce */
+#define ENGINE_REJECTED_INTERVAL 60 /* seconds between "rejected" events */
 
 enum engine_status {
 	ENGINE_OK,
 	ENGINE_CREATED,
-	ENGINE_MALFORMED,	/* the request itself is wrong */
-	ENGINE_REJECTED,	/* not the enrolled TPM's quote */
-	ENGINE_NONCE,		/* not the machine's outstanding nonce */
-	ENGINE_NOT_ACTIVATED,	/* enroll (again) first */
-	ENGINE_PENDING,		/* an operator must approve the EK */
-	ENGINE_UNKNOWN,		/* no such machine */
-	ENGINE_CONFLICT,	/* taken, or concurrent evidence */
-	ENGINE_LIMIT,		/* a cap was reached: later */
-	ENGINE_STORAGE,		/* the database failed */
+	ENGINE_MALFORMED,     /* the request itself is wrong */
+	ENGINE_REJECTED,      /* not the enrolled TPM's quote */
+	ENGINE_NONCE,	      /* not the machine's outstanding nonce */
+	ENGINE_NOT_ACTIVATED, /* enroll (again) first */
+	ENGINE_PENDING,	      /* an operator must approve the EK */
+	ENGINE_UNKNOWN,	      /* no such machine */
+	ENGINE_CONFLICT,      /* taken, or concurrent evidence */
+	ENGINE_LIMIT,	      /* a cap was reached: later */
+	ENGINE_STORAGE,	      /* the database failed */
 	ENGINE_INTERNAL,
 	ENGINE_STATUS_COUNT,
 };
@@ -48,9 +48,9 @@ enum engine_status {
 /* What an entry point answers: a message, or a verdict / nonce. */
 struct engine_answer {
 	enum engine_status status;
-	char message[ENGINE_MSG_MAX];	/* why, when not ENGINE_OK */
-	struct wire_verdict verdict;	/* evidence and activation */
-	struct wire_nonce nonce;	/* engine_nonce() */
+	char message[ENGINE_MSG_MAX]; /* why, when not ENGINE_OK */
+	struct wire_verdict verdict;  /* evidence and activation */
+	struct wire_nonce nonce;      /* engine_nonce() */
 };
 
 /** engine_http_status() - the HTTP status of @s (one table). */
@@ -127,36 +127,36 @@ size_t engine_stale_tick(struct verifier *v, int64_t now);
 
 /* The checks of a one-shot verification, in the order they run. */
 enum engine_check {
-	ENGINE_CHECK_AK,	/* a given AK's attributes, or the enrolled one */
-	ENGINE_CHECK_QUOTE,	/* signature under the AK, extraData = nonce */
-	ENGINE_CHECK_PCRS,	/* PCR digest and selection, bank */
-	ENGINE_CHECK_REPLAY,	/* the whole list to PCR 10, boot_aggregate */
-	ENGINE_CHECK_BOOT_LOG,	/* the firmware event log to PCRs 0-9 */
-	ENGINE_CHECK_RECORDS,	/* every record under the policy */
-	ENGINE_CHECK_BOOT_POLICY,	/* the policy's "boot" section */
+	ENGINE_CHECK_AK,     /* a given AK's attributes, or the enrolled one */
+	ENGINE_CHECK_QUOTE,  /* signature under the AK, extraData = nonce */
+	ENGINE_CHECK_PCRS,   /* PCR digest and selection, bank */
+	ENGINE_CHECK_REPLAY, /* the whole list to PCR 10, boot_aggregate */
+	ENGINE_CHECK_BOOT_LOG,	  /* the firmware event log to PCRs 0-9 */
+	ENGINE_CHECK_RECORDS,	  /* every record under the policy */
+	ENGINE_CHECK_BOOT_POLICY, /* the policy's "boot" section */
 	ENGINE_CHECK_COUNT,
 };
 
 enum engine_check_result {
-	ENGINE_CHECK_NOT_RUN,	/* an earlier check failed */
+	ENGINE_CHECK_NOT_RUN, /* an earlier check failed */
 	ENGINE_CHECK_PASS,
 	ENGINE_CHECK_FAIL,
-	ENGINE_CHECK_SKIPPED,	/* nothing to check (no boot_log) */
+	ENGINE_CHECK_SKIPPED, /* nothing to check (no boot_log) */
 };
 
-#define ENGINE_VERIFY_REASONS_MAX 16	/* reasons one answer names */
+#define ENGINE_VERIFY_REASONS_MAX 16 /* reasons one answer names */
 #define ENGINE_VERIFY_VERDICTS (DB_VERDICT_BAD_SIGNATURE + 1)
 
 /* What a one-shot verification found; nothing of it is stored. */
 struct engine_verify {
-	enum db_machine_state state;	/* trusted, untrusted or failed */
-	char policy[WIRE_ID_MAX + 1];	/* the policy it was judged under */
-	int enrolled;			/* the AK is a machine's enrolled one */
+	enum db_machine_state state;  /* trusted, untrusted or failed */
+	char policy[WIRE_ID_MAX + 1]; /* the policy it was judged under */
+	int enrolled;		      /* the AK is a machine's enrolled one */
 	enum engine_check_result checks[ENGINE_CHECK_COUNT];
-	uint64_t records;		/* in the list */
-	uint64_t verdicts[ENGINE_VERIFY_VERDICTS];	/* per verdict */
-	uint64_t unacceptable;		/* records not acceptable */
-	size_t nreasons;		/* the first ones, JSON text each */
+	uint64_t records;			   /* in the list */
+	uint64_t verdicts[ENGINE_VERIFY_VERDICTS]; /* per verdict */
+	uint64_t unacceptable;			   /* records not acceptable */
+	size_t nreasons; /* the first ones, JSON text each */
 	char reasons[ENGINE_VERIFY_REASONS_MAX][JUDGE_REASON_MAX];
 };
 

@@ -58,7 +58,7 @@ static int load(struct verifier *v, struct attest *a, int64_t now,
 	pthread_mutex_lock(&v->lock);
 	if (view(v, a, now, &vw, ans, &err) < 0)
 		goto out;
-	a->m = vw.m;		/* taken: attest_release() frees it */
+	a->m = vw.m; /* taken: attest_release() frees it */
 	a->boot = vw.boot;
 	a->have_boot = vw.have_boot;
 	a->boot_log = vw.log;
@@ -76,7 +76,7 @@ static int load(struct verifier *v, struct attest *a, int64_t now,
 					  err.msg);
 			goto out;
 		}
-		if (!a->have_boot_log) {	/* the boot went meanwhile */
+		if (!a->have_boot_log) { /* the boot went meanwhile */
 			engine_answer_set(ans, ENGINE_CONFLICT,
 					  "concurrent change of %s: take a new nonce and resend",
 					  a->ev->agent);
@@ -102,17 +102,17 @@ static void reject(struct verifier *v, struct attest *a, int64_t now,
 
 	atomic_fetch_add(&v->metrics.evidence_rejected, 1);
 	if (db_machine_note_rejected(v->db, a->ev->agent, now,
-				     ENGINE_REJECTED_INTERVAL, reason,
-				     &written, &err) < 0)
+				     ENGINE_REJECTED_INTERVAL, reason, &written,
+				     &err) < 0)
 		log_warnx("%s: rejected evidence: %s", a->ev->agent, err.msg);
 	else if (written)
 		log_info("%s: rejected evidence: %s: %s", a->ev->agent,
 			 a->check, a->msg);
 	free(reason);
 	engine_answer_set(ans, status, "%s: %s%s",
-			  status == ENGINE_NONCE ? "nonce" : "rejected",
-			  a->msg, status == ENGINE_NONCE ?
-			  "; ask for a new nonce" : "");
+			  status == ENGINE_NONCE ? "nonce" : "rejected", a->msg,
+			  status == ENGINE_NONCE ? "; ask for a new nonce" :
+						   "");
 }
 
 /*
@@ -128,8 +128,9 @@ static int nonce_outstanding(struct attest *a)
 	    memcmp(a->nonce, ev->nonce, a->nonce_len) == 0)
 		return 0;
 	attest_fail(a, "nonce", "%s",
-		    a->have_nonce ? "not the machine's outstanding nonce" :
-		    "the machine has no usable nonce (used or expired)");
+		    a->have_nonce ?
+			    "not the machine's outstanding nonce" :
+			    "the machine has no usable nonce (used or expired)");
 	return -1;
 }
 
@@ -163,12 +164,11 @@ static int authenticate(struct verifier *v, struct attest *a, int64_t now,
 
 /* Apply @event unless it would rewrite the row with what it holds. */
 static int settle(struct verifier *v, struct attest *a,
-		  enum transition_event event, const char *reason,
-		  int64_t now, enum db_machine_state *state,
-		  struct imt_error *err)
+		  enum transition_event event, const char *reason, int64_t now,
+		  enum db_machine_state *state, struct imt_error *err)
 {
-	const struct transition_row *row = transition_find((int)a->m.state,
-							   event);
+	const struct transition_row *row =
+		transition_find((int)a->m.state, event);
 
 	*state = a->m.state;
 	/* a heartbeat changes nothing: do not rewrite the machine's row */
@@ -176,7 +176,9 @@ static int settle(struct verifier *v, struct attest *a,
 	    a->m.state_reason != NULL && strcmp(reason, a->m.state_reason) == 0)
 		return 0;
 	return engine_transition(v, a->ev->agent, a->m.state, event, reason,
-				 now, state, err) < 0 ? -1 : 0;
+				 now, state, err) < 0 ?
+		       -1 :
+		       0;
 }
 
 /*
@@ -248,8 +250,8 @@ static int db_err_changed(struct imt_error *err)
 }
 
 /* Keep the log the evidence carries as boot @boot_id's (batch open). */
-static int keep_boot_log(struct verifier *v, struct attest *a,
-			 int64_t boot_id, int64_t now, struct imt_error *err)
+static int keep_boot_log(struct verifier *v, struct attest *a, int64_t boot_id,
+			 int64_t now, struct imt_error *err)
 {
 	const struct wire_blob *log = &a->ev->boot_log;
 	enum db_boot_log_result res;
@@ -259,13 +261,14 @@ static int keep_boot_log(struct verifier *v, struct attest *a,
 	if (db_boot_log_store(v->db, boot_id, log->data, log->len, now, &res,
 			      err) < 0)
 		return -1;
-	if (res == DB_BOOT_LOG_DIFFERENT)	/* checked in step 4 */
+	if (res == DB_BOOT_LOG_DIFFERENT) /* checked in step 4 */
 		return db_err_changed(err);
 	a->boot_log_kept = 1;
 	/* the machine's first log is its baseline until one is approved */
 	return res == DB_BOOT_LOG_STORED ?
-	       db_boot_baseline_keep(v->db, a->ev->agent, log->data, log->len,
-				     now, err) : 0;
+		       db_boot_baseline_keep(v->db, a->ev->agent, log->data,
+					     log->len, now, err) :
+		       0;
 }
 
 /* Judge and store the proven records (v->lock held, batch open). */
@@ -281,8 +284,7 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 	size_t i;
 
 	for (i = 0; i < a->n; i++) {
-		if (judge_record(v, p, &a->in[i], &a->recs[i].verdict,
-				 err) < 0)
+		if (judge_record(v, p, &a->in[i], &a->recs[i].verdict, err) < 0)
 			return -1;
 	}
 	if (a->new_boot &&
@@ -316,10 +318,11 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 		.boot_aggregate_len = a->ba_len,
 		.records = a->recs,
 		.nrecords = a->n,
-		.seen_in_nonce = 1,	/* renew_nonce() */
+		.seen_in_nonce = 1, /* renew_nonce() */
 		/* the row under the lock, unless this batch moved it above */
 		.row = a->have_boot_locked && !a->new_boot && a->gap_to == 0 ?
-		       &a->boot_locked : NULL,
+			       &a->boot_locked :
+			       NULL,
 	};
 	if (db_boot_advance(v->db, &adv, now, err) < 0 ||
 	    judge_event(v, p, a, &boot, &event, reason, err) < 0 ||
@@ -332,9 +335,10 @@ static int store(struct verifier *v, struct attest *a, int64_t now,
 	if (a->violations > 0) {
 		snprintf(reason, sizeof(reason),
 			 "{\"count\":%zu,\"policy\":\"%s\","
-			 "\"violations\":\"%s\"}", a->violations, p->name,
+			 "\"violations\":\"%s\"}",
+			 a->violations, p->name,
 			 policies_violations_allowed(v, p) ? "allow" :
-			 "untrusted");
+							     "untrusted");
 		if (db_event_add(v->db, id, "violation", reason, now, err) < 0)
 			return -1;
 	}
@@ -352,8 +356,8 @@ static int store_failure(struct verifier *v, struct attest *a, int64_t now,
 		return -1;
 	log_info("%s: failed: %s: %s", a->ev->agent, a->check, a->msg);
 	atomic_fetch_add(&v->metrics.evidence_failed, 1);
-	rc = engine_transition(v, a->ev->agent, a->m.state,
-			       TR_EVIDENCE_INVALID, reason, now, state, err);
+	rc = engine_transition(v, a->ev->agent, a->m.state, TR_EVIDENCE_INVALID,
+			       reason, now, state, err);
 	free(reason);
 	return rc < 0 ? -1 : 0;
 }
@@ -364,8 +368,8 @@ static int store_failure(struct verifier *v, struct attest *a, int64_t now,
  * its boot. 0 (@same: the boot is still the one checked against), 1 gone
  * (answered), -1 with @err.
  */
-static int reload(struct verifier *v, struct attest *a, int64_t now,
-		  int *same, struct engine_answer *ans, struct imt_error *err)
+static int reload(struct verifier *v, struct attest *a, int64_t now, int *same,
+		  struct engine_answer *ans, struct imt_error *err)
 {
 	struct db_evidence_view vw;
 
@@ -381,9 +385,9 @@ static int reload(struct verifier *v, struct attest *a, int64_t now,
 	a->m = vw.m;
 	vw.m = (struct db_machine){ 0 };
 	*same = vw.have_boot == a->have_boot &&
-		(!vw.have_boot || (vw.boot.id == a->boot.id &&
-				   vw.boot.next_record_index ==
-				   a->boot.next_record_index));
+		(!vw.have_boot ||
+		 (vw.boot.id == a->boot.id &&
+		  vw.boot.next_record_index == a->boot.next_record_index));
 	a->have_boot_locked = *same && vw.have_boot;
 	if (a->have_boot_locked)
 		a->boot_locked = vw.boot;
@@ -449,16 +453,18 @@ static int renew_nonce(struct verifier *v, struct attest *a, int64_t now,
 	vd->nonce_len = ENGINE_NONCE_SIZE;
 	vd->nonce_expires = (uint64_t)now + v->cfg.nonce_ttl;
 	next = (struct db_nonce_next){
-		.value = vd->nonce, .len = vd->nonce_len,
-		.expires = (int64_t)vd->nonce_expires, .seen_at = seen,
+		.value = vd->nonce,
+		.len = vd->nonce_len,
+		.expires = (int64_t)vd->nonce_expires,
+		.seen_at = seen,
 	};
-	rc = db_nonce_renew(v->db, a->ev->agent, a->ev->nonce,
-			    a->ev->nonce_len, now, &next, &res, err);
+	rc = db_nonce_renew(v->db, a->ev->agent, a->ev->nonce, a->ev->nonce_len,
+			    now, &next, &res, err);
 	if (rc == 0 && res == DB_NONCE_OK) {
 		atomic_fetch_add(&v->metrics.nonces_issued, 1);
 		return 0;
 	}
-	vd->nonce_len = 0;	/* not stored: never answered */
+	vd->nonce_len = 0; /* not stored: never answered */
 	if (rc < 0)
 		return -1;
 	attest_fail(a, "nonce", "%s", db_nonce_result_name(res));
@@ -480,8 +486,7 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 	 * other: the second finds the nonce used */
 	if (db_machine_lock(v->db, a->ev->agent, err) < 0)
 		return -1;
-	rc = renew_nonce(v, a, now, checks_ok && stores(a) ? now : 0, ans,
-			 err);
+	rc = renew_nonce(v, a, now, checks_ok && stores(a) ? now : 0, ans, err);
 	if (rc != 0)
 		return rc;
 	rc = reload(v, a, now, &same, ans, err);
@@ -493,7 +498,8 @@ static int commit_writes(struct verifier *v, struct attest *a, int64_t now,
 			return -1;
 		a->n = 0;
 		a->next = a->have_boot && !a->new_boot ?
-			  a->boot.next_record_index : 0;
+				  a->boot.next_record_index :
+				  0;
 	} else {
 		if (!same) {
 			engine_answer_set(ans, ENGINE_CONFLICT,

@@ -30,7 +30,7 @@
 #include "policies.h"
 #include "tpm_public.h"
 
-#define VERIFY_PAGE 256	/* records judged per hold of v->lock */
+#define VERIFY_PAGE 256 /* records judged per hold of v->lock */
 
 static const char *const check_names[ENGINE_CHECK_COUNT] = {
 	[ENGINE_CHECK_AK] = "ak",
@@ -156,8 +156,9 @@ static void failed(struct engine_verify *out, enum engine_check c,
 	out->state = DB_STATE_FAILED;
 	out->checks[c] = ENGINE_CHECK_FAIL;
 	snprintf(out->reasons[0], JUDGE_REASON_MAX, "%s",
-		 reason != NULL && strlen(reason) < JUDGE_REASON_MAX ? reason :
-		 "{\"check\":\"internal\"}");
+		 reason != NULL && strlen(reason) < JUDGE_REASON_MAX ?
+			 reason :
+			 "{\"check\":\"internal\"}");
 	out->nreasons = 1;
 	free(reason);
 }
@@ -204,7 +205,8 @@ static int prove(struct verifier *v, const struct wire_bundle *b,
 	out->checks[ENGINE_CHECK_PCRS] = ENGINE_CHECK_PASS;
 	out->checks[ENGINE_CHECK_REPLAY] = ENGINE_CHECK_PASS;
 	out->checks[ENGINE_CHECK_BOOT_LOG] = b->ev.boot_log.len > 0 ?
-		ENGINE_CHECK_PASS : ENGINE_CHECK_SKIPPED;
+						     ENGINE_CHECK_PASS :
+						     ENGINE_CHECK_SKIPPED;
 	return 0;
 }
 
@@ -248,15 +250,16 @@ static int judge_end(struct verifier *v, const struct policy *p,
 	char reason[JUDGE_REASON_MAX];
 	int ok;
 
-	out->checks[ENGINE_CHECK_RECORDS] = out->unacceptable > 0 ?
-		ENGINE_CHECK_FAIL : ENGINE_CHECK_PASS;
-	if (judge_boot_log_data(v, p, log->len > 0 ? log->data : NULL,
-				log->len, out->enrolled ? b->machine : NULL,
-				&ok, reason, err) < 0)
+	out->checks[ENGINE_CHECK_RECORDS] =
+		out->unacceptable > 0 ? ENGINE_CHECK_FAIL : ENGINE_CHECK_PASS;
+	if (judge_boot_log_data(v, p, log->len > 0 ? log->data : NULL, log->len,
+				out->enrolled ? b->machine : NULL, &ok, reason,
+				err) < 0)
 		return -1;
 	out->checks[ENGINE_CHECK_BOOT_POLICY] = !p->boot.present ?
-		ENGINE_CHECK_SKIPPED : ok ? ENGINE_CHECK_PASS :
-		ENGINE_CHECK_FAIL;
+							ENGINE_CHECK_SKIPPED :
+						ok ? ENGINE_CHECK_PASS :
+						     ENGINE_CHECK_FAIL;
 	if (!ok)
 		add_reason(out, reason);
 	out->state = out->unacceptable > 0 || !ok ? DB_STATE_UNTRUSTED :
@@ -276,7 +279,7 @@ static void judge_locked(struct verifier *v, const struct wire_bundle *b,
 	out->records = a->n;
 	for (;;) {
 		pthread_mutex_lock(&v->lock);
-		p = policy_of(v, b);	/* again: it may have gone meanwhile */
+		p = policy_of(v, b); /* again: it may have gone meanwhile */
 		if (p == NULL) {
 			unknown_policy(b, ans);
 			break;

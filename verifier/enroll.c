@@ -19,7 +19,7 @@
 #include "tpm_credential.h"
 #include "tpm_public.h"
 
-#define CHAIN_MAX 8	/* certificates in one ek_cert (EK + intermediates) */
+#define CHAIN_MAX 8 /* certificates in one ek_cert (EK + intermediates) */
 
 /* The public key of @ek_pub; NULL and @err filled on failure. */
 static EVP_PKEY *ek_key(const uint8_t *ek_pub, size_t len,
@@ -87,7 +87,7 @@ int enroll_fpr_parse(const char *text, uint8_t fpr[DB_FPR_SIZE])
  * the rest in *@rest (NULL when none). -1 when the bytes are not that.
  */
 static int certs_decode(const uint8_t *der, size_t len, X509 **x,
-			STACK_OF(X509) **rest)
+			STACK_OF(X509) * *rest)
 {
 	const unsigned char *p = der, *end = der + len;
 	X509 *c;
@@ -110,7 +110,7 @@ static int certs_decode(const uint8_t *der, size_t len, X509 **x,
 }
 
 /* Verify @x against @store; 1 when it chains, else 0 with @why set. */
-static int chains(X509_STORE *store, X509 *x, STACK_OF(X509) *rest, char *why,
+static int chains(X509_STORE *store, X509 *x, STACK_OF(X509) * rest, char *why,
 		  size_t whylen)
 {
 	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
@@ -218,8 +218,7 @@ static enum imt_result blob_set(struct wire_blob *b, const uint8_t *data,
 
 /* Copy what enrollment @msg says about its keys into @ch. */
 static enum imt_result keep_keys(const struct wire_enroll *msg,
-				 const TPMT_PUBLIC *ak,
-				 struct db_challenge *ch,
+				 const TPMT_PUBLIC *ak, struct db_challenge *ch,
 				 struct imt_error *err)
 {
 	enum imt_result rc;
@@ -227,8 +226,8 @@ static enum imt_result keep_keys(const struct wire_enroll *msg,
 	if (msg->ak_pub.len > sizeof(ch->ak_pub) ||
 	    msg->ek_pub.len > sizeof(ch->ek_pub) ||
 	    msg->ek_cert.len > sizeof(ch->ek_cert))
-		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-				     IMT_NO_POS, "ek_pub, ek_cert or ak_pub: "
+		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+				     "ek_pub, ek_cert or ak_pub: "
 				     "too large");
 	snprintf(ch->machine_id, sizeof(ch->machine_id), "%s", msg->agent);
 	memcpy(ch->ek_pub, msg->ek_pub.data, msg->ek_pub.len);
@@ -257,8 +256,8 @@ static enum imt_result new_secret(struct db_challenge *ch,
 				     IMT_NO_POS, "no randomness");
 	ch->secret_len = ENROLL_SECRET_SIZE;
 	if (HMAC(EVP_sha256(), ch->secret, (int)ch->secret_len,
-		 (const unsigned char *)ch->machine_id,
-		 strlen(ch->machine_id), mac, &mac_len) == NULL)
+		 (const unsigned char *)ch->machine_id, strlen(ch->machine_id),
+		 mac, &mac_len) == NULL)
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				     IMT_NO_POS, "HMAC failed");
 	enroll_proof_hash(mac, mac_len, ch->proof_hash);
@@ -284,8 +283,8 @@ enum imt_result enroll_challenge(const struct wire_enroll *msg,
 	    (rc = keep_keys(msg, &ak, ch, err)) != IMT_OK ||
 	    (rc = new_secret(ch, err)) != IMT_OK)
 		return rc;
-	rc = tpm_credential_make(&ek, ch->ak_name, ch->ak_name_len,
-				 ch->secret, ch->secret_len, &cred, err);
+	rc = tpm_credential_make(&ek, ch->ak_name, ch->ak_name_len, ch->secret,
+				 ch->secret_len, &cred, err);
 	if (rc == IMT_OK)
 		rc = blob_set(&out->credential, cred.id_object,
 			      cred.id_object_len, err);
@@ -314,7 +313,8 @@ int enroll_proof_ok(const struct db_challenge *ch, const char *agent,
 	if (proof_len != ENROLL_PROOF_SIZE ||
 	    HMAC(EVP_sha256(), ch->secret, (int)ch->secret_len,
 		 (const unsigned char *)agent, strlen(agent), mac,
-		 &mac_len) == NULL || mac_len != ENROLL_PROOF_SIZE)
+		 &mac_len) == NULL ||
+	    mac_len != ENROLL_PROOF_SIZE)
 		return 0;
 	ok = CRYPTO_memcmp(mac, proof, ENROLL_PROOF_SIZE) == 0;
 	explicit_bzero(mac, sizeof(mac));

@@ -19,15 +19,15 @@
 #include "result.h"
 #include "wire.h"
 
-#define ENROLL_SECRET_SIZE 32		/* bytes of a credential secret */
-#define ENROLL_CHALLENGE_TTL 300	/* seconds a challenge stays open */
+#define ENROLL_SECRET_SIZE 32	 /* bytes of a credential secret */
+#define ENROLL_CHALLENGE_TTL 300 /* seconds a challenge stays open */
 /* ... when nothing vouches for its EK (no certificate chaining to ek_ca,
  * not pre-registered, no machine of its own): a TPM activates in a second
  * or two, and a flood of made-up EKs holds the unvouched slots that long */
 #define ENROLL_UNVOUCHED_TTL 60
-#define ENROLL_PROOF_SIZE 32		/* HMAC-SHA256 */
+#define ENROLL_PROOF_SIZE 32 /* HMAC-SHA256 */
 
-#define ENROLL_FPR_HEX (2 * DB_FPR_SIZE)	/* hex digits of a fingerprint */
+#define ENROLL_FPR_HEX (2 * DB_FPR_SIZE) /* hex digits of a fingerprint */
 
 /**
  * enroll_fingerprint() - the EK fingerprint: SHA-256 of the DER

@@ -24,8 +24,7 @@ static int check_anchor(struct attest *a, uint64_t s)
 	    memcmp(attest_running(a), ev->list_start_pcr, ev->bank->size) != 0)
 		return attest_fail(a, "list_start_pcr",
 				   "list_start_pcr is not the %s PCR 10 the verifier replayed over records 0..%llu of this boot",
-				   ev->bank->name,
-				   (unsigned long long)(s - 1));
+				   ev->bank->name, (unsigned long long)(s - 1));
 	return 0;
 }
 

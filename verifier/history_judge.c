@@ -39,8 +39,9 @@ int history_judge(const struct policy *p, const struct db_boot *b,
 	s = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) :
 			NULL;
 	snprintf(reason, JUDGE_REASON_MAX, "%s",
-		 s != NULL && strlen(s) < JUDGE_REASON_MAX ? s :
-		 "{\"check\":\"history\"}");
+		 s != NULL && strlen(s) < JUDGE_REASON_MAX ?
+			 s :
+			 "{\"check\":\"history\"}");
 	free(s);
 	json_decref(j);
 	return accept;

@@ -32,7 +32,8 @@
  * TLS 1.3, and TLS 1.2 with ECDHE and an AEAD cipher only: no CBC, no
  * SHA-1 MACs, no static RSA key exchange (no forward secrecy).
  */
-#define HTTP_TLS_PRIORITIES "SECURE256:+SECURE128:-VERS-ALL:" \
+#define HTTP_TLS_PRIORITIES \
+	"SECURE256:+SECURE128:-VERS-ALL:" \
 	"+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
 	"+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:-KX-ALL:" \
 	"+ECDHE-ECDSA:+ECDHE-RSA"
@@ -41,33 +42,33 @@ struct http_server {
 	struct MHD_Daemon *mhd;
 	const struct http_route *routes;
 	void *ctx;
-	char *cert;		/* MHD keeps pointers to these */
+	char *cert; /* MHD keeps pointers to these */
 	char *key;
-	size_t max_body;	/* cap of unguarded routes' bodies; 0: none */
+	size_t max_body; /* cap of unguarded routes' bodies; 0: none */
 	size_t max_inflight;
-	struct http_peers *peers;	/* addresses, budget, deadlines */
-	struct http_stats *stats;	/* cfg->stats, or own_stats */
+	struct http_peers *peers; /* addresses, budget, deadlines */
+	struct http_stats *stats; /* cfg->stats, or own_stats */
 	struct http_stats own_stats;
-	int64_t header_ms;	/* header_timeout */
-	int64_t idle_ms;	/* timeout */
-	size_t rate;		/* body_min_rate */
+	int64_t header_ms; /* header_timeout */
+	int64_t idle_ms;   /* timeout */
+	size_t rate;	   /* body_min_rate */
 };
 
 /* Per-request state across libmicrohttpd's calls. */
 struct request_state {
 	const struct http_route *route;
 	struct http_request req;
-	size_t max;		/* this request's body limit */
+	size_t max; /* this request's body limit */
 	char *body;
 	size_t len;
-	size_t cap;		/* bytes allocated at body */
-	size_t reserved;	/* bytes of the budget this request holds */
-	size_t seen;		/* body bytes received, kept or not */
-	int64_t body_start;	/* ms when the headers were in */
-	struct http_conn *hc;	/* its connection's (socket context) */
-	unsigned int refuse;	/* status to answer once the body is in */
+	size_t cap;	      /* bytes allocated at body */
+	size_t reserved;      /* bytes of the budget this request holds */
+	size_t seen;	      /* body bytes received, kept or not */
+	int64_t body_start;   /* ms when the headers were in */
+	struct http_conn *hc; /* its connection's (socket context) */
+	unsigned int refuse;  /* status to answer once the body is in */
 	unsigned int retry_after;
-	int answered;		/* refused with the headers: drop the rest */
+	int answered; /* refused with the headers: drop the rest */
 	char why[128];
 };
 
@@ -104,8 +105,8 @@ int http_route_match(const char *pattern, const char *path,
 	return *s == '\0';
 }
 
-void http_error(struct http_response *res, unsigned int status,
-		const char *fmt, ...)
+void http_error(struct http_response *res, unsigned int status, const char *fmt,
+		...)
 {
 	char msg[256];
 	va_list ap;
@@ -132,19 +133,22 @@ static enum MHD_Result send_response(struct MHD_Connection *conn,
 	char retry[16];
 
 	r = MHD_create_response_from_buffer(res->body_len > 0 ? res->body_len :
-					    strlen(body), (void *)body,
+								strlen(body),
+					    (void *)body,
 					    res->body != NULL ?
-					    MHD_RESPMEM_MUST_FREE :
-					    MHD_RESPMEM_PERSISTENT);
+						    MHD_RESPMEM_MUST_FREE :
+						    MHD_RESPMEM_PERSISTENT);
 	if (r == NULL) {
 		free(res->body);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				res->content_type != NULL ? res->content_type :
-				"application/json");
-	MHD_add_response_header(r, "Cache-Control", res->cache_control != NULL ?
-				res->cache_control : "no-store");
+							    "application/json");
+	MHD_add_response_header(r, "Cache-Control",
+				res->cache_control != NULL ?
+					res->cache_control :
+					"no-store");
 	if (res->etag != NULL)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, res->etag);
 	for (h = res->headers; h != NULL && h[0] != NULL; h += 2)
@@ -196,9 +200,11 @@ static size_t addr_share(const struct http_server *s,
 static void refuse_budget(struct request_state *st, unsigned int status)
 {
 	if (status == 429)
-		refuse(st, status, "this address has too many request bodies in flight, try again");
+		refuse(st, status,
+		       "this address has too many request bodies in flight, try again");
 	else
-		refuse(st, status, "too many request bodies in flight, try again");
+		refuse(st, status,
+		       "too many request bodies in flight, try again");
 	st->retry_after = HTTP_RETRY_AFTER;
 }
 
@@ -206,8 +212,8 @@ static void refuse_budget(struct request_state *st, unsigned int status)
 static int budget_take(struct http_server *s, struct request_state *st,
 		       size_t n)
 {
-	unsigned int status = http_peers_take(s->peers, st->hc, n,
-					      addr_share(s, st));
+	unsigned int status =
+		http_peers_take(s->peers, st->hc, n, addr_share(s, st));
 
 	if (status != 0) {
 		refuse_budget(st, status);
@@ -249,8 +255,9 @@ static void route_request(struct http_server *s, struct request_state *st,
 			return;
 		}
 	}
-	refuse(st, path_known ? MHD_HTTP_METHOD_NOT_ALLOWED :
-				MHD_HTTP_NOT_FOUND, "%s %s",
+	refuse(st,
+	       path_known ? MHD_HTTP_METHOD_NOT_ALLOWED : MHD_HTTP_NOT_FOUND,
+	       "%s %s",
 	       path_known ? "method not allowed:" : "no such resource:",
 	       method);
 }
@@ -288,10 +295,12 @@ static void check_budget(struct http_server *s, struct request_state *st,
 static void check_body(struct http_server *s, struct request_state *st,
 		       struct MHD_Connection *conn)
 {
-	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		MHD_HTTP_HEADER_CONTENT_LENGTH);
-	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		MHD_HTTP_HEADER_CONTENT_TYPE);
+	const char *len =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *type =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_CONTENT_TYPE);
 	unsigned long long n = len != NULL ? strtoull(len, NULL, 10) : 0;
 
 	if (n > st->max || n > s->max_inflight) {
@@ -306,8 +315,8 @@ static void check_body(struct http_server *s, struct request_state *st,
 		refuse(st, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
 		       "Content-Type must be application/json%s%s",
 		       st->route->other_type != NULL ? " or " : "",
-		       st->route->other_type != NULL ?
-		       st->route->other_type : "");
+		       st->route->other_type != NULL ? st->route->other_type :
+						       "");
 	}
 	if (st->refuse == 0 && n > 0)
 		check_budget(s, st, (size_t)n);
@@ -369,12 +378,12 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 }
 
 /* Requests two readers could read two ways: 400 before routing. */
-static void check_request(struct request_state *st,
-			  struct MHD_Connection *conn, int bad_uri)
+static void check_request(struct request_state *st, struct MHD_Connection *conn,
+			  int bad_uri)
 {
-	const char *why = bad_uri ?
-		"an encoded '/' or NUL in the request target" :
-		http_check_headers(conn);
+	const char *why =
+		bad_uri ? "an encoded '/' or NUL in the request target" :
+			  http_check_headers(conn);
 
 	if (why != NULL)
 		refuse(st, MHD_HTTP_BAD_REQUEST, "%s", why);
@@ -383,8 +392,9 @@ static void check_request(struct request_state *st,
 /* The connection's record, set by on_connection(); NULL if none. */
 static struct http_conn *conn_of(struct MHD_Connection *conn)
 {
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn,
-		MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn,
+					MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	return ci != NULL ? ci->socket_context : NULL;
 }
@@ -401,11 +411,12 @@ static int64_t rate_ms(const struct http_server *s, size_t n)
  * a large list to an operator included), then the connection may idle
  * (timeout) and must have the next request's headers in header_timeout.
  */
-static void next_request_deadline(struct http_server *s,
-				  struct http_conn *hc, size_t len)
+static void next_request_deadline(struct http_server *s, struct http_conn *hc,
+				  size_t len)
 {
-	http_conn_deadline(hc, HTTP_PHASE_HEADERS, http_now_ms() +
-			   rate_ms(s, len) + s->idle_ms + s->header_ms);
+	http_conn_deadline(hc, HTTP_PHASE_HEADERS,
+			   http_now_ms() + rate_ms(s, len) + s->idle_ms +
+				   s->header_ms);
 }
 
 /*
@@ -415,8 +426,9 @@ static void next_request_deadline(struct http_server *s,
  */
 static void body_deadline(struct http_server *s, struct request_state *st)
 {
-	http_conn_deadline(st->hc, HTTP_PHASE_BODY, st->body_start +
-			   s->header_ms + rate_ms(s, st->seen));
+	http_conn_deadline(st->hc, HTTP_PHASE_BODY,
+			   st->body_start + s->header_ms +
+				   rate_ms(s, st->seen));
 }
 
 /*
@@ -425,9 +437,8 @@ static void body_deadline(struct http_server *s, struct request_state *st)
  * the connection after the answer.
  */
 static enum MHD_Result on_headers(struct http_server *s,
-				  struct MHD_Connection *conn,
-				  const char *url, const char *method,
-				  void **con_cls)
+				  struct MHD_Connection *conn, const char *url,
+				  const char *method, void **con_cls)
 {
 	int bad_uri = *con_cls == &bad_target;
 	struct http_conn *hc = conn_of(conn);
@@ -446,10 +457,12 @@ static enum MHD_Result on_headers(struct http_server *s,
 	st->req.conn = conn;
 	st->req.method = method;
 	st->req.path = url;
-	st->req.authorization = MHD_lookup_connection_value(conn,
-		MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	st->req.if_none_match = MHD_lookup_connection_value(conn,
-		MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+	st->req.authorization =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_AUTHORIZATION);
+	st->req.if_none_match =
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					    MHD_HTTP_HEADER_IF_NONE_MATCH);
 	check_request(st, conn, bad_uri);
 	if (st->refuse == 0)
 		route_request(s, st, method, url);
@@ -466,8 +479,10 @@ static enum MHD_Result on_headers(struct http_server *s,
 	    http_peers_spent(s->peers, hc, http_now_ms(), &st->retry_after)) {
 		atomic_fetch_add(&s->stats->failed_checks, 1);
 		st->refuse = 429;
-		snprintf(st->why, sizeof(st->why), "too many failed checks "
-			 "from this address: retry in %u s", st->retry_after);
+		snprintf(st->why, sizeof(st->why),
+			 "too many failed checks "
+			 "from this address: retry in %u s",
+			 st->retry_after);
 	}
 	if (st->refuse == 0)
 		check_body(s, st, conn);
@@ -506,8 +521,10 @@ static enum MHD_Result answer(struct http_server *s,
 			http_peers_charge(s->peers, st->hc, http_now_ms());
 	}
 	body_drop(s, st);
-	next_request_deadline(s, st->hc, res.body_len > 0 ? res.body_len :
-				res.body != NULL ? strlen(res.body) : 0);
+	next_request_deadline(s, st->hc,
+			      res.body_len > 0 ? res.body_len :
+			      res.body != NULL ? strlen(res.body) :
+						 0);
 	return send_response(conn, &res);
 }
 
@@ -524,13 +541,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		return on_headers(s, conn, url, method, con_cls);
 	if (*upload_size > 0) {
 		if (http_conn_expired(s->peers, st->hc, http_now_ms()))
-			return MHD_NO;	/* too slow: close */
+			return MHD_NO; /* too slow: close */
 		st->seen += *upload_size;
 		if (!st->answered) {
 			take_body(s, st, upload, *upload_size);
 			body_deadline(s, st);
 		}
-		*upload_size = 0;	/* consumed, or dropped once refused */
+		*upload_size = 0; /* consumed, or dropped once refused */
 		return MHD_YES;
 	}
 	if (st->answered)
@@ -538,8 +555,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	return answer(s, conn, st);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn,
-			 void **con_cls, enum MHD_RequestTerminationCode toe)
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
 {
 	struct request_state *st = *con_cls;
 
@@ -580,10 +597,13 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 	addr = MHD_get_connection_info(conn,
 				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-	*socket_context = fd == NULL ? NULL :
-		http_peers_open(s->peers, addr != NULL ? addr->client_addr :
-				NULL, fd->connect_fd,
-				http_now_ms() + s->header_ms);
+	*socket_context =
+		fd == NULL ?
+			NULL :
+			http_peers_open(s->peers,
+					addr != NULL ? addr->client_addr : NULL,
+					fd->connect_fd,
+					http_now_ms() + s->header_ms);
 }
 
 const char *http_query(const struct http_request *req, const char *key)
@@ -594,8 +614,7 @@ const char *http_query(const struct http_request *req, const char *key)
 					   key);
 }
 
-static int make_addr(const struct http_config *cfg,
-		     struct sockaddr_storage *ss)
+static int make_addr(const struct http_config *cfg, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
@@ -627,10 +646,10 @@ static int start_limits(struct http_server *s, const struct http_config *cfg)
 
 	s->stats = cfg->stats != NULL ? cfg->stats : &s->own_stats;
 	s->idle_ms = 1000 * (int64_t)(cfg->timeout != 0 ? cfg->timeout :
-				      HTTP_TIMEOUT_DEFAULT);
+							  HTTP_TIMEOUT_DEFAULT);
 	s->header_ms = 1000 * (int64_t)(cfg->header_timeout != 0 ?
-					cfg->header_timeout :
-					HTTP_HEADER_TIMEOUT_DEFAULT);
+						cfg->header_timeout :
+						HTTP_HEADER_TIMEOUT_DEFAULT);
 	s->rate = cfg->body_min_rate != 0 ? cfg->body_min_rate :
 					    HTTP_BODY_RATE_DEFAULT;
 	s->peers = http_peers_new(&lim, s->stats);
@@ -644,7 +663,8 @@ struct http_server *http_start(const struct http_config *cfg,
 	/* Thread pool only when asked: MHD warns about a pool of one. */
 	struct MHD_OptionItem pool[] = {
 		{ cfg->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE :
-				     MHD_OPTION_END, cfg->threads, NULL },
+				     MHD_OPTION_END,
+		  cfg->threads, NULL },
 		{ MHD_OPTION_END, 0, NULL },
 	};
 	struct sockaddr_storage ss;
@@ -677,20 +697,22 @@ struct http_server *http_start(const struct http_config *cfg,
 	if (start_limits(s, cfg) < 0)
 		goto fail;
 	s->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, on_accept, s,
-		on_request, s,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_HTTPS_MEM_CERT, s->cert,
-		MHD_OPTION_HTTPS_MEM_KEY, s->key,
-		MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES,
-		MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_POOL,
-		MHD_OPTION_CONNECTION_TIMEOUT,
-			(unsigned int)(s->idle_ms / 1000),
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-		MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-		MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
-		MHD_OPTION_ARRAY, pool,
-		MHD_OPTION_END);
+				  on_request, s, MHD_OPTION_SOCK_ADDR,
+				  (struct sockaddr *)&ss,
+				  MHD_OPTION_HTTPS_MEM_CERT, s->cert,
+				  MHD_OPTION_HTTPS_MEM_KEY, s->key,
+				  MHD_OPTION_HTTPS_PRIORITIES,
+				  HTTP_TLS_PRIORITIES,
+				  MHD_OPTION_CONNECTION_LIMIT,
+				  cfg->max_connections,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				  (size_t)HTTP_CONNECTION_POOL,
+				  MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned int)(s->idle_ms / 1000),
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+				  s, MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+				  MHD_OPTION_ARRAY, pool, MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(errbuf, errlen,
 			 "cannot serve HTTPS on %s port %u (address in use, or bad certificate/key)",

@@ -31,57 +31,57 @@
 #define HTTP_PARAMS_MAX 2	/* "{}" segments in a route pattern */
 #define HTTP_PARAM_MAX 64	/* bytes of one such segment */
 #define HTTP_OPERATOR_MAX 255	/* bytes of the name a guard sets */
-#define HTTP_TIMEOUT_DEFAULT 15	/* seconds; http_config.timeout 0 */
-#define HTTP_INFLIGHT_DEFAULT (256u << 20)	/* http_config.max_inflight 0 */
-#define HTTP_RETRY_AFTER 2	/* seconds, in a 503 for max_inflight */
-#define HTTP_FAIL_OFF UINT32_MAX	/* http_config.fail_burst: no limit */
-#define HTTP_HEADER_TIMEOUT_DEFAULT 10	/* seconds; header_timeout 0 */
-#define HTTP_BODY_RATE_DEFAULT (16u * 1024)	/* bytes/s; body_min_rate 0 */
+#define HTTP_TIMEOUT_DEFAULT 15 /* seconds; http_config.timeout 0 */
+#define HTTP_INFLIGHT_DEFAULT (256u << 20) /* http_config.max_inflight 0 */
+#define HTTP_RETRY_AFTER 2	       /* seconds, in a 503 for max_inflight */
+#define HTTP_FAIL_OFF UINT32_MAX       /* http_config.fail_burst: no limit */
+#define HTTP_HEADER_TIMEOUT_DEFAULT 10 /* seconds; header_timeout 0 */
+#define HTTP_BODY_RATE_DEFAULT (16u * 1024) /* bytes/s; body_min_rate 0 */
 
 /*
  * Refusals by a limit of the server and closes at a deadline, counted
  * since the start (for /v1/metrics); the caller owns them.
  */
 struct http_stats {
-	atomic_uint_fast64_t too_large;		/* 413: route, max_inflight */
-	atomic_uint_fast64_t bytes_budget;	/* 503: max_inflight full */
-	atomic_uint_fast64_t bytes_reserved;	/* 503: its reserve, for
+	atomic_uint_fast64_t too_large;	     /* 413: route, max_inflight */
+	atomic_uint_fast64_t bytes_budget;   /* 503: max_inflight full */
+	atomic_uint_fast64_t bytes_reserved; /* 503: its reserve, for
 						 * addresses holding little */
-	atomic_uint_fast64_t bytes_per_addr;	/* 429: address's share */
-	atomic_uint_fast64_t conn_per_addr;	/* not accepted: per address */
-	atomic_uint_fast64_t conn_reserved;	/* not accepted: the slots
+	atomic_uint_fast64_t bytes_per_addr; /* 429: address's share */
+	atomic_uint_fast64_t conn_per_addr;  /* not accepted: per address */
+	atomic_uint_fast64_t conn_reserved;  /* not accepted: the slots
 						 * kept for the few */
-	atomic_uint_fast64_t failed_checks;	/* 429: the address's failed
+	atomic_uint_fast64_t failed_checks;  /* 429: the address's failed
 						 * checks (http_peers.h) */
-	atomic_uint_fast64_t closed_headers;	/* handshake or headers late */
-	atomic_uint_fast64_t closed_body;	/* body under the floor rate */
+	atomic_uint_fast64_t closed_headers; /* handshake or headers late */
+	atomic_uint_fast64_t closed_body;    /* body under the floor rate */
 };
 
 struct http_request {
 	const char *method;
 	const char *path;
-	const char *body;	/* NUL-terminated; "" when none */
+	const char *body; /* NUL-terminated; "" when none */
 	size_t body_len;
-	const char *authorization;	/* header value, or NULL */
-	const char *if_none_match;	/* header value, or NULL */
+	const char *authorization; /* header value, or NULL */
+	const char *if_none_match; /* header value, or NULL */
 	size_t nparams;
 	char params[HTTP_PARAMS_MAX][HTTP_PARAM_MAX + 1];
-	void *conn;		/* the server's; for http_query() only */
-	char op_name[HTTP_OPERATOR_MAX + 1];	/* set by the route's guard
+	void *conn; /* the server's; for http_query() only */
+	char op_name[HTTP_OPERATOR_MAX + 1]; /* set by the route's guard
 						 * when it passed; else "" */
-	int body_type_other;	/* 1: the body is of the route's
+	int body_type_other;		     /* 1: the body is of the route's
 				 * ->other_type, not JSON */
 };
 
 struct http_response {
 	unsigned int status;
-	char *body;		/* malloc'ed JSON, owned by the server after */
-	size_t body_len;	/* bytes of a binary body; 0: strlen(body) */
-	const char *content_type;	/* default application/json */
-	unsigned int retry_after;	/* seconds for Retry-After; 0: none */
-	const char *cache_control;	/* NULL: no-store */
-	const char *etag;		/* ETag header; NULL: none */
-	const char *const *headers;	/* more "Name", "value" pairs ending
+	char *body;	 /* malloc'ed JSON, owned by the server after */
+	size_t body_len; /* bytes of a binary body; 0: strlen(body) */
+	const char *content_type;   /* default application/json */
+	unsigned int retry_after;   /* seconds for Retry-After; 0: none */
+	const char *cache_control;  /* NULL: no-store */
+	const char *etag;	    /* ETag header; NULL: none */
+	const char *const *headers; /* more "Name", "value" pairs ending
 					 * with NULL, static; NULL: none */
 	/* 1: the request failed a costly check (a quote no enrolled AK
 	 * signed): charged to its address's budget of failed checks */
@@ -90,10 +90,10 @@ struct http_response {
 
 struct http_route {
 	const char *method;
-	const char *pattern;	/* "/v1/agents/{}/evidence" */
+	const char *pattern; /* "/v1/agents/{}/evidence" */
 	void (*handler)(void *ctx, const struct http_request *req,
 			struct http_response *res);
-	size_t max_body;	/* 0: no body allowed */
+	size_t max_body; /* 0: no body allowed */
 	/*
 	 * Run with the headers only (req->authorization, params), before
 	 * any body byte is read. Return 0 to go on (it may fill
@@ -114,32 +114,32 @@ struct http_route {
 struct http_server;
 
 struct http_config {
-	const char *addr;	/* IPv4 or IPv6 literal */
-	unsigned int port;	/* 0 picks a free port (tests) */
-	const char *cert_pem;	/* certificate chain, PEM text */
-	const char *key_pem;	/* private key, PEM text */
+	const char *addr;     /* IPv4 or IPv6 literal */
+	unsigned int port;    /* 0 picks a free port (tests) */
+	const char *cert_pem; /* certificate chain, PEM text */
+	const char *key_pem;  /* private key, PEM text */
 	unsigned int max_connections;
-	unsigned int threads;	/* worker threads */
-	unsigned int max_per_ip;	/* connections from one address
+	unsigned int threads;	 /* worker threads */
+	unsigned int max_per_ip; /* connections from one address
 					 * (IPv6: /64); 0: no limit of its
 					 * own */
-	unsigned int timeout;	/* seconds a connection may stay idle;
+	unsigned int timeout;	 /* seconds a connection may stay idle;
 				 * 0: HTTP_TIMEOUT_DEFAULT */
-	size_t max_body;	/* if not 0, caps the body of routes without
+	size_t max_body;	 /* if not 0, caps the body of routes without
 				 * a guard (what anyone may send) */
-	size_t max_inflight;	/* bytes of request bodies held at once,
+	size_t max_inflight;	 /* bytes of request bodies held at once,
 				 * all connections; 0: HTTP_INFLIGHT_DEFAULT */
-	unsigned int header_timeout;	/* seconds from connect (or the
+	unsigned int header_timeout; /* seconds from connect (or the
 					 * last answer, plus timeout) to a
 					 * request's headers; 0: default */
-	size_t body_min_rate;	/* bytes/s a body must keep up, after
+	size_t body_min_rate;	     /* bytes/s a body must keep up, after
 				 * header_timeout s of grace; 0: default */
-	unsigned int fail_burst;	/* failed checks an address may cost
+	unsigned int fail_burst;     /* failed checks an address may cost
 					 * at once; 0: HTTP_FAIL_BURST;
 					 * HTTP_FAIL_OFF: no limit */
-	unsigned int fail_ms;	/* ... and one more each fail_ms; 0:
+	unsigned int fail_ms;	     /* ... and one more each fail_ms; 0:
 				 * HTTP_FAIL_MS */
-	struct http_stats *stats;	/* counters; NULL: the server's */
+	struct http_stats *stats;    /* counters; NULL: the server's */
 };
 
 /**
@@ -174,8 +174,8 @@ void http_stop(struct http_server *s);
  * @status: HTTP status code
  * @fmt: printf-style message for the operator or agent
  */
-void http_error(struct http_response *res, unsigned int status,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void http_error(struct http_response *res, unsigned int status, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
 
 /**
  * http_query() - the value of query argument @key ("?after=5"), or NULL.

@@ -28,10 +28,10 @@ int http_check_target(const char *uri)
 
 /* What header_one() found of the headers. */
 struct header_scan {
-	const char *length;	/* the first Content-Length */
+	const char *length; /* the first Content-Length */
 	size_t length_len;
 	int lengths_differ;
-	int bad_byte;		/* a CR in a name or value, or a NUL
+	int bad_byte; /* a CR in a name or value, or a NUL
 				 * libmicrohttpd counted in its length */
 };
 
@@ -42,10 +42,9 @@ static enum MHD_Result header_one(void *cls, enum MHD_ValueKind kind,
 	struct header_scan *hs = cls;
 
 	(void)kind;
-	if (memchr(key, '\r', key_size) != NULL ||
-	    strlen(key) != key_size || (value != NULL &&
-	    (memchr(value, '\r', value_size) != NULL ||
-	     strlen(value) != value_size)))
+	if (memchr(key, '\r', key_size) != NULL || strlen(key) != key_size ||
+	    (value != NULL && (memchr(value, '\r', value_size) != NULL ||
+			       strlen(value) != value_size)))
 		hs->bad_byte = 1;
 	if (value == NULL ||
 	    strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)

@@ -13,16 +13,16 @@
 
 #include "http_peers.h"
 
-#define PEER_BUCKETS 1024	/* hash buckets of the address table */
-#define PEER_KEY_MAX 9		/* family byte + IPv6 /64 */
+#define PEER_BUCKETS 1024 /* hash buckets of the address table */
+#define PEER_KEY_MAX 9	  /* family byte + IPv6 /64 */
 
 struct http_peer {
-	struct http_peer *next;	/* in its bucket */
+	struct http_peer *next; /* in its bucket */
 	unsigned char key[PEER_KEY_MAX];
 	size_t key_len;
-	unsigned int conns;	/* connections open */
-	size_t bytes;		/* body bytes held by its requests */
-	int64_t fail_tat;	/* ms: when its failed checks are all paid
+	unsigned int conns; /* connections open */
+	size_t bytes;	    /* body bytes held by its requests */
+	int64_t fail_tat;   /* ms: when its failed checks are all paid
 				 * back (HTTP_FAIL_MS each); kept that long
 				 * after its last connection closed */
 };
@@ -38,14 +38,14 @@ struct http_peers {
 	 */
 	pthread_mutex_t lock;
 	struct http_peer *buckets[PEER_BUCKETS];
-	struct http_conn *conns;	/* every open connection */
+	struct http_conn *conns; /* every open connection */
 	unsigned int nconns;
-	size_t bytes;			/* sum of every peer's bytes */
+	size_t bytes; /* sum of every peer's bytes */
 	/* the sweep thread: runs until stop, woken by wake */
 	pthread_t sweeper;
 	pthread_cond_t wake;
 	int stop;
-	int sweeping;		/* the thread was started */
+	int sweeping; /* the thread was started */
 };
 
 int64_t http_now_ms(void)
@@ -87,7 +87,7 @@ static size_t peer_key(const struct sockaddr *addr, unsigned char *key)
 
 static size_t bucket_of(const unsigned char *key, size_t len)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
+	uint32_t h = 2166136261u; /* FNV-1a */
 	size_t i;
 
 	for (i = 0; i < len; i++)
@@ -140,8 +140,7 @@ static int admit_locked(struct http_peers *p, const struct http_peer *e)
 		atomic_fetch_add(&p->stats->conn_per_addr, 1);
 		return -1;
 	}
-	if (p->nconns + reserve >= p->lim.max_conns &&
-	    held >= HTTP_FEW_CONNS) {
+	if (p->nconns + reserve >= p->lim.max_conns && held >= HTTP_FEW_CONNS) {
 		/* the last slots are for addresses that hold few */
 		atomic_fetch_add(&p->stats->conn_reserved, 1);
 		return -1;
@@ -222,15 +221,15 @@ void http_conn_deadline(struct http_conn *c, enum http_phase phase,
 	atomic_store(&c->deadline, deadline);
 }
 
-int http_conn_expired(struct http_peers *p, struct http_conn *c,
-		      int64_t now)
+int http_conn_expired(struct http_peers *p, struct http_conn *c, int64_t now)
 {
 	if (now <= atomic_load(&c->deadline))
 		return 0;
 	if (atomic_exchange(&c->closing, 1) == 0)
 		atomic_fetch_add(atomic_load(&c->phase) == HTTP_PHASE_BODY ?
-				 &p->stats->closed_body :
-				 &p->stats->closed_headers, 1);
+					 &p->stats->closed_body :
+					 &p->stats->closed_headers,
+				 1);
 	return 1;
 }
 
@@ -310,8 +309,8 @@ static void sweep(struct http_peers *p, int64_t now)
 int http_peers_spent(struct http_peers *p, const struct http_conn *c,
 		     int64_t now, unsigned int *retry_s)
 {
-	int64_t owed = 0, free_ms = (int64_t)(p->lim.fail_burst - 1) *
-				     p->lim.fail_ms;
+	int64_t owed = 0,
+		free_ms = (int64_t)(p->lim.fail_burst - 1) * p->lim.fail_ms;
 
 	if (p->lim.fail_burst == HTTP_FAIL_OFF)
 		return 0;
@@ -325,16 +324,15 @@ int http_peers_spent(struct http_peers *p, const struct http_conn *c,
 	return 1;
 }
 
-void http_peers_charge(struct http_peers *p, struct http_conn *c,
-		       int64_t now)
+void http_peers_charge(struct http_peers *p, struct http_conn *c, int64_t now)
 {
 	if (c == NULL || p->lim.fail_burst == HTTP_FAIL_OFF)
 		return;
 	pthread_mutex_lock(&p->lock);
 	if (c->peer != NULL)
-		c->peer->fail_tat = (c->peer->fail_tat > now ?
-				     c->peer->fail_tat : now) +
-				    p->lim.fail_ms;
+		c->peer->fail_tat =
+			(c->peer->fail_tat > now ? c->peer->fail_tat : now) +
+			p->lim.fail_ms;
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -350,8 +348,8 @@ static void *sweeper(void *arg)
 		ts.tv_nsec += HTTP_SWEEP_MS * 1000000L;
 		ts.tv_sec += ts.tv_nsec / 1000000000L;
 		ts.tv_nsec %= 1000000000L;
-		while (!p->stop && pthread_cond_timedwait(&p->wake, &p->lock,
-							  &ts) == EINTR)
+		while (!p->stop &&
+		       pthread_cond_timedwait(&p->wake, &p->lock, &ts) == EINTR)
 			;
 	}
 	pthread_mutex_unlock(&p->lock);

@@ -27,12 +27,12 @@
 
 #include "http.h"
 
-#define HTTP_CONN_RESERVE_DIV 4	/* of max_connections, for the few */
-#define HTTP_FEW_CONNS 2	/* an address with fewer holds "few" */
-#define HTTP_BYTES_RESERVE_DIV 4	/* of max_inflight, for small holders */
-#define HTTP_SMALL_HOLDER_DIV 64	/* of max_inflight: a small holder */
-#define HTTP_SHARE_DIV 8	/* of max_inflight: one address's bodies */
-#define HTTP_SWEEP_MS 250	/* how often deadlines are looked at */
+#define HTTP_CONN_RESERVE_DIV 4	 /* of max_connections, for the few */
+#define HTTP_FEW_CONNS 2	 /* an address with fewer holds "few" */
+#define HTTP_BYTES_RESERVE_DIV 4 /* of max_inflight, for small holders */
+#define HTTP_SMALL_HOLDER_DIV 64 /* of max_inflight: a small holder */
+#define HTTP_SHARE_DIV 8	 /* of max_inflight: one address's bodies */
+#define HTTP_SWEEP_MS 250	 /* how often deadlines are looked at */
 /* Failed costly checks (res->charge) an address may cause: a burst of
  * HTTP_FAIL_BURST, then one each HTTP_FAIL_MS (8 a second); past that a
  * metered route answers 429. An honest agent fails none (its quotes are
@@ -43,29 +43,29 @@
 
 /* The phase a connection's deadline is for (which counter it bumps). */
 enum http_phase {
-	HTTP_PHASE_HEADERS,	/* TLS handshake, request line, headers */
-	HTTP_PHASE_BODY,	/* the body, at the floor rate */
+	HTTP_PHASE_HEADERS, /* TLS handshake, request line, headers */
+	HTTP_PHASE_BODY,    /* the body, at the floor rate */
 };
 
-struct http_peer;		/* one address */
+struct http_peer; /* one address */
 struct http_peers;
 
 /* One connection, from libmicrohttpd's connect notice to its close. */
 struct http_conn {
-	struct http_conn *prev, *next;	/* peers->conns, under its lock */
-	struct http_peer *peer;	/* its address; NULL when out of memory */
+	struct http_conn *prev, *next; /* peers->conns, under its lock */
+	struct http_peer *peer; /* its address; NULL when out of memory */
 	int fd;
-	atomic_int_fast64_t deadline;	/* CLOCK_MONOTONIC ms */
-	atomic_int phase;		/* enum http_phase */
-	atomic_int closing;		/* the sweep shut it down */
+	atomic_int_fast64_t deadline; /* CLOCK_MONOTONIC ms */
+	atomic_int phase;	      /* enum http_phase */
+	atomic_int closing;	      /* the sweep shut it down */
 };
 
 struct http_peers_limits {
 	unsigned int max_conns;
-	unsigned int per_addr;		/* 0: no cap of its own */
+	unsigned int per_addr; /* 0: no cap of its own */
 	size_t max_inflight;
-	unsigned int fail_burst;	/* 0: HTTP_FAIL_BURST */
-	unsigned int fail_ms;		/* 0: HTTP_FAIL_MS */
+	unsigned int fail_burst; /* 0: HTTP_FAIL_BURST */
+	unsigned int fail_ms;	 /* 0: HTTP_FAIL_MS */
 };
 
 /* Now on CLOCK_MONOTONIC, in milliseconds. */
@@ -108,8 +108,7 @@ void http_conn_deadline(struct http_conn *c, enum http_phase phase,
 			int64_t deadline);
 
 /* Is @c past its deadline at @now? Counts it once when so. */
-int http_conn_expired(struct http_peers *p, struct http_conn *c,
-		      int64_t now);
+int http_conn_expired(struct http_peers *p, struct http_conn *c, int64_t now);
 
 /*
  * Take @n bytes of body for a request on @c: 0, or the refusal's status
@@ -128,8 +127,7 @@ void http_peers_give(struct http_peers *p, struct http_conn *c, size_t n);
 int http_peers_spent(struct http_peers *p, const struct http_conn *c,
 		     int64_t now, unsigned int *retry_s);
 /* Charge one failed check to @c's address at @now. */
-void http_peers_charge(struct http_peers *p, struct http_conn *c,
-		       int64_t now);
+void http_peers_charge(struct http_peers *p, struct http_conn *c, int64_t now);
 
 void http_peers_held(struct http_peers *p, const struct http_conn *c,
 		     size_t *all, size_t *addr);

@@ -40,13 +40,14 @@
 #include "webhook.h"
 
 #define DEFAULT_CONFIG "/etc/imatrust/verifier.conf"
-#define PEM_MAX (1u << 20)	/* a larger certificate or key file is bogus */
-#define TOKEN_BYTES 32		/* a new operator token, before hex */
-#define RETENTION_PERIOD 60	/* seconds between retention passes */
-#define RETENTION_ROWS 5000	/* rows deleted per pass */
-#define FD_RESERVE 64		/* descriptors besides connections: listener,
+#define PEM_MAX (1u << 20)  /* a larger certificate or key file is bogus */
+#define TOKEN_BYTES 32	    /* a new operator token, before hex */
+#define RETENTION_PERIOD 60 /* seconds between retention passes */
+#define RETENTION_ROWS 5000 /* rows deleted per pass */
+#define FD_RESERVE \
+	64		/* descriptors besides connections: listener,
 				 * database, log; plus FD_PER_THREAD each */
-#define FD_PER_THREAD 4		/* a worker's epoll and wakeup descriptors */
+#define FD_PER_THREAD 4 /* a worker's epoll and wakeup descriptors */
 
 static volatile sig_atomic_t quit;
 
@@ -91,7 +92,8 @@ static X509_STORE *load_ek_ca(const char *path)
 	X509_STORE *store;
 
 	if (path[0] == '\0') {
-		log_info("no ek_ca: every machine waits in 'pending' for an operator");
+		log_info(
+			"no ek_ca: every machine waits in 'pending' for an operator");
 		return NULL;
 	}
 	store = X509_STORE_new();
@@ -134,8 +136,7 @@ static int load_result_key(struct verifier *v)
 		return -1;
 	}
 	log_info("%s result signing key %s (kid %s)",
-		 created ? "made the" : "loaded the", path,
-		 v->result_key->kid);
+		 created ? "made the" : "loaded the", path, v->result_key->kid);
 	return 0;
 }
 
@@ -146,9 +147,10 @@ static int token_command(struct verifier *v, int argc, char **argv)
 	struct imt_error err;
 	int deleted = 0, rc = 1;
 
-	if (argc != 3 || (strcmp(argv[1], "add") != 0 &&
-			  strcmp(argv[1], "rm") != 0)) {
-		fprintf(stderr, "usage: imatrust-verifier [-c FILE] token add|rm NAME\n");
+	if (argc != 3 ||
+	    (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "rm") != 0)) {
+		fprintf(stderr,
+			"usage: imatrust-verifier [-c FILE] token add|rm NAME\n");
 		return 2;
 	}
 	if (open_db(v) < 0)
@@ -205,16 +207,16 @@ static void fill_fingerprints(struct verifier *v)
 		}
 		if (!found)
 			break;
-		if (enroll_fingerprint(m.ek_pub, m.ek_pub_len, fpr,
-				       &err) != IMT_OK)
+		if (enroll_fingerprint(m.ek_pub, m.ek_pub_len, fpr, &err) !=
+		    IMT_OK)
 			log_warnx("%s: no EK fingerprint: %s", m.id, err.msg);
 		else if (db_machine_fill_fpr(v->db, m.id, fpr, time(NULL),
 					     holder, &err) < 0)
 			log_warnx("%s: EK fingerprint: %s", m.id, err.msg);
 		else if (holder[0] != '\0')
 			log_warnx("%s: its EK is %s's too; only %s keeps it "
-				  "(imatrust machine rm %s)", m.id, holder,
-				  holder, m.id);
+				  "(imatrust machine rm %s)",
+				  m.id, holder, holder, m.id);
 		else
 			log_info("%s: EK fingerprint filled", m.id);
 		db_machine_release(&m);
@@ -336,7 +338,8 @@ static void http_config_of(struct verifier *v, const char *cert,
 	hc->body_min_rate = (size_t)v->cfg.body_min_rate;
 	/* 0: no limit (behind a TCP proxy every agent shares its address) */
 	hc->fail_burst = v->cfg.max_failed_checks != 0 ?
-		(unsigned int)v->cfg.max_failed_checks : HTTP_FAIL_OFF;
+				 (unsigned int)v->cfg.max_failed_checks :
+				 HTTP_FAIL_OFF;
 	hc->stats = &v->metrics.http;
 }
 
@@ -446,7 +449,7 @@ int main(int argc, char **argv)
 		return token_command(&v, o.argc, o.argv);
 	if (o.argc > 0) {
 		fprintf(stderr, "usage: imatrust-verifier [-c FILE] "
-			"token add|rm NAME\n");
+				"token add|rm NAME\n");
 		return 2;
 	}
 	sigaction(SIGTERM, &sa, NULL);

@@ -48,13 +48,13 @@ static const struct cli_command top_commands[] = {
 	{ "verify", cli_verify_main,
 	  "one-shot check of an evidence bundle, nothing stored: "
 	  "verify [--policy NAME] BUNDLE.json" },
-	{ "api", cli_api_main, "one raw GET of the operator API: api GET PATH" },
+	{ "api", cli_api_main,
+	  "one raw GET of the operator API: api GET PATH" },
 	{ "version", cmd_version, "print the version" },
 	{ NULL, NULL, NULL },
 };
 
-static void usage(FILE *out, const char *group,
-		  const struct cli_command *table)
+static void usage(FILE *out, const char *group, const struct cli_command *table)
 {
 	const struct cli_command *c;
 
@@ -64,8 +64,8 @@ static void usage(FILE *out, const char *group,
 		fprintf(out, "  %-10s %s\n", c->name, c->help);
 }
 
-int cli_dispatch(const char *group, const struct cli_command *table,
-		 int argc, char **argv)
+int cli_dispatch(const char *group, const struct cli_command *table, int argc,
+		 char **argv)
 {
 	const struct cli_command *c;
 

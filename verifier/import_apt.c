@@ -3,7 +3,7 @@
  * import_apt.c - apt archive indexes and the .deb files they list
  * (import_apt.h). libarchive's raw format undoes the compression.
  */
-#define _GNU_SOURCE	/* memmem */
+#define _GNU_SOURCE /* memmem */
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +19,13 @@
 #include "import_apt.h"
 
 #define APT_PATH_MAX 4096
-#define APT_FILE_MAX (256u << 20)	/* a compressed index file */
+#define APT_FILE_MAX (256u << 20) /* a compressed index file */
 
 /* The index file names of one directory, the first found is read. */
 static const char *const apt_index_names[] = {
-	"Packages", "Packages.xz", "Packages.gz",
+	"Packages",
+	"Packages.xz",
+	"Packages.gz",
 };
 
 /* Room for one stanza's strings. */
@@ -134,8 +136,8 @@ static int parse_stanza(const struct deb822_stanza *st, size_t n,
 }
 
 /* Every stanza, @fn NULL: the check before any entry is given. */
-static int parse_index(const char *text, size_t len, apt_entry_fn fn,
-		       void *arg, struct imt_error *err)
+static int parse_index(const char *text, size_t len, apt_entry_fn fn, void *arg,
+		       struct imt_error *err)
 {
 	struct deb822_cursor cur = { 0, 1 };
 	struct deb822_stanza st;
@@ -148,7 +150,8 @@ static int parse_index(const char *text, size_t len, apt_entry_fn fn,
 	s = malloc(sizeof(*s));
 	if (!s)
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				     IMT_NO_POS, "out of memory"), -1;
+				     IMT_NO_POS, "out of memory"),
+		       -1;
 	while ((r = deb822_next(text, len, &cur, &st, &perr)) == 1) {
 		n++;
 		if (parse_stanza(&st, n, s, &e, err))
@@ -168,8 +171,8 @@ out:
 }
 
 /* The Package of the last stanza that starts in text[0, len). */
-static void last_package(const char *text, size_t len, char *out,
-			 size_t outlen, size_t *stanza)
+static void last_package(const char *text, size_t len, char *out, size_t outlen,
+			 size_t *stanza)
 {
 	const char *p = text, *last = NULL, *nl;
 	size_t n = 0, i;
@@ -250,7 +253,7 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 		goto out;
 	}
 	if (archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE) {
-		rc = 1;		/* plain: parse @buf itself */
+		rc = 1; /* plain: parse @buf itself */
 		goto out;
 	}
 	/* block by block: what came before a cut is kept to name it */
@@ -266,9 +269,8 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 			cap = (n + blen) * 2;
 			nt = realloc(t, cap);
 			if (!nt) {
-				imt_error_set(err, IMT_ERR_INTERNAL,
-					      IMT_NO_POS, IMT_NO_POS,
-					      "out of memory");
+				imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+					      IMT_NO_POS, "out of memory");
 				goto out;
 			}
 			t = nt;
@@ -290,8 +292,8 @@ out:
 	return rc;
 }
 
-int import_apt_index(const uint8_t *buf, size_t len, apt_entry_fn fn,
-		     void *arg, struct imt_error *err)
+int import_apt_index(const uint8_t *buf, size_t len, apt_entry_fn fn, void *arg,
+		     struct imt_error *err)
 {
 	const char *text;
 	size_t tlen;
@@ -356,7 +358,8 @@ int apt_archive_index_path(const char *dir,
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 				     IMT_NO_POS,
 				     "%s: no Packages index (flat or dists/...)",
-				     dir), -1;
+				     dir),
+		       -1;
 	return n;
 }
 
@@ -392,7 +395,8 @@ static int each_index(void *arg, const char *path, struct imt_error *err)
 	buf = file_read(path, APT_FILE_MAX, &len, why, sizeof(why));
 	if (!buf)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
-				     IMT_NO_POS, "%s", why), -1;
+				     IMT_NO_POS, "%s", why),
+		       -1;
 	rc = import_apt_index((const uint8_t *)buf, len, each_entry, c, err);
 	free(buf);
 	if (rc && err) {
@@ -413,7 +417,8 @@ int apt_archive_each(const char *dir, apt_entry_fn fn, void *arg,
 
 	if (!c)
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				     IMT_NO_POS, "out of memory"), -1;
+				     IMT_NO_POS, "out of memory"),
+		       -1;
 	c->dir = dir;
 	c->fn = fn;
 	c->arg = arg;
@@ -425,7 +430,7 @@ int apt_archive_each(const char *dir, apt_entry_fn fn, void *arg,
 /* ---- importing an archive ---------------------------------------------- */
 
 struct import_ctx {
-	struct apt_entry *e;	/* strings allocated */
+	struct apt_entry *e; /* strings allocated */
 	struct deb_job *jobs;
 	size_t n, cap;
 	apt_import_fn fn;
@@ -441,8 +446,7 @@ static char *dup_or_fail(const char *s, int *failed)
 	return d;
 }
 
-static int collect(void *arg, const struct apt_entry *e,
-		   struct imt_error *err)
+static int collect(void *arg, const struct apt_entry *e, struct imt_error *err)
 {
 	struct import_ctx *c = arg;
 	struct apt_entry *ne, *d;
@@ -467,7 +471,8 @@ static int collect(void *arg, const struct apt_entry *e,
 		return 0;
 oom:
 	return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
-			     "out of memory"), -1;
+			     "out of memory"),
+	       -1;
 }
 
 /* What the package says it is against what the index says. */
@@ -514,9 +519,9 @@ static void import_free(struct import_ctx *c)
 	free(c->jobs);
 }
 
-int apt_archive_import(const char *dir, const char *const *algos,
-		       size_t nalgos, unsigned int nthreads, apt_import_fn fn,
-		       void *arg, struct imt_error *err)
+int apt_archive_import(const char *dir, const char *const *algos, size_t nalgos,
+		       unsigned int nthreads, apt_import_fn fn, void *arg,
+		       struct imt_error *err)
 {
 	struct import_ctx c = { .fn = fn, .arg = arg };
 	size_t i;

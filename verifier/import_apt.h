@@ -19,18 +19,18 @@
 #include "import_deb.h"
 #include "result.h"
 
-#define APT_INDEX_MAX (1024u << 20)	/* uncompressed index bytes */
+#define APT_INDEX_MAX (1024u << 20) /* uncompressed index bytes */
 
 /* One package of an index; the strings are NUL-terminated. */
 struct apt_entry {
 	const char *package;
 	const char *version;
 	const char *architecture;
-	const char *filename;	/* as the index has it, relative */
-	const char *path;	/* DIR/filename (NULL from import_apt_index) */
+	const char *filename; /* as the index has it, relative */
+	const char *path;     /* DIR/filename (NULL from import_apt_index) */
 	uint64_t size;
 	uint8_t sha256[32];
-	size_t stanza;		/* 1-based, in the index */
+	size_t stanza; /* 1-based, in the index */
 };
 
 /**
@@ -59,8 +59,8 @@ typedef int (*apt_entry_fn)(void *arg, const struct apt_entry *e,
  *
  * Return: 0, or -1 with @err filled.
  */
-int import_apt_index(const uint8_t *buf, size_t len, apt_entry_fn fn,
-		     void *arg, struct imt_error *err);
+int import_apt_index(const uint8_t *buf, size_t len, apt_entry_fn fn, void *arg,
+		     struct imt_error *err);
 
 /**
  * apt_archive_index_path() - the index files of the archive in @dir.
@@ -129,8 +129,8 @@ typedef int (*apt_import_fn)(void *arg, const struct apt_entry *e,
  *
  * Return: 0, or -1 with @err filled.
  */
-int apt_archive_import(const char *dir, const char *const *algos,
-		       size_t nalgos, unsigned int nthreads, apt_import_fn fn,
-		       void *arg, struct imt_error *err);
+int apt_archive_import(const char *dir, const char *const *algos, size_t nalgos,
+		       unsigned int nthreads, apt_import_fn fn, void *arg,
+		       struct imt_error *err);
 
 #endif /* IMATRUST_IMPORT_APT_H */

@@ -18,7 +18,7 @@
 #include "import_deb.h"
 
 #define DEB_CONTROL_MEMBERS 64	/* control.tar members kept */
-#define DEB_MEMBER_NAME_MAX 100	/* dpkg's MAXCONTROLFILENAME */
+#define DEB_MEMBER_NAME_MAX 100 /* dpkg's MAXCONTROLFILENAME */
 #define DEB_PATH_MAX 4096
 #define DEB_INFO_DIR "/var/lib/dpkg/info/"
 /* where dpkg unpacks the control part (and runs preinst from) first */
@@ -29,9 +29,9 @@
 /* One compressed form of a tar member, by the suffix of its name. */
 struct deb_comp {
 	const char *suffix;
-	int code;		/* ARCHIVE_FILTER_* */
+	int code; /* ARCHIVE_FILTER_* */
 	int (*enable)(struct archive *a);
-	int data_only;		/* dpkg accepts it for data.tar only */
+	int data_only; /* dpkg accepts it for data.tar only */
 };
 
 static const struct deb_comp deb_comps[] = {
@@ -53,23 +53,23 @@ static const struct {
 /* The requested algorithms, one context each, reused file after file. */
 struct deb_hasher {
 	size_t n;
-	const char *name[IMPORT_ALGOS_MAX];	/* hash_algo.h's names */
+	const char *name[IMPORT_ALGOS_MAX]; /* hash_algo.h's names */
 	EVP_MD *md[IMPORT_ALGOS_MAX];
 	EVP_MD_CTX *ctx[IMPORT_ALGOS_MAX];
 	size_t size[IMPORT_ALGOS_MAX];
-	size_t off[IMPORT_ALGOS_MAX];	/* of each digest in an output */
+	size_t off[IMPORT_ALGOS_MAX]; /* of each digest in an output */
 	size_t total;
 };
 
 struct ctl_member {
 	char name[DEB_MEMBER_NAME_MAX + 1];
-	size_t dig_off;		/* in ctx->ctl_dig */
+	size_t dig_off; /* in ctx->ctl_dig */
 };
 
 /* A data.tar file already seen, for the hard links to it. */
 struct file_ent {
 	uint64_t h;
-	char *path;		/* allocated with the digests after it */
+	char *path; /* allocated with the digests after it */
 	uint8_t *dig;
 };
 
@@ -78,8 +78,8 @@ struct deb_ctx {
 	const struct import_sink *sink;
 	struct imt_error *err;
 	struct deb_info info;
-	size_t deb_len;		/* bytes of the .deb, for DEB_RATIO_MAX */
-	const char *member;	/* the tar member being read, for errors */
+	size_t deb_len;	    /* bytes of the .deb, for DEB_RATIO_MAX */
+	const char *member; /* the tar member being read, for errors */
 	/* control part */
 	struct ctl_member ctl[DEB_CONTROL_MEMBERS];
 	uint8_t ctl_dig[DEB_CONTROL_MEMBERS * IMPORT_ALGOS_MAX *
@@ -101,7 +101,7 @@ struct deb_ctx {
 /* The outer ar member an inner tar reads from. */
 struct nest {
 	struct archive *outer;
-	int failed;		/* the ar ended early: a truncated .deb */
+	int failed; /* the ar ended early: a truncated .deb */
 };
 
 static int fail(struct deb_ctx *c, enum imt_result st, const char *fmt, ...)
@@ -157,19 +157,22 @@ static int deb_hasher_init(struct deb_hasher *hs, const char *const *algos,
 	if (nalgos < 1 || nalgos > IMPORT_ALGOS_MAX)
 		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
 				     "1 to %d algorithms, not %zu",
-				     IMPORT_ALGOS_MAX, nalgos), -1;
+				     IMPORT_ALGOS_MAX, nalgos),
+		       -1;
 	for (i = 0; i < nalgos; i++) {
 		ha = hash_algo_by_name(algos[i], strlen(algos[i]));
 		hs->md[i] = ha ? EVP_MD_fetch(NULL, openssl_md_name(ha->name),
-					      NULL) : NULL;
-		if (!hs->md[i] || (size_t)EVP_MD_get_size(hs->md[i]) !=
-				      ha->size) {
+					      NULL) :
+				 NULL;
+		if (!hs->md[i] ||
+		    (size_t)EVP_MD_get_size(hs->md[i]) != ha->size) {
 			hs->n = i + 1;
 			deb_hasher_free(hs);
 			return imt_error_set(err, IMT_ERR_UNSUPPORTED,
 					     IMT_NO_POS, IMT_NO_POS,
 					     "unsupported hash algorithm \"%s\"",
-					     algos[i]), -1;
+					     algos[i]),
+			       -1;
 		}
 		hs->name[i] = ha->name;
 		hs->size[i] = ha->size;
@@ -180,7 +183,8 @@ static int deb_hasher_init(struct deb_hasher *hs, const char *const *algos,
 		if (!hs->ctx[i]) {
 			deb_hasher_free(hs);
 			return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-					     IMT_NO_POS, "out of memory"), -1;
+					     IMT_NO_POS, "out of memory"),
+			       -1;
 		}
 	}
 	return 0;
@@ -256,8 +260,7 @@ static const struct deb_comp *comp_of(const char *name, const char *base,
 }
 
 /* libarchive's reason, or "truncated" when the ar itself ran short. */
-static int tar_fail(struct deb_ctx *c, struct archive *in,
-		    const struct nest *n)
+static int tar_fail(struct deb_ctx *c, struct archive *in, const struct nest *n)
 {
 	const char *why = archive_error_string(in);
 
@@ -278,8 +281,7 @@ static struct archive *tar_open(struct deb_ctx *c, struct nest *n,
 	/* never an external program: libarchive's own decoders only */
 	if ((comp->enable && comp->enable(in) != ARCHIVE_OK) ||
 	    archive_read_support_format_tar(in) != ARCHIVE_OK) {
-		fail(c, IMT_ERR_UNSUPPORTED, "no decoder for %s",
-		     comp->suffix);
+		fail(c, IMT_ERR_UNSUPPORTED, "no decoder for %s", comp->suffix);
 		goto fail;
 	}
 	if (archive_read_open(in, n, NULL, nest_read, NULL) != ARCHIVE_OK) {
@@ -326,8 +328,8 @@ static int tar_close(struct deb_ctx *c, struct archive *in, struct nest *n)
 }
 
 /* Append @len bytes to a control file kept in memory, bounded. */
-static int keep_append(struct deb_ctx *c, char **buf, size_t *blen,
-		       size_t *cap, const void *b, size_t len)
+static int keep_append(struct deb_ctx *c, char **buf, size_t *blen, size_t *cap,
+		       const void *b, size_t len)
 {
 	char *nb;
 
@@ -374,7 +376,8 @@ static int count_file(struct deb_ctx *c)
 	if (c->info.files + 1 > DEB_FILES_MAX)
 		return fail(c, IMT_ERR_LIMIT,
 			    "limit DEB_FILES_MAX reached: %zu files, at most "
-			    "%u", c->info.files + 1, DEB_FILES_MAX);
+			    "%u",
+			    c->info.files + 1, DEB_FILES_MAX);
 	if (c->info.path_bytes > DEB_PATH_BYTES_MAX)
 		return fail(c, IMT_ERR_LIMIT,
 			    "limit DEB_PATH_BYTES_MAX reached: %llu bytes of "
@@ -401,7 +404,7 @@ static int hash_entry(struct deb_ctx *c, struct archive *in,
 		return fail(c, IMT_ERR_INTERNAL, "digest failure");
 	while ((r = archive_read_data_block(in, &b, &len, &off)) ==
 	       ARCHIVE_OK) {
-		if (off != want)	/* a hole: GNU sparse, never dpkg's */
+		if (off != want) /* a hole: GNU sparse, never dpkg's */
 			return fail(c, IMT_ERR_UNSUPPORTED, "%s: sparse file",
 				    name);
 		if (hash_block(&c->hs, b, len))
@@ -442,8 +445,7 @@ static int ctl_entry(struct deb_ctx *c, struct archive *in,
 
 	if (archive_entry_filetype(e) == AE_IFDIR && name[0] == '\0')
 		return 0;
-	if (archive_entry_filetype(e) != AE_IFREG ||
-	    archive_entry_hardlink(e))
+	if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e))
 		return fail(c, IMT_ERR_MALFORMED, "%s: not a regular file",
 			    path);
 	if (!name[0] || name[0] == '.' || strchr(name, '/') ||
@@ -472,8 +474,7 @@ static int ctl_entry(struct deb_ctx *c, struct archive *in,
 		return hash_entry(c, in, n, path, c->ctl_dig + m->dig_off,
 				  &c->conffiles_text, &c->conffiles_len);
 	}
-	return hash_entry(c, in, n, path, c->ctl_dig + m->dig_off, NULL,
-			  NULL);
+	return hash_entry(c, in, n, path, c->ctl_dig + m->dig_off, NULL, NULL);
 }
 
 /* Package names (policy 5.6.1); versions and architectures as dpkg's. */
@@ -486,7 +487,8 @@ static int name_ok(const char *v, size_t n, const char *extra, int lower)
 
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
 		      (!lower && ch >= 'A' && ch <= 'Z') ||
-		      strchr(extra, ch)) || ch == '\0')
+		      strchr(extra, ch)) ||
+		    ch == '\0')
 			return 0;
 	}
 	return n > 0 && n < DEB_NAME_MAX;
@@ -494,9 +496,9 @@ static int name_ok(const char *v, size_t n, const char *extra, int lower)
 
 struct ctl_field {
 	const char *name;
-	size_t off;		/* in struct deb_info */
-	const char *extra;	/* bytes allowed beside [a-z0-9] */
-	int lower;		/* no upper case */
+	size_t off;	   /* in struct deb_info */
+	const char *extra; /* bytes allowed beside [a-z0-9] */
+	int lower;	   /* no upper case */
 };
 
 static const struct ctl_field ctl_fields[] = {
@@ -575,8 +577,8 @@ static int parse_conffiles(struct deb_ctx *c)
 		else
 			end = line + strlen(line);
 		lineno++;
-		while (end > line && (end[-1] == ' ' || end[-1] == '\t' ||
-				      end[-1] == '\r'))
+		while (end > line &&
+		       (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 			*--end = '\0';
 		if (!*line)
 			continue;
@@ -607,7 +609,8 @@ static int parse_conffiles(struct deb_ctx *c)
 static int give(struct deb_ctx *c, const char *path, const uint8_t *dig,
 		int conffile)
 {
-	struct import_ref ref = { .kind = IMPORT_REF_FILE, .path = path,
+	struct import_ref ref = { .kind = IMPORT_REF_FILE,
+				  .path = path,
 				  .conffile = conffile };
 	size_t i;
 
@@ -629,8 +632,7 @@ static int give(struct deb_ctx *c, const char *path, const uint8_t *dig,
  */
 static int give_control(struct deb_ctx *c)
 {
-	char path[sizeof(DEB_INFO_DIR) + 3 * DEB_NAME_MAX +
-		  DEB_MEMBER_NAME_MAX];
+	char path[sizeof(DEB_INFO_DIR) + 3 * DEB_NAME_MAX + DEB_MEMBER_NAME_MAX];
 	size_t i;
 
 	if (c->have_control) {
@@ -732,7 +734,7 @@ static int data_path(struct deb_ctx *c, const char *name)
 
 static uint64_t path_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
@@ -786,7 +788,7 @@ static int file_add(struct deb_ctx *c, const uint8_t *dig)
 	if ((c->nfiles + 1) * 2 > c->files_cap && file_grow(c))
 		return -1;
 	slot = file_find(c, c->path);
-	if (slot->path) {	/* the same path again: the last one wins */
+	if (slot->path) { /* the same path again: the last one wins */
 		memcpy(slot->dig, dig, c->hs.total);
 		return 0;
 	}
@@ -813,9 +815,8 @@ static void file_free(struct deb_ctx *c)
 
 static int is_conffile(const struct deb_ctx *c, const char *path)
 {
-	return c->nconffiles &&
-	       bsearch(&path, c->conffiles, c->nconffiles, sizeof(char *),
-		       cmp_str) != NULL;
+	return c->nconffiles && bsearch(&path, c->conffiles, c->nconffiles,
+					sizeof(char *), cmp_str) != NULL;
 }
 
 /* A hard link in a tar has no data: the digests of its target. */
@@ -840,8 +841,8 @@ static int data_entry(struct deb_ctx *c, struct archive *in,
 	const char *name = archive_entry_pathname(e) ?: "";
 	const char *link = archive_entry_hardlink(e);
 
-	if (link && !(archive_entry_size_is_set(e) &&
-		      archive_entry_size(e) > 0)) {
+	if (link &&
+	    !(archive_entry_size_is_set(e) && archive_entry_size(e) > 0)) {
 		if (data_link(c, name, link))
 			return -1;
 	} else if (archive_entry_filetype(e) == AE_IFREG || link) {
@@ -849,7 +850,7 @@ static int data_entry(struct deb_ctx *c, struct archive *in,
 		    hash_entry(c, in, n, name, c->dig, NULL, NULL))
 			return -1;
 	} else {
-		return 0;	/* directory, symbolic link, device, fifo */
+		return 0; /* directory, symbolic link, device, fifo */
 	}
 	if (count_file(c) || file_add(c, c->dig) ||
 	    give(c, c->path, c->dig, is_conffile(c, c->path)))
@@ -986,7 +987,8 @@ int import_deb(const uint8_t *buf, size_t len, const char *const *algos,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				     IMT_NO_POS, "out of memory"), -1;
+				     IMT_NO_POS, "out of memory"),
+		       -1;
 	c->sink = sink;
 	c->err = err;
 	c->deb_len = len;

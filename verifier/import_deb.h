@@ -34,8 +34,8 @@
 #include "import.h"
 #include "result.h"
 
-#define DEB_NAME_MAX 128	/* package, version, architecture */
-#define DEB_CONTROL_MAX (4u << 20)	/* the control and conffiles files */
+#define DEB_NAME_MAX 128	   /* package, version, architecture */
+#define DEB_CONTROL_MAX (4u << 20) /* the control and conffiles files */
 /*
  * What one package may cost, whoever made it (an archive imported is
  * not the operator's). The figures of real packages (Debian 12, the apt
@@ -47,8 +47,8 @@
  * Each is checked as the package is read, and refused at once with an
  * IMT_ERR_LIMIT naming it.
  */
-#define DEB_FILES_MAX 250000u	/* data.tar files (hard links too) */
-#define DEB_PATH_BYTES_MAX (64u << 20)	/* their installed paths, summed */
+#define DEB_FILES_MAX 250000u	       /* data.tar files (hard links too) */
+#define DEB_PATH_BYTES_MAX (64u << 20) /* their installed paths, summed */
 /* uncompressed bytes x banks: what hashing one package costs */
 #define DEB_WORK_MAX (8ull << 30)
 /*
@@ -57,17 +57,17 @@
  * tens of MB, not after DEB_WORK_MAX.
  */
 #define DEB_RATIO_MAX 64u
-#define DEB_RATIO_SLACK (64u << 20)	/* what any package may unpack to */
+#define DEB_RATIO_SLACK (64u << 20) /* what any package may unpack to */
 
 struct deb_info {
 	char package[DEB_NAME_MAX];
 	char version[DEB_NAME_MAX];
 	char architecture[DEB_NAME_MAX];
-	int multi_arch_same;	/* "Multi-Arch: same" */
-	size_t control_files;	/* control members given to the sink */
-	size_t files;		/* data.tar files given (hard links too) */
-	uint64_t bytes;		/* uncompressed bytes hashed (once each) */
-	uint64_t path_bytes;	/* data.tar paths given, summed */
+	int multi_arch_same;  /* "Multi-Arch: same" */
+	size_t control_files; /* control members given to the sink */
+	size_t files;	      /* data.tar files given (hard links too) */
+	uint64_t bytes;	      /* uncompressed bytes hashed (once each) */
+	uint64_t path_bytes;  /* data.tar paths given, summed */
 };
 
 /**
@@ -106,7 +106,7 @@ int import_deb_replay(const struct deb_refs *refs,
 
 /* One .deb of a batch. */
 struct deb_job {
-	const char *path;	/* the .deb file */
+	const char *path; /* the .deb file */
 	/* when @sha256 is not NULL: the size and SHA-256 the file must have
 	 * (an apt index's), checked before it is read as a package */
 	uint64_t size;
@@ -126,8 +126,7 @@ struct deb_job {
  *
  * Return: 0 to go on, -1 to stop.
  */
-typedef int (*deb_batch_fn)(void *arg, size_t index,
-			    const struct deb_job *job,
+typedef int (*deb_batch_fn)(void *arg, size_t index, const struct deb_job *job,
 			    const struct imt_error *perr,
 			    const struct deb_info *info,
 			    const struct deb_refs *refs, struct imt_error *err);

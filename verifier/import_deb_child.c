@@ -4,7 +4,7 @@
  * (import_deb_child.h): the child's side writes import_deb_wire.h's
  * frames, the verifier's side reads them.
  */
-#define _GNU_SOURCE	/* memfd_create, pipe2, close_range, sigabbrev_np */
+#define _GNU_SOURCE /* memfd_create, pipe2, close_range, sigabbrev_np */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,8 +25,8 @@
 #include "import_deb_child.h"
 #include "import_deb_wire.h"
 
-#define CHILD_OUT_BUF (64u << 10)	/* frames written at once */
-#define CHILD_ALGOS_TEXT 128		/* argv[2]: "sha256,sha1,..." */
+#define CHILD_OUT_BUF (64u << 10) /* frames written at once */
+#define CHILD_ALGOS_TEXT 128	  /* argv[2]: "sha256,sha1,..." */
 
 extern char **environ;
 
@@ -41,7 +41,7 @@ const struct import_deb_child_limits import_deb_child_defaults = {
 struct child_out {
 	uint8_t buf[CHILD_OUT_BUF];
 	size_t used;
-	size_t nalgos, nth;	/* references of the file at hand */
+	size_t nalgos, nth; /* references of the file at hand */
 	uint8_t frame[IMPORT_DEB_WIRE_FRAME_MAX];
 	size_t flen;
 };
@@ -56,7 +56,7 @@ static void out_flush(struct child_out *o)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			_exit(3);	/* the verifier went away */
+			_exit(3); /* the verifier went away */
 		off += (size_t)n;
 	}
 	o->used = 0;
@@ -90,14 +90,16 @@ static int child_ref(void *arg, const struct import_ref *r,
 	if (++o->nth < o->nalgos)
 		return 0;
 	o->nth = 0;
-	if (plen > IMPORT_DEB_WIRE_PATH_MAX || o->flen + plen > sizeof(o->frame))
+	if (plen > IMPORT_DEB_WIRE_PATH_MAX ||
+	    o->flen + plen > sizeof(o->frame))
 		goto big;
 	memcpy(o->frame + o->flen, r->path, plen);
 	out_frame(o, 'F', o->frame, o->flen + plen);
 	return 0;
 big:
 	return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
-			     "%.64s...: path too long", r->path), -1;
+			     "%.64s...: path too long", r->path),
+	       -1;
 }
 
 static void put64(uint8_t *p, uint64_t v)
@@ -157,7 +159,7 @@ int import_deb_child_confine(uint64_t as, unsigned long cpu)
 	rl = (struct rlimit){ cpu, cpu + 1 };
 	if (setrlimit(RLIMIT_CPU, &rl))
 		return -1;
-#ifndef __SANITIZE_ADDRESS__	/* ASan reserves terabytes of shadow */
+#ifndef __SANITIZE_ADDRESS__ /* ASan reserves terabytes of shadow */
 	rl = (struct rlimit){ as, as };
 	if (as && setrlimit(RLIMIT_AS, &rl))
 		return -1;
@@ -198,8 +200,9 @@ int import_deb_child_main(int argc, char **argv)
 	if (o.nalgos == 0 || fstat(0, &st) || st.st_size < 0)
 		return 2;
 	out_frame(&o, 'V', &(uint8_t){ IMPORT_DEB_WIRE_VERSION }, 1);
-	map = st.st_size == 0 ? (void *)"" : mmap(NULL, (size_t)st.st_size,
-						  PROT_READ, MAP_PRIVATE, 0, 0);
+	map = st.st_size == 0 ? (void *)"" :
+				mmap(NULL, (size_t)st.st_size, PROT_READ,
+				     MAP_PRIVATE, 0, 0);
 	if (map == MAP_FAILED) {
 		imt_error_set(&err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
 			      "cannot map the package: %s", strerror(errno));
@@ -248,7 +251,11 @@ static int spawn(const char *exe, const struct import_deb_child_limits *lim,
 {
 	char atext[CHILD_ALGOS_TEXT] = "", as[24], cpu[16];
 	char *argv[] = { (char *)"imatrust-deb-parser",
-			 (char *)IMPORT_DEB_CHILD_ARG, atext, as, cpu, NULL };
+			 (char *)IMPORT_DEB_CHILD_ARG,
+			 atext,
+			 as,
+			 cpu,
+			 NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, all;
@@ -271,7 +278,7 @@ static int spawn(const char *exe, const struct import_deb_child_limits *lim,
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &all);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-				 POSIX_SPAWN_SETSIGDEF);
+					      POSIX_SPAWN_SETSIGDEF);
 	rc = posix_spawn(pid, exe, &fa, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
@@ -306,8 +313,10 @@ static int read_frames(int fd, struct import_deb_wire_reader *r,
 	if (buf == NULL)
 		return child_fail(err, IMT_ERR_INTERNAL, "out of memory");
 	while (n != 0) {
-		if (now_ms() >= end || poll(&pfd, 1, (int)(end - now_ms())) == 0) {
-			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+		if (now_ms() >= end ||
+		    poll(&pfd, 1, (int)(end - now_ms())) == 0) {
+			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
+				      IMT_NO_POS,
 				      "limit IMPORT_DEB_CHILD_WALL_MAX reached: "
 				      "the package parser took more than %u s",
 				      wall_seconds);
@@ -326,7 +335,7 @@ static int read_frames(int fd, struct import_deb_wire_reader *r,
 		memmove(buf, buf + used, have - used);
 		have -= used;
 	}
-	rc = 0;		/* a frame cut short: how the child ended says why */
+	rc = 0; /* a frame cut short: how the child ended says why */
 out:
 	free(buf);
 	return rc;
@@ -343,16 +352,20 @@ static int child_status(int status, const struct import_deb_child_limits *l,
 				     "limit IMPORT_DEB_CHILD_CPU_MAX reached: "
 				     "the package parser was stopped (SIG%s) "
 				     "after %u s of CPU, or out of memory",
-				     sigabbrev_np(sig) ?: "?",
-				     l->cpu_seconds), -1;
+				     sigabbrev_np(sig) ?: "?", l->cpu_seconds),
+		       -1;
 	if (sig)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
-				     IMT_NO_POS, "the package parser died "
+				     IMT_NO_POS,
+				     "the package parser died "
 				     "(SIG%s) on this package",
-				     sigabbrev_np(sig) ?: "?"), -1;
+				     sigabbrev_np(sig) ?: "?"),
+		       -1;
 	return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS,
 			     "the package parser stopped (exit status %d) "
-			     "without an end", WEXITSTATUS(status)), -1;
+			     "without an end",
+			     WEXITSTATUS(status)),
+	       -1;
 }
 
 static int reap(pid_t pid, int kill_it)
@@ -366,12 +379,10 @@ static int reap(pid_t pid, int kill_it)
 	return status;
 }
 
-int import_deb_child(const char *exe,
-		     const struct import_deb_child_limits *lim,
-		     const uint8_t *buf, size_t len,
-		     const char *const *algos, size_t nalgos,
-		     struct deb_info *info, const struct import_sink *sink,
-		     struct imt_error *err)
+int import_deb_child(const char *exe, const struct import_deb_child_limits *lim,
+		     const uint8_t *buf, size_t len, const char *const *algos,
+		     size_t nalgos, struct deb_info *info,
+		     const struct import_sink *sink, struct imt_error *err)
 {
 	struct import_deb_wire_reader r;
 	int fd, p[2] = { -1, -1 }, rc, status;

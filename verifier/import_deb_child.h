@@ -25,19 +25,19 @@
 #include "import_deb.h"
 #include "result.h"
 
-#define IMPORT_DEB_CHILD_ARG "--import-deb-child"	/* argv[1] */
+#define IMPORT_DEB_CHILD_ARG "--import-deb-child" /* argv[1] */
 #define IMPORT_DEB_CHILD_EXE "/proc/self/exe"
 /* address space of the child: the binary, a 48 MiB .deb mapped, xz's
  * and zstd's windows (64 and 128 MiB at most in real packages) */
 #define IMPORT_DEB_CHILD_AS_MAX (1024ull << 20)
 /* CPU seconds: DEB_WORK_MAX takes about 30 s, decompression included */
 #define IMPORT_DEB_CHILD_CPU_MAX 90u
-#define IMPORT_DEB_CHILD_WALL_MAX 300u	/* seconds the verifier waits */
+#define IMPORT_DEB_CHILD_WALL_MAX 300u /* seconds the verifier waits */
 
 struct import_deb_child_limits {
-	uint64_t as_bytes;		/* RLIMIT_AS (0: none) */
-	unsigned int cpu_seconds;	/* RLIMIT_CPU */
-	unsigned int wall_seconds;	/* then the child is killed */
+	uint64_t as_bytes;	   /* RLIMIT_AS (0: none) */
+	unsigned int cpu_seconds;  /* RLIMIT_CPU */
+	unsigned int wall_seconds; /* then the child is killed */
 };
 
 /* The limits above, for the verifier. */
@@ -56,12 +56,10 @@ extern const struct import_deb_child_limits import_deb_child_defaults;
  * when it died otherwise (a crash on this package) or sent what the
  * reader refuses, IMT_ERR_INTERNAL when it could not start.
  */
-int import_deb_child(const char *exe,
-		     const struct import_deb_child_limits *lim,
-		     const uint8_t *buf, size_t len,
-		     const char *const *algos, size_t nalgos,
-		     struct deb_info *info, const struct import_sink *sink,
-		     struct imt_error *err);
+int import_deb_child(const char *exe, const struct import_deb_child_limits *lim,
+		     const uint8_t *buf, size_t len, const char *const *algos,
+		     size_t nalgos, struct deb_info *info,
+		     const struct import_sink *sink, struct imt_error *err);
 
 /**
  * import_deb_child_confine() - what the child does first: close every

@@ -23,16 +23,16 @@
 
 struct held_ref {
 	size_t path_off, dig_off, digest_len;
-	const char *algo;	/* hash_algo.h's static names */
+	const char *algo; /* hash_algo.h's static names */
 	int conffile;
 };
 
 struct deb_refs {
 	struct held_ref *refs;
 	size_t n, cap;
-	char *arena;		/* paths and digests */
+	char *arena; /* paths and digests */
 	size_t used, size;
-	size_t last_path;	/* a file's path is kept once for all algos */
+	size_t last_path; /* a file's path is kept once for all algos */
 };
 
 struct batch {
@@ -49,8 +49,7 @@ struct batch {
 	struct imt_error err;
 };
 
-static int arena_put(struct deb_refs *r, const void *p, size_t n,
-		     size_t *off)
+static int arena_put(struct deb_refs *r, const void *p, size_t n, size_t *off)
 {
 	char *na;
 	size_t ns;
@@ -100,7 +99,8 @@ static int hold_ref(void *arg, const struct import_ref *ref,
 	return 0;
 oom:
 	return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
-			     "out of memory"), -1;
+			     "out of memory"),
+	       -1;
 }
 
 int import_deb_replay(const struct deb_refs *refs,
@@ -112,8 +112,8 @@ int import_deb_replay(const struct deb_refs *refs,
 	for (i = 0; i < refs->n; i++) {
 		ref.path = refs->arena + refs->refs[i].path_off;
 		ref.algo = refs->refs[i].algo;
-		ref.digest = (const uint8_t *)refs->arena +
-			     refs->refs[i].dig_off;
+		ref.digest =
+			(const uint8_t *)refs->arena + refs->refs[i].dig_off;
 		ref.digest_len = refs->refs[i].digest_len;
 		ref.conffile = refs->refs[i].conffile;
 		if (sink->ref(sink->arg, &ref, err))
@@ -129,8 +129,8 @@ static void refs_reset(struct deb_refs *r)
 }
 
 /* The size and SHA-256 an index gave for the file. */
-static int check_file(const struct deb_job *job, const uint8_t *buf,
-		      size_t len, struct imt_error *err)
+static int check_file(const struct deb_job *job, const uint8_t *buf, size_t len,
+		      struct imt_error *err)
 {
 	uint8_t md[32];
 
@@ -139,16 +139,19 @@ static int check_file(const struct deb_job *job, const uint8_t *buf,
 				     IMT_NO_POS,
 				     "%s: %zu bytes, the index says %llu",
 				     job->path, len,
-				     (unsigned long long)job->size), -1;
+				     (unsigned long long)job->size),
+		       -1;
 	if (!EVP_Digest(buf, len, md, NULL, EVP_sha256(), NULL))
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				     IMT_NO_POS, "%s: digest failure",
-				     job->path), -1;
+				     job->path),
+		       -1;
 	if (memcmp(md, job->sha256, sizeof(md)) != 0)
 		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
 				     IMT_NO_POS,
 				     "%s: SHA256 differs from the index's",
-				     job->path), -1;
+				     job->path),
+		       -1;
 	return 0;
 }
 
@@ -259,8 +262,12 @@ int import_deb_files(const struct deb_job *jobs, size_t njobs,
 		     unsigned int nthreads, deb_batch_fn fn, void *arg,
 		     struct imt_error *err)
 {
-	struct batch b = { .jobs = jobs, .njobs = njobs, .algos = algos,
-			   .nalgos = nalgos, .fn = fn, .arg = arg };
+	struct batch b = { .jobs = jobs,
+			   .njobs = njobs,
+			   .algos = algos,
+			   .nalgos = nalgos,
+			   .fn = fn,
+			   .arg = arg };
 	pthread_t *t;
 	unsigned int i, started = 0;
 
@@ -271,7 +278,8 @@ int import_deb_files(const struct deb_job *jobs, size_t njobs,
 	t = calloc(nthreads, sizeof(*t));
 	if (!t)
 		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				     IMT_NO_POS, "out of memory"), -1;
+				     IMT_NO_POS, "out of memory"),
+		       -1;
 	pthread_mutex_init(&b.lock, NULL);
 	pthread_cond_init(&b.turn, NULL);
 	for (i = 0; i < nthreads; i++) {
@@ -279,7 +287,7 @@ int import_deb_files(const struct deb_job *jobs, size_t njobs,
 			break;
 		started++;
 	}
-	if (!started)	/* the caller's thread does the work */
+	if (!started) /* the caller's thread does the work */
 		worker(&b);
 	for (i = 0; i < started; i++)
 		pthread_join(t[i], NULL);

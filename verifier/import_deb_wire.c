@@ -86,9 +86,9 @@ static int wire_file(struct import_deb_wire_reader *r, const uint8_t *p,
 				 "limit DEB_FILES_MAX reached: %llu files "
 				 "from the parser, at most %u",
 				 (unsigned long long)r->refs, DEB_FILES_MAX);
-	if (r->path_bytes > (uint64_t)DEB_PATH_BYTES_MAX +
-			    IMPORT_DEB_WIRE_CONTROL_MAX *
-			    IMPORT_DEB_WIRE_PATH_MAX)
+	if (r->path_bytes >
+	    (uint64_t)DEB_PATH_BYTES_MAX +
+		    IMPORT_DEB_WIRE_CONTROL_MAX * IMPORT_DEB_WIRE_PATH_MAX)
 		return wire_fail(err, IMT_ERR_LIMIT,
 				 "limit DEB_PATH_BYTES_MAX reached: %llu bytes "
 				 "of paths from the parser, at most %u",
@@ -181,7 +181,8 @@ static int wire_frame(struct import_deb_wire_reader *r, uint8_t type,
 		if (type != 'V' || n != 1 || p[0] != IMPORT_DEB_WIRE_VERSION)
 			return wire_fail(err, IMT_ERR_MALFORMED,
 					 "parser: not version %d of its "
-					 "frames", IMPORT_DEB_WIRE_VERSION);
+					 "frames",
+					 IMPORT_DEB_WIRE_VERSION);
 		r->state = IMPORT_DEB_WIRE_FILES;
 		return 0;
 	}
@@ -196,13 +197,11 @@ static int wire_frame(struct import_deb_wire_reader *r, uint8_t type,
 	case 'X':
 		return wire_error(p, n, err);
 	}
-	return wire_fail(err, IMT_ERR_MALFORMED, "parser: frame type %u",
-			 type);
+	return wire_fail(err, IMT_ERR_MALFORMED, "parser: frame type %u", type);
 }
 
-int import_deb_wire_read(struct import_deb_wire_reader *r,
-			 const uint8_t *buf, size_t len, size_t *used,
-			 struct imt_error *err)
+int import_deb_wire_read(struct import_deb_wire_reader *r, const uint8_t *buf,
+			 size_t len, size_t *used, struct imt_error *err)
 {
 	size_t off = 0;
 	uint32_t n;
@@ -213,8 +212,8 @@ int import_deb_wire_read(struct import_deb_wire_reader *r,
 		if (n > IMPORT_DEB_WIRE_FRAME_MAX)
 			return wire_fail(err, IMT_ERR_MALFORMED,
 					 "parser: a frame of %u bytes, at "
-					 "most %d", n,
-					 IMPORT_DEB_WIRE_FRAME_MAX);
+					 "most %d",
+					 n, IMPORT_DEB_WIRE_FRAME_MAX);
 		if (len - off - IMPORT_DEB_WIRE_HEADER < n)
 			break;
 		if (wire_frame(r, buf[off], buf + off + IMPORT_DEB_WIRE_HEADER,

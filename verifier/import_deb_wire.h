@@ -32,10 +32,10 @@
 #include "result.h"
 
 #define IMPORT_DEB_WIRE_VERSION 1
-#define IMPORT_DEB_WIRE_HEADER 5	/* type and length */
+#define IMPORT_DEB_WIRE_HEADER 5 /* type and length */
 /* a path: DEB_PATH_MAX, and ".dpkg-new" or /var/lib/dpkg/info/ around */
 #define IMPORT_DEB_WIRE_PATH_MAX 4608
-#define IMPORT_DEB_WIRE_FRAME_MAX 8192	/* payload bytes of one frame */
+#define IMPORT_DEB_WIRE_FRAME_MAX 8192 /* payload bytes of one frame */
 /* references besides the data files: control members, twice each */
 #define IMPORT_DEB_WIRE_CONTROL_MAX 160
 
@@ -43,20 +43,20 @@
 struct import_deb_wire_reader {
 	/* set by the caller */
 	size_t nalgos;
-	const char *const *algos;	/* kernel hash names */
-	size_t size[IMPORT_ALGOS_MAX];	/* digest bytes of each */
+	const char *const *algos;      /* kernel hash names */
+	size_t size[IMPORT_ALGOS_MAX]; /* digest bytes of each */
 	const struct import_sink *sink;
 	/* the stream so far */
-	int state;			/* IMPORT_DEB_WIRE_* */
-	uint64_t refs, path_bytes;	/* 'F' frames and their paths */
-	struct deb_info info;		/* the end's, once read */
+	int state;		   /* IMPORT_DEB_WIRE_* */
+	uint64_t refs, path_bytes; /* 'F' frames and their paths */
+	struct deb_info info;	   /* the end's, once read */
 	char path[IMPORT_DEB_WIRE_PATH_MAX + 1];
 };
 
 enum {
-	IMPORT_DEB_WIRE_START,	/* no frame yet: 'V' is due */
-	IMPORT_DEB_WIRE_FILES,	/* 'F' frames, until 'E' or 'X' */
-	IMPORT_DEB_WIRE_DONE,	/* 'E' read: nothing may follow */
+	IMPORT_DEB_WIRE_START, /* no frame yet: 'V' is due */
+	IMPORT_DEB_WIRE_FILES, /* 'F' frames, until 'E' or 'X' */
+	IMPORT_DEB_WIRE_DONE,  /* 'E' read: nothing may follow */
 };
 
 /**
@@ -81,9 +81,8 @@ int import_deb_wire_reader_init(struct import_deb_wire_reader *r,
  * Return: 0, or -1 with @err. r->state is IMPORT_DEB_WIRE_DONE once the
  * stream ended well; r->info is the package then.
  */
-int import_deb_wire_read(struct import_deb_wire_reader *r,
-			 const uint8_t *buf, size_t len, size_t *used,
-			 struct imt_error *err);
+int import_deb_wire_read(struct import_deb_wire_reader *r, const uint8_t *buf,
+			 size_t len, size_t *used, struct imt_error *err);
 
 /**
  * import_deb_wire_frame() - write the header of a frame of @type and

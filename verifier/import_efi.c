@@ -67,13 +67,12 @@ enum imt_result import_efi_add(struct import_efi *imp, const char *path,
 				     path, DB_NAME_MAX);
 	for (i = 0; i < imp->nfiles; i++)
 		if (strcmp(imp->file[i].name, name) == 0)
-			return imt_error_set(err, IMT_ERR_MALFORMED,
-					     IMT_NO_POS, IMT_NO_POS,
+			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
+					     IMT_NO_POS,
 					     "%s: a file of that name is already in this import",
 					     name);
 	if (imp->nfiles == IMPORT_EFI_FILES_MAX)
-		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-				     IMT_NO_POS,
+		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
 				     "%s: more than %d files in one import",
 				     name, IMPORT_EFI_FILES_MAX);
 	f = &imp->file[imp->nfiles];
@@ -95,8 +94,7 @@ enum imt_result import_efi_add(struct import_efi *imp, const char *path,
 	return IMT_OK;
 }
 
-const struct db_efi_entry *import_efi_entries(struct import_efi *imp,
-					      size_t *n)
+const struct db_efi_entry *import_efi_entries(struct import_efi *imp, size_t *n)
 {
 	size_t i, b;
 

@@ -17,11 +17,11 @@
 #include "pe_authenticode.h"
 #include "result.h"
 
-#define IMPORT_EFI_FILES_MAX 64	/* images in one import */
+#define IMPORT_EFI_FILES_MAX 64 /* images in one import */
 #define IMPORT_EFI_BANKS_MAX 4	/* banks (sha1, sha256, sha384, sha512) */
 
 struct import_efi_file {
-	char name[DB_NAME_MAX + 1];	/* base name */
+	char name[DB_NAME_MAX + 1]; /* base name */
 	struct pe_info info;
 	uint8_t digest[IMPORT_EFI_BANKS_MAX][HASH_ALGO_MAX_SIZE];
 };

@@ -24,9 +24,9 @@
 #include "import_keylime.h"
 #include "keylime_key.h"
 
-#define WHAT_MAX 160	/* how an error names a member */
+#define WHAT_MAX 160		/* how an error names a member */
 #define KEYLIME_REGEX_DEPTH 32	/* nested groups */
-#define KEYLIME_REGEX_COST 4096	/* atoms a regex may expand to */
+#define KEYLIME_REGEX_COST 4096 /* atoms a regex may expand to */
 /*
  * Optional atoms (in copies made by x?, x*, x{m,n} beyond m) it may
  * expand to: regcomp's epsilon closures grow with the square of a run of
@@ -63,9 +63,9 @@ static const char *type_name(json_type t)
 {
 	static const char *const names[] = {
 		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "a list",
-		[JSON_STRING] = "a string", [JSON_INTEGER] = "an integer",
-		[JSON_REAL] = "a number", [JSON_TRUE] = "true",
-		[JSON_FALSE] = "false", [JSON_NULL] = "null",
+		[JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
+		[JSON_REAL] = "a number",    [JSON_TRUE] = "true",
+		[JSON_FALSE] = "false",	     [JSON_NULL] = "null",
 	};
 
 	return names[t];
@@ -113,15 +113,17 @@ static const struct {
 	size_t hexlen;
 	const char *algo;
 } digest_lengths[] = {
-	{ 40, "sha1" }, { 64, "sha256" }, { 96, "sha384" }, { 128, "sha512" },
+	{ 40, "sha1" },
+	{ 64, "sha256" },
+	{ 96, "sha384" },
+	{ 128, "sha512" },
 };
 
 static const struct hash_algo *algo_of_hexlen(size_t hexlen)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(digest_lengths) / sizeof(digest_lengths[0]);
-	     i++)
+	for (i = 0; i < sizeof(digest_lengths) / sizeof(digest_lengths[0]); i++)
 		if (digest_lengths[i].hexlen == hexlen)
 			return hash_algo_bank(digest_lengths[i].algo);
 	return NULL;
@@ -267,7 +269,7 @@ static int check_bracket(const char *re, size_t *i, const char *what,
 				       "%s: [%c...%c] inside brackets is POSIX-only syntax",
 				       what, re[j + 1], re[j + 1]);
 	}
-	*i = re[j] == '\0' ? j - 1 : j;	/* unterminated: regcomp says so */
+	*i = re[j] == '\0' ? j - 1 : j; /* unterminated: regcomp says so */
 	return 0;
 }
 
@@ -281,10 +283,10 @@ struct re_walk {
 	const char *re, *what;
 	struct imt_error *err;
 	size_t depth;
-	unsigned long sum[KEYLIME_REGEX_DEPTH + 1];	/* size of the group */
-	unsigned long opt[KEYLIME_REGEX_DEPTH + 1];	/* its optional atoms */
+	unsigned long sum[KEYLIME_REGEX_DEPTH + 1]; /* size of the group */
+	unsigned long opt[KEYLIME_REGEX_DEPTH + 1]; /* its optional atoms */
 	unsigned long last;	/* size of the atom a quantifier repeats */
-	unsigned long last_opt;	/* the optional atoms within it */
+	unsigned long last_opt; /* the optional atoms within it */
 	int quantified;		/* the previous token was a quantifier */
 };
 
@@ -295,8 +297,8 @@ static unsigned long sat_add(unsigned long a, unsigned long b)
 
 static unsigned long sat_mul(unsigned long a, unsigned long b)
 {
-	return b != 0 && a > KEYLIME_REGEX_COST / b ? KEYLIME_REGEX_COST + 1
-						    : a * b;
+	return b != 0 && a > KEYLIME_REGEX_COST / b ? KEYLIME_REGEX_COST + 1 :
+						      a * b;
 }
 
 static void re_atom(struct re_walk *w, unsigned long size, unsigned long opt)
@@ -339,11 +341,11 @@ static unsigned long re_bound(const char *p, size_t *len, unsigned long *min)
 		}
 	}
 	if (!digits && !comma)
-		return 0;	/* "{}": text; "{,}" is {0,} to regcomp */
+		return 0; /* "{}": text; "{,}" is {0,} to regcomp */
 	*len = (size_t)(q - p);
 	*min = m;
 	if (comma && n == 0)
-		n = m + 1;	/* {m,}: m copies and a star */
+		n = m + 1; /* {m,}: m copies and a star */
 	return comma ? n : m;
 }
 
@@ -355,7 +357,7 @@ static int re_quantifier(struct re_walk *w, size_t *i)
 	size_t len = 0;
 
 	if (w->quantified && *p == '?' && w->quantified == 1) {
-		w->quantified = 2;	/* lazy in Python, (x*)? in POSIX */
+		w->quantified = 2; /* lazy in Python, (x*)? in POSIX */
 		return 0;
 	}
 	if (w->quantified)
@@ -371,11 +373,11 @@ static int re_quantifier(struct re_walk *w, size_t *i)
 	else if (*p == '{')
 		times = re_bound(p, &len, &min);
 	else
-		min = 0;	/* '*' and '?': one copy, optional */
+		min = 0; /* '*' and '?': one copy, optional */
 	*i += len;
 	if (times > 1)
-		w->sum[w->depth] = sat_add(w->sum[w->depth],
-					   sat_mul(w->last, times - 1));
+		w->sum[w->depth] =
+			sat_add(w->sum[w->depth], sat_mul(w->last, times - 1));
 	/* every copy's optional atoms, and the optional copies whole */
 	opt = sat_add(sat_mul(w->last_opt, times),
 		      sat_mul(w->last, times > min ? times - min : 0));
@@ -403,7 +405,7 @@ static int re_group(struct re_walk *w, char c)
 		return 0;
 	}
 	if (w->depth == 0)
-		return 0;	/* unmatched: regcomp says so */
+		return 0; /* unmatched: regcomp says so */
 	size = w->sum[w->depth];
 	opt = w->opt[w->depth--];
 	re_atom(w, size > 0 ? size : 1, opt);
@@ -415,7 +417,7 @@ static int re_escape(struct re_walk *w, size_t *i)
 	char c = w->re[++*i];
 
 	if (c == '\0') {
-		--*i;	/* trailing backslash: regcomp says so */
+		--*i; /* trailing backslash: regcomp says so */
 		return 0;
 	}
 	if (isalnum((unsigned char)c) && strchr(same_escapes, c) == NULL)
@@ -438,11 +440,11 @@ static int re_token(struct re_walk *w, size_t *i)
 	if (c == '(' || c == ')')
 		return re_group(w, c);
 	if (c == '*' || c == '+' || c == '?' ||
-	    (c == '{' && re_bound(w->re + *i, &(size_t){ 0 },
-				  &(unsigned long){ 0 }) > 0))
+	    (c == '{' &&
+	     re_bound(w->re + *i, &(size_t){ 0 }, &(unsigned long){ 0 }) > 0))
 		return re_quantifier(w, i);
 	if (c == '|' || c == '^' || c == '$') {
-		w->last = 0;	/* nothing a quantifier could repeat */
+		w->last = 0; /* nothing a quantifier could repeat */
 		w->last_opt = 0;
 		w->quantified = 0;
 		return 0;
@@ -453,8 +455,7 @@ static int re_token(struct re_walk *w, size_t *i)
 	return 0;
 }
 
-static int check_syntax(const char *re, const char *what,
-			struct imt_error *err)
+static int check_syntax(const char *re, const char *what, struct imt_error *err)
 {
 	struct re_walk w = { .re = re, .what = what, .err = err };
 	size_t i;
@@ -476,8 +477,7 @@ static int check_syntax(const char *re, const char *what,
 	return 0;
 }
 
-int keylime_regex_check(const char *re, const char *what,
-			struct imt_error *err)
+int keylime_regex_check(const char *re, const char *what, struct imt_error *err)
 {
 	char msg[96];
 	regex_t rx;
@@ -576,8 +576,8 @@ static int load_meta(struct kl_ctx *c, json_t *v)
 	int_of(version, &n);
 	if (n != KEYLIME_POLICY_VERSION)
 		return kl_fail(c->err, IMT_ERR_UNSUPPORTED,
-			       "meta.version: %lld is not supported (%d is)",
-			       n, KEYLIME_POLICY_VERSION);
+			       "meta.version: %lld is not supported (%d is)", n,
+			       KEYLIME_POLICY_VERSION);
 	if (gen == NULL)
 		return kl_fail(c->err, IMT_ERR_MALFORMED,
 			       "meta.generator: missing");
@@ -607,7 +607,10 @@ static int load_release(struct kl_ctx *c, json_t *v)
 }
 
 static const char *const log_hash_algs[] = {
-	"sha1", "sha256", "sha384", "sha512",
+	"sha1",
+	"sha256",
+	"sha384",
+	"sha512",
 };
 
 static int load_log_hash_alg(struct kl_ctx *c, const json_t *v)
@@ -629,7 +632,9 @@ static int load_log_hash_alg(struct kl_ctx *c, const json_t *v)
 static int load_ima(struct kl_ctx *c, json_t *v)
 {
 	static const char *const required[] = {
-		"ignored_keyrings", "log_hash_alg", "dm_policy",
+		"ignored_keyrings",
+		"log_hash_alg",
+		"dm_policy",
 	};
 	char what[WHAT_MAX];
 	json_t *ign, *item;
@@ -681,8 +686,7 @@ static int load_one_key(struct kl_ctx *c, size_t i, const json_t *v)
 		kl_fail(c->err, IMT_ERR_MALFORMED, "%s: not base64", what);
 		goto out;
 	}
-	if (keylime_key_der(raw, (size_t)got, &der, &der_len, what, c->err) <
-	    0)
+	if (keylime_key_der(raw, (size_t)got, &der, &der_len, what, c->err) < 0)
 		goto out;
 	if (c->sink->key == NULL) {
 		kl_fail(c->err, IMT_ERR_UNSUPPORTED,
@@ -714,8 +718,8 @@ static int check_keyring(struct kl_ctx *c, const json_t *ring)
 	if (meta != NULL) {
 		json_t *ver = json_object_get(meta, "version");
 
-		if (want_type(c, "verification-keys.meta", meta,
-			      JSON_OBJECT) < 0)
+		if (want_type(c, "verification-keys.meta", meta, JSON_OBJECT) <
+		    0)
 			return -1;
 		if (ver == NULL || int_of(ver, &n) < 0 || n < 1)
 			return kl_fail(c->err, IMT_ERR_MALFORMED,

@@ -32,8 +32,8 @@
 #include "import.h"
 #include "result.h"
 
-#define KEYLIME_POLICY_VERSION 1	/* RUNTIME_POLICY_CURRENT_VERSION */
-#define KEYLIME_GENERATOR_LEGACY 3	/* what `keylime_policy create` writes */
+#define KEYLIME_POLICY_VERSION 1   /* RUNTIME_POLICY_CURRENT_VERSION */
+#define KEYLIME_GENERATOR_LEGACY 3 /* what `keylime_policy create` writes */
 #define KEYLIME_KEY_NAME_MAX 64
 /*
  * Excludes of one policy: every record not known is matched against
@@ -41,23 +41,23 @@
  * 20,000 cost every record 8 ms). A literal prefix costs a strncmp.
  */
 #define KEYLIME_EXCLUDES_MAX 1000
-#define KEYLIME_EXCLUDE_LEN_MAX 4096	/* bytes of one exclude (DB_PATH_MAX) */
+#define KEYLIME_EXCLUDE_LEN_MAX 4096 /* bytes of one exclude (DB_PATH_MAX) */
 
 /* What an import found besides what went to the sink. */
 struct keylime_info {
 	long long release;
-	int generator;			/* meta.generator */
-	char log_hash_alg[8];		/* ima.log_hash_alg: the template hash */
-	size_t files;			/* distinct paths of digests */
-	size_t file_digests;		/* IMPORT_REF_FILE calls */
-	size_t buffer_digests;		/* IMPORT_REF_BUFFER calls */
+	int generator;	       /* meta.generator */
+	char log_hash_alg[8];  /* ima.log_hash_alg: the template hash */
+	size_t files;	       /* distinct paths of digests */
+	size_t file_digests;   /* IMPORT_REF_FILE calls */
+	size_t buffer_digests; /* IMPORT_REF_BUFFER calls */
 	size_t excludes;
-	size_t exclude_prefixes;	/* of them, literal prefixes */
+	size_t exclude_prefixes; /* of them, literal prefixes */
 	size_t keys;
-	size_t boot_aggregates;		/* digests["boot_aggregate"]: no refs */
-	size_t ignored_keyrings;	/* ima.ignored_keyrings: not imported */
-	size_t unknown_keys;		/* top-level members Keylime ignores */
-	char unknown_key[KEYLIME_KEY_NAME_MAX];	/* the first of them */
+	size_t boot_aggregates;	 /* digests["boot_aggregate"]: no refs */
+	size_t ignored_keyrings; /* ima.ignored_keyrings: not imported */
+	size_t unknown_keys;	 /* top-level members Keylime ignores */
+	char unknown_key[KEYLIME_KEY_NAME_MAX]; /* the first of them */
 };
 
 /**
@@ -133,20 +133,20 @@ struct keylime_rule {
 };
 
 struct keylime_key {
-	const uint8_t *der;	/* X.509 certificate or SubjectPublicKeyInfo */
+	const uint8_t *der; /* X.509 certificate or SubjectPublicKeyInfo */
 	size_t len;
 };
 
 /* What keylime_policy_export() writes; every pointer is borrowed. */
 struct keylime_export {
-	const struct import_ref *refs;	/* files and buffers, by ->kind */
+	const struct import_ref *refs; /* files and buffers, by ->kind */
 	size_t nrefs;
 	const struct keylime_rule *rules;
 	size_t nrules;
 	const struct keylime_key *keys;
 	size_t nkeys;
-	const char *log_hash_alg;	/* NULL: "sha1", Keylime's default */
-	const char *timestamp;		/* meta.timestamp; NULL: none */
+	const char *log_hash_alg; /* NULL: "sha1", Keylime's default */
+	const char *timestamp;	  /* meta.timestamp; NULL: none */
 };
 
 /**

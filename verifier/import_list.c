@@ -15,8 +15,8 @@
 #include "ima_replay.h"
 #include "import_list.h"
 
-#define REPLAYS_MAX (IMPORT_ALGOS_MAX + 1)	/* the banks, and sha1 */
-#define HEX_SHOWN 32	/* bytes of a PCR value an error shows */
+#define REPLAYS_MAX (IMPORT_ALGOS_MAX + 1) /* the banks, and sha1 */
+#define HEX_SHOWN 32 /* bytes of a PCR value an error shows */
 
 /* Pass @e on with @prefix before its message, keeping its position. */
 static int pass_on(struct imt_error *err, const struct imt_error *e,
@@ -27,8 +27,8 @@ static int pass_on(struct imt_error *err, const struct imt_error *e,
 	return -1;
 }
 
-int import_pcr_parse(struct import_pcr *pcr, const char *bank,
-		     const char *text, size_t len, struct imt_error *err)
+int import_pcr_parse(struct import_pcr *pcr, const char *bank, const char *text,
+		     size_t len, struct imt_error *err)
 {
 	const struct hash_algo *algo = hash_algo_bank(bank);
 	struct imt_error e;
@@ -184,8 +184,7 @@ static int replay_record(struct replays *rs, const struct ima_record *rec,
 	size_t k;
 
 	if (rec->pcr != IMPORT_LIST_PCR) {
-		imt_error_set(err, IMT_ERR_UNSUPPORTED, rec->index,
-			      rec->offset,
+		imt_error_set(err, IMT_ERR_UNSUPPORTED, rec->index, rec->offset,
 			      "record %zu extends PCR %u; only PCR %d is checked",
 			      rec->index, rec->pcr, IMPORT_LIST_PCR);
 		return -1;
@@ -226,9 +225,8 @@ static int replay_list(const uint8_t *list, size_t len, struct replays *rs,
 	return 0;
 }
 
-static int check_pcr10(const struct replays *rs,
-		       const struct import_pcr *pcrs, size_t npcrs,
-		       struct imt_error *err)
+static int check_pcr10(const struct replays *rs, const struct import_pcr *pcrs,
+		       size_t npcrs, struct imt_error *err)
 {
 	const uint8_t *got;
 	size_t i;

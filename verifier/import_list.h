@@ -18,22 +18,22 @@
 #include "pcr_set.h"
 #include "result.h"
 
-#define IMPORT_LIST_PCR 10	/* the PCR IMA extends */
+#define IMPORT_LIST_PCR 10 /* the PCR IMA extends */
 
 /* The PCRs of one bank at the moment the list was saved. */
 struct import_pcr {
-	struct pcr_set set;	/* PCR 10 required; with PCRs 0-7 (sha1)
+	struct pcr_set set; /* PCR 10 required; with PCRs 0-7 (sha1)
 				 * or 0-9 the boot_aggregate is checked */
 };
 
 struct import_list_info {
 	size_t records;
-	size_t files;		/* IMPORT_REF_FILE calls */
-	size_t buffers;		/* IMPORT_REF_BUFFER calls */
-	size_t violations;	/* not references */
-	size_t skipped;		/* boot_aggregate, relative or empty names,
+	size_t files;		    /* IMPORT_REF_FILE calls */
+	size_t buffers;		    /* IMPORT_REF_BUFFER calls */
+	size_t violations;	    /* not references */
+	size_t skipped;		    /* boot_aggregate, relative or empty names,
 				 * records without a digest */
-	int boot_aggregate_checked;	/* against some bank's PCRs */
+	int boot_aggregate_checked; /* against some bank's PCRs */
 };
 
 /**
@@ -47,8 +47,8 @@ struct import_list_info {
  * Return: 0, or -1: unknown bank, a bad line (pcr_set_parse_text()),
  * no PCR 10.
  */
-int import_pcr_parse(struct import_pcr *pcr, const char *bank,
-		     const char *text, size_t len, struct imt_error *err);
+int import_pcr_parse(struct import_pcr *pcr, const char *bank, const char *text,
+		     size_t len, struct imt_error *err);
 
 /**
  * import_list() - check a golden list against PCRs and feed @sink.

@@ -49,8 +49,7 @@ static void *arena(struct import_batch *b, size_t n)
 }
 
 /* The algorithm's name, kept once per batch. */
-static char *intern_algo(struct import_batch *b, const char *algo,
-			 size_t alen)
+static char *intern_algo(struct import_batch *b, const char *algo, size_t alen)
 {
 	char *a;
 	size_t i;
@@ -106,14 +105,17 @@ static int collect_ref(void *arg, const struct import_ref *r,
 		return oom(err);
 	memcpy(d, r->digest, r->digest_len);
 	b->refs[b->nrefs++] = (struct db_ref_entry){
-		.path = p, .algo = a, .digest = d,
-		.digest_len = r->digest_len, .conffile = r->conffile,
+		.path = p,
+		.algo = a,
+		.digest = d,
+		.digest_len = r->digest_len,
+		.conffile = r->conffile,
 	};
 	return 0;
 }
 
-static int collect_rule(void *arg, enum import_rule_kind kind,
-			const char *rule, struct imt_error *err)
+static int collect_rule(void *arg, enum import_rule_kind kind, const char *rule,
+			struct imt_error *err)
 {
 	struct import_batch *b = arg;
 	struct import_rule *nr;
@@ -153,8 +155,10 @@ void import_batch_sink(struct import_batch *b, struct import_sink *sink)
 {
 	memset(b, 0, sizeof(*b));
 	*sink = (struct import_sink){
-		.ref = collect_ref, .exclude = collect_rule,
-		.key = collect_key, .arg = b,
+		.ref = collect_ref,
+		.exclude = collect_rule,
+		.key = collect_key,
+		.arg = b,
 	};
 }
 
@@ -264,8 +268,8 @@ int import_withdraw(struct verifier *v, const struct db_ref_source *src,
 
 	while (rc == 0 && more) {
 		pthread_mutex_lock(&v->lock);
-		rc = db_ref_withdraw(v->db, src, stale_only, WITHDRAW_CHUNK,
-				     &n, &more, err);
+		rc = db_ref_withdraw(v->db, src, stale_only, WITHDRAW_CHUNK, &n,
+				     &more, err);
 		pthread_mutex_unlock(&v->lock);
 		if (rc == 0)
 			total += n;
@@ -309,9 +313,11 @@ int import_retire(struct verifier *v, const struct db_ref_source *src,
 		  const char *op_name, int64_t now, size_t *withdrawn,
 		  struct rejudge_stats *st, struct imt_error *err)
 {
-	char *text = change_cause("retire", "source", json_pack("{s:s,s:s}",
-				  "kind", db_source_kind_name(src->kind),
-				  "name", src->name), op_name);
+	char *text = change_cause("retire", "source",
+				  json_pack("{s:s,s:s}", "kind",
+					    db_source_kind_name(src->kind),
+					    "name", src->name),
+				  op_name);
 	int rc = -1;
 
 	if (text == NULL)
@@ -360,8 +366,9 @@ void import_retire_due(struct verifier *v, int64_t now)
 				   &err);
 		if (rc == 0)
 			log_info("retired %s:%s (upgrade window over): %zu "
-				 "machines now untrusted", db_source_kind_name(
-				 d.kind), d.name, st.now_untrusted);
+				 "machines now untrusted",
+				 db_source_kind_name(d.kind), d.name,
+				 st.now_untrusted);
 	} while (rc == 0);
 	if (rc < 0)
 		log_warnx("retiring sources whose upgrade window ended: %s",

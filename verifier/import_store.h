@@ -16,7 +16,7 @@
 #include "rejudge.h"
 #include "verifier.h"
 
-#define IMPORT_REFS_MAX 2000000	/* references one import may state */
+#define IMPORT_REFS_MAX 2000000 /* references one import may state */
 #define IMPORT_BATCH_ALGOS 16	/* algorithm names kept once (more: copied) */
 
 struct import_rule {
@@ -30,15 +30,15 @@ struct import_key {
 };
 
 struct import_batch {
-	struct db_ref_entry *refs;	/* path and digest point into arena */
+	struct db_ref_entry *refs; /* path and digest point into arena */
 	size_t nrefs, cap;
-	char **chunks;			/* the arena: one block per 64 KiB */
+	char **chunks; /* the arena: one block per 64 KiB */
 	size_t nchunks, used;
 	struct import_rule *rules;
 	size_t nrules;
 	struct import_key *keys;
 	size_t nkeys;
-	char *algos[IMPORT_BATCH_ALGOS];	/* the names, once (arena) */
+	char *algos[IMPORT_BATCH_ALGOS]; /* the names, once (arena) */
 	size_t nalgos;
 };
 
@@ -73,8 +73,7 @@ int import_withdraw(struct verifier *v, const struct db_ref_source *src,
  * withdrawals (the digests withdrawn are queued for re-judging).
  * Under the change lock. @dropped: references deleted (may be NULL).
  */
-int import_recover(struct verifier *v, size_t *dropped,
-		   struct imt_error *err);
+int import_recover(struct verifier *v, size_t *dropped, struct imt_error *err);
 
 /**
  * import_retire() - withdraw source @src entirely and re-judge every

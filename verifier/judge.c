@@ -18,15 +18,16 @@
 #include "policies.h"
 
 static enum db_verdict lookup_verdict(struct verifier *v,
-				     const struct policy *p,
-				     enum db_ref_class cls)
+				      const struct policy *p,
+				      enum db_ref_class cls)
 {
 	switch (cls) {
 	case DB_REF_KNOWN:
 		return DB_VERDICT_KNOWN;
 	case DB_REF_MISMATCH_CONFFILE:
 		return p->conffiles == POLICY_CONFFILES_ANY ?
-		       DB_VERDICT_KNOWN : DB_VERDICT_MISMATCH;
+			       DB_VERDICT_KNOWN :
+			       DB_VERDICT_MISMATCH;
 	case DB_REF_MISMATCH:
 		return DB_VERDICT_MISMATCH;
 	case DB_REF_KNOWN_ANY_PATH:
@@ -69,8 +70,8 @@ int judge_record(struct verifier *v, const struct policy *p,
 						       DB_VERDICT_BAD_SIGNATURE;
 		return 0;
 	}
-	if (db_ref_lookup_policy(v->db, p->name, in->path, in->algo,
-				 in->digest, in->digest_len, &cls, err) < 0)
+	if (db_ref_lookup_policy(v->db, p->name, in->path, in->algo, in->digest,
+				 in->digest_len, &cls, err) < 0)
 		return -1;
 	*verdict = lookup_verdict(v, p, cls);
 	return 0;
@@ -123,31 +124,43 @@ static void why_not(const struct policy *p, const struct judge_input *in,
 {
 	switch (verdict) {
 	case DB_VERDICT_BAD_SIGNATURE:
-		snprintf(out, max, "its IMA signature (key %08x, %s) does "
-			 "not verify: %s", kc->keyid, kc->key, kc->why);
+		snprintf(out, max,
+			 "its IMA signature (key %08x, %s) does "
+			 "not verify: %s",
+			 kc->keyid, kc->key, kc->why);
 		break;
 	case DB_VERDICT_MISMATCH:
-		snprintf(out, max, "no imported package or other source "
+		snprintf(out, max,
+			 "no imported package or other source "
 			 "of policy %s provides this file with this digest "
-			 "(they list other digests for its path)", p->name);
+			 "(they list other digests for its path)",
+			 p->name);
 		break;
 	case DB_VERDICT_VIOLATION:
-		snprintf(out, max, "a measurement violation (a file changed "
+		snprintf(out, max,
+			 "a measurement violation (a file changed "
 			 "while measured, or read while open for writing); "
-			 "policy %s does not allow violations", p->name);
+			 "policy %s does not allow violations",
+			 p->name);
 		break;
 	default:
 		if (kc->result == KEYRING_UNKNOWN_KEY)
-			snprintf(out, max, "signed by key %08x, which is not "
+			snprintf(out, max,
+				 "signed by key %08x, which is not "
 				 "a key of policy %s, and no source of it "
-				 "provides this file", kc->keyid, p->name);
+				 "provides this file",
+				 kc->keyid, p->name);
 		else if (in->path != NULL && in->path[0] == '/')
-			snprintf(out, max, "no source of policy %s (no "
+			snprintf(out, max,
+				 "no source of policy %s (no "
 				 "imported package, list, tree or key) "
-				 "provides this file", p->name);
+				 "provides this file",
+				 p->name);
 		else
-			snprintf(out, max, "no buffer reference of policy %s "
-				 "names this buffer", p->name);
+			snprintf(out, max,
+				 "no buffer reference of policy %s "
+				 "names this buffer",
+				 p->name);
 		break;
 	}
 }
@@ -163,21 +176,21 @@ void judge_reason(struct verifier *v, const struct policy *p, uint64_t index,
 
 	if (in->algo != NULL && in->digest != NULL &&
 	    in->digest_len <= DB_DIGEST_MAX) {
-		size_t n = (size_t)snprintf(digest, sizeof(digest), "%s:",
-					    in->algo);
+		size_t n = (size_t)snprintf(digest, sizeof(digest),
+					    "%s:", in->algo);
 
 		if (n + 2 * in->digest_len < sizeof(digest))
 			hex_encode(in->digest, in->digest_len, digest + n);
 	}
 	if (in->sig != NULL && in->algo != NULL && in->digest != NULL)
-		keyring_check(v, p, in->sig, in->sig_len, in->algo,
-			      in->digest, in->digest_len, &kc);
+		keyring_check(v, p, in->sig, in->sig_len, in->algo, in->digest,
+			      in->digest_len, &kc);
 	printable_path(in->path, path, sizeof(path));
 	why_not(p, in, verdict, &kc, why, sizeof(why));
 	j = json_pack("{s:s,s:I,s:s,s:s,s:s,s:s,s:s}", "check", "record",
-		      "index", (json_int_t)index, "path", path,
-		      "digest", digest, "verdict", db_verdict_name(verdict),
-		      "policy", p->name, "why", why);
+		      "index", (json_int_t)index, "path", path, "digest",
+		      digest, "verdict", db_verdict_name(verdict), "policy",
+		      p->name, "why", why);
 	if (j != NULL && kc.result != KEYRING_NO_SIGNATURE) {
 		char id[9];
 
@@ -186,8 +199,9 @@ void judge_reason(struct verifier *v, const struct policy *p, uint64_t index,
 	}
 	s = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
 	snprintf(out, JUDGE_REASON_MAX, "%s",
-		 s != NULL && strlen(s) < JUDGE_REASON_MAX ? s :
-		 "{\"check\":\"record\"}");
+		 s != NULL && strlen(s) < JUDGE_REASON_MAX ?
+			 s :
+			 "{\"check\":\"record\"}");
 	free(s);
 	json_decref(j);
 }
@@ -204,7 +218,8 @@ static json_t *explain_ref(struct verifier *v, const struct policy *p,
 	if (db_ref_origin(v->db, p->name, in->path, in->algo, in->digest,
 			  in->digest_len, policies_any_path_allowed(v, p),
 			  p->conffiles == POLICY_CONFFILES_ANY, &o, &found,
-			  &err) < 0 || !found)
+			  &err) < 0 ||
+	    !found)
 		return json_pack("{s:s}", "source", "none");
 	snprintf(src, sizeof(src), "%s:%s", db_source_kind_name(o.kind),
 		 o.name);
@@ -240,19 +255,19 @@ json_t *judge_explain(struct verifier *v, const struct policy *p,
 		if (r == NULL)
 			return json_pack("{s:s}", "rule", "none");
 		policy_rule_text(r, text, sizeof(text));
-		return r->source != NULL ?
-		       json_pack("{s:s,s:s}", "rule", text, "source",
-				 r->source) :
-		       json_pack("{s:s}", "rule", text);
+		return r->source != NULL ? json_pack("{s:s,s:s}", "rule", text,
+						     "source", r->source) :
+					   json_pack("{s:s}", "rule", text);
 	case DB_VERDICT_SIGNED:
-		keyring_check(v, p, in->sig, in->sig_len, in->algo,
-			      in->digest, in->digest_len, &kc);
+		keyring_check(v, p, in->sig, in->sig_len, in->algo, in->digest,
+			      in->digest_len, &kc);
 		snprintf(id, sizeof(id), "%08x", kc.keyid);
 		return json_pack("{s:s,s:s}", "key", kc.key, "keyid", id);
 	case DB_VERDICT_VIOLATION:
 		return json_pack("{s:s}", "policy",
 				 policies_violations_allowed(v, p) ?
-				 "violations=allow" : "violations=untrusted");
+					 "violations=allow" :
+					 "violations=untrusted");
 	default:
 		return json_object();
 	}
@@ -278,9 +293,12 @@ static int find_bad(int64_t boot_id, const struct db_record *rec, void *arg)
 {
 	struct first_bad *fb = arg;
 	struct judge_input in = {
-		.path = rec->path, .algo = rec->digest_algo,
-		.digest = rec->digest, .digest_len = rec->digest_len,
-		.sig = rec->sig, .sig_len = rec->sig_len,
+		.path = rec->path,
+		.algo = rec->digest_algo,
+		.digest = rec->digest,
+		.digest_len = rec->digest_len,
+		.sig = rec->sig,
+		.sig_len = rec->sig_len,
 	};
 
 	(void)boot_id;
@@ -313,9 +331,10 @@ int judge_boot(struct verifier *v, const struct policy *p, int64_t boot_id,
 	if (db_record_list(v->db, boot_id, 0, 1, 1, find_bad, &fb, err) < 0)
 		return -1;
 	/* violations are only unacceptable by policy: scan for them then */
-	for (from = 0; !fb.found &&
-	     !judge_acceptable(v, p, DB_VERDICT_VIOLATION)
-	     && from < nrecords; from += DB_LIST_MAX) {
+	for (from = 0;
+	     !fb.found && !judge_acceptable(v, p, DB_VERDICT_VIOLATION) &&
+	     from < nrecords;
+	     from += DB_LIST_MAX) {
 		if (db_record_list(v->db, boot_id, from, DB_LIST_MAX, 0,
 				   find_bad, &fb, err) < 0)
 			return -1;
@@ -377,8 +396,8 @@ static int judge_log(struct verifier *v, const struct policy *p,
 	return rc;
 }
 
-int judge_boot_log(struct verifier *v, const struct policy *p,
-		   int64_t boot_id, int *ok, char reason[JUDGE_REASON_MAX],
+int judge_boot_log(struct verifier *v, const struct policy *p, int64_t boot_id,
+		   int *ok, char reason[JUDGE_REASON_MAX],
 		   struct imt_error *err)
 {
 	struct db_boot_baseline b = { 0 };
@@ -388,13 +407,13 @@ int judge_boot_log(struct verifier *v, const struct policy *p,
 	if (p->boot.present &&
 	    (db_boot_log_get(v->db, boot_id, 1, &log, &found, err) < 0 ||
 	     (found && p->boot.baseline_first_boot &&
-	      db_boot_baseline_of_boot(v->db, boot_id, 1, &b, &have_b,
-				       err) < 0)))
+	      db_boot_baseline_of_boot(v->db, boot_id, 1, &b, &have_b, err) <
+		      0)))
 		rc = -1;
 	else if (p->boot.present)
 		rc = judge_log(v, p, found ? log.data : NULL,
-			       found ? log.len : 0, have_b ? &b : NULL,
-			       reason, err);
+			       found ? log.len : 0, have_b ? &b : NULL, reason,
+			       err);
 	db_boot_baseline_release(&b);
 	db_boot_log_release(&log);
 	*ok = rc != 0;
@@ -414,8 +433,7 @@ int judge_boot_log_data(struct verifier *v, const struct policy *p,
 	    db_boot_baseline_get(v->db, machine, 1, &b, &have_b, err) < 0)
 		rc = -1;
 	else if (p->boot.present)
-		rc = judge_log(v, p, log, len, have_b ? &b : NULL, reason,
-			       err);
+		rc = judge_log(v, p, log, len, have_b ? &b : NULL, reason, err);
 	db_boot_baseline_release(&b);
 	*ok = rc != 0;
 	return rc < 0 ? -1 : 0;

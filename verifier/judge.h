@@ -20,17 +20,17 @@
 #include "policy.h"
 #include "verifier.h"
 
-#define JUDGE_REASON_MAX 1024	/* bytes of a reason's JSON text */
+#define JUDGE_REASON_MAX 1024 /* bytes of a reason's JSON text */
 
 /* One record as it is judged: what the list or the database holds. */
 struct judge_input {
-	const char *path;	/* NUL-terminated event name */
-	const char *algo;	/* file digest algorithm, kernel name */
+	const char *path; /* NUL-terminated event name */
+	const char *algo; /* file digest algorithm, kernel name */
 	const uint8_t *digest;
 	size_t digest_len;
-	int violation;		/* the record is a violation (ToMToU, ...) */
-	int boot_aggregate;	/* the boot_aggregate record: checked apart */
-	const uint8_t *sig;	/* the ima-sig/ima-sigv2 sig field, or NULL */
+	int violation;	    /* the record is a violation (ToMToU, ...) */
+	int boot_aggregate; /* the boot_aggregate record: checked apart */
+	const uint8_t *sig; /* the ima-sig/ima-sigv2 sig field, or NULL */
 	size_t sig_len;
 };
 
@@ -133,8 +133,8 @@ int judge_boot(struct verifier *v, const struct policy *p, int64_t boot_id,
  *
  * Return: 0, or -1 on a storage failure.
  */
-int judge_boot_log(struct verifier *v, const struct policy *p,
-		   int64_t boot_id, int *ok, char reason[JUDGE_REASON_MAX],
+int judge_boot_log(struct verifier *v, const struct policy *p, int64_t boot_id,
+		   int *ok, char reason[JUDGE_REASON_MAX],
 		   struct imt_error *err);
 
 /**

@@ -22,14 +22,16 @@
 #define WHAT_MAX 64
 
 static const char *const export_algos[] = {
-	"sha1", "sha256", "sha384", "sha512",
+	"sha1",
+	"sha256",
+	"sha384",
+	"sha512",
 };
 
-static int fail(struct imt_error *err, enum imt_result status,
-		const char *what, const char *why)
+static int fail(struct imt_error *err, enum imt_result status, const char *what,
+		const char *why)
 {
-	imt_error_set(err, status, IMT_NO_POS, IMT_NO_POS, "%s: %s", what,
-		      why);
+	imt_error_set(err, status, IMT_NO_POS, IMT_NO_POS, "%s: %s", what, why);
 	return -1;
 }
 
@@ -40,7 +42,8 @@ static int algo_ok(const struct import_ref *ref)
 	size_t i;
 
 	for (i = 0; i < sizeof(export_algos) / sizeof(export_algos[0]); i++)
-		if (ref->algo != NULL && strcmp(ref->algo, export_algos[i]) == 0)
+		if (ref->algo != NULL &&
+		    strcmp(ref->algo, export_algos[i]) == 0)
 			return hash_algo_bank(ref->algo)->size ==
 			       ref->digest_len;
 	return 0;
@@ -177,8 +180,8 @@ static void prefix_to_regex(const char *p, char *o)
 	strcpy(o, ".*");
 }
 
-static int export_rule(json_t *excludes, const struct keylime_rule *r,
-		       size_t i, struct imt_error *err)
+static int export_rule(json_t *excludes, const struct keylime_rule *r, size_t i,
+		       struct imt_error *err)
 {
 	char what[WHAT_MAX];
 	char *re;
@@ -277,9 +280,8 @@ static int export_keys(json_t *doc, const struct keylime_export *in,
 static json_t *skeleton(const struct keylime_export *in)
 {
 	const char *alg = in->log_hash_alg != NULL ? in->log_hash_alg : "sha1";
-	json_t *meta = json_pack("{s:i,s:i}", "version",
-				 KEYLIME_POLICY_VERSION, "generator",
-				 KEYLIME_GENERATOR_LEGACY);
+	json_t *meta = json_pack("{s:i,s:i}", "version", KEYLIME_POLICY_VERSION,
+				 "generator", KEYLIME_GENERATOR_LEGACY);
 
 	if (meta != NULL && in->timestamp != NULL)
 		json_object_set_new(meta, "timestamp",
@@ -321,8 +323,8 @@ char *keylime_policy_export(const struct keylime_export *in,
 		if (export_ref(doc, &in->refs[i], i, err) < 0)
 			goto out;
 	for (i = 0; i < in->nrules; i++)
-		if (export_rule(json_object_get(doc, "excludes"),
-				&in->rules[i], i, err) < 0)
+		if (export_rule(json_object_get(doc, "excludes"), &in->rules[i],
+				i, err) < 0)
 			goto out;
 	if (export_keys(doc, in, err) < 0)
 		goto out;

@@ -110,17 +110,16 @@ out:
 }
 
 /* SHA-1 over PKCS#1 (RSA) or the uncompressed point (EC): last 4 bytes. */
-static int keyid_of_key(EVP_PKEY *key, uint32_t *keyid,
-			struct imt_error *err)
+static int keyid_of_key(EVP_PKEY *key, uint32_t *keyid, struct imt_error *err)
 {
 	uint8_t md[SHA_DIGEST_LENGTH];
 	unsigned char *buf = NULL;
 	int n;
 
 	if (EVP_PKEY_get_base_id(key) == EVP_PKEY_EC)
-		EVP_PKEY_set_utf8_string_param(
-			key, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
-			OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED);
+		EVP_PKEY_set_utf8_string_param(key,
+					       OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+					       OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED);
 	n = i2d_PublicKey(key, &buf);
 	if (n <= 0) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,

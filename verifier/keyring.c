@@ -24,7 +24,7 @@ struct keyring_key {
 	uint32_t keyid;
 	EVP_PKEY *pkey;
 	char *name;
-	char *source;		/* "key:NAME" or the import's "KIND:NAME" */
+	char *source; /* "key:NAME" or the import's "KIND:NAME" */
 };
 
 struct keyring {
@@ -124,7 +124,7 @@ void keyring_check(struct verifier *v, const struct policy *p,
 	memset(out, 0, sizeof(*out));
 	out->result = KEYRING_NO_SIGNATURE;
 	if (sig == NULL || sig_len == 0 || algo == NULL)
-		return;		/* most records: no lookup of the name */
+		return; /* most records: no lookup of the name */
 	ha = hash_algo_by_name(algo, strlen(algo));
 	if (ha == NULL)
 		return;
@@ -308,7 +308,8 @@ int keyring_cert_load(const uint8_t *buf, size_t len, int allow_spki,
 	if (buf == NULL || len == 0 || len > DB_KEY_DER_MAX * 2) {
 		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS,
 			      "not an X.509 certificate: empty or larger than "
-			      "%d bytes", DB_KEY_DER_MAX * 2);
+			      "%d bytes",
+			      DB_KEY_DER_MAX * 2);
 		return -1;
 	}
 	x = read_x509(buf, len);

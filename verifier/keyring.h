@@ -17,18 +17,18 @@
 #include "verifier.h"
 
 enum keyring_result {
-	KEYRING_NO_SIGNATURE,	/* no sig field, or not a signature */
-	KEYRING_GOOD,		/* verified by a key the policy trusts */
-	KEYRING_BAD,		/* a trusted key with its id does not verify
+	KEYRING_NO_SIGNATURE, /* no sig field, or not a signature */
+	KEYRING_GOOD,	      /* verified by a key the policy trusts */
+	KEYRING_BAD,	      /* a trusted key with its id does not verify
 				 * it, or the signature is malformed */
-	KEYRING_UNKNOWN_KEY,	/* no key the policy trusts has its id */
+	KEYRING_UNKNOWN_KEY,  /* no key the policy trusts has its id */
 };
 
 struct keyring_check {
 	enum keyring_result result;
-	uint32_t keyid;		/* from the signature (not NO_SIGNATURE) */
-	char key[256];		/* the key's name (GOOD, BAD) */
-	char why[160];		/* what was wrong (BAD) */
+	uint32_t keyid; /* from the signature (not NO_SIGNATURE) */
+	char key[256];	/* the key's name (GOOD, BAD) */
+	char why[160];	/* what was wrong (BAD) */
 };
 
 /**
@@ -42,9 +42,9 @@ void keyring_check(struct verifier *v, const struct policy *p,
 
 /* A certificate (or public key) checked and described for db_key_add(). */
 struct keyring_cert {
-	struct db_key key;	/* name left to the caller */
+	struct db_key key; /* name left to the caller */
 	char subject[256];
-	uint8_t *der;		/* owned */
+	uint8_t *der; /* owned */
 };
 
 /**

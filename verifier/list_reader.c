@@ -10,8 +10,9 @@
 #include "list_reader.h"
 
 /* Largest record: header, name and the largest template data allowed. */
-#define RECORD_MAX (4 + HASH_ALGO_MAX_SIZE + 4 + IMA_TEMPLATE_NAME_MAX + \
-		    4 + IMA_TEMPLATE_DATA_MAX)
+#define RECORD_MAX \
+	(4 + HASH_ALGO_MAX_SIZE + 4 + IMA_TEMPLATE_NAME_MAX + 4 + \
+	 IMA_TEMPLATE_DATA_MAX)
 #define BUFFER_SIZE (LIST_READER_CHUNK + RECORD_MAX)
 
 /* Fill @buf from @fd until it holds @want bytes or the file ends. */

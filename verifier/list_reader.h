@@ -12,7 +12,7 @@
 #include "ima_list.h"
 #include "result.h"
 
-#define LIST_READER_CHUNK (256 * 1024)	/* bytes asked of each read() */
+#define LIST_READER_CHUNK (256 * 1024) /* bytes asked of each read() */
 
 /* Return 0 to go on; non-zero stops the reader, which returns that value. */
 typedef int (*list_record_fn)(const struct ima_record *rec, void *arg);

@@ -14,7 +14,7 @@ struct policy_set {
 	int loaded;
 	struct policy **p;
 	size_t n;
-	struct policy *def;	/* the default: one of p[], or builtin */
+	struct policy *def; /* the default: one of p[], or builtin */
 	struct policy *builtin;
 };
 
@@ -47,7 +47,8 @@ static int load_one(const struct db_policy *dp, void *arg)
 	p = policy_parse(dp->name, dp->body, strlen(dp->body), &err);
 	if (p == NULL) {
 		log_warnx("policy %s as stored does not parse (%s): "
-			    "skipped", dp->name, err.msg);
+			  "skipped",
+			  dp->name, err.msg);
 		return 0;
 	}
 	p->is_default = dp->is_default;
@@ -72,8 +73,8 @@ static int add_rule(const char *kind, const char *rule, const char *source,
 
 	if (policy_rule_kind_parse(kind, &k) < 0 ||
 	    policy_add_rule(p, k, rule, source, &err) < 0)
-		log_warnx("policy %s: rule %s:%s of %s skipped", p->name,
-			    kind, rule, source);
+		log_warnx("policy %s: rule %s:%s of %s skipped", p->name, kind,
+			  rule, source);
 	return 0;
 }
 
@@ -85,7 +86,8 @@ static void load(struct verifier *v, struct policy_set *s)
 	set_clear(s);
 	if (db_policy_list(v->db, load_one, s, &err) < 0) {
 		log_warnx("reading the policies: %s; using the built-in "
-			    "default", err.msg);
+			  "default",
+			  err.msg);
 		set_clear(s);
 		return;
 	}
@@ -93,7 +95,7 @@ static void load(struct verifier *v, struct policy_set *s)
 		if (db_policy_source_rules(v->db, s->p[i]->name, add_rule,
 					   s->p[i], &err) < 0)
 			log_warnx("reading the rules of policy %s: %s",
-				    s->p[i]->name, err.msg);
+				  s->p[i]->name, err.msg);
 	}
 	s->loaded = 1;
 }
@@ -132,11 +134,13 @@ int policies_rules_fit(struct verifier *v, const char *source, size_t nnew,
 				strcmp(p->rules[j].source, source) != 0;
 		if (keep + nnew > POLICY_RULES_MAX)
 			return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-					     IMT_NO_POS, "limit POLICY_RULES_MAX "
+					     IMT_NO_POS,
+					     "limit POLICY_RULES_MAX "
 					     "reached: policy %s would hold %zu "
 					     "exclusion rules, at most %d",
 					     p->name, keep + nnew,
-					     POLICY_RULES_MAX), -1;
+					     POLICY_RULES_MAX),
+			       -1;
 	}
 	return 0;
 }
@@ -205,8 +209,7 @@ int policies_violations_allowed(const struct verifier *v,
 	return strcmp(v->cfg.violations, "allow") == 0;
 }
 
-int policies_any_path_allowed(const struct verifier *v,
-			      const struct policy *p)
+int policies_any_path_allowed(const struct verifier *v, const struct policy *p)
 {
 	if (p != NULL && p->any_path >= 0)
 		return p->any_path;

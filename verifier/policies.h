@@ -51,7 +51,6 @@ void policies_free(struct verifier *v);
 /* The configuration's or the policy's say (1 allow). */
 int policies_violations_allowed(const struct verifier *v,
 				const struct policy *p);
-int policies_any_path_allowed(const struct verifier *v,
-			      const struct policy *p);
+int policies_any_path_allowed(const struct verifier *v, const struct policy *p);
 
 #endif /* IMATRUST_POLICIES_H */

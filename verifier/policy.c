@@ -59,8 +59,8 @@ static int bad(struct imt_error *err, const char *fmt, ...)
 }
 
 /* A list of non-empty strings of at most @max bytes. */
-static int string_list(json_t *doc, const char *key, size_t max,
-		       char ***out, size_t *n, struct imt_error *err)
+static int string_list(json_t *doc, const char *key, size_t max, char ***out,
+		       size_t *n, struct imt_error *err)
 {
 	json_t *arr = json_object_get(doc, key), *it;
 	size_t i;
@@ -81,8 +81,10 @@ static int string_list(json_t *doc, const char *key, size_t max,
 		const char *s = json_string_value(it);
 
 		if (s == NULL || s[0] == '\0' || strlen(s) > max)
-			return bad(err, "%s[%zu]: not a string of 1 to %zu "
-				   "bytes", key, i, max);
+			return bad(err,
+				   "%s[%zu]: not a string of 1 to %zu "
+				   "bytes",
+				   key, i, max);
 		(*out)[i] = strdup(s);
 		if ((*out)[i] == NULL)
 			return bad(err, "out of memory");
@@ -133,14 +135,15 @@ static void rule_free(struct policy_rule *r)
 }
 
 int policy_add_rule(struct policy *p, enum import_rule_kind kind,
-		    const char *text, const char *source,
-		    struct imt_error *err)
+		    const char *text, const char *source, struct imt_error *err)
 {
 	struct policy_rule *nr;
 
 	if (p->nrules >= POLICY_RULES_MAX)
-		return bad(err, "limit POLICY_RULES_MAX reached: more than %d "
-			   "exclusion rules", POLICY_RULES_MAX);
+		return bad(err,
+			   "limit POLICY_RULES_MAX reached: more than %d "
+			   "exclusion rules",
+			   POLICY_RULES_MAX);
 	nr = realloc(p->rules, (p->nrules + 1) * sizeof(*nr));
 	if (nr == NULL)
 		return bad(err, "out of memory");
@@ -152,8 +155,7 @@ int policy_add_rule(struct policy *p, enum import_rule_kind kind,
 }
 
 /* Each entry one object with exactly one of prefix, glob, regex. */
-static int parse_excludes(json_t *doc, struct policy *p,
-			  struct imt_error *err)
+static int parse_excludes(json_t *doc, struct policy *p, struct imt_error *err)
 {
 	json_t *arr = json_object_get(doc, "excludes"), *it;
 	enum import_rule_kind kind;
@@ -168,21 +170,25 @@ static int parse_excludes(json_t *doc, struct policy *p,
 			   POLICY_ITEMS_MAX);
 	json_array_foreach(arr, i, it) {
 		if (!json_is_object(it) || json_object_size(it) != 1)
-			return bad(err, "excludes[%zu]: not one of "
-				   "{\"prefix\"|\"glob\"|\"regex\": TEXT}", i);
+			return bad(err,
+				   "excludes[%zu]: not one of "
+				   "{\"prefix\"|\"glob\"|\"regex\": TEXT}",
+				   i);
 		json_object_foreach(it, key, val) {
 			if (policy_rule_kind_parse(key, &kind) < 0 ||
 			    !json_is_string(val))
-				return bad(err, "excludes[%zu]: not one of "
+				return bad(err,
+					   "excludes[%zu]: not one of "
 					   "{\"prefix\"|\"glob\"|\"regex\": "
-					   "TEXT}", i);
+					   "TEXT}",
+					   i);
 			if (policy_add_rule(p, kind, json_string_value(val),
 					    NULL, err) < 0) {
 				char m[IMT_ERROR_MSG_MAX];
 
 				snprintf(m, sizeof(m), "%s", err->msg);
-				return bad(err, "excludes[%zu].%s: %s", i,
-					   key, m);
+				return bad(err, "excludes[%zu].%s: %s", i, key,
+					   m);
 			}
 		}
 	}
@@ -191,8 +197,9 @@ static int parse_excludes(json_t *doc, struct policy *p,
 }
 
 static const char *const known_keys[] = {
-	"machines", "default", "sources", "excludes", "violations",
-	"any_path", "conffiles", "history_incomplete", "boot", NULL,
+	"machines",   "default",  "sources",   "excludes",
+	"violations", "any_path", "conffiles", "history_incomplete",
+	"boot",	      NULL,
 };
 
 static int check_keys(json_t *doc, struct imt_error *err)
@@ -207,10 +214,12 @@ static int check_keys(json_t *doc, struct imt_error *err)
 				break;
 		}
 		if (known_keys[i] == NULL)
-			return bad(err, "%s: not a policy field (known: "
+			return bad(err,
+				   "%s: not a policy field (known: "
 				   "machines, default, sources, excludes, "
 				   "violations, any_path, conffiles, "
-				   "history_incomplete, boot)", key);
+				   "history_incomplete, boot)",
+				   key);
 	}
 	return 0;
 }
@@ -234,8 +243,8 @@ static int parse_doc(json_t *doc, struct policy *p, struct imt_error *err)
 	    parse_excludes(doc, p, err) < 0 ||
 	    policy_choice(doc, NULL, "violations", "untrusted", "allow",
 			  &p->violations, err) < 0 ||
-	    policy_choice(doc, NULL, "any_path", "deny", "allow",
-			  &p->any_path, err) < 0 ||
+	    policy_choice(doc, NULL, "any_path", "deny", "allow", &p->any_path,
+			  err) < 0 ||
 	    policy_choice(doc, NULL, "conffiles", "reference", "any", &conff,
 			  err) < 0 ||
 	    policy_choice(doc, NULL, "history_incomplete", "refuse", "accept",
@@ -292,7 +301,8 @@ static json_t *strings(char **s, size_t n)
 json_t *policy_to_json(const struct policy *p)
 {
 	static const char *const tri[2][2] = {
-		{ "untrusted", "allow" }, { "deny", "allow" },
+		{ "untrusted", "allow" },
+		{ "deny", "allow" },
 	};
 	json_t *j = json_object(), *ex = json_array();
 	size_t i;
@@ -307,8 +317,9 @@ json_t *policy_to_json(const struct policy *p)
 	json_object_set_new(j, "sources", strings(p->sources, p->nsources));
 	for (i = 0; i < p->nrules_own; i++)
 		json_array_append_new(ex, json_pack("{s:s}",
-			policy_rule_kind_name(p->rules[i].kind),
-			p->rules[i].text));
+						    policy_rule_kind_name(
+							    p->rules[i].kind),
+						    p->rules[i].text));
 	json_object_set_new(j, "excludes", ex);
 	if (p->violations >= 0)
 		json_object_set_new(j, "violations",
@@ -316,10 +327,13 @@ json_t *policy_to_json(const struct policy *p)
 	if (p->any_path >= 0)
 		json_object_set_new(j, "any_path",
 				    json_string(tri[1][p->any_path]));
-	json_object_set_new(j, "conffiles", json_string(
-		p->conffiles == POLICY_CONFFILES_ANY ? "any" : "reference"));
-	json_object_set_new(j, "history_incomplete", json_string(
-		p->history_accept ? "accept" : "refuse"));
+	json_object_set_new(j, "conffiles",
+			    json_string(p->conffiles == POLICY_CONFFILES_ANY ?
+						"any" :
+						"reference"));
+	json_object_set_new(j, "history_incomplete",
+			    json_string(p->history_accept ? "accept" :
+							    "refuse"));
 	if (p->boot.present)
 		json_object_set_new(j, "boot", boot_policy_to_json(&p->boot));
 	return j;

@@ -30,7 +30,7 @@
 #include "boot_policy.h"
 #include "import.h"
 
-#define POLICY_ITEMS_MAX 256	/* machines, sources, excludes */
+#define POLICY_ITEMS_MAX 256 /* machines, sources, excludes */
 /*
  * Exclusion rules of one policy, its own and those of every source it
  * selects: a record is matched against each (KEYLIME_EXCLUDES_MAX per
@@ -39,15 +39,15 @@
 #define POLICY_RULES_MAX 4096
 
 enum policy_conffiles {
-	POLICY_CONFFILES_REFERENCE,	/* a changed conffile is a mismatch */
-	POLICY_CONFFILES_ANY,		/* any digest of a conffile is fine */
+	POLICY_CONFFILES_REFERENCE, /* a changed conffile is a mismatch */
+	POLICY_CONFFILES_ANY,	    /* any digest of a conffile is fine */
 };
 
 struct policy_rule {
 	enum import_rule_kind kind;
 	char *text;
-	char *source;		/* "KIND:NAME" of an imported rule, or NULL */
-	regex_t re;		/* IMPORT_RULE_REGEX only */
+	char *source; /* "KIND:NAME" of an imported rule, or NULL */
+	regex_t re;   /* IMPORT_RULE_REGEX only */
 };
 
 struct policy {
@@ -55,15 +55,15 @@ struct policy {
 	int is_default;
 	char **machines;
 	size_t nmachines;
-	char **sources;		/* KIND:NAME globs */
+	char **sources; /* KIND:NAME globs */
 	size_t nsources;
 	struct policy_rule *rules;
-	size_t nrules, nrules_own;	/* own rules first, then imported */
-	int violations;		/* -1: the configuration's; 0 deny; 1 allow */
-	int any_path;		/* -1, 0, 1 likewise */
+	size_t nrules, nrules_own; /* own rules first, then imported */
+	int violations; /* -1: the configuration's; 0 deny; 1 allow */
+	int any_path;	/* -1, 0, 1 likewise */
 	enum policy_conffiles conffiles;
-	int history_accept;	/* "history_incomplete": 0 refuse, 1 accept */
-	struct boot_policy boot;	/* the "boot" section (boot_policy.h) */
+	int history_accept;	 /* "history_incomplete": 0 refuse, 1 accept */
+	struct boot_policy boot; /* the "boot" section (boot_policy.h) */
 };
 
 /**

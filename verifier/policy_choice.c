@@ -27,7 +27,7 @@ int policy_choice(json_t *obj, const char *section, const char *key,
 	}
 	imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, IMT_NO_POS,
 		      "%s%s%s: must be \"%s\" or \"%s\"",
-		      section != NULL ? section : "", section != NULL ? "." : "",
-		      key, no, yes);
+		      section != NULL ? section : "",
+		      section != NULL ? "." : "", key, no, yes);
 	return -1;
 }

@@ -18,14 +18,14 @@
 #include "policies.h"
 #include "rejudge.h"
 
-#define QUEUE_CLEAR_CHUNK 2000	/* queued digests dropped per transaction */
+#define QUEUE_CLEAR_CHUNK 2000 /* queued digests dropped per transaction */
 
 /* The record sets of one boot, in the order they are judged. */
 enum rejudge_pass {
-	PASS_ALL,		/* every record: a policy or a key changed */
-	PASS_UNACCEPTED,	/* unknown, mismatch and bad-signature */
-	PASS_WITHDRAWN,		/* known, digest queued as withdrawn */
-	PASS_UNPINNED,		/* known by the digest alone (any_path) */
+	PASS_ALL,	 /* every record: a policy or a key changed */
+	PASS_UNACCEPTED, /* unknown, mismatch and bad-signature */
+	PASS_WITHDRAWN,	 /* known, digest queued as withdrawn */
+	PASS_UNPINNED,	 /* known by the digest alone (any_path) */
 	PASS_COUNT,
 };
 
@@ -53,15 +53,15 @@ struct rejudge_run {
 	unsigned int changes;
 	const char *cause;
 	int64_t now;
-	size_t queued;		/* withdrawn digests queued at the start */
+	size_t queued; /* withdrawn digests queued at the start */
 	struct record_round rr;
 	struct db_verdict_update *u;
 	struct rejudge_stats *stats;
 	/* the machine at hand */
 	int64_t boot_id;
 	uint64_t nrecords;
-	size_t page;		/* records per round: rejudge_page() */
-	int became_bad;		/* a record turned unacceptable */
+	size_t page;	/* records per round: rejudge_page() */
+	int became_bad; /* a record turned unacceptable */
 	size_t examined;
 };
 
@@ -105,8 +105,8 @@ static void test_chunk_delay(const char *point)
 void rejudge_hook(const char *point)
 {
 	struct timespec pause = { 0, strncmp(point, "rejudge", 7) == 0 ?
-				  REJUDGE_PAUSE_MACHINE_NS :
-				  REJUDGE_PAUSE_CHUNK_NS };
+					     REJUDGE_PAUSE_MACHINE_NS :
+					     REJUDGE_PAUSE_CHUNK_NS };
 
 	nanosleep(&pause, NULL);
 	test_chunk_delay(point);
@@ -221,13 +221,16 @@ static int judge_round(struct rejudge_run *run, const struct policy *p,
 	for (i = 0; i < run->rr.n; i++) {
 		const struct stored_record *s = &run->rr.r[i];
 		struct judge_input in = {
-			.path = s->path, .algo = s->algo,
+			.path = s->path,
+			.algo = s->algo,
 			.digest = s->digest_len > 0 ? s->digest : NULL,
 			.digest_len = s->digest_len,
-			.sig = s->sig, .sig_len = s->sig_len,
+			.sig = s->sig,
+			.sig_len = s->sig_len,
 			/* stored as excluded, checked against the PCRs */
 			.boot_aggregate = s->index == 0 &&
-					  strcmp(s->path, "boot_aggregate") == 0,
+					  strcmp(s->path, "boot_aggregate") ==
+						  0,
 			.violation = s->verdict == DB_VERDICT_VIOLATION,
 		};
 
@@ -243,7 +246,8 @@ static int judge_round(struct rejudge_run *run, const struct policy *p,
 	}
 	run->stats->records += n;
 	return n > 0 ? db_record_set_verdicts(v->db, run->boot_id, run->u, n,
-					      err) : 0;
+					      err) :
+		       0;
 }
 
 /*
@@ -356,15 +360,16 @@ static int decide_locked(struct rejudge_run *run, const char *id,
 	     !(m.state == DB_STATE_TRUSTED &&
 	       (run->became_bad || (run->changes & REJUDGE_POLICY)))))
 		goto out;
-	rc = judge_boot(v, policies_for(v, id), boot.id,
-			boot.next_record_index, &ok, why, err);
+	rc = judge_boot(v, policies_for(v, id), boot.id, boot.next_record_index,
+			&ok, why, err);
 	if (rc < 0)
 		goto out;
 	if (m.state == DB_STATE_UNTRUSTED && ok) {
 		/* an accepted gap in the boot's history stays in sight */
 		reason = history_judge(policies_for(v, id), &boot, why) &&
-			 why[0] != '\0' ? history_with_note(run->cause, why) :
-			 NULL;
+					 why[0] != '\0' ?
+				 history_with_note(run->cause, why) :
+				 NULL;
 		rc = engine_transition(v, id, m.state, TR_REJUDGE_CLEAN,
 				       reason != NULL ? reason : run->cause,
 				       run->now, NULL, err);
@@ -457,8 +462,7 @@ static int rejudge_machines(struct rejudge_run *run, struct imt_error *err)
 	return rc;
 }
 
-static int with_lock_count(struct verifier *v, size_t *n,
-			   struct imt_error *err)
+static int with_lock_count(struct verifier *v, size_t *n, struct imt_error *err)
 {
 	int rc;
 
@@ -483,11 +487,13 @@ static int clear_queue(struct verifier *v, struct imt_error *err)
 }
 
 int rejudge_all(struct verifier *v, unsigned int changes, const char *cause,
-		int64_t now, struct rejudge_stats *stats,
-		struct imt_error *err)
+		int64_t now, struct rejudge_stats *stats, struct imt_error *err)
 {
 	struct rejudge_run run = {
-		.v = v, .changes = changes, .cause = cause, .now = now,
+		.v = v,
+		.changes = changes,
+		.cause = cause,
+		.now = now,
 		.stats = stats,
 	};
 	int rc = -1;
@@ -512,11 +518,12 @@ out:
 
 json_t *rejudge_stats_json(json_t *ans, const struct rejudge_stats *st)
 {
-	json_t *s = json_pack("{s:I,s:I,s:I,s:I}",
-		"machines_rejudged", (json_int_t)st->machines,
-		"records_changed", (json_int_t)st->records,
-		"machines_now_trusted", (json_int_t)st->now_trusted,
-		"machines_now_untrusted", (json_int_t)st->now_untrusted);
+	json_t *s = json_pack("{s:I,s:I,s:I,s:I}", "machines_rejudged",
+			      (json_int_t)st->machines, "records_changed",
+			      (json_int_t)st->records, "machines_now_trusted",
+			      (json_int_t)st->now_trusted,
+			      "machines_now_untrusted",
+			      (json_int_t)st->now_untrusted);
 
 	if (ans != NULL && s != NULL && json_object_update(ans, s) < 0) {
 		json_decref(ans);

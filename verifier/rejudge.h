@@ -30,8 +30,8 @@
 #include "http.h"
 #include "verifier.h"
 
-#define REJUDGE_MACHINES_PAGE 256	/* machine ids read per listing */
-#define REJUDGE_RECORDS_PAGE 1000	/* records judged per lock hold */
+#define REJUDGE_MACHINES_PAGE 256 /* machine ids read per listing */
+#define REJUDGE_RECORDS_PAGE 1000 /* records judged per lock hold */
 /*
  * Regex matches (records x the regex rules of their policy) per lock
  * hold: a policy of many regexes judges fewer records at a time, so the
@@ -41,20 +41,20 @@
 #define REJUDGE_REGEX_WORK 200000
 #define REJUDGE_RECORDS_PAGE_MIN 16	/* however many regexes */
 #define REJUDGE_PAUSE_CHUNK_NS 2000000	/* lock left free after a chunk */
-#define REJUDGE_PAUSE_MACHINE_NS 100000	/* ... after a machine */
+#define REJUDGE_PAUSE_MACHINE_NS 100000 /* ... after a machine */
 
 /* What changed, for rejudge_all(). */
 enum rejudge_change {
-	REJUDGE_ADDED = 1,	/* references were added (an import) */
-	REJUDGE_WITHDRAWN = 2,	/* references were withdrawn */
-	REJUDGE_POLICY = 4,	/* a policy or a key changed: every record */
+	REJUDGE_ADDED = 1,     /* references were added (an import) */
+	REJUDGE_WITHDRAWN = 2, /* references were withdrawn */
+	REJUDGE_POLICY = 4,    /* a policy or a key changed: every record */
 };
 
 struct rejudge_stats {
-	size_t machines;	/* machines that had records to judge again */
-	size_t records;		/* records whose verdict changed */
-	size_t now_trusted;	/* untrusted machines that became trusted */
-	size_t now_untrusted;	/* trusted machines that became untrusted */
+	size_t machines;      /* machines that had records to judge again */
+	size_t records;	      /* records whose verdict changed */
+	size_t now_trusted;   /* untrusted machines that became trusted */
+	size_t now_untrusted; /* trusted machines that became untrusted */
 };
 
 /**

@@ -49,8 +49,7 @@ void rest_db_error(struct http_response *res, const char *what,
 }
 
 int rest_query_uint(const struct http_request *req, struct http_response *res,
-		    const char *key, uint64_t def, uint64_t max,
-		    uint64_t *out)
+		    const char *key, uint64_t def, uint64_t max, uint64_t *out)
 {
 	const char *s = http_query(req, key);
 	unsigned long long u;
@@ -61,23 +60,22 @@ int rest_query_uint(const struct http_request *req, struct http_response *res,
 		return 0;
 	errno = 0;
 	u = strtoull(s, &end, 10);
-	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 ||
-	    u > max) {
-		http_error(res, 400, "?%s=: want a number from 0 to %llu",
-			   key, (unsigned long long)max);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || u > max) {
+		http_error(res, 400, "?%s=: want a number from 0 to %llu", key,
+			   (unsigned long long)max);
 		return -1;
 	}
 	*out = u;
 	return 0;
 }
 
-int rest_query_limit(const struct http_request *req,
-		     struct http_response *res, unsigned int *limit)
+int rest_query_limit(const struct http_request *req, struct http_response *res,
+		     unsigned int *limit)
 {
 	uint64_t n;
 
-	if (rest_query_uint(req, res, "limit", REST_PAGE_DEFAULT,
-			    REST_PAGE_MAX, &n) < 0)
+	if (rest_query_uint(req, res, "limit", REST_PAGE_DEFAULT, REST_PAGE_MAX,
+			    &n) < 0)
 		return -1;
 	if (n == 0) {
 		http_error(res, 400, "?limit=: want 1 to %d", REST_PAGE_MAX);

@@ -18,8 +18,8 @@
 #include "result.h"
 
 #define REST_VERSION 1
-#define REST_PAGE_DEFAULT 100	/* rows of a page when ?limit= is absent */
-#define REST_PAGE_MAX 1000	/* rows one page may list (?limit=) */
+#define REST_PAGE_DEFAULT 100 /* rows of a page when ?limit= is absent */
+#define REST_PAGE_MAX 1000    /* rows one page may list (?limit=) */
 
 /**
  * rest_reply() - answer @status with @obj plus "v": 1.
@@ -52,15 +52,14 @@ void rest_db_error(struct http_response *res, const char *what,
  * Return: 0, or -1 after answering 400.
  */
 int rest_query_uint(const struct http_request *req, struct http_response *res,
-		    const char *key, uint64_t def, uint64_t max,
-		    uint64_t *out);
+		    const char *key, uint64_t def, uint64_t max, uint64_t *out);
 
 /**
  * rest_query_limit() - ?limit=, 1..REST_PAGE_MAX, REST_PAGE_DEFAULT.
  * Return: 0, or -1 after answering 400.
  */
-int rest_query_limit(const struct http_request *req,
-		     struct http_response *res, unsigned int *limit);
+int rest_query_limit(const struct http_request *req, struct http_response *res,
+		     unsigned int *limit);
 
 /**
  * rest_body() - the request body as a JSON object with "v": 1 and no key

@@ -33,7 +33,7 @@ int result_key_path(const struct config *c, char *out, size_t n)
 	if (c->result_key[0] != '\0') {
 		len = snprintf(out, n, "%s", c->result_key);
 	} else if (db_is_uri(c->database)) {
-		return -1;	/* a PostgreSQL database has no directory */
+		return -1; /* a PostgreSQL database has no directory */
 	} else {
 		snprintf(db, sizeof(db), "%s", c->database);
 		/* dirname() may write into its argument: db is a copy */
@@ -114,8 +114,7 @@ void result_key_free(struct result_key *k)
 }
 
 /* A new P-256 key, written to @path. */
-static struct result_key *create_key(const char *path, char *why,
-				     size_t whylen)
+static struct result_key *create_key(const char *path, char *why, size_t whylen)
 {
 	EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
 	BIO *mem = BIO_new(BIO_s_mem());
@@ -124,8 +123,8 @@ static struct result_key *create_key(const char *path, char *why,
 	int ok;
 
 	ok = pkey != NULL && mem != NULL &&
-	     PEM_write_bio_PrivateKey(mem, pkey, NULL, NULL, 0, NULL,
-				      NULL) == 1;
+	     PEM_write_bio_PrivateKey(mem, pkey, NULL, NULL, 0, NULL, NULL) ==
+		     1;
 	len = ok ? BIO_get_mem_data(mem, &pem) : 0;
 	if (!ok || len <= 0) {
 		ossl_why(why, whylen, path, "making a P-256 key");
@@ -159,16 +158,17 @@ static struct result_key *read_key(int fd, const char *path, char *why,
 		return NULL;
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		snprintf(why, whylen, "%s: mode %04o: group or others may "
+		snprintf(why, whylen,
+			 "%s: mode %04o: group or others may "
 			 "read the result signing key (chmod 600 it, or "
-			 "remove it to make a new one)", path,
-			 (unsigned int)(st.st_mode & 07777));
+			 "remove it to make a new one)",
+			 path, (unsigned int)(st.st_mode & 07777));
 		return NULL;
 	}
 	n = read(fd, pem, sizeof(pem));
 	if (n < 0 || n > RESULT_KEY_PEM_MAX) {
-		snprintf(why, whylen, "%s: %s", path, n < 0 ? strerror(errno) :
-			 "too large for a key");
+		snprintf(why, whylen, "%s: %s", path,
+			 n < 0 ? strerror(errno) : "too large for a key");
 		return NULL;
 	}
 	mem = BIO_new_mem_buf(pem, (int)n);
@@ -182,8 +182,10 @@ static struct result_key *read_key(int fd, const char *path, char *why,
 	}
 	k = result_key_from_pkey(pkey);
 	if (k == NULL)
-		snprintf(why, whylen, "%s: not an EC P-256 key (the result "
-			 "signing key must be P-256 for ES256)", path);
+		snprintf(why, whylen,
+			 "%s: not an EC P-256 key (the result "
+			 "signing key must be P-256 for ES256)",
+			 path);
 	return k;
 }
 
@@ -216,15 +218,15 @@ json_t *result_key_jwk(const struct result_key *k)
 
 	b64url_encode(k->x, RESULT_COORD_LEN, x);
 	b64url_encode(k->y, RESULT_COORD_LEN, y);
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "kty", "EC",
-			 "crv", "P-256", "x", x, "y", y, "use", "sig",
-			 "alg", "ES256", "kid", k->kid);
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "kty", "EC", "crv",
+			 "P-256", "x", x, "y", y, "use", "sig", "alg", "ES256",
+			 "kid", k->kid);
 }
 
 int result_key_sign(const struct result_key *k, const void *data, size_t len,
 		    uint8_t sig[RESULT_SIG_LEN])
 {
-	uint8_t der[80];	/* DER ECDSA-Sig-Value of P-256: at most 72 */
+	uint8_t der[80]; /* DER ECDSA-Sig-Value of P-256: at most 72 */
 	const uint8_t *p = der;
 	const BIGNUM *r, *s;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -243,7 +245,7 @@ int result_key_sign(const struct result_key *k, const void *data, size_t len,
 	ECDSA_SIG_get0(es, &r, &s);
 	if (BN_bn2binpad(r, sig, RESULT_COORD_LEN) == RESULT_COORD_LEN &&
 	    BN_bn2binpad(s, sig + RESULT_COORD_LEN, RESULT_COORD_LEN) ==
-	    RESULT_COORD_LEN)
+		    RESULT_COORD_LEN)
 		rc = 0;
 out:
 	ECDSA_SIG_free(es);

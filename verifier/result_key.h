@@ -20,18 +20,18 @@
 #include "b64.h"
 #include "config.h"
 
-#define RESULT_KEY_FILE "result-key.pem"	/* beside the database */
-#define RESULT_KEY_PEM_MAX 16384	/* a larger key file is not ours */
-#define RESULT_COORD_LEN 32		/* bytes of a P-256 coordinate */
-#define RESULT_SIG_LEN 64		/* r || s */
+#define RESULT_KEY_FILE "result-key.pem" /* beside the database */
+#define RESULT_KEY_PEM_MAX 16384	 /* a larger key file is not ours */
+#define RESULT_COORD_LEN 32		 /* bytes of a P-256 coordinate */
+#define RESULT_SIG_LEN 64		 /* r || s */
 /* base64url of a SHA-256 thumbprint, with its NUL */
 #define RESULT_KID_MAX (B64URL_ENCODED_LEN(32) + 1)
 
 struct result_key {
-	EVP_PKEY *pkey;				/* owned */
-	uint8_t x[RESULT_COORD_LEN];		/* public point */
+	EVP_PKEY *pkey;		     /* owned */
+	uint8_t x[RESULT_COORD_LEN]; /* public point */
 	uint8_t y[RESULT_COORD_LEN];
-	char kid[RESULT_KID_MAX];		/* RFC 7638 thumbprint */
+	char kid[RESULT_KID_MAX]; /* RFC 7638 thumbprint */
 };
 
 /**

@@ -82,8 +82,10 @@ static void answer_engine(enum wire_kind kind, const struct engine_answer *a,
 		http_error(res, engine_http_status(a->status), "%s",
 			   a->message);
 	else
-		answer(kind, kind == WIRE_NONCE ? (const void *)&a->nonce :
-		       (const void *)&a->verdict, 200, res);
+		answer(kind,
+		       kind == WIRE_NONCE ? (const void *)&a->nonce :
+					    (const void *)&a->verdict,
+		       200, res);
 }
 
 /* A path id must name the body's agent: one agent cannot speak for two. */
@@ -117,17 +119,23 @@ static int taken_why(const struct db_identity *w, const char *id,
 	int known = w->machine && w->machine_same_ek;
 
 	if (w->machine && !w->machine_same_ek)
-		snprintf(buf, n, "agent id %s belongs to a machine with "
-			 "another EK", id);
+		snprintf(buf, n,
+			 "agent id %s belongs to a machine with "
+			 "another EK",
+			 id);
 	else if (!w->machine && w->id_registered_other)
-		snprintf(buf, n, "agent id %s is pre-registered for another "
-			 "EK", id);
+		snprintf(buf, n,
+			 "agent id %s is pre-registered for another "
+			 "EK",
+			 id);
 	else if (w->ek_elsewhere)
 		snprintf(buf, n, "this EK (%s) is enrolled under another id",
 			 fpr);
 	else if (w->ek_registered_other && !known)
-		snprintf(buf, n, "this EK (%s) is pre-registered for another "
-			 "id", fpr);
+		snprintf(buf, n,
+			 "this EK (%s) is pre-registered for another "
+			 "id",
+			 fpr);
 	else
 		return 0;
 	return 1;
@@ -141,15 +149,17 @@ static int admitted(const struct verifier *v, const struct db_identity *w,
 	enum config_enroll mode = config_enroll_mode(&v->cfg);
 
 	if (w->machine && w->machine_same_ek)
-		return 0;	/* admitted before: a re-enrollment */
+		return 0; /* admitted before: a re-enrollment */
 	if (mode != CONFIG_ENROLL_CA && !w->registered) {
-		http_error(res, 403, "not registered: id %s with EK %s is not "
+		http_error(res, 403,
+			   "not registered: id %s with EK %s is not "
 			   "pre-registered (imatrust machine add %s --ek %s)",
 			   ch->machine_id, fpr, ch->machine_id, fpr);
 		return -1;
 	}
 	if (mode == CONFIG_ENROLL_CA_REGISTERED && !ch->ek_chained) {
-		http_error(res, 403, "not vouched: enroll = ca+registered and "
+		http_error(res, 403,
+			   "not vouched: enroll = ca+registered and "
 			   "the EK certificate does not chain to ek_ca (%s)",
 			   why);
 		return -1;
@@ -163,14 +173,16 @@ static void refuse_cap(struct verifier *v, enum db_open_result r,
 {
 	if (r == DB_OPEN_EK_FULL) {
 		atomic_fetch_add(&v->metrics.enroll_ek_cap, 1);
-		http_error(res, 429, "enrollment: %llu challenges are open for "
+		http_error(res, 429,
+			   "enrollment: %llu challenges are open for "
 			   "this EK (max_enrollments_per_ek); activate one or "
 			   "wait %d s",
 			   (unsigned long long)v->cfg.max_enrollments_per_ek,
 			   ENROLL_CHALLENGE_TTL);
 	} else {
 		atomic_fetch_add(&v->metrics.enroll_cap, 1);
-		http_error(res, 503, "enrollment: %llu challenges are open "
+		http_error(res, 503,
+			   "enrollment: %llu challenges are open "
 			   "(max_open_enrollments); try again later",
 			   (unsigned long long)v->cfg.max_open_enrollments);
 	}
@@ -235,7 +247,7 @@ void route_agents_enroll(void *ctx, const struct http_request *req,
 	struct verifier *v = ctx;
 	struct wire_enroll m;
 	struct wire_challenge out = { 0 };
-	static __thread struct db_challenge ch;	/* 25 KiB: not on the stack */
+	static __thread struct db_challenge ch; /* 25 KiB: not on the stack */
 	char why[WHY_MAX] = "", fpr[ENROLL_FPR_HEX + 1];
 	struct imt_error err;
 	enum imt_result rc;
@@ -245,8 +257,8 @@ void route_agents_enroll(void *ctx, const struct http_request *req,
 		return;
 	memset(&ch, 0, sizeof(ch));
 	rc = enroll_check_ek_cert(v->ek_ca, m.ek_pub.data, m.ek_pub.len,
-				  m.ek_cert.data, m.ek_cert.len, &chained,
-				  why, sizeof(why), &err);
+				  m.ek_cert.data, m.ek_cert.len, &chained, why,
+				  sizeof(why), &err);
 	if (rc == IMT_OK)
 		rc = enroll_challenge(&m, &ch, &out, &err);
 	if (rc != IMT_OK) {
@@ -288,14 +300,18 @@ static void refuse_activation(struct verifier *v, enum db_activation r,
 		break;
 	case DB_ACT_EK_TAKEN:
 		atomic_fetch_add(&v->metrics.enroll_taken, 1);
-		http_error(res, 409, "taken: this EK (%s) is enrolled under "
-			   "another id", fpr);
+		http_error(res, 409,
+			   "taken: this EK (%s) is enrolled under "
+			   "another id",
+			   fpr);
 		break;
 	case DB_ACT_PENDING_FULL:
 		atomic_fetch_add(&v->metrics.enroll_pending_cap, 1);
-		http_error(res, 503, "enrollment: %llu machines wait in pending "
+		http_error(res, 503,
+			   "enrollment: %llu machines wait in pending "
 			   "(max_pending); an operator must approve or remove "
-			   "some", (unsigned long long)v->cfg.max_pending);
+			   "some",
+			   (unsigned long long)v->cfg.max_pending);
 		break;
 	default:
 		atomic_fetch_add(&v->metrics.enroll_unregistered, 1);
@@ -341,15 +357,15 @@ static int activate(struct verifier *v, const struct wire_activate *m,
 	engine_activation_states(&o.to_vouched, &o.to_unvouched);
 	enroll_proof_hash(m->proof, m->proof_len, hash);
 	pthread_mutex_lock(&v->lock);
-	if (db_challenge_find(v->db, m->agent, hash, now, ch, &found,
-			      &err) < 0)
+	if (db_challenge_find(v->db, m->agent, hash, now, ch, &found, &err) < 0)
 		goto storage;
 	/* a wrong proof finds nothing, so it cancels nothing */
-	if (!found || !enroll_proof_ok(ch, m->agent, m->proof,
-				       m->proof_len)) {
+	if (!found || !enroll_proof_ok(ch, m->agent, m->proof, m->proof_len)) {
 		atomic_fetch_add(&v->metrics.activations_refused, 1);
-		http_error(res, 403, "challenge: no open challenge of %s "
-			   "matches this proof; enroll again", m->agent);
+		http_error(res, 403,
+			   "challenge: no open challenge of %s "
+			   "matches this proof; enroll again",
+			   m->agent);
 		goto out;
 	}
 	if (!ch->ek_chained)
@@ -374,7 +390,7 @@ void route_agents_activate(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
 	struct verifier *v = ctx;
-	static __thread struct db_challenge ch;	/* 25 KiB: not on the stack */
+	static __thread struct db_challenge ch; /* 25 KiB: not on the stack */
 	char fpr[ENROLL_FPR_HEX + 1];
 	enum db_machine_state state = DB_STATE_PENDING;
 	struct engine_answer ans;

@@ -25,9 +25,8 @@
 
 /* The current boot's log approved as @id's baseline (v->lock held). */
 static int approve_locked(struct verifier *v, const char *id,
-			  const char *op_name, int64_t now,
-			  const char *cause, int *status, char *sha,
-			  struct imt_error *err)
+			  const char *op_name, int64_t now, const char *cause,
+			  int *status, char *sha, struct imt_error *err)
 {
 	struct db_machine m;
 	struct db_boot boot;
@@ -42,8 +41,7 @@ static int approve_locked(struct verifier *v, const char *id,
 	db_machine_release(&m);
 	if (db_boot_current(v->db, id, &boot, &found, err) < 0)
 		return -1;
-	if (found && db_boot_log_get(v->db, boot.id, 1, &log, &found,
-				     err) < 0)
+	if (found && db_boot_log_get(v->db, boot.id, 1, &log, &found, err) < 0)
 		return -1;
 	if (!found)
 		return 0;
@@ -87,14 +85,17 @@ void route_machines_boot_baseline(void *ctx, const struct http_request *req,
 	if (rc < 0)
 		rest_db_error(res, "approve boot baseline", &err);
 	else if (status == 404)
-		http_error(res, 404, "no machine \"%s\" with a firmware event "
-			   "log for its current boot", id);
+		http_error(res, 404,
+			   "no machine \"%s\" with a firmware event "
+			   "log for its current boot",
+			   id);
 	else
 		change_answer(v, res, 200, REJUDGE_POLICY,
 			      json_pack("{s:s,s:{s:s,s:s,s:I}}", "machine", id,
 					"baseline", "sha256", sha,
 					"approved_by", op_name, "approved_at",
-					(json_int_t)now), cause, now);
+					(json_int_t)now),
+			      cause, now);
 	cluster_change_end(v);
 	free(cause);
 }

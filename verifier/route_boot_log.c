@@ -39,8 +39,8 @@ static json_t *baseline_json(struct verifier *v, const struct db_boot *boot,
 		      (json_int_t)b.set_at, "approved_by",
 		      b.approved_by[0] ? b.approved_by : NULL, "approved_at",
 		      (json_int_t)b.approved_at, "current",
-		      b.len == log->len &&
-		      memcmp(b.sha256, log->sha256, sizeof(b.sha256)) == 0);
+		      b.len == log->len && memcmp(b.sha256, log->sha256,
+						  sizeof(b.sha256)) == 0);
 	db_boot_baseline_release(&b);
 	return j != NULL ? j : json_null();
 }
@@ -137,7 +137,7 @@ void route_machines_boot_log(void *ctx, const struct http_request *req,
 	if (j == NULL)
 		http_error(res, 422, "the stored event log does not decode: %s",
 			   err.msg);
-	else if (flags == BOOT_LOG_CEL)	/* CEL is an array: one member */
+	else if (flags == BOOT_LOG_CEL) /* CEL is an array: one member */
 		rest_reply(res, 200, json_pack("{s:o}", "cel", j));
 	else
 		rest_reply(res, 200, j);

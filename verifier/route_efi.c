@@ -46,8 +46,10 @@ static int parse_banks(json_t *body, struct import_efi *imp,
 		const char *b = json_string_value(it);
 
 		if (b == NULL || strlen(b) > 6 || strchr(b, ',') != NULL) {
-			http_error(res, 400, "banks[%zu]: want sha1, sha256, "
-				   "sha384 or sha512", i);
+			http_error(res, 400,
+				   "banks[%zu]: want sha1, sha256, "
+				   "sha384 or sha512",
+				   i);
 			return -1;
 		}
 		if (i > 0)
@@ -72,10 +74,11 @@ static int add_file(struct import_efi *imp, size_t i, json_t *f,
 	uint8_t *buf;
 	long got;
 
-	if (name == NULL || strchr(name, '/') != NULL || s == NULL ||
-	    n == 0) {
-		http_error(res, 400, "files[%zu]: want {\"name\": a file "
-			   "name, \"data\": base64}", i);
+	if (name == NULL || strchr(name, '/') != NULL || s == NULL || n == 0) {
+		http_error(res, 400,
+			   "files[%zu]: want {\"name\": a file "
+			   "name, \"data\": base64}",
+			   i);
 		return -1;
 	}
 	buf = malloc(B64_DECODED_MAX(n) + 1);
@@ -86,8 +89,8 @@ static int add_file(struct import_efi *imp, size_t i, json_t *f,
 	got = b64_decode(s, n, buf);
 	if (got <= 0) {
 		free(buf);
-		http_error(res, 400, "files[%zu] %s: \"data\" is not base64",
-			   i, name);
+		http_error(res, 400, "files[%zu] %s: \"data\" is not base64", i,
+			   name);
 		return -1;
 	}
 	if (import_efi_add(imp, name, buf, (size_t)got, &err) != IMT_OK) {
@@ -128,8 +131,10 @@ static const char *source_name(json_t *body, const struct import_efi *imp,
 
 	if (json_object_get(body, "source") != NULL &&
 	    (s == NULL || s[0] == 0 || strlen(s) > DB_NAME_MAX)) {
-		http_error(res, 400, "\"source\": want a name of 1 to %d "
-			   "bytes", DB_NAME_MAX);
+		http_error(res, 400,
+			   "\"source\": want a name of 1 to %d "
+			   "bytes",
+			   DB_NAME_MAX);
 		return NULL;
 	}
 	if (s != NULL)
@@ -138,7 +143,8 @@ static const char *source_name(json_t *body, const struct import_efi *imp,
 		size_t n = strlen(imp->file[i].name);
 
 		if (len + n + (i > 0) > DB_NAME_MAX) {
-			http_error(res, 400, "the file names make a source "
+			http_error(res, 400,
+				   "the file names make a source "
 				   "name over %d bytes: give \"source\"",
 				   DB_NAME_MAX);
 			return NULL;
@@ -166,9 +172,12 @@ static json_t *files_json(const struct import_efi *imp)
 					    rest_hex(f->digest[b],
 						     imp->bank[b]->size));
 		json_array_append_new(arr, json_pack("{s:s,s:s,s:b,s:o*}",
-			"name", f->name, "machine",
-			pe_machine_name(f->info.machine), "signed",
-			f->info.cert_size != 0, "digests", d));
+						     "name", f->name, "machine",
+						     pe_machine_name(
+							     f->info.machine),
+						     "signed",
+						     f->info.cert_size != 0,
+						     "digests", d));
 	}
 	return arr;
 }
@@ -179,8 +188,8 @@ static json_t *files_json(const struct import_efi *imp)
  * again once that application's digest is in a source of its policy.
  */
 static void store(struct verifier *v, const char *op_name,
-		  struct import_efi *imp, const char *name,
-		  const char *version, struct http_response *res)
+		  struct import_efi *imp, const char *name, const char *version,
+		  struct http_response *res)
 {
 	int64_t now = (int64_t)time(NULL);
 	const struct db_efi_entry *e;
@@ -191,8 +200,10 @@ static void store(struct verifier *v, const char *op_name,
 	int rc;
 
 	e = import_efi_entries(imp, &n);
-	detail = change_cause("import", "source", json_pack("{s:s,s:s}",
-			      "kind", "efi", "name", name), op_name);
+	detail = change_cause("import", "source",
+			      json_pack("{s:s,s:s}", "kind", "efi", "name",
+					name),
+			      op_name);
 	if (detail == NULL) {
 		http_error(res, 503, "out of memory");
 		return;
@@ -242,8 +253,10 @@ void route_import_efi(void *ctx, const struct http_request *req,
 	ver = json_object_get(body, "version");
 	version = json_string_value(ver);
 	if (ver != NULL && (version == NULL || strlen(version) > DB_NAME_MAX)) {
-		http_error(res, 400, "\"version\": want text of at most %d "
-			   "bytes", DB_NAME_MAX);
+		http_error(res, 400,
+			   "\"version\": want text of at most %d "
+			   "bytes",
+			   DB_NAME_MAX);
 		goto out;
 	}
 	imp = calloc(1, sizeof(*imp));

@@ -19,9 +19,10 @@
 #include "rest.h"
 #include "verifier.h"
 
-#define ID_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-		 "0123456789._-"
-#define ID_MAX 64	/* an agent id (proto/wire.h WIRE_ID_MAX) */
+#define ID_CHARS \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+	"0123456789._-"
+#define ID_MAX 64 /* an agent id (proto/wire.h WIRE_ID_MAX) */
 
 static int id_ok(const char *id)
 {
@@ -32,10 +33,9 @@ static int id_ok(const char *id)
 
 static json_t *registration_json(const struct db_registration *r)
 {
-	return json_pack("{s:s,s:o,s:s,s:I}", "id", r->machine_id,
-			 "ek_fpr", rest_hex(r->ek_fpr, DB_FPR_SIZE),
-			 "operator", r->op_name,
-			 "created_at", (json_int_t)r->created_at);
+	return json_pack("{s:s,s:o,s:s,s:I}", "id", r->machine_id, "ek_fpr",
+			 rest_hex(r->ek_fpr, DB_FPR_SIZE), "operator",
+			 r->op_name, "created_at", (json_int_t)r->created_at);
 }
 
 /* The {id, ek} of a registration request; 0, or -1 after a 400. */
@@ -53,9 +53,10 @@ static int registration_body(const struct http_request *req,
 	s = json_string_value(json_object_get(body, "id"));
 	if (!id_ok(s))
 		http_error(res, 400, "id: want [A-Za-z0-9._-], 1-64 bytes");
-	else if (enroll_fpr_parse(json_string_value(json_object_get(body,
-					"ek")), fpr) < 0)
-		http_error(res, 400, "ek: want the EK fingerprint, 64 hex "
+	else if (enroll_fpr_parse(json_string_value(json_object_get(body, "ek")),
+				  fpr) < 0)
+		http_error(res, 400,
+			   "ek: want the EK fingerprint, 64 hex "
 			   "digits (SHA-256 of the EK's SubjectPublicKeyInfo)");
 	else
 		rc = 0;
@@ -80,18 +81,21 @@ void route_machines_add(void *ctx, const struct http_request *req,
 	    registration_body(req, res, id, fpr) < 0)
 		return;
 	pthread_mutex_lock(&v->lock);
-	rc = db_registration_add(v->db, id, fpr, name, (int64_t)time(NULL),
-				 &r, &err);
+	rc = db_registration_add(v->db, id, fpr, name, (int64_t)time(NULL), &r,
+				 &err);
 	if (rc == 0 && (r == DB_REG_OK || r == DB_REG_EXISTS))
 		rc = db_registration_get(v->db, id, &reg, &found, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0) {
 		rest_db_error(res, "pre-register", &err);
 	} else if (r == DB_REG_ID_TAKEN) {
-		http_error(res, 409, "id %s has another EK (enrolled or "
-			   "pre-registered): remove it first", id);
+		http_error(res, 409,
+			   "id %s has another EK (enrolled or "
+			   "pre-registered): remove it first",
+			   id);
 	} else if (r == DB_REG_EK_TAKEN) {
-		http_error(res, 409, "this EK is enrolled or pre-registered "
+		http_error(res, 409,
+			   "this EK is enrolled or pre-registered "
 			   "under another id");
 	} else if (!found) {
 		http_error(res, 500, "pre-registration of %s vanished", id);
@@ -106,13 +110,14 @@ static json_t *removal_json(const char *id, const struct db_removal *r)
 {
 	return json_pack("{s:s,s:b,s:b,s:o,s:o,s:I,s:I,s:I}", "id", id,
 			 "machine", r->machine, "registration", r->registration,
-			 "ek_fpr", r->has_ek_fpr ?
-			 rest_hex(r->ek_fpr, DB_FPR_SIZE) : json_null(),
-			 "state", r->state[0] ? json_string(r->state) :
-			 json_null(),
-			 "boots", (json_int_t)r->boots,
-			 "records", (json_int_t)r->records,
-			 "enrollments", (json_int_t)r->enrollments);
+			 "ek_fpr",
+			 r->has_ek_fpr ? rest_hex(r->ek_fpr, DB_FPR_SIZE) :
+					 json_null(),
+			 "state",
+			 r->state[0] ? json_string(r->state) : json_null(),
+			 "boots", (json_int_t)r->boots, "records",
+			 (json_int_t)r->records, "enrollments",
+			 (json_int_t)r->enrollments);
 }
 
 void route_machines_remove(void *ctx, const struct http_request *req,
@@ -127,8 +132,8 @@ void route_machines_remove(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0)
 		return;
 	pthread_mutex_lock(&v->lock);
-	rc = db_machine_remove(v->db, req->params[0], name,
-			       (int64_t)time(NULL), &r, &err);
+	rc = db_machine_remove(v->db, req->params[0], name, (int64_t)time(NULL),
+			       &r, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0) {
 		rest_db_error(res, "remove", &err);
@@ -139,8 +144,9 @@ void route_machines_remove(void *ctx, const struct http_request *req,
 			   req->params[0]);
 		return;
 	}
-	rest_reply(res, 200, json_pack("{s:o}", "removed",
-				       removal_json(req->params[0], &r)));
+	rest_reply(res, 200,
+		   json_pack("{s:o}", "removed",
+			     removal_json(req->params[0], &r)));
 }
 
 struct audit_page {
@@ -152,15 +158,13 @@ struct audit_page {
 static int audit_one(const struct db_audit *a, void *arg)
 {
 	struct audit_page *pg = arg;
-	json_t *row = json_pack("{s:I,s:I,s:s?,s:s,s:s?,s:o,s:o}",
-				"id", (json_int_t)a->id,
-				"time", (json_int_t)a->time,
-				"operator", a->op_name,
-				"action", a->action,
-				"machine", a->machine_id,
-				"ek_fpr", a->ek_fpr != NULL ?
-				rest_hex(a->ek_fpr, DB_FPR_SIZE) :
-				json_null(),
+	json_t *row = json_pack("{s:I,s:I,s:s?,s:s,s:s?,s:o,s:o}", "id",
+				(json_int_t)a->id, "time", (json_int_t)a->time,
+				"operator", a->op_name, "action", a->action,
+				"machine", a->machine_id, "ek_fpr",
+				a->ek_fpr != NULL ?
+					rest_hex(a->ek_fpr, DB_FPR_SIZE) :
+					json_null(),
 				"detail", rest_reason(a->detail));
 
 	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
@@ -186,7 +190,8 @@ void route_audit(void *ctx, const struct http_request *req,
 	    rest_query_uint(req, res, "after", 0, INT64_MAX, &after) < 0)
 		goto out;
 	if (machine != NULL && !id_ok(machine)) {
-		http_error(res, 400, "?machine=: want [A-Za-z0-9._-], 1-64 "
+		http_error(res, 400,
+			   "?machine=: want [A-Za-z0-9._-], 1-64 "
 			   "bytes");
 		goto out;
 	}
@@ -198,10 +203,12 @@ void route_audit(void *ctx, const struct http_request *req,
 		rest_db_error(res, "list audit", &err);
 		goto out;
 	}
-	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:O,s:o}",
-		   "audit", pg.rows, "next",
-		   json_array_size(pg.rows) == limit ?
-		   json_integer(pg.last) : json_null()));
+	rest_reply(res, 200,
+		   pg.oom ? NULL :
+			    json_pack("{s:O,s:o}", "audit", pg.rows, "next",
+				      json_array_size(pg.rows) == limit ?
+					      json_integer(pg.last) :
+					      json_null()));
 out:
 	json_decref(pg.rows);
 }

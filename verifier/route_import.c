@@ -41,15 +41,15 @@
 #include "rest.h"
 #include "verifier.h"
 
-#define LIST_BANKS_MAX 4	/* PCR banks a golden list is checked in */
+#define LIST_BANKS_MAX 4 /* PCR banks a golden list is checked in */
 
 /* The body's base64 field @key, decoded (caller frees). */
 static uint8_t *b64_field(json_t *body, const char *key, size_t *len,
 			  struct http_response *res)
 {
 	const char *s = json_string_value(json_object_get(body, key));
-	size_t n = s != NULL ? json_string_length(json_object_get(body, key))
-			     : 0;
+	size_t n = s != NULL ? json_string_length(json_object_get(body, key)) :
+			       0;
 	uint8_t *out;
 	long got;
 
@@ -93,8 +93,10 @@ static int parse_algos(json_t *body, const char **algos, size_t *n,
 		const char *a = json_string_value(it);
 
 		if (a == NULL || hash_algo_by_name(a, strlen(a)) == NULL) {
-			http_error(res, 400, "algos[%zu]: not a digest "
-				   "algorithm the kernel names", i);
+			http_error(res, 400,
+				   "algos[%zu]: not a digest "
+				   "algorithm the kernel names",
+				   i);
 			return -1;
 		}
 		algos[(*n)++] = a;
@@ -109,8 +111,10 @@ static const char *query_name(const struct http_request *req,
 	const char *name = http_query(req, "name");
 
 	if (name == NULL || name[0] == '\0' || strlen(name) > DB_NAME_MAX) {
-		http_error(res, 400, "?name=: want the source's name, 1 to %d "
-			   "bytes", DB_NAME_MAX);
+		http_error(res, 400,
+			   "?name=: want the source's name, 1 to %d "
+			   "bytes",
+			   DB_NAME_MAX);
 		return NULL;
 	}
 	return name;
@@ -119,14 +123,15 @@ static const char *query_name(const struct http_request *req,
 static char *cause_text(const char *change, const struct db_ref_source *s,
 			const char *op_name)
 {
-	return change_cause(change, "source", json_pack("{s:s,s:s}", "kind",
-			    db_source_kind_name(s->kind), "name", s->name),
+	return change_cause(change, "source",
+			    json_pack("{s:s,s:s}", "kind",
+				      db_source_kind_name(s->kind), "name",
+				      s->name),
 			    op_name);
 }
 
-static void audit(struct verifier *v, const char *op_name,
-		  const char *action, const struct db_ref_source *s,
-		  int64_t now)
+static void audit(struct verifier *v, const char *op_name, const char *action,
+		  const struct db_ref_source *s, int64_t now)
 {
 	char *detail = cause_text(action, s, op_name);
 
@@ -155,11 +160,12 @@ static void store_and_answer(struct verifier *v, const char *op_name,
 		http_error(res, 503, "out of memory");
 		return;
 	}
-	if (import_batch_store(v, src, b, replace, now, &withdrawn,
-			       &err) < 0) {
+	if (import_batch_store(v, src, b, replace, now, &withdrawn, &err) < 0) {
 		json_decref(ans);
-		http_error(res, err.status == IMT_ERR_MISMATCH ? 409 :
-			   err.status == IMT_ERR_MALFORMED ? 400 : 500,
+		http_error(res,
+			   err.status == IMT_ERR_MISMATCH  ? 409 :
+			   err.status == IMT_ERR_MALFORMED ? 400 :
+							     500,
 			   "%s:%s: %s; nothing of this import is stored",
 			   db_source_kind_name(src->kind), src->name, err.msg);
 		goto out;
@@ -168,11 +174,15 @@ static void store_and_answer(struct verifier *v, const char *op_name,
 	json_object_set_new(ans, "added", json_integer((json_int_t)b->nrefs));
 	json_object_set_new(ans, "withdrawn",
 			    json_integer((json_int_t)withdrawn));
-	json_object_set_new(ans, "source", json_pack("{s:s,s:s}", "kind",
-			    db_source_kind_name(src->kind), "name", src->name));
-	change_answer(v, res, 200, REJUDGE_ADDED | (withdrawn > 0 ?
-		      REJUDGE_WITHDRAWN : 0) | (b->nrules > 0 || b->nkeys > 0 ?
-		      REJUDGE_POLICY : 0), ans, cause, now);
+	json_object_set_new(ans, "source",
+			    json_pack("{s:s,s:s}", "kind",
+				      db_source_kind_name(src->kind), "name",
+				      src->name));
+	change_answer(v, res, 200,
+		      REJUDGE_ADDED | (withdrawn > 0 ? REJUDGE_WITHDRAWN : 0) |
+			      (b->nrules > 0 || b->nkeys > 0 ? REJUDGE_POLICY :
+							       0),
+		      ans, cause, now);
 out:
 	free(cause);
 }
@@ -205,14 +215,15 @@ static void schedule_older(struct verifier *v, const struct deb_info *info,
 	if (v->cfg.upgrade_window == 0)
 		return;
 	pthread_mutex_lock(&v->lock);
-	rc = db_source_schedule_retire(v->db, info->package,
-				       info->architecture, keep,
-				       now + (int64_t)v->cfg.upgrade_window,
-				       &n, &err);
+	rc = db_source_schedule_retire(v->db, info->package, info->architecture,
+				       keep,
+				       now + (int64_t)v->cfg.upgrade_window, &n,
+				       &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
 		log_warnx("deb:%s: scheduling the older versions' retirement: "
-			  "%s", keep, err.msg);
+			  "%s",
+			  keep, err.msg);
 	json_object_set_new(ans, "retire_scheduled",
 			    json_integer((json_int_t)n));
 }
@@ -226,11 +237,15 @@ static void store_deb(struct verifier *v, const char *op_name,
 	char src_name[3 * DEB_NAME_MAX + 3];
 	struct stored_deb sd = { sha, 0 };
 	struct db_source_meta meta = {
-		.package = info->package, .version = info->version,
-		.arch = info->architecture, .content_sha256 = sha,
+		.package = info->package,
+		.version = info->version,
+		.arch = info->architecture,
+		.content_sha256 = sha,
 	};
 	struct db_ref_source src = {
-		.kind = DB_SOURCE_DEB, .name = src_name, .meta = &meta,
+		.kind = DB_SOURCE_DEB,
+		.name = src_name,
+		.meta = &meta,
 	};
 	struct imt_error err;
 	json_t *ans;
@@ -239,8 +254,10 @@ static void store_deb(struct verifier *v, const char *op_name,
 	snprintf(src_name, sizeof(src_name), "%s_%s_%s", info->package,
 		 info->version, info->architecture);
 	if (strlen(src_name) > DB_NAME_MAX) {
-		http_error(res, 400, "package, version and architecture are "
-			   "longer than a source name (%d bytes)", DB_NAME_MAX);
+		http_error(res, 400,
+			   "package, version and architecture are "
+			   "longer than a source name (%d bytes)",
+			   DB_NAME_MAX);
 		return;
 	}
 	pthread_mutex_lock(&v->lock);
@@ -251,13 +268,15 @@ static void store_deb(struct verifier *v, const char *op_name,
 		return;
 	}
 	if (found && sd.same) {
-		rest_reply(res, 200, json_pack("{s:b,s:{s:s,s:s},s:i}",
-			   "already", 1, "source", "kind", "deb", "name",
-			   src_name, "added", 0));
+		rest_reply(res, 200,
+			   json_pack("{s:b,s:{s:s,s:s},s:i}", "already", 1,
+				     "source", "kind", "deb", "name", src_name,
+				     "added", 0));
 		return;
 	}
 	if (found) {
-		http_error(res, 409, "deb:%s was imported from another file "
+		http_error(res, 409,
+			   "deb:%s was imported from another file "
 			   "with the same package, version and architecture; "
 			   "retire it first (imatrust ref retire deb:%s)",
 			   src_name, src_name);
@@ -283,7 +302,8 @@ static int deb_status(const struct imt_error *err)
 	switch (err->status) {
 	case IMT_ERR_LIMIT:
 		return strncmp(err->msg, "limit IMPORT_DEB_CHILD", 22) == 0 ?
-		       422 : 413;
+			       422 :
+			       413;
 	case IMT_ERR_INTERNAL:
 		return 503;
 	default:
@@ -322,10 +342,11 @@ void route_import_deb(void *ctx, const struct http_request *req,
 	 * child under limits: never libarchive on a stranger's package here
 	 */
 	if (import_deb_child(IMPORT_DEB_CHILD_EXE, &import_deb_child_defaults,
-			     deb, len, algos, nalgos, &info, &sink,
-			     &err) < 0) {
-		http_error(res, deb_status(&err), "not imported: %s; nothing "
-			   "stored", err.msg);
+			     deb, len, algos, nalgos, &info, &sink, &err) < 0) {
+		http_error(res, deb_status(&err),
+			   "not imported: %s; nothing "
+			   "stored",
+			   err.msg);
 		goto out;
 	}
 	if (cluster_change_begin(v, res) < 0)
@@ -351,9 +372,11 @@ static int parse_pcrs(json_t *j, struct import_pcr *pcrs, size_t *n,
 	*n = 0;
 	if (!json_is_object(j) || json_object_size(j) == 0 ||
 	    json_object_size(j) > LIST_BANKS_MAX) {
-		http_error(res, 400, "\"pcrs\": want {BANK: TEXT} with 1 to "
+		http_error(res, 400,
+			   "\"pcrs\": want {BANK: TEXT} with 1 to "
 			   "%d banks, TEXT as the kernel's pcrs files "
-			   "(\"INDEX HEX\" lines)", LIST_BANKS_MAX);
+			   "(\"INDEX HEX\" lines)",
+			   LIST_BANKS_MAX);
 		return -1;
 	}
 	json_object_foreach(j, bank, val) {
@@ -400,19 +423,25 @@ void route_import_list(void *ctx, const struct http_request *req,
 		goto out;
 	import_batch_sink(&b, &sink);
 	if (import_list(list, len, pcrs, npcrs, &sink, &info, &err) < 0) {
-		http_error(res, 400, "the list is refused: %s; nothing "
-			   "stored", err.msg);
+		http_error(res, 400,
+			   "the list is refused: %s; nothing "
+			   "stored",
+			   err.msg);
 		goto out;
 	}
 	struct db_ref_source src = {
-		.kind = DB_SOURCE_GOLDEN_LIST, .name = src_name,
+		.kind = DB_SOURCE_GOLDEN_LIST,
+		.name = src_name,
 	};
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
-	store_and_answer(v, name, &src, &b, 1, now, json_pack(
-		"{s:I,s:I,s:b}", "records", (json_int_t)info.records,
-		"violations", (json_int_t)info.violations,
-		"boot_aggregate_checked", info.boot_aggregate_checked), res);
+	store_and_answer(v, name, &src, &b, 1, now,
+			 json_pack("{s:I,s:I,s:b}", "records",
+				   (json_int_t)info.records, "violations",
+				   (json_int_t)info.violations,
+				   "boot_aggregate_checked",
+				   info.boot_aggregate_checked),
+			 res);
 	cluster_change_end(v);
 out:
 	import_batch_free(&b);
@@ -435,8 +464,10 @@ static int rules_fit(struct verifier *v, const char *name, size_t nrules,
 	rc = policies_rules_fit(v, source, nrules, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		http_error(res, 413, "the Keylime policy is refused: %s; "
-			   "nothing stored", err.msg);
+		http_error(res, 413,
+			   "the Keylime policy is refused: %s; "
+			   "nothing stored",
+			   err.msg);
 	return rc;
 }
 
@@ -464,7 +495,8 @@ void route_import_keylime(void *ctx, const struct http_request *req,
 		goto out;
 	}
 	struct db_ref_source src = {
-		.kind = DB_SOURCE_KEYLIME, .name = src_name,
+		.kind = DB_SOURCE_KEYLIME,
+		.name = src_name,
 	};
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
@@ -472,12 +504,15 @@ void route_import_keylime(void *ctx, const struct http_request *req,
 		cluster_change_end(v);
 		goto out;
 	}
-	store_and_answer(v, name, &src, &b, 1, now, json_pack(
-		"{s:s,s:I,s:I,s:I,s:I}", "log_hash_alg", info.log_hash_alg,
-		"excludes", (json_int_t)info.excludes,
-		"exclude_prefixes", (json_int_t)info.exclude_prefixes,
-		"keys", (json_int_t)info.keys,
-		"ignored_keyrings", (json_int_t)info.ignored_keyrings), res);
+	store_and_answer(v, name, &src, &b, 1, now,
+			 json_pack("{s:s,s:I,s:I,s:I,s:I}", "log_hash_alg",
+				   info.log_hash_alg, "excludes",
+				   (json_int_t)info.excludes,
+				   "exclude_prefixes",
+				   (json_int_t)info.exclude_prefixes, "keys",
+				   (json_int_t)info.keys, "ignored_keyrings",
+				   (json_int_t)info.ignored_keyrings),
+			 res);
 	cluster_change_end(v);
 out:
 	import_batch_free(&b);
@@ -496,14 +531,15 @@ static int export_ref(const struct db_ref *r, void *arg)
 	char src[DB_NAME_MAX + 32];
 	struct imt_error err;
 	struct import_ref ir = {
-		.kind = r->path[0] == '/' ? IMPORT_REF_FILE :
-					    IMPORT_REF_BUFFER,
-		.path = r->path, .algo = r->algo, .digest = r->digest,
+		.kind = r->path[0] == '/' ? IMPORT_REF_FILE : IMPORT_REF_BUFFER,
+		.path = r->path,
+		.algo = r->algo,
+		.digest = r->digest,
 		.digest_len = r->digest_len,
 	};
 
-	snprintf(src, sizeof(src), "%s:%s",
-		 db_source_kind_name(r->source_kind), r->source_name);
+	snprintf(src, sizeof(src), "%s:%s", db_source_kind_name(r->source_kind),
+		 r->source_name);
 	if (!policy_selects(w->p, src))
 		return 0;
 	if (w->sink->ref(w->sink->arg, &ir, &err) < 0) {
@@ -596,7 +632,8 @@ void route_export_keylime(void *ctx, const struct http_request *req,
 		refs[i] = (struct import_ref){
 			.kind = b.refs[i].path[0] == '/' ? IMPORT_REF_FILE :
 							   IMPORT_REF_BUFFER,
-			.path = b.refs[i].path, .algo = b.refs[i].algo,
+			.path = b.refs[i].path,
+			.algo = b.refs[i].algo,
 			.digest = b.refs[i].digest,
 			.digest_len = b.refs[i].digest_len,
 		};
@@ -606,8 +643,12 @@ void route_export_keylime(void *ctx, const struct http_request *req,
 	for (i = 0; i < b.nkeys; i++)
 		keys[i] = (struct keylime_key){ b.keys[i].der, b.keys[i].len };
 	ex = (struct keylime_export){
-		.refs = refs, .nrefs = b.nrefs, .rules = rules,
-		.nrules = b.nrules, .keys = keys, .nkeys = b.nkeys,
+		.refs = refs,
+		.nrefs = b.nrefs,
+		.rules = rules,
+		.nrules = b.nrules,
+		.keys = keys,
+		.nkeys = b.nkeys,
 	};
 	text = keylime_policy_export(&ex, &err);
 	if (text == NULL) {
@@ -650,9 +691,11 @@ void route_import_retire(void *ctx, const struct http_request *req,
 	s = json_object_get(body, "source");
 	src.name = json_string_value(json_object_get(s, "name"));
 	if (db_source_kind_parse(json_string_value(json_object_get(s, "kind")),
-				 &src.kind) < 0 || src.name == NULL ||
-	    src.name[0] == '\0' || strlen(src.name) > DB_NAME_MAX) {
-		http_error(res, 400, "\"source\": want {\"kind\": dir-tree|deb|"
+				 &src.kind) < 0 ||
+	    src.name == NULL || src.name[0] == '\0' ||
+	    strlen(src.name) > DB_NAME_MAX) {
+		http_error(res, 400,
+			   "\"source\": want {\"kind\": dir-tree|deb|"
 			   "golden-list|keylime, \"name\": NAME}");
 		goto out;
 	}
@@ -666,17 +709,18 @@ void route_import_retire(void *ctx, const struct http_request *req,
 	} else if (!found) {
 		http_error(res, 404, "no source %s:%s",
 			   db_source_kind_name(src.kind), src.name);
-	} else if (import_retire(v, &src, name, now, &withdrawn, &st,
-				 &err) < 0) {
+	} else if (import_retire(v, &src, name, now, &withdrawn, &st, &err) <
+		   0) {
 		http_error(res, 500, "retiring %s:%s: %s; send it again",
 			   db_source_kind_name(src.kind), src.name, err.msg);
 	} else {
 		audit(v, name, "retire", &src, now);
-		rest_reply(res, 200, rejudge_stats_json(json_pack(
-			   "{s:I}", "withdrawn", (json_int_t)withdrawn), &st));
+		rest_reply(res, 200,
+			   rejudge_stats_json(json_pack("{s:I}", "withdrawn",
+							(json_int_t)withdrawn),
+					      &st));
 	}
 	cluster_change_end(v);
 out:
 	json_decref(body);
 }
-

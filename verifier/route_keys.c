@@ -30,10 +30,11 @@
 #include "rest.h"
 #include "verifier.h"
 
-#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-		   "0123456789._-"
-#define NAME_MAX_LEN 64	/* a route segment (HTTP_PARAM_MAX) */
-#define CERT_TEXT_MAX (DB_KEY_DER_MAX * 2)	/* bytes of "cert" */
+#define NAME_CHARS \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+	"0123456789._-"
+#define NAME_MAX_LEN 64 /* a route segment (HTTP_PARAM_MAX) */
+#define CERT_TEXT_MAX (DB_KEY_DER_MAX * 2) /* bytes of "cert" */
 
 static int name_ok(const char *name)
 {
@@ -77,8 +78,8 @@ static uint8_t *cert_bytes(const char *text, size_t n, size_t *len)
 }
 
 /* The body's certificate, loaded; 0, or -1 after answering 400. */
-static int read_cert(const struct http_request *req,
-		     struct http_response *res, struct keyring_cert *c)
+static int read_cert(const struct http_request *req, struct http_response *res,
+		     struct keyring_cert *c)
 {
 	static const char *const keys[] = { "cert", "name", NULL };
 	json_t *body = rest_body(req, res, keys), *j;
@@ -92,15 +93,19 @@ static int read_cert(const struct http_request *req,
 	j = json_object_get(body, "cert");
 	if (!json_is_string(j) || json_string_length(j) == 0 ||
 	    json_string_length(j) > CERT_TEXT_MAX) {
-		http_error(res, 400, "cert: want the certificate, PEM or the "
-			   "DER in base64, at most %d bytes", CERT_TEXT_MAX);
+		http_error(res, 400,
+			   "cert: want the certificate, PEM or the "
+			   "DER in base64, at most %d bytes",
+			   CERT_TEXT_MAX);
 		goto out;
 	}
 	bytes = cert_bytes(json_string_value(j), json_string_length(j), &len);
 	if (bytes == NULL || load_cert(bytes, len, c, &err) < 0) {
-		http_error(res, 400, "cert: %s", bytes == NULL ?
-			   "not an X.509 certificate (neither PEM nor "
-			   "base64 DER)" : err.msg);
+		http_error(res, 400, "cert: %s",
+			   bytes == NULL ?
+				   "not an X.509 certificate (neither PEM nor "
+				   "base64 DER)" :
+				   err.msg);
 		goto out;
 	}
 	rc = 0;
@@ -140,11 +145,11 @@ static json_t *key_json(const struct db_key *k)
 
 	snprintf(id, sizeof(id), "%02x%02x%02x%02x", k->keyid[0], k->keyid[1],
 		 k->keyid[2], k->keyid[3]);
-	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:I}", "name", k->name,
-			 "keyid", id, "fingerprint", rest_hex(k->fpr, 32),
-			 "subject", k->subject,
-			 "source", k->source != NULL ? k->source : "",
-			 "added_at", (json_int_t)k->added_at);
+	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:I}", "name", k->name, "keyid",
+			 id, "fingerprint", rest_hex(k->fpr, 32), "subject",
+			 k->subject, "source",
+			 k->source != NULL ? k->source : "", "added_at",
+			 (json_int_t)k->added_at);
 }
 
 /* Store the key with its audit entry (v->lock held). */
@@ -170,8 +175,7 @@ void route_keys_add(void *ctx, const struct http_request *req,
 	struct imt_error err;
 	int rc;
 
-	if (auth_operator(v, req, res, name) < 0 ||
-	    read_cert(req, res, &c) < 0)
+	if (auth_operator(v, req, res, name) < 0 || read_cert(req, res, &c) < 0)
 		return;
 	if (key_name(req, res, &c, kname) < 0)
 		goto out;
@@ -235,8 +239,10 @@ void route_keys_list(void *ctx, const struct http_request *req,
 		rest_db_error(res, "list keys", &err);
 		goto out;
 	}
-	rest_reply(res, 200, pg.oom || pg.rows == NULL ? NULL :
-		   json_pack("{s:O}", "keys", pg.rows));
+	rest_reply(res, 200,
+		   pg.oom || pg.rows == NULL ?
+			   NULL :
+			   json_pack("{s:O}", "keys", pg.rows));
 out:
 	json_decref(pg.rows);
 }
@@ -280,13 +286,13 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 	if (rc < 0)
 		rest_db_error(res, "delete key", &err);
 	else if (!found)
-		http_error(res, 404, "no key \"%s\" imported on its own (a "
+		http_error(res, 404,
+			   "no key \"%s\" imported on its own (a "
 			   "key that came with an import goes with it)",
 			   kname);
 	else
 		change_answer(v, res, 200, REJUDGE_POLICY,
-			      json_pack("{s:s}", "deleted", kname), cause,
-			      now);
+			      json_pack("{s:s}", "deleted", kname), cause, now);
 	cluster_change_end(v);
 out:
 	free(cause);

@@ -40,7 +40,7 @@
  * long, with "next" and "truncated": true while more records follow.
  */
 #define RECORDS_EXPLAIN_MAX 200
-#define CERT_NAME_MAX 512	/* bytes of a certificate subject shown */
+#define CERT_NAME_MAX 512 /* bytes of a certificate subject shown */
 
 /* What network access control should do: transition.c's table. */
 static const char *tnc_name(enum db_machine_state state)
@@ -62,18 +62,18 @@ static json_t *ek_cert_json(const struct db_machine *m)
 /* The summary every listing and detail shows. */
 static json_t *machine_json(const struct db_machine *m)
 {
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:b,s:o,s:o,s:o}",
-			 "id", m->id,
-			 "state", db_machine_state_name(m->state),
-			 "tnc", tnc_name(m->state),
-			 "state_reason", rest_reason(m->state_reason),
-			 "last_seen", rest_time(m->last_seen),
-			 "created_at", (json_int_t)m->created_at,
-			 "approved", m->approved,
-			 "bank", m->bank[0] != '\0' ? json_string(m->bank) :
-			 json_null(),
-			 "ek_fpr", m->has_ek_fpr ?
-			 rest_hex(m->ek_fpr, DB_FPR_SIZE) : json_null(),
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:b,s:o,s:o,s:o}", "id",
+			 m->id, "state", db_machine_state_name(m->state), "tnc",
+			 tnc_name(m->state), "state_reason",
+			 rest_reason(m->state_reason), "last_seen",
+			 rest_time(m->last_seen), "created_at",
+			 (json_int_t)m->created_at, "approved", m->approved,
+			 "bank",
+			 m->bank[0] != '\0' ? json_string(m->bank) :
+					      json_null(),
+			 "ek_fpr",
+			 m->has_ek_fpr ? rest_hex(m->ek_fpr, DB_FPR_SIZE) :
+					 json_null(),
 			 "ek_cert", ek_cert_json(m));
 }
 
@@ -86,10 +86,10 @@ static json_t *history_json(const struct db_boot *b)
 {
 	if (b->history_to == 0)
 		return json_null();
-	return json_pack("{s:I,s:I,s:b}",
-			 "deleted_from", (json_int_t)b->history_from,
-			 "deleted_to", (json_int_t)b->history_to,
-			 "after_stored", b->history_followed);
+	return json_pack("{s:I,s:I,s:b}", "deleted_from",
+			 (json_int_t)b->history_from, "deleted_to",
+			 (json_int_t)b->history_to, "after_stored",
+			 b->history_followed);
 }
 
 /* "pcr10": the running value of every bank the boot keeps. */
@@ -97,21 +97,20 @@ static json_t *boot_json(const struct db_boot *b)
 {
 	json_t *j, *pcr10;
 
-	j = json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:o,s:o},s:o,s:o}",
-			 "id", (json_int_t)b->id,
-			 "reset_count", (json_int_t)b->reset_count,
-			 "restart_count", (json_int_t)b->restart_count,
-			 "started_at", (json_int_t)b->started_at,
-			 "next_record_index",
-			 (json_int_t)b->next_record_index,
-			 "pcr10",
-			 "sha1", rest_hex(b->pcr10_sha1, DB_PCR_SHA1_SIZE),
-			 "sha256", rest_hex(b->pcr10_sha256,
-					    DB_PCR_SHA256_SIZE),
-			 "boot_aggregate", b->boot_aggregate_len > 0 ?
-			 rest_hex(b->boot_aggregate, b->boot_aggregate_len) :
-			 json_null(),
-			 "history", history_json(b));
+	j = json_pack("{s:I,s:I,s:I,s:I,s:I,s:{s:o,s:o},s:o,s:o}", "id",
+		      (json_int_t)b->id, "reset_count",
+		      (json_int_t)b->reset_count, "restart_count",
+		      (json_int_t)b->restart_count, "started_at",
+		      (json_int_t)b->started_at, "next_record_index",
+		      (json_int_t)b->next_record_index, "pcr10", "sha1",
+		      rest_hex(b->pcr10_sha1, DB_PCR_SHA1_SIZE), "sha256",
+		      rest_hex(b->pcr10_sha256, DB_PCR_SHA256_SIZE),
+		      "boot_aggregate",
+		      b->boot_aggregate_len > 0 ?
+			      rest_hex(b->boot_aggregate,
+				       b->boot_aggregate_len) :
+			      json_null(),
+		      "history", history_json(b));
 	pcr10 = json_object_get(j, "pcr10");
 	if (pcr10 != NULL && b->have_sha384)
 		json_object_set_new(pcr10, "sha384",
@@ -130,9 +129,9 @@ struct page {
 	int oom;
 	char last_id[DB_MACHINE_ID_MAX + 1];
 	int64_t last;
-	struct verifier *v;	/* listings: each row's boot log summary */
-	int failed;		/* ... could not be read: */
-	struct imt_error err;	/* why */
+	struct verifier *v;   /* listings: each row's boot log summary */
+	int failed;	      /* ... could not be read: */
+	struct imt_error err; /* why */
 };
 
 static void page_add(struct page *pg, json_t *row)
@@ -152,8 +151,7 @@ static int list_one(const struct db_machine *m, void *arg)
 	struct db_boot boot;
 	int has_boot = 0;
 
-	if (db_boot_current(pg->v->db, m->id, &boot, &has_boot,
-			    &pg->err) < 0 ||
+	if (db_boot_current(pg->v->db, m->id, &boot, &has_boot, &pg->err) < 0 ||
 	    (log = route_boot_log_summary(pg->v, has_boot ? &boot : NULL,
 					  &pg->err)) == NULL) {
 		json_decref(row);
@@ -197,10 +195,12 @@ void route_machines_list(void *ctx, const struct http_request *req,
 			      rc < 0 ? &err : &pg.err);
 		goto out;
 	}
-	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:O,s:o}",
-		   "machines", pg.rows, "next",
-		   json_array_size(pg.rows) == limit ?
-		   json_string(pg.last_id) : json_null()));
+	rest_reply(res, 200,
+		   pg.oom ? NULL :
+			    json_pack("{s:O,s:o}", "machines", pg.rows, "next",
+				      json_array_size(pg.rows) == limit ?
+					      json_string(pg.last_id) :
+					      json_null()));
 out:
 	json_decref(pg.rows);
 }
@@ -265,14 +265,14 @@ static int event_one(const struct db_event *ev, void *arg)
 {
 	struct page *pg = arg;
 
-	page_add(pg, json_pack("{s:I,s:I,s:o,s:s,s:s?,s:s?,s:o}",
-			       "id", (json_int_t)ev->id,
-			       "time", (json_int_t)ev->time,
-			       "boot_id", ev->boot_id != 0 ?
-			       json_integer(ev->boot_id) : json_null(),
-			       "kind", ev->kind,
-			       "from", ev->from_state, "to", ev->to_state,
-			       "reason", rest_reason(ev->reason)));
+	page_add(pg,
+		 json_pack("{s:I,s:I,s:o,s:s,s:s?,s:s?,s:o}", "id",
+			   (json_int_t)ev->id, "time", (json_int_t)ev->time,
+			   "boot_id",
+			   ev->boot_id != 0 ? json_integer(ev->boot_id) :
+					      json_null(),
+			   "kind", ev->kind, "from", ev->from_state, "to",
+			   ev->to_state, "reason", rest_reason(ev->reason)));
 	pg->last = ev->id;
 	return pg->oom;
 }
@@ -303,10 +303,13 @@ void route_machines_events(void *ctx, const struct http_request *req,
 		rest_db_error(res, "list events", &err);
 		goto out;
 	}
-	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:s,s:O,s:o}",
-		   "machine", req->params[0], "events", pg.rows, "next",
-		   json_array_size(pg.rows) == limit ?
-		   json_integer(pg.last) : json_null()));
+	rest_reply(res, 200,
+		   pg.oom ? NULL :
+			    json_pack("{s:s,s:O,s:o}", "machine",
+				      req->params[0], "events", pg.rows, "next",
+				      json_array_size(pg.rows) == limit ?
+					      json_integer(pg.last) :
+					      json_null()));
 out:
 	json_decref(pg.rows);
 }
@@ -326,13 +329,13 @@ struct listed_record {
 /* A page of records, possibly filtered by verdict. */
 struct record_page {
 	struct page pg;
-	struct listed_record *copy;	/* one per row, limit of them */
+	struct listed_record *copy; /* one per row, limit of them */
 	int filter;
 	enum db_verdict want;
 	unsigned int limit;
-	unsigned int rows;	/* rows seen in this db_record_list() call */
+	unsigned int rows; /* rows seen in this db_record_list() call */
 	int full;
-	uint64_t last;		/* index of the last row seen */
+	uint64_t last; /* index of the last row seen */
 };
 
 /* Keep what judge_explain() needs of @r (the strings are borrowed). */
@@ -388,19 +391,23 @@ static void explain_page(struct verifier *v, const char *id,
 	json_array_foreach(rp->pg.rows, i, row) {
 		const struct listed_record *c = &rp->copy[i];
 		struct judge_input in = {
-			.path = c->path, .algo = c->algo,
+			.path = c->path,
+			.algo = c->algo,
 			.digest = c->digest_len > 0 ? c->digest : NULL,
 			.digest_len = c->digest_len,
-			.sig = c->sig, .sig_len = c->sig_len,
+			.sig = c->sig,
+			.sig_len = c->sig_len,
 			.boot_aggregate = c->index == 0 &&
-					  strcmp(c->path, "boot_aggregate") == 0,
+					  strcmp(c->path, "boot_aggregate") ==
+						  0,
 			.violation = c->verdict == DB_VERDICT_VIOLATION,
 		};
 
 		why = judge_acceptable(v, p, c->verdict) ?
-		      judge_explain(v, p, &in, c->verdict) : json_null();
-		if (why == NULL || json_object_set_new(row, "accepted_by",
-						       why) < 0)
+			      judge_explain(v, p, &in, c->verdict) :
+			      json_null();
+		if (why == NULL ||
+		    json_object_set_new(row, "accepted_by", why) < 0)
 			rp->pg.oom = 1;
 	}
 }
@@ -415,14 +422,15 @@ static int record_one(int64_t boot_id, const struct db_record *r, void *arg)
 	rp->rows++;
 	rp->last = r->index;
 	if ((!rp->filter || r->verdict == rp->want) && copy_record(rp, r) == 0)
-		page_add(&rp->pg, json_pack("{s:I,s:I,s:s,s:o,s:s,s:s,s:s}",
-			 "index", (json_int_t)r->index,
-			 "pcr", (json_int_t)r->pcr,
-			 "template", r->template != NULL ? r->template : "",
-			 "path", rest_path(r->path),
-			 "algo", r->digest_algo != NULL ? r->digest_algo : "",
-			 "digest", hex != NULL ? hex : "",
-			 "verdict", db_verdict_name(r->verdict)));
+		page_add(&rp->pg,
+			 json_pack("{s:I,s:I,s:s,s:o,s:s,s:s,s:s}", "index",
+				   (json_int_t)r->index, "pcr",
+				   (json_int_t)r->pcr, "template",
+				   r->template != NULL ? r->template : "",
+				   "path", rest_path(r->path), "algo",
+				   r->digest_algo != NULL ? r->digest_algo : "",
+				   "digest", hex != NULL ? hex : "", "verdict",
+				   db_verdict_name(r->verdict)));
 	json_decref(digest);
 	rp->full = json_array_size(rp->pg.rows) == rp->limit;
 	return rp->pg.oom || rp->full;
@@ -484,7 +492,8 @@ void route_machines_records(void *ctx, const struct http_request *req,
 	if (capped)
 		rp.limit = RECORDS_EXPLAIN_MAX;
 	if (verdict != NULL && db_verdict_parse(verdict, &rp.want) < 0) {
-		http_error(res, 400, "?verdict=: want known, unknown, "
+		http_error(res, 400,
+			   "?verdict=: want known, unknown, "
 			   "mismatch, violation, excluded, signed or "
 			   "bad-signature");
 		goto out;
@@ -509,14 +518,19 @@ void route_machines_records(void *ctx, const struct http_request *req,
 		rest_db_error(res, "list records", &err);
 		goto out;
 	}
-	rest_reply(res, 200, rp.pg.oom ? NULL :
-		   json_pack("{s:s,s:o,s:O,s:o,s:b}", "machine",
-			     req->params[0], "boot_id", has_boot ?
-			     json_integer(boot.id) : json_null(),
-			     "records", rp.pg.rows, "next",
-			     next != UINT64_MAX ?
-			     json_integer((json_int_t)next) : json_null(),
-			     "truncated", capped && next != UINT64_MAX));
+	rest_reply(res, 200,
+		   rp.pg.oom ?
+			   NULL :
+			   json_pack("{s:s,s:o,s:O,s:o,s:b}", "machine",
+				     req->params[0], "boot_id",
+				     has_boot ? json_integer(boot.id) :
+						json_null(),
+				     "records", rp.pg.rows, "next",
+				     next != UINT64_MAX ?
+					     json_integer((json_int_t)next) :
+					     json_null(),
+				     "truncated",
+				     capped && next != UINT64_MAX));
 out:
 	copies_free(&rp, rp.limit);
 	json_decref(rp.pg.rows);
@@ -541,7 +555,8 @@ static int approval_fpr(const struct http_request *req,
 		text = json_string_value(json_object_get(body, "ek"));
 	}
 	if (text == NULL || enroll_fpr_parse(text, fpr) < 0) {
-		http_error(res, 400, "ek: the EK fingerprint (64 hex digits, "
+		http_error(res, 400,
+			   "ek: the EK fingerprint (64 hex digits, "
 			   "as imatrust machine ID shows it) is required to "
 			   "approve");
 		rc = -1;
@@ -555,12 +570,16 @@ static void refuse_approval(enum db_approve_result r, const char *id,
 {
 	switch (r) {
 	case DB_APPROVE_WRONG_EK:
-		http_error(res, 409, "the EK of %s has another fingerprint: "
-			   "approval refused", id);
+		http_error(res, 409,
+			   "the EK of %s has another fingerprint: "
+			   "approval refused",
+			   id);
 		break;
 	case DB_APPROVE_NO_FPR:
-		http_error(res, 409, "%s has no EK fingerprint (its EK could "
-			   "not be read): remove it instead", id);
+		http_error(res, 409,
+			   "%s has no EK fingerprint (its EK could "
+			   "not be read): remove it instead",
+			   id);
 		break;
 	default:
 		http_error(res, 404, "no machine \"%s\"", id);
@@ -594,7 +613,8 @@ void route_machines_approve(void *ctx, const struct http_request *req,
 	}
 	if (load_machine(v, req->params[0], res, &m, NULL, NULL) < 0)
 		return;
-	rest_reply(res, 200, json_pack("{s:o,s:s}", "machine",
-				       machine_json(&m), "approved_by", name));
+	rest_reply(res, 200,
+		   json_pack("{s:o,s:s}", "machine", machine_json(&m),
+			     "approved_by", name));
 	db_machine_release(&m);
 }

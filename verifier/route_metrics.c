@@ -46,7 +46,8 @@ static const struct {
 	{ "imatrust_evidence_rejected_total",
 	  "Evidence that changed nothing: not the enrolled TPM's quote, or not over the machine's outstanding nonce.",
 	  offsetof(struct verifier_metrics, evidence_rejected) },
-	{ "imatrust_nonces_issued_total", "Nonces written (one outstanding per machine).",
+	{ "imatrust_nonces_issued_total",
+	  "Nonces written (one outstanding per machine).",
 	  offsetof(struct verifier_metrics, nonces_issued) },
 	{ "imatrust_enroll_refused_cap_total",
 	  "Enrollments refused: max_open_enrollments challenges open (503).",
@@ -79,8 +80,8 @@ static const struct {
  * (struct http_stats), one labelled line each.
  */
 static const struct {
-	const char *name;	/* the metric */
-	const char *label;	/* its label and value */
+	const char *name;  /* the metric */
+	const char *label; /* its label and value */
 	size_t off;
 } http_counters[] = {
 	{ "imatrust_http_refused_total", "reason=\"body_too_large\"",
@@ -111,16 +112,19 @@ static void write_http(FILE *f, struct verifier *v)
 	size_t i;
 
 	for (i = 0; i < HTTP_COUNTERS; i++) {
-		atomic_uint_fast64_t *c = (atomic_uint_fast64_t *)
-			((char *)&v->metrics.http + http_counters[i].off);
+		atomic_uint_fast64_t *c =
+			(atomic_uint_fast64_t *)((char *)&v->metrics.http +
+						 http_counters[i].off);
 
 		if (i == 0)
 			fputs("# HELP imatrust_http_refused_total Requests or connections refused by a limit of the HTTPS front: body_too_large (413: the route's body limit or max_inflight_body), inflight_full (503: max_inflight_body taken), inflight_reserved (503: its last quarter, kept for addresses holding little), address_inflight (429: the address's share of it), address_connections (not accepted: max_connections_per_ip), connections_reserved (not accepted: the last quarter of max_connections, kept for addresses holding few), address_failed_checks (429: the address's quotes no enrolled AK signed and refused enrollments, past 64 at once and 8 a second).\n"
-			      "# TYPE imatrust_http_refused_total counter\n", f);
+			      "# TYPE imatrust_http_refused_total counter\n",
+			      f);
 		else if (strcmp(http_counters[i].name,
 				http_counters[i - 1].name) != 0)
 			fputs("# HELP imatrust_http_closed_total Connections closed at a deadline: headers (TLS handshake and request headers not in within header_timeout), body (a body slower than body_min_rate).\n"
-			      "# TYPE imatrust_http_closed_total counter\n", f);
+			      "# TYPE imatrust_http_closed_total counter\n",
+			      f);
 		fprintf(f, "%s{%s} %llu\n", http_counters[i].name,
 			http_counters[i].label,
 			(unsigned long long)atomic_load(c));
@@ -130,7 +134,7 @@ static void write_http(FILE *f, struct verifier *v)
 struct state_count {
 	uint64_t n[METRICS_STATES];
 	uint64_t open_enrollments;
-	struct db_ref_cache_stats refs;	/* the reference lookup cache */
+	struct db_ref_cache_stats refs; /* the reference lookup cache */
 	char last[DB_MACHINE_ID_MAX + 1];
 	unsigned int rows;
 };
@@ -170,12 +174,12 @@ static int count_states(struct verifier *v, struct state_count *sc,
 	return rc;
 }
 
-#define WEBHOOKS_LISTED 256	/* endpoints in the metrics, at most */
+#define WEBHOOKS_LISTED 256 /* endpoints in the metrics, at most */
 
 /* The delivery figures of one webhook endpoint, copied out. */
 struct webhook_row {
 	char name[DB_WEBHOOK_NAME_MAX + 1];
-	uint64_t v[5];		/* in the order of webhook_metrics[] */
+	uint64_t v[5]; /* in the order of webhook_metrics[] */
 };
 
 static const struct {
@@ -214,7 +218,8 @@ static int webhook_one(const struct db_webhook *w, void *arg)
 	r->v[2] = w->dropped;
 	r->v[3] = w->pending;
 	r->v[4] = w->oldest_pending != 0 && rows->now > w->oldest_pending ?
-		  (uint64_t)(rows->now - w->oldest_pending) : 0;
+			  (uint64_t)(rows->now - w->oldest_pending) :
+			  0;
 	rows->n++;
 	return 0;
 }
@@ -252,25 +257,28 @@ static void write_metrics(FILE *f, struct verifier *v,
 	size_t i;
 
 	fputs("# HELP imatrust_machines Machines per state.\n"
-	      "# TYPE imatrust_machines gauge\n", f);
+	      "# TYPE imatrust_machines gauge\n",
+	      f);
 	for (i = 0; i < METRICS_STATES; i++)
 		fprintf(f, "imatrust_machines{state=\"%s\"} %llu\n",
 			db_machine_state_name((enum db_machine_state)i),
 			(unsigned long long)sc->n[i]);
-	fprintf(f, "# HELP imatrust_open_enrollments Credential challenges "
+	fprintf(f,
+		"# HELP imatrust_open_enrollments Credential challenges "
 		"open.\n# TYPE imatrust_open_enrollments gauge\n"
 		"imatrust_open_enrollments %llu\n",
 		(unsigned long long)sc->open_enrollments);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		atomic_uint_fast64_t *c = (atomic_uint_fast64_t *)
-			((char *)&v->metrics + counters[i].off);
+		atomic_uint_fast64_t *c =
+			(atomic_uint_fast64_t *)((char *)&v->metrics +
+						 counters[i].off);
 
 		fprintf(f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n",
 			counters[i].name, counters[i].help, counters[i].name,
-			counters[i].name,
-			(unsigned long long)atomic_load(c));
+			counters[i].name, (unsigned long long)atomic_load(c));
 	}
-	fprintf(f, "# HELP imatrust_reference_lookups_total Reference "
+	fprintf(f,
+		"# HELP imatrust_reference_lookups_total Reference "
 		"lookups, by where the answer came from.\n"
 		"# TYPE imatrust_reference_lookups_total counter\n"
 		"imatrust_reference_lookups_total{from=\"memory\"} %llu\n"
@@ -282,7 +290,8 @@ static void write_metrics(FILE *f, struct verifier *v,
 		(unsigned long long)sc->refs.hits,
 		(unsigned long long)sc->refs.misses,
 		(unsigned long long)sc->refs.flushes);
-	fprintf(f, "# HELP imatrust_uptime_seconds Seconds since the "
+	fprintf(f,
+		"# HELP imatrust_uptime_seconds Seconds since the "
 		"verifier started.\n# TYPE imatrust_uptime_seconds gauge\n"
 		"imatrust_uptime_seconds %lld\n",
 		(long long)(time(NULL) - v->started));

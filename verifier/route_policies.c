@@ -29,9 +29,10 @@
 #include "rest.h"
 #include "verifier.h"
 
-#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-		   "0123456789._-"
-#define NAME_MAX_LEN 64	/* a route segment (HTTP_PARAM_MAX) */
+#define NAME_CHARS \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+	"0123456789._-"
+#define NAME_MAX_LEN 64 /* a route segment (HTTP_PARAM_MAX) */
 
 static int name_ok(const char *name)
 {
@@ -46,8 +47,8 @@ static int name_ok(const char *name)
  */
 static json_t *stored_doc(const struct db_policy *p)
 {
-	struct policy *pol = policy_parse(p->name, p->body, strlen(p->body),
-					  NULL);
+	struct policy *pol =
+		policy_parse(p->name, p->body, strlen(p->body), NULL);
 	json_t *doc;
 
 	if (pol == NULL)
@@ -77,7 +78,7 @@ static json_t *policy_json(const struct db_policy *p)
 
 struct policy_page {
 	json_t *rows;
-	const char *only;	/* one name, or NULL for all */
+	const char *only; /* one name, or NULL for all */
 	int oom;
 };
 
@@ -150,8 +151,9 @@ void route_policies_get(void *ctx, const struct http_request *req,
 	if (json_array_size(pg.rows) == 0)
 		http_error(res, 404, "no policy \"%s\"", req->params[0]);
 	else
-		rest_reply(res, 200, json_pack("{s:O}", "policy",
-			   json_array_get(pg.rows, 0)));
+		rest_reply(res, 200,
+			   json_pack("{s:O}", "policy",
+				     json_array_get(pg.rows, 0)));
 out:
 	json_decref(pg.rows);
 }
@@ -169,8 +171,10 @@ static int keeps_a_default(struct verifier *v, const struct policy *p,
 	pthread_mutex_unlock(&v->lock);
 	if (!was_default || p->is_default)
 		return 0;
-	http_error(res, 409, "policy %s is the default: make another policy "
-		   "the default first (\"default\": true)", p->name);
+	http_error(res, 409,
+		   "policy %s is the default: make another policy "
+		   "the default first (\"default\": true)",
+		   p->name);
 	return -1;
 }
 
@@ -209,7 +213,8 @@ void route_policies_put(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0)
 		goto out;
 	if (!name_ok(pname)) {
-		http_error(res, 400, "policy name: want [A-Za-z0-9._-], 1-64 "
+		http_error(res, 400,
+			   "policy name: want [A-Za-z0-9._-], 1-64 "
 			   "bytes");
 		goto out;
 	}
@@ -220,8 +225,9 @@ void route_policies_put(void *ctx, const struct http_request *req,
 		goto out;
 	}
 	doc = policy_to_json(p);
-	text = doc != NULL ? json_dumps(doc, JSON_COMPACT |
-					JSON_PRESERVE_ORDER) : NULL;
+	text = doc != NULL ?
+		       json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) :
+		       NULL;
 	cause = change_cause("policy", "policy", json_string(pname), name);
 	if (text == NULL || cause == NULL) {
 		http_error(res, 503, "out of memory");
@@ -236,8 +242,9 @@ void route_policies_put(void *ctx, const struct http_request *req,
 		rest_db_error(res, "store policy", &err);
 	else
 		change_answer(v, res, created ? 201 : 200, REJUDGE_POLICY,
-			       json_pack("{s:s,s:O}", "name", pname, "policy",
-					 doc), cause, now);
+			      json_pack("{s:s,s:O}", "name", pname, "policy",
+					doc),
+			      cause, now);
 	cluster_change_end(v);
 out:
 	json_decref(doc);
@@ -248,8 +255,8 @@ out:
 
 /* Forget @name with its audit entry (v->lock held). */
 static int delete_policy(struct verifier *v, const char *pname,
-			 const char *op_name, const char *cause,
-			 int64_t now, int *found, struct imt_error *err)
+			 const char *op_name, const char *cause, int64_t now,
+			 int *found, struct imt_error *err)
 {
 	if (db_policy_delete(v->db, pname, found, err) < 0)
 		return -1;
@@ -289,8 +296,7 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 		http_error(res, 404, "no policy \"%s\"", pname);
 	else
 		change_answer(v, res, 200, REJUDGE_POLICY,
-			      json_pack("{s:s}", "deleted", pname), cause,
-			      now);
+			      json_pack("{s:s}", "deleted", pname), cause, now);
 	cluster_change_end(v);
 out:
 	free(cause);

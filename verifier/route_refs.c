@@ -34,8 +34,8 @@
 #include "rest.h"
 #include "verifier.h"
 
-#define REFS_PER_REQUEST_MAX 100000	/* references in one request */
-#define REFS_CHUNK 2000		/* references per transaction (lock hold) */
+#define REFS_PER_REQUEST_MAX 100000 /* references in one request */
+#define REFS_CHUNK 2000		    /* references per transaction (lock hold) */
 
 /* One checked entry of "refs"; path and algo borrowed from the JSON. */
 struct ref_entry {
@@ -55,8 +55,7 @@ struct refs_request {
 };
 
 /* The kind named by @len bytes of @name (db_source_kind_parse()). */
-static int kind_parse(const char *name, size_t len,
-		      enum db_source_kind *kind)
+static int kind_parse(const char *name, size_t len, enum db_source_kind *kind)
 {
 	char buf[16];
 
@@ -90,14 +89,17 @@ static int parse_source(json_t *j, struct db_ref_source *src,
 	}
 	kind = plain_string(json_object_get(j, "kind"), 16);
 	if (kind == NULL || kind_parse(kind, strlen(kind), &src->kind) < 0) {
-		http_error(res, 400, "\"source\".\"kind\": want dir-tree, "
+		http_error(res, 400,
+			   "\"source\".\"kind\": want dir-tree, "
 			   "deb, golden-list or keylime");
 		return -1;
 	}
 	src->name = plain_string(json_object_get(j, "name"), DB_NAME_MAX);
 	if (src->name == NULL) {
-		http_error(res, 400, "\"source\".\"name\": want 1 to %d "
-			   "bytes", DB_NAME_MAX);
+		http_error(res, 400,
+			   "\"source\".\"name\": want 1 to %d "
+			   "bytes",
+			   DB_NAME_MAX);
 		return -1;
 	}
 	return 0;
@@ -116,8 +118,8 @@ static const char *parse_ref(json_t *j, struct ref_entry *e)
 	if (e->path == NULL || e->path[0] != '/')
 		return "\"path\": want an absolute path";
 	e->algo = plain_string(json_object_get(j, "algo"), 16);
-	h = e->algo != NULL ? hash_algo_by_name(e->algo, strlen(e->algo))
-			    : NULL;
+	h = e->algo != NULL ? hash_algo_by_name(e->algo, strlen(e->algo)) :
+			      NULL;
 	if (h == NULL)
 		return "\"algo\": not a digest algorithm the kernel names";
 	hex = json_string_value(json_object_get(j, "digest"));
@@ -139,9 +141,10 @@ static int parse_refs(json_t *arr, struct refs_request *rq,
 		return -1;
 	}
 	if (n > REFS_PER_REQUEST_MAX) {
-		http_error(res, 413, "\"refs\": %zu entries, at most %d in "
-			   "one request: send several", n,
-			   REFS_PER_REQUEST_MAX);
+		http_error(res, 413,
+			   "\"refs\": %zu entries, at most %d in "
+			   "one request: send several",
+			   n, REFS_PER_REQUEST_MAX);
 		return -1;
 	}
 	rq->refs = calloc(n > 0 ? n : 1, sizeof(*rq->refs));
@@ -152,8 +155,8 @@ static int parse_refs(json_t *arr, struct refs_request *rq,
 	for (i = 0; i < n; i++) {
 		why = parse_ref(json_array_get(arr, i), &rq->refs[i]);
 		if (why != NULL) {
-			http_error(res, 400, "refs[%zu]: %s; nothing stored",
-				   i, why);
+			http_error(res, 400, "refs[%zu]: %s; nothing stored", i,
+				   why);
 			return -1;
 		}
 	}
@@ -166,9 +169,8 @@ static int parse_request(const struct http_request *req,
 			 struct http_response *res, struct refs_request *rq,
 			 int import)
 {
-	static const char *const import_keys[] = {
-		"source", "replace", "refs", NULL
-	};
+	static const char *const import_keys[] = { "source", "replace", "refs",
+						   NULL };
 	static const char *const delete_keys[] = { "source", "refs", NULL };
 	json_t *j;
 
@@ -194,7 +196,8 @@ static int parse_request(const struct http_request *req,
 		return -1;
 	}
 	if (!import && !rq->has_source && j == NULL) {
-		http_error(res, 400, "say what to delete: \"refs\", "
+		http_error(res, 400,
+			   "say what to delete: \"refs\", "
 			   "\"source\", or both");
 		return -1;
 	}
@@ -226,8 +229,8 @@ static int store_chunk(struct verifier *v, const struct refs_request *rq,
 	for (i = from; i < to; i++) {
 		const struct ref_entry *e = &rq->refs[i];
 
-		if (db_ref_add(v->db, &rq->source, e->path, e->algo,
-			       e->digest, e->digest_len, now, err) < 0) {
+		if (db_ref_add(v->db, &rq->source, e->path, e->algo, e->digest,
+			       e->digest_len, now, err) < 0) {
 			db_ref_import_abort(v->db);
 			return -1;
 		}
@@ -266,17 +269,19 @@ static int store_refs(struct verifier *v, const struct refs_request *rq,
 }
 
 /* {"check":"rejudge","source":{...},"operator":NAME} as JSON text. */
-static char *rejudge_reason(const struct refs_request *rq,
-			    const char *op_name, const char *change)
+static char *rejudge_reason(const struct refs_request *rq, const char *op_name,
+			    const char *change)
 {
-	json_t *j = json_pack("{s:s,s:s,s:s}", "check", "rejudge",
-			      "change", change, "operator", op_name);
+	json_t *j = json_pack("{s:s,s:s,s:s}", "check", "rejudge", "change",
+			      change, "operator", op_name);
 	char *s = NULL;
 
 	if (j != NULL && rq->has_source)
-		json_object_set_new(j, "source", json_pack("{s:s,s:s}",
-			"kind", db_source_kind_name(rq->source.kind),
-			"name", rq->source.name));
+		json_object_set_new(j, "source",
+				    json_pack("{s:s,s:s}", "kind",
+					      db_source_kind_name(
+						      rq->source.kind),
+					      "name", rq->source.name));
 	if (j != NULL)
 		s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(j);
@@ -291,9 +296,12 @@ static void import_failed(struct http_response *res, const char *what,
 	http_error(res, err->status == IMT_ERR_MISMATCH ? 409 : 500,
 		   "%s failed after %zu of %zu references were stored in "
 		   "chunks (none of them vouches: an import counts only "
-		   "whole; %s): %s; send the import again", what, stored,
-		   rq->nrefs, rq->replace ? "nothing was withdrawn, the old "
-		   "references vouch" : "nothing is withdrawn", err->msg);
+		   "whole; %s): %s; send the import again",
+		   what, stored, rq->nrefs,
+		   rq->replace ? "nothing was withdrawn, the old "
+				 "references vouch" :
+				 "nothing is withdrawn",
+		   err->msg);
 }
 
 void route_refs_import(void *ctx, const struct http_request *req,
@@ -325,27 +333,35 @@ void route_refs_import(void *ctx, const struct http_request *req,
 		import_recover(v, NULL, &(struct imt_error){ 0 });
 		goto unlock;
 	}
-	if (rq.replace && import_withdraw(v, &rq.source, 1, &withdrawn,
-					&err) < 0) {
-		http_error(res, 500, "all %zu references stored, but "
+	if (rq.replace &&
+	    import_withdraw(v, &rq.source, 1, &withdrawn, &err) < 0) {
+		http_error(res, 500,
+			   "all %zu references stored, but "
 			   "withdrawing the older ones failed after %zu: %s; "
-			   "send the import again", rq.nrefs, withdrawn,
-			   err.msg);
+			   "send the import again",
+			   rq.nrefs, withdrawn, err.msg);
 		/* what is stored and what went, judged with */
 		rejudge_all(v, REJUDGE_ADDED | REJUDGE_WITHDRAWN, reason, now,
 			    &st, &err);
 		goto unlock;
 	}
-	rc = rejudge_all(v, REJUDGE_ADDED | (withdrawn > 0 ?
-			 REJUDGE_WITHDRAWN : 0), reason, now, &st, &err);
+	rc = rejudge_all(v,
+			 REJUDGE_ADDED |
+				 (withdrawn > 0 ? REJUDGE_WITHDRAWN : 0),
+			 reason, now, &st, &err);
 	if (rc < 0) {
-		http_error(res, 500, "references stored, but judging the "
-			   "records again failed: %s", err.msg);
+		http_error(res, 500,
+			   "references stored, but judging the "
+			   "records again failed: %s",
+			   err.msg);
 		goto unlock;
 	}
-	rest_reply(res, 200, rejudge_stats_json(json_pack("{s:I,s:I}",
-		   "added", (json_int_t)rq.nrefs,
-		   "withdrawn", (json_int_t)withdrawn), &st));
+	rest_reply(res, 200,
+		   rejudge_stats_json(json_pack("{s:I,s:I}", "added",
+						(json_int_t)rq.nrefs,
+						"withdrawn",
+						(json_int_t)withdrawn),
+				      &st));
 unlock:
 	cluster_change_end(v);
 out:
@@ -363,14 +379,15 @@ static int list_one(const struct db_ref *r, void *arg)
 	struct ref_page *pg = arg;
 	json_t *row;
 
-	row = json_pack("{s:I,s:o,s:s,s:o,s:{s:s,s:s},s:I}",
-			"id", (json_int_t)r->id, "path", rest_path(r->path),
-			"algo", r->algo,
-			"digest", rest_hex(r->digest, r->digest_len),
-			"source", "kind", db_source_kind_name(r->source_kind) ?
-			db_source_kind_name(r->source_kind) : "invalid",
-			"name", r->source_name,
-			"imported_at", (json_int_t)r->imported_at);
+	row = json_pack("{s:I,s:o,s:s,s:o,s:{s:s,s:s},s:I}", "id",
+			(json_int_t)r->id, "path", rest_path(r->path), "algo",
+			r->algo, "digest", rest_hex(r->digest, r->digest_len),
+			"source", "kind",
+			db_source_kind_name(r->source_kind) ?
+				db_source_kind_name(r->source_kind) :
+				"invalid",
+			"name", r->source_name, "imported_at",
+			(json_int_t)r->imported_at);
 	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
 		pg->oom = 1;
 	return pg->oom;
@@ -385,10 +402,11 @@ static int query_source(const struct http_request *req,
 
 	if (s == NULL)
 		return 0;
-	if (colon == NULL || kind_parse(s, (size_t)(colon - s),
-					&src->kind) < 0 ||
+	if (colon == NULL ||
+	    kind_parse(s, (size_t)(colon - s), &src->kind) < 0 ||
 	    colon[1] == '\0' || strlen(colon + 1) > DB_NAME_MAX) {
-		http_error(res, 400, "?source=: want KIND:NAME, KIND one of "
+		http_error(res, 400,
+			   "?source=: want KIND:NAME, KIND one of "
 			   "dir-tree, deb, golden-list, keylime");
 		return -1;
 	}
@@ -432,9 +450,11 @@ void route_refs_list(void *ctx, const struct http_request *req,
 		rest_db_error(res, "list references", &err);
 		goto out;
 	}
-	rest_reply(res, 200, pg.oom ? NULL : json_pack("{s:O,s:o}",
-		   "refs", pg.rows, "next",
-		   next != 0 ? json_integer(next) : json_null()));
+	rest_reply(res, 200,
+		   pg.oom ? NULL :
+			    json_pack("{s:O,s:o}", "refs", pg.rows, "next",
+				      next != 0 ? json_integer(next) :
+						  json_null()));
 out:
 	json_decref(pg.rows);
 }
@@ -518,22 +538,30 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 			rc < 0 ? &(struct imt_error){ 0 } : &err) < 0)
 		rc = -2;
 	if (rc == -1) {
-		http_error(res, 500, "delete failed after %zu references "
-			   "were deleted (those are gone%s%s): %s", deleted,
+		http_error(res, 500,
+			   "delete failed after %zu references "
+			   "were deleted (those are gone%s%s): %s",
+			   deleted,
 			   deleted > 0 ? ", and the records judged again" : "",
 			   json_object_get(rq.body, "refs") == NULL ?
-			   "; the rest of the source vouches no more either, "
-			   "and goes when the delete is sent again or the "
-			   "verifier starts" : "", err.msg);
+				   "; the rest of the source vouches no more either, "
+				   "and goes when the delete is sent again or the "
+				   "verifier starts" :
+				   "",
+			   err.msg);
 		goto unlock;
 	}
 	if (rc == -2) {
-		http_error(res, 500, "%zu references deleted, but judging the "
-			   "records again failed: %s", deleted, err.msg);
+		http_error(res, 500,
+			   "%zu references deleted, but judging the "
+			   "records again failed: %s",
+			   deleted, err.msg);
 		goto unlock;
 	}
-	rest_reply(res, 200, rejudge_stats_json(json_pack("{s:I}", "deleted",
-		   (json_int_t)deleted), &st));
+	rest_reply(res, 200,
+		   rejudge_stats_json(json_pack("{s:I}", "deleted",
+						(json_int_t)deleted),
+				      &st));
 unlock:
 	cluster_change_end(v);
 out:

@@ -38,8 +38,8 @@ void route_results_jwks(void *ctx, const struct http_request *req,
 	 * rest_reply() adds "v": 1 as to every answer; a JWK Set may carry
 	 * members its readers do not know (RFC 7517 §5), so it stays one.
 	 */
-	rest_reply(res, 200, json_pack("{s:[o]}", "keys",
-				       result_key_jwk(v->result_key)));
+	rest_reply(res, 200,
+		   json_pack("{s:[o]}", "keys", result_key_jwk(v->result_key)));
 }
 
 /* Does @m's EK certificate chain to ek_ca (hardware: genuine)? */
@@ -51,9 +51,9 @@ static int ek_chained(struct verifier *v, const struct db_machine *m)
 
 	if (v->ek_ca == NULL || m->ek_cert == NULL)
 		return 0;
-	if (enroll_check_ek_cert(v->ek_ca, m->ek_pub, m->ek_pub_len,
-				 m->ek_cert, m->ek_cert_len, &chained, why,
-				 sizeof(why), &err) != IMT_OK)
+	if (enroll_check_ek_cert(v->ek_ca, m->ek_pub, m->ek_pub_len, m->ek_cert,
+				 m->ek_cert_len, &chained, why, sizeof(why),
+				 &err) != IMT_OK)
 		return 0;
 	return chained;
 }
@@ -64,9 +64,10 @@ static int result_nonce(const struct http_request *req,
 {
 	*nonce = http_query(req, "nonce");
 	if (*nonce != NULL && !ear_nonce_ok(*nonce)) {
-		http_error(res, 400, "?nonce=: want %d to %d bytes as "
-			   "base64url without padding", EAR_NONCE_MIN,
-			   EAR_NONCE_MAX);
+		http_error(res, 400,
+			   "?nonce=: want %d to %d bytes as "
+			   "base64url without padding",
+			   EAR_NONCE_MIN, EAR_NONCE_MAX);
 		return -1;
 	}
 	return 0;
@@ -120,10 +121,11 @@ void route_machines_result(void *ctx, const struct http_request *req,
 	if (token == NULL)
 		http_error(res, 500, "cannot sign the result");
 	else
-		rest_reply(res, 200, json_pack("{s:s,s:s,s:s,s:O}",
-			   "machine", f.id, "result", token,
-			   "kid", v->result_key->kid, "expires_at",
-			   json_object_get(claims, "exp")));
+		rest_reply(res, 200,
+			   json_pack("{s:s,s:s,s:s,s:O}", "machine", f.id,
+				     "result", token, "kid", v->result_key->kid,
+				     "expires_at",
+				     json_object_get(claims, "exp")));
 	free(token);
 	json_decref(claims);
 	db_machine_release(&m);

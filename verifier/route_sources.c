@@ -32,17 +32,16 @@ static int list_one(const struct db_source_info *s, void *arg)
 	const char *kind = db_source_kind_name(s->kind);
 	json_t *row;
 
-	row = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o,s:I}",
-			"kind", kind != NULL ? kind : "invalid",
-			"name", s->name,
-			"package", str_or_null(s->package),
-			"version", str_or_null(s->version),
-			"arch", str_or_null(s->arch),
-			"content_sha256", s->content_sha256 != NULL ?
-			rest_hex(s->content_sha256, 32) : json_null(),
-			"imported_at", (json_int_t)s->imported_at,
-			"retire_at", rest_time(s->retire_at),
-			"refs", (json_int_t)s->refs);
+	row = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o,s:I}", "kind",
+			kind != NULL ? kind : "invalid", "name", s->name,
+			"package", str_or_null(s->package), "version",
+			str_or_null(s->version), "arch", str_or_null(s->arch),
+			"content_sha256",
+			s->content_sha256 != NULL ?
+				rest_hex(s->content_sha256, 32) :
+				json_null(),
+			"imported_at", (json_int_t)s->imported_at, "retire_at",
+			rest_time(s->retire_at), "refs", (json_int_t)s->refs);
 	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
 		pg->oom = 1;
 	return pg->oom;
@@ -62,7 +61,8 @@ void route_sources_list(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0)
 		goto out;
 	if (kind != NULL && db_source_kind_parse(kind, &k) < 0) {
-		http_error(res, 400, "?kind=: want dir-tree, deb, golden-list "
+		http_error(res, 400,
+			   "?kind=: want dir-tree, deb, golden-list "
 			   "or keylime");
 		goto out;
 	}
@@ -74,8 +74,10 @@ void route_sources_list(void *ctx, const struct http_request *req,
 		rest_db_error(res, "list sources", &err);
 		goto out;
 	}
-	rest_reply(res, 200, pg.oom || pg.rows == NULL ? NULL :
-		   json_pack("{s:O}", "sources", pg.rows));
+	rest_reply(res, 200,
+		   pg.oom || pg.rows == NULL ?
+			   NULL :
+			   json_pack("{s:O}", "sources", pg.rows));
 out:
 	json_decref(pg.rows);
 }

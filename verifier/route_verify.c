@@ -22,7 +22,8 @@
 #include "wire.h"
 
 /* Said with every answer on a given AK: what it does and does not prove. */
-#define AK_GIVEN_NOTE "the bundle is consistent under the AK it names; " \
+#define AK_GIVEN_NOTE \
+	"the bundle is consistent under the AK it names; " \
 	"which TPM holds that AK is not proven: bind it yourself (its EK " \
 	"certificate and credential activation, as enrollment does)"
 
@@ -68,9 +69,9 @@ static json_t *answer(const struct wire_bundle *b,
 
 	snprintf(ak, sizeof(ak), r->enrolled ? "enrolled:%s" : "given",
 		 b->machine);
-	j = json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:s,s:b}",
-		      "verdict", db_machine_state_name(r->state),
-		      "tnc", transition_tnc_name(transition_tnc_of(r->state)),
+	j = json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:s,s:b}", "verdict",
+		      db_machine_state_name(r->state), "tnc",
+		      transition_tnc_name(transition_tnc_of(r->state)),
 		      "policy", r->policy, "reasons", reasons_json(r),
 		      "records", records_json(r), "checks", checks_json(r),
 		      "ak", ak, "stored", 0);
@@ -90,8 +91,11 @@ void route_verify(void *ctx, const struct http_request *req,
 
 	rc = wire_decode(WIRE_BUNDLE, req->body, req->body_len, &b, &err);
 	if (rc != IMT_OK) {
-		http_error(res, rc == IMT_ERR_LIMIT ? 413 :
-			   rc == IMT_ERR_INTERNAL ? 500 : 400, "%s", err.msg);
+		http_error(res,
+			   rc == IMT_ERR_LIMIT	  ? 413 :
+			   rc == IMT_ERR_INTERNAL ? 500 :
+						    400,
+			   "%s", err.msg);
 		return;
 	}
 	engine_verify(ctx, &b, &r, &ans);

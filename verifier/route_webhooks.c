@@ -31,7 +31,7 @@
 #include "webhook_endpoint.h"
 #include "webhook_sign.h"
 
-#define ENDPOINTS_MAX 64	/* endpoints at most, config file's included */
+#define ENDPOINTS_MAX 64 /* endpoints at most, config file's included */
 
 static json_t *webhook_json(const struct db_webhook *w, int64_t now)
 {
@@ -39,24 +39,24 @@ static json_t *webhook_json(const struct db_webhook *w, int64_t now)
 			 "s:I,s:I,s:o,s:s?}",
 			 "name", w->name, "url", w->url, "ca", w->ca_file,
 			 "allow_http", w->allow_http, "key_id", w->key_id,
-			 "source", w->from_config ? "config" : "api",
-			 "enabled", w->enabled,
-			 "created_at", (json_int_t)w->created_at,
-			 "max_pending", (json_int_t)w->max_pending,
-			 "delivered", (json_int_t)w->delivered,
-			 "failed_attempts", (json_int_t)w->failed,
-			 "dropped", (json_int_t)w->dropped,
-			 "pending", (json_int_t)w->pending,
-			 "oldest_pending_age", w->oldest_pending != 0 ?
-			 json_integer(now - w->oldest_pending) : json_null(),
+			 "source", w->from_config ? "config" : "api", "enabled",
+			 w->enabled, "created_at", (json_int_t)w->created_at,
+			 "max_pending", (json_int_t)w->max_pending, "delivered",
+			 (json_int_t)w->delivered, "failed_attempts",
+			 (json_int_t)w->failed, "dropped",
+			 (json_int_t)w->dropped, "pending",
+			 (json_int_t)w->pending, "oldest_pending_age",
+			 w->oldest_pending != 0 ?
+				 json_integer(now - w->oldest_pending) :
+				 json_null(),
 			 "last_error", w->last_error);
 }
 
 struct find {
-	const char *name;	/* the endpoint looked for, or NULL */
+	const char *name; /* the endpoint looked for, or NULL */
 	int found, from_config;
 	size_t count;
-	json_t *rows;		/* the listing, or NULL */
+	json_t *rows; /* the listing, or NULL */
 	int64_t now;
 	int oom;
 };
@@ -80,11 +80,13 @@ static int find_one(const struct db_webhook *w, void *arg)
 }
 
 /* The audit entry of a change: {"name","url"?,"key_id"?} (v->lock held) */
-static void audit(struct verifier *v, const char *op_name,
-		  const char *action, json_t *detail, int64_t now)
+static void audit(struct verifier *v, const char *op_name, const char *action,
+		  json_t *detail, int64_t now)
 {
-	char *text = detail != NULL ? json_dumps(detail, JSON_COMPACT |
-						 JSON_PRESERVE_ORDER) : NULL;
+	char *text =
+		detail != NULL ?
+			json_dumps(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) :
+			NULL;
 
 	change_audit(v, op_name, action, text, now);
 	free(text);
@@ -156,8 +158,7 @@ static int read_spec(json_t *body, const char *ca_dir, struct webhook_spec *s,
 	s->allow_http = json_is_true(ah);
 	if (s->url[0] == '\0' ||
 	    webhook_url_check(s->url, s->allow_http, why, sizeof(why)) < 0) {
-		http_error(res, 400, "url: %s", s->url[0] ? why :
-			   "missing");
+		http_error(res, 400, "url: %s", s->url[0] ? why : "missing");
 		return -1;
 	}
 	if (s->ca_file[0] != '\0')
@@ -170,12 +171,12 @@ static int make_secret(const char *text, uint8_t *secret, size_t *len,
 		       struct http_response *res)
 {
 	if (text[0] != '\0') {
-		if (webhook_secret_parse(text, strlen(text), secret,
-					 len) == 0)
+		if (webhook_secret_parse(text, strlen(text), secret, len) == 0)
 			return 0;
-		http_error(res, 400, "secret: want whsec_ and the base64 of "
-			   "%d to %d bytes", DB_WEBHOOK_SECRET_MIN,
-			   DB_WEBHOOK_SECRET_MAX);
+		http_error(res, 400,
+			   "secret: want whsec_ and the base64 of "
+			   "%d to %d bytes",
+			   DB_WEBHOOK_SECRET_MIN, DB_WEBHOOK_SECRET_MAX);
 		return -1;
 	}
 	*len = WEBHOOK_SECRET_BYTES;
@@ -204,16 +205,18 @@ static int store(struct verifier *v, const struct db_webhook_new *n,
 			   ENDPOINTS_MAX);
 		return -1;
 	}
-	audit(v, op_name, "webhook-add", json_pack("{s:s,s:s,s:s}", "name",
-		n->name, "url", n->url, "key_id", n->key_id), now);
+	audit(v, op_name, "webhook-add",
+	      json_pack("{s:s,s:s,s:s}", "name", n->name, "url", n->url,
+			"key_id", n->key_id),
+	      now);
 	return 0;
 }
 
 void route_webhooks_add(void *ctx, const struct http_request *req,
 			struct http_response *res)
 {
-	static const char *const keys[] = { "name", "url", "ca", "allow_http",
-					     "secret", NULL };
+	static const char *const keys[] = { "name",	  "url",    "ca",
+					    "allow_http", "secret", NULL };
 	struct verifier *v = ctx;
 	char name[DB_NAME_MAX + 1], secret_text[WEBHOOK_SECRET_TEXT_MAX];
 	char key_id[WEBHOOK_KEY_ID_LEN + 1];
@@ -248,11 +251,13 @@ void route_webhooks_add(void *ctx, const struct http_request *req,
 	pthread_mutex_unlock(&v->lock);
 	if (rc == 0) {
 		webhook_secret_text(secret, slen, secret_text);
-		rest_reply(res, 201, json_pack("{s:{s:s,s:s,s:s?,s:b,s:s,"
-			   "s:s},s:s}", "webhook", "name", s.name, "url",
-			   s.url, "ca", n.ca_file, "allow_http", s.allow_http,
-			   "key_id", key_id, "source", "api", "secret",
-			   secret_text));
+		rest_reply(res, 201,
+			   json_pack("{s:{s:s,s:s,s:s?,s:b,s:s,"
+				     "s:s},s:s}",
+				     "webhook", "name", s.name, "url", s.url,
+				     "ca", n.ca_file, "allow_http",
+				     s.allow_http, "key_id", key_id, "source",
+				     "api", "secret", secret_text));
 	}
 out:
 	OPENSSL_cleanse(secret, sizeof(secret));
@@ -277,8 +282,10 @@ void route_webhooks_list(void *ctx, const struct http_request *req,
 		rest_db_error(res, "list webhooks", &err);
 		goto out;
 	}
-	rest_reply(res, 200, f.oom || f.rows == NULL ? NULL :
-		   json_pack("{s:O}", "webhooks", f.rows));
+	rest_reply(res, 200,
+		   f.oom || f.rows == NULL ?
+			   NULL :
+			   json_pack("{s:O}", "webhooks", f.rows));
 out:
 	json_decref(f.rows);
 }
@@ -301,14 +308,16 @@ void route_webhooks_delete(void *ctx, const struct http_request *req,
 	if (rc == 0 && f.found && !f.from_config)
 		rc = db_webhook_delete(v->db, wname, &found, &err);
 	if (rc == 0 && found)
-		audit(v, name, "webhook-delete", json_pack("{s:s}", "name",
-			wname), now);
+		audit(v, name, "webhook-delete",
+		      json_pack("{s:s}", "name", wname), now);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
 		rest_db_error(res, "delete webhook", &err);
 	else if (f.found && f.from_config)
-		http_error(res, 409, "webhook \"%s\" is defined in the config "
-			   "file: remove its webhook line and restart", wname);
+		http_error(res, 409,
+			   "webhook \"%s\" is defined in the config "
+			   "file: remove its webhook line and restart",
+			   wname);
 	else if (!found)
 		http_error(res, 404, "no webhook \"%s\"", wname);
 	else

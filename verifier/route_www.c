@@ -18,14 +18,18 @@
 
 #include "www.h"
 
-#define WWW_CSP "default-src 'none'; script-src 'self'; " \
+#define WWW_CSP \
+	"default-src 'none'; script-src 'self'; " \
 	"style-src 'self'; connect-src 'self'; img-src 'self'; " \
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 const char *const www_headers[] = {
-	"Content-Security-Policy", WWW_CSP,
-	"X-Content-Type-Options", "nosniff",
-	"Referrer-Policy", "no-referrer",
+	"Content-Security-Policy",
+	WWW_CSP,
+	"X-Content-Type-Options",
+	"nosniff",
+	"Referrer-Policy",
+	"no-referrer",
 	NULL,
 };
 
@@ -62,7 +66,8 @@ int www_etag_match(const char *value, size_t len, const char *etag)
 		if (end - start > 2 && value[start] == 'W' &&
 		    value[start + 1] == '/')
 			start += 2;
-		if (end - start == elen && memcmp(value + start, etag, elen) == 0)
+		if (end - start == elen &&
+		    memcmp(value + start, etag, elen) == 0)
 			return 1;
 	}
 	return 0;
@@ -74,7 +79,7 @@ void route_www(void *ctx, const struct http_request *req,
 	const struct www_asset *a = www_asset_find(req->path);
 
 	(void)ctx;
-	if (a == NULL) {	/* a route of the table without a file */
+	if (a == NULL) { /* a route of the table without a file */
 		http_error(res, 404, "no such resource: GET");
 		return;
 	}

@@ -18,11 +18,11 @@
 #include "wire.h"
 #include "www.h"
 
-#define REFS_BODY_MAX (64u << 20)	/* one reference import request */
-#define IDENTITY_BODY_MAX 4096		/* a pre-registration, an approval */
-#define POLICY_BODY_MAX (1u << 20)	/* one policy document */
-#define KEY_BODY_MAX (DB_KEY_DER_MAX * 2 + 1024)	/* PEM, in JSON */
-#define WEBHOOK_BODY_MAX 16384		/* an endpoint: URL, CA path */
+#define REFS_BODY_MAX (64u << 20)  /* one reference import request */
+#define IDENTITY_BODY_MAX 4096	   /* a pre-registration, an approval */
+#define POLICY_BODY_MAX (1u << 20) /* one policy document */
+#define KEY_BODY_MAX (DB_KEY_DER_MAX * 2 + 1024) /* PEM, in JSON */
+#define WEBHOOK_BODY_MAX 16384			 /* an endpoint: URL, CA path */
 /*
  * An enrollment: the EK and AK public areas and the EK certificate in
  * base64, at most (4096 + 8192 + 4096) * 4 / 3 = 21,848 bytes and a few
@@ -36,8 +36,8 @@
 
 _Static_assert(REFS_BODY_MAX <= CONFIG_INFLIGHT_MIN,
 	       "max_inflight_body must admit the largest body");
-_Static_assert(ENROLL_BODY_MAX >= 2 * (WIRE_TPM_BLOB_MAX * 2 +
-				       WIRE_CERT_MAX) * 4 / 3,
+_Static_assert(ENROLL_BODY_MAX >=
+		       2 * (WIRE_TPM_BLOB_MAX * 2 + WIRE_CERT_MAX) * 4 / 3,
 	       "an enrollment of the protocol's largest blobs fits, twice");
 
 const struct http_route verifier_routes[] = {
@@ -60,39 +60,39 @@ const struct http_route verifier_routes[] = {
 	{ "POST", "/v1/machines", route_machines_add, IDENTITY_BODY_MAX,
 	  OPERATOR, NULL, 0 },
 	{ "GET", "/v1/machines/{}", route_machines_get, 0, OPERATOR, NULL, 0 },
-	{ "DELETE", "/v1/machines/{}", route_machines_remove, 0, OPERATOR,
+	{ "DELETE", "/v1/machines/{}", route_machines_remove, 0, OPERATOR, NULL,
+	  0 },
+	{ "GET", "/v1/machines/{}/events", route_machines_events, 0, OPERATOR,
 	  NULL, 0 },
-	{ "GET", "/v1/machines/{}/events", route_machines_events, 0,
-	  OPERATOR, NULL, 0 },
-	{ "GET", "/v1/machines/{}/records", route_machines_records, 0,
-	  OPERATOR, NULL, 0 },
+	{ "GET", "/v1/machines/{}/records", route_machines_records, 0, OPERATOR,
+	  NULL, 0 },
 	{ "GET", "/v1/machines/{}/boot-log", route_machines_boot_log, 0,
 	  OPERATOR, NULL, 0 },
-	{ "POST", "/v1/machines/{}/boot-baseline",
-	  route_machines_boot_baseline, 0, OPERATOR, NULL, 0 },
-	{ "GET", "/v1/machines/{}/result", route_machines_result, 0,
-	  OPERATOR, NULL, 0 },
+	{ "POST", "/v1/machines/{}/boot-baseline", route_machines_boot_baseline,
+	  0, OPERATOR, NULL, 0 },
+	{ "GET", "/v1/machines/{}/result", route_machines_result, 0, OPERATOR,
+	  NULL, 0 },
 	{ "POST", "/v1/machines/{}/approve", route_machines_approve,
 	  IDENTITY_BODY_MAX, OPERATOR, NULL, 0 },
 	{ "GET", "/v1/audit", route_audit, 0, OPERATOR, NULL, 0 },
 	{ "POST", "/v1/verify", route_verify, WIRE_BODY_MAX, OPERATOR, NULL,
 	  0 },
 
-	{ "POST", "/v1/references", route_refs_import, REFS_BODY_MAX,
-	  OPERATOR, NULL, 0 },
+	{ "POST", "/v1/references", route_refs_import, REFS_BODY_MAX, OPERATOR,
+	  NULL, 0 },
 	{ "GET", "/v1/references", route_refs_list, 0, OPERATOR, NULL, 0 },
 	{ "POST", "/v1/references/deb", route_import_deb, REFS_BODY_MAX,
 	  OPERATOR, NULL, 0 },
 	{ "POST", "/v1/references/list", route_import_list, REFS_BODY_MAX,
 	  OPERATOR, NULL, 0 },
-	{ "POST", "/v1/references/keylime", route_import_keylime,
-	  REFS_BODY_MAX, OPERATOR, NULL, 0 },
+	{ "POST", "/v1/references/keylime", route_import_keylime, REFS_BODY_MAX,
+	  OPERATOR, NULL, 0 },
 	{ "POST", "/v1/references/efi", route_import_efi, REFS_BODY_MAX,
 	  OPERATOR, NULL, 0 },
 	{ "POST", "/v1/references/retire", route_import_retire,
 	  IDENTITY_BODY_MAX, OPERATOR, NULL, 0 },
-	{ "GET", "/v1/policies/{}/keylime", route_export_keylime, 0,
-	  OPERATOR, NULL, 0 },
+	{ "GET", "/v1/policies/{}/keylime", route_export_keylime, 0, OPERATOR,
+	  NULL, 0 },
 	{ "DELETE", "/v1/references", route_refs_delete, REFS_BODY_MAX,
 	  OPERATOR, NULL, 0 },
 	{ "GET", "/v1/sources", route_sources_list, 0, OPERATOR, NULL, 0 },
@@ -101,8 +101,8 @@ const struct http_route verifier_routes[] = {
 	{ "GET", "/v1/policies/{}", route_policies_get, 0, OPERATOR, NULL, 0 },
 	{ "PUT", "/v1/policies/{}", route_policies_put, POLICY_BODY_MAX,
 	  OPERATOR, NULL, 0 },
-	{ "DELETE", "/v1/policies/{}", route_policies_delete, 0, OPERATOR,
-	  NULL, 0 },
+	{ "DELETE", "/v1/policies/{}", route_policies_delete, 0, OPERATOR, NULL,
+	  0 },
 
 	{ "POST", "/v1/keys", route_keys_add, KEY_BODY_MAX, OPERATOR, NULL, 0 },
 	{ "GET", "/v1/keys", route_keys_list, 0, OPERATOR, NULL, 0 },
@@ -111,7 +111,7 @@ const struct http_route verifier_routes[] = {
 	{ "POST", "/v1/webhooks", route_webhooks_add, WEBHOOK_BODY_MAX,
 	  OPERATOR, NULL, 0 },
 	{ "GET", "/v1/webhooks", route_webhooks_list, 0, OPERATOR, NULL, 0 },
-	{ "DELETE", "/v1/webhooks/{}", route_webhooks_delete, 0, OPERATOR,
-	  NULL, 0 },
+	{ "DELETE", "/v1/webhooks/{}", route_webhooks_delete, 0, OPERATOR, NULL,
+	  0 },
 	{ NULL, NULL, NULL, 0, NULL, NULL, 0 },
 };

@@ -14,7 +14,10 @@
  */
 #include "transition.h"
 
-#define ROW(f, e, t, k) { f, e, DB_STATE_##t, TNC_OF_##t, k }
+#define ROW(f, e, t, k) \
+	{ \
+		f, e, DB_STATE_##t, TNC_OF_##t, k \
+	}
 #define TNC_OF_ENROLLING TNC_NONE
 #define TNC_OF_PENDING TNC_NONE
 #define TNC_OF_TRUSTED TNC_ALLOW
@@ -31,15 +34,15 @@
 #define STALE DB_STATE_STALE
 
 /* Activation from any state: a re-enrollment starts over with the new AK. */
-#define ACTIVATION_ROWS(f)                                                    \
-	ROW(f, TR_ACTIVATED, ENROLLING, "activated"),                         \
-	ROW(f, TR_ACTIVATED_UNVOUCHED, PENDING, "activated")
+#define ACTIVATION_ROWS(f) \
+	ROW(f, TR_ACTIVATED, ENROLLING, "activated"), \
+		ROW(f, TR_ACTIVATED_UNVOUCHED, PENDING, "activated")
 
 /* Evidence whose quote verified, from every state that may send it. */
-#define EVIDENCE_ROWS(f, clean_kind, bad_kind, invalid_kind)                 \
-	ROW(f, TR_EVIDENCE_CLEAN, TRUSTED, clean_kind),                       \
-	ROW(f, TR_EVIDENCE_UNACCEPTABLE, UNTRUSTED, bad_kind),                \
-	ROW(f, TR_EVIDENCE_INVALID, FAILED, invalid_kind)
+#define EVIDENCE_ROWS(f, clean_kind, bad_kind, invalid_kind) \
+	ROW(f, TR_EVIDENCE_CLEAN, TRUSTED, clean_kind), \
+		ROW(f, TR_EVIDENCE_UNACCEPTABLE, UNTRUSTED, bad_kind), \
+		ROW(f, TR_EVIDENCE_INVALID, FAILED, invalid_kind)
 
 static const struct transition_row rows[] = {
 	ACTIVATION_ROWS(NEW),

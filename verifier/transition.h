@@ -18,21 +18,21 @@
 /* What happened to a machine. */
 enum transition_event {
 	TR_ACTIVATED,		/* proof verified, EK vouched or approved */
-	TR_ACTIVATED_UNVOUCHED,	/* proof verified, EK not vouched */
+	TR_ACTIVATED_UNVOUCHED, /* proof verified, EK not vouched */
 	TR_APPROVED,		/* an operator approved the EK fingerprint */
 	TR_EVIDENCE_CLEAN,	/* verified evidence, every record acceptable */
 	TR_EVIDENCE_UNACCEPTABLE, /* verified evidence, a record is not */
-	TR_EVIDENCE_INVALID,	/* signed and fresh, but replay, boot_aggregate,
+	TR_EVIDENCE_INVALID, /* signed and fresh, but replay, boot_aggregate,
 				 * counters, bank or PCR do not hold */
-	TR_REJUDGE_CLEAN,	/* references changed: all acceptable now */
+	TR_REJUDGE_CLEAN,    /* references changed: all acceptable now */
 	TR_REJUDGE_UNACCEPTABLE, /* references changed: a record is not */
-	TR_DEADLINE,		/* no valid evidence within stale_after */
+	TR_DEADLINE,		 /* no valid evidence within stale_after */
 	TR_EVENT_COUNT,
 };
 
 /* What a network access controller should do (TNC recommendations). */
 enum transition_tnc {
-	TNC_NONE,		/* "no_recommendation" */
+	TNC_NONE, /* "no_recommendation" */
 	TNC_ALLOW,
 	TNC_ISOLATE,
 	TNC_NO_ACCESS,
@@ -42,11 +42,11 @@ enum transition_tnc {
 #define TRANSITION_NEW (-1)
 
 struct transition_row {
-	int from;			/* enum db_machine_state or _NEW */
+	int from; /* enum db_machine_state or _NEW */
 	enum transition_event event;
 	enum db_machine_state to;
-	enum transition_tnc tnc;	/* of @to, for the event's reason */
-	const char *kind;		/* the event row written ("state") */
+	enum transition_tnc tnc; /* of @to, for the event's reason */
+	const char *kind;	 /* the event row written ("state") */
 };
 
 /**

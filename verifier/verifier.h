@@ -40,37 +40,37 @@ struct verifier_metrics {
 						 * after the JSON (wire.h) */
 	atomic_uint_fast64_t records;		/* records judged */
 	atomic_uint_fast64_t rejected;		/* 4xx answers to agents */
-	atomic_uint_fast64_t evidence_rejected;	/* not the enrolled TPM's,
+	atomic_uint_fast64_t evidence_rejected; /* not the enrolled TPM's,
 						 * or not its nonce */
 	atomic_uint_fast64_t nonces_issued;	/* nonce rows written */
 	/* enrollment refused or bounded (route_agents.c) */
-	atomic_uint_fast64_t enroll_cap;	/* max_open_enrollments: 503 */
-	atomic_uint_fast64_t enroll_ek_cap;	/* ... per EK: 429 */
-	atomic_uint_fast64_t enroll_evicted;	/* unvouched challenges
+	atomic_uint_fast64_t enroll_cap;     /* max_open_enrollments: 503 */
+	atomic_uint_fast64_t enroll_ek_cap;  /* ... per EK: 429 */
+	atomic_uint_fast64_t enroll_evicted; /* unvouched challenges
 						 * dropped for a vouched EK */
-	atomic_uint_fast64_t enroll_taken;	/* id or EK taken: 409 */
-	atomic_uint_fast64_t enroll_unregistered;	/* policy: 403 */
-	atomic_uint_fast64_t enroll_pending_cap;	/* max_pending: 503 */
-	atomic_uint_fast64_t activations_refused;	/* wrong proof: 403 */
-	atomic_uint_fast64_t verifications;	/* one-shot verdicts given */
-	struct http_stats http;	/* the HTTPS front's refusals, closes */
+	atomic_uint_fast64_t enroll_taken;   /* id or EK taken: 409 */
+	atomic_uint_fast64_t enroll_unregistered; /* policy: 403 */
+	atomic_uint_fast64_t enroll_pending_cap;  /* max_pending: 503 */
+	atomic_uint_fast64_t activations_refused; /* wrong proof: 403 */
+	atomic_uint_fast64_t verifications;	  /* one-shot verdicts given */
+	struct http_stats http; /* the HTTPS front's refusals, closes */
 };
 
 struct verifier {
 	struct config cfg;
-	pthread_mutex_t lock;	/* protects db: held around every db_* call */
-	struct db *db;		/* owned; the one writer connection */
-	X509_STORE *ek_ca;	/* EK issuers from cfg.ek_ca; NULL if none */
-	struct backlog *backlog;	/* catching-up machines; may be NULL */
-	struct ak_cache *ak_cache;	/* enrolled AKs as keys; may be NULL */
-	struct boot_memo *boot_memo;	/* boot log checks passed; may be NULL */
+	pthread_mutex_t lock;	 /* protects db: held around every db_* call */
+	struct db *db;		 /* owned; the one writer connection */
+	X509_STORE *ek_ca;	 /* EK issuers from cfg.ek_ca; NULL if none */
+	struct backlog *backlog; /* catching-up machines; may be NULL */
+	struct ak_cache *ak_cache;   /* enrolled AKs as keys; may be NULL */
+	struct boot_memo *boot_memo; /* boot log checks passed; may be NULL */
 	/* policies and signature keys in force (policies.c, keyring.c);
 	 * under lock, loaded on first use */
 	struct policy_set *policies;
 	struct keyring *keyring;
 	time_t started;
 	struct verifier_metrics metrics;
-	struct webhooks *webhooks;	/* the delivery thread (webhook.c) */
+	struct webhooks *webhooks; /* the delivery thread (webhook.c) */
 	/* signs attestation results (result_key.c); read-only once
 	 * serving, NULL when none is loaded (the routes answer 503) */
 	struct result_key *result_key;

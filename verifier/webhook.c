@@ -29,13 +29,14 @@
 #include "webhook_endpoint.h"
 #include "webhook_sign.h"
 
-#define BATCH 32		/* messages in flight at once, at most */
-#define POLL_MS 200		/* how soon a stop is noticed mid-attempt */
-#define IDLE_SECONDS 1		/* between passes when nothing was due and
+#define BATCH 32    /* messages in flight at once, at most */
+#define POLL_MS 200 /* how soon a stop is noticed mid-attempt */
+#define IDLE_SECONDS \
+	1		      /* between passes when nothing was due and
 				 * no commit queued a message */
-#define DROP_CHECK_SECONDS 10	/* between looks at the dropped counts */
-#define ENDPOINTS_SEEN 256	/* endpoints whose dropped count is known */
-#define SECRET_FILE_MAX 1024	/* a secret file is one short line */
+#define DROP_CHECK_SECONDS 10 /* between looks at the dropped counts */
+#define ENDPOINTS_SEEN 256    /* endpoints whose dropped count is known */
+#define SECRET_FILE_MAX 1024  /* a secret file is one short line */
 #define HEADER_MAX (DB_WEBHOOK_NAME_MAX + 64)
 
 /* One due message, copied out of the database, and its attempt. */
@@ -49,21 +50,21 @@ struct message {
 	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
 	size_t secret_len;
 	int allow_http;
-	char *url, *ca_file, *body;	/* owned */
-	char *ca_pem;			/* ca_file's contents, read to send */
+	char *url, *ca_file, *body; /* owned */
+	char *ca_pem;		    /* ca_file's contents, read to send */
 	size_t ca_len;
 	CURL *easy;
 	struct curl_slist *headers;
 	char curl_err[CURL_ERROR_SIZE];
-	char refused[DB_WEBHOOK_ERROR_MAX - 16];	/* webhook_addr_check()'s no */
-	char error[DB_WEBHOOK_ERROR_MAX];	/* "" when delivered */
-	int done;			/* the attempt finished */
+	char refused[DB_WEBHOOK_ERROR_MAX - 16]; /* webhook_addr_check()'s no */
+	char error[DB_WEBHOOK_ERROR_MAX];	 /* "" when delivered */
+	int done;				 /* the attempt finished */
 };
 
 struct batch {
 	struct message m[BATCH];
 	size_t n;
-	const char *ca_dir;	/* webhook_ca_dir: where ca_file is */
+	const char *ca_dir; /* webhook_ca_dir: where ca_file is */
 };
 
 struct seen {
@@ -76,7 +77,7 @@ struct webhooks {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stop;
-	int kicked;		/* a commit queued messages since the last pass */
+	int kicked; /* a commit queued messages since the last pass */
 	struct seen seen[ENDPOINTS_SEEN];
 	size_t nseen;
 };
@@ -133,8 +134,8 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	snprintf(m->endpoint, sizeof(m->endpoint), "%s", dm->endpoint);
 	snprintf(m->key_id, sizeof(m->key_id), "%s", dm->key_id);
 	snprintf(m->machine, sizeof(m->machine), "%s", dm->machine_id);
-	m->secret_len = dm->secret_len <= sizeof(m->secret) ?
-			dm->secret_len : sizeof(m->secret);
+	m->secret_len = dm->secret_len <= sizeof(m->secret) ? dm->secret_len :
+							      sizeof(m->secret);
 	memcpy(m->secret, dm->secret, m->secret_len);
 	m->allow_http = dm->allow_http;
 	m->url = dup_or_null(dm->url);
@@ -143,7 +144,7 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	if (m->url == NULL || m->body == NULL ||
 	    (dm->ca_file != NULL && m->ca_file == NULL)) {
 		message_free(m);
-		return 1;	/* out of memory: send what we have */
+		return 1; /* out of memory: send what we have */
 	}
 	b->n++;
 	return b->n == BATCH;
@@ -268,8 +269,9 @@ static void finish(struct message *m, CURLcode rc)
 		 * scan apart); the detail goes to the operator's log. */
 		log_warnx("webhook %s: %s: %s", m->endpoint, m->url,
 			  m->curl_err[0] ? m->curl_err :
-			  curl_easy_strerror(rc));
-		snprintf(m->error, sizeof(m->error), "no HTTP answer (the "
+					   curl_easy_strerror(rc));
+		snprintf(m->error, sizeof(m->error),
+			 "no HTTP answer (the "
 			 "verifier's log has the detail)");
 		return;
 	}
@@ -354,7 +356,7 @@ static void note(struct verifier *v, const struct message *m, int64_t now)
 /* One pass; returns how many messages were due (BATCH: maybe more). */
 static size_t deliver_due(struct verifier *v, struct webhooks *w)
 {
-	static struct batch b;	/* only this thread uses it */
+	static struct batch b; /* only this thread uses it */
 	struct imt_error err;
 	int64_t now = (int64_t)time(NULL);
 	size_t i, n;
@@ -412,8 +414,7 @@ static int check_one(const struct db_webhook *e, void *arg)
 	log_warnx("webhook %s: outbox full (webhook_max_pending %u): %" PRIu64
 		  " oldest undelivered messages dropped, %" PRIu64
 		  " in all; its receiver missed state changes: resynchronize it from GET /v1/machines",
-		  e->name, e->max_pending, e->dropped - s->dropped,
-		  e->dropped);
+		  e->name, e->max_pending, e->dropped - s->dropped, e->dropped);
 	s->dropped = e->dropped;
 	return 0;
 }
@@ -552,9 +553,9 @@ static int survey(const struct db_webhook *e, void *arg)
 	    g->n < ENDPOINTS_SEEN)
 		snprintf(g->names[g->n++], sizeof(g->names[0]), "%s", e->name);
 	else if (e->pending > 0 || e->dropped > 0)
-		log_info("webhook %s: %" PRIu64 " messages to deliver, %"
-			 PRIu64 " dropped so far", e->name, e->pending,
-			 e->dropped);
+		log_info("webhook %s: %" PRIu64 " messages to deliver, %" PRIu64
+			 " dropped so far",
+			 e->name, e->pending, e->dropped);
 	return 0;
 }
 
@@ -571,8 +572,10 @@ static int sync_db(struct verifier *v)
 	for (st = DB_STATE_ENROLLING; st <= DB_STATE_STALE; st++) {
 		enum db_machine_state state = (enum db_machine_state)st;
 
-		if (db_webhook_set_tnc(v->db, state, transition_tnc_name(
-				transition_tnc_of(state)), &err) < 0) {
+		if (db_webhook_set_tnc(v->db, state,
+				       transition_tnc_name(
+					       transition_tnc_of(state)),
+				       &err) < 0) {
 			log_warnx("webhooks: %s", err.msg);
 			return -1;
 		}

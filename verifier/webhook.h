@@ -17,9 +17,9 @@
 
 #include "verifier.h"
 
-#define WEBHOOK_BACKOFF_MAX 300		/* seconds between attempts, max */
-#define WEBHOOK_CONNECT_TIMEOUT 5	/* seconds to connect */
-#define WEBHOOK_TIMEOUT 10		/* seconds for a whole attempt */
+#define WEBHOOK_BACKOFF_MAX 300	  /* seconds between attempts, max */
+#define WEBHOOK_CONNECT_TIMEOUT 5 /* seconds to connect */
+#define WEBHOOK_TIMEOUT 10	  /* seconds for a whole attempt */
 
 /**
  * webhook_backoff() - seconds before attempt @failures + 1 when

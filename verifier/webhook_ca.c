@@ -13,7 +13,8 @@
 
 #include "webhook_ca.h"
 
-#define RULE "a file name in webhook_ca_dir (no '/', not starting with '.', not a symbolic link)"
+#define RULE \
+	"a file name in webhook_ca_dir (no '/', not starting with '.', not a symbolic link)"
 
 int webhook_ca_name_check(const char *name, char *why, size_t whylen)
 {
@@ -41,8 +42,10 @@ static char *read_all(int fd, size_t *len, char *why, size_t whylen)
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size > WEBHOOK_CA_MAX) {
-		snprintf(why, whylen, "ca: not a regular file of at most %d "
-			 "bytes in webhook_ca_dir", WEBHOOK_CA_MAX);
+		snprintf(why, whylen,
+			 "ca: not a regular file of at most %d "
+			 "bytes in webhook_ca_dir",
+			 WEBHOOK_CA_MAX);
 		return NULL;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -64,8 +67,8 @@ static char *read_all(int fd, size_t *len, char *why, size_t whylen)
 	return buf;
 }
 
-char *webhook_ca_read(const char *dir, const char *name, size_t *len,
-		      char *why, size_t whylen)
+char *webhook_ca_read(const char *dir, const char *name, size_t *len, char *why,
+		      size_t whylen)
 {
 	int dfd, fd, e;
 	char *text = NULL;
@@ -79,22 +82,23 @@ char *webhook_ca_read(const char *dir, const char *name, size_t *len,
 		return NULL;
 	}
 	/* O_NONBLOCK: a FIFO put there does not hang the caller */
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	e = errno;
 	close(dfd);
 	if (fd < 0) {
 		snprintf(why, whylen, "ca: %s in webhook_ca_dir: %s", name,
 			 e == ELOOP ? "a symbolic link, not followed" :
-			 strerror(e));
+				      strerror(e));
 		return NULL;
 	}
 	text = read_all(fd, len, why, whylen);
 	close(fd);
-	if (text != NULL && strstr(text, "-----BEGIN CERTIFICATE-----") ==
-	    NULL) {
-		snprintf(why, whylen, "ca: %s in webhook_ca_dir holds no PEM "
-			 "certificate", name);
+	if (text != NULL &&
+	    strstr(text, "-----BEGIN CERTIFICATE-----") == NULL) {
+		snprintf(why, whylen,
+			 "ca: %s in webhook_ca_dir holds no PEM "
+			 "certificate",
+			 name);
 		free(text);
 		text = NULL;
 	}

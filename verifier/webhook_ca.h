@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#define WEBHOOK_CA_MAX (1024 * 1024)	/* bytes of one CA bundle */
-#define WEBHOOK_CA_NAME_MAX 255		/* a file name (NAME_MAX) */
+#define WEBHOOK_CA_MAX (1024 * 1024) /* bytes of one CA bundle */
+#define WEBHOOK_CA_NAME_MAX 255	     /* a file name (NAME_MAX) */
 
 /**
  * webhook_ca_name_check() - is @name a plain file name (no I/O)?
@@ -41,7 +41,7 @@ int webhook_ca_name_check(const char *name, char *why, size_t whylen);
  *
  * Return: the NUL-terminated contents (free()), or NULL with @why.
  */
-char *webhook_ca_read(const char *dir, const char *name, size_t *len,
-		      char *why, size_t whylen);
+char *webhook_ca_read(const char *dir, const char *name, size_t *len, char *why,
+		      size_t whylen);
 
 #endif /* IMATRUST_WEBHOOK_CA_H */

@@ -14,8 +14,9 @@
 #include "webhook_ca.h"
 #include "webhook_endpoint.h"
 
-#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-		   "0123456789._-"
+#define NAME_CHARS \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
+	"0123456789._-"
 
 int webhook_name_ok(const char *name)
 {
@@ -30,9 +31,9 @@ int webhook_name_ok(const char *name)
  * multicast, reserved and broadcast. */
 static int v4_forbidden(uint32_t a)
 {
-	return (a >> 16) == 0xa9fe ||		/* 169.254.0.0/16 */
-	       (a >> 24) == 0 ||		/* 0.0.0.0/8 */
-	       (a >> 28) >= 0xe;		/* 224.0.0.0/4, 240.0.0.0/4 */
+	return (a >> 16) == 0xa9fe || /* 169.254.0.0/16 */
+	       (a >> 24) == 0 ||      /* 0.0.0.0/8 */
+	       (a >> 28) >= 0xe;      /* 224.0.0.0/4, 240.0.0.0/4 */
 }
 
 static int v4_loopback(uint32_t a)
@@ -85,13 +86,17 @@ int webhook_addr_check(const struct sockaddr *sa, int http, int allow_http,
 		return -1;
 	}
 	if (forbidden) {
-		snprintf(why, whylen, "%s is link-local, metadata, multicast "
-			 "or reserved: never a webhook target", text);
+		snprintf(why, whylen,
+			 "%s is link-local, metadata, multicast "
+			 "or reserved: never a webhook target",
+			 text);
 		return -1;
 	}
 	if (http && !allow_http && !loop) {
-		snprintf(why, whylen, "http:// reached %s, not loopback: use "
-			 "https://, or allow-http", text);
+		snprintf(why, whylen,
+			 "http:// reached %s, not loopback: use "
+			 "https://, or allow-http",
+			 text);
 		return -1;
 	}
 	return 0;
@@ -128,8 +133,7 @@ static char *part(CURLU *u, CURLUPart what)
 	return s;
 }
 
-int webhook_url_check(const char *url, int allow_http, char *why,
-		      size_t whylen)
+int webhook_url_check(const char *url, int allow_http, char *why, size_t whylen)
 {
 	char *scheme = NULL, *host = NULL, *user = NULL, *pass = NULL;
 	CURLU *u = curl_url();
@@ -150,12 +154,15 @@ int webhook_url_check(const char *url, int allow_http, char *why,
 	pass = part(u, CURLUPART_PASSWORD);
 	if (scheme == NULL || host == NULL || host[0] == '\0' ||
 	    (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0))
-		snprintf(why, whylen, "url must be https:// (or http://) with a host");
+		snprintf(why, whylen,
+			 "url must be https:// (or http://) with a host");
 	else if (user != NULL || pass != NULL)
-		snprintf(why, whylen, "url must not carry a user or password "
+		snprintf(why, whylen,
+			 "url must not carry a user or password "
 			 "(GET /v1/webhooks lists it)");
 	else if (strcmp(scheme, "http") == 0 && !allow_http && !loopback(host))
-		snprintf(why, whylen, "http:// only to loopback (127.0.0.0/8, "
+		snprintf(why, whylen,
+			 "http:// only to loopback (127.0.0.0/8, "
 			 "::1, localhost) unless allowed: use https://, or "
 			 "allow-http / \"allow_http\": true");
 	else
@@ -204,19 +211,20 @@ static int option(struct webhook_spec *s, const char *w, size_t n, char *why,
 	if (n > 3 && memcmp(w, "ca=", 3) == 0 &&
 	    copy_word(s->ca_file, sizeof(s->ca_file), w + 3, n - 3) == 0) {
 		/* the API's rule: a file name in webhook_ca_dir */
-		if (webhook_ca_name_check(s->ca_file, reason,
-					  sizeof(reason)) == 0)
+		if (webhook_ca_name_check(s->ca_file, reason, sizeof(reason)) ==
+		    0)
 			return 0;
 		snprintf(why, whylen, "webhook %s: %s", s->name, reason);
 		return -1;
 	}
 	if (n > 7 && memcmp(w, "secret=", 7) == 0 &&
-	    copy_word(s->secret_file, sizeof(s->secret_file), w + 7,
-		      n - 7) == 0)
+	    copy_word(s->secret_file, sizeof(s->secret_file), w + 7, n - 7) ==
+		    0)
 		return 0;
-	snprintf(why, whylen, "webhook %s: unknown option '%.*s' (want "
-		 "ca=FILE, secret=FILE or allow-http)", s->name,
-		 (int)(n > 64 ? 64 : n), w);
+	snprintf(why, whylen,
+		 "webhook %s: unknown option '%.*s' (want "
+		 "ca=FILE, secret=FILE or allow-http)",
+		 s->name, (int)(n > 64 ? 64 : n), w);
 	return -1;
 }
 
@@ -231,9 +239,11 @@ int webhook_spec_parse(const char *text, size_t len, struct webhook_spec *s,
 	if (!word(&p, end, &w, &n) ||
 	    copy_word(s->name, sizeof(s->name), w, n) < 0 ||
 	    !webhook_name_ok(s->name)) {
-		snprintf(why, whylen, "webhook: want NAME URL [ca=FILE] "
+		snprintf(why, whylen,
+			 "webhook: want NAME URL [ca=FILE] "
 			 "[secret=FILE] [allow-http], NAME of [A-Za-z0-9._-], "
-			 "1-%d bytes", DB_WEBHOOK_NAME_MAX);
+			 "1-%d bytes",
+			 DB_WEBHOOK_NAME_MAX);
 		return -1;
 	}
 	if (!word(&p, end, &w, &n) ||
@@ -246,16 +256,18 @@ int webhook_spec_parse(const char *text, size_t len, struct webhook_spec *s,
 		if (option(s, w, n, why, whylen) < 0)
 			return -1;
 	}
-	if (webhook_url_check(s->url, s->allow_http, reason,
-			      sizeof(reason)) < 0) {
+	if (webhook_url_check(s->url, s->allow_http, reason, sizeof(reason)) <
+	    0) {
 		snprintf(why, whylen, "webhook %s: %s", s->name, reason);
 		return -1;
 	}
 	if (s->secret_file[0] == '\0') {
-		snprintf(why, whylen, "webhook %s: secret=FILE is required, a "
+		snprintf(why, whylen,
+			 "webhook %s: secret=FILE is required, a "
 			 "file holding the secret shared with the receiver "
 			 "(make one: printf 'whsec_%%s\\n' \"$(openssl rand "
-			 "-base64 32)\" > FILE)", s->name);
+			 "-base64 32)\" > FILE)",
+			 s->name);
 		return -1;
 	}
 	return 0;

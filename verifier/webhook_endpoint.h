@@ -17,10 +17,10 @@
 struct webhook_spec {
 	char name[DB_WEBHOOK_NAME_MAX + 1];
 	char url[DB_WEBHOOK_URL_MAX + 1];
-	char ca_file[CONFIG_PATH_MAX];		/* "" for the system's; a
+	char ca_file[CONFIG_PATH_MAX];	   /* "" for the system's; a
 						 * file name in webhook_ca_dir
 						 * (webhook_ca.h) */
-	char secret_file[CONFIG_PATH_MAX];	/* "" for none */
+	char secret_file[CONFIG_PATH_MAX]; /* "" for none */
 	int allow_http;
 };
 

@@ -16,14 +16,14 @@
 #include "b64.h"
 #include "db.h"
 
-#define WEBHOOK_SECRET_BYTES 32	/* a secret the verifier makes */
+#define WEBHOOK_SECRET_BYTES 32 /* a secret the verifier makes */
 #define WEBHOOK_SECRET_PREFIX "whsec_"
 /* "whsec_" + base64 of the longest secret, with its NUL */
 #define WEBHOOK_SECRET_TEXT_MAX \
 	(sizeof(WEBHOOK_SECRET_PREFIX) + B64_ENCODED_LEN(DB_WEBHOOK_SECRET_MAX))
 /* "v1," + base64 of a SHA-256 MAC, with its NUL */
 #define WEBHOOK_SIGNATURE_MAX (3 + B64_ENCODED_LEN(32) + 1)
-#define WEBHOOK_KEY_ID_LEN 16	/* hex digits of a key id */
+#define WEBHOOK_KEY_ID_LEN 16 /* hex digits of a key id */
 
 /**
  * webhook_sign() - the webhook-signature header's value.

@@ -13,11 +13,11 @@
 #include "http.h"
 
 struct www_asset {
-	const char *path;	/* "/" for index.html, else "/NAME" */
-	const char *type;	/* Content-Type */
+	const char *path; /* "/" for index.html, else "/NAME" */
+	const char *type; /* Content-Type */
 	const unsigned char *data;
 	size_t len;
-	const char *etag;	/* strong: "\"sha256-HEX\"" of the bytes */
+	const char *etag; /* strong: "\"sha256-HEX\"" of the bytes */
 };
 
 /* Every embedded file, ending with a NULL path (generated). */

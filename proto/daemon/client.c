@@ -2,7 +2,7 @@
 /*
  * client.c - HTTPS to the verifier over libcurl (see client.h).
  */
-#define _GNU_SOURCE	/* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +13,15 @@
 #include "grow.h"
 #include "wire.h"
 
-#define CLIENT_URL_MAX 2048	/* base URL plus a /v1/... path */
+#define CLIENT_URL_MAX 2048 /* base URL plus a /v1/... path */
 
 struct client {
-	CURL *curl;		/* one handle: its connection is reused */
-	struct curl_slist *hdr_body;	/* headers of a request with a body */
-	struct curl_slist *hdr_plain;	/* ... and without one */
-	char *base_url;		/* without a trailing '/' */
-	char *ca_file;		/* NULL: the system store */
-	char *auth;		/* "Authorization: Bearer TOKEN" or NULL */
+	CURL *curl;		      /* one handle: its connection is reused */
+	struct curl_slist *hdr_body;  /* headers of a request with a body */
+	struct curl_slist *hdr_plain; /* ... and without one */
+	char *base_url;		      /* without a trailing '/' */
+	char *ca_file;		      /* NULL: the system store */
+	char *auth; /* "Authorization: Bearer TOKEN" or NULL */
 	size_t answer_max;
 };
 
@@ -65,7 +65,7 @@ static size_t client_write(char *data, size_t size, size_t nmemb, void *arg)
 
 	if (n > s->max - s->len) {
 		s->too_large = 1;
-		return 0;	/* CURLE_WRITE_ERROR ends the transfer */
+		return 0; /* CURLE_WRITE_ERROR ends the transfer */
 	}
 	p = grow(s->buf, &s->cap, s->len + n + 1, 4096);
 	if (p == NULL)
@@ -124,8 +124,8 @@ static struct curl_slist *client_headers(const char *auth, const char *type)
 	lines[n++] = "Expect:";
 	if (type != NULL) {
 		if ((size_t)snprintf(content_type, sizeof(content_type),
-				     "Content-Type: %s", type) >=
-		    sizeof(content_type))
+				     "Content-Type: %s",
+				     type) >= sizeof(content_type))
 			return NULL;
 		lines[n++] = content_type;
 	}
@@ -237,7 +237,8 @@ static void client_method(struct client *c, const char *method,
 			 custom ? method : NULL);
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER,
 			 headers != NULL ? headers :
-			 has_body ? c->hdr_body : c->hdr_plain);
+			 has_body	 ? c->hdr_body :
+					   c->hdr_plain);
 }
 
 /* client_request() with @len bytes of @body and @headers (NULL: ours). */
@@ -266,14 +267,14 @@ static int client_perform(struct client *c, const char *method,
 	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
 	if (rc != CURLE_OK) {
 		r->err = sink.too_large ? CLIENT_ERR_TOO_LARGE :
-			 client_err_of(rc);
+					  client_err_of(rc);
 		if (sink.too_large)
 			snprintf(r->error, sizeof(r->error),
 				 "answer larger than %zu bytes", sink.max);
 		else
 			snprintf(r->error, sizeof(r->error), "%s",
 				 errbuf[0] != '\0' ? errbuf :
-				 curl_easy_strerror(rc));
+						     curl_easy_strerror(rc));
 		free(sink.buf);
 		return -1;
 	}

@@ -18,17 +18,17 @@
 
 #define CLIENT_CONNECT_TIMEOUT_MS 5000L
 #define CLIENT_TIMEOUT_MS 30000L
-#define CLIENT_ERROR_MAX 256	/* one transport error message */
+#define CLIENT_ERROR_MAX 256 /* one transport error message */
 
 /* Why no HTTP answer arrived, for callers that explain it. */
 enum client_err {
-	CLIENT_ERR_NONE,	/* an answer arrived */
-	CLIENT_ERR_CONNECT,	/* nobody listens there */
-	CLIENT_ERR_RESOLVE,	/* the host name did not resolve */
-	CLIENT_ERR_TLS,		/* handshake, certificate or CA file */
-	CLIENT_ERR_TOO_LARGE,	/* the answer exceeded answer_max */
-	CLIENT_ERR_PROTOCOL,	/* a scheme the client refuses */
-	CLIENT_ERR_OTHER,	/* timeout, URL, memory, ... */
+	CLIENT_ERR_NONE,      /* an answer arrived */
+	CLIENT_ERR_CONNECT,   /* nobody listens there */
+	CLIENT_ERR_RESOLVE,   /* the host name did not resolve */
+	CLIENT_ERR_TLS,	      /* handshake, certificate or CA file */
+	CLIENT_ERR_TOO_LARGE, /* the answer exceeded answer_max */
+	CLIENT_ERR_PROTOCOL,  /* a scheme the client refuses */
+	CLIENT_ERR_OTHER,     /* timeout, URL, memory, ... */
 };
 
 /* What a client is made of; client_opts_init() sets the defaults. */
@@ -36,11 +36,11 @@ struct client_opts {
 	const char *base_url;	/* "https://host[:port]" (copied) */
 	const char *ca_file;	/* PEM CA file, NULL: system store (copied) */
 	const char *token;	/* bearer token, NULL: none (copied, wiped) */
-	const char *user_agent;	/* User-Agent, NULL: none */
+	const char *user_agent; /* User-Agent, NULL: none */
 	size_t answer_max;	/* bytes of one answer body */
 	long connect_timeout_ms;
-	long timeout_ms;	/* whole request; 0: no limit */
-	int allow_http;		/* 1: http:// too (the token in clear!) */
+	long timeout_ms; /* whole request; 0: no limit */
+	int allow_http;	 /* 1: http:// too (the token in clear!) */
 };
 
 struct client;
@@ -49,12 +49,12 @@ struct client;
 #define CLIENT_ACCEPT_POST_MAX 128
 
 struct client_reply {
-	long status;			/* HTTP status; 0 on transport error */
-	char *body;			/* owned, NUL-terminated; NULL if none */
-	size_t len;			/* bytes in @body, <= answer_max */
-	enum client_err err;		/* CLIENT_ERR_NONE with an answer */
-	char error[CLIENT_ERROR_MAX];	/* transport error, "" otherwise */
-	char accept_post[CLIENT_ACCEPT_POST_MAX];	/* the answer's
+	long status;		      /* HTTP status; 0 on transport error */
+	char *body;		      /* owned, NUL-terminated; NULL if none */
+	size_t len;		      /* bytes in @body, <= answer_max */
+	enum client_err err;	      /* CLIENT_ERR_NONE with an answer */
+	char error[CLIENT_ERROR_MAX]; /* transport error, "" otherwise */
+	char accept_post[CLIENT_ACCEPT_POST_MAX]; /* the answer's
 					 * Accept-Post header; "" if none */
 };
 

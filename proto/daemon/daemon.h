@@ -20,18 +20,18 @@
 
 /* What differs between the daemons' command lines. */
 struct daemon_info {
-	const char *name;		/* "imatrust-agent" */
-	const char *config_default;	/* -c's default */
-	const char *operands;		/* usage of the operands; NULL: none */
-	void (*print_keys)(FILE *out);	/* -H: the config key table */
+	const char *name;	       /* "imatrust-agent" */
+	const char *config_default;    /* -c's default */
+	const char *operands;	       /* usage of the operands; NULL: none */
+	void (*print_keys)(FILE *out); /* -H: the config key table */
 };
 
 /* The shared options, as daemon_options() found them. */
 struct daemon_opts {
-	const char *config;	/* -c FILE, else the default */
-	int debug;		/* -d */
-	int check;		/* -n */
-	int argc;		/* the operands after the options */
+	const char *config; /* -c FILE, else the default */
+	int debug;	    /* -d */
+	int check;	    /* -n */
+	int argc;	    /* the operands after the options */
 	char **argv;
 };
 

@@ -91,7 +91,7 @@ int file_replace(const char *path, const void *buf, size_t len, char *errbuf,
 		snprintf(errbuf, errlen, "%s: path too long", path);
 		return -1;
 	}
-	fd = mkstemp(tmp);	/* mode 0600 */
+	fd = mkstemp(tmp); /* mode 0600 */
 	if (fd < 0) {
 		snprintf(errbuf, errlen, "%s: cannot create %s: %s", path, tmp,
 			 strerror(errno));
@@ -116,7 +116,7 @@ int file_replace(const char *path, const void *buf, size_t len, char *errbuf,
 			 strerror(errno));
 		if (dfd >= 0)
 			close(dfd);
-		return -1;	/* renamed: nothing to unlink */
+		return -1; /* renamed: nothing to unlink */
 	}
 	close(dfd);
 	return 0;

@@ -16,7 +16,7 @@
 #define LOG_PFX_INFO "<6>"
 #define LOG_PFX_DEBUG "<7>"
 
-#define LOG_LINE_MAX 1024	/* one log line; longer messages are cut */
+#define LOG_LINE_MAX 1024 /* one log line; longer messages are cut */
 
 /* Set once at start-up by the main thread, read by every log call. */
 static const char *log_progname;
@@ -84,13 +84,14 @@ log_vwrite(const char *pfx, int errnum, const char *fmt, va_list ap)
 	n = vsnprintf(line + off, sizeof(line) - off, fmt, ap);
 	if (n > 0)
 		off += (size_t)n < sizeof(line) - off ? (size_t)n :
-			sizeof(line) - off - 1;
+							sizeof(line) - off - 1;
 	if (errnum > 0) {
 		n = snprintf(line + off, sizeof(line) - off, ": %s",
 			     strerror(errnum));
 		if (n > 0)
-			off += (size_t)n < sizeof(line) - off ? (size_t)n :
-				sizeof(line) - off - 1;
+			off += (size_t)n < sizeof(line) - off ?
+				       (size_t)n :
+				       sizeof(line) - off - 1;
 	}
 	fprintf(stderr, "%s\n", line);
 }

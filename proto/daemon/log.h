@@ -32,9 +32,9 @@ int log_getverbose(void);
 
 /* The lowest level shown: warnings always, info and debug on request. */
 enum log_level {
-	LOG_LEVEL_WARNING,	/* log_info() and log_debug() dropped */
-	LOG_LEVEL_INFO,		/* log_debug() dropped (log_init default) */
-	LOG_LEVEL_DEBUG,	/* everything */
+	LOG_LEVEL_WARNING, /* log_info() and log_debug() dropped */
+	LOG_LEVEL_INFO,	   /* log_debug() dropped (log_init default) */
+	LOG_LEVEL_DEBUG,   /* everything */
 };
 
 /**

@@ -13,7 +13,7 @@
 
 #include "notify.h"
 
-#define NOTIFY_MSG_MAX 512	/* one state message */
+#define NOTIFY_MSG_MAX 512 /* one state message */
 
 int notify_send(const char *state)
 {
@@ -33,7 +33,7 @@ int notify_send(const char *state)
 	}
 	memcpy(sa.sun_path, path, plen);
 	if (path[0] == '@')
-		sa.sun_path[0] = '\0';	/* abstract namespace */
+		sa.sun_path[0] = '\0'; /* abstract namespace */
 	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + plen +
 			    (path[0] == '/'));
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

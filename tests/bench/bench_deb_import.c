@@ -82,9 +82,10 @@ static void run_children(char **paths, size_t n, const char *const *algos,
 
 	for (i = 0; i < n; i++) {
 		buf = file_read(paths[i], 1u << 30, &len, why, sizeof(why));
-		if (buf == NULL || import_deb_child(IMPORT_DEB_CHILD_EXE,
-				&import_deb_child_defaults, (uint8_t *)buf,
-				len, algos, nalgos, &info, &sink, &err)) {
+		if (buf == NULL ||
+		    import_deb_child(IMPORT_DEB_CHILD_EXE,
+				     &import_deb_child_defaults, (uint8_t *)buf,
+				     len, algos, nalgos, &info, &sink, &err)) {
 			fprintf(stderr, "bench-deb-import: %s: %s\n", paths[i],
 				buf == NULL ? why : err.msg);
 			t->failed++;
@@ -133,8 +134,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	for (tok = strtok_r(algo_buf, ",", &save);
-	     tok && nalgos < IMPORT_ALGOS_MAX;
-	     tok = strtok_r(NULL, ",", &save))
+	     tok && nalgos < IMPORT_ALGOS_MAX; tok = strtok_r(NULL, ",", &save))
 		algos[nalgos++] = tok;
 	jobs = calloc((size_t)(argc - optind) + 1, sizeof(*jobs));
 	if (!jobs)

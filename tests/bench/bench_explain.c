@@ -36,7 +36,7 @@
 #include "policies.h"
 #include "verifier.h"
 
-#define REFS_PER_SOURCE 100	/* files of one imported package */
+#define REFS_PER_SOURCE 100 /* files of one imported package */
 #define TOKEN "0123456789abcdef0123456789abcdef"
 #define MACHINE "bench-explain"
 
@@ -74,12 +74,17 @@ static void import_source(struct db *db, size_t first, size_t n)
 {
 	char name[64], pkg[32], path[64];
 	struct db_source_meta meta = {
-		.package = pkg, .version = "1.0-1", .arch = "amd64",
+		.package = pkg,
+		.version = "1.0-1",
+		.arch = "amd64",
 	};
 	struct db_ref_source src = {
-		.kind = DB_SOURCE_DEB, .name = name, .meta = &meta,
+		.kind = DB_SOURCE_DEB,
+		.name = name,
+		.meta = &meta,
 	};
-	struct db_ref_entry e = { .path = path, .algo = "sha256",
+	struct db_ref_entry e = { .path = path,
+				  .algo = "sha256",
 				  .digest_len = 32 };
 	struct imt_error err;
 	uint8_t d[32];
@@ -107,8 +112,9 @@ static void import_refs(struct db *db, size_t refs)
 	size_t i;
 
 	for (i = 0; i < refs; i += REFS_PER_SOURCE)
-		import_source(db, i, refs - i < REFS_PER_SOURCE ?
-				     refs - i : REFS_PER_SOURCE);
+		import_source(db, i,
+			      refs - i < REFS_PER_SOURCE ? refs - i :
+							   REFS_PER_SOURCE);
 	printf("import %zu references in %zu packages: %.1f s\n", refs,
 	       (refs + REFS_PER_SOURCE - 1) / REFS_PER_SOURCE, now_s() - t0);
 }
@@ -122,15 +128,20 @@ static void make_machine(struct db *db, size_t refs, size_t n)
 	uint8_t fpr[DB_FPR_SIZE] = { 0xbe }, s1[DB_PCR_SHA1_SIZE] = { 1 },
 		s256[DB_PCR_SHA256_SIZE] = { 2 };
 	struct db_machine_new m = {
-		.id = MACHINE, .ek_pub = ek, .ek_pub_len = sizeof(ek),
-		.ek_fpr = fpr, .activated = 1,
-		.ak_pub = ak, .ak_pub_len = sizeof(ak),
-		.ak_name = name, .ak_name_len = sizeof(name),
+		.id = MACHINE,
+		.ek_pub = ek,
+		.ek_pub_len = sizeof(ek),
+		.ek_fpr = fpr,
+		.activated = 1,
+		.ak_pub = ak,
+		.ak_pub_len = sizeof(ak),
+		.ak_name = name,
+		.ak_name_len = sizeof(name),
 		.state = DB_STATE_ENROLLING,
 	};
 	struct db_record *recs = calloc(n, sizeof(*recs));
-	uint8_t (*dig)[32] = calloc(n, 32);
-	char (*paths)[64] = calloc(n, 64);
+	uint8_t(*dig)[32] = calloc(n, 32);
+	char(*paths)[64] = calloc(n, 64);
 	struct imt_error err;
 	struct db_boot boot;
 	size_t i, r;
@@ -148,16 +159,25 @@ static void make_machine(struct db *db, size_t refs, size_t n)
 		else
 			ref_path(r, paths[i], 64);
 		recs[i] = (struct db_record){
-			.index = i, .pcr = 10, .template = "ima-ng",
-			.path = paths[i], .digest_algo = "sha256",
-			.digest = dig[i], .digest_len = 32,
+			.index = i,
+			.pcr = 10,
+			.template = "ima-ng",
+			.path = paths[i],
+			.digest_algo = "sha256",
+			.digest = dig[i],
+			.digest_len = 32,
 			.verdict = DB_VERDICT_KNOWN,
 		};
 	}
-	if (db_boot_advance(db, &(struct db_boot_advance){
-			.boot_id = boot.id, .from_index = 0, .to_index = n,
-			.pcr10_sha1 = s1, .pcr10_sha256 = s256,
-			.records = recs, .nrecords = n }, 1700000001, &err) < 0)
+	if (db_boot_advance(db,
+			    &(struct db_boot_advance){ .boot_id = boot.id,
+						       .from_index = 0,
+						       .to_index = n,
+						       .pcr10_sha1 = s1,
+						       .pcr10_sha256 = s256,
+						       .records = recs,
+						       .nrecords = n },
+			    1700000001, &err) < 0)
 		die("records", err.msg);
 	free(recs);
 	free(dig);
@@ -220,8 +240,7 @@ static json_t *get(CURL *c, const char *base, const char *path)
 }
 
 /* Every record, page after page as the console reads them. */
-static void read_records(const char *base, const char *cert,
-			 const char *pass)
+static void read_records(const char *base, const char *cert, const char *pass)
 {
 	struct curl_blob ca = { (void *)cert, strlen(cert), CURL_BLOB_COPY };
 	struct curl_slist *hdr = NULL;
@@ -238,20 +257,28 @@ static void read_records(const char *base, const char *cert,
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	do {
-		snprintf(path, sizeof(path), "/v1/machines/" MACHINE
-			 "/records?limit=1000&from=%lld", (long long)from);
+		snprintf(path, sizeof(path),
+			 "/v1/machines/" MACHINE
+			 "/records?limit=1000&from=%lld",
+			 (long long)from);
 		t = now_s();
 		a = get(c, base, path);
 		n = json_array_size(json_object_get(a, "records"));
 		t = now_s() - t;
 		printf("%s page from %lld: %zu records in %.3f s (%.3f ms a "
-		       "record)%s\n", pass, (long long)from, n, t,
+		       "record)%s\n",
+		       pass, (long long)from, n, t,
 		       n > 0 ? t * 1e3 / (double)n : 0.0,
 		       json_is_true(json_object_get(a, "truncated")) ?
-		       ", truncated" : "");
-		if (n > 0 && !json_is_string(json_object_get(json_object_get(
-			json_array_get(json_object_get(a, "records"), n - 1),
-			"accepted_by"), "source")))
+			       ", truncated" :
+			       "");
+		if (n > 0 &&
+		    !json_is_string(
+			    json_object_get(json_object_get(json_array_get(json_object_get(a,
+											   "records"),
+									   n - 1),
+							    "accepted_by"),
+					    "source")))
 			die(path, "the last record is not explained");
 		listed += n;
 		pages++;
@@ -261,9 +288,8 @@ static void read_records(const char *base, const char *cert,
 		json_decref(a);
 	} while (more);
 	t = now_s() - t0;
-	printf("%s records %zu in %zu pages: %.3f s, %.3f ms a record\n",
-	       pass, listed, pages, t,
-	       listed > 0 ? t * 1e3 / (double)listed : 0.0);
+	printf("%s records %zu in %zu pages: %.3f s, %.3f ms a record\n", pass,
+	       listed, pages, t, listed > 0 ? t * 1e3 / (double)listed : 0.0);
 	curl_slist_free_all(hdr);
 	curl_easy_cleanup(c);
 }
@@ -272,7 +298,9 @@ int main(int argc, char **argv)
 {
 	static struct verifier v;
 	struct http_config cfg = {
-		.addr = "127.0.0.1", .max_connections = 8, .threads = 1,
+		.addr = "127.0.0.1",
+		.max_connections = 8,
+		.threads = 1,
 	};
 	struct http_server *srv;
 	struct imt_error err;
@@ -281,7 +309,7 @@ int main(int argc, char **argv)
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: bench-explain DB REFS RECORDS CERT "
-			"KEY\n");
+				"KEY\n");
 		return 2;
 	}
 	refs = strtoul(argv[2], NULL, 10);

@@ -154,7 +154,8 @@ out:
 
 static int seed_refs(struct db *db, struct imt_error *err)
 {
-	const struct db_ref_source src = {.kind = DB_SOURCE_DIR_TREE, .name = "bench" };
+	const struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
+					   .name = "bench" };
 	int64_t now = time(NULL);
 	size_t i;
 
@@ -195,7 +196,7 @@ static int seed_agent(struct db *db, const struct fleet_agent *a,
 
 int fleet_seed(const char *path, struct fleet_agent *agents, size_t n)
 {
-	struct imt_error err = {0};
+	struct imt_error err = { 0 };
 	struct db *db;
 	size_t i;
 	int rc = -1;
@@ -246,7 +247,7 @@ static void fleet_pcrs(struct pcr_set *pcrs, const uint8_t pcr10[32])
 char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 		     struct fleet_evidence *e)
 {
-	struct wire_evidence ev = {0};
+	struct wire_evidence ev = { 0 };
 	struct soft_quote q;
 	struct pcr_set pcrs;
 	struct imt_error err;
@@ -260,8 +261,8 @@ char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 	if (nrec > FLEET_BATCH_MAX)
 		nrec = FLEET_BATCH_MAX;
 	for (i = 0; i < nrec; i++) {
-		r = a->next + i == 0 ? &boot_aggregate
-				     : &pool[(a->next + i) % FLEET_POOL];
+		r = a->next + i == 0 ? &boot_aggregate :
+				       &pool[(a->next + i) % FLEET_POOL];
 		memcpy(e->records + len, r->bytes, r->len);
 		len += r->len;
 		extend(e->pcr10, r->hash);
@@ -282,17 +283,18 @@ char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 	memcpy(ev.nonce, a->nonce, a->nonce_len);
 	ev.nonce_len = a->nonce_len;
 	ev.bank = pcrs.algo;
-	ev.quote = (struct wire_blob){e->attest, alen};
-	ev.signature = (struct wire_blob){e->sig, slen};
+	ev.quote = (struct wire_blob){ e->attest, alen };
+	ev.signature = (struct wire_blob){ e->sig, slen };
 	ev.pcrs = pcrs;
 	ev.first_index = a->next;
-	ev.records = (struct wire_blob){len > 0 ? e->records : NULL, len};
+	ev.records = (struct wire_blob){ len > 0 ? e->records : NULL, len };
 	/* with a boot log: a v2 agent, which sends it with its first
 	 * evidence; the verifier checks it on every one after */
 	if (boot_log_len > 0) {
 		ev.version = 2;
 		if (ev.first_index == 0)
-			ev.boot_log = (struct wire_blob){boot_log, boot_log_len};
+			ev.boot_log =
+				(struct wire_blob){ boot_log, boot_log_len };
 	}
 	json = wire_encode_evidence_framed(&ev, &e->body_len, &err);
 	if (json == NULL)

@@ -53,8 +53,7 @@ struct curl_slist *bench_http_init(void)
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return NULL;
 	json_headers = headers_of("Content-Type: application/json");
-	framed_headers = headers_of("Content-Type: "
-				    WIRE_EVIDENCE_FRAMED_TYPE);
+	framed_headers = headers_of("Content-Type: " WIRE_EVIDENCE_FRAMED_TYPE);
 	return framed_headers != NULL ? json_headers : NULL;
 }
 
@@ -117,7 +116,8 @@ void bench_http_run(CURLM *m)
 	while ((msg = curl_multi_info_read(m, &n)) != NULL)
 		if (msg->msg == CURLMSG_DONE)
 			curl_easy_setopt(msg->easy_handle, CURLOPT_PRIVATE,
-					 (char *)(intptr_t)(msg->data.result + 1));
+					 (char *)(intptr_t)(msg->data.result +
+							    1));
 }
 
 CURLcode bench_http_result(CURL *h)

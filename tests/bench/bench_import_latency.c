@@ -40,7 +40,7 @@
 #include "db.h"
 #include "hex.h"
 
-#define TOKEN_BYTES 16		/* operator token: 32 hex characters */
+#define TOKEN_BYTES 16 /* operator token: 32 hex characters */
 
 struct opts {
 	size_t agents;
@@ -52,31 +52,30 @@ struct opts {
 	char **verifier;
 };
 
-
 enum stage { STAGE_NONCE, STAGE_FIRST, STAGE_BEAT };
 enum window { WIN_NONE, WIN_BASE, WIN_IMPORT, WIN_COUNT };
 
 struct agent {
 	struct fleet_agent a;
-	struct fleet_evidence ev;	/* records: the shared buffer */
+	struct fleet_evidence ev; /* records: the shared buffer */
 	CURL *h;
-	struct curl_slist *resolve;	/* ID.agents.bench -> 127.0.0.1 */
+	struct curl_slist *resolve; /* ID.agents.bench -> 127.0.0.1 */
 	char base[128];
 	struct bench_buf resp;
 	char *body;
 	enum stage stage;
-	enum window win;		/* of the request in flight */
-	int stalled[WIN_COUNT];		/* counted in that window's samples */
+	enum window win;	/* of the request in flight */
+	int stalled[WIN_COUNT]; /* counted in that window's samples */
 	double due, started;
 	int busy;
 };
 
-#define STALL_MS 1000.0	/* a heartbeat this slow stalled its agent */
+#define STALL_MS 1000.0 /* a heartbeat this slow stalled its agent */
 
 struct samples {
 	double *ms;
 	size_t n, cap;
-	size_t stalled_agents;	/* agents with a heartbeat >= STALL_MS */
+	size_t stalled_agents; /* agents with a heartbeat >= STALL_MS */
 };
 
 struct import_job {
@@ -145,7 +144,8 @@ static void report(const char *name, struct samples *s, double secs)
 	p99 = s->n * 99 / 100;
 	printf("%-15s %7zu heartbeats in %6.2f s (%6.0f/s)  median %8.2f ms"
 	       "  p99 %8.2f ms  max %8.2f ms  agents stalled >= %.0f s: "
-	       "%zu\n", name, s->n, secs, (double)s->n / secs, s->ms[p50],
+	       "%zu\n",
+	       name, s->n, secs, (double)s->n / secs, s->ms[p50],
 	       s->ms[p99 < s->n ? p99 : s->n - 1], s->ms[s->n - 1],
 	       STALL_MS / 1e3, s->stalled_agents);
 }
@@ -159,8 +159,9 @@ static void start(const struct opts *o, CURLM *m, struct agent *ag,
 	const char *what = ag->stage == STAGE_NONCE ? "nonce" : "evidence";
 
 	free(ag->body);
-	ag->body = ag->stage == STAGE_NONCE ? strdup("") :
-		   fleet_evidence(&ag->a, 0, &ag->ev);
+	ag->body = ag->stage == STAGE_NONCE ?
+			   strdup("") :
+			   fleet_evidence(&ag->a, 0, &ag->ev);
 	if (ag->body == NULL)
 		die(ag->a.id, "cannot build evidence");
 	snprintf(url, sizeof(url), "%s/v1/agents/%s/%s", ag->base, ag->a.id,
@@ -199,8 +200,8 @@ static void take_verdict(struct agent *ag)
 	struct wire_verdict v;
 	struct imt_error err;
 
-	if (wire_decode(WIRE_VERDICT, ag->resp.data, ag->resp.len, &v,
-			&err) != IMT_OK) {
+	if (wire_decode(WIRE_VERDICT, ag->resp.data, ag->resp.len, &v, &err) !=
+	    IMT_OK) {
 		fprintf(stderr, "bench: %s answered: %.300s\n", ag->a.id,
 			ag->resp.data);
 		die(ag->a.id, err.msg);
@@ -214,8 +215,8 @@ static void take_verdict(struct agent *ag)
 }
 
 /* The answer must be 200 and what was wanted; record the latency. */
-static void finish(CURLM *m, struct agent *ag, CURLcode rc,
-		   struct samples *win, double interval)
+static void finish(CURLM *m, struct agent *ag, CURLcode rc, struct samples *win,
+		   double interval)
 {
 	double t = bench_now();
 	long status = 0;
@@ -313,9 +314,10 @@ static char *import_body(size_t n)
 	for (i = 0; i < n; i++) {
 		RAND_bytes(d, sizeof(d));
 		hex_encode(d, sizeof(d), hex);
-		p += sprintf(p, "%s{\"path\":\"/opt/bench/f%07zu\",\"algo\":"
-			     "\"sha256\",\"digest\":\"%s\"}", i ? "," : "", i,
-			     hex);
+		p += sprintf(p,
+			     "%s{\"path\":\"/opt/bench/f%07zu\",\"algo\":"
+			     "\"sha256\",\"digest\":\"%s\"}",
+			     i ? "," : "", i, hex);
 	}
 	strcpy(p, "]}");
 	return body;
@@ -325,7 +327,7 @@ static void *import_thread(void *arg)
 {
 	struct import_job *j = arg;
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: "
-						 "application/json");
+						       "application/json");
 	char url[128];
 	CURL *c = easy(j->o, &j->resp, 1800);
 	CURLcode rc;
@@ -368,7 +370,7 @@ struct run {
 	struct agent *ag;
 	struct samples win[WIN_COUNT];
 	struct import_job job;
-	double base0, base1;	/* the window with no import */
+	double base0, base1; /* the window with no import */
 	int importing;
 };
 
@@ -382,8 +384,8 @@ static size_t start_due(struct run *r, enum window win, int stop)
 		struct agent *ag = &r->ag[i];
 
 		if (!ag->busy && !stop && ag->due <= t)
-			start(r->o, r->m, ag, ag->stage == STAGE_BEAT ? win :
-					     WIN_NONE);
+			start(r->o, r->m, ag,
+			      ag->stage == STAGE_BEAT ? win : WIN_NONE);
 		busy += ag->busy;
 	}
 	return busy;
@@ -431,7 +433,8 @@ static void run_phases(struct run *r)
 
 		if (win == WIN_NONE && all_beating(r)) {
 			printf("warm-up: %zu agents connected and attested: "
-			       "%.1f s\n", r->o->agents, t - t0);
+			       "%.1f s\n",
+			       r->o->agents, t - t0);
 			win = WIN_BASE;
 			r->base0 = t;
 		} else if (win == WIN_BASE && t - r->base0 >= r->o->seconds) {
@@ -452,7 +455,8 @@ static void run_phases(struct run *r)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench-import-latency [-n AGENTS] "
+	fprintf(stderr,
+		"usage: bench-import-latency [-n AGENTS] "
 		"[-i INTERVAL_MS] [-s SECONDS] [-R REFS]\n"
 		"        -D DB -p PORT -C CA -o DIR -- VERIFIER ARGS...\n");
 	exit(2);
@@ -462,25 +466,38 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	int ch;
 
-	*o = (struct opts){ .agents = 200, .interval_ms = 200, .seconds = 5,
-			    .refs = 100000 };
+	*o = (struct opts){
+		.agents = 200, .interval_ms = 200, .seconds = 5, .refs = 100000
+	};
 	while ((ch = getopt(argc, argv, "n:i:s:R:D:p:C:o:")) != -1) {
 		switch (ch) {
-		case 'n': o->agents = strtoul(optarg, NULL, 10); break;
+		case 'n':
+			o->agents = strtoul(optarg, NULL, 10);
+			break;
 		case 'i':
-			o->interval_ms = (unsigned int)strtoul(optarg, NULL,
-							       10);
+			o->interval_ms =
+				(unsigned int)strtoul(optarg, NULL, 10);
 			break;
 		case 's':
 			o->seconds = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
-		case 'R': o->refs = strtoul(optarg, NULL, 10); break;
-		case 'D': o->db = optarg; break;
-		case 'p': o->port = (unsigned int)strtoul(optarg, NULL, 10);
+		case 'R':
+			o->refs = strtoul(optarg, NULL, 10);
 			break;
-		case 'C': o->ca = optarg; break;
-		case 'o': o->dir = optarg; break;
-		default: usage();
+		case 'D':
+			o->db = optarg;
+			break;
+		case 'p':
+			o->port = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'C':
+			o->ca = optarg;
+			break;
+		case 'o':
+			o->dir = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (o->db == NULL || o->port == 0 || o->ca == NULL || o->dir == NULL ||
@@ -511,12 +528,12 @@ int main(int argc, char **argv)
 	add_token(&o, token);
 	r.job.o = &o;
 	r.job.body = import_body(o.refs);
-	snprintf(r.job.auth, sizeof(r.job.auth),
-		 "Authorization: Bearer %s", token);
+	snprintf(r.job.auth, sizeof(r.job.auth), "Authorization: Bearer %s",
+		 token);
 	printf("seeding: %zu machines, %d references, an operator token; "
 	       "an import body of %zu references (%.1f MB): %.1f s\n",
-	       o.agents, FLEET_POOL, o.refs,
-	       (double)strlen(r.job.body) / 1e6, bench_now() - t);
+	       o.agents, FLEET_POOL, o.refs, (double)strlen(r.job.body) / 1e6,
+	       bench_now() - t);
 
 	snprintf(log, sizeof(log), "%s/verifier.log", o.dir);
 	atexit(stop_verifier);
@@ -532,8 +549,9 @@ int main(int argc, char **argv)
 	report("no import", &r.win[WIN_BASE], r.base1 - r.base0);
 	report("during import", &r.win[WIN_IMPORT], r.job.t1 - r.job.t0);
 	printf("import: %zu references, HTTP %ld in %.2f s (%.0f "
-	       "references/s): %.300s\n", o.refs, r.job.status,
-	       r.job.t1 - r.job.t0, (double)o.refs / (r.job.t1 - r.job.t0),
+	       "references/s): %.300s\n",
+	       o.refs, r.job.status, r.job.t1 - r.job.t0,
+	       (double)o.refs / (r.job.t1 - r.job.t0),
 	       r.job.resp.data != NULL ? r.job.resp.data : "");
 	/* close the connections first: the verifier then stops at once */
 	for (size_t i = 0; i < o.agents; i++)

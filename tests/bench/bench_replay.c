@@ -52,11 +52,11 @@
 #include "pcr_set.h"
 #include "policies.h"
 
-#define BATCH 1000		/* records per evidence batch */
-#define ARENA (BATCH * 128)	/* bytes of paths a batch holds */
+#define BATCH 1000	    /* records per evidence batch */
+#define ARENA (BATCH * 128) /* bytes of paths a batch holds */
 #define REFS_FILE_MAX (1u << 30)
 #define MACHINE "bench"
-#define MACHINE_2 "bench-2"	/* the fleet pass: a second machine */
+#define MACHINE_2 "bench-2" /* the fleet pass: a second machine */
 
 /* The records of one evidence batch, as attest.c keeps them. */
 struct batch {
@@ -69,7 +69,7 @@ struct batch {
 
 struct bench {
 	struct verifier v;
-	const char *machine;	/* whose evidence this pass is */
+	const char *machine; /* whose evidence this pass is */
 	char dir[256];
 	struct ima_replay *replay;
 	struct db_boot boot;
@@ -122,8 +122,8 @@ static int parse_refs(const char *buf, size_t len, ref_fn fn, void *arg)
 
 static int import_one(const char *path, const uint8_t digest[32], void *arg)
 {
-	static const struct db_ref_source src = { DB_SOURCE_DIR_TREE,
-						  "bench", NULL };
+	static const struct db_ref_source src = { DB_SOURCE_DIR_TREE, "bench",
+						  NULL };
 	struct bench *b = arg;
 
 	return db_ref_add(b->v.db, &src, path, "sha256", digest, 32,
@@ -133,11 +133,11 @@ static int import_one(const char *path, const uint8_t digest[32], void *arg)
 /* The references as one import of one source (untimed). */
 static int import_refs(struct bench *b, const char *buf, size_t len)
 {
-	static const struct db_ref_source src = { DB_SOURCE_DIR_TREE,
-						  "bench", NULL };
+	static const struct db_ref_source src = { DB_SOURCE_DIR_TREE, "bench",
+						  NULL };
 
-	if (db_ref_import_begin(b->v.db, &src, (int64_t)time(NULL),
-				&b->err) < 0)
+	if (db_ref_import_begin(b->v.db, &src, (int64_t)time(NULL), &b->err) <
+	    0)
 		return -1;
 	if (parse_refs(buf, len, import_one, b) < 0) {
 		db_ref_import_abort(b->v.db);
@@ -155,10 +155,13 @@ static int add_machine(struct bench *b, const char *id)
 	uint8_t fpr[DB_FPR_SIZE] = { (uint8_t)id[strlen(id) - 1] };
 	struct db_machine_new m = {
 		.id = id,
-		.ek_pub = key, .ek_pub_len = sizeof(key),
+		.ek_pub = key,
+		.ek_pub_len = sizeof(key),
 		.ek_fpr = fpr,
-		.ak_pub = key, .ak_pub_len = sizeof(key),
-		.ak_name = key, .ak_name_len = sizeof(key),
+		.ak_pub = key,
+		.ak_pub_len = sizeof(key),
+		.ak_name = key,
+		.ak_name_len = sizeof(key),
 		.state = DB_STATE_ENROLLING,
 		.activated = 1,
 	};
@@ -216,7 +219,8 @@ static void check_verdicts(struct bench *b)
 
 	for (i = 0; i < bt->n; i++) {
 		enum db_verdict want = bt->in[i].boot_aggregate ?
-				       DB_VERDICT_EXCLUDED : DB_VERDICT_KNOWN;
+					       DB_VERDICT_EXCLUDED :
+					       DB_VERDICT_KNOWN;
 
 		b->wrong += bt->recs[i].verdict != want;
 	}
@@ -318,11 +322,13 @@ static void keep(struct bench *b, const struct ima_record *rec)
 	if (size > 0)
 		memcpy(bt->digests[bt->n], rec->digest, size);
 	*r = (struct db_record){
-		.index = rec->index, .pcr = rec->pcr,
+		.index = rec->index,
+		.pcr = rec->pcr,
 		.template = rec->tmpl != NULL ? rec->tmpl->name : "unknown",
 		.path = path,
 		.digest_algo = size > 0 ? rec->digest_algo->name : "none",
-		.digest = bt->digests[bt->n], .digest_len = size,
+		.digest = bt->digests[bt->n],
+		.digest_len = size,
 	};
 	bt->in[bt->n] = (struct judge_input){
 		.path = path,
@@ -397,8 +403,9 @@ static double run_floor(const char *list, const char *refs, size_t len,
 	if (f.set != NULL && f.replay != NULL && fd >= 0 &&
 	    parse_refs(refs, len, floor_add, f.set) == 0) {
 		t0 = now_s();
-		if (list_reader_run(fd, NULL, NULL, floor_record, &f,
-				    &f.err) == 0 && f.unknown == 0)
+		if (list_reader_run(fd, NULL, NULL, floor_record, &f, &f.err) ==
+			    0 &&
+		    f.unknown == 0)
 			secs = now_s() - t0;
 	}
 	if (fd >= 0)
@@ -562,8 +569,8 @@ static int bench_main(struct bench *b, char **argv)
 		   want.value[IMA_MEASURE_PCR], 32) != 0 ||
 	    fleet_pass(b, argv[1], want.algo) < 0 ||
 	    memcmp(ima_replay_pcr(b->replay, IMA_MEASURE_PCR),
-		   want.value[IMA_MEASURE_PCR], 32) != 0 || b->wrong != 0 ||
-	    floor_s < 0) {
+		   want.value[IMA_MEASURE_PCR], 32) != 0 ||
+	    b->wrong != 0 || floor_s < 0) {
 		snprintf(b->err.msg, sizeof(b->err.msg),
 			 "wrong PCR 10, %zu records not judged known, or the floor failed",
 			 b->wrong);

@@ -39,7 +39,7 @@
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
-#else	/* counts nothing, runs the same: tests/bench/instructions says so */
+#else /* counts nothing, runs the same: tests/bench/instructions says so */
 #define CALLGRIND_TOGGLE_COLLECT
 #define CALLGRIND_ZERO_STATS
 #define CALLGRIND_DUMP_STATS_AT(name) (void)(name)
@@ -65,7 +65,7 @@ struct bench {
 	struct fleet_agent *a;
 	size_t agents;
 	struct fleet_evidence ev;
-	double cpu;		/* this thread's CPU seconds inside counted calls */
+	double cpu; /* this thread's CPU seconds inside counted calls */
 };
 
 static void die(const char *what, const char *why)
@@ -138,7 +138,8 @@ static void attest(struct bench *b, struct fleet_agent *a, size_t nrec,
 	if (body == NULL)
 		die(a->id, "cannot build evidence");
 	if (!framed) {
-		if (wire_decode_evidence_framed(body, len, &ev, &err) != IMT_OK ||
+		if (wire_decode_evidence_framed(body, len, &ev, &err) !=
+			    IMT_OK ||
 		    (json = wire_encode(WIRE_EVIDENCE, &ev, &err)) == NULL)
 			die(a->id, err.msg);
 		wire_free(WIRE_EVIDENCE, &ev);
@@ -159,8 +160,8 @@ static void attest(struct bench *b, struct fleet_agent *a, size_t nrec,
 	fleet_accept(a, &b->ev);
 }
 
-static void phase(struct bench *b, const char *name, size_t rounds,
-		  size_t nrec, int framed)
+static void phase(struct bench *b, const char *name, size_t rounds, size_t nrec,
+		  int framed)
 {
 	size_t r, i;
 
@@ -190,9 +191,10 @@ static void verify_phase(struct bench *b, size_t rounds)
 	body = fleet_evidence(&scratch, 0, &b->ev);
 	if (body == NULL ||
 	    wire_decode_evidence_framed(body, b->ev.body_len, &ev, &err) !=
-	    IMT_OK ||
+		    IMT_OK ||
 	    tpm_public_parse(scratch.ak.pub, scratch.ak.pub_len, &pub, &err) !=
-	    IMT_OK || tpm_public_to_pkey(&pub, &ak, &err) != IMT_OK)
+		    IMT_OK ||
+	    tpm_public_to_pkey(&pub, &ak, &err) != IMT_OK)
 		die("verify", "cannot build a quote");
 	CALLGRIND_ZERO_STATS;
 	t0 = fleet_thread_cpu();
@@ -223,7 +225,7 @@ int main(int argc, char **argv)
 
 	if (argc < 5 || argc > 6) {
 		fprintf(stderr, "usage: bench-route DIR AGENTS ROUNDS RECORDS "
-			"[BOOT_LOG]\n");
+				"[BOOT_LOG]\n");
 		return 2;
 	}
 	alg = getenv("BENCH_AK");
@@ -232,8 +234,7 @@ int main(int argc, char **argv)
 	b.agents = strtoul(argv[2], NULL, 10);
 	rounds = strtoul(argv[3], NULL, 10);
 	nrec = strtoul(argv[4], NULL, 10);
-	if (b.agents == 0 || rounds == 0 || nrec == 0 ||
-	    nrec > FLEET_BATCH_MAX)
+	if (b.agents == 0 || rounds == 0 || nrec == 0 || nrec > FLEET_BATCH_MAX)
 		die("arguments", "AGENTS, ROUNDS from 1, RECORDS 1 to 1000");
 	snprintf(db, sizeof(db), "%s/route.db", argv[1]);
 	b.a = calloc(b.agents, sizeof(*b.a));
@@ -252,8 +253,8 @@ int main(int argc, char **argv)
 	/* not counted: the first nonce, the boot's first evidence (its
 	 * boot_aggregate, its firmware log), and one warm round */
 	for (i = 0; i < b.agents; i++) {
-		char *answer = call(&b, &b.a[i], route_agents_nonce, "", 0, 0,
-				    0);
+		char *answer =
+			call(&b, &b.a[i], route_agents_nonce, "", 0, 0, 0);
 
 		take_nonce(&b.a[i], answer);
 		free(answer);

@@ -68,7 +68,7 @@ struct worker {
 	CURLM *multi; /* its connection cache: one per agent */
 	struct fleet_agent *agents;
 	size_t n;
-	size_t nrec; /* records per evidence in this phase, or: */
+	size_t nrec;	      /* records per evidence in this phase, or: */
 #define PHASE_HEALTH SIZE_MAX /* GET /v1/health instead of evidence */
 	struct fleet_evidence ev;
 	struct bench_buf resp;
@@ -120,7 +120,7 @@ static double cpu_of(pid_t pid)
 /* Busy CPU seconds of the whole machine, all cores (/proc/stat). */
 static double cpu_busy(void)
 {
-	unsigned long long v[8] = {0}, sum = 0;
+	unsigned long long v[8] = { 0 }, sum = 0;
 	FILE *f = fopen("/proc/stat", "r");
 	int i;
 
@@ -195,9 +195,9 @@ static CURL *easy(const struct opts *o, struct bench_buf *resp)
 }
 
 /* One agent's own keep-alive connection, under a name of its own. */
-static struct bench_conn *
-connection(const struct opts *o, const struct fleet_agent *a,
-	   struct bench_buf *resp)
+static struct bench_conn *connection(const struct opts *o,
+				     const struct fleet_agent *a,
+				     struct bench_buf *resp)
 {
 	struct bench_conn *c = calloc(1, sizeof(*c));
 
@@ -353,8 +353,9 @@ static void *steady(void *arg)
 	size_t i = 0;
 
 	while (!atomic_load(&stop)) {
-		if ((w->nrec == PHASE_HEALTH ? health(w, &w->agents[i]) :
-		     attest(w, &w->agents[i], w->nrec)) < 0)
+		if ((w->nrec == PHASE_HEALTH ?
+			     health(w, &w->agents[i]) :
+			     attest(w, &w->agents[i], w->nrec)) < 0)
 			break;
 		if (!atomic_load(&stop))
 			w->done++;
@@ -383,7 +384,7 @@ static int run_workers(struct worker *w, size_t n, void *(*fn)(void *))
 /* Wait until GET /v1/health answers 200 (or the verifier died). */
 static int wait_ready(const struct opts *o)
 {
-	struct bench_buf b = {0};
+	struct bench_buf b = { 0 };
 	CURL *c = easy(o, &b);
 	int rc;
 
@@ -445,10 +446,11 @@ static int cost_ak(struct cost_ctx *c)
 static int cost_verify(struct cost_ctx *c)
 {
 	struct imt_error err;
-	enum imt_result rc = tpm_quote_verify_signature(
-		c->ev_in.quote.data, c->ev_in.quote.len,
-		c->ev_in.signature.data, c->ev_in.signature.len, c->ak, NULL,
-		&err);
+	enum imt_result rc = tpm_quote_verify_signature(c->ev_in.quote.data,
+							c->ev_in.quote.len,
+							c->ev_in.signature.data,
+							c->ev_in.signature.len,
+							c->ak, NULL, &err);
 
 	return rc == IMT_OK ? 0 : -1;
 }
@@ -462,8 +464,8 @@ static int cost_boot_log(struct cost_ctx *c)
 	char reason[BOOT_CHECK_REASON_MAX];
 
 	if (boot_check_evidence(fleet_boot_log_data(), fleet_boot_log_len(),
-				&c->ev_in.pcrs, reason, sizeof(reason)) ==
-	    IMT_OK)
+				&c->ev_in.pcrs, reason,
+				sizeof(reason)) == IMT_OK)
 		return 0;
 	fprintf(stderr, "bench: the agents' boot log fails: %s\n", reason);
 	return -1;
@@ -503,11 +505,11 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 		 struct fleet_evidence *ev)
 {
 	struct fleet_agent scratch = *a;
-	struct cost_ctx c = {.a = &scratch, .ev = ev};
+	struct cost_ctx c = { .a = &scratch, .ev = ev };
 	struct imt_error err;
 	TPMT_PUBLIC pub;
 	const char *sig = soft_ak_sig_name(o->ak);
-	double v[8] = {0};
+	double v[8] = { 0 };
 	size_t k;
 
 	scratch.next = 1; /* past boot_aggregate */
@@ -524,13 +526,14 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 			return -1;
 		v[2 + k] = cost_of(cost_decode, &c);
 		if (k == 0 &&
-		    wire_decode_evidence_framed(c.json, ev->body_len,
-						&c.ev_in, &err) == IMT_OK) {
+		    wire_decode_evidence_framed(c.json, ev->body_len, &c.ev_in,
+						&err) == IMT_OK) {
 			v[4] = cost_of(cost_ak, &c);
 			v[5] = cost_of(cost_quote, &c);
 			v[6] = cost_of(cost_verify, &c);
 			v[7] = fleet_boot_log_len() > 0 ?
-			       cost_of(cost_boot_log, &c) : 0;
+				       cost_of(cost_boot_log, &c) :
+				       0;
 			wire_free(WIRE_EVIDENCE, &c.ev_in);
 		} else if (k == 0) {
 			v[4] = -1;
@@ -573,9 +576,9 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 static pid_t start_perf(const struct opts *o, const char *phase)
 {
 	char pid[32], path[4096], secs[32];
-	char *argv[] = {"perf",		"record",      "-q",	"-F", "299",
-			"--call-graph", "dwarf,16384", "-p",	pid,  "-o",
-			path,		"--",	       "sleep", secs, NULL};
+	char *argv[] = { "perf",	 "record",	"-q",	 "-F", "299",
+			 "--call-graph", "dwarf,16384", "-p",	 pid,  "-o",
+			 path,		 "--",		"sleep", secs, NULL };
 
 	if (!o->perf)
 		return -1;
@@ -635,11 +638,12 @@ static int phase(const struct opts *o, struct worker *w, const char *name,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench-verifier [-n AGENTS] [-t THREADS] [-s "
-			"SECONDS] [-r RECORDS]\n"
-			"                      [-k p256|rsa2048] [-L LOG] [-P] -D DB -p "
-			"PORT -C CA -o DIR --\n"
-			"                      VERIFIER ARGS...\n");
+	fprintf(stderr,
+		"usage: bench-verifier [-n AGENTS] [-t THREADS] [-s "
+		"SECONDS] [-r RECORDS]\n"
+		"                      [-k p256|rsa2048] [-L LOG] [-P] -D DB -p "
+		"PORT -C CA -o DIR --\n"
+		"                      VERIFIER ARGS...\n");
 	exit(2);
 }
 
@@ -647,11 +651,11 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	int ch;
 
-	*o = (struct opts){.agents = 1000,
-			   .threads = 8,
-			   .seconds = 10,
-			   .records = 50,
-			   .ak = SOFT_AK_P256};
+	*o = (struct opts){ .agents = 1000,
+			    .threads = 8,
+			    .seconds = 10,
+			    .records = 50,
+			    .ak = SOFT_AK_P256 };
 	while ((ch = getopt(argc, argv, "n:t:s:r:k:L:PD:p:C:o:")) != -1) {
 		switch (ch) {
 		case 'L':
@@ -752,7 +756,7 @@ static int make_keys(const struct opts *o, struct fleet_agent *a)
 	if (n > o->agents)
 		n = o->agents;
 	for (i = 0; i < n; i++) {
-		k[i] = (struct keygen){.o = o, .a = a, .first = i, .step = n};
+		k[i] = (struct keygen){ .o = o, .a = a, .first = i, .step = n };
 		if (pthread_create(&k[i].th, NULL, keygen, &k[i]) != 0) {
 			fprintf(stderr, "bench: pthread_create failed\n");
 			exit(1);
@@ -777,8 +781,7 @@ static int make_agents(const struct opts *o, struct fleet_agent **out)
 		snprintf(a[i].id, sizeof(a[i].id), "bench-%06zu", i);
 	if (make_keys(o, a) < 0 ||
 	    (o->boot_log != NULL && fleet_boot_log(o->boot_log) < 0) ||
-	    fleet_pool_init() < 0 ||
-	    fleet_seed(o->db, a, o->agents) < 0)
+	    fleet_pool_init() < 0 || fleet_seed(o->db, a, o->agents) < 0)
 		return -1;
 	printf("seeding: %zu %s AKs, %zu machines activated, %d references: "
 	       "%.1f s\n",

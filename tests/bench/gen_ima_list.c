@@ -26,9 +26,15 @@
 #include "ima_build.h"
 
 static const char *const dirs[] = {
-	"/usr/bin/", "/usr/sbin/", "/usr/lib/x86_64-linux-gnu/",
-	"/usr/lib/systemd/", "/usr/libexec/", "/etc/", "/usr/share/perl5/",
-	"/usr/lib/python3/dist-packages/", "/opt/app/lib/",
+	"/usr/bin/",
+	"/usr/sbin/",
+	"/usr/lib/x86_64-linux-gnu/",
+	"/usr/lib/systemd/",
+	"/usr/libexec/",
+	"/etc/",
+	"/usr/share/perl5/",
+	"/usr/lib/python3/dist-packages/",
+	"/opt/app/lib/",
 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -44,11 +50,10 @@ static uint64_t next_random(void)
 /* A path of 20-90 bytes: a common directory, a name, a suffix. */
 static void random_path(char *out, size_t n)
 {
-	static const char *const suffixes[] = { "", ".so.6", ".py", ".conf",
-						"-helper", ".so" };
+	static const char *const suffixes[] = { "",	 ".so.6",   ".py",
+						".conf", "-helper", ".so" };
 	static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789_-";
-	size_t len = (size_t)snprintf(out, n, "%s",
-				      dirs[next_random() % 9]);
+	size_t len = (size_t)snprintf(out, n, "%s", dirs[next_random() % 9]);
 	size_t name = 6 + next_random() % 30, i;
 
 	for (i = 0; i < name; i++)
@@ -121,7 +126,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (i == 0) {
 			/* boot_aggregate over all-zero sha256 PCRs 0-9 */
-			EVP_Digest(zeros, 320, digest, NULL, EVP_sha256(), NULL);
+			EVP_Digest(zeros, 320, digest, NULL, EVP_sha256(),
+				   NULL);
 			strcpy(name, "boot_aggregate");
 		} else {
 			uint64_t r[4] = { next_random(), next_random(),

@@ -65,12 +65,12 @@
 
 #define THREADS_MAX 64
 #define PORTS_MAX 8
-#define RACE_EVERY 40		/* one evidence in this many is raced */
-#define PAUSE_SECONDS 0.2	/* after a failed exchange */
-#define SETTLE_SECONDS 60.0	/* for the last heartbeat of each agent */
-#define TIMEOUT_SECONDS 30L	/* one exchange */
-#define LATE_SECONDS 5.0	/* -i: answered this long after it was due */
-#define FORGE_RATE 50.0		/* -F: forged evidence a second per address */
+#define RACE_EVERY 40	    /* one evidence in this many is raced */
+#define PAUSE_SECONDS 0.2   /* after a failed exchange */
+#define SETTLE_SECONDS 60.0 /* for the last heartbeat of each agent */
+#define TIMEOUT_SECONDS 30L /* one exchange */
+#define LATE_SECONDS 5.0    /* -i: answered this long after it was due */
+#define FORGE_RATE 50.0	    /* -F: forged evidence a second per address */
 
 struct opts {
 	size_t agents, threads, records, conns;
@@ -78,74 +78,90 @@ struct opts {
 	unsigned int seconds, port;
 	unsigned int race_ports[PORTS_MAX];
 	size_t nrace;
-	size_t naddrs;		/* -A: honest source addresses */
-	char *forgers[PORTS_MAX];	/* -F: the forgers' addresses */
+	size_t naddrs;		  /* -A: honest source addresses */
+	char *forgers[PORTS_MAX]; /* -F: the forgers' addresses */
 	size_t nforgers;
 	const char *db, *ca, *dir;
 };
 
 /* What happened, over every thread. */
 enum count {
-	C_ACCEPTED,	/* evidence answered 200 trusted */
-	C_RECORDS,	/* records confirmed */
-	C_NONCES,	/* nonces taken */
-	C_CONN,		/* no connection, or it broke */
-	C_UNAVAILABLE,	/* 502, 503, 504 */
-	C_NONCE_REFUSED,	/* 403 "nonce: ..." */
-	C_CONFLICT,	/* 409 */
-	C_RESYNC,	/* the verifier had more than the agent knew */
-	C_RACES,	/* evidence sent to two verifiers at once */
-	C_RACE_ONE,	/* ... accepted by exactly one */
-	C_RACE_TWICE,	/* ... accepted by both: a nonce used twice */
-	C_RACE_LOST_NONCE,	/* the loser: 403 "nonce: ..." */
-	C_RACE_LOST_CONFLICT,	/* ... 409, concurrent evidence */
-	C_RACE_LOST_OTHER,	/* ... anything else (a dead verifier) */
-	C_IMPOSTORS,	/* evidence signed by another TPM's AK */
-	C_IMPOSTOR_REFUSED,	/* ... refused (403) */
-	C_FATAL,	/* what must never happen */
-	C_LATE,		/* -i: accepted LATE_SECONDS or more after due */
-	C_FORGED,	/* -F: forged evidence sent */
-	C_FORGED_REFUSED,	/* ... answered 403 (a signature checked) */
-	C_FORGED_LIMITED,	/* ... answered 429 from the headers */
-	C_FORGED_OTHER,	/* ... no answer, or another */
+	C_ACCEPTED,	      /* evidence answered 200 trusted */
+	C_RECORDS,	      /* records confirmed */
+	C_NONCES,	      /* nonces taken */
+	C_CONN,		      /* no connection, or it broke */
+	C_UNAVAILABLE,	      /* 502, 503, 504 */
+	C_NONCE_REFUSED,      /* 403 "nonce: ..." */
+	C_CONFLICT,	      /* 409 */
+	C_RESYNC,	      /* the verifier had more than the agent knew */
+	C_RACES,	      /* evidence sent to two verifiers at once */
+	C_RACE_ONE,	      /* ... accepted by exactly one */
+	C_RACE_TWICE,	      /* ... accepted by both: a nonce used twice */
+	C_RACE_LOST_NONCE,    /* the loser: 403 "nonce: ..." */
+	C_RACE_LOST_CONFLICT, /* ... 409, concurrent evidence */
+	C_RACE_LOST_OTHER,    /* ... anything else (a dead verifier) */
+	C_IMPOSTORS,	      /* evidence signed by another TPM's AK */
+	C_IMPOSTOR_REFUSED,   /* ... refused (403) */
+	C_FATAL,	      /* what must never happen */
+	C_LATE,		      /* -i: accepted LATE_SECONDS or more after due */
+	C_FORGED,	      /* -F: forged evidence sent */
+	C_FORGED_REFUSED,     /* ... answered 403 (a signature checked) */
+	C_FORGED_LIMITED,     /* ... answered 429 from the headers */
+	C_FORGED_OTHER,	      /* ... no answer, or another */
 	C_COUNT,
 };
 
 static const char *const count_names[C_COUNT] = {
-	"accepted", "records", "nonces", "connection_errors",
-	"unavailable", "nonce_refused", "conflicts", "resyncs", "races",
-	"races_one_accepted", "races_accepted_twice", "races_lost_nonce",
-	"races_lost_conflict", "races_lost_other", "impostors",
-	"impostors_refused", "fatal", "late", "forged", "forged_refused",
-	"forged_limited", "forged_other",
+	"accepted",
+	"records",
+	"nonces",
+	"connection_errors",
+	"unavailable",
+	"nonce_refused",
+	"conflicts",
+	"resyncs",
+	"races",
+	"races_one_accepted",
+	"races_accepted_twice",
+	"races_lost_nonce",
+	"races_lost_conflict",
+	"races_lost_other",
+	"impostors",
+	"impostors_refused",
+	"fatal",
+	"late",
+	"forged",
+	"forged_refused",
+	"forged_limited",
+	"forged_other",
 };
 
 static atomic_ullong counts[C_COUNT];
 static struct curl_slist *headers;
 static atomic_int stop;
-static volatile sig_atomic_t recording = 1;	/* -L: from SIGUSR1 */
+static volatile sig_atomic_t recording = 1; /* -L: from SIGUSR1 */
 
 struct agent {
 	struct fleet_agent f;
-	struct bench_conn *c;	/* its keep-alive connection (-c: shared) */
-	double not_before;	/* paused (a failure) or not due (-i) */
-	double due;		/* -i: when its evidence was due */
+	struct bench_conn *c; /* its keep-alive connection (-c: shared) */
+	double not_before;    /* paused (a failure) or not due (-i) */
+	double due;	      /* -i: when its evidence was due */
 };
 
 struct worker {
 	const struct opts *o;
 	struct agent *a;
 	size_t n;
-	struct bench_conn *conns;	/* the agents' connections */
+	struct bench_conn *conns; /* the agents' connections */
 	size_t nconns;
 	struct fleet_evidence ev;
 	struct bench_buf resp;
 	CURLM *multi;
-	struct soft_ak rogue;	/* a TPM of the attacker's own */
-	unsigned long sent;	/* evidence built: every RACE_EVERY-th
+	struct soft_ak rogue; /* a TPM of the attacker's own */
+	unsigned long sent;   /* evidence built: every RACE_EVERY-th
 				 * raced, the one half-way an impostor */
-	int attack;		/* while streaming, not when settling */
-	double *lat;		/* ms of each honest evidence answered 200 */
+	int attack;	      /* while streaming, not when settling */
+	double *lat;	      /* ms of each honest evidence answered 200 */
 	size_t nlat, caplat;
 	pthread_t th;
 };
@@ -153,7 +169,7 @@ struct worker {
 /* One forger (-F): its address, the fleet it forges for. */
 struct forger {
 	const struct opts *o;
-	const struct agent *a;	/* ids only */
+	const struct agent *a; /* ids only */
 	const char *addr;
 	pthread_t th;
 };
@@ -240,8 +256,10 @@ static void catch_up(struct agent *a, uint64_t next)
 	while (buf != NULL && a->f.next < next) {
 		uint64_t n = next - a->f.next;
 
-		json = fleet_evidence(&a->f, n > FLEET_BATCH_MAX ?
-				      FLEET_BATCH_MAX : (size_t)n, &e);
+		json = fleet_evidence(&a->f,
+				      n > FLEET_BATCH_MAX ? FLEET_BATCH_MAX :
+							    (size_t)n,
+				      &e);
 		free(json);
 		fleet_accept(&a->f, &e);
 	}
@@ -321,13 +339,12 @@ static void both(CURLM *m, CURL *h[2], long status[2])
  * requests leave within microseconds of each other and meet in the
  * verifiers' checks. The winner's verdict counts.
  */
-static int race(struct worker *w, struct agent *a, const char *json,
-		size_t len)
+static int race(struct worker *w, struct agent *a, const char *json, size_t len)
 {
 	const struct opts *o = w->o;
-	struct bench_buf resp[2] = {{0}};
+	struct bench_buf resp[2] = { { 0 } };
 	char base[2][64], url[2][512];
-	CURL *h[2] = {NULL, NULL};
+	CURL *h[2] = { NULL, NULL };
 	CURLM *m = curl_multi_init();
 	long status[2];
 	size_t i, first = (w->sent / RACE_EVERY) % o->nrace;
@@ -360,11 +377,13 @@ static int race(struct worker *w, struct agent *a, const char *json,
 		fatal(a, "evidence accepted by two verifiers", resp[1].data);
 		rc = -1;
 	} else if (won == 1) {
-		i = status[0] == 200;	/* the loser */
+		i = status[0] == 200; /* the loser */
 		count(C_RACE_ONE, 1);
 		count(status[i] == 409 ? C_RACE_LOST_CONFLICT :
 		      status[i] == 403 && is_nonce_refusal(resp[i].data) ?
-		      C_RACE_LOST_NONCE : C_RACE_LOST_OTHER, 1);
+					 C_RACE_LOST_NONCE :
+					 C_RACE_LOST_OTHER,
+		      1);
 		rc = take_verdict(a, &w->ev, &resp[1 - i]);
 	} else {
 		setback(a, status[0] != 0 ? status[0] : status[1],
@@ -426,7 +445,8 @@ static void note_latency(struct worker *w, double ms)
 	double *grown;
 
 	if (w->nlat == w->caplat) {
-		grown = realloc(w->lat, (w->caplat * 2 + 1024) * sizeof(*grown));
+		grown = realloc(w->lat,
+				(w->caplat * 2 + 1024) * sizeof(*grown));
 		if (grown == NULL)
 			return;
 		w->lat = grown;
@@ -480,23 +500,23 @@ static void forge_one(struct forger *f, CURLM *m, CURL *h,
 		return;
 	snprintf(base, sizeof(base), "https://127.0.0.1:%u", f->o->port);
 	count(C_FORGED, 1);
-	status = post(m, h, base, fa->id, "evidence", json, ev->body_len,
-		      resp);
+	status = post(m, h, base, fa->id, "evidence", json, ev->body_len, resp);
 	free(json);
 	if (status == 200) {
 		count(C_FATAL, 1);
-		fprintf(stderr, "soak: %s: forged evidence accepted\n",
-			fa->id);
+		fprintf(stderr, "soak: %s: forged evidence accepted\n", fa->id);
 	}
-	count(status == 403 ? C_FORGED_REFUSED : status == 429 ?
-	      C_FORGED_LIMITED : C_FORGED_OTHER, 1);
+	count(status == 403 ? C_FORGED_REFUSED :
+	      status == 429 ? C_FORGED_LIMITED :
+			      C_FORGED_OTHER,
+	      1);
 }
 
 /* -F: a forger: evidence of its own AK for each machine in turn. */
 static void *forge(void *arg)
 {
 	struct forger *f = arg;
-	struct bench_buf resp = {0};
+	struct bench_buf resp = { 0 };
 	struct fleet_evidence ev;
 	struct fleet_agent fa;
 	CURLM *m = curl_multi_init();
@@ -511,7 +531,7 @@ static void *forge(void *arg)
 	curl_easy_setopt(h, CURLOPT_INTERFACE, f->addr);
 	fa.nonce_len = 20;
 	while (!atomic_load(&stop)) {
-		if (!recording) {	/* -L: the attacks did not start */
+		if (!recording) { /* -L: the attacks did not start */
 			usleep(100000);
 			continue;
 		}
@@ -537,8 +557,8 @@ static int step(struct worker *w, struct agent *a, size_t nrec)
 	int rc;
 
 	if (a->f.nonce_len == 0) {
-		status = post(w->multi, a->c->h, a->c->base, a->f.id, "nonce", "",
-			      0, &w->resp);
+		status = post(w->multi, a->c->h, a->c->base, a->f.id, "nonce",
+			      "", 0, &w->resp);
 		if (status != 200) {
 			setback(a, status, w->resp.data);
 			return 0;
@@ -579,7 +599,7 @@ static void next_due(const struct opts *o, struct agent *a)
 	if (now - a->due >= LATE_SECONDS)
 		count(C_LATE, 1);
 	a->due += o->interval;
-	if (a->due < now)	/* far behind: start over from now */
+	if (a->due < now) /* far behind: start over from now */
 		a->due = now;
 	a->not_before = a->due;
 }
@@ -613,8 +633,8 @@ static void *stream(void *arg)
 static void *settle(void *arg)
 {
 	struct worker *w = arg;
-	double until = bench_now() + SETTLE_SECONDS +
-		       (double)w->o->agents / 1000;
+	double until =
+		bench_now() + SETTLE_SECONDS + (double)w->o->agents / 1000;
 	size_t i;
 	int rc;
 
@@ -640,8 +660,8 @@ static void *settle(void *arg)
 static void progress(unsigned int t)
 {
 	printf("soak: t=%u s accepted %llu records %llu connection_errors "
-	       "%llu unavailable %llu nonce_refused %llu\n", t,
-	       (unsigned long long)atomic_load(&counts[C_ACCEPTED]),
+	       "%llu unavailable %llu nonce_refused %llu\n",
+	       t, (unsigned long long)atomic_load(&counts[C_ACCEPTED]),
 	       (unsigned long long)atomic_load(&counts[C_RECORDS]),
 	       (unsigned long long)atomic_load(&counts[C_CONN]),
 	       (unsigned long long)atomic_load(&counts[C_UNAVAILABLE]),
@@ -682,10 +702,11 @@ static int write_agents(const struct opts *o, const struct agent *a)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: soak-agents [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]\n"
-			"                   [-i INTERVAL] [-c CONNECTIONS] [-R PORT,PORT...]\n"
-			"                   [-A ADDRS] [-F ADDR,ADDR...] [-L]\n"
-			"                   -D DB -p PORT -C CA -o DIR\n");
+	fprintf(stderr,
+		"usage: soak-agents [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]\n"
+		"                   [-i INTERVAL] [-c CONNECTIONS] [-R PORT,PORT...]\n"
+		"                   [-A ADDRS] [-F ADDR,ADDR...] [-L]\n"
+		"                   -D DB -p PORT -C CA -o DIR\n");
 	exit(2);
 }
 
@@ -697,8 +718,8 @@ static void parse_ports(struct opts *o, char *list)
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (o->nrace == PORTS_MAX)
 			usage();
-		o->race_ports[o->nrace++] = (unsigned int)strtoul(tok, NULL,
-								   10);
+		o->race_ports[o->nrace++] =
+			(unsigned int)strtoul(tok, NULL, 10);
 	}
 }
 
@@ -709,7 +730,7 @@ static void parse_forgers(struct opts *o, char *list)
 	for (tok = strtok_r(list, ",", &save); tok != NULL;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (o->nforgers == PORTS_MAX || strncmp(tok, "127.", 4) != 0)
-			usage();	/* loopback only */
+			usage(); /* loopback only */
 		o->forgers[o->nforgers++] = tok;
 	}
 }
@@ -718,8 +739,9 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	int ch;
 
-	*o = (struct opts){.agents = 1000, .threads = 8, .seconds = 60,
-			   .records = 5};
+	*o = (struct opts){
+		.agents = 1000, .threads = 8, .seconds = 60, .records = 5
+	};
 	while ((ch = getopt(argc, argv, "n:t:s:r:i:c:R:A:F:LD:p:C:o:")) != -1) {
 		switch (ch) {
 		case 'L':
@@ -771,11 +793,10 @@ static void parse(int argc, char **argv, struct opts *o)
 	if (o->db == NULL || o->port == 0 || o->ca == NULL || o->dir == NULL ||
 	    o->agents == 0 || o->threads == 0 || o->threads > THREADS_MAX ||
 	    o->threads > o->agents || o->seconds == 0 ||
-	    o->records > FLEET_BATCH_MAX || o->interval < 0 ||
-	    o->naddrs > 250)
+	    o->records > FLEET_BATCH_MAX || o->interval < 0 || o->naddrs > 250)
 		usage();
 	if (o->conns == 0 || o->conns > o->agents)
-		o->conns = o->agents;	/* one each */
+		o->conns = o->agents; /* one each */
 	if (o->conns < o->threads)
 		o->conns = o->threads;
 }
@@ -879,13 +900,15 @@ int main(int argc, char **argv)
 		if (pthread_create(&w[i].th, NULL, stream, &w[i]) != 0)
 			return 1;
 	for (i = 0; i < o.nforgers; i++) {
-		forgers[i] = (struct forger){ .o = &o, .a = a,
+		forgers[i] = (struct forger){ .o = &o,
+					      .a = a,
 					      .addr = o.forgers[i] };
-		if (pthread_create(&forgers[i].th, NULL, forge,
-				   &forgers[i]) != 0)
+		if (pthread_create(&forgers[i].th, NULL, forge, &forgers[i]) !=
+		    0)
 			return 1;
 	}
-	for (t = 0; !atomic_load(&stop) && (t = bench_now() - t0) < o.seconds;) {
+	for (t = 0;
+	     !atomic_load(&stop) && (t = bench_now() - t0) < o.seconds;) {
 		unsigned int mark;
 
 		usleep(250000);

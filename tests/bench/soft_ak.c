@@ -86,11 +86,11 @@ int soft_ak_new_alg(struct soft_ak *ak, enum soft_ak_alg alg)
 
 	memset(ak, 0, sizeof(*ak));
 	ak->alg = alg;
-	tpm_public_ak_template(alg == SOFT_AK_RSA2048 ? TPM2_ALG_RSA
-						      : TPM2_ALG_ECC,
+	tpm_public_ak_template(alg == SOFT_AK_RSA2048 ? TPM2_ALG_RSA :
+							TPM2_ALG_ECC,
 			       &pub);
-	if ((alg == SOFT_AK_RSA2048 ? rsa2048_new(ak, &pub.publicArea)
-				    : p256_new(ak, &pub.publicArea)) < 0)
+	if ((alg == SOFT_AK_RSA2048 ? rsa2048_new(ak, &pub.publicArea) :
+				      p256_new(ak, &pub.publicArea)) < 0)
 		return -1;
 	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&pub, ak->pub, sizeof(ak->pub),
 					 &off) != TSS2_RC_SUCCESS)
@@ -147,8 +147,7 @@ static int make_attest(const struct soft_ak *ak, const struct soft_quote *q,
 {
 	TPMS_QUOTE_INFO *qi = &a->attested.quote;
 	TPMS_PCR_SELECTION *sel = &qi->pcrSelect.pcrSelections[0];
-	uint32_t mask = q->select != 0 ? q->select :
-			(1u << SOFT_AK_PCRS) - 1;
+	uint32_t mask = q->select != 0 ? q->select : (1u << SOFT_AK_PCRS) - 1;
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned int i;
 	int ok;
@@ -243,8 +242,8 @@ static int sign(struct soft_ak *ak, const uint8_t *attest, size_t len,
 
 	if (EVP_Digest(attest, len, digest, NULL, EVP_sha256(), NULL) != 1)
 		return fail("cannot hash the TPMS_ATTEST");
-	return ak->alg == SOFT_AK_RSA2048 ? sign_rsassa(ak, digest, s)
-					  : sign_ecdsa(ak, digest, s);
+	return ak->alg == SOFT_AK_RSA2048 ? sign_rsassa(ak, digest, s) :
+					    sign_ecdsa(ak, digest, s);
 }
 
 int soft_ak_quote(struct soft_ak *ak, const struct soft_quote *q,

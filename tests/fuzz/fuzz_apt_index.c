@@ -31,8 +31,7 @@ static int entry(void *arg, const struct apt_entry *e, struct imt_error *err)
 	(void)err;
 	/* what a caller joins to a directory stays under it */
 	if (!e->package[0] || !e->version[0] || !e->architecture[0] ||
-	    e->filename[0] == '/' || climbs(e->filename) ||
-	    e->stanza != *n + 1)
+	    e->filename[0] == '/' || climbs(e->filename) || e->stanza != *n + 1)
 		abort();
 	(*n)++;
 	return 0;
@@ -44,6 +43,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = 0;
 
 	if (import_apt_index(data, size, entry, &n, &err) != 0 && n != 0)
-		abort();	/* entries given from a bad index */
+		abort(); /* entries given from a bad index */
 	return 0;
 }

@@ -36,9 +36,8 @@ static int ref(void *arg, const struct import_ref *r, struct imt_error *err)
 }
 
 /* Read @data in two pieces cut at @cut; the reader's state. */
-static int read_cut(const uint8_t *data, size_t size, size_t nalgos,
-		    size_t cut, struct import_deb_wire_reader *r,
-		    struct seen *s)
+static int read_cut(const uint8_t *data, size_t size, size_t nalgos, size_t cut,
+		    struct import_deb_wire_reader *r, struct seen *s)
 {
 	const struct import_sink sink = { .ref = ref, .arg = s };
 	static uint8_t buf[1 << 20];

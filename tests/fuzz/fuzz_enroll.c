@@ -51,7 +51,7 @@ static void use(const uint8_t *buf, size_t len, const uint8_t *name,
 		size_t name_len, int is_ak, int changed)
 {
 	uint8_t got[TPM_NAME_MAX], again[FZ_PUBLIC_BYTES_MAX];
-	TPM2B_PUBLIC p2b = {0};
+	TPM2B_PUBLIC p2b = { 0 };
 	struct imt_error err;
 	TPMT_PUBLIC pub;
 	EVP_PKEY *pkey;
@@ -162,8 +162,8 @@ static void credential_mode(struct fz_in *in)
 	enum imt_result rc;
 
 	/* three in four start from a real EK */
-	fz_public_get((enum fz_public_src)(pick % 4 != 3 ? pick % 2
-							 : pick % FZ_PUB_COUNT),
+	fz_public_get((enum fz_public_src)(pick % 4 != 3 ? pick % 2 :
+							   pick % FZ_PUB_COUNT),
 		      &ek, ek_name, &ek_name_len);
 	changed = fz_public_mutate(in, &ek) > 0 || pick % 4 == 3;
 	if (fz_u8(in) & 1) {
@@ -188,12 +188,14 @@ static void credential_mode(struct fz_in *in)
 static const struct {
 	enum fz_public_src ek, ak;
 } pairs[] = {
-	{FZ_PUB_EK_RSA, FZ_PUB_AK_RSA},	     {FZ_PUB_EK_RSA, FZ_PUB_AK_RSA2},
-	{FZ_PUB_EK_RSA, FZ_PUB_AK_RSAPSS},   {FZ_PUB_EK_ECC, FZ_PUB_AK_ECC},
-	{FZ_PUB_EK_ECC, FZ_PUB_SOFT_ECC384},
+	{ FZ_PUB_EK_RSA, FZ_PUB_AK_RSA },
+	{ FZ_PUB_EK_RSA, FZ_PUB_AK_RSA2 },
+	{ FZ_PUB_EK_RSA, FZ_PUB_AK_RSAPSS },
+	{ FZ_PUB_EK_ECC, FZ_PUB_AK_ECC },
+	{ FZ_PUB_EK_ECC, FZ_PUB_SOFT_ECC384 },
 };
 
-static const char *const agents[] = {"node-01.lab", "a", "x.y-z_0"};
+static const char *const agents[] = { "node-01.lab", "a", "x.y-z_0" };
 
 /* One public area into @b: the pair's, or another source's, changed. */
 static int public_blob(struct fz_in *in, enum fz_public_src src, uint8_t *buf,
@@ -234,7 +236,7 @@ static void message_mode(struct fz_in *in)
 {
 	static uint8_t ek_buf[FZ_PUBLIC_BYTES_MAX], ak_buf[FZ_PUBLIC_BYTES_MAX];
 	uint8_t pick = fz_u8(in), cert[300];
-	struct wire_enroll msg = {0}, got;
+	struct wire_enroll msg = { 0 }, got;
 	struct wire_challenge chal;
 	struct db_challenge ch;
 	struct imt_error err;

@@ -92,7 +92,8 @@ static void die(const char *what, const struct imt_error *err)
 /* References for the harness's paths (fz_list_known()), one machine per AK. */
 static void fill_database(struct db *db)
 {
-	const struct db_ref_source src = {.kind = DB_SOURCE_DIR_TREE, .name = "fuzz" };
+	const struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
+					   .name = "fuzz" };
 	struct imt_error err;
 	uint8_t digest[32];
 	size_t i;
@@ -110,7 +111,7 @@ static void fill_database(struct db *db)
 		die("db_ref_import_commit", &err);
 	for (i = 0; i < FZ_KEY_COUNT; i++) {
 		const struct fz_key *k = fz_key((enum fz_key_kind)i);
-		uint8_t fpr[DB_FPR_SIZE] = {(uint8_t)(i + 1)};
+		uint8_t fpr[DB_FPR_SIZE] = { (uint8_t)(i + 1) };
 		struct db_machine_new m = {
 			.id = ids[i],
 			.ek_fpr = fpr,
@@ -230,7 +231,7 @@ struct machine {
 	int tainted;	 /* the verifier may hold bytes a deviation sent */
 };
 
-static const char *const bank_names[BANKS] = {"sha1", "sha256"};
+static const char *const bank_names[BANKS] = { "sha1", "sha256" };
 
 /* What the input makes deviate from what an honest agent sends. */
 enum {
@@ -249,7 +250,7 @@ enum {
 	D_MORE = 1 << 12,   /* "more": 1 */
 };
 
-#define REBOOT (1 << 13) /* the machine reboots before this round */
+#define REBOOT (1 << 13)  /* the machine reboots before this round */
 #define D_START (1 << 14) /* "list_start": records below it deleted */
 
 static void machine_free(struct machine *mc)
@@ -338,7 +339,7 @@ static void quote(struct fz_in *in, const struct machine *mc, unsigned int dev,
 {
 	const struct fz_key *k = fz_key((enum fz_key_kind)mc->m);
 	const struct fz_key *signer = k;
-	struct fz_attest a = {0};
+	struct fz_attest a = { 0 };
 	uint32_t mask = (1u << QUOTED_PCRS) - 1;
 	size_t len;
 
@@ -419,7 +420,7 @@ static void to_answer(const struct engine_answer *e, struct answer *a)
 	a->verdict = e->verdict;
 }
 
-static const char *const known_5xx[] = {"(none known)"};
+static const char *const known_5xx[] = { "(none known)" };
 
 static int known(const char *msg)
 {
@@ -439,8 +440,8 @@ static int known(const char *msg)
  * the agent elsewhere (next_index is not first_index: a boot the agent
  * did not know of yet, say): then the state is the machine's, unchanged.
  */
-static void check_answer(const struct answer *ans, unsigned int dev,
-			 int valid, uint64_t first)
+static void check_answer(const struct answer *ans, unsigned int dev, int valid,
+			 uint64_t first)
 {
 	if (ans->status >= 500 && known(ans->message))
 		return;
@@ -566,7 +567,8 @@ static void send(struct machine *mc, const char *json, size_t len,
 	    (ans.verdict.next_index < got.list_start ||
 	     (ans.verdict.has_stored_records &&
 	      ans.verdict.stored_records > ans.verdict.next_index))) {
-		fprintf(stderr, "fuzz_evidence: next_index %llu, list_start "
+		fprintf(stderr,
+			"fuzz_evidence: next_index %llu, list_start "
 			"%llu, stored_records %llu\n",
 			(unsigned long long)ans.verdict.next_index,
 			(unsigned long long)got.list_start,
@@ -622,7 +624,7 @@ static void round_(struct fz_in *in, struct machine *mc)
 	static uint8_t attest[1024], sig[FZ_SIG_MAX];
 	unsigned int dev = fz_u16(in);
 	const struct hash_algo *bank;
-	struct wire_evidence ev = {0};
+	struct wire_evidence ev = { 0 };
 	struct pcr_set pcrs;
 	struct imt_error err;
 	size_t b = 1, n, i, q, first;
@@ -649,8 +651,8 @@ static void round_(struct fz_in *in, struct machine *mc)
 	q = fz_range(in, (size_t)covered_from, mc->list.count);
 	if (dev & D_BANK)
 		b = fz_u8(in) & 1 ? 0 : 2;
-	bank = b < BANKS ? hash_algo_bank(bank_names[b])
-			 : hash_algo_bank("sha384");
+	bank = b < BANKS ? hash_algo_bank(bank_names[b]) :
+			   hash_algo_bank("sha384");
 	pcrs = mc->pcrs[b < BANKS ? b : 1];
 	if (b >= BANKS)
 		pcrs.algo = bank;

@@ -30,8 +30,8 @@ static void use_record(const struct ima_record *rec, struct ima_replay *sha1,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ima_replay *sha1 = ima_replay_new(hash_algo_bank("sha1"), NULL);
-	struct ima_replay *sha256 = ima_replay_new(hash_algo_bank("sha256"),
-						   NULL);
+	struct ima_replay *sha256 =
+		ima_replay_new(hash_algo_bank("sha256"), NULL);
 	struct ima_list_parser p;
 	struct ima_record rec;
 	size_t piece, have, pos = 0;
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc != IMT_OK)
 			break;
 		if (rec.size == 0 || rec.size > have - pos)
-			abort();	/* the parser must never overrun */
+			abort(); /* the parser must never overrun */
 		use_record(&rec, sha1, sha256);
 		pos += rec.size;
 		if (have < pos)

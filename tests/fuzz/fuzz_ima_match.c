@@ -28,8 +28,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const banks[] = {"sha256", "sha1", "sha384", "sha512"};
-static const char *const custom_names[] = {"", "custom", "no-such", "ima"};
+static const char *const banks[] = { "sha256", "sha1", "sha384", "sha512" };
+static const char *const custom_names[] = { "", "custom", "no-such", "ima" };
 static const char *const custom_fmts[] = {
 	"d-ng|n-ng", "d-ng|n-ng|buf",
 	"d|n",	     "d-ngv2|n-ng|sig|iuid|igid|imode",
@@ -135,9 +135,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct fz_list l;
 	struct fz_in in = fz_in_init(data, size);
 	const struct hash_algo *bank = hash_algo_bank(FZ_PICK(&in, banks));
-	uint8_t running[HASH_ALGO_MAX_SIZE] = {0};
+	uint8_t running[HASH_ALGO_MAX_SIZE] = { 0 };
 	uint8_t quoted[HASH_ALGO_MAX_SIZE], flags = fz_u8(&in);
-	struct ima_template_set custom = {0};
+	struct ima_template_set custom = { 0 };
 	struct ima_match_result res;
 	struct imt_error err;
 	size_t i, n, k, want;

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define KEYID_FIRST 3
 #define KEYID_END 7
 
-static const char *const key_names[] = {"rsa", "ec", "foreign"};
+static const char *const key_names[] = { "rsa", "ec", "foreign" };
 #define KEY_COUNT (sizeof(key_names) / sizeof(key_names[0]))
 
 static const struct {
@@ -40,17 +40,17 @@ static const struct {
 	size_t signer; /* index in key_names */
 	const char *algo;
 } sigs[] = {
-	{"sample.rsa-sha256.sig", 0, "sha256"},
-	{"sample.rsa-sha1.sig", 0, "sha1"},
-	{"sample.ec-sha256.sig", 1, "sha256"},
-	{"sample.ec-sha1.sig", 1, "sha1"},
-	{"sample.foreign-sha256.sig", 2, "sha256"},
-	{"sample.rsa-sha256.sigv3", 0, "sha256"},
-	{"sample.ec-sha256.sigv3", 1, "sha256"},
+	{ "sample.rsa-sha256.sig", 0, "sha256" },
+	{ "sample.rsa-sha1.sig", 0, "sha1" },
+	{ "sample.ec-sha256.sig", 1, "sha256" },
+	{ "sample.ec-sha1.sig", 1, "sha1" },
+	{ "sample.foreign-sha256.sig", 2, "sha256" },
+	{ "sample.rsa-sha256.sigv3", 0, "sha256" },
+	{ "sample.ec-sha256.sigv3", 1, "sha256" },
 };
 #define SIG_COUNT (sizeof(sigs) / sizeof(sigs[0]))
 
-static const char *const algos[] = {"sha256", "sha1", "sha512"};
+static const char *const algos[] = { "sha256", "sha1", "sha512" };
 
 static struct ima_key keys[KEY_COUNT];
 

@@ -19,7 +19,7 @@
 struct item {
 	enum import_ref_kind kind;
 	char *path;
-	const char *algo;	/* static: the hash table's name */
+	const char *algo; /* static: the hash table's name */
 	uint8_t digest[64];
 	size_t digest_len;
 };
@@ -49,7 +49,7 @@ static int on_ref(void *arg, const struct import_ref *ref,
 
 	(void)err;
 	if (g->nrefs == MAX_ITEMS)
-		return 0;	/* 4 KiB inputs hold fewer */
+		return 0; /* 4 KiB inputs hold fewer */
 	it = &g->refs[g->nrefs];
 	it->kind = ref->kind;
 	it->path = strdup(ref->path);
@@ -60,14 +60,14 @@ static int on_ref(void *arg, const struct import_ref *ref,
 		if (same(&g->refs[i], it))
 			break;
 	if (i < g->nrefs)
-		free(it->path);	/* a repeat: the export drops it too */
+		free(it->path); /* a repeat: the export drops it too */
 	else
 		g->nrefs++;
 	return 0;
 }
 
-static int on_exclude(void *arg, enum import_rule_kind kind,
-		      const char *rule, struct imt_error *err)
+static int on_exclude(void *arg, enum import_rule_kind kind, const char *rule,
+		      struct imt_error *err)
 {
 	struct got *g = arg;
 
@@ -123,19 +123,19 @@ static char *export(const struct got *g)
 	static struct keylime_rule rules[MAX_ITEMS];
 	static struct keylime_key keys[MAX_ITEMS];
 	struct keylime_export in = { refs, g->nrefs, rules, g->nrules,
-				     keys, g->nkeys, NULL, NULL };
+				     keys, g->nkeys, NULL,  NULL };
 	struct imt_error err;
 	size_t i;
 
 	for (i = 0; i < g->nrefs; i++)
-		refs[i] = (struct import_ref){ g->refs[i].kind,
-					       g->refs[i].path,
-					       g->refs[i].algo,
-					       g->refs[i].digest,
-					       g->refs[i].digest_len, 0 };
+		refs[i] = (struct import_ref){
+			g->refs[i].kind,       g->refs[i].path,
+			g->refs[i].algo,       g->refs[i].digest,
+			g->refs[i].digest_len, 0
+		};
 	for (i = 0; i < g->nrules; i++)
-		rules[i] = (struct keylime_rule){ g->rule_kind[i],
-						  g->rules[i] };
+		rules[i] =
+			(struct keylime_rule){ g->rule_kind[i], g->rules[i] };
 	for (i = 0; i < g->nkeys; i++)
 		keys[i] = (struct keylime_key){ g->keys[i], g->key_len[i] };
 	return keylime_policy_export(&in, &err);
@@ -184,9 +184,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (import(data, size, a) == 0) {
 		s = export(a);
 		if (s == NULL)
-			abort();	/* accepted, so it must export */
+			abort(); /* accepted, so it must export */
 		if (import((const uint8_t *)s, strlen(s), b) != 0)
-			abort();	/* the export must import */
+			abort(); /* the export must import */
 		compare(a, b);
 		free(s);
 	}

@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	q = policy_parse("fuzz", text, strlen(text), &err);
 	if (q == NULL || !same(p, q))
-		abort();	/* what the verifier stores must read back */
+		abort(); /* what the verifier stores must read back */
 	policy_free(q);
 	free(text);
 	json_decref(j);

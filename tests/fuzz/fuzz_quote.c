@@ -57,12 +57,12 @@ enum {
 	M_STORED = 1 << 15,   /* the AK as stored: its TPM2B_PUBLIC, changed */
 };
 
-#define M_INVALID                                                              \
-	(M_DIGEST | M_NONCE | M_MAGIC | M_TRAIL | M_POSTFLIP | M_SIGFLIP |     \
+#define M_INVALID \
+	(M_DIGEST | M_NONCE | M_MAGIC | M_TRAIL | M_POSTFLIP | M_SIGFLIP | \
 	 M_SIGTRAIL | M_OTHERKEY)
 #define M_MUST_FAIL (M_POSTFLIP | M_SIGFLIP | M_OTHERKEY)
 
-static const char *const banks[] = {"sha256", "sha1", "sha384", "sha512"};
+static const char *const banks[] = { "sha256", "sha1", "sha384", "sha512" };
 static const uint16_t schemes[] = {
 	TPM2_ALG_RSASSA, TPM2_ALG_RSAPSS, TPM2_ALG_ECDSA,     TPM2_ALG_HMAC,
 	TPM2_ALG_NULL,	 TPM2_ALG_SM2,	  TPM2_ALG_ECSCHNORR, TPM2_ALG_ECDAA,
@@ -110,10 +110,10 @@ static uint32_t make_selection(struct fz_in *in, unsigned int mut,
 	if (mut & M_SEL) {
 		a->nsel = (uint32_t)fz_range(in, 0, FZ_SEL_MAX + 1);
 		for (i = 0; i < FZ_SEL_MAX; i++) {
-			a->sel[i].hash =
-				fz_u8(in) & 1 ? bank->tpm_alg
-					      : fz_hash_ids[fz_u8(in) %
-							    fz_hash_id_count];
+			a->sel[i].hash = fz_u8(in) & 1 ?
+						 bank->tpm_alg :
+						 fz_hash_ids[fz_u8(in) %
+							     fz_hash_id_count];
 			a->sel[i].size =
 				(uint8_t)fz_range(in, 0, FZ_SEL_BYTES + 1);
 			fz_bytes(in, a->sel[i].select, FZ_SEL_BYTES);
@@ -244,7 +244,7 @@ static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 	uint8_t nonce[FZ_2B_MAX], attest[ATTEST_MAX + 256], sig[FZ_SIG_MAX];
 	uint16_t hash = TPM2_ALG_SHA256, scheme = k->scheme;
 	size_t nonce_len, len, sig_len, n;
-	struct fz_attest a = {0};
+	struct fz_attest a = { 0 };
 	struct pcr_set pcrs;
 	struct tpm_quote q;
 	struct imt_error err;
@@ -339,8 +339,8 @@ static void soft_quote(struct fz_in *in, enum fz_key_kind kind)
 	valid = valid && !(mut & M_INVALID) && a.safe <= 1 &&
 		a.signer_len <= sizeof(TPMU_NAME) &&
 		(kind <= FZ_KEY_RSAPSS ? scheme == TPM2_ALG_RSASSA ||
-						 scheme == TPM2_ALG_RSAPSS
-				       : scheme == TPM2_ALG_ECDSA);
+						 scheme == TPM2_ALG_RSAPSS :
+					 scheme == TPM2_ALG_ECDSA);
 	if (valid && rc != IMT_OK)
 		check_fail("a valid quote was refused", &err);
 	if (rc == IMT_OK)
@@ -361,7 +361,7 @@ static EVP_PKEY *fixture_key(const char *name)
 	return k;
 }
 
-static const char *const fixture_aks[] = {"rsa", "rsapss", "ecc", "rsa2"};
+static const char *const fixture_aks[] = { "rsa", "rsapss", "ecc", "rsa2" };
 #define FIXTURE_AKS 4
 
 static void fixture_quote(struct fz_in *in, size_t which)
@@ -392,12 +392,12 @@ static void fixture_quote(struct fz_in *in, size_t which)
 		}
 		nonce = fz_fixture("tpm/nonce.bin");
 		pcr_set_init(&pcrs, hash_algo_bank("sha256"));
-		if (pcr_set_parse_text(
-			    &pcrs,
-			    (const char *)fz_fixture("tpm/pcrs-sha256.txt")
-				    .data,
-			    fz_fixture("tpm/pcrs-sha256.txt").len,
-			    &err) != IMT_OK)
+		if (pcr_set_parse_text(&pcrs,
+				       (const char *)fz_fixture(
+					       "tpm/pcrs-sha256.txt")
+					       .data,
+				       fz_fixture("tpm/pcrs-sha256.txt").len,
+				       &err) != IMT_OK)
 			check_fail("pcrs-sha256.txt", &err);
 	}
 	memcpy(msg, msgs[which].data, msgs[which].len);

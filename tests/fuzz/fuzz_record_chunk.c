@@ -46,8 +46,7 @@ static int inside(const void *p, size_t len, const uint8_t *body,
 	return q >= body && q <= end && len <= (size_t)(end - q);
 }
 
-static void check_string(const char *s, const uint8_t *body,
-			 const uint8_t *end)
+static void check_string(const char *s, const uint8_t *body, const uint8_t *end)
 {
 	check(s != NULL && inside(s, 1, body, end));
 	check(memchr(s, '\0', (size_t)(end - (const uint8_t *)s)) != NULL);

@@ -60,8 +60,8 @@ static void judge_every_rule(const uint8_t *data, size_t size)
 		parsed = 1;
 	}
 	reason[0] = '\0';
-	rc = boot_policy_judge(&bp, "fuzz", data, size, odd_known, NULL,
-			       reason, sizeof(reason), &err);
+	rc = boot_policy_judge(&bp, "fuzz", data, size, odd_known, NULL, reason,
+			       sizeof(reason), &err);
 	if (rc < 0)
 		abort();
 	if (rc == 0) {
@@ -102,9 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pcr_set_init(&sets[0], hash_algo_bank("sha256"));
 	pcr_set_init(&sets[1], hash_algo_bank("sha1"));
 	if (tcg_log_replay(data, size, sets, 2, NULL) == IMT_OK) {
-		if (!ok || tcg_pcrs_compare(&sets[0], &sets[0],
-					    sets[0].present, &bad,
-					    NULL) != IMT_OK)
+		if (!ok || tcg_pcrs_compare(&sets[0], &sets[0], sets[0].present,
+					    &bad, NULL) != IMT_OK)
 			abort();
 	}
 	if ((boot_facts_extract(data, size, &facts, NULL) == IMT_OK) != ok)

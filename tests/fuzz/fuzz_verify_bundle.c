@@ -66,10 +66,15 @@ static void enroll(void)
 	    tpm_public_name(&t, name, &name_len, &err) != IMT_OK)
 		die("the fixture AK", err.msg);
 	m = (struct db_machine_new){
-		.id = "m", .ek_fpr = fpr, .activated = 1,
-		.ek_pub = ak.data, .ek_pub_len = ak.len,
-		.ak_pub = ak.data, .ak_pub_len = ak.len,
-		.ak_name = name, .ak_name_len = name_len,
+		.id = "m",
+		.ek_fpr = fpr,
+		.activated = 1,
+		.ek_pub = ak.data,
+		.ek_pub_len = ak.len,
+		.ak_pub = ak.data,
+		.ak_pub_len = ak.len,
+		.ak_name = name,
+		.ak_name_len = name_len,
 		.state = DB_STATE_ENROLLING,
 	};
 	if (db_machine_create(v.db, &m, NOW, &err) < 0)
@@ -129,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	engine_verify(&v, &b, &r, &ans);
 	wire_free(WIRE_BUNDLE, &b);
 	status = engine_http_status(ans.status);
-	if (getenv("FZ_VERBOSE") != NULL)	/* what an input does */
+	if (getenv("FZ_VERBOSE") != NULL) /* what an input does */
 		fprintf(stderr, "%u %s %s %s\n", status, ans.message,
 			db_machine_state_name(r.state),
 			r.nreasons > 0 ? r.reasons[0] : "");
@@ -139,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    r.state != DB_STATE_UNTRUSTED && r.state != DB_STATE_FAILED)
 		die("a verdict that is none", db_machine_state_name(r.state));
 	if (wal_size() != 0)
-		die("the database was written", "POST /v1/verify stores nothing");
+		die("the database was written",
+		    "POST /v1/verify stores nothing");
 	return 0;
 }

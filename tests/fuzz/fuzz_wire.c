@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json = wire_encode(kind, &msg, NULL);
 	if (json == NULL ||
 	    wire_decode(kind, json, strlen(json), &again, NULL) != IMT_OK)
-		abort();	/* what we accept we must be able to send */
+		abort(); /* what we accept we must be able to send */
 	wire_free(kind, &again);
 	wire_free(kind, &msg);
 	free(json);

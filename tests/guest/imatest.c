@@ -80,7 +80,8 @@ static int cmd_mmapx(const char *uid, const char *path)
 		return 1;
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {
-		fprintf(stderr, "imatest: open %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "imatest: open %s: %s\n", path,
+			strerror(errno));
 		return 1;
 	}
 	if (fstat(fd, &st) || st.st_size == 0) {
@@ -92,7 +93,8 @@ static int cmd_mmapx(const char *uid, const char *path)
 		 fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
-		fprintf(stderr, "imatest: mmap %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "imatest: mmap %s: %s\n", path,
+			strerror(errno));
 		return 1;
 	}
 	munmap(p, (size_t)st.st_size);
@@ -109,7 +111,8 @@ static int cmd_readas(const char *uid, const char *path)
 		return 1;
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {
-		fprintf(stderr, "imatest: open %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "imatest: open %s: %s\n", path,
+			strerror(errno));
 		return 1;
 	}
 	do
@@ -117,7 +120,8 @@ static int cmd_readas(const char *uid, const char *path)
 	while (n > 0);
 	close(fd);
 	if (n < 0) {
-		fprintf(stderr, "imatest: read %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "imatest: read %s: %s\n", path,
+			strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -162,9 +166,9 @@ static int cmd_unhex(void)
 }
 
 /* Longest template name the kernel defines is 15 bytes; allow slack. */
-#define TEMPLATE_NAME_MAX	32
+#define TEMPLATE_NAME_MAX 32
 /* No record the guest tests produce is near this. */
-#define LIST_MAX		(16 << 20)
+#define LIST_MAX (16 << 20)
 
 static int take(const uint8_t **p, size_t *left, size_t n, const uint8_t **out)
 {
@@ -183,7 +187,7 @@ static int take_u32(const uint8_t **p, size_t *left, uint32_t *v)
 
 	if (take(p, left, 4, &b))
 		return -1;
-	memcpy(v, b, 4);	/* the list is in the guest's native order */
+	memcpy(v, b, 4); /* the list is in the guest's native order */
 	return 0;
 }
 
@@ -221,7 +225,8 @@ static int cmd_count(const char *path)
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {
-		fprintf(stderr, "imatest: open %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "imatest: open %s: %s\n", path,
+			strerror(errno));
 		return 1;
 	}
 	while ((r = read(fd, buf + left, sizeof(buf) - left)) > 0)
@@ -257,8 +262,8 @@ static int cmd_kexec_load(const char *kernel, const char *initrd,
 			kfd < 0 ? kernel : initrd, strerror(errno));
 		return 1;
 	}
-	if (syscall(SYS_kexec_file_load, kfd, ifd, strlen(cmdline) + 1,
-		    cmdline, 0UL) < 0) {
+	if (syscall(SYS_kexec_file_load, kfd, ifd, strlen(cmdline) + 1, cmdline,
+		    0UL) < 0) {
 		fprintf(stderr, "imatest: kexec_file_load: %s\n",
 			strerror(errno));
 		return 1;
@@ -279,13 +284,20 @@ static const char *errno_name(int e)
 	static char other[32];
 
 	switch (e) {
-	case EACCES: return "EACCES";
-	case ESTALE: return "ESTALE";
-	case ENOENT: return "ENOENT";
-	case EEXIST: return "EEXIST";
-	case EINVAL: return "EINVAL";
-	case EBUSY: return "EBUSY";
-	case EPERM: return "EPERM";
+	case EACCES:
+		return "EACCES";
+	case ESTALE:
+		return "ESTALE";
+	case ENOENT:
+		return "ENOENT";
+	case EEXIST:
+		return "EEXIST";
+	case EINVAL:
+		return "EINVAL";
+	case EBUSY:
+		return "EBUSY";
+	case EPERM:
+		return "EPERM";
 	}
 	snprintf(other, sizeof(other), "errno %d", e);
 	return other;
@@ -373,8 +385,7 @@ static void measure_new(const char *path)
 }
 
 /* Offset of record @k of @buf (@len bytes), or -1 past the end. */
-static long record_offset(const uint8_t *buf, size_t len, size_t dsize,
-			  long k)
+static long record_offset(const uint8_t *buf, size_t len, size_t dsize, long k)
 {
 	size_t off = 0, sz;
 
@@ -419,13 +430,15 @@ static void resume_list(const char *dir, long carried, const char *list,
 		die("open %s", list);
 	old = read_to_eof(p.fd, &old_len);
 	next = record_offset(old, old_len, dsize, carried);
-	result(next > 0, "%s: the list read to EOF (%zu bytes) starts with "
-	       "%ld records carried over the kexec (%ld bytes)", list,
-	       old_len, carried, next);
+	result(next > 0,
+	       "%s: the list read to EOF (%zu bytes) starts with "
+	       "%ld records carried over the kexec (%ld bytes)",
+	       list, old_len, carried, next);
 	rc = poll(&p, 1, 1000);
-	result(rc == 0 && !p.revents, "%s: poll() at EOF without a new record "
-	       "times out after 1 s (rc %d, revents %#x)", list, rc,
-	       p.revents);
+	result(rc == 0 && !p.revents,
+	       "%s: poll() at EOF without a new record "
+	       "times out after 1 s (rc %d, revents %#x)",
+	       list, rc, p.revents);
 
 	snprintf(file, sizeof(file), "%s/resume-%d-%lld", dir, getpid(),
 		 (long long)now_ns());
@@ -452,9 +465,9 @@ static void resume_list(const char *dir, long carried, const char *list,
 	fresh = read_fresh(list, &fresh_len);
 	sz = got_len ? record_size(got, got_len, dsize) : 0;
 	result(fresh_len == old_len + got_len && sz == got_len &&
-	       !memcmp(fresh, old, old_len) &&
-	       !memcmp(fresh + old_len, got, got_len) &&
-	       memmem(got, got_len, file, strlen(file)),
+		       !memcmp(fresh, old, old_len) &&
+		       !memcmp(fresh + old_len, got, got_len) &&
+		       memmem(got, got_len, file, strlen(file)),
 	       "%s: the next read() returns exactly the new record (%zu "
 	       "bytes, one record of %zu, list now %zu bytes, was %zu)",
 	       list, got_len, sz, fresh_len, old_len);
@@ -470,9 +483,11 @@ static void resume_list(const char *dir, long carried, const char *list,
 		}
 		seeks += 2;
 	}
-	result(bad < 0 && seeks == 2 * carried, "%s: %ld lseek()s back into "
+	result(bad < 0 && seeks == 2 * carried,
+	       "%s: %ld lseek()s back into "
 	       "the %ld carried records read what a fresh read shows there "
-	       "(first mismatch at record %ld)", list, seeks, carried, bad);
+	       "(first mismatch at record %ld)",
+	       list, seeks, carried, bad);
 	close(p.fd);
 	free(old);
 	free(fresh);
@@ -491,7 +506,8 @@ static int cmd_resume(int argc, char **argv)
 		if (!colon || carried < 1)
 			die("usage: imatest resume DIR K LIST:DSIZE...");
 		*colon = '\0';
-		resume_list(argv[2], carried, list, strtoul(colon + 1, NULL, 10));
+		resume_list(argv[2], carried, list,
+			    strtoul(colon + 1, NULL, 10));
 	}
 	return failures ? 1 : 0;
 }
@@ -514,7 +530,8 @@ int main(int argc, char **argv)
 		return cmd_request(argv[2], argv[3]);
 	if (argc >= 5 && !strcmp(argv[1], "resume"))
 		return cmd_resume(argc, argv);
-	fprintf(stderr, "usage: imatest mmapx|readas UID FILE | unhex | "
+	fprintf(stderr,
+		"usage: imatest mmapx|readas UID FILE | unhex | "
 		"count FILE | kexec-load KERNEL INITRD CMDLINE | "
 		"kexec-reboot | request FILE REQ | resume DIR K LIST:DSIZE...\n");
 	return 2;

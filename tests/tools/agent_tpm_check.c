@@ -47,13 +47,13 @@
 #include "tpm_public.h"
 #include "tpm_quote.h"
 
-#define FILE_MAX 8192	/* every file here is a few hundred bytes */
+#define FILE_MAX 8192 /* every file here is a few hundred bytes */
 
 /* Failing checks print why on stderr and make the exit status 1. */
 static int failed;
 
-static void __attribute__((format(printf, 1, 2))) check_fail(const char *fmt,
-							       ...)
+static void __attribute__((format(printf, 1, 2)))
+check_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -76,7 +76,7 @@ TSS2_RC __wrap_Esys_Quote(ESYS_CONTEXT *ctx, ESYS_TR key, ESYS_TR s1,
 			  const TPML_PCR_SELECTION *sel, TPM2B_ATTEST **quoted,
 			  TPMT_SIGNATURE **sig);
 
-static uint8_t race_digest[32];	/* the last extend of the race */
+static uint8_t race_digest[32]; /* the last extend of the race */
 
 /*
  * The resolver a caller of tpm_quote_resolved() brings: PCR 10 after the
@@ -92,10 +92,11 @@ static int resolve_race(void *arg, struct tpm_evidence_quote *q)
 	memcpy(buf, pcr10, 32);
 	memcpy(buf + 32, race_digest, 32);
 	if (q->pcrs.algo != hash_algo_bank("sha256") ||
-	    EVP_Digest(buf, sizeof(buf), pcr10, &len, EVP_sha256(), NULL) != 1 ||
+	    EVP_Digest(buf, sizeof(buf), pcr10, &len, EVP_sha256(), NULL) !=
+		    1 ||
 	    tpm_quote_parse(q->attest, q->attest_len, &quote, NULL) != IMT_OK ||
 	    tpm_quote_check_pcrs(&quote, TPM2_ALG_SHA256, &q->pcrs, NULL) !=
-	    IMT_OK)
+		    IMT_OK)
 		return -1;
 	printf("race: resolved\n");
 	return 0;
@@ -122,8 +123,8 @@ TSS2_RC __wrap_Esys_Quote(ESYS_CONTEXT *ctx, ESYS_TR key, ESYS_TR s1,
 		RAND_bytes(dv.digests[0].digest.sha256, 32);
 		memcpy(race_digest, dv.digests[0].digest.sha256, 32);
 		if (Esys_PCR_Extend(ctx, ESYS_TR_PCR0 + 10, ESYS_TR_PASSWORD,
-				    ESYS_TR_NONE, ESYS_TR_NONE, &dv) !=
-		    TSS2_RC_SUCCESS)
+				    ESYS_TR_NONE, ESYS_TR_NONE,
+				    &dv) != TSS2_RC_SUCCESS)
 			check_fail("race: PCR_Extend");
 		printf("race: extended PCR 10 before the quote\n");
 	}
@@ -239,7 +240,7 @@ static int cert_key_matches(const uint8_t *der, size_t len,
 			goto out;
 		got_len = (size_t)BN_bn2bin(n, buf);
 	} else {
-		want[0] = 0x04;	/* uncompressed point: 04 || x || y */
+		want[0] = 0x04; /* uncompressed point: 04 || x || y */
 		memcpy(want + 1, pub->unique.ecc.x.buffer,
 		       pub->unique.ecc.x.size);
 		memcpy(want + 1 + pub->unique.ecc.x.size,
@@ -265,7 +266,8 @@ static int unmarshal_public(const uint8_t *buf, size_t len, TPMT_PUBLIC *pub)
 	size_t off = 0;
 
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf, len, &off, &p2b) !=
-	    TSS2_RC_SUCCESS || off != len)
+		    TSS2_RC_SUCCESS ||
+	    off != len)
 		return -1;
 	*pub = p2b.publicArea;
 	return 0;
@@ -382,8 +384,8 @@ static void check_attest(const struct tpm_evidence_quote *q,
 	size_t off = 0;
 
 	memset(&a, 0, sizeof(a));
-	if (Tss2_MU_TPMS_ATTEST_Unmarshal(q->attest, q->attest_len, &off,
-					  &a) != TSS2_RC_SUCCESS ||
+	if (Tss2_MU_TPMS_ATTEST_Unmarshal(q->attest, q->attest_len, &off, &a) !=
+		    TSS2_RC_SUCCESS ||
 	    off != q->attest_len) {
 		check_fail("TPMS_ATTEST does not unmarshal");
 		return;
@@ -419,8 +421,8 @@ static void check_attest(const struct tpm_evidence_quote *q,
 		check_fail("pcrDigest does not match the PCR values");
 	else
 		printf("pcr-digest: matches\n");
-	printf("reset-count: %u\nrestart-count: %u\n",
-	       a.clockInfo.resetCount, a.clockInfo.restartCount);
+	printf("reset-count: %u\nrestart-count: %u\n", a.clockInfo.resetCount,
+	       a.clockInfo.restartCount);
 out:
 	EVP_MD_CTX_free(ctx);
 }
@@ -436,9 +438,8 @@ static void cross_check_quote(const struct tpm_evidence_quote *q,
 
 	if (tpm_public_parse(ak->pub, ak->pub_len, &pub, &err) != IMT_OK ||
 	    tpm_public_to_pkey(&pub, &pkey, &err) != IMT_OK ||
-	    tpm_quote_check(q->attest, q->attest_len, q->sig, q->sig_len,
-			    pkey, nonce, nonce_len, &q->pcrs, NULL,
-			    &err) != IMT_OK)
+	    tpm_quote_check(q->attest, q->attest_len, q->sig, q->sig_len, pkey,
+			    nonce, nonce_len, &q->pcrs, NULL, &err) != IMT_OK)
 		check_fail("proto tpm_quote_check: %s", err.msg);
 	else
 		printf("proto-quote-check: ok\n");
@@ -489,7 +490,8 @@ static int cmd_quote(char **argv)
 	if (open_keys(ekalg, akalg, argv[2], &t, &ek, &ak) < 0)
 		goto out;
 	st = tpm_quote_resolved(t, bank, mask, nonce, (size_t)nonce_len,
-				getenv("AGENT_TPM_RESOLVE") ? resolve_race : NULL,
+				getenv("AGENT_TPM_RESOLVE") ? resolve_race :
+							      NULL,
 				NULL, &q);
 	if (st != TPM_OK) {
 		check_fail("tpm_quote: %s", tpm_status_name(st));
@@ -613,8 +615,7 @@ static int quoted_pcr(struct tpm *t, const struct hash_algo *bank,
 	static const uint8_t nonce[4] = { 1, 2, 3, 4 };
 	struct tpm_evidence_quote q;
 
-	if (tpm_quote(t, bank, 1u << pcr, nonce, sizeof(nonce), &q) !=
-	    TPM_OK) {
+	if (tpm_quote(t, bank, 1u << pcr, nonce, sizeof(nonce), &q) != TPM_OK) {
 		check_fail("tpm_quote of PCR %u", pcr);
 		return -1;
 	}
@@ -700,7 +701,7 @@ static int cmd_status(char **argv)
 
 static const struct {
 	const char *name;
-	int argc;		/* at least, after the command name */
+	int argc; /* at least, after the command name */
 	int (*run)(char **argv);
 } cmds[] = {
 	{ "ek", 2, cmd_ek },
@@ -724,7 +725,6 @@ int main(int argc, char **argv)
 			break;
 		return cmds[i].run(argv + 2);
 	}
-	fprintf(stderr, "usage: see the comment at the top of %s\n",
-		__FILE__);
+	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
 	return 2;
 }

@@ -125,8 +125,9 @@ static int take_answer(enum wire_kind kind, const struct client_reply *r,
 	struct wire_nonce n;
 	struct imt_error err;
 
-	if (wire_decode(kind, r->body, r->len, kind == WIRE_NONCE ?
-			(void *)&n : (void *)&v, &err) != IMT_OK) {
+	if (wire_decode(kind, r->body, r->len,
+			kind == WIRE_NONCE ? (void *)&n : (void *)&v,
+			&err) != IMT_OK) {
 		printf("status=200 error=%s\n", err.msg);
 		return 1;
 	}
@@ -213,8 +214,8 @@ static void spit(const char *path, const void *buf, size_t len)
 struct enroll_opts {
 	const char *ek_file;	/* -E */
 	const char *cert_file;	/* -C */
-	const char *chain_file;	/* -c */
-	const char *clear_attr;	/* -x */
+	const char *chain_file; /* -c */
+	const char *clear_attr; /* -x */
 	int wrong;		/* -w */
 	int only;		/* -o */
 };
@@ -260,19 +261,21 @@ static void misbehave(const struct enroll_opts *o, struct tpm_ek *ek,
 
 	memcpy(cert, ek->cert, n);
 	if (o->cert_file != NULL)
-		n = strcmp(o->cert_file, "none") == 0 ? 0 :
-		    slurp(o->cert_file, cert, TPM_CERT_MAX);
+		n = strcmp(o->cert_file, "none") == 0 ?
+			    0 :
+			    slurp(o->cert_file, cert, TPM_CERT_MAX);
 	if (o->chain_file != NULL)
 		n += slurp(o->chain_file, cert + n, sizeof(cert) - n);
 	e->ek_cert = (struct wire_blob){ cert, n };
 	if (o->ek_file != NULL)
-		e->ek_pub = (struct wire_blob){ other_ek,
-			slurp(o->ek_file, other_ek, sizeof(other_ek)) };
+		e->ek_pub = (struct wire_blob){
+			other_ek, slurp(o->ek_file, other_ek, sizeof(other_ek))
+		};
 	/* objectAttributes: bytes 6..9 of the TPM2B_PUBLIC, big-endian */
 	if (o->clear_attr != NULL && strcmp(o->clear_attr, "restricted") == 0)
-		ak->pub[7] &= (uint8_t)~0x01;	/* bit 16 */
+		ak->pub[7] &= (uint8_t)~0x01; /* bit 16 */
 	else if (o->clear_attr != NULL)
-		ak->pub[9] &= (uint8_t)~0x02;	/* fixedTPM, bit 1 */
+		ak->pub[9] &= (uint8_t)~0x02; /* fixedTPM, bit 1 */
 }
 
 /* The saved challenge of "enroll -o", for "activate". */
@@ -306,7 +309,7 @@ static int activate_with(struct tpm *t, const char *id, const char *body,
 	     strlen(a.agent), a.proof, &mlen);
 	a.proof_len = mlen;
 	if (wrong)
-		a.proof[mlen - 1] ^= 0x01;	/* well-formed, wrong */
+		a.proof[mlen - 1] ^= 0x01; /* well-formed, wrong */
 	json = wire_encode(WIRE_ACTIVATE, &a, &err);
 	snprintf(path, sizeof(path), "/v1/agents/%s/activate", a.agent);
 	rc = post(path, json, 0, WIRE_VERDICT);
@@ -334,8 +337,8 @@ static int enroll(int argc, char **argv)
 	e.ak_pub = (struct wire_blob){ ak.pub, ak.pub_len };
 	misbehave(&o, &ek, &ak, &e);
 	json = wire_encode(WIRE_ENROLL, &e, &err);
-	if (json == NULL || c == NULL || client_post(c, "/v1/agents", json,
-						     &r) < 0)
+	if (json == NULL || c == NULL ||
+	    client_post(c, "/v1/agents", json, &r) < 0)
 		die("enroll request");
 	free(json);
 	if (r.status != 201) {
@@ -415,8 +418,10 @@ static int flood(const char *count)
 		if (json == NULL || client_post(c, "/v1/agents", json, &r) < 0)
 			die("flood request");
 		free(json);
-		by[r.status == 201 ? 0 : r.status == 429 ? 1 :
-		   r.status == 503 ? 2 : 3]++;
+		by[r.status == 201 ? 0 :
+		   r.status == 429 ? 1 :
+		   r.status == 503 ? 2 :
+				     3]++;
 		client_reply_free(&r);
 	}
 	client_free(c);
@@ -469,13 +474,13 @@ static uint8_t *records_from(const char *list, size_t from, size_t count,
 			continue;
 		memcpy(out + o, buf + off[j], sz[j]);
 		if (strcmp(mode, "alter") == 0 && i == k)
-			out[o + sz[j] - 2] ^= 0x01;	/* in the path */
+			out[o + sz[j] - 2] ^= 0x01; /* in the path */
 		o += sz[j];
 	}
 	/* other:K appends a made-up copy of record K for PCR 11 */
 	if (strcmp(mode, "other") == 0 && k < n) {
 		memcpy(out + o, buf + off[k], sz[k]);
-		out[o] = 11;	/* the little-endian PCR index */
+		out[o] = 11; /* the little-endian PCR index */
 		o += sz[k];
 	}
 	*len = o;
@@ -500,7 +505,8 @@ static void list_start_of(const char *list, uint64_t start,
 	ima_list_parser_init(&p, NULL);
 	for (i = 0; i < start; i++) {
 		if (ima_list_next(&p, bytes + pos, len - pos, 1, &rec, &err) !=
-		    IMT_OK || ima_replay_extend(r, &rec, &err) != IMT_OK)
+			    IMT_OK ||
+		    ima_replay_extend(r, &rec, &err) != IMT_OK)
 			die("-L: the list has fewer records");
 		pos += rec.size;
 	}
@@ -581,8 +587,7 @@ static int evidence(int argc, char **argv)
 	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
 	ev.pcrs = q.pcrs;
 	ev.first_index = from;
-	ev.records.data = records_from(argv[optind], from, count, tamper,
-				       &len);
+	ev.records.data = records_from(argv[optind], from, count, tamper, &len);
 	ev.records.len = len;
 	if (list_start > 0)
 		list_start_of(argv[optind], list_start, ev.bank, &ev);

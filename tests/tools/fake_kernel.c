@@ -32,7 +32,7 @@
 #include "tpm.h"
 
 #define RECORD_MAX 8192
-#define BANKS_MAX 4	/* sha1, sha256, sha384, sha512 */
+#define BANKS_MAX 4 /* sha1, sha256, sha384, sha512 */
 
 /* The bank $@name says, or @dflt; exits naming a bank we cannot hash. */
 static const struct hash_algo *env_bank(const char *name, const char *dflt)
@@ -96,7 +96,8 @@ static size_t banks(struct tpm_digest *d)
 		n++;
 	}
 	if (n == 0 || name != NULL) {
-		fprintf(stderr, "fake_kernel: IMATRUST_PCR_BANKS: want 1-%d of sha1,sha256,sha384,sha512\n",
+		fprintf(stderr,
+			"fake_kernel: IMATRUST_PCR_BANKS: want 1-%d of sha1,sha256,sha384,sha512\n",
 			BANKS_MAX);
 		exit(2);
 	}
@@ -120,9 +121,8 @@ static void extend(struct tpm *t, const uint8_t *buf, size_t len)
 	for (i = 0; i < n; i++) {
 		struct ima_replay *r = ima_replay_new(d[i].algo, &err);
 
-		if (r == NULL ||
-		    ima_replay_template_hash(r, &rec, d[i].value, &err) !=
-			    IMT_OK) {
+		if (r == NULL || ima_replay_template_hash(r, &rec, d[i].value,
+							  &err) != IMT_OK) {
 			fprintf(stderr, "fake_kernel: %s\n", err.msg);
 			exit(2);
 		}
@@ -137,8 +137,8 @@ static void extend(struct tpm *t, const uint8_t *buf, size_t len)
 static size_t build(uint8_t *out, const char *cmd, const char *path,
 		    const char *content)
 {
-	const struct hash_algo *ima_hash = env_bank("IMATRUST_IMA_HASH",
-						    "sha256");
+	const struct hash_algo *ima_hash =
+		env_bank("IMATRUST_IMA_HASH", "sha256");
 	uint8_t digest[HASH_ALGO_MAX_SIZE], dng[HASH_ALGO_MAX_SIZE + 16];
 	struct ima_build_field f[2];
 	unsigned int dlen;
@@ -149,8 +149,8 @@ static size_t build(uint8_t *out, const char *cmd, const char *path,
 		boot_aggregate(ima_hash, digest);
 		path = "boot_aggregate";
 	} else if (strcmp(cmd, "file-sha1") == 0) {
-		EVP_Digest(content, strlen(content), digest, &dlen,
-			   EVP_sha1(), NULL);
+		EVP_Digest(content, strlen(content), digest, &dlen, EVP_sha1(),
+			   NULL);
 		f[0] = (struct ima_build_field){ digest, 20 };
 		f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) };
 		return ima_build_record(out, RECORD_MAX, 10, "ima", f, 2, 0);
@@ -158,11 +158,10 @@ static size_t build(uint8_t *out, const char *cmd, const char *path,
 		EVP_Digest(content, strlen(content), digest, &dlen,
 			   EVP_get_digestbyname(ima_hash->name), NULL);
 	}
-	f[0] = (struct ima_build_field){
-		dng, ima_build_digest_ng(dng, ima_hash, digest) };
+	f[0] = (struct ima_build_field){ dng, ima_build_digest_ng(dng, ima_hash,
+								  digest) };
 	f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) + 1 };
-	return ima_build_record(out, RECORD_MAX, 10, "ima-ng", f, 2,
-				violation);
+	return ima_build_record(out, RECORD_MAX, 10, "ima-ng", f, 2, violation);
 }
 
 int main(int argc, char **argv)
@@ -174,8 +173,10 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || (strcmp(argv[2], "boot") != 0 && argc < 4) ||
 	    ((strcmp(argv[2], "file") == 0 ||
-	      strcmp(argv[2], "file-sha1") == 0) && argc < 5)) {
-		fprintf(stderr, "usage: fake_kernel LIST boot|file PATH CONTENT|file-sha1 PATH CONTENT|violation PATH\n");
+	      strcmp(argv[2], "file-sha1") == 0) &&
+	     argc < 5)) {
+		fprintf(stderr,
+			"usage: fake_kernel LIST boot|file PATH CONTENT|file-sha1 PATH CONTENT|violation PATH\n");
 		return 2;
 	}
 	len = build(rec, argv[2], argc > 3 ? argv[3] : "",

@@ -18,7 +18,7 @@
 #include "tpm_credential.h"
 #include "tpm_public.h"
 
-#define FILE_MAX 4096	/* every input here is a few hundred bytes */
+#define FILE_MAX 4096 /* every input here is a few hundred bytes */
 
 static int load(const char *path, uint8_t *buf, size_t *len)
 {

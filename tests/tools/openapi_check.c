@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 
 	if (argc != 5 && argc != 6) {
 		fprintf(stderr, "usage: openapi_check SPEC METHOD PATH STATUS "
-			"[FILE]\n");
+				"[FILE]\n");
 		return 2;
 	}
 	c.spec = json_load_file(argv[1], JSON_REJECT_DUPLICATES, &jerr);
@@ -33,13 +33,13 @@ int main(int argc, char **argv)
 	}
 	body = argc == 6 ? json_load_file(argv[5], 0, &jerr) :
 			   json_loadf(stdin, 0, &jerr);
-	schema = oas_response_schema(c.spec, argv[2], argv[3],
-				     atoi(argv[4]), "application/json");
+	schema = oas_response_schema(c.spec, argv[2], argv[3], atoi(argv[4]),
+				     "application/json");
 	if (body == NULL)
 		fprintf(stderr, "body is not JSON: %s\n", jerr.text);
 	else if (schema == NULL)
-		fprintf(stderr, "%s %s: status %s is not documented\n",
-			argv[2], argv[3], argv[4]);
+		fprintf(stderr, "%s %s: status %s is not documented\n", argv[2],
+			argv[3], argv[4]);
 	else if (oas_check(&c, schema, body) < 0)
 		fprintf(stderr, "%s %s %s: %s\n", argv[2], argv[3], argv[4],
 			c.why);

@@ -23,10 +23,11 @@
 #define OAS_WHERE_MAX 256
 
 static const char *const oas_keywords[] = {
-	"type", "nullable", "enum", "$ref", "allOf", "required", "properties",
-	"additionalProperties", "items", "pattern", "minLength", "maxLength",
-	"minimum", "maximum", "minItems", "maxItems", "description", "format",
-	NULL,
+	"type",	       "nullable", "enum",	 "$ref",
+	"allOf",       "required", "properties", "additionalProperties",
+	"items",       "pattern",  "minLength",	 "maxLength",
+	"minimum",     "maximum",  "minItems",	 "maxItems",
+	"description", "format",   NULL,
 };
 
 struct oas_ctx {
@@ -49,7 +50,9 @@ static inline json_t *oas_ref(struct oas_ctx *c, const char *ref)
 	if (strncmp(ref, prefix, sizeof(prefix) - 1) != 0)
 		return NULL;
 	return json_object_get(json_object_get(json_object_get(c->spec,
-		"components"), "schemas"), ref + sizeof(prefix) - 1);
+							       "components"),
+					       "schemas"),
+			       ref + sizeof(prefix) - 1);
 }
 
 static inline int oas_type_ok(const char *type, json_t *v)
@@ -78,8 +81,8 @@ static inline int oas_type_ok(const char *type, json_t *v)
 static int oas_check_at(struct oas_ctx *c, json_t *schema, json_t *v,
 			const char *where);
 
-static inline int oas_check_object(struct oas_ctx *c, json_t *schema,
-				   json_t *v, const char *where)
+static inline int oas_check_object(struct oas_ctx *c, json_t *schema, json_t *v,
+				   const char *where)
 {
 	json_t *props = json_object_get(schema, "properties");
 	json_t *extra = json_object_get(schema, "additionalProperties");
@@ -109,8 +112,8 @@ static inline int oas_check_object(struct oas_ctx *c, json_t *schema,
 	return 0;
 }
 
-static inline int oas_check_string(struct oas_ctx *c, json_t *schema,
-				   json_t *v, const char *where)
+static inline int oas_check_string(struct oas_ctx *c, json_t *schema, json_t *v,
+				   const char *where)
 {
 	const char *pat = json_string_value(json_object_get(schema, "pattern"));
 	json_t *lo = json_object_get(schema, "minLength");
@@ -131,8 +134,8 @@ static inline int oas_check_string(struct oas_ctx *c, json_t *schema,
 	return rc == 0 ? 0 : oas_fail(c, where, "does not match pattern");
 }
 
-static inline int oas_check_bounds(struct oas_ctx *c, json_t *schema,
-				   json_t *v, const char *where)
+static inline int oas_check_bounds(struct oas_ctx *c, json_t *schema, json_t *v,
+				   const char *where)
 {
 	json_t *lo = json_object_get(schema, "minimum");
 	json_t *hi = json_object_get(schema, "maximum");
@@ -144,10 +147,8 @@ static inline int oas_check_bounds(struct oas_ctx *c, json_t *schema,
 				  (hi && d > json_number_value(hi))))
 		return oas_fail(c, where, "number out of bounds");
 	if (json_is_array(v) &&
-	    ((ilo && (json_int_t)json_array_size(v) <
-	      json_integer_value(ilo)) ||
-	     (ihi && (json_int_t)json_array_size(v) >
-	      json_integer_value(ihi))))
+	    ((ilo && (json_int_t)json_array_size(v) < json_integer_value(ilo)) ||
+	     (ihi && (json_int_t)json_array_size(v) > json_integer_value(ihi))))
 		return oas_fail(c, where, "too few or too many items");
 	return 0;
 }
@@ -168,8 +169,10 @@ static int oas_check_at(struct oas_ctx *c, json_t *schema, json_t *v,
 		     i++)
 			;
 		if (oas_keywords[i] == NULL) {
-			snprintf(sub, sizeof(sub), "schema keyword \"%s\" "
-				 "not supported by the checker", key);
+			snprintf(sub, sizeof(sub),
+				 "schema keyword \"%s\" "
+				 "not supported by the checker",
+				 key);
 			return oas_fail(c, where, sub);
 		}
 	}
@@ -179,7 +182,8 @@ static int oas_check_at(struct oas_ctx *c, json_t *schema, json_t *v,
 			return oas_fail(c, where, "dangling $ref");
 		return oas_check_at(c, x, v, where);
 	}
-	if (json_is_null(v) && json_is_true(json_object_get(schema, "nullable")))
+	if (json_is_null(v) &&
+	    json_is_true(json_object_get(schema, "nullable")))
 		return 0;
 	json_array_foreach(json_object_get(schema, "allOf"), i, x) {
 		if (oas_check_at(c, x, v, where) < 0)
@@ -203,8 +207,8 @@ static int oas_check_at(struct oas_ctx *c, json_t *schema, json_t *v,
 	json_array_foreach(json_is_array(v) ? v : NULL, i, e) {
 		snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
 		if (json_object_get(schema, "items") != NULL &&
-		    oas_check_at(c, json_object_get(schema, "items"), e,
-				 sub) < 0)
+		    oas_check_at(c, json_object_get(schema, "items"), e, sub) <
+			    0)
 			return -1;
 	}
 	return 0;
@@ -251,7 +255,8 @@ static inline json_t *oas_operation(json_t *spec, const char *method,
 
 	for (i = 0; method[i] != '\0' && i + 1 < sizeof(m); i++)
 		m[i] = (char)((method[i] >= 'A' && method[i] <= 'Z') ?
-			      method[i] + 32 : method[i]);
+				      method[i] + 32 :
+				      method[i]);
 	m[i] = '\0';
 	json_object_foreach(json_object_get(spec, "paths"), tmpl, item) {
 		if (oas_path_match(tmpl, path) &&
@@ -269,21 +274,29 @@ static inline json_t *oas_response_schema(json_t *spec, const char *method,
 	char code[8];
 
 	snprintf(code, sizeof(code), "%d", status);
-	return json_object_get(json_object_get(json_object_get(
-		json_object_get(json_object_get(oas_operation(spec, method,
-							      path),
-						"responses"), code),
-		"content"), ctype), "schema");
+	return json_object_get(
+		json_object_get(json_object_get(json_object_get(json_object_get(oas_operation(spec,
+											      method,
+											      path),
+										"responses"),
+								code),
+						"content"),
+				ctype),
+		"schema");
 }
 
 /* The schema of the request body of @method @path. */
 static inline json_t *oas_request_schema(json_t *spec, const char *method,
 					 const char *path)
 {
-	return json_object_get(json_object_get(json_object_get(
-		json_object_get(oas_operation(spec, method, path),
-				"requestBody"), "content"),
-		"application/json"), "schema");
+	return json_object_get(
+		json_object_get(json_object_get(json_object_get(oas_operation(spec,
+									      method,
+									      path),
+								"requestBody"),
+						"content"),
+				"application/json"),
+		"schema");
 }
 
 #endif /* IMATRUST_OPENAPI_SCHEMA_H */

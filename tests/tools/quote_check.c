@@ -19,7 +19,7 @@
 #include "tpm_public.h"
 #include "tpm_quote.h"
 
-#define FILE_MAX 4096	/* every input here is a few hundred bytes */
+#define FILE_MAX 4096 /* every input here is a few hundred bytes */
 
 static int load(const char *path, uint8_t *buf, size_t *len)
 {

@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #define CLIENTS_MAX 16
-#define TPM_BUF_MAX 8192	/* swtpm's TPM_BUFFER_MAX is 4096 */
-#define CMD_SET_LOCALITY 5	/* swtpm control command */
+#define TPM_BUF_MAX 8192   /* swtpm's TPM_BUFFER_MAX is 4096 */
+#define CMD_SET_LOCALITY 5 /* swtpm control command */
 
 static int listen_on(int port)
 {
@@ -39,8 +39,8 @@ static int listen_on(int port)
 
 	sa.sin_port = htons((uint16_t)port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-				 sizeof(one)) < 0 ||
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(fd, 16) < 0) {
 		perror("tpm_mux: listen");
@@ -139,8 +139,7 @@ static int serve_ctrl(int client)
 		return -1;
 	if (cmd[3] == CMD_SET_LOCALITY && read_full(client, cmd + 4, 1) == 0)
 		return write_full(client, cmd[4] == 0 ? ok : fail, 4);
-	fprintf(stderr, "tpm_mux: control command %u not supported\n",
-		cmd[3]);
+	fprintf(stderr, "tpm_mux: control command %u not supported\n", cmd[3]);
 	write_full(client, fail, 4);
 	return -1;
 }

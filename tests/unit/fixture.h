@@ -16,7 +16,9 @@
 
 /* The three real-kernel boots of tests/fixtures/ima/. */
 static const char *const ima_fixtures[] = {
-	"ima-ng-sha256", "ima-sig-sha256", "ima-sha1",
+	"ima-ng-sha256",
+	"ima-sig-sha256",
+	"ima-sha1",
 };
 
 #define IMA_FIXTURE_COUNT (sizeof(ima_fixtures) / sizeof(ima_fixtures[0]))

@@ -8,8 +8,7 @@
 
 #include <sqlite3.h>
 
-static inline int sql_count_one(unsigned int type, void *ctx, void *p,
-				void *x)
+static inline int sql_count_one(unsigned int type, void *ctx, void *p, void *x)
 {
 	(void)type;
 	(void)p;

@@ -14,7 +14,9 @@ void fz_db_path(char *out, size_t len, const char *name)
 
 	snprintf(out, len, "%s/imatrust-fuzz-%s-%ld.db",
 		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
-		 tmp != NULL ? tmp : "/tmp", name, (long)getpid());
+		 tmp != NULL		       ? tmp :
+						 "/tmp",
+		 name, (long)getpid());
 }
 
 void fz_db_remove(const char *path)

@@ -49,6 +49,6 @@ struct fz_blob fz_fixture(const char *name)
 	len = fread(buf, 1, FZ_FIXTURE_MAX, f);
 	fclose(f);
 	snprintf(loaded[i].name, sizeof(loaded[i].name), "%s", name);
-	loaded[i].blob = (struct fz_blob){buf, len};
+	loaded[i].blob = (struct fz_blob){ buf, len };
 	return loaded[i].blob;
 }

@@ -20,7 +20,7 @@ struct fz_in {
 
 static inline struct fz_in fz_in_init(const uint8_t *data, size_t size)
 {
-	return (struct fz_in){data, size};
+	return (struct fz_in){ data, size };
 }
 
 uint8_t fz_u8(struct fz_in *in);
@@ -38,7 +38,7 @@ size_t fz_bytes(struct fz_in *in, uint8_t *out, size_t len);
 const uint8_t *fz_take(struct fz_in *in, size_t max, size_t *len);
 
 /* Pick one of @n table entries. */
-#define FZ_PICK(in, table)                                                     \
+#define FZ_PICK(in, table) \
 	((table)[fz_u8(in) % (sizeof(table) / sizeof((table)[0]))])
 
 #endif /* IMATRUST_FZ_INPUT_H */

@@ -22,10 +22,10 @@ static const struct {
 	size_t coord;
 	uint16_t scheme;
 } kinds[FZ_KEY_COUNT] = {
-	[FZ_KEY_RSASSA] = {"RSA", 0, 0, TPM2_ALG_RSASSA},
-	[FZ_KEY_RSAPSS] = {"RSA", 0, 0, TPM2_ALG_RSAPSS},
-	[FZ_KEY_ECC256] = {"P-256", TPM2_ECC_NIST_P256, 32, TPM2_ALG_ECDSA},
-	[FZ_KEY_ECC384] = {"P-384", TPM2_ECC_NIST_P384, 48, TPM2_ALG_ECDSA},
+	[FZ_KEY_RSASSA] = { "RSA", 0, 0, TPM2_ALG_RSASSA },
+	[FZ_KEY_RSAPSS] = { "RSA", 0, 0, TPM2_ALG_RSAPSS },
+	[FZ_KEY_ECC256] = { "P-256", TPM2_ECC_NIST_P256, 32, TPM2_ALG_ECDSA },
+	[FZ_KEY_ECC384] = { "P-384", TPM2_ECC_NIST_P384, 48, TPM2_ALG_ECDSA },
 };
 
 static struct fz_key keys[FZ_KEY_COUNT];
@@ -84,12 +84,12 @@ static void present(struct fz_key *k, enum fz_key_kind kind)
 
 static void make(struct fz_key *k, enum fz_key_kind kind)
 {
-	TPM2B_PUBLIC p = {0};
+	TPM2B_PUBLIC p = { 0 };
 	struct imt_error err;
 	size_t off = 0;
 
-	k->priv = kinds[kind].curve == 0 ? EVP_RSA_gen(2048)
-					 : EVP_EC_gen(kinds[kind].what);
+	k->priv = kinds[kind].curve == 0 ? EVP_RSA_gen(2048) :
+					   EVP_EC_gen(kinds[kind].what);
 	if (k->priv == NULL)
 		die("cannot generate");
 	present(k, kind);
@@ -146,9 +146,10 @@ size_t fz_key_sign(const struct fz_key *k, uint16_t scheme, uint16_t hash,
 
 	if (md == NULL)
 		md = EVP_sha256();
-	raw_len = sign_raw(
-		k, EVP_PKEY_is_a(k->priv, "RSA") && scheme == TPM2_ALG_RSAPSS,
-		md, msg, len, raw);
+	raw_len = sign_raw(k,
+			   EVP_PKEY_is_a(k->priv, "RSA") &&
+				   scheme == TPM2_ALG_RSAPSS,
+			   md, msg, len, raw);
 	fz_put_u16(&b, scheme);
 	fz_put_u16(&b, hash);
 	if (EVP_PKEY_is_a(k->priv, "RSA")) {

@@ -31,9 +31,9 @@ static const struct {
 	const char *name;
 	size_t fields;
 } templates[] = {
-	{"ima-ng", 2},	 {"ima-sig", 3},   {"ima-buf", 3},
-	{"ima-ngv2", 2}, {"ima", 2},	   {"ima-modsig", 5},
-	{"evm-sig", 9},	 {"ima-sigv2", 3}, {"no-such", 2},
+	{ "ima-ng", 2 },   { "ima-sig", 3 },   { "ima-buf", 3 },
+	{ "ima-ngv2", 2 }, { "ima", 2 },       { "ima-modsig", 5 },
+	{ "evm-sig", 9 },  { "ima-sigv2", 3 }, { "no-such", 2 },
 };
 
 /* "<algo>:\0<digest>", or with "ima:"/"verity:" first (d-ngv2). */
@@ -86,8 +86,8 @@ int fz_list_record(struct fz_in *in, struct fz_list *l)
 	path[plen] = '\0';
 	if (legacy) {
 		fz_bytes(in, dfield, 20);
-		f[0] = (struct ima_build_field){dfield, 20};
-		f[1] = (struct ima_build_field){path, (uint32_t)plen};
+		f[0] = (struct ima_build_field){ dfield, 20 };
+		f[1] = (struct ima_build_field){ path, (uint32_t)plen };
 		nf = 2;
 	} else {
 		f[0].data = dfield;
@@ -95,13 +95,13 @@ int fz_list_record(struct fz_in *in, struct fz_list *l)
 					strstr(tmpl, "v2") != NULL ||
 						strcmp(tmpl, "ima-ngv2") == 0,
 					dfield, i);
-		f[1] = (struct ima_build_field){path, (uint32_t)plen + 1};
+		f[1] = (struct ima_build_field){ path, (uint32_t)plen + 1 };
 		n = fz_range(in, 0, sizeof(extra));
 		fz_bytes(in, extra, n);
 		/* the template's fields, or a wrong number of them */
 		nf = pick & 0x10 ? 2 + fz_u8(in) % 8 : templates[t].fields;
 		for (k = 2; k < nf; k++)
-			f[k] = (struct ima_build_field){extra, (uint32_t)n};
+			f[k] = (struct ima_build_field){ extra, (uint32_t)n };
 	}
 	size = ima_build_record(l->bytes + l->len, sizeof(l->bytes) - l->len,
 				pcr, tmpl, f, nf, pick & 0x20 ? 1 : 0);
@@ -123,7 +123,7 @@ int fz_list_boot_aggregate(struct fz_list *l, const struct hash_algo *bank,
 		return -1;
 	f[0].data = dfield;
 	f[0].len = ima_build_digest_ng(dfield, bank, digest);
-	f[1] = (struct ima_build_field){"boot_aggregate", 15};
+	f[1] = (struct ima_build_field){ "boot_aggregate", 15 };
 	size = ima_build_record(l->bytes + l->len, sizeof(l->bytes) - l->len,
 				10, "ima-ng", f, 2, 0);
 	if (size == 0 || size > sizeof(l->bytes) - l->len)

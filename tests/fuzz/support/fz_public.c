@@ -73,14 +73,14 @@ static const uint16_t modes[] = {
 	TPM2_ALG_CFB, TPM2_ALG_CBC, TPM2_ALG_CTR,
 	TPM2_ALG_OFB, TPM2_ALG_ECB, TPM2_ALG_NULL,
 };
-static const uint16_t key_bits[] = {128, 192, 256, 0, 64, 512};
+static const uint16_t key_bits[] = { 128, 192, 256, 0, 64, 512 };
 static const uint16_t pub_schemes[] = {
 	TPM2_ALG_NULL, TPM2_ALG_RSASSA,	   TPM2_ALG_RSAPSS, TPM2_ALG_ECDSA,
 	TPM2_ALG_OAEP, TPM2_ALG_RSAES,	   TPM2_ALG_ECDH,   TPM2_ALG_ECDAA,
 	TPM2_ALG_SM2,  TPM2_ALG_ECSCHNORR,
 };
-static const uint16_t rsa_bits[] = {2048, 1024, 3072, 4096, 1016, 0, 8192};
-static const uint32_t exponents[] = {0, 65537, 3, 1, 2, 0xffffffffu};
+static const uint16_t rsa_bits[] = { 2048, 1024, 3072, 4096, 1016, 0, 8192 };
+static const uint32_t exponents[] = { 0, 65537, 3, 1, 2, 0xffffffffu };
 static const uint16_t curves[] = {
 	TPM2_ECC_NIST_P256, TPM2_ECC_NIST_P384, TPM2_ECC_NIST_P521,
 	TPM2_ECC_BN_P256,   TPM2_ECC_SM2_P256,	TPM2_ECC_NONE,
@@ -93,15 +93,16 @@ static const uint16_t kdfs[] = {
 /* The symmetric definition and scheme sit at the same place in both. */
 static TPMT_SYM_DEF_OBJECT *sym_of(TPMT_PUBLIC *pub)
 {
-	return pub->type == TPM2_ALG_ECC ? &pub->parameters.eccDetail.symmetric
-					 : &pub->parameters.rsaDetail.symmetric;
+	return pub->type == TPM2_ALG_ECC ?
+		       &pub->parameters.eccDetail.symmetric :
+		       &pub->parameters.rsaDetail.symmetric;
 }
 
 /* The ECC point or RSA modulus: its size, or a byte of it. */
 static void mutate_unique(struct fz_in *in, TPMT_PUBLIC *pub)
 {
-	TPM2B_ECC_PARAMETER *c =
-		fz_u8(in) & 1 ? &pub->unique.ecc.x : &pub->unique.ecc.y;
+	TPM2B_ECC_PARAMETER *c = fz_u8(in) & 1 ? &pub->unique.ecc.x :
+						 &pub->unique.ecc.y;
 	TPM2B_PUBLIC_KEY_RSA *n = &pub->unique.rsa;
 
 	/* the union's sizes may come from the other type's bytes */
@@ -199,7 +200,7 @@ unsigned int fz_public_mutate(struct fz_in *in, TPMT_PUBLIC *pub)
 size_t fz_public_bytes(struct fz_in *in, const TPMT_PUBLIC *pub, uint8_t *out,
 		       int *changed)
 {
-	TPM2B_PUBLIC p = {.publicArea = *pub};
+	TPM2B_PUBLIC p = { .publicArea = *pub };
 	uint8_t mode = fz_u8(in);
 	size_t len = 0, n, i;
 

@@ -34,7 +34,7 @@ void fz_put_u8(struct fz_buf *b, uint8_t v)
 
 void fz_put_u16(struct fz_buf *b, uint16_t v)
 {
-	uint8_t x[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+	uint8_t x[2] = { (uint8_t)(v >> 8), (uint8_t)v };
 
 	fz_put(b, x, sizeof(x));
 }
@@ -77,8 +77,8 @@ size_t fz_attest_marshal(const struct fz_attest *a, uint8_t *out, size_t max)
 		fz_put_u16(&b, a->sel[i].hash);
 		fz_put_u8(&b, a->sel[i].size);
 		fz_put(&b, a->sel[i].select,
-		       a->sel[i].size < FZ_SEL_BYTES ? a->sel[i].size
-						     : FZ_SEL_BYTES);
+		       a->sel[i].size < FZ_SEL_BYTES ? a->sel[i].size :
+						       FZ_SEL_BYTES);
 	}
 	fz_put_2b(&b, a->digest, a->digest_len);
 	return b.len;

@@ -22,7 +22,7 @@ struct fz_buf {
 
 static inline struct fz_buf fz_buf_init(uint8_t *p, size_t max)
 {
-	return (struct fz_buf){p, 0, max, 0};
+	return (struct fz_buf){ p, 0, max, 0 };
 }
 
 void fz_put(struct fz_buf *b, const void *data, size_t len);

@@ -29,11 +29,11 @@
 struct rec {
 	uint32_t pcr;
 	const uint8_t *digest;
-	const uint8_t *name;	/* template name */
+	const uint8_t *name; /* template name */
 	uint32_t name_len;
-	const uint8_t *rest;	/* template data length (if any) + data */
+	const uint8_t *rest; /* template data length (if any) + data */
 	size_t rest_len;
-	const uint8_t *data;	/* template data */
+	const uint8_t *data; /* template data */
 	size_t data_len;
 	size_t size;
 };

@@ -68,8 +68,7 @@ static inline int64_t now_ns(void)
  * GEN_UID, opened for read. With @violation it is read while still open
  * for write (an open_writers violation).
  */
-static inline void gen_record(const char *dir, const char *tag,
-			      int violation)
+static inline void gen_record(const char *dir, const char *tag, int violation)
 {
 	char path[4096], data[64];
 	int wfd, fd, len;

@@ -59,18 +59,18 @@
 #include "guest_common.h"
 
 #define IMA_DIR "/sys/kernel/security/ima"
-#define LIST_MAX (64u << 20)	/* largest list read into memory */
-#define VIEWS_MAX 8		/* list files tested */
-#define DELETE_N 10		/* records deleted by the "N" check */
-#define WAKE_MS 5000		/* longest wait for a poll() wake-up */
+#define LIST_MAX (64u << 20) /* largest list read into memory */
+#define VIEWS_MAX 8	     /* list files tested */
+#define DELETE_N 10	     /* records deleted by the "N" check */
+#define WAKE_MS 5000	     /* longest wait for a poll() wake-up */
 
 /* One list file: its last snapshot and where its deleted records go. */
 struct view {
 	char name[64];
-	size_t dsize;		/* template digest size, 0 for ascii */
-	uint8_t *buf;		/* snapshot */
+	size_t dsize; /* template digest size, 0 for ascii */
+	uint8_t *buf; /* snapshot */
 	size_t len;
-	size_t *b;		/* record boundaries: b[0] = 0 ... b[n] = len */
+	size_t *b; /* record boundaries: b[0] = 0 ... b[n] = len */
 	size_t n;
 };
 
@@ -222,8 +222,7 @@ static void save_head(const struct view *set, size_t n)
 	for (v = set; v < set + nviews; v++) {
 		snprintf(p, sizeof(p), "%s/%s", save_dir, v->name);
 		f = fopen(p, "a");
-		if (!f || fwrite(v->buf, 1, v->b[n], f) != v->b[n] ||
-		    fclose(f))
+		if (!f || fwrite(v->buf, 1, v->b[n], f) != v->b[n] || fclose(f))
 			die("save %s", p);
 	}
 }
@@ -270,8 +269,8 @@ static int open_errno(const char *p, int flags)
 static void check_errno(const char *what, int got, int want)
 {
 	result(got == want, "%s: %s (want %s)", what,
-	       got ? strerror(got) : "success", want ? strerror(want) :
-	       "success");
+	       got ? strerror(got) : "success",
+	       want ? strerror(want) : "success");
 }
 
 static void check_files(void)
@@ -342,8 +341,8 @@ static void check_bad(int fd, const char *file, const char *req, int want)
 	char what[128], shown[32];
 	int got;
 
-	snprintf(shown, sizeof(shown), "%.*s%s", (int)strcspn(req, "\n"),
-		 req, strchr(req, '\n') ? "\\n" : "");
+	snprintf(shown, sizeof(shown), "%.*s%s", (int)strcspn(req, "\n"), req,
+		 strchr(req, '\n') ? "\\n" : "");
 	got = request(fd, req);
 	views[0].buf = NULL;
 	snapshot();
@@ -381,16 +380,17 @@ static void check_requests(void)
 }
 
 /* The bytes of @fd from its position to EOF equal @ref..@ref+@len. */
-static void check_rest(const char *what, int fd, const uint8_t *ref,
-		       size_t len)
+static void check_rest(const char *what, int fd, const uint8_t *ref, size_t len)
 {
 	size_t got_len, i;
 	uint8_t *got = read_rest(fd, &got_len);
 
 	for (i = 0; i < got_len && i < len && got[i] == ref[i]; i++)
 		;
-	result(got_len == len && i == len, "%s (%zu bytes, want %zu, "
-	       "equal up to %zu)", what, got_len, len, i);
+	result(got_len == len && i == len,
+	       "%s (%zu bytes, want %zu, "
+	       "equal up to %zu)",
+	       what, got_len, len, i);
 	free(got);
 }
 
@@ -401,8 +401,7 @@ static void check_wake(const char *what, int fd, long records)
 	int rc, status;
 	pid_t pid;
 
-	result(poll(&p, 1, 0) == 0, "%s: poll() at EOF reports nothing",
-	       what);
+	result(poll(&p, 1, 0) == 0, "%s: poll() at EOF reports nothing", what);
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -414,7 +413,8 @@ static void check_wake(const char *what, int fd, long records)
 	rc = poll(&p, 1, WAKE_MS);
 	result(rc == 1 && (p.revents & POLLPRI),
 	       "%s: poll() wakes with POLLPRI for a new record (rc %d, "
-	       "revents %#x)", what, rc, p.revents);
+	       "revents %#x)",
+	       what, rc, p.revents);
 	if (waitpid(pid, &status, 0) < 0)
 		die("waitpid");
 }
@@ -450,22 +450,27 @@ static void check_delete(void)
 	check_counts("after deleting 10", n0 - DELETE_N);
 	for (i = 0; i < (size_t)nviews; i++)
 		result(views[i].len == old[i].len - old[i].b[DELETE_N] &&
-		       !memcmp(views[i].buf, old[i].buf + old[i].b[DELETE_N],
-			       views[i].len),
+			       !memcmp(views[i].buf,
+				       old[i].buf + old[i].b[DELETE_N],
+				       views[i].len),
 		       "%s: the 10 oldest records gone, the rest parses and "
-		       "starts with record 10", views[i].name);
+		       "starts with record 10",
+		       views[i].name);
 
 	end = lseek(w, 0, SEEK_CUR);
 	result(end == (off_t)old[0].len,
 	       "file at the end keeps its offset across the delete (%lld, "
-	       "want %zu)", (long long)end, old[0].len);
+	       "want %zu)",
+	       (long long)end, old[0].len);
 	check_wake("file at the end, after the delete", w, 3);
 	snapshot();
-	left = old[0].len - old[0].b[DELETE_N];	/* bytes before the new */
+	left = old[0].len - old[0].b[DELETE_N]; /* bytes before the new */
 	check_rest("file at the end reads the 3 new records, nothing else", w,
 		   views[0].buf + left, views[0].len - left);
-	snprintf(what, sizeof(what), "file at record %zu goes on with it, "
-		 "now record %zu", k, k - DELETE_N);
+	snprintf(what, sizeof(what),
+		 "file at record %zu goes on with it, "
+		 "now record %zu",
+		 k, k - DELETE_N);
 	check_rest(what, m, a->buf + a->b[k - DELETE_N],
 		   a->len - a->b[k - DELETE_N]);
 	check_rest("file inside deleted record 2 goes on with the first left",
@@ -522,8 +527,8 @@ static void check_stage(void)
 	check_wake("file at the end, after staging", w, 2);
 	snapshot();
 	check_counts("2 records after staging", 2);
-	check_rest("file at the end reads the 2 records added after staging",
-		   w, views[0].buf, views[0].len);
+	check_rest("file at the end reads the 2 records added after staging", w,
+		   views[0].buf, views[0].len);
 	rc = request(s, "D\n");
 	check_errno("\"D\\n\" to the staged list", rc, 0);
 	check_errno("\"D\\n\" again", request(s, "D\n"), ENOENT);
@@ -552,7 +557,8 @@ static void slab_use(long *objs, long *bytes, long *unrecl)
 		die("open /proc/slabinfo");
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%63s %ld %ld %ld", name, &active, &total,
-			   &size) != 4 || strncmp(name, "kmalloc-", 8))
+			   &size) != 4 ||
+		    strncmp(name, "kmalloc-", 8))
 			continue;
 		*objs += active;
 		*bytes += active * size;
@@ -594,7 +600,8 @@ static void check_memory(long nmem)
 	       nmem, o1 - o0);
 	result(o1 - o2 >= 3 * nmem / 2 && b1 - b2 >= 48 * nmem,
 	       "deleting them freed %ld kmalloc objects, %ld bytes (at "
-	       "least 1.5 objects, 48 bytes per record)", o1 - o2, b1 - b2);
+	       "least 1.5 objects, 48 bytes per record)",
+	       o1 - o2, b1 - b2);
 	result(u2 < u1, "SUnreclaim dropped: %ld -> %ld kB", u1, u2);
 	snapshot();
 	check_counts("after deleting every record", 0);
@@ -629,7 +636,7 @@ static void find_views(void)
 
 #define BENCH_LIST "binary_runtime_measurements_sha256"
 #define BENCH_ASCII "ascii_runtime_measurements_sha256"
-#define BENCH_READS 3		/* reads of each list per N fresh records */
+#define BENCH_READS 3 /* reads of each list per N fresh records */
 #define BENCH_REPS_MAX 16
 
 /* Microseconds the read()s of @name from 0 to EOF take, fresh open. */
@@ -723,8 +730,7 @@ static void bench_gen(long n)
 }
 
 /* Time BENCH_READS reads of both lists into @rb and @ra from @i on. */
-static void bench_reads(double *rb, double *ra, int i, size_t *bb,
-			size_t *ab)
+static void bench_reads(double *rb, double *ra, int i, size_t *bb, size_t *ab)
 {
 	int k;
 
@@ -789,20 +795,20 @@ static void bench_size(long n, int reps)
 		if (!r)
 			slab_sample(&m[4]);
 		printf("# %ld records, repetition %d: delete N %.0f us, A %.0f us,"
-		       " D %.0f us\n", n, r + 1, dn[r], sa[r], sd[r]);
+		       " D %.0f us\n",
+		       n, r + 1, dn[r], sa[r], sd[r]);
 	}
 	printf("BENCH size=%ld reps=%d reads=%d read_bin_us=%.0f "
 	       "read_ascii_us=%.0f delete_n_us=%.0f stage_a_us=%.0f "
 	       "delete_d_us=%.0f a_plus_d_us=%.0f bin_bytes=%zu "
-	       "ascii_bytes=%zu\n", n, reps, nr, median(rb, nr),
-	       median(ra, nr), median(dn, reps), median(sa, reps),
-	       median(sd, reps), median(ad, reps), bb, ab);
+	       "ascii_bytes=%zu\n",
+	       n, reps, nr, median(rb, nr), median(ra, nr), median(dn, reps),
+	       median(sa, reps), median(sd, reps), median(ad, reps), bb, ab);
 	printf("BENCHMEM size=%ld objs=%ld,%ld,%ld,%ld,%ld "
 	       "bytes=%ld,%ld,%ld,%ld,%ld sunreclaim_kb=%ld,%ld,%ld,%ld,%ld\n",
 	       n, m[0].objs, m[1].objs, m[2].objs, m[3].objs, m[4].objs,
 	       m[0].bytes, m[1].bytes, m[2].bytes, m[3].bytes, m[4].bytes,
-	       m[0].unrecl, m[1].unrecl, m[2].unrecl, m[3].unrecl,
-	       m[4].unrecl);
+	       m[0].unrecl, m[1].unrecl, m[2].unrecl, m[3].unrecl, m[4].unrecl);
 }
 
 /* imaexport bench DIR NxR...: see the top of the file. */

@@ -48,7 +48,7 @@
 #define LIST_MAX (256u << 20)	/* largest list read into memory */
 #define ROUNDS_MAX 1000		/* poll and bench rounds */
 #define BENCH_RECORDS 10	/* records added per bench round */
-#define WAKE_LIMIT_NS 10000000L	/* 10 ms */
+#define WAKE_LIMIT_NS 10000000L /* 10 ms */
 
 static void cmd_gen(const char *dir, long n, long viol)
 {
@@ -129,14 +129,13 @@ static void check_same(const char *what, const uint8_t *got, size_t glen,
 	}
 	for (i = 0; i < glen && i < rlen && got[i] == ref[i]; i++)
 		;
-	result(0, "%s: %zu bytes vs %zu, first difference at %zu", what,
-	       glen, rlen, i);
+	result(0, "%s: %zu bytes vs %zu, first difference at %zu", what, glen,
+	       rlen, i);
 }
 
 /* Small reads of pseudo-random sizes from @from to EOF. */
-static void pat_random_reads(const char *list, const uint8_t *ref,
-			     size_t len, size_t from, uint32_t maxread,
-			     uint8_t *buf)
+static void pat_random_reads(const char *list, const uint8_t *ref, size_t len,
+			     size_t from, uint32_t maxread, uint8_t *buf)
 {
 	uint32_t seed = 12345;
 	size_t got = 0;
@@ -157,7 +156,7 @@ static void pat_random_reads(const char *list, const uint8_t *ref,
 	}
 	close(fd);
 	check_same(maxread > 64 ? "reads of 1..8192 bytes equal one read" :
-		   "reads of 1..64 bytes equal one read",
+				  "reads of 1..64 bytes equal one read",
 		   buf, got, ref + from, len - from);
 }
 
@@ -200,8 +199,8 @@ static void pat_records(const char *list, const uint8_t *ref, size_t len,
 	close(fd);
 	check_same("a read() per record with seeks to record edges equals one read",
 		   buf, got, ref + b[first], len - b[first]);
-	result(bad == 0, "re-read after seeking back, reads after EOF (%zu bad)",
-	       bad);
+	result(bad == 0,
+	       "re-read after seeking back, reads after EOF (%zu bad)", bad);
 }
 
 /* Seeks to pseudo-random offsets, each followed by a read. */
@@ -374,8 +373,8 @@ static void cmd_patterns(const char *list, size_t dsize, size_t window,
 	len = read_all(fd, ref, LIST_MAX, 1 << 20);
 	close(fd);
 	b = boundaries(ref, len, dsize, &nrec);
-	printf("# %s: %zu records, %zu bytes, full read %.1f ms\n", list,
-	       nrec, len, (now_ns() - t0) / 1e6);
+	printf("# %s: %zu records, %zu bytes, full read %.1f ms\n", list, nrec,
+	       len, (now_ns() - t0) / 1e6);
 	first = window && window < nrec ? nrec - window : 0;
 
 	pat_random_reads(list, ref, len, b[first], 8192, buf);
@@ -455,8 +454,7 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void cmd_poll(const char *list, const char *dir, long rounds,
-		     long idle)
+static void cmd_poll(const char *list, const char *dir, long rounds, long idle)
 {
 	struct poll_shared *sh;
 	int64_t lat_after[ROUNDS_MAX], lat_before[ROUNDS_MAX];
@@ -510,13 +508,13 @@ static void cmd_poll(const char *list, const char *dir, long rounds,
 	       lat_after[rounds / 2] / 1e6, lat_after[rounds - 1] / 1e6);
 	printf("# wake-up after the record's syscall started (hash + extend + wake): median %.3f ms, max %.3f ms\n",
 	       lat_before[rounds / 2] / 1e6, lat_before[rounds - 1] / 1e6);
-	result(slow == 0, "reader wakes within 10 ms of each record (%ld of %ld late)",
+	result(slow == 0,
+	       "reader wakes within 10 ms of each record (%ld of %ld late)",
 	       slow, rounds);
 }
 
 /* tail -f with poll(): follow from EOF until @k new records were read. */
-static void cmd_follow(const char *list, const char *dir, long k,
-		       size_t dsize)
+static void cmd_follow(const char *list, const char *dir, long k, size_t dsize)
 {
 	struct pollfd pfd = { .events = POLLPRI };
 	uint8_t *ref, *got;
@@ -560,8 +558,8 @@ static void cmd_follow(const char *list, const char *dir, long k,
 	fd = open_list(list);
 	len = read_all(fd, ref, LIST_MAX, 1 << 20);
 	close(fd);
-	result(seen == k && off == glen, "follower saw %ld of %ld records, whole",
-	       seen, k);
+	result(seen == k && off == glen,
+	       "follower saw %ld of %ld records, whole", seen, k);
 	check_same("followed bytes equal the list from where following began",
 		   got, glen, ref + start, len - start);
 	free(ref);
@@ -638,7 +636,8 @@ static void cmd_seekbench(const char *list, size_t dsize, long rounds)
 	printf("SEEKBENCH median_us=%.1f min_us=%.1f max_us=%.1f rounds=%ld records=%zu\n",
 	       t[rounds / 2] / 1e3, t[0] / 1e3, t[rounds - 1] / 1e3, rounds,
 	       nrec);
-	result(bad == 0, "seek back to the middle and read %d records: bytes of one read (%ld bad)",
+	result(bad == 0,
+	       "seek back to the middle and read %d records: bytes of one read (%ld bad)",
 	       BENCH_RECORDS, bad);
 	free(b);
 	free(ref);
@@ -662,8 +661,8 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "gen"))
 		cmd_gen(argv[2], num(argv[3]), argc > 4 ? num(argv[4]) : 0);
 	else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "patterns"))
-		cmd_patterns(argv[2], num(argv[3]), num(argv[4]),
-			     num(argv[5]), argc == 7 ? num(argv[6]) : 300);
+		cmd_patterns(argv[2], num(argv[3]), num(argv[4]), num(argv[5]),
+			     argc == 7 ? num(argv[6]) : 300);
 	else if (argc == 5 && !strcmp(argv[1], "seekbench"))
 		cmd_seekbench(argv[2], num(argv[3]), num(argv[4]));
 	else if (argc == 6 && !strcmp(argv[1], "poll"))

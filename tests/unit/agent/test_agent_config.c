@@ -28,11 +28,13 @@ static void test_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(parse("verifier_url = https://10.77.0.1:8443/\n"
-			       "ca_cert = /etc/imatrust/ca.pem\n", &c, err), 0);
+			       "ca_cert = /etc/imatrust/ca.pem\n",
+			       &c, err),
+			 0);
 	assert_string_equal(c.tcti, "device:/dev/tpmrm0");
 	assert_string_equal(c.state_dir, "/var/lib/imatrust-agent");
 	assert_string_equal(c.measurement_list,
-		"/sys/kernel/security/ima/binary_runtime_measurements");
+			    "/sys/kernel/security/ima/binary_runtime_measurements");
 	assert_string_equal(c.bank, "sha256");
 	assert_string_equal(c.key_alg, "rsa");
 	assert_int_equal(c.heartbeat, 10);
@@ -41,7 +43,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.poll_fallback_ms, 200);
 	assert_int_equal(c.backoff_max, 30);
 	assert_string_equal(c.log_level, "info");
-	assert_string_equal(c.export, "off");	/* upstream's default too */
+	assert_string_equal(c.export, "off"); /* upstream's default too */
 	assert_int_equal(c.export_records, 10000);
 	assert_int_equal(agent_config_check(&c, err, 256), 0);
 	/* the trailing slash goes, the id becomes the host name */
@@ -61,12 +63,14 @@ static void test_values(void **state)
 			       "backoff_max = 1\nlog_level = warning\n"
 			       "export = on\nexport_records = 1\n"
 			       "tcti = swtpm:host=127.0.0.1,port=2321\n",
-			       &c, err), 0);
+			       &c, err),
+			 0);
 	assert_int_equal(agent_config_check(&c, err, 256), 0);
 	assert_string_equal(c.id, "guest-1.lab");
 	assert_string_equal(c.bank, "sha1");
-	assert_int_equal(agent_config_parse(&c, "a.conf", "bank = sha384\n",
-					    14, err, sizeof(err)), 0);
+	assert_int_equal(agent_config_parse(&c, "a.conf", "bank = sha384\n", 14,
+					    err, sizeof(err)),
+			 0);
 	assert_string_equal(c.bank, "sha384");
 	assert_string_equal(c.key_alg, "ecc");
 	assert_int_equal(c.heartbeat, 3600);
@@ -83,7 +87,8 @@ static const struct {
 	{ "\n# c\nheartbeat = 3601", "a.conf:3: '3601' is not a number" },
 	{ "poll_fallback_ms = 5", "a.conf:1: '5' is not a number from 10" },
 	{ "backoff_max = 1h", "a.conf:1: '1h' is not a number" },
-	{ "bank = sm3", "a.conf:1: 'sm3' is not one of sha256|sha1|sha384|sha512" },
+	{ "bank = sm3",
+	  "a.conf:1: 'sm3' is not one of sha256|sha1|sha384|sha512" },
 	{ "bank = auto", "a.conf:1: 'auto' is not one of sha256|sha1|sha384" },
 	{ "key_alg = dsa", "a.conf:1: 'dsa' is not one of rsa|ecc" },
 	{ "export = yes", "a.conf:1: 'yes' is not one of on|off" },
@@ -177,10 +182,8 @@ static void test_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_bad_lines),
-		cmocka_unit_test(test_checks),
+		cmocka_unit_test(test_defaults),  cmocka_unit_test(test_values),
+		cmocka_unit_test(test_bad_lines), cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_load),
 	};
 

@@ -13,8 +13,8 @@
 
 static void test_schedule(void **state)
 {
-	static const uint32_t ceilings[] = { 1000, 2000, 4000, 8000, 16000,
-					     30000, 30000, 30000 };
+	static const uint32_t ceilings[] = { 1000,  2000,  4000,  8000,
+					     16000, 30000, 30000, 30000 };
 	struct backoff b;
 	uint64_t seed;
 	size_t i;
@@ -51,7 +51,7 @@ static void test_small_ceiling(void **state)
 	int i;
 
 	(void)state;
-	backoff_init(&b, 10, 0);	/* below the first step; seed 0 */
+	backoff_init(&b, 10, 0); /* below the first step; seed 0 */
 	for (i = 0; i < 5; i++)
 		assert_in_range(backoff_next(&b), 500, 1000);
 	backoff_init(&b, 3000, 7);

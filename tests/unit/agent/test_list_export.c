@@ -95,7 +95,8 @@ static void replay_to(struct lab *l, size_t n, uint8_t *pcr)
 	ima_list_parser_init(&p, NULL);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(ima_list_next(&p, l->recs[i], l->sizes[i], 1,
-					       &rec, NULL), IMT_OK);
+					       &rec, NULL),
+				 IMT_OK);
 		assert_int_equal(ima_replay_extend(r, &rec, NULL), IMT_OK);
 	}
 	memcpy(pcr, ima_replay_pcr(r, 10), 32);
@@ -134,7 +135,7 @@ static void test_stock_kernel(void **state)
 	write_records(l, l->list, 0, 2);
 	assert_int_equal(init(l, &x, why), 1);
 	assert_non_null(strstr(why, "list_staged"));
-	assert_int_equal(access(l->state, F_OK), -1);	/* nothing written */
+	assert_int_equal(access(l->state, F_OK), -1); /* nothing written */
 }
 
 static void test_fresh_boot(void **state)
@@ -184,7 +185,7 @@ static void test_killed_before_delete(void **state)
 	write_state(l, BOOT, 2, 3);
 	write_records(l, l->staged, 2, 5);
 	assert_int_equal(init(l, &x, why), 0);
-	assert_int_equal(x.deleted, 2);		/* not 5: still staged */
+	assert_int_equal(x.deleted, 2); /* not 5: still staged */
 	assert_int_equal(x.staged, 3);
 	replay_to(l, 2, want);
 	assert_memory_equal(x.pcr, want, 32);
@@ -229,8 +230,8 @@ static void test_bad_state(void **state)
 	static const char *const bad[] = {
 		"boot_id " BOOT "\ndeleted 12x\n",
 		"boot_id " BOOT "\nwhat 1\n",
-		"boot_id " BOOT "\npcr abcd\n",	/* not 32 bytes */
-		"deleted 99999999999999999999\n",	/* above 2^64 */
+		"boot_id " BOOT "\npcr abcd\n",	  /* not 32 bytes */
+		"deleted 99999999999999999999\n", /* above 2^64 */
 		"deleted\n",
 	};
 	struct lab *l = *state;
@@ -262,14 +263,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
-		T(test_stock_kernel),
-		T(test_fresh_boot),
-		T(test_staged_left),
-		T(test_killed_before_delete),
-		T(test_killed_after_delete),
-		T(test_other_boot),
-		T(test_bad_state),
-		T(test_staged_cut),
+		T(test_stock_kernel),	     T(test_fresh_boot),
+		T(test_staged_left),	     T(test_killed_before_delete),
+		T(test_killed_after_delete), T(test_other_boot),
+		T(test_bad_state),	     T(test_staged_cut),
 #undef T
 	};
 

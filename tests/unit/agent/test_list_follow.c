@@ -91,14 +91,14 @@ static void test_grows_in_pieces(void **state)
 
 	assert_non_null(f);
 	expect_batch(f, 0, 0, g);
-	append(g, 0, 3, 1);		/* 3 records and half of the 4th */
+	append(g, 0, 3, 1); /* 3 records and half of the 4th */
 	expect_batch(f, 0, 3, g);
-	expect_batch(f, 3, 0, g);	/* the half record is held back */
-	fwrite(g->recs[3] + g->sizes[3] / 2, 1,
-	       g->sizes[3] - g->sizes[3] / 2, g->out);
+	expect_batch(f, 3, 0, g); /* the half record is held back */
+	fwrite(g->recs[3] + g->sizes[3] / 2, 1, g->sizes[3] - g->sizes[3] / 2,
+	       g->out);
 	fflush(g->out);
 	append(g, 4, 6, 0);
-	expect_batch(f, 3, 3, g);	/* every record exactly once */
+	expect_batch(f, 3, 3, g); /* every record exactly once */
 	assert_int_equal(list_follow_position(f), 6);
 	list_follow_close(f);
 }
@@ -123,8 +123,8 @@ static void test_rewind(void **state)
 
 /* Write records [from, to) of @g, and @half bytes of record @to, to a new
  * file at @path (a _staged file: it does not grow). */
-static void write_staged(struct growing *g, char *path, size_t from,
-			 size_t to, size_t half)
+static void write_staged(struct growing *g, char *path, size_t from, size_t to,
+			 size_t half)
 {
 	FILE *out;
 	int fd;
@@ -154,7 +154,7 @@ static void test_staged_then_list(void **state)
 	f = list_follow_open_at(g->path, staged, 5, NULL, NULL);
 	assert_non_null(f);
 	assert_int_equal(list_follow_base(f), 5);
-	expect_batch(f, 5, 6, g);	/* 5-8 staged, 9-10 in the list */
+	expect_batch(f, 5, 6, g); /* 5-8 staged, 9-10 in the list */
 	append(g, 11, 13, 0);
 	expect_batch(f, 11, 2, g);
 	/* back into the staged records, then below what the kernel has */
@@ -189,8 +189,8 @@ static void test_staged_cut(void **state)
 	assert_non_null(strstr(err.msg, "staged records end inside record 2"));
 	list_follow_close(f);
 	unlink(staged);
-	assert_null(list_follow_open_at(g->path, "/nonexistent/staged", 0,
-					NULL, &err));
+	assert_null(list_follow_open_at(g->path, "/nonexistent/staged", 0, NULL,
+					&err));
 	assert_non_null(strstr(err.msg, "/nonexistent/staged"));
 }
 
@@ -200,7 +200,7 @@ static void test_corrupt_list(void **state)
 	struct list_follow *f = list_follow_open(g->path, NULL, NULL);
 	struct list_batch b;
 	struct imt_error err;
-	uint8_t bad[64] = { 99 };	/* PCR 99 */
+	uint8_t bad[64] = { 99 }; /* PCR 99 */
 
 	append(g, 0, 2, 0);
 	fwrite(bad, 1, sizeof(bad), g->out);
@@ -221,8 +221,9 @@ static void test_wait_times_out(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(list_follow_wait(f, 50), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms >= 45);	/* slept, did not spin */
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+	     (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	assert_true(ms >= 45); /* slept, did not spin */
 	list_follow_close(f);
 }
 

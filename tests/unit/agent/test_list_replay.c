@@ -26,7 +26,7 @@ struct lab {
 	size_t size;
 	struct ima_record parsed[N];
 	uint8_t bytes[N][256];
-	uint8_t after[N + 1][32];	/* PCR 10 after records [0, k) */
+	uint8_t after[N + 1][32]; /* PCR 10 after records [0, k) */
 };
 
 static struct lab *lab;
@@ -47,7 +47,8 @@ static int setup(void **state)
 		len = build_ng(lab->bytes[i], sizeof(lab->bytes[i]), name,
 			       (uint8_t)i, 0);
 		assert_int_equal(ima_list_next(&p, lab->bytes[i], len, 1,
-					       &lab->parsed[i], NULL), IMT_OK);
+					       &lab->parsed[i], NULL),
+				 IMT_OK);
 		memcpy(lab->after[i], ima_replay_pcr(r, 10), 32);
 		assert_int_equal(ima_replay_extend(r, &lab->parsed[i], NULL),
 				 IMT_OK);
@@ -71,8 +72,8 @@ static int is_value(void *arg, const uint8_t *pcr10)
 
 static struct list_replay *replay_from(uint64_t base)
 {
-	return list_replay_new(hash_algo_bank("sha256"), base,
-			       lab->after[base], NULL);
+	return list_replay_new(hash_algo_bank("sha256"), base, lab->after[base],
+			       NULL);
 }
 
 static void feed(struct list_replay *lr, size_t from, size_t to)
@@ -105,7 +106,7 @@ static void test_every_value(void **state)
 	feed(lr, 0, 5);
 	for (k = 0; k <= 5; k++)
 		expect_found(lr, k);
-	expect_missing(lr, 6);		/* not read yet */
+	expect_missing(lr, 6); /* not read yet */
 	/* read again after a rewind: nothing moves */
 	feed(lr, 2, 5);
 	expect_found(lr, 5);
@@ -120,7 +121,7 @@ static void test_from_base(void **state)
 	struct list_replay *lr = replay_from(3);
 
 	(void)state;
-	feed(lr, 0, 3);			/* below the base: ignored */
+	feed(lr, 0, 3); /* below the base: ignored */
 	feed(lr, 3, 7);
 	expect_found(lr, 7);
 	expect_found(lr, 3);
@@ -148,17 +149,17 @@ static void test_restart_after_delete(void **state)
 
 	(void)state;
 	feed(lr, 0, 2);
-	list_replay_restart(lr, 1, lab->after[1]);	/* behind: kept */
+	list_replay_restart(lr, 1, lab->after[1]); /* behind: kept */
 	feed(lr, 2, 3);
 	expect_found(lr, 3);
-	list_replay_restart(lr, 6, lab->after[6]);	/* 3-5 deleted unread */
+	list_replay_restart(lr, 6, lab->after[6]); /* 3-5 deleted unread */
 	feed(lr, 6, 8);
 	expect_found(lr, 8);
 	expect_missing(lr, 3);
-	list_replay_restart(lr, 9, lab->after[9]);	/* a gap broke it... */
+	list_replay_restart(lr, 9, lab->after[9]); /* a gap broke it... */
 	feed(lr, 10, 11);
 	expect_missing(lr, 11);
-	list_replay_restart(lr, 10, lab->after[10]);	/* ...a restart mends */
+	list_replay_restart(lr, 10, lab->after[10]); /* ...a restart mends */
 	feed(lr, 10, 12);
 	expect_found(lr, 12);
 	list_replay_free(lr);
@@ -171,7 +172,7 @@ static void test_ring(void **state)
 	(void)state;
 	feed(lr, 0, N);
 	expect_found(lr, N);
-	expect_found(lr, N - LIST_REPLAY_RING + 1);	/* the oldest kept */
+	expect_found(lr, N - LIST_REPLAY_RING + 1); /* the oldest kept */
 	expect_missing(lr, N - LIST_REPLAY_RING);
 	expect_missing(lr, 0);
 	list_replay_free(lr);

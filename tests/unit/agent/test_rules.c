@@ -44,8 +44,7 @@ static void test_reactions(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (rules_reaction(cases[i].status, cases[i].message) !=
 		    cases[i].want)
-			fail_msg("%ld '%s'", cases[i].status,
-				 cases[i].message);
+			fail_msg("%ld '%s'", cases[i].status, cases[i].message);
 	}
 	assert_string_equal(rules_reaction_name(RULES_PENDING), "pending");
 }
@@ -61,7 +60,7 @@ static void test_error_message(void **state)
 	assert_string_equal(out, "pending: no CA");
 	rules_error_message(body, strlen(body), out, 5);
 	assert_string_equal(out, "pend");
-	rules_error_message(body, 20, out, sizeof(out));	/* cut JSON */
+	rules_error_message(body, 20, out, sizeof(out)); /* cut JSON */
 	assert_string_equal(out, "");
 	rules_error_message("<html>", 6, out, sizeof(out));
 	assert_string_equal(out, "");
@@ -93,8 +92,7 @@ static void test_nonce_age(void **state)
 	assert_int_equal(rules_nonce_life_ms(UINT64_MAX, 1000000),
 			 RULES_NONCE_LIFE_MAX_MS);
 	assert_int_equal(rules_nonce_life_ms(1003600, 1000000), 3600000);
-	assert_int_equal(rules_nonce_stale(0, RULES_NONCE_LIFE_MIN_MS, 999),
-			 0);
+	assert_int_equal(rules_nonce_stale(0, RULES_NONCE_LIFE_MIN_MS, 999), 0);
 }
 
 static void test_resume(void **state)
@@ -149,7 +147,8 @@ static void test_proof(void **state)
 	assert_memory_equal(proof, want, sizeof(want));
 	/* RFC 4231 test case 2: key "Jefe" */
 	assert_int_equal(rules_proof((const uint8_t *)"Jefe", 4,
-				     "what do ya want for nothing?", proof), 0);
+				     "what do ya want for nothing?", proof),
+			 0);
 	assert_int_equal(proof[0], 0x5b);
 	assert_int_equal(proof[31], 0x43);
 }

@@ -16,9 +16,9 @@
 
 #define PLAN_TEXT_MAX 65536
 struct plans {
-	char sql[64][4096];	/* SQLite: the distinct statement texts */
+	char sql[64][4096]; /* SQLite: the distinct statement texts */
 	size_t nsql;
-	char text[PLAN_TEXT_MAX];	/* every plan, one after the other */
+	char text[PLAN_TEXT_MAX]; /* every plan, one after the other */
 	size_t len;
 	size_t nplans;
 };
@@ -146,7 +146,10 @@ static inline void sqlite_explain(struct tdb *t, struct plans *p)
 static inline void assert_plans_use_keys(const char *text)
 {
 	static const char *const bad[] = {
-		"Seq Scan", "SubPlan", "| SCAN ", "CORRELATED",
+		"Seq Scan",
+		"SubPlan",
+		"| SCAN ",
+		"CORRELATED",
 	};
 	const char *line = text, *end;
 	char one[512];

@@ -26,7 +26,7 @@
 #include "db_pg.h"
 #include "db_sqlite.h"
 
-#define T_NOW 1700000000	/* a fixed "now" for every test */
+#define T_NOW 1700000000 /* a fixed "now" for every test */
 
 struct tdb {
 	char path[512];
@@ -47,15 +47,19 @@ static inline const char *tdb_pg_uri(void)
  * alone, never skipped: a skip fails the suite in CI (tests/run-suite.sh).
  * tdb_run() runs the tests every backend runs, then the backend's own.
  */
-#define tdb_run(common, sqlite_tests)                                     \
+#define tdb_run(common, sqlite_tests) \
 	(cmocka_run_group_tests_name("all backends", common, NULL, NULL) | \
-	 (tdb_pg_uri() == NULL ?                                          \
-	  cmocka_run_group_tests_name("SQLite", sqlite_tests, NULL, NULL) : 0))
-#define tdb_run3(common, sqlite_tests, pg_tests)                          \
+	 (tdb_pg_uri() == NULL ? \
+		  cmocka_run_group_tests_name("SQLite", sqlite_tests, NULL, \
+					      NULL) : \
+		  0))
+#define tdb_run3(common, sqlite_tests, pg_tests) \
 	(cmocka_run_group_tests_name("all backends", common, NULL, NULL) | \
-	 (tdb_pg_uri() == NULL ?                                          \
-	  cmocka_run_group_tests_name("SQLite", sqlite_tests, NULL, NULL) : \
-	  cmocka_run_group_tests_name("PostgreSQL", pg_tests, NULL, NULL)))
+	 (tdb_pg_uri() == NULL ? \
+		  cmocka_run_group_tests_name("SQLite", sqlite_tests, NULL, \
+					      NULL) : \
+		  cmocka_run_group_tests_name("PostgreSQL", pg_tests, NULL, \
+					      NULL)))
 
 /* Empty the PostgreSQL test database: a new database for db_open(). */
 static inline void tdb_pg_reset(const char *uri)
@@ -66,7 +70,7 @@ static inline void tdb_pg_reset(const char *uri)
 	if (PQstatus(pg) != CONNECTION_OK)
 		fail_msg("%s: %s", uri, PQerrorMessage(pg));
 	res = PQexec(pg, "SET client_min_messages = warning;"
-		     "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+			 "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		fail_msg("reset %s: %s", uri, PQerrorMessage(pg));
 	PQclear(res);
@@ -130,7 +134,7 @@ static inline void tdb_remove(struct tdb *t)
 
 	tdb_close(t);
 	if (tdb_pg_uri() != NULL)
-		return;	/* emptied by the next tdb_path() */
+		return; /* emptied by the next tdb_path() */
 	unlink(t->path);
 	snprintf(side, sizeof(side), "%s-wal", t->path);
 	unlink(side);
@@ -186,7 +190,8 @@ static inline int64_t tdb_int_col(struct tdb *t, const char *sql,
 		return v;
 	}
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db), sql, -1,
-					    &st, NULL), SQLITE_OK);
+					    &st, NULL),
+			 SQLITE_OK);
 	if (param != NULL)
 		sqlite3_bind_int64(st, 1, *param);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -220,7 +225,8 @@ static inline void tdb_exec(struct tdb *t, const char *sql)
 		return;
 	}
 	assert_int_equal(sqlite3_exec(db_sqlite_handle(t->db), sql, NULL, NULL,
-				      NULL), SQLITE_OK);
+				      NULL),
+			 SQLITE_OK);
 }
 
 /* The blob in the one row of @sql, copied into @buf; its length. */
@@ -241,7 +247,8 @@ static inline size_t tdb_blob(struct tdb *t, const char *sql, void *buf,
 		return n;
 	}
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db), sql, -1,
-					    &st, NULL), SQLITE_OK);
+					    &st, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	n = (size_t)sqlite3_column_bytes(st, 0);
 	assert_true(n <= cap);
@@ -297,10 +304,14 @@ static inline void tdb_machine(struct tdb *t, const char *id,
 	uint8_t fpr[DB_FPR_SIZE];
 	struct db_machine_new m = {
 		.id = id,
-		.ek_pub = ek, .ek_pub_len = sizeof(ek),
-		.ek_fpr = fpr, .activated = 1,
-		.ak_pub = ak, .ak_pub_len = sizeof(ak),
-		.ak_name = name, .ak_name_len = sizeof(name),
+		.ek_pub = ek,
+		.ek_pub_len = sizeof(ek),
+		.ek_fpr = fpr,
+		.activated = 1,
+		.ak_pub = ak,
+		.ak_pub_len = sizeof(ak),
+		.ak_name = name,
+		.ak_name_len = sizeof(name),
 		.state = state,
 	};
 	struct imt_error err;
@@ -314,8 +325,8 @@ static inline void tdb_machine(struct tdb *t, const char *id,
  * A heartbeat's nonce: db_nonce_renew() of @n (32 bytes) to the @i-th
  * next value, valid until T_NOW + 60, which @n becomes.
  */
-static inline void tdb_nonce_next(struct tdb *t, const char *id,
-				  uint8_t n[32], uint32_t i)
+static inline void tdb_nonce_next(struct tdb *t, const char *id, uint8_t n[32],
+				  uint32_t i)
 {
 	enum db_nonce_result res;
 	struct imt_error err;
@@ -324,8 +335,8 @@ static inline void tdb_nonce_next(struct tdb *t, const char *id,
 	memcpy(next, &i, sizeof(i));
 	next[31] = 1;
 	if (db_nonce_renew(t->db, id, n, 32, T_NOW,
-			&(struct db_nonce_next){ next, 32, T_NOW + 60, 0 },
-			&res, &err) < 0)
+			   &(struct db_nonce_next){ next, 32, T_NOW + 60, 0 },
+			   &res, &err) < 0)
 		fail_msg("db_nonce_renew: %s", err.msg);
 	assert_int_equal(res, DB_NONCE_OK);
 	memcpy(n, next, 32);

@@ -100,12 +100,14 @@ static void test_start_and_counters(void **state)
 	assert_memory_equal(c.pcr10_sha1, zero, DB_PCR_SHA1_SIZE);
 	assert_memory_equal(c.pcr10_sha256, zero, DB_PCR_SHA256_SIZE);
 	assert_int_equal(c.boot_aggregate_len, 0);
-	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM events WHERE "
-				      "kind = 'reboot' AND json_extract(reason,"
-				      " '$.reset_count') = 1",
+	assert_int_equal(tdb_int2(&t,
+				  "SELECT count(*) FROM events WHERE "
+				  "kind = 'reboot' AND json_extract(reason,"
+				  " '$.reset_count') = 1",
 				  "SELECT count(*) FROM events WHERE "
 				  "kind = 'reboot' AND "
-				  "(reason->>'reset_count')::int = 1"), 1);
+				  "(reason->>'reset_count')::int = 1"),
+			 1);
 
 	/* Same boot, or counters going backwards: refused. */
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, NULL, &err),
@@ -119,8 +121,8 @@ static void test_start_and_counters(void **state)
 	assert_true(c.id > b.id);
 	assert_int_equal(current(&t, "m1").id, c.id);
 
-	assert_int_equal(db_boot_start(t.db, "ghost", 1, 0, T_NOW, NULL,
-				       &err), -1);
+	assert_int_equal(db_boot_start(t.db, "ghost", 1, 0, T_NOW, NULL, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	tdb_remove(&t);
 }
@@ -168,12 +170,14 @@ static void test_advance(void **state)
 	/* ... and stores PCR values that differ */
 	fill_pcrs(s1, s256, 77);
 	a = (struct db_boot_advance){
-		.boot_id = b.id, .from_index = 10, .to_index = 10,
-		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
+		.boot_id = b.id,
+		.from_index = 10,
+		.to_index = 10,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
 	};
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW + 9, &err), 0);
-	assert_memory_equal(current(&t, "m1").pcr10_sha256, s256,
-			    sizeof(s256));
+	assert_memory_equal(current(&t, "m1").pcr10_sha256, s256, sizeof(s256));
 	assert_int_equal(advance(&t, b.id, 10, 0, T_NOW + 9, &err), 0);
 	fill_pcrs(s1, s256, 10);
 	assert_memory_equal(current(&t, "m1").pcr10_sha1, s1, sizeof(s1));
@@ -183,10 +187,15 @@ static void test_advance(void **state)
 	recs[1].index = 99;
 	fill_pcrs(s1, s256, 13);
 	a = (struct db_boot_advance){
-		.boot_id = b.id, .from_index = 10, .to_index = 13,
-		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
-		.boot_aggregate = agg, .boot_aggregate_len = sizeof(agg),
-		.records = recs, .nrecords = 3,
+		.boot_id = b.id,
+		.from_index = 10,
+		.to_index = 13,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.boot_aggregate = agg,
+		.boot_aggregate_len = sizeof(agg),
+		.records = recs,
+		.nrecords = 3,
 	};
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
@@ -241,8 +250,7 @@ struct listed {
 	int bad;
 };
 
-static int check_listed(int64_t boot_id, const struct db_record *r,
-			void *arg)
+static int check_listed(int64_t boot_id, const struct db_record *r, void *arg)
 {
 	struct listed *l = arg;
 	size_t i = l->n++;
@@ -256,8 +264,8 @@ static int check_listed(int64_t boot_id, const struct db_record *r,
 	    strcmp(r->template, "ima-ng") != 0 || r->digest_len != 32 ||
 	    memcmp(r->digest, d, 32) != 0 ||
 	    r->verdict != (enum db_verdict)(i % 5) ||
-	    (i % 3 == 0 ? r->sig_len != 3 || memcmp(r->sig, "\x03\x02\x01", 3)
-			: r->sig_len != 0))
+	    (i % 3 == 0 ? r->sig_len != 3 || memcmp(r->sig, "\x03\x02\x01", 3) :
+			  r->sig_len != 0))
 		l->bad++;
 	return 0;
 }
@@ -288,28 +296,33 @@ static void test_advance_rows(void **state)
 	}
 	fill_pcrs(s1, s256, n);
 	a = (struct db_boot_advance){
-		.boot_id = b.id, .from_index = 0, .to_index = n,
-		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
-		.records = recs, .nrecords = n,
+		.boot_id = b.id,
+		.from_index = 0,
+		.to_index = n,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.records = recs,
+		.nrecords = n,
 	};
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
 	assert_int_equal(db_record_list(t.db, b.id, 0, 1000, 0, check_listed,
-					&l, &err), 0);
+					&l, &err),
+			 0);
 	assert_int_equal(l.n, n);
 	assert_int_equal(l.bad, 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM record_chunks"), 3);
 	/* from the middle of the second chunk, across into the third */
 	l = (struct listed){ .n = DB_CHUNK_MAX + 200 };
 	assert_int_equal(db_record_list(t.db, b.id, l.n, 80, 0, check_listed,
-					&l, &err), 0);
+					&l, &err),
+			 0);
 	assert_int_equal(l.n, DB_CHUNK_MAX + 280);
 	assert_int_equal(l.bad, 0);
 	/* the same indices again are refused whole */
 	a.from_index = n;
 	a.to_index = 2 * n;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), -1);
-	assert_int_equal(tdb_int(&t, TDB_RECORDS),
-			 (int64_t)n);
+	assert_int_equal(tdb_int(&t, TDB_RECORDS), (int64_t)n);
 	tdb_remove(&t);
 }
 
@@ -331,14 +344,14 @@ static void test_two_writers_guarded(void **state)
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	/* Reload and continue from where the other writer left off. */
 	assert_int_equal(advance(&u, b.id, current(&u, "m1").next_record_index,
-				 5, T_NOW, &err), 0);
+				 5, T_NOW, &err),
+			 0);
 	assert_int_equal(current(&t, "m1").next_record_index, 15);
 	tdb_close(&u);
 	tdb_remove(&t);
 }
 
-static int path_is_evil(int64_t boot_id, const struct db_record *r,
-			void *arg)
+static int path_is_evil(int64_t boot_id, const struct db_record *r, void *arg)
 {
 	(void)boot_id;
 	*(int *)arg += strcmp(r->path, "/tmp/x'); DROP TABLE record_chunks;--"
@@ -354,13 +367,22 @@ static void test_record_path_literal(void **state)
 	uint8_t s1[DB_PCR_SHA1_SIZE] = { 0 }, s256[DB_PCR_SHA256_SIZE] = { 0 };
 	uint8_t d[32] = { 1 };
 	struct db_record r = {
-		.index = 0, .pcr = 10, .template = "ima-ng", .path = evil,
-		.digest_algo = "sha256", .digest = d, .digest_len = 32,
+		.index = 0,
+		.pcr = 10,
+		.template = "ima-ng",
+		.path = evil,
+		.digest_algo = "sha256",
+		.digest = d,
+		.digest_len = 32,
 		.verdict = DB_VERDICT_UNKNOWN,
 	};
 	struct db_boot_advance a = {
-		.from_index = 0, .to_index = 1, .pcr10_sha1 = s1,
-		.pcr10_sha256 = s256, .records = &r, .nrecords = 1,
+		.from_index = 0,
+		.to_index = 1,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.records = &r,
+		.nrecords = 1,
 	};
 	struct imt_error err;
 	struct db_boot b;
@@ -374,7 +396,8 @@ static void test_record_path_literal(void **state)
 	a.boot_id = b.id;
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW, &err), 0);
 	assert_int_equal(db_record_list(t.db, b.id, 0, 10, 0, path_is_evil,
-					&found, &err), 0);
+					&found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_int_equal(tdb_int(&t, TDB_RECORDS), 1);
 	tdb_remove(&t);
@@ -416,7 +439,8 @@ static void test_rejudge(void **state)
 	assert_int_equal(advance(&t, b.id, 0, 20, T_NOW, &err), 0);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(db_record_list(t.db, b.id, 0, 64, 1, seen_cb, &s,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(s.n, 8);
 	for (i = 0; i < s.n; i++)
 		assert_true(s.v[i] == DB_VERDICT_UNKNOWN ||
@@ -429,7 +453,8 @@ static void test_rejudge(void **state)
 	assert_int_equal(db_record_set_verdicts(t.db, b.id, u, 2, &err), 0);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(db_record_list(t.db, b.id, 0, 64, 1, seen_cb, &s,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(s.n, 6);
 	assert_int_equal(s.idx[0], 6);
 
@@ -440,13 +465,15 @@ static void test_rejudge(void **state)
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(db_record_list(t.db, b.id, 0, 64, 1, seen_cb, &s,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(s.n, 6);
 
 	/* All records, from an index, with a limit. */
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(db_record_list(t.db, b.id, 15, 3, 0, seen_cb, &s,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.idx[0], 15);
 	assert_int_equal(s.v[0], DB_VERDICT_KNOWN);
@@ -467,8 +494,8 @@ static void kill_self(const char *point, void *arg)
  * records with the hook killing the process at @point (NULL: after the
  * commit). Returns when the child is dead.
  */
-static void crash_child(const char *path, int64_t boot, uint64_t from,
-			size_t n, const char *point)
+static void crash_child(const char *path, int64_t boot, uint64_t from, size_t n,
+			const char *point)
 {
 	int status;
 	pid_t pid;
@@ -486,7 +513,7 @@ static void crash_child(const char *path, int64_t boot, uint64_t from,
 			db_set_hook(c.db, kill_self, (void *)point);
 		if (advance(&c, boot, from, n, T_NOW, NULL) < 0)
 			_exit(3);
-		raise(SIGKILL);	/* committed; die without closing */
+		raise(SIGKILL); /* committed; die without closing */
 		_exit(4);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -635,23 +662,29 @@ static void test_retention(void **state)
 	tdb_machine(&t, "m2", DB_STATE_ENROLLING);
 	for (boot = 1; boot <= 5; boot++) {
 		assert_int_equal(db_boot_start(t.db, "m1", (uint32_t)boot, 0,
-					       T_NOW, &b, &err), 0);
+					       T_NOW, &b, &err),
+				 0);
 		assert_int_equal(advance(&t, b.id, 0, 10, T_NOW, &err), 0);
 		assert_int_equal(db_machine_set_state(t.db, "m1",
-			boot % 2 ? DB_STATE_TRUSTED : DB_STATE_UNTRUSTED,
-			NULL, T_NOW, &err), 0);
+						      boot % 2 ?
+							      DB_STATE_TRUSTED :
+							      DB_STATE_UNTRUSTED,
+						      NULL, T_NOW, &err),
+				 0);
 	}
 	assert_int_equal(db_boot_start(t.db, "m2", 1, 0, T_NOW, &b, &err), 0);
 	assert_int_equal(advance(&t, b.id, 0, 10, T_NOW, &err), 0);
 	assert_int_equal(db_nonce_issue(t.db, "m1", nonce, 16, T_NOW + 10,
-					&err), 0);
+					&err),
+			 0);
 	nonce[0] = 2;
-	assert_int_equal(db_nonce_issue(t.db, "m2", nonce, 16, T_NOW - 1,
-					&err), 0);
+	assert_int_equal(db_nonce_issue(t.db, "m2", nonce, 16, T_NOW - 1, &err),
+			 0);
 
 	do {
 		assert_int_equal(db_retention_run(t.db, &r, T_NOW, &deleted,
-						  &more, &err), 0);
+						  &more, &err),
+				 0);
 		assert_true(deleted <= r.max_rows);
 		total += deleted;
 		calls++;
@@ -660,19 +693,23 @@ static void test_retention(void **state)
 	/* 3 old boots x (a chunk of 10 records + reboot event + state
 	 * event + row) + the expired nonce. */
 	assert_int_equal(total, 3 * 4 + 1);
-	print_message("retention: %zu rows in %d calls of at most %u\n",
-		      total, calls, r.max_rows);
+	print_message("retention: %zu rows in %d calls of at most %u\n", total,
+		      calls, r.max_rows);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots WHERE "
-				     "machine_id = 'm1'"), 2);
+				     "machine_id = 'm1'"),
+			 2);
 	assert_int_equal(tdb_int(&t, "SELECT min(reset_count) FROM boots "
-				     "WHERE machine_id = 'm1'"), 4);
+				     "WHERE machine_id = 'm1'"),
+			 4);
 	assert_int_equal(tdb_int(&t, TDB_RECORDS), 30);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots WHERE "
-				     "machine_id = 'm2'"), 1);
+				     "machine_id = 'm2'"),
+			 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);
 	/* Enrollment events (no boot) stay. */
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
-				     "kind = 'enrolled'"), 2);
+				     "kind = 'enrolled'"),
+			 2);
 	assert_int_equal(current(&t, "m1").reset_count, 5);
 
 	r.keep_boots = 0;
@@ -690,7 +727,8 @@ static void test_retention(void **state)
  */
 static void test_records_go_with_their_boot(void **state)
 {
-	static const char orphans[] = "SELECT count(*) FROM record_chunks "
+	static const char orphans[] =
+		"SELECT count(*) FROM record_chunks "
 		"WHERE boot_id NOT IN (SELECT id FROM boots)";
 	struct db_removal rm;
 	struct imt_error err;
@@ -747,25 +785,27 @@ static void rows_text(struct tdb *t, char *out, size_t len)
 	PGresult *res;
 
 	if (tdb_pg_uri() != NULL) {
-		res = PQexec(db_pg_handle(t->db), "SELECT string_agg(boot_id "
-			"|| ',' || idx || ',' || pcr || ',' || template || ',' "
-			"|| upper(encode(path, 'hex')) || ',' || digest_algo "
-			"|| ',' || upper(encode(digest, 'hex')) || ',' || "
-			"verdict || ',' || (CASE WHEN sig IS NULL THEN '-' "
-			"ELSE upper(encode(sig, 'hex')) END), ';' ORDER BY "
-			"boot_id, idx) FROM records");
+		res = PQexec(db_pg_handle(t->db),
+			     "SELECT string_agg(boot_id "
+			     "|| ',' || idx || ',' || pcr || ',' || template || ',' "
+			     "|| upper(encode(path, 'hex')) || ',' || digest_algo "
+			     "|| ',' || upper(encode(digest, 'hex')) || ',' || "
+			     "verdict || ',' || (CASE WHEN sig IS NULL THEN '-' "
+			     "ELSE upper(encode(sig, 'hex')) END), ';' ORDER BY "
+			     "boot_id, idx) FROM records");
 		assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
 		snprintf(out, len, "%s", PQgetvalue(res, 0, 0));
 		PQclear(res);
 		return;
 	}
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite_handle(t->db),
-		"SELECT group_concat(boot_id || ',' || idx || ',' || pcr || "
-		"',' || template || ',' || hex(path) || ',' || digest_algo || "
-		"',' || hex(digest) || ',' || verdict || ',' || (CASE WHEN "
-		"sig IS NULL THEN '-' ELSE hex(sig) END), ';') FROM "
-		"(SELECT * FROM records ORDER BY boot_id, idx)", -1, &st,
-		NULL), SQLITE_OK);
+					    "SELECT group_concat(boot_id || ',' || idx || ',' || pcr || "
+					    "',' || template || ',' || hex(path) || ',' || digest_algo || "
+					    "',' || hex(digest) || ',' || verdict || ',' || (CASE WHEN "
+					    "sig IS NULL THEN '-' ELSE hex(sig) END), ';') FROM "
+					    "(SELECT * FROM records ORDER BY boot_id, idx)",
+					    -1, &st, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
@@ -782,8 +822,8 @@ static void text_hex(struct text *t, const void *p, size_t n, int dash)
 	size_t i;
 
 	if (n == 0 && dash) {
-		t->len += (size_t)snprintf(t->s + t->len, TEXT_MAX - t->len,
-					   "-");
+		t->len +=
+			(size_t)snprintf(t->s + t->len, TEXT_MAX - t->len, "-");
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -792,14 +832,13 @@ static void text_hex(struct text *t, const void *p, size_t n, int dash)
 }
 
 /* The same string from db_record_list(). */
-static int record_text(int64_t boot_id, const struct db_record *r,
-		       void *arg)
+static int record_text(int64_t boot_id, const struct db_record *r, void *arg)
 {
 	struct text *t = arg;
 
 	t->len += (size_t)snprintf(t->s + t->len, TEXT_MAX - t->len,
-				   "%s%lld,%llu,%u,%s,",
-				   t->len > 0 ? ";" : "", (long long)boot_id,
+				   "%s%lld,%llu,%u,%s,", t->len > 0 ? ";" : "",
+				   (long long)boot_id,
 				   (unsigned long long)r->index, r->pcr,
 				   r->template);
 	text_hex(t, r->path, strlen(r->path), 0);
@@ -815,7 +854,7 @@ static int record_text(int64_t boot_id, const struct db_record *r,
 
 /* Schema 16 on SQLite: boot ?1's 600 records and ?2's 3 as rows. */
 static const char sql_schema_16[] =
-	"ALTER TABLE boots DROP COLUMN pcr10_sha384;"	/* 0018 */
+	"ALTER TABLE boots DROP COLUMN pcr10_sha384;" /* 0018 */
 	"ALTER TABLE boots DROP COLUMN pcr10_sha512;"
 	"DROP TRIGGER boots_record_chunks_delete;"
 	"DROP TABLE record_chunks;"
@@ -850,7 +889,7 @@ static const char sql_schema_16[] =
 
 /* The same on PostgreSQL, as its 0016 left records. */
 static const char sql_schema_16_pg[] =
-	"ALTER TABLE boots DROP COLUMN pcr10_sha384;"	/* 0018 */
+	"ALTER TABLE boots DROP COLUMN pcr10_sha384;" /* 0018 */
 	"ALTER TABLE boots DROP COLUMN pcr10_sha512;"
 	"DROP TRIGGER boots_record_chunks_delete ON boots;"
 	"DROP FUNCTION boots_record_chunks_delete();"
@@ -904,7 +943,8 @@ static void schema_16(struct tdb *t, int64_t b1, int64_t b2)
 		 (long long)b1, (long long)b2);
 	if (!pg) {
 		assert_int_equal(sqlite3_exec(db_sqlite_handle(t->db), sql,
-					      NULL, NULL, NULL), SQLITE_OK);
+					      NULL, NULL, NULL),
+				 SQLITE_OK);
 		return;
 	}
 	res = PQexec(db_pg_handle(t->db), sql);
@@ -945,16 +985,20 @@ static void test_upgrade_0017_packs_records(void **state)
 	tdb_open(&t);
 	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
 			 db_schema_version());
-	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM sqlite_master "
-				      "WHERE name LIKE 'records%'",
+	assert_int_equal(tdb_int2(&t,
+				  "SELECT count(*) FROM sqlite_master "
+				  "WHERE name LIKE 'records%'",
 				  "SELECT count(*) FROM pg_class WHERE "
-				  "relname LIKE 'records%'"), 0);
+				  "relname LIKE 'records%'"),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM record_chunks"),
 			 3 + 1);
 	assert_int_equal(db_record_list(t.db, b1.id, 0, 1000, 0, record_text,
-					&after, &err), 0);
+					&after, &err),
+			 0);
 	assert_int_equal(db_record_list(t.db, b2.id, 0, 1000, 0, record_text,
-					&after, &err), 0);
+					&after, &err),
+			 0);
 	assert_string_equal(after.s, before);
 	assert_int_equal(db_machine_remove(t.db, "m1", "op", T_NOW, &rm, &err),
 			 0);
@@ -969,7 +1013,9 @@ static void test_upgrade_0017_packs_records(void **state)
 static void test_retention_event_cap(void **state)
 {
 	struct db_retention r = {
-		.keep_boots = 5, .max_events = 10, .max_rows = 4,
+		.keep_boots = 5,
+		.max_events = 10,
+		.max_rows = 4,
 	};
 	struct imt_error err;
 	struct db_boot b;
@@ -984,22 +1030,28 @@ static void test_retention_event_cap(void **state)
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
 	for (i = 0; i < 30; i++)
 		assert_int_equal(db_machine_set_state(t.db, "m1",
-			i % 2 ? DB_STATE_TRUSTED : DB_STATE_STALE, NULL,
-			T_NOW + i, &err), 0);
+						      i % 2 ? DB_STATE_TRUSTED :
+							      DB_STATE_STALE,
+						      NULL, T_NOW + i, &err),
+				 0);
 	/* m1: enrolled + reboot + 30 changes = 32 events; m2: 1. */
 	do {
 		assert_int_equal(db_retention_run(t.db, &r, T_NOW, &deleted,
-						  &more, &err), 0);
+						  &more, &err),
+				 0);
 		assert_true(deleted <= r.max_rows);
 		total += deleted;
 	} while (more);
 	assert_int_equal(total, 22);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
-				     "machine_id = 'm1'"), 10);
+				     "machine_id = 'm1'"),
+			 10);
 	assert_int_equal(tdb_int(&t, "SELECT min(time) FROM events WHERE "
-				     "machine_id = 'm1'"), T_NOW + 20);
+				     "machine_id = 'm1'"),
+			 T_NOW + 20);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
-				     "machine_id = 'm2'"), 1);
+				     "machine_id = 'm2'"),
+			 1);
 	tdb_remove(&t);
 }
 
@@ -1034,7 +1086,8 @@ static void test_heartbeat_cost(void **state)
 	s = (double)(t1.tv_sec - t0.tv_sec) +
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	print_message("2000 heartbeats (renew nonce + advance): %.3f s, "
-		      "%.0f/s\n", s, 2000 / s);
+		      "%.0f/s\n",
+		      s, 2000 / s);
 	tdb_remove(&t);
 }
 
@@ -1127,7 +1180,8 @@ static void test_history_gap(void **state)
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
 	assert_int_equal(db_boot_history_gap(t.db, b.id, 0, 10, anchor,
-					     sizeof(anchor), &err), 0);
+					     sizeof(anchor), &err),
+			 0);
 	b = current(&t, "m1");
 	assert_int_equal(b.next_record_index, 10);
 	assert_int_equal(b.history_from, 0);
@@ -1136,10 +1190,12 @@ static void test_history_gap(void **state)
 	assert_int_equal(advance(&t, b.id, 10, 2, T_NOW, &err), 0);
 	/* not at 11: refused */
 	assert_int_equal(db_boot_history_gap(t.db, b.id, 11, 20, anchor,
-					     sizeof(anchor), &err), -1);
+					     sizeof(anchor), &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_boot_history_gap(t.db, b.id, 12, 20, anchor,
-					     sizeof(anchor), &err), 0);
+					     sizeof(anchor), &err),
+			 0);
 	b = current(&t, "m1");
 	assert_int_equal(b.next_record_index, 20);
 	assert_int_equal(b.history_from, 12);
@@ -1153,8 +1209,7 @@ static void test_verdict_names(void **state)
 	enum db_verdict v;
 
 	(void)state;
-	assert_string_equal(db_verdict_name(DB_VERDICT_VIOLATION),
-			    "violation");
+	assert_string_equal(db_verdict_name(DB_VERDICT_VIOLATION), "violation");
 	assert_string_equal(db_verdict_name((enum db_verdict)9), "invalid");
 	assert_int_equal(db_verdict_parse("excluded", &v), 0);
 	assert_int_equal(v, DB_VERDICT_EXCLUDED);

@@ -72,9 +72,9 @@ static void test_pg_leader_moves(void **state)
 	c = tdb_other(&t);
 	assert_int_equal(leads(t.db), 1);
 	assert_int_equal(leads(b), 0);
-	assert_int_equal(leads(t.db), 1);	/* asked again: still */
+	assert_int_equal(leads(t.db), 1); /* asked again: still */
 	assert_int_equal(leads(c), 0);
-	db_close(t.db);				/* the leader dies */
+	db_close(t.db); /* the leader dies */
 	t.db = NULL;
 	assert_int_equal(leads(b) + leads(c), 1);
 	db_close(b);
@@ -138,7 +138,7 @@ static void test_pg_machine_lock(void **state)
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	assert_int_equal(db_machine_lock(t.db, "m1", &err), 0);
 
-	w.id = "m2";				/* another machine: no wait */
+	w.id = "m2"; /* another machine: no wait */
 	lock_machine(&w);
 	assert_int_equal(w.rc, 0);
 	assert_true(w.waited < 0.2);
@@ -167,7 +167,7 @@ static void test_pg_change_announced(void **state)
 	assert_int_equal(db_changed_elsewhere(b), 0);
 	assert_int_equal(db_change_announce(t.db, &err), 0);
 	usleep(100000);
-	(void)leads(b);		/* the next statement reads what came */
+	(void)leads(b); /* the next statement reads what came */
 	(void)leads(t.db);
 	assert_int_equal(db_changed_elsewhere(b), 1);
 	assert_int_equal(db_changed_elsewhere(b), 0);
@@ -190,6 +190,8 @@ int main(void)
 
 	/* every test here is one backend's */
 	return tdb_pg_uri() == NULL ?
-		cmocka_run_group_tests_name("SQLite", sqlite_tests, NULL, NULL) :
-		cmocka_run_group_tests_name("PostgreSQL", pg_tests, NULL, NULL);
+		       cmocka_run_group_tests_name("SQLite", sqlite_tests, NULL,
+						   NULL) :
+		       cmocka_run_group_tests_name("PostgreSQL", pg_tests, NULL,
+						   NULL);
 }

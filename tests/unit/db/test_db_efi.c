@@ -15,22 +15,25 @@ static void make_0006(struct tdb *t)
 
 	tdb_path(t);
 	assert_int_equal(sqlite3_open(t->path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(s, "PRAGMA foreign_keys = ON", NULL,
-				      NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(s, "PRAGMA foreign_keys = ON", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
 	for (i = 0; i < db_migration_count && db_migrations[i].version <= 6;
 	     i++)
 		assert_int_equal(sqlite3_exec(s, db_migrations[i].sql, NULL,
-					      NULL, NULL), SQLITE_OK);
+					      NULL, NULL),
+				 SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s,
-		"INSERT INTO sources (id, kind, name, imported_at, version) "
-		"VALUES (7, 'dir-tree', 'root', 5, 'v1');"
-		"INSERT INTO files (id, path) VALUES (1, '/bin/sh');"
-		"INSERT INTO digests (id, algo, value) "
-		"VALUES (1, 'sha256', x'00');"
-		"INSERT INTO refs (file_id, digest_id, source_id) "
-		"VALUES (1, 1, 7);"
-		"INSERT INTO source_rules VALUES (7, 'prefix', '/tmp/');",
-		NULL, NULL, NULL), SQLITE_OK);
+				      "INSERT INTO sources (id, kind, name, imported_at, version) "
+				      "VALUES (7, 'dir-tree', 'root', 5, 'v1');"
+				      "INSERT INTO files (id, path) VALUES (1, '/bin/sh');"
+				      "INSERT INTO digests (id, algo, value) "
+				      "VALUES (1, 'sha256', x'00');"
+				      "INSERT INTO refs (file_id, digest_id, source_id) "
+				      "VALUES (1, 1, 7);"
+				      "INSERT INTO source_rules VALUES (7, 'prefix', '/tmp/');",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	assert_int_equal(sqlite3_close(s), SQLITE_OK);
 }
 
@@ -47,18 +50,23 @@ static void test_upgrade_from_0006(void **state)
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources WHERE "
 				     "id = 7 AND kind = 'dir-tree' AND "
 				     "name = 'root' AND imported_at = 5 AND "
-				     "version = 'v1'"), 1);
+				     "version = 'v1'"),
+			 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs "
-				     "WHERE source_id = 7"), 1);
+				     "WHERE source_id = 7"),
+			 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM source_rules"), 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sqlite_master "
 				     "WHERE name IN ('sources_package', "
-				     "'sources_retire')"), 2);
+				     "'sources_retire')"),
+			 2);
 	/* the children still reference the rebuilt table: cascades work */
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sqlite_master "
-				     "WHERE sql LIKE '%sources_new%'"), 0);
+				     "WHERE sql LIKE '%sources_new%'"),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM "
-				     "pragma_foreign_key_check"), 0);
+				     "pragma_foreign_key_check"),
+			 0);
 	tdb_int(&t, "DELETE FROM sources WHERE id = 7 RETURNING 0");
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM source_rules"), 0);
@@ -82,23 +90,28 @@ static void test_import_and_find(void **state)
 	(void)state;
 	tdb_new(&t);
 	assert_int_equal(db_efi_find(t.db, "sha256", d1, sizeof(d1), &hit,
-				     &err), 0);
+				     &err),
+			 0);
 	assert_int_equal(db_efi_import(t.db, "boot", "255.4", e, 2, T_NOW,
-				       &added, &err), 0);
+				       &added, &err),
+			 0);
 	assert_int_equal(added, 2);
 	assert_int_equal(db_efi_find(t.db, "sha256", d1, sizeof(d1), &hit,
-				     &err), 1);
+				     &err),
+			 1);
 	assert_string_equal(hit.source, "boot");
 	assert_string_equal(hit.version, "255.4");
 	assert_string_equal(hit.file_name, "systemd-bootx64.efi");
 	/* the bank matters: a sha256 digest is not found as sha1 */
-	assert_int_equal(db_efi_find(t.db, "sha1", d1, sizeof(d2), &hit,
-				     &err), 0);
+	assert_int_equal(db_efi_find(t.db, "sha1", d1, sizeof(d2), &hit, &err),
+			 0);
 	assert_int_equal(db_efi_import(t.db, "boot", "255.4", e, 2, T_NOW + 1,
-				       &added, &err), 0);
+				       &added, &err),
+			 0);
 	assert_int_equal(added, 0);
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources WHERE "
-				     "kind = 'efi' AND imported_at = 1700000000"),
+	assert_int_equal(tdb_int(&t,
+				 "SELECT count(*) FROM sources WHERE "
+				 "kind = 'efi' AND imported_at = 1700000000"),
 			 1);
 	/* an IMA lookup never sees an EFI digest */
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM digests"), 0);
@@ -121,10 +134,12 @@ static void test_bad_entry_stores_nothing(void **state)
 	(void)state;
 	tdb_new(&t);
 	assert_int_equal(db_efi_import(t.db, "x", NULL, e, 2, T_NOW, &added,
-				       &err), -1);
+				       &err),
+			 -1);
 	assert_non_null(strstr(err.msg, "EFI file name"));
 	assert_int_equal(db_efi_import(t.db, "", NULL, e, 1, T_NOW, &added,
-				       &err), -1);
+				       &err),
+			 -1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM efi_digests"), 0);
 	tdb_remove(&t);

@@ -10,12 +10,11 @@
 static struct db_limits_fx {
 	struct db_enroll_limits lim;
 	struct db_activate_opts opts;
-} fx = { { 1024, 4 },
-	  { 100, 0, NULL, DB_STATE_ENROLLING, DB_STATE_PENDING } };
+} fx = { { 1024, 4 }, { 100, 0, NULL, DB_STATE_ENROLLING, DB_STATE_PENDING } };
 
 /* A challenge for @id by the EK named @ek; @n makes its proof unique. */
-static struct db_challenge *challenge(const char *id, const char *ek,
-				      uint8_t n, int chained)
+static struct db_challenge *challenge(const char *id, const char *ek, uint8_t n,
+				      int chained)
 {
 	static struct db_challenge cs[8];
 	static unsigned int next;
@@ -47,8 +46,7 @@ static enum db_open_result open_c(struct tdb *t, const struct db_challenge *c,
 	enum db_open_result r;
 	struct imt_error err;
 
-	if (db_challenge_open(t->db, c, vouched, &fx.lim, T_NOW, &r,
-			      &err) < 0)
+	if (db_challenge_open(t->db, c, vouched, &fx.lim, T_NOW, &r, &err) < 0)
 		fail_msg("db_challenge_open: %s", err.msg);
 	return r;
 }
@@ -60,8 +58,8 @@ static enum db_activation act(struct tdb *t, const struct db_challenge *c,
 	enum db_activation r;
 	struct imt_error err;
 
-	if (db_challenge_activate(t->db, c, o != NULL ? o : &fx.opts, T_NOW,
-				  &r, s, &err) < 0)
+	if (db_challenge_activate(t->db, c, o != NULL ? o : &fx.opts, T_NOW, &r,
+				  s, &err) < 0)
 		fail_msg("db_challenge_activate: %s", err.msg);
 	return r;
 }
@@ -72,9 +70,9 @@ static int found_c(struct tdb *t, const struct db_challenge *c, int64_t now)
 	struct imt_error err;
 	int found;
 
-	assert_int_equal(db_challenge_find(t->db, c->machine_id,
-					   c->proof_hash, now, &got, &found,
-					   &err), 0);
+	assert_int_equal(db_challenge_find(t->db, c->machine_id, c->proof_hash,
+					   now, &got, &found, &err),
+			 0);
 	if (found)
 		assert_memory_equal(got.secret, c->secret, c->secret_len);
 	return found;
@@ -122,7 +120,8 @@ static void test_caps(void **state)
 	/* one EK: at most max_per_ek open */
 	for (i = 0; i < 4; i++)
 		assert_int_equal(open_c(&t, challenge("x", "ek-f", 10 + i, 0),
-					0), DB_OPEN_OK);
+					0),
+				 DB_OPEN_OK);
 	assert_int_equal(open_c(&t, challenge("y", "ek-f", 20, 0), 0),
 			 DB_OPEN_EK_FULL);
 	/* all EKs: at most max_open; an unvouched one is refused */
@@ -138,10 +137,9 @@ static void test_caps(void **state)
 	assert_int_equal(found_c(&t, c, T_NOW), 1);
 	assert_int_equal(db_challenge_count(t.db, T_NOW, &open, &err), 0);
 	assert_int_equal(open, 6);
-	assert_int_equal(found_c(&t, &first, T_NOW), 0);	/* evicted */
+	assert_int_equal(found_c(&t, &first, T_NOW), 0); /* evicted */
 	/* expired ones make room */
-	assert_int_equal(db_challenge_count(t.db, T_NOW + 300, &open, &err),
-			 0);
+	assert_int_equal(db_challenge_count(t.db, T_NOW + 300, &open, &err), 0);
 	assert_int_equal(open, 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines"), 0);
 	fx.lim.max_open = 1024;
@@ -180,7 +178,8 @@ static void test_activate_creates(void **state)
 	assert_memory_equal(m.ak_name, a->ak_name, 34);
 	db_machine_release(&m);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
-				     "kind = 'activated'"), 1);
+				     "kind = 'activated'"),
+			 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
 				     "action = 'enroll' AND machine_id = 'm1'"),
 			 1);
@@ -208,7 +207,7 @@ static void test_reenroll_and_pending(void **state)
 	struct db_challenge *a = challenge("m1", "ek-a", 1, 0);
 	struct db_challenge *a2 = challenge("m1", "ek-a", 5, 0);
 	struct db_activate_opts one = { 1, 0, "{\"check\":\"ek\"}",
-					 DB_STATE_ENROLLING, DB_STATE_PENDING };
+					DB_STATE_ENROLLING, DB_STATE_PENDING };
 	struct db_challenge *p = challenge("m2", "ek-p", 6, 0);
 	enum db_machine_state st;
 	struct imt_error err;
@@ -240,7 +239,7 @@ static void test_registration(void **state)
 	struct db_challenge *x = challenge("reg", "ek-x", 2, 1);
 	struct db_challenge *u = challenge("free", "ek-u", 3, 1);
 	struct db_activate_opts only = { 100, 1, NULL, DB_STATE_ENROLLING,
-					  DB_STATE_PENDING };
+					 DB_STATE_PENDING };
 	enum db_register_result res;
 	struct db_registration reg;
 	enum db_machine_state st;
@@ -254,28 +253,35 @@ static void test_registration(void **state)
 	tdb_new(&t);
 	tdb_machine(&t, "known", DB_STATE_TRUSTED);
 	assert_int_equal(db_registration_add(t.db, "reg", r->ek_fpr, "alice",
-					     T_NOW, &res, &err), 0);
+					     T_NOW, &res, &err),
+			 0);
 	assert_int_equal(res, DB_REG_OK);
 	assert_int_equal(db_registration_add(t.db, "reg", r->ek_fpr, "alice",
-					     T_NOW, &res, &err), 0);
+					     T_NOW, &res, &err),
+			 0);
 	assert_int_equal(res, DB_REG_EXISTS);
 	assert_int_equal(db_registration_add(t.db, "reg", x->ek_fpr, "alice",
-					     T_NOW, &res, &err), 0);
+					     T_NOW, &res, &err),
+			 0);
 	assert_int_equal(res, DB_REG_ID_TAKEN);
-	assert_int_equal(db_registration_add(t.db, "other", r->ek_fpr,
-					     "alice", T_NOW, &res, &err), 0);
+	assert_int_equal(db_registration_add(t.db, "other", r->ek_fpr, "alice",
+					     T_NOW, &res, &err),
+			 0);
 	assert_int_equal(res, DB_REG_EK_TAKEN);
-	assert_int_equal(db_registration_add(t.db, "known", x->ek_fpr,
-					     "alice", T_NOW, &res, &err), 0);
+	assert_int_equal(db_registration_add(t.db, "known", x->ek_fpr, "alice",
+					     T_NOW, &res, &err),
+			 0);
 	assert_int_equal(res, DB_REG_ID_TAKEN);
 	assert_int_equal(db_registration_get(t.db, "reg", &reg, &found, &err),
 			 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(reg.op_name, "alice");
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
-				     "action = 'register'"), 1);
-	assert_int_equal(db_identity_check(t.db, "reg", x->ek_fpr, NULL, 0,
-					   &w, &err), 0);
+				     "action = 'register'"),
+			 1);
+	assert_int_equal(db_identity_check(t.db, "reg", x->ek_fpr, NULL, 0, &w,
+					   &err),
+			 0);
 	assert_int_equal(w.id_registered_other, 1);
 	/* another EK, even CA-chained, cannot take a pre-registered id */
 	assert_int_equal(act(&t, x, NULL, &st), DB_ACT_ID_TAKEN);
@@ -306,15 +312,18 @@ static void test_remove(void **state)
 	tdb_machine(&t, "gone", DB_STATE_TRUSTED);
 	tdb_machine(&t, "stay", DB_STATE_TRUSTED);
 	test_fpr_of("gone", fpr);
-	assert_int_equal(db_boot_start(t.db, "gone", 1, 0, T_NOW, &boot,
-				       &err), 0);
+	assert_int_equal(db_boot_start(t.db, "gone", 1, 0, T_NOW, &boot, &err),
+			 0);
 	assert_int_equal(db_nonce_issue(t.db, "gone", nonce, 16, T_NOW + 9,
-					&err), 0);
+					&err),
+			 0);
 	open_c(&t, c, 0);
 	assert_int_equal(db_registration_add(t.db, "gone", fpr, "alice", T_NOW,
-					     &res, &err), 0);
+					     &res, &err),
+			 0);
 	assert_int_equal(db_machine_remove(t.db, "gone", "bob", T_NOW, &rm,
-					   &err), 0);
+					   &err),
+			 0);
 	assert_int_equal(rm.machine, 1);
 	assert_int_equal(rm.registration, 1);
 	assert_int_equal(rm.boots, 1);
@@ -327,23 +336,28 @@ static void test_remove(void **state)
 				     "events WHERE machine_id = 'gone') + "
 				     "(SELECT count(*) FROM nonces) + (SELECT "
 				     "count(*) FROM enrollments) + (SELECT "
-				     "count(*) FROM registrations)"), 0);
+				     "count(*) FROM registrations)"),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines"), 1);
 	/* the audit entry outlives the machine */
-	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM audit WHERE "
-				      "action = 'remove' AND operator = 'bob' "
-				      "AND machine_id = 'gone' AND "
-				      "json_extract(detail, '$.boots') = 1",
+	assert_int_equal(tdb_int2(&t,
 				  "SELECT count(*) FROM audit WHERE "
 				  "action = 'remove' AND operator = 'bob' "
 				  "AND machine_id = 'gone' AND "
-				  "(detail->>'boots')::int = 1"), 1);
+				  "json_extract(detail, '$.boots') = 1",
+				  "SELECT count(*) FROM audit WHERE "
+				  "action = 'remove' AND operator = 'bob' "
+				  "AND machine_id = 'gone' AND "
+				  "(detail->>'boots')::int = 1"),
+			 1);
 	/* nothing there: nothing removed, nothing written */
 	assert_int_equal(db_machine_remove(t.db, "gone", "bob", T_NOW, &rm,
-					   &err), 0);
+					   &err),
+			 0);
 	assert_int_equal(rm.machine + rm.registration, 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
-				     "action = 'remove'"), 1);
+				     "action = 'remove'"),
+			 1);
 	tdb_remove(&t);
 }
 
@@ -373,8 +387,9 @@ static void test_pending_expiry(void **state)
 	tdb_machine(&t, "seen", DB_STATE_PENDING);
 	tdb_machine(&t, "trusted", DB_STATE_TRUSTED);
 	test_fpr_of("approved", fpr);
-	assert_int_equal(db_machine_approve(t.db, "approved", fpr, "ops",
-					    T_NOW, &ar, &err), 0);
+	assert_int_equal(db_machine_approve(t.db, "approved", fpr, "ops", T_NOW,
+					    &ar, &err),
+			 0);
 	tdb_exec(&t, "UPDATE machines SET state = 'pending' "
 		     "WHERE id = 'approved'");
 	assert_int_equal(db_boot_start(t.db, "seen", 1, 0, T_NOW, &boot, &err),
@@ -382,28 +397,35 @@ static void test_pending_expiry(void **state)
 	open_c(&t, challenge("x", "ek-q", 1, 0), 0);
 	/* not yet */
 	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 86400, NULL, NULL,
-					  &err), 0);
+					  &err),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines"), 4);
 	/* a week after: only the never approved, never seen one goes */
 	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 7 * 86400, NULL,
-					  NULL, &err), 0);
+					  NULL, &err),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines"), 3);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines WHERE "
-				     "id = 'old'"), 0);
+				     "id = 'old'"),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM enrollments"), 0);
 	assert_int_equal(db_audit_list(t.db, "old", 0, 10, count_audit, &n,
-				       &err), 0);
+				       &err),
+			 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
 				     "action = 'pending-expired' AND "
-				     "machine_id = 'old'"), 1);
+				     "machine_id = 'old'"),
+			 1);
 	/* 0: pending machines are kept forever */
 	tdb_machine(&t, "old2", DB_STATE_PENDING);
 	r.pending_expire = 0;
 	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 700 * 86400, NULL,
-					  NULL, &err), 0);
+					  NULL, &err),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines WHERE "
-				     "id = 'old2'"), 1);
+				     "id = 'old2'"),
+			 1);
 	tdb_remove(&t);
 }
 
@@ -416,14 +438,16 @@ static void make_v2(const char *path)
 	assert_int_equal(sqlite3_open(path, &s), SQLITE_OK);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(sqlite3_exec(s, db_migrations[i].sql, NULL,
-					      NULL, NULL), SQLITE_OK);
+					      NULL, NULL),
+				 SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s,
-		"INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, "
-		"created_at, activated) VALUES "
-		"('squat', x'01', x'01', x'000b', 'pending', 1, 0), "
-		"('real', x'02', x'02', x'000b', 'trusted', 2, 1), "
-		"('dup', x'02', x'03', x'000b', 'trusted', 3, 1);",
-		NULL, NULL, NULL), SQLITE_OK);
+				      "INSERT INTO machines (id, ek_pub, ak_pub, ak_name, state, "
+				      "created_at, activated) VALUES "
+				      "('squat', x'01', x'01', x'000b', 'pending', 1, 0), "
+				      "('real', x'02', x'02', x'000b', 'trusted', 2, 1), "
+				      "('dup', x'02', x'03', x'000b', 'trusted', 3, 1);",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	sqlite3_close(s);
 }
 
@@ -447,31 +471,39 @@ static void test_migration(void **state)
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines"), 2);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
 				     "action = 'migration-removed' AND "
-				     "machine_id = 'squat'"), 1);
+				     "machine_id = 'squat'"),
+			 1);
 	/* fingerprints are filled by the verifier; the first keeps it */
 	assert_int_equal(db_machine_next_unfingerprinted(t.db, &cursor, &m,
-							 &found, &err), 0);
+							 &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(m.id, "real");
 	assert_int_equal(m.has_ek_fpr, 0);
 	db_machine_release(&m);
 	assert_int_equal(db_machine_fill_fpr(t.db, "real", fpr, T_NOW, holder,
-					     &err), 0);
+					     &err),
+			 0);
 	assert_string_equal(holder, "");
 	assert_int_equal(db_machine_next_unfingerprinted(t.db, &cursor, &m,
-							 &found, &err), 0);
+							 &found, &err),
+			 0);
 	assert_string_equal(m.id, "dup");
 	db_machine_release(&m);
 	assert_int_equal(db_machine_fill_fpr(t.db, "dup", fpr, T_NOW, holder,
-					     &err), 0);
+					     &err),
+			 0);
 	assert_string_equal(holder, "real");
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines WHERE "
-				     "ek_fpr IS NULL AND id = 'dup'"), 1);
+				     "ek_fpr IS NULL AND id = 'dup'"),
+			 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
 				     "action = 'duplicate-ek' AND json_extract("
-				     "detail, '$.holder') = 'real'"), 1);
+				     "detail, '$.holder') = 'real'"),
+			 1);
 	assert_int_equal(db_machine_next_unfingerprinted(t.db, &cursor, &m,
-							 &found, &err), 0);
+							 &found, &err),
+			 0);
 	assert_int_equal(found, 0);
 	tdb_remove(&t);
 }

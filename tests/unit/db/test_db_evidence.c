@@ -55,8 +55,8 @@ static void assert_view_agrees(struct tdb *t, const char *id, int64_t now)
 				    DB_PCR_SHA256_SIZE);
 		assert_int_equal(v.boot.boot_aggregate_len,
 				 boot.boot_aggregate_len);
-		if (db_boot_log_get(t->db, boot.id, 0, &log, &have_log,
-				    &err) < 0)
+		if (db_boot_log_get(t->db, boot.id, 0, &log, &have_log, &err) <
+		    0)
 			fail_msg("log: %s", err.msg);
 	}
 	assert_int_equal(v.have_log, have_log);
@@ -106,15 +106,17 @@ static void test_view_agrees(void **state)
 	assert_view_agrees(&t, "m1", T_NOW);
 	/* a nonce: outstanding, then expired */
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 30,
-					&err), 0);
+					&err),
+			 0);
 	assert_view_agrees(&t, "m1", T_NOW);
 	assert_view_agrees(&t, "m1", T_NOW + 30);
-	assert_view_agrees(&t, "m2", T_NOW);	/* m1's is not m2's */
+	assert_view_agrees(&t, "m2", T_NOW); /* m1's is not m2's */
 	/* used: the row holds the next one, seen */
 	assert_int_equal(db_nonce_renew(t.db, "m1", n, sizeof(n), T_NOW,
 					&(struct db_nonce_next){
 						next, 32, T_NOW + 30, T_NOW },
-					&nres, &err), 0);
+					&nres, &err),
+			 0);
 	assert_int_equal(nres, DB_NONCE_OK);
 	assert_view_agrees(&t, "m1", T_NOW + 1);
 	/* a row marked used (earlier verifiers left them): not outstanding */
@@ -123,13 +125,14 @@ static void test_view_agrees(void **state)
 	assert_int_equal(db_evidence_view_get(t.db, "m1", T_NOW + 1, &v, &err),
 			 0);
 	assert_int_equal(v.have_nonce, 0);
-	assert_true(v.m.last_seen == T_NOW);	/* its seen_at still counts */
+	assert_true(v.m.last_seen == T_NOW); /* its seen_at still counts */
 	db_evidence_view_release(&v);
 	/* boots: the latest is the current one, with or without its log */
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
 	assert_view_agrees(&t, "m1", T_NOW + 1);
 	assert_int_equal(db_boot_log_store(t.db, b.id, blog, sizeof(blog),
-					   T_NOW, &res, &err), 0);
+					   T_NOW, &res, &err),
+			 0);
 	assert_view_agrees(&t, "m1", T_NOW + 1);
 	assert_int_equal(db_evidence_view_get(t.db, "m1", T_NOW + 1, &v, &err),
 			 0);
@@ -141,12 +144,12 @@ static void test_view_agrees(void **state)
 	assert_int_equal(db_evidence_view_get(t.db, "m1", T_NOW + 1, &v, &err),
 			 0);
 	assert_int_equal(v.boot.id, b.id);
-	assert_int_equal(v.have_log, 0);	/* the new boot has none yet */
+	assert_int_equal(v.have_log, 0); /* the new boot has none yet */
 	db_evidence_view_release(&v);
 	/* a state with a reason */
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_UNTRUSTED,
-					      "{\"check\":\"x\"}", T_NOW,
-					      &err), 0);
+					      "{\"check\":\"x\"}", T_NOW, &err),
+			 0);
 	assert_view_agrees(&t, "m1", T_NOW + 2);
 	tdb_remove(&t);
 }
@@ -172,9 +175,13 @@ static void run_evidence_path(struct db *db, int64_t boot)
 	for (i = 0; i < 50; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "/usr/bin/p%zu", i);
 		recs[i] = (struct db_record){
-			.index = i, .pcr = 10, .template = "ima-ng",
-			.path = paths[i], .digest_algo = "sha256",
-			.digest = digest, .digest_len = 32,
+			.index = i,
+			.pcr = 10,
+			.template = "ima-ng",
+			.path = paths[i],
+			.digest_algo = "sha256",
+			.digest = digest,
+			.digest_len = 32,
 			.verdict = DB_VERDICT_KNOWN,
 		};
 	}
@@ -184,23 +191,37 @@ static void run_evidence_path(struct db *db, int64_t boot)
 	assert_int_equal(db_nonce_renew(db, "m1", n1, 32, T_NOW,
 					&(struct db_nonce_next){
 						n2, 32, T_NOW + 30, T_NOW },
-					&nres, &err), 0);
+					&nres, &err),
+			 0);
 	assert_int_equal(nres, DB_NONCE_OK);
-	assert_int_equal(db_boot_advance(db, &(struct db_boot_advance){
-			.boot_id = boot, .from_index = 0, .to_index = 50,
-			.pcr10_sha1 = s1, .pcr10_sha256 = s256,
-			.records = recs, .nrecords = 50 }, T_NOW, &err), 0);
+	assert_int_equal(db_boot_advance(db,
+					 &(struct db_boot_advance){
+						 .boot_id = boot,
+						 .from_index = 0,
+						 .to_index = 50,
+						 .pcr10_sha1 = s1,
+						 .pcr10_sha256 = s256,
+						 .records = recs,
+						 .nrecords = 50 },
+					 T_NOW, &err),
+			 0);
 	assert_int_equal(db_evidence_view_get(db, "m1", T_NOW, &v, &err), 0);
 	db_evidence_view_release(&v);
 	/* a heartbeat that does not come with its nonce's seen time */
 	assert_int_equal(db_nonce_renew(db, "m1", n2, 32, T_NOW,
 					&(struct db_nonce_next){
 						n3, 32, T_NOW + 30, 0 },
-					&nres, &err), 0);
-	assert_int_equal(db_boot_advance(db, &(struct db_boot_advance){
-			.boot_id = boot, .from_index = 50, .to_index = 50,
-			.pcr10_sha1 = s1, .pcr10_sha256 = s256 }, T_NOW + 1,
-			&err), 0);
+					&nres, &err),
+			 0);
+	assert_int_equal(db_boot_advance(db,
+					 &(struct db_boot_advance){
+						 .boot_id = boot,
+						 .from_index = 50,
+						 .to_index = 50,
+						 .pcr10_sha1 = s1,
+						 .pcr10_sha256 = s256 },
+					 T_NOW + 1, &err),
+			 0);
 }
 
 /*
@@ -235,7 +256,8 @@ static void test_evidence_plans(void **state)
 				 0);
 		assert_int_equal(db_boot_log_store(t.db, b.id, blog,
 						   sizeof(blog), T_NOW, &res,
-						   &err), 0);
+						   &err),
+				 0);
 	}
 	assert_int_equal(db_nonce_issue(t.db, "m1", n1, 32, T_NOW + 30, &err),
 			 0);

@@ -52,11 +52,15 @@ static void test_create_get(void **state)
 	uint8_t fpr[DB_FPR_SIZE] = { 0xaa, 1 };
 	struct db_machine_new n = {
 		.id = "host-1.example",
-		.ek_pub = ek, .ek_pub_len = sizeof(ek),
-		.ek_cert = cert, .ek_cert_len = sizeof(cert),
+		.ek_pub = ek,
+		.ek_pub_len = sizeof(ek),
+		.ek_cert = cert,
+		.ek_cert_len = sizeof(cert),
 		.ek_fpr = fpr,
-		.ak_pub = ak, .ak_pub_len = sizeof(ak),
-		.ak_name = name, .ak_name_len = sizeof(name),
+		.ak_pub = ak,
+		.ak_pub_len = sizeof(ak),
+		.ak_name = name,
+		.ak_name_len = sizeof(name),
 		.state = DB_STATE_ENROLLING,
 	};
 	struct imt_error err;
@@ -72,7 +76,8 @@ static void test_create_get(void **state)
 	assert_non_null(strstr(err.msg, "exists"));
 
 	assert_int_equal(db_machine_get(t.db, "host-1.example", &m, &found,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(m.id, "host-1.example");
 	assert_int_equal(m.ek_pub_len, sizeof(ek));
@@ -90,7 +95,7 @@ static void test_create_get(void **state)
 	assert_int_equal(m.has_ek_fpr, 1);
 	assert_memory_equal(m.ek_fpr, fpr, DB_FPR_SIZE);
 	db_machine_release(&m);
-	db_machine_release(&m);	/* idempotent */
+	db_machine_release(&m); /* idempotent */
 
 	assert_int_equal(db_machine_get(t.db, "nobody", &m, &found, &err), 0);
 	assert_int_equal(found, 0);
@@ -120,9 +125,14 @@ static void test_create_bad_input(void **state)
 	static uint8_t big_name[DB_AK_NAME_MAX + 1];
 	static const uint8_t fpr[DB_FPR_SIZE] = { 1 };
 	struct db_machine_new n = {
-		.id = "x", .ek_pub = k, .ek_pub_len = 4, .ek_fpr = fpr,
+		.id = "x",
+		.ek_pub = k,
+		.ek_pub_len = 4,
+		.ek_fpr = fpr,
 		.ak_pub = k,
-		.ak_pub_len = 4, .ak_name = k, .ak_name_len = 4,
+		.ak_pub_len = 4,
+		.ak_name = k,
+		.ak_name_len = 4,
 		.state = (enum db_machine_state)42,
 	};
 	struct imt_error err;
@@ -140,7 +150,7 @@ static void test_create_bad_input(void **state)
 	n.id = "";
 	assert_int_equal(db_machine_create(t.db, &n, T_NOW, &err), -1);
 	n.id = "x";
-	n.ek_fpr = NULL;	/* a fingerprint is required */
+	n.ek_fpr = NULL; /* a fingerprint is required */
 	assert_int_equal(db_machine_create(t.db, &n, T_NOW, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	n.ek_fpr = fpr;
@@ -165,9 +175,11 @@ static void test_set_state_writes_event(void **state)
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_TRUSTED,
-					      NULL, T_NOW + 1, &err), 0);
+					      NULL, T_NOW + 1, &err),
+			 0);
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_UNTRUSTED,
-					      why, T_NOW + 2, &err), 0);
+					      why, T_NOW + 2, &err),
+			 0);
 	load_events(&t, "m1", &e);
 	assert_int_equal(e.n, 3);
 	assert_string_equal(e.ev[0].kind, "enrolled");
@@ -178,12 +190,13 @@ static void test_set_state_writes_event(void **state)
 	assert_string_equal(e.ev[2].from, "trusted");
 	assert_string_equal(e.ev[2].to, "untrusted");
 	assert_string_equal(e.ev[2].reason, why);
-	assert_int_equal(e.ev[2].boot_id, 0);	/* no boot yet */
+	assert_int_equal(e.ev[2].boot_id, 0); /* no boot yet */
 
 	/* Same state: the reason is updated, no event. */
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_UNTRUSTED,
 					      "{\"record\":18}", T_NOW + 3,
-					      &err), 0);
+					      &err),
+			 0);
 	load_events(&t, "m1", &e);
 	assert_int_equal(e.n, 3);
 	assert_int_equal(db_machine_get(t.db, "m1", &m, &found, &err), 0);
@@ -202,13 +215,14 @@ static void test_set_state_writes_event(void **state)
 	load_events(&t, "m1", &e);
 	assert_int_equal(e.n, 3);
 
-	assert_int_equal(db_machine_set_state(t.db, "nobody",
-					      DB_STATE_TRUSTED, NULL, T_NOW,
-					      &err), -1);
+	assert_int_equal(db_machine_set_state(t.db, "nobody", DB_STATE_TRUSTED,
+					      NULL, T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_machine_set_state(t.db, "m1",
-					      (enum db_machine_state)-1, NULL,
-					      T_NOW, &err), -1);
+					      (enum db_machine_state) - 1, NULL,
+					      T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	tdb_remove(&t);
 }
@@ -230,11 +244,13 @@ static void test_approve(void **state)
 	test_fpr_of("p2", other);
 	/* another EK's fingerprint approves nothing, writes nothing */
 	assert_int_equal(db_machine_approve(t.db, "p1", other, "alice", T_NOW,
-					    &r, &err), 0);
+					    &r, &err),
+			 0);
 	assert_int_equal(r, DB_APPROVE_WRONG_EK);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit"), 0);
-	assert_int_equal(db_machine_approve(t.db, "p1", fpr, "alice", T_NOW,
-					    &r, &err), 0);
+	assert_int_equal(db_machine_approve(t.db, "p1", fpr, "alice", T_NOW, &r,
+					    &err),
+			 0);
 	assert_int_equal(r, DB_APPROVE_OK);
 	assert_int_equal(db_machine_get(t.db, "p1", &m, &found, &err), 0);
 	assert_int_equal(m.approved, 1);
@@ -247,26 +263,31 @@ static void test_approve(void **state)
 	assert_string_equal(tdb_json(e.ev[1].reason),
 			    "{\"operator\":\"alice\"}");
 	/* the approval is audited, with the fingerprint */
-	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit WHERE "
-				     "action = 'approve' AND operator = 'alice' "
-				     "AND length(ek_fpr) = 32"), 1);
+	assert_int_equal(tdb_int(&t,
+				 "SELECT count(*) FROM audit WHERE "
+				 "action = 'approve' AND operator = 'alice' "
+				 "AND length(ek_fpr) = 32"),
+			 1);
 
 	/* Quotes in an operator name end up as JSON, not broken JSON. */
 	assert_int_equal(db_machine_approve(t.db, "p1", fpr, "bob\"}", T_NOW,
-					    &r, &err), 0);
+					    &r, &err),
+			 0);
 	load_events(&t, "p1", &e);
 	assert_string_equal(tdb_json(e.ev[2].reason),
 			    "{\"operator\":\"bob\\\"}\"}");
 
-	assert_int_equal(db_machine_approve(t.db, "nobody", fpr, "alice",
-					    T_NOW, &r, &err), 0);
+	assert_int_equal(db_machine_approve(t.db, "nobody", fpr, "alice", T_NOW,
+					    &r, &err),
+			 0);
 	assert_int_equal(r, DB_APPROVE_NO_MACHINE);
 	/* an older machine without fingerprint cannot be approved */
 	tdb_machine(&t, "old", DB_STATE_PENDING);
 	tdb_exec(&t, "UPDATE machines SET ek_fpr = NULL WHERE id = 'old'");
 	test_fpr_of("old", fpr);
 	assert_int_equal(db_machine_approve(t.db, "old", fpr, "alice", T_NOW,
-					    &r, &err), 0);
+					    &r, &err),
+			 0);
 	assert_int_equal(r, DB_APPROVE_NO_FPR);
 	tdb_remove(&t);
 }
@@ -326,12 +347,13 @@ static void test_list_silent(void **state)
 	struct tdb t;
 	uint8_t s1[20] = { 0 }, s256[32] = { 0 };
 	struct db_boot_advance a = {
-		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
 	};
 
 	(void)state;
 	tdb_new(&t);
-	tdb_machine(&t, "quiet", DB_STATE_TRUSTED);	/* never seen */
+	tdb_machine(&t, "quiet", DB_STATE_TRUSTED); /* never seen */
 	tdb_machine(&t, "recent", DB_STATE_TRUSTED);
 	tdb_machine(&t, "old", DB_STATE_UNTRUSTED);
 	tdb_machine(&t, "broken", DB_STATE_FAILED);
@@ -345,7 +367,8 @@ static void test_list_silent(void **state)
 	assert_int_equal(db_boot_advance(t.db, &a, T_NOW + 10, &err), 0);
 	memset(&ids, 0, sizeof(ids));
 	assert_int_equal(db_machine_list_silent(t.db, T_NOW + 50, 8, ids_cb,
-						&ids, &err), 0);
+						&ids, &err),
+			 0);
 	/* enrolling counts from its creation; failed never goes stale */
 	assert_int_equal(ids.n, 3);
 	assert_string_equal(ids.id[0], "new");
@@ -365,15 +388,16 @@ static void test_event_add(void **state)
 	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
 	assert_int_equal(db_event_add(t.db, "m1", "violation",
 				      "{\"path\":\"/etc/shadow\"}", T_NOW,
-				      &err), 0);
+				      &err),
+			 0);
 	assert_int_equal(db_event_add(t.db, "m1", "note", NULL, T_NOW, &err),
 			 0);
 	load_events(&t, "m1", &e);
 	assert_int_equal(e.n, 3);
 	assert_string_equal(e.ev[1].kind, "violation");
 	assert_string_equal(e.ev[2].reason, "-");
-	assert_int_equal(db_event_add(t.db, "ghost", "note", NULL, T_NOW,
-				      &err), -1);
+	assert_int_equal(db_event_add(t.db, "ghost", "note", NULL, T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_event_add(t.db, "m1", "note", "{", T_NOW, &err),
 			 -1);

@@ -18,8 +18,8 @@ static enum db_nonce_result renew_seen(struct tdb *t, const char *id,
 	struct imt_error err;
 
 	if (db_nonce_renew(t->db, id, n, len, now,
-			&(struct db_nonce_next){ next, 32, now + 30, seen },
-			&res, &err) < 0)
+			   &(struct db_nonce_next){ next, 32, now + 30, seen },
+			   &res, &err) < 0)
 		fail_msg("renew: %s", err.msg);
 	return res;
 }
@@ -45,7 +45,8 @@ static void test_single_use(void **state)
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 30,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(renew(&t, "m1", n, sizeof(n), next, T_NOW),
 			 DB_NONCE_OK);
 	/* used once: the row holds the next value from then on */
@@ -60,11 +61,12 @@ static void test_single_use(void **state)
 	tdb_exec(&t, "UPDATE nonces SET used = 1");
 	assert_int_equal(renew(&t, "m1", next, sizeof(next), other, T_NOW),
 			 DB_NONCE_USED);
-	assert_int_equal(renew(&t, "m1", next, sizeof(next), other,
-			       T_NOW + 1), DB_NONCE_USED);
+	assert_int_equal(renew(&t, "m1", next, sizeof(next), other, T_NOW + 1),
+			 DB_NONCE_USED);
 	/* Issuing the same value again is refused, not a second life. */
 	assert_int_equal(db_nonce_issue(t.db, "m1", next, sizeof(next),
-					T_NOW + 60, &err), -1);
+					T_NOW + 60, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	n[0] ^= 1;
 	assert_int_equal(renew(&t, "m1", n, sizeof(n), other, T_NOW),
@@ -115,12 +117,14 @@ static void test_one_outstanding(void **state)
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
-					      &expires, &found, &err), 0);
+					      &expires, &found, &err),
+			 0);
 	assert_false(found);
 	assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 30, &err),
 			 0);
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
-					      &expires, &found, &err), 0);
+					      &expires, &found, &err),
+			 0);
 	assert_true(found);
 	assert_int_equal(len, 32);
 	assert_memory_equal(out, a, 32);
@@ -129,22 +133,26 @@ static void test_one_outstanding(void **state)
 			 0);
 	assert_int_equal(renew(&t, "m1", a, 32, c, T_NOW), DB_NONCE_UNKNOWN);
 	/* neither expired nor used ones are outstanding */
-	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW + 30, out,
-					      &len, &expires, &found, &err), 0);
+	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW + 30, out, &len,
+					      &expires, &found, &err),
+			 0);
 	assert_false(found);
 	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW), DB_NONCE_OK);
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
-					      &expires, &found, &err), 0);
+					      &expires, &found, &err),
+			 0);
 	assert_true(found);
 	assert_memory_equal(out, c, 32);
 	tdb_exec(&t, "UPDATE nonces SET used = 1"); /* an earlier verifier's */
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
-					      &expires, &found, &err), 0);
+					      &expires, &found, &err),
+			 0);
 	assert_false(found);
 	for (i = 0; i < 1000; i++) {
 		memcpy(a, &i, sizeof(i));
-		assert_int_equal(db_nonce_issue(t.db, "m1", a, 32,
-						T_NOW + 30, &err), 0);
+		assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 30,
+						&err),
+				 0);
 	}
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);
 	tdb_remove(&t);
@@ -165,7 +173,8 @@ static void test_other_machine(void **state)
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 30,
-					&err), 0);
+					&err),
+			 0);
 	/* m2 has none: m1's is unknown to it */
 	assert_int_equal(renew(&t, "m2", n, sizeof(n), other, T_NOW),
 			 DB_NONCE_UNKNOWN);
@@ -174,7 +183,8 @@ static void test_other_machine(void **state)
 			 DB_NONCE_OK);
 	/* ... whose next nonce is its own as well, while m2 has one */
 	assert_int_equal(db_nonce_issue(t.db, "m2", other, sizeof(other),
-					T_NOW + 30, &err), 0);
+					T_NOW + 30, &err),
+			 0);
 	assert_int_equal(renew(&t, "m2", next, sizeof(next), other, T_NOW),
 			 DB_NONCE_UNKNOWN);
 	assert_int_equal(renew(&t, "m1", next, sizeof(next), again, T_NOW),
@@ -203,28 +213,34 @@ static void test_renew_one_page(void **state)
 		tdb_machine(&t, id, DB_STATE_TRUSTED);
 		memcpy(n, &i, sizeof(i));
 		assert_int_equal(db_nonce_issue(t.db, id, n, sizeof(n),
-						T_NOW + 30, &err), 0);
+						T_NOW + 30, &err),
+				 0);
 	}
 	i = 200;
 	memcpy(n, &i, sizeof(i));
 	if (tdb_pg_uri() != NULL) {
 		assert_int_equal(db_batch_begin(t.db, &err), 0);
 		assert_int_equal(renew(&t, "m200", n, sizeof(n), next,
-				       T_NOW + 1), DB_NONCE_OK);
+				       T_NOW + 1),
+				 DB_NONCE_OK);
 		assert_int_equal(tdb_int(&t, "SELECT n_tup_upd FROM "
-					 "pg_stat_xact_user_tables WHERE "
-					 "relname = 'nonces'"), 1);
+					     "pg_stat_xact_user_tables WHERE "
+					     "relname = 'nonces'"),
+				 1);
 		assert_int_equal(tdb_int(&t, "SELECT n_tup_hot_upd FROM "
-					 "pg_stat_xact_user_tables WHERE "
-					 "relname = 'nonces'"), 1);
+					     "pg_stat_xact_user_tables WHERE "
+					     "relname = 'nonces'"),
+				 1);
 		assert_int_equal(db_batch_commit(t.db, &err), 0);
 	} else {
 		/* (busy, frames in the WAL, frames checkpointed) */
 		tdb_exec(&t, "PRAGMA wal_checkpoint(TRUNCATE)");
 		assert_int_equal(renew(&t, "m200", n, sizeof(n), next,
-				       T_NOW + 1), DB_NONCE_OK);
-		assert_int_equal(tdb_int_col(&t, "PRAGMA wal_checkpoint",
-					     NULL, 1), 1);
+				       T_NOW + 1),
+				 DB_NONCE_OK);
+		assert_int_equal(tdb_int_col(&t, "PRAGMA wal_checkpoint", NULL,
+					     1),
+				 1);
 	}
 	assert_int_equal(renew(&t, "m200", next, sizeof(next), n, T_NOW + 2),
 			 DB_NONCE_OK);
@@ -241,24 +257,29 @@ static void test_bad_input(void **state)
 	(void)state;
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
-	assert_int_equal(db_nonce_issue(t.db, "m1", n, DB_NONCE_MIN - 1,
-					T_NOW, &err), -1);
-	assert_int_equal(err.status, IMT_ERR_MALFORMED);
-	assert_int_equal(db_nonce_issue(t.db, "m1", n, DB_NONCE_MAX + 1,
-					T_NOW, &err), -1);
-	assert_int_equal(err.status, IMT_ERR_LIMIT);
-	assert_int_equal(db_nonce_issue(t.db, "m1", NULL, 16, T_NOW, &err),
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, DB_NONCE_MIN - 1, T_NOW,
+					&err),
 			 -1);
-	assert_int_equal(db_nonce_issue(t.db, "ghost", n, 16, T_NOW + 1,
-					&err), -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	assert_int_equal(db_nonce_issue(t.db, "m1", n, DB_NONCE_MAX + 1, T_NOW,
+					&err),
+			 -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	assert_int_equal(db_nonce_issue(t.db, "m1", NULL, 16, T_NOW, &err), -1);
+	assert_int_equal(db_nonce_issue(t.db, "ghost", n, 16, T_NOW + 1, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_nonce_renew(t.db, "m1", n, 3, T_NOW,
-			&(struct db_nonce_next){ n, 16, T_NOW + 30, 0 },
-			&res, &err), -1);
+					&(struct db_nonce_next){
+						n, 16, T_NOW + 30, 0 },
+					&res, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	assert_int_equal(db_nonce_renew(t.db, "m1", n, 16, T_NOW,
-			&(struct db_nonce_next){ n, 16, T_NOW + 30, 0 },
-			NULL, &err), -1);
+					&(struct db_nonce_next){
+						n, 16, T_NOW + 30, 0 },
+					NULL, &err),
+			 -1);
 	assert_string_equal(db_nonce_result_name(DB_NONCE_EXPIRED),
 			    "nonce expired");
 	assert_string_equal(db_nonce_result_name((enum db_nonce_result)9),
@@ -296,7 +317,8 @@ static void test_renew(void **state)
 	assert_int_equal(renew(&t, "m1", a, 32, b, T_NOW), DB_NONCE_OK);
 	/* b is outstanding now, until T_NOW + 30; a is gone */
 	assert_int_equal(db_nonce_outstanding(t.db, "m1", T_NOW, out, &len,
-					      &expires, &found, &err), 0);
+					      &expires, &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_memory_equal(out, b, 32);
 	assert_int_equal(expires, T_NOW + 30);
@@ -309,11 +331,15 @@ static void test_renew(void **state)
 	assert_int_equal(renew(&t, "m1", b, 32, c, T_NOW), DB_NONCE_OK);
 	assert_int_equal(renew(&t, "m1", c, 32, a, T_NOW), DB_NONCE_OK);
 	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW,
-			&(struct db_nonce_next){ d, 3, T_NOW + 30, 0 },
-			&res, &err), -1);
+					&(struct db_nonce_next){
+						d, 3, T_NOW + 30, 0 },
+					&res, &err),
+			 -1);
 	assert_int_equal(db_nonce_renew(t.db, "m1", c, 32, T_NOW,
-			&(struct db_nonce_next){ d, 32, T_NOW + 30, 0 },
-			NULL, &err), -1);
+					&(struct db_nonce_next){
+						d, 32, T_NOW + 30, 0 },
+					NULL, &err),
+			 -1);
 	tdb_remove(&t);
 }
 
@@ -345,8 +371,8 @@ static int64_t silent(struct tdb *t, int64_t before)
 	struct imt_error err;
 	int64_t seen = -1;
 
-	if (db_machine_list_silent(t->db, before, 10, silent_cb, &seen,
-				   &err) < 0)
+	if (db_machine_list_silent(t->db, before, 10, silent_cb, &seen, &err) <
+	    0)
 		fail_msg("list silent: %s", err.msg);
 	return seen;
 }
@@ -372,12 +398,13 @@ static void test_seen_in_nonce(void **state)
 	assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 300, &err),
 			 0);
 	assert_int_equal(renew(&t, "m1", a, 32, b, T_NOW), DB_NONCE_OK);
-	assert_int_equal(seen_of(&t, "m1"), 0);	/* not seen: no change */
+	assert_int_equal(seen_of(&t, "m1"), 0); /* not seen: no change */
 	assert_int_equal(renew_seen(&t, "m1", b, 32, c, T_NOW + 5, T_NOW + 5),
 			 DB_NONCE_OK);
 	assert_int_equal(seen_of(&t, "m1"), T_NOW + 5);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines WHERE "
-				     "last_seen IS NULL"), 1);
+				     "last_seen IS NULL"),
+			 1);
 	/* a stranger's nonce request replaces the value, not the time */
 	assert_int_equal(db_nonce_issue(t.db, "m1", a, 32, T_NOW + 300, &err),
 			 0);

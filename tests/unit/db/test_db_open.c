@@ -16,15 +16,19 @@ static void check_pg_opened(struct tdb *t)
 	assert_int_equal(tdb_int(t, "SELECT version FROM schema_version"),
 			 db_schema_version());
 	assert_int_equal(tdb_int(t, "SELECT application_id FROM "
-				    "schema_version"), 1768776052);
-	assert_int_equal(tdb_int(t, "SELECT count(*) FROM pg_tables WHERE "
-				    "schemaname = current_schema() AND "
-				    "tablename IN ('sources', 'files', 'digests', "
-				    "'refs', 'machines', 'boots', 'record_chunks', "
-				    "'events', 'nonces', 'tokens')"), 10);
+				    "schema_version"),
+			 1768776052);
+	assert_int_equal(tdb_int(t,
+				 "SELECT count(*) FROM pg_tables WHERE "
+				 "schemaname = current_schema() AND "
+				 "tablename IN ('sources', 'files', 'digests', "
+				 "'refs', 'machines', 'boots', 'record_chunks', "
+				 "'events', 'nonces', 'tokens')"),
+			 10);
 	/* as SQLite's synchronous NORMAL (db_pg_open.c) */
 	assert_int_equal(tdb_int(t, "SELECT setting = 'off' FROM pg_settings "
-				    "WHERE name = 'synchronous_commit'"), 1);
+				    "WHERE name = 'synchronous_commit'"),
+			 1);
 }
 
 static void test_open_empty_migrates(void **state)
@@ -45,7 +49,8 @@ static void test_open_empty_migrates(void **state)
 				     "WHERE type = 'table' AND name IN "
 				     "('sources', 'files', 'digests', 'refs', "
 				     "'machines', 'boots', 'record_chunks', "
-				     "'events', 'nonces', 'tokens')"), 10);
+				     "'events', 'nonces', 'tokens')"),
+			 10);
 	assert_int_equal(tdb_int(&t, "PRAGMA foreign_keys"), 1);
 	assert_int_equal(tdb_int(&t, "PRAGMA synchronous"), 1); /* NORMAL */
 	/* fewer, larger checkpoints (db_sqlite_open.c) */
@@ -53,7 +58,8 @@ static void test_open_empty_migrates(void **state)
 	assert_int_equal(tdb_int(&t, "PRAGMA busy_timeout"),
 			 DB_BUSY_TIMEOUT_MS);
 	assert_int_equal(tdb_int(&t, "SELECT journal_mode = 'wal' FROM "
-				     "pragma_journal_mode"), 1);
+				     "pragma_journal_mode"),
+			 1);
 	/* one thread at a time (db.h): SQLite's own mutex is not taken on
 	 * every call, nor its allocation statistics kept */
 	assert_null(sqlite3_db_mutex(db_sqlite_handle(t.db)));
@@ -180,7 +186,8 @@ static void test_foreign_database_refused(void **state)
 	assert_int_equal(err.status, IMT_ERR_UNSUPPORTED);
 	/* Not switched to WAL either: we did not touch it. */
 	assert_int_equal(raw_int(t.path, "SELECT journal_mode = 'delete' "
-					 "FROM pragma_journal_mode"), 1);
+					 "FROM pragma_journal_mode"),
+			 1);
 	t.db = NULL;
 	tdb_remove(&t);
 }
@@ -309,8 +316,9 @@ static void test_migrations_match_sql_files(void **state)
 	char *sql;
 
 	(void)state;
-	assert_int_equal(glob(SCHEMA_DIR "/[0-9][0-9][0-9][0-9]_*.sql", 0,
-			      NULL, &g), 0);
+	assert_int_equal(glob(SCHEMA_DIR "/[0-9][0-9][0-9][0-9]_*.sql", 0, NULL,
+			      &g),
+			 0);
 	assert_int_equal(g.gl_pathc, db_migration_count);
 	for (i = 0; i < db_migration_count; i++) {
 		assert_int_equal(db_migrations[i].version, (int)i + 1);
@@ -337,7 +345,8 @@ static void test_pg_migrations_match_sql_files(void **state)
 
 	(void)state;
 	assert_int_equal(glob(SCHEMA_DIR "/pg/[0-9][0-9][0-9][0-9]_*.sql", 0,
-			      NULL, &g), 0);
+			      NULL, &g),
+			 0);
 	assert_int_equal(g.gl_pathc, db_pg_migration_count);
 	for (i = 0; i < db_pg_migration_count; i++) {
 		if (i > 0)
@@ -372,7 +381,7 @@ static void pg_kill_backend(struct tdb *t)
 	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
 	PQclear(res);
 	PQfinish(pg);
-	usleep(100 * 1000);	/* its goodbye reaches our socket */
+	usleep(100 * 1000); /* its goodbye reaches our socket */
 }
 
 /*
@@ -397,22 +406,26 @@ static void test_pg_reconnect(void **state)
 	assert_int_equal(found, 1);
 	db_machine_release(&m);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
-					&err), 0);
+					&err),
+			 0);
 
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	pg_kill_backend(&t);
 	n[0] = 2;
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
-					&err), -1);
+					&err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_INTERNAL);
 	print_message("in a batch: %s\n", err.msg);
 	assert_non_null(strstr(err.msg, "connection lost"));
 	assert_int_equal(db_batch_commit(t.db, &err), -1);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces WHERE "
 				     "value = '\\x02'::bytea || "
-				     "decode(repeat('00', 15), 'hex')"), 1);
+				     "decode(repeat('00', 15), 'hex')"),
+			 1);
 	tdb_remove(&t);
 }
 
@@ -434,8 +447,8 @@ static void test_pg_restart(void **state)
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(system(restart), 0);
 		n[1] = (uint8_t)i;
-		if (db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
-				   &err) < 0)
+		if (db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9, &err) <
+		    0)
 			fail_msg("after restart %d: %s", i, err.msg);
 	}
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 1);

@@ -43,7 +43,8 @@ static void import_with_rule(struct tdb *t, enum db_source_kind kind,
 
 	assert_int_equal(db_ref_import_begin(t->db, &src, T_NOW, &err), 0);
 	assert_int_equal(db_ref_add(t->db, &src, "/bin/x", "sha256", d,
-				    sizeof(d), T_NOW, &err), 0);
+				    sizeof(d), T_NOW, &err),
+			 0);
 	assert_int_equal(db_source_rule_add(t->db, "prefix", rule, &err), 0);
 	/* the same rule again is no second row */
 	assert_int_equal(db_source_rule_add(t->db, "prefix", rule, &err), 0);
@@ -70,11 +71,14 @@ static void test_policies_and_rules(void **state)
 
 	/* a selector twice is one row */
 	assert_int_equal(db_policy_put(t.db, "debs", "{\"sources\":[]}", 0,
-				       sel_deb, 2, T_NOW, &err), 0);
+				       sel_deb, 2, T_NOW, &err),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM policy_selectors "
-				     "WHERE policy = 'debs'"), 1);
+				     "WHERE policy = 'debs'"),
+			 1);
 	assert_int_equal(db_policy_put(t.db, "some", "{}", 1, sel_some, 2,
-				       T_NOW, &err), 0);
+				       T_NOW, &err),
+			 0);
 	assert_int_equal(db_policy_list(t.db, policy_cb, &l, &err), 0);
 	assert_int_equal(l.n, 3);
 	assert_string_equal(l.v[0], "default");
@@ -84,12 +88,14 @@ static void test_policies_and_rules(void **state)
 	/* GLOB: * ? and [...] as SQLite has them */
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(db_policy_source_rules(t.db, "debs", rule_cb, &l,
-						&err), 0);
+						&err),
+			 0);
 	assert_int_equal(l.n, 1);
 	assert_string_equal(l.v[0], "deb:bash_5_amd64 prefix /tmp/");
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(db_policy_source_rules(t.db, "some", rule_cb, &l,
-						&err), 0);
+						&err),
+			 0);
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0], "keylime:abc prefix /var/");
 	assert_string_equal(l.v[1], "dir-tree:root prefix /home/");
@@ -100,7 +106,8 @@ static void test_policies_and_rules(void **state)
 	assert_int_equal(db_policy_delete(t.db, "debs", &found, &err), 0);
 	assert_int_equal(found, 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM policy_selectors "
-				     "WHERE policy = 'debs'"), 0);
+				     "WHERE policy = 'debs'"),
+			 0);
 	tdb_remove(&t);
 }
 
@@ -118,9 +125,12 @@ static void test_keys(void **state)
 {
 	static const uint8_t der[] = { 0x30, 0x03, 0x02, 0x01, 0x00 };
 	struct db_key k = {
-		.name = "vendor", .keyid = { 0xab, 0, 0, 0xcd },
-		.fpr = { 9 }, .subject = "CN=vendor",
-		.der = der, .der_len = sizeof(der),
+		.name = "vendor",
+		.keyid = { 0xab, 0, 0, 0xcd },
+		.fpr = { 9 },
+		.subject = "CN=vendor",
+		.der = der,
+		.der_len = sizeof(der),
 	};
 	struct imt_error err;
 	struct names l = { 0 };
@@ -160,25 +170,31 @@ static void import_deb(struct tdb *t, const char *name, const char *version)
 {
 	static const uint8_t sha[32] = { 0x5a };
 	const struct db_source_meta meta = {
-		.package = "bash", .version = version, .arch = "amd64",
+		.package = "bash",
+		.version = version,
+		.arch = "amd64",
 		.content_sha256 = sha,
 	};
 	const struct db_ref_source src = {
-		.kind = DB_SOURCE_DEB, .name = name, .meta = &meta,
+		.kind = DB_SOURCE_DEB,
+		.name = name,
+		.meta = &meta,
 	};
 	uint8_t d[32] = { 2 };
 	struct imt_error err;
 
 	assert_int_equal(db_ref_import_begin(t->db, &src, T_NOW, &err), 0);
 	assert_int_equal(db_ref_add(t->db, &src, "/bin/bash", "sha256", d,
-				    sizeof(d), T_NOW, &err), 0);
+				    sizeof(d), T_NOW, &err),
+			 0);
 	assert_int_equal(db_ref_import_commit(t->db, &err), 0);
 }
 
 static void test_sources_retire(void **state)
 {
 	const struct db_ref_source old = {
-		.kind = DB_SOURCE_DEB, .name = "bash_5.1_amd64",
+		.kind = DB_SOURCE_DEB,
+		.name = "bash_5.1_amd64",
 	};
 	struct imt_error err;
 	struct names l = { 0 };
@@ -191,19 +207,22 @@ static void test_sources_retire(void **state)
 	import_deb(&t, "bash_5.1_amd64", "5.1");
 	import_deb(&t, "bash_5.2_amd64", "5.2");
 	assert_int_equal(db_source_schedule_retire(t.db, "bash", "amd64",
-						   "bash_5.2_amd64",
-						   T_NOW + 60, &n, &err), 0);
+						   "bash_5.2_amd64", T_NOW + 60,
+						   &n, &err),
+			 0);
 	assert_int_equal(n, 1);
-	assert_int_equal(db_source_get(t.db, &old, source_cb, &l, &found,
-				       &err), 0);
+	assert_int_equal(db_source_get(t.db, &old, source_cb, &l, &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(l.v[0], "bash_5.1_amd64 5.1 1700000060 1");
 	memset(&l, 0, sizeof(l));
-	assert_int_equal(db_source_next_due(t.db, T_NOW, source_cb, &l,
-					    &found, &err), 0);
+	assert_int_equal(db_source_next_due(t.db, T_NOW, source_cb, &l, &found,
+					    &err),
+			 0);
 	assert_int_equal(found, 0);
 	assert_int_equal(db_source_next_due(t.db, T_NOW + 60, source_cb, &l,
-					    &found, &err), 0);
+					    &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(db_source_list(t.db, -1, source_cb, &l, &err), 0);
@@ -230,33 +249,40 @@ static void test_fill_fingerprints(void **state)
 	tdb_machine(&t, "c", DB_STATE_TRUSTED);
 	tdb_exec(&t, "UPDATE machines SET ek_fpr = NULL WHERE id <> 'a'");
 	assert_int_equal(db_machine_next_unfingerprinted(t.db, &cursor, &m,
-							 &found, &err), 0);
+							 &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(m.id, "b");
 	db_machine_release(&m);
 	/* b has a's EK: a keeps it, b stays without, audited */
 	test_fpr_of("a", fpr);
 	assert_int_equal(db_machine_fill_fpr(t.db, "b", fpr, T_NOW, holder,
-					     &err), 0);
+					     &err),
+			 0);
 	assert_string_equal(holder, "a");
-	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM audit WHERE "
-				      "action = 'duplicate-ek' AND "
-				      "json_extract(detail, '$.holder') = 'a'",
+	assert_int_equal(tdb_int2(&t,
 				  "SELECT count(*) FROM audit WHERE "
 				  "action = 'duplicate-ek' AND "
-				  "detail->>'holder' = 'a'"), 1);
+				  "json_extract(detail, '$.holder') = 'a'",
+				  "SELECT count(*) FROM audit WHERE "
+				  "action = 'duplicate-ek' AND "
+				  "detail->>'holder' = 'a'"),
+			 1);
 	/* the cursor moved past b */
 	assert_int_equal(db_machine_next_unfingerprinted(t.db, &cursor, &m,
-							 &found, &err), 0);
+							 &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(m.id, "c");
 	db_machine_release(&m);
 	test_fpr_of("c", fpr);
 	assert_int_equal(db_machine_fill_fpr(t.db, "c", fpr, T_NOW, holder,
-					     &err), 0);
+					     &err),
+			 0);
 	assert_string_equal(holder, "");
 	assert_int_equal(db_machine_next_unfingerprinted(t.db, &cursor, &m,
-							 &found, &err), 0);
+							 &found, &err),
+			 0);
 	assert_int_equal(found, 0);
 	tdb_remove(&t);
 }
@@ -272,20 +298,24 @@ static void test_attest_columns(void **state)
 	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
 	assert_int_equal(db_machine_pin_bank(t.db, "m1", "sha256", &err), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines WHERE "
-				     "bank = 'sha256'"), 1);
+				     "bank = 'sha256'"),
+			 1);
 	if (db_machine_note_rejected(t.db, "m1", T_NOW, 60,
 				     "{\"why\":\"quote\"}", &written, &err) < 0)
 		fail_msg("note rejected: %s", err.msg);
 	assert_int_equal(written, 1);
 	assert_int_equal(db_machine_note_rejected(t.db, "m1", T_NOW + 59, 60,
 						  "{\"why\":\"quote\"}",
-						  &written, &err), 0);
+						  &written, &err),
+			 0);
 	assert_int_equal(written, 0);
 	assert_int_equal(db_machine_note_rejected(t.db, "m1", T_NOW + 60, 60,
-						  NULL, &written, &err), 0);
+						  NULL, &written, &err),
+			 0);
 	assert_int_equal(written, 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
-				     "kind = 'rejected'"), 2);
+				     "kind = 'rejected'"),
+			 2);
 	tdb_remove(&t);
 }
 
@@ -305,31 +335,39 @@ static void test_ref_origin(void **state)
 
 	(void)state;
 	tdb_new(&t);
-	assert_int_equal(db_ref_add(t.db, &a, "/bin/x", "sha256", d1, 32,
-				    T_NOW, &err), 0);
-	assert_int_equal(db_ref_add(t.db, &b, "/bin/x", "sha256", d1, 32,
-				    T_NOW, &err), 0);
-	assert_int_equal(db_ref_add(t.db, &a, "/bin/y", "sha256", d2, 32,
-				    T_NOW, &err), 0);
-	assert_int_equal(db_policy_put(t.db, "dirs", "{}", 0, sel_dir, 1,
-				       T_NOW, &err), 0);
+	assert_int_equal(db_ref_add(t.db, &a, "/bin/x", "sha256", d1, 32, T_NOW,
+				    &err),
+			 0);
+	assert_int_equal(db_ref_add(t.db, &b, "/bin/x", "sha256", d1, 32, T_NOW,
+				    &err),
+			 0);
+	assert_int_equal(db_ref_add(t.db, &a, "/bin/y", "sha256", d2, 32, T_NOW,
+				    &err),
+			 0);
+	assert_int_equal(db_policy_put(t.db, "dirs", "{}", 0, sel_dir, 1, T_NOW,
+				       &err),
+			 0);
 	/* every source: the newest (b) */
 	assert_int_equal(db_ref_origin(t.db, NULL, "/bin/x", "sha256", d1, 32,
-				       0, 0, &o, &found, &err), 0);
+				       0, 0, &o, &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_int_equal(o.kind, DB_SOURCE_KEYLIME);
 	assert_int_equal(o.other_path, 0);
 	/* the policy selects a only */
-	assert_int_equal(db_ref_origin(t.db, "dirs", "/bin/x", "sha256", d1,
-				       32, 0, 0, &o, &found, &err), 0);
+	assert_int_equal(db_ref_origin(t.db, "dirs", "/bin/x", "sha256", d1, 32,
+				       0, 0, &o, &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_string_equal(o.name, "a");
 	/* d2 is listed for /bin/y: only with any_path */
 	assert_int_equal(db_ref_origin(t.db, NULL, "/bin/x", "sha256", d2, 32,
-				       0, 0, &o, &found, &err), 0);
+				       0, 0, &o, &found, &err),
+			 0);
 	assert_int_equal(found, 0);
 	assert_int_equal(db_ref_origin(t.db, NULL, "/bin/x", "sha256", d2, 32,
-				       1, 0, &o, &found, &err), 0);
+				       1, 0, &o, &found, &err),
+			 0);
 	assert_int_equal(found, 1);
 	assert_int_equal(o.other_path, 1);
 	assert_int_equal(db_webhook_cap(t.db, 5, &err), 0);

@@ -19,15 +19,32 @@ static const uint8_t sig[300] = { 0x03, 0x02, [299] = 0xee };
 /* Three records: an ima-sig with a long signature, an empty name, PCR
  * numbers and lengths on both sides of a varint byte. */
 static const struct db_record recs[] = {
-	{ .index = 7, .pcr = 10, .template = "ima-sig", .path = "/usr/bin/ls",
-	  .digest_algo = "sha256", .digest = digest32, .digest_len = 32,
-	  .verdict = DB_VERDICT_SIGNED, .sig = sig, .sig_len = 300 },
-	{ .index = 8, .pcr = 127, .template = "ima-buf", .path = "",
-	  .digest_algo = "sha1", .digest = digest32, .digest_len = 20,
+	{ .index = 7,
+	  .pcr = 10,
+	  .template = "ima-sig",
+	  .path = "/usr/bin/ls",
+	  .digest_algo = "sha256",
+	  .digest = digest32,
+	  .digest_len = 32,
+	  .verdict = DB_VERDICT_SIGNED,
+	  .sig = sig,
+	  .sig_len = 300 },
+	{ .index = 8,
+	  .pcr = 127,
+	  .template = "ima-buf",
+	  .path = "",
+	  .digest_algo = "sha1",
+	  .digest = digest32,
+	  .digest_len = 20,
 	  .verdict = DB_VERDICT_BAD_SIGNATURE },
-	{ .index = 9, .pcr = 0xffffffffu, .template = "ima-ng",
-	  .path = "/etc/x", .digest_algo = "sha256", .digest = NULL,
-	  .digest_len = 0, .verdict = DB_VERDICT_VIOLATION },
+	{ .index = 9,
+	  .pcr = 0xffffffffu,
+	  .template = "ima-ng",
+	  .path = "/etc/x",
+	  .digest_algo = "sha256",
+	  .digest = NULL,
+	  .digest_len = 0,
+	  .verdict = DB_VERDICT_VIOLATION },
 };
 
 #define NRECS (sizeof(recs) / sizeof(recs[0]))
@@ -121,8 +138,9 @@ static void test_damage_refused(void **state)
 	size_t len, cut, nul;
 	uint8_t *body = pack_all(&len, letters);
 	static const uint8_t long_varint[] = { 0x80, 0x80, 0x80, 0x80, 0x10 };
-	static const uint8_t six_bytes[] = { 0x80, 0x80, 0x80, 0x80, 0x80,
-					     0x00 };
+	static const uint8_t six_bytes[] = {
+		0x80, 0x80, 0x80, 0x80, 0x80, 0x00
+	};
 
 	(void)state;
 	assert_int_equal(read_all(body, len, letters), (int)NRECS);

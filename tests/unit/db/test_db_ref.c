@@ -7,8 +7,10 @@
 
 #include "db_test.h"
 
-static const struct db_ref_source src_deb = { .kind = DB_SOURCE_DEB, .name = "bash.deb" };
-static const struct db_ref_source src_dir = { .kind = DB_SOURCE_DIR_TREE, .name = "/srv" };
+static const struct db_ref_source src_deb = { .kind = DB_SOURCE_DEB,
+					      .name = "bash.deb" };
+static const struct db_ref_source src_dir = { .kind = DB_SOURCE_DIR_TREE,
+					      .name = "/srv" };
 
 static void digest(uint8_t *d, size_t len, uint32_t seed)
 {
@@ -20,8 +22,7 @@ static void digest(uint8_t *d, size_t len, uint32_t seed)
 }
 
 static enum db_ref_class lookup(struct tdb *t, const char *path,
-				const char *algo, const uint8_t *d,
-				size_t len)
+				const char *algo, const uint8_t *d, size_t len)
 {
 	enum db_ref_class cls;
 	struct imt_error err;
@@ -79,7 +80,8 @@ static void test_lookup_classes(void **state)
 static void test_bad_input(void **state)
 {
 	static char long_path[DB_PATH_MAX + 2];
-	struct db_ref_source bad_kind = { .kind = (enum db_source_kind)9, .name = "x" };
+	struct db_ref_source bad_kind = { .kind = (enum db_source_kind)9,
+					  .name = "x" };
 	enum db_ref_class cls;
 	struct imt_error err;
 	uint8_t d[32] = { 0 };
@@ -89,28 +91,35 @@ static void test_bad_input(void **state)
 	memset(long_path, 'a', sizeof(long_path) - 1);
 	tdb_new(&t);
 	assert_int_equal(db_ref_add(t.db, &src_deb, "/x", "sha999", d, 32,
-				    T_NOW, &err), -1);
+				    T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	assert_int_equal(db_ref_add(t.db, &src_deb, "/x", "sha256", d, 20,
-				    T_NOW, &err), -1);
+				    T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	assert_int_equal(db_ref_add(t.db, &src_deb, NULL, "sha256", d, 32,
-				    T_NOW, &err), -1);
+				    T_NOW, &err),
+			 -1);
 	assert_int_equal(db_ref_add(t.db, &src_deb, "/x", "sha256", NULL, 32,
-				    T_NOW, &err), -1);
+				    T_NOW, &err),
+			 -1);
 	assert_int_equal(db_ref_add(t.db, &bad_kind, "/x", "sha256", d, 32,
-				    T_NOW, &err), -1);
+				    T_NOW, &err),
+			 -1);
 	assert_int_equal(db_ref_add(t.db, NULL, "/x", "sha256", d, 32, T_NOW,
-				    &err), -1);
-	assert_int_equal(db_ref_add(t.db, &src_deb, long_path, "sha256", d,
-				    32, T_NOW, &err), -1);
+				    &err),
+			 -1);
+	assert_int_equal(db_ref_add(t.db, &src_deb, long_path, "sha256", d, 32,
+				    T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
-	assert_int_equal(db_ref_lookup(t.db, "/x", "sha256", d, 32, NULL,
-				       &err), -1);
-	assert_int_equal(db_ref_lookup(NULL, "/x", "sha256", d, 32, &cls,
-				       NULL), -1);
+	assert_int_equal(db_ref_lookup(t.db, "/x", "sha256", d, 32, NULL, &err),
+			 -1);
+	assert_int_equal(db_ref_lookup(NULL, "/x", "sha256", d, 32, &cls, NULL),
+			 -1);
 	assert_int_equal(db_ref_import_commit(t.db, &err), -1);
-	db_ref_import_abort(t.db);	/* none open: harmless */
+	db_ref_import_abort(t.db); /* none open: harmless */
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 0);
 	tdb_remove(&t);
@@ -128,7 +137,8 @@ static double seconds(void)
 
 static void test_bulk_import(void **state)
 {
-	struct db_ref_source golden = { .kind = DB_SOURCE_GOLDEN_LIST, .name = "golden-1" };
+	struct db_ref_source golden = { .kind = DB_SOURCE_GOLDEN_LIST,
+					.name = "golden-1" };
 	struct imt_error err;
 	char path[64];
 	uint8_t d[32];
@@ -150,7 +160,8 @@ static void test_bulk_import(void **state)
 	assert_int_equal(db_ref_import_commit(t.db, &err), 0);
 	t1 = seconds();
 	print_message("imported %d references in one transaction: %.3f s "
-		      "(%.0f/s)\n", BULK, t1 - t0, BULK / (t1 - t0));
+		      "(%.0f/s)\n",
+		      BULK, t1 - t0, BULK / (t1 - t0));
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), BULK);
 	digest(d, 32, BULK - 1);
 	snprintf(path, sizeof(path), "/usr/lib/x86_64/lib%u.so", BULK - 1);
@@ -185,18 +196,21 @@ static void test_import_abort_and_exclusion(void **state)
 	add(&t, &src_deb, "/bin/x", "sha256", d, 32);
 	/* Inside the import, another source's reference is refused ... */
 	assert_int_equal(db_ref_add(t.db, &src_dir, "/bin/y", "sha256", d, 32,
-				    T_NOW, &err), -1);
+				    T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	/* ... and so is any other write, rather than joining the import. */
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_TRUSTED,
-					      NULL, T_NOW, &err), -1);
+					      NULL, T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_ref_import_begin(t.db, &src_deb, T_NOW, &err), -1);
 	db_ref_import_abort(t.db);
 	assert_int_equal(lookup(&t, "/bin/x", "sha256", d, 32),
 			 DB_REF_UNKNOWN_PATH);
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_TRUSTED,
-					      NULL, T_NOW, &err), 0);
+					      NULL, T_NOW, &err),
+			 0);
 	/* Closing with an import open rolls it back. */
 	assert_int_equal(db_ref_import_begin(t.db, &src_deb, T_NOW, &err), 0);
 	add(&t, &src_deb, "/bin/x", "sha256", d, 32);
@@ -242,13 +256,16 @@ static void test_sql_injection_stored_literally(void **state)
 	add(&t, &src_deb, evil, "sha256", d, 32);
 	assert_int_equal(lookup(&t, evil, "sha256", d, 32), DB_REF_KNOWN);
 	assert_int_equal(db_ref_list(t.db, &f, 0, 10, collect_cb, &c, NULL,
-				     NULL), 0);
+				     NULL),
+			 0);
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.path, evil);
-	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM sqlite_master "
-				      "WHERE name = 'files'",
+	assert_int_equal(tdb_int2(&t,
+				  "SELECT count(*) FROM sqlite_master "
+				  "WHERE name = 'files'",
 				  "SELECT count(*) FROM pg_tables "
-				  "WHERE tablename = 'files'"), 1);
+				  "WHERE tablename = 'files'"),
+			 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 1);
 	tdb_remove(&t);
 }
@@ -269,17 +286,20 @@ static void test_delete(void **state)
 	add(&t, &src_dir, "/bin/b", "sha256", b, 32);
 	/* One import withdraws; the other still vouches. */
 	assert_int_equal(db_ref_delete(t.db, &src_deb, "/bin/a", "sha256", a,
-				       32, &n, &err), 0);
+				       32, &n, &err),
+			 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32), DB_REF_KNOWN);
 	assert_int_equal(db_ref_delete(t.db, NULL, "/bin/a", "sha256", a, 32,
-				       &n, &err), 0);
+				       &n, &err),
+			 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(lookup(&t, "/bin/a", "sha256", a, 32),
 			 DB_REF_UNKNOWN_PATH);
 	/* Not there: fine, nothing deleted. */
 	assert_int_equal(db_ref_delete(t.db, NULL, "/bin/zz", "sha256", a, 32,
-				       &n, &err), 0);
+				       &n, &err),
+			 0);
 	assert_int_equal(n, 0);
 	/* The path and digest rows went with their last reference. */
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM files"), 1);
@@ -337,7 +357,8 @@ static void test_list_pages(void **state)
 	do {
 		memset(&c, 0, sizeof(c));
 		assert_int_equal(db_ref_list(t.db, NULL, next, 10, collect_cb,
-					     &c, &next, &err), 0);
+					     &c, &next, &err),
+				 0);
 		total += c.n;
 		pages++;
 	} while (next != 0);
@@ -346,7 +367,8 @@ static void test_list_pages(void **state)
 
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(db_ref_list(t.db, &by_src, 0, 100, collect_cb, &c,
-				     &next, &err), 0);
+				     &next, &err),
+			 0);
 	assert_int_equal(c.n, 5);
 	assert_int_equal(c.kind, DB_SOURCE_DIR_TREE);
 	assert_int_equal(next, 0);
@@ -354,15 +376,18 @@ static void test_list_pages(void **state)
 	/* The callback stops early; next resumes after what it saw. */
 	memset(&c, 0, sizeof(c));
 	c.stop_after = 3;
-	assert_int_equal(db_ref_list(t.db, NULL, 0, 100, collect_cb, &c,
-				     &next, &err), 0);
+	assert_int_equal(db_ref_list(t.db, NULL, 0, 100, collect_cb, &c, &next,
+				     &err),
+			 0);
 	assert_int_equal(c.n, 3);
 	assert_int_equal(next, c.last);
 
 	assert_int_equal(db_ref_list(t.db, NULL, 0, 0, collect_cb, &c, &next,
-				     &err), -1);
-	assert_int_equal(db_ref_list(t.db, NULL, 0, DB_LIST_MAX + 1,
-				     collect_cb, &c, &next, &err), -1);
+				     &err),
+			 -1);
+	assert_int_equal(db_ref_list(t.db, NULL, 0, DB_LIST_MAX + 1, collect_cb,
+				     &c, &next, &err),
+			 -1);
 	tdb_remove(&t);
 }
 
@@ -375,14 +400,15 @@ static size_t queued(struct tdb *t)
 	return n;
 }
 
-static void chunk(struct tdb *t, int first, const char *p1,
-		  const uint8_t *d1, const char *p2, const uint8_t *d2)
+static void chunk(struct tdb *t, int first, const char *p1, const uint8_t *d1,
+		  const char *p2, const uint8_t *d2)
 {
 	struct imt_error err;
 
 	assert_int_equal(first ? db_ref_import_begin(t->db, &src_deb, T_NOW,
 						     &err) :
-			 db_ref_import_continue(t->db, &src_deb, T_NOW, &err),
+				 db_ref_import_continue(t->db, &src_deb, T_NOW,
+							&err),
 			 0);
 	add(t, &src_deb, p1, "sha256", d1, 32);
 	if (p2 != NULL)
@@ -414,13 +440,14 @@ static void test_generations_and_withdrawal_queue(void **state)
 	chunk(&t, 1, "/bin/a", a, NULL, NULL);
 	chunk(&t, 0, "/bin/c", c, NULL, NULL);
 	assert_int_equal(tdb_int(&t, "SELECT count(DISTINCT generation) "
-				 "FROM refs"), 2);	/* b's is older */
-	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 1, 1, &n, &more,
-					 &err), 0);
+				     "FROM refs"),
+			 2); /* b's is older */
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 1, 1, &n, &more, &err),
+			 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(more, 1);
-	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 1, 1, &n, &more,
-					 &err), 0);
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 1, 1, &n, &more, &err),
+			 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(more, 0);
 	assert_int_equal(lookup(&t, "/bin/b", "sha256", b, 32),
@@ -440,7 +467,8 @@ static void test_generations_and_withdrawal_queue(void **state)
 
 	/* everything, and the source with its last reference */
 	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 10, &n, &more,
-					 &err), 0);
+					 &err),
+			 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(more, 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 0);
@@ -451,8 +479,8 @@ static void test_generations_and_withdrawal_queue(void **state)
 	assert_int_equal(db_ref_withdrawn_clear(t.db, 2, &more, &err), 0);
 	assert_int_equal(more, 0);
 	assert_int_equal(queued(&t), 0);
-	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 0, &n, &more,
-					 &err), -1);
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 0, &n, &more, &err),
+			 -1);
 	tdb_remove(&t);
 }
 
@@ -466,8 +494,7 @@ static int source_refs_cb(const struct db_source_info *si, void *arg)
  * a withdrawal. ichunk(): one chunk of src_deb with @n references
  * /g/<seed>, published only when @last.
  */
-static void ichunk(struct tdb *t, int first, int last, uint32_t seed,
-		   size_t n)
+static void ichunk(struct tdb *t, int first, int last, uint32_t seed, size_t n)
 {
 	struct imt_error err;
 	char path[32];
@@ -476,7 +503,8 @@ static void ichunk(struct tdb *t, int first, int last, uint32_t seed,
 
 	assert_int_equal(first ? db_ref_import_begin(t->db, &src_deb, T_NOW,
 						     &err) :
-			 db_ref_import_continue(t->db, &src_deb, T_NOW, &err),
+				 db_ref_import_continue(t->db, &src_deb, T_NOW,
+							&err),
 			 0);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "/g/%u", (unsigned)(seed + i));
@@ -484,7 +512,8 @@ static void ichunk(struct tdb *t, int first, int last, uint32_t seed,
 		add(t, &src_deb, path, "sha256", d, 32);
 	}
 	assert_int_equal(last ? db_ref_import_commit(t->db, &err) :
-			 db_ref_import_commit_chunk(t->db, &err), 0);
+				db_ref_import_commit_chunk(t->db, &err),
+			 0);
 }
 
 static enum db_ref_class glookup(struct tdb *t, uint32_t seed)
@@ -513,10 +542,12 @@ static size_t listed(struct tdb *t, int64_t *source_refs)
 	int found = 0;
 
 	assert_int_equal(db_ref_list(t->db, &f, 0, DB_LIST_MAX, count_cb, &n,
-				     NULL, &err), 0);
+				     NULL, &err),
+			 0);
 	*source_refs = -1;
 	assert_int_equal(db_source_get(t->db, &src_deb, source_refs_cb,
-				       source_refs, &found, &err), 0);
+				       source_refs, &found, &err),
+			 0);
 	return n;
 }
 
@@ -547,13 +578,13 @@ static void test_import_seen_whole(void **state)
 	assert_int_equal(glookup(&t, 100), DB_REF_UNKNOWN_PATH);
 	assert_int_equal(glookup(&t, 201), DB_REF_UNKNOWN_PATH);
 	assert_int_equal(listed(&t, &refs), 0);
-	assert_int_equal(refs, -1);		/* the source is not shown */
+	assert_int_equal(refs, -1); /* the source is not shown */
 	ichunk(&t, 0, 1, 300, 3);
 	assert_int_equal(glookup(&t, 100), DB_REF_KNOWN);
 	assert_int_equal(glookup(&t, 302), DB_REF_KNOWN);
 	assert_int_equal(listed(&t, &refs), 9);
 	assert_int_equal(refs, 9);
-	assert_int_equal(recover_all(&t), 0);	/* nothing to recover */
+	assert_int_equal(recover_all(&t), 0); /* nothing to recover */
 	tdb_remove(&t);
 }
 
@@ -565,9 +596,9 @@ static void test_crash_drops_unfinished(void **state)
 
 	(void)state;
 	tdb_new(&t);
-	ichunk(&t, 1, 1, 100, 2);		/* published: 100, 101 */
-	ichunk(&t, 1, 0, 101, 4);		/* 101 again, 102..104 new */
-	tdb_close(&t);				/* the crash */
+	ichunk(&t, 1, 1, 100, 2); /* published: 100, 101 */
+	ichunk(&t, 1, 0, 101, 4); /* 101 again, 102..104 new */
+	tdb_close(&t);		  /* the crash */
 	tdb_open(&t);
 	assert_int_equal(glookup(&t, 100), DB_REF_KNOWN);
 	assert_int_equal(glookup(&t, 101), DB_REF_KNOWN); /* stated before */
@@ -579,8 +610,8 @@ static void test_crash_drops_unfinished(void **state)
 	assert_int_equal(glookup(&t, 101), DB_REF_KNOWN);
 	/* a new source whose first import never finished goes whole */
 	assert_int_equal(db_ref_import_begin(t.db, &src_dir, T_NOW, &err), 0);
-	add(&t, &src_dir, "/srv/x", "sha256", (const uint8_t *)
-	    "0123456789abcdef0123456789abcdef", 32);
+	add(&t, &src_dir, "/srv/x", "sha256",
+	    (const uint8_t *)"0123456789abcdef0123456789abcdef", 32);
 	assert_int_equal(db_ref_import_commit_chunk(t.db, &err), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 2);
 	assert_int_equal(recover_all(&t), 1);
@@ -621,22 +652,24 @@ static void test_withdrawal_seen_whole(void **state)
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 5);
 	assert_int_equal(listed(&t, &refs), 2);
 	assert_int_equal(refs, 2);
-	assert_int_equal(recover_all(&t), 3);	/* the crash's leftovers */
+	assert_int_equal(recover_all(&t), 3); /* the crash's leftovers */
 	assert_int_equal(queued(&t), 3);
 
 	/* a whole source: its first chunk hides all of it */
-	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 1, &n, &more,
-					 &err), 0);
+	assert_int_equal(db_ref_withdraw(t.db, &src_deb, 0, 1, &n, &more, &err),
+			 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(more, 1);
 	assert_int_equal(glookup(&t, 100) == DB_REF_KNOWN ||
-			 glookup(&t, 101) == DB_REF_KNOWN, 0);
+				 glookup(&t, 101) == DB_REF_KNOWN,
+			 0);
 	assert_int_equal(listed(&t, &refs), 0);
 	assert_int_equal(refs, -1);
-	tdb_close(&t);				/* the crash */
+	tdb_close(&t); /* the crash */
 	tdb_open(&t);
 	assert_int_equal(glookup(&t, 100) == DB_REF_KNOWN ||
-			 glookup(&t, 101) == DB_REF_KNOWN, 0);
+				 glookup(&t, 101) == DB_REF_KNOWN,
+			 0);
 	assert_int_equal(recover_all(&t), 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM sources"), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM refs"), 0);
@@ -667,10 +700,14 @@ static void test_known_records_of_withdrawn_digests(void **state)
 	};
 	static const uint8_t ek[] = { 1 }, name[] = { 0, 11, 1 };
 	static const uint8_t fpr[DB_FPR_SIZE] = { 7 };
-	struct db_machine_new m = { .id = "m", .ek_pub = ek, .ek_pub_len = 1,
+	struct db_machine_new m = { .id = "m",
+				    .ek_pub = ek,
+				    .ek_pub_len = 1,
 				    .ek_fpr = fpr,
-				    .ak_pub = ek, .ak_pub_len = 1,
-				    .ak_name = name, .ak_name_len = 3,
+				    .ak_pub = ek,
+				    .ak_pub_len = 1,
+				    .ak_name = name,
+				    .ak_name_len = 3,
 				    .state = DB_STATE_ENROLLING };
 	uint8_t a[32], b[32];
 	struct db_record r[3];
@@ -687,35 +724,42 @@ static void test_known_records_of_withdrawn_digests(void **state)
 	add(&t, &src_deb, "/bin/a", "sha256", a, 32);
 	add(&t, &src_dir, "/bin/b", "sha256", b, 32);
 	assert_int_equal(db_machine_create(t.db, &m, T_NOW, &err), 0);
-	assert_int_equal(db_boot_start(t.db, "m", 1, 0, T_NOW, &boot, &err),
-			 0);
+	assert_int_equal(db_boot_start(t.db, "m", 1, 0, T_NOW, &boot, &err), 0);
 	for (i = 0; i < 3; i++)
-		r[i] = (struct db_record){ .index = i, .pcr = 10,
-			.template = "ima-ng", .path = i == 1 ? "/bin/b" :
-						      "/bin/a",
-			.digest_algo = "sha256", .digest = i == 1 ? b : a,
-			.digest_len = 32, .verdict = DB_VERDICT_KNOWN };
-	struct db_boot_advance adv = { .boot_id = boot.id, .to_index = 3,
-		.pcr10_sha1 = pcr1, .pcr10_sha256 = pcr2, .records = r,
-		.nrecords = 3 };
+		r[i] = (struct db_record){ .index = i,
+					   .pcr = 10,
+					   .template = "ima-ng",
+					   .path = i == 1 ? "/bin/b" : "/bin/a",
+					   .digest_algo = "sha256",
+					   .digest = i == 1 ? b : a,
+					   .digest_len = 32,
+					   .verdict = DB_VERDICT_KNOWN };
+	struct db_boot_advance adv = { .boot_id = boot.id,
+				       .to_index = 3,
+				       .pcr10_sha1 = pcr1,
+				       .pcr10_sha256 = pcr2,
+				       .records = r,
+				       .nrecords = 3 };
 	assert_int_equal(db_boot_advance(t.db, &adv, T_NOW, &err), 0);
 	assert_int_equal(db_ref_delete_source(t.db, &src_deb, &n, &err), 0);
 	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		memset(&s, 0, sizeof(s));
-		assert_int_equal(db_record_list_known(t.db, boot.id, sets[i],
-						      1, 10, seen_cb, &s,
-						      &err), 0);
-		assert_int_equal(s.n, 1);	/* from 1: index 2 only */
+		assert_int_equal(db_record_list_known(t.db, boot.id, sets[i], 1,
+						      10, seen_cb, &s, &err),
+				 0);
+		assert_int_equal(s.n, 1); /* from 1: index 2 only */
 		assert_int_equal(s.idx[0], 2);
 	}
 	/* no reference names /bin/a with a any more: unpinned */
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(db_record_list_known(t.db, boot.id, DB_KNOWN_UNPINNED,
-					      0, 10, seen_cb, &s, &err), 0);
+					      0, 10, seen_cb, &s, &err),
+			 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.idx[1], 2);
-	assert_int_equal(db_record_list_known(t.db, boot.id, 7, 0, 10,
-					      seen_cb, &s, &err), -1);
+	assert_int_equal(db_record_list_known(t.db, boot.id, 7, 0, 10, seen_cb,
+					      &s, &err),
+			 -1);
 	tdb_remove(&t);
 }
 

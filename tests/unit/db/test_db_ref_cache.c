@@ -7,8 +7,10 @@
  */
 #include "db_test.h"
 
-static const struct db_ref_source deb = { .kind = DB_SOURCE_DEB, .name = "bash.deb" };
-static const struct db_ref_source tree = { .kind = DB_SOURCE_DIR_TREE, .name = "/srv" };
+static const struct db_ref_source deb = { .kind = DB_SOURCE_DEB,
+					  .name = "bash.deb" };
+static const struct db_ref_source tree = { .kind = DB_SOURCE_DIR_TREE,
+					   .name = "/srv" };
 
 static uint8_t d_ok[32] = { 1, 2, 3 }, d_evil[32] = { 6, 6, 6 };
 
@@ -21,7 +23,8 @@ static enum db_ref_class judged(struct db *db, const char *policy,
 
 	if (db_batch_begin(db, &err) < 0 ||
 	    db_ref_lookup_policy(db, policy, path, "sha256", d, 32, &cls,
-				 &err) < 0 || db_batch_commit(db, &err) < 0)
+				 &err) < 0 ||
+	    db_batch_commit(db, &err) < 0)
 		fail_msg("lookup %s: %s", path, err.msg);
 	return cls;
 }
@@ -60,8 +63,9 @@ static void test_repeat_hits(void **state)
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(db_ref_lookup_policy(t.db, NULL, "/bin/bash",
-						      "sha256", d_ok, 32,
-						      &cls, &err), 0);
+						      "sha256", d_ok, 32, &cls,
+						      &err),
+				 0);
 		assert_int_equal(cls, DB_REF_KNOWN);
 	}
 	assert_int_equal(db_batch_commit(t.db, &err), 0);
@@ -93,8 +97,9 @@ static void test_other_instance_withdraws(void **state)
 	add(t.db, &deb, "/bin/bash", d_ok);
 	assert_int_equal(judged(t.db, NULL, "/bin/bash", d_ok), DB_REF_KNOWN);
 	b = tdb_other(&t);
-	assert_int_equal(db_ref_delete(b, &deb, "/bin/bash", "sha256", d_ok,
-				       32, &deleted, &err), 0);
+	assert_int_equal(db_ref_delete(b, &deb, "/bin/bash", "sha256", d_ok, 32,
+				       &deleted, &err),
+			 0);
 	assert_int_equal(deleted, 1);
 	assert_int_equal(judged(t.db, NULL, "/bin/bash", d_ok),
 			 DB_REF_UNKNOWN_PATH);
@@ -121,11 +126,12 @@ static void test_other_instance_policy(void **state)
 	tdb_new(&t);
 	add(t.db, &tree, "/srv/app", d_ok);
 	assert_int_equal(db_policy_put(t.db, "web", "{}", 0, all, 1, T_NOW,
-				       &err), 0);
+				       &err),
+			 0);
 	assert_int_equal(judged(t.db, "web", "/srv/app", d_ok), DB_REF_KNOWN);
 	b = tdb_other(&t);
-	assert_int_equal(db_policy_put(b, "web", "{}", 0, debs, 1, T_NOW,
-				       &err), 0);
+	assert_int_equal(db_policy_put(b, "web", "{}", 0, debs, 1, T_NOW, &err),
+			 0);
 	assert_int_equal(judged(t.db, "web", "/srv/app", d_ok),
 			 DB_REF_UNKNOWN_PATH);
 	db_close(b);
@@ -143,14 +149,14 @@ static void test_batch_write_and_rollback(void **state)
 	tdb_new(&t);
 	add(t.db, &deb, "/bin/ls", d_ok);
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
-	assert_int_equal(db_ref_lookup_policy(t.db, NULL, "/bin/evil",
-					      "sha256", d_evil, 32, &cls,
-					      &err), 0);
+	assert_int_equal(db_ref_lookup_policy(t.db, NULL, "/bin/evil", "sha256",
+					      d_evil, 32, &cls, &err),
+			 0);
 	assert_int_equal(cls, DB_REF_UNKNOWN_PATH);
 	add(t.db, &deb, "/bin/evil", d_evil);
-	assert_int_equal(db_ref_lookup_policy(t.db, NULL, "/bin/evil",
-					      "sha256", d_evil, 32, &cls,
-					      &err), 0);
+	assert_int_equal(db_ref_lookup_policy(t.db, NULL, "/bin/evil", "sha256",
+					      d_evil, 32, &cls, &err),
+			 0);
 	assert_int_equal(cls, DB_REF_KNOWN);
 	db_batch_abort(t.db);
 	/* what the rolled-back batch cached is not believed */
@@ -176,11 +182,13 @@ static void test_import_bypasses(void **state)
 			 DB_REF_UNKNOWN_PATH);
 	assert_int_equal(db_ref_import_begin(t.db, &deb, T_NOW, &err), 0);
 	assert_int_equal(db_ref_lookup(t.db, "/bin/evil", "sha256", d_evil, 32,
-				       &cls, &err), 0);
+				       &cls, &err),
+			 0);
 	assert_int_equal(cls, DB_REF_UNKNOWN_PATH);
 	add(t.db, &deb, "/bin/evil", d_evil);
 	assert_int_equal(db_ref_lookup(t.db, "/bin/evil", "sha256", d_evil, 32,
-				       &cls, &err), 0);
+				       &cls, &err),
+			 0);
 	assert_int_equal(cls, DB_REF_UNKNOWN_PATH);
 	db_ref_import_abort(t.db);
 	assert_int_equal(judged(t.db, NULL, "/bin/evil", d_evil),

@@ -26,11 +26,12 @@
 	"f.path <> ?1 FROM files f JOIN refs r ON r.file_id = f.id " \
 	"JOIN digests d ON d.id = r.digest_id " \
 	"JOIN sources s ON s.id = r.source_id " \
-	"WHERE d.algo = ?2 AND " OLD_SELECTED(match) " AND (" \
-	"(f.path = ?1 AND d.value = ?3) " \
-	"OR (?5 AND d.value = ?3) " \
-	"OR (?6 AND f.path = ?1 AND r.conffile = 1)) " \
-	"ORDER BY (f.path = ?1 AND d.value = ?3) DESC, s.id DESC LIMIT 1"
+	"WHERE d.algo = ?2 AND " OLD_SELECTED( \
+		match) " AND (" \
+		       "(f.path = ?1 AND d.value = ?3) " \
+		       "OR (?5 AND d.value = ?3) " \
+		       "OR (?6 AND f.path = ?1 AND r.conffile = 1)) " \
+		       "ORDER BY (f.path = ?1 AND d.value = ?3) DESC, s.id DESC LIMIT 1"
 
 static const struct db_sql old_origin = {
 	.sqlite = OLD_ORIGIN(OLD_GLOB_SQLITE),
@@ -69,7 +70,8 @@ static void old_answer(struct tdb *t, const struct probe *q,
 	*found = step == DB_ROW;
 	if (*found) {
 		assert_int_equal(db_source_kind_parse(db_col_text(st, 0),
-						      &o->kind), 0);
+						      &o->kind),
+				 0);
 		s = db_col_text(st, 1);
 		snprintf(o->name, sizeof(o->name), "%s", s ? s : "");
 		s = db_col_text(st, 2);
@@ -90,9 +92,8 @@ static void new_answer(struct tdb *t, const struct probe *q,
 	struct imt_error err;
 
 	memset(o, 0, sizeof(*o));
-	if (db_ref_origin(t->db, q->policy, q->path, q->algo, q->digest,
-			  q->len, q->any_path, q->conffile, o, found,
-			  &err) < 0)
+	if (db_ref_origin(t->db, q->policy, q->path, q->algo, q->digest, q->len,
+			  q->any_path, q->conffile, o, found, &err) < 0)
 		fail_msg("db_ref_origin: %s", err.msg);
 }
 
@@ -101,15 +102,21 @@ static void add(struct tdb *t, enum db_source_kind kind, const char *name,
 		const uint8_t *digest, size_t len, int conffile)
 {
 	const struct db_source_meta meta = {
-		.package = package, .version = "1.0", .arch = "amd64",
+		.package = package,
+		.version = "1.0",
+		.arch = "amd64",
 	};
 	const struct db_ref_source src = {
-		.kind = kind, .name = name,
+		.kind = kind,
+		.name = name,
 		.meta = package != NULL ? &meta : NULL,
 	};
 	const struct db_ref_entry e = {
-		.path = path, .algo = algo, .digest = digest,
-		.digest_len = len, .conffile = conffile,
+		.path = path,
+		.algo = algo,
+		.digest = digest,
+		.digest_len = len,
+		.conffile = conffile,
 	};
 	struct imt_error err;
 
@@ -117,7 +124,7 @@ static void add(struct tdb *t, enum db_source_kind kind, const char *name,
 		fail_msg("db_ref_add_entry %s %s: %s", name, path, err.msg);
 }
 
-static uint8_t dig[10][32];	/* dig[n]: 32 bytes of n; dig[9] unlisted */
+static uint8_t dig[10][32]; /* dig[n]: 32 bytes of n; dig[9] unlisted */
 
 /*
  * References that reach every reason, sources in the order they are
@@ -141,38 +148,40 @@ static void make_refs(struct tdb *t)
 	    0);
 	add(t, DB_SOURCE_DEB, "b", "b", "/bin/x", "sha256", dig[1], 32, 0);
 	add(t, DB_SOURCE_DEB, "b", "b", "/usr/lib/z", "sha256", dig[3], 32, 0);
-	add(t, DB_SOURCE_KEYLIME, "c", NULL, "/bin/q", "sha256", dig[2], 32,
-	    0);
+	add(t, DB_SOURCE_KEYLIME, "c", NULL, "/bin/q", "sha256", dig[2], 32, 0);
 	add(t, DB_SOURCE_DEB, "e", "e", "/etc/conf", "sha256", dig[4], 32, 1);
-	add(t, DB_SOURCE_GOLDEN_LIST, "f", NULL, "/bin/w", "sha256", dig[1],
-	    32, 0);
+	add(t, DB_SOURCE_GOLDEN_LIST, "f", NULL, "/bin/w", "sha256", dig[1], 32,
+	    0);
 	add(t, DB_SOURCE_DEB, "g", "g", "/etc/conf", "sha256", dig[5], 32, 1);
 	add(t, DB_SOURCE_DIR_TREE, "h", NULL, "/etc/conf2", "sha256", dig[3],
 	    32, 1);
 	add(t, DB_SOURCE_DIR_TREE, "i", NULL, "/bin/x", "sha1", dig[1], 20, 0);
-	add(t, DB_SOURCE_DIR_TREE, "j", NULL, "/etc/conf", "sha256", dig[6],
-	    32, 0);
+	add(t, DB_SOURCE_DIR_TREE, "j", NULL, "/etc/conf", "sha256", dig[6], 32,
+	    0);
 	assert_int_equal(db_policy_put(t->db, "dirs", "{}", 0, sel_dirs, 1,
-				       T_NOW, &err), 0);
+				       T_NOW, &err),
+			 0);
 	assert_int_equal(db_policy_put(t->db, "debs", "{}", 0, sel_debs, 1,
-				       T_NOW, &err), 0);
+				       T_NOW, &err),
+			 0);
 	assert_int_equal(db_policy_put(t->db, "some", "{}", 0, sel_some, 2,
-				       T_NOW, &err), 0);
-	assert_int_equal(db_policy_put(t->db, "none", "{}", 0, NULL, 0,
-				       T_NOW, &err), 0);
+				       T_NOW, &err),
+			 0);
+	assert_int_equal(db_policy_put(t->db, "none", "{}", 0, NULL, 0, T_NOW,
+				       &err),
+			 0);
 }
 
 static void assert_same(const struct probe *q, const struct db_ref_origin *a,
 			int afound, const struct db_ref_origin *b, int bfound)
 {
 	if (afound == bfound &&
-	    (!afound || (a->kind == b->kind &&
-			 strcmp(a->name, b->name) == 0 &&
-			 strcmp(a->package, b->package) == 0 &&
-			 strcmp(a->version, b->version) == 0 &&
-			 strcmp(a->arch, b->arch) == 0 &&
-			 a->conffile == b->conffile &&
-			 a->other_path == b->other_path)))
+	    (!afound ||
+	     (a->kind == b->kind && strcmp(a->name, b->name) == 0 &&
+	      strcmp(a->package, b->package) == 0 &&
+	      strcmp(a->version, b->version) == 0 &&
+	      strcmp(a->arch, b->arch) == 0 && a->conffile == b->conffile &&
+	      a->other_path == b->other_path)))
 		return;
 	fail_msg("%s %s:%02x policy %s any_path %d conffile %d: before "
 		 "%d %s other %d conf %d, now %d %s other %d conf %d",
@@ -199,8 +208,7 @@ static size_t reason_of(struct tdb *t, const struct probe *q,
 }
 
 /* @q under every policy and pair of flags: the same answers as before. */
-static size_t same_under_all(struct tdb *t, struct probe *q,
-			     size_t reasons[3])
+static size_t same_under_all(struct tdb *t, struct probe *q, size_t reasons[3])
 {
 	static const char *const policies[] = {
 		NULL, "default", "dirs", "debs", "some", "none",
@@ -232,8 +240,8 @@ static size_t same_under_all(struct tdb *t, struct probe *q,
 static void test_origin_same_answers(void **state)
 {
 	static const char *const paths[] = {
-		"/bin/x", "/bin/y", "/bin/q", "/bin/w", "/usr/lib/z",
-		"/etc/conf", "/etc/conf2", "/nope",
+		"/bin/x",     "/bin/y",	   "/bin/q",	 "/bin/w",
+		"/usr/lib/z", "/etc/conf", "/etc/conf2", "/nope",
 	};
 	/* sha256 digests by their byte (9: unlisted), then sha1's */
 	static const int digests[] = { 1, 2, 3, 4, 5, 6, 9, -1 };
@@ -258,8 +266,8 @@ static void test_origin_same_answers(void **state)
 		}
 	}
 	print_message("%zu lookups: %zu the pair, %zu another path, "
-		      "%zu a conffile\n", n, reasons[0], reasons[1],
-		      reasons[2]);
+		      "%zu a conffile\n",
+		      n, reasons[0], reasons[1], reasons[2]);
 	assert_true(reasons[0] > 0 && reasons[1] > 0 && reasons[2] > 0);
 	tdb_remove(&t);
 }
@@ -334,7 +342,7 @@ static void test_origin_reasons(void **state)
 	tdb_remove(&t);
 }
 
-#define BULK_REFS 20000	/* references beside the test's, for the plans */
+#define BULK_REFS 20000 /* references beside the test's, for the plans */
 #define BULK_SOURCES 500
 
 /*
@@ -375,8 +383,8 @@ static void make_bulk(struct tdb *t)
 	};
 	const char *const *sql = tdb_pg_uri() != NULL ? pg_sql : sqlite_sql;
 	size_t i, n = tdb_pg_uri() != NULL ?
-		sizeof(pg_sql) / sizeof(pg_sql[0]) :
-		sizeof(sqlite_sql) / sizeof(sqlite_sql[0]);
+			      sizeof(pg_sql) / sizeof(pg_sql[0]) :
+			      sizeof(sqlite_sql) / sizeof(sqlite_sql[0]);
 
 	for (i = 0; i < n; i++)
 		tdb_exec(t, sql[i]);

@@ -9,7 +9,7 @@
 #include "db_backend.h"
 #include "db_test.h"
 
-#define TEXTS 200	/* more than the library's texts: several growths */
+#define TEXTS 200 /* more than the library's texts: several growths */
 
 /* Static, so each text keeps its address (the cache key) for the run. */
 static char texts[TEXTS][32];
@@ -73,7 +73,8 @@ static void test_cache_refuses_past_max(void **state)
 	(void)state;
 	for (i = 0; i < DB_STMT_CACHE_MAX; i++)
 		assert_int_equal(db_stmt_cache_add(&c, &keys[i], &stmts[i],
-						   &err), 0);
+						   &err),
+				 0);
 	assert_int_equal(db_stmt_cache_add(&c, &keys[i], &stmts[i], &err), -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	assert_non_null(strstr(err.msg, "statement cache full"));

@@ -29,10 +29,12 @@ static void test_add_check(void **state)
 	tdb_new(&t);
 	assert_int_equal(db_token_add(t.db, "alice",
 				      TOK("alice-secret-0123456789"), T_NOW,
-				      &err), 0);
+				      &err),
+			 0);
 	assert_int_equal(db_token_add(t.db, "bob",
 				      TOK("bob-secret-abcdefghijkl"), T_NOW,
-				      &err), 0);
+				      &err),
+			 0);
 	assert_int_equal(check(&t, TOK("bob-secret-abcdefghijkl"), name), 1);
 	assert_string_equal(name, "bob");
 	assert_int_equal(check(&t, TOK("alice-secret-0123456789"), name), 1);
@@ -45,10 +47,11 @@ static void test_add_check(void **state)
 
 	assert_int_equal(db_token_add(t.db, "alice",
 				      TOK("another-secret-0123456789"), T_NOW,
-				      &err), -1);
+				      &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
-	assert_int_equal(db_token_add(t.db, "carol", TOK("short"), T_NOW,
-				      &err), -1);
+	assert_int_equal(db_token_add(t.db, "carol", TOK("short"), T_NOW, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	tdb_remove(&t);
 }
@@ -63,14 +66,15 @@ static void test_stored_hashed(void **state)
 
 	(void)state;
 	tdb_new(&t);
-	assert_int_equal(db_token_add(t.db, "alice", TOK(tok), T_NOW, &err),
-			 0);
+	assert_int_equal(db_token_add(t.db, "alice", TOK(tok), T_NOW, &err), 0);
 	SHA256((const uint8_t *)tok, sizeof(tok) - 1, want);
 	assert_int_equal(tdb_blob(&t, "SELECT hash FROM tokens", got,
-				  sizeof(got)), sizeof(want));
+				  sizeof(got)),
+			 sizeof(want));
 	assert_memory_equal(got, want, sizeof(want));
-	assert_int_equal(tdb_int2(&t, "SELECT count(*) FROM tokens WHERE "
-				      "instr(hash, 'alice-secret') > 0",
+	assert_int_equal(tdb_int2(&t,
+				  "SELECT count(*) FROM tokens WHERE "
+				  "instr(hash, 'alice-secret') > 0",
 				  "SELECT count(*) FROM tokens WHERE "
 				  "position('alice-secret'::bytea in hash) "
 				  "> 0"),
@@ -89,7 +93,8 @@ static void test_delete_and_limit(void **state)
 	tdb_new(&t);
 	assert_int_equal(db_token_add(t.db, "alice",
 				      TOK("alice-secret-0123456789"), T_NOW,
-				      &err), 0);
+				      &err),
+			 0);
 	assert_int_equal(db_token_delete(t.db, "alice", &deleted, &err), 0);
 	assert_int_equal(deleted, 1);
 	assert_int_equal(db_token_delete(t.db, "alice", &deleted, &err), 0);
@@ -100,11 +105,13 @@ static void test_delete_and_limit(void **state)
 		snprintf(name, sizeof(name), "op%d", i);
 		snprintf(tok, sizeof(tok), "token-number-%08d", i);
 		assert_int_equal(db_token_add(t.db, name, (uint8_t *)tok,
-					      strlen(tok), T_NOW, &err), 0);
+					      strlen(tok), T_NOW, &err),
+				 0);
 	}
 	assert_int_equal(db_token_add(t.db, "one-more",
 				      TOK("token-number-99999999"), T_NOW,
-				      &err), -1);
+				      &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	assert_int_equal(check(&t, TOK("token-number-00000063"), name), 1);
 	assert_string_equal(name, "op63");

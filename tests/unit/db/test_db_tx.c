@@ -18,18 +18,26 @@ static int advance(struct db *db, int64_t boot, uint64_t from, size_t n,
 	static uint8_t d[32];
 	struct db_record r[8];
 	struct db_boot_advance a = {
-		.boot_id = boot, .from_index = from, .to_index = from + n,
-		.pcr10_sha1 = pcr1, .pcr10_sha256 = pcr256,
-		.records = r, .nrecords = n,
+		.boot_id = boot,
+		.from_index = from,
+		.to_index = from + n,
+		.pcr10_sha1 = pcr1,
+		.pcr10_sha256 = pcr256,
+		.records = r,
+		.nrecords = n,
 	};
 	size_t i;
 
 	assert_true(n <= 8);
 	for (i = 0; i < n; i++)
 		r[i] = (struct db_record){
-			.index = from + i, .pcr = 10, .template = "ima-ng",
-			.path = "/bin/true", .digest_algo = "sha256",
-			.digest = d, .digest_len = 32,
+			.index = from + i,
+			.pcr = 10,
+			.template = "ima-ng",
+			.path = "/bin/true",
+			.digest_algo = "sha256",
+			.digest = d,
+			.digest_len = 32,
 			.verdict = DB_VERDICT_KNOWN,
 		};
 	return db_boot_advance(db, &a, T_NOW, err);
@@ -63,19 +71,23 @@ static void test_batch_groups_calls(void **state)
 	assert_int_equal(advance(t.db, b.id, 0, 4, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_FAILED,
-					      "not json", T_NOW, &err), -1);
+					      "not json", T_NOW, &err),
+			 -1);
 	/* ... and the batch goes on. */
 	assert_int_equal(advance(t.db, b.id, 4, 4, &err), 0);
 	assert_int_equal(db_machine_set_state(t.db, "m1", DB_STATE_TRUSTED,
-					      NULL, T_NOW, &err), 0);
+					      NULL, T_NOW, &err),
+			 0);
 	/* Another connection sees none of it yet. */
 	assert_int_equal(other_int(t.path, TDB_RECORDS), 0);
 	assert_int_equal(db_batch_commit(t.db, &err), 0);
 	assert_int_equal(other_int(t.path, TDB_RECORDS), 8);
 	assert_int_equal(other_int(t.path, "SELECT next_record_index FROM "
-					   "boots"), 8);
+					   "boots"),
+			 8);
 	assert_int_equal(other_int(t.path, "SELECT state = 'trusted' FROM "
-					   "machines"), 1);
+					   "machines"),
+			 1);
 	tdb_remove(&t);
 }
 
@@ -100,7 +112,7 @@ static void test_batch_abort_and_misuse(void **state)
 	assert_int_equal(tdb_int(&t, TDB_RECORDS), 0);
 	assert_int_equal(db_batch_commit(t.db, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
-	db_batch_abort(t.db);	/* none open: harmless */
+	db_batch_abort(t.db); /* none open: harmless */
 
 	assert_int_equal(db_ref_import_begin(t.db, &src, T_NOW, &err), 0);
 	assert_int_equal(db_batch_begin(t.db, &err), -1);
@@ -157,10 +169,10 @@ static void test_batch_sigkill(void **state)
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFSIGNALED(status));
 		tdb_open(&t);
-		assert_int_equal(tdb_int(&t, TDB_RECORDS),
-				 commit ? 80 : 0);
+		assert_int_equal(tdb_int(&t, TDB_RECORDS), commit ? 80 : 0);
 		assert_int_equal(tdb_int(&t, "SELECT next_record_index FROM "
-					     "boots"), commit ? 80 : 0);
+					     "boots"),
+				 commit ? 80 : 0);
 		tdb_close(&t);
 	}
 	tdb_open(&t);
@@ -196,8 +208,8 @@ static void test_batched_heartbeat_cost(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s = (double)(t1.tv_sec - t0.tv_sec) +
 	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	print_message("2000 heartbeats in batches of 100: %.3f s, %.0f/s\n",
-		      s, 2000 / s);
+	print_message("2000 heartbeats in batches of 100: %.3f s, %.0f/s\n", s,
+		      2000 / s);
 	tdb_remove(&t);
 }
 
@@ -219,19 +231,23 @@ static void test_batch_failed_statement(void **state)
 	tdb_machine(&t, "m2", DB_STATE_TRUSTED);
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	assert_int_equal(db_boot_start(t.db, "m1", 1, 0, T_NOW, &b, &err), 0);
-	assert_int_equal(db_nonce_issue(t.db, "nobody", n, sizeof(n),
-					T_NOW + 9, &err), -1);
+	assert_int_equal(db_nonce_issue(t.db, "nobody", n, sizeof(n), T_NOW + 9,
+					&err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
-					&err), 0);
+					&err),
+			 0);
 	/* m1's value again, for m1: refused, alone */
 	assert_int_equal(db_nonce_issue(t.db, "m1", n, sizeof(n), T_NOW + 9,
-					&err), -1);
+					&err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	/* a nonce is bound to its machine's row: the same bytes for m2 are
 	 * m2's own (0015) */
 	assert_int_equal(db_nonce_issue(t.db, "m2", n, sizeof(n), T_NOW + 9,
-					&err), 0);
+					&err),
+			 0);
 	assert_int_equal(db_batch_commit(t.db, &err), 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM boots"), 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM nonces"), 2);

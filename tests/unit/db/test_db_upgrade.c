@@ -29,7 +29,7 @@
 #include "db_test.h"
 
 #define FROM_VERSION 16
-#define IDX_FAR 4611686018427387904ull	/* 2^62 */
+#define IDX_FAR 4611686018427387904ull /* 2^62 */
 #define NREC 300
 
 /* The long id: odd characters, padded to exactly DB_MACHINE_ID_MAX. */
@@ -72,8 +72,8 @@ static void raw_exec(struct tdb *t, const char *sql)
 /* A new database at schema @version, by the migration files alone. */
 static void schema_at(struct tdb *t, int version)
 {
-	const struct db_migration *m = tdb_pg_uri() != NULL ?
-				       db_pg_migrations : db_migrations;
+	const struct db_migration *m = tdb_pg_uri() != NULL ? db_pg_migrations :
+							      db_migrations;
 	size_t i, n = tdb_pg_uri() != NULL ? db_pg_migration_count :
 					     db_migration_count;
 
@@ -110,7 +110,8 @@ static int64_t raw_version(struct tdb *t)
 
 		assert_int_equal(sqlite3_open(t->path, &s), SQLITE_OK);
 		assert_int_equal(sqlite3_prepare_v2(s, "PRAGMA user_version",
-						    -1, &st, NULL), SQLITE_OK);
+						    -1, &st, NULL),
+				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 		v = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
@@ -130,72 +131,103 @@ static int64_t raw_version(struct tdb *t)
 	"INSERT INTO machines (id, ek_pub, ek_cert, ak_pub, ak_name, state, " \
 	"state_reason, created_at, last_seen, approved, activated, bank, " \
 	"rejected_at, ek_fpr) VALUES " \
-	"('%1$s', " B(1, "01") ", NULL, " B(1, "02") ", " B(66, "0b") ", " \
-	"'trusted', '{\"check\":\"\\u00fc\\\"\\\\\"}', 0, " \
-	"9223372036854775807, 1, 1, 'sha1', 0, " B(32, "00") "), " \
-	"('m2', " B(1, "03") ", " E ", " B(1, "04") ", " B(2, "0b") ", " \
-	"'stale', '', -1, NULL, 0, 1, NULL, 9223372036854775807, NULL), " \
-	"('m3', " B(1, "05") ", NULL, " B(1, "06") ", " B(2, "0b") ", " \
-	"'pending', NULL, 1700000000, NULL, 0, 0, 'sha256', 0, " \
-	B(32, "ff") ");" \
-	"INSERT INTO boots (id, machine_id, reset_count, restart_count, " \
-	"started_at, next_record_index, pcr10_sha1, pcr10_sha256, " \
-	"boot_aggregate, history_from, history_to, history_followed, " \
-	"history_anchor) VALUES " \
-	"(1, '%1$s', 4294967295, 4294967295, 0, 300, " B(20, "00") ", " \
-	B(32, "00") ", " B(2, "ab") ", NULL, NULL, 0, NULL), " \
-	"(2, 'm2', 0, 0, 1700000000, 4611686018427387905, " B(20, "11") \
-	", " B(32, "11") ", NULL, 5, 9, 1, " B(32, "aa") "), " \
-	"(3, 'm3', 7, 0, 1700000000, 0, " B(20, "22") ", " B(32, "22") \
-	", NULL, NULL, NULL, 0, NULL);" \
-	SETVAL \
-	"INSERT INTO records SELECT 1, i, CASE i WHEN 9 THEN 4294967295 " \
-	"ELSE 10 END, CASE i %% 3 WHEN 0 THEN 'ima-ng' WHEN 1 THEN " \
-	"'ima-sig' ELSE '' END, CASE i WHEN 0 THEN " P("''") " WHEN 1 " \
-	"THEN " ODDPATH " WHEN 2 THEN " LONGPATH " WHEN 3 THEN " \
-	P("'/tmp/\xe2\x98\x83 \xf0\x9f\x99\x82'") " ELSE " \
-	P("'/usr/bin/p' || i") " END, CASE i WHEN 4 THEN 'md5' " \
-	"ELSE 'sha256' END, CASE i WHEN 5 THEN " E " WHEN 6 THEN " \
-	B(3, "01") " WHEN 7 THEN " B(64, "07") " ELSE " B(32, "33") " END, " \
-	"CASE i %% 7 WHEN 0 THEN 'known' WHEN 1 THEN 'unknown' WHEN 2 " \
-	"THEN 'mismatch' WHEN 3 THEN 'violation' WHEN 4 THEN 'excluded' " \
-	"WHEN 5 THEN 'signed' ELSE 'bad-signature' END, CASE WHEN i = 8 " \
-	"THEN " E " WHEN i %% 4 = 0 THEN " B(300, "5a") " END FROM " SERIES \
-	";" \
-	"INSERT INTO records VALUES (2, 0, 10, 'ima-ng', " P("'/a'") ", " \
-	"'sha1', " B(20, "44") ", 'known', NULL), (2, 4611686018427387904, " \
-	"11, 'ima-ng', " P("'/b'") ", 'sha256', " B(32, "55") ", " \
-	"'unknown', NULL), (4, 0, 10, 'ima-ng', " P("'/orphan'") ", " \
-	"'sha256', " B(32, "66") ", 'unknown', NULL);" \
-	"INSERT INTO nonces (value, machine_id, expires_at, used, seen_at) " \
-	"VALUES (" B(32, "00") ", '%1$s', 9223372036854775807, 0, NULL), " \
-	"(" B(8, "08") ", 'm2', 1700000060, 0, NULL), " \
-	"(" B(32, "00") ", 'm3', 1700000060, 1, 1700000000);" \
-	"INSERT INTO events (machine_id, boot_id, time, kind, from_state, " \
-	"to_state, reason) VALUES ('%1$s', 1, 0, '', NULL, NULL, " \
-	"'{\"a\":\"\\u0000\\u00fc\"}'), ('m2', 2, 9223372036854775807, " \
-	"'state', 'trusted', 'stale', NULL);" \
-	"INSERT INTO audit (time, operator, action, machine_id, ek_fpr, " \
-	"detail) VALUES (1700000000, '', 'remove', 'gone', NULL, " \
-	"'{\"state\":\"trusted\"}');" \
-	"INSERT INTO registrations (machine_id, ek_fpr, operator, " \
-	"created_at) VALUES ('pre:\xc3\xbc', " B(32, "ee") ", '', 0);"
+	"('%1$s', " B(1, "01") ", NULL, " B(1, "02") ", " B( \
+		66, \
+		"0b") ", " \
+		      "'trusted', '{\"check\":\"\\u00fc\\\"\\\\\"}', 0, " \
+		      "9223372036854775807, 1, 1, 'sha1', 0, " B( \
+			      32, \
+			      "00") "), " \
+				    "('m2', " B(1, "03") ", " E ", " B(1, "04") ", " B( \
+					    2, \
+					    "0b") ", " \
+						  "'stale', '', -1, NULL, 0, 1, NULL, 9223372036854775807, NULL), " \
+						  "('m3', " B(1, "05") ", NULL, " B(1, "06") ", " B( \
+							  2, \
+							  "0b") ", " \
+								"'pending', NULL, 1700000000, NULL, 0, 0, 'sha256', 0, " B( \
+									32, \
+									"ff") ");" \
+									      "INSERT INTO boots (id, machine_id, reset_count, restart_count, " \
+									      "started_at, next_record_index, pcr10_sha1, pcr10_sha256, " \
+									      "boot_aggregate, history_from, history_to, history_followed, " \
+									      "history_anchor) VALUES " \
+									      "(1, '%1$s', 4294967295, 4294967295, 0, 300, " B(20, "00") ", " B(32, "00") ", " B( \
+										      2, \
+										      "ab") ", NULL, NULL, 0, NULL), " \
+											    "(2, 'm2', 0, 0, 1700000000, 4611686018427387905, " B(20, "11") ", " B(32, "11") ", NULL, 5, 9, 1, " B( \
+												    32, \
+												    "aa") "), " \
+													  "(3, 'm3', 7, 0, 1700000000, 0, " B(20, "22") ", " B( \
+														  32, \
+														  "22") ", NULL, NULL, NULL, 0, NULL);" SETVAL \
+															"INSERT INTO records SELECT 1, i, CASE i WHEN 9 THEN 4294967295 " \
+															"ELSE 10 END, CASE i %% 3 WHEN 0 THEN 'ima-ng' WHEN 1 THEN " \
+															"'ima-sig' ELSE '' END, CASE i WHEN 0 THEN " P( \
+																"''") " WHEN 1 " \
+																      "THEN " ODDPATH \
+																      " WHEN 2 THEN " LONGPATH \
+																      " WHEN 3 THEN " P("'/tmp/\xe2\x98\x83 \xf0\x9f\x99\x82'") " ELSE " P( \
+																	      "'/usr/bin/p' || i") " END, CASE i WHEN 4 THEN 'md5' " \
+																				   "ELSE 'sha256' END, CASE i WHEN 5 THEN " E \
+																				   " WHEN 6 THEN " B(3, "01") " WHEN 7 THEN " B(64, "07") " ELSE " B( \
+																					   32, \
+																					   "33") " END, " \
+																						 "CASE i %% 7 WHEN 0 THEN 'known' WHEN 1 THEN 'unknown' WHEN 2 " \
+																						 "THEN 'mismatch' WHEN 3 THEN 'violation' WHEN 4 THEN 'excluded' " \
+																						 "WHEN 5 THEN 'signed' ELSE 'bad-signature' END, CASE WHEN i = 8 " \
+																						 "THEN " E \
+																						 " WHEN i %% 4 = 0 THEN " B( \
+																							 300, \
+																							 "5a") " END FROM " SERIES \
+																							       ";" \
+																							       "INSERT INTO records VALUES (2, 0, 10, 'ima-ng', " P( \
+																								       "'/a'") ", " \
+																									       "'sha1', " B( \
+																										       20, \
+																										       "44") ", 'known', NULL), (2, 4611686018427387904, " \
+																											     "11, 'ima-ng', " P("'/b'") ", 'sha256', " B( \
+																												     32, \
+																												     "55") ", " \
+																													   "'unknown', NULL), (4, 0, 10, 'ima-ng', " P( \
+																														   "'/orphan'") ", " \
+																																"'sha256', " B( \
+																																	32, \
+																																	"66") ", 'unknown', NULL);" \
+																																	      "INSERT INTO nonces (value, machine_id, expires_at, used, seen_at) " \
+																																	      "VALUES (" B( \
+																																		      32, \
+																																		      "00") ", '%1$s', 9223372036854775807, 0, NULL), " \
+																																			    "(" B(8, \
+																																				  "08") ", 'm2', 1700000060, 0, NULL), " \
+																																					"(" B(32, \
+																																					      "00") ", 'm3', 1700000060, 1, 1700000000);" \
+																																						    "INSERT INTO events (machine_id, boot_id, time, kind, from_state, " \
+																																						    "to_state, reason) VALUES ('%1$s', 1, 0, '', NULL, NULL, " \
+																																						    "'{\"a\":\"\\u0000\\u00fc\"}'), ('m2', 2, 9223372036854775807, " \
+																																						    "'state', 'trusted', 'stale', NULL);" \
+																																						    "INSERT INTO audit (time, operator, action, machine_id, ek_fpr, " \
+																																						    "detail) VALUES (1700000000, '', 'remove', 'gone', NULL, " \
+																																						    "'{\"state\":\"trusted\"}');" \
+																																						    "INSERT INTO registrations (machine_id, ek_fpr, operator, " \
+																																						    "created_at) VALUES ('pre:\xc3\xbc', " B( \
+																																							    32, \
+																																							    "ee") ", '', 0);"
 
 #define SQ_P(text) text
-static const char sql_rows_sqlite[] = ROWS(
-	SQ_P,
-	"'/' || substr(replace(hex(zeroblob(2048)), '0', 'a'), 1, 4095)",
-	"CAST(x'fffe0a09' AS TEXT)",
-	"(WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
-	"WHERE i < 299) SELECT i FROM n)", "");
+static const char sql_rows_sqlite[] =
+	ROWS(SQ_P,
+	     "'/' || substr(replace(hex(zeroblob(2048)), '0', 'a'), 1, 4095)",
+	     "CAST(x'fffe0a09' AS TEXT)",
+	     "(WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+	     "WHERE i < 299) SELECT i FROM n)",
+	     "");
 
 #define PG_P(text) "convert_to(" text ", 'UTF8')"
-static const char sql_rows_pg[] = ROWS(
-	PG_P,
-	"convert_to('/' || repeat('a', 4095), 'UTF8')",
-	"'\\xfffe0a09'::bytea",
-	"generate_series(0, 299) i",
-	"SELECT setval(pg_get_serial_sequence('boots', 'id'), 3);");
+static const char sql_rows_pg[] =
+	ROWS(PG_P, "convert_to('/' || repeat('a', 4095), 'UTF8')",
+	     "'\\xfffe0a09'::bytea", "generate_series(0, 299) i",
+	     "SELECT setval(pg_get_serial_sequence('boots', 'id'), 3);");
 
 /*
  * @sql with each {N:HH} (N bytes of 0xHH) written as a blob literal of
@@ -219,8 +251,8 @@ static char *rows_sql(const char *sql)
 		}
 		if (strncmp(sql, "%%", 2) == 0)
 			sql++;
-		if (*sql != '{' || sscanf(sql, "{%u:%2x}%n", &len, &byte,
-					  &used) != 2) {
+		if (*sql != '{' ||
+		    sscanf(sql, "{%u:%2x}%n", &len, &byte, &used) != 2) {
 			out[n++] = *sql++;
 			continue;
 		}
@@ -237,8 +269,8 @@ static char *rows_sql(const char *sql)
 /* A database at FROM_VERSION holding the rows, closed. */
 static void old_database(struct tdb *t, const char *more)
 {
-	char *sql = rows_sql(tdb_pg_uri() != NULL ? sql_rows_pg :
-						    sql_rows_sqlite);
+	char *sql =
+		rows_sql(tdb_pg_uri() != NULL ? sql_rows_pg : sql_rows_sqlite);
 
 	schema_at(t, FROM_VERSION);
 	raw_exec(t, sql);
@@ -297,8 +329,9 @@ static int check_record(int64_t boot, const struct db_record *r, void *arg)
 	assert_string_equal(r->digest_algo, i == 4 ? "md5" : "sha256");
 	assert_int_equal(r->digest_len, i < 8 ? dlen[i] : 32);
 	if (r->digest_len > 0)
-		assert_int_equal(r->digest[r->digest_len - 1],
-				 i == 6 ? 0x01 : i == 7 ? 0x07 : 0x33);
+		assert_int_equal(r->digest[r->digest_len - 1], i == 6 ? 0x01 :
+							       i == 7 ? 0x07 :
+									0x33);
 	assert_int_equal(r->verdict, (enum db_verdict)(i % 7));
 	assert_int_equal(r->sig_len, i % 4 == 0 && i != 8 ? 300 : 0);
 	snprintf(path, sizeof(path), "/usr/bin/p%llu", (unsigned long long)i);
@@ -309,7 +342,8 @@ static int check_record(int64_t boot, const struct db_record *r, void *arg)
 	else if (i == 2)
 		assert_int_equal(strlen(r->path), DB_PATH_MAX);
 	else if (i == 3)
-		assert_string_equal(r->path, "/tmp/\xe2\x98\x83 \xf0\x9f\x99\x82");
+		assert_string_equal(r->path,
+				    "/tmp/\xe2\x98\x83 \xf0\x9f\x99\x82");
 	else
 		assert_string_equal(r->path, path);
 	return 0;
@@ -346,7 +380,8 @@ static void check_records(struct tdb *t)
 	struct imt_error err;
 
 	assert_int_equal(db_record_list(t->db, 1, 0, DB_LIST_MAX, 0,
-					check_record, &n, &err), 0);
+					check_record, &n, &err),
+			 0);
 	assert_int_equal(n, NREC);
 	for (i = 0; i < NREC; i++)
 		rejudge += i % 7 == 1 || i % 7 == 2 || i % 7 == 6;
@@ -374,9 +409,13 @@ static int advance(struct tdb *t, int64_t boot, uint64_t from,
 		  DB_VERDICT_UNKNOWN, NULL, 0 },
 	};
 	struct db_boot_advance a = {
-		.boot_id = boot, .from_index = from, .to_index = from + 2,
-		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
-		.records = r, .nrecords = 2,
+		.boot_id = boot,
+		.from_index = from,
+		.to_index = from + 2,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.records = r,
+		.nrecords = 2,
 	};
 
 	return db_boot_advance(t->db, &a, T_NOW + 1, err);
@@ -392,7 +431,8 @@ static void check_evidence(struct tdb *t)
 	struct imt_error err;
 
 	assert_int_equal(db_evidence_view_get(t->db, long_id(), T_NOW, &v,
-					      &err), 0);
+					      &err),
+			 0);
 	assert_true(v.found && v.have_boot && v.have_nonce);
 	assert_int_equal(v.boot.id, 1);
 	assert_int_equal(v.boot.reset_count, UINT32_MAX);
@@ -404,7 +444,8 @@ static void check_evidence(struct tdb *t)
 	assert_memory_equal(v.nonce, zero, 32);
 	db_evidence_view_release(&v);
 	assert_int_equal(db_nonce_renew(t->db, long_id(), zero, 32, T_NOW,
-					&next, &res, &err), 0);
+					&next, &res, &err),
+			 0);
 	assert_int_equal(res, DB_NONCE_OK);
 	if (advance(t, 1, NREC, &err) < 0)
 		fail_msg("advance: %s", err.msg);
@@ -428,8 +469,7 @@ static void check_bad_nonce(struct tdb *t)
 	db_evidence_view_release(&v);
 	if (db_nonce_issue(t->db, "m2", fresh, 32, T_NOW + 60, &err) < 0)
 		fail_msg("nonce for m2: %s", err.msg);
-	assert_int_equal(db_evidence_view_get(t->db, "m2", T_NOW, &v, &err),
-			 0);
+	assert_int_equal(db_evidence_view_get(t->db, "m2", T_NOW, &v, &err), 0);
 	assert_true(v.have_nonce);
 	assert_memory_equal(v.nonce, fresh, 32);
 	db_evidence_view_release(&v);
@@ -475,17 +515,20 @@ static void test_old_rows_serve(void **state)
 	tdb_open(&t);
 	assert_int_equal(tdb_int(&t, "PRAGMA user_version"),
 			 db_schema_version());
-	assert_int_equal(db_machine_list(t.db, NULL, DB_LIST_MAX,
-					 count_machine, seen, &err), 0);
+	assert_int_equal(db_machine_list(t.db, NULL, DB_LIST_MAX, count_machine,
+					 seen, &err),
+			 0);
 	assert_int_equal(seen[0] + seen[1] * 10 + seen[2] * 100, 111);
 	check_records(&t);
 	check_evidence(&t);
 	check_bad_nonce(&t);
 	check_new_boot(&t);
-	assert_int_equal(db_event_list(t.db, long_id(), 0, 10, count_event,
-				       &n, &err), 0);
+	assert_int_equal(db_event_list(t.db, long_id(), 0, 10, count_event, &n,
+				       &err),
+			 0);
 	assert_int_equal(db_audit_list(t.db, "gone", 0, 10, count_audit, &n,
-				       &err), 0);
+				       &err),
+			 0);
 	assert_int_equal(n, 2);
 	tdb_remove(&t);
 }
@@ -535,7 +578,7 @@ static void test_rows_of_deleted_machine_refused(void **state)
 	print_message("refused: %s\n", err.msg);
 	assert_non_null(strstr(err.msg, "0018_wide_banks"));
 	assert_non_null(strstr(err.msg, "3 foreign key violations, the "
-				       "first: "));
+					"first: "));
 	assert_non_null(strstr(err.msg, " refers to no machines row"));
 	assert_int_equal(raw_version(&t), FROM_VERSION + 1);
 	raw_exec(&t, "DELETE FROM boots WHERE machine_id = 'm2';"

@@ -16,9 +16,12 @@ static void add_endpoint(struct tdb *t, const char *name,
 			 unsigned int max_pending)
 {
 	struct db_webhook_new w = {
-		.name = name, .url = "https://nac.example/hook",
-		.secret = secret, .secret_len = sizeof(secret),
-		.key_id = "k1", .max_pending = max_pending,
+		.name = name,
+		.url = "https://nac.example/hook",
+		.secret = secret,
+		.secret_len = sizeof(secret),
+		.key_id = "k1",
+		.max_pending = max_pending,
 	};
 	struct imt_error err;
 
@@ -66,8 +69,8 @@ static void load_due(struct tdb *t, int64_t now, struct due *d)
 		fail_msg("due: %s", err.msg);
 }
 
-static void set_state(struct tdb *t, const char *id,
-		      enum db_machine_state s, const char *reason)
+static void set_state(struct tdb *t, const char *id, enum db_machine_state s,
+		      const char *reason)
 {
 	struct imt_error err;
 
@@ -123,8 +126,10 @@ static void test_body(void **state)
 			    "untrusted");
 	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
 			    "isolate");
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(b, "reason"), "path")), "/usr/bin/evil");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(b, "reason"),
+						    "path")),
+			    "/usr/bin/evil");
 	assert_int_equal(json_integer_value(json_object_get(b, "at")),
 			 T_NOW + 1);
 	assert_int_equal(json_integer_value(json_object_get(b, "event")),
@@ -145,7 +150,8 @@ static void test_enrolled_and_tnc(void **state)
 	tdb_new(&t);
 	add_endpoint(&t, "nac", 100);
 	assert_int_equal(db_webhook_set_tnc(t.db, DB_STATE_PENDING, "isolate",
-					    &err), 0);
+					    &err),
+			 0);
 	tdb_machine(&t, "m1", DB_STATE_PENDING);
 	load_due(&t, T_NOW, &d);
 	assert_int_equal(d.n, 1);
@@ -158,7 +164,8 @@ static void test_enrolled_and_tnc(void **state)
 	assert_true(json_is_null(json_object_get(b, "reason")));
 	json_decref(b);
 	assert_int_equal(db_webhook_set_tnc(t.db, (enum db_machine_state)99,
-					    "allow", &err), -1);
+					    "allow", &err),
+			 -1);
 	tdb_remove(&t);
 }
 
@@ -171,18 +178,20 @@ static void test_only_state_changes(void **state)
 	(void)state;
 	tdb_new(&t);
 	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
-	assert_int_equal(outbox_rows(&t), 0);	/* no endpoint yet */
+	assert_int_equal(outbox_rows(&t), 0); /* no endpoint yet */
 	add_endpoint(&t, "nac", 100);
 	set_state(&t, "m1", DB_STATE_ENROLLING, NULL);
-	assert_int_equal(db_event_add(t.db, "m1", "reboot", NULL, T_NOW,
-				      &err), 0);
+	assert_int_equal(db_event_add(t.db, "m1", "reboot", NULL, T_NOW, &err),
+			 0);
 	assert_int_equal(db_machine_transition(t.db, "m1", "enrolling",
 					       "enrolling", NULL, "failure",
-					       T_NOW, &err), 0);
+					       T_NOW, &err),
+			 0);
 	assert_int_equal(outbox_rows(&t), 0);
 	assert_int_equal(db_machine_transition(t.db, "m1", "enrolling",
-					       "trusted", NULL, "state",
-					       T_NOW, &err), 0);
+					       "trusted", NULL, "state", T_NOW,
+					       &err),
+			 0);
 	assert_int_equal(outbox_rows(&t), 1);
 	tdb_remove(&t);
 }
@@ -198,18 +207,20 @@ static void test_rollback_leaves_nothing(void **state)
 	add_endpoint(&t, "nac", 100);
 	add_endpoint(&t, "pager", 100);
 	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
-	assert_int_equal(outbox_rows(&t), 2);	/* one per endpoint */
+	assert_int_equal(outbox_rows(&t), 2); /* one per endpoint */
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
-	assert_int_equal(outbox_rows(&t), 4);	/* inside the batch */
+	assert_int_equal(outbox_rows(&t), 4); /* inside the batch */
 	db_batch_abort(t.db);
 	assert_int_equal(outbox_rows(&t), 2);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events "
-				 "WHERE to_state = 'trusted'"), 0);
+				     "WHERE to_state = 'trusted'"),
+			 0);
 	/* the transition's own failure (no machine) rolls back too */
 	assert_int_equal(db_machine_transition(t.db, "nobody", "trusted",
 					       "untrusted", NULL, "state",
-					       T_NOW, &err), -1);
+					       T_NOW, &err),
+			 -1);
 	assert_int_equal(outbox_rows(&t), 2);
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
@@ -237,13 +248,14 @@ static void test_order_per_machine(void **state)
 	set_state(&t, "a", DB_STATE_UNTRUSTED, NULL);
 	tdb_machine(&t, "b", DB_STATE_ENROLLING);
 	load_due(&t, T_NOW + 1, &d);
-	assert_int_equal(d.n, 2);	/* a's first, b's first */
+	assert_int_equal(d.n, 2); /* a's first, b's first */
 	assert_string_equal(d.m[0].machine, "a");
 	assert_string_equal(d.m[1].machine, "b");
 	first = d.m[0].seq;
 	/* a's head fails: it is retried later, a's next still waits */
 	assert_int_equal(db_webhook_failed(t.db, first, T_NOW + 60, "503",
-					   &err), 0);
+					   &err),
+			 0);
 	load_due(&t, T_NOW + 1, &d);
 	assert_int_equal(d.n, 1);
 	assert_string_equal(d.m[0].machine, "b");
@@ -263,7 +275,7 @@ static void test_order_per_machine(void **state)
 		    NULL);
 	first = d.m[0].seq;
 	delivered(&t, first);
-	delivered(&t, first);	/* twice: counted once */
+	delivered(&t, first); /* twice: counted once */
 	load_due(&t, T_NOW + 60, &d);
 	assert_int_equal(d.n, 1);
 	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"untrusted\"") !=
@@ -314,10 +326,10 @@ static void test_bounded(void **state)
 	(void)state;
 	tdb_new(&t);
 	add_endpoint(&t, "nac", 3);
-	tdb_machine(&t, "m1", DB_STATE_ENROLLING);	/* 1 */
-	for (i = 0; i < 4; i++)				/* 2..5 */
-		set_state(&t, "m1", i % 2 ? DB_STATE_TRUSTED :
-			  DB_STATE_UNTRUSTED, NULL);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING); /* 1 */
+	for (i = 0; i < 4; i++)			   /* 2..5 */
+		set_state(&t, "m1",
+			  i % 2 ? DB_STATE_TRUSTED : DB_STATE_UNTRUSTED, NULL);
 	load_list(&t, &l);
 	assert_int_equal(l.n, 1);
 	assert_int_equal(l.pending, 3);
@@ -345,7 +357,8 @@ static void test_bounded(void **state)
 /* Delivered messages go after webhook_keep; undelivered ones stay. */
 static void test_retention(void **state)
 {
-	struct db_retention r = { .keep_boots = 1, .max_rows = 100,
+	struct db_retention r = { .keep_boots = 1,
+				  .max_rows = 100,
 				  .webhook_keep = 60 };
 	struct imt_error err;
 	struct tdb t;
@@ -360,15 +373,18 @@ static void test_retention(void **state)
 	tdb_machine(&t, "b", DB_STATE_ENROLLING);
 	load_due(&t, T_NOW, &d);
 	assert_int_equal(d.n, 2);
-	delivered(&t, d.m[0].seq);	/* at T_NOW + 10 */
-	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 69, &deleted,
-					  &more, &err), 0);
+	delivered(&t, d.m[0].seq); /* at T_NOW + 10 */
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 69, &deleted, &more,
+					  &err),
+			 0);
 	assert_int_equal(outbox_rows(&t), 2);
-	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 70, &deleted,
-					  &more, &err), 0);
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 70, &deleted, &more,
+					  &err),
+			 0);
 	assert_int_equal(outbox_rows(&t), 1);
 	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 100000, &deleted,
-					  &more, &err), 0);
+					  &more, &err),
+			 0);
 	assert_int_equal(outbox_rows(&t), 1);
 	tdb_remove(&t);
 }
@@ -412,7 +428,8 @@ static void deliver_all_of(struct tdb *t, const char *id)
  */
 static void test_removed(void **state)
 {
-	struct db_retention r = { .keep_boots = 1, .max_rows = 100,
+	struct db_retention r = { .keep_boots = 1,
+				  .max_rows = 100,
 				  .pending_expire = 60 };
 	uint8_t fpr[DB_FPR_SIZE] = { 0x77 };
 	enum db_register_result reg;
@@ -430,7 +447,8 @@ static void test_removed(void **state)
 	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
 	deliver_all_of(&t, "m1");
 	assert_int_equal(db_machine_remove(t.db, "m1", "ops", T_NOW + 5, &rm,
-					   &err), 0);
+					   &err),
+			 0);
 	b = head_of(&t, "m1");
 	assert_non_null(b);
 	assert_string_equal(json_string_value(json_object_get(b, "type")),
@@ -440,8 +458,10 @@ static void test_removed(void **state)
 	assert_true(json_is_null(json_object_get(b, "to")));
 	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
 			    "no_recommendation");
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(b, "reason"), "operator")), "ops");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(b, "reason"),
+						    "operator")),
+			    "ops");
 	assert_int_equal(json_integer_value(json_object_get(b, "at")),
 			 T_NOW + 5);
 	assert_int_equal(json_integer_value(json_object_get(b, "audit")),
@@ -454,36 +474,41 @@ static void test_removed(void **state)
 	tdb_machine(&t, "m2", DB_STATE_ENROLLING);
 	deliver_all_of(&t, "m2");
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
-	assert_int_equal(db_machine_remove(t.db, "m2", "ops", T_NOW, &rm,
-					   &err), 0);
+	assert_int_equal(db_machine_remove(t.db, "m2", "ops", T_NOW, &rm, &err),
+			 0);
 	db_batch_abort(t.db);
 	assert_null(head_of(&t, "m2"));
 
 	/* a pre-registration alone: no receiver ever heard of it */
 	assert_int_equal(db_registration_add(t.db, "m3", fpr, "ops", T_NOW,
-					     &reg, &err), 0);
-	assert_int_equal(db_machine_remove(t.db, "m3", "ops", T_NOW, &rm,
-					   &err), 0);
+					     &reg, &err),
+			 0);
+	assert_int_equal(db_machine_remove(t.db, "m3", "ops", T_NOW, &rm, &err),
+			 0);
 	assert_int_equal(rm.registration, 1);
 	assert_null(head_of(&t, "m3"));
 
 	/* a pending machine nobody approved expires */
 	tdb_machine(&t, "p1", DB_STATE_PENDING);
 	deliver_all_of(&t, "p1");
-	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 61, &deleted,
-					  &more, &err), 0);
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW + 61, &deleted, &more,
+					  &err),
+			 0);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM machines "
-				 "WHERE id = 'p1'"), 0);
+				     "WHERE id = 'p1'"),
+			 0);
 	b = head_of(&t, "p1");
 	assert_non_null(b);
 	assert_string_equal(json_string_value(json_object_get(b, "type")),
 			    "machine.removed");
 	assert_string_equal(json_string_value(json_object_get(b, "from")),
 			    "pending");
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(b, "reason"), "action")), "pending-expired");
-	assert_true(json_is_null(json_object_get(
-		json_object_get(b, "reason"), "operator")));
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(b, "reason"),
+						    "action")),
+			    "pending-expired");
+	assert_true(json_is_null(
+		json_object_get(json_object_get(b, "reason"), "operator")));
 	json_decref(b);
 	tdb_remove(&t);
 }
@@ -509,15 +534,15 @@ static void test_on_queued(void **state)
 	tdb_new(&t);
 	db_webhook_on_queued(t.db, count_kick, &kicks);
 	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
-	assert_int_equal(kicks, 0);		/* no endpoint: nothing queued */
+	assert_int_equal(kicks, 0); /* no endpoint: nothing queued */
 	add_endpoint(&t, "nac", 100);
 	add_endpoint(&t, "pager", 100);
 	assert_int_equal(kicks, 0);
 	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
-	assert_int_equal(kicks, 1);		/* two rows, one commit */
-	assert_int_equal(db_event_add(t.db, "m1", "reboot", NULL, T_NOW,
-				      &err), 0);
-	assert_int_equal(kicks, 1);		/* not a state change */
+	assert_int_equal(kicks, 1); /* two rows, one commit */
+	assert_int_equal(db_event_add(t.db, "m1", "reboot", NULL, T_NOW, &err),
+			 0);
+	assert_int_equal(kicks, 1); /* not a state change */
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	set_state(&t, "m1", DB_STATE_UNTRUSTED, NULL);
 	db_batch_abort(t.db);
@@ -526,10 +551,10 @@ static void test_on_queued(void **state)
 	set_state(&t, "m1", DB_STATE_UNTRUSTED, NULL);
 	set_state(&t, "m1", DB_STATE_TRUSTED, NULL);
 	assert_int_equal(db_batch_commit(t.db, &err), 0);
-	assert_int_equal(kicks, 2);		/* one batch, one commit */
-	assert_int_equal(db_machine_remove(t.db, "m1", "ops", T_NOW, &rm,
-					   &err), 0);
-	assert_int_equal(kicks, 3);		/* the audit trigger's */
+	assert_int_equal(kicks, 2); /* one batch, one commit */
+	assert_int_equal(db_machine_remove(t.db, "m1", "ops", T_NOW, &rm, &err),
+			 0);
+	assert_int_equal(kicks, 3); /* the audit trigger's */
 	db_webhook_on_queued(t.db, NULL, NULL);
 	tdb_machine(&t, "m2", DB_STATE_ENROLLING);
 	assert_int_equal(kicks, 3);
@@ -540,9 +565,13 @@ static void test_on_queued(void **state)
 static void test_endpoints(void **state)
 {
 	struct db_webhook_new w = {
-		.name = "nac", .url = "https://other.example/",
-		.secret = secret, .secret_len = sizeof(secret),
-		.key_id = "k2", .max_pending = 10, .from_config = 1,
+		.name = "nac",
+		.url = "https://other.example/",
+		.secret = secret,
+		.secret_len = sizeof(secret),
+		.key_id = "k2",
+		.max_pending = 10,
+		.from_config = 1,
 	};
 	struct imt_error err;
 	struct listed l;
@@ -560,8 +589,9 @@ static void test_endpoints(void **state)
 	load_list(&t, &l);
 	assert_int_equal(l.pending, 1);
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM webhooks WHERE "
-				 "url = 'https://other.example/' AND "
-				 "from_config = 1 AND max_pending = 10"), 1);
+				     "url = 'https://other.example/' AND "
+				     "from_config = 1 AND max_pending = 10"),
+			 1);
 	w.secret_len = DB_WEBHOOK_SECRET_MIN - 1;
 	assert_int_equal(db_webhook_put(t.db, &w, T_NOW, &created, &err), -1);
 	assert_int_equal(db_webhook_delete(t.db, "nac", &found, &err), 0);

@@ -122,17 +122,17 @@ static inline void elb_open(struct elb *b, const uint16_t *alg,
 	elb_put(b, zero, 20);
 	elb_u32(b, 16 + 8 + 4 + 4 * n + 1);
 	elb_put(b, "Spec ID Event03", 16);
-	elb_u32(b, 0);		/* platformClass: client */
-	elb_u8(b, 0);		/* minor */
-	elb_u8(b, 2);		/* major */
-	elb_u8(b, 0);		/* errata */
-	elb_u8(b, 2);		/* uintnSize: UINT64 */
+	elb_u32(b, 0); /* platformClass: client */
+	elb_u8(b, 0);  /* minor */
+	elb_u8(b, 2);  /* major */
+	elb_u8(b, 0);  /* errata */
+	elb_u8(b, 2);  /* uintnSize: UINT64 */
 	elb_u32(b, n);
 	for (i = 0; i < n; i++) {
 		elb_u16(b, alg[i]);
 		elb_u16(b, size[i]);
 	}
-	elb_u8(b, 0);		/* vendorInfoSize */
+	elb_u8(b, 0); /* vendorInfoSize */
 }
 
 /**
@@ -159,9 +159,11 @@ static inline void elb_open_default(struct elb *b)
 static inline void elb_hash(uint16_t alg, uint16_t size, const void *data,
 			    size_t len, uint8_t *out)
 {
-	const char *name = alg == 0x0004 ? "sha1" : alg == 0x000b ? "sha256" :
-			   alg == 0x000c ? "sha384" : alg == 0x000d ? "sha512" :
-			   NULL;
+	const char *name = alg == 0x0004 ? "sha1" :
+			   alg == 0x000b ? "sha256" :
+			   alg == 0x000c ? "sha384" :
+			   alg == 0x000d ? "sha512" :
+					   NULL;
 
 	if (!name) {
 		memset(out, 0xab, size);
@@ -206,9 +208,8 @@ static inline void elb_event(struct elb *b, uint32_t pcr, uint32_t type,
  * @data: event bytes
  * @len: how many
  */
-static inline void elb_legacy_event(struct elb *b, uint32_t pcr,
-				    uint32_t type, const void *data,
-				    uint32_t len)
+static inline void elb_legacy_event(struct elb *b, uint32_t pcr, uint32_t type,
+				    const void *data, uint32_t len)
 {
 	uint8_t d[20];
 
@@ -248,8 +249,7 @@ static inline void elb_extend(const char *name, uint8_t *pcr,
 
 	memcpy(both, pcr, size);
 	memcpy(both + size, digest, size);
-	EVP_Digest(both, 2 * size, pcr, NULL, EVP_get_digestbyname(name),
-		   NULL);
+	EVP_Digest(both, 2 * size, pcr, NULL, EVP_get_digestbyname(name), NULL);
 }
 
 /* GUIDs as the firmware writes them (first three fields little-endian). */

@@ -16,11 +16,11 @@
 
 static void test_rfc4648_vectors(void **state)
 {
-	static const char *const plain[] = { "", "f", "fo", "foo", "foob",
-					     "fooba", "foobar" };
-	static const char *const coded[] = { "", "Zg==", "Zm8=", "Zm9v",
-					     "Zm9vYg==", "Zm9vYmE=",
-					     "Zm9vYmFy" };
+	static const char *const plain[] = { "",     "f",     "fo",    "foo",
+					     "foob", "fooba", "foobar" };
+	static const char *const coded[] = {
+		"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"
+	};
 	uint8_t out[16];
 	char enc[16];
 	size_t i;
@@ -56,8 +56,8 @@ static void test_matches_openssl(void **state)
 static void test_rejects_non_canonical(void **state)
 {
 	static const char *const bad[] = {
-		"Zg=", "Zg", "Z===", "Zh==", "Zm9=", "Zm 9v", "Zm9v\n",
-		"Zg==Zg==", "=Zg=", "Zm-v", "Zm_v", "Zg=a",
+		"Zg=",	  "Zg",	      "Z===", "Zh==", "Zm9=", "Zm 9v",
+		"Zm9v\n", "Zg==Zg==", "=Zg=", "Zm-v", "Zm_v", "Zg=a",
 	};
 	uint8_t out[16];
 	size_t i;

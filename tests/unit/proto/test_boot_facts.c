@@ -75,10 +75,10 @@ static void synthetic_boot(void)
 		"\1", 1);
 	elb_reset(&list);
 	elb_siglist(&list, elb_guid_x509, der, dlen, 1);
-	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "PK",
-		list.buf, list.len);
-	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "KEK",
-		list.buf, list.len);
+	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "PK", list.buf,
+		list.len);
+	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "KEK", list.buf,
+		list.len);
 	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_db, "db", list.buf,
 		list.len);
 	elb_reset(&list);
@@ -116,12 +116,13 @@ static void test_synthetic_facts(void **state)
 	assert_int_equal(f.vars[BOOT_VAR_DB].certs[0].kind, EFI_SIG_X509);
 	assert_string_equal(f.vars[BOOT_VAR_DB].certs[0].cn, "rsa");
 	hex_encode(f.vars[BOOT_VAR_DB].certs[0].sha256, 32, hex);
-	assert_string_equal(hex, "033df4f69f5281372cac80757073de121240c2928207df373d8fa6ad0aef9734");
+	assert_string_equal(hex,
+			    "033df4f69f5281372cac80757073de121240c2928207df373d8fa6ad0aef9734");
 	assert_int_equal(f.vars[BOOT_VAR_DBX].count, 3);
 	assert_int_equal(f.vars[BOOT_VAR_DBX].certs[2].sha256[0], 0x77);
 	assert_int_equal(f.nauth, 1);
-	assert_memory_equal(f.auth[0].sha256, f.vars[BOOT_VAR_DB].certs[0].sha256,
-			    32);
+	assert_memory_equal(f.auth[0].sha256,
+			    f.vars[BOOT_VAR_DB].certs[0].sha256, 32);
 	assert_int_equal(f.napps, 2);
 	assert_string_equal(f.apps[1].path + strlen(f.apps[1].path) - 8,
 			    "\\vmlinuz");
@@ -182,14 +183,14 @@ static void test_suspicious(void **state)
 
 	(void)state;
 	elb_open_default(&b);
-	elb_separator(&b, 0, 0xffffffffu);	/* conventional BIOS: normal */
+	elb_separator(&b, 0, 0xffffffffu); /* conventional BIOS: normal */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.flags, 0);
 	elb_open_default(&b);
 	elb_separator(&b, 0, 1);
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.flags, BOOT_FACT_SEPARATOR_ERROR);
-	elb_separator(&b, 0, 0);	/* a second separator in PCR 0 */
+	elb_separator(&b, 0, 0); /* a second separator in PCR 0 */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_true(f.flags & BOOT_FACT_AFTER_SEPARATOR);
 
@@ -205,8 +206,7 @@ static void test_suspicious(void **state)
 	/* each flag keeps its own first event */
 	assert_int_equal(boot_facts_flag_event(&f, BOOT_FACT_REPEATED)->index,
 			 2);
-	assert_int_equal(boot_facts_flag_event(&f,
-					       BOOT_FACT_UNDECODABLE)->index,
+	assert_int_equal(boot_facts_flag_event(&f, BOOT_FACT_UNDECODABLE)->index,
 			 3);
 	assert_null(boot_facts_flag_event(&f, BOOT_FACT_OVERFLOW));
 	/* a db that does not decode is not known, though bound */
@@ -254,8 +254,7 @@ static void test_pcr1_after_separator(void **state)
 	elb_event(&b, 1, EV_NONHOST_CONFIG, "bmc", 3);
 	elb_event(&b, 1, EV_NONHOST_INFO, "bmc", 3);
 	elb_event(&b, 1, EV_CPU_MICROCODE, "ucode", 5);
-	elb_event(&b, 1, EV_EFI_PLATFORM_FIRMWARE_BLOB, "0123456789abcdef",
-		  16);
+	elb_event(&b, 1, EV_EFI_PLATFORM_FIRMWARE_BLOB, "0123456789abcdef", 16);
 	elb_event(&b, 1, EV_EFI_PLATFORM_FIRMWARE_BLOB2, "blob", 4);
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.flags, 0);
@@ -285,8 +284,8 @@ static void test_pcr1_after_separator(void **state)
 	elb_event(&b, 7, EV_EFI_HANDOFF_TABLES, "t", 1);
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.flags, BOOT_FACT_AFTER_SEPARATOR);
-	assert_int_equal(boot_facts_flag_event(&f,
-					       BOOT_FACT_AFTER_SEPARATOR)->pcr,
+	assert_int_equal(boot_facts_flag_event(&f, BOOT_FACT_AFTER_SEPARATOR)
+				 ->pcr,
 			 7);
 }
 
@@ -303,7 +302,7 @@ static void test_uefi(void **state)
 	elb_separator(&b, 0, 0xffffffffu);
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_false(f.uefi);
-	elb_event(&b, 4, EV_EFI_EVENT_BASE, "base", 4);	/* not an event */
+	elb_event(&b, 4, EV_EFI_EVENT_BASE, "base", 4); /* not an event */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_false(f.uefi);
 	elb_event(&b, 5, EV_EFI_ACTION, "Exit Boot Services Invocation", 29);
@@ -312,8 +311,7 @@ static void test_uefi(void **state)
 	assert_int_equal(f.secure_boot, BOOT_SB_NOT_MEASURED);
 }
 
-static void load(const char *dir, const char *name, uint8_t **buf,
-		 size_t *len)
+static void load(const char *dir, const char *name, uint8_t **buf, size_t *len)
 {
 	char rel[256];
 
@@ -333,7 +331,8 @@ static void test_real_logs(void **state)
 		load(dirs[i], "binary_bios_measurements", &log, &len);
 		load(dirs[i], "cmdline", &cmd, &clen);
 		load(dirs[i], "secure-boot", &sb, &slen);
-		assert_int_equal(boot_facts_extract(log, len, &f, &err), IMT_OK);
+		assert_int_equal(boot_facts_extract(log, len, &f, &err),
+				 IMT_OK);
 		if (f.flags)
 			fail_msg("%s: flags 0x%x at event %zu", dirs[i],
 				 f.flags, f.flag_event);
@@ -394,7 +393,7 @@ static size_t shim_boot(size_t *ends)
 	size_t n = 0;
 
 	elb_open_default(&b);
-	ends[n++] = b.len;		/* the header, event 0 */
+	ends[n++] = b.len; /* the header, event 0 */
 	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "SecureBoot",
 		"\1", 1);
 	ends[n++] = b.len;
@@ -412,7 +411,7 @@ static size_t shim_boot(size_t *ends)
 	elb_separator(&b, 7, 0);
 	ends[n++] = b.len;
 	elb_reset(&d);
-	elb_put(&d, "MokList\0", 8);		/* shim: PCR 14, EV_IPL */
+	elb_put(&d, "MokList\0", 8); /* shim: PCR 14, EV_IPL */
 	elb_event(&b, 14, EV_IPL, d.buf, (uint32_t)d.len);
 	ends[n++] = b.len;
 	elb_reset(&d);
@@ -442,19 +441,19 @@ static void test_shim_variables(void **state)
 	 * and nothing undecodable (real shim logs all have it) */
 	assert_int_equal(f.flags, 0);
 	assert_int_equal(f.nauth, 0);
-	b.buf[ends[6] - 2] ^= 1;		/* SbatLevel's data */
+	b.buf[ends[6] - 2] ^= 1; /* SbatLevel's data */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.nunbound, 1);
-	assert_ref(&f.unbound, 6, 7, EV_EFI_VARIABLE_DRIVER_CONFIG,
-		   "SbatLevel", BOOT_UNBOUND);
+	assert_ref(&f.unbound, 6, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, "SbatLevel",
+		   BOOT_UNBOUND);
 	assert_int_equal(f.secure_boot, 1);
 	assert_int_equal(f.vars[BOOT_VAR_DBX].unknown, BOOT_KNOWN);
 	b.buf[ends[6] - 2] ^= 1;
-	b.buf[ends[8] - 2] ^= 1;		/* MokList: not read */
+	b.buf[ends[8] - 2] ^= 1; /* MokList: not read */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.nunbound, 0);
 	b.buf[ends[8] - 2] ^= 1;
-	b.buf[ends[9] - 1] ^= 1;		/* MokListTrusted */
+	b.buf[ends[9] - 1] ^= 1; /* MokListTrusted */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.nunbound, 1);
 	assert_true(f.auth[0].unknown);
@@ -485,7 +484,7 @@ static void test_forged_dbx_entry(void **state)
 		list.len);
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.vars[BOOT_VAR_DBX].count, 2);
-	b.buf[b.len - 1] ^= 0xff;		/* the second entry's hash */
+	b.buf[b.len - 1] ^= 0xff; /* the second entry's hash */
 	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
 	assert_int_equal(f.vars[BOOT_VAR_DBX].unknown, BOOT_UNBOUND);
 	assert_int_equal(f.vars[BOOT_VAR_DBX].count, 0);
@@ -600,7 +599,7 @@ static void test_forged_variables(void **state)
 	(void)state;
 	for (v = 0; v < 3; v++) {
 		load("patched-sb", "binary_bios_measurements", &log, &len);
-		flip(log, len, 5 + v, 40, 0x01);	/* inside the DER */
+		flip(log, len, 5 + v, 40, 0x01); /* inside the DER */
 		assert_int_equal(boot_facts_extract(log, len, &f, &err),
 				 IMT_OK);
 		assert_int_equal(f.vars[v].unknown, BOOT_UNBOUND);
@@ -611,8 +610,7 @@ static void test_forged_variables(void **state)
 			   BOOT_UNBOUND);
 		for (k = 0; k < BOOT_VAR_COUNT; k++) {
 			if (k != v)
-				assert_int_equal(f.vars[k].unknown,
-						 BOOT_KNOWN);
+				assert_int_equal(f.vars[k].unknown, BOOT_KNOWN);
 		}
 		assert_int_equal(f.secure_boot, 1);
 		free(log);
@@ -632,7 +630,7 @@ static void test_forged_dbx_and_authority(void **state)
 
 	(void)state;
 	load("patched-sb", "binary_bios_measurements", &log, &len);
-	flip(log, len, 8, 1, 0x01);	/* "dbx" -> "dby" */
+	flip(log, len, 8, 1, 0x01); /* "dbx" -> "dby" */
 	assert_int_equal(boot_facts_extract(log, len, &f, &err), IMT_OK);
 	assert_false(f.vars[BOOT_VAR_DBX].measured);
 	assert_int_equal(f.vars[BOOT_VAR_DBX].unknown, BOOT_UNBOUND);
@@ -662,7 +660,7 @@ static void test_forged_separator_and_cmdline(void **state)
 
 	(void)state;
 	load("patched-nosb", "binary_bios_measurements", &log, &len);
-	flip(log, len, 9, 0, 0x01);	/* PCR 7's separator 0 -> error */
+	flip(log, len, 9, 0, 0x01); /* PCR 7's separator 0 -> error */
 	assert_int_equal(boot_facts_extract(log, len, &f, &err), IMT_OK);
 	assert_int_equal(f.flags, BOOT_FACT_SEPARATOR_UNKNOWN);
 	e = boot_facts_flag_event(&f, BOOT_FACT_SEPARATOR_UNKNOWN);
@@ -687,11 +685,18 @@ static void test_forged_separator_and_cmdline(void **state)
 static void test_real_logs_bound(void **state)
 {
 	static const char *const dirs[] = {
-		"patched-sb", "patched-nosb", "stock-sb", "seabios",
+		"patched-sb",
+		"patched-nosb",
+		"stock-sb",
+		"seabios",
 	};
 	static const uint32_t read[] = {
-		EV_SEPARATOR, EV_ACTION, EV_EFI_ACTION, EV_IPL,
-		EV_EFI_VARIABLE_DRIVER_CONFIG, EV_EFI_VARIABLE_BOOT,
+		EV_SEPARATOR,
+		EV_ACTION,
+		EV_EFI_ACTION,
+		EV_IPL,
+		EV_EFI_VARIABLE_DRIVER_CONFIG,
+		EV_EFI_VARIABLE_BOOT,
 		EV_EFI_VARIABLE_AUTHORITY,
 	};
 	struct tcg_log l;
@@ -740,20 +745,19 @@ static void test_variable_boot_rule(void **state)
 
 	(void)state;
 	load("patched-nosb", "binary_bios_measurements", &log, &len);
-	flip(log, len, 10, 8, 0x01);	/* BootOrder -> BootOrdes: no digest */
+	flip(log, len, 10, 8, 0x01); /* BootOrder -> BootOrdes: no digest */
 	assert_int_equal(tcg_log_open(&l, log, len, NULL), IMT_OK);
 	do
 		assert_int_equal(tcg_log_next(&l, &ev, NULL), IMT_OK);
 	while (ev.index < 10);
 	assert_int_equal(ev.type, EV_EFI_VARIABLE_BOOT);
 	assert_true(boot_event_bound(&ev, NULL));
-	flip(log, len, 10, 0, 0x01);	/* its data: digested */
+	flip(log, len, 10, 0, 0x01); /* its data: digested */
 	assert_false(boot_event_bound(&ev, NULL));
 	free(log);
 	/* the PFP 1.05 form: the whole UEFI_VARIABLE_DATA */
 	elb_open_default(&b);
-	add_var(EV_EFI_VARIABLE_BOOT, elb_guid_global, "BootOrder", "\0\0",
-		2);
+	add_var(EV_EFI_VARIABLE_BOOT, elb_guid_global, "BootOrder", "\0\0", 2);
 	assert_int_equal(tcg_log_open(&l, b.buf, b.len, NULL), IMT_OK);
 	assert_int_equal(tcg_log_next(&l, &ev, NULL), IMT_OK);
 	assert_int_equal(tcg_log_next(&l, &ev, NULL), IMT_OK);

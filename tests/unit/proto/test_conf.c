@@ -43,7 +43,7 @@ static void test_values(void **state)
 			    "\n"
 			    "mode=slow\n"
 			    "path = /a b/c\n"
-			    "count = 100";	/* no final newline */
+			    "count = 100"; /* no final newline */
 	struct imt_error err;
 	struct sample s;
 
@@ -66,8 +66,7 @@ static void test_defaults_and_required(void **state)
 	assert_string_equal(s.name, "anon");
 	assert_string_equal(s.mode, "fast");
 	assert_int_equal(s.count, 10);
-	assert_int_equal(conf_check(keys, NKEYS, &s, &err),
-			 IMT_ERR_MALFORMED);
+	assert_int_equal(conf_check(keys, NKEYS, &s, &err), IMT_ERR_MALFORMED);
 	assert_string_equal(err.msg, "'path' must be set (where it lives)");
 }
 
@@ -77,7 +76,8 @@ static const struct {
 	const char *msg;
 } bad[] = {
 	{ "count = 0", 1, "s.conf:1: '0' is not a number from 1 to 100" },
-	{ "\n\ncount = 101", 3, "s.conf:3: '101' is not a number from 1 to 100" },
+	{ "\n\ncount = 101", 3,
+	  "s.conf:3: '101' is not a number from 1 to 100" },
 	{ "count = 1x", 1, "s.conf:1: '1x' is not a number from 1 to 100" },
 	{ "count = -1", 1, "s.conf:1: '-1' is not a number" },
 	{ "count = 0x10", 1, "s.conf:1: '0x10' is not a number from 1 to 100" },
@@ -103,7 +103,8 @@ static void test_errors(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(parse(bad[i].text, strlen(bad[i].text), &s,
-				       &err), IMT_ERR_MALFORMED);
+				       &err),
+				 IMT_ERR_MALFORMED);
 		assert_int_equal(err.record, bad[i].line);
 		if (strstr(err.msg, bad[i].msg) == NULL)
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg,

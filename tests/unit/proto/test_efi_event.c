@@ -19,8 +19,9 @@ static struct elb b;
 
 static void test_guid_and_text(void **state)
 {
-	static const uint8_t u16[] = { 'a', 0, 0xe9, 0, 0x3d, 0xd8, 0x00, 0xde,
-				       0x00, 0xd8, 'z', 0, 0, 0, 'x', 0 };
+	static const uint8_t u16[] = { 'a',  0,	   0xe9, 0,    0x3d, 0xd8,
+				       0x00, 0xde, 0x00, 0xd8, 'z',  0,
+				       0,    0,	   'x',	 0 };
 	struct imt_error err;
 	char s[EFI_GUID_TEXT], t[32];
 
@@ -91,7 +92,8 @@ static void test_siglist(void **state)
 	assert_int_equal(sig.len, dlen);
 	assert_int_equal(efi_sig_cert(&sig, digest, cn, sizeof(cn)), IMT_OK);
 	hex_encode(digest, 32, hex);
-	assert_string_equal(hex, "033df4f69f5281372cac80757073de121240c2928207df373d8fa6ad0aef9734");
+	assert_string_equal(hex,
+			    "033df4f69f5281372cac80757073de121240c2928207df373d8fa6ad0aef9734");
 	assert_string_equal(cn, "rsa");
 	assert_int_equal(efi_siglist_next(&it, &sig, &err), IMT_OK);
 	assert_int_equal(sig.kind, EFI_SIG_SHA256);
@@ -158,20 +160,22 @@ static void test_devpath(void **state)
 	size_t dplen = dp_pci(dp);
 
 	(void)state;
-	assert_int_equal(efi_devpath_text(dp, dplen, t, sizeof(t),
-					  &err), IMT_OK);
-	assert_string_equal(t, "PciRoot(0x0)/Pci(0x2,0x1)/MAC(525400123456,0x1)/Uri(http)/Path(9,9,beef),Offset(0x10,0x20)");
+	assert_int_equal(efi_devpath_text(dp, dplen, t, sizeof(t), &err),
+			 IMT_OK);
+	assert_string_equal(t,
+			    "PciRoot(0x0)/Pci(0x2,0x1)/MAC(525400123456,0x1)/Uri(http)/Path(9,9,beef),Offset(0x10,0x20)");
 	elb_reset(&b);
 	elb_dp_file(&b, "\\EFI\\BOOT\\BOOTX64.EFI");
 	assert_int_equal(efi_devpath_text(b.buf, b.len, t, sizeof(t), &err),
 			 IMT_OK);
-	assert_string_equal(t, "HD(1,GPT,04030201-0000-0000-0000-000000000000,0x800,0x100000)/\\EFI\\BOOT\\BOOTX64.EFI");
+	assert_string_equal(t,
+			    "HD(1,GPT,04030201-0000-0000-0000-000000000000,0x800,0x100000)/\\EFI\\BOOT\\BOOTX64.EFI");
 	assert_int_equal(efi_devpath_text(b.buf, b.len, t, 20, &err),
 			 IMT_ERR_LIMIT);
-	b.buf[2] = 3;			/* node length below 4 */
+	b.buf[2] = 3; /* node length below 4 */
 	assert_int_equal(efi_devpath_text(b.buf, b.len, t, sizeof(t), &err),
 			 IMT_ERR_MALFORMED);
-	b.buf[2] = 20;			/* HD node too short for its type */
+	b.buf[2] = 20; /* HD node too short for its type */
 	b.buf[20] = 0x7f;
 	assert_int_equal(efi_devpath_text(b.buf, b.len, t, sizeof(t), &err),
 			 IMT_ERR_MALFORMED);
@@ -190,12 +194,15 @@ static void test_devpath(void **state)
 			 IMT_OK);
 	assert_int_equal(im.devpath_len, dplen);
 	assert_int_equal(im.slack, 8);
-	assert_int_equal(efi_image_load_parse(b.buf, b.len +
-					      EFI_IMAGE_LOAD_SLACK_MAX, &im,
-					      &err), IMT_OK);
-	assert_int_equal(efi_image_load_parse(b.buf, b.len +
-					      EFI_IMAGE_LOAD_SLACK_MAX + 1,
-					      &im, &err), IMT_ERR_MALFORMED);
+	assert_int_equal(efi_image_load_parse(b.buf,
+					      b.len + EFI_IMAGE_LOAD_SLACK_MAX,
+					      &im, &err),
+			 IMT_OK);
+	assert_int_equal(efi_image_load_parse(b.buf,
+					      b.len + EFI_IMAGE_LOAD_SLACK_MAX +
+						      1,
+					      &im, &err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "LengthOfDevicePath"));
 	/* a path longer than the data */
 	assert_int_equal(efi_image_load_parse(b.buf, b.len - 1, &im, &err),
@@ -269,7 +276,8 @@ static void test_small_structures(void **state)
 	elb_u32(&b, EFI_TAG_LINUX_LOAD_OPTIONS);
 	elb_u32(&b, 3);
 	elb_put(&b, "abc", 3);
-	assert_int_equal(efi_tagged_event_parse(b.buf, b.len, &t, &err), IMT_OK);
+	assert_int_equal(efi_tagged_event_parse(b.buf, b.len, &t, &err),
+			 IMT_OK);
 	assert_int_equal(t.id, EFI_TAG_LINUX_LOAD_OPTIONS);
 	assert_int_equal(efi_tagged_event_parse(b.buf, b.len - 1, &t, &err),
 			 IMT_ERR_MALFORMED);
@@ -300,15 +308,19 @@ static void test_small_structures(void **state)
 			 IMT_ERR_LIMIT);
 
 	assert_int_equal(efi_separator_parse((const uint8_t *)"\1\0\0\0", 4, &v,
-					     &err), IMT_OK);
+					     &err),
+			 IMT_OK);
 	assert_int_equal(v, 1);
 	assert_int_equal(efi_separator_parse((const uint8_t *)"\xff\xff\xff\xff",
-					     4, &v, &err), IMT_OK);
+					     4, &v, &err),
+			 IMT_OK);
 	assert_int_equal(v, 0xffffffffu);
 	assert_int_equal(efi_separator_parse((const uint8_t *)"\2\0\0\0", 4, &v,
-					     &err), IMT_ERR_MALFORMED);
+					     &err),
+			 IMT_ERR_MALFORMED);
 	assert_int_equal(efi_separator_parse((const uint8_t *)"\0\0\0", 3, &v,
-					     &err), IMT_ERR_MALFORMED);
+					     &err),
+			 IMT_ERR_MALFORMED);
 }
 
 int main(void)

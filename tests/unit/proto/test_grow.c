@@ -24,12 +24,12 @@ static void test_doubles(void **state)
 	assert_int_equal(cap, 4096);
 	memset(buf, 'x', 4096);
 	same = grow(buf, &cap, 4096, 4096);
-	assert_ptr_equal(same, buf);	/* fits: not reallocated */
+	assert_ptr_equal(same, buf); /* fits: not reallocated */
 	assert_int_equal(cap, 4096);
 	buf = grow(buf, &cap, 4097, 4096);
 	assert_non_null(buf);
 	assert_int_equal(cap, 8192);
-	assert_int_equal(buf[4095], 'x');	/* kept what it held */
+	assert_int_equal(buf[4095], 'x'); /* kept what it held */
 	buf = grow(buf, &cap, 40000, 4096);
 	assert_non_null(buf);
 	assert_int_equal(cap, 65536);

@@ -20,9 +20,10 @@
 
 /* The kernel's enum hash_algo (include/uapi/linux/hash_info.h, 6.1). */
 static const char *const kernel_names[] = {
-	"md4", "md5", "sha1", "rmd160", "sha256", "sha384", "sha512",
-	"sha224", "rmd128", "rmd256", "rmd320", "wp256", "wp384", "wp512",
-	"tgr128", "tgr160", "tgr192", "sm3", "streebog256", "streebog512",
+	"md4",	  "md5",    "sha1",   "rmd160",	     "sha256",
+	"sha384", "sha512", "sha224", "rmd128",	     "rmd256",
+	"rmd320", "wp256",  "wp384",  "wp512",	     "tgr128",
+	"tgr160", "tgr192", "sm3",    "streebog256", "streebog512",
 };
 
 #define NAMES (sizeof(kernel_names) / sizeof(kernel_names[0]))
@@ -48,8 +49,8 @@ static void test_every_name_finds_its_entry(void **state)
 static void test_only_exact_names(void **state)
 {
 	static const char *const unknown[] = {
-		"sha", "sha2", "sha25", "sha257", "sha2566", "SHA256",
-		"sha256 ", "tha256", "rmd161", "sm4", "streebog25",
+		"sha",	   "sha2",   "sha25",  "sha257", "sha2566",    "SHA256",
+		"sha256 ", "tha256", "rmd161", "sm4",	 "streebog25",
 	};
 	size_t i;
 
@@ -88,7 +89,7 @@ static void test_banks_and_tpm_ids(void **state)
 		assert_ptr_equal(hash_algo_by_tpm(banks[i].tpm_alg), a);
 	}
 	assert_null(hash_algo_bank("md5"));
-	assert_null(hash_algo_bank("sm3"));	/* a TPM id, no bank here */
+	assert_null(hash_algo_bank("sm3")); /* a TPM id, no bank here */
 	assert_null(hash_algo_by_tpm(0));
 }
 
@@ -99,10 +100,10 @@ static void test_hash_md(void **state)
 					     "sha512" };
 	/* SHA-256("abc"), FIPS 180-2 appendix B.1 */
 	static const uint8_t abc256[32] = {
-		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41,
-		0x40, 0xde, 0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3,
-		0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00,
-		0x15, 0xad,
+		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
+		0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+		0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+		0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
 	};
 	uint8_t out[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
@@ -116,7 +117,7 @@ static void test_hash_md(void **state)
 		assert_non_null(md);
 		assert_int_equal(EVP_MD_get_size(md), a->size);
 		assert_true(EVP_MD_is_a(md, names[i]));
-		assert_ptr_equal(hash_md(a), md);	/* fetched once */
+		assert_ptr_equal(hash_md(a), md); /* fetched once */
 	}
 	assert_int_equal(EVP_Digest("abc", 3, out, &n,
 				    hash_md(hash_algo_bank("sha256")), NULL),

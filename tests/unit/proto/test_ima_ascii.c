@@ -34,8 +34,8 @@ static void test_fixtures_render_as_kernel(void **state)
 				 IMT_OK);
 		pos = 0;
 		for (i = 0; i < count; i++) {
-			size_t n = ima_ascii_format(&recs[i], line,
-						    sizeof(line));
+			size_t n =
+				ima_ascii_format(&recs[i], line, sizeof(line));
 
 			assert_true(n < sizeof(line));
 			assert_true(pos + n <= alen);

@@ -18,7 +18,7 @@
 static void test_fixtures_parse(void **state)
 {
 	static const char *const paths[] = {
-		"boot_aggregate", "/data/bin/bb1", "/data/app.conf",
+		"boot_aggregate", "/data/bin/bb1",	 "/data/app.conf",
 		"/data/hello.sh", "/data/bin/sha256sum", "/data/app.conf",
 		"/data/hello.sh", "/data/app.conf",
 	};
@@ -47,8 +47,9 @@ static void test_fixtures_parse(void **state)
 			assert_int_equal(recs[i].violation, i == 5 || i == 6);
 		}
 		assert_string_equal(recs[0].template_name,
-				    legacy ? "ima" : ima_fixtures[k][4] == 's' ?
-				    "ima-sig" : "ima-ng");
+				    legacy		      ? "ima" :
+				    ima_fixtures[k][4] == 's' ? "ima-sig" :
+								"ima-ng");
 		free(buf);
 	}
 }
@@ -145,16 +146,20 @@ static void test_need_more_then_truncated(void **state)
 /* One malformed-input case: bytes to patch into a valid two-record list. */
 struct bad_case {
 	const char *name;
-	size_t offset;		/* into the second record; -1 appends */
+	size_t offset; /* into the second record; -1 appends */
 	const uint8_t *patch;
 	size_t patch_len;
 	enum imt_result status;
-	const char *msg;	/* substring of the error */
-	size_t err_offset;	/* expected error offset, within record 1 */
+	const char *msg;   /* substring of the error */
+	size_t err_offset; /* expected error offset, within record 1 */
 };
 
-#define LE32(v) (uint8_t[]){ (v) & 0xff, ((v) >> 8) & 0xff, \
-			     ((v) >> 16) & 0xff, ((v) >> 24) & 0xff }
+#define LE32(v) \
+	(uint8_t[]) \
+	{ \
+		(v) & 0xff, ((v) >> 8) & 0xff, ((v) >> 16) & 0xff, \
+			((v) >> 24) & 0xff \
+	}
 
 /*
  * Second record layout (ima-ng, path "/bin/x"): 0 pcr, 4 digest,
@@ -196,8 +201,8 @@ static void test_malformed(void **state)
 		const struct bad_case *c = &bad_cases[i];
 
 		first = build_ng(buf, sizeof(buf), "boot_aggregate", 1, 0);
-		second = build_ng(buf + first, sizeof(buf) - first, "/bin/x",
-				  2, 0);
+		second = build_ng(buf + first, sizeof(buf) - first, "/bin/x", 2,
+				  0);
 		assert_int_equal(second, 93);
 		len = first + second;
 		if (c->offset == (size_t)-1) {

@@ -41,7 +41,8 @@ static int setup(void **state)
 	assert_int_equal(pcr_set_parse_text(&set, text, tlen, NULL), IMT_OK);
 	memcpy(f->pcr10, set.value[10], 32);
 	assert_int_equal(parse_all(f->list, f->len, NULL, f->recs, &f->count,
-				   NULL), IMT_OK);
+				   NULL),
+			 IMT_OK);
 	free(text);
 	*state = f;
 	return 0;
@@ -64,7 +65,8 @@ static void test_whole_list(void **state)
 	uint8_t zero[32] = { 0 };
 
 	assert_int_equal(ima_match_batch(f->sha256, zero, f->pcr10, f->list,
-					 f->len, 0, NULL, &res, NULL), IMT_OK);
+					 f->len, 0, NULL, &res, NULL),
+			 IMT_OK);
 	assert_int_equal(res.covered, 8);
 	assert_int_equal(res.covered_bytes, f->len);
 }
@@ -95,7 +97,8 @@ static void test_prefix_then_rest(void **state)
 
 	running_after(f, 5, v5);
 	assert_int_equal(ima_match_batch(f->sha256, zero, v5, f->list, f->len,
-					 0, NULL, &first, NULL), IMT_OK);
+					 0, NULL, &first, NULL),
+			 IMT_OK);
 	assert_int_equal(first.covered, 5);
 	assert_int_equal(first.covered_bytes, f->recs[5].offset);
 	assert_memory_equal(first.pcr10, v5, 32);
@@ -103,7 +106,8 @@ static void test_prefix_then_rest(void **state)
 	assert_int_equal(ima_match_batch(f->sha256, first.pcr10, f->pcr10,
 					 f->list + first.covered_bytes,
 					 f->len - first.covered_bytes, 5, NULL,
-					 &second, NULL), IMT_OK);
+					 &second, NULL),
+			 IMT_OK);
 	assert_int_equal(second.covered, 3);
 	assert_int_equal(first.covered_bytes + second.covered_bytes, f->len);
 }
@@ -117,8 +121,9 @@ static void test_quote_before_batch(void **state)
 
 	running_after(f, 8, v8);
 	assert_memory_equal(v8, f->pcr10, 32);
-	assert_int_equal(ima_match_batch(f->sha256, v8, v8, f->list, 0, 8,
-					 NULL, &res, NULL), IMT_OK);
+	assert_int_equal(ima_match_batch(f->sha256, v8, v8, f->list, 0, 8, NULL,
+					 &res, NULL),
+			 IMT_OK);
 	assert_int_equal(res.covered, 0);
 }
 
@@ -132,7 +137,8 @@ static void test_no_prefix(void **state)
 
 	assert_int_equal(ima_match_batch(f->sha256, zero, f->pcr10, f->list,
 					 f->recs[7].offset, 0, NULL, &res,
-					 &err), IMT_ERR_MISMATCH);
+					 &err),
+			 IMT_ERR_MISMATCH);
 	assert_non_null(strstr(err.msg, "matches no prefix of records 0-6"));
 }
 
@@ -145,11 +151,12 @@ static void test_errors_name_list_index(void **state)
 	uint8_t zero[32] = { 0 }, *copy = malloc(f->len);
 
 	memcpy(copy, f->list, f->len);
-	copy[f->recs[3].offset] = 99;	/* PCR 99 in record 3 */
+	copy[f->recs[3].offset] = 99; /* PCR 99 in record 3 */
 	assert_int_equal(ima_match_batch(f->sha256, zero, f->pcr10,
 					 copy + f->recs[2].offset,
 					 f->len - f->recs[2].offset, 2, NULL,
-					 &res, &err), IMT_ERR_MALFORMED);
+					 &res, &err),
+			 IMT_ERR_MALFORMED);
 	assert_int_equal(err.record, 3);
 	free(copy);
 }

@@ -98,8 +98,7 @@ static void test_listed_trusts_the_list(void **state)
 	ima_list_parser_init(&p, NULL);
 	assert_int_equal(ima_list_next(&p, buf, len, 1, &rec, &err), IMT_OK);
 	buf[rec.size + 4] ^= 0x01;
-	assert_int_equal(replay_sha1(buf, len, 0, computed),
-			 IMT_ERR_MISMATCH);
+	assert_int_equal(replay_sha1(buf, len, 0, computed), IMT_ERR_MISMATCH);
 	assert_int_equal(replay_sha1(buf, len, 1, listed), IMT_OK);
 	assert_memory_not_equal(listed, tpm, 20);
 	free(buf);

@@ -94,9 +94,9 @@ static void test_kernel_ids(void **state)
 		unsigned int id;
 		const char *name;
 	} ids[] = {
-		{ 0, "md4" }, { 2, "sha1" }, { 3, "rmd160" }, { 4, "sha256" },
-		{ 5, "sha384" }, { 6, "sha512" }, { 7, "sha224" },
-		{ 17, "sm3" }, { 19, "streebog512" },
+		{ 0, "md4" },	 { 2, "sha1" },	  { 3, "rmd160" },
+		{ 4, "sha256" }, { 5, "sha384" }, { 6, "sha512" },
+		{ 7, "sha224" }, { 17, "sm3" },	  { 19, "streebog512" },
 	};
 	size_t i;
 
@@ -107,7 +107,7 @@ static void test_kernel_ids(void **state)
 		assert_int_equal(hash_algo_kernel_id(algo(ids[i].name)),
 				 ids[i].id);
 	}
-	assert_null(hash_algo_by_kernel_id(20));	/* HASH_ALGO__LAST */
+	assert_null(hash_algo_by_kernel_id(20)); /* HASH_ALGO__LAST */
 	assert_null(hash_algo_by_kernel_id(255));
 }
 
@@ -142,8 +142,9 @@ static void test_parse_evmctl(void **state)
 		assert_ptr_equal(sig.sig, b.data + IMA_SIG_HDR_SIZE);
 		assert_int_equal(sig.sig_len, b.len - IMA_SIG_HDR_SIZE);
 		assert_int_equal(sig.keyid, (uint32_t)b.data[3] << 24 |
-				 (uint32_t)b.data[4] << 16 |
-				 (uint32_t)b.data[5] << 8 | b.data[6]);
+						    (uint32_t)b.data[4] << 16 |
+						    (uint32_t)b.data[5] << 8 |
+						    b.data[6]);
 		free(b.data);
 	}
 }
@@ -154,23 +155,29 @@ static void test_good_signatures(void **state)
 
 	(void)state;
 	assert_int_equal(check("sample.rsa-sha256.sig", "rsa.pem", "sha256",
-			       &err), IMT_OK);
-	assert_int_equal(check("sample.rsa-sha1.sig", "rsa.der", "sha1",
-			       &err), IMT_OK);
+			       &err),
+			 IMT_OK);
+	assert_int_equal(check("sample.rsa-sha1.sig", "rsa.der", "sha1", &err),
+			 IMT_OK);
 	assert_int_equal(check("sample.ec-sha256.sig", "ec.der", "sha256",
-			       &err), IMT_OK);
+			       &err),
+			 IMT_OK);
 	assert_int_equal(check("sample.ec-sha1.sig", "ec.pem", "sha1", &err),
 			 IMT_OK);
 	assert_int_equal(check("sample.foreign-sha256.sig", "foreign.pem",
-			       "sha256", &err), IMT_OK);
+			       "sha256", &err),
+			 IMT_OK);
 	/* The same RSA key in a certificate with another SKID. */
 	assert_int_equal(check("sample.rsa-skid-sha256.sig", "rsa-skid.pem",
-			       "sha256", &err), IMT_OK);
+			       "sha256", &err),
+			 IMT_OK);
 	/* v3: over ima_file_id of the digest (a stand-in verity digest). */
 	assert_int_equal(check("sample.rsa-sha256.sigv3", "rsa.pem", "sha256",
-			       &err), IMT_OK);
+			       &err),
+			 IMT_OK);
 	assert_int_equal(check("sample.ec-sha256.sigv3", "ec.pem", "sha256",
-			       &err), IMT_OK);
+			       &err),
+			 IMT_OK);
 }
 
 static void test_other_keys(void **state)
@@ -189,7 +196,8 @@ static void test_other_keys(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(check(cases[i][0], cases[i][1], "sha256",
-				       &err), IMT_ERR_MISMATCH);
+				       &err),
+				 IMT_ERR_MISMATCH);
 		assert_msg_has(&err, "signature does not verify");
 	}
 }
@@ -198,8 +206,8 @@ static void test_other_keys(void **state)
  * What a verifier accepts: a signature that parses, whose key id is our
  * key's and which verifies over the digest.
  */
-static int accepted(const uint8_t *buf, size_t len,
-		    const struct ima_key *key, const uint8_t *digest)
+static int accepted(const uint8_t *buf, size_t len, const struct ima_key *key,
+		    const uint8_t *digest)
 {
 	struct ima_sig sig;
 
@@ -258,8 +266,9 @@ static void test_keyid_not_signed(void **state)
 	b.data[6] ^= 1;
 	assert_int_equal(ima_sig_parse(b.data, b.len, &sig, &err), IMT_OK);
 	assert_false(ima_key_has_id(&key, sig.keyid));
-	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha256"),
-					digest, 32, &err), IMT_OK);
+	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha256"), digest,
+					32, &err),
+			 IMT_OK);
 	ima_key_free(&key);
 	free(b.data);
 }
@@ -287,9 +296,9 @@ static void test_wrong_digest(void **state)
 		digest[31] ^= 0x80;
 		assert_int_equal(ima_sig_parse(b.data, b.len, &sig, &err),
 				 IMT_OK);
-		assert_int_equal(ima_sig_verify(&sig, key.pkey,
-						algo("sha256"), digest, 32,
-						&err), IMT_ERR_MISMATCH);
+		assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha256"),
+						digest, 32, &err),
+				 IMT_ERR_MISMATCH);
 		assert_msg_has(&err, "signature does not verify");
 		ima_key_free(&key);
 		free(b.data);
@@ -309,25 +318,29 @@ static void test_algo_mismatch(void **state)
 	load_key("rsa.pem", &key);
 	assert_int_equal(ima_sig_parse(b.data, b.len, &sig, &err), IMT_OK);
 	n = sample_digest("sha256", digest);
-	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha256"),
-					digest, n, &err), IMT_ERR_MISMATCH);
-	assert_msg_has(&err, "sha256 differs from the signature's hash_algo sha1");
+	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha256"), digest,
+					n, &err),
+			 IMT_ERR_MISMATCH);
+	assert_msg_has(&err,
+		       "sha256 differs from the signature's hash_algo sha1");
 	/* Even when the digest's bytes are the ones signed. */
 	n = sample_digest("sha1", digest);
-	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("rmd160"),
-					digest, n, &err), IMT_ERR_MISMATCH);
+	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("rmd160"), digest,
+					n, &err),
+			 IMT_ERR_MISMATCH);
 	assert_msg_has(&err, "rmd160 differs");
 	/* A digest of the wrong size for the algorithm. */
 	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha1"), digest,
-					n - 1, &err), IMT_ERR_MALFORMED);
-	assert_int_equal(ima_sig_verify(&sig, key.pkey, NULL, digest, n,
-					&err), IMT_ERR_MALFORMED);
+					n - 1, &err),
+			 IMT_ERR_MALFORMED);
+	assert_int_equal(ima_sig_verify(&sig, key.pkey, NULL, digest, n, &err),
+			 IMT_ERR_MALFORMED);
 	ima_key_free(&key);
 	free(b.data);
 }
 
-static void expect_malformed(const uint8_t *buf, size_t len,
-			     const char *field, size_t offset)
+static void expect_malformed(const uint8_t *buf, size_t len, const char *field,
+			     size_t offset)
 {
 	struct imt_error err;
 	struct ima_sig sig;
@@ -343,8 +356,8 @@ static void expect_malformed(const uint8_t *buf, size_t len,
 static void test_truncated(void **state)
 {
 	static const char *const field_at[IMA_SIG_HDR_SIZE] = {
-		NULL, "version", "hash_algo", "keyid", "keyid", "keyid",
-		"keyid", "sig_size", "sig_size",
+		NULL,	 "version", "hash_algo", "keyid",    "keyid",
+		"keyid", "keyid",   "sig_size",	 "sig_size",
 	};
 	struct blob b = load("sample.rsa-sha256.sig");
 	uint8_t *longer = malloc(b.len + 1);
@@ -380,7 +393,7 @@ static void test_header_errors(void **state)
 		expect_malformed(v, b.len, "type", 0);
 	}
 	memcpy(v, b.data, b.len);
-	v[2] = 20;	/* HASH_ALGO__LAST */
+	v[2] = 20; /* HASH_ALGO__LAST */
 	expect_malformed(v, b.len, "hash_algo", 2);
 	v[2] = 0xff;
 	expect_malformed(v, b.len, "hash_algo", 2);
@@ -416,8 +429,11 @@ static void test_not_signatures(void **state)
 		const uint8_t *buf;
 		size_t len;
 	} others[] = {
-		{ digest, sizeof(digest) }, { digest_ng, sizeof(digest_ng) },
-		{ hmac, sizeof(hmac) }, { evm, sizeof(evm) }, { evm, 1 },
+		{ digest, sizeof(digest) },
+		{ digest_ng, sizeof(digest_ng) },
+		{ hmac, sizeof(hmac) },
+		{ evm, sizeof(evm) },
+		{ evm, 1 },
 	};
 	uint8_t d[32] = { 0 };
 	struct imt_error err;
@@ -430,18 +446,21 @@ static void test_not_signatures(void **state)
 	assert_int_equal(sig.kind, IMA_SIG_NONE);
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
 		assert_int_equal(ima_sig_parse(others[i].buf, others[i].len,
-					       &sig, &err), IMT_OK);
+					       &sig, &err),
+				 IMT_OK);
 		assert_int_equal(sig.kind, IMA_SIG_OTHER);
 		assert_int_equal(sig.xattr_type, others[i].buf[0]);
 	}
 	/* Neither verifies as a signature. */
 	load_key("rsa.pem", &key);
 	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha256"), d, 32,
-					&err), IMT_ERR_MALFORMED);
+					&err),
+			 IMT_ERR_MALFORMED);
 	assert_msg_has(&err, "not a signature");
 	assert_int_equal(ima_sig_parse(NULL, 0, &sig, &err), IMT_OK);
 	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("sha256"), d, 32,
-					&err), IMT_ERR_MALFORMED);
+					&err),
+			 IMT_ERR_MALFORMED);
 	ima_key_free(&key);
 }
 
@@ -459,7 +478,8 @@ static void test_unavailable_hash(void **state)
 	assert_int_equal(ima_sig_parse(v, sizeof(v), &sig, &err), IMT_OK);
 	assert_string_equal(sig.algo->name, "tgr192");
 	assert_int_equal(ima_sig_verify(&sig, key.pkey, algo("tgr192"), d,
-					sizeof(d), &err), IMT_ERR_UNSUPPORTED);
+					sizeof(d), &err),
+			 IMT_ERR_UNSUPPORTED);
 	assert_msg_has(&err, "tgr192");
 	ima_key_free(&key);
 }
@@ -543,8 +563,8 @@ static void test_key_pem_der(void **state)
 	(void)state;
 	load_key("rsa.pem", &a);
 	load_key("rsa.der", &b);
-	assert_true(EVP_Digest(der.data, der.len, fp, NULL, EVP_sha256(),
-			       NULL));
+	assert_true(
+		EVP_Digest(der.data, der.len, fp, NULL, EVP_sha256(), NULL));
 	assert_memory_equal(a.fingerprint, fp, sizeof(fp));
 	assert_memory_equal(b.fingerprint, fp, sizeof(fp));
 	assert_int_equal(a.keyid, b.keyid);
@@ -553,13 +573,13 @@ static void test_key_pem_der(void **state)
 	assert_int_equal(EVP_PKEY_eq(a.pkey, b.pkey), 1);
 	ima_key_free(&a);
 	ima_key_free(&b);
-	ima_key_free(&a);	/* freeing twice is harmless */
+	ima_key_free(&a); /* freeing twice is harmless */
 	ima_key_free(NULL);
 	free(der.data);
 }
 
-static void expect_refused(const uint8_t *buf, size_t len,
-			   enum imt_result want, const char *msg)
+static void expect_refused(const uint8_t *buf, size_t len, enum imt_result want,
+			   const char *msg)
 {
 	struct imt_error err;
 	struct ima_key key;
@@ -613,8 +633,7 @@ static void test_digest_type(void **state)
 	(void)state;
 	assert_int_equal(ima_sig_parse(v2.data, v2.len, &s2, NULL), IMT_OK);
 	assert_int_equal(ima_sig_parse(v3.data, v3.len, &s3, NULL), IMT_OK);
-	assert_int_equal(ima_sig_check_digest_type(&s2, NULL, 0, &err),
-			 IMT_OK);
+	assert_int_equal(ima_sig_check_digest_type(&s2, NULL, 0, &err), IMT_OK);
 	assert_int_equal(ima_sig_check_digest_type(&s2, "ima", 3, &err),
 			 IMT_OK);
 	assert_int_equal(ima_sig_check_digest_type(&s2, "verity", 6, &err),
@@ -674,7 +693,8 @@ static void test_records(void **state)
 			 IMT_OK);
 	assert_int_equal(ima_sig_verify(&sig, key.pkey, rec.digest_algo,
 					rec.digest, rec.digest_algo->size,
-					&err), IMT_OK);
+					&err),
+			 IMT_OK);
 	/* ima-ng has no sig field; ima-sig may have an empty one. */
 	one_record("ima-ng", f, 2, buf, &rec);
 	assert_int_equal(ima_sig_of_record(&rec, &sig, &err), IMT_OK);
@@ -705,7 +725,8 @@ static void test_records(void **state)
 			 IMT_OK);
 	assert_int_equal(ima_sig_verify(&sig, key.pkey, rec.digest_algo,
 					rec.digest, rec.digest_algo->size,
-					&err), IMT_OK);
+					&err),
+			 IMT_OK);
 	/* The v2 signature of the same bytes does not fit that digest. */
 	f[2].data = b.data;
 	f[2].len = (uint32_t)b.len;
@@ -734,7 +755,8 @@ static void test_real_list(void **state)
 	ima_list_parser_init(&p, NULL);
 	while (pos < len) {
 		assert_int_equal(ima_list_next(&p, buf + pos, len - pos, 1,
-					       &rec, &err), IMT_OK);
+					       &rec, &err),
+				 IMT_OK);
 		assert_int_equal(ima_sig_of_record(&rec, &sig, &err), IMT_OK);
 		assert_int_equal(sig.kind, IMA_SIG_NONE);
 		sigs += rec.nfields == 3;

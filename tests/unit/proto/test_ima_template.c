@@ -103,8 +103,9 @@ static void test_evm_sig(void **state)
 	round_trip("evm-sig", f, 9, NULL, buf, sizeof(buf), rec);
 	assert_int_equal(rec[0].nfields, 9);
 	ima_ascii_format(&rec[0], line, sizeof(line));
-	assert_non_null(strstr(line,
-		" /etc/shadow 030201 security.ima 0302 03 1000 1000 33261\n"));
+	assert_non_null(
+		strstr(line,
+		       " /etc/shadow 030201 security.ima 0302 03 1000 1000 33261\n"));
 }
 
 static void test_ima_modsig(void **state)
@@ -117,8 +118,10 @@ static void test_ima_modsig(void **state)
 	f[0] = (struct ima_build_field){ d, dng(d) };
 	f[1] = (struct ima_build_field){ "/lib/modules/x.ko", 18 };
 	f[2] = (struct ima_build_field){ sig, 1 };
-	f[3] = (struct ima_build_field){ d2, ima_build_digest_ng(d2,
-		hash_algo_by_name("sha512", 6), (const uint8_t[64]){ 1 }) };
+	f[3] = (struct ima_build_field){
+		d2, ima_build_digest_ng(d2, hash_algo_by_name("sha512", 6),
+					(const uint8_t[64]){ 1 })
+	};
 	f[4] = (struct ima_build_field){ p7, 2 };
 	round_trip("ima-modsig", f, 5, NULL, buf, sizeof(buf), rec);
 	/* The file digest view is d-ng's, not d-modsig's. */
@@ -152,7 +155,8 @@ static void test_unknown_field(void **state)
 
 	(void)state;
 	assert_int_equal(ima_template_set_add(&set, "x", "d-ng|n-ng|bogus",
-					      &err), IMT_ERR_UNSUPPORTED);
+					      &err),
+			 IMT_ERR_UNSUPPORTED);
 	assert_string_equal(err.msg, "unknown template field 'bogus'");
 	assert_int_equal(ima_template_set_add(&set, "x", "", &err),
 			 IMT_ERR_MALFORMED);
@@ -163,15 +167,15 @@ static void test_unknown_field(void **state)
 static void test_builtin_names(void **state)
 {
 	static const char *const names[] = {
-		"ima", "ima-ng", "ima-ngv2", "ima-sig", "ima-sigv2",
-		"ima-buf", "ima-modsig", "evm-sig",
+		"ima",	     "ima-ng",	"ima-ngv2",   "ima-sig",
+		"ima-sigv2", "ima-buf", "ima-modsig", "evm-sig",
 	};
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		assert_non_null(ima_template_lookup(NULL, names[i],
-						    strlen(names[i])));
+		assert_non_null(
+			ima_template_lookup(NULL, names[i], strlen(names[i])));
 	assert_null(ima_template_lookup(NULL, "ima-", 4));
 }
 

@@ -18,7 +18,7 @@
 #include <openssl/evp.h>
 
 struct fixture_pcrs {
-	struct pcr_set sets[2];		/* sha1, sha256 */
+	struct pcr_set sets[2]; /* sha1, sha256 */
 };
 
 static void load_pcrs(const char *dir, struct fixture_pcrs *fp)
@@ -34,18 +34,17 @@ static void load_pcrs(const char *dir, struct fixture_pcrs *fp)
 		snprintf(name, sizeof(name), "pcrs-%s", banks[i]);
 		text = (char *)fixture_load(dir, name, &len);
 		assert_int_equal(pcr_set_parse_text(&fp->sets[i], text, len,
-						    &err), IMT_OK);
+						    &err),
+				 IMT_OK);
 		free(text);
 	}
 }
 
 /* Parse (as a list of @bank, NULL: legacy) and verify @len bytes. */
-static enum imt_result verify_bank_list(const uint8_t *buf, size_t len,
-					const struct hash_algo *bank,
-					const struct pcr_set *sets,
-					size_t nsets,
-					struct ima_verify_report *report,
-					struct imt_error *err);
+static enum imt_result
+verify_bank_list(const uint8_t *buf, size_t len, const struct hash_algo *bank,
+		 const struct pcr_set *sets, size_t nsets,
+		 struct ima_verify_report *report, struct imt_error *err);
 
 /* Parse and verify @len bytes; the first failing status, with @err. */
 static enum imt_result verify_list(const uint8_t *buf, size_t len,
@@ -56,12 +55,10 @@ static enum imt_result verify_list(const uint8_t *buf, size_t len,
 	return verify_bank_list(buf, len, NULL, sets, nsets, report, err);
 }
 
-static enum imt_result verify_bank_list(const uint8_t *buf, size_t len,
-					const struct hash_algo *bank,
-					const struct pcr_set *sets,
-					size_t nsets,
-					struct ima_verify_report *report,
-					struct imt_error *err)
+static enum imt_result
+verify_bank_list(const uint8_t *buf, size_t len, const struct hash_algo *bank,
+		 const struct pcr_set *sets, size_t nsets,
+		 struct ima_verify_report *report, struct imt_error *err)
 {
 	struct ima_list_parser p;
 	struct ima_record rec;
@@ -125,7 +122,7 @@ static void test_boot_aggregate_pcr_range(void **state)
 	(void)state;
 	buf = fixture_load("ima-sha1", "binary_runtime_measurements", &len);
 	load_pcrs("ima-sha1", &fp);
-	fp.sets[0].value[8][0] ^= 1;	/* not part of the sha1 aggregate */
+	fp.sets[0].value[8][0] ^= 1; /* not part of the sha1 aggregate */
 	assert_int_equal(verify_list(buf, len, fp.sets, 2, &r, &err), IMT_OK);
 	fp.sets[0].value[7][0] ^= 1;
 	assert_int_equal(verify_list(buf, len, fp.sets, 2, &r, &err),
@@ -173,7 +170,8 @@ static void test_pcr10_mismatch_names_bank(void **state)
 	load_pcrs("ima-sig-sha256", &fp);
 	assert_int_equal(parse_all(buf, len, NULL, recs, &count, &err), IMT_OK);
 	assert_int_equal(verify_list(buf, recs[count - 1].offset, fp.sets, 2,
-				     &r, &err), IMT_ERR_MISMATCH);
+				     &r, &err),
+			 IMT_ERR_MISMATCH);
 	free(buf);
 }
 
@@ -248,18 +246,20 @@ static void test_every_bit_flip_fails(void **state)
 			idx = -1;
 			if (reg == R_DIGEST || reg == R_FILE_DIGEST) {
 				for (idx = 0; (size_t)idx < count; idx++) {
-					if (off < recs[idx].offset +
-						  recs[idx].size)
+					if (off <
+					    recs[idx].offset + recs[idx].size)
 						break;
 				}
 			}
-			if (reg == R_DIGEST || (reg == R_FILE_DIGEST &&
-						!recs[idx].violation))
-				assert_non_null(strstr(err.msg,
-					"listed template digest does not match"));
+			if (reg == R_DIGEST ||
+			    (reg == R_FILE_DIGEST && !recs[idx].violation))
+				assert_non_null(
+					strstr(err.msg,
+					       "listed template digest does not match"));
 			if (reg == R_FILE_DIGEST && recs[idx].violation)
-				assert_non_null(strstr(err.msg,
-					"violation record with a non-zero file digest"));
+				assert_non_null(
+					strstr(err.msg,
+					       "violation record with a non-zero file digest"));
 		}
 		free(buf);
 	}
@@ -289,8 +289,8 @@ static size_t to_sha256_list(const uint8_t *in, size_t len,
 			memset(out + o + 4, 0xff, 32);
 		else
 			EVP_Digest(recs[i].template_data,
-				   recs[i].template_data_len, out + o + 4,
-				   NULL, EVP_sha256(), NULL);
+				   recs[i].template_data_len, out + o + 4, NULL,
+				   EVP_sha256(), NULL);
 		memcpy(out + o + 36, r + 24, recs[i].size - 24);
 		o += recs[i].size + 12;
 	}
@@ -315,7 +315,8 @@ static void test_per_bank_list(void **state)
 	bank = malloc(len + 12 * count);
 	n = to_sha256_list(buf, len, recs, count, bank);
 	assert_int_equal(verify_bank_list(bank, n, sha256, &fp.sets[1], 1, &r,
-					  &err), IMT_OK);
+					  &err),
+			 IMT_OK);
 	assert_int_equal(r.violations, 2);
 	assert_int_equal(r.boot_aggregate, IMA_BA_OK);
 	/* Read as a legacy list, the same bytes do not parse. */
@@ -324,9 +325,11 @@ static void test_per_bank_list(void **state)
 	/* A listed sha256 digest that lies is caught without a quote. */
 	bank[recs[1].offset + 12 + 4] ^= 1;
 	assert_int_equal(verify_bank_list(bank, n, sha256, &fp.sets[1], 1, &r,
-					  &err), IMT_ERR_MISMATCH);
-	assert_non_null(strstr(err.msg, "record 1: listed template digest "
-				"does not match its template data (sha256)"));
+					  &err),
+			 IMT_ERR_MISMATCH);
+	assert_non_null(strstr(err.msg,
+			       "record 1: listed template digest "
+			       "does not match its template data (sha256)"));
 	free(bank);
 	free(buf);
 }

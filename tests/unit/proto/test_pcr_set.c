@@ -27,7 +27,8 @@ static void test_good_text(void **state)
 	assert_int_equal(parse("sha1",
 			       "# comment\n\n0 0000000000000000000000000000000000000000\r\n"
 			       "10  A02E9094971CDFACB4A38DB8C4363E21FE2E1A0A",
-			       &set, &err), IMT_OK);
+			       &set, &err),
+			 IMT_OK);
 	assert_int_equal(set.present, (1u << 0) | (1u << 10));
 	assert_int_equal(set.value[10][0], 0xa0);
 	assert_int_equal(set.value[10][19], 0x0a);
@@ -43,7 +44,8 @@ static const struct {
 	{ "1 00000000000000000000000000000000000000zz", "needs 40 hex" },
 	{ "1 0000000000000000000000000000000000000000 extra", "needs 40 hex" },
 	{ "1 0000000000000000000000000000000000000000\n"
-	  "1 0000000000000000000000000000000000000000", "line 2: PCR 1 given twice" },
+	  "1 0000000000000000000000000000000000000000",
+	  "line 2: PCR 1 given twice" },
 	{ "99999999999999999999 00", "expected \"INDEX HEX\"" },
 };
 
@@ -92,8 +94,10 @@ static void test_values(void **state)
 	assert_int_equal(set.value[0][0], 0x3d);
 	/* words: bare (the set's bank), prefixed, 0x or not, on one line */
 	pcr_set_init(&set, hash_algo_bank("sha256"));
-	assert_int_equal(vals(&set, "4=" H32A " sha256:9=0x" H32B
-			      " sha1:1=" H20A, &err), IMT_OK);
+	assert_int_equal(vals(&set,
+			      "4=" H32A " sha256:9=0x" H32B " sha1:1=" H20A,
+			      &err),
+			 IMT_OK);
 	assert_int_equal(set.present, 1u << 4 | 1u << 9);
 	/* errors: a line of neither form, a bad index, twice, a size */
 	pcr_set_init(&set, hash_algo_bank("sha256"));

@@ -21,7 +21,7 @@
 #define SEC_SIZE 0x200
 #define TAIL 16
 #define IMG_LEN (HDRS + 2 * SEC_SIZE + TAIL)
-#define CERT_LEN 24		/* one WIN_CERTIFICATE of 20 bytes, padded */
+#define CERT_LEN 24 /* one WIN_CERTIFICATE of 20 bytes, padded */
 #define BUF_MAX (IMG_LEN + CERT_LEN + 64)
 
 struct img {
@@ -43,8 +43,8 @@ static void put32(uint8_t *p, uint32_t v)
 	put16(p + 2, v >> 16);
 }
 
-static void put_section(struct img *m, int i, const char *name,
-			uint32_t ptr, uint32_t size)
+static void put_section(struct img *m, int i, const char *name, uint32_t ptr,
+			uint32_t size)
 {
 	uint8_t *s = m->b + m->table + (size_t)i * 40;
 
@@ -105,8 +105,7 @@ static void expect(const struct img *m, int has_dir, uint8_t *out)
 	assert_non_null(ctx);
 	assert_true(EVP_DigestInit_ex(ctx, EVP_sha256(), NULL));
 	EVP_DigestUpdate(ctx, m->b, m->checksum);
-	EVP_DigestUpdate(ctx, m->b + m->checksum + 4,
-			 skip - m->checksum - 4);
+	EVP_DigestUpdate(ctx, m->b + m->checksum + 4, skip - m->checksum - 4);
 	if (has_dir)
 		EVP_DigestUpdate(ctx, m->b + skip + 8, HDRS - skip - 8);
 	EVP_DigestUpdate(ctx, m->b + HDRS, IMG_LEN - HDRS);
@@ -180,14 +179,14 @@ static void test_what_is_hashed(void **state)
 	assert_int_equal(info.signatures, 1);
 	assert_int_equal(info.cert_offset, IMG_LEN);
 	assert_int_equal(info.cert_size, CERT_LEN);
-	m.b[m.len - 1] ^= 1;	/* inside the signature */
+	m.b[m.len - 1] ^= 1; /* inside the signature */
 	assert_int_equal(digest(&m, got, &err), IMT_OK);
 	assert_memory_equal(got, plain, 32);
-	m.b[HDRS + 5] ^= 1;	/* inside .text */
+	m.b[HDRS + 5] ^= 1; /* inside .text */
 	assert_int_equal(digest(&m, got, &err), IMT_OK);
 	assert_memory_not_equal(got, plain, 32);
 	m.b[HDRS + 5] ^= 1;
-	m.b[IMG_LEN - 1] ^= 1;	/* in the data after the last section */
+	m.b[IMG_LEN - 1] ^= 1; /* in the data after the last section */
 	assert_int_equal(digest(&m, got, &err), IMT_OK);
 	assert_memory_not_equal(got, plain, 32);
 }
@@ -205,7 +204,8 @@ static void test_truncated(void **state)
 		{ OPT + 100, "ends inside the optional header" },
 		{ OPT + 240 + 40, "ends inside the section table" },
 		{ HDRS - 1, "SizeOfHeaders 512 out of range" },
-		{ HDRS + 100, "section 1 .data: PointerToRawData + SizeOfRawData beyond the file" },
+		{ HDRS + 100,
+		  "section 1 .data: PointerToRawData + SizeOfRawData beyond the file" },
 		{ IMG_LEN - TAIL - 1, "section 1 .data: PointerToRawData" },
 	};
 	struct imt_error err;
@@ -310,15 +310,23 @@ static const struct {
 	{ set_not_mz, IMT_ERR_MALFORMED, "no MZ signature" },
 	{ set_e_lfanew, IMT_ERR_MALFORMED, "e_lfanew 4294967280 out of range" },
 	{ set_not_pe, IMT_ERR_MALFORMED, "no PE signature at e_lfanew 64" },
-	{ set_small_opt, IMT_ERR_MALFORMED, "SizeOfOptionalHeader 100 too small for a PE32+" },
-	{ set_many_rva, IMT_ERR_MALFORMED, "NumberOfRvaAndSizes 16 beyond SizeOfOptionalHeader 144" },
-	{ set_big_section, IMT_ERR_MALFORMED, "section 2 .text: PointerToRawData + SizeOfRawData beyond the file" },
-	{ set_cert_overlap, IMT_ERR_MALFORMED, "section 1 .data: PointerToRawData + SizeOfRawData beyond the certificate table" },
-	{ set_cert_not_at_end, IMT_ERR_MALFORMED, "Certificate Table ends at 1576, not at the end of the file (1584 bytes)" },
-	{ set_cert_beyond, IMT_ERR_MALFORMED, "Certificate Table 1552+4294967288 must be 8-byte aligned after the headers and within the file" },
+	{ set_small_opt, IMT_ERR_MALFORMED,
+	  "SizeOfOptionalHeader 100 too small for a PE32+" },
+	{ set_many_rva, IMT_ERR_MALFORMED,
+	  "NumberOfRvaAndSizes 16 beyond SizeOfOptionalHeader 144" },
+	{ set_big_section, IMT_ERR_MALFORMED,
+	  "section 2 .text: PointerToRawData + SizeOfRawData beyond the file" },
+	{ set_cert_overlap, IMT_ERR_MALFORMED,
+	  "section 1 .data: PointerToRawData + SizeOfRawData beyond the certificate table" },
+	{ set_cert_not_at_end, IMT_ERR_MALFORMED,
+	  "Certificate Table ends at 1576, not at the end of the file (1584 bytes)" },
+	{ set_cert_beyond, IMT_ERR_MALFORMED,
+	  "Certificate Table 1552+4294967288 must be 8-byte aligned after the headers and within the file" },
 	{ set_cert_unaligned, IMT_ERR_MALFORMED, "must be 8-byte aligned" },
-	{ set_cert_entry, IMT_ERR_MALFORMED, "WIN_CERTIFICATE dwLength 32 at 1552 out of range" },
-	{ set_magic, IMT_ERR_UNSUPPORTED, "magic 0x107 is neither PE32 nor PE32+" },
+	{ set_cert_entry, IMT_ERR_MALFORMED,
+	  "WIN_CERTIFICATE dwLength 32 at 1552 out of range" },
+	{ set_magic, IMT_ERR_UNSUPPORTED,
+	  "magic 0x107 is neither PE32 nor PE32+" },
 	{ set_sections, IMT_ERR_LIMIT, "NumberOfSections 97 exceeds 96" },
 };
 

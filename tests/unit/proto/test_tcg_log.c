@@ -115,14 +115,12 @@ static void test_legacy_log(void **state)
 	elb_put(&b, "01234567890123456789", 20);
 	elb_u32(&b, 2);
 	elb_put(&b, "1\0", 2);
-	assert_int_equal(walk(b.buf, b.len, &count, &err),
-			 IMT_ERR_UNSUPPORTED);
+	assert_int_equal(walk(b.buf, b.len, &count, &err), IMT_ERR_UNSUPPORTED);
 	assert_non_null(strstr(err.msg, "SHA1-only legacy log"));
 	/* Right shape, wrong signature (a 1.2 "Spec ID Event00"). */
 	elb_open_default(&b);
 	memcpy(b.buf + 32, "Spec ID Event00", 16);
-	assert_int_equal(walk(b.buf, b.len, &count, &err),
-			 IMT_ERR_UNSUPPORTED);
+	assert_int_equal(walk(b.buf, b.len, &count, &err), IMT_ERR_UNSUPPORTED);
 	assert_non_null(strstr(err.msg, "SHA1-only legacy log"));
 }
 
@@ -186,7 +184,7 @@ static void test_unknown_algorithm_skipped(void **state)
 	elb_event(&b, 2, 0x80000004, "driver", 6);
 	elb_event(&b, 2, 0x80000004, "driver2", 7);
 	assert_int_equal(tcg_log_open(&log, b.buf, b.len, &err), IMT_OK);
-	assert_null(log.spec.banks[0].algo);	/* sm3: not a bank here */
+	assert_null(log.spec.banks[0].algo); /* sm3: not a bank here */
 	assert_null(log.spec.banks[1].algo);
 	assert_int_equal(tcg_log_next(&log, &ev, &err), IMT_OK);
 	assert_int_equal(tcg_log_next(&log, &ev, &err), IMT_OK);
@@ -232,9 +230,9 @@ static void test_digests_of(void **state)
 	first_event(&log, &ev);
 	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 1);
 	assert_int_equal(bad, 0);
-	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len - 1,
-					      &bad), 0);
-	assert_int_equal(bad, 0x0004);	/* sha1, the first bank */
+	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len - 1, &bad),
+			 0);
+	assert_int_equal(bad, 0x0004); /* sha1, the first bank */
 	/* one data byte changed, every digest kept */
 	data = b.buf + b.len - 1;
 	*data ^= 1;
@@ -248,8 +246,8 @@ static void test_digests_of(void **state)
 	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 0);
 	assert_int_equal(bad, 0x0004);
 	/* only sha1 fits the data: the sha256 bank disagrees */
-	elb_hash(0x0004, 20, "variablf", 8, b.buf + b.len - 8 - 4 - 32 - 2 -
-		 20);
+	elb_hash(0x0004, 20, "variablf", 8,
+		 b.buf + b.len - 8 - 4 - 32 - 2 - 20);
 	elb_hash(0x000b, 32, "variable", 8, b.buf + b.len - 8 - 4 - 32);
 	first_event(&log, &ev);
 	assert_int_equal(tcg_event_digests_of(&ev, ev.data, ev.len, &bad), 0);
@@ -284,12 +282,13 @@ static void test_bad_events(void **state)
 	assert_int_equal(err.record, 1);
 
 	small_log();
-	b.buf[EV1 + 12] = 0x0c;		/* sha1 -> sha384 */
+	b.buf[EV1 + 12] = 0x0c; /* sha1 -> sha384 */
 	assert_int_equal(walk(b.buf, b.len, &count, &err), IMT_ERR_MALFORMED);
-	assert_non_null(strstr(err.msg, "algorithm 0x000c is not in the Spec ID"));
+	assert_non_null(
+		strstr(err.msg, "algorithm 0x000c is not in the Spec ID"));
 
 	small_log();
-	b.buf[EV1 + 12] = 0x0b;		/* sha256 twice */
+	b.buf[EV1 + 12] = 0x0b; /* sha256 twice */
 	assert_int_equal(walk(b.buf, b.len, &count, &err), IMT_ERR_MALFORMED);
 
 	small_log();
@@ -298,12 +297,12 @@ static void test_bad_events(void **state)
 	assert_non_null(strstr(err.msg, "pcrIndex 24 above 23"));
 
 	small_log();
-	b.buf[EV1 + 12 + 2 + 20 + 2 + 32 + 2] = 0x10;	/* eventSize 1 MiB + 6 */
+	b.buf[EV1 + 12 + 2 + 20 + 2 + 32 + 2] = 0x10; /* eventSize 1 MiB + 6 */
 	assert_int_equal(walk(b.buf, b.len, &count, &err), IMT_ERR_LIMIT);
 	assert_non_null(strstr(err.msg, "eventSize 1048582 above"));
 
 	small_log();
-	b.buf[EV1 + 12 + 2 + 20 + 2 + 32] = 0xff;	/* past the end */
+	b.buf[EV1 + 12 + 2 + 20 + 2 + 32] = 0xff; /* past the end */
 	assert_int_equal(walk(b.buf, b.len, &count, &err), IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "event 1 truncated"));
 }
@@ -480,21 +479,25 @@ static void test_compare(void **state)
 	quoted = replayed;
 	quoted.present = 0x3ff;
 	assert_int_equal(tcg_pcrs_compare(&replayed, &quoted, 0x3ff, &bad,
-					  &err), IMT_OK);
+					  &err),
+			 IMT_OK);
 	assert_int_equal(bad, -1);
 	quoted.value[4][0] ^= 1;
 	quoted.value[7][0] ^= 1;
 	assert_int_equal(tcg_pcrs_compare(&replayed, &quoted, 0x3ff, &bad,
-					  &err), IMT_ERR_MISMATCH);
+					  &err),
+			 IMT_ERR_MISMATCH);
 	assert_int_equal(bad, 4);
 	assert_non_null(strstr(err.msg, "PCR 4 (sha256): log replays to "));
 	assert_non_null(strstr(err.msg, ", quote says "));
 	/* PCR 4 out of the mask: the next one is named. */
 	assert_int_equal(tcg_pcrs_compare(&replayed, &quoted, 0x3ef, &bad,
-					  &err), IMT_ERR_MISMATCH);
+					  &err),
+			 IMT_ERR_MISMATCH);
 	assert_int_equal(bad, 7);
 	assert_int_equal(tcg_pcrs_compare(&replayed, &quoted, 1u << 10, &bad,
-					  &err), IMT_ERR_MISMATCH);
+					  &err),
+			 IMT_ERR_MISMATCH);
 	assert_int_equal(bad, 10);
 	assert_non_null(strstr(err.msg, "not in the quote"));
 	pcr_set_init(&quoted, hash_algo_bank("sha1"));
@@ -503,10 +506,11 @@ static void test_compare(void **state)
 }
 
 static const char *const eventlog_fixtures[] = {
-	"patched-sb", "patched-nosb",
+	"patched-sb",
+	"patched-nosb",
 };
 
-#define REAL_PCRS 0x13ffu	/* PCRs 0-9 and 12: what the boot extends */
+#define REAL_PCRS 0x13ffu /* PCRs 0-9 and 12: what the boot extends */
 
 static void load_real(const char *name, uint8_t **log, size_t *len,
 		      struct pcr_set *quoted, const char *bank)
@@ -522,7 +526,8 @@ static void load_real(const char *name, uint8_t **log, size_t *len,
 	text = fixture_read(rel, &tlen);
 	pcr_set_init(quoted, hash_algo_bank(bank));
 	assert_int_equal(pcr_set_parse_text(quoted, (const char *)text, tlen,
-					    NULL), IMT_OK);
+					    NULL),
+			 IMT_OK);
 	free(text);
 }
 
@@ -542,7 +547,8 @@ static void test_real_logs_replay(void **state)
 				  banks[j]);
 			pcr_set_init(&replayed, hash_algo_bank(banks[j]));
 			assert_int_equal(tcg_log_replay(log, len, &replayed, 1,
-							&err), IMT_OK);
+							&err),
+					 IMT_OK);
 			if (tcg_pcrs_compare(&replayed, &quoted,
 					     REAL_PCRS & quoted.present, NULL,
 					     &err) != IMT_OK)
@@ -577,9 +583,11 @@ static void test_real_logs_every_bit(void **state)
 					d[k] ^= (uint8_t)(1 << bit);
 					pcr_set_init(&replayed,
 						     hash_algo_bank("sha256"));
-					assert_int_equal(tcg_log_replay(buf, len,
+					assert_int_equal(tcg_log_replay(buf,
+									len,
 									&replayed,
-									1, NULL),
+									1,
+									NULL),
 							 IMT_OK);
 					assert_int_equal(tcg_pcrs_compare(&replayed,
 									  &quoted,

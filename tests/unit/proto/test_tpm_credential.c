@@ -30,7 +30,6 @@
 #include "tpm_crypto.h"
 #include "tpm_public.h"
 
-
 /* Read tests/fixtures/tpm/<name> whole. */
 static uint8_t *load(const char *name, size_t *len)
 {
@@ -72,7 +71,8 @@ static void test_fixture_eks(void **state)
 		size_t secret_len;
 	} cases[] = {
 		{ "ek-rsa.pub", "ak-rsa.pub", "cred-ek-rsa.ref", 2 + 256 },
-		{ "ek-ecc.pub", "ak-ecc.pub", "cred-ek-ecc.ref", 2 + 2 + 32 + 2 + 32 },
+		{ "ek-ecc.pub", "ak-ecc.pub", "cred-ek-ecc.ref",
+		  2 + 2 + 32 + 2 + 32 },
 	};
 	struct tpm_credential c1, c2;
 	uint8_t name[TPM_NAME_MAX], *secret, *ref;
@@ -88,7 +88,8 @@ static void test_fixture_eks(void **state)
 		ak_name(cases[i].ak, name, &name_len);
 		assert_int_equal(tpm_credential_make(&ek, name, name_len,
 						     secret, secret_len, &c1,
-						     &err), IMT_OK);
+						     &err),
+				 IMT_OK);
 		/* size, TPM2B_DIGEST(outer HMAC), encIdentity (2 + 32) */
 		assert_int_equal(c1.id_object_len, 2 + 2 + 32 + 2 + 32);
 		assert_memory_equal(c1.id_object, "\x00\x44\x00\x20", 4);
@@ -104,7 +105,8 @@ static void test_fixture_eks(void **state)
 
 		assert_int_equal(tpm_credential_make(&ek, name, name_len,
 						     secret, secret_len, &c2,
-						     &err), IMT_OK);
+						     &err),
+				 IMT_OK);
 		assert_memory_not_equal(c1.secret, c2.secret, c1.secret_len);
 		assert_memory_not_equal(c1.id_object, c2.id_object,
 					c1.id_object_len);
@@ -121,21 +123,24 @@ static void software_ek(const char *template, EVP_PKEY *key, TPMT_PUBLIC *ek)
 	if (ek->type == TPM2_ALG_RSA) {
 		assert_int_equal(EVP_PKEY_get_bn_param(key,
 						       OSSL_PKEY_PARAM_RSA_N,
-						       &bn), 1);
+						       &bn),
+				 1);
 		assert_int_equal(BN_bn2binpad(bn, ek->unique.rsa.buffer, 256),
 				 256);
 		ek->unique.rsa.size = 256;
 	} else {
 		assert_int_equal(EVP_PKEY_get_bn_param(key,
 						       OSSL_PKEY_PARAM_EC_PUB_X,
-						       &bn), 1);
+						       &bn),
+				 1);
 		assert_int_equal(BN_bn2binpad(bn, ek->unique.ecc.x.buffer, 32),
 				 32);
 		BN_free(bn);
 		bn = NULL;
 		assert_int_equal(EVP_PKEY_get_bn_param(key,
 						       OSSL_PKEY_PARAM_EC_PUB_Y,
-						       &bn), 1);
+						       &bn),
+				 1);
 		assert_int_equal(BN_bn2binpad(bn, ek->unique.ecc.y.buffer, 32),
 				 32);
 		ek->unique.ecc.x.size = 32;
@@ -164,21 +169,26 @@ static void recover_seed(EVP_PKEY *key, const TPMT_PUBLIC *ek,
 		label = OPENSSL_memdup("IDENTITY", 9);
 		assert_int_equal(EVP_PKEY_decrypt_init(ctx), 1);
 		assert_int_equal(EVP_PKEY_CTX_set_rsa_padding(ctx,
-				 RSA_PKCS1_OAEP_PADDING), 1);
+							      RSA_PKCS1_OAEP_PADDING),
+				 1);
 		assert_int_equal(EVP_PKEY_CTX_set_rsa_oaep_md(ctx,
-				 EVP_sha256()), 1);
+							      EVP_sha256()),
+				 1);
 		assert_int_equal(EVP_PKEY_CTX_set0_rsa_oaep_label(ctx, label,
-								  9), 1);
+								  9),
+				 1);
 		seed_len = sizeof(rsa_out);
 		assert_int_equal(EVP_PKEY_decrypt(ctx, rsa_out, &seed_len,
-						  secret, secret_len), 1);
+						  secret, secret_len),
+				 1);
 		assert_int_equal(seed_len, 32);
 		memcpy(seed, rsa_out, 32);
 	} else {
 		assert_int_equal(Tss2_MU_TPMS_ECC_POINT_Unmarshal(secret,
 								  secret_len,
 								  &offset,
-								  &point), 0);
+								  &point),
+				 0);
 		assert_int_equal(offset, secret_len);
 		eph_pub = *ek;
 		eph_pub.unique.ecc = point;
@@ -192,7 +202,8 @@ static void recover_seed(EVP_PKEY *key, const TPMT_PUBLIC *ek,
 						 point.x.size,
 						 ek->unique.ecc.x.buffer,
 						 ek->unique.ecc.x.size, seed,
-						 256, &err), IMT_OK);
+						 256, &err),
+				 IMT_OK);
 		EVP_PKEY_free(eph);
 	}
 	EVP_PKEY_CTX_free(ctx);
@@ -202,9 +213,9 @@ static void recover_seed(EVP_PKEY *key, const TPMT_PUBLIC *ek,
  * TPM2_ActivateCredential's checks and decryption, in software: returns
  * the credential length, or -1 when the integrity HMAC does not match.
  */
-static int activate(EVP_PKEY *key, const TPMT_PUBLIC *ek,
-		    const uint8_t *name, size_t name_len,
-		    const struct tpm_credential *c, uint8_t *cred)
+static int activate(EVP_PKEY *key, const TPMT_PUBLIC *ek, const uint8_t *name,
+		    size_t name_len, const struct tpm_credential *c,
+		    uint8_t *cred)
 {
 	uint8_t seed[32], hmac_key[32], sym_key[16], iv[16] = { 0 };
 	uint8_t mac_in[256], mac[32], plain[66];
@@ -216,8 +227,8 @@ static int activate(EVP_PKEY *key, const TPMT_PUBLIC *ek,
 
 	recover_seed(key, ek, c, seed);
 	assert_int_equal(tpm_crypto_kdfa(EVP_sha256(), seed, 32, "INTEGRITY",
-					 NULL, 0, NULL, 0, hmac_key, 256,
-					 &err), IMT_OK);
+					 NULL, 0, NULL, 0, hmac_key, 256, &err),
+			 IMT_OK);
 	memcpy(mac_in, blob + 34, enc_len);
 	memcpy(mac_in + enc_len, name, name_len);
 	assert_non_null(EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, hmac_key,
@@ -227,12 +238,15 @@ static int activate(EVP_PKEY *key, const TPMT_PUBLIC *ek,
 		return -1;
 	assert_int_equal(tpm_crypto_kdfa(EVP_sha256(), seed, 32, "STORAGE",
 					 name, name_len, NULL, 0, sym_key, 128,
-					 &err), IMT_OK);
+					 &err),
+			 IMT_OK);
 	cctx = EVP_CIPHER_CTX_new();
 	assert_int_equal(EVP_DecryptInit_ex(cctx, EVP_aes_128_cfb128(), NULL,
-					    sym_key, iv), 1);
+					    sym_key, iv),
+			 1);
 	assert_int_equal(EVP_DecryptUpdate(cctx, plain, &n, blob + 34,
-					   (int)enc_len), 1);
+					   (int)enc_len),
+			 1);
 	assert_int_equal(EVP_DecryptFinal_ex(cctx, plain + n, &fin), 1);
 	EVP_CIPHER_CTX_free(cctx);
 	assert_int_equal((size_t)(n + fin), enc_len);
@@ -256,8 +270,8 @@ static void roundtrip(const char *template, EVP_PKEY *key)
 		secret[i] = (uint8_t)(0xa0 + i);
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		assert_int_equal(tpm_credential_make(&ek, name, name_len,
-						     secret, lens[i], &c,
-						     &err), IMT_OK);
+						     secret, lens[i], &c, &err),
+				 IMT_OK);
 		assert_int_equal(activate(key, &ek, name, name_len, &c, out),
 				 (int)lens[i]);
 		assert_memory_equal(out, secret, lens[i]);
@@ -327,7 +341,8 @@ static void test_kdfs_equal_openssl(void **state)
 	for (bits = 128; bits <= 640; bits += 256) {
 		assert_int_equal(tpm_crypto_kdfa(EVP_sha256(), key, 32,
 						 "STORAGE", ctx_u, 34, NULL, 0,
-						 ours, bits, &err), IMT_OK);
+						 ours, bits, &err),
+				 IMT_OK);
 		p[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_MODE,
 							"counter", 0);
 		p[1] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_MAC,
@@ -346,8 +361,8 @@ static void test_kdfs_equal_openssl(void **state)
 
 		assert_int_equal(tpm_crypto_kdfe(EVP_sha256(), key, 32,
 						 "IDENTITY", party_u, 32,
-						 party_v, 32, ours, bits,
-						 &err), IMT_OK);
+						 party_v, 32, ours, bits, &err),
+				 IMT_OK);
 		memcpy(info, "IDENTITY", 9);
 		memcpy(info + 9, party_u, 32);
 		memcpy(info + 41, party_v, 32);
@@ -361,8 +376,8 @@ static void test_kdfs_equal_openssl(void **state)
 		openssl_kdf("SSKDF", p, theirs, bits / 8);
 		assert_memory_equal(ours, theirs, bits / 8);
 	}
-	assert_int_equal(tpm_crypto_kdfa(EVP_sha256(), key, 32, "STORAGE",
-					 NULL, 0, NULL, 0, ours, 12, &err),
+	assert_int_equal(tpm_crypto_kdfa(EVP_sha256(), key, 32, "STORAGE", NULL,
+					 0, NULL, 0, ours, 12, &err),
 			 IMT_ERR_LIMIT);
 }
 
@@ -377,47 +392,57 @@ static void test_errors(void **state)
 	(void)state;
 	ak_name("ak-ecc.pub", name, &name_len);
 
-	load_public("ak-rsa.pub", &ek);	/* a signing key is no EK */
+	load_public("ak-rsa.pub", &ek); /* a signing key is no EK */
 	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 32,
-					     &c, &err), IMT_ERR_MISMATCH);
+					     &c, &err),
+			 IMT_ERR_MISMATCH);
 	assert_string_equal(err.msg, "EK is not a restricted decryption key");
 
 	load_public("ek-rsa.pub", &ek);
-	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 0,
-					     &c, &err), IMT_ERR_LIMIT);
+	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 0, &c,
+					     &err),
+			 IMT_ERR_LIMIT);
 	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 33,
-					     &c, &err), IMT_ERR_LIMIT);
+					     &c, &err),
+			 IMT_ERR_LIMIT);
 	assert_string_equal(err.msg,
 			    "credential of 33 bytes; the EK allows 1 to 32");
 	assert_int_equal(tpm_credential_make(&ek, name, name_len - 1, secret,
-					     32, &c, &err), IMT_ERR_MALFORMED);
+					     32, &c, &err),
+			 IMT_ERR_MALFORMED);
 	assert_string_equal(err.msg,
 			    "Name of 33 bytes is not a hash algorithm and its digest");
 	name[1] = 0x99;
 	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 32,
-					     &c, &err), IMT_ERR_MALFORMED);
+					     &c, &err),
+			 IMT_ERR_MALFORMED);
 	name[1] = 0x0b;
 	assert_int_equal(tpm_credential_make(&ek, name, 0, secret, 32, &c,
-					     &err), IMT_ERR_MALFORMED);
+					     &err),
+			 IMT_ERR_MALFORMED);
 
 	ek.parameters.rsaDetail.symmetric.mode.aes = TPM2_ALG_CBC;
 	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 32,
-					     &c, &err), IMT_ERR_UNSUPPORTED);
+					     &c, &err),
+			 IMT_ERR_UNSUPPORTED);
 	assert_string_equal(err.msg,
 			    "EK symmetric algorithm is not AES-128/192/256-CFB");
 	load_public("ek-rsa.pub", &ek);
 	ek.nameAlg = TPM2_ALG_SM3_256;
 	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 32,
-					     &c, &err), IMT_ERR_UNSUPPORTED);
+					     &c, &err),
+			 IMT_ERR_UNSUPPORTED);
 	load_public("ek-rsa.pub", &ek);
 	ek.type = TPM2_ALG_KEYEDHASH;
 	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 32,
-					     &c, &err), IMT_ERR_UNSUPPORTED);
+					     &c, &err),
+			 IMT_ERR_UNSUPPORTED);
 
 	load_public("ek-ecc.pub", &ek);
 	ek.unique.ecc.y.buffer[0] ^= 0x80;
 	assert_int_equal(tpm_credential_make(&ek, name, name_len, secret, 32,
-					     &c, &err), IMT_ERR_MALFORMED);
+					     &c, &err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "point is not on curve"));
 }
 

@@ -20,7 +20,6 @@
 #include "hex.h"
 #include "tpm_public.h"
 
-
 static const char *const aks[] = { "ak-rsa", "ak-rsa2", "ak-rsapss", "ak-ecc" };
 static const char *const eks[] = { "ek-rsa", "ek-ecc" };
 
@@ -138,7 +137,8 @@ static void test_ek_names(void **state)
 				 IMT_OK);
 		assert_int_equal(name_len, 34);
 		assert_int_equal(EVP_Digest(buf + 2, len - 2, digest, NULL,
-					    EVP_sha256(), NULL), 1);
+					    EVP_sha256(), NULL),
+				 1);
 		assert_memory_equal(name, "\x00\x0b", 2);
 		assert_memory_equal(name + 2, digest, 32);
 		free(buf);
@@ -223,12 +223,18 @@ static void test_check_ak(void **state)
 		TPMA_OBJECT bit;
 		const char *msg;
 	} flips[] = {
-		{ TPMA_OBJECT_RESTRICTED, "AK attribute restricted is clear, must be set" },
-		{ TPMA_OBJECT_SIGN_ENCRYPT, "AK attribute sign is clear, must be set" },
-		{ TPMA_OBJECT_FIXEDTPM, "AK attribute fixedTPM is clear, must be set" },
-		{ TPMA_OBJECT_FIXEDPARENT, "AK attribute fixedParent is clear, must be set" },
-		{ TPMA_OBJECT_SENSITIVEDATAORIGIN, "AK attribute sensitiveDataOrigin is clear, must be set" },
-		{ TPMA_OBJECT_DECRYPT, "AK attribute decrypt is set, must be clear" },
+		{ TPMA_OBJECT_RESTRICTED,
+		  "AK attribute restricted is clear, must be set" },
+		{ TPMA_OBJECT_SIGN_ENCRYPT,
+		  "AK attribute sign is clear, must be set" },
+		{ TPMA_OBJECT_FIXEDTPM,
+		  "AK attribute fixedTPM is clear, must be set" },
+		{ TPMA_OBJECT_FIXEDPARENT,
+		  "AK attribute fixedParent is clear, must be set" },
+		{ TPMA_OBJECT_SENSITIVEDATAORIGIN,
+		  "AK attribute sensitiveDataOrigin is clear, must be set" },
+		{ TPMA_OBJECT_DECRYPT,
+		  "AK attribute decrypt is set, must be clear" },
 	};
 	struct imt_error err;
 	TPMT_PUBLIC pub;
@@ -276,8 +282,8 @@ static void test_parse_errors(void **state)
 	longer[len] = 0;
 	assert_int_equal(tpm_public_parse(longer, len + 1, &pub, &err),
 			 IMT_ERR_MALFORMED);
-	assert_non_null(strstr(err.msg,
-			       "size field 280, but 281 bytes follow"));
+	assert_non_null(
+		strstr(err.msg, "size field 280, but 281 bytes follow"));
 	/*
 	 * Size field and length agree, the TPMT_PUBLIC inside is one byte
 	 * shorter: libtss2-mu does not compare them, our end check does.
@@ -287,7 +293,7 @@ static void test_parse_errors(void **state)
 			 IMT_ERR_MALFORMED);
 	assert_string_equal(err.msg, "TPM2B_PUBLIC: 1 trailing bytes");
 	assert_int_equal(err.offset, len);
-	buf[3] = 0x99;	/* type 0x0099 */
+	buf[3] = 0x99; /* type 0x0099 */
 	assert_int_equal(tpm_public_parse(buf, len, &pub, &err),
 			 IMT_ERR_MALFORMED);
 	free(longer);
@@ -308,7 +314,8 @@ static void test_parse_empty(void **state)
 	(void)state;
 	assert_int_equal(tpm_public_parse(empty, sizeof(empty), &pub, &err),
 			 IMT_ERR_MALFORMED);
-	assert_string_equal(err.msg, "TPM2B_PUBLIC: size field 0, no public area");
+	assert_string_equal(err.msg,
+			    "TPM2B_PUBLIC: size field 0, no public area");
 }
 
 static void test_pkey_errors(void **state)

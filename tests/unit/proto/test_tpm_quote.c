@@ -19,7 +19,6 @@
 #include "tpm_public.h"
 #include "tpm_quote.h"
 
-
 /* The four AKs of the fixtures; each signed one quote. */
 static const char *const aks[] = { "ak-rsa", "ak-rsa2", "ak-rsapss", "ak-ecc" };
 
@@ -66,8 +65,8 @@ static void load_pcrs(struct pcr_set *set)
 
 	text = load("pcrs-sha256.txt", &len);
 	pcr_set_init(set, hash_algo_bank("sha256"));
-	assert_int_equal(pcr_set_parse_text(set, (const char *)text, len,
-					    &err), IMT_OK);
+	assert_int_equal(pcr_set_parse_text(set, (const char *)text, len, &err),
+			 IMT_OK);
 	assert_int_equal(set->present, 0x7ff);
 	free(text);
 }
@@ -102,8 +101,8 @@ static void qcase_free(struct qcase *c)
 	EVP_PKEY_free(c->key);
 }
 
-static enum imt_result qcase_check(const struct qcase *c,
-				   struct tpm_quote *q, struct imt_error *err)
+static enum imt_result qcase_check(const struct qcase *c, struct tpm_quote *q,
+				   struct imt_error *err)
 {
 	imt_error_clear(err);
 	return tpm_quote_check(c->attest, c->attest_len, c->sig, c->sig_len,
@@ -145,8 +144,7 @@ static void assert_hex_field(const char *text, const char *key,
 	assert_string_equal(value, want);
 }
 
-static void assert_num_field(const char *text, const char *key,
-			     uint64_t num)
+static void assert_num_field(const char *text, const char *key, uint64_t num)
 {
 	char value[64];
 
@@ -158,8 +156,7 @@ static void assert_num_field(const char *text, const char *key,
  * tpm2_print shows firmwareVersion as a hex dump of the host's (little
  * endian) memory: 0x2019102300163636 prints as "3636160023101920".
  */
-static void assert_le_hex_field(const char *text, const char *key,
-				uint64_t num)
+static void assert_le_hex_field(const char *text, const char *key, uint64_t num)
 {
 	uint8_t le[8];
 	int i;
@@ -227,7 +224,8 @@ static void test_agrees_with_tpm2_checkquote(void **state)
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
 		assert_int_equal(sscanf(line, "quote-%63s %31s %15s", quote_ak,
-					kase, verdict), 3);
+					kase, verdict),
+				 3);
 		lines++;
 		key_ak = quote_ak;
 		if (strcmp(kase, "other-ak") == 0)
@@ -259,11 +257,11 @@ static void test_agrees_with_tpm2_checkquote(void **state)
 /* Offsets of the length and count fields in the fixture TPMS_ATTEST. */
 static int is_size_field(size_t i)
 {
-	return i == 6 || i == 7 ||		/* qualifiedSigner.size */
-	       i == 42 || i == 43 ||		/* extraData.size */
-	       (i >= 101 && i <= 104) ||	/* pcrSelect.count */
-	       i == 107 ||			/* sizeofSelect */
-	       i == 111 || i == 112;		/* pcrDigest.size */
+	return i == 6 || i == 7 ||	 /* qualifiedSigner.size */
+	       i == 42 || i == 43 ||	 /* extraData.size */
+	       (i >= 101 && i <= 104) || /* pcrSelect.count */
+	       i == 107 ||		 /* sizeofSelect */
+	       i == 111 || i == 112;	 /* pcrDigest.size */
 }
 
 /* Flipping any bit of the signed bytes fails, naming the right check. */
@@ -286,12 +284,12 @@ static void test_flipped_attest(void **state)
 				c.attest[i] ^= (uint8_t)(1u << bit);
 				if (i < 4) {
 					assert_int_equal(rc, IMT_ERR_MISMATCH);
-					assert_non_null(strstr(err.msg,
-							       "magic"));
+					assert_non_null(
+						strstr(err.msg, "magic"));
 				} else if (i < 6) {
 					assert_int_equal(rc, IMT_ERR_MISMATCH);
-					assert_non_null(strstr(err.msg,
-							       "type"));
+					assert_non_null(
+						strstr(err.msg, "type"));
 				} else if (is_size_field(i) &&
 					   rc == IMT_ERR_MALFORMED) {
 					continue;
@@ -330,8 +328,9 @@ static void test_flipped_signature(void **state)
 					      (i == 38 || i == 39)))
 					continue;
 				assert_int_equal(rc, IMT_ERR_MISMATCH);
-				assert_non_null(strstr(err.msg,
-						       "signature does not verify"));
+				assert_non_null(
+					strstr(err.msg,
+					       "signature does not verify"));
 			}
 		}
 		qcase_free(&c);
@@ -345,14 +344,14 @@ static void test_signature_header_errors(void **state)
 
 	(void)state;
 	qcase_load(&c, "ak-rsa", "ak-rsa");
-	c.sig[3] = 0x04;	/* hash sha1 */
+	c.sig[3] = 0x04; /* hash sha1 */
 	assert_int_equal(qcase_check(&c, NULL, &err), IMT_ERR_UNSUPPORTED);
 	assert_non_null(strstr(err.msg, "signature hash 0x0004"));
-	c.sig[3] = 0x0c;	/* sha384: the signature no longer verifies */
+	c.sig[3] = 0x0c; /* sha384: the signature no longer verifies */
 	assert_int_equal(qcase_check(&c, NULL, &err), IMT_ERR_MISMATCH);
 	assert_non_null(strstr(err.msg, "signature does not verify"));
 	c.sig[3] = 0x0b;
-	c.sig[1] = 0x18;	/* claims ECDSA, with RSA bytes */
+	c.sig[1] = 0x18; /* claims ECDSA, with RSA bytes */
 	assert_int_not_equal(qcase_check(&c, NULL, &err), IMT_OK);
 	qcase_free(&c);
 }
@@ -389,8 +388,7 @@ static void test_wrong_pcrs(void **state)
 	for (a = 0; a < AK_COUNT; a++) {
 		qcase_load(&c, aks[a], aks[a]);
 		c.pcrs.value[10][5] ^= 0x40;
-		assert_int_equal(qcase_check(&c, NULL, &err),
-				 IMT_ERR_MISMATCH);
+		assert_int_equal(qcase_check(&c, NULL, &err), IMT_ERR_MISMATCH);
 		assert_ptr_equal(strstr(err.msg, "pcr digest"), err.msg);
 		assert_non_null(strstr(err.msg, "PCRs 0x0007ff"));
 		c.pcrs.value[10][5] ^= 0x40;
@@ -404,10 +402,10 @@ static void test_wrong_pcrs(void **state)
 		assert_non_null(strstr(err.msg, "PCR 3 is selected"));
 		c.pcrs.present |= 1u << 3;
 		c.pcrs.algo = hash_algo_bank("sha1");
-		assert_int_equal(qcase_check(&c, NULL, &err),
-				 IMT_ERR_MISMATCH);
-		assert_non_null(strstr(err.msg,
-				       "pcr digest: quote selects bank 0x000b, PCR values are sha1"));
+		assert_int_equal(qcase_check(&c, NULL, &err), IMT_ERR_MISMATCH);
+		assert_non_null(
+			strstr(err.msg,
+			       "pcr digest: quote selects bank 0x000b, PCR values are sha1"));
 		qcase_free(&c);
 	}
 }
@@ -417,11 +415,16 @@ static void test_other_ak(void **state)
 	static const struct {
 		const char *quote_ak, *key_ak, *msg;
 	} cases[] = {
-		{ "ak-rsa2", "ak-rsa", "signature does not verify with the AK" },
-		{ "ak-rsa", "ak-rsa2", "signature does not verify with the AK" },
-		{ "ak-rsapss", "ak-rsa", "signature does not verify with the AK" },
-		{ "ak-rsa", "ak-ecc", "signature scheme rsassa does not fit the AK's EC key" },
-		{ "ak-ecc", "ak-rsa", "signature scheme ecdsa does not fit the AK's RSA key" },
+		{ "ak-rsa2", "ak-rsa",
+		  "signature does not verify with the AK" },
+		{ "ak-rsa", "ak-rsa2",
+		  "signature does not verify with the AK" },
+		{ "ak-rsapss", "ak-rsa",
+		  "signature does not verify with the AK" },
+		{ "ak-rsa", "ak-ecc",
+		  "signature scheme rsassa does not fit the AK's EC key" },
+		{ "ak-ecc", "ak-rsa",
+		  "signature scheme ecdsa does not fit the AK's RSA key" },
 	};
 	struct imt_error err;
 	struct qcase c;
@@ -430,8 +433,7 @@ static void test_other_ak(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		qcase_load(&c, cases[i].quote_ak, cases[i].key_ak);
-		assert_int_equal(qcase_check(&c, NULL, &err),
-				 IMT_ERR_MISMATCH);
+		assert_int_equal(qcase_check(&c, NULL, &err), IMT_ERR_MISMATCH);
 		assert_string_equal(err.msg, cases[i].msg);
 		qcase_free(&c);
 	}
@@ -457,7 +459,8 @@ static void test_truncated_and_garbage(void **state)
 	longer[full] = 0;
 	assert_int_equal(tpm_quote_check(longer, full + 1, c.sig, c.sig_len,
 					 c.key, c.nonce, c.nonce_len, &c.pcrs,
-					 NULL, &err), IMT_ERR_MALFORMED);
+					 NULL, &err),
+			 IMT_ERR_MALFORMED);
 	assert_string_equal(err.msg, "TPMS_ATTEST: 1 trailing bytes");
 	assert_int_equal(err.offset, full);
 	free(longer);
@@ -478,8 +481,7 @@ static void test_truncated_and_garbage(void **state)
 	/* TPM-generated, but a certification, not a quote. */
 	memcpy(c.attest, "\xff\x54\x43\x47\x80\x17", 6);
 	assert_int_equal(qcase_check(&c, NULL, &err), IMT_ERR_MISMATCH);
-	assert_string_equal(err.msg,
-			    "type 0x8017 is not TPM_ST_ATTEST_QUOTE");
+	assert_string_equal(err.msg, "type 0x8017 is not TPM_ST_ATTEST_QUOTE");
 	qcase_free(&c);
 }
 
@@ -498,17 +500,20 @@ static void test_tpm2b_attest(void **state)
 	wrapped[1] = (uint8_t)c.attest_len;
 	memcpy(wrapped + 2, c.attest, c.attest_len);
 	assert_int_equal(tpm_quote_unwrap(wrapped, c.attest_len + 2, &attest,
-					  &attest_len, &err), IMT_OK);
+					  &attest_len, &err),
+			 IMT_OK);
 	assert_ptr_equal(attest, wrapped + 2);
 	assert_int_equal(attest_len, c.attest_len);
 	assert_int_equal(tpm_quote_check(attest, attest_len, c.sig, c.sig_len,
 					 c.key, c.nonce, c.nonce_len, &c.pcrs,
-					 NULL, &err), IMT_OK);
+					 NULL, &err),
+			 IMT_OK);
 	assert_int_equal(tpm_quote_unwrap(wrapped, c.attest_len + 1, &attest,
 					  &attest_len, &err),
 			 IMT_ERR_MALFORMED);
 	assert_int_equal(tpm_quote_unwrap(wrapped, 1, &attest, &attest_len,
-					  &err), IMT_ERR_MALFORMED);
+					  &err),
+			 IMT_ERR_MALFORMED);
 	free(wrapped);
 	qcase_free(&c);
 }
@@ -529,10 +534,12 @@ static void test_steps(void **state)
 			 IMT_OK);
 	assert_int_equal(tpm_quote_verify_signature(c.attest, c.attest_len,
 						    c.sig, c.sig_len, c.key,
-						    &hash_alg, &err), IMT_OK);
+						    &hash_alg, &err),
+			 IMT_OK);
 	assert_int_equal(hash_alg, TPM2_ALG_SHA256);
 	assert_int_equal(tpm_quote_pcr_digest(&q, &c.pcrs, hash_alg, digest,
-					      &len, &err), IMT_OK);
+					      &len, &err),
+			 IMT_OK);
 	assert_int_equal(len, 32);
 	assert_memory_equal(digest, q.pcr_digest, 32);
 	q.pcr_select.count = 2;
@@ -540,7 +547,7 @@ static void test_steps(void **state)
 					      &len, &err),
 			 IMT_ERR_UNSUPPORTED);
 	q.pcr_select.count = 1;
-	q.pcr_select.pcrSelections[0].pcrSelect[3] = 0x01;	/* PCR 24 */
+	q.pcr_select.pcrSelections[0].pcrSelect[3] = 0x01; /* PCR 24 */
 	q.pcr_select.pcrSelections[0].sizeofSelect = 4;
 	assert_int_equal(tpm_quote_pcr_digest(&q, &c.pcrs, hash_alg, digest,
 					      &len, &err),

@@ -34,26 +34,45 @@
 
 /* The wrapped calls; each fails by returning its own error value. */
 enum fn {
-	F_MD_CTX_NEW, F_VERIFY_INIT, F_RSA_PADDING, F_PSS_SALTLEN, F_VERIFY,
-	F_ECDSA_SIG_NEW, F_ECDSA_SIG_SET0, F_BN_BIN2BN, F_I2D_ECDSA_SIG,
-	F_DIGEST_INIT, F_DIGEST_UPDATE, F_DIGEST_FINAL,
-	F_MU_ATTEST, F_MU_SIGNATURE, F_COUNT
+	F_MD_CTX_NEW,
+	F_VERIFY_INIT,
+	F_RSA_PADDING,
+	F_PSS_SALTLEN,
+	F_VERIFY,
+	F_ECDSA_SIG_NEW,
+	F_ECDSA_SIG_SET0,
+	F_BN_BIN2BN,
+	F_I2D_ECDSA_SIG,
+	F_DIGEST_INIT,
+	F_DIGEST_UPDATE,
+	F_DIGEST_FINAL,
+	F_MU_ATTEST,
+	F_MU_SIGNATURE,
+	F_COUNT
 };
 
 static const char *const fn_name[F_COUNT] = {
-	"EVP_MD_CTX_new", "EVP_DigestVerifyInit",
-	"EVP_PKEY_CTX_set_rsa_padding", "EVP_PKEY_CTX_set_rsa_pss_saltlen",
-	"EVP_DigestVerify", "ECDSA_SIG_new", "ECDSA_SIG_set0", "BN_bin2bn",
-	"i2d_ECDSA_SIG", "EVP_DigestInit_ex", "EVP_DigestUpdate",
+	"EVP_MD_CTX_new",
+	"EVP_DigestVerifyInit",
+	"EVP_PKEY_CTX_set_rsa_padding",
+	"EVP_PKEY_CTX_set_rsa_pss_saltlen",
+	"EVP_DigestVerify",
+	"ECDSA_SIG_new",
+	"ECDSA_SIG_set0",
+	"BN_bin2bn",
+	"i2d_ECDSA_SIG",
+	"EVP_DigestInit_ex",
+	"EVP_DigestUpdate",
 	"EVP_DigestFinal_ex",
-	"Tss2_MU_TPMS_ATTEST_Unmarshal", "Tss2_MU_TPMT_SIGNATURE_Unmarshal",
+	"Tss2_MU_TPMS_ATTEST_Unmarshal",
+	"Tss2_MU_TPMT_SIGNATURE_Unmarshal",
 };
 
-static int armed;		/* count calls and inject only while set */
-static int calls[F_COUNT];	/* calls of each while armed */
-static int fault_fn = -1;	/* the call to fail, -1: none */
-static int fault_at;		/* at its fault_at-th call (from 1) */
-static int fault_int;		/* returning this, for int results */
+static int armed;	   /* count calls and inject only while set */
+static int calls[F_COUNT]; /* calls of each while armed */
+static int fault_fn = -1;  /* the call to fail, -1: none */
+static int fault_at;	   /* at its fault_at-th call (from 1) */
+static int fault_int;	   /* returning this, for int results */
 
 static int hit(enum fn f)
 {
@@ -63,47 +82,48 @@ static int hit(enum fn f)
 	return (int)f == fault_fn && calls[f] == fault_at;
 }
 
-#define WRAP(type, name, f, fail, params, args)				\
-	type __real_##name params;					\
-	type __wrap_##name params;					\
-	type __wrap_##name params					\
-	{								\
-		if (hit(f))						\
-			return fail;					\
-		return __real_##name args;				\
+#define WRAP(type, name, f, fail, params, args) \
+	type __real_##name params; \
+	type __wrap_##name params; \
+	type __wrap_##name params \
+	{ \
+		if (hit(f)) \
+			return fail; \
+		return __real_##name args; \
 	}
 
 WRAP(EVP_MD_CTX *, EVP_MD_CTX_new, F_MD_CTX_NEW, NULL, (void), ())
 WRAP(int, EVP_DigestVerifyInit, F_VERIFY_INIT, fault_int,
-     (EVP_MD_CTX *c, EVP_PKEY_CTX **p, const EVP_MD *t, ENGINE *e,
-      EVP_PKEY *k), (c, p, t, e, k))
+     (EVP_MD_CTX * c, EVP_PKEY_CTX **p, const EVP_MD *t, ENGINE *e,
+      EVP_PKEY *k),
+     (c, p, t, e, k))
 WRAP(int, EVP_PKEY_CTX_set_rsa_padding, F_RSA_PADDING, fault_int,
-     (EVP_PKEY_CTX *c, int m), (c, m))
+     (EVP_PKEY_CTX * c, int m), (c, m))
 WRAP(int, EVP_PKEY_CTX_set_rsa_pss_saltlen, F_PSS_SALTLEN, fault_int,
-     (EVP_PKEY_CTX *c, int l), (c, l))
+     (EVP_PKEY_CTX * c, int l), (c, l))
 WRAP(int, EVP_DigestVerify, F_VERIFY, fault_int,
-     (EVP_MD_CTX *c, const unsigned char *s, size_t sl,
-      const unsigned char *t, size_t tl), (c, s, sl, t, tl))
+     (EVP_MD_CTX * c, const unsigned char *s, size_t sl, const unsigned char *t,
+      size_t tl),
+     (c, s, sl, t, tl))
 WRAP(ECDSA_SIG *, ECDSA_SIG_new, F_ECDSA_SIG_NEW, NULL, (void), ())
 WRAP(int, ECDSA_SIG_set0, F_ECDSA_SIG_SET0, 0,
-     (ECDSA_SIG *s, BIGNUM *r, BIGNUM *t), (s, r, t))
+     (ECDSA_SIG * s, BIGNUM *r, BIGNUM *t), (s, r, t))
 WRAP(BIGNUM *, BN_bin2bn, F_BN_BIN2BN, NULL,
      (const unsigned char *s, int l, BIGNUM *r), (s, l, r))
 WRAP(int, i2d_ECDSA_SIG, F_I2D_ECDSA_SIG, fault_int,
      (const ECDSA_SIG *s, unsigned char **p), (s, p))
 WRAP(int, EVP_DigestInit_ex, F_DIGEST_INIT, fault_int,
-     (EVP_MD_CTX *c, const EVP_MD *t, ENGINE *e), (c, t, e))
+     (EVP_MD_CTX * c, const EVP_MD *t, ENGINE *e), (c, t, e))
 WRAP(int, EVP_DigestUpdate, F_DIGEST_UPDATE, fault_int,
-     (EVP_MD_CTX *c, const void *d, size_t n), (c, d, n))
+     (EVP_MD_CTX * c, const void *d, size_t n), (c, d, n))
 WRAP(int, EVP_DigestFinal_ex, F_DIGEST_FINAL, fault_int,
-     (EVP_MD_CTX *c, unsigned char *m, unsigned int *s), (c, m, s))
+     (EVP_MD_CTX * c, unsigned char *m, unsigned int *s), (c, m, s))
 WRAP(TSS2_RC, Tss2_MU_TPMS_ATTEST_Unmarshal, F_MU_ATTEST,
      TSS2_MU_RC_INSUFFICIENT_BUFFER,
      (uint8_t const b[], size_t n, size_t *o, TPMS_ATTEST *d), (b, n, o, d))
 WRAP(TSS2_RC, Tss2_MU_TPMT_SIGNATURE_Unmarshal, F_MU_SIGNATURE,
      TSS2_MU_RC_INSUFFICIENT_BUFFER,
-     (uint8_t const b[], size_t n, size_t *o, TPMT_SIGNATURE *d),
-     (b, n, o, d))
+     (uint8_t const b[], size_t n, size_t *o, TPMT_SIGNATURE *d), (b, n, o, d))
 
 /* One fixture quote (tests/fixtures/tpm) and what checking it needs. */
 struct qcase {
@@ -141,8 +161,9 @@ static void qcase_load(struct qcase *c, const char *ak)
 	free(buf);
 	text = load("pcrs-sha256.txt", &len);
 	pcr_set_init(&c->pcrs, hash_algo_bank("sha256"));
-	assert_int_equal(pcr_set_parse_text(&c->pcrs, (const char *)text,
-					    len, &err), IMT_OK);
+	assert_int_equal(pcr_set_parse_text(&c->pcrs, (const char *)text, len,
+					    &err),
+			 IMT_OK);
 	free(text);
 }
 
@@ -163,8 +184,7 @@ static enum imt_result check(const struct qcase *c)
 	memset(calls, 0, sizeof(calls));
 	armed = 1;
 	r = tpm_quote_check(c->attest, c->attest_len, c->sig, c->sig_len,
-			    c->key, c->nonce, c->nonce_len, &c->pcrs, &q,
-			    &err);
+			    c->key, c->nonce, c->nonce_len, &c->pcrs, &q, &err);
 	armed = 0;
 	return r;
 }
@@ -173,7 +193,10 @@ static enum imt_result check(const struct qcase *c)
 static void test_every_fault_refuses(void **state)
 {
 	static const char *const aks[] = {
-		"ak-rsa", "ak-rsa2", "ak-rsapss", "ak-ecc",
+		"ak-rsa",
+		"ak-rsa2",
+		"ak-rsapss",
+		"ak-ecc",
 	};
 	static const int int_faults[] = { 0, -1 };
 	int reached[F_COUNT] = { 0 }, clean[F_COUNT];

@@ -49,7 +49,8 @@ static void test_evidence_round_trip(void **state)
 	json = wire_encode(WIRE_EVIDENCE, &in, &err);
 	assert_non_null(json);
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_string_equal(out.agent, "node-01.lab");
 	assert_int_equal(out.nonce_len, 20);
 	assert_ptr_equal(out.bank, in.bank);
@@ -66,9 +67,12 @@ static void test_evidence_round_trip(void **state)
 static void test_other_round_trips(void **state)
 {
 	struct wire_enroll en = { .agent = "a" }, en2;
-	struct wire_verdict v = { .state = "trusted", .nonce_len = 16,
+	struct wire_verdict v = { .state = "trusted",
+				  .nonce_len = 16,
 				  .nonce_expires = 1764720000,
-				  .nonce_ttl = 30, .next_index = 7 }, v2;
+				  .nonce_ttl = 30,
+				  .next_index = 7 },
+			    v2;
 	struct imt_error err;
 	char *json;
 
@@ -77,9 +81,10 @@ static void test_other_round_trips(void **state)
 	en.ak_pub = (struct wire_blob){ sig, 11 };
 	json = wire_encode(WIRE_ENROLL, &en, &err);
 	assert_non_null(json);
-	assert_null(strstr(json, "ek_cert"));	/* optional, absent */
+	assert_null(strstr(json, "ek_cert")); /* optional, absent */
 	assert_int_equal(wire_decode(WIRE_ENROLL, json, strlen(json), &en2,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(en2.ek_cert.len, 0);
 	assert_int_equal(en2.ak_pub.len, 11);
 	wire_free(WIRE_ENROLL, &en2);
@@ -87,16 +92,19 @@ static void test_other_round_trips(void **state)
 
 	json = wire_encode(WIRE_VERDICT, &v, &err);
 	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &v2,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_string_equal(v2.state, "trusted");
 	assert_int_equal(v2.next_index, 7);
 	assert_int_equal(v2.nonce_ttl, 30);
 	free(json);
 	/* nonce_ttl is optional: a verifier that does not send it is fine */
-	json = strdup("{\"v\":1,\"state\":\"trusted\",\"nonce\":\"00112233445566778899aabbccddeeff\","
-		      "\"nonce_expires\":1,\"next_index\":0}");
+	json = strdup(
+		"{\"v\":1,\"state\":\"trusted\",\"nonce\":\"00112233445566778899aabbccddeeff\","
+		"\"nonce_expires\":1,\"next_index\":0}");
 	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &v2,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(v2.nonce_ttl, 0);
 	free(json);
 }
@@ -118,17 +126,17 @@ static const struct {
 	  "\"nonce_expires\":1,\"next_index\":0,\"admin\":true}",
 	  IMT_ERR_MALFORMED, "unknown field \"admin\"" },
 	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
-	  "\"nonce_expires\":1}", IMT_ERR_MALFORMED,
-	  "missing field \"next_index\"" },
+	  "\"nonce_expires\":1}",
+	  IMT_ERR_MALFORMED, "missing field \"next_index\"" },
 	{ "{\"v\":1,\"state\":\"Trusted!\",\"nonce\":\"" N16 "\","
-	  "\"nonce_expires\":1,\"next_index\":0}", IMT_ERR_MALFORMED,
-	  "\"state\": empty or has characters" },
+	  "\"nonce_expires\":1,\"next_index\":0}",
+	  IMT_ERR_MALFORMED, "\"state\": empty or has characters" },
 	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"00112233\","
-	  "\"nonce_expires\":1,\"next_index\":0}", IMT_ERR_MALFORMED,
-	  "\"nonce\": needs 16 to 64 bytes" },
+	  "\"nonce_expires\":1,\"next_index\":0}",
+	  IMT_ERR_MALFORMED, "\"nonce\": needs 16 to 64 bytes" },
 	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
-	  "\"nonce_expires\":1,\"next_index\":-1}", IMT_ERR_MALFORMED,
-	  "\"next_index\": not a non-negative integer" },
+	  "\"nonce_expires\":1,\"next_index\":-1}",
+	  IMT_ERR_MALFORMED, "\"next_index\": not a non-negative integer" },
 	{ "{\"v\":1,\"v\":1}", IMT_ERR_MALFORMED, "not a JSON object" },
 	/* a v2 field in a v1 message: the v1 peer never sends it */
 	{ "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"" N16 "\","
@@ -150,7 +158,8 @@ static void test_bad_bodies(void **state)
 		print_message("%s\n", bad_verdicts[i].body);
 		assert_int_equal(wire_decode(WIRE_VERDICT, bad_verdicts[i].body,
 					     strlen(bad_verdicts[i].body), &v,
-					     &err), bad_verdicts[i].status);
+					     &err),
+				 bad_verdicts[i].status);
 		assert_non_null(strstr(err.msg, bad_verdicts[i].msg));
 	}
 }
@@ -161,8 +170,7 @@ static void test_bad_evidence(void **state)
 	static const struct {
 		const char *from, *to, *msg;
 	} edits[] = {
-		{ "\"bank\":\"sha256\"", "\"bank\":\"md5\"",
-		  "not a PCR bank" },
+		{ "\"bank\":\"sha256\"", "\"bank\":\"md5\"", "not a PCR bank" },
 		{ "\"10\":\"5a5a", "\"24\":\"5a5a", "bad PCR index \"24\"" },
 		{ "\"10\":\"5a5a", "\"010\":\"5a5a", "bad PCR index" },
 		{ "\"10\":\"5a5a", "\"10\":\"5a5", "PCR 10 needs 64 hex" },
@@ -187,7 +195,7 @@ static void test_bad_evidence(void **state)
 						 strlen(buf), &out, &err),
 				     IMT_OK);
 		assert_non_null(strstr(err.msg, edits[i].msg));
-		assert_null(out.quote.data);	/* nothing leaks */
+		assert_null(out.quote.data); /* nothing leaks */
 	}
 	free(json);
 }
@@ -214,8 +222,8 @@ static void test_nonce_bounds(void **state)
 		enum imt_result rc;
 	} cases[] = {
 		{ 8, IMT_ERR_MALFORMED }, { 15, IMT_ERR_MALFORMED },
-		{ 16, IMT_OK }, { 32, IMT_OK }, { 64, IMT_OK },
-		{ 65, IMT_ERR_LIMIT },
+		{ 16, IMT_OK },		  { 32, IMT_OK },
+		{ 64, IMT_OK },		  { 65, IMT_ERR_LIMIT },
 	};
 	struct wire_evidence in, out;
 	struct wire_verdict vd;
@@ -236,7 +244,8 @@ static void test_nonce_bounds(void **state)
 		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - json), json,
 			 hex, p + 2 * in.nonce_len);
 		assert_int_equal(wire_decode(WIRE_EVIDENCE, buf, strlen(buf),
-					     &out, &err), cases[i].rc);
+					     &out, &err),
+				 cases[i].rc);
 		if (cases[i].rc == IMT_OK) {
 			assert_int_equal(out.nonce_len, cases[i].bytes);
 			wire_free(WIRE_EVIDENCE, &out);
@@ -246,9 +255,11 @@ static void test_nonce_bounds(void **state)
 		}
 		snprintf(buf, sizeof(buf),
 			 "{\"v\":1,\"state\":\"trusted\",\"nonce\":\"%s\","
-			 "\"nonce_expires\":1,\"next_index\":0}", hex);
+			 "\"nonce_expires\":1,\"next_index\":0}",
+			 hex);
 		assert_int_equal(wire_decode(WIRE_VERDICT, buf, strlen(buf),
-					     &vd, &err), cases[i].rc);
+					     &vd, &err),
+				 cases[i].rc);
 		if (cases[i].rc != IMT_OK)
 			assert_non_null(strstr(err.msg, "\"nonce\""));
 	}
@@ -278,7 +289,8 @@ static void test_limits(void **state)
 	big = calloc(1, WIRE_BODY_MAX + 2);
 	memset(big, ' ', WIRE_BODY_MAX + 1);
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, big, WIRE_BODY_MAX + 1,
-				     &out, &err), IMT_ERR_LIMIT);
+				     &out, &err),
+			 IMT_ERR_LIMIT);
 	free(big);
 
 	/* A records field over its maximum inside a body under the maximum. */
@@ -296,7 +308,8 @@ static void test_limits(void **state)
 		memset(big + head, 'A', b64);
 		strcpy(big + head + b64, p + 11);
 		assert_int_equal(wire_decode(WIRE_EVIDENCE, big, strlen(big),
-					     &out, &err), IMT_ERR_LIMIT);
+					     &out, &err),
+				 IMT_ERR_LIMIT);
 		assert_non_null(strstr(err.msg, "\"records\""));
 	}
 	free(big);
@@ -329,7 +342,7 @@ static void test_framed_round_trip(void **state)
 	assert_non_null(strstr(body, "\"quote\":100"));
 	assert_non_null(strstr(body, "\"pcrs\":[0,10]"));
 	assert_int_equal(len, strlen(body) + 1 + sizeof(quote) + sizeof(sig) +
-			 2 * 32 + sizeof(recs) + sizeof(sig));
+				      2 * 32 + sizeof(recs) + sizeof(sig));
 	/* the bytes in field order after the NUL byte */
 	assert_memory_equal(body + strlen(body) + 1, quote, sizeof(quote));
 	assert_memory_equal(body + len - sizeof(sig) - sizeof(recs), recs,
@@ -395,8 +408,7 @@ static char *framed_edit(const struct wire_evidence *in, const char *json_to,
 	strcpy(out + (p - body) + from, p + strlen(json_to));
 	memcpy(out + text_len + 1, body + strlen(body) + 1, tail_len - at);
 	memset(out + text_len + 1 + tail_len - at, 0x11, extra);
-	memcpy(out + text_len + 1 + tail_len - at + extra,
-	       body + n - at, at);
+	memcpy(out + text_len + 1 + tail_len - at + extra, body + n - at, at);
 	*len = text_len + 1 + tail_len + extra;
 	free(body);
 	return out;
@@ -415,7 +427,8 @@ static void test_framed_bad(void **state)
 	/* the JSON form has no NUL byte: not a framed body */
 	json = wire_encode(WIRE_EVIDENCE, &in, &err);
 	assert_int_equal(wire_decode_evidence_framed(json, strlen(json), &out,
-						     &err), IMT_ERR_MALFORMED);
+						     &err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "no NUL byte"));
 	/* ... nor with one after it: base64 where a count belongs */
 	assert_int_equal(wire_decode_evidence_framed(json, strlen(json) + 1,
@@ -426,7 +439,8 @@ static void test_framed_bad(void **state)
 
 	/* the JSON part is checked as ever: here not JSON at all */
 	assert_int_equal(wire_decode_evidence_framed("{\"v\":\0xx", 9, &out,
-						     &err), IMT_ERR_MALFORMED);
+						     &err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "not a JSON object"));
 
 	/* counts and bytes disagree: one byte short, one byte over */
@@ -531,7 +545,8 @@ static void test_history_round_trip(void **state)
 	assert_non_null(strstr(json, "\"export\":true"));
 	assert_non_null(strstr(json, "\"list_start\":100"));
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.version, 3);
 	assert_int_equal(out.list_start, 100);
 	assert_int_equal(out.list_start_pcr_len, 32);
@@ -568,7 +583,8 @@ static void test_history_absent(void **state)
 	assert_null(strstr(json, "list_start"));
 	assert_null(strstr(json, "export"));
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.list_start, 0);
 	assert_int_equal(out.list_start_pcr_len, 0);
 	assert_int_equal(out.export_sync, 0);
@@ -600,7 +616,8 @@ static void test_history_bad(void **state)
 		{ ",\"list_start\":0,\"list_start_pcr\":\"" N16 N16 "\"", 3,
 		  IMT_ERR_MALFORMED, "only with \"list_start\" above 0" },
 		{ ",\"list_start\":5,\"list_start_pcr\":\"" N16 "\"", 3,
-		  IMT_ERR_MALFORMED, "\"list_start_pcr\": 16 bytes, a sha256 "
+		  IMT_ERR_MALFORMED,
+		  "\"list_start_pcr\": 16 bytes, a sha256 "
 		  "digest is 32" },
 		{ ",\"list_start\":5,\"list_start_pcr\":\"zz\"", 3,
 		  IMT_ERR_MALFORMED, "\"list_start_pcr\": needs" },
@@ -622,7 +639,8 @@ static void test_history_bad(void **state)
 			 (int)(n - 8), json + 7, bad[i].add);
 		print_message("%s\n", buf + strlen(buf) - 80);
 		assert_int_equal(wire_decode(WIRE_EVIDENCE, buf, strlen(buf),
-					     &out, &err), bad[i].status);
+					     &out, &err),
+				 bad[i].status);
 		assert_non_null(strstr(err.msg, bad[i].msg));
 		assert_null(out.quote.data);
 	}
@@ -630,7 +648,8 @@ static void test_history_bad(void **state)
 	snprintf(buf, sizeof(buf), "{\"v\":3,%.*s%s}", (int)(n - 8), json + 7,
 		 ",\"list_start\":4611686018427387903");
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, buf, strlen(buf), &out,
-				     &err), IMT_ERR_MALFORMED);	/* records */
+				     &err),
+			 IMT_ERR_MALFORMED); /* records */
 	free(json);
 	/* ... a probe with it decodes */
 	in.records.len = 0;
@@ -639,7 +658,8 @@ static void test_history_bad(void **state)
 	json = wire_encode(WIRE_EVIDENCE, &in, &err);
 	assert_non_null(json);
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.list_start, WIRE_PROBE_INDEX - 1);
 	wire_free(WIRE_EVIDENCE, &out);
 	free(json);
@@ -663,7 +683,8 @@ static void test_verdict_stored(void **state)
 	assert_non_null(strstr(json, "\"v\":3"));
 	assert_non_null(strstr(json, "\"stored_records\":0"));
 	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.has_stored_records, 1);
 	assert_int_equal(out.stored_records, 0);
 	free(json);
@@ -672,7 +693,8 @@ static void test_verdict_stored(void **state)
 	json = wire_encode(WIRE_VERDICT, &in, &err);
 	assert_non_null(json);
 	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.stored_records, 1234);
 	free(json);
 	in.version = 2;
@@ -683,7 +705,8 @@ static void test_verdict_stored(void **state)
 	assert_non_null(json);
 	assert_null(strstr(json, "stored_records"));
 	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.has_stored_records, 0);
 	free(json);
 }
@@ -708,7 +731,8 @@ static void test_boot_log_round_trip(void **state)
 	assert_non_null(json);
 	assert_non_null(strstr(json, "\"v\":2"));
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.version, 2);
 	assert_int_equal(out.boot_log.len, sizeof(blog));
 	assert_memory_equal(out.boot_log.data, blog, sizeof(blog));
@@ -736,7 +760,8 @@ static void test_v1_evidence(void **state)
 	/* nothing of v2 in it: the lowest version is written */
 	assert_non_null(strstr(json, "\"v\":1"));
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_int_equal(out.version, 1);
 	assert_int_equal(out.boot_log.len, 0);
 	assert_null(out.boot_log.data);
@@ -752,7 +777,8 @@ static void test_v1_evidence(void **state)
 	assert_non_null(p);
 	p[4] = '1';
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_ERR_MALFORMED);
+				     &err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "\"boot_log\": not in protocol"));
 	assert_null(out.boot_log.data);
 	assert_null(out.quote.data);
@@ -776,7 +802,8 @@ static void test_verdict_wanted(void **state)
 	json = wire_encode(WIRE_VERDICT, &in, &err);
 	assert_non_null(json);
 	assert_int_equal(wire_decode(WIRE_VERDICT, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	assert_string_equal(out.boot_log, "wanted");
 	free(json);
 	in.version = 1;
@@ -808,7 +835,8 @@ static void test_boot_log_bad(void **state)
 	assert_non_null(p);
 	p[12] = '*';
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_ERR_MALFORMED);
+				     &err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "\"boot_log\": not canonical"));
 	assert_null(out.boot_log.data);
 	free(json);
@@ -831,7 +859,8 @@ static void test_boot_log_bad(void **state)
 	memcpy(big + head + 12 + b64, "\",", 2);
 	strcpy(big + head + 14 + b64, p);
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, big, strlen(big), &out,
-				     &err), IMT_ERR_LIMIT);
+				     &err),
+			 IMT_ERR_LIMIT);
 	assert_non_null(strstr(err.msg, "\"boot_log\""));
 	assert_null(out.boot_log.data);
 
@@ -844,7 +873,8 @@ static void test_boot_log_bad(void **state)
 	assert_non_null(json);
 	assert_true(strlen(json) <= WIRE_BODY_MAX);
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_ERR_LIMIT);
+				     &err),
+			 IMT_ERR_LIMIT);
 	assert_non_null(strstr(err.msg, "\"boot_log\""));
 	assert_null(out.records.data);
 	/* at the shared cap exactly: the largest legal body fits */
@@ -853,7 +883,8 @@ static void test_boot_log_bad(void **state)
 	json = wire_encode(WIRE_EVIDENCE, &in, &err);
 	assert_true(strlen(json) <= WIRE_BODY_MAX);
 	assert_int_equal(wire_decode(WIRE_EVIDENCE, json, strlen(json), &out,
-				     &err), IMT_OK);
+				     &err),
+			 IMT_OK);
 	wire_free(WIRE_EVIDENCE, &out);
 	free(json);
 	free(big);
@@ -895,7 +926,7 @@ static json_t *bundle_valid(void)
 }
 
 static enum imt_result bundle_decode(json_t *j, struct wire_bundle *b,
-			      struct imt_error *err)
+				     struct imt_error *err)
 {
 	char *text = json_dumps(j, JSON_COMPACT);
 	enum imt_result rc;
@@ -956,18 +987,17 @@ static void test_bundle_optional(void **state)
 }
 
 struct bundle_case {
-	const char *key;	/* the field to change */
-	const char *value;	/* its new JSON value, or NULL: removed */
+	const char *key;   /* the field to change */
+	const char *value; /* its new JSON value, or NULL: removed */
 	enum imt_result rc;
-	const char *names;	/* the error must contain this */
+	const char *names; /* the error must contain this */
 };
 
 static const struct bundle_case bundle_cases[] = {
 	{ "nonce", NULL, IMT_ERR_MALFORMED, "missing field \"nonce\"" },
 	{ "bank", NULL, IMT_ERR_MALFORMED, "missing field \"bank\"" },
 	{ "quote", NULL, IMT_ERR_MALFORMED, "missing field \"quote\"" },
-	{ "signature", NULL, IMT_ERR_MALFORMED,
-	  "missing field \"signature\"" },
+	{ "signature", NULL, IMT_ERR_MALFORMED, "missing field \"signature\"" },
 	{ "pcrs", NULL, IMT_ERR_MALFORMED, "missing field \"pcrs\"" },
 	{ "records", NULL, IMT_ERR_MALFORMED, "missing field \"records\"" },
 	{ "ak_pub", NULL, IMT_ERR_MALFORMED, "neither given" },
@@ -976,7 +1006,8 @@ static const struct bundle_case bundle_cases[] = {
 	{ "machine", "7", IMT_ERR_MALFORMED, "\"machine\": not a string" },
 	{ "policy", "\"\"", IMT_ERR_MALFORMED, "\"policy\"" },
 	{ "policy", "\"../x\"", IMT_ERR_MALFORMED, "\"policy\"" },
-	{ "policy", "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"",
+	{ "policy",
+	  "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"",
 	  IMT_ERR_LIMIT, "\"policy\"" },
 	{ "policy", "null", IMT_ERR_MALFORMED, "\"policy\": not a string" },
 	{ "ak_pub", "\"%%%\"", IMT_ERR_MALFORMED, "\"ak_pub\"" },
@@ -999,8 +1030,7 @@ static const struct bundle_case bundle_cases[] = {
 	{ "boot_log", "\"*\"", IMT_ERR_MALFORMED, "\"boot_log\"" },
 	{ "first_index", "0", IMT_ERR_MALFORMED,
 	  "unknown field \"first_index\"" },
-	{ "agent", "\"web-3\"", IMT_ERR_MALFORMED,
-	  "unknown field \"agent\"" },
+	{ "agent", "\"web-3\"", IMT_ERR_MALFORMED, "unknown field \"agent\"" },
 	{ "v", "4", IMT_ERR_MALFORMED, "\"v\"" },
 	{ "v", NULL, IMT_ERR_MALFORMED, "\"v\"" },
 };
@@ -1048,8 +1078,9 @@ static void test_bundle_bad_bodies(void **state)
 		assert_int_equal(wire_decode(WIRE_BUNDLE, bodies[i],
 					     strlen(bodies[i]), &out, &err),
 				 IMT_ERR_MALFORMED);
-	assert_int_equal(wire_decode(WIRE_BUNDLE, "{}", WIRE_BODY_MAX + 1,
-				     &out, &err), IMT_ERR_LIMIT);
+	assert_int_equal(wire_decode(WIRE_BUNDLE, "{}", WIRE_BODY_MAX + 1, &out,
+				     &err),
+			 IMT_ERR_LIMIT);
 }
 
 /* Records and boot log share WIRE_RECORDS_MAX, as in evidence. */
@@ -1066,7 +1097,8 @@ static void test_bundle_total(void **state)
 	text = wire_encode(WIRE_BUNDLE, &in, &err);
 	assert_non_null(text);
 	assert_int_equal(wire_decode(WIRE_BUNDLE, text, strlen(text), &out,
-				     &err), IMT_ERR_LIMIT);
+				     &err),
+			 IMT_ERR_LIMIT);
 	assert_non_null(strstr(err.msg, "\"boot_log\""));
 	free(text);
 }

@@ -36,7 +36,7 @@ struct collect {
 	struct collected_ref refs[COLLECT_MAX];
 	struct collected_rule rules[COLLECT_MAX];
 	struct collected_key keys[16];
-	size_t fail_at;		/* refuse the nth ref (1-based); 0: never */
+	size_t fail_at; /* refuse the nth ref (1-based); 0: never */
 };
 
 static inline int collect_ref(void *arg, const struct import_ref *ref,

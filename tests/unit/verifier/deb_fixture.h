@@ -54,11 +54,11 @@ static char *deb_read(const char *name, size_t *len)
 }
 
 struct rec {
-	char **lines;		/* "HEX  PATH", as sha256sum prints */
+	char **lines; /* "HEX  PATH", as sha256sum prints */
 	char **algo;
 	int *conffile;
 	size_t n, cap;
-	size_t fail_at;		/* the sink fails at this ref (0: never) */
+	size_t fail_at; /* the sink fails at this ref (0: never) */
 };
 
 static int rec_ref(void *arg, const struct import_ref *ref,
@@ -69,8 +69,9 @@ static int rec_ref(void *arg, const struct import_ref *ref,
 	size_t i;
 
 	if (r->fail_at && r->n + 1 == r->fail_at)
-		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
-				     IMT_NO_POS, "the sink says no"), -1;
+		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
+				     "the sink says no"),
+		       -1;
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 64;
 		r->lines = realloc(r->lines, r->cap * sizeof(*r->lines));

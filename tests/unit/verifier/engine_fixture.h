@@ -30,15 +30,20 @@ static inline struct wire_evidence *sm_evidence(struct sm *m,
 						struct soft_ak *ak, int unsafe)
 {
 	struct soft_quote q = {
-		.nonce = m->nonce, .nonce_len = m->nonce_len,
-		.clock = ++m->clock, .reset_count = m->reset,
-		.restart_count = m->restart, .pcrs = &m->pcrs,
-		.unsafe = unsafe, .select = m->select,
+		.nonce = m->nonce,
+		.nonce_len = m->nonce_len,
+		.clock = ++m->clock,
+		.reset_count = m->reset,
+		.restart_count = m->restart,
+		.pcrs = &m->pcrs,
+		.unsafe = unsafe,
+		.select = m->select,
 	};
 	size_t alen, slen;
 
 	assert_int_equal(soft_ak_quote(ak != NULL ? ak : &m->ak, &q, m->attest,
-				       &alen, m->sig, &slen), 0);
+				       &alen, m->sig, &slen),
+			 0);
 	memset(&m->ev, 0, sizeof(m->ev));
 	snprintf(m->ev.agent, sizeof(m->ev.agent), "%s", m->id);
 	memcpy(m->ev.nonce, m->nonce, m->nonce_len);
@@ -80,8 +85,7 @@ static inline void sm_send_ok(struct tv *t, struct sm *m,
 }
 
 /* One integer from @sql with @id bound to ?1, on a connection of its own. */
-static inline int64_t count_rows(struct tv *t, const char *sql,
-				 const char *id)
+static inline int64_t count_rows(struct tv *t, const char *sql, const char *id)
 {
 	sqlite3 *db;
 	sqlite3_stmt *st;
@@ -115,9 +119,11 @@ static inline int64_t last_seen_of(struct tv *t, const char *id)
 /* The records stored for machine @id, every boot. */
 static inline int64_t stored_of(struct tv *t, const char *id)
 {
-	return count_rows(t, "SELECT coalesce(sum(length(c.verdicts)), 0) "
-			     "FROM record_chunks c JOIN boots b "
-			     "ON b.id = c.boot_id WHERE b.machine_id = ?1", id);
+	return count_rows(t,
+			  "SELECT coalesce(sum(length(c.verdicts)), 0) "
+			  "FROM record_chunks c JOIN boots b "
+			  "ON b.id = c.boot_id WHERE b.machine_id = ?1",
+			  id);
 }
 
 /* The machine's state_reason, to free(). */

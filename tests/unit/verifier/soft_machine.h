@@ -23,15 +23,15 @@
 struct sm {
 	char id[32];
 	struct soft_ak ak;
-	struct pcr_set pcrs;		/* sha256 PCRs 0-10 as the TPM has them */
-	uint8_t list[LIST_MAX];		/* the kernel's measurement list */
+	struct pcr_set pcrs;	/* sha256 PCRs 0-10 as the TPM has them */
+	uint8_t list[LIST_MAX]; /* the kernel's measurement list */
 	size_t len;
 	uint64_t count;
-	uint64_t sent;			/* records the verifier stored */
+	uint64_t sent; /* records the verifier stored */
 	size_t sent_bytes;
 	uint32_t reset, restart;
 	uint64_t clock;
-	uint32_t select;		/* PCRs the TPM quotes; 0: 0-10 */
+	uint32_t select; /* PCRs the TPM quotes; 0: 0-10 */
 	uint8_t nonce[WIRE_NONCE_MAX];
 	size_t nonce_len;
 	/* what the last evidence carried, for tests that bend it */
@@ -67,16 +67,15 @@ static inline void sm_append(struct sm *m, const char *path,
 	struct imt_error err;
 	size_t n;
 
-	f[0] = (struct ima_build_field){ dng,
-					 ima_build_digest_ng(dng, algo,
-							     digest) };
+	f[0] = (struct ima_build_field){ dng, ima_build_digest_ng(dng, algo,
+								  digest) };
 	f[1] = (struct ima_build_field){ path, (uint32_t)strlen(path) + 1 };
-	n = ima_build_record(m->list + m->len, LIST_MAX - m->len, 10,
-			     "ima-ng", f, 2, 0);
+	n = ima_build_record(m->list + m->len, LIST_MAX - m->len, 10, "ima-ng",
+			     f, 2, 0);
 	assert_true(n > 0);
 	ima_list_parser_init(&p, NULL);
-	assert_int_equal(ima_list_next(&p, m->list + m->len, n, 1, &rec,
-				       &err), IMT_OK);
+	assert_int_equal(ima_list_next(&p, m->list + m->len, n, 1, &rec, &err),
+			 IMT_OK);
 	r = ima_replay_new(bank, &err);
 	assert_non_null(r);
 	assert_int_equal(ima_replay_template_hash(r, &rec, th, &err), IMT_OK);
@@ -97,13 +96,13 @@ static inline void sm_measure(struct sm *m, const char *path,
 	static const uint8_t zero[10 * 32];
 	uint8_t digest[32];
 
-	if (content == NULL) {	/* boot_aggregate over the zero PCRs 0-9 */
+	if (content == NULL) { /* boot_aggregate over the zero PCRs 0-9 */
 		EVP_Digest(zero, sizeof(zero), digest, NULL, EVP_sha256(),
 			   NULL);
 		path = "boot_aggregate";
 	} else {
-		EVP_Digest(content, strlen(content), digest, NULL,
-			   EVP_sha256(), NULL);
+		EVP_Digest(content, strlen(content), digest, NULL, EVP_sha256(),
+			   NULL);
 	}
 	sm_append(m, path, hash_algo_bank("sha256"), digest);
 }
@@ -124,10 +123,13 @@ static inline void sm_new(struct tv *t, struct sm *m, const char *id)
 	EVP_Digest(id, strlen(id), fpr, NULL, EVP_sha256(), NULL);
 	n = (struct db_machine_new){
 		.id = id,
-		.ek_pub = m->ak.pub, .ek_pub_len = m->ak.pub_len,
+		.ek_pub = m->ak.pub,
+		.ek_pub_len = m->ak.pub_len,
 		.ek_fpr = fpr,
-		.ak_pub = m->ak.pub, .ak_pub_len = m->ak.pub_len,
-		.ak_name = m->ak.name, .ak_name_len = m->ak.name_len,
+		.ak_pub = m->ak.pub,
+		.ak_pub_len = m->ak.pub_len,
+		.ak_name = m->ak.name,
+		.ak_name_len = m->ak.name_len,
 		.state = DB_STATE_ENROLLING,
 		.activated = 1,
 	};
@@ -136,10 +138,10 @@ static inline void sm_new(struct tv *t, struct sm *m, const char *id)
 }
 
 /* A reference for @path with @content's sha256, source dir-tree:test. */
-static inline void sm_ref(struct tv *t, const char *path,
-			  const char *content)
+static inline void sm_ref(struct tv *t, const char *path, const char *content)
 {
-	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE, .name = "test" };
+	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
+				     .name = "test" };
 	struct imt_error err;
 	uint8_t d[32];
 

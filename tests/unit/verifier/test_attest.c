@@ -85,8 +85,8 @@ static void put_policy(struct tv *t, const char *name, const char *body)
 	if (p == NULL)
 		fail_msg("policy_parse: %s", err.msg);
 	if (db_policy_put(t->v.db, name, body, p->is_default,
-			  (const char *const *)p->sources, p->nsources,
-			  TV_NOW, &err) < 0)
+			  (const char *const *)p->sources, p->nsources, TV_NOW,
+			  &err) < 0)
 		fail_msg("db_policy_put: %s", err.msg);
 	policy_free(p);
 	policies_invalidate(&t->v);
@@ -135,7 +135,7 @@ static void test_boot_aggregate_of_another_boot(void **state)
 	assert_string_equal(round_of(t, &ok, TV_NOW), "trusted");
 	machine(t, &m, "m1");
 	boot(&m, "sha256", 0x5a, NULL);
-	m.pcrs.value[4][0] ^= 1;	/* the firmware measured another PCR 4 */
+	m.pcrs.value[4][0] ^= 1; /* the firmware measured another PCR 4 */
 	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
 	assert_reason(t, "m1", "\"check\":\"boot_aggregate\"");
 	assert_int_equal(stored_of(t, "m1"), 0);
@@ -245,8 +245,11 @@ static void test_restart_from_stored_index(void **state)
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_int_equal(ans.verdict.next_index, 0);
 	assert_string_equal(round_of(t, &m, TV_NOW + 2), "trusted");
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
-				       "machine_id = ?1", "m1"), 2);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM boots WHERE "
+				    "machine_id = ?1",
+				    "m1"),
+			 2);
 	soft_ak_free(&m.ak);
 	tv_free(t);
 }
@@ -268,7 +271,7 @@ static void test_replay_mismatch_fails(void **state)
 	machine(t, &m, "m1");
 	assert_string_equal(round_of(t, &m, TV_NOW), "trusted");
 	append_file(&m, "/usr/bin/ok", "ok");
-	m.pcrs.value[10][0] ^= 1;	/* PCR 10 extended with something else */
+	m.pcrs.value[10][0] ^= 1; /* PCR 10 extended with something else */
 	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
 	assert_reason(t, "m1", "\"check\":\"replay\"");
 	assert_int_equal(stored_of(t, "m1"), 1);
@@ -289,7 +292,7 @@ static void test_pcr10_must_be_quoted(void **state)
 
 	(void)state;
 	machine(t, &m, "m1");
-	m.select = 0x3ff;		/* PCRs 0-9 */
+	m.select = 0x3ff; /* PCRs 0-9 */
 	append_file(&m, "/tmp/evil", "evil");
 	assert_string_equal(round_of(t, &m, TV_NOW), "failed");
 	assert_reason(t, "m1", "\"check\":\"pcr selection\"");
@@ -317,7 +320,7 @@ static void test_bank_pinned(void **state)
 	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
 	assert_reason(t, "m1", "\"check\":\"bank\"");
 	snprintf(t->v.cfg.bank_change, sizeof(t->v.cfg.bank_change), "allow");
-	m.sent = m.sent_bytes = 0;	/* the new boot from record 0 */
+	m.sent = m.sent_bytes = 0; /* the new boot from record 0 */
 	assert_string_equal(round_of(t, &m, TV_NOW + 2), "trusted");
 	snprintf(t->v.cfg.bank_change, sizeof(t->v.cfg.bank_change), "deny");
 	machine(t, &s1, "s1");
@@ -358,8 +361,7 @@ static void ref_algo(struct tv *t, const char *path, const char *algo,
 
 	EVP_Digest(content, strlen(content), d, NULL,
 		   EVP_get_digestbyname(algo), NULL);
-	if (db_ref_add(t->v.db, &src, path, algo, d, a->size, TV_NOW,
-		       &err) < 0)
+	if (db_ref_add(t->v.db, &src, path, algo, d, a->size, TV_NOW, &err) < 0)
 		fail_msg("db_ref_add: %s", err.msg);
 }
 
@@ -382,7 +384,8 @@ static void rebank(struct sm *m, const char *bank)
 	ima_list_parser_init(&p, NULL);
 	for (pos = 0; pos < m->len; pos += rec.size) {
 		assert_int_equal(ima_list_next(&p, m->list + pos, m->len - pos,
-					       1, &rec, &err), IMT_OK);
+					       1, &rec, &err),
+				 IMT_OK);
 		assert_int_equal(ima_replay_extend(r, &rec, &err), IMT_OK);
 	}
 	memcpy(m->pcrs.value[10], ima_replay_pcr(r, 10), m->pcrs.algo->size);
@@ -438,9 +441,9 @@ static void wide_bank_trusted(const char *bank)
 	assert_pinned(t, "m1", bank);
 	boot_of(t, "m1", &b);
 	assert_true(algo == hash_algo_bank("sha384") ? b.have_sha384 :
-		    b.have_sha512);
-	assert_memory_equal(algo == hash_algo_bank("sha384") ?
-			    b.pcr10_sha384 : b.pcr10_sha512,
+						       b.have_sha512);
+	assert_memory_equal(algo == hash_algo_bank("sha384") ? b.pcr10_sha384 :
+							       b.pcr10_sha512,
 			    m.pcrs.value[10], algo->size);
 	/* the next round replays from the stored value */
 	append_file(&m, "/usr/bin/ok", "ok");
@@ -483,10 +486,11 @@ static void test_sha384_replay_checked(void **state)
 	assert_reason(t, "m1", "\"check\":\"replay\"");
 	assert_int_equal(stored_of(t, "m1"), 0);
 	machine(t, &s, "s1");
-	boot(&s, "sha256", 0, NULL);	/* record 0 in sha256 */
+	boot(&s, "sha256", 0, NULL); /* record 0 in sha256 */
 	rebank(&s, "sha384");
 	assert_string_equal(round_of(t, &s, TV_NOW), "failed");
-	assert_reason(t, "s1", "record 0 is a sha256 digest but the quote is of the sha384 bank");
+	assert_reason(t, "s1",
+		      "record 0 is a sha256 digest but the quote is of the sha384 bank");
 	soft_ak_free(&m.ak);
 	soft_ak_free(&s.ak);
 	tv_free(t);
@@ -510,14 +514,16 @@ static void test_sha384_bank_pinned(void **state)
 	w.reset++;
 	boot(&w, "sha256", 0, NULL);
 	assert_string_equal(round_of(t, &w, TV_NOW + 1), "failed");
-	assert_reason(t, "w1", "a quote of the sha256 bank; this machine is pinned to sha384");
+	assert_reason(t, "w1",
+		      "a quote of the sha256 bank; this machine is pinned to sha384");
 	machine(t, &n, "n1");
 	assert_string_equal(round_of(t, &n, TV_NOW), "trusted");
 	assert_pinned(t, "n1", "sha256");
 	n.reset++;
 	boot(&n, "sha384", 0, NULL);
 	assert_string_equal(round_of(t, &n, TV_NOW + 1), "failed");
-	assert_reason(t, "n1", "a quote of the sha384 bank; this machine is pinned to sha256");
+	assert_reason(t, "n1",
+		      "a quote of the sha384 bank; this machine is pinned to sha256");
 	snprintf(t->v.cfg.bank_change, sizeof(t->v.cfg.bank_change), "allow");
 	n.sent = n.sent_bytes = 0;
 	assert_string_equal(round_of(t, &n, TV_NOW + 2), "trusted");
@@ -550,7 +556,8 @@ static void test_wide_bank_from_next_boot(void **state)
 	append_file(&m, "/usr/bin/ok", "ok");
 	rebank(&m, "sha384");
 	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
-	assert_reason(t, "m1", "records 0-0 of this boot were not replayed in sha384");
+	assert_reason(t, "m1",
+		      "records 0-0 of this boot were not replayed in sha384");
 	assert_int_equal(stored_of(t, "m1"), 1);
 	m.reset++;
 	boot(&m, "sha384", 0, NULL);
@@ -584,7 +591,8 @@ static void test_new_boot_judged_by_boot_policy(void **state)
 	struct sm m;
 
 	(void)state;
-	put_policy(t, "measured", "{\"machines\":[\"*\"],\"sources\":[\"*\"],"
+	put_policy(t, "measured",
+		   "{\"machines\":[\"*\"],\"sources\":[\"*\"],"
 		   "\"boot\":{\"baseline\":\"first-boot\"}}");
 	machine(t, &m, "m1");
 	first = boot_with_log(&m, "patched-sb", &first_len);
@@ -622,12 +630,13 @@ static void test_pending_stores_nothing(void **state)
 	pthread_mutex_lock(&t->v.lock);
 	assert_int_equal(engine_transition(&t->v, "p", DB_STATE_ENROLLING,
 					   TR_ACTIVATED_UNVOUCHED,
-					   "{\"check\":\"test\"}", TV_NOW,
-					   NULL, &err), 1);
+					   "{\"check\":\"test\"}", TV_NOW, NULL,
+					   &err),
+			 1);
 	pthread_mutex_unlock(&t->v.lock);
 	assert_int_equal(tv_state(t, "p"), DB_STATE_PENDING);
-	assert_int_equal(sm_send(t, &m, sm_evidence(&m, NULL, 0), TV_NOW,
-				 &ans), ENGINE_PENDING);
+	assert_int_equal(sm_send(t, &m, sm_evidence(&m, NULL, 0), TV_NOW, &ans),
+			 ENGINE_PENDING);
 	assert_int_equal(ans.verdict.nonce_len, 0);
 	assert_int_equal(tv_state(t, "p"), DB_STATE_PENDING);
 	assert_int_equal(stored_of(t, "p"), 0);
@@ -653,10 +662,13 @@ static void test_not_activated_refused(void **state)
 	/* a second row with m1's AK, as enrollment left it: not activated */
 	n = (struct db_machine_new){
 		.id = "m2",
-		.ek_pub = m.ak.pub, .ek_pub_len = m.ak.pub_len,
+		.ek_pub = m.ak.pub,
+		.ek_pub_len = m.ak.pub_len,
 		.ek_fpr = fpr,
-		.ak_pub = m.ak.pub, .ak_pub_len = m.ak.pub_len,
-		.ak_name = m.ak.name, .ak_name_len = m.ak.name_len,
+		.ak_pub = m.ak.pub,
+		.ak_pub_len = m.ak.pub_len,
+		.ak_name = m.ak.name,
+		.ak_name_len = m.ak.name_len,
 		.state = DB_STATE_ENROLLING,
 	};
 	if (db_machine_create(t->v.db, &n, TV_NOW, &err) < 0)

@@ -20,7 +20,8 @@
 #include "boot_baseline.h"
 
 /* pesign -h of the kernels (tests/fixtures/eventlog/README.md) */
-#define PATCHED "sha256:59ac6c5bfd601a7b1a44488e74eeb5eb1312c77fd27786d55067574f0091ce54"
+#define PATCHED \
+	"sha256:59ac6c5bfd601a7b1a44488e74eeb5eb1312c77fd27786d55067574f0091ce54"
 
 struct log {
 	uint8_t *buf;
@@ -90,8 +91,7 @@ static void test_other_kernel(void **state)
 	assert_true(json_integer_value(json_object_get(r, "event")) > 0);
 	/* what each event says: the image's device path, the same file */
 	assert_non_null(strstr(field(r, "description"), "linux.efi"));
-	assert_non_null(strstr(field(r, "baseline_description"),
-			       "linux.efi"));
+	assert_non_null(strstr(field(r, "baseline_description"), "linux.efi"));
 	assert_null(json_object_get(r, "baseline_event"));
 	assert_non_null(strstr(field(r, "why"), "not yet approved"));
 	assert_null(json_object_get(r, "approved_by"));
@@ -123,8 +123,8 @@ static void test_secure_boot_off(void **state)
 
 /* Boot logs of PCRs 0, 1 and 7 (sha256 only): a BootOrder and a dbx of
  * @n entries of @hash; @more adds a Boot0003 option to PCR 1. */
-static void var_log(struct elb *b, const char *order, size_t olen,
-		    size_t n, int more)
+static void var_log(struct elb *b, const char *order, size_t olen, size_t n,
+		    int more)
 {
 	static const uint16_t alg[] = { 0x000b };
 	static const uint16_t size[] = { 32 };
@@ -137,7 +137,8 @@ static void var_log(struct elb *b, const char *order, size_t olen,
 
 	memset(hash, 0x5e, sizeof(hash));
 	elb_open(b, alg, size, 1);
-	elb_event(b, 0, 0x80000008, "fw", 2);	/* EV_EFI_PLATFORM_FIRMWARE_BLOB */
+	elb_event(b, 0, 0x80000008, "fw",
+		  2); /* EV_EFI_PLATFORM_FIRMWARE_BLOB */
 	elb_reset(&d);
 	elb_variable(&d, elb_guid_global, "BootOrder", order, olen);
 	elb_event(b, 1, 0x80000002, d.buf, (uint32_t)d.len);
@@ -159,15 +160,14 @@ static void var_log(struct elb *b, const char *order, size_t olen,
 	elb_separator(b, 7, 0);
 }
 
-static int judge_elb(const struct elb *now, const struct elb *then,
-		     json_t **r)
+static int judge_elb(const struct elb *now, const struct elb *then, json_t **r)
 {
 	struct imt_error err;
 	char text[1024];
 	int rc;
 
-	rc = boot_baseline_judge("p", now->buf, now->len, then->buf,
-				 then->len, "alice", text, sizeof(text), &err);
+	rc = boot_baseline_judge("p", now->buf, now->len, then->buf, then->len,
+				 "alice", text, sizeof(text), &err);
 	if (rc < 0)
 		fail_msg("boot_baseline_judge: %s", err.msg);
 	*r = rc == 0 ? json_loads(text, 0, NULL) : NULL;
@@ -230,8 +230,9 @@ static void test_event_missing(void **state)
 	var_log(&now, "\1\0", 2, 0, 0);
 	assert_int_equal(judge_elb(&now, &then, &r), 0);
 	assert_null(json_object_get(r, "event"));
-	assert_int_equal(json_integer_value(json_object_get(r,
-			 "baseline_event")), 3);
+	assert_int_equal(json_integer_value(
+				 json_object_get(r, "baseline_event")),
+			 3);
 	assert_string_equal(field(r, "baseline_description"),
 			    "Timeout (2 bytes)");
 	assert_non_null(strstr(field(r, "why"), "this boot lacks"));
@@ -255,12 +256,14 @@ static void test_reason_fits(void **state)
 	var_log(&then, "\1\0", 2, 0, 0);
 	var_log(&now, "\1\0", 2, 1, 0);
 	assert_int_equal(boot_baseline_judge("p", now.buf, now.len, then.buf,
-					     then.len, "", full,
-					     sizeof(full), &err), 0);
+					     then.len, "", full, sizeof(full),
+					     &err),
+			 0);
 	/* one byte short of the whole text and its NUL */
 	assert_int_equal(boot_baseline_judge("p", now.buf, now.len, then.buf,
-					     then.len, "", small,
-					     strlen(full), &err), 0);
+					     then.len, "", small, strlen(full),
+					     &err),
+			 0);
 	r = json_loads(small, 0, NULL);
 	assert_non_null(r);
 	assert_null(json_object_get(r, "baseline_description"));
@@ -286,7 +289,8 @@ static void test_bad_log(void **state)
 	(void)state;
 	assert_int_equal(boot_baseline_judge("p", a.buf, a.len,
 					     (const uint8_t *)"junk", 4, "",
-					     text, sizeof(text), &err), -1);
+					     text, sizeof(text), &err),
+			 -1);
 	free(a.buf);
 }
 
@@ -304,7 +308,8 @@ static void test_legacy_baseline(void **state)
 	elb_reset(&l);
 	elb_legacy_event(&l, 0, 0x00000008, "v", 1);
 	assert_int_equal(boot_baseline_judge("p", a.buf, a.len, l.buf, l.len,
-					     "", text, sizeof(text), &err), 0);
+					     "", text, sizeof(text), &err),
+			 0);
 	r = json_loads(text, 0, NULL);
 	assert_non_null(r);
 	assert_string_equal(json_string_value(json_object_get(r, "rule")),

@@ -139,7 +139,8 @@ static void test_legacy_log(void **state)
 	assert_string_equal(reason, "");
 	/* one byte short: not a legacy log, a broken one */
 	assert_int_not_equal(boot_check_evidence(b.buf, b.len - 1, &quoted,
-						 reason, 256), IMT_OK);
+						 reason, 256),
+			     IMT_OK);
 	assert_non_null(strstr(reason, "firmware event log:"));
 }
 

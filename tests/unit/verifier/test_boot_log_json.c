@@ -50,10 +50,13 @@ static void test_decoded_shape(void **state)
 	assert_non_null(doc);
 	spec = json_object_get(doc, "spec");
 	assert_string_equal(str_of(spec, "version"), "2.0");
-	assert_int_equal(json_integer_value(json_object_get(spec, "uintn_size")),
+	assert_int_equal(json_integer_value(
+				 json_object_get(spec, "uintn_size")),
 			 2);
-	assert_string_equal(json_string_value(json_array_get(
-				    json_object_get(spec, "banks"), 1)),
+	assert_string_equal(json_string_value(
+				    json_array_get(json_object_get(spec,
+								   "banks"),
+						   1)),
 			    "sha256");
 	assert_int_equal(json_array_size(json_object_get(doc, "events")), 6);
 	ev = event_at(doc, 1);
@@ -73,13 +76,14 @@ static void test_decoded_shape(void **state)
 	assert_null(json_object_get(ev, "data"));
 	ev = event_at(doc, 4);
 	assert_string_equal(str_of(ev, "description"), "SecureBoot = 1");
-	assert_true(json_is_true(json_object_get(json_object_get(doc, "facts"),
-						 "secure_boot")));
+	assert_true(json_is_true(
+		json_object_get(json_object_get(doc, "facts"), "secure_boot")));
 	ev = json_object_get(json_object_get(doc, "facts"), "flags");
 	assert_string_equal(json_string_value(json_array_get(ev, 0)),
 			    "separator_error");
-	assert_non_null(str_of(json_object_get(json_object_get(doc, "pcrs"),
-					       "sha256"), "9"));
+	assert_non_null(
+		str_of(json_object_get(json_object_get(doc, "pcrs"), "sha256"),
+		       "9"));
 	text = json_dumps(doc, 0);
 	assert_non_null(text);
 	free(text);
@@ -106,10 +110,12 @@ static void test_cel(void **state)
 	assert_int_equal(strlen(str_of(dg, "digest")), 64);
 	assert_string_equal(str_of(json_array_get(json_object_get(rec,
 								  "digests"),
-						  0), "hashAlg"), "sha1");
+						  0),
+				   "hashAlg"),
+			    "sha1");
 	content = json_object_get(rec, "content");
-	assert_int_equal(json_integer_value(json_object_get(content,
-							    "event_type")),
+	assert_int_equal(json_integer_value(
+				 json_object_get(content, "event_type")),
 			 EV_EFI_ACTION);
 	assert_string_equal(str_of(content, "event_data"), "Z28=");
 	json_decref(doc);
@@ -157,24 +163,24 @@ static void test_legacy_log(void **state)
 	assert_non_null(j);
 	assert_string_equal(json_string_value(json_object_get(j, "format")),
 			    "crypto-agile");
-	assert_true(json_is_false(json_object_get(json_object_get(j, "facts"),
-						  "uefi")));
+	assert_true(json_is_false(
+		json_object_get(json_object_get(j, "facts"), "uefi")));
 	json_decref(j);
 	elb_event(&b, 5, EV_EFI_ACTION, "Exit Boot Services Invocation", 29);
 	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
-	assert_true(json_is_true(json_object_get(json_object_get(j, "facts"),
-						 "uefi")));
+	assert_true(json_is_true(
+		json_object_get(json_object_get(j, "facts"), "uefi")));
 	json_decref(j);
 	/* each flag names its own first event, not the first flagged */
-	elb_separator(&b, 1, 7);		/* event 3: separator error */
-	elb_event(&b, 0, EV_EFI_ACTION, "late", 4);	/* 4: after PCR 0's */
+	elb_separator(&b, 1, 7); /* event 3: separator error */
+	elb_event(&b, 0, EV_EFI_ACTION, "late", 4); /* 4: after PCR 0's */
 	j = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
 	f = json_object_get(json_object_get(j, "facts"), "flag_events");
-	assert_int_equal(json_integer_value(json_object_get(f,
-							    "separator_error")),
+	assert_int_equal(json_integer_value(
+				 json_object_get(f, "separator_error")),
 			 3);
-	assert_int_equal(json_integer_value(json_object_get(f,
-							    "after_separator")),
+	assert_int_equal(json_integer_value(
+				 json_object_get(f, "after_separator")),
 			 4);
 	json_decref(j);
 }
@@ -208,8 +214,9 @@ static void test_real_log(void **state)
 	facts = json_object_get(doc, "facts");
 	assert_true(json_is_true(json_object_get(facts, "secure_boot")));
 	assert_int_equal(json_array_size(json_object_get(facts, "db")), 1);
-	assert_int_equal(json_array_size(json_object_get(facts,
-							 "applications")), 2);
+	assert_int_equal(json_array_size(
+				 json_object_get(facts, "applications")),
+			 2);
 	assert_non_null(strstr(str_of(facts, "cmdline"), "console=ttyS0"));
 	text = json_dumps(doc, 0);
 	assert_non_null(text);
@@ -232,8 +239,7 @@ static json_t *facts_of(const char *dir, long flip_at)
 	uint8_t *log;
 	size_t len;
 
-	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements",
-		 dir);
+	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements", dir);
 	log = fixture_read(rel, &len);
 	if (flip_at >= 0)
 		log[flip_at] ^= 1;
@@ -253,7 +259,10 @@ static json_t *facts_of(const char *dir, long flip_at)
 static void test_real_facts_unchanged(void **state)
 {
 	static const char *const dirs[] = {
-		"patched-sb", "patched-nosb", "stock-sb", "seabios",
+		"patched-sb",
+		"patched-nosb",
+		"stock-sb",
+		"seabios",
 	};
 	json_t *want, *got, *v;
 	const char *key;
@@ -272,10 +281,13 @@ static void test_real_facts_unchanged(void **state)
 			if (!json_equal(v, json_object_get(got, key)))
 				fail_msg("%s: facts.%s differs", dirs[i], key);
 		}
-		assert_int_equal(json_array_size(json_object_get(got,
-							"unknown")), 0);
-		assert_int_equal(json_integer_value(json_object_get(got,
-						"unbound_events")), 0);
+		assert_int_equal(json_array_size(
+					 json_object_get(got, "unknown")),
+				 0);
+		assert_int_equal(json_integer_value(
+					 json_object_get(got,
+							 "unbound_events")),
+				 0);
 		json_decref(want);
 		json_decref(got);
 		free(text);
@@ -294,12 +306,12 @@ static void test_forged_facts(void **state)
 	assert_non_null(u);
 	assert_string_equal(str_of(u, "fact"), "secure_boot");
 	assert_int_equal(json_integer_value(json_object_get(u, "event")), 4);
-	assert_string_equal(str_of(u, "type"),
-			    "EV_EFI_VARIABLE_DRIVER_CONFIG");
+	assert_string_equal(str_of(u, "type"), "EV_EFI_VARIABLE_DRIVER_CONFIG");
 	assert_string_equal(str_of(u, "name"), "SecureBoot");
 	assert_string_equal(str_of(u, "why"), "unbound");
-	assert_int_equal(json_integer_value(json_object_get(facts,
-						"unbound_events")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(facts, "unbound_events")),
+			 1);
 	json_decref(facts);
 }
 

@@ -18,7 +18,7 @@ static void quoted_pcrs(struct pcr_set *p, const char *bank)
 	int i;
 
 	pcr_set_init(p, hash_algo_bank(bank));
-	p->present = 0x7ff;	/* PCRs 0-10, as agents quote them */
+	p->present = 0x7ff; /* PCRs 0-10, as agents quote them */
 	for (i = 0; i < 11; i++)
 		memset(p->value[i], 0x10 + i, p->algo->size);
 }
@@ -87,12 +87,12 @@ static void test_pass_and_evict(void **state)
 	assert_non_null(m);
 	memset(a, 0x5a, sizeof(a));
 	memcpy(b, a, sizeof(b));
-	b[31] ^= 1;		/* same slot, another key */
+	b[31] ^= 1; /* same slot, another key */
 	assert_int_equal(boot_memo_passed(m, a), 0);
 	boot_memo_pass(m, a);
 	assert_int_equal(boot_memo_passed(m, a), 1);
 	assert_int_equal(boot_memo_passed(m, b), 0);
-	boot_memo_pass(m, b);	/* takes the slot: a is checked again */
+	boot_memo_pass(m, b); /* takes the slot: a is checked again */
 	assert_int_equal(boot_memo_passed(m, b), 1);
 	assert_int_equal(boot_memo_passed(m, a), 0);
 	/* an all-zero key in an empty slot was never passed */

@@ -20,7 +20,8 @@
 #include "tcg_log.h"
 
 /* pesign -h of the patched kernel booted in patched-sb (its README). */
-#define KERNEL_SB "59ac6c5bfd601a7b1a44488e74eeb5eb1312c77fd27786d55067574f0091ce54"
+#define KERNEL_SB \
+	"59ac6c5bfd601a7b1a44488e74eeb5eb1312c77fd27786d55067574f0091ce54"
 
 struct log {
 	uint8_t *buf;
@@ -117,9 +118,11 @@ static void test_secure_boot(void **state)
 
 	(void)state;
 	assert_int_equal(judge("{\"secure_boot\":\"required\"}", "patched-sb",
-			       known_all, NULL, &r), 1);
-	assert_int_equal(judge("{\"secure_boot\":\"required\"}",
-			       "patched-nosb", known_all, NULL, &r), 0);
+			       known_all, NULL, &r),
+			 1);
+	assert_int_equal(judge("{\"secure_boot\":\"required\"}", "patched-nosb",
+			       known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "secure_boot");
 	assert_string_equal(field(r, "check"), "boot");
 	assert_int_equal(json_integer_value(json_object_get(r, "pcr")), 7);
@@ -127,12 +130,14 @@ static void test_secure_boot(void **state)
 	json_decref(r);
 	/* SeaBIOS measures no SecureBoot variable */
 	assert_int_equal(judge("{\"secure_boot\":\"required\"}", "seabios",
-			       known_all, NULL, &r), 0);
+			       known_all, NULL, &r),
+			 0);
 	assert_non_null(strstr(field(r, "why"), "not measured"));
 	json_decref(r);
 	/* "any" rules nothing */
 	assert_int_equal(judge("{\"secure_boot\":\"any\"}", "patched-nosb",
-			       known_all, NULL, &r), 1);
+			       known_all, NULL, &r),
+			 1);
 }
 
 /* The application rule names PCR 4, the event, the digest and the path. */
@@ -143,10 +148,12 @@ static void test_applications(void **state)
 
 	(void)state;
 	assert_int_equal(judge("{\"applications\":\"references\"}",
-			       "patched-sb", known_all, NULL, &r), 1);
+			       "patched-sb", known_all, NULL, &r),
+			 1);
 	/* only the kernel known: systemd-boot, the first one, is not */
 	assert_int_equal(judge("{\"applications\":\"references\"}",
-			       "patched-sb", known_one, KERNEL_SB, &r), 0);
+			       "patched-sb", known_one, KERNEL_SB, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "applications");
 	assert_int_equal(json_integer_value(json_object_get(r, "pcr")), 4);
 	assert_string_equal(field(r, "type"),
@@ -155,8 +162,9 @@ static void test_applications(void **state)
 	assert_true(json_integer_value(json_object_get(r, "event")) > 0);
 	json_decref(r);
 	/* the stock kernel's log: its kernel is not the referenced one */
-	assert_int_equal(judge("{\"applications\":\"references\"}",
-			       "stock-sb", known_one, KERNEL_SB, &r), 0);
+	assert_int_equal(judge("{\"applications\":\"references\"}", "stock-sb",
+			       known_one, KERNEL_SB, &r),
+			 0);
 	snprintf(want, sizeof(want), "sha256:%s", KERNEL_SB);
 	assert_string_not_equal(field(r, "digest"), want);
 	json_decref(r);
@@ -171,7 +179,8 @@ static void test_certificates(void **state)
 	(void)state;
 	/* a db list without the lab's db certificate */
 	assert_int_equal(judge("{\"db\":[\"" KERNEL_SB "\"]}", "patched-sb",
-			       known_all, NULL, &r), 0);
+			       known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "db");
 	assert_non_null(strstr(field(r, "subject"), "imatrust lab db"));
 	digest = field(r, "digest");
@@ -191,15 +200,18 @@ static void test_cmdline(void **state)
 	(void)state;
 	/* the fixture's command line, bound through PCR 9's tag */
 	assert_int_equal(judge("{\"cmdline\":[\"*imatrust.run=/capture-guest\"]}",
-			       "patched-sb", known_all, NULL, &r), 1);
+			       "patched-sb", known_all, NULL, &r),
+			 1);
 	assert_int_equal(judge("{\"cmdline\":[\"* quiet *\"]}", "patched-sb",
-			       known_all, NULL, &r), 0);
+			       known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "cmdline");
 	assert_non_null(strstr(field(r, "cmdline"), "console=ttyS0"));
 	json_decref(r);
 	/* SeaBIOS: no command line in the log at all */
 	assert_int_equal(judge("{\"cmdline\":[\"*\"]}", "seabios", known_all,
-			       NULL, &r), 0);
+			       NULL, &r),
+			 0);
 	assert_non_null(strstr(field(r, "why"), "bound"));
 	json_decref(r);
 }
@@ -209,13 +221,15 @@ static void test_no_log(void **state)
 	json_t *r;
 
 	(void)state;
-	assert_int_equal(judge("{\"log\":\"required\"}", NULL, known_all,
-			       NULL, &r), 0);
+	assert_int_equal(judge("{\"log\":\"required\"}", NULL, known_all, NULL,
+			       &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "log");
 	json_decref(r);
 	assert_int_equal(judge("{\"log\":\"optional\","
-			       "\"secure_boot\":\"required\"}", NULL,
-			       known_all, NULL, &r), 1);
+			       "\"secure_boot\":\"required\"}",
+			       NULL, known_all, NULL, &r),
+			 1);
 }
 
 /* A real dbx of hundreds of entries (460 on the public logs) is read
@@ -239,8 +253,7 @@ static void test_large_dbx(void **state)
 	elb_open_default(&b);
 	elb_reset(&d);
 	elb_variable(&d, elb_guid_db, "dbx", l.buf, l.len);
-	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
-		  (uint32_t)d.len);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf, (uint32_t)d.len);
 	assert_int_equal(judge_log(policy, b.buf, b.len, known_all, NULL, &r),
 			 1);
 	elb_reset(&l);
@@ -249,8 +262,7 @@ static void test_large_dbx(void **state)
 	elb_open_default(&b);
 	elb_reset(&d);
 	elb_variable(&d, elb_guid_db, "dbx", l.buf, l.len);
-	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
-		  (uint32_t)d.len);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf, (uint32_t)d.len);
 	assert_int_equal(judge_log(policy, b.buf, b.len, known_all, NULL, &r),
 			 0);
 	assert_string_equal(field(r, "rule"), "dbx");
@@ -271,25 +283,31 @@ static void test_legacy_log(void **state)
 	/* default "allow": as no log, so "optional" passes even with rules
 	 * a log would have to satisfy */
 	assert_int_equal(judge_log("{\"log\":\"optional\"}", b.buf, b.len,
-				   known_all, NULL, &r), 1);
+				   known_all, NULL, &r),
+			 1);
 	assert_int_equal(judge_log("{\"legacy_log\":\"allow\","
-				   "\"secure_boot\":\"required\"}", b.buf,
-				   b.len, known_all, NULL, &r), 1);
+				   "\"secure_boot\":\"required\"}",
+				   b.buf, b.len, known_all, NULL, &r),
+			 1);
 	assert_int_equal(judge_log("{\"log\":\"required\"}", b.buf, b.len,
-				   known_all, NULL, &r), 0);
+				   known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "log");
 	assert_non_null(strstr(field(r, "why"), "SHA-1-only"));
 	json_decref(r);
-	assert_int_equal(judge_log("{\"legacy_log\":\"refuse\"}", b.buf,
-				   b.len, known_all, NULL, &r), 0);
+	assert_int_equal(judge_log("{\"legacy_log\":\"refuse\"}", b.buf, b.len,
+				   known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "legacy_log");
 	assert_non_null(strstr(field(r, "why"), "SHA-1-only"));
 	json_decref(r);
 	/* "refuse" says nothing of a crypto-agile log or of none */
 	assert_int_equal(judge("{\"legacy_log\":\"refuse\"}", "patched-sb",
-			       known_all, NULL, &r), 1);
-	assert_int_equal(judge("{\"legacy_log\":\"refuse\"}", NULL,
-			       known_all, NULL, &r), 1);
+			       known_all, NULL, &r),
+			 1);
+	assert_int_equal(judge("{\"legacy_log\":\"refuse\"}", NULL, known_all,
+			       NULL, &r),
+			 1);
 }
 
 /* A bad section is refused naming the field; a good one round-trips. */
@@ -307,9 +325,9 @@ static void test_parse(void **state)
 		"[]",
 	};
 	static const char *const name[] = {
-		"boot.secureboot", "boot.secure_boot", "boot.db[0]", "boot.db",
-		"boot.cmdline", "boot.applications", "boot.baseline",
-		"boot.legacy_log", "boot:",
+		"boot.secureboot", "boot.secure_boot", "boot.db[0]",
+		"boot.db",	   "boot.cmdline",     "boot.applications",
+		"boot.baseline",   "boot.legacy_log",  "boot:",
 	};
 	const char *good = "{\"applications\":\"references\",\"cmdline\":"
 			   "[\"a*\"],\"db\":[\"" KERNEL_SB "\"],\"log\":"
@@ -388,14 +406,16 @@ static void test_forged_secure_boot(void **state)
 	(void)state;
 	flip(&l, 4, 0, 1);
 	assert_int_equal(judge_log("{\"secure_boot\":\"required\"}", l.buf,
-				   l.len, known_all, NULL, &r), 0);
+				   l.len, known_all, NULL, &r),
+			 0);
 	assert_names(r, "secure_boot", 4, "EV_EFI_VARIABLE_DRIVER_CONFIG",
 		     "SecureBoot");
 	assert_non_null(strstr(field(r, "why"), "does not hash to its sha1 "
-			       "digest"));
+						"digest"));
 	json_decref(r);
-	assert_int_equal(judge_log("{\"secure_boot\":\"any\",\"db\":[]}",
-				   l.buf, l.len, known_all, NULL, &r), 1);
+	assert_int_equal(judge_log("{\"secure_boot\":\"any\",\"db\":[]}", l.buf,
+				   l.len, known_all, NULL, &r),
+			 1);
 	free(l.buf);
 }
 
@@ -428,13 +448,15 @@ static void test_forged_certificates(void **state)
 		snprintf(policy, sizeof(policy), "{\"%s\":[\"%s\"]}", key[v],
 			 hex);
 		assert_int_equal(judge(policy, "patched-sb", known_all, NULL,
-				       &r), 1);
+				       &r),
+				 1);
 		l = load("patched-sb");
 		flip(&l, 5 + (size_t)v, 40, 1);
 		assert_int_equal(judge_log(policy, l.buf, l.len, known_all,
-					   NULL, &r), 0);
-		assert_names(r, key[v], 5 + v,
-			     "EV_EFI_VARIABLE_DRIVER_CONFIG", name[v]);
+					   NULL, &r),
+				 0);
+		assert_names(r, key[v], 5 + v, "EV_EFI_VARIABLE_DRIVER_CONFIG",
+			     name[v]);
 		json_decref(r);
 		free(l.buf);
 	}
@@ -451,10 +473,12 @@ static void test_forged_dbx(void **state)
 
 	(void)state;
 	assert_int_equal(judge_log("{\"dbx\":[]}", l.buf, l.len, known_all,
-				   NULL, &r), 1);
+				   NULL, &r),
+			 1);
 	flip(&l, 8, 1, 1);
 	assert_int_equal(judge_log("{\"dbx\":[]}", l.buf, l.len, known_all,
-				   NULL, &r), 0);
+				   NULL, &r),
+			 0);
 	assert_names(r, "dbx", 8, "EV_EFI_VARIABLE_DRIVER_CONFIG", "dby");
 	json_decref(r);
 	free(l.buf);
@@ -469,7 +493,8 @@ static void test_forged_separator(void **state)
 	(void)state;
 	flip(&l, 9, 0, 1);
 	assert_int_equal(judge_log("{\"secure_boot\":\"any\"}", l.buf, l.len,
-				   known_all, NULL, &r), 0);
+				   known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "log");
 	assert_int_equal(num(r, "event"), 9);
 	assert_int_equal(num(r, "pcr"), 7);
@@ -488,7 +513,8 @@ static void test_forged_cmdline(void **state)
 	(void)state;
 	flip(&l, 26, 2, 1);
 	assert_int_equal(judge_log("{\"cmdline\":[\"*\"]}", l.buf, l.len,
-				   known_all, NULL, &r), 0);
+				   known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "cmdline");
 	assert_non_null(strstr(field(r, "why"), "bound"));
 	json_decref(r);
@@ -510,8 +536,7 @@ static void test_log_rule_names_its_event(void **state)
 	elb_open_default(&b);
 	elb_reset(&d);
 	elb_variable(&d, elb_guid_db, "db", "junk", 4);
-	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
-		  (uint32_t)d.len);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf, (uint32_t)d.len);
 	elb_separator(&b, 0, 0);
 	elb_separator(&b, 1, 0);
 	elb_reset(&d);
@@ -521,10 +546,12 @@ static void test_log_rule_names_its_event(void **state)
 	elb_event(&b, 1, EV_EFI_VARIABLE_BOOT, d.buf, (uint32_t)d.len);
 	elb_event(&b, 1, EV_EFI_HANDOFF_TABLES, "smbios", 6);
 	assert_int_equal(judge_log("{\"log\":\"required\"}", b.buf, b.len,
-				   known_all, NULL, &r), 1);
+				   known_all, NULL, &r),
+			 1);
 	elb_event(&b, 0, EV_EFI_VARIABLE_BOOT, d.buf, (uint32_t)d.len);
 	assert_int_equal(judge_log("{\"log\":\"required\"}", b.buf, b.len,
-				   known_all, NULL, &r), 0);
+				   known_all, NULL, &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "log");
 	assert_int_equal(num(r, "event"), 6);
 	assert_int_equal(num(r, "pcr"), 0);
@@ -535,10 +562,10 @@ static void test_log_rule_names_its_event(void **state)
 	elb_open_default(&b);
 	elb_reset(&d);
 	elb_variable(&d, elb_guid_db, "db", "junk", 4);
-	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf,
-		  (uint32_t)d.len);
-	assert_int_equal(judge_log("{\"db\":[]}", b.buf, b.len, known_all,
-				   NULL, &r), 0);
+	elb_event(&b, 7, EV_EFI_VARIABLE_DRIVER_CONFIG, d.buf, (uint32_t)d.len);
+	assert_int_equal(judge_log("{\"db\":[]}", b.buf, b.len, known_all, NULL,
+				   &r),
+			 0);
 	assert_string_equal(field(r, "rule"), "db");
 	assert_int_equal(num(r, "event"), 1);
 	assert_non_null(strstr(field(r, "why"), "does not decode"));

@@ -39,8 +39,7 @@ static inline void test_cert_make(char **cert, char **key)
 	X509_gmtime_adj(X509_getm_notBefore(x), -60);
 	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
 	X509_set_pubkey(x, pkey);
-	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN",
-				   MBSTRING_ASC,
+	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
 				   (const unsigned char *)"127.0.0.1", -1, -1,
 				   0);
 	X509_set_issuer_name(x, X509_get_subject_name(x));

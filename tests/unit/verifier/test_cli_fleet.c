@@ -39,8 +39,7 @@ static void test_uefi_without_secure_boot(void **state)
 	(void)state;
 	/* an SEV guest or a cloud VM: EFI events, no SecureBoot, no app */
 	elb_open_default(&b);
-	elb_event(&b, 0, EV_EFI_PLATFORM_FIRMWARE_BLOB, "0123456789abcdef",
-		  16);
+	elb_event(&b, 0, EV_EFI_PLATFORM_FIRMWARE_BLOB, "0123456789abcdef", 16);
 	elb_separator(&b, 7, 0);
 	elb_event(&b, 5, EV_EFI_ACTION, "Exit Boot Services Invocation", 29);
 	assert_string_equal(cell_of_log(cell, sizeof(cell)), "UEFI SB ?");
@@ -76,7 +75,8 @@ static void test_other_answers(void **state)
 	assert_string_equal(cell, "UEFI SB on");
 	json_decref(j);
 	j = json_loads("{\"facts\":{\"secure_boot\":null,"
-		       "\"applications\":[]}}", 0, NULL);
+		       "\"applications\":[]}}",
+		       0, NULL);
 	cli_fleet_boot_cell(200, j, cell, sizeof(cell));
 	assert_string_equal(cell, "BIOS");
 	json_decref(j);

@@ -33,7 +33,8 @@ static void test_values_and_defaults(void **state)
 			       "\n  port=9443\r\n"
 			       "tls_cert = /etc/imatrust/cert.pem\n"
 			       "tls_key = /etc/imatrust/key.pem",
-			       &c, err), 0);
+			       &c, err),
+			 0);
 	assert_string_equal(c.listen_addr, "10.77.0.1");
 	assert_int_equal(c.listen_port, 9443);
 	assert_int_equal(c.nonce_ttl, 30);
@@ -83,7 +84,9 @@ static void test_limit_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(parse("connection_timeout = 11\n"
-			       "max_connections_per_ip = 2", &c, err), 0);
+			       "max_connections_per_ip = 2",
+			       &c, err),
+			 0);
 	assert_int_equal(c.connection_timeout, 11);
 	assert_int_equal(c.max_connections_per_ip, 2);
 	config_defaults(&c);
@@ -134,7 +137,8 @@ static void test_required_keys(void **state)
 	assert_int_equal(config_check(&c, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "'tls_cert' must be set"));
 	assert_int_equal(parse("tls_cert=a\ntls_key=b\nlog_level=loud", &c,
-			       err), 0);
+			       err),
+			 0);
 	assert_int_equal(config_check(&c, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "log_level"));
 }
@@ -153,11 +157,14 @@ static void test_enrollment_keys(void **state)
 	assert_int_equal(c.max_pending, 100);
 	assert_int_equal(c.pending_expire, 7 * 86400);
 	assert_int_equal(parse("tls_cert=a\ntls_key=b\nenroll = ca+registered"
-			       "\nmax_pending = 0", &c, err), 0);
+			       "\nmax_pending = 0",
+			       &c, err),
+			 0);
 	assert_int_equal(config_check(&c, err, sizeof(err)), 0);
 	assert_int_equal(config_enroll_mode(&c), CONFIG_ENROLL_CA_REGISTERED);
 	assert_int_equal(parse("tls_cert=a\ntls_key=b\nenroll = anyone", &c,
-			       err), 0);
+			       err),
+			 0);
 	assert_int_equal(config_check(&c, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "enroll must be"));
 	assert_int_equal(parse("max_open_enrollments = 0", &c, err), -1);

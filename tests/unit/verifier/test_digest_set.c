@@ -14,7 +14,7 @@
 static void make_digest(uint8_t *d, uint32_t i)
 {
 	memset(d, 0, 32);
-	memcpy(d + 28, &i, 4);	/* differ only in the last bytes */
+	memcpy(d + 28, &i, 4); /* differ only in the last bytes */
 }
 
 static void test_add_contains_grow(void **state)
@@ -30,7 +30,7 @@ static void test_add_contains_grow(void **state)
 		assert_int_equal(digest_set_add(s, d), 0);
 	}
 	make_digest(d, 0);
-	assert_int_equal(digest_set_add(s, d), 0);	/* duplicate */
+	assert_int_equal(digest_set_add(s, d), 0); /* duplicate */
 	assert_int_equal(digest_set_count(s), 10000);
 	for (i = 0; i < 20000; i++) {
 		make_digest(d, i);

@@ -17,7 +17,7 @@
 #include "ear.h"
 #include "result_key.h"
 
-#define NONCE8 "AAECAwQFBgc"	/* bytes 0..7 */
+#define NONCE8 "AAECAwQFBgc" /* bytes 0..7 */
 
 static struct result_key *new_key(void)
 {
@@ -50,8 +50,9 @@ static void test_tier_every_state(void **state)
 	assert_int_equal(ear_tier_of(DB_STATE_TRUSTED), 2);
 	assert_int_equal(ear_tier_of(DB_STATE_STALE), 32);
 	assert_int_equal(ear_tier_of(DB_STATE_UNTRUSTED), 96);
-	assert_string_equal(ear_tier_name(ear_tier_of(
-		(enum db_machine_state)42)), "none");
+	assert_string_equal(ear_tier_name(
+				    ear_tier_of((enum db_machine_state)42)),
+			    "none");
 }
 
 #define UNKNOWN "{\"check\":\"record\",\"verdict\":\"unknown\"}"
@@ -64,7 +65,7 @@ static void test_vector_every_state(void **state)
 		enum db_machine_state s;
 		const char *reason;
 		int chained;
-		struct ear_vector tv;	/* identity, executables, hardware */
+		struct ear_vector tv; /* identity, executables, hardware */
 	} want[] = {
 		{ DB_STATE_ENROLLING, NULL, 1, { 2, 0, 2 } },
 		{ DB_STATE_ENROLLING, NULL, 0, { 2, 0, 0 } },
@@ -83,7 +84,8 @@ static void test_vector_every_state(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		struct ear_facts f = { .id = "m", .state = want[i].s,
+		struct ear_facts f = { .id = "m",
+				       .state = want[i].s,
 				       .reason = want[i].reason,
 				       .ek_chained = want[i].chained };
 
@@ -98,19 +100,20 @@ static void test_vector_every_state(void **state)
 
 static void test_expiry(void **state)
 {
-	struct ear_facts f = { .state = DB_STATE_TRUSTED, .now = 1000,
+	struct ear_facts f = { .state = DB_STATE_TRUSTED,
+			       .now = 1000,
 			       .stale_after = 120 };
 
 	(void)state;
-	f.last_seen = 995;		/* due at 1115 */
+	f.last_seen = 995; /* due at 1115 */
 	assert_int_equal(ear_expiry(&f), 1115);
-	f.last_seen = 0;		/* never seen: the bound */
+	f.last_seen = 0; /* never seen: the bound */
 	assert_int_equal(ear_expiry(&f), 1120);
-	f.last_seen = 870;		/* overdue, not yet stale */
+	f.last_seen = 870; /* overdue, not yet stale */
 	assert_int_equal(ear_expiry(&f), 1001);
-	f.last_seen = 2000;		/* clock skew: never past the bound */
+	f.last_seen = 2000; /* clock skew: never past the bound */
 	assert_int_equal(ear_expiry(&f), 1120);
-	f.state = DB_STATE_STALE;	/* not resting on evidence */
+	f.state = DB_STATE_STALE; /* not resting on evidence */
 	f.last_seen = 870;
 	assert_int_equal(ear_expiry(&f), 1120);
 }
@@ -128,8 +131,8 @@ static void test_nonce(void **state)
 	assert_true(ear_nonce_ok(b));
 	b64url_encode(raw, 65, b);
 	assert_false(ear_nonce_ok(b));
-	assert_false(ear_nonce_ok("AAECAwQFBgc="));	/* padded */
-	assert_false(ear_nonce_ok("AAECAwQFBg+/"));	/* not url-safe */
+	assert_false(ear_nonce_ok("AAECAwQFBgc=")); /* padded */
+	assert_false(ear_nonce_ok("AAECAwQFBg+/")); /* not url-safe */
 	assert_false(ear_nonce_ok("AAECAwQFBgc!"));
 	assert_false(ear_nonce_ok(""));
 }
@@ -162,12 +165,13 @@ static int jws_verifies(const struct result_key *k, const char *tok)
 	if (token_part(tok, 2, sig) != RESULT_SIG_LEN)
 		return 0;
 	assert_int_equal(ECDSA_SIG_set0(es, BN_bin2bn(sig, 32, NULL),
-					BN_bin2bn(sig + 32, 32, NULL)), 1);
+					BN_bin2bn(sig + 32, 32, NULL)),
+			 1);
 	der_len = i2d_ECDSA_SIG(es, &p);
-	ok = EVP_DigestVerifyInit(ctx, NULL, EVP_sha256(), NULL,
-				  k->pkey) == 1 &&
-	     EVP_DigestVerify(ctx, der, (size_t)der_len,
-			      (const uint8_t *)tok, (size_t)(dot - tok)) == 1;
+	ok = EVP_DigestVerifyInit(ctx, NULL, EVP_sha256(), NULL, k->pkey) ==
+		     1 &&
+	     EVP_DigestVerify(ctx, der, (size_t)der_len, (const uint8_t *)tok,
+			      (size_t)(dot - tok)) == 1;
 	EVP_MD_CTX_free(ctx);
 	ECDSA_SIG_free(es);
 	return ok;
@@ -186,10 +190,14 @@ static void test_jws(void **state)
 {
 	struct result_key *k = new_key(), *other = new_key();
 	struct ear_facts f = {
-		.id = "web-1", .state = DB_STATE_TRUSTED, .policy = "default",
+		.id = "web-1",
+		.state = DB_STATE_TRUSTED,
+		.policy = "default",
 		.reason = "{\"check\":\"evidence\",\"records\":3}",
-		.last_seen = 1700000000, .now = 1700000005,
-		.stale_after = 120, .nonce = NONCE8,
+		.last_seen = 1700000000,
+		.now = 1700000005,
+		.stale_after = 120,
+		.nonce = NONCE8,
 	};
 	json_t *claims = ear_claims(&f), *hdr, *payload, *sub;
 	char *tok = ear_token(k, claims);
@@ -201,7 +209,8 @@ static void test_jws(void **state)
 		if (tok[i] == '.')
 			dots++;
 		else if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-				 "qrstuvwxyz0123456789-_", tok[i]))
+				 "qrstuvwxyz0123456789-_",
+				 tok[i]))
 			fail_msg("not base64url: '%c'", tok[i]);
 	}
 	assert_int_equal(dots, 2);
@@ -214,25 +223,37 @@ static void test_jws(void **state)
 			    k->kid);
 	payload = part_json(tok, 1);
 	assert_true(json_equal(payload, claims));
-	assert_string_equal(json_string_value(json_object_get(payload,
-			    "eat_profile")), EAR_PROFILE);
-	assert_string_equal(json_string_value(json_object_get(payload,
-			    "sub")), "web-1");
-	assert_string_equal(json_string_value(json_object_get(payload,
-			    "eat_nonce")), NONCE8);
+	assert_string_equal(json_string_value(
+				    json_object_get(payload, "eat_profile")),
+			    EAR_PROFILE);
+	assert_string_equal(json_string_value(json_object_get(payload, "sub")),
+			    "web-1");
+	assert_string_equal(json_string_value(
+				    json_object_get(payload, "eat_nonce")),
+			    NONCE8);
 	assert_int_equal(json_integer_value(json_object_get(payload, "exp")),
 			 1700000120);
 	sub = json_object_get(json_object_get(payload, "submods"), "web-1");
-	assert_string_equal(json_string_value(json_object_get(sub,
-			    "ear.status")), "affirming");
-	assert_string_equal(json_string_value(json_object_get(sub,
-			    "imatrust.tnc")), "allow");
-	assert_string_equal(json_string_value(json_object_get(sub,
-			    "ear.appraisal-policy-id")), "default");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(
-		sub, "imatrust.state-reason"), "records")), 3);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(
-		sub, "ear.trustworthiness-vector"), "executables")), 2);
+	assert_string_equal(json_string_value(
+				    json_object_get(sub, "ear.status")),
+			    "affirming");
+	assert_string_equal(json_string_value(
+				    json_object_get(sub, "imatrust.tnc")),
+			    "allow");
+	assert_string_equal(json_string_value(
+				    json_object_get(sub,
+						    "ear.appraisal-policy-id")),
+			    "default");
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(sub,
+								 "imatrust.state-reason"),
+						 "records")),
+			 3);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(sub,
+								 "ear.trustworthiness-vector"),
+						 "executables")),
+			 2);
 
 	assert_true(jws_verifies(k, tok));
 	assert_false(jws_verifies(other, tok));
@@ -258,19 +279,24 @@ static void test_jws(void **state)
 
 static void test_no_nonce_claim(void **state)
 {
-	struct ear_facts f = { .id = "m", .state = DB_STATE_PENDING,
+	struct ear_facts f = { .id = "m",
+			       .state = DB_STATE_PENDING,
 			       .policy = "default" };
 	json_t *c = ear_claims(&f), *sub;
 
 	(void)state;
 	assert_null(json_object_get(c, "eat_nonce"));
 	sub = json_object_get(json_object_get(c, "submods"), "m");
-	assert_true(json_is_null(json_object_get(sub,
-						 "imatrust.state-reason")));
-	assert_string_equal(json_string_value(json_object_get(sub,
-			    "imatrust.tnc")), "no_recommendation");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-		c, "ear.verifier-id"), "developer")), "imatrust");
+	assert_true(
+		json_is_null(json_object_get(sub, "imatrust.state-reason")));
+	assert_string_equal(json_string_value(
+				    json_object_get(sub, "imatrust.tnc")),
+			    "no_recommendation");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(c,
+								    "ear.verifier-id"),
+						    "developer")),
+			    "imatrust");
 	json_decref(c);
 }
 
@@ -304,8 +330,8 @@ static void test_route_jwks(void **state)
 	json_t *j, *key;
 	long status;
 
-	status = tv_http(t, "GET", "/v1/results/jwks", NULL, NULL, &text,
-			 NULL, 0);
+	status = tv_http(t, "GET", "/v1/results/jwks", NULL, NULL, &text, NULL,
+			 0);
 	assert_int_equal(status, 200);
 	j = json_loads(text, 0, NULL);
 	assert_int_equal(json_array_size(json_object_get(j, "keys")), 1);
@@ -333,18 +359,20 @@ static json_t *result_of(struct tv *t, const char *id, const char *query)
 	assert_string_equal(json_string_value(json_object_get(a, "kid")),
 			    t->v.result_key->kid);
 	payload = part_json(tok, 1);
-	assert_string_equal(json_string_value(json_object_get(payload,
-			    "sub")), id);
+	assert_string_equal(json_string_value(json_object_get(payload, "sub")),
+			    id);
 	assert_int_equal(json_integer_value(json_object_get(a, "expires_at")),
 			 json_integer_value(json_object_get(payload, "exp")));
 	assert_true(json_integer_value(json_object_get(payload, "exp")) >
 		    json_integer_value(json_object_get(payload, "iat")));
-	sub = json_incref(json_object_get(json_object_get(payload,
-							  "submods"), id));
+	sub = json_incref(
+		json_object_get(json_object_get(payload, "submods"), id));
 	assert_non_null(sub);
 	if (strstr(query, "nonce=") != NULL)
-		assert_string_equal(json_string_value(json_object_get(
-			payload, "eat_nonce")), strstr(query, "=") + 1);
+		assert_string_equal(json_string_value(
+					    json_object_get(payload,
+							    "eat_nonce")),
+				    strstr(query, "=") + 1);
 	else
 		assert_null(json_object_get(payload, "eat_nonce"));
 	json_decref(payload);
@@ -360,30 +388,34 @@ static void test_route_result(void **state)
 	long status;
 
 	sub = result_of(t, "good", "?nonce=" NONCE8);
-	assert_string_equal(json_string_value(json_object_get(sub,
-			    "ear.status")), "affirming");
+	assert_string_equal(json_string_value(
+				    json_object_get(sub, "ear.status")),
+			    "affirming");
 	json_decref(sub);
 	sub = result_of(t, "bad", "");
-	assert_string_equal(json_string_value(json_object_get(sub,
-			    "ear.status")), "contraindicated");
-	assert_string_equal(json_string_value(json_object_get(sub,
-			    "imatrust.tnc")), "isolate");
+	assert_string_equal(json_string_value(
+				    json_object_get(sub, "ear.status")),
+			    "contraindicated");
+	assert_string_equal(json_string_value(
+				    json_object_get(sub, "imatrust.tnc")),
+			    "isolate");
 	json_decref(sub);
 
 	status = tv_http(t, "GET", "/v1/machines/good/result", NULL, NULL,
 			 &text, NULL, 0);
 	assert_int_equal(status, 401);
 	free(text);
-	status = tv_http(t, "GET", "/v1/machines/ghost/result", NULL,
-			 TV_AUTH, &text, NULL, 0);
+	status = tv_http(t, "GET", "/v1/machines/ghost/result", NULL, TV_AUTH,
+			 &text, NULL, 0);
 	assert_int_equal(status, 404);
 	free(text);
-	status = tv_http(t, "GET", "/v1/machines/good/result?nonce=AAEC",
-			 NULL, TV_AUTH, &text, NULL, 0);
+	status = tv_http(t, "GET", "/v1/machines/good/result?nonce=AAEC", NULL,
+			 TV_AUTH, &text, NULL, 0);
 	assert_int_equal(status, 400);
 	free(text);
-	status = tv_http(t, "GET", "/v1/machines/good/result?nonce="
-			 NONCE8 "%3D", NULL, TV_AUTH, &text, NULL, 0);
+	status = tv_http(t, "GET",
+			 "/v1/machines/good/result?nonce=" NONCE8 "%3D", NULL,
+			 TV_AUTH, &text, NULL, 0);
 	assert_int_equal(status, 400);
 	free(text);
 }

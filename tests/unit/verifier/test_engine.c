@@ -30,8 +30,8 @@ static const char *sm_round(struct tv *t, struct sm *m, int64_t now)
 }
 
 #define EVENTS_OF(kind) \
-	"SELECT count(*) FROM events WHERE machine_id = ?1 AND kind = '" \
-	kind "'"
+	"SELECT count(*) FROM events WHERE machine_id = ?1 AND kind = '" kind \
+	"'"
 
 /* ---- verdicts ----------------------------------------------------------- */
 
@@ -114,7 +114,7 @@ static int cmp_nonce(const void *a, const void *b)
 static void test_nonce_rules(void **state)
 {
 	struct tv *t = tv_new();
-	uint8_t (*seen)[ENGINE_NONCE_SIZE] = calloc(10000, ENGINE_NONCE_SIZE);
+	uint8_t(*seen)[ENGINE_NONCE_SIZE] = calloc(10000, ENGINE_NONCE_SIZE);
 	struct engine_answer ans, again;
 	struct wire_evidence old;
 	struct sm m;
@@ -131,8 +131,11 @@ static void test_nonce_rules(void **state)
 	assert_int_equal(again.nonce.nonce_ttl, t->v.cfg.nonce_ttl - 1);
 	for (i = 0; i < 1000; i++)
 		engine_nonce(&t->v, "m1", TV_NOW + 2, &again);
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM nonces WHERE "
-				       "machine_id = ?1", "m1"), 1);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM nonces WHERE "
+				    "machine_id = ?1",
+				    "m1"),
+			 1);
 	assert_int_equal(atomic_load(&t->v.metrics.nonces_issued), 1);
 	engine_nonce(&t->v, "ghost", TV_NOW, &again);
 	assert_int_equal(again.status, ENGINE_UNKNOWN);
@@ -206,16 +209,21 @@ static void test_heartbeat_rows(void **state)
 	before = rows_written(t);
 	assert_string_equal(sm_round(t, &m, TV_NOW + 10), "trusted");
 	assert_int_equal(rows_written(t) - before, 1);
-	assert_int_equal(count_rows(t, "SELECT seen_at FROM nonces "
-				       "WHERE machine_id = ?1", "m1"),
+	assert_int_equal(count_rows(t,
+				    "SELECT seen_at FROM nonces "
+				    "WHERE machine_id = ?1",
+				    "m1"),
 			 TV_NOW + 10);
 	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 10);
 	/* single use: the same evidence again is refused */
 	old = m.ev;
 	engine_evidence(&t->v, &old, TV_NOW + 10, &ans);
 	assert_int_equal(ans.status, ENGINE_NONCE);
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM nonces WHERE "
-				       "machine_id = ?1", "m1"), 1);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM nonces WHERE "
+				    "machine_id = ?1",
+				    "m1"),
+			 1);
 	/* a record: the nonce (seen), the boot and the record; the
 	 * machine's row stays as it is (its reason has no record count) */
 	sm_measure(&m, "/usr/bin/ok", "ok");
@@ -238,7 +246,7 @@ static void test_other_tpm_rejected(void **state)
 
 	(void)state;
 	sm_new(t, &m, "victim");
-	sm_new(t, &mallory, "mallory");	/* enrolled, activated, her own */
+	sm_new(t, &mallory, "mallory"); /* enrolled, activated, her own */
 	sm_nonce(t, &m, TV_NOW);
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
 	/* she learns victim's nonce (anyone can) and quotes it herself */
@@ -258,9 +266,9 @@ static void test_other_tpm_rejected(void **state)
 		char *body;
 		json_t *j;
 
-		sm_nonce(t, &m, time(NULL));	/* the route's clock */
-		body = wire_encode(WIRE_EVIDENCE, sm_evidence(&m, &mallory.ak,
-							      0), &err);
+		sm_nonce(t, &m, time(NULL)); /* the route's clock */
+		body = wire_encode(WIRE_EVIDENCE,
+				   sm_evidence(&m, &mallory.ak, 0), &err);
 		assert_non_null(body);
 		j = tv_call(t, route_agents_evidence, "victim", body, NULL,
 			    &status);
@@ -297,33 +305,44 @@ static void test_counters(void **state)
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
 	/* clockInfo.safe cleared (an unorderly shutdown): no failure */
 	assert_int_equal(sm_send(t, &m, sm_evidence(&m, NULL, 1), TV_NOW + 1,
-				 &ans), ENGINE_OK);
+				 &ans),
+			 ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "trusted");
 	/* a TPM Resume: restartCount moves, PCRs and list go on */
 	m.restart++;
 	sm_measure(&m, "/usr/bin/x", "x");
 	assert_string_equal(sm_round(t, &m, TV_NOW + 2), "untrusted");
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
-				       "machine_id = ?1", "m1"), 1);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM boots WHERE "
+				    "machine_id = ?1",
+				    "m1"),
+			 1);
 	/* a TPM Restart: restartCount moves, PCRs start over */
 	m.restart++;
 	sm_boot_fresh(&m);
 	sm_measure(&m, NULL, NULL);
 	assert_string_equal(sm_round(t, &m, TV_NOW + 3), "trusted");
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
-				       "machine_id = ?1", "m1"), 2);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM boots WHERE "
+				    "machine_id = ?1",
+				    "m1"),
+			 2);
 	/* a reboot: resetCount moves */
 	m.reset++;
 	m.restart = 0;
 	sm_boot_fresh(&m);
 	sm_measure(&m, NULL, NULL);
 	assert_string_equal(sm_round(t, &m, TV_NOW + 4), "trusted");
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM boots WHERE "
-				       "machine_id = ?1", "m1"), 3);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM boots WHERE "
+				    "machine_id = ?1",
+				    "m1"),
+			 3);
 	/* counters going backwards, signed by the TPM: failed */
 	m.reset--;
 	assert_int_equal(sm_send(t, &m, sm_evidence(&m, NULL, 0), TV_NOW + 5,
-				 &ans), ENGINE_OK);
+				 &ans),
+			 ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "failed");
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "\"check\":\"counters\""));
@@ -419,7 +438,8 @@ static void test_backlog_catches_up(void **state)
 
 static void test_withdrawal_rejudges(void **state)
 {
-	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE, .name = "test" };
+	struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
+				     .name = "test" };
 	struct tv *t = tv_new();
 	struct rejudge_stats st;
 	struct imt_error err;
@@ -436,12 +456,14 @@ static void test_withdrawal_rejudges(void **state)
 	assert_string_equal(sm_round(t, &m, TV_NOW), "trusted");
 	/* the binary is found vulnerable: its reference is withdrawn */
 	EVP_Digest("v1", 2, d, NULL, EVP_sha256(), NULL);
-	assert_int_equal(db_ref_delete(t->v.db, &src, "/usr/bin/vuln",
-				       "sha256", d, 32, &gone, &err), 0);
+	assert_int_equal(db_ref_delete(t->v.db, &src, "/usr/bin/vuln", "sha256",
+				       d, 32, &gone, &err),
+			 0);
 	assert_int_equal(gone, 1);
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_WITHDRAWN,
-				     "{\"check\":\"rejudge\"}", TV_NOW + 1,
-				     &st, &err), 0);
+				     "{\"check\":\"rejudge\"}", TV_NOW + 1, &st,
+				     &err),
+			 0);
 	assert_int_equal(st.now_untrusted, 1);
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
 	r = reason_of(t, "m1");
@@ -453,8 +475,9 @@ static void test_withdrawal_rejudges(void **state)
 	 * binary in this boot's list, so untrusted until reboot */
 	sm_ref(t, "/usr/bin/vuln", "v2");
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_ADDED,
-				     "{\"check\":\"rejudge\"}", TV_NOW + 3,
-				     &st, &err), 0);
+				     "{\"check\":\"rejudge\"}", TV_NOW + 3, &st,
+				     &err),
+			 0);
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
 	soft_ak_free(&m.ak);
 	tv_free(t);
@@ -481,13 +504,16 @@ static void test_withholding_not_seen(void **state)
 	assert_string_equal(sm_round(t, &m, when), "trusted");
 	sm_measure(&m, "/usr/bin/evil", "evil");
 	for (int64_t now = when + 30; now < when + after + 60; now += 30) {
-		sm_nonce(t, &m, now);	/* keeps the time it was seen */
+		sm_nonce(t, &m, now); /* keeps the time it was seen */
 		sm_evidence(&m, NULL, 0)->first_index = m.sent + 1;
 		sm_send_ok(t, &m, &m.ev, now, &ans);
 		assert_int_equal(ans.verdict.next_index, m.sent);
 	}
-	assert_int_equal(count_rows(t, "SELECT seen_at FROM nonces "
-				       "WHERE machine_id = ?1", "m1"), when);
+	assert_int_equal(count_rows(t,
+				    "SELECT seen_at FROM nonces "
+				    "WHERE machine_id = ?1",
+				    "m1"),
+			 when);
 	assert_int_equal(engine_stale_tick(&t->v, when + after + 1), 1);
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_STALE);
 	soft_ak_free(&m.ak);
@@ -507,11 +533,15 @@ static void test_stale_from_stored_times(void **state)
 	assert_string_equal(sm_round(t, &m, TV_NOW + 10), "trusted");
 	/* a verifier that was down past the deadline: stale at its start */
 	assert_int_equal(engine_stale_tick(&t->v, TV_NOW + 10 +
-					   (int64_t)t->v.cfg.stale_after - 1),
-			 1);	/* "never" counts from its creation */
+							  (int64_t)t->v.cfg
+								  .stale_after -
+							  1),
+			 1); /* "never" counts from its creation */
 	assert_int_equal(tv_state(t, "seen"), DB_STATE_TRUSTED);
 	assert_int_equal(engine_stale_tick(&t->v, TV_NOW + 11 +
-					   (int64_t)t->v.cfg.stale_after), 1);
+							  (int64_t)t->v.cfg
+								  .stale_after),
+			 1);
 	assert_int_equal(tv_state(t, "seen"), DB_STATE_STALE);
 	assert_int_equal(tv_state(t, "never"), DB_STATE_STALE);
 	/* failed keeps its "no access": it never softens to stale */
@@ -539,14 +569,16 @@ static void test_approval(void **state)
 	assert_int_equal(db_machine_get(t->v.db, "p", &m, &found, &err), 0);
 	memcpy(fpr, m.ek_fpr, DB_FPR_SIZE);
 	db_machine_release(&m);
-	fpr[0] ^= 1;	/* another EK's fingerprint: nothing moves */
-	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW,
-					&r, &err), 0);
+	fpr[0] ^= 1; /* another EK's fingerprint: nothing moves */
+	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW, &r,
+					&err),
+			 0);
 	assert_int_equal(r, DB_APPROVE_WRONG_EK);
 	assert_int_equal(tv_state(t, "p"), DB_STATE_PENDING);
 	fpr[0] ^= 1;
-	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW,
-					&r, &err), 0);
+	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW, &r,
+					&err),
+			 0);
 	assert_int_equal(r, DB_APPROVE_OK);
 	assert_int_equal(tv_state(t, "p"), DB_STATE_ENROLLING);
 	assert_int_equal(count_rows(t, EVENTS_OF("approved"), "p"), 1);
@@ -557,7 +589,7 @@ static void test_approval(void **state)
 
 static const enum db_machine_state all_states[] = {
 	DB_STATE_ENROLLING, DB_STATE_PENDING, DB_STATE_TRUSTED,
-	DB_STATE_UNTRUSTED, DB_STATE_FAILED, DB_STATE_STALE,
+	DB_STATE_UNTRUSTED, DB_STATE_FAILED,  DB_STATE_STALE,
 };
 
 /* Every (state, event): the row's target and event, or no change. */
@@ -571,7 +603,7 @@ static void test_every_row(void **state)
 	(void)state;
 	for (i = 0; i < nrows; i++)
 		assert_ptr_equal(transition_find(rows[i].from, rows[i].event),
-				 &rows[i]);	/* no (from, event) twice */
+				 &rows[i]); /* no (from, event) twice */
 	for (s = 0; s < sizeof(all_states) / sizeof(all_states[0]); s++) {
 		for (e = 0; e < TR_EVENT_COUNT; e++) {
 			const struct transition_row *row =
@@ -582,15 +614,19 @@ static void test_every_row(void **state)
 			int rc;
 
 			tv_machine(t, "m", all_states[s]);
-			before = count_rows(t, "SELECT count(*) FROM events "
-					       "WHERE machine_id = ?1", "m");
+			before = count_rows(t,
+					    "SELECT count(*) FROM events "
+					    "WHERE machine_id = ?1",
+					    "m");
 			pthread_mutex_lock(&t->v.lock);
 			rc = engine_transition(&t->v, "m", all_states[s], e,
 					       "{\"check\":\"walk\"}",
 					       TV_NOW + 1, &to, &err);
 			pthread_mutex_unlock(&t->v.lock);
-			after = count_rows(t, "SELECT count(*) FROM events "
-					      "WHERE machine_id = ?1", "m");
+			after = count_rows(t,
+					   "SELECT count(*) FROM events "
+					   "WHERE machine_id = ?1",
+					   "m");
 			if (row == NULL) {
 				assert_int_equal(rc, 0);
 				assert_int_equal(to, all_states[s]);
@@ -612,8 +648,9 @@ static void test_every_row(void **state)
 	for (i = 0; i < nrows; i++)
 		rows_seen += rows[i].from == TRANSITION_NEW;
 	assert_int_equal(rows_seen, nrows);
-	assert_string_equal(transition_tnc_name(transition_tnc_of(
-				    DB_STATE_FAILED)), "no_access");
+	assert_string_equal(transition_tnc_name(
+				    transition_tnc_of(DB_STATE_FAILED)),
+			    "no_access");
 	assert_string_equal(transition_event_name(TR_DEADLINE), "deadline");
 }
 
@@ -684,9 +721,12 @@ static void test_boot_log(void **state)
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_string_equal(ans.verdict.boot_log, "");
 	assert_int_equal(boot_check_calls, 1);
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM boot_logs l JOIN "
-				       "boots b ON b.id = l.boot_id WHERE "
-				       "b.machine_id = ?1", "m1"), 1);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM boot_logs l JOIN "
+				    "boots b ON b.id = l.boot_id WHERE "
+				    "b.machine_id = ?1",
+				    "m1"),
+			 1);
 	/* the same log again (an agent restart): a no-op */
 	ev = sm_v2(&m, log, sizeof(log));
 	assert_int_equal(sm_send(t, &m, ev, TV_NOW + 3, &ans), ENGINE_OK);
@@ -715,9 +755,11 @@ static void test_boot_log(void **state)
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "changed within one boot"));
 	free(r);
-	assert_int_equal(count_rows(t, "SELECT count(*) FROM boot_logs WHERE "
-				       "substr(log, 33) = CAST(?1 AS BLOB)",
-				    "firmware"), 1);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM boot_logs WHERE "
+				    "substr(log, 33) = CAST(?1 AS BLOB)",
+				    "firmware"),
+			 1);
 	/* a reboot: the new boot has no log, the v2 agent is asked again */
 	m.reset++;
 	sm_boot_fresh(&m);
@@ -814,7 +856,7 @@ static void test_boot_log_memo(void **state)
 	ev = sm_v2(&twin, log, sizeof(log));
 	assert_int_equal(sm_send(t, &twin, ev, TV_NOW + 10, &ans), ENGINE_OK);
 	assert_string_equal(ans.verdict.state, "trusted");
-	assert_int_equal(boot_check_calls, calls + 5);	/* a sent log */
+	assert_int_equal(boot_check_calls, calls + 5); /* a sent log */
 	assert_string_equal(sm_round(t, &twin, TV_NOW + 11), "trusted");
 	assert_int_equal(boot_check_calls, calls + 5);
 	soft_ak_free(&m.ak);

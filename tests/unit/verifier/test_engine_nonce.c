@@ -27,15 +27,15 @@
 #include "engine_internal.h"
 
 #define MILLION 1000000u
-#define PATH_ROUNDS 1000u	/* per full path: three paths */
+#define PATH_ROUNDS 1000u /* per full path: three paths */
 
 int __real_RAND_bytes(unsigned char *buf, int num);
 int __real_db_nonce_issue(struct db *db, const char *machine_id,
-			  const uint8_t *value, size_t len,
-			  int64_t expires_at, struct imt_error *err);
+			  const uint8_t *value, size_t len, int64_t expires_at,
+			  struct imt_error *err);
 
-static int rng_fails;		/* RAND_bytes fails, its buffer zeroed */
-static int db_stand_in;		/* db_nonce_issue() stores nothing */
+static int rng_fails;	/* RAND_bytes fails, its buffer zeroed */
+static int db_stand_in; /* db_nonce_issue() stores nothing */
 static uint8_t last_stored[DB_NONCE_MAX];
 static size_t last_stored_len;
 static unsigned long stored_calls;
@@ -50,8 +50,8 @@ int __wrap_RAND_bytes(unsigned char *buf, int num)
 }
 
 int __wrap_db_nonce_issue(struct db *db, const char *machine_id,
-			  const uint8_t *value, size_t len,
-			  int64_t expires_at, struct imt_error *err)
+			  const uint8_t *value, size_t len, int64_t expires_at,
+			  struct imt_error *err)
 {
 	stored_calls++;
 	last_stored_len = len <= DB_NONCE_MAX ? len : 0;
@@ -89,8 +89,8 @@ static void assert_fresh(uint8_t (*seen)[ENGINE_NONCE_SIZE], size_t n)
 	for (j = 0; j < ENGINE_NONCE_SIZE; j++) {
 		if (any[j] != 0xff || all[j] != 0)
 			fail_msg("byte %zu of %zu nonces: bits never set %02x, "
-				 "always set %02x", j, n, 0xff & ~any[j],
-				 all[j]);
+				 "always set %02x",
+				 j, n, 0xff & ~any[j], all[j]);
 	}
 	qsort(seen, n, ENGINE_NONCE_SIZE, cmp_nonce);
 	for (i = 1; i < n; i++) {
@@ -108,8 +108,8 @@ static void issue_one(struct tv *t, int64_t now, uint8_t *out)
 	size_t len = 0;
 
 	memset(nonce, 0, sizeof(nonce));
-	if (engine_issue_nonce(&t->v, "m1", now, nonce, &len, &expires,
-			       &ans) < 0)
+	if (engine_issue_nonce(&t->v, "m1", now, nonce, &len, &expires, &ans) <
+	    0)
 		fail_msg("engine_issue_nonce: %s", ans.message);
 	if (len != ENGINE_NONCE_SIZE || last_stored_len != len ||
 	    memcmp(last_stored, nonce, len) != 0)
@@ -120,8 +120,8 @@ static void issue_one(struct tv *t, int64_t now, uint8_t *out)
 
 static void test_million_nonces(void **state)
 {
-	uint8_t (*seen)[ENGINE_NONCE_SIZE] = malloc((size_t)MILLION *
-						    ENGINE_NONCE_SIZE);
+	uint8_t(*seen)[ENGINE_NONCE_SIZE] =
+		malloc((size_t)MILLION * ENGINE_NONCE_SIZE);
 	struct tv *t = tv_new();
 	struct timespec a, b;
 	size_t i;
@@ -140,7 +140,7 @@ static void test_million_nonces(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	print_message("# %u nonces issued and compared in %.2f s\n", MILLION,
 		      (double)(b.tv_sec - a.tv_sec) +
-		      (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+			      (double)(b.tv_nsec - a.tv_nsec) / 1e9);
 	free(seen);
 	tv_free(t);
 }
@@ -157,8 +157,8 @@ static void take(const uint8_t *nonce, size_t len, uint8_t *out)
 /* POST /nonce, verdicts and accepted evidence, with the database. */
 static void test_issue_paths(void **state)
 {
-	uint8_t (*seen)[ENGINE_NONCE_SIZE] = calloc(3 * PATH_ROUNDS,
-						    ENGINE_NONCE_SIZE);
+	uint8_t(*seen)[ENGINE_NONCE_SIZE] =
+		calloc(3 * PATH_ROUNDS, ENGINE_NONCE_SIZE);
 	struct engine_answer ans;
 	struct tv *t = tv_new();
 	int64_t now = TV_NOW;
@@ -195,8 +195,7 @@ static void test_issue_paths(void **state)
 }
 
 /* The machine's outstanding nonce is @nonce still. */
-static void assert_outstanding(struct tv *t, const uint8_t *nonce,
-			       int64_t now)
+static void assert_outstanding(struct tv *t, const uint8_t *nonce, int64_t now)
 {
 	uint8_t value[DB_NONCE_MAX];
 	struct imt_error err;
@@ -205,7 +204,8 @@ static void assert_outstanding(struct tv *t, const uint8_t *nonce,
 	int found;
 
 	assert_int_equal(db_nonce_outstanding(t->v.db, "m1", now, value, &len,
-					      &expires, &found, &err), 0);
+					      &expires, &found, &err),
+			 0);
 	assert_true(found);
 	assert_int_equal(len, ENGINE_NONCE_SIZE);
 	assert_memory_equal(value, nonce, len);

@@ -37,7 +37,7 @@ static void measure_after_cut(struct sm *m, struct cut *c, size_t n)
 
 	c->start = m->count;
 	memcpy(c->pcr, m->pcrs.value[10], 32);
-	m->sent = m->count;	/* the agent sends from its list start */
+	m->sent = m->count; /* the agent sends from its list start */
 	m->sent_bytes = m->len;
 	for (i = 0; i < n; i++)
 		sm_measure(m, "/usr/bin/ok", "ok");
@@ -68,15 +68,16 @@ static void put_policy(struct tv *t, const char *body)
 	if (p == NULL)
 		fail_msg("policy_parse: %s", err.msg);
 	if (db_policy_put(t->v.db, "default", body, 1,
-			  (const char *const *)p->sources, p->nsources,
-			  TV_NOW, &err) < 0)
+			  (const char *const *)p->sources, p->nsources, TV_NOW,
+			  &err) < 0)
 		fail_msg("db_policy_put: %s", err.msg);
 	policy_free(p);
 	policies_invalidate(&t->v);
 }
 
-#define ACCEPT "{\"default\":true,\"sources\":[\"*\"]," \
-	       "\"history_incomplete\":\"accept\"}"
+#define ACCEPT \
+	"{\"default\":true,\"sources\":[\"*\"]," \
+	"\"history_incomplete\":\"accept\"}"
 #define REFUSE "{\"default\":true,\"sources\":[\"*\"]}"
 
 /* Machine m1 under @policy (NULL: as it is): /usr/bin/ok vouched for, its
@@ -113,7 +114,8 @@ static void test_stored_records(void **state)
 	ima_list_parser_init(&p, NULL);
 	for (; n < 5; n++) {
 		assert_int_equal(ima_list_next(&p, m.list + pos, m.len - pos, 1,
-					       &rec, &err), IMT_OK);
+					       &rec, &err),
+				 IMT_OK);
 		pos += rec.size;
 	}
 	m.ev.records.len = pos;
@@ -193,7 +195,7 @@ static void test_fresh_gap_policy(void **state)
 
 	(void)state;
 	machine_m1(t, &m, NULL);
-	sm_measure(&m, "/tmp/evil", "evil");	/* hidden by the deletion */
+	sm_measure(&m, "/tmp/evil", "evil"); /* hidden by the deletion */
 	sm_measure(&m, "/usr/bin/ok", "ok");
 	measure_after_cut(&m, &c, 3);
 	sm_nonce(t, &m, TV_NOW);
@@ -201,7 +203,7 @@ static void test_fresh_gap_policy(void **state)
 	assert_string_equal(ans.verdict.state, "untrusted");
 	assert_int_equal(ans.verdict.next_index, 7);
 	assert_int_equal(ans.verdict.stored_records, 7);
-	assert_int_equal(stored_of(t, "m1"), 3);	/* 4, 5, 6 */
+	assert_int_equal(stored_of(t, "m1"), 3); /* 4, 5, 6 */
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "\"check\":\"history\""));
 	assert_non_null(strstr(r, "history incomplete: records 0..3 of this "
@@ -216,8 +218,9 @@ static void test_fresh_gap_policy(void **state)
 	/* the policy accepts: a re-judge trusts it, the gap a note */
 	put_policy(t, ACCEPT);
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY,
-				     "{\"check\":\"rejudge\"}", TV_NOW + 2,
-				     &st, &err), 0);
+				     "{\"check\":\"rejudge\"}", TV_NOW + 2, &st,
+				     &err),
+			 0);
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_TRUSTED);
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "\"history\":{\"check\":\"history\""));
@@ -232,8 +235,9 @@ static void test_fresh_gap_policy(void **state)
 	/* and back: refused again */
 	put_policy(t, REFUSE);
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY,
-				     "{\"check\":\"rejudge\"}", TV_NOW + 4,
-				     &st, &err), 0);
+				     "{\"check\":\"rejudge\"}", TV_NOW + 4, &st,
+				     &err),
+			 0);
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
 	r = reason_of(t, "m1");
 	assert_non_null(strstr(r, "history incomplete"));
@@ -323,7 +327,7 @@ static void test_wrong_anchor(void **state)
 	sm_nonce(t, &m, TV_NOW);
 	round_v3(t, &m, &c, TV_NOW, &ans);
 	assert_string_equal(ans.verdict.state, "failed");
-	assert_int_equal(ans.verdict.next_index, 2);	/* >= list_start */
+	assert_int_equal(ans.verdict.next_index, 2); /* >= list_start */
 	assert_int_equal(ans.verdict.stored_records, 0);
 	assert_int_equal(stored_of(t, "m1"), 0);
 	r = reason_of(t, "m1");
@@ -360,7 +364,7 @@ static void test_deleted_what_was_stored(void **state)
 	machine_m1(t, &m, NULL);
 	sm_nonce(t, &m, TV_NOW);
 	round_v3(t, &m, NULL, TV_NOW, &ans);
-	measure_after_cut(&m, &c, 1);	/* deletes 0, 1: confirmed */
+	measure_after_cut(&m, &c, 1); /* deletes 0, 1: confirmed */
 	round_v3(t, &m, &c, TV_NOW + 1, &ans);
 	assert_string_equal(ans.verdict.state, "trusted");
 	assert_int_equal(ans.verdict.stored_records, 3);
@@ -405,7 +409,7 @@ static void test_export_heartbeat_seen(void **state)
 	round_v3(t, &m, &c, TV_NOW + 1, &ans);
 	assert_int_equal(ans.verdict.stored_records, 4);
 	assert_int_equal(last_seen_of(t, "m1"), TV_NOW + 1);
-	sm_nonce(t, &m, TV_NOW + 30);	/* the heartbeat's own */
+	sm_nonce(t, &m, TV_NOW + 30); /* the heartbeat's own */
 	sm_v3(&m, NULL)->export_sync = 1;
 	with_cut(&m, &c);
 	sm_send_ok(t, &m, &m.ev, TV_NOW + 30, &ans);
@@ -483,7 +487,8 @@ static void test_network_attacker(void **state)
 
 		ima_list_parser_init(&p, NULL);
 		assert_int_equal(ima_list_next(&p, m.list, m.len, 1, &rec,
-					       &err), IMT_OK);
+					       &err),
+				 IMT_OK);
 		m.sent_bytes = rec.size;
 	}
 	round_v3(t, &m, NULL, TV_NOW + 2, &ans);

@@ -31,11 +31,11 @@
 #include "http_peers.h"
 #include "verifier.h"
 
-#define BIG_BODY (8u << 20)	/* what a guarded route may take */
-#define INFLIGHT (1u << 20)	/* the in-flight budget of fx_inflight */
-#define HALF_BUDGET (768u * 1024)	/* one such body: two do not fit */
-#define SHARE_BODY (96u * 1024)	/* /share's limit, under INFLIGHT / 8 */
-#define SMALL_BODY (8u * 1024)	/* under INFLIGHT / 64: a small holder */
+#define BIG_BODY (8u << 20)	  /* what a guarded route may take */
+#define INFLIGHT (1u << 20)	  /* the in-flight budget of fx_inflight */
+#define HALF_BUDGET (768u * 1024) /* one such body: two do not fit */
+#define SHARE_BODY (96u * 1024)	  /* /share's limit, under INFLIGHT / 8 */
+#define SMALL_BODY (8u * 1024)	  /* under INFLIGHT / 64: a small holder */
 
 struct fx {
 	struct http_server *srv;
@@ -70,7 +70,7 @@ static void health(void *ctx, const struct http_request *req,
 	res->body = strdup("{\"v\":1,\"status\":\"ok\"}");
 }
 
-static atomic_int calls;		/* handler calls, any route */
+static atomic_int calls; /* handler calls, any route */
 static sem_t slow_entered, slow_release;
 
 /* The test's operator guard: "Bearer good" is alice. */
@@ -93,8 +93,8 @@ static void whoami(void *ctx, const struct http_request *req,
 
 	(void)ctx;
 	calls++;
-	snprintf(body, 512, "{\"operator\":\"%s\",\"len\":%zu}",
-		 req->op_name, req->body_len);
+	snprintf(body, 512, "{\"operator\":\"%s\",\"len\":%zu}", req->op_name,
+		 req->body_len);
 	res->body = body;
 }
 
@@ -172,8 +172,8 @@ static int setup_inflight(void **state)
 						  .max_inflight = INFLIGHT });
 }
 
-static struct http_stats share_stats;	/* of setup_share's server */
-#define FAIL_BURST 4	/* setup_share's failed checks, none paid back */
+static struct http_stats share_stats; /* of setup_share's server */
+#define FAIL_BURST 4 /* setup_share's failed checks, none paid back */
 
 /* As setup_inflight, its counters in share_stats. */
 static int setup_share(void **state)
@@ -208,8 +208,8 @@ static int teardown(void **state)
 
 static size_t collect(char *p, size_t size, size_t n, void *arg)
 {
-	strncat(arg, p, 1023 - strlen(arg) < size * n ?
-		1023 - strlen(arg) : size * n);
+	strncat(arg, p,
+		1023 - strlen(arg) < size * n ? 1023 - strlen(arg) : size * n);
 	return size * n;
 }
 
@@ -252,7 +252,8 @@ static void test_routes(void **state)
 	assert_int_equal(request(f, "GET", "/v1/health", NULL, NULL, out), 200);
 	assert_string_equal(out, "{\"v\":1,\"status\":\"ok\"}");
 	assert_int_equal(request(f, "POST", "/v1/agents/node-1/evidence",
-				 "application/json", "{\"a\":1}", out), 201);
+				 "application/json", "{\"a\":1}", out),
+			 201);
 	assert_string_equal(out, "{\"id\":\"node-1\",\"len\":7}");
 	/* the route's other type, told to the handler; media types are
 	 * case-insensitive and may carry parameters */
@@ -290,8 +291,8 @@ static const struct {
 	  "application/json" },
 	{ "POST", "/v1/agents/n/evidence", "application/json",
 	  "{\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}", 413,
-	  "body larger than 100 bytes" },
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}",
+	  413, "body larger than 100 bytes" },
 	{ "GET", "/v1/health", "application/json", "x", 413, "larger than 0" },
 };
 
@@ -304,8 +305,8 @@ static void test_refusals(void **state)
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		print_message("%s %s\n", refused[i].method, refused[i].path);
 		assert_int_equal(request(f, refused[i].method, refused[i].path,
-					 refused[i].type, refused[i].body,
-					 out), refused[i].status);
+					 refused[i].type, refused[i].body, out),
+				 refused[i].status);
 		assert_non_null(strstr(out, "\"error\""));
 		assert_non_null(strstr(out, refused[i].msg));
 	}
@@ -314,12 +315,12 @@ static void test_refusals(void **state)
 /* A request whose body of @len spaces curl reads from us as it sends. */
 struct call {
 	const char *method, *path, *auth;
-	const char *src;	/* the client's address; NULL: 127.0.0.1 */
-	size_t len;		/* body bytes to send */
-	int chunked;		/* Transfer-Encoding: chunked, no length */
-	int expect;		/* Expect: 100-continue: wait for the server */
-	long status;		/* the answer; 0 when the transfer failed */
-	size_t sent;		/* body bytes curl took from us */
+	const char *src; /* the client's address; NULL: 127.0.0.1 */
+	size_t len;	 /* body bytes to send */
+	int chunked;	 /* Transfer-Encoding: chunked, no length */
+	int expect;	 /* Expect: 100-continue: wait for the server */
+	long status;	 /* the answer; 0 when the transfer failed */
+	size_t sent;	 /* body bytes curl took from us */
 	char out[1024];
 	char headers[1024];
 };
@@ -368,8 +369,8 @@ static void perform(struct fx *f, struct call *c)
 		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)c->len);
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	hdr = curl_slist_append(hdr, c->expect ? "Expect: 100-continue" :
-						 "Expect:");
+	hdr = curl_slist_append(hdr,
+				c->expect ? "Expect: 100-continue" : "Expect:");
 	if (c->auth != NULL) {
 		snprintf(line, sizeof(line), "Authorization: %s", c->auth);
 		hdr = curl_slist_append(hdr, line);
@@ -395,19 +396,24 @@ static void test_guard_before_body(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		c = (struct call){ .method = "POST", .path = "/v1/references",
-				   .auth = bad[i], .len = BIG_BODY,
+		c = (struct call){ .method = "POST",
+				   .path = "/v1/references",
+				   .auth = bad[i],
+				   .len = BIG_BODY,
 				   .expect = 1 };
 		perform(f, &c);
 		assert_int_equal(c.status, 401);
 		assert_non_null(strstr(c.out, "operator token required"));
 		assert_non_null(strstr(c.headers, "WWW-Authenticate: Bearer "
-					"realm=\"imatrust\""));
+						  "realm=\"imatrust\""));
 		assert_int_equal(c.sent, 0);
 		assert_int_equal(calls, 0);
 	}
-	c = (struct call){ .method = "POST", .path = "/v1/references",
-			   .auth = "Bearer good", .len = BIG_BODY, .expect = 1 };
+	c = (struct call){ .method = "POST",
+			   .path = "/v1/references",
+			   .auth = "Bearer good",
+			   .len = BIG_BODY,
+			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 200);
 	assert_string_equal(c.out, "{\"operator\":\"alice\",\"len\":8388608}");
@@ -432,8 +438,10 @@ static void *slow_client(void *arg)
 static void half_budget(struct fx *f, struct call *c, const char *path,
 			int chunked)
 {
-	*c = (struct call){ .method = "POST", .path = path,
-			    .len = HALF_BUDGET, .chunked = chunked,
+	*c = (struct call){ .method = "POST",
+			    .path = path,
+			    .len = HALF_BUDGET,
+			    .chunked = chunked,
 			    .expect = 1 };
 	perform(f, c);
 }
@@ -447,8 +455,11 @@ static void half_budget(struct fx *f, struct call *c, const char *path,
 static void test_inflight_cap(void **state)
 {
 	struct fx *f = *state;
-	struct slow_call a = { f, { .method = "POST", .path = "/slow",
-				    .len = HALF_BUDGET, .expect = 1 } };
+	struct slow_call a = { f,
+			       { .method = "POST",
+				 .path = "/slow",
+				 .len = HALF_BUDGET,
+				 .expect = 1 } };
 	struct timespec ts;
 	struct call c;
 	pthread_t t;
@@ -478,8 +489,10 @@ static void test_inflight_cap(void **state)
 		assert_non_null(strstr(c.out, "\"len\":786432"));
 	}
 	/* more than the whole budget can never fit: 413, not 503 */
-	c = (struct call){ .method = "POST", .path = "/upload",
-			   .len = INFLIGHT + 1, .expect = 1 };
+	c = (struct call){ .method = "POST",
+			   .path = "/upload",
+			   .len = INFLIGHT + 1,
+			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 413);
 	sem_destroy(&slow_entered);
@@ -507,13 +520,16 @@ static void test_failed_checks_metered(void **state)
 	int i;
 
 	for (i = 0; i < FAIL_BURST; i++) {
-		c = (struct call){ .method = "POST", .path = "/forged",
-				   .len = 10, .expect = 1 };
+		c = (struct call){ .method = "POST",
+				   .path = "/forged",
+				   .len = 10,
+				   .expect = 1 };
 		perform(f, &c);
 		assert_int_equal(c.status, 403);
 	}
-	c = (struct call){ .method = "POST", .path = "/forged", .len = 10,
-			   .expect = 1 };
+	c = (struct call){
+		.method = "POST", .path = "/forged", .len = 10, .expect = 1
+	};
 	perform(f, &c);
 	assert_int_equal(c.status, 429);
 	assert_non_null(strstr(c.headers, "Retry-After: 3600"));
@@ -521,13 +537,17 @@ static void test_failed_checks_metered(void **state)
 	assert_non_null(strstr(c.out, "failed checks"));
 	assert_int_equal(atomic_load(&share_stats.failed_checks), 1);
 	/* another address has its own budget */
-	c = (struct call){ .method = "POST", .path = "/forged", .len = 10,
-			   .src = "127.0.0.2", .expect = 1 };
+	c = (struct call){ .method = "POST",
+			   .path = "/forged",
+			   .len = 10,
+			   .src = "127.0.0.2",
+			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 403);
 	/* a route that is not metered is not held back */
-	c = (struct call){ .method = "POST", .path = "/upload", .len = 10,
-			   .expect = 1 };
+	c = (struct call){
+		.method = "POST", .path = "/upload", .len = 10, .expect = 1
+	};
 	perform(f, &c);
 	assert_int_equal(c.status, 200);
 }
@@ -535,8 +555,11 @@ static void test_failed_checks_metered(void **state)
 static void test_address_share(void **state)
 {
 	struct fx *f = *state;
-	struct slow_call a = { f, { .method = "POST", .path = "/slow",
-				    .len = HALF_BUDGET, .expect = 1 } };
+	struct slow_call a = { f,
+			       { .method = "POST",
+				 .path = "/slow",
+				 .len = HALF_BUDGET,
+				 .expect = 1 } };
 	struct timespec ts;
 	struct call c;
 	pthread_t t;
@@ -547,21 +570,27 @@ static void test_address_share(void **state)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 10;
 	assert_int_equal(sem_timedwait(&slow_entered, &ts), 0);
-	c = (struct call){ .method = "POST", .path = "/share",
-			   .len = SHARE_BODY, .expect = 1 };
+	c = (struct call){ .method = "POST",
+			   .path = "/share",
+			   .len = SHARE_BODY,
+			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 429);
 	assert_non_null(strstr(c.headers, "Retry-After: 2"));
 	assert_int_equal(c.sent, 0);
 	assert_int_equal(atomic_load(&share_stats.bytes_per_addr), 1);
-	c = (struct call){ .method = "POST", .path = "/upload",
-			   .src = "127.0.0.2", .len = 200u * 1024,
+	c = (struct call){ .method = "POST",
+			   .path = "/upload",
+			   .src = "127.0.0.2",
+			   .len = 200u * 1024,
 			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 503);
 	assert_int_equal(atomic_load(&share_stats.bytes_reserved), 1);
-	c = (struct call){ .method = "POST", .path = "/share",
-			   .src = "127.0.0.3", .len = SMALL_BODY,
+	c = (struct call){ .method = "POST",
+			   .path = "/share",
+			   .src = "127.0.0.3",
+			   .len = SMALL_BODY,
 			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 200);
@@ -570,8 +599,10 @@ static void test_address_share(void **state)
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(a.c.status, 200);
 	/* given back: the address sends again */
-	c = (struct call){ .method = "POST", .path = "/share",
-			   .len = SHARE_BODY, .expect = 1 };
+	c = (struct call){ .method = "POST",
+			   .path = "/share",
+			   .len = SHARE_BODY,
+			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 200);
 	sem_destroy(&slow_entered);
@@ -586,18 +617,26 @@ static void test_address_share(void **state)
 static void test_max_body_unguarded(void **state)
 {
 	struct fx *f = *state;
-	struct call c = { .method = "POST", .path = "/v1/agents/n/evidence",
-			  .len = 60, .expect = 1 };
+	struct call c = { .method = "POST",
+			  .path = "/v1/agents/n/evidence",
+			  .len = 60,
+			  .expect = 1 };
 
 	perform(f, &c);
 	assert_int_equal(c.status, 413);
 	assert_non_null(strstr(c.out, "body larger than 50 bytes"));
-	c = (struct call){ .method = "POST", .path = "/v1/references",
-			   .auth = "Bearer good", .len = 60, .expect = 1 };
+	c = (struct call){ .method = "POST",
+			   .path = "/v1/references",
+			   .auth = "Bearer good",
+			   .len = 60,
+			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 200);
-	c = (struct call){ .method = "POST", .path = "/upload",
-			   .auth = "Bearer good", .len = 40, .expect = 1 };
+	c = (struct call){ .method = "POST",
+			   .path = "/upload",
+			   .auth = "Bearer good",
+			   .len = 40,
+			   .expect = 1 };
 	perform(f, &c);
 	assert_int_equal(c.status, 200);
 	assert_string_equal(c.out, "{\"operator\":\"\",\"len\":40}");
@@ -606,9 +645,10 @@ static void test_max_body_unguarded(void **state)
 /* The verifier's table: every route but the public ones has auth_guard. */
 static void test_verifier_routes_guarded(void **state)
 {
-	static const char *const public[] = { "/", "/app.js", "/app.css",
-					      "/v1/health", "/v1/metrics",
-					      "/v1/results/jwks" };
+	static const char *const public[] = {
+		"/",	      "/app.js",     "/app.css",
+		"/v1/health", "/v1/metrics", "/v1/results/jwks"
+	};
 	const struct http_route *r;
 	size_t i, op_name = 0;
 	int open;
@@ -638,11 +678,12 @@ static void test_route_match(void **state)
 	assert_true(http_route_match("/v1/machines/{}", "/v1/machines/a.b-c_1",
 				     &req));
 	assert_string_equal(req.params[0], "a.b-c_1");
-	assert_false(http_route_match("/v1/machines/{}", "/v1/machines/", &req));
-	assert_false(http_route_match("/v1/machines/{}", "/v1/machines/a/b",
-				      &req));
-	assert_false(http_route_match("/v1/machines/{}", "/v1/machines/a%20",
-				      &req));
+	assert_false(
+		http_route_match("/v1/machines/{}", "/v1/machines/", &req));
+	assert_false(
+		http_route_match("/v1/machines/{}", "/v1/machines/a/b", &req));
+	assert_false(
+		http_route_match("/v1/machines/{}", "/v1/machines/a%20", &req));
 }
 
 int main(void)
@@ -657,8 +698,8 @@ int main(void)
 						setup_inflight, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_checks_metered,
 						setup_share, teardown),
-		cmocka_unit_test_setup_teardown(test_address_share,
-						setup_share, teardown),
+		cmocka_unit_test_setup_teardown(test_address_share, setup_share,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_max_body_unguarded,
 						setup_max_body, teardown),
 		cmocka_unit_test(test_verifier_routes_guarded),

@@ -20,10 +20,10 @@
 
 #include "http_peers.h"
 
-#define CONNS_MAX 8		/* max_conns: 2 of them kept for the few */
+#define CONNS_MAX 8 /* max_conns: 2 of them kept for the few */
 #define PER_ADDR 4
-#define BUDGET (64u * 1024)	/* reserve 16 KiB, a small holder 1 KiB */
-#define FAR (INT64_MAX / 2)	/* a deadline never reached */
+#define BUDGET (64u * 1024) /* reserve 16 KiB, a small holder 1 KiB */
+#define FAR (INT64_MAX / 2) /* a deadline never reached */
 
 static struct sockaddr_storage addr(const char *text)
 {
@@ -64,9 +64,10 @@ static struct http_conn *open_from(struct http_peers *p, const char *text)
 /* Four addresses of one /64 are one client; another /64 is another. */
 static void test_ipv6_per_64(void **state)
 {
-	static const char *const same[] = { "2001:db8:1:2::1",
-		"2001:db8:1:2::2", "2001:db8:1:2:ffff::3",
-		"2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::5" };
+	static const char *const same[] = {
+		"2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::3",
+		"2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::5"
+	};
 	struct http_conn *c[5], *other;
 	struct http_stats st;
 	struct http_peers *p = peers_new(&st);
@@ -96,8 +97,9 @@ static void test_ipv4_mapped(void **state)
 
 	(void)state;
 	for (i = 0; i < PER_ADDR; i++)
-		assert_non_null(c[i] = open_from(p, i % 2 ? "192.0.2.1" :
-						 "::ffff:192.0.2.1"));
+		assert_non_null(
+			c[i] = open_from(p, i % 2 ? "192.0.2.1" :
+						    "::ffff:192.0.2.1"));
 	assert_null(open_from(p, "192.0.2.1"));
 	assert_non_null(other = open_from(p, "192.0.2.2"));
 	for (i = 0; i < PER_ADDR; i++)
@@ -184,7 +186,8 @@ static void test_sweep(void **state)
 	http_conn_deadline(h, HTTP_PHASE_HEADERS, http_now_ms() - 1);
 	http_conn_deadline(b, HTTP_PHASE_BODY, http_now_ms() - 1);
 	for (i = 0; i < 100 && (atomic_load(&st.closed_headers) == 0 ||
-				atomic_load(&st.closed_body) == 0); i++)
+				atomic_load(&st.closed_body) == 0);
+	     i++)
 		usleep(50 * 1000);
 	assert_int_equal(atomic_load(&st.closed_headers), 1);
 	assert_int_equal(atomic_load(&st.closed_body), 1);
@@ -229,8 +232,9 @@ static void test_failed_checks(void **state)
 	http_peers_close(p, c);
 	c = open_from(p, "2001:db8:0:1::2");
 	assert_true(http_peers_spent(p, c, t0 + HTTP_FAIL_MS, &retry));
-	assert_false(http_peers_spent(p, c, t0 + (HTTP_FAIL_BURST + 1) *
-				      HTTP_FAIL_MS, &retry));
+	assert_false(http_peers_spent(p, c,
+				      t0 + (HTTP_FAIL_BURST + 1) * HTTP_FAIL_MS,
+				      &retry));
 	http_peers_close(p, c);
 	http_peers_close(p, o);
 	http_peers_free(p);

@@ -165,7 +165,8 @@ struct bad_index {
 	const char *msg;
 };
 
-#define GOOD_A "Package: a\nVersion: 1\nArchitecture: all\nFilename: a.deb\n" \
+#define GOOD_A \
+	"Package: a\nVersion: 1\nArchitecture: all\nFilename: a.deb\n" \
 	"Size: 10\nSHA256: " \
 	"0000000000000000000000000000000000000000000000000000000000000000\n"
 
@@ -187,8 +188,8 @@ static void test_big_index_cut(void **state)
 	in = strstr(err.msg, "(in stanza ");
 	if (!in)
 		fail_msg("%s", err.msg);
-	assert_int_equal(sscanf(in, "(in stanza %u, Package %31[^)])", &n,
-				pkg), 2);
+	assert_int_equal(sscanf(in, "(in stanza %u, Package %31[^)])", &n, pkg),
+			 2);
 	assert_true(n > 100);
 	{
 		char want[32];
@@ -205,25 +206,25 @@ static void test_index_fields(void **state)
 {
 	static const struct bad_index cases[] = {
 		{ GOOD_A "\nPackage: b\nVersion: 1\nArchitecture: all\n"
-		  "Filename: b.deb\nSize: 1\n",
+			 "Filename: b.deb\nSize: 1\n",
 		  "stanza 2 (Package b): no SHA256 field" },
 		{ GOOD_A "\nPackage: b\nVersion: 1\nArchitecture: all\n"
-		  "Filename: b.deb\nSize: 1\nSHA256: 00zz\n",
+			 "Filename: b.deb\nSize: 1\nSHA256: 00zz\n",
 		  "stanza 2 (Package b): bad SHA256 field" },
 		{ GOOD_A "\nPackage: b\nArchitecture: all\nFilename: b.deb\n",
 		  "stanza 2 (Package b): no Version field" },
 		{ GOOD_A "\nVersion: 1\n", "stanza 2 (Package ?): no Package" },
 		{ GOOD_A "\nPackage: b\nVersion: 1\nArchitecture: all\n"
-		  "Filename: ../../etc/b.deb\n",
+			 "Filename: ../../etc/b.deb\n",
 		  "stanza 2 (Package b): bad Filename field" },
 		{ GOOD_A "\nPackage: b\nVersion: 1\nArchitecture: all\n"
-		  "Filename: /etc/b.deb\n",
+			 "Filename: /etc/b.deb\n",
 		  "stanza 2 (Package b): bad Filename field" },
 		{ GOOD_A "\nPackage: b\nVersion: 1\nArchitecture: all\n"
-		  "Filename: b.deb\nSize: 12x\n",
+			 "Filename: b.deb\nSize: 12x\n",
 		  "stanza 2 (Package b): bad Size field" },
 		{ GOOD_A "\nPackage: b\nVersion: 1\nArchitecture: all\n"
-		  "Filename: b.deb\n",
+			 "Filename: b.deb\n",
 		  "stanza 2 (Package b): no Size field" },
 		{ GOOD_A "\n continued\n", "stanza 2: line 8:" },
 		{ GOOD_A "\nPackage b\n", "stanza 2: line 8:" },
@@ -236,8 +237,9 @@ static void test_index_fields(void **state)
 	assert_int_equal(parse(GOOD_A, strlen(GOOD_A), &s, &err), 0);
 	assert_int_equal(s.n, 1);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(parse(cases[i].text, strlen(cases[i].text),
-				       &s, &err), -1);
+		assert_int_equal(parse(cases[i].text, strlen(cases[i].text), &s,
+				       &err),
+				 -1);
 		if (!strstr(err.msg, cases[i].msg))
 			fail_msg("case %zu: \"%s\"", i, err.msg);
 		assert_int_equal(s.n, 0);
@@ -296,10 +298,11 @@ static void test_archive_import(void **state)
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/flat", deb_dir);
 	assert_int_equal(apt_archive_import(dir, sha256, 1, 2, imported, &m,
-					    &err), 0);
+					    &err),
+			 0);
 	assert_int_equal(m.ok, 2);
 	assert_int_equal(m.bad, 0);
-	assert_int_equal(m.refs, 16 + 2);	/* hello-xz, tiny (.sha256 lines) */
+	assert_int_equal(m.refs, 16 + 2); /* hello-xz, tiny (.sha256 lines) */
 
 	run("cp -r flat swap && cp hello-gzip.deb swap/hello-xz.deb && "
 	    "truncate -r flat/hello-xz.deb swap/hello-xz.deb && "
@@ -307,7 +310,8 @@ static void test_archive_import(void **state)
 	snprintf(dir, sizeof(dir), "%s/swap", deb_dir);
 	memset(&m, 0, sizeof(m));
 	assert_int_equal(apt_archive_import(dir, sha256, 1, 1, imported, &m,
-					    &err), 0);
+					    &err),
+			 0);
 	assert_int_equal(m.ok, 1);
 	assert_int_equal(m.bad, 1);
 	if (!strstr(m.why[0], "swap/hello-xz.deb: SHA256 differs"))
@@ -317,7 +321,8 @@ static void test_archive_import(void **state)
 	snprintf(dir, sizeof(dir), "%s/grow", deb_dir);
 	memset(&m, 0, sizeof(m));
 	assert_int_equal(apt_archive_import(dir, sha256, 1, 1, imported, &m,
-					    &err), 0);
+					    &err),
+			 0);
 	assert_int_equal(m.bad, 1);
 	assert_non_null(strstr(m.why[0], "grow/tiny.deb: "));
 	assert_non_null(strstr(m.why[0], " bytes, the index says "));
@@ -327,17 +332,19 @@ static void test_archive_import(void **state)
 	snprintf(dir, sizeof(dir), "%s/liar", deb_dir);
 	memset(&m, 0, sizeof(m));
 	assert_int_equal(apt_archive_import(dir, sha256, 1, 1, imported, &m,
-					    &err), 0);
+					    &err),
+			 0);
 	assert_int_equal(m.bad, 1);
 	assert_non_null(strstr(m.why[0], "the index says sudo 0.1 all, the "
-				       "package is tiny 0.1 all"));
+					 "package is tiny 0.1 all"));
 
 	/* a broken index: nothing imported, the index file named */
 	run("mkdir cut && head -c 200 flat/Packages.xz >cut/Packages.xz");
 	snprintf(dir, sizeof(dir), "%s/cut", deb_dir);
 	memset(&m, 0, sizeof(m));
 	assert_int_equal(apt_archive_import(dir, sha256, 1, 1, imported, &m,
-					    &err), -1);
+					    &err),
+			 -1);
 	assert_non_null(strstr(err.msg, "cut/Packages.xz: "));
 	assert_int_equal(m.ok + m.bad, 0);
 }

@@ -5,7 +5,7 @@
  * hard links, the dpkg database members, and packages that are cut,
  * corrupt, misassembled or lie about their paths.
  */
-#define _GNU_SOURCE	/* memmem */
+#define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,8 +24,7 @@ static int cmp_line(const void *a, const void *b)
 }
 
 /* The lines of @r for @algo equal those of the sums file @name. */
-static void assert_sums(const struct rec *r, const char *algo,
-			const char *name)
+static void assert_sums(const struct rec *r, const char *algo, const char *name)
 {
 	char *want = deb_read(name, NULL), *save, *l;
 	char **w = NULL, **g = NULL;
@@ -95,8 +94,9 @@ static void test_every_compressor(void **state)
 		assert_string_equal(info.version, "1:2.10-3+b1");
 		assert_string_equal(info.architecture, "amd64");
 		assert_int_equal(info.multi_arch_same, 1);
-		assert_int_equal(info.files, 7);	/* the link and the .dpkg-new too */
-		assert_int_equal(info.control_files, 9);	/* info/ and tmp.ci/ */
+		assert_int_equal(info.files,
+				 7); /* the link and the .dpkg-new too */
+		assert_int_equal(info.control_files, 9); /* info/ and tmp.ci/ */
 		assert_true(info.bytes > 300000);
 		rec_free(&r);
 	}
@@ -138,20 +138,22 @@ static void test_control_conffiles_links(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(import_file("hello-xz.deb", sha256, 1, NULL, &r,
-				     &err), 0);
+	assert_int_equal(import_file("hello-xz.deb", sha256, 1, NULL, &r, &err),
+			 0);
 	for (i = 0; i < 9; i++)
 		assert_true(strstr(r.lines[i], "  /var/lib/dpkg/info/hello:"
-				   "amd64.") != NULL ||
+					       "amd64.") != NULL ||
 			    strstr(r.lines[i], "  /var/lib/dpkg/tmp.ci/") !=
-			    NULL);
+				    NULL);
 	assert_non_null(strstr(r.lines[0], "  /var/lib/dpkg/tmp.ci/control"));
 	for (i = 0; i < r.n; i++) {
 		assert_null(strstr(r.lines[i], ".control"));
 		assert_int_equal(r.conffile[i],
-				 strcmp(path_of(&r, i), "/etc/hello.conf") == 0 ||
-				 strcmp(path_of(&r, i),
-					"/etc/hello.conf.dpkg-new") == 0);
+				 strcmp(path_of(&r, i), "/etc/hello.conf") ==
+						 0 ||
+					 strcmp(path_of(&r, i),
+						"/etc/hello.conf.dpkg-new") ==
+						 0);
 		if (i >= 9)
 			assert_null(strstr(r.lines[i], "/var/lib/dpkg"));
 		if (strcmp(path_of(&r, i), "/usr/bin/hello") == 0)
@@ -165,15 +167,14 @@ static void test_control_conffiles_links(void **state)
 	rec_free(&r);
 
 	/* no Multi-Arch: PACKAGE.MEMBER; Architecture all */
-	assert_int_equal(import_file("tiny.deb", sha256, 1, NULL, &r, &err),
-			 0);
+	assert_int_equal(import_file("tiny.deb", sha256, 1, NULL, &r, &err), 0);
 	assert_sums(&r, "sha256", "tiny.sha256");
 	rec_free(&r);
 }
 
 struct bad_case {
 	const char *deb;
-	const char *msg;	/* in the error */
+	const char *msg; /* in the error */
 };
 
 /* Misassembled packages: errors naming the member and the field. */
@@ -203,7 +204,8 @@ static void test_bad_packages(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(import_file(cases[i].deb, sha256, 1, NULL, &r,
-					     &err), -1);
+					     &err),
+				 -1);
 		if (!strstr(err.msg, cases[i].msg))
 			fail_msg("%s: \"%s\"", cases[i].deb, err.msg);
 		/* a bad control part gives nothing at all */
@@ -222,10 +224,12 @@ static void test_not_a_package(void **state)
 
 	(void)state;
 	assert_int_equal(import_deb((const uint8_t *)"hello", 5, sha256, 1,
-				    NULL, &sink, &err), -1);
+				    NULL, &sink, &err),
+			 -1);
 	assert_non_null(strstr(err.msg, "not a Debian package"));
 	assert_int_equal(import_deb((const uint8_t *)"", 0, sha256, 1, NULL,
-				    &sink, &err), -1);
+				    &sink, &err),
+			 -1);
 	assert_non_null(strstr(err.msg, "not a Debian package"));
 	(void)r;
 }
@@ -237,8 +241,8 @@ static void test_not_a_package(void **state)
 static void test_truncated(void **state)
 {
 	static const char *const debs[] = { "hello-xz.deb", "hello-gzip.deb",
-					     "hello-zstd.deb",
-					     "hello-none.deb" };
+					    "hello-zstd.deb",
+					    "hello-none.deb" };
 	struct rec r = { 0 };
 	const struct import_sink sink = { .ref = rec_ref, .arg = &r };
 	struct imt_error err;
@@ -249,11 +253,12 @@ static void test_truncated(void **state)
 	for (d = 0; d < 4; d++) {
 		buf = deb_read(debs[d], &len);
 		assert_non_null(buf);
-		data_at = (size_t)((char *)memmem(buf, len, "data.tar", 8) -
-				   buf);
+		data_at =
+			(size_t)((char *)memmem(buf, len, "data.tar", 8) - buf);
 		for (cut = 0; cut < len; cut += len / 97 + 1) {
 			assert_int_equal(import_deb((uint8_t *)buf, cut, sha256,
-						    1, NULL, &sink, &err), -1);
+						    1, NULL, &sink, &err),
+					 -1);
 			if (cut < data_at)
 				assert_int_equal(r.n, 0);
 			rec_free(&r);
@@ -287,7 +292,8 @@ static void test_flipped_byte(void **state)
 
 		buf[pos] ^= 0x20;
 		assert_int_equal(import_deb((uint8_t *)buf, len, sha256, 1,
-					    NULL, &sink, &err), -1);
+					    NULL, &sink, &err),
+				 -1);
 		assert_non_null(strstr(err.msg, "data.tar.xz: "));
 		buf[pos] ^= 0x20;
 		rec_free(&r);
@@ -302,8 +308,8 @@ static void test_sink_error(void **state)
 	struct imt_error err;
 
 	(void)state;
-	assert_int_equal(import_file("hello-xz.deb", sha256, 1, NULL, &r,
-				     &err), -1);
+	assert_int_equal(import_file("hello-xz.deb", sha256, 1, NULL, &r, &err),
+			 -1);
 	assert_string_equal(err.msg, "the sink says no");
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	assert_int_equal(r.n, 2);
@@ -328,7 +334,7 @@ static void test_bad_algorithms(void **state)
 
 struct order {
 	size_t next, failed, refs;
-	size_t stop_at;		/* stop the batch at this index (0: never) */
+	size_t stop_at; /* stop the batch at this index (0: never) */
 };
 
 static int in_order(void *arg, size_t index, const struct deb_job *job,
@@ -353,7 +359,8 @@ static int in_order(void *arg, size_t index, const struct deb_job *job,
 	}
 	if (o->stop_at && index == o->stop_at)
 		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, IMT_NO_POS,
-				     "stop"), -1;
+				     "stop"),
+		       -1;
 	return 0;
 }
 
@@ -380,15 +387,18 @@ static void test_files_threads(void **state)
 	for (i = 0; i < 40; i++)
 		jobs[i].path = paths[i % 5];
 	assert_int_equal(import_deb_files(jobs, 40, sha256, 1, 2, in_order, &o,
-					  &err), 0);
+					  &err),
+			 0);
 	assert_int_equal(o.next, 40);
 	assert_int_equal(o.failed, 8);
-	assert_int_equal(o.refs, 8 * (16 + 2 + 16 + 16));	/* the .sha256 lines */
+	assert_int_equal(o.refs,
+			 8 * (16 + 2 + 16 + 16)); /* the .sha256 lines */
 
 	memset(&o, 0, sizeof(o));
 	o.stop_at = 7;
 	assert_int_equal(import_deb_files(jobs, 40, sha256, 1, 2, in_order, &o,
-					  &err), -1);
+					  &err),
+			 -1);
 	assert_string_equal(err.msg, "stop");
 	assert_int_equal(o.next, 8);
 }
@@ -405,7 +415,8 @@ static void test_files_checked(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/tiny.deb", deb_dir);
 	assert_int_equal(import_deb_files(&job, 1, sha256, 1, 1, in_order, &o,
-					  &err), 0);
+					  &err),
+			 0);
 	assert_int_equal(o.failed, 1);
 }
 
@@ -434,8 +445,7 @@ static int bomb(const char *name, const char *args, size_t *refs,
 	buf = deb_read(name, &len);
 	assert_non_null(buf);
 	*refs = 0;
-	rc = import_deb((const uint8_t *)buf, len, sha256, 1, info, &sink,
-			err);
+	rc = import_deb((const uint8_t *)buf, len, sha256, 1, info, &sink, err);
 	free(buf);
 	return rc;
 }
@@ -463,7 +473,8 @@ static void test_limits(void **state)
 	if (!strstr(err.msg, "limit DEB_FILES_MAX reached: 250001 files"))
 		fail_msg("%s", err.msg);
 	assert_int_equal(bomb("paths.deb", "files 70000 1000", &refs, &info,
-			      &err), -1);
+			      &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	if (!strstr(err.msg, "limit DEB_PATH_BYTES_MAX reached"))
 		fail_msg("%s", err.msg);
@@ -476,7 +487,8 @@ static void test_limits(void **state)
 	/* refused as it passed the limit, not at the end */
 	assert_true(info.bytes < (100u << 20));
 	assert_int_equal(bomb("zeros-small.deb", "zeros 32", &refs, &info,
-			      &err), 0);
+			      &err),
+			 0);
 }
 
 int main(void)

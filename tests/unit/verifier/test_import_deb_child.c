@@ -19,15 +19,14 @@
 #include "import_deb_child.h"
 
 #define SELF "/proc/self/exe"
-#define TEST_SPIN_ENV "IMT_TEST_CHILD_SPIN"	/* the child only burns */
+#define TEST_SPIN_ENV "IMT_TEST_CHILD_SPIN" /* the child only burns */
 
 static const char *const four[] = { "sha256", "sha1", "sha512", "sha384" };
 static const char *const sha256[] = { "sha256" };
 
 static int in_child(const char *name, const struct import_deb_child_limits *l,
 		    const char *const *algos, size_t nalgos,
-		    struct deb_info *info, struct rec *r,
-		    struct imt_error *err)
+		    struct deb_info *info, struct rec *r, struct imt_error *err)
 {
 	const struct import_sink sink = { .ref = rec_ref, .arg = r };
 	size_t len;
@@ -35,8 +34,8 @@ static int in_child(const char *name, const struct import_deb_child_limits *l,
 	int rc;
 
 	assert_non_null(buf);
-	rc = import_deb_child(SELF, l, (const uint8_t *)buf, len, algos,
-			      nalgos, info, &sink, err);
+	rc = import_deb_child(SELF, l, (const uint8_t *)buf, len, algos, nalgos,
+			      info, &sink, err);
 	free(buf);
 	return rc;
 }
@@ -56,10 +55,12 @@ static void test_same_as_in_process(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(debs) / sizeof(debs[0]); i++) {
 		assert_int_equal(in_child(debs[i], &import_deb_child_defaults,
-					  four, 4, &a, &ra, &err), 0);
+					  four, 4, &a, &ra, &err),
+				 0);
 		buf = deb_read(debs[i], &len);
 		assert_int_equal(import_deb((const uint8_t *)buf, len, four, 4,
-					    &b, &sink, &err), 0);
+					    &b, &sink, &err),
+				 0);
 		free(buf);
 		assert_int_equal(ra.n, rb.n);
 		for (j = 0; j < ra.n; j++) {
@@ -88,17 +89,20 @@ static void test_child_errors(void **state)
 
 	(void)state;
 	assert_int_equal(in_child("escape.deb", &import_deb_child_defaults,
-				  sha256, 1, NULL, &r, &err), -1);
+				  sha256, 1, NULL, &r, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "data.tar.xz: ./../evil: bad path"));
 	rec_free(&r);
 	assert_int_equal(import_deb_child(SELF, &import_deb_child_defaults,
 					  (const uint8_t *)"", 0, sha256, 1,
-					  NULL, &sink, &err), -1);
+					  NULL, &sink, &err),
+			 -1);
 	assert_non_null(strstr(err.msg, "not a Debian package"));
 	assert_int_equal(import_deb_child(SELF, &import_deb_child_defaults,
 					  (const uint8_t *)"x", 1, four, 5,
-					  NULL, &sink, &err), -1);
+					  NULL, &sink, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 }
 
@@ -112,7 +116,8 @@ static void test_no_child(void **state)
 	assert_int_equal(import_deb_child("/nonexistent/imatrust",
 					  &import_deb_child_defaults,
 					  (const uint8_t *)"x", 1, sha256, 1,
-					  NULL, &sink, &err), -1);
+					  NULL, &sink, &err),
+			 -1);
 	assert_true(err.status == IMT_ERR_INTERNAL ||
 		    err.status == IMT_ERR_MALFORMED);
 }
@@ -127,7 +132,8 @@ static void test_cpu_limit(void **state)
 	(void)state;
 	setenv(TEST_SPIN_ENV, "1", 1);
 	assert_int_equal(import_deb_child(SELF, &l, (const uint8_t *)"x", 1,
-					  sha256, 1, NULL, &sink, &err), -1);
+					  sha256, 1, NULL, &sink, &err),
+			 -1);
 	unsetenv(TEST_SPIN_ENV);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	if (!strstr(err.msg, "limit IMPORT_DEB_CHILD_CPU_MAX reached") ||
@@ -145,11 +151,12 @@ static void test_wall_limit(void **state)
 	(void)state;
 	setenv(TEST_SPIN_ENV, "1", 1);
 	assert_int_equal(import_deb_child(SELF, &l, (const uint8_t *)"x", 1,
-					  sha256, 1, NULL, &sink, &err), -1);
+					  sha256, 1, NULL, &sink, &err),
+			 -1);
 	unsetenv(TEST_SPIN_ENV);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
-	assert_non_null(strstr(err.msg,
-			       "limit IMPORT_DEB_CHILD_WALL_MAX reached"));
+	assert_non_null(
+		strstr(err.msg, "limit IMPORT_DEB_CHILD_WALL_MAX reached"));
 }
 
 /*
@@ -183,8 +190,9 @@ static void test_memory_limit(void **state)
 		fail_msg("%s", err.msg);
 	rec_free(&r);
 	/* the same package under the default limits */
-	assert_int_equal(in_child("xz9.deb", &import_deb_child_defaults,
-				  sha256, 1, NULL, &r, &err), 0);
+	assert_int_equal(in_child("xz9.deb", &import_deb_child_defaults, sha256,
+				  1, NULL, &r, &err),
+			 0);
 	rec_free(&r);
 }
 #endif

@@ -63,10 +63,11 @@ static void be64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)v;
 }
 
-static void end(struct stream *s, uint64_t files, uint64_t ctl,
-		uint64_t bytes)
+static void end(struct stream *s, uint64_t files, uint64_t ctl, uint64_t bytes)
 {
-	static const char names[] = "pkg\0" "1.0\0" "all";
+	static const char names[] = "pkg\0"
+				    "1.0\0"
+				    "all";
 	uint8_t e[25 + sizeof(names)];
 
 	be64(e, files);
@@ -102,8 +103,7 @@ static int read_all(const struct stream *s, struct import_deb_wire_reader *r,
 
 	sink.arg = refs;
 	*refs = 0;
-	assert_int_equal(import_deb_wire_reader_init(r, two, 2, &sink, err),
-			 0);
+	assert_int_equal(import_deb_wire_reader_init(r, two, 2, &sink, err), 0);
 	if (import_deb_wire_read(r, s->b, s->n, &used, err))
 		return -1;
 	assert_int_equal(used, s->n);
@@ -137,7 +137,8 @@ static void test_good_stream(void **state)
 			 0);
 	for (i = 1; i <= s.n; i++) {
 		assert_int_equal(import_deb_wire_read(&r, s.b + have, i - have,
-						      &used, &err), 0);
+						      &used, &err),
+				 0);
 		have += used;
 	}
 	assert_int_equal(have, s.n);
@@ -175,8 +176,10 @@ static void test_child_error(void **state)
 static void test_refused(void **state)
 {
 	static const char *const why[] = {
-		"not version", "a frame of", "bad path", "bad path",
-		"bad frame", "frame type", "counts", "a frame after the end",
+		"not version", "a frame of",
+		"bad path",    "bad path",
+		"bad frame",   "frame type",
+		"counts",      "a frame after the end",
 		"bad end",
 	};
 	struct import_deb_wire_reader r;
@@ -253,8 +256,11 @@ static void test_limits(void **state)
 	memset(path, 'p', sizeof(path) - 1);
 	path[0] = '/';
 	path[sizeof(path) - 1] = '\0';
-	for (i = 0; i * IMPORT_DEB_WIRE_PATH_MAX <= (size_t)DEB_PATH_BYTES_MAX +
-		    IMPORT_DEB_WIRE_CONTROL_MAX * IMPORT_DEB_WIRE_PATH_MAX; i++)
+	for (i = 0;
+	     i * IMPORT_DEB_WIRE_PATH_MAX <=
+	     (size_t)DEB_PATH_BYTES_MAX +
+		     IMPORT_DEB_WIRE_CONTROL_MAX * IMPORT_DEB_WIRE_PATH_MAX;
+	     i++)
 		file(&s, path, 0);
 	assert_int_equal(read_all(&s, &r, &refs, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);

@@ -38,8 +38,7 @@ static void test_banks(void **state)
 	assert_int_equal(import_efi_banks(imp, "sha256,sha1", &err), IMT_OK);
 	assert_int_equal(imp->nbanks, 2);
 	assert_string_equal(imp->bank[1]->name, "sha1");
-	assert_int_equal(import_efi_banks(imp, "md5", &err),
-			 IMT_ERR_MALFORMED);
+	assert_int_equal(import_efi_banks(imp, "md5", &err), IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "bank \"md5\""));
 	assert_int_equal(import_efi_banks(imp, "sha1,sha1", &err),
 			 IMT_ERR_MALFORMED);
@@ -62,7 +61,8 @@ static void test_entries(void **state)
 	assert_non_null(imp);
 	assert_int_equal(import_efi_banks(imp, "sha256,sha1", &err), IMT_OK);
 	assert_int_equal(import_efi_add(imp, "/boot/efi/stub.efi", buf, len,
-					&err), IMT_OK);
+					&err),
+			 IMT_OK);
 	e = import_efi_entries(imp, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(e[0].file_name, "stub.efi");
@@ -72,11 +72,12 @@ static void test_entries(void **state)
 	assert_int_equal(e[1].digest_len, 20);
 	assert_int_equal(pe_authenticode_digest(buf, len,
 						hash_algo_bank("sha256"), want,
-						&err), IMT_OK);
+						&err),
+			 IMT_OK);
 	assert_memory_equal(e[0].digest, want, 32);
 	/* the same name again is refused: the two would be confused */
-	assert_int_equal(import_efi_add(imp, "other/stub.efi", buf, len,
-					&err), IMT_ERR_MALFORMED);
+	assert_int_equal(import_efi_add(imp, "other/stub.efi", buf, len, &err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "stub.efi: a file of that name"));
 	assert_int_equal(imp->nfiles, 1);
 	free(imp);
@@ -101,7 +102,8 @@ static void test_not_pe_named(void **state)
 	import_efi_entries(imp, &n);
 	assert_int_equal(n, 0);
 	assert_int_equal(import_efi_add(imp, "dir/", text, sizeof(text) - 1,
-					&err), IMT_ERR_MALFORMED);
+					&err),
+			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "want a file name"));
 	free(imp);
 }

@@ -47,8 +47,8 @@ static int import_str(const char *s, struct collect *c,
 }
 
 /* Import @doc (consumed); the result of import_keylime(). */
-static int import_doc(json_t *doc, struct collect *c,
-		      struct keylime_info *info, struct imt_error *err)
+static int import_doc(json_t *doc, struct collect *c, struct keylime_info *info,
+		      struct imt_error *err)
 {
 	char *s = json_dumps(doc, 0);
 	int rc;
@@ -275,8 +275,8 @@ static void test_refuse_duplicate_member(void **state)
 static void test_refuse_missing_member(void **state)
 {
 	static const char *const required[] = {
-		"meta", "release", "digests", "excludes",
-		"keyrings", "ima", "ima-buf", "verification-keys",
+		"meta",	    "release", "digests", "excludes",
+		"keyrings", "ima",     "ima-buf", "verification-keys",
 	};
 	char want[64];
 	size_t i;
@@ -453,8 +453,7 @@ static void test_refuse_empty_list(void **state)
 
 	(void)state;
 	set_path(doc, "ima-buf", "kexec-cmdline", json_array());
-	refused(doc, IMT_ERR_MALFORMED,
-		"ima-buf.kexec-cmdline: an empty list");
+	refused(doc, IMT_ERR_MALFORMED, "ima-buf.kexec-cmdline: an empty list");
 	doc = policy_fixture();
 	set_path(doc, "digests", "/usr/bin/ls", json_string("00"));
 	refused(doc, IMT_ERR_MALFORMED,
@@ -521,27 +520,32 @@ static void test_refuse_regex_blowup(void **state)
 		const char *re, *msg;
 		enum imt_result status;
 	} cases[] = {
-		{ "/x/a++++++++", "excludes[0]: a quantifier after a quantifier",
+		{ "/x/a++++++++",
+		  "excludes[0]: a quantifier after a quantifier",
 		  IMT_ERR_MALFORMED },
 		{ "/x/a{2}{3}", "excludes[0]: a quantifier after a quantifier",
 		  IMT_ERR_MALFORMED },
-		{ "/x/((a{255}){255})", "excludes[0]: expands to more than 4096",
-		  IMT_ERR_LIMIT },
+		{ "/x/((a{255}){255})",
+		  "excludes[0]: expands to more than 4096", IMT_ERR_LIMIT },
 		/* each '+' is a copy and a starred copy: optional atoms first */
 		{ "/x/(((((((((((((ab)+)+)+)+)+)+)+)+)+)+)+)+)+",
-		  "excludes[0]: expands to more than 64 optional", IMT_ERR_LIMIT },
+		  "excludes[0]: expands to more than 64 optional",
+		  IMT_ERR_LIMIT },
 		/* fuzz_policy: a bound with leading zeros was read as text */
 		{ "/x/(a|b)*c{0,00020000}",
 		  "excludes[0]: expands to more than 4096", IMT_ERR_LIMIT },
 		/* within 4096 atoms, 4000 optional ones: 1.2 GB in regcomp */
-		{ "/x/(a?){4000}", "excludes[0]: expands to more than 64 optional",
+		{ "/x/(a?){4000}",
+		  "excludes[0]: expands to more than 64 optional",
 		  IMT_ERR_LIMIT },
 		{ "/x/c{0,65}", "excludes[0]: expands to more than 64 optional",
 		  IMT_ERR_LIMIT },
-		{ "/x/((a|b)*){33}", "excludes[0]: expands to more than 64 optional",
+		{ "/x/((a|b)*){33}",
+		  "excludes[0]: expands to more than 64 optional",
 		  IMT_ERR_LIMIT },
 		/* "{,}" is {0,} to regcomp: (a*){65} */
-		{ "/x/(a{,}){65}", "excludes[0]: expands to more than 64 optional",
+		{ "/x/(a{,}){65}",
+		  "excludes[0]: expands to more than 64 optional",
 		  IMT_ERR_LIMIT },
 		{ "*/tmp", "excludes[0]: nothing to repeat before '*'",
 		  IMT_ERR_MALFORMED },
@@ -563,16 +567,26 @@ static void test_refuse_regex_blowup(void **state)
 	strcpy(deep + 33, "a");
 	doc = policy_fixture();
 	json_object_set_new(doc, "excludes", json_pack("[s]", deep));
-	refused(doc, IMT_ERR_LIMIT, "excludes[0]: groups nested deeper than 32");
+	refused(doc, IMT_ERR_LIMIT,
+		"excludes[0]: groups nested deeper than 32");
 }
 
 static void test_regex_same_in_both(void **state)
 {
 	static const char *const ok[] = {
-		"/usr/lib/modules/[^/]+/kernel/.*\\.ko$", "\\w+\\.log",
-		"/a(b|c)\\1", "[]a]", "[^]a]x", "/var/lib/(dpkg|apt)/.*",
-		"/x/a*?b", "/x/(ab){2,3}c+", "/x/a{4000}", "/x/c{0,64}",
-		"/x/((a|b)*){32}", "/x/(a?){64}", "/x/a{0004}",
+		"/usr/lib/modules/[^/]+/kernel/.*\\.ko$",
+		"\\w+\\.log",
+		"/a(b|c)\\1",
+		"[]a]",
+		"[^]a]x",
+		"/var/lib/(dpkg|apt)/.*",
+		"/x/a*?b",
+		"/x/(ab){2,3}c+",
+		"/x/a{4000}",
+		"/x/c{0,64}",
+		"/x/((a|b)*){32}",
+		"/x/(a?){64}",
+		"/x/a{0004}",
 	};
 	struct imt_error err;
 	size_t i;
@@ -601,16 +615,16 @@ static void test_refuse_keys_not_json(void **state)
 		"verification-keys.keyids[0]: an integer is required, not a string");
 	refused(with_keys(json_pack("{s:{s:i},s:[],s:[]}", "meta", "version", 0,
 				    "keyids", "pubkeys")),
-		IMT_ERR_MALFORMED, "verification-keys.meta.version: an integer");
+		IMT_ERR_MALFORMED,
+		"verification-keys.meta.version: an integer");
 }
 
 static void test_refuse_key_not_base64(void **state)
 {
 	(void)state;
-	refused(with_keys(json_pack("{s:[s],s:[]}", "pubkeys", "MIIB*x==",
-				    "keyids")),
-		IMT_ERR_MALFORMED,
-		"verification-keys.pubkeys[0]: not base64");
+	refused(with_keys(json_pack("{s:[s],s:[]}", "pubkeys",
+				    "MIIB*x==", "keyids")),
+		IMT_ERR_MALFORMED, "verification-keys.pubkeys[0]: not base64");
 }
 
 static void test_refuse_key_not_der(void **state)
@@ -713,11 +727,8 @@ static const struct keylime_rule x_rules[] = {
 };
 
 static const char *const x_regexes[] = {
-	"^/var/lib/dpkg/.*",
-	"^/var/cache/apt/.*\\.bin$",
-	"^/tmp/.*",
-	"^/opt/a\\+b \\(1\\)/.*",
-	"^/home/[^r]./\\.cache/.*$",
+	"^/var/lib/dpkg/.*",	  "^/var/cache/apt/.*\\.bin$", "^/tmp/.*",
+	"^/opt/a\\+b \\(1\\)/.*", "^/home/[^r]./\\.cache/.*$",
 };
 
 /* x_regexes imported again: a prefix comes back a prefix */
@@ -735,8 +746,8 @@ static const struct keylime_rule x_back[] = {
 static char *export_x(const struct keylime_key *keys, size_t nkeys)
 {
 	struct keylime_export in = {
-		x_refs, NX_REFS, x_rules, NX_RULES, keys, nkeys, NULL,
-		"2025-01-01 00:00:00.000000",
+		x_refs, NX_REFS, x_rules, NX_RULES,
+		keys,	nkeys,	 NULL,	  "2025-01-01 00:00:00.000000",
 	};
 	struct imt_error err;
 	char *s = keylime_policy_export(&in, &err);
@@ -770,7 +781,8 @@ static void test_round_trip(void **state)
 		assert_int_equal(json_array_size(ex), NX_RULES);
 		for (i = 0; i < NX_RULES; i++)
 			assert_string_equal(json_string_value(
-				json_array_get(ex, i)), x_regexes[i]);
+						    json_array_get(ex, i)),
+					    x_regexes[i]);
 		json_decref(doc);
 	}
 	assert_int_equal(import_str(s, c, &info, &err), 0);
@@ -809,28 +821,30 @@ static void test_export_layout(void **state)
 
 	(void)state;
 	assert_non_null(doc);
-	assert_int_equal(json_integer_value(json_object_get(
-				 json_object_get(doc, "meta"), "version")),
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(doc, "meta"),
+						 "version")),
 			 1);
-	assert_string_equal(json_string_value(json_object_get(
-				    json_object_get(doc, "meta"), "timestamp")),
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(doc, "meta"),
+						    "timestamp")),
 			    "2025-01-01 00:00:00.000000");
 	assert_int_equal(json_integer_value(json_object_get(doc, "release")),
 			 0);
-	assert_int_equal(json_array_size(json_object_get(
-				 json_object_get(doc, "digests"),
-				 "/usr/bin/bash")),
+	assert_int_equal(json_array_size(
+				 json_object_get(json_object_get(doc, "digests"),
+						 "/usr/bin/bash")),
 			 2);
-	assert_non_null(json_object_get(json_object_get(doc, "keyrings"),
-					".ima"));
+	assert_non_null(
+		json_object_get(json_object_get(doc, "keyrings"), ".ima"));
 	assert_non_null(json_object_get(json_object_get(doc, "ima-buf"),
 					"kexec-cmdline"));
 	assert_null(json_object_get(json_object_get(doc, "ima-buf"), ".ima"));
-	assert_string_equal(json_string_value(json_object_get(doc,
-						"verification-keys")),
+	assert_string_equal(json_string_value(
+				    json_object_get(doc, "verification-keys")),
 			    "");
-	assert_true(json_is_null(json_object_get(json_object_get(doc, "ima"),
-						 "dm_policy")));
+	assert_true(json_is_null(
+		json_object_get(json_object_get(doc, "ima"), "dm_policy")));
 	json_decref(doc);
 	free(s);
 }
@@ -839,15 +853,32 @@ static void test_export_layout(void **state)
 static void test_glob_translation(void **state)
 {
 	static const char *const globs[] = {
-		"/var/cache/apt/*.bin", "/home/[!r]?/.cache/*", "/a/[a-c]x",
-		"/b/[]x]y", "/c/\\*lit", "/d/[unclosed", "/e/f(1)+$^|{2}",
+		"/var/cache/apt/*.bin",
+		"/home/[!r]?/.cache/*",
+		"/a/[a-c]x",
+		"/b/[]x]y",
+		"/c/\\*lit",
+		"/d/[unclosed",
+		"/e/f(1)+$^|{2}",
 	};
 	static const char *const paths[] = {
-		"/var/cache/apt/pkgcache.bin", "/var/cache/apt/x.bin/y",
-		"/var/cache/apt/x.binx", "/home/ab/.cache/z", "/home/rb/.cache/z",
-		"/home/abc/.cache/z", "/a/bx", "/a/dx", "/b/]y", "/b/xy",
-		"/b/zy", "/c/*lit", "/c/xlit", "/d/[unclosed", "/d/u",
-		"/e/f(1)+$^|{2}", "/e/f1",
+		"/var/cache/apt/pkgcache.bin",
+		"/var/cache/apt/x.bin/y",
+		"/var/cache/apt/x.binx",
+		"/home/ab/.cache/z",
+		"/home/rb/.cache/z",
+		"/home/abc/.cache/z",
+		"/a/bx",
+		"/a/dx",
+		"/b/]y",
+		"/b/xy",
+		"/b/zy",
+		"/c/*lit",
+		"/c/xlit",
+		"/d/[unclosed",
+		"/d/u",
+		"/e/f(1)+$^|{2}",
+		"/e/f1",
 	};
 	struct collect *c = calloc(1, sizeof(*c));
 	struct keylime_rule rules[7];
@@ -897,18 +928,18 @@ static void test_export_of_import(void **state)
 	(void)state;
 	assert_int_equal(import_doc(json_incref(orig), c, NULL, &err), 0);
 	for (i = 0; i < c->nrefs; i++)
-		refs[i] = (struct import_ref){ c->refs[i].kind,
-					       c->refs[i].path,
-					       c->refs[i].algo,
-					       c->refs[i].digest,
-					       c->refs[i].digest_len, 0 };
+		refs[i] = (struct import_ref){
+			c->refs[i].kind,       c->refs[i].path,
+			c->refs[i].algo,       c->refs[i].digest,
+			c->refs[i].digest_len, 0
+		};
 	for (i = 0; i < c->nrules; i++)
 		rules[i] = (struct keylime_rule){ c->rules[i].kind,
 						  c->rules[i].rule };
 	for (i = 0; i < c->nkeys; i++)
-		keys[i] = (struct keylime_key){ c->keys[i].der,
-						c->keys[i].len };
-	in = (struct keylime_export){ refs, c->nrefs, rules, c->nrules,
+		keys[i] =
+			(struct keylime_key){ c->keys[i].der, c->keys[i].len };
+	in = (struct keylime_export){ refs, c->nrefs, rules,  c->nrules,
 				      keys, c->nkeys, "sha1", NULL };
 	s = keylime_policy_export(&in, &err);
 	assert_non_null(s);
@@ -931,11 +962,11 @@ static void test_export_of_import(void **state)
 	json_decref(a);
 	/* the keys and their keyids, as Keylime computes them (the fixture
 	 * was written by Python's cryptography, make-policy.py) */
-	a = json_loads(json_string_value(json_object_get(orig,
-							 "verification-keys")),
+	a = json_loads(json_string_value(
+			       json_object_get(orig, "verification-keys")),
 		       0, NULL);
-	b = json_loads(json_string_value(json_object_get(out,
-							 "verification-keys")),
+	b = json_loads(json_string_value(
+			       json_object_get(out, "verification-keys")),
 		       0, NULL);
 	assert_true(json_equal(a, b));
 	json_decref(a);
@@ -972,14 +1003,16 @@ static void test_export_certificate(void **state)
 	s = keylime_policy_export(&in, &err);
 	assert_non_null(s);
 	doc = json_loads(s, 0, NULL);
-	ring = json_loads(json_string_value(json_object_get(
-				  doc, "verification-keys")),
+	ring = json_loads(json_string_value(
+				  json_object_get(doc, "verification-keys")),
 			  0, NULL);
 	assert_non_null(ring);
 	b64 = malloc(B64_ENCODED_LEN(ec_len) + 1);
-	b64_encode(ec, ec_len, b64);	/* the cert holds the same key */
-	assert_string_equal(json_string_value(json_array_get(
-				    json_object_get(ring, "pubkeys"), 0)),
+	b64_encode(ec, ec_len, b64); /* the cert holds the same key */
+	assert_string_equal(json_string_value(
+				    json_array_get(json_object_get(ring,
+								   "pubkeys"),
+						   0)),
 			    b64);
 	p = cert;
 	x = d2i_X509(NULL, &p, (long)key.len);
@@ -989,8 +1022,9 @@ static void test_export_certificate(void **state)
 	p = ASN1_STRING_get0_data(skid) + n - 4;
 	want = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	       (uint32_t)p[2] << 8 | p[3];
-	assert_int_equal(json_integer_value(json_array_get(
-				 json_object_get(ring, "keyids"), 0)),
+	assert_int_equal(json_integer_value(
+				 json_array_get(json_object_get(ring, "keyids"),
+						0)),
 			 want);
 	X509_free(x);
 	free(b64);
@@ -1016,10 +1050,12 @@ static void export_refused(const struct keylime_export *in,
 static void test_export_refusals(void **state)
 {
 	static const uint8_t junk[] = { 0x30, 0x00 };
-	struct import_ref md5 = { IMPORT_REF_FILE, "/bin/x", "md5", d256, 16,
-				  0 };
-	struct import_ref short_d = { IMPORT_REF_FILE, "/bin/x", "sha256",
-				      d256, 20, 0 };
+	struct import_ref md5 = {
+		IMPORT_REF_FILE, "/bin/x", "md5", d256, 16, 0
+	};
+	struct import_ref short_d = {
+		IMPORT_REF_FILE, "/bin/x", "sha256", d256, 20, 0
+	};
 	struct import_ref rel = { IMPORT_REF_FILE, "bin/x", "sha1", d1, 20, 0 };
 	struct keylime_rule glob = { IMPORT_RULE_GLOB, "/x/[\\a]" };
 	struct keylime_rule re = { IMPORT_RULE_REGEX, "/x/\\d" };
@@ -1033,8 +1069,7 @@ static void test_export_refusals(void **state)
 	in.refs = &short_d;
 	export_refused(&in, IMT_ERR_UNSUPPORTED, "refs[0]: Keylime takes");
 	in.refs = &rel;
-	export_refused(&in, IMT_ERR_MALFORMED,
-		       "refs[0]: not an absolute path");
+	export_refused(&in, IMT_ERR_MALFORMED, "refs[0]: not an absolute path");
 	in.nrefs = 0;
 	in.rules = &glob;
 	in.nrules = 1;
@@ -1056,7 +1091,7 @@ static void test_export_refusals(void **state)
 static void test_literal_prefix(void **state)
 {
 	static const struct {
-		const char *re, *prefix;	/* NULL: a regex */
+		const char *re, *prefix; /* NULL: a regex */
 	} cases[] = {
 		{ "^/usr/share/doc/.*", "/usr/share/doc/" },
 		{ "/var/log/", "/var/log/" },
@@ -1095,8 +1130,8 @@ struct rule_count {
 	size_t prefixes, regexes;
 };
 
-static int count_rule(void *arg, enum import_rule_kind kind,
-		      const char *rule, struct imt_error *err)
+static int count_rule(void *arg, enum import_rule_kind kind, const char *rule,
+		      struct imt_error *err)
 {
 	struct rule_count *n = arg;
 
@@ -1117,14 +1152,15 @@ static char *many_excludes(size_t n, size_t nregex)
 
 	assert_non_null(s);
 	off = (size_t)sprintf(s, "{\"meta\":{\"version\":1,\"generator\":3},"
-			      "\"release\":0,\"digests\":{},\"excludes\":[");
+				 "\"release\":0,\"digests\":{},\"excludes\":[");
 	for (i = 0; i < n; i++)
-		off += (size_t)sprintf(s + off, i + nregex < n ?
-				       "%s\"^/opt/p%zu/.*\"" :
-				       "%s\"(a|b)%zu\"", i ? "," : "", i);
+		off += (size_t)sprintf(s + off,
+				       i + nregex < n ? "%s\"^/opt/p%zu/.*\"" :
+							"%s\"(a|b)%zu\"",
+				       i ? "," : "", i);
 	sprintf(s + off, "],\"keyrings\":{},\"ima\":{\"ignored_keyrings\":[],"
-		"\"log_hash_alg\":\"sha256\",\"dm_policy\":null},"
-		"\"ima-buf\":{},\"verification-keys\":\"\"}");
+			 "\"log_hash_alg\":\"sha256\",\"dm_policy\":null},"
+			 "\"ima-buf\":{},\"verification-keys\":\"\"}");
 	return s;
 }
 
@@ -1136,7 +1172,8 @@ static char *many_excludes(size_t n, size_t nregex)
 static void test_excludes_capped(void **state)
 {
 	struct rule_count n = { 0 };
-	const struct import_sink sink = { .ref = NULL, .exclude = count_rule,
+	const struct import_sink sink = { .ref = NULL,
+					  .exclude = count_rule,
 					  .arg = &n };
 	struct keylime_info info;
 	struct imt_error err;
@@ -1145,7 +1182,8 @@ static void test_excludes_capped(void **state)
 	(void)state;
 	s = many_excludes(20000, 0);
 	assert_int_equal(import_keylime((const uint8_t *)s, strlen(s), &sink,
-					&info, &err), -1);
+					&info, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	if (!strstr(err.msg, "limit KEYLIME_EXCLUDES_MAX reached: 20000"))
 		fail_msg("%s", err.msg);
@@ -1153,11 +1191,13 @@ static void test_excludes_capped(void **state)
 	free(s);
 	s = many_excludes(KEYLIME_EXCLUDES_MAX + 1, 0);
 	assert_int_equal(import_keylime((const uint8_t *)s, strlen(s), &sink,
-					&info, &err), -1);
+					&info, &err),
+			 -1);
 	free(s);
 	s = many_excludes(KEYLIME_EXCLUDES_MAX, 10);
 	assert_int_equal(import_keylime((const uint8_t *)s, strlen(s), &sink,
-					&info, &err), 0);
+					&info, &err),
+			 0);
 	assert_int_equal(n.prefixes, KEYLIME_EXCLUDES_MAX - 10);
 	assert_int_equal(n.regexes, 10);
 	assert_int_equal(info.excludes, KEYLIME_EXCLUDES_MAX);

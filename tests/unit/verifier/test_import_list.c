@@ -22,11 +22,10 @@
 struct golden {
 	uint8_t *list;
 	size_t len;
-	struct import_pcr pcrs[2];	/* sha1, sha256 */
+	struct import_pcr pcrs[2]; /* sha1, sha256 */
 };
 
-static void load_pcrs(struct import_pcr *pcr, const char *dir,
-		      const char *bank)
+static void load_pcrs(struct import_pcr *pcr, const char *dir, const char *bank)
 {
 	char name[32];
 	struct imt_error err;
@@ -47,8 +46,8 @@ static void golden_load(struct golden *g, const char *dir)
 	load_pcrs(&g->pcrs[1], dir, "sha256");
 }
 
-static int run(const struct golden *g, const struct import_pcr *pcrs,
-	       size_t n, struct collect *c, struct import_list_info *info,
+static int run(const struct golden *g, const struct import_pcr *pcrs, size_t n,
+	       struct collect *c, struct import_list_info *info,
 	       struct imt_error *err)
 {
 	struct import_sink sink = collect_sink(c);
@@ -111,7 +110,7 @@ static void test_fixtures_import(void **state)
 		assert_int_equal(info.files, 5);
 		assert_int_equal(info.buffers, 0);
 		assert_int_equal(info.violations, 2);
-		assert_int_equal(info.skipped, 1);	/* boot_aggregate */
+		assert_int_equal(info.skipped, 1); /* boot_aggregate */
 		assert_true(info.boot_aggregate_checked);
 		check_against_ascii(ima_fixtures[i], c);
 		free(g.list);
@@ -241,7 +240,7 @@ static void test_boot_aggregate_mismatch(void **state)
 	(void)state;
 	golden_load(&g, "ima-ng-sha256");
 	mixed = g.pcrs[1];
-	mixed.set.value[0][0] ^= 1;	/* another firmware */
+	mixed.set.value[0][0] ^= 1; /* another firmware */
 	assert_int_equal(run(&g, &mixed, 1, c, NULL, &err), -1);
 	assert_int_equal(err.status, IMT_ERR_MISMATCH);
 	assert_int_equal(err.record, 0);

@@ -12,8 +12,10 @@ static void add(struct import_sink *s, const char *path, uint8_t fill)
 {
 	struct imt_error err;
 	uint8_t d[32];
-	struct import_ref r = { .kind = IMPORT_REF_FILE, .path = path,
-				.algo = "sha256", .digest = d,
+	struct import_ref r = { .kind = IMPORT_REF_FILE,
+				.path = path,
+				.algo = "sha256",
+				.digest = d,
 				.digest_len = 32 };
 
 	tv_digest(fill, d);
@@ -23,9 +25,11 @@ static void add(struct import_sink *s, const char *path, uint8_t fill)
 static void import_version(struct tv *t, const char *name, const char *ver,
 			   uint8_t fill)
 {
-	struct db_source_meta meta = { .package = "tool", .version = ver,
+	struct db_source_meta meta = { .package = "tool",
+				       .version = ver,
 				       .arch = "amd64" };
-	struct db_ref_source src = { .kind = DB_SOURCE_DEB, .name = name,
+	struct db_ref_source src = { .kind = DB_SOURCE_DEB,
+				     .name = name,
 				     .meta = &meta };
 	struct import_batch b;
 	struct import_sink s;
@@ -35,7 +39,8 @@ static void import_version(struct tv *t, const char *name, const char *ver,
 	add(&s, "/usr/bin/tool", fill);
 	add(&s, "/usr/share/tool/data", (uint8_t)(fill + 100));
 	assert_int_equal(import_batch_store(&t->v, &src, &b, 0, TV_NOW, NULL,
-					    &err), 0);
+					    &err),
+			 0);
 	import_batch_free(&b);
 }
 
@@ -70,7 +75,9 @@ static void test_upgrade_window_retires_and_rejudges(void **state)
 	import_version(t, "tool_1.0_amd64", "1.0", 1);
 	import_version(t, "tool_1.1_amd64", "1.1", 2);
 	assert_int_equal(db_source_schedule_retire(t->v.db, "tool", "amd64",
-			 "tool_1.1_amd64", TV_NOW + 60, &n, &err), 0);
+						   "tool_1.1_amd64",
+						   TV_NOW + 60, &n, &err),
+			 0);
 	assert_int_equal(n, 1);
 	/* before the window ends nothing happens */
 	import_retire_due(&t->v, TV_NOW + 59);
@@ -82,7 +89,9 @@ static void test_upgrade_window_retires_and_rejudges(void **state)
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
 	/* the newer version was never scheduled */
 	assert_int_equal(db_source_schedule_retire(t->v.db, "tool", "amd64",
-			 "tool_1.1_amd64", TV_NOW + 60, &n, &err), 0);
+						   "tool_1.1_amd64",
+						   TV_NOW + 60, &n, &err),
+			 0);
 	assert_int_equal(n, 0);
 	tv_free(t);
 }
@@ -103,9 +112,10 @@ static void test_one_transaction(void **state)
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[0] = '/';
 	longpath[sizeof(longpath) - 1] = '\0';
-	add(&s, longpath, 2);	/* longer than DB_PATH_MAX: refused */
+	add(&s, longpath, 2); /* longer than DB_PATH_MAX: refused */
 	assert_int_equal(import_batch_store(&t->v, &src, &b, 0, TV_NOW, NULL,
-					    &err), -1);
+					    &err),
+			 -1);
 	assert_int_equal(sources(t), 0);
 	import_batch_free(&b);
 	tv_free(t);
@@ -125,8 +135,10 @@ static void test_one_path_copy(void **state)
 	(void)state;
 	import_batch_sink(&b, &s);
 	for (i = 0; i < 6; i++) {
-		struct import_ref r = { .kind = IMPORT_REF_FILE, .path = path,
-					.algo = algos[i % 3], .digest = d,
+		struct import_ref r = { .kind = IMPORT_REF_FILE,
+					.path = path,
+					.algo = algos[i % 3],
+					.digest = d,
 					.digest_len = 32 };
 
 		/* a new buffer each time: the batch must compare, not
@@ -154,8 +166,8 @@ static void put_policy(struct tv *t, const char *name, const char *body)
 	if (p == NULL)
 		fail_msg("policy_parse: %s", err.msg);
 	if (db_policy_put(t->v.db, name, body, p->is_default,
-			  (const char *const *)p->sources, p->nsources,
-			  TV_NOW, &err) < 0)
+			  (const char *const *)p->sources, p->nsources, TV_NOW,
+			  &err) < 0)
 		fail_msg("db_policy_put: %s", err.msg);
 	policy_free(p);
 	policies_invalidate(&t->v);
@@ -182,22 +194,27 @@ static void test_rules_fit(void **state)
 	for (i = 0; i < 4000; i++) {
 		snprintf(rule, sizeof(rule), "/opt/%zu/", i);
 		assert_int_equal(s.exclude(s.arg, IMPORT_RULE_PREFIX, rule,
-					   &err), 0);
+					   &err),
+				 0);
 	}
 	assert_int_equal(import_batch_store(&t->v, &src, &b, 1, TV_NOW, NULL,
-					    &err), 0);
+					    &err),
+			 0);
 	import_batch_free(&b);
 	assert_int_equal(policies_rules_fit(&t->v, "keylime:b",
-					    POLICY_RULES_MAX - 4000, &err), 0);
+					    POLICY_RULES_MAX - 4000, &err),
+			 0);
 	assert_int_equal(policies_rules_fit(&t->v, "keylime:b",
-					    POLICY_RULES_MAX - 3999, &err), -1);
+					    POLICY_RULES_MAX - 3999, &err),
+			 -1);
 	assert_int_equal(err.status, IMT_ERR_LIMIT);
 	/* the migration's default selects every source: named first */
 	if (!strstr(err.msg, "limit POLICY_RULES_MAX reached: policy default "
 			     "would hold 4097"))
 		fail_msg("%s", err.msg);
 	assert_int_equal(policies_rules_fit(&t->v, "keylime:a",
-					    POLICY_RULES_MAX, &err), 0);
+					    POLICY_RULES_MAX, &err),
+			 0);
 	tv_free(t);
 }
 

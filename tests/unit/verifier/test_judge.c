@@ -14,8 +14,11 @@ static void ref_from(struct tv *t, enum db_source_kind kind, const char *src,
 	struct db_ref_source s = { .kind = kind, .name = src };
 	struct imt_error err;
 	uint8_t d[32];
-	struct db_ref_entry e = { .path = path, .algo = "sha256", .digest = d,
-				  .digest_len = 32, .conffile = conffile };
+	struct db_ref_entry e = { .path = path,
+				  .algo = "sha256",
+				  .digest = d,
+				  .digest_len = 32,
+				  .conffile = conffile };
 
 	tv_digest(fill, d);
 	if (db_ref_add_entry(t->v.db, &s, &e, TV_NOW, &err) < 0)
@@ -36,8 +39,8 @@ static void put_policy(struct tv *t, const char *name, const char *body)
 	if (p == NULL)
 		fail_msg("policy_parse: %s", err.msg);
 	if (db_policy_put(t->v.db, name, body, p->is_default,
-			  (const char *const *)p->sources, p->nsources,
-			  TV_NOW, &err) < 0)
+			  (const char *const *)p->sources, p->nsources, TV_NOW,
+			  &err) < 0)
 		fail_msg("db_policy_put: %s", err.msg);
 	policy_free(p);
 	policies_invalidate(&t->v);
@@ -46,16 +49,19 @@ static void put_policy(struct tv *t, const char *name, const char *body)
 static enum db_verdict judge_as(struct tv *t, const char *machine,
 				const char *path, uint8_t fill, int violation)
 {
-	struct judge_input in = { .path = path, .algo = "sha256",
-				  .digest_len = 32, .violation = violation };
+	struct judge_input in = { .path = path,
+				  .algo = "sha256",
+				  .digest_len = 32,
+				  .violation = violation };
 	enum db_verdict v;
 	struct imt_error err;
 	uint8_t d[32];
 
 	tv_digest(fill, d);
 	in.digest = d;
-	assert_int_equal(judge_record(&t->v, policies_for(&t->v, machine),
-				      &in, &v, &err), 0);
+	assert_int_equal(judge_record(&t->v, policies_for(&t->v, machine), &in,
+				      &v, &err),
+			 0);
 	return v;
 }
 
@@ -104,7 +110,8 @@ static void test_named_policies_select_sources(void **state)
 	(void)state;
 	ref_from(t, DB_SOURCE_DEB, "hello_1.0_amd64", "/usr/bin/hello", 1, 0);
 	ref_from(t, DB_SOURCE_DIR_TREE, "golden", "/usr/bin/tool", 2, 0);
-	put_policy(t, "web", "{\"machines\":[\"web-*\"],"
+	put_policy(t, "web",
+		   "{\"machines\":[\"web-*\"],"
 		   "\"sources\":[\"deb:*\"]}");
 	/* the default policy (every source) for other machines */
 	assert_int_equal(judge_as(t, "db1", "/usr/bin/tool", 2, 0),
@@ -127,14 +134,16 @@ static void test_excludes_and_conffiles(void **state)
 {
 	struct tv *t = tv_new();
 	char reason[JUDGE_REASON_MAX];
-	struct judge_input in = { .path = "/etc/hello.conf", .algo = "sha256",
+	struct judge_input in = { .path = "/etc/hello.conf",
+				  .algo = "sha256",
 				  .digest_len = 32 };
 	uint8_t d[32];
 	json_t *why;
 
 	(void)state;
 	ref_from(t, DB_SOURCE_DEB, "hello_1.0_amd64", "/etc/hello.conf", 1, 1);
-	put_policy(t, "apt", "{\"machines\":[\"m*\"],\"sources\":[\"deb:*\"],"
+	put_policy(t, "apt",
+		   "{\"machines\":[\"m*\"],\"sources\":[\"deb:*\"],"
 		   "\"excludes\":[{\"prefix\":\"/var/lib/apt/\"},"
 		   "{\"glob\":\"/var/cache/*.bin\"},"
 		   "{\"regex\":\"^/run/[a-z]+$\"}]}");
@@ -158,7 +167,8 @@ static void test_excludes_and_conffiles(void **state)
 	assert_int_equal(judge(t, "/etc/hello.conf", 1, 0), DB_VERDICT_KNOWN);
 	assert_int_equal(judge(t, "/etc/hello.conf", 2, 0),
 			 DB_VERDICT_MISMATCH);
-	put_policy(t, "apt", "{\"machines\":[\"m*\"],\"sources\":[\"deb:*\"],"
+	put_policy(t, "apt",
+		   "{\"machines\":[\"m*\"],\"sources\":[\"deb:*\"],"
 		   "\"conffiles\":\"any\"}");
 	assert_int_equal(judge(t, "/etc/hello.conf", 2, 0), DB_VERDICT_KNOWN);
 	/* and the verdict names the package that made it a conffile */
@@ -182,11 +192,16 @@ static void test_excludes_and_conffiles(void **state)
 static void test_bad_policies_are_refused(void **state)
 {
 	static const char *const bad[] = {
-		"[]", "{\"sources\":\"deb:*\"}", "{\"sources\":[1]}",
+		"[]",
+		"{\"sources\":\"deb:*\"}",
+		"{\"sources\":[1]}",
 		"{\"excludes\":[{\"prefix\":\"/a\",\"glob\":\"/b\"}]}",
 		"{\"excludes\":[{\"regex\":\"(\"}]}",
-		"{\"violations\":\"maybe\"}", "{\"nope\":1}",
-		"{\"default\":\"yes\"}", "{\"conffiles\":1}", "{",
+		"{\"violations\":\"maybe\"}",
+		"{\"nope\":1}",
+		"{\"default\":\"yes\"}",
+		"{\"conffiles\":1}",
+		"{",
 	};
 	struct imt_error err;
 	size_t i;
@@ -236,10 +251,11 @@ static void add_key(struct tv *t, const char *file, const char *name)
 }
 
 /* The sample file's sha256 and its evmctl signatures (fixtures). */
-static enum db_verdict judge_signed(struct tv *t, const char *sigfile,
-				    int flip, char reason[JUDGE_REASON_MAX])
+static enum db_verdict judge_signed(struct tv *t, const char *sigfile, int flip,
+				    char reason[JUDGE_REASON_MAX])
 {
-	struct judge_input in = { .path = "/usr/bin/sample", .algo = "sha256",
+	struct judge_input in = { .path = "/usr/bin/sample",
+				  .algo = "sha256",
 				  .digest_len = 32 };
 	const struct policy *p = policies_for(&t->v, "m1");
 	uint8_t *data, *sig, d[32];
@@ -282,18 +298,22 @@ static void test_ima_signatures(void **state)
 			 DB_VERDICT_SIGNED);
 	/* a flipped bit in the signature: bad-signature, never ignored */
 	assert_int_equal(judge_signed(t, "sample.rsa-sha256.sig", 8 * 20 + 3,
-				      reason), DB_VERDICT_BAD_SIGNATURE);
+				      reason),
+			 DB_VERDICT_BAD_SIGNATURE);
 	assert_non_null(strstr(reason, "does not verify"));
 	/* a key nobody imported: unknown, and the reason names its id */
 	assert_int_equal(judge_signed(t, "sample.foreign-sha256.sig", -1,
-				      reason), DB_VERDICT_UNKNOWN);
+				      reason),
+			 DB_VERDICT_UNKNOWN);
 	assert_non_null(strstr(reason, "not a key of policy default"));
 	/* a policy without key:* does not trust the imported keys */
-	put_policy(t, "nokeys", "{\"machines\":[\"m1\"],"
+	put_policy(t, "nokeys",
+		   "{\"machines\":[\"m1\"],"
 		   "\"sources\":[\"deb:*\"]}");
 	assert_int_equal(judge_signed(t, "sample.rsa-sha256.sig", -1, NULL),
 			 DB_VERDICT_UNKNOWN);
-	put_policy(t, "nokeys", "{\"machines\":[\"m1\"],"
+	put_policy(t, "nokeys",
+		   "{\"machines\":[\"m1\"],"
 		   "\"sources\":[\"key:lab-ec\"]}");
 	assert_int_equal(judge_signed(t, "sample.ec-sha256.sig", -1, NULL),
 			 DB_VERDICT_SIGNED);
@@ -307,7 +327,8 @@ static void test_buffer_references(void **state)
 {
 	struct tv *t = tv_new();
 	char reason[JUDGE_REASON_MAX];
-	struct judge_input in = { .path = "kernel_version", .algo = "sha256",
+	struct judge_input in = { .path = "kernel_version",
+				  .algo = "sha256",
 				  .digest_len = 32 };
 	uint8_t d[32];
 
@@ -320,8 +341,7 @@ static void test_buffer_references(void **state)
 	assert_non_null(strstr(reason, "no buffer reference"));
 	ref_from(t, DB_SOURCE_KEYLIME, "prod", "kernel_version", 4, 0);
 	assert_int_equal(judge(t, "kernel_version", 4, 0), DB_VERDICT_KNOWN);
-	assert_int_equal(judge(t, "kernel_version", 5, 0),
-			 DB_VERDICT_MISMATCH);
+	assert_int_equal(judge(t, "kernel_version", 5, 0), DB_VERDICT_MISMATCH);
 	assert_int_equal(judge(t, ".ima", 4, 0), DB_VERDICT_UNKNOWN);
 	tv_free(t);
 }
@@ -351,14 +371,17 @@ static void test_no_digest_is_unknown(void **state)
 
 	(void)state;
 	ref(t, "/var/lib/apt/lists/x", 1);
-	put_policy(t, "apt", "{\"machines\":[\"m*\"],\"sources\":[\"*\"],"
+	put_policy(t, "apt",
+		   "{\"machines\":[\"m*\"],\"sources\":[\"*\"],"
 		   "\"excludes\":[{\"prefix\":\"/var/lib/apt/\"}]}");
-	assert_int_equal(judge_record(&t->v, policies_for(&t->v, "m1"), &in,
-				      &v, &err), 0);
+	assert_int_equal(judge_record(&t->v, policies_for(&t->v, "m1"), &in, &v,
+				      &err),
+			 0);
 	assert_int_equal(v, DB_VERDICT_UNKNOWN);
-	in.algo = "sha256";	/* an algorithm, but no digest */
-	assert_int_equal(judge_record(&t->v, policies_for(&t->v, "m1"), &in,
-				      &v, &err), 0);
+	in.algo = "sha256"; /* an algorithm, but no digest */
+	assert_int_equal(judge_record(&t->v, policies_for(&t->v, "m1"), &in, &v,
+				      &err),
+			 0);
 	assert_int_equal(v, DB_VERDICT_UNKNOWN);
 	tv_free(t);
 }
@@ -366,7 +389,8 @@ static void test_no_digest_is_unknown(void **state)
 static void test_reason_is_json_whatever_the_path(void **state)
 {
 	static const char bad_utf8[] = "/tmp/\xff\xfe evil\"\\";
-	struct judge_input in = { .path = bad_utf8, .algo = "sha256",
+	struct judge_input in = { .path = bad_utf8,
+				  .algo = "sha256",
 				  .digest_len = 32 };
 	char reason[JUDGE_REASON_MAX], longpath[5000];
 	struct tv *t = tv_new();

@@ -15,7 +15,8 @@
 #define D2 "0202020202020202020202020202020202020202020202020202020202020202"
 /* test_fpr_of("node-p") and of "node-a" in hex */
 #define FPR_P "6e6f64652d70f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
-#define WEB_POLICY "{\"machines\":[\"node-*\"],\"sources\":[\"deb:*\"]," \
+#define WEB_POLICY \
+	"{\"machines\":[\"node-*\"],\"sources\":[\"deb:*\"]," \
 	"\"excludes\":[{\"prefix\":\"/tmp/\"}],\"conffiles\":\"any\"}"
 #define FPR_A "6e6f64652d61f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
 
@@ -92,7 +93,9 @@ static void test_every_route_documented(void **state)
 			method[i] = (char)(r->method[i] | 0x20);
 		method[i] = '\0';
 		o = json_object_get(json_object_get(json_object_get(f->spec,
-			"paths"), path), method);
+								    "paths"),
+						    path),
+				    method);
 		if (o == NULL)
 			fail_msg("%s %s is not in openapi.json", r->method,
 				 path);
@@ -117,8 +120,8 @@ static void check_answer(struct fx *f, const char *method, const char *path,
 			 unsigned int status, json_t *answer)
 {
 	struct oas_ctx c = { .spec = f->spec };
-	json_t *schema = oas_response_schema(f->spec, method, path,
-					     (int)status, "application/json");
+	json_t *schema = oas_response_schema(f->spec, method, path, (int)status,
+					     "application/json");
 
 	if (schema == NULL)
 		fail_msg("%s %s: status %u is not documented", method, path,
@@ -136,24 +139,24 @@ static const struct {
 	{ route_health, "GET", "/v1/health", NULL, NULL, 0, 200 },
 	{ route_machines_list, "GET", "/v1/machines", NULL, NULL, 1, 200 },
 	{ route_machines_list, "GET", "/v1/machines", NULL, NULL, 0, 401 },
-	{ route_machines_get, "GET", "/v1/machines/node-a", "node-a", NULL,
-	  1, 200 },
-	{ route_machines_get, "GET", "/v1/machines/node-b", "node-b", NULL,
-	  1, 200 },
+	{ route_machines_get, "GET", "/v1/machines/node-a", "node-a", NULL, 1,
+	  200 },
+	{ route_machines_get, "GET", "/v1/machines/node-b", "node-b", NULL, 1,
+	  200 },
 	{ route_machines_get, "GET", "/v1/machines/x", "x", NULL, 1, 404 },
 	{ route_results_jwks, "GET", "/v1/results/jwks", NULL, NULL, 0, 200 },
-	{ route_machines_result, "GET", "/v1/machines/node-a/result",
-	  "node-a", NULL, 1, 200 },
-	{ route_machines_result, "GET", "/v1/machines/node-p/result",
-	  "node-p", NULL, 1, 200 },
-	{ route_machines_result, "GET", "/v1/machines/x/result", "x", NULL,
-	  1, 404 },
-	{ route_machines_result, "GET", "/v1/machines/node-a/result",
-	  "node-a", NULL, 0, 401 },
-	{ route_machines_events, "GET", "/v1/machines/node-b/events",
-	  "node-b", NULL, 1, 200 },
-	{ route_machines_events, "GET", "/v1/machines/x/events", "x", NULL,
-	  1, 404 },
+	{ route_machines_result, "GET", "/v1/machines/node-a/result", "node-a",
+	  NULL, 1, 200 },
+	{ route_machines_result, "GET", "/v1/machines/node-p/result", "node-p",
+	  NULL, 1, 200 },
+	{ route_machines_result, "GET", "/v1/machines/x/result", "x", NULL, 1,
+	  404 },
+	{ route_machines_result, "GET", "/v1/machines/node-a/result", "node-a",
+	  NULL, 0, 401 },
+	{ route_machines_events, "GET", "/v1/machines/node-b/events", "node-b",
+	  NULL, 1, 200 },
+	{ route_machines_events, "GET", "/v1/machines/x/events", "x", NULL, 1,
+	  404 },
 	{ route_machines_records, "GET", "/v1/machines/node-b/records",
 	  "node-b", NULL, 1, 200 },
 	{ route_machines_records, "GET", "/v1/machines/node-a/records",
@@ -166,8 +169,8 @@ static const struct {
 	  "node-p", "{\"v\":1,\"ek\":\"" FPR_P "\"}", 1, 200 },
 	{ route_machines_approve, "POST", "/v1/machines/x/approve", "x",
 	  "{\"v\":1,\"ek\":\"" FPR_P "\"}", 1, 404 },
-	{ route_machines_approve, "POST", "/v1/machines/x/approve", "x",
-	  NULL, 0, 401 },
+	{ route_machines_approve, "POST", "/v1/machines/x/approve", "x", NULL,
+	  0, 401 },
 	{ route_machines_add, "POST", "/v1/machines", NULL,
 	  "{\"v\":1,\"id\":\"node-r\",\"ek\":\"" D2 "\"}", 1, 201 },
 	{ route_machines_add, "POST", "/v1/machines", NULL,
@@ -190,7 +193,8 @@ static const struct {
 	{ route_refs_import, "POST", "/v1/references", NULL,
 	  "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":\"a.deb\"},"
 	  "\"refs\":[{\"path\":\"/usr/bin/b\",\"algo\":\"sha256\","
-	  "\"digest\":\"" D2 "\"}]}", 1, 200 },
+	  "\"digest\":\"" D2 "\"}]}",
+	  1, 200 },
 	{ route_refs_import, "POST", "/v1/references", NULL,
 	  "{\"v\":1,\"refs\":7}", 1, 400 },
 	{ route_refs_list, "GET", "/v1/references", NULL, NULL, 1, 200 },
@@ -198,30 +202,29 @@ static const struct {
 	  "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":\"a.deb\"}}", 1,
 	  200 },
 	{ route_refs_delete, "DELETE", "/v1/references", NULL, "{", 1, 400 },
-	{ route_agents_nonce, "POST", "/v1/agents/ghost/nonce", "ghost",
-	  NULL, 0, 404 },
+	{ route_agents_nonce, "POST", "/v1/agents/ghost/nonce", "ghost", NULL,
+	  0, 404 },
 	{ route_sources_list, "GET", "/v1/sources", NULL, NULL, 1, 200 },
 	{ route_sources_list, "GET", "/v1/sources", NULL, NULL, 0, 401 },
 	{ route_policies_list, "GET", "/v1/policies", NULL, NULL, 1, 200 },
 	{ route_policies_list, "GET", "/v1/policies", NULL, NULL, 0, 401 },
-	{ route_policies_get, "GET", "/v1/policies/default", "default", NULL,
-	  1, 200 },
-	{ route_policies_get, "GET", "/v1/policies/x", "x", NULL, 1, 404 },
-	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY,
-	  1, 201 },
-	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY,
-	  1, 200 },
-	{ route_policies_list, "GET", "/v1/policies", NULL, NULL, 1, 200 },
-	{ route_policies_get, "GET", "/v1/policies/web", "web", NULL, 1,
+	{ route_policies_get, "GET", "/v1/policies/default", "default", NULL, 1,
 	  200 },
+	{ route_policies_get, "GET", "/v1/policies/x", "x", NULL, 1, 404 },
+	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY, 1,
+	  201 },
+	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY, 1,
+	  200 },
+	{ route_policies_list, "GET", "/v1/policies", NULL, NULL, 1, 200 },
+	{ route_policies_get, "GET", "/v1/policies/web", "web", NULL, 1, 200 },
 	{ route_machines_records, "GET", "/v1/machines/node-b/records",
 	  "node-b", NULL, 1, 200 },
 	{ route_policies_put, "PUT", "/v1/policies/web", "web",
 	  "{\"sources\":7}", 1, 400 },
 	{ route_policies_put, "PUT", "/v1/policies/default", "default",
 	  "{\"sources\":[\"*\"]}", 1, 409 },
-	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY,
-	  0, 401 },
+	{ route_policies_put, "PUT", "/v1/policies/web", "web", WEB_POLICY, 0,
+	  401 },
 	{ route_policies_delete, "DELETE", "/v1/policies/default", "default",
 	  NULL, 1, 409 },
 	{ route_policies_delete, "DELETE", "/v1/policies/web", "web", NULL, 1,
@@ -232,17 +235,16 @@ static const struct {
 	  401 },
 	{ route_keys_list, "GET", "/v1/keys", NULL, NULL, 1, 200 },
 	{ route_keys_list, "GET", "/v1/keys", NULL, NULL, 0, 401 },
-	{ route_keys_add, "POST", "/v1/keys", NULL,
-	  "{\"v\":1,\"cert\":\"x\"}", 1, 400 },
-	{ route_keys_add, "POST", "/v1/keys", NULL,
-	  "{\"v\":1,\"cert\":\"x\"}", 0, 401 },
+	{ route_keys_add, "POST", "/v1/keys", NULL, "{\"v\":1,\"cert\":\"x\"}",
+	  1, 400 },
+	{ route_keys_add, "POST", "/v1/keys", NULL, "{\"v\":1,\"cert\":\"x\"}",
+	  0, 401 },
 	{ route_keys_delete, "DELETE", "/v1/keys/x", "x", NULL, 1, 404 },
 	{ route_keys_delete, "DELETE", "/v1/keys/x", "x", NULL, 0, 401 },
 	{ route_import_efi, "POST", "/v1/references/efi", NULL,
 	  "{\"v\":1,\"files\":[{\"name\":\"a.efi\",\"data\":\"TVo=\"}]}", 1,
 	  400 },
-	{ route_import_efi, "POST", "/v1/references/efi", NULL, "{}", 0,
-	  401 },
+	{ route_import_efi, "POST", "/v1/references/efi", NULL, "{}", 0, 401 },
 };
 
 static void test_answers_match(void **state)
@@ -311,7 +313,8 @@ static void test_checker_catches(void **state)
 	struct fx *f = *state;
 	struct oas_ctx c = { .spec = f->spec };
 	json_t *schema = oas_response_schema(f->spec, "GET", "/v1/machines",
-					     200, "application/json"), *j;
+					     200, "application/json"),
+	       *j;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -348,17 +351,23 @@ static void test_wire_messages_match(void **state)
 	static uint8_t blob[40] = { 1, 2, 3 };
 	struct fx *f = *state;
 	struct wire_enroll en = {
-		.agent = "node-1", .ek_pub = { blob, 40 },
-		.ek_cert = { blob, 10 }, .ak_pub = { blob, 39 },
+		.agent = "node-1",
+		.ek_pub = { blob, 40 },
+		.ek_cert = { blob, 10 },
+		.ak_pub = { blob, 39 },
 	};
 	struct wire_challenge ch = { { blob, 38 }, { blob, 37 } };
 	struct wire_activate ac = { .agent = "node-1", .proof_len = 32 };
 	struct wire_evidence ev = {
-		.agent = "node-1", .nonce_len = 20, .quote = { blob, 40 },
-		.signature = { blob, 30 }, .first_index = 7,
+		.agent = "node-1",
+		.nonce_len = 20,
+		.quote = { blob, 40 },
+		.signature = { blob, 30 },
+		.first_index = 7,
 		.records = { blob, 0 },
 	};
-	struct wire_verdict vd = { .state = "trusted", .nonce_len = 20,
+	struct wire_verdict vd = { .state = "trusted",
+				   .nonce_len = 20,
 				   .nonce_expires = 1700000000,
 				   .next_index = 9 };
 
@@ -377,19 +386,32 @@ static void test_wire_messages_match(void **state)
 	check_wire(f, WIRE_EVIDENCE, &ev, "Evidence");
 	check_wire(f, WIRE_VERDICT, &vd, "Verdict");
 	/* and the agent routes are documented with those schemas */
-	assert_string_equal(json_string_value(json_object_get(
-		oas_request_schema(f->spec, "POST", "/v1/agents"), "$ref")),
-		"#/components/schemas/Enroll");
-	assert_string_equal(json_string_value(json_object_get(
-		oas_request_schema(f->spec, "POST", "/v1/agents/n/evidence"),
-		"$ref")), "#/components/schemas/Evidence");
-	assert_string_equal(json_string_value(json_object_get(
-		oas_response_schema(f->spec, "POST", "/v1/agents/n/evidence",
-				    200, "application/json"), "$ref")),
-		"#/components/schemas/Verdict");
-	assert_string_equal(json_string_value(json_object_get(
-		oas_request_schema(f->spec, "POST", "/v1/verify"), "$ref")),
-		"#/components/schemas/VerifyBundle");
+	assert_string_equal(json_string_value(
+				    json_object_get(oas_request_schema(f->spec,
+								       "POST",
+								       "/v1/agents"),
+						    "$ref")),
+			    "#/components/schemas/Enroll");
+	assert_string_equal(json_string_value(
+				    json_object_get(oas_request_schema(f->spec,
+								       "POST",
+								       "/v1/agents/n/evidence"),
+						    "$ref")),
+			    "#/components/schemas/Evidence");
+	assert_string_equal(json_string_value(
+				    json_object_get(oas_response_schema(f->spec,
+									"POST",
+									"/v1/agents/n/evidence",
+									200,
+									"application/json"),
+						    "$ref")),
+			    "#/components/schemas/Verdict");
+	assert_string_equal(json_string_value(
+				    json_object_get(oas_request_schema(f->spec,
+								       "POST",
+								       "/v1/verify"),
+						    "$ref")),
+			    "#/components/schemas/VerifyBundle");
 }
 
 static void test_metrics(void **state)
@@ -403,13 +425,13 @@ static void test_metrics(void **state)
 	assert_int_equal(res.status, 200);
 	assert_string_equal(res.content_type,
 			    "text/plain; version=0.0.4; charset=utf-8");
-	assert_non_null(strstr(res.body,
-			       "imatrust_machines{state=\"trusted\"} 1\n"));
-	assert_non_null(strstr(res.body,
-			       "imatrust_machines{state=\"stale\"} 0\n"));
+	assert_non_null(
+		strstr(res.body, "imatrust_machines{state=\"trusted\"} 1\n"));
+	assert_non_null(
+		strstr(res.body, "imatrust_machines{state=\"stale\"} 0\n"));
 	assert_non_null(strstr(res.body, "imatrust_records_judged_total 42\n"));
 	assert_non_null(strstr(res.body, "# TYPE imatrust_uptime_seconds "
-			       "gauge\nimatrust_uptime_seconds "));
+					 "gauge\nimatrust_uptime_seconds "));
 	free(res.body);
 }
 
@@ -424,10 +446,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_checker_catches, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_wire_messages_match,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_metrics, setup,
+		cmocka_unit_test_setup_teardown(test_wire_messages_match, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,10 +28,13 @@ static int setup(void **state)
 	struct tv *t = tv_new();
 	static const char *const ids[] = { "u1", "f1", "s1", "p1" };
 	static const enum db_machine_state states[] = {
-		DB_STATE_UNTRUSTED, DB_STATE_FAILED, DB_STATE_STALE,
+		DB_STATE_UNTRUSTED,
+		DB_STATE_FAILED,
+		DB_STATE_STALE,
 		DB_STATE_PENDING,
 	};
-	static const struct db_ref_source base = { .kind = DB_SOURCE_DEB, .name = "base.deb" };
+	static const struct db_ref_source base = { .kind = DB_SOURCE_DEB,
+						   .name = "base.deb" };
 	uint8_t d2[32];
 	size_t i;
 
@@ -64,8 +67,10 @@ static json_t *import(struct tv *t, const char *refs)
 	unsigned int status;
 	json_t *a;
 
-	snprintf(body, sizeof(body), "{\"v\":1,\"source\":{\"kind\":"
-		 "\"golden-list\",\"name\":\"golden\"},\"refs\":[%s]}", refs);
+	snprintf(body, sizeof(body),
+		 "{\"v\":1,\"source\":{\"kind\":"
+		 "\"golden-list\",\"name\":\"golden\"},\"refs\":[%s]}",
+		 refs);
 	a = tv_call(t, route_refs_import, NULL, body, TV_AUTH, &status);
 	if (status != 200)
 		fail_msg("import: %u %s", status, tv_msg(a));
@@ -77,12 +82,15 @@ static const char *verdict(struct tv *t, const char *id, size_t index)
 {
 	static char buf[16];
 	unsigned int status;
-	json_t *a = tv_call(t, route_machines_records, id, NULL, TV_AUTH,
-			    &status);
+	json_t *a =
+		tv_call(t, route_machines_records, id, NULL, TV_AUTH, &status);
 
-	snprintf(buf, sizeof(buf), "%s", json_string_value(json_object_get(
-		 json_array_get(json_object_get(a, "records"), index),
-		 "verdict")));
+	snprintf(buf, sizeof(buf), "%s",
+		 json_string_value(
+			 json_object_get(json_array_get(json_object_get(a,
+									"records"),
+							index),
+					 "verdict")));
 	json_decref(a);
 	return buf;
 }
@@ -99,8 +107,8 @@ static void test_untrusted_becomes_trusted(void **state)
 	json_t *a, *ev, *last;
 
 	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
-		   "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
-		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
+		      "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
+		      "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
 	assert_int_equal(stat_of(a, "machines_now_trusted"), 1);
 	assert_int_equal(stat_of(a, "machines_rejudged"), 4);
 	assert_int_equal(stat_of(a, "records_changed"), 8);
@@ -115,11 +123,17 @@ static void test_untrusted_becomes_trusted(void **state)
 	last = json_array_get(ev, json_array_size(ev) - 1);
 	assert_string_equal(json_string_value(json_object_get(last, "to")),
 			    "trusted");
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(last, "reason"), "check")), "rejudge");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-		json_object_get(last, "reason"), "source"), "name")),
-		"golden");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(last,
+								    "reason"),
+						    "check")),
+			    "rejudge");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(json_object_get(last,
+										    "reason"),
+								    "source"),
+						    "name")),
+			    "golden");
 	json_decref(a);
 
 	/* other states stay, but their records were judged again */
@@ -136,7 +150,7 @@ static void test_partial_import_stays_untrusted(void **state)
 	json_t *a;
 
 	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
-		   "\"digest\":\"" HEX7 "\"}");
+		      "\"digest\":\"" HEX7 "\"}");
 	assert_int_equal(stat_of(a, "machines_now_trusted"), 0);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
@@ -152,8 +166,8 @@ static void test_unknown_becomes_mismatch(void **state)
 	json_t *a;
 
 	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
-		   "\"digest\":\"" HEX9 "\"},{\"path\":\"/usr/bin/x\","
-		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
+		      "\"digest\":\"" HEX9 "\"},{\"path\":\"/usr/bin/x\","
+		      "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
 	assert_int_equal(stat_of(a, "machines_now_trusted"), 0);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
@@ -164,8 +178,7 @@ static void test_unknown_becomes_mismatch(void **state)
 static json_t *del(struct tv *t, const char *body)
 {
 	unsigned int status;
-	json_t *a = tv_call(t, route_refs_delete, NULL, body, TV_AUTH,
-			    &status);
+	json_t *a = tv_call(t, route_refs_delete, NULL, body, TV_AUTH, &status);
 
 	if (status != 200)
 		fail_msg("delete: %u %s", status, tv_msg(a));
@@ -182,8 +195,7 @@ static json_t *reason_of(struct tv *t, const char *id)
 
 	if (db_machine_get(t->v.db, id, &m, &found, &err) < 0 || !found)
 		fail_msg("db_machine_get %s", id);
-	j = m.state_reason != NULL ? json_loads(m.state_reason, 0, NULL) :
-				     NULL;
+	j = m.state_reason != NULL ? json_loads(m.state_reason, 0, NULL) : NULL;
 	db_machine_release(&m);
 	assert_non_null(j);
 	return j;
@@ -200,9 +212,9 @@ static const char *str_at(json_t *j, const char *key)
 static void make_u1_trusted(struct tv *t)
 {
 	json_t *a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":"
-			   "\"sha256\",\"digest\":\"" HEX7 "\"},{\"path\":"
-			   "\"/usr/bin/x\",\"algo\":\"sha256\",\"digest\":"
-			   "\"" HEX8 "\"}");
+			      "\"sha256\",\"digest\":\"" HEX7 "\"},{\"path\":"
+			      "\"/usr/bin/x\",\"algo\":\"sha256\",\"digest\":"
+			      "\"" HEX8 "\"}");
 
 	json_decref(a);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
@@ -220,7 +232,7 @@ static void test_withdraw_makes_untrusted(void **state)
 
 	make_u1_trusted(t);
 	a = del(t, "{\"v\":1,\"refs\":[{\"path\":\"/usr/bin/new\","
-		"\"algo\":\"sha256\",\"digest\":\"" HEX7 "\"}]}");
+		   "\"algo\":\"sha256\",\"digest\":\"" HEX7 "\"}]}");
 	assert_int_equal(stat_of(a, "deleted"), 1);
 	assert_int_equal(stat_of(a, "machines_now_untrusted"), 1);
 	assert_int_equal(stat_of(a, "machines_now_trusted"), 0);
@@ -253,15 +265,17 @@ static void test_replaced_digest_makes_untrusted(void **state)
 	json_t *a, *r;
 
 	make_u1_trusted(t);
-	a = tv_call(t, route_refs_import, NULL, "{\"v\":1,\"source\":"
+	a = tv_call(t, route_refs_import, NULL,
+		    "{\"v\":1,\"source\":"
 		    "{\"kind\":\"deb\",\"name\":\"x_2.deb\"},\"refs\":"
 		    "[{\"path\":\"/usr/bin/x\",\"algo\":\"sha256\","
-		    "\"digest\":\"" HEX9 "\"}]}", TV_AUTH, &status);
+		    "\"digest\":\"" HEX9 "\"}]}",
+		    TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
 	a = del(t, "{\"v\":1,\"refs\":[{\"path\":\"/usr/bin/x\","
-		"\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}]}");
+		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}]}");
 	json_decref(a);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
 	assert_string_equal(verdict(t, "u1", 3), "mismatch");
@@ -279,12 +293,14 @@ static void test_replace_import_makes_untrusted(void **state)
 	json_t *a;
 
 	make_u1_trusted(t);
-	a = tv_call(t, route_refs_import, NULL, "{\"v\":1,\"source\":"
+	a = tv_call(t, route_refs_import, NULL,
+		    "{\"v\":1,\"source\":"
 		    "{\"kind\":\"golden-list\",\"name\":\"golden\"},"
 		    "\"replace\":true,\"refs\":[{\"path\":\"/usr/bin/new\","
 		    "\"algo\":\"sha256\",\"digest\":\"" HEX7 "\"},"
 		    "{\"path\":\"/usr/bin/x\",\"algo\":\"sha256\","
-		    "\"digest\":\"" HEX9 "\"}]}", TV_AUTH, &status);
+		    "\"digest\":\"" HEX9 "\"}]}",
+		    TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	assert_int_equal(stat_of(a, "added"), 2);
 	assert_int_equal(stat_of(a, "withdrawn"), 1);
@@ -308,13 +324,14 @@ static void test_withdraw_source(void **state)
 
 	make_u1_trusted(t);
 	for (i = 0; i < 10; i++)
-		p += sprintf(p, "%s{\"path\":\"/opt/o%zu\",\"algo\":"
+		p += sprintf(p,
+			     "%s{\"path\":\"/opt/o%zu\",\"algo\":"
 			     "\"sha256\",\"digest\":\"%064zx\"}",
 			     i ? "," : "", i, i + 100);
 	a = import(t, refs);
 	json_decref(a);
 	a = del(t, "{\"v\":1,\"source\":{\"kind\":\"golden-list\","
-		"\"name\":\"golden\"}}");
+		   "\"name\":\"golden\"}}");
 	assert_int_equal(stat_of(a, "deleted"), 12);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
@@ -339,14 +356,16 @@ static void test_queued_withdrawal_survives(void **state)
 	size_t deleted, n;
 
 	make_u1_trusted(t);
-	assert_int_equal(db_ref_delete(t->v.db, NULL, "/usr/bin/new",
-				       "sha256", d7, 32, &deleted, &err), 0);
+	assert_int_equal(db_ref_delete(t->v.db, NULL, "/usr/bin/new", "sha256",
+				       d7, 32, &deleted, &err),
+			 0);
 	assert_int_equal(deleted, 1);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_TRUSTED);
 	assert_int_equal(db_ref_withdrawn_count(t->v.db, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(rejudge_all(&t->v, 0, "{\"check\":\"rejudge\"}",
-				     TV_NOW, &st, &err), 0);
+				     TV_NOW, &st, &err),
+			 0);
 	assert_int_equal(st.now_untrusted, 1);
 	assert_int_equal(tv_state(t, "u1"), DB_STATE_UNTRUSTED);
 	assert_int_equal(db_ref_withdrawn_count(t->v.db, &n, &err), 0);
@@ -372,16 +391,18 @@ static void test_any_path_both_ways(void **state)
 	tv_machine(t, "a1", DB_STATE_UNTRUSTED);
 	tv_boot(t, "a1", recs, 2);
 	a = import(t, "{\"path\":\"/opt/q\",\"algo\":\"sha256\","
-		   "\"digest\":\"" HEX7 "\"}");
+		      "\"digest\":\"" HEX7 "\"}");
 	json_decref(a);
 	assert_int_equal(tv_state(t, "a1"), DB_STATE_TRUSTED);
 	assert_string_equal(verdict(t, "a1", 1), "known");
 
 	/* /opt/p gets a digest of its own: 07 no longer does for it */
-	a = tv_call(t, route_refs_import, NULL, "{\"v\":1,\"source\":"
+	a = tv_call(t, route_refs_import, NULL,
+		    "{\"v\":1,\"source\":"
 		    "{\"kind\":\"deb\",\"name\":\"p.deb\"},\"refs\":"
 		    "[{\"path\":\"/opt/p\",\"algo\":\"sha256\","
-		    "\"digest\":\"" HEX9 "\"}]}", TV_AUTH, &status);
+		    "\"digest\":\"" HEX9 "\"}]}",
+		    TV_AUTH, &status);
 	assert_int_equal(stat_of(a, "machines_now_untrusted"), 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "a1"), DB_STATE_UNTRUSTED);
@@ -389,14 +410,14 @@ static void test_any_path_both_ways(void **state)
 
 	/* withdrawn again: known by the digest again */
 	a = del(t, "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":"
-		"\"p.deb\"}}");
+		   "\"p.deb\"}}");
 	json_decref(a);
 	assert_int_equal(tv_state(t, "a1"), DB_STATE_TRUSTED);
 	assert_string_equal(verdict(t, "a1", 1), "known");
 
 	/* the other path's reference goes: unknown */
 	a = del(t, "{\"v\":1,\"refs\":[{\"path\":\"/opt/q\",\"algo\":"
-		"\"sha256\",\"digest\":\"" HEX7 "\"}]}");
+		   "\"sha256\",\"digest\":\"" HEX7 "\"}]}");
 	json_decref(a);
 	assert_int_equal(tv_state(t, "a1"), DB_STATE_UNTRUSTED);
 	assert_string_equal(verdict(t, "a1", 1), "unknown");
@@ -415,14 +436,14 @@ static void test_violation_policy(void **state)
 	struct imt_error err;
 	json_t *a;
 
-	snprintf(t->v.cfg.violations, sizeof(t->v.cfg.violations),
-		 "untrusted");
+	snprintf(t->v.cfg.violations, sizeof(t->v.cfg.violations), "untrusted");
 	tv_machine(t, "v1", DB_STATE_ENROLLING);
 	tv_boot(t, "v1", recs, 3);
-	assert_int_equal(db_machine_set_state(t->v.db, "v1",
-		DB_STATE_UNTRUSTED, NULL, TV_NOW, &err), 0);
+	assert_int_equal(db_machine_set_state(t->v.db, "v1", DB_STATE_UNTRUSTED,
+					      NULL, TV_NOW, &err),
+			 0);
 	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
-		   "\"digest\":\"" HEX7 "\"}");
+		      "\"digest\":\"" HEX7 "\"}");
 	json_decref(a);
 	assert_int_equal(tv_state(t, "v1"), DB_STATE_UNTRUSTED);
 
@@ -430,7 +451,8 @@ static void test_violation_policy(void **state)
 	snprintf(t->v.cfg.violations, sizeof(t->v.cfg.violations), "allow");
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_ADDED,
 				     "{\"check\":\"rejudge\"}", TV_NOW, &st,
-				     &err), 0);
+				     &err),
+			 0);
 	assert_int_equal(st.now_trusted, 1);
 	assert_int_equal(tv_state(t, "v1"), DB_STATE_TRUSTED);
 }
@@ -441,15 +463,14 @@ static void test_many(void **state)
 	struct tv *t = *state;
 	size_t n = REJUDGE_RECORDS_PAGE * 2 + 5, i;
 	struct tv_record *recs = calloc(n, sizeof(*recs));
-	char (*paths)[32] = calloc(n, 32), id[32];
+	char(*paths)[32] = calloc(n, 32), id[32];
 	struct rejudge_stats st;
 	struct imt_error err;
 	json_t *a;
 
 	for (i = 0; i < n; i++) {
 		snprintf(paths[i], 32, "/opt/f%zu", i);
-		recs[i] = (struct tv_record){ paths[i], 7,
-					      DB_VERDICT_UNKNOWN };
+		recs[i] = (struct tv_record){ paths[i], 7, DB_VERDICT_UNKNOWN };
 	}
 	tv_machine(t, "big", DB_STATE_ENROLLING);
 	tv_boot(t, "big", recs, n);
@@ -462,13 +483,14 @@ static void test_many(void **state)
 	/* any_path = allow: digest 07 is known for /usr/bin/new */
 	snprintf(t->v.cfg.any_path, sizeof(t->v.cfg.any_path), "allow");
 	a = import(t, "{\"path\":\"/usr/bin/new\",\"algo\":\"sha256\","
-		   "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
-		   "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
+		      "\"digest\":\"" HEX7 "\"},{\"path\":\"/usr/bin/x\","
+		      "\"algo\":\"sha256\",\"digest\":\"" HEX8 "\"}");
 	assert_int_equal(stat_of(a, "records_changed"), 8 + n);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "big"), DB_STATE_TRUSTED);
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_ADDED, "{}", TV_NOW, &st,
-				     &err), 0);
+				     &err),
+			 0);
 	assert_int_equal(st.records, 0);
 	free(recs);
 	free(paths);
@@ -494,23 +516,27 @@ static void test_page_by_regexes(void **state)
 	for (i = 0; i < 1000; i++) {
 		snprintf(re, sizeof(re), "/opt/p%zu/", i);
 		assert_int_equal(policy_add_rule(p, IMPORT_RULE_PREFIX, re,
-						 "keylime:k", &err), 0);
+						 "keylime:k", &err),
+				 0);
 	}
 	assert_int_equal(rejudge_page(p), REJUDGE_RECORDS_PAGE);
 	for (i = 0; i < 1000; i++) {
 		snprintf(re, sizeof(re), "(a|b)%zu", i);
 		assert_int_equal(policy_add_rule(p, IMPORT_RULE_REGEX, re,
-						 "keylime:k", &err), 0);
+						 "keylime:k", &err),
+				 0);
 	}
 	assert_int_equal(rejudge_page(p), REJUDGE_REGEX_WORK / 1001);
 	while (p->nrules < POLICY_RULES_MAX) {
 		snprintf(re, sizeof(re), "(c|d)%zu", p->nrules);
 		assert_int_equal(policy_add_rule(p, IMPORT_RULE_REGEX, re,
-						 "keylime:k", &err), 0);
+						 "keylime:k", &err),
+				 0);
 	}
 	/* the policy's own limit, then the page */
 	assert_int_equal(policy_add_rule(p, IMPORT_RULE_PREFIX, "/x",
-					 "keylime:k", &err), -1);
+					 "keylime:k", &err),
+			 -1);
 	assert_non_null(strstr(err.msg, "limit POLICY_RULES_MAX reached"));
 	assert_true(rejudge_page(p) >= REJUDGE_RECORDS_PAGE_MIN);
 	assert_true(rejudge_page(p) * (POLICY_RULES_MAX - 1000) <=
@@ -530,14 +556,13 @@ static void test_rounds_paused(void **state)
 	struct tv *t = *state;
 	size_t n = REJUDGE_RECORDS_PAGE * 2 + 5, i, rounds = 0;
 	struct tv_record *recs = calloc(n, sizeof(*recs));
-	char (*paths)[32] = calloc(n, 32);
+	char(*paths)[32] = calloc(n, 32);
 	struct rejudge_stats st;
 	struct imt_error err;
 
 	for (i = 0; i < n; i++) {
 		snprintf(paths[i], 32, "/opt/f%zu", i);
-		recs[i] = (struct tv_record){ paths[i], 7,
-					      DB_VERDICT_UNKNOWN };
+		recs[i] = (struct tv_record){ paths[i], 7, DB_VERDICT_UNKNOWN };
 	}
 	tv_machine(t, "big", DB_STATE_ENROLLING);
 	tv_boot(t, "big", recs, n);
@@ -545,7 +570,8 @@ static void test_rounds_paused(void **state)
 			     &err);
 	rejudge_set_hook(count_round, &rounds);
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY, "{}", TV_NOW, &st,
-				     &err), 0);
+				     &err),
+			 0);
 	rejudge_set_hook(NULL, NULL);
 	assert_true(rounds >= 2);
 	free(recs);
@@ -564,7 +590,8 @@ static void test_no_boot_first(void **state)
 	tv_machine(t, "b", DB_STATE_ENROLLING);
 	tv_boot(t, "b", boot_records, 4);
 	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY, "{}", TV_NOW, &st,
-				     &err), 0);
+				     &err),
+			 0);
 	assert_int_equal(st.machines, 1);
 	tv_free(t);
 }
@@ -574,20 +601,20 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_untrusted_becomes_trusted,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(
-			test_partial_import_stays_untrusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partial_import_stays_untrusted,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_becomes_mismatch,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_withdraw_makes_untrusted,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(
-			test_replaced_digest_makes_untrusted, setup, teardown),
-		cmocka_unit_test_setup_teardown(
-			test_replace_import_makes_untrusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replaced_digest_makes_untrusted,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replace_import_makes_untrusted,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_withdraw_source, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(
-			test_queued_withdrawal_survives, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queued_withdrawal_survives,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_any_path_both_ways, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_violation_policy, setup,

@@ -84,7 +84,8 @@ static char *pem_of(EVP_PKEY *pkey)
 
 	assert_non_null(pkey);
 	assert_int_equal(PEM_write_bio_PrivateKey(mem, pkey, NULL, NULL, 0,
-						  NULL, NULL), 1);
+						  NULL, NULL),
+			 1);
 	n = BIO_get_mem_data(mem, &p);
 	out = strndup(p, (size_t)n);
 	BIO_free(mem);
@@ -132,9 +133,9 @@ static void test_known_thumbprint(void **state)
 	assert_string_equal(k->kid, FIXED_KID);
 	jwk = result_key_jwk(k);
 	/* exactly these members: nothing private ("d"), nothing else */
-	want = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "kty", "EC",
-			 "crv", "P-256", "x", FIXED_X, "y", FIXED_Y,
-			 "use", "sig", "alg", "ES256", "kid", FIXED_KID);
+	want = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "kty", "EC", "crv",
+			 "P-256", "x", FIXED_X, "y", FIXED_Y, "use", "sig",
+			 "alg", "ES256", "kid", FIXED_KID);
 	if (!json_equal(jwk, want))
 		fail_msg("JWK %s", json_dumps(jwk, JSON_COMPACT));
 	json_decref(want);
@@ -183,8 +184,7 @@ static void refused(struct dir *d, const char *text, mode_t mode,
 static void test_refused(void **state)
 {
 	struct dir *d = *state;
-	char *rsa = pem_of(EVP_PKEY_Q_keygen(NULL, NULL, "RSA",
-					     (size_t)2048));
+	char *rsa = pem_of(EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048));
 	char *p384 = pem_of(EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-384"));
 
 	refused(d, FIXED_PEM, 0640, "group or others");
@@ -222,8 +222,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_created_0600_reloaded,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable, setup,
 						teardown),
 	};

@@ -110,9 +110,11 @@ static void proof_of(struct fx *f, const char *id, uint8_t proof[32])
 	unsigned int len = 0;
 
 	assert_int_equal(sqlite3_open(f->t->path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s, "SELECT secret FROM enrollments"
+	assert_int_equal(sqlite3_prepare_v2(s,
+					    "SELECT secret FROM enrollments"
 					    " WHERE machine_id = ?1 ORDER BY "
-					    "id DESC LIMIT 1", -1, &st, NULL),
+					    "id DESC LIMIT 1",
+					    -1, &st, NULL),
 			 SQLITE_OK);
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -167,8 +169,8 @@ static void test_flood_creates_nothing(void **state)
 
 		fake_ek(f, i, ek);
 		snprintf(id, sizeof(id), "squat-%u", i % 7);
-		status = enroll(f, id, ek, f->ek_len, NULL, 0, f->ak,
-				f->ak_len, NULL);
+		status = enroll(f, id, ek, f->ek_len, NULL, 0, f->ak, f->ak_len,
+				NULL);
 		ok += status == 201;
 		refused += status == 503;
 	}
@@ -189,9 +191,11 @@ static void test_flood_creates_nothing(void **state)
 		struct http_response res = { 0 };
 
 		route_metrics(&f->t->v, &req, &res);
-		assert_non_null(strstr(res.body, "imatrust_open_enrollments 40\n"));
-		assert_non_null(strstr(res.body,
-			"imatrust_enroll_refused_cap_total 160\n"));
+		assert_non_null(
+			strstr(res.body, "imatrust_open_enrollments 40\n"));
+		assert_non_null(
+			strstr(res.body,
+			       "imatrust_enroll_refused_cap_total 160\n"));
 		free(res.body);
 	}
 	/* a squatted id is not taken: the real TPM (here unvouched too)
@@ -215,7 +219,8 @@ static void test_vouched_evicts_at_cap(void **state)
 	for (i = 0; i < MAX_OPEN; i++) {
 		fake_ek(f, i, ek);
 		assert_int_equal(enroll(f, "squat", ek, f->ek_len, NULL, 0,
-					f->ak, f->ak_len, NULL), 201);
+					f->ak, f->ak_len, NULL),
+				 201);
 	}
 	assert_int_equal(enroll_rsa(f, "real", NULL), 503);
 	/* pre-registered: vouched, so it takes an unvouched one's place */
@@ -225,7 +230,8 @@ static void test_vouched_evicts_at_cap(void **state)
 		struct imt_error err;
 
 		assert_int_equal(enroll_fingerprint(f->ek, f->ek_len, fpr,
-						    &err), IMT_OK);
+						    &err),
+				 IMT_OK);
 		assert_int_equal(db_registration_add(f->t->v.db, "real", fpr,
 						     "alice", TV_NOW, &r, &err),
 				 0);
@@ -236,7 +242,8 @@ static void test_vouched_evicts_at_cap(void **state)
 			 MAX_OPEN);
 	/* a vouched challenge keeps the whole ENROLL_CHALLENGE_TTL */
 	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments "
-				     "WHERE expires_at - created_at = 300"), 1);
+				     "WHERE expires_at - created_at = 300"),
+			 1);
 }
 
 static void test_per_ek_cap(void **state)
@@ -263,31 +270,34 @@ static void test_stranger_cannot_cancel(void **state)
 	proof_of(f, "real", proof);
 	/* a stranger enrolls the same id with the real, public EK and
 	 * their own AK, and with a made-up EK: nothing is replaced */
-	assert_int_equal(enroll(f, "real", f->ek, f->ek_len, NULL, 0,
-				f->ak_ecc, f->ak_ecc_len, NULL), 201);
+	assert_int_equal(enroll(f, "real", f->ek, f->ek_len, NULL, 0, f->ak_ecc,
+				f->ak_ecc_len, NULL),
+			 201);
 	fake_ek(f, 77, ek);
 	assert_int_equal(enroll(f, "real", ek, f->ek_len, NULL, 0, f->ak,
-				f->ak_len, NULL), 201);
+				f->ak_len, NULL),
+			 201);
 	/* ... and sends a well-formed wrong proof: 403, nothing changes */
 	memcpy(bad, proof, 32);
 	bad[0] ^= 1;
 	assert_int_equal(activate(f, "real", bad, &a), 403);
 	assert_non_null(strstr(tv_msg(a), "challenge"));
 	json_decref(a);
-	assert_int_equal(atomic_load(&f->t->v.metrics.activations_refused),
-			 1);
+	assert_int_equal(atomic_load(&f->t->v.metrics.activations_refused), 1);
 	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 3);
 	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 0);
 	/* the real agent's activation still works */
 	assert_int_equal(activate(f, "real", proof, NULL), 200);
 	assert_int_equal(db_count(f, "SELECT count(*) FROM machines WHERE "
 				     "id = 'real' AND activated = 1 AND "
-				     "length(ek_fpr) = 32"), 1);
+				     "length(ek_fpr) = 32"),
+			 1);
 	/* its EK's other challenge (the stranger's AK) is void now */
 	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 1);
 	/* and the made-up EK cannot take the id any more */
 	assert_int_equal(enroll(f, "real", ek, f->ek_len, NULL, 0, f->ak,
-				f->ak_len, &a), 409);
+				f->ak_len, &a),
+			 409);
 	assert_non_null(strstr(tv_msg(a), "another EK"));
 	json_decref(a);
 }
@@ -313,13 +323,15 @@ static void test_one_id_per_ek(void **state)
 	json_decref(a);
 	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 1);
 	/* the same EK for the same id is a re-enrollment: new AK */
-	assert_int_equal(enroll(f, "one", f->ek, f->ek_len, NULL, 0,
-				f->ak_ecc, f->ak_ecc_len, NULL), 201);
+	assert_int_equal(enroll(f, "one", f->ek, f->ek_len, NULL, 0, f->ak_ecc,
+				f->ak_ecc_len, NULL),
+			 201);
 	proof_of(f, "one", proof);
 	assert_int_equal(activate(f, "one", proof, NULL), 200);
 	assert_int_equal(db_count(f, "SELECT count(*) FROM events WHERE "
 				     "machine_id = 'one' AND kind = "
-				     "'activated'"), 2);
+				     "'activated'"),
+			 2);
 }
 
 static void test_ak_attributes(void **state)
@@ -329,8 +341,8 @@ static void test_ak_attributes(void **state)
 		uint8_t bit;
 		const char *name;
 	} bits[] = {
-		{ 7, 0x01, "restricted" },	/* TPMA_OBJECT bit 16 */
-		{ 9, 0x02, "fixedTPM" },	/* bit 1 */
+		{ 7, 0x01, "restricted" }, /* TPMA_OBJECT bit 16 */
+		{ 9, 0x02, "fixedTPM" },   /* bit 1 */
 	};
 	struct fx *f = *state;
 	uint8_t ak[4096];
@@ -341,7 +353,8 @@ static void test_ak_attributes(void **state)
 		memcpy(ak, f->ak, f->ak_len);
 		ak[bits[i].byte] &= (uint8_t)~bits[i].bit;
 		assert_int_equal(enroll(f, "m", f->ek, f->ek_len, NULL, 0, ak,
-					f->ak_len, &a), 400);
+					f->ak_len, &a),
+				 400);
 		assert_non_null(strstr(tv_msg(a), bits[i].name));
 		json_decref(a);
 	}
@@ -354,7 +367,8 @@ static void test_ecc_ek(void **state)
 	uint8_t proof[32];
 
 	assert_int_equal(enroll(f, "ecc", f->ek_ecc, f->ek_ecc_len, NULL, 0,
-				f->ak_ecc, f->ak_ecc_len, NULL), 201);
+				f->ak_ecc, f->ak_ecc_len, NULL),
+			 201);
 	proof_of(f, "ecc", proof);
 	assert_int_equal(activate(f, "ecc", proof, NULL), 200);
 }
@@ -373,9 +387,8 @@ static X509 *cert_make(EVP_PKEY *subject, const char *cn, X509 *issuer,
 	X509_gmtime_adj(X509_getm_notBefore(x), -60);
 	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
 	X509_set_pubkey(x, subject);
-	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN",
-				   MBSTRING_ASC, (const unsigned char *)cn,
-				   -1, -1, 0);
+	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+				   (const unsigned char *)cn, -1, -1, 0);
 	X509_set_issuer_name(x, X509_get_subject_name(issuer ? issuer : x));
 	X509V3_set_ctx(&v3, issuer ? issuer : x, x, NULL, NULL, 0);
 	ext = X509V3_EXT_conf_nid(NULL, &v3, NID_basic_constraints,
@@ -422,11 +435,11 @@ static void test_ek_certificates(void **state)
 			 IMT_OK);
 	assert_int_equal(tpm_public_to_pkey(&pub, &ek_key, &err), IMT_OK);
 	root = cert_make(root_key, "imatrust test root", NULL, root_key, 1);
-	mid = cert_make(mid_key, "imatrust test intermediate", root,
-			root_key, 1);
+	mid = cert_make(mid_key, "imatrust test intermediate", root, root_key,
+			1);
 	leaf = cert_make(ek_key, "", mid, mid_key, 0);
 	stranger = cert_make(ek_key, "", NULL, other, 0); /* unknown CA */
-	wrong = cert_make(other, "", mid, mid_key, 0);	/* another key */
+	wrong = cert_make(other, "", mid, mid_key, 0);	  /* another key */
 	f->t->v.ek_ca = X509_STORE_new();
 	X509_STORE_add_cert(f->t->v.ek_ca, root);
 
@@ -435,13 +448,15 @@ static void test_ek_certificates(void **state)
 	leaf_len = len;
 	assert_int_equal(enroll_check_ek_cert(f->t->v.ek_ca, f->ek, f->ek_len,
 					      der, len, &chained, why,
-					      sizeof(why), &err), IMT_OK);
+					      sizeof(why), &err),
+			 IMT_OK);
 	assert_int_equal(chained, 0);
 	/* sent with its intermediate (concatenated DER): chains */
 	der_append(mid, der, &len);
 	assert_int_equal(enroll_check_ek_cert(f->t->v.ek_ca, f->ek, f->ek_len,
 					      der, len, &chained, why,
-					      sizeof(why), &err), IMT_OK);
+					      sizeof(why), &err),
+			 IMT_OK);
 	assert_int_equal(chained, 1);
 	/* the intermediate alone is no anchor: only the root is */
 	{
@@ -460,12 +475,14 @@ static void test_ek_certificates(void **state)
 	X509_STORE_add_cert(f->t->v.ek_ca, mid);
 	assert_int_equal(enroll_check_ek_cert(f->t->v.ek_ca, f->ek, f->ek_len,
 					      der, leaf_len, &chained, why,
-					      sizeof(why), &err), IMT_OK);
+					      sizeof(why), &err),
+			 IMT_OK);
 	assert_int_equal(chained, 1);
 
 	/* through the route: enrolling, with the certificate's names */
-	assert_int_equal(enroll(f, "vouched", f->ek, f->ek_len, der, len,
-				f->ak, f->ak_len, NULL), 201);
+	assert_int_equal(enroll(f, "vouched", f->ek, f->ek_len, der, len, f->ak,
+				f->ak_len, NULL),
+			 201);
 	proof_of(f, "vouched", proof);
 	assert_int_equal(activate(f, "vouched", proof, &a), 200);
 	assert_string_equal(json_string_value(json_object_get(a, "state")),
@@ -474,10 +491,12 @@ static void test_ek_certificates(void **state)
 	a = tv_call(f->t, route_machines_get, "vouched", NULL, TV_AUTH,
 		    (unsigned int[]){ 0 });
 	m = json_object_get(a, "machine");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-		m, "ek_cert"), "issuer")), "CN=imatrust test intermediate");
-	assert_int_equal(strlen(json_string_value(json_object_get(m,
-								 "ek_fpr"))),
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(m,
+								    "ek_cert"),
+						    "issuer")),
+			    "CN=imatrust test intermediate");
+	assert_int_equal(strlen(json_string_value(json_object_get(m, "ek_fpr"))),
 			 64);
 	json_decref(a);
 
@@ -485,7 +504,8 @@ static void test_ek_certificates(void **state)
 	len = 0;
 	der_append(wrong, der, &len);
 	assert_int_equal(enroll(f, "liar", f->ek_ecc, f->ek_ecc_len, der, len,
-				f->ak_ecc, f->ak_ecc_len, &a), 400);
+				f->ak_ecc, f->ak_ecc_len, &a),
+			 400);
 	assert_non_null(strstr(tv_msg(a), "another key"));
 	json_decref(a);
 
@@ -494,9 +514,11 @@ static void test_ek_certificates(void **state)
 	der_append(stranger, der, &len);
 	assert_int_equal(db_machine_remove(f->t->v.db, "vouched", "alice",
 					   TV_NOW, &(struct db_removal){ 0 },
-					   &err), 0);
+					   &err),
+			 0);
 	assert_int_equal(enroll(f, "unknown-ca", f->ek, f->ek_len, der, len,
-				f->ak, f->ak_len, NULL), 201);
+				f->ak, f->ak_len, NULL),
+			 201);
 	proof_of(f, "unknown-ca", proof);
 	assert_int_equal(activate(f, "unknown-ca", proof, &a), 200);
 	assert_string_equal(json_string_value(json_object_get(a, "state")),
@@ -509,7 +531,8 @@ static void test_ek_certificates(void **state)
 		int found;
 
 		assert_int_equal(db_machine_get(f->t->v.db, "unknown-ca", &dm,
-						&found, &err), 0);
+						&found, &err),
+				 0);
 		assert_true(found);
 		assert_non_null(dm.state_reason);
 		assert_non_null(strstr(dm.state_reason, "does not chain"));
@@ -536,8 +559,7 @@ static void test_registered_only(void **state)
 	unsigned int status;
 	json_t *a;
 
-	snprintf(f->t->v.cfg.enroll, sizeof(f->t->v.cfg.enroll),
-		 "registered");
+	snprintf(f->t->v.cfg.enroll, sizeof(f->t->v.cfg.enroll), "registered");
 	assert_int_equal(enroll_rsa(f, "host", &a), 403);
 	assert_non_null(strstr(tv_msg(a), "not registered"));
 	json_decref(a);
@@ -545,15 +567,18 @@ static void test_registered_only(void **state)
 	assert_int_equal(enroll_fingerprint(f->ek, f->ek_len, raw, &err),
 			 IMT_OK);
 	enroll_fpr_hex(raw, fpr);
-	snprintf(body, sizeof(body), "{\"v\":1,\"id\":\"host\",\"ek\":"
-		 "\"sha256:%s\"}", fpr);
+	snprintf(body, sizeof(body),
+		 "{\"v\":1,\"id\":\"host\",\"ek\":"
+		 "\"sha256:%s\"}",
+		 fpr);
 	a = tv_call(f->t, route_machines_add, NULL, body, TV_AUTH, &status);
 	assert_int_equal(status, 201);
 	json_decref(a);
 	/* a stranger's EK cannot take the pre-registered id */
 	fake_ek(f, 5, ek);
 	assert_int_equal(enroll(f, "host", ek, f->ek_len, NULL, 0, f->ak,
-				f->ak_len, &a), 409);
+				f->ak_len, &a),
+			 409);
 	assert_non_null(strstr(tv_msg(a), "pre-registered"));
 	json_decref(a);
 	/* the registered EK enrolls without any CA: enrolling */

@@ -47,8 +47,8 @@ static void store_bytes(struct tv *t, const char *id, const uint8_t *buf,
 	struct imt_error err;
 	int64_t boot = tv_boot(t, id, recs, 1);
 
-	if (db_boot_log_store(t->v.db, boot, buf, len, TV_NOW + 3,
-			      &res, &err) < 0)
+	if (db_boot_log_store(t->v.db, boot, buf, len, TV_NOW + 3, &res, &err) <
+	    0)
 		fail_msg("db_boot_log_store: %s", err.msg);
 	assert_int_equal(res, DB_BOOT_LOG_STORED);
 }
@@ -93,8 +93,7 @@ static void test_detail_and_json(void **state)
 	json_t *a, *l;
 
 	store_log(t, "node-a");
-	assert_int_equal(db_boot_log_sha256(blog, blog_len,
-					    sha), 0);
+	assert_int_equal(db_boot_log_sha256(blog, blog_len, sha), 0);
 	hex_encode(sha, 32, want);
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
@@ -120,8 +119,10 @@ static void test_detail_and_json(void **state)
 			    "boot_log");
 	assert_string_equal(json_string_value(json_object_get(l, "sha256")),
 			    want);
-	assert_true(json_is_null(json_object_get(json_array_get(
-		json_object_get(a, "machines"), 1), "boot_log")));
+	assert_true(json_is_null(
+		json_object_get(json_array_get(json_object_get(a, "machines"),
+					       1),
+				"boot_log")));
 	json_decref(a);
 	a = tv_call(t, route_machines_boot_log, "node-a", NULL, TV_AUTH,
 		    &status);
@@ -183,10 +184,10 @@ static void test_formats_over_https(void **state)
 	assert_int_equal(status, 200);
 	/* CEL records: numbered from 0, the Spec ID event first, per bank */
 	cel = json_array_get(json_object_get(a, "cel"), 0);
-	assert_int_equal(json_integer_value(json_object_get(cel, "recnum")),
-			 0);
-	assert_string_equal(json_string_value(json_object_get(cel,
-			    "content_type")), "pcclient_std");
+	assert_int_equal(json_integer_value(json_object_get(cel, "recnum")), 0);
+	assert_string_equal(json_string_value(
+				    json_object_get(cel, "content_type")),
+			    "pcclient_std");
 	assert_true(json_array_size(json_object_get(a, "cel")) > 10);
 	json_decref(a);
 	a = tv_get(t, "GET", "/v1/machines/node-a/boot-log?format=pdf", NULL,
@@ -220,8 +221,8 @@ static void boot_with(struct tv *t, const char *id, uint32_t reset,
 	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements",
 		 name);
 	log = fixture_read(rel, &len);
-	if (db_boot_log_store(t->v.db, boot, log, len, TV_NOW + 3, &res,
-			      &err) < 0 ||
+	if (db_boot_log_store(t->v.db, boot, log, len, TV_NOW + 3, &res, &err) <
+		    0 ||
 	    db_boot_baseline_keep(t->v.db, id, log, len, TV_NOW + 3, &err) < 0)
 		fail_msg("store: %s", err.msg);
 	free(log);
@@ -237,18 +238,21 @@ static void test_baseline_approve(void **state)
 	json_t *a, *r, *b;
 
 	boot_with(t, "node-a", 1, "patched-sb");
-	boot_with(t, "node-a", 2, "stock-sb");	/* a reboot, another kernel */
+	boot_with(t, "node-a", 2, "stock-sb"); /* a reboot, another kernel */
 	a = tv_call(t, route_policies_put, "measured", policy, TV_AUTH,
 		    &status);
-	assert_int_equal(status, 201);	/* created */
-	assert_int_equal(json_integer_value(json_object_get(a,
-			 "machines_now_untrusted")), 1);
+	assert_int_equal(status, 201); /* created */
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_untrusted")),
+			 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "node-a"), DB_STATE_UNTRUSTED);
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
-	r = json_loads(json_string_value(json_object_get(json_object_get(a,
-		       "machine"), "state_reason")), 0, NULL);
-	if (r == NULL)	/* the reason may be served as an object */
+	r = json_loads(json_string_value(
+			       json_object_get(json_object_get(a, "machine"),
+					       "state_reason")),
+		       0, NULL);
+	if (r == NULL) /* the reason may be served as an object */
 		r = json_incref(json_object_get(json_object_get(a, "machine"),
 						"state_reason"));
 	assert_string_equal(json_string_value(json_object_get(r, "rule")),
@@ -278,8 +282,9 @@ static void test_baseline_approve(void **state)
 	a = tv_call(t, route_machines_boot_baseline, "node-a", NULL, TV_AUTH,
 		    &status);
 	assert_int_equal(status, 200);
-	assert_int_equal(json_integer_value(json_object_get(a,
-			 "machines_now_trusted")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_trusted")),
+			 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "node-a"), DB_STATE_TRUSTED);
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);

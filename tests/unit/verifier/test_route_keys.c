@@ -38,14 +38,13 @@ static void make_cert(struct made *m, const char *cn, int skid, int rsa)
 	X509_gmtime_adj(X509_getm_notBefore(x), -60);
 	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
 	X509_set_pubkey(x, m->pkey);
-	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN",
-				   MBSTRING_ASC, (const unsigned char *)cn, -1,
-				   -1, 0);
+	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+				   (const unsigned char *)cn, -1, -1, 0);
 	X509_set_issuer_name(x, X509_get_subject_name(x));
 	if (skid) {
 		X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
-		ext = X509V3_EXT_conf_nid(NULL, &v3,
-					  NID_subject_key_identifier, "hash");
+		ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_key_identifier,
+					  "hash");
 		X509_add_ext(x, ext, -1);
 		X509_EXTENSION_free(ext);
 	}
@@ -60,8 +59,9 @@ static void make_cert(struct made *m, const char *cn, int skid, int rsa)
 	OPENSSL_free(der);
 	id = X509_get0_subject_key_id(x);
 	if (id != NULL) {
-		memcpy(m->keyid, ASN1_STRING_get0_data(id) +
-		       ASN1_STRING_length(id) - 4, 4);
+		memcpy(m->keyid,
+		       ASN1_STRING_get0_data(id) + ASN1_STRING_length(id) - 4,
+		       4);
 	} else {
 		n = i2d_PublicKey(m->pkey, &pub);
 		SHA1(pub, (size_t)n, md);
@@ -141,24 +141,24 @@ static void test_add_pem_and_list(void **state)
 	k = json_object_get(a, "key");
 	/* the default name is the key id */
 	assert_string_equal(json_string_value(json_object_get(k, "name")), id);
-	assert_string_equal(json_string_value(json_object_get(k, "keyid")),
-			    id);
-	assert_string_equal(json_string_value(json_object_get(k,
-		"fingerprint")), fpr);
+	assert_string_equal(json_string_value(json_object_get(k, "keyid")), id);
+	assert_string_equal(json_string_value(
+				    json_object_get(k, "fingerprint")),
+			    fpr);
 	assert_non_null(json_object_get(a, "machines_rejudged"));
 	json_decref(a);
 
 	a = keys(t);
 	assert_int_equal(json_array_size(json_object_get(a, "keys")), 1);
 	k = json_array_get(json_object_get(a, "keys"), 0);
-	assert_string_equal(json_string_value(json_object_get(k, "keyid")),
-			    id);
-	assert_string_equal(json_string_value(json_object_get(k,
-		"fingerprint")), fpr);
+	assert_string_equal(json_string_value(json_object_get(k, "keyid")), id);
+	assert_string_equal(json_string_value(
+				    json_object_get(k, "fingerprint")),
+			    fpr);
 	assert_string_equal(json_string_value(json_object_get(k, "subject")),
 			    "CN=ima-test");
-	assert_non_null(strstr(json_string_value(json_object_get(k,
-		"source")), id));
+	assert_non_null(
+		strstr(json_string_value(json_object_get(k, "source")), id));
 	assert_true(json_integer_value(json_object_get(k, "added_at")) > 0);
 	json_decref(a);
 	made_free(&m);
@@ -180,8 +180,7 @@ static void test_add_der_named(void **state)
 	k = json_object_get(a, "key");
 	assert_string_equal(json_string_value(json_object_get(k, "name")),
 			    "vendor");
-	assert_string_equal(json_string_value(json_object_get(k, "keyid")),
-			    id);
+	assert_string_equal(json_string_value(json_object_get(k, "keyid")), id);
 	assert_string_equal(json_string_value(json_object_get(k, "source")),
 			    "key:vendor");
 	json_decref(a);
@@ -213,10 +212,10 @@ static void test_not_a_certificate(void **state)
 	const char *bad[4];
 
 	test_cert_make(&cert, &key);
-	bad[0] = key;					/* a private key */
+	bad[0] = key; /* a private key */
 	bad[1] = "-----BEGIN CERTIFICATE-----\nAAAA\n"
 		 "-----END CERTIFICATE-----\n";
-	bad[2] = "AAECAwQFBgcICQoLDA0ODw==";		/* base64, not DER */
+	bad[2] = "AAECAwQFBgcICQoLDA0ODw=="; /* base64, not DER */
 	bad[3] = "not base64 at all";
 	for (i = 0; i < 4; i++) {
 		a = add(t, bad[i], NULL, &status);
@@ -264,15 +263,19 @@ static void test_delete_and_audit(void **state)
 
 	a = tv_call(t, route_audit, NULL, NULL, TV_AUTH, &status);
 	json_array_foreach(json_object_get(a, "audit"), i, e) {
-		const char *act = json_string_value(json_object_get(e,
-								   "action"));
+		const char *act =
+			json_string_value(json_object_get(e, "action"));
 
 		if (strncmp(act, "key-", 4) != 0)
 			continue;
-		assert_string_equal(json_string_value(json_object_get(e,
-			"operator")), "alice");
-		assert_string_equal(json_string_value(json_object_get(
-			json_object_get(e, "detail"), "key")), "k1");
+		assert_string_equal(json_string_value(
+					    json_object_get(e, "operator")),
+				    "alice");
+		assert_string_equal(json_string_value(
+					    json_object_get(json_object_get(e,
+									    "detail"),
+							    "key")),
+				    "k1");
 		adds += strcmp(act, "key-add") == 0;
 		dels += strcmp(act, "key-delete") == 0;
 	}
@@ -296,14 +299,16 @@ static void test_name_in_query(void **state)
 	a = json_pack("{s:i,s:s}", "v", 1, "cert", m.pem);
 	body = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
-	status = tv_http(t, "POST", "/v1/keys?name=q1", body, NULL, &text,
-			 NULL, 0);
+	status = tv_http(t, "POST", "/v1/keys?name=q1", body, NULL, &text, NULL,
+			 0);
 	assert_int_equal(status, 401);
 	free(text);
 	a = tv_get(t, "POST", "/v1/keys?name=q1", body, &status);
 	assert_int_equal(status, 201);
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(a, "key"), "name")), "q1");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(a, "key"),
+						    "name")),
+			    "q1");
 	json_decref(a);
 	a = tv_get(t, "DELETE", "/v1/keys/q1", NULL, &status);
 	assert_int_equal(status, 200);
@@ -337,49 +342,68 @@ static void test_signed_record_follows_key(void **state)
 	assert_int_equal(EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()), 1);
 	assert_int_equal(EVP_PKEY_sign(ctx, sig + 9, &siglen, digest, 32), 1);
 	EVP_PKEY_CTX_free(ctx);
-	sig[0] = 0x03;		/* EVM_IMA_XATTR_DIGSIG */
-	sig[1] = 2;		/* signature v2 */
-	sig[2] = 4;		/* HASH_ALGO_SHA256 */
+	sig[0] = 0x03; /* EVM_IMA_XATTR_DIGSIG */
+	sig[1] = 2;    /* signature v2 */
+	sig[2] = 4;    /* HASH_ALGO_SHA256 */
 	memcpy(sig + 3, m.keyid, 4);
 	sig[7] = (uint8_t)(siglen >> 8);
 	sig[8] = (uint8_t)siglen;
 	if (db_boot_start(t->v.db, "m1", 1, 0, TV_NOW, &boot, &err) < 0)
 		fail_msg("db_boot_start: %s", err.msg);
 	struct db_record recs[] = {
-		{ .index = 0, .pcr = 10, .template = "ima-ng",
-		  .path = "boot_aggregate", .digest_algo = "sha256",
-		  .digest = digest, .digest_len = 32,
+		{ .index = 0,
+		  .pcr = 10,
+		  .template = "ima-ng",
+		  .path = "boot_aggregate",
+		  .digest_algo = "sha256",
+		  .digest = digest,
+		  .digest_len = 32,
 		  .verdict = DB_VERDICT_EXCLUDED },
-		{ .index = 1, .pcr = 10, .template = "ima-sig",
-		  .path = "/usr/bin/s", .digest_algo = "sha256",
-		  .digest = digest, .digest_len = 32,
-		  .verdict = DB_VERDICT_UNKNOWN, .sig = sig,
+		{ .index = 1,
+		  .pcr = 10,
+		  .template = "ima-sig",
+		  .path = "/usr/bin/s",
+		  .digest_algo = "sha256",
+		  .digest = digest,
+		  .digest_len = 32,
+		  .verdict = DB_VERDICT_UNKNOWN,
+		  .sig = sig,
 		  .sig_len = 9 + siglen },
 	};
 	struct db_boot_advance adv = {
-		.boot_id = boot.id, .from_index = 0, .to_index = 2,
-		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
-		.records = recs, .nrecords = 2,
+		.boot_id = boot.id,
+		.from_index = 0,
+		.to_index = 2,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.records = recs,
+		.nrecords = 2,
 	};
 	if (db_boot_advance(t->v.db, &adv, TV_NOW + 1, &err) < 0)
 		fail_msg("db_boot_advance: %s", err.msg);
 
 	a = add(t, m.pem, "signer", &status);
 	assert_int_equal(status, 201);
-	assert_int_equal(json_integer_value(json_object_get(a,
-		"machines_now_trusted")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_trusted")),
+			 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_TRUSTED);
 	a = tv_call(t, route_machines_records, "m1", NULL, TV_AUTH, &status);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-		json_array_get(json_object_get(a, "records"), 1),
-		"accepted_by"), "key")), "signer");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_object_get(json_array_get(json_object_get(a,
+										   "records"),
+								   1),
+						    "accepted_by"),
+				    "key")),
+			    "signer");
 	json_decref(a);
 
 	a = tv_call(t, route_keys_delete, "signer", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
-	assert_int_equal(json_integer_value(json_object_get(a,
-		"machines_now_untrusted")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_untrusted")),
+			 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "m1"), DB_STATE_UNTRUSTED);
 	made_free(&m);

@@ -48,8 +48,13 @@ static const struct {
 static void test_token_required(void **state)
 {
 	static const char *const bad[] = {
-		NULL, "", "Bearer", "Bearer ", "Basic " TV_TOKEN,
-		"Bearer 0123456789abcdef0123456789abcdeX", "Bearer short",
+		NULL,
+		"",
+		"Bearer",
+		"Bearer ",
+		"Basic " TV_TOKEN,
+		"Bearer 0123456789abcdef0123456789abcdeX",
+		"Bearer short",
 		"Bearer" TV_TOKEN,
 	};
 	struct tv *t = *state;
@@ -104,17 +109,22 @@ static void test_list(void **state)
 		assert_string_equal(json_string_value(json_object_get(m, "id")),
 				    fleet[i].id);
 		assert_string_equal(json_string_value(
-			json_object_get(m, "state")), fleet[i].state);
+					    json_object_get(m, "state")),
+				    fleet[i].state);
 		assert_string_equal(json_string_value(
-			json_object_get(m, "tnc")), fleet[i].tnc);
+					    json_object_get(m, "tnc")),
+				    fleet[i].tnc);
 		assert_true(json_is_integer(json_object_get(m, "created_at")));
 		assert_true(json_is_boolean(json_object_get(m, "approved")));
 		assert_true(json_is_null(json_object_get(m, "last_seen")));
 	}
 	/* the stored reason comes back as JSON, not as a string */
 	m = json_array_get(ms, 0);
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(m, "state_reason"), "check")), "test");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(m,
+								    "state_reason"),
+						    "check")),
+			    "test");
 	json_decref(a);
 }
 
@@ -141,29 +151,41 @@ static void test_get_and_404(void **state)
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	boot = json_object_get(a, "boot");
-	assert_int_equal(json_integer_value(json_object_get(boot,
-		"next_record_index")), 2);
-	assert_int_equal(json_integer_value(json_object_get(boot,
-		"reset_count")), 1);
-	assert_int_equal(strlen(json_string_value(json_object_get(
-		json_object_get(boot, "pcr10"), "sha256"))), 64);
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(a, "machine"), "id")), "node-a");
-	assert_int_equal(json_integer_value(json_object_get(
-		json_object_get(a, "machine"), "last_seen")), TV_NOW + 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(boot, "next_record_index")),
+			 2);
+	assert_int_equal(json_integer_value(
+				 json_object_get(boot, "reset_count")),
+			 1);
+	assert_int_equal(strlen(json_string_value(
+				 json_object_get(json_object_get(boot, "pcr10"),
+						 "sha256"))),
+			 64);
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(a,
+								    "machine"),
+						    "id")),
+			    "node-a");
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(a, "machine"),
+						 "last_seen")),
+			 TV_NOW + 1);
 	assert_true(json_is_null(json_object_get(boot, "history")));
 	json_decref(a);
 
 	/* records 2..4 deleted before they were stored: the boot says so */
-	assert_int_equal(db_boot_history_gap(t->v.db, boot_id, 2, 5, anchor,
-					     32, &err), 0);
+	assert_int_equal(db_boot_history_gap(t->v.db, boot_id, 2, 5, anchor, 32,
+					     &err),
+			 0);
 	a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	history = json_object_get(json_object_get(a, "boot"), "history");
-	assert_int_equal(json_integer_value(json_object_get(history,
-		"deleted_from")), 2);
-	assert_int_equal(json_integer_value(json_object_get(history,
-		"deleted_to")), 5);
+	assert_int_equal(json_integer_value(
+				 json_object_get(history, "deleted_from")),
+			 2);
+	assert_int_equal(json_integer_value(
+				 json_object_get(history, "deleted_to")),
+			 5);
 	assert_true(json_is_true(json_object_get(history, "after_stored")));
 	json_decref(a);
 
@@ -182,11 +204,10 @@ static void test_events(void **state)
 	unsigned int status;
 	json_t *a, *ev, *e;
 
-	a = tv_call(t, route_machines_events, "node-b", NULL, TV_AUTH,
-		    &status);
+	a = tv_call(t, route_machines_events, "node-b", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	ev = json_object_get(a, "events");
-	assert_int_equal(json_array_size(ev), 2);	/* enrolled, state */
+	assert_int_equal(json_array_size(ev), 2); /* enrolled, state */
 	e = json_array_get(ev, 1);
 	assert_string_equal(json_string_value(json_object_get(e, "kind")),
 			    "state");
@@ -195,8 +216,8 @@ static void test_events(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "to")),
 			    "untrusted");
 	assert_true(json_is_object(json_object_get(e, "reason")));
-	assert_true(json_is_null(json_object_get(json_array_get(ev, 0),
-						 "from")));
+	assert_true(
+		json_is_null(json_object_get(json_array_get(ev, 0), "from")));
 	json_decref(a);
 }
 
@@ -222,21 +243,30 @@ static void test_approve(void **state)
 		    "{\"v\":1,\"ek\":\"sha256:" FPR_C_UPPER "\"}", TV_AUTH,
 		    &status);
 	assert_int_equal(status, 200);
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(a, "machine"), "state")), "enrolling");
-	assert_true(json_is_true(json_object_get(
-		json_object_get(a, "machine"), "approved")));
-	assert_string_equal(json_string_value(json_object_get(a,
-		"approved_by")), "alice");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(a,
+								    "machine"),
+						    "state")),
+			    "enrolling");
+	assert_true(json_is_true(
+		json_object_get(json_object_get(a, "machine"), "approved")));
+	assert_string_equal(json_string_value(
+				    json_object_get(a, "approved_by")),
+			    "alice");
 	json_decref(a);
 
-	a = tv_call(t, route_machines_events, "node-c", NULL, TV_AUTH,
-		    &status);
+	a = tv_call(t, route_machines_events, "node-c", NULL, TV_AUTH, &status);
 	ev = json_object_get(a, "events");
-	assert_string_equal(json_string_value(json_object_get(
-		json_array_get(ev, 1), "kind")), "approved");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-		json_array_get(ev, 1), "reason"), "operator")), "alice");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_array_get(ev, 1),
+						    "kind")),
+			    "approved");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(json_array_get(ev,
+										   1),
+								    "reason"),
+						    "operator")),
+			    "alice");
 	json_decref(a);
 }
 
@@ -251,8 +281,7 @@ static void test_remove_and_audit(void **state)
 	json_t *a, *r, *e;
 
 	tv_boot(t, "node-b", recs, 2);
-	a = tv_call(t, route_machines_remove, "node-b", NULL, TV_AUTH,
-		    &status);
+	a = tv_call(t, route_machines_remove, "node-b", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	r = json_object_get(a, "removed");
 	assert_true(json_is_true(json_object_get(r, "machine")));
@@ -261,8 +290,7 @@ static void test_remove_and_audit(void **state)
 	a = tv_call(t, route_machines_get, "node-b", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 404);
 	json_decref(a);
-	a = tv_call(t, route_machines_events, "node-b", NULL, TV_AUTH,
-		    &status);
+	a = tv_call(t, route_machines_events, "node-b", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 404);
 	json_decref(a);
 	/* the audit trail keeps it, with the operator's name */
@@ -273,14 +301,14 @@ static void test_remove_and_audit(void **state)
 			    "remove");
 	assert_string_equal(json_string_value(json_object_get(e, "machine")),
 			    "node-b");
-	assert_string_equal(json_string_value(json_object_get(e,
-							     "operator")),
+	assert_string_equal(json_string_value(json_object_get(e, "operator")),
 			    "alice");
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(
-		e, "detail"), "boots")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(e, "detail"),
+						 "boots")),
+			 1);
 	json_decref(a);
-	a = tv_call(t, route_machines_remove, "node-b", NULL, TV_AUTH,
-		    &status);
+	a = tv_call(t, route_machines_remove, "node-b", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 404);
 	json_decref(a);
 }
@@ -342,8 +370,8 @@ static void test_paging_over_https(void **state)
 	assert_int_equal(json_integer_value(json_object_get(a, "next")), 2);
 	json_decref(a);
 
-	a = tv_get(t, "GET", "/v1/machines/node-b/events?after=1&limit=1",
-		   NULL, &status);
+	a = tv_get(t, "GET", "/v1/machines/node-b/events?after=1&limit=1", NULL,
+		   &status);
 	assert_int_equal(json_array_size(json_object_get(a, "events")), 1);
 	json_decref(a);
 }
@@ -369,8 +397,11 @@ static void assert_records_page(struct tv *t, const char *query, size_t n,
 			 truncated);
 	/* every record of the page is explained, the last one too */
 	r = json_array_get(json_object_get(a, "records"), n - 1);
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(r, "accepted_by"), "source")), "dir-tree:t");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(r,
+								    "accepted_by"),
+						    "source")),
+			    "dir-tree:t");
 	json_decref(a);
 }
 
@@ -396,7 +427,8 @@ static void test_records_explain_cap(void **state)
 					      DB_VERDICT_KNOWN };
 		tv_digest((uint8_t)i, d);
 		assert_int_equal(db_ref_add(t->v.db, &src, paths[i], "sha256",
-					    d, 32, TV_NOW, &err), 0);
+					    d, 32, TV_NOW, &err),
+				 0);
 	}
 	tv_serve(t);
 	tv_boot(t, "node-a", recs, 450);
@@ -411,8 +443,10 @@ static void test_records_explain_cap(void **state)
 static void test_bad_queries(void **state)
 {
 	static const char *const bad[] = {
-		"/v1/machines?limit=0", "/v1/machines?limit=1001",
-		"/v1/machines?limit=x", "/v1/machines?limit=-1",
+		"/v1/machines?limit=0",
+		"/v1/machines?limit=1001",
+		"/v1/machines?limit=x",
+		"/v1/machines?limit=-1",
 		"/v1/machines/node-a/events?after=1x",
 		"/v1/machines/node-a/records?verdict=good",
 		"/v1/machines/node-a/records?from=99999999999999999999",
@@ -454,8 +488,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_paging_over_https, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_records_explain_cap,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records_explain_cap, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_queries, setup,
 						teardown),
 	};

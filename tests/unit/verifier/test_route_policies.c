@@ -25,10 +25,12 @@ static int setup(void **state)
 
 	tv_machine(t, "web-01", DB_STATE_TRUSTED);
 	tv_boot(t, "web-01", recs, 2);
-	a = tv_call(t, route_refs_import, NULL, "{\"v\":1,\"source\":{"
+	a = tv_call(t, route_refs_import, NULL,
+		    "{\"v\":1,\"source\":{"
 		    "\"kind\":\"deb\",\"name\":\"a_1.0_amd64\"},\"refs\":[{"
-		    "\"path\":\"/usr/bin/a\",\"algo\":\"sha256\",\"digest\":\""
-		    D2 "\"}]}", TV_AUTH, &status);
+		    "\"path\":\"/usr/bin/a\",\"algo\":\"sha256\",\"digest\":\"" D2
+		    "\"}]}",
+		    TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	json_decref(a);
 	*state = t;
@@ -50,15 +52,14 @@ static json_t *put(struct tv *t, const char *name, const char *body,
 static json_t *list(struct tv *t)
 {
 	unsigned int status;
-	json_t *a = tv_call(t, route_policies_list, NULL, NULL, TV_AUTH,
-			    &status);
+	json_t *a =
+		tv_call(t, route_policies_list, NULL, NULL, TV_AUTH, &status);
 
 	assert_int_equal(status, 200);
 	return a;
 }
 
-static const char *reason_of(struct tv *t, const char *id, char *buf,
-			     size_t n)
+static const char *reason_of(struct tv *t, const char *id, char *buf, size_t n)
 {
 	struct db_machine m;
 	struct imt_error err;
@@ -83,8 +84,10 @@ static void test_put_get_list(void **state)
 			    "web");
 	assert_non_null(json_object_get(a, "machines_rejudged"));
 	json_decref(a);
-	a = put(t, "lab", "{\"machines\":[\"lab-*\"],\"sources\":[\"*\"],"
-		"\"violations\":\"allow\"}", &status);
+	a = put(t, "lab",
+		"{\"machines\":[\"lab-*\"],\"sources\":[\"*\"],"
+		"\"violations\":\"allow\"}",
+		&status);
 	assert_int_equal(status, 201);
 	json_decref(a);
 	/* a replaced policy keeps its place */
@@ -95,16 +98,26 @@ static void test_put_get_list(void **state)
 	a = list(t);
 	p = json_object_get(a, "policies");
 	assert_int_equal(json_array_size(p), 3);
-	assert_string_equal(json_string_value(json_object_get(
-		json_array_get(p, 0), "name")), "default");
-	assert_true(json_is_true(json_object_get(json_array_get(p, 0),
-						 "default")));
-	assert_string_equal(json_string_value(json_object_get(
-		json_array_get(p, 1), "name")), "web");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(
-		json_array_get(p, 1), "sources"), 0)), "dir-tree:*");
-	assert_string_equal(json_string_value(json_object_get(
-		json_array_get(p, 2), "violations")), "allow");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_array_get(p, 0),
+						    "name")),
+			    "default");
+	assert_true(
+		json_is_true(json_object_get(json_array_get(p, 0), "default")));
+	assert_string_equal(json_string_value(
+				    json_object_get(json_array_get(p, 1),
+						    "name")),
+			    "web");
+	assert_string_equal(json_string_value(
+				    json_array_get(json_object_get(json_array_get(p,
+										  1),
+								   "sources"),
+						   0)),
+			    "dir-tree:*");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_array_get(p, 2),
+						    "violations")),
+			    "allow");
 	json_decref(a);
 
 	a = tv_call(t, route_policies_get, "lab", NULL, TV_AUTH, &status);
@@ -112,8 +125,11 @@ static void test_put_get_list(void **state)
 	p = json_object_get(a, "policy");
 	assert_string_equal(json_string_value(json_object_get(p, "name")),
 			    "lab");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(
-		p, "machines"), 0)), "lab-*");
+	assert_string_equal(json_string_value(
+				    json_array_get(json_object_get(p,
+								   "machines"),
+						   0)),
+			    "lab-*");
 	json_decref(a);
 	a = tv_call(t, route_policies_get, "nope", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 404);
@@ -165,8 +181,9 @@ static void test_rejudge_both_ways(void **state)
 	assert_int_equal(tv_state(t, "web-01"), DB_STATE_TRUSTED);
 	a = put(t, "web", WEB_DIR, &status);
 	assert_int_equal(status, 201);
-	assert_int_equal(json_integer_value(json_object_get(a,
-		"machines_now_untrusted")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_untrusted")),
+			 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "web-01"), DB_STATE_UNTRUSTED);
 	reason_of(t, "web-01", reason, sizeof(reason));
@@ -176,8 +193,9 @@ static void test_rejudge_both_ways(void **state)
 
 	a = put(t, "web", WEB_DEB, &status);
 	assert_int_equal(status, 200);
-	assert_int_equal(json_integer_value(json_object_get(a,
-		"machines_now_trusted")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_trusted")),
+			 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "web-01"), DB_STATE_TRUSTED);
 	reason_of(t, "web-01", reason, sizeof(reason));
@@ -189,8 +207,9 @@ static void test_rejudge_both_ways(void **state)
 	assert_int_equal(tv_state(t, "web-01"), DB_STATE_UNTRUSTED);
 	a = tv_call(t, route_policies_delete, "web", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
-	assert_int_equal(json_integer_value(json_object_get(a,
-		"machines_now_trusted")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_trusted")),
+			 1);
 	json_decref(a);
 	assert_int_equal(tv_state(t, "web-01"), DB_STATE_TRUSTED);
 }
@@ -222,8 +241,7 @@ static void test_default_stays(void **state)
 		    &status);
 	assert_int_equal(status, 200);
 	json_decref(a);
-	a = tv_call(t, route_policies_delete, "strict", NULL, TV_AUTH,
-		    &status);
+	a = tv_call(t, route_policies_delete, "strict", NULL, TV_AUTH, &status);
 	assert_int_equal(status, 409);
 	json_decref(a);
 	a = list(t);
@@ -244,16 +262,20 @@ static void test_audit(void **state)
 	a = tv_call(t, route_audit, NULL, NULL, TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	json_array_foreach(json_object_get(a, "audit"), i, e) {
-		const char *act = json_string_value(json_object_get(e,
-								   "action"));
+		const char *act =
+			json_string_value(json_object_get(e, "action"));
 
 		if (strcmp(act, "policy-put") != 0 &&
 		    strcmp(act, "policy-delete") != 0)
 			continue;
-		assert_string_equal(json_string_value(json_object_get(e,
-			"operator")), "alice");
-		assert_string_equal(json_string_value(json_object_get(
-			json_object_get(e, "detail"), "policy")), "web");
+		assert_string_equal(json_string_value(
+					    json_object_get(e, "operator")),
+				    "alice");
+		assert_string_equal(json_string_value(
+					    json_object_get(json_object_get(e,
+									    "detail"),
+							    "policy")),
+				    "web");
 		puts += strcmp(act, "policy-put") == 0;
 		dels += strcmp(act, "policy-delete") == 0;
 	}
@@ -353,9 +375,12 @@ static void test_sources(void **state)
 	json_t *a, *s;
 
 	tv_serve(t);
-	json_decref(tv_call(t, route_refs_import, NULL, "{\"v\":1,"
-		"\"source\":{\"kind\":\"dir-tree\",\"name\":\"img\"},"
-		"\"refs\":[]}", TV_AUTH, &(unsigned int){ 0 }));
+	json_decref(
+		tv_call(t, route_refs_import, NULL,
+			"{\"v\":1,"
+			"\"source\":{\"kind\":\"dir-tree\",\"name\":\"img\"},"
+			"\"refs\":[]}",
+			TV_AUTH, &(unsigned int){ 0 }));
 	a = tv_get(t, "GET", "/v1/sources", NULL, &status);
 	assert_int_equal(status, 200);
 	assert_true(json_array_size(json_object_get(a, "sources")) >= 1);
@@ -388,8 +413,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_default_stays, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
-		cmocka_unit_test_setup_teardown(
-			test_machine_policy_and_accepted_by, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_machine_policy_and_accepted_by,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_routes_need_a_token,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sources, setup, teardown),

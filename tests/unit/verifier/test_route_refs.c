@@ -52,15 +52,18 @@ static void test_import_and_list(void **state)
 	unsigned int status;
 	json_t *a, *r;
 
-	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+	a = import(t,
+		   "{\"v\":1," SRC ",\"refs\":["
 		   "{\"path\":\"/usr/bin/bash\",\"algo\":\"sha256\","
 		   "\"digest\":\"" D2 "\"},"
 		   "{\"path\":\"/usr/bin/sh\",\"algo\":\"sha1\","
-		   "\"digest\":\"" SHA1 "\"}]}", &status);
+		   "\"digest\":\"" SHA1 "\"}]}",
+		   &status);
 	assert_int_equal(status, 200);
 	assert_int_equal(json_integer_value(json_object_get(a, "added")), 2);
-	assert_int_equal(json_integer_value(json_object_get(a,
-		"machines_now_trusted")), 0);
+	assert_int_equal(json_integer_value(
+				 json_object_get(a, "machines_now_trusted")),
+			 0);
 	json_decref(a);
 	assert_int_equal(nrefs(t), 2);
 
@@ -70,8 +73,10 @@ static void test_import_and_list(void **state)
 			    "/usr/bin/bash");
 	assert_string_equal(json_string_value(json_object_get(r, "digest")),
 			    D2);
-	assert_string_equal(json_string_value(json_object_get(
-		json_object_get(r, "source"), "kind")), "deb");
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(r, "source"),
+						    "kind")),
+			    "deb");
 	assert_true(json_is_null(json_object_get(a, "next")));
 	json_decref(a);
 }
@@ -82,14 +87,18 @@ static void test_replace(void **state)
 	unsigned int status;
 	json_t *a;
 
-	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+	a = import(t,
+		   "{\"v\":1," SRC ",\"refs\":["
 		   "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
-		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\""
-		   D2 "\"}]}", &status);
+		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\"" D2
+		   "\"}]}",
+		   &status);
 	json_decref(a);
-	a = import(t, "{\"v\":1," SRC ",\"replace\":true,\"refs\":["
+	a = import(t,
+		   "{\"v\":1," SRC ",\"replace\":true,\"refs\":["
 		   "{\"path\":\"/c\",\"algo\":\"sha256\",\"digest\":\"" D3
-		   "\"}]}", &status);
+		   "\"}]}",
+		   &status);
 	assert_int_equal(status, 200);
 	assert_int_equal(json_integer_value(json_object_get(a, "withdrawn")),
 			 2);
@@ -110,32 +119,41 @@ static const struct {
 	{ "{\"v\":1," SRC "}", 400, "needs \"source\" and \"refs\"" },
 	{ "{\"v\":1," SRC ",\"refs\":[],\"x\":1}", 400, "unknown field" },
 	{ "{\"v\":1,\"source\":{\"kind\":\"rpm\",\"name\":\"x\"},"
-	  "\"refs\":[]}", 400, "kind" },
+	  "\"refs\":[]}",
+	  400, "kind" },
 	{ "{\"v\":1,\"source\":{\"kind\":\"deb\",\"name\":\"\"},"
-	  "\"refs\":[]}", 400, "name" },
+	  "\"refs\":[]}",
+	  400, "name" },
 	{ "{\"v\":1," SRC ",\"replace\":1,\"refs\":[]}", 400, "replace" },
 	{ "{\"v\":1," SRC ",\"refs\":{}}", 400, "array" },
 	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
 	  "\"digest\":\"" D2 "\"},{\"path\":\"/y\",\"algo\":\"sha256\","
-	  "\"digest\":\"02\"}]}", 400, "refs[1]: \"digest\"" },
+	  "\"digest\":\"02\"}]}",
+	  400, "refs[1]: \"digest\"" },
 	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
 	  "\"digest\":\"" D2 "\"},{\"path\":\"/y\",\"algo\":\"md6\","
-	  "\"digest\":\"" D2 "\"}]}", 400, "refs[1]: \"algo\"" },
+	  "\"digest\":\"" D2 "\"}]}",
+	  400, "refs[1]: \"algo\"" },
 	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"x\",\"algo\":\"sha256\","
-	  "\"digest\":\"" D2 "\"}]}", 400, "refs[0]: \"path\"" },
+	  "\"digest\":\"" D2 "\"}]}",
+	  400, "refs[0]: \"path\"" },
 	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\\u0000y\",\"algo\":"
-	  "\"sha256\",\"digest\":\"" D2 "\"}]}", 400, "\\u0000 is not allowed" },
+	  "\"sha256\",\"digest\":\"" D2 "\"}]}",
+	  400, "\\u0000 is not allowed" },
 	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
-	  "\"digest\":\"" D2 "\",\"size\":3}]}", 400, "refs[0]" },
+	  "\"digest\":\"" D2 "\",\"size\":3}]}",
+	  400, "refs[0]" },
 	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
-	  "\"digest\":\"" D3 "\"}],\"replace\":true,\"v\":1}", 400,
-	  "not a JSON object" },
+	  "\"digest\":\"" D3 "\"}],\"replace\":true,\"v\":1}",
+	  400, "not a JSON object" },
 	{ "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/x\",\"algo\":\"sha256\","
 	  "\"digest\":\"" D2 "\"},{\"path\":\"/keep\",\"algo\":\"sha256\","
-	  "\"digest\":\"zz" D3 "\"}]}", 400, "refs[1]" },
+	  "\"digest\":\"zz" D3 "\"}]}",
+	  400, "refs[1]" },
 	/* a replace with a bad entry withdraws nothing */
 	{ "{\"v\":1," SRC ",\"replace\":true,\"refs\":[{\"path\":\"/x\","
-	  "\"algo\":\"sha256\",\"digest\":\"" D3 "\"},7]}", 400, "refs[1]" },
+	  "\"algo\":\"sha256\",\"digest\":\"" D3 "\"},7]}",
+	  400, "refs[1]" },
 };
 
 static void test_bad_input_changes_nothing(void **state)
@@ -145,8 +163,10 @@ static void test_bad_input_changes_nothing(void **state)
 	size_t i;
 	json_t *a;
 
-	a = import(t, "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/keep\","
-		   "\"algo\":\"sha256\",\"digest\":\"" D2 "\"}]}", &status);
+	a = import(t,
+		   "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/keep\","
+		   "\"algo\":\"sha256\",\"digest\":\"" D2 "\"}]}",
+		   &status);
 	assert_int_equal(status, 200);
 	json_decref(a);
 	for (i = 0; i < sizeof(bad_imports) / sizeof(bad_imports[0]); i++) {
@@ -196,31 +216,39 @@ static void test_delete(void **state)
 	unsigned int status;
 	json_t *a;
 
-	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+	a = import(t,
+		   "{\"v\":1," SRC ",\"refs\":["
 		   "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
-		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\""
-		   D2 "\"},{\"path\":\"/c\",\"algo\":\"sha256\",\"digest\":\""
-		   D3 "\"}]}", &status);
+		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\"" D2
+		   "\"},{\"path\":\"/c\",\"algo\":\"sha256\",\"digest\":\"" D3
+		   "\"}]}",
+		   &status);
 	json_decref(a);
-	a = import(t, "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":"
+	a = import(t,
+		   "{\"v\":1,\"source\":{\"kind\":\"dir-tree\",\"name\":"
 		   "\"img\"},\"refs\":[{\"path\":\"/a\",\"algo\":\"sha256\","
-		   "\"digest\":\"" D2 "\"}]}", &status);
+		   "\"digest\":\"" D2 "\"}]}",
+		   &status);
 	json_decref(a);
 	assert_int_equal(nrefs(t), 4);
 
 	/* /a from the deb only: the dir-tree's word for it stays */
-	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1," SRC ",\"refs\":["
+	a = tv_call(t, route_refs_delete, NULL,
+		    "{\"v\":1," SRC ",\"refs\":["
 		    "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
-		    "\"}]}", TV_AUTH, &status);
+		    "\"}]}",
+		    TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	assert_int_equal(json_integer_value(json_object_get(a, "deleted")), 1);
 	json_decref(a);
 	assert_int_equal(nrefs(t), 3);
 
 	/* a reference that is not there: fine, deleted 0 */
-	a = tv_call(t, route_refs_delete, NULL, "{\"v\":1,\"refs\":["
+	a = tv_call(t, route_refs_delete, NULL,
+		    "{\"v\":1,\"refs\":["
 		    "{\"path\":\"/zz\",\"algo\":\"sha256\",\"digest\":\"" D2
-		    "\"}]}", TV_AUTH, &status);
+		    "\"}]}",
+		    TV_AUTH, &status);
 	assert_int_equal(status, 200);
 	assert_int_equal(json_integer_value(json_object_get(a, "deleted")), 0);
 	json_decref(a);
@@ -245,11 +273,13 @@ static void test_list_filters_over_https(void **state)
 	long status;
 	json_t *a;
 
-	a = import(t, "{\"v\":1," SRC ",\"refs\":["
+	a = import(t,
+		   "{\"v\":1," SRC ",\"refs\":["
 		   "{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D2
-		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\""
-		   D2 "\"},{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\""
-		   D3 "\"}]}", &ustatus);
+		   "\"},{\"path\":\"/b\",\"algo\":\"sha256\",\"digest\":\"" D2
+		   "\"},{\"path\":\"/a\",\"algo\":\"sha256\",\"digest\":\"" D3
+		   "\"}]}",
+		   &ustatus);
 	json_decref(a);
 	tv_serve(t);
 	a = tv_get(t, "GET", "/v1/references?path=/a", NULL, &status);
@@ -272,15 +302,15 @@ static void test_list_filters_over_https(void **state)
 	{
 		char *text;
 
-		status = tv_http(t, "POST", "/v1/references", "{}", NULL,
-				 &text, NULL, 0);
+		status = tv_http(t, "POST", "/v1/references", "{}", NULL, &text,
+				 NULL, 0);
 		assert_int_equal(status, 401);
 		free(text);
 	}
 }
 
 #define BIG_IMPORT 10000	/* references: five chunks */
-#define LATE_PATH "/late/f9999"	/* in the import's last chunk */
+#define LATE_PATH "/late/f9999" /* in the import's last chunk */
 
 /* An agent's evidence, stored from another thread during the import. */
 struct agent_sim {
@@ -303,8 +333,10 @@ static void *agent_thread(void *arg)
 	struct verifier *v = &a->t->v;
 	char reason[JUDGE_REASON_MAX];
 	struct judge_input in = { .path = LATE_PATH, .algo = "sha256" };
-	struct db_record rec = { .pcr = 10, .template = "ima-ng",
-				 .path = LATE_PATH, .digest_algo = "sha256",
+	struct db_record rec = { .pcr = 10,
+				 .template = "ima-ng",
+				 .path = LATE_PATH,
+				 .digest_algo = "sha256",
 				 .digest_len = 32 };
 	uint8_t d[32];
 	struct db_boot boot;
@@ -323,17 +355,21 @@ static void *agent_thread(void *arg)
 	rc = db_boot_current(v->db, "late", &boot, &found, &err);
 	rec.index = boot.next_record_index;
 	if (rc == 0)
-		rc = judge_record(v, policies_for(v, "late"), &in,
-				  &rec.verdict, &err);
+		rc = judge_record(v, policies_for(v, "late"), &in, &rec.verdict,
+				  &err);
 	struct db_boot_advance adv = {
-		.boot_id = boot.id, .from_index = rec.index,
-		.to_index = rec.index + 1, .pcr10_sha1 = s1,
-		.pcr10_sha256 = s256, .records = &rec, .nrecords = 1,
+		.boot_id = boot.id,
+		.from_index = rec.index,
+		.to_index = rec.index + 1,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.records = &rec,
+		.nrecords = 1,
 	};
 	if (rc == 0)
 		rc = db_boot_advance(v->db, &adv, TV_NOW + 2, &err);
-	judge_reason(v, policies_for(v, "late"), rec.index, &in,
-		     rec.verdict, reason);
+	judge_reason(v, policies_for(v, "late"), rec.index, &in, rec.verdict,
+		     reason);
 	if (rc == 0 && rec.verdict != DB_VERDICT_KNOWN)
 		rc = db_machine_set_state(v->db, "late", DB_STATE_UNTRUSTED,
 					  reason, TV_NOW + 2, &err);
@@ -377,7 +413,7 @@ static void test_evidence_during_import(void **state)
 		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
 	};
 	struct agent_sim a = { .t = *state };
-	const size_t len = 160;	/* bytes per entry, at most */
+	const size_t len = 160; /* bytes per entry, at most */
 	char *body = malloc(64 + strlen(SRC) + BIG_IMPORT * len), *p;
 	unsigned int status;
 	size_t i;
@@ -390,9 +426,11 @@ static void test_evidence_during_import(void **state)
 			     NULL);
 	p = body + sprintf(body, "{\"v\":1," SRC ",\"refs\":[");
 	for (i = 0; i < BIG_IMPORT; i++)
-		p += sprintf(p, "%s{\"path\":\"/late/f%04zu\",\"algo\":"
-			     "\"sha256\",\"digest\":\"%s\"}", i ? "," : "",
-			     i, "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d"
+		p += sprintf(p,
+			     "%s{\"path\":\"/late/f%04zu\",\"algo\":"
+			     "\"sha256\",\"digest\":\"%s\"}",
+			     i ? "," : "", i,
+			     "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d"
 			     "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d");
 	strcpy(p, "]}");
 	pthread_mutex_init(&a.mu, NULL);
@@ -407,11 +445,12 @@ static void test_evidence_during_import(void **state)
 	assert_int_equal(a.chunks, BIG_IMPORT / 2000);
 	assert_int_equal(a.answered, 1);
 	/* its record, judged mid-import, was judged again after it */
-	assert_int_equal(json_integer_value(json_object_get(ans,
-		"machines_now_trusted")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(ans, "machines_now_trusted")),
+			 1);
 	assert_int_equal(tv_state(a.t, "late"), DB_STATE_TRUSTED);
 	json_decref(ans);
-	assert_int_equal(nrefs(a.t), 100);	/* one page */
+	assert_int_equal(nrefs(a.t), 100); /* one page */
 	pthread_cond_destroy(&a.cv);
 	pthread_mutex_destroy(&a.mu);
 	free(body);
@@ -440,7 +479,8 @@ static void test_one_change_at_a_time(void **state)
 	json_t *a;
 
 	rejudge_set_hook(busy_hook, t);
-	a = import(t, "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/a\","
+	a = import(t,
+		   "{\"v\":1," SRC ",\"refs\":[{\"path\":\"/a\","
 		   "\"algo\":\"sha256\",\"digest\":\"" D2 "\"}]}",
 		   &status);
 	rejudge_set_hook(NULL, NULL);
@@ -471,7 +511,8 @@ static void unseen_hook(const char *point, void *arg)
 	u->chunks++;
 	pthread_mutex_lock(&u->t->v.lock);
 	assert_int_equal(db_ref_lookup(u->t->v.db, "/late/f0000", "sha256", d,
-				       32, &cls, &err), 0);
+				       32, &cls, &err),
+			 0);
 	pthread_mutex_unlock(&u->t->v.lock);
 	if (cls == DB_REF_KNOWN || nrefs(u->t) > 0)
 		u->seen++;
@@ -488,9 +529,11 @@ static void test_import_unseen_until_whole(void **state)
 	assert_non_null(body);
 	p = body + sprintf(body, "{\"v\":1," SRC ",\"refs\":[");
 	for (i = 0; i < BIG_IMPORT; i++)
-		p += sprintf(p, "%s{\"path\":\"/late/f%04zu\",\"algo\":"
-			     "\"sha256\",\"digest\":\"%s\"}", i ? "," : "",
-			     i, "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d"
+		p += sprintf(p,
+			     "%s{\"path\":\"/late/f%04zu\",\"algo\":"
+			     "\"sha256\",\"digest\":\"%s\"}",
+			     i ? "," : "", i,
+			     "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d"
 			     "0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d");
 	strcpy(p, "]}");
 	rejudge_set_hook(unseen_hook, &u);
@@ -501,7 +544,7 @@ static void test_import_unseen_until_whole(void **state)
 	assert_int_equal(u.chunks, BIG_IMPORT / 2000);
 	/* the hook after the last chunk is the only one that sees it */
 	assert_int_equal(u.seen, 1);
-	assert_int_equal(nrefs(u.t), 100);	/* one page */
+	assert_int_equal(nrefs(u.t), 100); /* one page */
 	free(body);
 }
 

@@ -24,7 +24,6 @@ struct fx {
 	uint8_t nonce[32];
 };
 
-
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -56,12 +55,12 @@ static int teardown(void **state)
 
 /* How a bundle is bent for a case. */
 struct bend {
-	struct soft_ak *signer;		/* another AK signs the quote */
-	const uint8_t *quote_nonce;	/* the quote answers another nonce */
-	int alter;			/* flip a bit in the last record */
-	const char *machine;		/* "machine" instead of "ak_pub" */
+	struct soft_ak *signer;	    /* another AK signs the quote */
+	const uint8_t *quote_nonce; /* the quote answers another nonce */
+	int alter;		    /* flip a bit in the last record */
+	const char *machine;	    /* "machine" instead of "ak_pub" */
 	const char *policy;
-	const uint8_t *ak_pub;		/* another "ak_pub" */
+	const uint8_t *ak_pub; /* another "ak_pub" */
 	size_t ak_pub_len;
 };
 
@@ -71,8 +70,10 @@ static char *bundle(struct fx *f, const struct bend *b)
 	struct sm *m = &f->m;
 	struct soft_quote q = {
 		.nonce = b->quote_nonce != NULL ? b->quote_nonce : f->nonce,
-		.nonce_len = sizeof(f->nonce), .clock = ++m->clock,
-		.reset_count = m->reset, .pcrs = &m->pcrs,
+		.nonce_len = sizeof(f->nonce),
+		.clock = ++m->clock,
+		.reset_count = m->reset,
+		.pcrs = &m->pcrs,
 	};
 	static uint8_t list[LIST_MAX];
 	struct wire_bundle w = { 0 };
@@ -85,7 +86,7 @@ static char *bundle(struct fx *f, const struct bend *b)
 			 0);
 	memcpy(list, m->list, m->len);
 	if (b->alter)
-		list[m->len - 2] ^= 0x01;	/* in the last record's path */
+		list[m->len - 2] ^= 0x01; /* in the last record's path */
 	snprintf(w.policy, sizeof(w.policy), "%s",
 		 b->policy != NULL ? b->policy : "");
 	if (b->machine != NULL)
@@ -93,7 +94,8 @@ static char *bundle(struct fx *f, const struct bend *b)
 	else
 		w.ak_pub = (struct wire_blob){
 			(uint8_t *)(b->ak_pub != NULL ? b->ak_pub : m->ak.pub),
-			b->ak_pub != NULL ? b->ak_pub_len : m->ak.pub_len };
+			b->ak_pub != NULL ? b->ak_pub_len : m->ak.pub_len
+		};
 	memcpy(w.ev.nonce, f->nonce, sizeof(f->nonce));
 	w.ev.nonce_len = sizeof(f->nonce);
 	w.ev.bank = m->pcrs.algo;
@@ -149,20 +151,21 @@ static json_t *verify(struct fx *f, const struct bend *b, const char *want)
 
 static const char *at(json_t *j, const char *obj, const char *key)
 {
-	return json_string_value(json_object_get(json_object_get(j, obj),
-						 key));
+	return json_string_value(json_object_get(json_object_get(j, obj), key));
 }
 
 static const char *reason(json_t *j, const char *key)
 {
-	return json_string_value(json_object_get(
-		json_array_get(json_object_get(j, "reasons"), 0), key));
+	return json_string_value(
+		json_object_get(json_array_get(json_object_get(j, "reasons"),
+					       0),
+				key));
 }
 
 static json_int_t records(json_t *j, const char *key)
 {
-	return json_integer_value(json_object_get(
-		json_object_get(j, "records"), key));
+	return json_integer_value(
+		json_object_get(json_object_get(j, "records"), key));
 }
 
 /* One column of a row as text: a BLOB in hex, every byte of it. */
@@ -197,9 +200,11 @@ static char *dump(struct tv *t)
 
 	assert_non_null(out);
 	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master "
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT name FROM sqlite_master "
 					    "WHERE type = 'table' ORDER BY name",
-					    -1, &tables, NULL), SQLITE_OK);
+					    -1, &tables, NULL),
+			 SQLITE_OK);
 	while (sqlite3_step(tables) == SQLITE_ROW) {
 		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\"",
 			 sqlite3_column_text(tables, 0));
@@ -324,11 +329,15 @@ static void test_longer_than_quoted(void **state)
 	struct sm *m = &f->m;
 
 	sm_measure(m, "/usr/bin/ok", "fine");
-	m->pcrs = quoted;	/* the quote was taken before the third */
+	m->pcrs = quoted; /* the quote was taken before the third */
 	j = verify(f, &plain, "failed");
-	assert_non_null(strstr(json_string_value(json_object_get(
-		json_array_get(json_object_get(j, "reasons"), 0), "message")),
-		"record 2 and the 0 after it are not proven"));
+	assert_non_null(
+		strstr(json_string_value(
+			       json_object_get(json_array_get(json_object_get(j,
+									      "reasons"),
+							      0),
+					       "message")),
+		       "record 2 and the 0 after it are not proven"));
 	json_decref(j);
 }
 
@@ -362,7 +371,7 @@ static void test_bad_requests(void **state)
 	json_decref(j);
 	/* an empty list proves no kernel: failed, as record 0 is missing */
 	f->m.len = 0;
-	memset(f->m.pcrs.value[10], 0, 32);	/* an empty list's PCR 10 */
+	memset(f->m.pcrs.value[10], 0, 32); /* an empty list's PCR 10 */
 	j = verify(f, &empty, "failed");
 	assert_string_equal(reason(j, "check"), "replay");
 	assert_non_null(strstr(reason(j, "message"), "the list is empty"));
@@ -406,8 +415,10 @@ static void test_paged(void **state)
 	snprintf(want[0], sizeof(want[0]), "/usr/bin/p300");
 	snprintf(want[1], sizeof(want[1]), "/usr/bin/p590");
 	for (i = 0; i < 2; i++)
-		assert_string_equal(json_string_value(json_object_get(
-			json_array_get(r, i), "path")), want[i]);
+		assert_string_equal(json_string_value(
+					    json_object_get(json_array_get(r, i),
+							    "path")),
+				    want[i]);
 	json_decref(j);
 }
 

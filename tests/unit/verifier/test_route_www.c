@@ -26,7 +26,8 @@
 #include "www.h"
 
 #define WWW_DIR FIXTURE_DIR "/../../verifier/www/"
-#define CSP "default-src 'none'; script-src 'self'; style-src 'self'; " \
+#define CSP \
+	"default-src 'none'; script-src 'self'; style-src 'self'; " \
 	"connect-src 'self'; img-src 'self'; base-uri 'none'; " \
 	"form-action 'none'; frame-ancestors 'none'"
 #define OUT_MAX (1u << 20)
@@ -39,14 +40,15 @@ struct fx {
 
 struct answer {
 	long status;
-	char *body;		/* OUT_MAX bytes */
+	char *body; /* OUT_MAX bytes */
 	size_t len;
-	char head[4096];	/* the response headers, as sent */
+	char head[4096]; /* the response headers, as sent */
 };
 
 static int setup(void **state)
 {
-	struct http_config cfg = { .addr = "127.0.0.1", .max_connections = 8,
+	struct http_config cfg = { .addr = "127.0.0.1",
+				   .max_connections = 8,
 				   .threads = 1 };
 	struct fx *f = calloc(1, sizeof(*f));
 	char err[256];
@@ -90,8 +92,10 @@ static size_t take_head(char *p, size_t size, size_t n, void *arg)
 {
 	struct answer *a = arg;
 
-	strncat(a->head, p, sizeof(a->head) - 1 - strlen(a->head) < size * n ?
-		sizeof(a->head) - 1 - strlen(a->head) : size * n);
+	strncat(a->head, p,
+		sizeof(a->head) - 1 - strlen(a->head) < size * n ?
+			sizeof(a->head) - 1 - strlen(a->head) :
+			size * n);
 	return size * n;
 }
 
@@ -257,9 +261,11 @@ static void test_table(void **state)
 /* The files keep to what the CSP allows, and to app.js's text rule. */
 static void test_files_keep_csp(void **state)
 {
-	static const char *const js_never[] = { "innerHTML", "outerHTML",
-		"insertAdjacentHTML", "document.write", "eval(",
-		"new Function", "window.confirm", "alert(" };
+	static const char *const js_never[] = {
+		"innerHTML",	  "outerHTML", "insertAdjacentHTML",
+		"document.write", "eval(",     "new Function",
+		"window.confirm", "alert("
+	};
 	char *html, *js, *p;
 	size_t len, i;
 

@@ -61,7 +61,8 @@ static void test_unlisted_routes_need_a_token(void **state)
 			continue;
 		if (r->guard != auth_guard)
 			fail_msg("%s %s: no auth_guard and not a listed "
-				 "public route", r->method, r->pattern);
+				 "public route",
+				 r->method, r->pattern);
 		operators++;
 	}
 	assert_true(operators >= 30);

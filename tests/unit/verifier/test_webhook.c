@@ -42,14 +42,16 @@ static void test_signature_vector(void **state)
 
 	(void)state;
 	assert_int_equal(webhook_secret_parse(EX_SECRET, strlen(EX_SECRET),
-					      secret, &len), 0);
+					      secret, &len),
+			 0);
 	assert_int_equal(len, 24);
 	assert_int_equal(webhook_sign(secret, len, EX_ID, EX_TS, EX_BODY,
-				      strlen(EX_BODY), sig), 0);
+				      strlen(EX_BODY), sig),
+			 0);
 	assert_string_equal(sig, EX_SIG);
 	/* every input is signed: id, timestamp, body, key */
-	webhook_sign(secret, len, "msg_other", EX_TS, EX_BODY,
-		     strlen(EX_BODY), sig);
+	webhook_sign(secret, len, "msg_other", EX_TS, EX_BODY, strlen(EX_BODY),
+		     sig);
 	assert_string_not_equal(sig, EX_SIG);
 	webhook_sign(secret, len, EX_ID, EX_TS + 1, EX_BODY, strlen(EX_BODY),
 		     sig);
@@ -82,12 +84,15 @@ static void test_secret_text(void **state)
 	assert_int_equal(len, 32);
 	assert_memory_equal(back, raw, 32);
 	assert_int_equal(webhook_secret_parse(text + 6, strlen(text) - 6, back,
-					      &len), 0);
+					      &len),
+			 0);
 	/* too short, not base64, empty */
 	assert_int_equal(webhook_secret_parse("whsec_AAAA", 10, back, &len),
 			 -1);
 	assert_int_equal(webhook_secret_parse("whsec_!!!!!!!!!!!!!!!!!!!!!!!!"
-					      "!!!!!!!!", 38, back, &len), -1);
+					      "!!!!!!!!",
+					      38, back, &len),
+			 -1);
 	assert_int_equal(webhook_secret_parse("", 0, back, &len), -1);
 	webhook_key_id(raw, sizeof(raw), id);
 	assert_int_equal(strlen(id), WEBHOOK_KEY_ID_LEN);
@@ -99,8 +104,8 @@ static void test_secret_text(void **state)
 /* 1 s doubling to 300 s, at most a quarter less for jitter. */
 static void test_backoff(void **state)
 {
-	static const unsigned int want[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256,
-					     300, 300, 300 };
+	static const unsigned int want[] = { 1,	 2,   4,   8,	16,  32,
+					     64, 128, 256, 300, 300, 300 };
 	unsigned int i, d;
 
 	(void)state;
@@ -121,32 +126,44 @@ static void test_url_rule(void **state)
 
 	(void)state;
 	assert_int_equal(webhook_url_check("https://nac.example/hook", 0, why,
-					   sizeof(why)), 0);
+					   sizeof(why)),
+			 0);
 	assert_int_equal(webhook_url_check("http://127.0.0.1:8080/h", 0, why,
-					   sizeof(why)), 0);
+					   sizeof(why)),
+			 0);
 	assert_int_equal(webhook_url_check("http://[::1]/h", 0, why,
-					   sizeof(why)), 0);
+					   sizeof(why)),
+			 0);
 	assert_int_equal(webhook_url_check("http://nac.example/h", 0, why,
-					   sizeof(why)), -1);
+					   sizeof(why)),
+			 -1);
 	assert_non_null(strstr(why, "loopback"));
 	assert_int_equal(webhook_url_check("http://nac.example/h", 1, why,
-					   sizeof(why)), 0);
+					   sizeof(why)),
+			 0);
 	assert_int_equal(webhook_url_check("ftp://nac.example/", 1, why,
-					   sizeof(why)), -1);
+					   sizeof(why)),
+			 -1);
 	assert_int_equal(webhook_url_check("file:///etc/passwd", 1, why,
-					   sizeof(why)), -1);
+					   sizeof(why)),
+			 -1);
 	assert_int_equal(webhook_url_check("nac.example/hook", 0, why,
-					   sizeof(why)), -1);
+					   sizeof(why)),
+			 -1);
 	assert_int_equal(webhook_url_check("https://u:p@nac.example/", 0, why,
-					   sizeof(why)), -1);
+					   sizeof(why)),
+			 -1);
 	assert_non_null(strstr(why, "password"));
 	/* a name that starts like a loopback address is a name */
 	assert_int_equal(webhook_url_check("http://127.attacker.example/", 0,
-					   why, sizeof(why)), -1);
-	assert_int_equal(webhook_url_check("http://[::ffff:127.0.0.1]/", 0,
-					   why, sizeof(why)), 0);
-	assert_int_equal(webhook_url_check("http://[fe80::1]/", 0,
-					   why, sizeof(why)), -1);
+					   why, sizeof(why)),
+			 -1);
+	assert_int_equal(webhook_url_check("http://[::ffff:127.0.0.1]/", 0, why,
+					   sizeof(why)),
+			 0);
+	assert_int_equal(webhook_url_check("http://[fe80::1]/", 0, why,
+					   sizeof(why)),
+			 -1);
 }
 
 /* webhook_addr_check() on @text (IPv4 or IPv6) for an http:// URL or an
@@ -169,10 +186,14 @@ static int addr_ok(const char *text, int http, int allow_http)
 static void test_addr_rule(void **state)
 {
 	static const char *const never[] = {
-		"169.254.169.254", "169.254.0.1", "0.0.0.0", "0.1.2.3",
-		"224.0.0.1", "239.255.255.250", "255.255.255.255", "240.0.0.1",
-		"fe80::1", "febf::1", "ff02::1", "::", "fd00:ec2::254",
-		"::ffff:169.254.169.254", "::ffff:0.0.0.0",
+		"169.254.169.254", "169.254.0.1",
+		"0.0.0.0",	   "0.1.2.3",
+		"224.0.0.1",	   "239.255.255.250",
+		"255.255.255.255", "240.0.0.1",
+		"fe80::1",	   "febf::1",
+		"ff02::1",	   "::",
+		"fd00:ec2::254",   "::ffff:169.254.169.254",
+		"::ffff:0.0.0.0",
 	};
 	size_t i;
 
@@ -215,9 +236,11 @@ static void test_config_lines(void **state)
 
 	(void)state;
 	assert_int_equal(parse(BASE
-		"webhook = nac https://nac.example/h secret=/etc/s ca=nac.pem\n"
-		"webhook = pager http://127.0.0.1:9/p secret=/etc/p\n"
-		"webhook_max_pending = 50\n", &c, err), 0);
+			       "webhook = nac https://nac.example/h secret=/etc/s ca=nac.pem\n"
+			       "webhook = pager http://127.0.0.1:9/p secret=/etc/p\n"
+			       "webhook_max_pending = 50\n",
+			       &c, err),
+			 0);
 	assert_int_equal(c.webhook_max_pending, 50);
 	assert_int_equal(c.webhook_keep, 86400);
 	assert_int_equal(webhook_spec_next(&c, &pos, &line, &len), 1);
@@ -235,35 +258,49 @@ static void test_config_lines(void **state)
 	assert_int_equal(webhook_spec_next(&c, &pos, &line, &len), 0);
 
 	assert_int_equal(parse(BASE "webhook = nac http://nac.example/ "
-			       "secret=/s\n", &c, err), -1);
+				    "secret=/s\n",
+			       &c, err),
+			 -1);
 	assert_non_null(strstr(err, "loopback"));
 	assert_int_equal(parse(BASE "webhook = nac http://nac.example/ "
-			       "secret=/s allow-http\n", &c, err), 0);
+				    "secret=/s allow-http\n",
+			       &c, err),
+			 0);
 	assert_int_equal(parse(BASE "webhook = nac https://nac.example/\n", &c,
-			       err), -1);
+			       err),
+			 -1);
 	assert_non_null(strstr(err, "secret=FILE is required"));
 	assert_int_equal(parse(BASE "webhook = nac https://a/ secret=/s\n"
-			       "webhook = nac https://b/ secret=/s\n", &c,
-			       err), -1);
+				    "webhook = nac https://b/ secret=/s\n",
+			       &c, err),
+			 -1);
 	assert_non_null(strstr(err, "twice"));
 	assert_int_equal(parse(BASE "webhook = n/a https://a/ secret=/s\n", &c,
-			       err), -1);
+			       err),
+			 -1);
 	assert_int_equal(parse(BASE "webhook = nac https://a/ secret=/s "
-			       "colour=blue\n", &c, err), -1);
+				    "colour=blue\n",
+			       &c, err),
+			 -1);
 	assert_non_null(strstr(err, "unknown option"));
 	assert_int_equal(parse(BASE "webhook = nac\n", &c, err), -1);
 	/* ca=: a file name in webhook_ca_dir, as the API's "ca" */
 	assert_int_equal(parse(BASE "webhook = nac https://a/ secret=/s "
-			       "ca=/etc/passwd\n", &c, err), -1);
+				    "ca=/etc/passwd\n",
+			       &c, err),
+			 -1);
 	assert_non_null(strstr(err, "webhook nac: ca: want a file name in "
-			       "webhook_ca_dir"));
+				    "webhook_ca_dir"));
 	assert_int_equal(parse(BASE "webhook = nac https://a/ secret=/s "
-			       "ca=../x\n", &c, err), -1);
+				    "ca=../x\n",
+			       &c, err),
+			 -1);
 	assert_non_null(strstr(err, "webhook_ca_dir"));
 	assert_string_equal(c.webhook_ca_dir, "/etc/imatrust/webhook-ca");
 	/* other keys still may be set once */
 	assert_int_equal(parse(BASE "webhook_keep = 1\nwebhook_keep = 2\n", &c,
-			       err), -1);
+			       err),
+			 -1);
 }
 
 int main(void)

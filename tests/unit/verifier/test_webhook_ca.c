@@ -21,8 +21,8 @@
 #define PEM "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 
 struct lab {
-	char top[64];		/* a scratch directory */
-	char dir[96];		/* top/ca: webhook_ca_dir */
+	char top[64]; /* a scratch directory */
+	char dir[96]; /* top/ca: webhook_ca_dir */
 };
 
 static void put(const char *path, const char *text)
@@ -90,14 +90,14 @@ static void refused(const struct lab *l, const char *name, const char *want)
 	assert_null(text);
 	if (strstr(why, want) == NULL)
 		fail_msg("%s: \"%s\" does not say \"%s\"", name, why, want);
-	assert_null(strstr(why, "root:"));	/* no contents reflected */
+	assert_null(strstr(why, "root:")); /* no contents reflected */
 }
 
 static void test_names(void **state)
 {
 	static const char *const bad[] = {
-		"", "/etc/passwd", "../x", "..", ".", ".hidden", "a/b",
-		"sub/../nac.pem", "x\ny",
+		"",	   "/etc/passwd", "../x",	    "..",   ".",
+		".hidden", "a/b",	  "sub/../nac.pem", "x\ny",
 	};
 	char why[256], longname[300];
 	size_t i;
@@ -105,15 +105,14 @@ static void test_names(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(webhook_ca_name_check(bad[i], why,
-						       sizeof(why)), -1);
+						       sizeof(why)),
+				 -1);
 		assert_non_null(strstr(why, "a file name in webhook_ca_dir"));
 	}
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	assert_int_equal(webhook_ca_name_check(longname, why, sizeof(why)),
-			 -1);
-	assert_int_equal(webhook_ca_name_check("nac.pem", why, sizeof(why)),
-			 0);
+	assert_int_equal(webhook_ca_name_check(longname, why, sizeof(why)), -1);
+	assert_int_equal(webhook_ca_name_check("nac.pem", why, sizeof(why)), 0);
 	assert_int_equal(webhook_ca_name_check("a..b", why, sizeof(why)), 0);
 }
 
@@ -132,12 +131,12 @@ static void test_read(void **state)
 
 	refused(l, "/etc/passwd", "a file name in webhook_ca_dir");
 	refused(l, "../outside.pem", "a file name in webhook_ca_dir");
-	refused(l, "out.pem", "symbolic link");		/* out of the dir */
-	refused(l, "in.pem", "symbolic link");		/* even within it */
+	refused(l, "out.pem", "symbolic link"); /* out of the dir */
+	refused(l, "in.pem", "symbolic link");	/* even within it */
 	refused(l, "passwd", "symbolic link");
 	refused(l, "text", "holds no PEM certificate");
 	refused(l, "sub", "not a regular file");
-	refused(l, "fifo", "not a regular file");	/* and did not hang */
+	refused(l, "fifo", "not a regular file"); /* and did not hang */
 	refused(l, "missing.pem", "No such file");
 	/* the file outside is readable: only the rule keeps it out */
 	snprintf(outside, sizeof(outside), "%s/outside.pem", l->top);

@@ -42,7 +42,7 @@ typedef void (*tv_handler)(void *ctx, const struct http_request *req,
 
 struct tv {
 	struct verifier v;
-	int charged;		/* tv_call(): the answer's res.charge */
+	int charged; /* tv_call(): the answer's res.charge */
 	char path[512];
 	struct http_server *srv;
 	char *cert;
@@ -124,8 +124,8 @@ static inline json_t *tv_call(struct tv *t, tv_handler h, const char *param,
 /* The message of an error answer, or "". */
 static inline const char *tv_msg(json_t *j)
 {
-	const char *s = json_string_value(json_object_get(
-		json_object_get(j, "error"), "message"));
+	const char *s = json_string_value(
+		json_object_get(json_object_get(j, "error"), "message"));
 
 	return s != NULL ? s : "";
 }
@@ -148,10 +148,14 @@ static inline void tv_machine(struct tv *t, const char *id,
 	uint8_t fpr[DB_FPR_SIZE];
 	struct db_machine_new m = {
 		.id = id,
-		.ek_pub = ek, .ek_pub_len = sizeof(ek),
-		.ek_fpr = fpr, .activated = 1,
-		.ak_pub = ak, .ak_pub_len = sizeof(ak),
-		.ak_name = name, .ak_name_len = sizeof(name),
+		.ek_pub = ek,
+		.ek_pub_len = sizeof(ek),
+		.ek_fpr = fpr,
+		.activated = 1,
+		.ak_pub = ak,
+		.ak_pub_len = sizeof(ak),
+		.ak_name = name,
+		.ak_name_len = sizeof(name),
 		.state = state == DB_STATE_PENDING ? DB_STATE_PENDING :
 						     DB_STATE_ENROLLING,
 	};
@@ -161,8 +165,8 @@ static inline void tv_machine(struct tv *t, const char *id,
 	if (db_machine_create(t->v.db, &m, TV_NOW, &err) < 0)
 		fail_msg("db_machine_create %s: %s", id, err.msg);
 	if (state != m.state &&
-	    db_machine_set_state(t->v.db, id, state,
-				 "{\"check\":\"test\"}", TV_NOW, &err) < 0)
+	    db_machine_set_state(t->v.db, id, state, "{\"check\":\"test\"}",
+				 TV_NOW, &err) < 0)
 		fail_msg("db_machine_set_state %s: %s", id, err.msg);
 }
 
@@ -184,7 +188,7 @@ static inline int64_t tv_boot(struct tv *t, const char *id,
 {
 	uint8_t s1[DB_PCR_SHA1_SIZE] = { 1 }, s256[DB_PCR_SHA256_SIZE] = { 2 };
 	struct db_record *recs = calloc(n + 1, sizeof(*recs));
-	uint8_t (*dig)[32] = calloc(n + 1, 32);
+	uint8_t(*dig)[32] = calloc(n + 1, 32);
 	struct db_boot boot;
 	struct imt_error err;
 	size_t i;
@@ -196,16 +200,24 @@ static inline int64_t tv_boot(struct tv *t, const char *id,
 	for (i = 0; i < n; i++) {
 		tv_digest(r[i].fill, dig[i]);
 		recs[i] = (struct db_record){
-			.index = i, .pcr = 10, .template = "ima-ng",
-			.path = r[i].path, .digest_algo = "sha256",
-			.digest = dig[i], .digest_len = 32,
+			.index = i,
+			.pcr = 10,
+			.template = "ima-ng",
+			.path = r[i].path,
+			.digest_algo = "sha256",
+			.digest = dig[i],
+			.digest_len = 32,
 			.verdict = r[i].verdict,
 		};
 	}
 	struct db_boot_advance a = {
-		.boot_id = boot.id, .from_index = 0, .to_index = n,
-		.pcr10_sha1 = s1, .pcr10_sha256 = s256,
-		.records = recs, .nrecords = n,
+		.boot_id = boot.id,
+		.from_index = 0,
+		.to_index = n,
+		.pcr10_sha1 = s1,
+		.pcr10_sha256 = s256,
+		.records = recs,
+		.nrecords = n,
 	};
 	if (db_boot_advance(t->v.db, &a, TV_NOW + 1, &err) < 0)
 		fail_msg("db_boot_advance: %s", err.msg);
@@ -239,7 +251,9 @@ static inline void tv_make_cert(struct tv *t)
 static inline void tv_serve(struct tv *t)
 {
 	struct http_config cfg = {
-		.addr = "127.0.0.1", .max_connections = 16, .threads = 1,
+		.addr = "127.0.0.1",
+		.max_connections = 16,
+		.threads = 1,
 	};
 	char err[256];
 
@@ -276,10 +290,9 @@ static inline size_t tv_collect(char *p, size_t size, size_t n, void *arg)
  * One request through the server; returns the status, the body in
  * *@text (caller frees) and its Content-Type in @type (may be NULL).
  */
-static inline long tv_http(struct tv *t, const char *method,
-			   const char *path, const char *body,
-			   const char *auth, char **text, char *type,
-			   size_t typelen)
+static inline long tv_http(struct tv *t, const char *method, const char *path,
+			   const char *body, const char *auth, char **text,
+			   char *type, size_t typelen)
 {
 	struct curl_blob ca = { t->cert, strlen(t->cert), CURL_BLOB_COPY };
 	struct curl_slist *hdr = NULL;
@@ -315,8 +328,8 @@ static inline long tv_http(struct tv *t, const char *method,
 }
 
 /* tv_http() for JSON answers: the parsed body. */
-static inline json_t *tv_get(struct tv *t, const char *method,
-			     const char *path, const char *body, long *status)
+static inline json_t *tv_get(struct tv *t, const char *method, const char *path,
+			     const char *body, long *status)
 {
 	char *text;
 	json_t *j;

@@ -7,7 +7,7 @@
  * and a refused connection are told apart; a token with a line break is
  * refused (it would inject a header).
  */
-#define _GNU_SOURCE	/* memmem, strcasestr */
+#define _GNU_SOURCE /* memmem, strcasestr */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -29,10 +29,10 @@
 
 /* One connection's exchange: what arrived, what to answer. */
 struct peer {
-	int fd;			/* listening socket */
+	int fd; /* listening socket */
 	unsigned int port;
-	const char *answer;	/* the whole HTTP answer */
-	char req[REQ_MAX];	/* the request as received */
+	const char *answer; /* the whole HTTP answer */
+	char req[REQ_MAX];  /* the request as received */
 	size_t len;
 	pthread_t thread;
 };
@@ -161,7 +161,8 @@ static void test_get_carries_token_not_content_type(void **state)
 	c = http_client(p.port, "tok123", 0);
 	peer_start(&p, OK_ANSWER);
 	assert_int_equal(client_request(c, "GET", "/v1/machines?limit=1", NULL,
-					&r), 0);
+					&r),
+			 0);
 	pthread_join(p.thread, NULL);
 	assert_int_equal(r.status, 200);
 	assert_int_equal(r.err, CLIENT_ERR_NONE);
@@ -192,8 +193,8 @@ static void test_post_sends_json_without_expect(void **state)
 	assert_int_equal(client_post(c, "/v1/agents", body, &r), 0);
 	pthread_join(p.thread, NULL);
 	assert_non_null(strstr(p.req, "POST /v1/agents HTTP/1.1\r\n"));
-	assert_non_null(strstr(p.req,
-			       "\r\nContent-Type: application/json\r\n"));
+	assert_non_null(
+		strstr(p.req, "\r\nContent-Type: application/json\r\n"));
 	assert_null(strcasestr(p.req, "Authorization"));
 	assert_null(strcasestr(p.req, "100-continue"));
 	assert_non_null(strstr(p.req, "\r\n\r\n{\"id\":\"node-1\"}"));
@@ -213,7 +214,8 @@ static void test_delete_with_body(void **state)
 	c = http_client(p.port, "t", 0);
 	peer_start(&p, OK_ANSWER);
 	assert_int_equal(client_request(c, "DELETE", "/v1/references",
-					"{\"source\":\"x\"}", &r), 0);
+					"{\"source\":\"x\"}", &r),
+			 0);
 	pthread_join(p.thread, NULL);
 	assert_non_null(strstr(p.req, "DELETE /v1/references HTTP/1.1\r\n"));
 	assert_non_null(strstr(p.req, "\r\n\r\n{\"source\":\"x\"}"));
@@ -251,7 +253,7 @@ static void test_refused_connection(void **state)
 	(void)state;
 	peer_listen(&p);
 	port = p.port;
-	peer_close(&p);		/* nobody listens there any more */
+	peer_close(&p); /* nobody listens there any more */
 	c = http_client(port, NULL, 0);
 	assert_int_equal(client_request(c, "GET", "/", NULL, &r), -1);
 	assert_int_equal(r.err, CLIENT_ERR_CONNECT);
