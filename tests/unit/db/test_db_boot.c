@@ -854,6 +854,9 @@ static int record_text(int64_t boot_id, const struct db_record *r, void *arg)
 
 /* Schema 16 on SQLite: boot ?1's 600 records and ?2's 3 as rows. */
 static const char sql_schema_16[] =
+	"ALTER TABLE refs DROP COLUMN since;" /* 0019 */
+	"ALTER TABLE sources DROP COLUMN published;"
+	"ALTER TABLE sources DROP COLUMN withdrawn_below;"
 	"ALTER TABLE boots DROP COLUMN pcr10_sha384;" /* 0018 */
 	"ALTER TABLE boots DROP COLUMN pcr10_sha512;"
 	"DROP TRIGGER boots_record_chunks_delete;"
@@ -889,6 +892,9 @@ static const char sql_schema_16[] =
 
 /* The same on PostgreSQL, as its 0016 left records. */
 static const char sql_schema_16_pg[] =
+	"ALTER TABLE refs DROP COLUMN since;" /* 0019 */
+	"ALTER TABLE sources DROP COLUMN published;"
+	"ALTER TABLE sources DROP COLUMN withdrawn_below;"
 	"ALTER TABLE boots DROP COLUMN pcr10_sha384;" /* 0018 */
 	"ALTER TABLE boots DROP COLUMN pcr10_sha512;"
 	"DROP TRIGGER boots_record_chunks_delete ON boots;"

@@ -163,11 +163,17 @@ static void test_upgrade_from_0006(void **state)
 	 * 0008 its table and a sources table it rebuilds as it was, 0015
 	 * the nonces table by machine, 0016 a trigger and the records
 	 * table rebuilt (its key left out), 0017 record_chunks in place
-	 * of records: without them, and with the nonces and records
-	 * tables as they were, this is a 0006 database
+	 * of records, 0019 columns of refs and sources: without them,
+	 * and with the nonces and records tables as they were, this is a
+	 * 0006 database
 	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s,
+				      "ALTER TABLE refs DROP COLUMN since;"
+				      "ALTER TABLE sources DROP COLUMN "
+				      "published;"
+				      "ALTER TABLE sources DROP COLUMN "
+				      "withdrawn_below;"
 				      "DROP TRIGGER "
 				      "boots_record_chunks_delete;"
 				      "DROP TABLE record_chunks;"
