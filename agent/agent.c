@@ -102,8 +102,9 @@ struct agent {
 	/* the firmware event log, read once at start; NULL: none to send */
 	char *boot_log;
 	size_t boot_log_len;
-	int boot_log_due; /* send it with the next evidence: the first
+	int boot_log_due;  /* send it with the next evidence: the first
 				 * of this start or enrolment, or wanted */
+	uint32_t pcr_mask; /* quoted: 0-10 and what the log extends */
 
 	/* export = on, on a kernel that can (list_export.h) */
 	int export_on;
@@ -791,7 +792,7 @@ static enum agent_step agent_round(struct agent *a)
 	}
 	/* quote first: records added after it are in the batch too, and the
 	 * verifier proves the prefix the quote covers (PROTOCOL.md) */
-	st = tpm_quote_resolved(a->tpm, a->bank, AGENT_PCR_MASK, a->nonce,
+	st = tpm_quote_resolved(a->tpm, a->bank, a->pcr_mask, a->nonce,
 				a->nonce_len, agent_resolve_quote, a, &q);
 	if (st != TPM_OK) {
 		log_warnx("quote: %s", tpm_status_name(st));
@@ -1008,6 +1009,7 @@ static void agent_boot_log_load(struct agent *a)
 	const char *path = a->cfg->boot_log;
 	char err[AGENT_CONFIG_PATH_MAX + 128];
 
+	a->pcr_mask = rules_pcr_mask(NULL, 0);
 	if (strcmp(path, "none") == 0 || path[0] == '\0') {
 		log_info("boot_log = none: no firmware event log is sent");
 		return;
@@ -1028,7 +1030,10 @@ static void agent_boot_log_load(struct agent *a)
 		log_warnx("firmware event log: %s; none is sent", err);
 		return;
 	}
-	log_info("firmware event log %s: %zu bytes", path, a->boot_log_len);
+	a->pcr_mask =
+		rules_pcr_mask((const uint8_t *)a->boot_log, a->boot_log_len);
+	log_info("firmware event log %s: %zu bytes; PCRs 0x%06x quoted", path,
+		 a->boot_log_len, (unsigned int)a->pcr_mask);
 	a->boot_log_due = 1;
 }
 

@@ -20,8 +20,6 @@
 
 #include "agent_config.h"
 
-#define AGENT_PCR_MASK 0x7ffu /* PCRs 0-10 are quoted (proto/DESIGN.md §4) */
-
 /**
  * agent_run() - run the agent until *@stop is set.
  * @cfg: the checked configuration (borrowed)

@@ -10,6 +10,7 @@
 #include <openssl/hmac.h>
 
 #include "rules.h"
+#include "tcg_log.h"
 
 /* The 403 messages that mean "enroll again" (PROTOCOL.md). */
 static const char *const rules_reenroll_403[] = { "not activated", "challenge",
@@ -122,4 +123,15 @@ int rules_proof(const uint8_t *secret, size_t secret_len, const char *id,
 	    len != RULES_PROOF_LEN)
 		return -1;
 	return 0;
+}
+
+uint32_t rules_pcr_mask(const uint8_t *log, size_t len)
+{
+	uint32_t extended;
+	struct imt_error err;
+
+	if (log == NULL ||
+	    tcg_log_extended(log, len, &extended, &err) != IMT_OK)
+		return RULES_PCR_MASK;
+	return RULES_PCR_MASK | extended;
 }

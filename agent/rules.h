@@ -16,6 +16,7 @@
 #define RULES_NONCE_LIFE_MIN_MS 2000	/* a nonce is used within this */
 #define RULES_NONCE_LIFE_MAX_MS 3600000 /* the verifier's nonce_ttl max */
 #define RULES_MESSAGE_MAX 256		/* an error message kept for logs */
+#define RULES_PCR_MASK 0x7ffu		/* PCRs 0-10 are always quoted */
 
 /* What the agent does after an HTTP answer (PROTOCOL.md, status codes). */
 enum rules_reaction {
@@ -119,5 +120,17 @@ uint64_t rules_wait_ms(int pollable, uint64_t fallback_ms,
  */
 int rules_proof(const uint8_t *secret, size_t secret_len, const char *id,
 		uint8_t *proof);
+
+/**
+ * rules_pcr_mask() - the PCRs to quote: 0-10, and every other PCR the
+ * firmware event log @log extends (systemd-stub's 11-13, shim's 14, ...),
+ * which the verifier replays and requires quoted (proto/DESIGN.md §4).
+ * @log: the firmware event log, or NULL when none is sent
+ * @len: bytes in @log
+ * A log that does not parse (none, a SHA-1-only legacy one, a bad one)
+ * extends nothing the verifier replays: PCRs 0-10.
+ * Return: the mask, bit i for PCR i.
+ */
+uint32_t rules_pcr_mask(const uint8_t *log, size_t len);
 
 #endif /* IMATRUST_AGENT_RULES_H */

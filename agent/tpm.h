@@ -182,7 +182,8 @@ enum tpm_status tpm_activate_credential(struct tpm *t, const uint8_t *cred,
  * tpm_quote() - an AK-signed quote over @mask of @bank and those PCRs.
  * @t: the TPM, with the AK loaded
  * @bank: the PCR bank (a hash_algo with ->bank set and a TPM algorithm)
- * @mask: bit i quotes PCR i (PCRs 0-23); proto/DESIGN.md §4 uses 0x7ff (0-10)
+ * @mask: bit i quotes PCR i (PCRs 0-23); proto/DESIGN.md §4 uses 0-10 and
+ *	  every other PCR the firmware event log extends (rules_pcr_mask())
  * @nonce: qualifyingData, the verifier's nonce
  * @nonce_len: bytes in @nonce, at most TPM_NONCE_MAX
  * @q: receives the TPMS_ATTEST, the TPMT_SIGNATURE and the PCR values

@@ -9,7 +9,9 @@
 # NONCE_HEX  16-64 bytes of hex the caller made fresh (openssl rand -hex 32)
 # AK_CTX     the AK's context (tpm2_createak -c), a restricted signing key
 # AK_PUB     its TPM2B_PUBLIC (tpm2_createak -u), sent as "ak_pub"
-# -b BANK    sha256 (default) or sha1: the PCR bank quoted (0-10)
+# -b BANK    sha256 (default) or sha1: the PCR bank quoted (0-10, and
+#            every other PCR the -e log extends, which the verifier
+#            requires quoted)
 # -l LIST    the binary measurement list (default: securityfs's
 #            binary_runtime_measurements; reading it needs root)
 # -e FILE    the firmware event log to add as "boot_log"
@@ -19,7 +21,8 @@
 # The verifier wants the whole list proven by the quote. The kernel may
 # add records while we quote, so the list is read before and after the
 # quote and the bundle made only when both reads agree (a few tries).
-# The TPM is tpm2-tools' (TPM2TOOLS_TCTI). Needs tpm2-tools, od, base64.
+# The TPM is tpm2-tools' (TPM2TOOLS_TCTI). Needs tpm2-tools, od, base64
+# (and tpm2_eventlog, awk and sort with -e).
 set -eu
 
 usage() {
@@ -54,10 +57,23 @@ trap 'rm -rf "$tmp"' EXIT
 
 b64() { base64 -w0 "$1"; }
 
+# PCRs 0-10, then each other one an event of the log (not EV_NO_ACTION)
+# extends: systemd-stub's 11-13, shim's 14 (proto/DESIGN.md §4)
+sel="0 1 2 3 4 5 6 7 8 9 10"
+if [ -n "$eventlog" ]; then
+	more=$(tpm2_eventlog "$eventlog" | awk '/^ *PCRIndex:/ { p = $2 }
+		/^ *EventType:/ { if ($2 != "EV_NO_ACTION" && p > 10) print p }' |
+		sort -un | tr '\n' ' ')
+	sel="$sel $more"
+fi
+# shellcheck disable=SC2086 # $sel: PCR numbers, split on purpose
+list_sel=$(printf '%s,' $sel)
+list_sel=${list_sel%,}
+
 tries=0
 while :; do
 	cat "$list" >"$tmp/before"
-	tpm2_quote -Q -c "$ak_ctx" -l "$bank:0,1,2,3,4,5,6,7,8,9,10" \
+	tpm2_quote -Q -c "$ak_ctx" -l "$bank:$list_sel" \
 		-q "$nonce" -m "$tmp/quote" -s "$tmp/sig" -o "$tmp/pcrs" \
 		-F values
 	cat "$list" >"$tmp/after"
@@ -69,14 +85,14 @@ while :; do
 	fi
 done
 
-# -F values: the 11 PCR values one after the other, in index order
+# -F values: the selected PCRs' values one after the other, in index order
 hex=$(od -An -v -tx1 "$tmp/pcrs" | tr -d ' \n')
 pcrs=
-i=0
-while [ "$i" -le 10 ]; do
-	value=$(printf '%s' "$hex" | cut -c$((i * hexlen + 1))-$(((i + 1) * hexlen)))
+k=0
+for i in $sel; do
+	value=$(printf '%s' "$hex" | cut -c$((k * hexlen + 1))-$(((k + 1) * hexlen)))
 	pcrs="$pcrs${pcrs:+,}\"$i\":\"$value\""
-	i=$((i + 1))
+	k=$((k + 1))
 done
 
 printf '{"v":1'

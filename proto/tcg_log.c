@@ -559,6 +559,29 @@ enum imt_result tcg_log_replay(const uint8_t *buf, size_t len,
 	return r;
 }
 
+enum imt_result tcg_log_extended(const uint8_t *buf, size_t len, uint32_t *mask,
+				 struct imt_error *err)
+{
+	struct tcg_log log;
+	struct tcg_event ev;
+	uint32_t m = 0;
+	enum imt_result r;
+
+	*mask = 0;
+	r = tcg_log_open(&log, buf, len, err);
+	/* event 0, the header, is EV_NO_ACTION */
+	if (r == IMT_OK)
+		r = tcg_log_next(&log, &ev, err);
+	while (r == IMT_OK && !tcg_log_done(&log)) {
+		r = tcg_log_next(&log, &ev, err);
+		if (r == IMT_OK && ev.type != EV_NO_ACTION)
+			m |= 1u << ev.pcr;
+	}
+	if (r == IMT_OK)
+		*mask = m;
+	return r;
+}
+
 /* Hex of @v, cut to 48 bytes so two values fit an error message. */
 static const char *short_hex(const uint8_t *v, size_t n, char *out)
 {

@@ -223,6 +223,22 @@ enum imt_result tcg_log_replay(const uint8_t *buf, size_t len,
 			       struct imt_error *err);
 
 /**
+ * tcg_log_extended() - the PCRs the log's events extend.
+ * @buf: the whole log
+ * @len: bytes in @buf
+ * @mask: receives bit i set for every PCR i some event (not EV_NO_ACTION)
+ *	  extends; 0 on failure
+ * @err: filled on failure
+ * What the agent quotes beyond PCRs 0-10, and what the verifier requires
+ * quoted (proto/DESIGN.md §4): a PCR the log extends but the quote leaves
+ * out would hide its events from the replay.
+ * Return: IMT_OK; what tcg_log_open() or tcg_log_next() return on a bad
+ * log (IMT_ERR_UNSUPPORTED for a legacy one).
+ */
+enum imt_result tcg_log_extended(const uint8_t *buf, size_t len, uint32_t *mask,
+				 struct imt_error *err);
+
+/**
  * tcg_pcrs_compare() - compare replayed PCRs with quoted ones.
  * @replayed: from tcg_log_replay()
  * @quoted: the quote's values, same bank

@@ -577,62 +577,109 @@ static int check_replay(struct verifier *v, struct attest *a)
 
 int attest_boot_log_bytes_needed(struct verifier *v, struct attest *a)
 {
-	uint8_t key[BOOT_MEMO_KEY_SIZE];
+	struct tpm_quote q;
+	struct pcr_set sel;
 
 	a->boot_log_memo = 0;
 	if (a->ev->boot_log.len > 0)
 		return 0;
+	/* the quote is not verified yet: its selection is a guess here, and
+	 * check_boot_log() keys the verified one again */
+	if (tpm_quote_parse(a->ev->quote.data, a->ev->quote.len, &q, NULL) !=
+	    IMT_OK)
+		return 1;
+	sel = a->ev->pcrs;
+	sel.present &= tpm_quote_pcr_mask(&q, a->ev->bank);
 	a->boot_log_memo =
-		boot_memo_key(a->boot_log.sha256, &a->ev->pcrs, key) == 0 &&
-		boot_memo_passed(v->boot_memo, key);
+		boot_memo_key(a->boot_log.sha256, &sel, a->boot_log_key) == 0 &&
+		boot_memo_passed(v->boot_memo, a->boot_log_key);
 	return !a->boot_log_memo;
 }
 
+/* The PCR values the quote proves: those it selects, no other sent. */
+static void quoted_pcrs(const struct attest *a, struct pcr_set *set)
+{
+	*set = a->ev->pcrs;
+	set->present &= tpm_quote_pcr_mask(&a->quote, a->ev->bank);
+}
+
 /*
- * Step 5: the boot's firmware event log against the quoted PCRs. A stored
- * log that passed against the same PCRs 0-9 before passes again without
- * its replay (boot_memo.h): check_pcrs() has proven them by now.
+ * The stored log's check passed before against these very PCRs: the
+ * engine found it so under this key (the memo may have dropped it since),
+ * or the memo has it now.
  */
-static int check_boot_log(struct verifier *v, struct attest *a)
+static int memo_passed(struct verifier *v, const struct attest *a,
+		       const uint8_t *sha, const struct pcr_set *quoted)
+{
+	uint8_t key[BOOT_MEMO_KEY_SIZE];
+
+	if (boot_memo_key(sha, quoted, key) < 0)
+		return 0;
+	if (a->boot_log_memo &&
+	    memcmp(key, a->boot_log_key, BOOT_MEMO_KEY_SIZE) == 0)
+		return 1;
+	return boot_memo_passed(v->boot_memo, key);
+}
+
+/* The log the check replays: the one sent, else the boot's stored one. */
+static int pick_log(struct attest *a, uint8_t *sha, const uint8_t **log,
+		    size_t *len)
 {
 	const struct wire_blob *sent = &a->ev->boot_log;
 	int stored = a->have_boot_log && !a->new_boot;
-	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
-	uint8_t key[BOOT_MEMO_KEY_SIZE];
-	char reason[BOOT_CHECK_REASON_MAX];
-	const uint8_t *log = NULL;
-	size_t len = 0;
 
 	if (sent->len > 0) {
 		if (db_boot_log_sha256(sent->data, sent->len, sha) < 0)
 			return attest_fail(a, "boot log",
 					   "cannot hash the firmware event log");
-		if (stored &&
-		    (sent->len != a->boot_log.len ||
-		     memcmp(sha, a->boot_log.sha256, sizeof(sha)) != 0))
+		if (stored && (sent->len != a->boot_log.len ||
+			       memcmp(sha, a->boot_log.sha256,
+				      DB_BOOT_LOG_SHA256_SIZE) != 0))
 			return attest_fail(a, "boot log",
 					   "the firmware event log changed within one boot");
-		log = sent->data;
-		len = sent->len;
+		*log = sent->data;
+		*len = sent->len;
 	} else if (stored) {
-		if (a->boot_log_memo)
-			return 0;
-		if (a->boot_log.data == NULL) /* the engine did not read it */
-			return attest_fail(a, "boot log",
-					   "the stored firmware event log was not read");
-		memcpy(sha, a->boot_log.sha256, sizeof(sha));
-		log = a->boot_log.data;
-		len = a->boot_log.len;
+		memcpy(sha, a->boot_log.sha256, DB_BOOT_LOG_SHA256_SIZE);
+		*log = a->boot_log.data;
+		*len = a->boot_log.len;
 	}
-	if (log == NULL)
+	return 0;
+}
+
+/*
+ * Step 5: the boot's firmware event log against the quoted PCRs. A stored
+ * log that passed against the same quoted PCRs before passes again
+ * without its replay (boot_memo.h): check_pcrs() has proven them by now.
+ * The key is made again from the quote's selection: the one made before
+ * the quote was parsed may count PCR values the quote does not prove.
+ */
+static int check_boot_log(struct verifier *v, struct attest *a)
+{
+	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE];
+	uint8_t key[BOOT_MEMO_KEY_SIZE];
+	char reason[BOOT_CHECK_REASON_MAX];
+	const uint8_t *log = NULL;
+	struct pcr_set quoted;
+	size_t len = 0;
+
+	if (pick_log(a, sha, &log, &len) < 0)
+		return -1;
+	if (a->ev->boot_log.len == 0 && !(a->have_boot_log && !a->new_boot))
 		return 0;
-	if (boot_check_evidence(log, len, &a->ev->pcrs, reason,
-				sizeof(reason)) != IMT_OK)
+	quoted_pcrs(a, &quoted);
+	if (a->ev->boot_log.len == 0 && memo_passed(v, a, sha, &quoted))
+		return 0;
+	if (log == NULL) /* the engine did not read it */
+		return attest_fail(a, "boot log",
+				   "the stored firmware event log was not read");
+	if (boot_check_evidence(log, len, &quoted, reason, sizeof(reason)) !=
+	    IMT_OK)
 		return attest_fail(a, "boot log", "%s",
 				   reason[0] != '\0' ?
 					   reason :
 					   "the firmware event log is not acceptable");
-	if (boot_memo_key(sha, &a->ev->pcrs, key) == 0)
+	if (boot_memo_key(sha, &quoted, key) == 0)
 		boot_memo_pass(v->boot_memo, key);
 	return 0;
 }

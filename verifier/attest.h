@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "boot_memo.h"
 #include "db.h"
 #include "hash_algo.h"
 #include "judge.h"
@@ -80,7 +81,8 @@ struct attest {
 	struct db_boot_log boot_log;
 	int have_boot_log;
 	int boot_log_memo; /* the stored log passed against these PCRs
-				 * before (boot_memo.h) */
+				 * before (boot_memo.h), under key: */
+	uint8_t boot_log_key[BOOT_MEMO_KEY_SIZE];
 	int boot_log_kept; /* the engine stored the evidence's log */
 	/* the machine's outstanding nonce, read with the machine (step 1) */
 	uint8_t nonce[DB_NONCE_MAX];

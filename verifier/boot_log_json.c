@@ -523,13 +523,27 @@ static json_t *spec_json(const struct tcg_spec_id *s)
 	return o;
 }
 
+/*
+ * PCRs 0-9 and every other PCR the log extends (systemd-stub's 11-13,
+ * shim's 14, ...), replayed in each bank of the log. PCR 10 is IMA's: the
+ * firmware log never replays it. The same PCRs as boot_check.c compares.
+ */
+static uint32_t shown_pcrs(const uint8_t *buf, size_t len)
+{
+	uint32_t extended;
+
+	if (tcg_log_extended(buf, len, &extended, NULL) != IMT_OK)
+		extended = 0;
+	return (0x3ffu | extended) & ~(1u << 10);
+}
+
 static json_t *pcrs_json(const uint8_t *buf, size_t len,
 			 const struct tcg_spec_id *s)
 {
 	json_t *o = json_object(), *bank;
-	struct pcr_set set;
+	uint32_t i, shown = shown_pcrs(buf, len);
 	char key[4], hex[2 * HASH_ALGO_MAX_SIZE + 1];
-	uint32_t i;
+	struct pcr_set set;
 	int p;
 
 	for (i = 0; i < s->nbanks; i++) {
@@ -540,7 +554,7 @@ static json_t *pcrs_json(const uint8_t *buf, size_t len,
 			continue;
 		bank = json_object();
 		for (p = 0; p < PCR_SET_COUNT; p++) {
-			if (!(set.present & (1u << p)))
+			if (!(set.present & shown & (1u << p)))
 				continue;
 			snprintf(key, sizeof(key), "%d", p);
 			hex_encode(set.value[p], set.algo->size, hex);
@@ -549,6 +563,22 @@ static json_t *pcrs_json(const uint8_t *buf, size_t len,
 		json_object_set_new(o, s->banks[i].algo->name, bank);
 	}
 	return o;
+}
+
+/* The PCRs the log's events extend, ascending: what the quote covers. */
+static json_t *extended_json(const uint8_t *buf, size_t len)
+{
+	json_t *arr = json_array();
+	uint32_t extended;
+	int p;
+
+	if (tcg_log_extended(buf, len, &extended, NULL) != IMT_OK)
+		return arr;
+	for (p = 0; p < PCR_SET_COUNT; p++) {
+		if (extended & (1u << p))
+			json_array_append_new(arr, json_integer(p));
+	}
+	return arr;
 }
 
 static json_t *certs_json(const struct boot_cert *c, size_t n)
@@ -775,6 +805,7 @@ static json_t *decoded(const uint8_t *buf, size_t len, json_t *events,
 		put_hex(o, "sha256", md, mdlen);
 	json_object_set_new(o, "spec", spec_json(spec));
 	json_object_set_new(o, "events", events);
+	json_object_set_new(o, "extended", extended_json(buf, len));
 	json_object_set_new(o, "pcrs", pcrs_json(buf, len, spec));
 	json_object_set_new(o, "facts", facts_json(f));
 	free(f);
@@ -794,6 +825,7 @@ static json_t *legacy(const uint8_t *buf, size_t len)
 	put_str(o, "format", "legacy");
 	put_str(o, "reason", BOOT_LOG_LEGACY_REASON);
 	json_object_set_new(o, "events", json_array());
+	json_object_set_new(o, "extended", json_array());
 	json_object_set_new(o, "pcrs", json_object());
 	json_object_set_new(o, "facts", json_null());
 	return o;

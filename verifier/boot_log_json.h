@@ -10,7 +10,9 @@
  *	 "events": [{"index", "pcr", "type", "type_name", "digests":
  *		     {"sha256": "hex", ..}, "size", "description", "data": {..}
  *		     or "data_hex": first BOOT_LOG_DATA_HEX_MAX bytes}],
- *	 "pcrs": {"sha256": {"0": "hex", .., "9": "hex", ..}, ..},
+ *	 "extended": [PCR, ..] (every PCR an event extends, ascending),
+ *	 "pcrs": {"sha256": {"0": "hex", .., "9": "hex", "11": ..}, ..}
+ *	 (replayed: PCRs 0-9 and the others the log extends, never 10),
  *	 "facts": {"secure_boot": true|false|null, "pk"/"kek"/"db"/"dbx":
  *		   [{"sha256", "type", "cn"}], "authorities": [..],
  *		   "applications": [{"index", "pcr", "digests", "path"}],
@@ -27,7 +29,7 @@
  *	"unknown" (boot_facts.h)
  *	a SHA-1-only log of the TCG 1.2 format (tcg_log_legacy()):
  *	{"size", "sha256", "format": "legacy", "reason": TEXT, "events": [],
- *	 "pcrs": {}, "facts": null}
+ *	 "extended": [], "pcrs": {}, "facts": null}
  * CEL (TCG Canonical Event Log Format 1.0, JSON, pcclient_std content):
  *	[{"recnum": N, "pcr": N, "digests": [{"hashAlg": "sha256",
  *	  "digest": "hex"}], "content_type": "pcclient_std",

@@ -11,10 +11,11 @@
 #include "boot_memo.h"
 #include "hash_md.h"
 
-#define BOOT_MEMO_PCRS 10 /* PCRs 0-9, what boot_check_evidence() compares */
+#define BOOT_MEMO_PCRS 0x3ffu /* PCRs 0-9, which every check compares */
+#define BOOT_MEMO_IMA_PCR 10  /* IMA's: never in the key */
 
 /* Domain separation: a key of this memo is no other SHA-256 we compute. */
-static const char memo_label[] = "imatrust boot check passed v1";
+static const char memo_label[] = "imatrust boot check passed v2";
 
 struct boot_memo {
 	pthread_mutex_t lock;
@@ -42,23 +43,28 @@ void boot_memo_free(struct boot_memo *m)
 int boot_memo_key(const uint8_t log_sha256[32], const struct pcr_set *quoted,
 		  uint8_t key[BOOT_MEMO_KEY_SIZE])
 {
-	const uint32_t want = (1u << BOOT_MEMO_PCRS) - 1;
-	uint8_t alg[2];
+	const uint32_t sel = quoted->present & ~(1u << BOOT_MEMO_IMA_PCR);
+	uint8_t alg[2], m[4];
 	EVP_MD_CTX *ctx;
 	int i, ok;
 
-	if (quoted->algo == NULL || (quoted->present & want) != want)
+	if (quoted->algo == NULL ||
+	    (quoted->present & BOOT_MEMO_PCRS) != BOOT_MEMO_PCRS)
 		return -1;
 	alg[0] = (uint8_t)(quoted->algo->tpm_alg >> 8);
 	alg[1] = (uint8_t)quoted->algo->tpm_alg;
+	for (i = 0; i < 4; i++)
+		m[i] = (uint8_t)(sel >> (8 * i));
 	ctx = EVP_MD_CTX_new();
 	ok = ctx != NULL &&
 	     EVP_DigestInit_ex(ctx, hash_md(hash_algo_bank("sha256")), NULL) &&
 	     EVP_DigestUpdate(ctx, memo_label, sizeof(memo_label)) &&
 	     EVP_DigestUpdate(ctx, log_sha256, 32) &&
-	     EVP_DigestUpdate(ctx, alg, sizeof(alg));
-	for (i = 0; ok && i < BOOT_MEMO_PCRS; i++)
-		ok = EVP_DigestUpdate(ctx, quoted->value[i],
+	     EVP_DigestUpdate(ctx, alg, sizeof(alg)) &&
+	     EVP_DigestUpdate(ctx, m, sizeof(m));
+	for (i = 0; ok && i < PCR_SET_COUNT; i++)
+		ok = !(sel & (1u << i)) ||
+		     EVP_DigestUpdate(ctx, quoted->value[i],
 				      quoted->algo->size);
 	ok = ok && EVP_DigestFinal_ex(ctx, key, NULL);
 	EVP_MD_CTX_free(ctx);

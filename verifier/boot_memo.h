@@ -5,9 +5,10 @@
  * boot_check_evidence() replays a boot's whole firmware event log (about
  * 30 us for a QEMU guest's 7 KB log, more for a real machine's), and the
  * log must first be read from the database. A heartbeat would pay both
- * every time, though neither the stored log nor PCRs 0-9 change within a
- * boot. The check's outcome is a function of the log's bytes, the bank
- * and the quoted PCRs 0-9 alone, so a pass is remembered under the
+ * every time, though neither the stored log nor the quoted PCRs change
+ * within a boot. The check's outcome is a function of the log's bytes,
+ * the bank, which PCRs the quote selects and their values (10 aside,
+ * IMA's) alone, so a pass is remembered under the
  * SHA-256 of exactly those: an entry can never vouch for another log or
  * other PCR values, whichever verifier instance stored the log, and
  * nothing needs invalidating. Direct-mapped and bounded (BOOT_MEMO_SLOTS
@@ -34,7 +35,8 @@ void boot_memo_free(struct boot_memo *m);
 
 /**
  * boot_memo_key() - the key of a check of the log whose SHA-256 is
- * @log_sha256 against PCRs 0-9 of @quoted (its bank included).
+ * @log_sha256 against @quoted: its bank, its present mask (the quote's
+ * selection, PCR 10 left out) and the values of those PCRs.
  * Return: 0, or -1 when @quoted lacks one of PCRs 0-9 or hashing fails
  * (then there is nothing to remember or find).
  */

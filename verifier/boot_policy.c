@@ -96,11 +96,69 @@ static int globs(json_t *j, struct boot_policy *bp, struct imt_error *err)
 	return 0;
 }
 
+/* "PCR" of "pcrs": 0-9 or 11-23, in decimal without leading zeros. */
+static int pcr_key(const char *key)
+{
+	char *end;
+	long n;
+
+	if (key[0] < '0' || key[0] > '9' || (key[0] == '0' && key[1] != '\0'))
+		return -1;
+	n = strtol(key, &end, 10);
+	if (*end != '\0' || n < 0 || n >= BOOT_POLICY_PCRS ||
+	    n == BOOT_POLICY_IMA_PCR)
+		return -1;
+	return (int)n;
+}
+
+/* "pcrs": {"PCR": [SHA-256 hex, ..]}. */
+static int pcr_rules(json_t *j, struct boot_policy *bp, struct imt_error *err)
+{
+	json_t *obj = json_object_get(j, "pcrs"), *arr, *it;
+	struct boot_policy_pcr *r;
+	const char *key;
+	size_t i;
+	int pcr;
+
+	if (obj == NULL)
+		return 0;
+	if (!json_is_object(obj))
+		return bad(err, "boot.pcrs: not an object of PCR to a list of "
+				"SHA-256 values");
+	json_object_foreach(obj, key, arr) {
+		pcr = pcr_key(key);
+		if (pcr < 0)
+			return bad(err,
+				   "boot.pcrs.%.8s: not a PCR 0-9 or 11-23 "
+				   "(PCR 10 is IMA's)",
+				   key);
+		if (!json_is_array(arr) || json_array_size(arr) == 0 ||
+		    json_array_size(arr) > BOOT_POLICY_PCR_VALUES_MAX)
+			return bad(err,
+				   "boot.pcrs.%d: not a list of 1 to %d "
+				   "SHA-256 values",
+				   pcr, BOOT_POLICY_PCR_VALUES_MAX);
+		r = &bp->pcrs[pcr];
+		json_array_foreach(arr, i, it) {
+			const char *h = json_string_value(it);
+
+			if (h == NULL || strlen(h) != 64 ||
+			    hex_decode(h, 64, r->sha256[i], 32) != 32)
+				return bad(err,
+					   "boot.pcrs.%d[%zu]: not 64 hex "
+					   "digits (the PCR's sha256 value)",
+					   pcr, i);
+			r->n = i + 1;
+		}
+	}
+	return 0;
+}
+
 int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err)
 {
 	static const char *const known[] = {
-		"log", "legacy_log",   "secure_boot", "pk",	  "kek", "db",
-		"dbx", "applications", "cmdline",     "baseline", NULL,
+		"log", "legacy_log",   "secure_boot", "pk",	  "kek",  "db",
+		"dbx", "applications", "cmdline",     "baseline", "pcrs", NULL,
 	};
 	const char *key;
 	json_t *val;
@@ -118,7 +176,7 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err)
 				   "boot.%s: not a boot policy field "
 				   "(known: log, legacy_log, secure_boot, pk, "
 				   "kek, db, dbx, applications, cmdline, "
-				   "baseline)",
+				   "baseline, pcrs)",
 				   key);
 	}
 	bp->present = 1;
@@ -132,13 +190,37 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err)
 		   &bp->applications_referenced, err) < 0 ||
 	    choice(j, "baseline", "none", "first-boot",
 		   &bp->baseline_first_boot, err) < 0 ||
-	    globs(j, bp, err) < 0)
+	    globs(j, bp, err) < 0 || pcr_rules(j, bp, err) < 0)
 		return -1;
 	for (i = 0; i < BOOT_VAR_COUNT; i++) {
 		if (certs(j, var_keys[i], &bp->vars[i], err) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* "pcrs", when the policy names a PCR, into @j. */
+static void pcr_rules_to_json(const struct boot_policy *bp, json_t *j)
+{
+	json_t *o = json_object(), *arr;
+	char hex[65], key[4];
+	size_t p, k;
+
+	for (p = 0; o != NULL && p < BOOT_POLICY_PCRS; p++) {
+		if (bp->pcrs[p].n == 0)
+			continue;
+		arr = json_array();
+		for (k = 0; arr != NULL && k < bp->pcrs[p].n; k++) {
+			hex_encode(bp->pcrs[p].sha256[k], 32, hex);
+			json_array_append_new(arr, json_string(hex));
+		}
+		snprintf(key, sizeof(key), "%zu", p);
+		json_object_set_new(o, key, arr);
+	}
+	if (json_object_size(o) > 0)
+		json_object_set_new(j, "pcrs", o);
+	else
+		json_decref(o);
 }
 
 json_t *boot_policy_to_json(const struct boot_policy *bp)
@@ -174,6 +256,8 @@ json_t *boot_policy_to_json(const struct boot_policy *bp)
 			json_array_append_new(arr, json_string(bp->cmdline[k]));
 		json_object_set_new(j, "cmdline", arr);
 	}
+	if (j != NULL)
+		pcr_rules_to_json(bp, j);
 	return j;
 }
 
@@ -529,6 +613,55 @@ static int judge_legacy(const struct boot_policy *bp, const char *policy,
 	return 1;
 }
 
+/*
+ * "pcrs": each PCR named is one the log extends (else the log says
+ * nothing the quote proved of it: boot_check.c compares only those) and
+ * replays in sha256 to a listed value.
+ */
+static int judge_pcrs(const struct boot_policy *bp, const char *policy,
+		      const uint8_t *log, size_t len, char *reason, size_t max)
+{
+	struct pcr_set set;
+	uint32_t extended;
+	char hex[65];
+	size_t k;
+	int p;
+
+	for (p = 0; p < BOOT_POLICY_PCRS && bp->pcrs[p].n == 0; p++)
+		;
+	if (p == BOOT_POLICY_PCRS)
+		return 1;
+	pcr_set_init(&set, hash_algo_bank("sha256"));
+	if (tcg_log_extended(log, len, &extended, NULL) != IMT_OK ||
+	    tcg_log_replay(log, len, &set, 1, NULL) != IMT_OK)
+		return violate(reason, max, policy, "pcrs", NULL,
+			       "the firmware event log has no sha256 bank to "
+			       "replay the PCRs the policy names");
+	for (; p < BOOT_POLICY_PCRS; p++) {
+		if (bp->pcrs[p].n == 0)
+			continue;
+		if (!(extended & (1u << p)))
+			return violate(reason, max, policy, "pcrs",
+				       json_pack("{s:i}", "pcr", p),
+				       "the firmware event log does not extend "
+				       "PCR %d",
+				       p);
+		for (k = 0; k < bp->pcrs[p].n && memcmp(bp->pcrs[p].sha256[k],
+							set.value[p], 32) != 0;
+		     k++)
+			;
+		if (k < bp->pcrs[p].n)
+			continue;
+		hex_encode(set.value[p], 32, hex);
+		return violate(reason, max, policy, "pcrs",
+			       json_pack("{s:i,s:s}", "pcr", p, "digest", hex),
+			       "PCR %d replays to sha256 %s, which the policy "
+			       "does not list",
+			       p, hex);
+	}
+	return 1;
+}
+
 int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		      const uint8_t *log, size_t len,
 		      boot_policy_app_known app_known, void *ctx, char *reason,
@@ -566,6 +699,8 @@ int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 				reason_max, err);
 	if (rc == 1)
 		rc = judge_cmdline(bp, policy, f, reason, reason_max);
+	if (rc == 1)
+		rc = judge_pcrs(bp, policy, log, len, reason, reason_max);
 out:
 	free(f);
 	return rc;

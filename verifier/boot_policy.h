@@ -26,6 +26,10 @@
  *                                          (its first, until an operator
  *                                          approves another; judge.c,
  *                                          boot_baseline.c)
+ *     "pcrs": {"PCR": [SHA-256 hex]}       the PCR (0-9, 11-23; never
+ *                                          10, IMA's), which the log must
+ *                                          extend, replays in its sha256
+ *                                          bank to one of these values
  *   }
  *
  * Absent fields (and an absent section) rule nothing.
@@ -41,9 +45,18 @@
 #include "boot_facts.h"
 #include "result.h"
 
-#define BOOT_POLICY_CERTS_MAX 64  /* digests per variable list */
-#define BOOT_POLICY_GLOBS_MAX 16  /* cmdline patterns */
-#define BOOT_POLICY_GLOB_MAX 1024 /* bytes of one */
+#define BOOT_POLICY_CERTS_MAX 64     /* digests per variable list */
+#define BOOT_POLICY_GLOBS_MAX 16     /* cmdline patterns */
+#define BOOT_POLICY_GLOB_MAX 1024    /* bytes of one */
+#define BOOT_POLICY_PCR_VALUES_MAX 8 /* values listed per PCR */
+#define BOOT_POLICY_PCRS 24	     /* PCRs 0-23 */
+#define BOOT_POLICY_IMA_PCR 10	     /* IMA's: no rule names it */
+
+/* "pcrs": the sha256 values one PCR's replay may have. */
+struct boot_policy_pcr {
+	size_t n; /* 0: the policy names not this PCR */
+	uint8_t sha256[BOOT_POLICY_PCR_VALUES_MAX][32];
+};
 
 /* The variables a policy lists certificates of (boot_facts' order). */
 struct boot_policy_certs {
@@ -62,6 +75,7 @@ struct boot_policy {
 	struct boot_policy_certs vars[BOOT_VAR_COUNT];
 	size_t ncmdline;
 	char *cmdline[BOOT_POLICY_GLOBS_MAX];
+	struct boot_policy_pcr pcrs[BOOT_POLICY_PCRS];
 };
 
 /**

@@ -29,6 +29,7 @@
 
 #define BOOT_FILE_PCR_FILES_MAX 8 /* --pcrs options */
 #define BOOT_FILE_PCRS 0x3ffu	  /* PCRs 0-9: always compared */
+#define BOOT_FILE_IMA_PCR 10	  /* never compared */
 
 struct boot_file_args {
 	int json, cel;
@@ -118,23 +119,17 @@ static int given_pcrs(const struct boot_file_args *a, struct pcr_set *want)
 
 /*
  * The PCRs the log speaks for: 0-9 (the firmware, boot loader and EFI
- * stub, what a quote's boot check compares) and any other it extends.
- * PCR 10, IMA's, is in a tpm2_pcrread of every PCR but not in the log.
+ * stub) and any other it extends, what a quote's boot check compares
+ * (boot_check.c). PCR 10 is IMA's: in a tpm2_pcrread of every PCR, never
+ * replayed from the firmware log.
  */
 static uint32_t log_pcrs(const uint8_t *log, size_t len)
 {
-	struct tcg_log l;
-	struct tcg_event ev;
-	struct imt_error err;
-	uint32_t mask = BOOT_FILE_PCRS;
+	uint32_t extended;
 
-	if (tcg_log_open(&l, log, len, &err) != IMT_OK)
-		return mask;
-	while (!tcg_log_done(&l) && tcg_log_next(&l, &ev, &err) == IMT_OK) {
-		if (ev.index > 0 && ev.type != EV_NO_ACTION)
-			mask |= 1u << ev.pcr;
-	}
-	return mask;
+	if (tcg_log_extended(log, len, &extended, NULL) != IMT_OK)
+		extended = 0;
+	return (BOOT_FILE_PCRS | extended) & ~(1u << BOOT_FILE_IMA_PCR);
 }
 
 static void print_mask(const char *what, uint32_t mask)

@@ -118,7 +118,13 @@ void cli_boot_log_print(json_t *log)
 		print_text(ev, "description");
 		putchar('\n');
 	}
-	/* "pcrs": {bank: {index: hex}} */
+	/* "extended": [PCR, ..], then "pcrs": {bank: {index: hex}} */
+	if (json_array_size(json_object_get(log, "extended")) > 0) {
+		fputs("extended PCRs:", stdout);
+		json_array_foreach(json_object_get(log, "extended"), i, ev)
+			printf(" %lld", (long long)json_integer_value(ev));
+		putchar('\n');
+	}
 	json_object_foreach(json_object_get(log, "pcrs"), name, bank) {
 		json_object_foreach(bank, idx, v) {
 			cli_print_escaped(name, strlen(name));

@@ -29,6 +29,9 @@ static uint8_t pool_digest[FLEET_POOL][32];
 static uint8_t *boot_log;
 static size_t boot_log_len;
 static uint8_t boot_pcrs[10][32];
+/* PCRs 11-23 the log extends, quoted as agents do (rules_pcr_mask()) */
+static uint32_t boot_more;
+static uint8_t boot_more_pcrs[PCR_SET_COUNT][32];
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -91,6 +94,14 @@ int fleet_boot_log(const char *path)
 	}
 	for (i = 0; i < 10; i++)
 		memcpy(boot_pcrs[i], replayed.value[i], 32);
+	if (tcg_log_extended(boot_log, boot_log_len, &boot_more, &err) !=
+	    IMT_OK) {
+		fprintf(stderr, "bench: %s: %s\n", path, err.msg);
+		return -1;
+	}
+	boot_more &= ~((1u << SOFT_AK_PCRS) - 1);
+	for (i = SOFT_AK_PCRS; i < PCR_SET_COUNT; i++)
+		memcpy(boot_more_pcrs[i], replayed.value[i], 32);
 	return 0;
 }
 
@@ -232,16 +243,19 @@ static void extend(uint8_t *pcr, const uint8_t *hash)
 	EVP_Digest(buf, sizeof(buf), pcr, NULL, EVP_sha256(), NULL);
 }
 
-/* The sha256 PCRs 0-10 an agent quotes: its boot's 0-9, then @pcr10. */
+/* The sha256 PCRs an agent quotes: its boot's 0-9, then @pcr10, then
+ * those 11-23 its boot log extends. */
 static void fleet_pcrs(struct pcr_set *pcrs, const uint8_t pcr10[32])
 {
 	int i;
 
 	pcr_set_init(pcrs, hash_algo_bank("sha256"));
-	pcrs->present = (1u << SOFT_AK_PCRS) - 1;
+	pcrs->present = ((1u << SOFT_AK_PCRS) - 1) | boot_more;
 	for (i = 0; i < 10; i++)
 		memcpy(pcrs->value[i], boot_pcrs[i], 32);
 	memcpy(pcrs->value[10], pcr10, 32);
+	for (i = SOFT_AK_PCRS; i < PCR_SET_COUNT; i++)
+		memcpy(pcrs->value[i], boot_more_pcrs[i], 32);
 }
 
 char *fleet_evidence(struct fleet_agent *a, size_t nrec,
@@ -276,6 +290,7 @@ char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 		.reset_count = FLEET_RESET_COUNT,
 		.restart_count = FLEET_RESTART_COUNT,
 		.pcrs = &pcrs,
+		.select = pcrs.present,
 	};
 	if (soft_ak_quote(&a->ak, &q, e->attest, &alen, e->sig, &slen) < 0)
 		return NULL;
@@ -381,7 +396,7 @@ int fleet_write_peer(struct fleet_agent *a, const char *dir)
 		.clock = ++a->clock,
 		.reset_count = FLEET_RESET_COUNT,
 		.restart_count = FLEET_RESTART_COUNT,
-		.pcrs = &pcrs,
+		.pcrs = &pcrs, /* PCRs 0-10: what pcrs.tpm2 carries */
 	};
 	hex_encode(nonce, sizeof(nonce), hex);
 	strcat(hex, "\n");

@@ -23,8 +23,9 @@
  * Every answer must be 200 ("trusted" with the expected next_index for
  * evidence), else the run fails (exit 1): a benchmark of failures
  * measures nothing. -L gives every agent a boot with that firmware event
- * log, which the verifier checks against PCRs 0-9 on every evidence, as
- * it does for real machines. -P records a perf profile of the verifier per phase
+ * log (and quotes the PCRs 11-23 it extends), which the verifier checks
+ * against PCRs 0-9 and those on every evidence, as it does for real
+ * machines. -P records a perf profile of the verifier per phase
  * in DIR. DIR also receives one fresh quote in tpm2_checkquote's files
  * (the peer).
  */
@@ -564,7 +565,7 @@ static int costs(const struct opts *o, struct fleet_agent *a,
 	       sig, v[6]);
 	if (fleet_boot_log_len() > 0)
 		printf("  verifier: the boot's firmware event log (%zu bytes) "
-		       "against PCRs 0-9\n"
+		       "against PCRs 0-9, 11-23\n"
 		       "            (boot_check_evidence: replay + compare; a "
 		       "heartbeat skips it once passed)  %7.1f\n",
 		       fleet_boot_log_len(), v[7]);

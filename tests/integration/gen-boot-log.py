@@ -10,7 +10,9 @@
 # sha1 and sha256 digests of its event data. Prints one line per event,
 # "PCR SHA1HEX SHA256HEX", the digests to extend into the TPM.
 # GEN_BOOT_LOG_BANKS=sha256,sha384 (say) logs those banks instead, and
-# prints their digests in that order.
+# prints their digests in that order. GEN_BOOT_LOG_MORE=11,12,14 (say)
+# adds an EV_IPL "TAG pcr N" for each of those PCRs after the separators,
+# as systemd-stub (11-13) and shim (14) measure.
 import hashlib
 import os
 import struct
@@ -18,6 +20,7 @@ import sys
 
 EV_NO_ACTION = 0x3
 EV_SEPARATOR = 0x4
+EV_IPL = 0xd
 EV_EFI_ACTION = 0x80000007
 BANKS = {'sha1': (0x0004, 20), 'sha256': (0x000b, 32),
          'sha384': (0x000c, 48), 'sha512': (0x000d, 64)}
@@ -54,6 +57,10 @@ def main():
         log += event2(pcr, EV_EFI_ACTION,
                       ('%s pcr %d' % (tag, pcr)).encode(), lines)
         log += event2(pcr, EV_SEPARATOR, b'\0\0\0\0', lines)
+    more = os.environ.get('GEN_BOOT_LOG_MORE', '')
+    for pcr in [int(p) for p in more.split(',') if p]:
+        log += event2(pcr, EV_IPL, ('%s pcr %d' % (tag, pcr)).encode(),
+                      lines)
     with open(sys.argv[1], 'wb') as f:
         f.write(log)
     print('\n'.join(lines))

@@ -3,10 +3,13 @@
 # verifier and back out through the operator CLI, with a real swtpm (TAP).
 #
 # A synthetic crypto-agile event log (gen-boot-log.py: the Spec ID event,
-# an EV_EFI_ACTION and an EV_SEPARATOR for each of PCRs 0-7) whose
+# an EV_EFI_ACTION and an EV_SEPARATOR for each of PCRs 0-7, an EV_IPL in
+# each of PCRs 11, 12 and 14 as systemd-stub and shim log them) whose
 # digests are extended into swtpm's PCRs before the fake kernel's
 # boot_aggregate and the agent start, as firmware would. Checks: the agent
-# reads and sends it, the machine detail shows it, "boot-log --raw" gives
+# reads and sends it, quoting PCRs 11, 12 and 14 too, the verifier
+# replays them and boot-log shows them, the machine detail shows it,
+# "boot-log --raw" gives
 # back the same bytes, an agent restart in the same boot sends it again
 # and that changes nothing, and an agent that sends another log for the
 # same boot turns the machine failed with the reason. Every process is
@@ -45,8 +48,8 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 swtpm_start "$tmp/tpm" "$tmp/swtpm.log" ||
 	bail "swtpm does not start" "$tmp/swtpm.log"
 blog="$tmp/binary_bios_measurements"
-python3 "$here/gen-boot-log.py" "$blog" >"$tmp/digests" ||
-	bail "gen-boot-log.py failed"
+GEN_BOOT_LOG_MORE=11,12,14 python3 "$here/gen-boot-log.py" "$blog" \
+	>"$tmp/digests" || bail "gen-boot-log.py failed"
 extended=0
 while read -r pcr sha1 sha256; do
 	# both banks where the TPM has them, else sha256 alone
@@ -56,9 +59,9 @@ while read -r pcr sha1 sha256; do
 		break
 	extended=$((extended + 1))
 done <"$tmp/digests"
-if [ "$extended" = 16 ]; then
-	ok "the 16 events of the synthetic log are extended into PCRs 0-7"
-else fail "the 16 events of the synthetic log are extended into PCRs 0-7" \
+if [ "$extended" = 19 ]; then
+	ok "the 19 events of the synthetic log are extended into PCRs 0-7, 11, 12, 14"
+else fail "the 19 events of the synthetic log are extended into PCRs 0-7, 11, 12, 14" \
 	"$tmp/extend.log"; fi
 
 # boot_aggregate over the PCRs the firmware left (fake_kernel takes it)
@@ -66,6 +69,10 @@ tpm2_pcrread -o "$tmp/pcrs.bin" sha256:0,1,2,3,4,5,6,7,8,9 \
 	>"$tmp/pcrread.log" 2>&1 || bail "tpm2_pcrread" "$tmp/pcrread.log"
 IMATRUST_BOOT_AGGREGATE=$(sha256sum "$tmp/pcrs.bin" | cut -d' ' -f1)
 export IMATRUST_BOOT_AGGREGATE
+# PCR 11 as the TPM has it, for boot-log's replay below
+tpm2_pcrread -o "$tmp/pcr11.bin" sha256:11 >>"$tmp/pcrread.log" 2>&1 ||
+	bail "tpm2_pcrread" "$tmp/pcrread.log"
+pcr11=$(od -An -v -tx1 "$tmp/pcr11.bin" | tr -d ' \n')
 
 swtpm_port=${TPM2TOOLS_TCTI##*port=}
 mux_port=$(swtpm_free_ports)
@@ -166,6 +173,23 @@ state=$(q "select state from machines where id = 'boot-1'")
 if [ "$state" = trusted ] || [ "$state" = untrusted ]; then
 	ok "the machine is judged ($state), not failed"
 else fail "the machine is judged ($state), not failed"; fi
+# PCRs 11, 12 and 14: quoted by the agent, replayed and shown
+if has "$tmp/agent.log" "PCRs 0x005fff quoted"; then
+	ok "the agent quotes PCRs 0-10, 11, 12 and 14 (what the log extends)"
+else fail "the agent quotes PCRs 0-10, 11, 12 and 14 (what the log extends)" \
+	"$tmp/agent.log"; fi
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["pcrs"]["sha256"]
+sys.exit(not (d["extended"] == [0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 14] and
+              p["11"] == sys.argv[2] and "12" in p and "14" in p and
+              "10" not in p and "13" not in p))' "$tmp/bl.json" "$pcr11" &&
+   grep -q "^extended PCRs: 0 1 2 3 4 5 6 7 11 12 14$" "$tmp/bl.txt" &&
+   grep -q "^sha256 11 $pcr11$" "$tmp/bl.txt"; then
+	ok "boot-log shows PCRs 11, 12, 14 replayed to the TPM's values, not 10"
+else fail "boot-log shows PCRs 11, 12, 14 replayed to the TPM's values, not 10" \
+	"$tmp/bl.json" "$tmp/bl.txt"; fi
 
 # --- the same boot: a restart sends it again, a no-op ---------------------
 sent=$(count "$tmp/agent.log" "evidence: .*firmware event log")

@@ -156,6 +156,39 @@ expect "event data that does not hash to its digest: untrusted, naming it" \
 	'"verdict":"untrusted"*"boot_log":"pass"*"event":16,"pcr":7,*"rule":"log","type":"EV_SEPARATOR","why":"event 16 (PCR 7, EV_SEPARATOR): a separator whose data does not hash' \
 	"$(jq -c '{verdict,checks,reasons}' <<<"$out")"
 
+# --- PCRs past 10 the log extends (systemd-boot's 12, shim's 14): quoted ------
+# the same log with an EV_IPL in PCRs 12 and 14 after it, extended too
+GEN_BOOT_LOG_MORE=12,14 python3 \
+	"$SWTPM_LIB_ROOT/tests/integration/gen-boot-log.py" \
+	"$tmp/alice/bios-uki" >"$tmp/alice/digests-uki" || bail "gen-boot-log.py"
+while read -r pcr sha1 sha256; do
+	TPM2TOOLS_TCTI=$(eval echo "\$tcti_alice") tpm2_pcrextend \
+		"$pcr:sha1=$sha1,sha256=$sha256" || bail "pcrextend"
+done < <(tail -n 2 "$tmp/alice/digests-uki")
+bundle alice "$nonce" -p ci -e "$tmp/alice/bios-uki" >"$tmp/uki.json" ||
+	bail "make-bundle.sh"
+expect "make-bundle.sh quotes PCRs 12 and 14, which the log extends" \
+	true "$(jq -c '.pcrs | has("12") and has("14") and (has("11") | not)' \
+		"$tmp/uki.json")"
+out=$(api POST /v1/verify "@$tmp/uki.json")
+expect "... the verifier replays them: trusted" \
+	'"verdict":"trusted"*"boot_log":"pass"' \
+	"$(jq -c '{verdict,checks}' <<<"$out")"
+jq --arg l "$(base64 -w0 "$tmp/alice/bios-uki")" '.boot_log = $l' \
+	"$tmp/boot.json" >"$tmp/boot-unquoted.json"
+out=$(api POST /v1/verify "@$tmp/boot-unquoted.json")
+expect "a quote of PCRs 0-10 with that log is failed, naming PCR 12" \
+	'"verdict":"failed"*extends PCR 12, which the quote does not select' \
+	"$out"
+# PCR 14 extended past the log (as systemd does after boot to PCR 11)
+TPM2TOOLS_TCTI=$(eval echo "\$tcti_alice") tpm2_pcrextend \
+	"14:sha256=$(sha256_hex later)" || bail "pcrextend"
+bundle alice "$nonce" -p ci -e "$tmp/alice/bios-uki" >"$tmp/uki2.json" ||
+	bail "make-bundle.sh"
+out=$(api POST /v1/verify "@$tmp/uki2.json")
+expect "a PCR 14 past the log's replay is failed, naming it" \
+	'"verdict":"failed"*PCR 14 (sha256): log replays to' "$out"
+
 # --- a binary nobody approved: untrusted, naming it --------------------------
 kernel alice file /opt/evil "payload"
 bundle alice "$nonce" -p ci >"$tmp/evil.json" || bail "make-bundle.sh"
@@ -228,7 +261,7 @@ if diff -u "$tmp/before" "$tmp/after" >"$tmp/db.diff"; then
 else
 	not_ok "every table of the database is as it was" "$tmp/db.diff"
 fi
-expect "only the counter moved: 13 verdicts" "imatrust_verifications_total 13" \
+expect "only the counter moved: 16 verdicts" "imatrust_verifications_total 16" \
 	"$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/v1/metrics")"
 
 echo "1..$tap_n"

@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "../proto/eventlog_build.h"
 #include "rules.h"
 
 static void test_reactions(void **state)
@@ -153,6 +154,34 @@ static void test_proof(void **state)
 	assert_int_equal(proof[31], 0x43);
 }
 
+/*
+ * rules_pcr_mask(): PCRs 0-10, and every other PCR the firmware event log
+ * extends (EV_NO_ACTION extends nothing); no log, a bad or a SHA-1-only
+ * one: 0-10.
+ */
+static void test_pcr_mask(void **state)
+{
+	static struct elb b;
+
+	(void)state;
+	assert_int_equal(rules_pcr_mask(NULL, 0), 0x7ff);
+	elb_open_default(&b);
+	elb_separator(&b, 0, 0);
+	elb_separator(&b, 7, 0);
+	assert_int_equal(rules_pcr_mask(b.buf, b.len), 0x7ff);
+	elb_event(&b, 11, 0x0000000d, ".linux", 6);
+	elb_event(&b, 12, 0x0000000d, "creds", 5);
+	elb_event(&b, 14, 0x0000000d, "MokList", 7);
+	elb_event(&b, 15, 0x00000003, "no action", 9);
+	elb_event(&b, 23, 0x0000000d, "app", 3);
+	assert_int_equal(rules_pcr_mask(b.buf, b.len),
+			 0x7ffu | 1u << 11 | 1u << 12 | 1u << 14 | 1u << 23);
+	assert_int_equal(rules_pcr_mask(b.buf, b.len - 1), 0x7ff);
+	elb_reset(&b);
+	elb_legacy_event(&b, 12, 0x0000000d, "v", 1);
+	assert_int_equal(rules_pcr_mask(b.buf, b.len), 0x7ff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_proof),
+		cmocka_unit_test(test_pcr_mask),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 
 #include "../fixture.h"
 #include "backlog.h"
+#include "boot_memo.h"
 #include "engine_fixture.h"
 #include "ima_build.h"
 #include "ima_list.h"
@@ -52,22 +53,28 @@ static void boot(struct sm *m, const char *bank, uint8_t firmware,
 
 /*
  * A new boot of @m whose firmware wrote the event log of fixture @name
- * (tests/fixtures/eventlog/): the sha256 PCRs 0-9 are its replay and
- * record 0 their boot_aggregate. The log is returned, to free().
+ * (tests/fixtures/eventlog/): the sha256 PCRs 0-9 (and 11-23) are its
+ * replay, the quote selects 0-10 and every PCR the log extends (the
+ * agent's rules_pcr_mask()), and record 0 is their boot_aggregate. The
+ * log is returned, to free().
  */
 static uint8_t *boot_with_log(struct sm *m, const char *name, size_t *len)
 {
 	uint8_t ba[HASH_ALGO_MAX_SIZE], *log;
 	struct imt_error err;
 	char rel[128];
+	uint32_t extended;
 
 	snprintf(rel, sizeof(rel), "eventlog/%s/binary_bios_measurements",
 		 name);
 	log = fixture_read(rel, len);
 	pcr_set_init(&m->pcrs, hash_algo_bank("sha256"));
-	if (tcg_log_replay(log, *len, &m->pcrs, 1, &err) != IMT_OK)
+	if (tcg_log_replay(log, *len, &m->pcrs, 1, &err) != IMT_OK ||
+	    tcg_log_extended(log, *len, &extended, &err) != IMT_OK)
 		fail_msg("%s: %s", rel, err.msg);
-	m->pcrs.present = (1u << SOFT_AK_PCRS) - 1;
+	/* the agent quotes PCRs 0-10 and every other the log extends */
+	m->select = ((1u << SOFT_AK_PCRS) - 1) | extended;
+	m->pcrs.present = m->select;
 	memset(m->pcrs.value[10], 0, sizeof(m->pcrs.value[10]));
 	m->len = m->count = m->sent = m->sent_bytes = 0;
 	assert_int_equal(pcr_set_boot_aggregate(&m->pcrs, ba, &err), IMT_OK);
@@ -574,6 +581,86 @@ static void test_wide_bank_from_next_boot(void **state)
 	tv_free(t);
 }
 
+/*
+ * The OVMF logs of the fixtures extend PCR 12 (systemd-boot's command
+ * line). A quote that selects it is replayed and passes; one that leaves
+ * it out is failed naming PCR 12: with the log sent, and with the stored
+ * log when the evidence still sends PCR 12's value beside a quote that
+ * does not prove it (the boot memo is keyed by the quote's selection).
+ * The value of a quoted PCR 12 that the log does not give fails too.
+ */
+static void test_log_pcrs_must_be_quoted(void **state)
+{
+	struct tv *t = tv_new();
+	struct wire_evidence *ev;
+	struct engine_answer ans;
+	uint32_t full;
+	uint8_t *log;
+	size_t len;
+	struct sm m;
+
+	(void)state;
+	t->v.boot_memo = boot_memo_new();
+	assert_non_null(t->v.boot_memo);
+	machine(t, &m, "m1");
+	log = boot_with_log(&m, "patched-sb", &len);
+	full = m.select;
+	assert_int_equal(full, 0x7ffu | 1u << 12);
+	m.select = 0x7ff;
+	ev = sm_evidence(&m, NULL, 0);
+	ev->version = 2;
+	ev->boot_log = (struct wire_blob){ log, len };
+	sm_send_ok(t, &m, ev, TV_NOW, &ans);
+	assert_string_equal(ans.verdict.state, "failed");
+	assert_reason(t, "m1",
+		      "extends PCR 12, which the quote does not select");
+	/* a new boot: quoted, then a heartbeat on the stored log */
+	m.reset++;
+	free(log);
+	log = boot_with_log(&m, "patched-sb", &len);
+	ev = sm_evidence(&m, NULL, 0);
+	ev->version = 2;
+	ev->boot_log = (struct wire_blob){ log, len };
+	sm_send_ok(t, &m, ev, TV_NOW + 1, &ans);
+	assert_string_equal(ans.verdict.state, "trusted");
+	assert_string_equal(round_of(t, &m, TV_NOW + 2), "trusted");
+	m.select = 0x7ff; /* m.pcrs still carries PCR 12, unquoted */
+	assert_string_equal(round_of(t, &m, TV_NOW + 3), "failed");
+	assert_reason(t, "m1",
+		      "extends PCR 12, which the quote does not select");
+	free(log);
+	soft_ak_free(&m.ak);
+	boot_memo_free(t->v.boot_memo);
+	t->v.boot_memo = NULL;
+	tv_free(t);
+}
+
+/* A quoted PCR 12 the stored log does not replay to: failed, named. */
+static void test_log_pcr12_replayed(void **state)
+{
+	struct tv *t = tv_new();
+	struct wire_evidence *ev;
+	struct engine_answer ans;
+	uint8_t *log;
+	size_t len;
+	struct sm m;
+
+	(void)state;
+	machine(t, &m, "m1");
+	log = boot_with_log(&m, "patched-sb", &len);
+	ev = sm_evidence(&m, NULL, 0);
+	ev->version = 2;
+	ev->boot_log = (struct wire_blob){ log, len };
+	sm_send_ok(t, &m, ev, TV_NOW, &ans);
+	assert_string_equal(ans.verdict.state, "trusted");
+	m.pcrs.value[12][0] ^= 1; /* extended past the log */
+	assert_string_equal(round_of(t, &m, TV_NOW + 1), "failed");
+	assert_reason(t, "m1", "PCR 12 (sha256): log replays to");
+	free(log);
+	soft_ak_free(&m.ak);
+	tv_free(t);
+}
+
 /* ---- the boot policy ----------------------------------------------------- */
 
 /*
@@ -735,6 +822,8 @@ int main(void)
 		cmocka_unit_test(test_pending_stores_nothing),
 		cmocka_unit_test(test_not_activated_refused),
 		cmocka_unit_test(test_failed_keeps_untrusted),
+		cmocka_unit_test(test_log_pcrs_must_be_quoted),
+		cmocka_unit_test(test_log_pcr12_replayed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

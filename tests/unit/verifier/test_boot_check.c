@@ -2,7 +2,8 @@
 /*
  * test_boot_check.c - boot_check_evidence(): a firmware event log passes
  * only when its replay gives every quoted PCR 0-9 (the PCRs IMA's
- * boot_aggregate covers: firmware, boot loader, kernel command line), and
+ * boot_aggregate covers: firmware, boot loader, kernel command line) and
+ * every PCR 11-23 it extends, each of which the quote must select, and
  * whatever PCR 10 holds (IMA's, not the firmware's). test_engine.c stands
  * in for this check at link time, so it is tested here.
  */
@@ -144,6 +145,108 @@ static void test_legacy_log(void **state)
 	assert_non_null(strstr(reason, "firmware event log:"));
 }
 
+/*
+ * make_log()'s log, then events in PCR 11 (systemd-stub's UKI sections),
+ * 12 and 14 (shim's MokList) and one in PCR 10; @quoted gets their sha256
+ * values and selects 0-10, 11, 12 and 14. Returns the offset of the PCR
+ * 11 event's sha256 digest.
+ */
+static size_t make_log_uki(struct pcr_set *quoted)
+{
+	static const char *const data[] = { ".linux", "creds", "MokList",
+					    "ima?" };
+	static const uint32_t pcr[] = { 11, 12, 14, 10 };
+	size_t at = 0;
+	uint8_t d[32];
+	int i;
+
+	make_log(quoted);
+	memset(quoted->value[10], 0x10, 32);
+	for (i = 0; i < 4; i++) {
+		/* pcrIndex, eventType, count, sha1's id and digest, then
+		 * sha256's id: its digest next (elb_open_default()) */
+		if (i == 0)
+			at = b.len + 12 + 2 + 20 + 2;
+		elb_event(&b, pcr[i], EV_IPL, data[i], strlen(data[i]));
+		elb_hash(0x000b, 32, data[i], strlen(data[i]), d);
+		if (pcr[i] != 10)
+			elb_extend("sha256", quoted->value[pcr[i]], d, 32);
+	}
+	quoted->present = 0x7ffu | 1u << 11 | 1u << 12 | 1u << 14;
+	return at;
+}
+
+/*
+ * PCRs 11-23 the log extends are quoted and replayed like 0-9: a quote
+ * selecting them passes, one leaving one out is refused naming it, and a
+ * changed PCR 11 digest or quoted value is refused naming PCR 11. PCR 10
+ * stays IMA's, even when the firmware log has an event in it.
+ */
+static void test_pcrs_11_to_23(void **state)
+{
+	struct pcr_set quoted;
+	char reason[256] = "";
+	size_t at;
+	int pcr;
+
+	(void)state;
+	at = make_log_uki(&quoted);
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	for (pcr = 11; pcr <= 14; pcr += pcr == 12 ? 2 : 1) {
+		char want[64];
+
+		quoted.present &= ~(1u << pcr);
+		assert_int_not_equal(check(&quoted, reason), IMT_OK);
+		snprintf(want, sizeof(want),
+			 "extends PCR %d, which the quote "
+			 "does not select",
+			 pcr);
+		assert_non_null(strstr(reason, want));
+		quoted.present |= 1u << pcr;
+	}
+	/* the quoted PCR 11 is not the log's */
+	quoted.value[11][0] ^= 1;
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	assert_non_null(strstr(reason, "PCR 11 (sha256): log replays to"));
+	quoted.value[11][0] ^= 1;
+	/* the log's PCR 11 event's digest changed */
+	b.buf[at] ^= 1;
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	assert_non_null(strstr(reason, "PCR 11 (sha256): log replays to"));
+	b.buf[at] ^= 1;
+	/* a quoted PCR the log does not extend is not compared */
+	quoted.present |= 1u << 15;
+	memset(quoted.value[15], 0x15, 32);
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	/* the log's PCR 10 event: neither required nor compared */
+	quoted.present &= ~(1u << 10);
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+}
+
+/* PCRs 0-9 are compared whether or not the log extends them: they are
+ * boot_aggregate's, and a quoted PCR 8 no event explains is refused. */
+static void test_unextended_0_to_9(void **state)
+{
+	uint8_t d[32], sep[4] = { 0 };
+	struct pcr_set quoted;
+	char reason[256] = "";
+	int i;
+
+	(void)state;
+	pcr_set_init(&quoted, hash_algo_bank("sha256"));
+	quoted.present = 0x7ff;
+	elb_open_default(&b);
+	for (i = 0; i < 8; i++) {
+		elb_separator(&b, (uint32_t)i, 0);
+		elb_hash(0x000b, 32, sep, sizeof(sep), d);
+		elb_extend("sha256", quoted.value[i], d, 32);
+	}
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	quoted.value[8][0] ^= 1;
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	assert_non_null(strstr(reason, "PCR 8 (sha256)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +254,8 @@ int main(void)
 		cmocka_unit_test(test_changed_log),
 		cmocka_unit_test(test_sha384_bank),
 		cmocka_unit_test(test_legacy_log),
+		cmocka_unit_test(test_pcrs_11_to_23),
+		cmocka_unit_test(test_unextended_0_to_9),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -218,6 +218,18 @@ static void test_real_log(void **state)
 				 json_object_get(facts, "applications")),
 			 2);
 	assert_non_null(strstr(str_of(facts, "cmdline"), "console=ttyS0"));
+	/* the PCRs the log extends (12: systemd-boot), replayed; never 10 */
+	ev = json_object_get(doc, "extended");
+	assert_int_equal(json_array_size(ev), 10);
+	assert_int_equal(json_integer_value(json_array_get(ev, 9)), 12);
+	ev = json_object_get(json_object_get(doc, "pcrs"), "sha256");
+	assert_string_equal(str_of(ev, "12"),
+			    "6dcf04defde400e2ca19c324df9ddbf3"
+			    "b6b32607685c6a195dcf51e6c25351df");
+	assert_non_null(str_of(ev, "8"));
+	assert_null(json_object_get(ev, "10"));
+	assert_null(json_object_get(ev, "11"));
+	assert_int_equal(json_object_size(ev), 11);
 	text = json_dumps(doc, 0);
 	assert_non_null(text);
 	free(text);

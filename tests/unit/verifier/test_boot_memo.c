@@ -53,11 +53,23 @@ static void test_key_covers_its_inputs(void **state)
 		assert_memory_not_equal(base, k, sizeof(k));
 		p.value[i][31] ^= 1;
 	}
-	/* PCR 10 (IMA's) and PCRs past it are not the boot log's business */
+	/* PCR 10 (IMA's) and PCRs the quote does not select are not the
+	 * boot log's business */
 	p.value[10][0] ^= 1;
 	p.value[11][0] ^= 1;
 	key_of(sha, &p, k);
 	assert_memory_equal(base, k, sizeof(k));
+	p.value[11][0] ^= 1;
+	/* a quote selecting PCR 11 too is another check, its value counts */
+	p.present |= 1u << 11;
+	key_of(sha, &p, k);
+	assert_memory_not_equal(base, k, sizeof(k));
+	memcpy(base, k, sizeof(k));
+	p.value[11][31] ^= 1;
+	key_of(sha, &p, k);
+	assert_memory_not_equal(base, k, sizeof(k));
+	p.value[11][31] ^= 1;
+	p.present &= ~(1u << 11);
 	/* the same bytes read as another bank are another check */
 	p.algo = hash_algo_bank("sha384");
 	key_of(sha, &p, k);

@@ -323,17 +323,27 @@ static void test_parse(void **state)
 		"{\"baseline\":\"first\"}",
 		"{\"legacy_log\":\"yes\"}",
 		"[]",
+		"{\"pcrs\":{\"10\":[\"" KERNEL_SB "\"]}}",
+		"{\"pcrs\":{\"012\":[\"" KERNEL_SB "\"]}}",
+		"{\"pcrs\":{\"24\":[\"" KERNEL_SB "\"]}}",
+		"{\"pcrs\":{\"12\":[]}}",
+		"{\"pcrs\":{\"12\":[\"abc\"]}}",
+		"{\"pcrs\":[]}",
 	};
 	static const char *const name[] = {
 		"boot.secureboot", "boot.secure_boot", "boot.db[0]",
 		"boot.db",	   "boot.cmdline",     "boot.applications",
 		"boot.baseline",   "boot.legacy_log",  "boot:",
+		"boot.pcrs.10",	   "boot.pcrs.012",    "boot.pcrs.24",
+		"boot.pcrs.12",	   "boot.pcrs.12[0]",  "boot.pcrs",
 	};
 	const char *good = "{\"applications\":\"references\",\"cmdline\":"
 			   "[\"a*\"],\"db\":[\"" KERNEL_SB "\"],\"log\":"
 			   "\"required\",\"secure_boot\":\"required\","
 			   "\"baseline\":\"first-boot\","
-			   "\"legacy_log\":\"refuse\"}";
+			   "\"legacy_log\":\"refuse\","
+			   "\"pcrs\":{\"12\":[\"" KERNEL_SB
+			   "\"],\"23\":[\"" KERNEL_SB "\",\"" KERNEL_SB "\"]}}";
 	struct boot_policy bp;
 	struct imt_error err;
 	json_t *j, *back;
@@ -578,6 +588,40 @@ static void test_log_rule_names_its_event(void **state)
 	json_decref(r);
 }
 
+/* sha256 PCR 12 of the OVMF fixtures: systemd-boot's command line. */
+#define PCR12_OVMF \
+	"6dcf04defde400e2ca19c324df9ddbf3b6b32607685c6a195dcf51e6c25351df"
+
+/*
+ * "pcrs": a PCR the log extends replays to a listed sha256 value, or the
+ * rule names the PCR and its value; a PCR the log does not extend (13
+ * here) is a violation, since the log proves nothing of it.
+ */
+static void test_pcr_values(void **state)
+{
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(judge("{\"pcrs\":{\"12\":[\"" KERNEL_SB
+			       "\",\"" PCR12_OVMF "\"]}}",
+			       "patched-sb", known_all, NULL, &r),
+			 1);
+	assert_int_equal(judge("{\"pcrs\":{\"12\":[\"" KERNEL_SB "\"]}}",
+			       "patched-sb", known_all, NULL, &r),
+			 0);
+	assert_string_equal(field(r, "rule"), "pcrs");
+	assert_int_equal(num(r, "pcr"), 12);
+	assert_string_equal(field(r, "digest"), PCR12_OVMF);
+	assert_non_null(strstr(field(r, "why"), "PCR 12 replays to sha256"));
+	json_decref(r);
+	assert_int_equal(judge("{\"pcrs\":{\"13\":[\"" KERNEL_SB "\"]}}",
+			       "patched-sb", known_all, NULL, &r),
+			 0);
+	assert_int_equal(num(r, "pcr"), 13);
+	assert_non_null(strstr(field(r, "why"), "does not extend PCR 13"));
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_forged_separator),
 		cmocka_unit_test(test_forged_cmdline),
 		cmocka_unit_test(test_log_rule_names_its_event),
+		cmocka_unit_test(test_pcr_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
