@@ -4,7 +4,7 @@
 # unquoted variable, a script without an extension, a C file not in the
 # .clang-format style, a 200-line function,
 # a listed function that grew or shrank, a checkpatch finding over a
-# file's count), and pass their clean twins.
+# file's count, a stray file at the top level), and pass their clean twins.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -89,6 +89,20 @@ else
 fi
 gate pass 'PASS .*\(1 passed' "shellcheck.sh passes a clean script" \
 	"$lint/shellcheck.sh $tmp/sh-clean"
+
+# --- layout.sh ---
+mkdir -p "$tmp/plan"
+(
+	cd "$tmp/plan" && git init -q &&
+		for d in kernel agent verifier proto db deploy tests; do
+			mkdir "$d" && : >"$d/f"
+		done && : >Makefile && : >README.md && git add -A
+) || not_ok "a git work tree for layout.sh"
+gate pass 'PASS' "layout.sh passes the floor plan" "$lint/layout.sh $tmp/plan"
+: >"$tmp/plan/81" && git -C "$tmp/plan" add 81
+gate fail 'outside the floor plan: 81' \
+	"layout.sh fails a stray file tracked at the top, naming it" \
+	"$lint/layout.sh $tmp/plan"
 
 # --- clang-format.sh ---
 mkdir -p "$tmp/fmt-bad" "$tmp/fmt-good"
