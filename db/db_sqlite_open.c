@@ -72,8 +72,8 @@ static const char sql_application_id[] = "PRAGMA application_id";
  * page of records), and a checkpoint copies a page once however often
  * the WAL holds it, so fewer checkpoints copy less. The verifier's CPU
  * per attestation fell about 10 % with it, heartbeats and 50-record
- * evidence alike (tests/bench/verifier, eight alternating pairs, README
- * "Measured"). The price: the WAL file keeps 32 MiB, one request in
+ * evidence alike (tests/bench/verifier, eight alternating pairs,
+ * tests/bench/README.md). The price: the WAL file keeps 32 MiB, one request in
  * 8,000 pages pays the longer checkpoint, and a power cut may lose the
  * commits of a longer span (still never corrupting the file).
  */
