@@ -4,7 +4,8 @@
 #   make lint       shellcheck on every shell script, the length gate of
 #                   the C functions, checkpatch.pl on the C and
 #                   checkpatch.pl --strict on each kernel patch, the top
-#                   level's floor plan (no build; first in CI)
+#                   level's floor plan, the paths the documents name (no
+#                   build; first in CI)
 #   make check-kernel-lint  the kernel lint tier (kernel/lint.sh):
 #                   checkpatch.pl --strict on each patch of the series,
 #                   sparse (C=2) and a W=1 build of security/integrity/ima/
@@ -383,7 +384,7 @@ $(INC_LIST): Makefile
 lint:
 	@tests/run-suite.sh lint tests/lint/shellcheck.sh \
 		tests/lint/clang-format.sh tests/lint/function-length.sh \
-		tests/lint/checkpatch.sh tests/lint/layout.sh \
+		tests/lint/checkpatch.sh tests/lint/layout.sh tests/lint/doc-paths.sh \
 		"kernel/lint.sh --patches"
 	@tests/lint/function-length.sh --longest
 

@@ -4,7 +4,8 @@
 # unquoted variable, a script without an extension, a C file not in the
 # .clang-format style, a 200-line function,
 # a listed function that grew or shrank, a checkpatch finding over a
-# file's count, a stray file at the top level), and pass their clean twins.
+# file's count, a stray file at the top level, a document naming a file
+# that is gone), and pass their clean twins.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +104,19 @@ gate pass 'PASS' "layout.sh passes the floor plan" "$lint/layout.sh $tmp/plan"
 gate fail 'outside the floor plan: 81' \
 	"layout.sh fails a stray file tracked at the top, naming it" \
 	"$lint/layout.sh $tmp/plan"
+
+# --- doc-paths.sh ---
+bq='`'
+echo "The agent speaks through ${bq}agent/f$bq (agent/f.c is gone)." \
+	>"$tmp/plan/README.md"
+git -C "$tmp/plan" add README.md
+gate fail 'README.md:1: agent/f.c' \
+	"doc-paths.sh fails a document naming a file that is gone, with its line" \
+	"$lint/doc-paths.sh $tmp/plan"
+echo "The agent speaks through ${bq}agent/f$bq." >"$tmp/plan/README.md"
+git -C "$tmp/plan" add README.md
+gate pass 'PASS' "doc-paths.sh passes documents naming files that exist" \
+	"$lint/doc-paths.sh $tmp/plan"
 
 # --- clang-format.sh ---
 mkdir -p "$tmp/fmt-bad" "$tmp/fmt-good"
