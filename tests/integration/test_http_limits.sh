@@ -15,7 +15,8 @@
 #    static RSA key exchange); TLS 1.3 works;
 #  - requests two readers could read two ways are 400: "%2F" in the path
 #    or "%00" in the target (decoded before routing), Content-Length
-#    headers that differ, a bare CR inside a header.
+#    headers that differ, Content-Length beside Transfer-Encoding, a
+#    Transfer-Encoding other than chunked, a bare CR inside a header.
 #
 # A verifier that does not know the keys used here runs with its defaults
 # (IMATRUST_BIN=<old build>/bin shows which of these attacks it lets in).
@@ -296,6 +297,11 @@ check "two Content-Length headers that differ: 400 before the handler ($out)" \
 	"$out" = "400 Content-Length headers that differ"
 out=$(raw 'GET /v1/health HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n')
 check "a bare CR inside a header value: 400 ($out)" "${out%% *}" = 400
+out=$(raw 'POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}')
+check "Content-Length beside Transfer-Encoding: 400 ($out)" "${out%% *}" = 400
+out=$(raw 'POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n')
+check "a Transfer-Encoding other than chunked: 4xx or closed unanswered ($out)" \
+	"$(grep -cE '^(4[0-9][0-9]|5[0-9][0-9]|none) ' <<<"$out")" = 1
 
 kill -0 "$pid" 2>/dev/null
 check "the verifier is still running" $? -eq 0
