@@ -54,7 +54,7 @@ ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive 2>/dev/null)
 ARCHIVE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null || \
 	echo -larchive)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
-# agent/tpm.c, the agent's only ESAPI user, and what links it.
+# agent/tpm*.c, the agent's only ESAPI users, and what links them.
 TPM_PKGS := tss2-esys tss2-tctildr tss2-mu tss2-rc
 TPM_CFLAGS := $(shell pkg-config --cflags $(TPM_PKGS) 2>/dev/null)
 TPM_LIBS := $(shell pkg-config --libs $(TPM_PKGS) 2>/dev/null || \

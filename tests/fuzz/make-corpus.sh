@@ -67,6 +67,13 @@ unhex 00 | seed fuzz_record_chunk empty
 seed fuzz_pcr_set ima-ng-sha256 <"$fx/ima/ima-ng-sha256/pcrs-sha256"
 seed fuzz_pcr_set tpm-sha256 <"$fx/tpm/pcrs-sha256.txt"
 
+# ---- fuzz_ak_blob: the AK file the agent writes, of swtpm's AKs under
+# an RSA (0x0001) and an ECC (0x0023) EK ----
+{ printf 'IMAK\000\001\000\043'; cat "$fx/tpm/ak-ecc.pub" "$fx/tpm/ak-ecc.priv"; } |
+	seed fuzz_ak_blob ak-ecc
+{ printf 'IMAK\000\001\000\001'; cat "$fx/tpm/ak-rsa.pub" "$fx/tpm/ak-rsa.priv"; } |
+	seed fuzz_ak_blob ak-rsa
+
 # ---- fuzz_keylime: the Keylime policy fixture, an empty policy, a
 # certificate as key, excludes with brackets ----
 seed fuzz_keylime policy <"$fx/keylime/policy.json"
