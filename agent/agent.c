@@ -763,33 +763,132 @@ static int agent_resolve_quote(void *arg, struct tpm_evidence_quote *q)
 	return 0;
 }
 
+/*
+ * A fresh nonce when the one held is missing or old: STEP_STREAM to go
+ * on, or where the agent goes instead.
+ */
+static enum agent_step agent_round_nonce(struct agent *a)
+{
+	if (a->nonce_len != 0 &&
+	    !rules_nonce_stale(a->nonce_got_ms, a->nonce_life_ms,
+			       agent_now_ms()))
+		return STEP_STREAM;
+	/* only the nonce is old: where the list continues is known, and a
+	 * probe would store nothing, not even that the machine was seen (a
+	 * heartbeat past half the nonce's life would never count) */
+	log_debug("nonce: asking for a fresh one");
+	return agent_nonce(a);
+}
+
+/*
+ * The evidence of quote @q: the records held (or a probe while not in
+ * step), the firmware log when due; *@carry_log says whether it went.
+ */
+static void agent_evidence_fill(struct agent *a, struct tpm_evidence_quote *q,
+				struct wire_evidence *ev, int *carry_log)
+{
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->agent, sizeof(ev->agent), "%s", a->cfg->id);
+	memcpy(ev->nonce, a->nonce, a->nonce_len);
+	ev->nonce_len = a->nonce_len;
+	ev->bank = a->bank;
+	ev->quote = (struct wire_blob){ q->attest, q->attest_len };
+	ev->signature = (struct wire_blob){ q->sig, q->sig_len };
+	ev->pcrs = q->pcrs;
+	/* the lowest version that carries what is sent; with export, v3
+	 * even without its fields, for the verdict's stored_records */
+	ev->version = a->export_on ? WIRE_VERSION : 0;
+	agent_export_fields(a, ev);
+	*carry_log = a->boot_log_due && a->boot_log != NULL;
+	if (*carry_log)
+		ev->boot_log = (struct wire_blob){ (uint8_t *)a->boot_log,
+						   a->boot_log_len };
+	if (a->synced && *carry_log &&
+	    a->pend_len > WIRE_RECORDS_MAX - a->boot_log_len) {
+		/* log and records share WIRE_RECORDS_MAX: records next time */
+		ev->first_index = a->pend_first;
+	} else if (a->synced) {
+		ev->first_index = a->pend_first;
+		ev->records = (struct wire_blob){ a->pend, a->pend_len };
+		/* the list goes on past this message: the verifier holds it
+		 * until a quote catches up (a long list's first start) */
+		ev->more = a->pend_full;
+	} else {
+		/* no index is this far: the verdict says where to go on */
+		ev->first_index = WIRE_PROBE_INDEX;
+	}
+}
+
+/*
+ * Send @ev and take the answer into @r. *@framed says whether it went as
+ * bytes after the JSON text (wire.h), to a verifier that said it takes
+ * them: no base64 or hex for us to write nor for the verifier to read.
+ */
+static enum rules_reaction agent_evidence_send(struct agent *a,
+					       const struct wire_evidence *ev,
+					       struct client_reply *r,
+					       int *framed)
+{
+	enum rules_reaction re;
+	struct imt_error err;
+	size_t body_len = 0;
+	char *body;
+
+	*framed = a->verifier_framed && !a->evidence_json;
+	if (*framed)
+		body = wire_encode_evidence_framed(ev, &body_len, &err);
+	else
+		body = wire_encode(WIRE_EVIDENCE, ev, &err);
+	if (body == NULL)
+		fatalx("evidence: %s", err.msg); /* our own data */
+	a->nonce_len = 0; /* single use, whatever the answer */
+	a->last_sent_ms = agent_now_ms();
+	re = agent_post_body(a, a->path_evidence,
+			     *framed ? WIRE_EVIDENCE_FRAMED_TYPE : NULL, body,
+			     body_len, r);
+	free(body);
+	return re;
+}
+
+/*
+ * The verdict on records @first.. (@count of them) taken: export what it
+ * says is stored, and whether to send again soon.
+ */
+static enum agent_step agent_round_done(struct agent *a, struct client_reply *r,
+					int export_sync, uint64_t first,
+					uint64_t count)
+{
+	enum agent_step next = agent_take_verdict(a, r);
+
+	if (next != STEP_STREAM)
+		return next;
+	a->stored_durable = export_sync;
+	agent_export(a);
+	if (strcmp(a->state, "failed") == 0)
+		log_warnx("evidence for records %" PRIu64 "-%" PRIu64
+			  " judged failed (see the machine's events)",
+			  first, first + count);
+	/* records the quote missed: again soon, if the verifier advanced */
+	a->retry_soon = (a->pend_count > 0 || a->pend_full) &&
+			a->pend_first > first;
+	return STEP_STREAM;
+}
+
 /* Quote, then read the list, then send: one round of evidence. */
 static enum agent_step agent_round(struct agent *a)
 {
 	struct tpm_evidence_quote q;
 	struct wire_evidence ev;
 	struct client_reply r;
-	struct imt_error err;
 	enum rules_reaction re;
 	enum agent_step next;
 	enum tpm_status st;
 	uint64_t first, count;
 	int carry_log, framed;
-	size_t body_len = 0;
-	char *body;
 
-	if (a->nonce_len == 0 ||
-	    rules_nonce_stale(a->nonce_got_ms, a->nonce_life_ms,
-			      agent_now_ms())) {
-		/* only the nonce is old: where the list continues is known,
-		 * and a probe would store nothing, not even that the
-		 * machine was seen (a heartbeat past half the nonce's life
-		 * would never count) */
-		log_debug("nonce: asking for a fresh one");
-		next = agent_nonce(a);
-		if (next != STEP_STREAM)
-			return next;
-	}
+	next = agent_round_nonce(a);
+	if (next != STEP_STREAM)
+		return next;
 	/* quote first: records added after it are in the batch too, and the
 	 * verifier proves the prefix the quote covers (PROTOCOL.md) */
 	st = tpm_quote_resolved(a->tpm, a->bank, a->pcr_mask, a->nonce,
@@ -803,57 +902,13 @@ static enum agent_step agent_round(struct agent *a)
 		a->after_backoff = STEP_CONNECT;
 		return STEP_BACKOFF;
 	}
-	memset(&ev, 0, sizeof(ev));
-	snprintf(ev.agent, sizeof(ev.agent), "%s", a->cfg->id);
-	memcpy(ev.nonce, a->nonce, a->nonce_len);
-	ev.nonce_len = a->nonce_len;
-	ev.bank = a->bank;
-	ev.quote = (struct wire_blob){ q.attest, q.attest_len };
-	ev.signature = (struct wire_blob){ q.sig, q.sig_len };
-	ev.pcrs = q.pcrs;
-	/* the lowest version that carries what is sent; with export, v3
-	 * even without its fields, for the verdict's stored_records */
-	ev.version = a->export_on ? WIRE_VERSION : 0;
-	agent_export_fields(a, &ev);
-	carry_log = a->boot_log_due && a->boot_log != NULL;
-	if (carry_log)
-		ev.boot_log = (struct wire_blob){ (uint8_t *)a->boot_log,
-						  a->boot_log_len };
-	if (a->synced && carry_log &&
-	    a->pend_len > WIRE_RECORDS_MAX - a->boot_log_len) {
-		/* log and records share WIRE_RECORDS_MAX: records next time */
-		ev.first_index = a->pend_first;
-	} else if (a->synced) {
-		ev.first_index = a->pend_first;
-		ev.records = (struct wire_blob){ a->pend, a->pend_len };
-		/* the list goes on past this message: the verifier holds it
-		 * until a quote catches up (a long list's first start) */
-		ev.more = a->pend_full;
-	} else {
-		/* no index is this far: the verdict says where to go on */
-		ev.first_index = WIRE_PROBE_INDEX;
-	}
-	/* records, quote, signature and PCRs as bytes after the JSON text,
-	 * no base64 or hex for us to write nor for the verifier to read
-	 * (wire.h), to a verifier that said it takes them */
-	framed = a->verifier_framed && !a->evidence_json;
-	if (framed)
-		body = wire_encode_evidence_framed(&ev, &body_len, &err);
-	else
-		body = wire_encode(WIRE_EVIDENCE, &ev, &err);
-	if (body == NULL)
-		fatalx("evidence: %s", err.msg); /* our own data */
+	agent_evidence_fill(a, &q, &ev, &carry_log);
 	first = a->pend_first;
 	count = a->pend_count;
 	log_debug("evidence: records %" PRIu64 "-%" PRIu64 " (%zu bytes)%s",
 		  first, first + count, a->pend_len,
 		  carry_log ? ", firmware event log" : "");
-	a->nonce_len = 0; /* single use, whatever the answer */
-	a->last_sent_ms = agent_now_ms();
-	re = agent_post_body(a, a->path_evidence,
-			     framed ? WIRE_EVIDENCE_FRAMED_TYPE : NULL, body,
-			     body_len, &r);
-	free(body);
+	re = agent_evidence_send(a, &ev, &r, &framed);
 	if (re != RULES_GO_ON && framed && a->last_status == 415) {
 		/* said it takes them, refused all the same (something in
 		 * between): JSON from now on, at once with a fresh nonce
@@ -869,19 +924,7 @@ static enum agent_step agent_round(struct agent *a)
 	a->retry_soon = 0;
 	if (carry_log)
 		a->boot_log_due = 0; /* unless the verdict wants it again */
-	next = agent_take_verdict(a, &r);
-	if (next != STEP_STREAM)
-		return next;
-	a->stored_durable = ev.export_sync;
-	agent_export(a);
-	if (strcmp(a->state, "failed") == 0)
-		log_warnx("evidence for records %" PRIu64 "-%" PRIu64
-			  " judged failed (see the machine's events)",
-			  first, first + count);
-	/* records the quote missed: again soon, if the verifier advanced */
-	a->retry_soon = (a->pend_count > 0 || a->pend_full) &&
-			a->pend_first > first;
-	return STEP_STREAM;
+	return agent_round_done(a, &r, ev.export_sync, first, count);
 }
 
 /* Sleep until the list grows or the heartbeat is due. */
