@@ -18,19 +18,40 @@ static const char *const result_names[] = {
 	[IMT_ERR_INTERNAL] = "internal error",
 };
 
+__attribute__((format(printf, 6, 0))) static enum imt_result
+error_vset(struct imt_error *err, const char *check, enum imt_result status,
+	   size_t record, size_t offset, const char *fmt, va_list ap)
+{
+	if (err == NULL)
+		return status;
+	err->status = status;
+	err->record = record;
+	err->offset = offset;
+	err->check = check;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	return status;
+}
+
 enum imt_result imt_error_set(struct imt_error *err, enum imt_result status,
 			      size_t record, size_t offset, const char *fmt,
 			      ...)
 {
 	va_list ap;
 
-	if (err == NULL)
-		return status;
-	err->status = status;
-	err->record = record;
-	err->offset = offset;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	status = error_vset(err, NULL, status, record, offset, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+enum imt_result imt_error_check(struct imt_error *err, const char *check,
+				enum imt_result status, size_t record,
+				size_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	status = error_vset(err, check, status, record, offset, fmt, ap);
 	va_end(ap);
 	return status;
 }
@@ -42,6 +63,7 @@ void imt_error_clear(struct imt_error *err)
 	err->status = IMT_OK;
 	err->record = IMT_NO_POS;
 	err->offset = IMT_NO_POS;
+	err->check = NULL;
 	err->msg[0] = '\0';
 }
 

@@ -29,8 +29,10 @@ enum imt_result {
 
 struct imt_error {
 	enum imt_result status;
-	size_t record; /* record index, or IMT_NO_POS */
-	size_t offset; /* byte offset in the input, or IMT_NO_POS */
+	size_t record;	   /* record index, or IMT_NO_POS */
+	size_t offset;	   /* byte offset in the input, or IMT_NO_POS */
+	const char *check; /* the check that failed (a static name, as a
+			    * verdict's reason names it), or NULL */
 	char msg[IMT_ERROR_MSG_MAX];
 };
 
@@ -47,6 +49,19 @@ struct imt_error {
 enum imt_result imt_error_set(struct imt_error *err, enum imt_result status,
 			      size_t record, size_t offset, const char *fmt,
 			      ...) __attribute__((format(printf, 5, 6)));
+
+/**
+ * imt_error_check() - imt_error_set() for a failure of a named check.
+ * @check: the check's name, a static string ("nonce", "pcr digest"), as
+ *	   a verdict's reason names it: callers read it from @err->check,
+ *	   never from the message's text
+ *
+ * Return: @status.
+ */
+enum imt_result imt_error_check(struct imt_error *err, const char *check,
+				enum imt_result status, size_t record,
+				size_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /**
  * imt_error_clear() - reset @err to IMT_OK with no position and no message.

@@ -271,34 +271,38 @@ enum imt_result tpm_quote_pcr_digest(const struct tpm_quote *quote,
 	int i;
 
 	if (quote->pcr_select.count != 1)
-		return imt_error_set(err, IMT_ERR_UNSUPPORTED, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "pcr digest: quote selects %u banks, one is supported",
-				     (unsigned int)quote->pcr_select.count);
+		return imt_error_check(err, "pcr digest", IMT_ERR_UNSUPPORTED,
+				       IMT_NO_POS, IMT_NO_POS,
+				       "pcr digest: quote selects %u banks, one is supported",
+				       (unsigned int)quote->pcr_select.count);
 	bank = hash_algo_by_tpm(sel->hash);
 	if (bank != pcrs->algo)
-		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "pcr digest: quote selects bank 0x%04x, PCR values are %s",
-				     (unsigned int)sel->hash, pcrs->algo->name);
+		return imt_error_check(err, "pcr digest", IMT_ERR_MISMATCH,
+				       IMT_NO_POS, IMT_NO_POS,
+				       "pcr digest: quote selects bank 0x%04x, PCR values are %s",
+				       (unsigned int)sel->hash,
+				       pcrs->algo->name);
 	if (md == NULL)
-		return imt_error_set(err, IMT_ERR_UNSUPPORTED, IMT_NO_POS,
-				     IMT_NO_POS, "pcr digest: hash 0x%04x",
-				     (unsigned int)hash_alg);
+		return imt_error_check(err, "pcr digest", IMT_ERR_UNSUPPORTED,
+				       IMT_NO_POS, IMT_NO_POS,
+				       "pcr digest: hash 0x%04x",
+				       (unsigned int)hash_alg);
 	mask = tpm_quote_pcr_mask(quote, bank);
 	for (i = 0; i < 32; i++) {
 		if (!(mask & (1u << i)))
 			continue;
 		if (i >= PCR_SET_COUNT)
-			return imt_error_set(err, IMT_ERR_UNSUPPORTED,
-					     IMT_NO_POS, IMT_NO_POS,
-					     "pcr digest: quote selects PCR %d",
-					     i);
+			return imt_error_check(err, "pcr digest",
+					       IMT_ERR_UNSUPPORTED, IMT_NO_POS,
+					       IMT_NO_POS,
+					       "pcr digest: quote selects PCR %d",
+					       i);
 		if (!(pcrs->present & (1u << i)))
-			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
-					     IMT_NO_POS,
-					     "pcr digest: PCR %d is selected but no value was given",
-					     i);
+			return imt_error_check(err, "pcr digest",
+					       IMT_ERR_MALFORMED, IMT_NO_POS,
+					       IMT_NO_POS,
+					       "pcr digest: PCR %d is selected but no value was given",
+					       i);
 	}
 	ctx = EVP_MD_CTX_new();
 	if (ctx == NULL || !EVP_DigestInit_ex(ctx, md, NULL)) {
@@ -339,14 +343,14 @@ enum imt_result tpm_quote_authentic(const uint8_t *attest, size_t attest_len,
 	if (rc != IMT_OK)
 		return rc;
 	if (quote->nonce_len != nonce_len)
-		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "nonce: the quote's qualifyingData has %zu bytes, the nonce issued %zu",
-				     quote->nonce_len, nonce_len);
+		return imt_error_check(err, "nonce", IMT_ERR_MISMATCH,
+				       IMT_NO_POS, IMT_NO_POS,
+				       "nonce: the quote's qualifyingData has %zu bytes, the nonce issued %zu",
+				       quote->nonce_len, nonce_len);
 	if (CRYPTO_memcmp(quote->nonce, nonce, nonce_len) != 0)
-		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "nonce: the quote's qualifyingData is not the nonce issued");
+		return imt_error_check(err, "nonce", IMT_ERR_MISMATCH,
+				       IMT_NO_POS, IMT_NO_POS,
+				       "nonce: the quote's qualifyingData is not the nonce issued");
 	return IMT_OK;
 }
 
@@ -364,13 +368,13 @@ enum imt_result tpm_quote_check_pcrs(const struct tpm_quote *quote,
 		return rc;
 	if (quote->pcr_digest_len != want_len ||
 	    memcmp(quote->pcr_digest, want, want_len) != 0)
-		return imt_error_set(err, IMT_ERR_MISMATCH, IMT_NO_POS,
-				     IMT_NO_POS,
-				     "pcr digest: the quote's digest of %s PCRs 0x%06x differs from the PCR values given",
-				     pcrs->algo->name,
-				     (unsigned int)
-					     tpm_quote_pcr_mask(quote,
-								pcrs->algo));
+		return imt_error_check(err, "pcr digest", IMT_ERR_MISMATCH,
+				       IMT_NO_POS, IMT_NO_POS,
+				       "pcr digest: the quote's digest of %s PCRs 0x%06x differs from the PCR values given",
+				       pcrs->algo->name,
+				       (unsigned int)
+					       tpm_quote_pcr_mask(quote,
+								  pcrs->algo));
 	return IMT_OK;
 }
 

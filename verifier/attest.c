@@ -99,15 +99,12 @@ static EVP_PKEY *ak_key(struct verifier *v, struct attest *a)
 	return ak;
 }
 
-/* The check a proto/ message names in its first word ("nonce: ..."). */
+/* The check proto/ names in @err (err->check), else @fallback. */
 static void fail_named(struct attest *a, const char *fallback,
 		       const struct imt_error *err)
 {
-	char check[ATTEST_CHECK_MAX] = "";
-
-	if (sscanf(err->msg, "%31[a-z ]:", check) != 1 || check[0] == '\0')
-		snprintf(check, sizeof(check), "%s", fallback);
-	attest_fail(a, check, "%s", err->msg);
+	attest_fail(a, err->check != NULL ? err->check : fallback, "%s",
+		    err->msg);
 }
 
 int attest_authenticate_key(struct attest *a, EVP_PKEY *ak)

@@ -304,9 +304,12 @@ static void test_failed(void **state)
 	assert_string_equal(at(j, "checks", "ak"), "pass");
 	assert_string_equal(at(j, "checks", "quote"), "fail");
 	assert_string_equal(at(j, "checks", "records"), "not run");
+	/* the check is named, not the first words of the message */
+	assert_string_equal(reason(j, "check"), "quote");
 	json_decref(j);
 	j = verify(f, &other_enrolled, "failed");
 	assert_string_equal(at(j, "checks", "quote"), "fail");
+	assert_string_equal(reason(j, "check"), "quote");
 	json_decref(j);
 	j = verify(f, &wrong_nonce, "failed");
 	assert_string_equal(reason(j, "check"), "nonce");
