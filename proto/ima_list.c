@@ -454,3 +454,9 @@ enum imt_result ima_list_next(struct ima_list_parser *p, const uint8_t *buf,
 	p->offset += c.pos;
 	return IMT_OK;
 }
+
+int ima_name_is_boot_aggregate(const char *name, size_t len)
+{
+	return name != NULL && len == sizeof(IMA_BOOT_AGGREGATE) - 1 &&
+	       memcmp(name, IMA_BOOT_AGGREGATE, len) == 0;
+}

@@ -117,4 +117,27 @@ enum imt_result ima_list_next(struct ima_list_parser *p, const uint8_t *buf,
 			      size_t len, int eof, struct ima_record *rec,
 			      struct imt_error *err);
 
+/*
+ * The first record of every boot is "boot_aggregate", over PCRs 0-7 (sha1)
+ * or 0-9; the one owner of that name and of the rule that it is record 0.
+ */
+#define IMA_BOOT_AGGREGATE "boot_aggregate"
+
+/**
+ * ima_name_is_boot_aggregate() - whether @name (@len bytes, not
+ * NUL-terminated) is "boot_aggregate".
+ */
+int ima_name_is_boot_aggregate(const char *name, size_t len);
+
+/**
+ * ima_is_boot_aggregate() - whether record @index named @name (@len
+ * bytes) is its boot's boot_aggregate: record 0, and named so. A record
+ * of that name anywhere else is an ordinary file's.
+ */
+static inline int ima_is_boot_aggregate(uint64_t index, const char *name,
+					size_t len)
+{
+	return index == 0 && ima_name_is_boot_aggregate(name, len);
+}
+
 #endif /* IMATRUST_IMA_LIST_H */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ima_list.h"
 #include "ima_replay.h"
 #include "ima_verify.h"
 
@@ -71,15 +72,6 @@ void ima_verify_free(struct ima_verify *v)
 	free(v);
 }
 
-static int is_boot_aggregate(const struct ima_record *rec)
-{
-	static const char name[] = "boot_aggregate";
-
-	return rec->index == 0 && rec->path != NULL && rec->digest != NULL &&
-	       rec->path_len == sizeof(name) - 1 &&
-	       memcmp(rec->path, name, sizeof(name) - 1) == 0;
-}
-
 enum imt_result ima_verify_record(struct ima_verify *v,
 				  const struct ima_record *rec,
 				  struct imt_error *err)
@@ -92,7 +84,8 @@ enum imt_result ima_verify_record(struct ima_verify *v,
 		if (rc != IMT_OK)
 			return rc;
 	}
-	if (is_boot_aggregate(rec)) {
+	if (rec->digest != NULL &&
+	    ima_is_boot_aggregate(rec->index, rec->path, rec->path_len)) {
 		v->ba_algo = rec->digest_algo;
 		memcpy(v->ba_digest, rec->digest, rec->digest_algo->size);
 	}

@@ -243,12 +243,6 @@ static int check_bank_carried(struct attest *a)
 	return 0;
 }
 
-static int is_boot_aggregate(const struct ima_record *rec)
-{
-	return rec->path_len == 14 &&
-	       memcmp(rec->path, "boot_aggregate", 14) == 0;
-}
-
 /* Record 0 of a boot: boot_aggregate over the quoted PCRs 0-7/0-9. */
 static int check_boot_aggregate(struct attest *a, const struct ima_record *rec)
 {
@@ -256,7 +250,7 @@ static int check_boot_aggregate(struct attest *a, const struct ima_record *rec)
 	uint8_t expect[HASH_ALGO_MAX_SIZE];
 	struct imt_error err;
 
-	if (!is_boot_aggregate(rec))
+	if (!ima_name_is_boot_aggregate(rec->path, rec->path_len))
 		return attest_fail(a, "boot_aggregate",
 				   "record 0 is not boot_aggregate");
 	if (rec->digest_algo != bank)
@@ -322,7 +316,8 @@ static void keep_record(struct attest *a, const struct ima_record *rec,
 		.digest = rec->digest_algo != NULL ? r->digest : NULL,
 		.digest_len = r->digest_len,
 		.violation = rec->violation,
-		.boot_aggregate = r->index == 0 && is_boot_aggregate(rec),
+		.boot_aggregate = ima_is_boot_aggregate(r->index, rec->path,
+							rec->path_len),
 		.sig = sig != NULL ? sig->data : NULL,
 		.sig_len = sig != NULL ? sig->len : 0,
 	};

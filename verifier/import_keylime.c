@@ -21,6 +21,7 @@
 #include "b64.h"
 #include "hash_algo.h"
 #include "hex.h"
+#include "ima_list.h"
 #include "import_keylime.h"
 #include "keylime_key.h"
 
@@ -200,7 +201,7 @@ static int load_digests(struct kl_ctx *c, json_t *v)
 	int ba;
 
 	json_object_foreach(v, path, list) {
-		ba = strcmp(path, "boot_aggregate") == 0;
+		ba = ima_name_is_boot_aggregate(path, strlen(path));
 		if (!ba && path[0] != '/')
 			return kl_fail(c->err, IMT_ERR_MALFORMED,
 				       "digests.%s: not an absolute path",

@@ -123,12 +123,6 @@ static int replays_new(struct replays *rs, const struct import_pcr *pcrs,
 	return 0;
 }
 
-static int is_boot_aggregate(const struct ima_record *rec)
-{
-	return rec->path_len == 14 &&
-	       memcmp(rec->path, "boot_aggregate", 14) == 0;
-}
-
 static void hex_short(const uint8_t *v, size_t len, char *out)
 {
 	hex_encode(v, len < HEX_SHOWN ? len : HEX_SHOWN, out);
@@ -216,7 +210,7 @@ static int replay_list(const uint8_t *list, size_t len, struct replays *rs,
 			return pass_on(err, &e, "list");
 		if (replay_record(rs, &rec, err) < 0)
 			return -1;
-		if (rec.index == 0 && is_boot_aggregate(&rec) &&
+		if (ima_is_boot_aggregate(rec.index, rec.path, rec.path_len) &&
 		    check_boot_aggregate(&rec, pcrs, npcrs, info, err) < 0)
 			return -1;
 		pos += rec.size;
@@ -260,7 +254,8 @@ static int has_buf(const struct ima_record *rec)
 static int ref_of(const struct ima_record *rec, struct import_ref *ref,
 		  char *name)
 {
-	if (rec->violation || is_boot_aggregate(rec) ||
+	if (rec->violation ||
+	    ima_name_is_boot_aggregate(rec->path, rec->path_len) ||
 	    rec->digest_algo == NULL || rec->digest == NULL ||
 	    rec->path_len == 0 || rec->path_len > IMA_PATH_MAX ||
 	    memchr(rec->path, '\0', rec->path_len) != NULL)

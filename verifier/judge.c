@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "boot_baseline.h"
+#include "ima_list.h"
 #include "tcg_log.h"
 #include "hex.h"
 #include "history.h"
@@ -248,7 +249,7 @@ json_t *judge_explain(struct verifier *v, const struct policy *p,
 		return explain_ref(v, p, in);
 	case DB_VERDICT_EXCLUDED:
 		if (in->boot_aggregate || in->path == NULL ||
-		    strcmp(in->path, "boot_aggregate") == 0)
+		    ima_name_is_boot_aggregate(in->path, strlen(in->path)))
 			return json_pack("{s:s}", "check",
 					 "boot_aggregate against PCRs 0-9");
 		r = policy_excluded(p, in->path);

@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "history.h"
+#include "ima_list.h"
 #include "judge.h"
 #include "policies.h"
 #include "rejudge.h"
@@ -228,9 +229,9 @@ static int judge_round(struct rejudge_run *run, const struct policy *p,
 			.sig = s->sig,
 			.sig_len = s->sig_len,
 			/* stored as excluded, checked against the PCRs */
-			.boot_aggregate = s->index == 0 &&
-					  strcmp(s->path, "boot_aggregate") ==
-						  0,
+			.boot_aggregate =
+				ima_is_boot_aggregate(s->index, s->path,
+						      strlen(s->path)),
 			.violation = s->verdict == DB_VERDICT_VIOLATION,
 		};
 

@@ -21,6 +21,7 @@
 #include "auth.h"
 #include "enroll.h"
 #include "engine.h"
+#include "ima_list.h"
 #include "judge.h"
 #include "policies.h"
 #include "rest.h"
@@ -397,9 +398,9 @@ static void explain_page(struct verifier *v, const char *id,
 			.digest_len = c->digest_len,
 			.sig = c->sig,
 			.sig_len = c->sig_len,
-			.boot_aggregate = c->index == 0 &&
-					  strcmp(c->path, "boot_aggregate") ==
-						  0,
+			.boot_aggregate =
+				ima_is_boot_aggregate(c->index, c->path,
+						      strlen(c->path)),
 			.violation = c->verdict == DB_VERDICT_VIOLATION,
 		};
 
