@@ -11,6 +11,7 @@
 #include "agent_config.h"
 #include "conf.h"
 #include "file.h"
+#include "wire.h"
 
 #define STR(n, f, d, r, c, h) CONF_STR(agent_config, n, f, d, r, c, h)
 #define NUM(n, f, lo, hi, d, h) CONF_NUM(agent_config, n, f, lo, hi, d, h)
@@ -71,15 +72,6 @@ int agent_config_parse(struct agent_config *c, const char *path,
 	return 0;
 }
 
-static int agent_config_id_ok(const char *id)
-{
-	size_t n = strlen(id);
-
-	return n >= 1 && n <= WIRE_ID_MAX &&
-	       strspn(id, "abcdefghijklmnopqrstuvwxyz"
-			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
 int agent_config_check(struct agent_config *c, char *errbuf, size_t errlen)
 {
 	struct imt_error err;
@@ -106,7 +98,7 @@ int agent_config_check(struct agent_config *c, char *errbuf, size_t errlen)
 		return -1;
 	}
 	c->id[sizeof(c->id) - 1] = '\0';
-	if (!agent_config_id_ok(c->id)) {
+	if (!wire_id_ok(c->id)) {
 		snprintf(errbuf, errlen,
 			 "id '%s' is not 1-64 of [A-Za-z0-9._-]", c->id);
 		return -1;

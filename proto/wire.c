@@ -199,6 +199,13 @@ static int valid_chars(const char *s, size_t n, int id)
 	return n > 0;
 }
 
+int wire_id_ok(const char *s)
+{
+	size_t n = s != NULL ? strlen(s) : 0;
+
+	return n <= WIRE_ID_MAX && valid_chars(s, n, 1);
+}
+
 /* ---- encoding ---- */
 
 static json_t *encode_hex(const uint8_t *b, size_t n)

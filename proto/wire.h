@@ -160,6 +160,13 @@ struct wire_bundle {
 };
 
 /**
+ * wire_id_ok() - whether @s is an id or name of the protocol and of the
+ * API (machine ids, policy, key and webhook names): 1 to WIRE_ID_MAX of
+ * [A-Za-z0-9._-]. The one owner of that rule.
+ */
+int wire_id_ok(const char *s);
+
+/**
  * wire_encode() - the JSON text of message @msg of kind @kind.
  * @kind: which struct @msg points to
  * @msg: the message

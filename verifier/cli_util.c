@@ -9,25 +9,16 @@
 
 #include "cli_util.h"
 #include "file.h"
-
-/* Ids and names of the API: 1 to 64 of [A-Za-z0-9._-]. */
-static int name_chars_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n <= 64 &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyz"
-			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
+#include "wire.h"
 
 int cli_machine_id_ok(const char *id)
 {
-	return id != NULL && name_chars_ok(id);
+	return wire_id_ok(id);
 }
 
 int cli_name_ok(const char *name, const char *what)
 {
-	if (name_chars_ok(name))
+	if (wire_id_ok(name))
 		return 1;
 	cli_warnx("'%s' is not a %s name ([A-Za-z0-9._-], 1-64)", name, what);
 	return 0;

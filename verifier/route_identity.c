@@ -18,18 +18,7 @@
 #include "enroll.h"
 #include "rest.h"
 #include "verifier.h"
-
-#define ID_CHARS \
-	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-	"0123456789._-"
-#define ID_MAX 64 /* an agent id (proto/wire.h WIRE_ID_MAX) */
-
-static int id_ok(const char *id)
-{
-	size_t n = id != NULL ? strlen(id) : 0;
-
-	return n > 0 && n <= ID_MAX && strspn(id, ID_CHARS) == n;
-}
+#include "wire.h"
 
 static json_t *registration_json(const struct db_registration *r)
 {
@@ -51,7 +40,7 @@ static int registration_body(const struct http_request *req,
 	if (body == NULL)
 		return -1;
 	s = json_string_value(json_object_get(body, "id"));
-	if (!id_ok(s))
+	if (!wire_id_ok(s))
 		http_error(res, 400, "id: want [A-Za-z0-9._-], 1-64 bytes");
 	else if (enroll_fpr_parse(json_string_value(json_object_get(body, "ek")),
 				  fpr) < 0)
@@ -70,7 +59,7 @@ void route_machines_add(void *ctx, const struct http_request *req,
 			struct http_response *res)
 {
 	struct verifier *v = ctx;
-	char name[DB_NAME_MAX + 1], id[ID_MAX + 1];
+	char name[DB_NAME_MAX + 1], id[WIRE_ID_MAX + 1];
 	enum db_register_result r = DB_REG_OK;
 	struct db_registration reg;
 	uint8_t fpr[DB_FPR_SIZE];
@@ -189,7 +178,7 @@ void route_audit(void *ctx, const struct http_request *req,
 	    rest_query_limit(req, res, &limit) < 0 ||
 	    rest_query_uint(req, res, "after", 0, INT64_MAX, &after) < 0)
 		goto out;
-	if (machine != NULL && !id_ok(machine)) {
+	if (machine != NULL && !wire_id_ok(machine)) {
 		http_error(res, 400,
 			   "?machine=: want [A-Za-z0-9._-], 1-64 "
 			   "bytes");

@@ -29,19 +29,10 @@
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
+#include "wire.h"
 
-#define NAME_CHARS \
-	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-	"0123456789._-"
-#define NAME_MAX_LEN 64 /* a route segment (HTTP_PARAM_MAX) */
+#define NAME_MAX_LEN WIRE_ID_MAX /* a route segment (HTTP_PARAM_MAX) */
 #define CERT_TEXT_MAX (DB_KEY_DER_MAX * 2) /* bytes of "cert" */
-
-static int name_ok(const char *name)
-{
-	size_t n = name != NULL ? strlen(name) : 0;
-
-	return n > 0 && n <= NAME_MAX_LEN && strspn(name, NAME_CHARS) == n;
-}
 
 /*
  * The one way a certificate is read: PEM or DER, an X.509 certificate
@@ -129,7 +120,7 @@ static int key_name(const struct http_request *req, struct http_response *res,
 		snprintf(out, NAME_MAX_LEN + 1, "%02x%02x%02x%02x",
 			 c->key.keyid[0], c->key.keyid[1], c->key.keyid[2],
 			 c->key.keyid[3]);
-	else if (!name_ok(name))
+	else if (!wire_id_ok(name))
 		rc = -1;
 	else
 		snprintf(out, NAME_MAX_LEN + 1, "%s", name);

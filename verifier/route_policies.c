@@ -28,18 +28,7 @@
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
-
-#define NAME_CHARS \
-	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-	"0123456789._-"
-#define NAME_MAX_LEN 64 /* a route segment (HTTP_PARAM_MAX) */
-
-static int name_ok(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 0 && n <= NAME_MAX_LEN && strspn(name, NAME_CHARS) == n;
-}
+#include "wire.h"
 
 /*
  * The stored document as policy_to_json() writes it (the migration's
@@ -212,7 +201,7 @@ void route_policies_put(void *ctx, const struct http_request *req,
 
 	if (auth_operator(v, req, res, name) < 0)
 		goto out;
-	if (!name_ok(pname)) {
+	if (!wire_id_ok(pname)) {
 		http_error(res, 400,
 			   "policy name: want [A-Za-z0-9._-], 1-64 "
 			   "bytes");

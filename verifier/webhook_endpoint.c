@@ -13,17 +13,14 @@
 
 #include "webhook_ca.h"
 #include "webhook_endpoint.h"
+#include "wire.h"
 
-#define NAME_CHARS \
-	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" \
-	"0123456789._-"
+_Static_assert(DB_WEBHOOK_NAME_MAX == WIRE_ID_MAX,
+	       "a webhook's name is an API name (wire_id_ok())");
 
 int webhook_name_ok(const char *name)
 {
-	size_t n = name != NULL ? strlen(name) : 0;
-
-	return n > 0 && n <= DB_WEBHOOK_NAME_MAX &&
-	       strspn(name, NAME_CHARS) == n;
+	return wire_id_ok(name);
 }
 
 /* An IPv4 address (host order) no webhook may reach: link-local (and so
