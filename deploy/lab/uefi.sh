@@ -78,10 +78,19 @@ log() { printf '[uefi] %s\n' "$*" >&2; }
 die() { printf '[uefi] error: %s\n' "$*" >&2; exit 1; }
 
 need() {
-	local t
+	local t p
 	for t in "$@"; do
-		command -v "$t" >/dev/null ||
-			die "$t not found: run deploy/install-deps.sh"
+		command -v "$t" >/dev/null && continue
+		case "$t" in
+		objcopy | objdump) p=binutils ;;
+		sbsign) p=sbsigntool ;;
+		sgdisk) p=gdisk ;;
+		mkfs.vfat) p=dosfstools ;;
+		mmd | mcopy) p=mtools ;;
+		cert-to-efi-sig-list | sign-efi-sig-list) p=efitools ;;
+		*) p=$t ;;
+		esac
+		die "$t not found: install $p (deploy/install-deps.sh)"
 	done
 }
 
@@ -180,9 +189,10 @@ uki_pcr11() {
 	for s in linux osrel cmdline initrd; do
 		[ ! -f "$d/$s" ] || args+=("--$s=$d/$s")
 	done
-	"$MEASURE" calculate "${args[@]}" --bank=sha256 --phase=: |
-	    sed -n 's/^11:sha256=//p' | grep -x '[0-9a-f]\{64\}' ||
-	    die "systemd-measure calculate failed"
+	"$MEASURE" calculate "${args[@]}" --bank=sha256 --phase=: \
+	    2>"$d/measure.err" | sed -n 's/^11:sha256=//p' |
+	    grep -x '[0-9a-f]\{64\}' ||
+	    die "systemd-measure calculate failed: $(cat "$d/measure.err")"
 }
 
 # signed_kernel IN OUT: IN signed with the db key, once per image and key
@@ -254,7 +264,7 @@ cmd_esp() {
 		echo "options $options"
 	} >"$tmp/imatrust.conf"
 	fat="$tmp/esp.fat"
-	esp_fat "$fat" ::/imatrust ::/loader/entries
+	esp_fat "$fat" ::/EFI ::/EFI/BOOT ::/imatrust ::/loader ::/loader/entries
 	mcopy -i "$fat" "$tmp/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
 	mcopy -i "$fat" "$tmp/linux.efi" ::/imatrust/linux.efi
 	[ -z "$initrd" ] || mcopy -i "$fat" "$initrd" ::/imatrust/initrd
@@ -264,13 +274,13 @@ cmd_esp() {
 	rm -rf "$tmp"
 }
 
-# esp_fat FAT DIR...: an empty FAT file system of the ESP's size with
-# ::/EFI/BOOT, ::/loader and the directories DIR (mtools, no mount).
+# esp_fat FAT DIR...: a FAT file system of the ESP's size holding the
+# directories DIR, made in that order (mtools, no mount).
 esp_fat() {
 	local fat=$1
 	shift
 	mkfs.vfat -C -n ESP "$fat" $((ESP_MB * 1024)) >/dev/null
-	mmd -i "$fat" ::/EFI ::/EFI/BOOT ::/loader "$@"
+	mmd -i "$fat" "$@"
 }
 
 # esp_disk FAT OUT: the FAT file system placed at 1 MiB of a GPT disk OUT
@@ -305,7 +315,7 @@ esp_shim_uki() {
 	sign "$SDBOOT" "$tmp/grubx64.efi"
 	printf 'default imatrust.efi\ntimeout 0\neditor no\n' >"$tmp/loader.conf"
 	fat="$tmp/esp.fat"
-	esp_fat "$fat" ::/EFI/Linux
+	esp_fat "$fat" ::/EFI ::/EFI/BOOT ::/EFI/Linux ::/loader
 	mcopy -i "$fat" "$tmp/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
 	mcopy -i "$fat" "$tmp/grubx64.efi" ::/EFI/BOOT/grubx64.efi
 	mcopy -i "$fat" "$uki" ::/EFI/Linux/imatrust.efi
