@@ -515,7 +515,8 @@ demo:
 
 # run.sh: the fleet of issue 6; sig.sh, apt.sh: signatures and a real
 # apt upgrade (issue 11); uefi.sh: guests through OVMF, Secure Boot and
-# the boot policy (issue 12). all.sh ends with the failures of every suite.
+# the boot policy (issue 12); uki.sh: shim, MOK, systemd-boot and a UKI
+# (issue 34). all.sh ends with the failures of every suite.
 check-guest-fleet: all
 	@tests/guest/fleet/all.sh
 

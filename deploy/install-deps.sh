@@ -31,6 +31,10 @@ packages=(
 	# signing, the EFI system partition, Authenticode digests to compare
 	ovmf systemd-boot-efi efitools sbsigntool mtools dosfstools gdisk
 	pesign
+	# the chain Debian boots (issue 34): shim (signed with the lab's db
+	# key), systemd-boot, a UKI of systemd-stub made with objcopy, its
+	# PCR 11 predicted by systemd-measure (package systemd)
+	shim-unsigned binutils systemd
 	# PostgreSQL storage (issue 13): the server, whose initdb and pg_ctl
 	# (/usr/lib/postgresql/15/bin) tests/lib/pg.sh runs for a private
 	# cluster per test, and psql; libpq for the verifier's backend

@@ -25,6 +25,9 @@ tool_package() {
 	chromedriver) echo chromium-driver ;;
 	evmctl) echo ima-evm-utils ;;
 	*/systemd/boot/efi/*) echo systemd-boot-efi ;;
+	*/shim/*) echo shim-unsigned ;;
+	*/systemd-measure) echo systemd ;;
+	objcopy | objdump) echo binutils ;;
 	*/linux-source-6.1.tar.xz) echo linux-source-6.1 ;;
 	awk) echo mawk ;;
 	gcc) echo build-essential ;;

@@ -1,17 +1,17 @@
 #!/bin/bash
 # Runs the fleet suites (run.sh: issue 6; sig.sh, apt.sh: issue 11;
-# uefi.sh: issue 12; export.sh: issue 15) one after the other, each printing its own TAP, and
+# uefi.sh: issue 12; uki.sh: issue 34; export.sh: issue 15) one after the other, each printing its own TAP, and
 # ends with one summary:
 # the suites that failed and their "not ok" lines with details, so that
 # the tail of a CI log names what failed however long the output above.
 #
-#   tests/guest/fleet/all.sh [SUITE...]     (default: run sig apt uefi export)
+#   tests/guest/fleet/all.sh [SUITE...]     (default: run sig apt uefi uki export)
 set -uo pipefail
 
 dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out=$(mktemp -d /tmp/imatrust-fleet-all.XXXXXX)
 trap 'rm -rf "$out"' EXIT
-[ $# -gt 0 ] || set -- run sig apt uefi export
+[ $# -gt 0 ] || set -- run sig apt uefi uki export
 
 rc=0
 for suite in "$@"; do
