@@ -2,6 +2,8 @@
 /*
  * hex.c - hexadecimal encoding.
  */
+#include <stdlib.h>
+
 #include "hex.h"
 
 static const char hex_digits[] = "0123456789abcdef";
@@ -43,4 +45,17 @@ long hex_decode(const char *hex, size_t hexlen, uint8_t *out, size_t outlen)
 		out[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return (long)(hexlen / 2);
+}
+
+json_t *hex_json(const uint8_t *b, size_t len)
+{
+	char *s = malloc(2 * len + 1);
+	json_t *j;
+
+	if (s == NULL)
+		return NULL;
+	hex_encode(b, len, s);
+	j = json_string(s);
+	free(s);
+	return j;
 }

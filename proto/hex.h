@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 /**
  * hex_encode() - write @len bytes of @in as 2*@len hex digits plus NUL.
  * @in: bytes to encode
@@ -15,6 +17,13 @@
  * @out: buffer of at least 2 * @len + 1 bytes
  */
 void hex_encode(const uint8_t *in, size_t len, char *out);
+
+/**
+ * hex_json() - @len bytes of @b as a JSON string of lower-case hex.
+ *
+ * Return: a new reference, or NULL when out of memory.
+ */
+json_t *hex_json(const uint8_t *b, size_t len);
 
 /**
  * hex_decode() - decode exactly @hexlen hex digits (either case).

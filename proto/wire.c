@@ -208,19 +208,6 @@ int wire_id_ok(const char *s)
 
 /* ---- encoding ---- */
 
-static json_t *encode_hex(const uint8_t *b, size_t n)
-{
-	char *s = malloc(2 * n + 1);
-	json_t *j;
-
-	if (s == NULL)
-		return NULL;
-	hex_encode(b, n, s);
-	j = json_string(s);
-	free(s);
-	return j;
-}
-
 static json_t *encode_blob(const struct wire_blob *b)
 {
 	char *s = malloc(B64_ENCODED_LEN(b->len) + 1);
@@ -245,7 +232,7 @@ static json_t *encode_pcrs(const struct pcr_set *set)
 			continue;
 		snprintf(key, sizeof(key), "%d", i);
 		json_object_set_new(obj, key,
-				    encode_hex(set->value[i], set->algo->size));
+				    hex_json(set->value[i], set->algo->size));
 	}
 	return obj;
 }
@@ -311,8 +298,7 @@ static json_t *encode_field(const struct field *f, const void *msg,
 	case F_HEX:
 		n = *CAT(msg, f->len_off, const size_t *);
 		return n >= f->min && n <= f->max ?
-			       encode_hex(CAT(msg, f->off, const uint8_t *),
-					  n) :
+			       hex_json(CAT(msg, f->off, const uint8_t *), n) :
 			       NULL;
 	case F_BLOB:
 		b = CAT(msg, f->off, const struct wire_blob *);

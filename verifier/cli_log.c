@@ -268,19 +268,6 @@ static int show_ascii(const struct ima_record *rec, void *arg)
 	return 0;
 }
 
-static json_t *hex_json(const uint8_t *b, size_t n)
-{
-	char *hex = malloc(2 * n + 1);
-	json_t *j;
-
-	if (hex == NULL)
-		return NULL;
-	hex_encode(b, n, hex);
-	j = json_string(hex);
-	free(hex);
-	return j;
-}
-
 static int show_json(const struct ima_record *rec, void *arg)
 {
 	char digest[16 + 2 * HASH_ALGO_MAX_SIZE + 2];

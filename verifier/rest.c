@@ -205,15 +205,7 @@ json_t *rest_path(const char *path)
 
 json_t *rest_hex(const uint8_t *b, size_t len)
 {
-	char *s = malloc(2 * len + 1);
-	json_t *j;
-
-	if (s == NULL)
-		return NULL;
-	hex_encode(b, len, s);
-	j = json_string(s);
-	free(s);
-	return j;
+	return hex_json(b, len);
 }
 
 json_t *rest_time(int64_t t)
