@@ -555,10 +555,8 @@ static void one_event(struct boot_facts *f, const struct tcg_event *ev)
 	if (ev->pcr < 8 && (f->separated & (1u << ev->pcr)) &&
 	    !allowed_after_separator(ev))
 		flag(f, BOOT_FACT_AFTER_SEPARATOR, ev);
-	if (ev->pcr == BOOT_UKI_PCR && ev->type != EV_NO_ACTION) {
-		uki_event(f, ev);
-		return;
-	}
+	if (ev->pcr == BOOT_UKI_PCR && ev->type != EV_NO_ACTION)
+		uki_event(f, ev); /* and read by its type as before */
 	switch (ev->type) {
 	case EV_SEPARATOR:
 		separator(f, ev);
