@@ -26,6 +26,12 @@ static const char *const var_names[BOOT_VAR_COUNT] = {
 	"dbx",
 };
 
+/* shim's vendor GUID (SbatLevel, MokList): 605dab50-e046-4300-abb6-... */
+static const uint8_t guid_shim[EFI_GUID_SIZE] = {
+	0x50, 0xab, 0x5d, 0x60, 0x46, 0xe0, 0x00, 0x43,
+	0xab, 0xb6, 0x3d, 0xd8, 0x10, 0xdd, 0x8b, 0x23,
+};
+
 const char *boot_var_name(enum boot_var v)
 {
 	return var_names[v];
@@ -219,6 +225,38 @@ static void secure_boot(struct boot_facts *f, const struct tcg_event *ev,
 	f->secure_boot_event = *ref;
 }
 
+static int is_sbat_level(const struct efi_variable *v)
+{
+	return strcmp(v->name, "SbatLevel") == 0 &&
+	       memcmp(v->guid, guid_shim, EFI_GUID_SIZE) == 0;
+}
+
+/*
+ * shim's SbatLevel (PCR 7; shim 15.x logs it as an authority, whole
+ * UEFI_VARIABLE_DATA digested): its text, when bound; the first counts.
+ */
+static void sbat_level(struct boot_facts *f, const struct efi_variable *v,
+		       const struct boot_event_ref *ref)
+{
+	size_t i, n;
+
+	if (f->sbat_measured)
+		return;
+	f->sbat_measured = 1;
+	f->sbat_event = *ref;
+	f->sbat_unknown = ref->why;
+	if (ref->why != BOOT_KNOWN)
+		return;
+	n = v->len < sizeof(f->sbat) - 1 ? v->len : sizeof(f->sbat) - 1;
+	for (i = 0; i < n; i++) {
+		uint8_t c = v->data[i];
+
+		f->sbat[i] = (c == '\n' || (c >= 0x20 && c < 0x7f)) ? (char)c :
+								      '?';
+	}
+	f->sbat[n] = '\0';
+}
+
 static void driver_config(struct boot_facts *f, const struct tcg_event *ev)
 {
 	struct boot_event_ref ref;
@@ -245,10 +283,39 @@ static void driver_config(struct boot_facts *f, const struct tcg_event *ev)
 		secure_boot(f, ev, &v, &ref);
 		return;
 	}
+	if (is_sbat_level(&v)) {
+		sbat_level(f, &v, &ref);
+		return;
+	}
 	for (i = 0; i < BOOT_VAR_COUNT; i++) {
 		if (efi_variable_is(&v, var_names[i]))
 			var_contents(f, &f->vars[i], ev, &v, &ref);
 	}
+}
+
+/*
+ * The entry of a bound authority event: an EFI_SIGNATURE_DATA (owner
+ * GUID, then the certificate or hash), or, for shim's own "Shim" (its
+ * vendor certificate, shim.c), the DER certificate alone. The entry
+ * carries no type: a DER certificate starts 0x30.
+ */
+static void authority_entry(const struct efi_variable *v, struct boot_cert *c)
+{
+	struct efi_sig sig;
+	size_t skip = EFI_GUID_SIZE;
+
+	if (strcmp(v->name, "Shim") == 0 &&
+	    memcmp(v->guid, guid_shim, EFI_GUID_SIZE) == 0 && v->len > 1 &&
+	    v->data[0] == 0x30 && v->data[1] == 0x82)
+		skip = 0;
+	memset(&sig, 0, sizeof(sig));
+	sig.kind = (v->len > skip + 1 && v->data[skip] == 0x30) ? EFI_SIG_X509 :
+								  EFI_SIG_OTHER;
+	sig.type = v->guid;
+	sig.owner = v->data;
+	sig.data = v->data + skip;
+	sig.len = v->len - skip;
+	cert_of(&sig, c);
 }
 
 /* EV_EFI_VARIABLE_AUTHORITY: the EFI_SIGNATURE_DATA that verified. */
@@ -257,7 +324,6 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	struct boot_event_ref ref;
 	struct efi_variable v;
 	struct boot_cert *c;
-	struct efi_sig sig;
 	uint16_t alg = 0;
 	int parsed, bound;
 
@@ -268,8 +334,17 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	if (!bound) {
 		ref_of(&ref, ev, parsed ? v.name : "", BOOT_UNBOUND, alg);
 		note_unbound(f, &ref);
+		if (f->unbound_auth.index == 0)
+			f->unbound_auth = ref;
+		/* its name is not bound: it may be SbatLevel, or any */
+		if (parsed && is_sbat_level(&v))
+			sbat_level(f, &v, &ref);
 	} else if (!parsed) {
 		flag(f, BOOT_FACT_UNDECODABLE, ev);
+		return;
+	} else if (is_sbat_level(&v)) {
+		ref_of(&ref, ev, v.name, BOOT_KNOWN, 0);
+		sbat_level(f, &v, &ref);
 		return;
 	} else if (v.len < EFI_GUID_SIZE) {
 		/* no EFI_SIGNATURE_DATA: shim's MokListTrusted, a 1-byte
@@ -286,16 +361,7 @@ static void authority(struct boot_facts *f, const struct tcg_event *ev)
 	c->unknown = !bound;
 	if (!bound)
 		return;
-	memset(&sig, 0, sizeof(sig));
-	/* The entry carries no type: a DER certificate starts 0x30 0x82. */
-	sig.kind = (v.len > EFI_GUID_SIZE + 1 && v.data[16] == 0x30) ?
-			   EFI_SIG_X509 :
-			   EFI_SIG_OTHER;
-	sig.type = v.guid;
-	sig.owner = v.data;
-	sig.data = v.data + EFI_GUID_SIZE;
-	sig.len = v.len - EFI_GUID_SIZE;
-	cert_of(&sig, c);
+	authority_entry(&v, c);
 	c->event = ev->index;
 }
 
@@ -370,6 +436,73 @@ static void ipl(struct boot_facts *f, const struct tcg_event *ev)
 }
 
 /*
+ * A UKI section's name from the name event's data: UTF-16LE printable
+ * ASCII of 1 to 8 characters, then exactly one U+0000.
+ * Return: its length, or -1.
+ */
+static int section_name(const uint8_t *d, size_t len,
+			char out[BOOT_FACTS_SECTION_MAX])
+{
+	size_t i, n;
+
+	if (len < 4 || len % 2 != 0 || len > 2 * BOOT_FACTS_SECTION_MAX)
+		return -1;
+	n = len / 2 - 1;
+	for (i = 0; i < n; i++) {
+		if (d[2 * i + 1] != 0 || d[2 * i] < 0x21 || d[2 * i] > 0x7e)
+			return -1;
+		out[i] = (char)d[2 * i];
+	}
+	if (d[2 * n] != 0 || d[2 * n + 1] != 0)
+		return -1;
+	out[n] = '\0';
+	return (int)n;
+}
+
+/*
+ * PCR 11, systemd-stub (252): each section is a name event, then a
+ * contents event. The pairs are taken by position among every event of
+ * PCR 11 the replay extends (all but EV_NO_ACTION), whatever its type:
+ * the type is bound to nothing, so a relabelled event cannot shift them.
+ * The name counts only when the ASCII of the data, with its NUL, hashes
+ * to the name event's digests in every bank.
+ */
+static void uki_event(struct boot_facts *f, const struct tcg_event *ev)
+{
+	char name[BOOT_FACTS_SECTION_MAX] = "";
+	struct boot_uki_section *s;
+	enum boot_unknown why = BOOT_UNBOUND;
+	uint16_t alg = 0;
+	int n;
+
+	if (f->uki_events++ % 2 == 1) {
+		if (f->uki_total > BOOT_FACTS_UKI_MAX)
+			return; /* its section was not kept */
+		s = &f->uki[f->uki_total - 1];
+		s->contents_event = ev->index;
+		s->ndigests = digests_of(ev, s->digests);
+		return;
+	}
+	if (f->uki_total++ >= BOOT_FACTS_UKI_MAX) {
+		flag(f, BOOT_FACT_OVERFLOW, ev);
+		return;
+	}
+	s = &f->uki[f->nuki++];
+	memset(s, 0, sizeof(*s));
+	n = section_name(ev->data, ev->len, name);
+	if (n < 0)
+		why = BOOT_UNDECODABLE;
+	else if (tcg_event_digests_of(ev, (const uint8_t *)name, (size_t)n + 1,
+				      &alg))
+		why = BOOT_KNOWN;
+	ref_of(&s->event, ev, "", why, alg);
+	if (why == BOOT_KNOWN)
+		memcpy(s->name, name, sizeof(s->name));
+	else
+		note_unbound(f, &s->event);
+}
+
+/*
  * The tag's digest is of the load options, which its data only names
  * (the taggedEventID is not bound to anything): only the digests count.
  */
@@ -422,6 +555,8 @@ static void one_event(struct boot_facts *f, const struct tcg_event *ev)
 	if (ev->pcr < 8 && (f->separated & (1u << ev->pcr)) &&
 	    !allowed_after_separator(ev))
 		flag(f, BOOT_FACT_AFTER_SEPARATOR, ev);
+	if (ev->pcr == BOOT_UKI_PCR && ev->type != EV_NO_ACTION)
+		uki_event(f, ev); /* and read by its type as before */
 	switch (ev->type) {
 	case EV_SEPARATOR:
 		separator(f, ev);
@@ -476,6 +611,14 @@ static void finish(struct boot_facts *f)
 	int i;
 
 	f->cmdline_bound = cmdline_tagged(f);
+	/* shim logs SbatLevel as an authority; a test log as a variable */
+	if (!f->sbat_measured && f->unbound_auth.index != 0) {
+		f->sbat_unknown = BOOT_UNBOUND;
+		f->sbat_event = f->unbound_auth;
+	} else if (!f->sbat_measured && f->unbound_var.index != 0) {
+		f->sbat_unknown = BOOT_UNBOUND;
+		f->sbat_event = f->unbound_var;
+	}
 	if (f->unbound_var.index == 0)
 		return;
 	if (f->secure_boot == BOOT_SB_NOT_MEASURED) {

@@ -29,6 +29,10 @@
 #define BOOT_FACTS_PATH_MAX 512	    /* device path text of one */
 #define BOOT_FACTS_CMDLINE_MAX 4096 /* UTF-8 bytes of the command line */
 #define BOOT_FACTS_CN_MAX 64	    /* subject CN of a certificate */
+#define BOOT_FACTS_UKI_MAX 16	    /* UKI sections kept (PCR 11) */
+#define BOOT_FACTS_SECTION_MAX 9    /* a PE section name: 8 bytes + NUL */
+#define BOOT_FACTS_SBAT_MAX 4096    /* bytes of shim's SbatLevel */
+#define BOOT_UKI_PCR 11		    /* systemd-stub's sections */
 
 /* Suspicious things, in ->flags; any of them should fail a boot policy. */
 #define BOOT_FACT_AFTER_SEPARATOR \
@@ -123,6 +127,23 @@ struct boot_app {
 	char path[BOOT_FACTS_PATH_MAX]; /* "" when it did not decode */
 };
 
+/*
+ * A section of the unified kernel image, as systemd-stub (252) measures
+ * it into PCR 11: an EV_IPL whose digests are of the section name with its
+ * NUL (the data: that name, UTF-16LE with U+0000), then one whose digests
+ * are of the section's contents (the data: the name again, bound to
+ * nothing). The name counts only when the first event's data hashes to
+ * its digests; the contents are the second event's digests themselves.
+ */
+struct boot_uki_section {
+	char name[BOOT_FACTS_SECTION_MAX]; /* "" when unknown */
+	struct boot_event_ref event;	   /* the name event; ->why says
+					 * whether the name is known */
+	size_t contents_event;		   /* 0: the log ends before it */
+	uint32_t ndigests;
+	struct boot_app_digest digests[TCG_LOG_BANKS_MAX]; /* contents */
+};
+
 struct boot_facts {
 	int secure_boot; /* 1 on, 0 off or absent (measured
 					 * with no data), BOOT_SB_* */
@@ -148,18 +169,29 @@ struct boot_facts {
 	int uefi;	   /* an EV_EFI_* event: UEFI firmware,
 					 * with or without Secure Boot */
 	uint8_t separated; /* bit i: PCR i saw EV_SEPARATOR */
-	uint32_t flags;	   /* BOOT_FACT_* */
-	size_t flag_event; /* index of the first flagged event */
+	size_t uki_events; /* PCR 11 events (but EV_NO_ACTION) */
+	size_t uki_total;  /* sections in PCR 11 */
+	size_t nuki;	   /* kept, at most BOOT_FACTS_UKI_MAX */
+	struct boot_uki_section uki[BOOT_FACTS_UKI_MAX];
+	int sbat_measured;		  /* shim's SbatLevel, PCR 7 */
+	enum boot_unknown sbat_unknown;	  /* not BOOT_KNOWN: ->sbat is "" */
+	struct boot_event_ref sbat_event; /* read, or unknown by */
+	char sbat[BOOT_FACTS_SBAT_MAX];	  /* its text ('?' for bytes not
+					 * printable ASCII nor newline) */
+	uint32_t flags;			  /* BOOT_FACT_* */
+	size_t flag_event;		  /* index of the first flagged event */
 	struct boot_flag_event {
 		size_t index;
 		uint32_t pcr;
 		uint32_t type;
-	} flag_first[BOOT_FACT_BITS];	   /* per flag bit: its first event */
-	size_t nunbound;		   /* events read whose data does not
+	} flag_first[BOOT_FACT_BITS];	    /* per flag bit: its first event */
+	size_t nunbound;		    /* events read whose data does not
 					 * hash to their digest */
-	struct boot_event_ref unbound;	   /* the first of them */
-	struct boot_event_ref unbound_var; /* the first unbound variable
+	struct boot_event_ref unbound;	    /* the first of them */
+	struct boot_event_ref unbound_var;  /* the first unbound variable
 					 * event of PCR 7 (any name) */
+	struct boot_event_ref unbound_auth; /* the first unbound authority
+					 * event (it may be SbatLevel) */
 };
 
 /**

@@ -244,18 +244,20 @@ static enum imt_result parse_sections(const uint8_t *buf, size_t len,
 	return IMT_OK;
 }
 
+/* @table receives the section table's file offset. */
 static enum imt_result layout_parse(const uint8_t *buf, size_t len,
-				    struct pe_layout *l, struct imt_error *err)
+				    struct pe_layout *l, size_t *table,
+				    struct imt_error *err)
 {
 	enum imt_result rc;
-	size_t table = 0;
 
+	*table = 0;
 	memset(&l->info, 0, sizeof(l->info));
-	rc = parse_headers(buf, len, l, &table, err);
+	rc = parse_headers(buf, len, l, table, err);
 	if (rc == IMT_OK)
 		rc = parse_cert_table(buf, len, l, err);
 	if (rc == IMT_OK)
-		rc = parse_sections(buf, len, table, l, err);
+		rc = parse_sections(buf, len, *table, l, err);
 	return rc;
 }
 
@@ -264,8 +266,9 @@ enum imt_result pe_describe(const uint8_t *buf, size_t len,
 {
 	struct pe_layout l;
 	enum imt_result rc;
+	size_t table;
 
-	rc = layout_parse(buf, len, &l, err);
+	rc = layout_parse(buf, len, &l, &table, err);
 	if (rc == IMT_OK)
 		*info = l.info;
 	return rc;
@@ -311,8 +314,9 @@ enum imt_result pe_authenticode_digest(const uint8_t *buf, size_t len,
 	EVP_MD_CTX *ctx = NULL;
 	struct pe_layout l;
 	const EVP_MD *md;
+	size_t table;
 
-	rc = layout_parse(buf, len, &l, err);
+	rc = layout_parse(buf, len, &l, &table, err);
 	if (rc != IMT_OK)
 		return rc;
 	md = EVP_get_digestbyname(algo->name);
@@ -323,6 +327,75 @@ enum imt_result pe_authenticode_digest(const uint8_t *buf, size_t len,
 		rc = imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
 				   IMT_NO_POS, "cannot hash with %s",
 				   algo->name);
+	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
+/* Feed the section at @s to @ctx as loaded: VirtualSize bytes, the raw
+ * data and then zeros past SizeOfRawData; 1 on success. */
+static int hash_loaded(EVP_MD_CTX *ctx, const uint8_t *buf, const uint8_t *s)
+{
+	static const uint8_t zeros[4096];
+	uint32_t vsize = get32(s + 8), raw = get32(s + 16);
+	uint32_t n = vsize < raw ? vsize : raw, pad = vsize - n;
+	int ok = n == 0 || EVP_DigestUpdate(ctx, buf + get32(s + 20), n);
+
+	for (; ok && pad > 0; pad -= n) {
+		n = pad < sizeof(zeros) ? pad : (uint32_t)sizeof(zeros);
+		ok = EVP_DigestUpdate(ctx, zeros, n);
+	}
+	return ok;
+}
+
+/* The header of section @name in the table at @table, or NULL. */
+static const uint8_t *find_section(const uint8_t *buf, size_t table,
+				   unsigned int n, const char *name)
+{
+	size_t k = strlen(name);
+	unsigned int i;
+
+	for (i = 0; k <= 8 && i < n; i++) {
+		const uint8_t *s = buf + table + (size_t)i * SECTION_SIZE;
+
+		if (memcmp(s, name, k) == 0 && (k == 8 || s[k] == 0))
+			return s;
+	}
+	return NULL;
+}
+
+enum imt_result pe_section_digest(const uint8_t *buf, size_t len,
+				  const char *name,
+				  const struct hash_algo *algo, uint8_t *out,
+				  int *found, struct imt_error *err)
+{
+	enum imt_result rc;
+	EVP_MD_CTX *ctx = NULL;
+	struct pe_layout l;
+	const uint8_t *s;
+	const EVP_MD *md;
+	size_t table;
+
+	*found = 0;
+	rc = layout_parse(buf, len, &l, &table, err);
+	s = rc == IMT_OK ? find_section(buf, table, l.info.sections, name) :
+			   NULL;
+	if (s == NULL)
+		return rc;
+	if (get32(s + 8) > (uint64_t)get32(s + 16) + PE_SECTION_PAD_MAX)
+		return imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS,
+				     (size_t)(s - buf),
+				     "section %s: VirtualSize more than %u "
+				     "bytes beyond SizeOfRawData",
+				     name, PE_SECTION_PAD_MAX);
+	md = EVP_get_digestbyname(algo->name);
+	ctx = EVP_MD_CTX_new();
+	if (md == NULL || ctx == NULL || !EVP_DigestInit_ex(ctx, md, NULL) ||
+	    !hash_loaded(ctx, buf, s) || !EVP_DigestFinal_ex(ctx, out, NULL))
+		rc = imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
+				   IMT_NO_POS, "cannot hash with %s",
+				   algo->name);
+	else
+		*found = 1;
 	EVP_MD_CTX_free(ctx);
 	return rc;
 }

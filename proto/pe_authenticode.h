@@ -86,6 +86,31 @@ enum imt_result pe_authenticode_digest(const uint8_t *buf, size_t len,
 				       const struct hash_algo *algo,
 				       uint8_t *out, struct imt_error *err);
 
+/* Zeros a section's VirtualSize may add past its raw data. */
+#define PE_SECTION_PAD_MAX (16u << 20)
+
+/**
+ * pe_section_digest() - the hash of section @name as a loader maps it:
+ * VirtualSize bytes, the raw data and then zeros past SizeOfRawData.
+ * systemd-stub measures a UKI's sections so into PCR 11.
+ * @buf: the whole file
+ * @len: bytes in @buf
+ * @name: the section name, 1 to 8 bytes (".linux")
+ * @algo: the hash
+ * @out: receives @algo->size bytes when *@found
+ * @found: receives 1 when the image has the section (the first of that
+ *	   name in the table), else 0
+ * @err: filled on failure
+ *
+ * Return: IMT_OK (whether found or not), the errors of pe_describe(),
+ * IMT_ERR_LIMIT (VirtualSize more than PE_SECTION_PAD_MAX beyond the raw
+ * data), IMT_ERR_INTERNAL when the hash cannot be computed.
+ */
+enum imt_result pe_section_digest(const uint8_t *buf, size_t len,
+				  const char *name,
+				  const struct hash_algo *algo, uint8_t *out,
+				  int *found, struct imt_error *err);
+
 /**
  * pe_machine_name() - short name of a COFF Machine value.
  * @machine: the value

@@ -8,6 +8,9 @@
  * IMA's: never replayed from this log. proto/DESIGN.md §4, §12.
  */
 #include <stdio.h>
+#include <string.h>
+
+#include <openssl/evp.h>
 
 #include "boot_check.h"
 #include "tcg_log.h"
@@ -15,6 +18,7 @@
 /* PCRs 0-9: the boot chain up to the kernel (boot_aggregate's PCRs). */
 #define BOOT_CHECK_PCRS 0x3ffu
 #define BOOT_CHECK_IMA_PCR 10
+#define BOOT_CHECK_UKI_PCR 11 /* systemd-stub's, then systemd-pcrphase's */
 
 /*
  * The PCRs to compare: 0-9 and those 11-23 the log extends, each of which
@@ -49,6 +53,53 @@ static enum imt_result compared_pcrs(const uint8_t *log, size_t len,
 	return IMT_OK;
 }
 
+/*
+ * What systemd-pcrphase (systemd 252) extends into PCR 11 after the
+ * firmware log closed, in the order a boot reaches it: each word hashed
+ * without its NUL in the bank (tpm2_extend_bytes()). A UKI without an
+ * initrd starts at "sysinit".
+ */
+static const char *const pcrphase_words[] = {
+	"enter-initrd", "leave-initrd", "sysinit", "ready",
+	"shutdown",	"final",	NULL,
+};
+
+/* @pcr (@size bytes) extended by the @algo hash of @word; 1 on success. */
+static int extend_word(const struct hash_algo *algo, uint8_t *pcr,
+		       const char *word)
+{
+	const EVP_MD *md = EVP_get_digestbyname(algo->name);
+	uint8_t both[2 * HASH_ALGO_MAX_SIZE];
+
+	if (md == NULL)
+		return 0;
+	memcpy(both, pcr, algo->size);
+	return EVP_Digest(word, strlen(word), both + algo->size, NULL, md,
+			  NULL) &&
+	       EVP_Digest(both, 2 * algo->size, pcr, NULL, md, NULL);
+}
+
+const char *boot_check_pcrphase(const uint8_t *replayed, const uint8_t *quoted,
+				const struct hash_algo *algo)
+{
+	static const size_t starts[] = { 0, 2 };
+	uint8_t v[HASH_ALGO_MAX_SIZE];
+	size_t s, i;
+
+	if (memcmp(replayed, quoted, algo->size) == 0)
+		return "";
+	for (s = 0; s < sizeof(starts) / sizeof(starts[0]); s++) {
+		memcpy(v, replayed, algo->size);
+		for (i = starts[s]; pcrphase_words[i] != NULL; i++) {
+			if (!extend_word(algo, v, pcrphase_words[i]))
+				return NULL;
+			if (memcmp(v, quoted, algo->size) == 0)
+				return pcrphase_words[i];
+		}
+	}
+	return NULL;
+}
+
 enum imt_result boot_check_evidence(const uint8_t *log, size_t len,
 				    const struct pcr_set *quoted, char *reason,
 				    size_t reason_len)
@@ -72,6 +123,14 @@ enum imt_result boot_check_evidence(const uint8_t *log, size_t len,
 	rc = compared_pcrs(log, len, quoted, &mask, reason, reason_len);
 	if (rc != IMT_OK)
 		return rc;
+	/* PCR 11 past the log by systemd-pcrphase's words is explained */
+	if ((mask & (1u << BOOT_CHECK_UKI_PCR)) &&
+	    (quoted->present & (1u << BOOT_CHECK_UKI_PCR)) &&
+	    boot_check_pcrphase(replayed.value[BOOT_CHECK_UKI_PCR],
+				quoted->value[BOOT_CHECK_UKI_PCR],
+				quoted->algo) != NULL)
+		memcpy(replayed.value[BOOT_CHECK_UKI_PCR],
+		       quoted->value[BOOT_CHECK_UKI_PCR], quoted->algo->size);
 	rc = tcg_pcrs_compare(&replayed, quoted, mask, NULL, &err);
 	if (rc != IMT_OK)
 		snprintf(reason, reason_len,

@@ -36,7 +36,9 @@
  * policy's "legacy_log" judges the machine as one without a usable log.
  *
  * Every PCR 11-23 the log extends must be in @quoted (else refused,
- * naming the PCR) and is compared with PCRs 0-9; PCR 10 never is.
+ * naming the PCR) and is compared with PCRs 0-9; PCR 10 never is. PCR
+ * 11 also agrees when systemd-pcrphase's words explain the difference
+ * (boot_check_pcrphase()).
  *
  * Return: IMT_OK; any other result makes the evidence "failed" with
  * @reason.
@@ -44,5 +46,21 @@
 enum imt_result boot_check_evidence(const uint8_t *log, size_t len,
 				    const struct pcr_set *quoted, char *reason,
 				    size_t reason_len);
+
+/**
+ * boot_check_pcrphase() - the systemd-pcrphase phase that explains PCR
+ * 11's quoted value from the log's replay.
+ * @replayed: PCR 11 as the firmware event log replays it
+ * @quoted: PCR 11 as quoted
+ * @algo: their bank
+ * systemd 252 extends PCR 11 after the firmware log with the hash of
+ * each of "enter-initrd", "leave-initrd", "sysinit", "ready", "shutdown",
+ * "final" (from "sysinit" without an initrd), with no event in that log.
+ * boot_check_evidence() takes PCR 11 as agreeing when this is not NULL.
+ * Return: "" when the values are equal, the last phase word of a prefix
+ * of that sequence that gives @quoted, or NULL when none does.
+ */
+const char *boot_check_pcrphase(const uint8_t *replayed, const uint8_t *quoted,
+				const struct hash_algo *algo);
 
 #endif /* IMATRUST_BOOT_CHECK_H */

@@ -671,12 +671,59 @@ static void unknowns_json(json_t *o, const struct boot_facts *f,
 					      unknown_json(keys[i],
 							   &f->vars[i].event));
 	}
+	if (f->sbat_unknown != BOOT_KNOWN)
+		json_array_append_new(arr, unknown_json("sbat_level",
+							&f->sbat_event));
+	for (i = 0; i < f->nuki; i++) {
+		if (f->uki[i].event.why != BOOT_KNOWN)
+			json_array_append_new(arr,
+					      unknown_json("uki_section",
+							   &f->uki[i].event));
+	}
 	json_object_set_new(o, "unknown", arr);
 	json_object_set_new(o, "unbound_events",
 			    json_integer((json_int_t)f->nunbound));
 	if (f->nunbound)
 		json_object_set_new(o, "first_unbound",
 				    unknown_json("event", &f->unbound));
+}
+
+/*
+ * "uki": the sections systemd-stub measured into PCR 11, each
+ * {"section", "event", "contents_event", "sha256"} (the section null
+ * when unknown, listed in "unknown"); "sbat_level": shim's SbatLevel
+ * text, or null (not measured, or unknown).
+ */
+static void shim_uki_json(json_t *o, const struct boot_facts *f)
+{
+	const struct boot_uki_section *s;
+	json_t *arr = json_array(), *e;
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < f->nuki; i++) {
+		s = &f->uki[i];
+		e = json_object();
+		json_object_set_new(e, "section",
+				    s->event.why == BOOT_KNOWN ?
+					    json_string(s->name) :
+					    json_null());
+		json_object_set_new(e, "event",
+				    json_integer((json_int_t)s->event.index));
+		json_object_set_new(e, "contents_event",
+				    json_integer(
+					    (json_int_t)s->contents_event));
+		for (j = 0; j < s->ndigests; j++) {
+			if (s->digests[j].alg_id == 0x000b)
+				put_hex(e, "sha256", s->digests[j].value, 32);
+		}
+		json_array_append_new(arr, e);
+	}
+	json_object_set_new(o, "uki", arr);
+	json_object_set_new(o, "sbat_level",
+			    f->sbat_measured && f->sbat_unknown == BOOT_KNOWN ?
+				    json_string(f->sbat) :
+				    json_null());
 }
 
 static const struct {
@@ -717,6 +764,7 @@ static json_t *facts_json(const struct boot_facts *f)
 	unknowns_json(o, f, keys);
 	json_object_set_new(o, "authorities", certs_json(f->auth, f->nauth));
 	json_object_set_new(o, "applications", apps_json(f));
+	shim_uki_json(o, f);
 	json_object_set_new(o, "cmdline",
 			    f->has_cmdline ? json_string(f->cmdline) :
 					     json_null());

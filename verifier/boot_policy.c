@@ -154,11 +154,126 @@ static int pcr_rules(json_t *j, struct boot_policy *bp, struct imt_error *err)
 	return 0;
 }
 
+/* A UKI section's name: a dot and 1 to 7 printable ASCII characters. */
+static int section_key(const char *key)
+{
+	size_t i, n = strlen(key);
+
+	if (n < 2 || n >= BOOT_FACTS_SECTION_MAX || key[0] != '.')
+		return 0;
+	for (i = 1; i < n; i++) {
+		if (key[i] < 0x21 || key[i] > 0x7e)
+			return 0;
+	}
+	return 1;
+}
+
+/* "uki"[i]: {"name": N, ".SECTION": SHA-256 hex, ..}. */
+static int uki_entry(json_t *o, size_t i, struct boot_policy_uki *u,
+		     struct imt_error *err)
+{
+	const char *key, *h;
+	json_t *val;
+
+	if (!json_is_object(o))
+		return bad(err,
+			   "boot.uki[%zu]: not an object of \"name\" and "
+			   "the sections' SHA-256 digests",
+			   i);
+	json_object_foreach(o, key, val) {
+		h = json_string_value(val);
+		if (strcmp(key, "name") == 0) {
+			if (h == NULL || h[0] == '\0' ||
+			    strlen(h) > BOOT_POLICY_UKI_NAME_MAX)
+				return bad(err,
+					   "boot.uki[%zu].name: not a name "
+					   "of 1 to %d bytes",
+					   i, BOOT_POLICY_UKI_NAME_MAX);
+			snprintf(u->name, sizeof(u->name), "%s", h);
+			continue;
+		}
+		if (!section_key(key) || u->n == BOOT_FACTS_UKI_MAX)
+			return bad(err,
+				   "boot.uki[%zu].%.16s: not \"name\" nor a "
+				   "section (\".linux\": a dot and 1 to 7 "
+				   "characters; at most %d sections)",
+				   i, key, BOOT_FACTS_UKI_MAX);
+		if (h == NULL || strlen(h) != 64 ||
+		    hex_decode(h, 64, u->sha256[u->n], 32) != 32)
+			return bad(err,
+				   "boot.uki[%zu]%s: not 64 hex digits (the "
+				   "SHA-256 of the section's contents)",
+				   i, key);
+		snprintf(u->section[u->n++], BOOT_FACTS_SECTION_MAX, "%s", key);
+	}
+	if (u->name[0] == '\0' || u->n == 0)
+		return bad(err, "boot.uki[%zu]: needs a \"name\" and a section",
+			   i);
+	return 0;
+}
+
+/* "uki": [{"name": N, ".SECTION": SHA-256 hex, ..}, ..]. */
+static int uki_rules(json_t *j, struct boot_policy *bp, struct imt_error *err)
+{
+	json_t *arr = json_object_get(j, "uki"), *it;
+	size_t i;
+
+	if (arr == NULL)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) == 0 ||
+	    json_array_size(arr) > BOOT_POLICY_UKIS_MAX)
+		return bad(err, "boot.uki: not a list of 1 to %d allowed UKIs",
+			   BOOT_POLICY_UKIS_MAX);
+	json_array_foreach(arr, i, it) {
+		if (uki_entry(it, i, &bp->uki[i], err) < 0)
+			return -1;
+		bp->nuki = i + 1;
+	}
+	return 0;
+}
+
+/* "sbat_level": {"COMPONENT": least generation, ..}. */
+static int sbat_rules(json_t *j, struct boot_policy *bp, struct imt_error *err)
+{
+	json_t *obj = json_object_get(j, "sbat_level"), *val;
+	const char *key;
+
+	if (obj == NULL)
+		return 0;
+	if (!json_is_object(obj) || json_object_size(obj) == 0 ||
+	    json_object_size(obj) > BOOT_POLICY_SBAT_MAX)
+		return bad(err,
+			   "boot.sbat_level: not an object of 1 to %d "
+			   "components to their least generation",
+			   BOOT_POLICY_SBAT_MAX);
+	json_object_foreach(obj, key, val) {
+		struct boot_policy_sbat *r = &bp->sbat[bp->nsbat];
+
+		if (key[0] == '\0' || strlen(key) > BOOT_POLICY_SBAT_NAME_MAX ||
+		    strpbrk(key, ",\n") != NULL)
+			return bad(err,
+				   "boot.sbat_level.%.32s: not an SBAT "
+				   "component name of 1 to %d bytes",
+				   key, BOOT_POLICY_SBAT_NAME_MAX);
+		if (!json_is_integer(val) || json_integer_value(val) < 0)
+			return bad(err,
+				   "boot.sbat_level.%s: not a generation (a "
+				   "whole number; for \"sbat\" its date, "
+				   "2023012900)",
+				   key);
+		snprintf(r->name, sizeof(r->name), "%s", key);
+		r->min = json_integer_value(val);
+		bp->nsbat++;
+	}
+	return 0;
+}
+
 int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err)
 {
 	static const char *const known[] = {
-		"log", "legacy_log",   "secure_boot", "pk",	  "kek",  "db",
-		"dbx", "applications", "cmdline",     "baseline", "pcrs", NULL,
+		"log",	"legacy_log", "secure_boot",  "pk",	     "kek",
+		"db",	"dbx",	      "applications", "cmdline",     "baseline",
+		"pcrs", "uki",	      "sbat_level",   "authorities", NULL,
 	};
 	const char *key;
 	json_t *val;
@@ -176,7 +291,8 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err)
 				   "boot.%s: not a boot policy field "
 				   "(known: log, legacy_log, secure_boot, pk, "
 				   "kek, db, dbx, applications, cmdline, "
-				   "baseline, pcrs)",
+				   "baseline, pcrs, uki, sbat_level, "
+				   "authorities)",
 				   key);
 	}
 	bp->present = 1;
@@ -190,7 +306,9 @@ int boot_policy_parse(json_t *j, struct boot_policy *bp, struct imt_error *err)
 		   &bp->applications_referenced, err) < 0 ||
 	    choice(j, "baseline", "none", "first-boot",
 		   &bp->baseline_first_boot, err) < 0 ||
-	    globs(j, bp, err) < 0 || pcr_rules(j, bp, err) < 0)
+	    globs(j, bp, err) < 0 || pcr_rules(j, bp, err) < 0 ||
+	    uki_rules(j, bp, err) < 0 || sbat_rules(j, bp, err) < 0 ||
+	    certs(j, "authorities", &bp->authorities, err) < 0)
 		return -1;
 	for (i = 0; i < BOOT_VAR_COUNT; i++) {
 		if (certs(j, var_keys[i], &bp->vars[i], err) < 0)
@@ -221,6 +339,48 @@ static void pcr_rules_to_json(const struct boot_policy *bp, json_t *j)
 		json_object_set_new(j, "pcrs", o);
 	else
 		json_decref(o);
+}
+
+/* "uki", when the policy has it, into @j. */
+static void uki_to_json(const struct boot_policy *bp, json_t *j)
+{
+	json_t *arr = bp->nuki > 0 ? json_array() : NULL, *o;
+	char hex[65];
+	size_t i, k;
+
+	if (arr == NULL)
+		return;
+	for (i = 0; i < bp->nuki; i++) {
+		o = json_pack("{s:s}", "name", bp->uki[i].name);
+		for (k = 0; o != NULL && k < bp->uki[i].n; k++) {
+			hex_encode(bp->uki[i].sha256[k], 32, hex);
+			json_object_set_new(o, bp->uki[i].section[k],
+					    json_string(hex));
+		}
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(j, "uki", arr);
+}
+
+/* "sbat_level", "authorities", when the policy has them, into @j. */
+static void shim_to_json(const struct boot_policy *bp, json_t *j)
+{
+	json_t *o = bp->nsbat > 0 ? json_object() : NULL, *arr;
+	char hex[65];
+	size_t i;
+
+	for (i = 0; o != NULL && i < bp->nsbat; i++)
+		json_object_set_new(o, bp->sbat[i].name,
+				    json_integer(bp->sbat[i].min));
+	if (o != NULL)
+		json_object_set_new(j, "sbat_level", o);
+	arr = bp->authorities.set ? json_array() : NULL;
+	for (i = 0; arr != NULL && i < bp->authorities.n; i++) {
+		hex_encode(bp->authorities.sha256[i], 32, hex);
+		json_array_append_new(arr, json_string(hex));
+	}
+	if (arr != NULL)
+		json_object_set_new(j, "authorities", arr);
 }
 
 json_t *boot_policy_to_json(const struct boot_policy *bp)
@@ -256,8 +416,11 @@ json_t *boot_policy_to_json(const struct boot_policy *bp)
 			json_array_append_new(arr, json_string(bp->cmdline[k]));
 		json_object_set_new(j, "cmdline", arr);
 	}
-	if (j != NULL)
+	if (j != NULL) {
 		pcr_rules_to_json(bp, j);
+		uki_to_json(bp, j);
+		shim_to_json(bp, j);
+	}
 	return j;
 }
 
@@ -662,6 +825,290 @@ static int judge_pcrs(const struct boot_policy *bp, const char *policy,
 	return 1;
 }
 
+/* A section's contents digest in the sha256 bank, or NULL. */
+static const uint8_t *section_sha256(const struct boot_uki_section *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->ndigests; i++) {
+		if (s->digests[i].alg_id == 0x000b) /* TPM2_ALG_SHA256 */
+			return s->digests[i].value;
+	}
+	return NULL;
+}
+
+/* Allowed UKI @u's digest of section @name, or NULL when it has none. */
+static const uint8_t *uki_allows(const struct boot_policy_uki *u,
+				 const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < u->n; k++) {
+		if (strcmp(u->section[k], name) == 0)
+			return u->sha256[k];
+	}
+	return NULL;
+}
+
+/* Whether the log measured section @name. */
+static int uki_has(const struct boot_facts *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->nuki; i++) {
+		if (strcmp(f->uki[i].name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* How many sections differ between the measured UKI and @u. */
+static size_t uki_distance(const struct boot_facts *f,
+			   const struct boot_policy_uki *u)
+{
+	const uint8_t *want;
+	size_t i, d = 0;
+
+	for (i = 0; i < f->nuki; i++) {
+		want = uki_allows(u, f->uki[i].name);
+		if (want == NULL ||
+		    memcmp(want, section_sha256(&f->uki[i]), 32) != 0)
+			d++;
+	}
+	for (i = 0; i < u->n; i++)
+		d += !uki_has(f, u->section[i]);
+	return d;
+}
+
+static const char *hex_of(const uint8_t *d, char out[65])
+{
+	hex_encode(d, 32, out);
+	return out;
+}
+
+/* The first section in which the measured UKI differs from @u. */
+static int uki_differs(const char *policy, const struct boot_facts *f,
+		       const struct boot_policy_uki *u, size_t d, char *reason,
+		       size_t max)
+{
+	const struct boot_uki_section *s;
+	char hex[65], want[65], more[48] = "", why[400];
+	const uint8_t *w;
+	size_t i;
+
+	if (d > 1)
+		snprintf(more, sizeof(more), " (%zu sections differ)", d);
+	for (i = 0; i < f->nuki; i++) {
+		s = &f->uki[i];
+		w = uki_allows(u, s->name);
+		hex_encode(section_sha256(s), 32, hex);
+		if (w != NULL && memcmp(w, section_sha256(s), 32) == 0)
+			continue;
+		if (w == NULL)
+			snprintf(why, sizeof(why),
+				 "the UKI has a section %s (%s, event %zu) "
+				 "that the allowed %s has not%s",
+				 s->name, hex, s->contents_event, u->name,
+				 more);
+		else
+			snprintf(why, sizeof(why),
+				 "the UKI's %s is %s (event %zu), not the "
+				 "allowed %s's %s%s",
+				 s->name, hex, s->contents_event, u->name,
+				 hex_of(w, want), more);
+		return violate(reason, max, policy, "uki",
+			       json_pack("{s:i,s:i,s:s,s:s,s:s}", "pcr",
+					 BOOT_UKI_PCR, "event",
+					 (int)s->contents_event, "section",
+					 s->name, "digest", hex, "uki",
+					 u->name),
+			       "%s", why);
+	}
+	for (i = 0; i < u->n && uki_has(f, u->section[i]); i++)
+		;
+	return violate(reason, max, policy, "uki",
+		       json_pack("{s:i,s:s,s:s}", "pcr", BOOT_UKI_PCR,
+				 "section", u->section[i], "uki", u->name),
+		       "the UKI lacks the allowed %s's section %s%s", u->name,
+		       u->section[i], more);
+}
+
+/* What makes the measured sections unfit to compare, or 1. */
+static int uki_readable(const char *policy, const struct boot_facts *f,
+			char *reason, size_t max)
+{
+	size_t i;
+
+	if (f->nuki == 0)
+		return violate(reason, max, policy, "uki",
+			       json_pack("{s:i}", "pcr", BOOT_UKI_PCR),
+			       "the firmware event log has no UKI sections in "
+			       "PCR 11 (systemd-stub's events): no UKI was "
+			       "booted");
+	if (f->uki_total > f->nuki)
+		return violate(reason, max, policy, "uki",
+			       json_pack("{s:i}", "pcr", BOOT_UKI_PCR),
+			       "the UKI has %zu sections, more than the %d the "
+			       "verifier reads",
+			       f->uki_total, BOOT_FACTS_UKI_MAX);
+	for (i = 0; i < f->nuki; i++) {
+		if (f->uki[i].event.why != BOOT_KNOWN)
+			return refuse_unknown(reason, max, policy, "uki",
+					      "A UKI section's name",
+					      &f->uki[i].event);
+		if (f->uki[i].contents_event == 0 ||
+		    section_sha256(&f->uki[i]) == NULL)
+			return violate(reason, max, policy, "uki",
+				       json_pack("{s:i,s:i,s:s}", "pcr",
+						 BOOT_UKI_PCR, "event",
+						 (int)f->uki[i].event.index,
+						 "section", f->uki[i].name),
+				       "the UKI's section %s (event %zu) has no "
+				       "sha256 digest of its contents",
+				       f->uki[i].name, f->uki[i].event.index);
+	}
+	return 1;
+}
+
+/*
+ * "uki": the sections measured into PCR 11 are exactly one allowed UKI's
+ * (the same names, the same sha256 digests); otherwise the reason names
+ * the first section that differs from the closest allowed UKI.
+ */
+static int judge_uki(const struct boot_policy *bp, const char *policy,
+		     const struct boot_facts *f, char *reason, size_t max)
+{
+	size_t k, d, best = 0, best_d = (size_t)-1;
+	int rc;
+
+	if (bp->nuki == 0)
+		return 1;
+	rc = uki_readable(policy, f, reason, max);
+	if (rc != 1)
+		return rc;
+	for (k = 0; k < bp->nuki; k++) {
+		d = uki_distance(f, &bp->uki[k]);
+		if (d == 0)
+			return 1;
+		if (d < best_d) {
+			best_d = d;
+			best = k;
+		}
+	}
+	return uki_differs(policy, f, &bp->uki[best], best_d, reason, max);
+}
+
+/*
+ * Generation of @name in SbatLevel @text ("sbat": the date of its first
+ * line, "sbat,1,2023012900"), or -1 when it has no such line.
+ */
+static long long sbat_generation(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *line, *p;
+	char *end;
+	long long g;
+
+	for (line = text; *line != '\0'; line = p + (*p != '\0')) {
+		p = strchr(line, '\n');
+		if (p == NULL)
+			p = line + strlen(line);
+		if ((size_t)(p - line) <= n || strncmp(line, name, n) != 0 ||
+		    line[n] != ',')
+			continue;
+		line += n + 1;
+		if (strcmp(name, "sbat") == 0) { /* "1,DATE" */
+			line = strchr(line, ',');
+			if (line == NULL || line > p)
+				return -1;
+			line++;
+		}
+		g = strtoll(line, &end, 10);
+		if (end == line || (end != p && *end != ','))
+			return -1;
+		return g;
+	}
+	return -1;
+}
+
+/* "sbat_level": shim's SbatLevel, bound, revokes as much as listed. */
+static int judge_sbat(const struct boot_policy *bp, const char *policy,
+		      const struct boot_facts *f, char *reason, size_t max)
+{
+	const struct boot_policy_sbat *r;
+	long long g;
+	size_t i;
+
+	if (bp->nsbat == 0)
+		return 1;
+	if (f->sbat_unknown != BOOT_KNOWN)
+		return refuse_unknown(reason, max, policy, "sbat_level",
+				      "SbatLevel", &f->sbat_event);
+	if (!f->sbat_measured)
+		return violate(reason, max, policy, "sbat_level",
+			       json_pack("{s:i}", "pcr", 7),
+			       "SbatLevel is not measured (shim logs it in "
+			       "PCR 7)");
+	for (i = 0; i < bp->nsbat; i++) {
+		r = &bp->sbat[i];
+		g = sbat_generation(f->sbat, r->name);
+		if (g >= r->min)
+			continue;
+		if (g < 0)
+			return violate(reason, max, policy, "sbat_level",
+				       event_fields(&f->sbat_event),
+				       "SbatLevel (event %zu) has no %s entry, "
+				       "the policy asks for generation %lld",
+				       f->sbat_event.index, r->name, r->min);
+		return violate(reason, max, policy, "sbat_level",
+			       event_fields(&f->sbat_event),
+			       "SbatLevel (event %zu) has %s at generation "
+			       "%lld, the policy asks for %lld",
+			       f->sbat_event.index, r->name, g, r->min);
+	}
+	return 1;
+}
+
+/* "authorities": every authority entry listed; none unknown. */
+static int judge_authorities(const struct boot_policy *bp, const char *policy,
+			     const struct boot_facts *f, char *reason,
+			     size_t max)
+{
+	const struct boot_cert *c;
+	char hex[65];
+	size_t i;
+
+	if (!bp->authorities.set)
+		return 1;
+	if (f->nauth == 0)
+		return violate(reason, max, policy, "authorities",
+			       json_pack("{s:i}", "pcr", 7),
+			       "no authority is measured (PCR 7)");
+	if (f->nauth == BOOT_FACTS_AUTH_MAX && (f->flags & BOOT_FACT_OVERFLOW))
+		return violate(reason, max, policy, "authorities", NULL,
+			       "more authorities than the %d the verifier "
+			       "reads",
+			       BOOT_FACTS_AUTH_MAX);
+	for (i = 0; i < f->nauth; i++) {
+		c = &f->auth[i];
+		if (c->unknown)
+			return refuse_unknown(reason, max, policy,
+					      "authorities", "An authority",
+					      &f->unbound_auth);
+		if (listed(&bp->authorities, c->sha256))
+			continue;
+		hex_encode(c->sha256, 32, hex);
+		return violate(reason, max, policy, "authorities",
+			       json_pack("{s:i,s:i,s:s,s:s}", "pcr", 7, "event",
+					 (int)c->event, "digest", hex,
+					 "subject", c->cn),
+			       "event %zu: an authority the policy does not "
+			       "list (%s, CN=%s)",
+			       c->event, hex, c->cn);
+	}
+	return 1;
+}
+
 int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		      const uint8_t *log, size_t len,
 		      boot_policy_app_known app_known, void *ctx, char *reason,
@@ -701,6 +1148,12 @@ int boot_policy_judge(const struct boot_policy *bp, const char *policy,
 		rc = judge_cmdline(bp, policy, f, reason, reason_max);
 	if (rc == 1)
 		rc = judge_pcrs(bp, policy, log, len, reason, reason_max);
+	if (rc == 1)
+		rc = judge_uki(bp, policy, f, reason, reason_max);
+	if (rc == 1)
+		rc = judge_sbat(bp, policy, f, reason, reason_max);
+	if (rc == 1)
+		rc = judge_authorities(bp, policy, f, reason, reason_max);
 out:
 	free(f);
 	return rc;

@@ -30,6 +30,17 @@
  *                                          10, IMA's), which the log must
  *                                          extend, replays in its sha256
  *                                          bank to one of these values
+ *     "uki": [{"name": N, ".SECTION": SHA-256 hex, ..}]
+ *                                          the sections systemd-stub
+ *                                          measured into PCR 11 are
+ *                                          exactly those of one of these
+ *     "sbat_level": {"COMPONENT": N}       shim's SbatLevel revokes each
+ *                                          component below generation N
+ *                                          at least ("sbat": its date)
+ *     "authorities": [SHA-256 hex]         every EV_EFI_VARIABLE_AUTHORITY
+ *                                          entry (db's, shim's vendor
+ *                                          certificate, MokList's) is one
+ *                                          of these
  *   }
  *
  * Absent fields (and an absent section) rule nothing.
@@ -51,6 +62,24 @@
 #define BOOT_POLICY_PCR_VALUES_MAX 8 /* values listed per PCR */
 #define BOOT_POLICY_PCRS 24	     /* PCRs 0-23 */
 #define BOOT_POLICY_IMA_PCR 10	     /* IMA's: no rule names it */
+#define BOOT_POLICY_UKIS_MAX 16	     /* allowed UKIs */
+#define BOOT_POLICY_UKI_NAME_MAX 64  /* bytes of an allowed UKI's name */
+#define BOOT_POLICY_SBAT_MAX 16	     /* sbat_level components */
+#define BOOT_POLICY_SBAT_NAME_MAX 32 /* bytes of a component's name */
+
+/* "uki": one allowed unified kernel image, by its sections' sha256. */
+struct boot_policy_uki {
+	char name[BOOT_POLICY_UKI_NAME_MAX + 1];
+	size_t n;
+	char section[BOOT_FACTS_UKI_MAX][BOOT_FACTS_SECTION_MAX];
+	uint8_t sha256[BOOT_FACTS_UKI_MAX][32];
+};
+
+/* "sbat_level": a component's least generation ("sbat": the date). */
+struct boot_policy_sbat {
+	char name[BOOT_POLICY_SBAT_NAME_MAX + 1];
+	long long min;
+};
 
 /* "pcrs": the sha256 values one PCR's replay may have. */
 struct boot_policy_pcr {
@@ -76,6 +105,11 @@ struct boot_policy {
 	size_t ncmdline;
 	char *cmdline[BOOT_POLICY_GLOBS_MAX];
 	struct boot_policy_pcr pcrs[BOOT_POLICY_PCRS];
+	size_t nuki;
+	struct boot_policy_uki uki[BOOT_POLICY_UKIS_MAX];
+	size_t nsbat;
+	struct boot_policy_sbat sbat[BOOT_POLICY_SBAT_MAX];
+	struct boot_policy_certs authorities; /* every authority listed */
 };
 
 /**

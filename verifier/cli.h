@@ -71,6 +71,8 @@ int cli_ref_export_keylime(int argc, char **argv);
 int cli_ref_retire(int argc, char **argv);
 /* cli_ref_efi.c: EFI applications' Authenticode digests */
 int cli_ref_import_efi(int argc, char **argv);
+/* cli_ref_uki.c: a UKI's sections as the boot policy's "uki" entry */
+int cli_ref_uki(int argc, char **argv);
 /* cli_policy.c: named policies over the REST API */
 int cli_policy_main(int argc, char **argv);
 

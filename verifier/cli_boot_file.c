@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot_check.h"
 #include "boot_log_json.h"
 #include "cli.h"
 #include "cli_util.h"
@@ -151,6 +152,7 @@ static int compare(const uint8_t *log, size_t len, const struct pcr_set *want,
 	uint32_t mask = want->present & log_pcrs(log, len);
 	struct pcr_set replayed;
 	struct imt_error err;
+	const char *phase;
 	char what[64];
 
 	pcr_set_init(&replayed, want->algo);
@@ -158,10 +160,20 @@ static int compare(const uint8_t *log, size_t len, const struct pcr_set *want,
 		cli_warnx("replay: %s", err.msg);
 		return CLI_EXIT_USAGE;
 	}
+	phase = (mask & (1u << 11)) ?
+			boot_check_pcrphase(replayed.value[11], want->value[11],
+					    want->algo) :
+			NULL;
+	if (phase != NULL)
+		memcpy(replayed.value[11], want->value[11], want->algo->size);
 	if (tcg_pcrs_compare(&replayed, want, mask, NULL, &err) != IMT_OK) {
 		cli_warnx("%s", err.msg);
 		return CLI_EXIT_MISMATCH;
 	}
+	if (!quiet && phase != NULL && phase[0] != '\0')
+		printf("PCR 11 is the log's, extended by systemd-pcrphase up "
+		       "to \"%s\"\n",
+		       phase);
 	if (!quiet) {
 		snprintf(what, sizeof(what), "replay of %s agrees with PCR",
 			 want->algo->name);

@@ -697,6 +697,8 @@ static const struct cli_command ref_commands[] = {
 	  "import a Keylime runtime policy" },
 	{ "import-efi", cli_ref_import_efi,
 	  "import EFI applications' Authenticode digests" },
+	{ "uki", cli_ref_uki,
+	  "print a UKI's sections as the boot policy's \"uki\" entry" },
 	{ "export-keylime", cli_ref_export_keylime,
 	  "write a policy as a Keylime runtime policy" },
 	{ "retire", cli_ref_retire,

@@ -199,6 +199,61 @@ static inline void elb_event(struct elb *b, uint32_t pcr, uint32_t type,
 }
 
 /**
+ * elb_event_of() - append an event whose digests hash @hashed, not @data
+ * (an image, a UKI section, MokList: the data only describes it).
+ * @b: the builder
+ * @pcr: pcrIndex
+ * @type: eventType
+ * @hashed: the bytes the digests are of
+ * @hlen: how many
+ * @data: event bytes
+ * @len: how many
+ */
+static inline void elb_event_of(struct elb *b, uint32_t pcr, uint32_t type,
+				const void *hashed, size_t hlen,
+				const void *data, uint32_t len)
+{
+	uint8_t d[64];
+	uint32_t i;
+
+	elb_u32(b, pcr);
+	elb_u32(b, type);
+	elb_u32(b, b->nbanks);
+	for (i = 0; i < b->nbanks; i++) {
+		elb_u16(b, b->alg[i]);
+		elb_hash(b->alg[i], b->size[i], hashed, hlen, d);
+		elb_put(b, d, b->size[i]);
+	}
+	elb_u32(b, len);
+	elb_put(b, data, len);
+}
+
+/**
+ * elb_uki_section() - append systemd-stub's (252) two PCR 11 EV_IPL
+ * events of a UKI section: digests of @name with its NUL, then of
+ * @contents; the data of both is @name as UTF-16LE with U+0000.
+ * @b: the builder
+ * @name: ".linux", ".cmdline", ...
+ * @contents: the section's bytes
+ * @len: how many
+ */
+static inline void elb_uki_section(struct elb *b, const char *name,
+				   const void *contents, size_t len)
+{
+	uint8_t u16[64];
+	size_t i, n = strlen(name);
+
+	for (i = 0; i <= n && 2 * i + 1 < sizeof(u16); i++) {
+		u16[2 * i] = (uint8_t)name[i];
+		u16[2 * i + 1] = 0;
+	}
+	elb_event_of(b, 11, 0x0000000d, name, n + 1, u16,
+		     (uint32_t)(2 * (n + 1)));
+	elb_event_of(b, 11, 0x0000000d, contents, len, u16,
+		     (uint32_t)(2 * (n + 1)));
+}
+
+/**
  * elb_legacy_event() - append a TCG 1.2 (SHA-1-only) event hashing @data:
  * u32 pcrIndex, u32 eventType, SHA-1 digest, u32 eventSize, data. Start
  * such a log with elb_reset(), not elb_open().

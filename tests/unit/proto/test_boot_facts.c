@@ -468,6 +468,182 @@ static void test_shim_variables(void **state)
 	b.buf[ends[1] - 3] ^= 1;
 }
 
+/* A UKI boot: SecureBoot, a separator, then systemd-stub's PCR 11 pairs. */
+static size_t uki_boot(size_t *ends)
+{
+	static const char *const names[] = { ".linux", ".osrel", ".cmdline",
+					     ".initrd" };
+	static const char *const contents[] = { "MZkernel", "ID=debian\n",
+						"root=/dev/vda2 ro",
+						"initrd-bytes" };
+	size_t i, n = 0;
+
+	elb_open_default(&b);
+	ends[n++] = b.len;
+	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "SecureBoot",
+		"\1", 1);
+	ends[n++] = b.len;
+	elb_separator(&b, 7, 0);
+	ends[n++] = b.len;
+	for (i = 0; i < 4; i++) {
+		/* the name event: 72 bytes of header and sha1, sha256 */
+		ends[n++] = b.len + 72 + 2 * (strlen(names[i]) + 1);
+		elb_uki_section(&b, names[i], contents[i], strlen(contents[i]));
+		ends[n++] = b.len;
+	}
+	return n;
+}
+
+/*
+ * The UKI's sections from PCR 11: each name bound to its name event's
+ * digests, each contents digest the next event's; a name event with one
+ * data byte changed (digests kept) makes that section unknown, naming
+ * the event; data that does not decode is unknown as such.
+ */
+static void test_uki_sections(void **state)
+{
+	struct imt_error err;
+	uint8_t want[32];
+	size_t ends[16];
+
+	(void)state;
+	uki_boot(ends);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.nunbound, 0);
+	assert_int_equal(f.nuki, 4);
+	assert_int_equal(f.uki_total, 4);
+	assert_string_equal(f.uki[0].name, ".linux");
+	assert_string_equal(f.uki[2].name, ".cmdline");
+	assert_int_equal(f.uki[2].event.index, 7);
+	assert_int_equal(f.uki[2].event.why, BOOT_KNOWN);
+	assert_int_equal(f.uki[2].contents_event, 8);
+	assert_int_equal(f.uki[2].ndigests, 2);
+	assert_int_equal(f.uki[2].digests[1].alg_id, 0x000b);
+	EVP_Digest("root=/dev/vda2 ro", 17, want, NULL, EVP_sha256(), NULL);
+	assert_memory_equal(f.uki[2].digests[1].value, want, 32);
+	assert_int_equal(f.flags, 0);
+	/* ".cmdline" made ".cmdlind" in the name event's data */
+	b.buf[ends[7] - 4] ^= 1;
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_string_equal(f.uki[2].name, "");
+	assert_ref(&f.uki[2].event, 7, 11, EV_IPL, "", BOOT_UNBOUND);
+	assert_int_equal(f.uki[2].event.bad_alg, 0x0004);
+	assert_int_equal(f.nunbound, 1);
+	assert_int_equal(f.unbound.index, 7);
+	assert_string_equal(f.uki[3].name, ".initrd");
+	b.buf[ends[7] - 4] ^= 1;
+	/* its high byte: not UTF-16 of ASCII */
+	b.buf[ends[7] - 3] ^= 1;
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_ref(&f.uki[2].event, 7, 11, EV_IPL, "", BOOT_UNDECODABLE);
+	b.buf[ends[7] - 3] ^= 1;
+	/* the contents event's data names nothing: not read */
+	b.buf[ends[8] - 4] ^= 1;
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.nunbound, 0);
+	assert_string_equal(f.uki[2].name, ".cmdline");
+	b.buf[ends[8] - 4] ^= 1;
+}
+
+/*
+ * The pairs go by position among PCR 11's extended events, whatever
+ * their type: an event relabelled away from EV_IPL does not shift them.
+ * An odd event out leaves the last section without contents.
+ */
+static void test_uki_positions(void **state)
+{
+	struct imt_error err;
+	size_t ends[16];
+
+	(void)state;
+	uki_boot(ends);
+	/* the .osrel name event (5) relabelled EV_EVENT_TAG: the type
+	 * field is 4 bytes after the event's PCR */
+	b.buf[ends[4] + 4] = 0x06;
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.nuki, 4);
+	assert_string_equal(f.uki[1].name, ".osrel");
+	assert_string_equal(f.uki[2].name, ".cmdline");
+	uki_boot(ends);
+	elb_event(&b, 11, EV_NO_ACTION, "x", 1); /* not extended */
+	elb_reset(&d);
+	elb_utf16(&d, ".dtb", 1);
+	elb_event_of(&b, 11, EV_IPL, ".dtb", 5, d.buf, (uint32_t)d.len);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.nuki, 5);
+	assert_string_equal(f.uki[4].name, ".dtb");
+	assert_int_equal(f.uki[4].contents_event, 0);
+}
+
+/* More sections than kept: the first kept, the rest counted, flagged. */
+static void test_uki_overflow(void **state)
+{
+	struct imt_error err;
+	size_t i;
+
+	(void)state;
+	elb_open_default(&b);
+	for (i = 0; i < BOOT_FACTS_UKI_MAX + 2; i++)
+		elb_uki_section(&b, ".x", &i, sizeof(i));
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.nuki, BOOT_FACTS_UKI_MAX);
+	assert_int_equal(f.uki_total, BOOT_FACTS_UKI_MAX + 2);
+	assert_true(f.flags & BOOT_FACT_OVERFLOW);
+	assert_int_equal(f.uki[BOOT_FACTS_UKI_MAX - 1].contents_event,
+			 2 * BOOT_FACTS_UKI_MAX);
+}
+
+/*
+ * shim 15.x logs SbatLevel with tpm_measure_variable(): an authority
+ * event in PCR 7 whose digest is of the whole UEFI_VARIABLE_DATA. Bound,
+ * its text is the fact (and it is no authority); one data byte changed,
+ * digests kept, it is unknown, naming the event. Its vendor certificate,
+ * "Shim", is the DER certificate alone.
+ */
+static void test_sbat_level(void **state)
+{
+	static const char sbat[] = "sbat,1,2023012900\nshim,2\ngrub,3\n"
+				   "grub.debian,4\n";
+	struct imt_error err;
+	uint8_t *der, want[32];
+	size_t dlen, end;
+
+	(void)state;
+	der = fixture_read("ima-sig/rsa.der", &dlen);
+	elb_open_default(&b);
+	add_var(EV_EFI_VARIABLE_AUTHORITY, guid_shim, "SbatLevel", sbat,
+		strlen(sbat));
+	end = b.len;
+	add_var(EV_EFI_VARIABLE_AUTHORITY, guid_shim, "Shim", der, dlen);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_true(f.sbat_measured);
+	assert_int_equal(f.sbat_unknown, BOOT_KNOWN);
+	assert_string_equal(f.sbat, sbat);
+	assert_int_equal(f.sbat_event.index, 1);
+	assert_int_equal(f.nauth, 1);
+	assert_int_equal(f.auth[0].event, 2);
+	assert_int_equal(f.auth[0].kind, EFI_SIG_X509);
+	EVP_Digest(der, dlen, want, NULL, EVP_sha256(), NULL);
+	assert_memory_equal(f.auth[0].sha256, want, 32);
+	b.buf[end - 2] ^= 1; /* "grub.debian,4" made "grub.debian,5" */
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.sbat_unknown, BOOT_UNBOUND);
+	assert_string_equal(f.sbat, "");
+	assert_ref(&f.sbat_event, 1, 7, EV_EFI_VARIABLE_AUTHORITY, "SbatLevel",
+		   BOOT_UNBOUND);
+	/* its name is not bound: it may be an authority, unknown too */
+	assert_int_equal(f.nauth, 2);
+	assert_true(f.auth[0].unknown);
+	b.buf[end - 2] ^= 1;
+	/* renamed SbatLevem: no SbatLevel by name, unknown by that event */
+	b.buf[end - 2 - strlen(sbat)] ^= 1;
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_false(f.sbat_measured);
+	assert_int_equal(f.sbat_unknown, BOOT_UNBOUND);
+	assert_int_equal(f.sbat_event.index, 1);
+	free(der);
+}
+
 /* A synthetic dbx of SHA-256 entries: one entry's byte changed. */
 static void test_forged_dbx_entry(void **state)
 {
@@ -793,6 +969,10 @@ int main(void)
 		cmocka_unit_test(test_shim_variables),
 		cmocka_unit_test(test_forged_dbx_entry),
 		cmocka_unit_test(test_authority_pcr_and_cmdline_banks),
+		cmocka_unit_test(test_uki_sections),
+		cmocka_unit_test(test_uki_positions),
+		cmocka_unit_test(test_uki_overflow),
+		cmocka_unit_test(test_sbat_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

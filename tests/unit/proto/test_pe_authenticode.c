@@ -351,6 +351,69 @@ static void test_bad_fields(void **state)
 	}
 }
 
+/* The sha256 of @n bytes at @p, then @zeros zero bytes. */
+static void loaded(const uint8_t *p, size_t n, size_t zeros, uint8_t *out)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	uint8_t z = 0;
+
+	assert_non_null(ctx);
+	assert_true(EVP_DigestInit_ex(ctx, EVP_sha256(), NULL));
+	EVP_DigestUpdate(ctx, p, n);
+	while (zeros-- > 0)
+		EVP_DigestUpdate(ctx, &z, 1);
+	assert_true(EVP_DigestFinal_ex(ctx, out, NULL));
+	EVP_MD_CTX_free(ctx);
+}
+
+/*
+ * A section as systemd-stub measures it: VirtualSize bytes as loaded, the
+ * raw data cut to it or zeros after it; a section not there is not found.
+ */
+static void test_section_digest(void **state)
+{
+	const struct hash_algo *sha256 = hash_algo_bank("sha256");
+	uint8_t got[32], want[32];
+	struct imt_error err;
+	struct img m;
+	int found;
+
+	(void)state;
+	build(&m, 0, 16);
+	put32(m.b + m.table + 8, 100);		     /* .data's VirtualSize */
+	put32(m.b + m.table + 40 + 8, SEC_SIZE + 3); /* .text's */
+	assert_int_equal(pe_section_digest(m.b, m.len, ".data", sha256, got,
+					   &found, &err),
+			 IMT_OK);
+	assert_true(found);
+	loaded(m.b + HDRS + SEC_SIZE, 100, 0, want);
+	assert_memory_equal(got, want, 32);
+	assert_int_equal(pe_section_digest(m.b, m.len, ".text", sha256, got,
+					   &found, &err),
+			 IMT_OK);
+	assert_true(found);
+	loaded(m.b + HDRS, SEC_SIZE, 3, want);
+	assert_memory_equal(got, want, 32);
+	assert_int_equal(pe_section_digest(m.b, m.len, ".tex", sha256, got,
+					   &found, &err),
+			 IMT_OK);
+	assert_false(found);
+	assert_int_equal(pe_section_digest(m.b, m.len, ".linux", sha256, got,
+					   &found, &err),
+			 IMT_OK);
+	assert_false(found);
+	put32(m.b + m.table + 8, SEC_SIZE + PE_SECTION_PAD_MAX + 1);
+	assert_int_equal(pe_section_digest(m.b, m.len, ".data", sha256, got,
+					   &found, &err),
+			 IMT_ERR_LIMIT);
+	assert_non_null(strstr(err.msg, "section .data: VirtualSize"));
+	m.len = HDRS + SEC_SIZE + 10; /* .data cut */
+	assert_int_equal(pe_section_digest(m.b, m.len, ".data", sha256, got,
+					   &found, &err),
+			 IMT_ERR_MALFORMED);
+	assert_false(found);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_what_is_hashed),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_fields),
+		cmocka_unit_test(test_section_digest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,6 +223,76 @@ static void test_pcrs_11_to_23(void **state)
 	assert_int_equal(check(&quoted, reason), IMT_OK);
 }
 
+/* @pcr (sha256) extended by the hash of @word, as systemd-pcrphase does. */
+static void phase(uint8_t *pcr, const char *word)
+{
+	uint8_t d[32];
+
+	elb_hash(0x000b, 32, word, strlen(word), d);
+	elb_extend("sha256", pcr, d, 32);
+}
+
+/*
+ * systemd-pcrphase (252) extends PCR 11 after the firmware log with its
+ * phase words: a quoted PCR 11 that is the log's value extended by a
+ * prefix of enter-initrd, leave-initrd, sysinit, ready, shutdown, final
+ * (or of sysinit, ... without an initrd) agrees, and says the phase; a
+ * word out of order, or another word, does not. PCR 12 takes none.
+ */
+static void test_pcrphase(void **state)
+{
+	const struct hash_algo *sha256 = hash_algo_bank("sha256");
+	struct pcr_set quoted;
+	char reason[256] = "";
+	uint8_t log11[32];
+
+	(void)state;
+	make_log_uki(&quoted);
+	memcpy(log11, quoted.value[11], 32);
+	assert_string_equal(boot_check_pcrphase(log11, quoted.value[11],
+						sha256),
+			    "");
+	phase(quoted.value[11], "enter-initrd");
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	assert_string_equal(boot_check_pcrphase(log11, quoted.value[11],
+						sha256),
+			    "enter-initrd");
+	phase(quoted.value[11], "leave-initrd");
+	phase(quoted.value[11], "sysinit");
+	phase(quoted.value[11], "ready");
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	assert_string_equal(boot_check_pcrphase(log11, quoted.value[11],
+						sha256),
+			    "ready");
+	/* no initrd: from sysinit */
+	memcpy(quoted.value[11], log11, 32);
+	phase(quoted.value[11], "sysinit");
+	phase(quoted.value[11], "ready");
+	phase(quoted.value[11], "shutdown");
+	assert_int_equal(check(&quoted, reason), IMT_OK);
+	assert_string_equal(boot_check_pcrphase(log11, quoted.value[11],
+						sha256),
+			    "shutdown");
+	/* a phase skipped, a word of its own, the word with its NUL */
+	memcpy(quoted.value[11], log11, 32);
+	phase(quoted.value[11], "ready");
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	assert_non_null(strstr(reason, "PCR 11 (sha256): log replays to"));
+	assert_null(boot_check_pcrphase(log11, quoted.value[11], sha256));
+	memcpy(quoted.value[11], log11, 32);
+	phase(quoted.value[11], "enter-initrd");
+	phase(quoted.value[11], "evil");
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	memcpy(quoted.value[11], log11, 32);
+	phase(quoted.value[11], "sysinit\n");
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	/* PCR 12 is not systemd-pcrphase's */
+	memcpy(quoted.value[11], log11, 32);
+	phase(quoted.value[12], "sysinit");
+	assert_int_not_equal(check(&quoted, reason), IMT_OK);
+	assert_non_null(strstr(reason, "PCR 12 (sha256)"));
+}
+
 /* PCRs 0-9 are compared whether or not the log extends them: they are
  * boot_aggregate's, and a quoted PCR 8 no event explains is refused. */
 static void test_unextended_0_to_9(void **state)
@@ -256,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_log),
 		cmocka_unit_test(test_pcrs_11_to_23),
 		cmocka_unit_test(test_unextended_0_to_9),
+		cmocka_unit_test(test_pcrphase),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -327,6 +327,63 @@ static void test_forged_facts(void **state)
 	json_decref(facts);
 }
 
+/*
+ * A UKI's sections and shim's SbatLevel in the facts; the .osrel name
+ * event and SbatLevel forged (one data byte, digests kept): null and
+ * listed in "unknown", naming the events.
+ */
+static void test_uki_sbat_facts(void **state)
+{
+	static const uint8_t shim[16] = {
+		0x50, 0xab, 0x5d, 0x60, 0x46, 0xe0, 0x00, 0x43,
+		0xab, 0xb6, 0x3d, 0xd8, 0x10, 0xdd, 0x8b, 0x23,
+	};
+	static struct elb v;
+	struct imt_error err;
+	json_t *doc, *facts, *u;
+	size_t sbat_end, osrel_end;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_reset(&v);
+	elb_variable(&v, shim, "SbatLevel", "sbat,1,2023012900\n", 18);
+	elb_event(&b, 7, EV_EFI_VARIABLE_AUTHORITY, v.buf, (uint32_t)v.len);
+	sbat_end = b.len;
+	elb_uki_section(&b, ".linux", "MZ", 2);
+	osrel_end = b.len + 72 + 14;
+	elb_uki_section(&b, ".osrel", "ID=debian\n", 10);
+	doc = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	assert_non_null(doc);
+	facts = json_object_get(doc, "facts");
+	assert_string_equal(str_of(facts, "sbat_level"), "sbat,1,2023012900\n");
+	u = json_array_get(json_object_get(facts, "uki"), 1);
+	assert_string_equal(str_of(u, "section"), ".osrel");
+	assert_int_equal(json_integer_value(json_object_get(u, "event")), 4);
+	assert_int_equal(json_integer_value(
+				 json_object_get(u, "contents_event")),
+			 5);
+	assert_non_null(str_of(u, "sha256"));
+	json_decref(doc);
+	b.buf[sbat_end - 2] ^= 1;
+	b.buf[osrel_end - 4] ^= 1;
+	doc = boot_log_json(b.buf, b.len, BOOT_LOG_DECODED, &err);
+	assert_non_null(doc);
+	facts = json_object_get(doc, "facts");
+	assert_true(json_is_null(json_object_get(facts, "sbat_level")));
+	u = json_array_get(json_object_get(facts, "uki"), 1);
+	assert_true(json_is_null(json_object_get(u, "section")));
+	u = json_object_get(facts, "unknown");
+	assert_int_equal(json_array_size(u), 2);
+	assert_string_equal(str_of(json_array_get(u, 0), "fact"), "sbat_level");
+	assert_string_equal(str_of(json_array_get(u, 1), "fact"),
+			    "uki_section");
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_array_get(u, 1),
+						 "event")),
+			 4);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_real_log),
 		cmocka_unit_test(test_real_facts_unchanged),
 		cmocka_unit_test(test_forged_facts),
+		cmocka_unit_test(test_uki_sbat_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

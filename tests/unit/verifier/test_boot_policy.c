@@ -329,13 +329,37 @@ static void test_parse(void **state)
 		"{\"pcrs\":{\"12\":[]}}",
 		"{\"pcrs\":{\"12\":[\"abc\"]}}",
 		"{\"pcrs\":[]}",
+		"{\"uki\":[]}",
+		"{\"uki\":[{\".linux\":\"" KERNEL_SB "\"}]}",
+		"{\"uki\":[{\"name\":\"a\",\"linux\":\"" KERNEL_SB "\"}]}",
+		"{\"uki\":[{\"name\":\"a\",\".linux\":\"ab\"}]}",
+		"{\"sbat_level\":{\"grub\":\"3\"}}",
+		"{\"sbat_level\":{\"a,b\":3}}",
+		"{\"authorities\":[\"ab\"]}",
 	};
 	static const char *const name[] = {
-		"boot.secureboot", "boot.secure_boot", "boot.db[0]",
-		"boot.db",	   "boot.cmdline",     "boot.applications",
-		"boot.baseline",   "boot.legacy_log",  "boot:",
-		"boot.pcrs.10",	   "boot.pcrs.012",    "boot.pcrs.24",
-		"boot.pcrs.12",	   "boot.pcrs.12[0]",  "boot.pcrs",
+		"boot.secureboot",
+		"boot.secure_boot",
+		"boot.db[0]",
+		"boot.db",
+		"boot.cmdline",
+		"boot.applications",
+		"boot.baseline",
+		"boot.legacy_log",
+		"boot:",
+		"boot.pcrs.10",
+		"boot.pcrs.012",
+		"boot.pcrs.24",
+		"boot.pcrs.12",
+		"boot.pcrs.12[0]",
+		"boot.pcrs",
+		"boot.uki:",
+		"boot.uki[0]:",
+		"boot.uki[0].linux",
+		"boot.uki[0].linux: not 64",
+		"boot.sbat_level.grub",
+		"boot.sbat_level.a,b",
+		"boot.authorities[0]",
 	};
 	const char *good = "{\"applications\":\"references\",\"cmdline\":"
 			   "[\"a*\"],\"db\":[\"" KERNEL_SB "\"],\"log\":"
@@ -343,7 +367,11 @@ static void test_parse(void **state)
 			   "\"baseline\":\"first-boot\","
 			   "\"legacy_log\":\"refuse\","
 			   "\"pcrs\":{\"12\":[\"" KERNEL_SB
-			   "\"],\"23\":[\"" KERNEL_SB "\",\"" KERNEL_SB "\"]}}";
+			   "\"],\"23\":[\"" KERNEL_SB "\",\"" KERNEL_SB "\"]},"
+			   "\"uki\":[{\"name\":\"d\",\".linux\":\"" KERNEL_SB
+			   "\",\".cmdline\":\"" KERNEL_SB "\"}],"
+			   "\"sbat_level\":{\"sbat\":2023012900,\"grub\":3},"
+			   "\"authorities\":[\"" KERNEL_SB "\"]}";
 	struct boot_policy bp;
 	struct imt_error err;
 	json_t *j, *back;
@@ -622,6 +650,272 @@ static void test_pcr_values(void **state)
 	json_decref(r);
 }
 
+static struct elb lb, vd;
+
+/* shim's vendor GUID (SbatLevel, Shim). */
+static const uint8_t guid_shim[16] = {
+	0x50, 0xab, 0x5d, 0x60, 0x46, 0xe0, 0x00, 0x43,
+	0xab, 0xb6, 0x3d, 0xd8, 0x10, 0xdd, 0x8b, 0x23,
+};
+
+static void add_var(uint32_t type, const uint8_t *guid, const char *name,
+		    const void *data, size_t len)
+{
+	elb_reset(&vd);
+	elb_variable(&vd, guid, name, data, len);
+	elb_event(&lb, 7, type, vd.buf, (uint32_t)vd.len);
+}
+
+static const char *const uki_names[] = { ".linux", ".osrel", ".cmdline",
+					 ".initrd" };
+static const char *const uki_contents[] = { "MZkernel", "ID=debian\n",
+					    "root=/dev/vda2 ro",
+					    "initrd-bytes" };
+static char uki_hex[4][65];
+
+/*
+ * A UKI boot (SecureBoot, PCR 7's separator, the four sections as
+ * events 3-10) in lb; uki_hex[] the sections' sha256.
+ */
+static void uki_log(void)
+{
+	uint8_t md[32];
+	size_t i;
+
+	elb_open_default(&lb);
+	add_var(EV_EFI_VARIABLE_DRIVER_CONFIG, elb_guid_global, "SecureBoot",
+		"\1", 1);
+	elb_separator(&lb, 7, 0);
+	for (i = 0; i < 4; i++) {
+		elb_uki_section(&lb, uki_names[i], uki_contents[i],
+				strlen(uki_contents[i]));
+		EVP_Digest(uki_contents[i], strlen(uki_contents[i]), md, NULL,
+			   EVP_sha256(), NULL);
+		hex_encode(md, 32, uki_hex[i]);
+	}
+}
+
+/* {"uki":[{"name":NAME, the sections of uki_hex[] but @skip, @extra}]}. */
+static void uki_entry(char *out, size_t n, const char *name, int skip,
+		      const char *extra)
+{
+	size_t i, k;
+
+	k = (size_t)snprintf(out, n, "{\"name\":\"%s\"", name);
+	for (i = 0; i < 4; i++) {
+		if ((int)i != skip)
+			k += (size_t)snprintf(out + k, n - k, ",\"%s\":\"%s\"",
+					      uki_names[i], uki_hex[i]);
+	}
+	snprintf(out + k, n - k, "%s}", extra);
+}
+
+static void assert_uki_reason(json_t *r, int event, const char *section,
+			      const char *uki, const char *why)
+{
+	assert_string_equal(field(r, "rule"), "uki");
+	assert_int_equal(num(r, "pcr"), 11);
+	if (event > 0)
+		assert_int_equal(num(r, "event"), event);
+	if (section != NULL)
+		assert_string_equal(field(r, "section"), section);
+	if (uki != NULL)
+		assert_string_equal(field(r, "uki"), uki);
+	if (strstr(field(r, "why"), why) == NULL)
+		fail_msg("why: %s, not %s", field(r, "why"), why);
+}
+
+/*
+ * "uki": the PCR 11 sections match one allowed UKI entirely; otherwise
+ * the first section that differs from the closest allowed UKI is named.
+ */
+static void test_uki(void **state)
+{
+	char a[1024], b2[1024], pol[2200], why[256];
+	json_t *r;
+
+	(void)state;
+	uki_log();
+	uki_entry(a, sizeof(a), "debian-6.1", -1, "");
+	snprintf(pol, sizeof(pol), "{\"uki\":[%s]}", a);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 1);
+	/* another command line: debian-6.1 is the closest of the two */
+	memcpy(strstr(a, uki_hex[2]), "00", 2);
+	uki_entry(b2, sizeof(b2), "old", 0, ",\".linux\":\"" KERNEL_SB "\"");
+	memcpy(strstr(b2, uki_hex[2]), "00", 2);
+	snprintf(pol, sizeof(pol), "{\"uki\":[%s,%s]}", b2, a);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_uki_reason(r, 8, ".cmdline", "debian-6.1", "the UKI's .cmdline");
+	snprintf(why, sizeof(why),
+		 "is %s (event 8), not the allowed "
+		 "debian-6.1's 00%s",
+		 uki_hex[2], uki_hex[2] + 2);
+	assert_uki_reason(r, 8, NULL, NULL, why);
+	assert_string_equal(field(r, "digest"), uki_hex[2]);
+	json_decref(r);
+	/* a section the allowed UKI has not; one it has that is missing */
+	uki_entry(a, sizeof(a), "no-initrd", 3, "");
+	snprintf(pol, sizeof(pol), "{\"uki\":[%s]}", a);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_uki_reason(r, 10, ".initrd", "no-initrd",
+			  "the UKI has a section .initrd");
+	json_decref(r);
+	uki_entry(a, sizeof(a), "dtb", -1, ",\".dtb\":\"" KERNEL_SB "\"");
+	snprintf(pol, sizeof(pol), "{\"uki\":[%s]}", a);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_uki_reason(r, 0, ".dtb", "dtb",
+			  "the UKI lacks the allowed dtb's section .dtb");
+	json_decref(r);
+	/* no stub events at all */
+	elb_open_default(&lb);
+	elb_separator(&lb, 7, 0);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_uki_reason(r, 0, NULL, NULL, "no UKI sections in PCR 11");
+	json_decref(r);
+}
+
+/*
+ * Forged twin: the .cmdline name event's data changed by one byte,
+ * digests kept (the replay still matches): the section's name is
+ * unknown and the "uki" rule refuses, naming the event.
+ */
+static void test_forged_uki(void **state)
+{
+	struct log l;
+	char a[1024], pol[1100];
+	json_t *r;
+
+	(void)state;
+	uki_log();
+	uki_entry(a, sizeof(a), "debian-6.1", -1, "");
+	snprintf(pol, sizeof(pol), "{\"uki\":[%s]}", a);
+	l.buf = lb.buf;
+	l.len = lb.len;
+	flip(&l, 7, 3, 1); /* ".cmdline" -> ".cmdlind" */
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_uki_reason(r, 7, NULL, NULL,
+			  "A UKI section's name is unknown: event 7 (PCR 11, "
+			  "EV_IPL) does not hash to its sha1 digest");
+	assert_string_equal(field(r, "type"), "EV_IPL");
+	json_decref(r);
+	/* a rule that needs no UKI fact is not affected */
+	assert_int_equal(judge_log("{\"secure_boot\":\"required\"}", lb.buf,
+				   lb.len, known_all, NULL, &r),
+			 1);
+}
+
+static const char sbat_text[] = "sbat,1,2023012900\nshim,2\ngrub,3\n"
+				"grub.debian,4\n";
+
+/* SbatLevel (event 1) and shim's vendor certificate (event 2) in lb. */
+static void shim_log(const uint8_t *der, size_t dlen)
+{
+	elb_open_default(&lb);
+	add_var(EV_EFI_VARIABLE_AUTHORITY, guid_shim, "SbatLevel", sbat_text,
+		strlen(sbat_text));
+	add_var(EV_EFI_VARIABLE_AUTHORITY, guid_shim, "Shim", der, dlen);
+}
+
+static void assert_sbat(const char *policy, const char *why)
+{
+	json_t *r;
+
+	assert_int_equal(judge_log(policy, lb.buf, lb.len, known_all, NULL, &r),
+			 why == NULL);
+	if (why == NULL)
+		return;
+	assert_string_equal(field(r, "rule"), "sbat_level");
+	assert_int_equal(num(r, "pcr"), 7);
+	if (strstr(field(r, "why"), why) == NULL)
+		fail_msg("why: %s, not %s", field(r, "why"), why);
+	json_decref(r);
+}
+
+/*
+ * "sbat_level": each component listed revoked at least to its generation
+ * ("sbat": the date); the forged twin (one byte of SbatLevel's data
+ * changed, digests kept) refuses as unknown, naming the event.
+ */
+static void test_sbat_level(void **state)
+{
+	struct log l;
+	uint8_t *der;
+	size_t dlen;
+
+	(void)state;
+	der = fixture_read("ima-sig/rsa.der", &dlen);
+	shim_log(der, dlen);
+	assert_sbat("{\"sbat_level\":{\"sbat\":2023012900,\"shim\":2,"
+		    "\"grub\":3,\"grub.debian\":4}}",
+		    NULL);
+	assert_sbat("{\"sbat_level\":{\"grub\":4}}",
+		    "SbatLevel (event 1) has grub at generation 3, the "
+		    "policy asks for 4");
+	assert_sbat("{\"sbat_level\":{\"sbat\":2024010900}}",
+		    "has sbat at generation 2023012900");
+	assert_sbat("{\"sbat_level\":{\"fwupd\":1}}",
+		    "has no fwupd entry, the policy asks for generation 1");
+	assert_sbat("{\"sbat_level\":{\"grub.debia\":1}}", "no grub.debia");
+	l.buf = lb.buf;
+	l.len = lb.len;
+	flip(&l, 1, 1, 1); /* "grub.debian,4" -> "grub.debian,5" */
+	assert_sbat("{\"sbat_level\":{\"grub\":1}}",
+		    "SbatLevel is unknown: event 1 (PCR 7, "
+		    "EV_EFI_VARIABLE_AUTHORITY, SbatLevel) does not hash to "
+		    "its sha1 digest");
+	elb_open_default(&lb);
+	elb_separator(&lb, 7, 0);
+	assert_sbat("{\"sbat_level\":{\"grub\":1}}",
+		    "SbatLevel is not measured");
+	free(der);
+}
+
+/* "authorities": every authority entry listed, none unknown. */
+static void test_authorities(void **state)
+{
+	char pol[256], hex[65];
+	uint8_t *der, md[32];
+	struct log l;
+	size_t dlen;
+	json_t *r;
+
+	(void)state;
+	der = fixture_read("ima-sig/rsa.der", &dlen);
+	EVP_Digest(der, dlen, md, NULL, EVP_sha256(), NULL);
+	hex_encode(md, 32, hex);
+	shim_log(der, dlen);
+	snprintf(pol, sizeof(pol), "{\"authorities\":[\"%s\"]}", hex);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 1);
+	assert_int_equal(judge_log("{\"authorities\":[\"" KERNEL_SB "\"]}",
+				   lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_string_equal(field(r, "rule"), "authorities");
+	assert_int_equal(num(r, "event"), 2);
+	assert_string_equal(field(r, "digest"), hex);
+	json_decref(r);
+	l.buf = lb.buf;
+	l.len = lb.len;
+	flip(&l, 2, 40, 1);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_names(r, "authorities", 2, "EV_EFI_VARIABLE_AUTHORITY", "Shim");
+	json_decref(r);
+	elb_open_default(&lb);
+	elb_separator(&lb, 7, 0);
+	assert_int_equal(judge_log(pol, lb.buf, lb.len, known_all, NULL, &r),
+			 0);
+	assert_non_null(strstr(field(r, "why"), "no authority is measured"));
+	json_decref(r);
+	free(der);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +934,10 @@ int main(void)
 		cmocka_unit_test(test_forged_cmdline),
 		cmocka_unit_test(test_log_rule_names_its_event),
 		cmocka_unit_test(test_pcr_values),
+		cmocka_unit_test(test_uki),
+		cmocka_unit_test(test_forged_uki),
+		cmocka_unit_test(test_sbat_level),
+		cmocka_unit_test(test_authorities),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
