@@ -11,8 +11,8 @@
 #
 #   - the UKI's PCR 11 is predicted from its sections (uefi.sh uki:
 #     systemd-measure); a policy "uki" with "secure_boot": "required" and
-#     "pcrs": {"11": [that value]} is put before the guest attests; the
-#     guest is trusted under it (one boot);
+#     "uki": [the entry `imatrust ref uki --name lab-a` prints for it: its
+#     sections' digests] is put; the guest is trusted under it (one boot);
 #   - its firmware log, as the verifier decodes it, has shim's SbatLevel
 #     in PCR 7, MokList (and MokListX) in PCR 14, the stub's events in
 #     PCR 11 (.linux, .osrel, .cmdline) whose replay is the prediction,
@@ -23,14 +23,14 @@
 #     stub);
 #   - a UKI with another command line (the same kernel, one word more),
 #     written onto the guest's ESP from inside the guest, and a reboot:
-#     guest1 is untrusted, rule pcrs, PCR 11, the new boot's replayed
-#     value (the second UKI's prediction), the reason text "PCR 11
-#     replays to sha256 <it>, which the policy does not list";
-#   - systemd-pcrphase run by hand with a word out of its order ("ready"
-#     without "sysinit" before it) extends PCR 11 to no value the
-#     verifier accepts (the log's replay, or it extended by a prefix of
-#     systemd 252's phase words: proto/DESIGN.md section 12), and the
-#     evidence is failed, the reason naming PCR 11.
+#     guest1 is untrusted, rule uki, PCR 11, section .cmdline with the
+#     second UKI's digest of it (imatrust ref uki), the reason text "the
+#     UKI's .cmdline is <it>";
+#   - systemd-pcrphase run by hand: "sysinit" then "ready" extend PCR 11
+#     to the log's replay extended by a prefix of systemd 252's phase
+#     words, which the verifier accepts (proto/DESIGN.md section 12: the
+#     machine stays untrusted by rule uki, not failed); "ready" once more
+#     is out of order, and the evidence is failed, naming PCR 11.
 #
 # TAP on stdout, last line "N passed, N failed". Environment as run.sh.
 set -euo pipefail
@@ -49,20 +49,25 @@ uki() {
 	"$UEFI_SH" uki "$1" --kernel "$FLEET_KERNEL" --options "$2"
 }
 
+# The policy: Secure Boot required, and the UKI named by its sections'
+# digests as `imatrust ref uki` gives them for the UKI the guest boots
+# (the same bytes: uefi.sh uki signs the kernel once per kernel).
 put_policy() {
-	cat >"$run_dir/uki.json" <<-EOF
-	{"machines": ["guest1"], "sources": ["*"],
-	 "boot": {"log": "required", "secure_boot": "required",
-	          "pcrs": {"11": ["$PCR11_A"]}}}
-	EOF
-	fleet_cli policy put uki "$run_dir/uki.json" >"$run_dir/policy.log" 2>&1
+	local entry
+
+	entry=$(fleet_cli ref uki --name lab-a "$run_dir/uki-a.efi") || return 1
+	echo "$entry" >"$run_dir/uki-a.json"
+	jq -n --argjson e "$entry" '{machines: ["guest1"], sources: ["*"],
+	    boot: {log: "required", secure_boot: "required", uki: [$e]}}' \
+	    >"$run_dir/uki.json" &&
+	    fleet_cli policy put uki "$run_dir/uki.json" >"$run_dir/policy.log" 2>&1
 }
 
 test_trusted() {
 	local t0=$1
 
 	if wait_state guest1 trusted "$TIMEOUT" 1 >/dev/null 2>&1; then
-		ok "guest1 (shim, systemd-boot, UKI) trusted under policy uki (Secure Boot required, PCR 11 named), $(fleet_since "$t0")s after its start"
+		ok "guest1 (shim, systemd-boot, UKI) trusted under policy uki (Secure Boot required, the UKI named by its sections), $(fleet_since "$t0")s after its start"
 	else
 		not_ok "guest1 (shim, systemd-boot, UKI) trusted under policy uki" \
 		    "state: $(jq_machine guest1 .machine.state 2>/dev/null)" \
@@ -158,7 +163,7 @@ write_uki() {
 }
 
 test_other_cmdline() {
-	local cmdline out t0 r
+	local cmdline out t0 r cmd_b
 
 	cmdline="$(cat "$run_dir/lab/guest1/uki-cmdline") imatrust.lab=another-uki"
 	PCR11_B=$(uki "$run_dir/uki-b.efi" "$cmdline" 2>>"$run_dir/up.log")
@@ -175,17 +180,20 @@ test_other_cmdline() {
 	else
 		not_ok "guest1 rebooted into the other UKI: a new boot" "$out"
 	fi
+	# the other UKI's .cmdline digest, as imatrust ref uki gives it
+	cmd_b=$(fleet_cli ref uki "$run_dir/uki-b.efi" | jq -r '.[".cmdline"]')
 	# shellcheck disable=SC2016 # $d is jq's variable
-	if wait_untrusted_for guest1 '.check == "boot" and .rule == "pcrs" and
-	    .pcr == 11 and .digest == $d' "$PCR11_B"; then
+	if wait_untrusted_for guest1 '.check == "boot" and .rule == "uki" and
+	    .pcr == 11 and .section == ".cmdline" and .uki == "lab-a" and
+	    .digest == $d' "$cmd_b"; then
 		r=$(reason_of guest1)
-		if grep -q "PCR 11 replays to sha256 $PCR11_B, which the policy does not list" <<<"$r"; then
-			ok "guest1 untrusted $(fleet_since "$t0")s after the reboot, rule pcrs, PCR 11, the other UKI's value: $(head -c 400 <<<"$r")"
+		if grep -q "the UKI's .cmdline is $cmd_b" <<<"$r"; then
+			ok "guest1 untrusted $(fleet_since "$t0")s after the reboot, rule uki, PCR 11, the changed section .cmdline named with its digest: $(head -c 400 <<<"$r")"
 		else
-			not_ok "guest1's reason text names PCR 11 and its value" "reason: $r"
+			not_ok "guest1's reason text names the UKI's .cmdline and its digest" "reason: $r"
 		fi
 	else
-		not_ok "guest1 untrusted by the pcrs rule, PCR 11, value ${PCR11_B:0:16}.." \
+		not_ok "guest1 untrusted by the uki rule, PCR 11, section .cmdline ${cmd_b:0:16}.." \
 		    "state: $(jq_machine guest1 .machine.state)" "reason: $(reason_of guest1)"
 	fi
 }
@@ -201,14 +209,36 @@ wait_untrusted_for() {
 
 # pcrphase's extend of PCR 11 is in no firmware-log event: the verifier
 # accepts the log's replay extended by a prefix of systemd 252's phase
-# words, and "ready" alone is none.
-test_pcrphase_limitation() {
-	local r
+# words ("sysinit", then "ready" on a boot without an initrd), and no
+# more: "ready" once again is none.
+test_pcrphase_words() {
+	local r seen moved=0 i
 
+	seen=$(jq_machine guest1 .machine.last_seen)
+	gexec --quiet -t 30 1 '/lib/systemd/systemd-pcrphase sysinit &&
+	    /lib/systemd/systemd-pcrphase ready' || true
+	# evidence verified twice since (the first may have been quoted
+	# before the extends): the second quoted the new PCR 11
+	for i in $(seq 120); do
+		r=$(jq_machine guest1 .machine.last_seen)
+		[ "$r" = "$seen" ] || { moved=$((moved + 1)); seen=$r; }
+		[ "$moved" -ge 2 ] && break
+		sleep 0.5
+	done
+	r=$(reason_of guest1)
+	if [ "$moved" -ge 2 ] &&
+	    [ "$(jq_machine guest1 .machine.state)" = untrusted ] &&
+	    jq -e '.rule == "uki"' <<<"$r" >/dev/null 2>&1; then
+		ok "systemd-pcrphase sysinit, ready run by hand: PCR 11 is the log's extended by the phase words, accepted (guest1 still untrusted by rule uki, not failed, after evidence $i half-seconds on)"
+	else
+		not_ok "systemd-pcrphase sysinit, ready: accepted as phase words" \
+		    "evidence since: $moved" \
+		    "state: $(jq_machine guest1 .machine.state)" "reason: $r"
+	fi
 	gexec --quiet -t 30 1 '/lib/systemd/systemd-pcrphase ready' || true
 	if wait_state guest1 failed 120 0.5 >/dev/null 2>&1 &&
 	    r=$(reason_of guest1) && grep -q 'PCR 11' <<<"$r"; then
-		ok "systemd-pcrphase ready run by hand, out of its order: PCR 11 past what the log and the phase words explain, guest1 failed: $(head -c 300 <<<"$r")"
+		ok "systemd-pcrphase ready once more, out of its order: PCR 11 past what the log and the phase words explain, guest1 failed: $(head -c 300 <<<"$r")"
 	else
 		not_ok "systemd-pcrphase run by hand: guest1 failed naming PCR 11" \
 		    "state: $(jq_machine guest1 .machine.state)" "reason: $(reason_of guest1)"
@@ -235,7 +265,7 @@ tests() {
 	    PCR11_A=$(uki "$run_dir/uki-a.efi" \
 	    "$(cat "$run_dir/lab/guest1/uki-cmdline")" 2>>"$run_dir/up.log") &&
 	    put_policy; then
-		ok "guest1 started (lab.sh guest --chain shim-uki); policy uki: Secure Boot required, PCR 11 = ${PCR11_A:0:16}.. (systemd-measure of the UKI's sections)"
+		ok "guest1 started (lab.sh guest --chain shim-uki); policy uki: Secure Boot required, the UKI lab-a by its sections ($(jq -c . "$run_dir/uki-a.json" | head -c 200)); PCR 11 predicted ${PCR11_A:0:16}.. (systemd-measure)"
 	else
 		not_ok "guest1 started, policy uki" "$(tail -n 5 "$run_dir/up.log")"
 		fleet_test_done
@@ -246,7 +276,7 @@ tests() {
 	test_log
 	test_pcrphase
 	test_other_cmdline
-	test_pcrphase_limitation
+	test_pcrphase_words
 	fleet_test_done
 }
 
