@@ -352,7 +352,7 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBAGENT) $(LIBDAEMON) \
 	$(CC) $(LDFLAGS) -o $@ $^ $(TPM_LIBS) $(PKG_LIBS)
 
 # Host integration tests: real swtpm on free loopback ports, tpm2-tools.
-check-integration: all $(TOOL_BINS)
+check-integration: all $(TOOL_BINS) $(BUILD)/bin/bench-read-latency
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
 		IMATRUST_BIN=$(CURDIR)/$(BUILD)/bin tests/run-suite.sh \
 		check-integration $(INTEGRATION_TESTS)
@@ -364,8 +364,8 @@ check-integration: all $(TOOL_BINS)
 # test the HTTP layer only (test_http_limits).
 INTEGRATION_PG_TESTS := $(addprefix tests/integration/test_,$(addsuffix .sh, \
 	attest history enroll verify results webhooks boot_log agent_daemon \
-	bank_sha384 ref_crash))
-check-integration-pg: all $(TOOL_BINS)
+	bank_sha384 ref_crash read_latency))
+check-integration-pg: all $(TOOL_BINS) $(BUILD)/bin/bench-read-latency
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
 		tests/integration/run-pg.sh $(INTEGRATION_PG_TESTS)
 
@@ -547,6 +547,15 @@ bench-soak: all
 # Evidence latency during a 100,000-reference import, against none.
 $(BUILD)/bin/bench-import-latency: \
 		$(BUILD)/tests/bench/bench_import_latency.o \
+		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
+		$(BUILD)/tests/bench/bench_http.o \
+		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
+# Evidence latency while a console reads records, against none (#33).
+$(BUILD)/bin/bench-read-latency: \
+		$(BUILD)/tests/bench/bench_read_latency.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
 		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)

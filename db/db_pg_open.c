@@ -40,6 +40,14 @@ static const char sql_settings[] = "SET synchronous_commit = off;"
 				   "SET plan_cache_mode = force_generic_plan;"
 				   "LISTEN " DB_CHANGE_CHANNEL;
 
+/*
+ * A reader's session (db_open_reader()): every transaction READ ONLY, so
+ * a read route cannot write whatever it calls; applied again with the
+ * other settings when the session is made again (db_pg.c, reconnect()).
+ */
+static const char sql_read_only[] =
+	"SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
+
 int db_pg_settings(struct db *db, struct imt_error *err)
 {
 	PGconn *pg = db_pg_handle(db);
@@ -47,6 +55,9 @@ int db_pg_settings(struct db *db, struct imt_error *err)
 
 	if (db_pg_result(db, PQexec(pg, sql_settings), PGRES_COMMAND_OK,
 			 "connection settings", err) < 0)
+		return -1;
+	if (db->reader && db_pg_result(db, PQexec(pg, sql_read_only),
+				       PGRES_COMMAND_OK, "read only", err) < 0)
 		return -1;
 	enc = PQparameterStatus(pg, "client_encoding");
 	if (enc == NULL || strcmp(enc, "UTF8") != 0)
@@ -189,6 +200,24 @@ static int migrate(struct db *db, struct imt_error *err)
 	return 0;
 }
 
+/*
+ * A reader (db_open_reader()): the schema the writer migrated to (its
+ * session is READ ONLY: db_pg_settings()).
+ */
+static int pg_reader_check(struct db *db, struct imt_error *err)
+{
+	int64_t version;
+
+	if (read_version(db, &version, err) < 0)
+		return -1;
+	if (version != db_schema_version())
+		return db_err(err, IMT_ERR_UNSUPPORTED,
+			      "reader: database schema version %lld, not %d: "
+			      "open the writer first",
+			      (long long)version, db_schema_version());
+	return 0;
+}
+
 int db_pg_open(struct db *db, const char *path, struct imt_error *err)
 {
 	PGconn *pg = PQconnectdb(path);
@@ -208,6 +237,11 @@ int db_pg_open(struct db *db, const char *path, struct imt_error *err)
 		PQfinish(pg);
 		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
 	}
+	if (db->reader)
+		return db_pg_settings(db, err) < 0 ||
+				       pg_reader_check(db, err) < 0 ?
+			       -1 :
+			       0;
 	if (db_pg_settings(db, err) < 0 || migrate(db, err) < 0)
 		return -1; /* db_close() closes what did open */
 	return 0;

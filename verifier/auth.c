@@ -36,6 +36,7 @@ static int check_token(struct verifier *v, const char *header,
 		       struct http_response *res, char name[DB_NAME_MAX + 1])
 {
 	struct imt_error err;
+	struct verifier *r;
 	const char *token;
 	size_t len = 0;
 	int ok = 0, rc;
@@ -49,10 +50,10 @@ static int check_token(struct verifier *v, const char *header,
 			   AUTH_CHALLENGE);
 		return -1;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_token_check(v->db, (const uint8_t *)token, len, name, &ok,
+	r = read_begin(v);
+	rc = db_token_check(r->db, (const uint8_t *)token, len, name, &ok,
 			    &err);
-	pthread_mutex_unlock(&v->lock);
+	read_end(r);
 	if (rc < 0 && err.status != IMT_ERR_MALFORMED) {
 		http_error(res, 500, "token check: %s", err.msg);
 		return -1;
