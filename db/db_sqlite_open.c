@@ -425,13 +425,12 @@ int db_sqlite_open(struct db *db, const char *path, struct imt_error *err)
 				      sqlite3_errmsg(sql));
 		return -1; /* db_close() closes what did open */
 	}
+	if (db_configure(db, err) < 0)
+		return -1;
 	if (db->reader)
-		return db_configure(db, err) < 0 ||
-				       db_reader_check(db, err) < 0 ?
-			       -1 :
-			       0;
-	if (db_configure(db, err) < 0 || db_check_version(db, err) < 0 ||
-	    db_wal(db, err) < 0 || db_migrate(db, err) < 0)
+		return db_reader_check(db, err);
+	if (db_check_version(db, err) < 0 || db_wal(db, err) < 0 ||
+	    db_migrate(db, err) < 0)
 		return -1;
 	return 0;
 }

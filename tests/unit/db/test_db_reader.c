@@ -146,7 +146,24 @@ static void pg_kill_session(const char *uri, struct db *r)
 	usleep(100 * 1000); /* its goodbye reaches our socket */
 }
 
-/* PostgreSQL: a reader's session made again is read-only again. */
+/* PostgreSQL: the channels @db's session LISTENs on. */
+static int pg_listening(struct db *db)
+{
+	PGresult *res = PQexec(db_pg_handle(db), "SELECT count(*) FROM "
+						 "pg_listening_channels()");
+	int n;
+
+	assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+	n = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return n;
+}
+
+/*
+ * PostgreSQL: a reader's session made again (a restart, a session ended)
+ * is read-only again, and the next snapshot is taken on it; the reader
+ * listens to nothing, before and after.
+ */
 static void test_reader_reconnect_read_only(void **state)
 {
 	struct tdb t;
@@ -158,6 +175,8 @@ static void test_reader_reconnect_read_only(void **state)
 	add_token(t.db, "alice", TOK_A);
 	if (db_open_reader(t.path, &r, &err) < 0)
 		fail_msg("db_open_reader: %s", err.msg);
+	assert_int_equal(pg_listening(r), 0);
+	assert_int_equal(pg_listening(t.db), 1);
 	pg_kill_session(t.path, r);
 	assert_int_equal(token_ok(r, TOK_A), 1); /* reconnected */
 	assert_int_equal(db_token_add(r, "mallory", (const uint8_t *)TOK_B,
@@ -165,6 +184,16 @@ static void test_reader_reconnect_read_only(void **state)
 			 -1);
 	assert_non_null(strstr(err.msg, "read-only"));
 	assert_int_equal(token_ok(t.db, TOK_B), 0);
+	assert_int_equal(pg_listening(r), 0);
+	/* a snapshot begun on a session that has gone */
+	pg_kill_session(t.path, r);
+	if (db_read_begin(r, &err) < 0)
+		fail_msg("db_read_begin after a lost session: %s", err.msg);
+	assert_int_equal(token_ok(r, TOK_A), 1);
+	add_token(t.db, "bob", TOK_B);
+	assert_int_equal(token_ok(r, TOK_B), 0); /* one snapshot */
+	db_read_end(r);
+	assert_int_equal(token_ok(r, TOK_B), 1);
 	db_close(r);
 	tdb_remove(&t);
 }
