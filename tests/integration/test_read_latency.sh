@@ -36,7 +36,7 @@ verifier_conf "$tmp/v.conf" "$port" "$tmp/v.db" "nonce_ttl = 600" \
 	"stale_after = 86400" "max_connections = 128" "threads = 2" \
 	"log_level = warning"
 t0=$SECONDS
-"$bench" -n 50 -i 100 -s 5 -R 50000 -L 20 -D "$db" -p "$port" \
+"$bench" -n 50 -i 100 -s 5 -R 250000 -L 20 -D "$db" -p "$port" \
 	-C "$tmp/cert.pem" -o "$tmp" -- "$bin/imatrust-verifier" \
 	-c "$tmp/v.conf" >"$tmp/out" 2>&1
 rc=$?
