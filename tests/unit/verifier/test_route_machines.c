@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "verifier_test.h"
+#include "result_key.h"
 
 /* test_fpr_of("node-a"), and "node-c" in upper case, as hex */
 #define FPR_A "6e6f64652d61f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
@@ -506,6 +507,9 @@ static void test_reads_beside_writer(void **state)
 		{ route_refs_list, NULL, "references", 200 },
 		{ route_sources_list, NULL, "sources", 200 },
 		{ route_policies_list, NULL, "policies", 200 },
+		{ route_policies_get, "default", "policy", 200 },
+		{ route_export_keylime, "default", "keylime export", 200 },
+		{ route_machines_result, "node-a", "result", 200 },
 		{ route_keys_list, NULL, "keys", 200 },
 		{ route_webhooks_list, NULL, "webhooks", 200 },
 		{ route_metrics, NULL, "metrics", 200 },
@@ -527,6 +531,9 @@ static void test_reads_beside_writer(void **state)
 				    32, TV_NOW, &err),
 			 0);
 	tv_boot(t, "node-a", recs, 2);
+	t->v.result_key = result_key_from_pkey(
+		EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"));
+	assert_non_null(t->v.result_key);
 	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
 		struct read_call rc = { t,
 					reads[i].h,
@@ -549,6 +556,8 @@ static void test_reads_beside_writer(void **state)
 		if (rc.status != reads[i].want)
 			fail_msg("%s: status %u", reads[i].name, rc.status);
 	}
+	result_key_free(t->v.result_key);
+	t->v.result_key = NULL;
 }
 
 /* The "policy" GET /v1/machines/node-a names. */
