@@ -73,8 +73,9 @@ static int load_log(struct verifier *v, const char *id,
 	struct db_boot boot;
 	struct imt_error err;
 	int found = 0, has_boot = 0, has_log = 0, rc;
-	struct verifier *r = read_begin(v);
+	struct verifier *r;
 
+	r = read_begin(v);
 	rc = db_machine_get(r->db, id, &m, &found, &err);
 	if (rc == 0 && found) {
 		db_machine_release(&m);

@@ -518,7 +518,7 @@ out:
 	import_batch_free(&b);
 }
 
-/* Every reference of a source @p selects, into @b (v->lock held). */
+/* Every reference of a source @p selects, into @b (a read hold). */
 struct export_walk {
 	const struct policy *p;
 	struct import_sink *sink;

@@ -205,16 +205,16 @@ out:
 	json_decref(pg.rows);
 }
 
-/* Read machine @id (and its current boot) under the lock; 404 if none. */
+/* Read machine @id (and its current boot) in one read hold; 404 if none. */
 static int load_machine(struct verifier *v, const char *id,
 			struct http_response *res, struct db_machine *m,
 			struct db_boot *boot, int *has_boot)
 {
+	struct verifier *r;
 	struct imt_error err;
 	int found = 0, rc;
 
-	struct verifier *r = read_begin(v);
-
+	r = read_begin(v);
 	rc = db_machine_get(r->db, id, m, &found, &err);
 	if (rc == 0 && found && boot != NULL)
 		rc = db_boot_current(r->db, id, boot, has_boot, &err);

@@ -9,7 +9,8 @@
  *						 "expires_at"} (bearer token)
  *
  * The JWT is made from the machine as stored at the moment of the
- * request; the signature is made outside v->lock.
+ * request, read in a read hold (reader.c, never v->lock); the signature
+ * is made outside it.
  */
 #include <stdlib.h>
 #include <string.h>
