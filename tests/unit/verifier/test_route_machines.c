@@ -444,7 +444,10 @@ static void test_records_explain_cap(void **state)
 	assert_records_page(t, "limit=10&from=5", 10, 15, 0);
 }
 
-/* One read route called on a thread of its own (test_reads_beside_writer). */
+/*
+ * One route called on a thread of its own, as the server calls it for
+ * @method (test_reads_beside_writer, test_writes_beside_reader).
+ */
 struct read_call {
 	struct tv *t;
 	tv_handler h;
@@ -453,17 +456,28 @@ struct read_call {
 	pthread_mutex_t m;
 	pthread_cond_t c;
 	int done;
+	const char *method; /* NULL: GET */
+	const char *body;
 };
 
 static void *read_thread(void *arg)
 {
 	struct read_call *rc = arg;
-	unsigned int status;
-	json_t *a = tv_call(rc->t, rc->h, rc->param, NULL, TV_AUTH, &status);
+	struct http_request req = { 0 };
+	struct http_response res = { .status = 200 };
 
-	json_decref(a);
+	req.method = rc->method != NULL ? rc->method : "GET";
+	req.body = rc->body != NULL ? rc->body : "";
+	req.body_len = strlen(req.body);
+	req.authorization = TV_AUTH;
+	if (rc->param != NULL) {
+		snprintf(req.params[0], sizeof(req.params[0]), "%s", rc->param);
+		req.nparams = 1;
+	}
+	rc->h(&rc->t->v, &req, &res);
+	free(res.body);
 	pthread_mutex_lock(&rc->m);
-	rc->status = status;
+	rc->status = res.status;
 	rc->done = 1;
 	pthread_cond_signal(&rc->c);
 	pthread_mutex_unlock(&rc->m);
@@ -541,7 +555,9 @@ static void test_reads_beside_writer(void **state)
 					0,
 					PTHREAD_MUTEX_INITIALIZER,
 					PTHREAD_COND_INITIALIZER,
-					0 };
+					0,
+					NULL,
+					NULL };
 		int answered;
 
 		pthread_mutex_lock(&t->v.lock); /* the writer, busy */
@@ -558,6 +574,38 @@ static void test_reads_beside_writer(void **state)
 	}
 	result_key_free(t->v.result_key);
 	t->v.result_key = NULL;
+}
+
+/*
+ * Issue #33, the other way: with the read view's lock held (a long read),
+ * a write (its token checked too) goes on, on the writer's connection.
+ */
+static void test_writes_beside_reader(void **state)
+{
+	struct tv *t = *state;
+	struct read_call rc = {
+		t,
+		route_policies_put,
+		"lab",
+		0,
+		PTHREAD_MUTEX_INITIALIZER,
+		PTHREAD_COND_INITIALIZER,
+		0,
+		"PUT",
+		"{\"machines\":[\"node-a\"],\"sources\":[\"*\"]}"
+	};
+	pthread_t th;
+	int answered;
+
+	assert_non_null(t->v.reader);
+	pthread_mutex_lock(&t->v.reader->lock); /* a reader, busy */
+	assert_int_equal(pthread_create(&th, NULL, read_thread, &rc), 0);
+	answered = answers_within(&rc, 5);
+	pthread_mutex_unlock(&t->v.reader->lock);
+	pthread_join(th, NULL);
+	if (!answered)
+		fail_msg("PUT /v1/policies/lab waited for a read");
+	assert_int_equal(rc.status, 201);
 }
 
 /* The "policy" GET /v1/machines/node-a names. */
@@ -653,6 +701,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reads_beside_writer, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reads_see_policy_change,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writes_beside_reader,
 						setup, teardown),
 	};
 
