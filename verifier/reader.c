@@ -22,10 +22,11 @@ int verifier_reader_open(struct verifier *v, struct imt_error *err)
 	if (v->reader != NULL)
 		return 0;
 	r = calloc(1, sizeof(*r));
-	if (r == NULL)
-		return imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-				     IMT_NO_POS, "reader: out of memory"),
-		       -1;
+	if (r == NULL) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "reader: out of memory");
+		return -1;
+	}
 	if (db_open_reader(v->cfg.database, &r->db, err) < 0) {
 		free(r);
 		return -1;
