@@ -739,9 +739,11 @@ int main(int argc, char **argv)
 	       bench_now() - t);
 	snprintf(log, sizeof(log), "%s/verifier.log", o.dir);
 	atexit(stop_verifier);
+	t = bench_now();
 	verifier_pid = bench_spawn(o.verifier, log);
 	if (verifier_pid < 0 || wait_ready(&o) < 0)
 		die("the verifier did not start", log);
+	printf("verifier ready: %.1f s\n", bench_now() - t);
 	r.m = curl_multi_init();
 	curl_multi_setopt(r.m, CURLMOPT_MAXCONNECTS, (long)o.agents + 16);
 	run_phases(&r);

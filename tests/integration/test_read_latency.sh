@@ -30,16 +30,33 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 	-subj /CN=verifier \
 	-addext "subjectAltName=IP:127.0.0.1,DNS:*.agents.bench" \
 	>/dev/null 2>&1 || bail "openssl"
-port=$(swtpm_free_ports)
-db=$(db_uri "$tmp/v.db") || bail "database"
-verifier_conf "$tmp/v.conf" "$port" "$tmp/v.db" "nonce_ttl = 600" \
-	"stale_after = 86400" "max_connections = 128" "threads = 2" \
-	"log_level = warning"
+# run_bench DB: the bench on a fresh DB and a free port; its status. The
+# port is picked a minute before the verifier binds it (the seeding of
+# PostgreSQL): on a host that runs other tests it may be taken meanwhile.
+run_bench() {
+	local dbfile=$1 db port
+
+	port=$(swtpm_free_ports)
+	db=$(db_uri "$dbfile") || bail "database"
+	verifier_conf "$tmp/v.conf" "$port" "$dbfile" "nonce_ttl = 600" \
+		"stale_after = 86400" "max_connections = 128" "threads = 2" \
+		"log_level = warning"
+	"$bench" -n 50 -i 100 -s 5 -R 250000 -L 20 -D "$db" -p "$port" \
+		-C "$tmp/cert.pem" -o "$tmp" -- "$bin/imatrust-verifier" \
+		-c "$tmp/v.conf" >"$tmp/out" 2>&1
+}
 t0=$SECONDS
-"$bench" -n 50 -i 100 -s 5 -R 250000 -L 20 -D "$db" -p "$port" \
-	-C "$tmp/cert.pem" -o "$tmp" -- "$bin/imatrust-verifier" \
-	-c "$tmp/v.conf" >"$tmp/out" 2>&1
+dbfile=$tmp/v.db
+run_bench "$dbfile"
 rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'the verifier did not start' "$tmp/out" &&
+	[ ! -s "$tmp/verifier.log" ]; then
+	sed 's/^/# /' "$tmp/out"
+	echo "# the verifier never answered on its port, and said nothing: again on another"
+	dbfile=$tmp/v2.db
+	run_bench "$dbfile"
+	rc=$?
+fi
 sed 's/^/# /' "$tmp/out"
 if [ "$rc" -eq 0 ]; then
 	ok "evidence median within one page + 20 ms of the quiet window's while the console reads ($((SECONDS - t0)) s)"
@@ -47,7 +64,7 @@ else
 	fail "the console's reads delayed evidence, or an answer was wrong" \
 		"$tmp/verifier.log"
 fi
-states=$(db_query "$tmp/v.db" \
+states=$(db_query "$dbfile" \
 	"SELECT state || ' ' || count(*) FROM machines WHERE id LIKE 'bench-%' GROUP BY state")
 check "every agent trusted ($states)" [ "$states" = "trusted 50" ]
 exit $((failures > 0))
