@@ -157,7 +157,8 @@ BINS := $(BUILD)/bin/imatrust $(BUILD)/bin/imatrust-verifier \
 	$(BUILD)/bin/imatrust-agent
 BENCH_BINS := $(BUILD)/bin/bench-replay $(BUILD)/bin/gen-ima-list \
 	$(BUILD)/bin/bench-verifier $(BUILD)/bin/bench-deb-import \
-	$(BUILD)/bin/soak-agents $(BUILD)/bin/bench-route
+	$(BUILD)/bin/soak-agents $(BUILD)/bin/bench-route \
+	$(BUILD)/bin/bench-read-latency
 
 # Drivers that put library functions on the command line for the shell
 # tests of tests/integration/: tests/tools/<name>.c -> build/tests/tools/
@@ -364,7 +365,7 @@ check-integration: all $(TOOL_BINS)
 # test the HTTP layer only (test_http_limits).
 INTEGRATION_PG_TESTS := $(addprefix tests/integration/test_,$(addsuffix .sh, \
 	attest history enroll verify results webhooks boot_log agent_daemon \
-	bank_sha384 ref_crash))
+	bank_sha384 ref_crash read_latency))
 check-integration-pg: all $(TOOL_BINS)
 	@IMATRUST_TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
 		tests/integration/run-pg.sh $(INTEGRATION_PG_TESTS)
@@ -554,6 +555,15 @@ $(BUILD)/bin/bench-import-latency: \
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
 
+# Evidence latency while a console reads records, against none (#33).
+$(BUILD)/bin/bench-read-latency: \
+		$(BUILD)/tests/bench/bench_read_latency.o \
+		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
+		$(BUILD)/tests/bench/bench_http.o \
+		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lpthread
+
 # A machine's records explained among ~250,000 references (issue #33).
 $(BUILD)/bin/bench-explain: $(BUILD)/tests/bench/bench_explain.o \
 		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
@@ -577,6 +587,10 @@ bench-deb-import: $(BUILD)/bin/bench-deb-import
 .PHONY: bench-import-latency
 bench-import-latency: all $(BUILD)/bin/bench-import-latency
 	@tests/bench/import-latency
+
+.PHONY: bench-read-latency
+bench-read-latency: all
+	@tests/bench/read-latency
 
 deps:
 	@deploy/install-deps.sh

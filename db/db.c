@@ -15,7 +15,8 @@ int db_schema_version(void)
 	return db_migrations[db_migration_count - 1].version;
 }
 
-int db_open(const char *path, struct db **out, struct imt_error *err)
+static int open_as(const char *path, int reader, struct db **out,
+		   struct imt_error *err)
 {
 	struct db *db;
 
@@ -31,12 +32,23 @@ int db_open(const char *path, struct db **out, struct imt_error *err)
 			      "out of memory");
 		return -1;
 	}
+	db->reader = reader;
 	if (db_conn_open(db, path, err) < 0) {
 		db_close(db);
 		return -1;
 	}
 	*out = db;
 	return 0;
+}
+
+int db_open(const char *path, struct db **out, struct imt_error *err)
+{
+	return open_as(path, 0, out, err);
+}
+
+int db_open_reader(const char *path, struct db **out, struct imt_error *err)
+{
+	return open_as(path, 1, out, err);
 }
 
 int db_is_uri(const char *path)

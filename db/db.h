@@ -79,6 +79,28 @@ struct db;
  */
 int db_open(const char *path, struct db **out, struct imt_error *err);
 
+/**
+ * db_open_reader() - a second, read-only connection to the database at
+ * @path, which db_open() made and migrated (issue #33: reads beside the
+ * writer). SQLite: the same file, which must exist and be private as
+ * db_open() requires, opened read-only (query_only) in the WAL mode the
+ * writer set, so a reader sees a committed snapshot and never waits for
+ * the writer nor makes it wait. PostgreSQL: another session whose
+ * transactions are all READ ONLY. The schema must be this binary's
+ * version (IMT_ERR_UNSUPPORTED otherwise); nothing is migrated. Any write
+ * through it fails (IMT_ERR_INTERNAL).
+ */
+int db_open_reader(const char *path, struct db **out, struct imt_error *err);
+
+/**
+ * db_read_begin() - one snapshot for several reads on a reader: BEGIN
+ * (SQLite: deferred, a read lock only) or BEGIN ISOLATION LEVEL
+ * REPEATABLE READ READ ONLY (PostgreSQL); end it with db_read_end().
+ */
+int db_read_begin(struct db *db, struct imt_error *err);
+/** db_read_end() - end db_read_begin()'s snapshot; never fails. */
+void db_read_end(struct db *db);
+
 /** db_is_uri() - 1 when @path names a PostgreSQL database, not a file. */
 int db_is_uri(const char *path);
 

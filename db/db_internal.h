@@ -51,6 +51,7 @@ struct db {
 	/* counts transactions and savepoints begun: db_ref_cache.c */
 	uint64_t tx_serial;
 	struct db_ref_cache *ref_cache; /* NULL until the first lookup */
+	int reader; /* db_open_reader(): reads only, no migration */
 };
 
 /* A lookup's key: policy (or none), path, algo, digest (db_ref_cache.c). */

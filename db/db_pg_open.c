@@ -32,13 +32,25 @@
  * choose, PostgreSQL plans the reference lookup (a CASE of four EXISTS)
  * again at each run, and a lookup took 2.2 ms instead of 0.29 ms
  * (test_db_ref, 100 000 references, on the loaded 2-core VM).
- * LISTEN: the changes other instances announce (db_cluster.c).
+ * LISTEN (the writer): the changes other instances announce
+ * (db_cluster.c).
  */
 static const char sql_settings[] = "SET synchronous_commit = off;"
 				   "SET client_encoding = 'UTF8';"
 				   "SET client_min_messages = warning;"
-				   "SET plan_cache_mode = force_generic_plan;"
-				   "LISTEN " DB_CHANGE_CHANNEL;
+				   "SET plan_cache_mode = force_generic_plan";
+static const char sql_listen_change[] = "LISTEN " DB_CHANGE_CHANNEL;
+
+/*
+ * A reader's session (db_open_reader()): every transaction READ ONLY, so
+ * a read route cannot write whatever it calls; applied again with the
+ * other settings when the session is made again (db_pg.c, reconnect()).
+ * It does not LISTEN: it reads policies and keys again at each snapshot
+ * (verifier/reader.c), and notifications nobody reads would only pile up
+ * on its socket.
+ */
+static const char sql_read_only[] =
+	"SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
 
 int db_pg_settings(struct db *db, struct imt_error *err)
 {
@@ -47,6 +59,12 @@ int db_pg_settings(struct db *db, struct imt_error *err)
 
 	if (db_pg_result(db, PQexec(pg, sql_settings), PGRES_COMMAND_OK,
 			 "connection settings", err) < 0)
+		return -1;
+	if (db_pg_result(db,
+			 PQexec(pg,
+				db->reader ? sql_read_only : sql_listen_change),
+			 PGRES_COMMAND_OK, db->reader ? "read only" : "listen",
+			 err) < 0)
 		return -1;
 	enc = PQparameterStatus(pg, "client_encoding");
 	if (enc == NULL || strcmp(enc, "UTF8") != 0)
@@ -189,6 +207,24 @@ static int migrate(struct db *db, struct imt_error *err)
 	return 0;
 }
 
+/*
+ * A reader (db_open_reader()): the schema the writer migrated to (its
+ * session is READ ONLY: db_pg_settings()).
+ */
+static int pg_reader_check(struct db *db, struct imt_error *err)
+{
+	int64_t version;
+
+	if (read_version(db, &version, err) < 0)
+		return -1;
+	if (version != db_schema_version())
+		return db_err(err, IMT_ERR_UNSUPPORTED,
+			      "reader: database schema version %lld, not %d: "
+			      "open the writer first",
+			      (long long)version, db_schema_version());
+	return 0;
+}
+
 int db_pg_open(struct db *db, const char *path, struct imt_error *err)
 {
 	PGconn *pg = PQconnectdb(path);
@@ -208,7 +244,7 @@ int db_pg_open(struct db *db, const char *path, struct imt_error *err)
 		PQfinish(pg);
 		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
 	}
-	if (db_pg_settings(db, err) < 0 || migrate(db, err) < 0)
+	if (db_pg_settings(db, err) < 0)
 		return -1; /* db_close() closes what did open */
-	return 0;
+	return db->reader ? pg_reader_check(db, err) : migrate(db, err);
 }

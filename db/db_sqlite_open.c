@@ -290,19 +290,49 @@ static void sqlite_process_config(void)
 }
 
 /*
+ * A reader's file is the writer's, already open in this process: it must
+ * be there and private, and is looked at with lstat(), never opened.
+ * Closing any descriptor of a file drops every POSIX lock the process
+ * holds on it, the writer's included: another process would then find
+ * the database unused, checkpoint and delete the WAL on its close, and
+ * the writer's later commits would go to the unlinked WAL, where no other
+ * process sees them (test_db_reader, test_reader_keeps_locks).
+ */
+static int reader_file_private(const char *path, struct imt_error *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return db_err(err, IMT_ERR_INTERNAL, "%s: %s", path,
+			      strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return db_err(err, IMT_ERR_INTERNAL, "%s: not a regular file",
+			      path);
+	if ((st.st_mode & 077) != 0)
+		return db_err(err, IMT_ERR_INTERNAL,
+			      "%s: mode %04o lets its group or others read "
+			      "webhook secrets and token hashes: chmod 600 %s",
+			      path, (unsigned int)(st.st_mode & 07777), path);
+	return 0;
+}
+
+/*
  * The database holds webhook secrets and the hashes of operator tokens:
  * a new file is made 0600 whatever the umask (outside systemd's UMask=),
  * and a file that its group or others may read or write is refused, so a
  * copy or a restore with the wrong mode is found at start, not later.
  * SQLite gives its -wal and -shm files the database file's mode.
  */
-static int sqlite_file_private(const char *path, struct imt_error *err)
+static int sqlite_file_private(const char *path, int reader,
+			       struct imt_error *err)
 {
 	struct stat st;
 	int fd, rc;
 
 	if (strcmp(path, ":memory:") == 0)
 		return 0;
+	if (reader)
+		return reader_file_private(path, err);
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
@@ -326,6 +356,41 @@ static int sqlite_file_private(const char *path, struct imt_error *err)
 	return 0;
 }
 
+static const char sql_journal_mode[] = "PRAGMA journal_mode";
+static const char sql_query_only[] = "PRAGMA query_only = 1";
+
+/*
+ * A reader (db_open_reader()): the schema the writer migrated to, WAL
+ * (without it a reader's lock would hold the writer's commit), and no
+ * statement that writes, whatever the caller asks.
+ */
+static int db_reader_check(struct db *db, struct imt_error *err)
+{
+	int64_t version;
+	struct db_stmt *st;
+	int wal;
+
+	if (db_check_version(db, err) < 0 ||
+	    db_int_query(db, sql_user_version, &version, err) < 0)
+		return -1;
+	if (version != db_schema_version())
+		return db_err(err, IMT_ERR_UNSUPPORTED,
+			      "reader: database schema version %lld, not %d: "
+			      "open the writer first",
+			      (long long)version, db_schema_version());
+	st = db_stmt(db, sql_journal_mode, err);
+	if (st == NULL)
+		return -1;
+	wal = db_step(st) == DB_ROW && db_col_text(st, 0) != NULL &&
+	      strcmp(db_col_text(st, 0), "wal") == 0;
+	db_reset(st);
+	if (!wal)
+		return db_err(err, IMT_ERR_INTERNAL,
+			      "reader: journal_mode is not wal: readers would "
+			      "block the writer");
+	return db_exec(db, sql_query_only, "query_only", err);
+}
+
 /*
  * SQLITE_OPEN_NOMUTEX: a connection is used by one thread at a time
  * (db.h: a multi-threaded caller holds its own lock around every db_*
@@ -336,12 +401,13 @@ int db_sqlite_open(struct db *db, const char *path, struct imt_error *err)
 {
 	static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 	sqlite3 *sql = NULL;
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	int flags = (db->reader ? SQLITE_OPEN_READONLY :
+				  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
 		    SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
 	int rc;
 
 	pthread_once(&config_once, sqlite_process_config);
-	if (sqlite_file_private(path, err) < 0)
+	if (sqlite_file_private(path, db->reader, err) < 0)
 		return -1;
 	rc = sqlite3_open_v2(path, &sql, flags, NULL);
 
@@ -359,8 +425,12 @@ int db_sqlite_open(struct db *db, const char *path, struct imt_error *err)
 				      sqlite3_errmsg(sql));
 		return -1; /* db_close() closes what did open */
 	}
-	if (db_configure(db, err) < 0 || db_check_version(db, err) < 0 ||
-	    db_wal(db, err) < 0 || db_migrate(db, err) < 0)
+	if (db_configure(db, err) < 0)
+		return -1;
+	if (db->reader)
+		return db_reader_check(db, err);
+	if (db_check_version(db, err) < 0 || db_wal(db, err) < 0 ||
+	    db_migrate(db, err) < 0)
 		return -1;
 	return 0;
 }

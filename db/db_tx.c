@@ -136,3 +136,30 @@ int db_durable_commits(struct db *db, int on, struct imt_error *err)
 			      "synchronous cannot change in a transaction");
 	return db_conn_durable(db, on, err);
 }
+
+/* A snapshot for several reads (db_read_begin(): readers only). */
+static const struct db_sql sql_read_begin = {
+	.sqlite = "BEGIN",
+	.pg = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+};
+
+int db_read_begin(struct db *db, struct imt_error *err)
+{
+	struct db_stmt *st;
+
+	if (db == NULL || !db->reader)
+		return db_bad(err, "a read snapshot needs a reader connection");
+	st = db_stmt_sql(db, &sql_read_begin, err);
+	db->tx_serial++; /* the reference cache re-reads the epoch */
+	if (st == NULL)
+		return -1;
+	return db_step_done(db, st, err, "BEGIN (read)");
+}
+
+void db_read_end(struct db *db)
+{
+	if (db == NULL || !db_in_transaction(db))
+		return;
+	if (run(db, sql_commit, NULL) < 0)
+		db_exec(db, "ROLLBACK", "rollback", NULL);
+}

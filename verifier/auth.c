@@ -31,17 +31,31 @@ static const char *bearer_token(const char *header, size_t *len)
 _Static_assert(DB_NAME_MAX <= HTTP_OPERATOR_MAX,
 	       "http_request.operator holds a token's name");
 
-/* The one check of a token: @header against the stored hashes. */
-static int check_token(struct verifier *v, const char *header,
+/*
+ * Whose connection checks a request's token (issue #33): a read's (GET,
+ * and the one-shot POST /v1/verify) the read view's, so it never waits
+ * for evidence; a write's the writer's under v->lock, which the write
+ * takes next anyway, so a write never waits for a read.
+ */
+static int is_read(const struct http_request *req)
+{
+	return req->method == NULL || strcmp(req->method, "GET") == 0 ||
+	       strcmp(req->method, "HEAD") == 0 ||
+	       (req->path != NULL && strcmp(req->path, "/v1/verify") == 0);
+}
+
+/* The one check of a token: @req's header against the stored hashes. */
+static int check_token(struct verifier *v, const struct http_request *req,
 		       struct http_response *res, char name[DB_NAME_MAX + 1])
 {
 	struct imt_error err;
+	struct verifier *r;
 	const char *token;
 	size_t len = 0;
 	int ok = 0, rc;
 
 	name[0] = '\0';
-	token = bearer_token(header, &len);
+	token = bearer_token(req->authorization, &len);
 	if (token == NULL) {
 		http_error(res, 401,
 			   "operator token required: send "
@@ -49,10 +63,17 @@ static int check_token(struct verifier *v, const char *header,
 			   AUTH_CHALLENGE);
 		return -1;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_token_check(v->db, (const uint8_t *)token, len, name, &ok,
-			    &err);
-	pthread_mutex_unlock(&v->lock);
+	if (is_read(req)) {
+		r = read_begin(v);
+		rc = db_token_check(r->db, (const uint8_t *)token, len, name,
+				    &ok, &err);
+		read_end(r);
+	} else {
+		pthread_mutex_lock(&v->lock);
+		rc = db_token_check(v->db, (const uint8_t *)token, len, name,
+				    &ok, &err);
+		pthread_mutex_unlock(&v->lock);
+	}
 	if (rc < 0 && err.status != IMT_ERR_MALFORMED) {
 		http_error(res, 500, "token check: %s", err.msg);
 		return -1;
@@ -70,7 +91,7 @@ static int check_token(struct verifier *v, const char *header,
 
 int auth_guard(void *ctx, struct http_request *req, struct http_response *res)
 {
-	return check_token(ctx, req->authorization, res, req->op_name);
+	return check_token(ctx, req, res, req->op_name);
 }
 
 int auth_operator(struct verifier *v, const struct http_request *req,
@@ -82,5 +103,5 @@ int auth_operator(struct verifier *v, const struct http_request *req,
 		name[DB_NAME_MAX] = '\0';
 		return 0;
 	}
-	return check_token(v, req->authorization, res, name);
+	return check_token(v, req, res, name);
 }

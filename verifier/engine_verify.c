@@ -5,16 +5,19 @@
  * evidence goes through (attest.c, boot_check.c, judge.c), with the whole
  * list proven from record 0, judged under a named policy, stored nowhere.
  *
- *  1. under the lock: the policy; with "machine", its enrolled AK;
+ *  1. under a read hold (read_begin(): the reader's lock and read-only
+ *     connection, never v->lock; issue #33): the policy; with
+ *     "machine", its enrolled AK;
  *  2. unlocked: a given AK's attributes (as enrollment requires), the
  *     quote's signature under the AK and its nonce, the PCR digest, the
  *     replay of the whole list to the quoted PCR 10, boot_aggregate, the
  *     firmware event log against PCRs 0-9 (attest.h with ->whole);
- *  3. under the lock: every record judged, the policy's "boot" section
- *     on the log: read-only lookups, VERIFY_PAGE records a hold of the
- *     lock, so a 45,000-record list keeps agents' evidence waiting for
- *     one page at most. A policy changed between two pages judges the
- *     later ones; one removed ends the check with "unknown policy".
+ *  3. under read holds: every record judged, the policy's "boot"
+ *     section on the log: read-only lookups, VERIFY_PAGE records a
+ *     hold, so a 45,000-record list keeps other readers waiting for one
+ *     page at most (agents' evidence does not wait for it at all). A
+ *     policy changed between two pages judges the later ones; one
+ *     removed ends the check with "unknown policy".
  *
  * No transaction, no row: the one thing that moves is a counter. Freshness
  * is the caller's: the verifier checks the quote answers the nonce the
@@ -30,7 +33,7 @@
 #include "policies.h"
 #include "tpm_public.h"
 
-#define VERIFY_PAGE 256 /* records judged per hold of v->lock */
+#define VERIFY_PAGE 256 /* records judged per read hold */
 
 static const char *const check_names[ENGINE_CHECK_COUNT] = {
 	[ENGINE_CHECK_AK] = "ak",
@@ -62,7 +65,7 @@ const char *engine_check_result_name(enum engine_check_result r)
 }
 
 /*
- * The bundle's policy (v->lock held): the one it names; else the
+ * The bundle's policy (read hold): the one it names; else the
  * enrolled machine's, or the default for a given AK. NULL: no such name.
  */
 static const struct policy *policy_of(struct verifier *v,
@@ -87,15 +90,18 @@ static int unknown_policy(const struct wire_bundle *b,
 	return -1;
 }
 
-/* Step 1 (takes v->lock): the policy exists, the machine's AK. */
-static int load(struct verifier *v, const struct wire_bundle *b,
+/*
+ * Step 1 (a read hold: read_begin(), never v->lock): the policy exists,
+ * the machine's AK.
+ */
+static int load(struct verifier *rv, const struct wire_bundle *b,
 		struct attest *a, struct engine_verify *out,
 		struct engine_answer *ans)
 {
+	struct verifier *v = read_begin(rv);
 	const struct policy *p;
 	int rc = -1;
 
-	pthread_mutex_lock(&v->lock);
 	p = policy_of(v, b);
 	if (p == NULL) {
 		unknown_policy(b, ans);
@@ -112,7 +118,7 @@ static int load(struct verifier *v, const struct wire_bundle *b,
 	}
 	rc = 0;
 out:
-	pthread_mutex_unlock(&v->lock);
+	read_end(v);
 	return rc;
 }
 
@@ -218,7 +224,7 @@ static void add_reason(struct engine_verify *out, const char *reason)
 			 reason);
 }
 
-/* Step 3 (v->lock held): records [@from, @to) under @p. */
+/* Step 3 (read hold): records [@from, @to) under @p. */
 static int judge_page(struct verifier *v, const struct policy *p,
 		      struct attest *a, size_t from, size_t to,
 		      struct engine_verify *out, struct imt_error *err)
@@ -241,7 +247,7 @@ static int judge_page(struct verifier *v, const struct policy *p,
 	return 0;
 }
 
-/* Step 3's end (v->lock held): the boot under @p, and the state. */
+/* Step 3's end (read hold): the boot under @p, and the state. */
 static int judge_end(struct verifier *v, const struct policy *p,
 		     const struct wire_bundle *b, struct engine_verify *out,
 		     struct imt_error *err)
@@ -267,10 +273,11 @@ static int judge_end(struct verifier *v, const struct policy *p,
 	return 0;
 }
 
-static void judge_locked(struct verifier *v, const struct wire_bundle *b,
+static void judge_locked(struct verifier *rv, const struct wire_bundle *b,
 			 struct attest *a, struct engine_verify *out,
 			 struct engine_answer *ans)
 {
+	struct verifier *v;
 	const struct policy *p;
 	struct imt_error err;
 	size_t from = 0, to;
@@ -278,7 +285,7 @@ static void judge_locked(struct verifier *v, const struct wire_bundle *b,
 
 	out->records = a->n;
 	for (;;) {
-		pthread_mutex_lock(&v->lock);
+		v = read_begin(rv);
 		p = policy_of(v, b); /* again: it may have gone meanwhile */
 		if (p == NULL) {
 			unknown_policy(b, ans);
@@ -295,10 +302,10 @@ static void judge_locked(struct verifier *v, const struct wire_bundle *b,
 		}
 		if (to == a->n)
 			break;
-		pthread_mutex_unlock(&v->lock);
+		read_end(v);
 		from = to;
 	}
-	pthread_mutex_unlock(&v->lock);
+	read_end(v);
 }
 
 void engine_verify(struct verifier *v, const struct wire_bundle *b,
@@ -314,7 +321,7 @@ void engine_verify(struct verifier *v, const struct wire_bundle *b,
 	if (out->state != DB_STATE_FAILED)
 		judge_locked(v, b, &a, out, ans);
 	if (ans->status == ENGINE_OK)
-		atomic_fetch_add(&v->metrics.verifications, 1);
+		atomic_fetch_add(&verifier_main(v)->metrics.verifications, 1);
 out:
 	attest_release(&a);
 }

@@ -119,6 +119,20 @@ static int open_db(struct verifier *v)
 	return 0;
 }
 
+/* The read view (reader.c): a read-only connection beside the writer. */
+static int open_reader(struct verifier *v)
+{
+	char shown[CONFIG_PATH_MAX];
+	struct imt_error err;
+
+	if (verifier_reader_open(v, &err) < 0) {
+		db_path_for_log(v->cfg.database, shown, sizeof(shown));
+		log_warnx("%s: reader: %s", shown, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* The key that signs attestation results: loaded, or made on first start. */
 static int load_result_key(struct verifier *v)
 {
@@ -372,6 +386,8 @@ static int serve(struct verifier *v)
 	if (cluster_lead(v))
 		engine_stale_tick(v, v->started);
 	rejudge_pending(v, v->started);
+	if (open_reader(v) < 0)
+		goto out;
 	srv = http_start(&hc, verifier_routes, v, errbuf, sizeof(errbuf));
 	if (srv == NULL) {
 		log_warnx("%s", errbuf);
@@ -402,6 +418,7 @@ static int serve(struct verifier *v)
 out:
 	http_stop(srv);
 	webhook_stop(v);
+	verifier_reader_close(v);
 	db_close(v->db);
 	verifier_caches_free(v);
 	policies_free(v);

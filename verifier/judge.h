@@ -6,7 +6,8 @@
  * The one place the policy lives: evidence (route_agents.c) and
  * re-judging after references change (rejudge.c) both call these, so a
  * record gets the same verdict whichever way it is judged. Call with
- * v->lock held (they read the database).
+ * v->lock held (they read the database), or with a read view from
+ * read_begin() (reader.c) for reads that store nothing.
  */
 #ifndef IMATRUST_JUDGE_H
 #define IMATRUST_JUDGE_H

@@ -4,7 +4,8 @@
  * IMA signature against the keys its machine's policy trusts.
  *
  * Loaded from the database (db_key.c) on first use after
- * keyring_invalidate(), as ready OpenSSL keys; used under v->lock.
+ * keyring_invalidate(), as ready OpenSSL keys; used under v->lock, or
+ * in a read view under its own lock (its own keyring: reader.c).
  */
 #ifndef IMATRUST_KEYRING_H
 #define IMATRUST_KEYRING_H

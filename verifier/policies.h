@@ -2,7 +2,8 @@
 /*
  * policies.h - the named policies in force, loaded from the database.
  *
- * Judging happens under v->lock, so the set lives there too: it is read
+ * Judging happens under v->lock, so the set lives there too (a read
+ * view, reader.c, has its own, read under its own lock): it is read
  * from the database on first use after policies_invalidate() (a policy,
  * or an import that brings exclusion rules, changed), so every judge
  * under one lock hold sees one consistent set.

@@ -73,16 +73,17 @@ static int load_log(struct verifier *v, const char *id,
 	struct db_boot boot;
 	struct imt_error err;
 	int found = 0, has_boot = 0, has_log = 0, rc;
+	struct verifier *r;
 
-	pthread_mutex_lock(&v->lock);
-	rc = db_machine_get(v->db, id, &m, &found, &err);
+	r = read_begin(v);
+	rc = db_machine_get(r->db, id, &m, &found, &err);
 	if (rc == 0 && found) {
 		db_machine_release(&m);
-		rc = db_boot_current(v->db, id, &boot, &has_boot, &err);
+		rc = db_boot_current(r->db, id, &boot, &has_boot, &err);
 	}
 	if (rc == 0 && has_boot)
-		rc = db_boot_log_get(v->db, boot.id, 1, log, &has_log, &err);
-	pthread_mutex_unlock(&v->lock);
+		rc = db_boot_log_get(r->db, boot.id, 1, log, &has_log, &err);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "read boot log", &err);
 		return -1;

@@ -165,7 +165,7 @@ static int audit_one(const struct db_audit *a, void *arg)
 void route_audit(void *ctx, const struct http_request *req,
 		 struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	struct audit_page pg = { .rows = json_array() };
 	const char *machine = http_query(req, "machine");
 	char name[DB_NAME_MAX + 1];
@@ -184,10 +184,10 @@ void route_audit(void *ctx, const struct http_request *req,
 			   "bytes");
 		goto out;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_audit_list(v->db, machine, (int64_t)after, limit, audit_one,
+	r = read_begin(v);
+	rc = db_audit_list(r->db, machine, (int64_t)after, limit, audit_one,
 			   &pg, &err);
-	pthread_mutex_unlock(&v->lock);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list audit", &err);
 		goto out;

@@ -518,7 +518,7 @@ out:
 	import_batch_free(&b);
 }
 
-/* Every reference of a source @p selects, into @b (v->lock held). */
+/* Every reference of a source @p selects, into @b (a read hold). */
 struct export_walk {
 	const struct policy *p;
 	struct import_sink *sink;
@@ -562,9 +562,10 @@ static int export_key(const struct db_key *k, void *arg)
 	return 0;
 }
 
-static int export_collect(struct verifier *v, const char *policy,
+static int export_collect(struct verifier *rv, const char *policy,
 			  struct import_batch *b, struct http_response *res)
 {
+	struct verifier *v;
 	struct import_sink sink;
 	struct export_walk w = { NULL, &sink, 0 };
 	struct imt_error err;
@@ -573,7 +574,7 @@ static int export_collect(struct verifier *v, const char *policy,
 	size_t i;
 
 	import_batch_sink(b, &sink);
-	pthread_mutex_lock(&v->lock);
+	v = read_begin(rv); /* a read hold: never v->lock */
 	w.p = policies_find(v, policy);
 	if (w.p == NULL) {
 		http_error(res, 404, "no policy %s", policy);
@@ -602,7 +603,7 @@ static int export_collect(struct verifier *v, const char *policy,
 	}
 	rc = 0;
 out:
-	pthread_mutex_unlock(&v->lock);
+	read_end(v);
 	return rc;
 }
 

@@ -215,7 +215,7 @@ static int list_one(const struct db_key *k, void *arg)
 void route_keys_list(void *ctx, const struct http_request *req,
 		     struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	struct key_page pg = { .rows = json_array() };
 	char name[DB_NAME_MAX + 1];
 	struct imt_error err;
@@ -223,9 +223,9 @@ void route_keys_list(void *ctx, const struct http_request *req,
 
 	if (auth_operator(v, req, res, name) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
-	rc = db_key_list(v->db, list_one, &pg, &err);
-	pthread_mutex_unlock(&v->lock);
+	r = read_begin(v);
+	rc = db_key_list(r->db, list_one, &pg, &err);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list keys", &err);
 		goto out;

@@ -37,7 +37,7 @@
 #define RECORDS_SCAN_MAX 100000
 /*
  * Records one page explains at most (accepted_by: reference lookups per
- * record, under v->lock; issue #33): a larger ?limit= gets a page this
+ * record, under one read hold; issue #33): a larger ?limit= gets a page this
  * long, with "next" and "truncated": true while more records follow.
  */
 #define RECORDS_EXPLAIN_MAX 200
@@ -143,7 +143,7 @@ static void page_add(struct page *pg, json_t *row)
 
 /*
  * A listed machine with its current boot's firmware log summary, so a
- * fleet view needs no request per machine (v->lock held: the listing's).
+ * fleet view needs no request per machine (the listing's read hold).
  */
 static int list_one(const struct db_machine *m, void *arg)
 {
@@ -187,10 +187,10 @@ void route_machines_list(void *ctx, const struct http_request *req,
 		http_error(res, 400, "?after=: longer than a machine id");
 		goto out;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_machine_list(v->db, after != NULL && after[0] ? after : NULL,
+	pg.v = read_begin(v);
+	rc = db_machine_list(pg.v->db, after != NULL && after[0] ? after : NULL,
 			     limit, list_one, &pg, &err);
-	pthread_mutex_unlock(&v->lock);
+	read_end(pg.v);
 	if (rc < 0 || pg.failed) {
 		rest_db_error(res, rc < 0 ? "list machines" : "read boot logs",
 			      rc < 0 ? &err : &pg.err);
@@ -206,19 +206,20 @@ out:
 	json_decref(pg.rows);
 }
 
-/* Read machine @id (and its current boot) under the lock; 404 if none. */
+/* Read machine @id (and its current boot) in one read hold; 404 if none. */
 static int load_machine(struct verifier *v, const char *id,
 			struct http_response *res, struct db_machine *m,
 			struct db_boot *boot, int *has_boot)
 {
+	struct verifier *r;
 	struct imt_error err;
 	int found = 0, rc;
 
-	pthread_mutex_lock(&v->lock);
-	rc = db_machine_get(v->db, id, m, &found, &err);
+	r = read_begin(v);
+	rc = db_machine_get(r->db, id, m, &found, &err);
 	if (rc == 0 && found && boot != NULL)
-		rc = db_boot_current(v->db, id, boot, has_boot, &err);
-	pthread_mutex_unlock(&v->lock);
+		rc = db_boot_current(r->db, id, boot, has_boot, &err);
+	read_end(r);
 	if (rc < 0) {
 		if (found)
 			db_machine_release(m);
@@ -235,7 +236,7 @@ static int load_machine(struct verifier *v, const char *id,
 void route_machines_get(void *ctx, const struct http_request *req,
 			struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	char name[DB_NAME_MAX + 1];
 	struct db_machine m;
 	struct db_boot boot;
@@ -246,11 +247,11 @@ void route_machines_get(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0 ||
 	    load_machine(v, req->params[0], res, &m, &boot, &has_boot) < 0)
 		return;
-	pthread_mutex_lock(&v->lock);
+	r = read_begin(v);
 	snprintf(name, sizeof(name), "%s",
-		 policies_for(v, req->params[0])->name);
-	log = route_boot_log_summary(v, has_boot ? &boot : NULL, &err);
-	pthread_mutex_unlock(&v->lock);
+		 policies_for(r, req->params[0])->name);
+	log = route_boot_log_summary(r, has_boot ? &boot : NULL, &err);
+	read_end(r);
 	if (log == NULL)
 		rest_db_error(res, "read boot log", &err);
 	else
@@ -281,7 +282,7 @@ static int event_one(const struct db_event *ev, void *arg)
 void route_machines_events(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	struct page pg = { .rows = json_array() };
 	char name[DB_NAME_MAX + 1];
 	struct imt_error err;
@@ -296,10 +297,10 @@ void route_machines_events(void *ctx, const struct http_request *req,
 	    load_machine(v, req->params[0], res, &m, NULL, NULL) < 0)
 		goto out;
 	db_machine_release(&m);
-	pthread_mutex_lock(&v->lock);
-	rc = db_event_list(v->db, req->params[0], (int64_t)after, limit,
+	r = read_begin(v);
+	rc = db_event_list(r->db, req->params[0], (int64_t)after, limit,
 			   event_one, &pg, &err);
-	pthread_mutex_unlock(&v->lock);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list events", &err);
 		goto out;
@@ -378,7 +379,7 @@ static void copies_free(struct record_page *rp, size_t n)
 }
 
 /*
- * What decided each listed record, under @id's policy (v->lock held; the
+ * What decided each listed record, under @id's policy (read hold; the
  * listing is over, so judge_explain() may read the database): null for
  * a record its policy does not accept.
  */
@@ -509,11 +510,12 @@ void route_machines_records(void *ctx, const struct http_request *req,
 		goto out;
 	db_machine_release(&m);
 	if (has_boot) {
-		pthread_mutex_lock(&v->lock);
-		rc = records_scan(v, &boot, from, &rp, &next, &err);
+		struct verifier *r = read_begin(v);
+
+		rc = records_scan(r, &boot, from, &rp, &next, &err);
 		if (rc == 0 && !rp.pg.oom)
-			explain_page(v, req->params[0], &rp);
-		pthread_mutex_unlock(&v->lock);
+			explain_page(r, req->params[0], &rp);
+		read_end(r);
 	}
 	if (rc < 0) {
 		rest_db_error(res, "list records", &err);

@@ -150,26 +150,45 @@ static int count_one(const struct db_machine *m, void *arg)
 	return 0;
 }
 
-/* Machines per state, a page at a time. Takes v->lock per page. */
+/*
+ * The writer's reference cache counters: copied when v->lock is free,
+ * else the last copy, so a scrape never waits for evidence (issue #33).
+ */
+static void ref_stats(struct verifier *v, struct db_ref_cache_stats *out)
+{
+	static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct db_ref_cache_stats last;
+
+	pthread_mutex_lock(&last_lock);
+	if (pthread_mutex_trylock(&v->lock) == 0) {
+		db_ref_cache_stats(v->db, &last);
+		pthread_mutex_unlock(&v->lock);
+	}
+	*out = last;
+	pthread_mutex_unlock(&last_lock);
+}
+
+/* Machines per state, a page at a time, each page a read hold. */
 static int count_states(struct verifier *v, struct state_count *sc,
 			struct imt_error *err)
 {
+	struct verifier *r;
 	int rc;
 
 	memset(sc, 0, sizeof(*sc));
 	do {
 		sc->rows = 0;
-		pthread_mutex_lock(&v->lock);
-		rc = db_machine_list(v->db, sc->last[0] ? sc->last : NULL,
+		r = read_begin(v);
+		rc = db_machine_list(r->db, sc->last[0] ? sc->last : NULL,
 				     DB_LIST_MAX, count_one, sc, err);
-		pthread_mutex_unlock(&v->lock);
+		read_end(r);
 	} while (rc == 0 && sc->rows == DB_LIST_MAX);
 	if (rc == 0) {
-		pthread_mutex_lock(&v->lock);
-		rc = db_challenge_count(v->db, time(NULL),
+		r = read_begin(v);
+		rc = db_challenge_count(r->db, time(NULL),
 					&sc->open_enrollments, err);
-		db_ref_cache_stats(v->db, &sc->refs);
-		pthread_mutex_unlock(&v->lock);
+		read_end(r);
+		ref_stats(v, &sc->refs);
 	}
 	return rc;
 }
@@ -227,6 +246,7 @@ static int webhook_one(const struct db_webhook *w, void *arg)
 /* Per endpoint (names are [A-Za-z0-9._-]: no label escaping needed). */
 static void write_webhooks(FILE *f, struct verifier *v)
 {
+	struct verifier *r;
 	static struct webhook_rows rows;
 	static pthread_mutex_t rows_lock = PTHREAD_MUTEX_INITIALIZER;
 	struct imt_error err;
@@ -236,9 +256,9 @@ static void write_webhooks(FILE *f, struct verifier *v)
 	pthread_mutex_lock(&rows_lock);
 	rows.n = 0;
 	rows.now = (int64_t)time(NULL);
-	pthread_mutex_lock(&v->lock);
-	rc = db_webhook_list(v->db, webhook_one, &rows, &err);
-	pthread_mutex_unlock(&v->lock);
+	r = read_begin(v);
+	rc = db_webhook_list(r->db, webhook_one, &rows, &err);
+	read_end(r);
 	for (i = 0; rc == 0 && i < WEBHOOK_METRICS; i++) {
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n",
 			webhook_metrics[i].name, webhook_metrics[i].help,

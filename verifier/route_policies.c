@@ -88,6 +88,7 @@ static int list_one(const struct db_policy *p, void *arg)
 static int read_policies(struct verifier *v, const char *only,
 			 struct policy_page *pg, struct http_response *res)
 {
+	struct verifier *r;
 	struct imt_error err;
 	int rc;
 
@@ -98,9 +99,9 @@ static int read_policies(struct verifier *v, const char *only,
 		http_error(res, 503, "out of memory");
 		return -1;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_policy_list(v->db, list_one, pg, &err);
-	pthread_mutex_unlock(&v->lock);
+	r = read_begin(v);
+	rc = db_policy_list(r->db, list_one, pg, &err);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list policies", &err);
 		return -1;

@@ -417,7 +417,7 @@ static int query_source(const struct http_request *req,
 void route_refs_list(void *ctx, const struct http_request *req,
 		     struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	struct ref_page pg = { .rows = json_array() };
 	struct db_ref_filter filter = { 0 };
 	struct db_ref_source src;
@@ -442,10 +442,10 @@ void route_refs_list(void *ctx, const struct http_request *req,
 			   DB_PATH_MAX);
 		goto out;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_ref_list(v->db, &filter, (int64_t)after, limit, list_one, &pg,
+	r = read_begin(v);
+	rc = db_ref_list(r->db, &filter, (int64_t)after, limit, list_one, &pg,
 			 &next, &err);
-	pthread_mutex_unlock(&v->lock);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list references", &err);
 		goto out;

@@ -9,7 +9,8 @@
  *						 "expires_at"} (bearer token)
  *
  * The JWT is made from the machine as stored at the moment of the
- * request; the signature is made outside v->lock.
+ * request, read in a read hold (reader.c, never v->lock); the signature
+ * is made outside it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static int result_nonce(const struct http_request *req,
 void route_machines_result(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	char name[DB_NAME_MAX + 1], policy[DB_NAME_MAX + 1];
 	const char *nonce;
 	struct ear_facts f = { .id = req->params[0] };
@@ -93,12 +94,12 @@ void route_machines_result(void *ctx, const struct http_request *req,
 		http_error(res, 503, "no result signing key");
 		return;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_machine_get(v->db, f.id, &m, &found, &err);
+	r = read_begin(v);
+	rc = db_machine_get(r->db, f.id, &m, &found, &err);
 	if (rc == 0 && found)
 		snprintf(policy, sizeof(policy), "%s",
-			 policies_for(v, f.id)->name);
-	pthread_mutex_unlock(&v->lock);
+			 policies_for(r, f.id)->name);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "read machine", &err);
 		return;

@@ -50,7 +50,7 @@ static int list_one(const struct db_source_info *s, void *arg)
 void route_sources_list(void *ctx, const struct http_request *req,
 			struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	struct source_page pg = { .rows = json_array() };
 	const char *kind = http_query(req, "kind");
 	enum db_source_kind k = 0;
@@ -66,10 +66,10 @@ void route_sources_list(void *ctx, const struct http_request *req,
 			   "or keylime");
 		goto out;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_source_list(v->db, kind != NULL ? (int)k : -1, list_one, &pg,
+	r = read_begin(v);
+	rc = db_source_list(r->db, kind != NULL ? (int)k : -1, list_one, &pg,
 			    &err);
-	pthread_mutex_unlock(&v->lock);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list sources", &err);
 		goto out;

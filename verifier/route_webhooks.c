@@ -267,7 +267,7 @@ out:
 void route_webhooks_list(void *ctx, const struct http_request *req,
 			 struct http_response *res)
 {
-	struct verifier *v = ctx;
+	struct verifier *v = ctx, *r;
 	struct find f = { .rows = json_array(), .now = (int64_t)time(NULL) };
 	char name[DB_NAME_MAX + 1];
 	struct imt_error err;
@@ -275,9 +275,9 @@ void route_webhooks_list(void *ctx, const struct http_request *req,
 
 	if (auth_operator(v, req, res, name) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
-	rc = db_webhook_list(v->db, find_one, &f, &err);
-	pthread_mutex_unlock(&v->lock);
+	r = read_begin(v);
+	rc = db_webhook_list(r->db, find_one, &f, &err);
+	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list webhooks", &err);
 		goto out;

@@ -2,11 +2,13 @@
 /*
  * verifier.h - imatrust-verifier's state, shared by its route handlers.
  *
- * Route handlers run on libmicrohttpd's worker threads. The database is
- * one SQLite connection (db.h: not thread-safe), so every db_* call and
- * every read-modify-write of a machine happens under v->lock, which the
- * trust engine (engine.h) owns for everything that changes a machine;
- * the CPU work (JSON, signature checks, replay) runs outside it.
+ * Route handlers run on libmicrohttpd's worker threads. The writer is
+ * one database connection (db.h: not thread-safe), so every db_* call on
+ * it and every read-modify-write of a machine happens under v->lock,
+ * which the trust engine (engine.h) owns for everything that changes a
+ * machine; the CPU work (JSON, signature checks, replay) runs outside it.
+ * Read routes use the read view instead (read_begin(), reader.c): its
+ * own lock and read-only connection, never v->lock (issue #33).
  */
 #ifndef IMATRUST_VERIFIER_H
 #define IMATRUST_VERIFIER_H
@@ -25,6 +27,7 @@ struct ak_cache;
 struct boot_memo;
 struct backlog;
 struct db;
+struct imt_error;
 struct keyring;
 struct policy_set;
 struct result_key;
@@ -59,7 +62,8 @@ struct verifier_metrics {
 struct verifier {
 	struct config cfg;
 	pthread_mutex_t lock;	 /* protects db: held around every db_* call */
-	struct db *db;		 /* owned; the one writer connection */
+	struct db *db;		 /* owned; the one writer connection (in a
+				 * read view: its read-only one) */
 	X509_STORE *ek_ca;	 /* EK issuers from cfg.ek_ca; NULL if none */
 	struct backlog *backlog; /* catching-up machines; may be NULL */
 	struct ak_cache *ak_cache;   /* enrolled AKs as keys; may be NULL */
@@ -76,7 +80,32 @@ struct verifier {
 	struct result_key *result_key;
 	/* this instance runs the housekeeping (cluster_lead()) */
 	atomic_int leader;
+	/* reader.c: the read view, NULL when reads take lock and db */
+	struct verifier *reader;
+	/* in a read view: the verifier it reads for; NULL in that one */
+	struct verifier *main;
 };
+
+/*
+ * reader.c: the read view of @v (issue #33): its own lock, a read-only
+ * connection to cfg.database, its own policies and keyring; no backlog,
+ * AK cache, boot memo or webhooks. verifier_reader_open() after db_open()
+ * of @v, verifier_reader_close() before db_close(); -1 with @err.
+ */
+int verifier_reader_open(struct verifier *v, struct imt_error *err);
+void verifier_reader_close(struct verifier *v);
+
+/*
+ * read_begin() - the view to read through, locked, its policies and keys
+ * to be read again, in one snapshot of the database; @v itself under
+ * v->lock when it has no reader. A read route calls everything with the
+ * view until read_end(). @v may be a view already.
+ */
+struct verifier *read_begin(struct verifier *v);
+void read_end(struct verifier *r);
+
+/* verifier_main() - the verifier a view reads for (its counters). */
+struct verifier *verifier_main(struct verifier *v);
 
 /*
  * caches.c: the in-memory state evidence uses beside the database, as

@@ -329,6 +329,10 @@ int main(int argc, char **argv)
 		die("token", err.msg);
 	import_refs(v.db, refs);
 	make_machine(v.db, refs, nrec);
+	/* the read routes' connection, as the daemon opens it (#33) */
+	snprintf(v.cfg.database, sizeof(v.cfg.database), "%s", argv[1]);
+	if (verifier_reader_open(&v, &err) < 0)
+		die("reader", err.msg);
 	cfg.cert_pem = slurp(argv[4]);
 	cfg.key_pem = slurp(argv[5]);
 	srv = http_start(&cfg, verifier_routes, &v, errbuf, sizeof(errbuf));
@@ -338,6 +342,7 @@ int main(int argc, char **argv)
 	read_records(base, cfg.cert_pem, "first");
 	read_records(base, cfg.cert_pem, "again");
 	http_stop(srv);
+	verifier_reader_close(&v);
 	policies_free(&v);
 	db_close(v.db);
 	return 0;

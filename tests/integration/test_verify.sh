@@ -264,4 +264,24 @@ fi
 expect "only the counter moved: 16 verdicts" "imatrust_verifications_total 16" \
 	"$(curl -s --cacert "$tmp/cert.pem" "https://127.0.0.1:$port/v1/metrics")"
 
+
+# --- PostgreSQL: the verifier's sessions ended, as a restart ends them --------
+# The read view's session is made again, read-only (test_db_reader), and
+# the next read answers (issue #33); a write goes on too.
+if [ -n "${IMATRUST_TEST_PG_URI:-}" ]; then
+	n=$(db_query "$tmp/v.db" "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+	sleep 0.5
+	out=$(api POST /v1/verify "@$tmp/good.json")
+	expect "after its $n sessions ended: POST /v1/verify trusted again" \
+		'"verdict":"trusted"' "$out"
+	expect "... and GET /v1/policies answers" '"ci"' \
+		"$(api GET /v1/policies)"
+	code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$tmp/cert.pem" \
+		-X PUT -H "Authorization: Bearer $token" \
+		-H "Content-Type: application/json" \
+		--data-binary '{"sources":["*"],"machines":["nobody-*"]}' \
+		"https://127.0.0.1:$port/v1/policies/after-restart")
+	expect "... and a write: PUT /v1/policies 201" 201 "$code"
+fi
+
 echo "1..$tap_n"

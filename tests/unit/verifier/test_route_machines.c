@@ -3,7 +3,11 @@
  * test_route_machines.c - the operator's machine routes: token, shapes,
  * 404s, paging and filters (through the real HTTPS front), approval.
  */
+#include <errno.h>
+#include <pthread.h>
+
 #include "verifier_test.h"
+#include "result_key.h"
 
 /* test_fpr_of("node-a"), and "node-c" in upper case, as hex */
 #define FPR_A "6e6f64652d61f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
@@ -440,6 +444,208 @@ static void test_records_explain_cap(void **state)
 	assert_records_page(t, "limit=10&from=5", 10, 15, 0);
 }
 
+/*
+ * One route called on a thread of its own, as the server calls it for
+ * @method (test_reads_beside_writer, test_writes_beside_reader).
+ */
+struct read_call {
+	struct tv *t;
+	tv_handler h;
+	const char *param;
+	unsigned int status;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int done;
+	const char *method; /* NULL: GET */
+	const char *body;
+};
+
+static void *read_thread(void *arg)
+{
+	struct read_call *rc = arg;
+	struct http_request req = { 0 };
+	struct http_response res = { .status = 200 };
+
+	req.method = rc->method != NULL ? rc->method : "GET";
+	req.body = rc->body != NULL ? rc->body : "";
+	req.body_len = strlen(req.body);
+	req.authorization = TV_AUTH;
+	if (rc->param != NULL) {
+		snprintf(req.params[0], sizeof(req.params[0]), "%s", rc->param);
+		req.nparams = 1;
+	}
+	rc->h(&rc->t->v, &req, &res);
+	free(res.body);
+	pthread_mutex_lock(&rc->m);
+	rc->status = res.status;
+	rc->done = 1;
+	pthread_cond_signal(&rc->c);
+	pthread_mutex_unlock(&rc->m);
+	return NULL;
+}
+
+/* 1 when @rc's route answered within @secs, v->lock held by the caller. */
+static int answers_within(struct read_call *rc, int secs)
+{
+	struct timespec until;
+	int rc_wait = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += secs;
+	pthread_mutex_lock(&rc->m);
+	while (!rc->done && rc_wait != ETIMEDOUT)
+		rc_wait = pthread_cond_timedwait(&rc->c, &rc->m, &until);
+	pthread_mutex_unlock(&rc->m);
+	return rc->done;
+}
+
+/*
+ * Issue #33: with v->lock held (the evidence path judging and writing),
+ * every read route still answers, from its own connection and lock.
+ */
+static void test_reads_beside_writer(void **state)
+{
+	static const struct {
+		tv_handler h;
+		const char *param;
+		const char *name;
+		unsigned int want; /* the answer's status */
+	} reads[] = {
+		{ route_machines_list, NULL, "machines", 200 },
+		{ route_machines_get, "node-a", "machine", 200 },
+		{ route_machines_events, "node-a", "events", 200 },
+		{ route_machines_records, "node-a", "records", 200 },
+		/* no log was sent: its answer, not the lock's */
+		{ route_machines_boot_log, "node-a", "boot-log", 404 },
+		{ route_audit, NULL, "audit", 200 },
+		{ route_refs_list, NULL, "references", 200 },
+		{ route_sources_list, NULL, "sources", 200 },
+		{ route_policies_list, NULL, "policies", 200 },
+		{ route_policies_get, "default", "policy", 200 },
+		{ route_export_keylime, "default", "keylime export", 200 },
+		{ route_machines_result, "node-a", "result", 200 },
+		{ route_keys_list, NULL, "keys", 200 },
+		{ route_webhooks_list, NULL, "webhooks", 200 },
+		{ route_metrics, NULL, "metrics", 200 },
+	};
+	static const struct tv_record recs[] = {
+		{ "/usr/bin/a", 1, DB_VERDICT_KNOWN },
+		{ "/usr/bin/b", 2, DB_VERDICT_UNKNOWN },
+	};
+	const struct db_ref_source src = { .kind = DB_SOURCE_DIR_TREE,
+					   .name = "t" };
+	struct tv *t = *state;
+	struct imt_error err;
+	pthread_t th;
+	uint8_t d[32];
+	size_t i;
+
+	tv_digest(1, d);
+	assert_int_equal(db_ref_add(t->v.db, &src, "/usr/bin/a", "sha256", d,
+				    32, TV_NOW, &err),
+			 0);
+	tv_boot(t, "node-a", recs, 2);
+	t->v.result_key = result_key_from_pkey(
+		EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"));
+	assert_non_null(t->v.result_key);
+	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		struct read_call rc = { t,
+					reads[i].h,
+					reads[i].param,
+					0,
+					PTHREAD_MUTEX_INITIALIZER,
+					PTHREAD_COND_INITIALIZER,
+					0,
+					NULL,
+					NULL };
+		int answered;
+
+		pthread_mutex_lock(&t->v.lock); /* the writer, busy */
+		assert_int_equal(pthread_create(&th, NULL, read_thread, &rc),
+				 0);
+		answered = answers_within(&rc, 5);
+		pthread_mutex_unlock(&t->v.lock);
+		pthread_join(th, NULL);
+		if (!answered)
+			fail_msg("%s waited for the writer's lock",
+				 reads[i].name);
+		if (rc.status != reads[i].want)
+			fail_msg("%s: status %u", reads[i].name, rc.status);
+	}
+	result_key_free(t->v.result_key);
+	t->v.result_key = NULL;
+}
+
+/*
+ * Issue #33, the other way: with the read view's lock held (a long read),
+ * a write (its token checked too) goes on, on the writer's connection.
+ */
+static void test_writes_beside_reader(void **state)
+{
+	struct tv *t = *state;
+	struct read_call rc = {
+		t,
+		route_policies_put,
+		"lab",
+		0,
+		PTHREAD_MUTEX_INITIALIZER,
+		PTHREAD_COND_INITIALIZER,
+		0,
+		"PUT",
+		"{\"machines\":[\"node-a\"],\"sources\":[\"*\"]}"
+	};
+	pthread_t th;
+	int answered;
+
+	assert_non_null(t->v.reader);
+	pthread_mutex_lock(&t->v.reader->lock); /* a reader, busy */
+	assert_int_equal(pthread_create(&th, NULL, read_thread, &rc), 0);
+	answered = answers_within(&rc, 5);
+	pthread_mutex_unlock(&t->v.reader->lock);
+	pthread_join(th, NULL);
+	if (!answered)
+		fail_msg("PUT /v1/policies/lab waited for a read");
+	assert_int_equal(rc.status, 201);
+}
+
+/* The "policy" GET /v1/machines/node-a names. */
+static char *policy_of_a(struct tv *t)
+{
+	unsigned int status;
+	json_t *a = tv_call(t, route_machines_get, "node-a", NULL, TV_AUTH,
+			    &status);
+	char *name;
+
+	assert_int_equal(status, 200);
+	name = strdup(json_string_value(json_object_get(a, "policy")));
+	json_decref(a);
+	return name;
+}
+
+/*
+ * The read view's policies are its own: a policy the writer stores is
+ * the one the next read names, not the view's copy from before.
+ */
+static void test_reads_see_policy_change(void **state)
+{
+	struct tv *t = *state;
+	unsigned int status;
+	char *name = policy_of_a(t);
+	json_t *a;
+
+	assert_string_equal(name, "default");
+	free(name);
+	a = tv_call(t, route_policies_put, "lab",
+		    "{\"machines\":"
+		    "[\"node-a\"],\"sources\":[\"*\"]}",
+		    TV_AUTH, &status);
+	json_decref(a);
+	assert_int_equal(status, 201);
+	name = policy_of_a(t);
+	assert_string_equal(name, "lab");
+	free(name);
+}
+
 static void test_bad_queries(void **state)
 {
 	static const char *const bad[] = {
@@ -492,6 +698,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_queries, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_reads_beside_writer, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reads_see_policy_change,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writes_beside_reader,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,8 @@
  */
 #include "soft_machine.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "engine.h"
@@ -425,6 +427,64 @@ static void test_paged(void **state)
 	json_decref(j);
 }
 
+/* The writer, busy for up to HOLD_SECS or until the test is done. */
+#define HOLD_SECS 10
+struct holder {
+	struct verifier *v;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int held, done;
+};
+
+static void *hold_writer(void *arg)
+{
+	struct holder *h = arg;
+	struct timespec until;
+	int rc = 0;
+
+	pthread_mutex_lock(&h->v->lock);
+	pthread_mutex_lock(&h->m);
+	h->held = 1;
+	pthread_cond_broadcast(&h->c);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += HOLD_SECS;
+	while (!h->done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&h->c, &h->m, &until);
+	pthread_mutex_unlock(&h->m);
+	pthread_mutex_unlock(&h->v->lock);
+	return NULL;
+}
+
+/*
+ * Issue #33: a one-shot verification judges against the references on
+ * the read side: it answers while the evidence path holds v->lock.
+ */
+static void test_beside_writer(void **state)
+{
+	struct fx *f = *state;
+	struct holder h = { &f->t->v, PTHREAD_MUTEX_INITIALIZER,
+			    PTHREAD_COND_INITIALIZER, 0, 0 };
+	struct timespec t0, t1;
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, hold_writer, &h), 0);
+	pthread_mutex_lock(&h.m);
+	while (!h.held)
+		pthread_cond_wait(&h.c, &h.m);
+	pthread_mutex_unlock(&h.m);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	test_trusted(state);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pthread_mutex_lock(&h.m);
+	h.done = 1;
+	pthread_cond_broadcast(&h.c);
+	pthread_mutex_unlock(&h.m);
+	pthread_join(th, NULL);
+	if (t1.tv_sec - t0.tv_sec >= HOLD_SECS - 1)
+		fail_msg("POST /v1/verify waited %ld s for the writer's lock",
+			 (long)(t1.tv_sec - t0.tv_sec));
+}
+
 static void test_stores_nothing(void **state)
 {
 	struct fx *f = *state;
@@ -453,6 +513,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_paged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stores_nothing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_beside_writer, setup,
 						teardown),
 	};
 

@@ -71,6 +71,10 @@ static inline struct tv *tv_new(void)
 	if (db_token_add(t->v.db, "alice", (const uint8_t *)TV_TOKEN,
 			 strlen(TV_TOKEN), TV_NOW, &err) < 0)
 		fail_msg("db_token_add: %s", err.msg);
+	/* the read routes' own connection, as the daemon runs them */
+	snprintf(t->v.cfg.database, sizeof(t->v.cfg.database), "%s", t->path);
+	if (verifier_reader_open(&t->v, &err) < 0)
+		fail_msg("verifier_reader_open: %s", err.msg);
 	return t;
 }
 
@@ -83,6 +87,7 @@ static inline void tv_free(struct tv *t)
 	free(t->key);
 	policies_free(&t->v);
 	keyring_free(&t->v);
+	verifier_reader_close(&t->v);
 	db_close(t->v.db);
 	unlink(t->path);
 	snprintf(side, sizeof(side), "%s-wal", t->path);
