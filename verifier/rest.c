@@ -203,11 +203,6 @@ json_t *rest_path(const char *path)
 	return j;
 }
 
-json_t *rest_hex(const uint8_t *b, size_t len)
-{
-	return hex_json(b, len);
-}
-
 json_t *rest_time(int64_t t)
 {
 	return t != 0 ? json_integer((json_int_t)t) : json_null();

@@ -100,12 +100,6 @@ json_t *rest_reason(const char *text);
  */
 json_t *rest_path(const char *path);
 
-/**
- * rest_hex() - @len bytes of @b as a lower-case hex string.
- * Return: a new reference, or NULL on allocation failure.
- */
-json_t *rest_hex(const uint8_t *b, size_t len);
-
 /** rest_time() - seconds since the epoch as an integer, 0 as null. */
 json_t *rest_time(int64_t t);
 

@@ -20,6 +20,7 @@
 #include "b64.h"
 #include "change.h"
 #include "cluster.h"
+#include "hex.h"
 #include "import_efi.h"
 #include "rejudge.h"
 #include "rest.h"
@@ -169,7 +170,7 @@ static json_t *files_json(const struct import_efi *imp)
 
 		for (b = 0; d != NULL && b < imp->nbanks; b++)
 			json_object_set_new(d, imp->bank[b]->name,
-					    rest_hex(f->digest[b],
+					    hex_json(f->digest[b],
 						     imp->bank[b]->size));
 		json_array_append_new(arr, json_pack("{s:s,s:s,s:b,s:o*}",
 						     "name", f->name, "machine",

@@ -16,6 +16,7 @@
 
 #include "auth.h"
 #include "enroll.h"
+#include "hex.h"
 #include "rest.h"
 #include "verifier.h"
 #include "wire.h"
@@ -23,7 +24,7 @@
 static json_t *registration_json(const struct db_registration *r)
 {
 	return json_pack("{s:s,s:o,s:s,s:I}", "id", r->machine_id, "ek_fpr",
-			 rest_hex(r->ek_fpr, DB_FPR_SIZE), "operator",
+			 hex_json(r->ek_fpr, DB_FPR_SIZE), "operator",
 			 r->op_name, "created_at", (json_int_t)r->created_at);
 }
 
@@ -100,7 +101,7 @@ static json_t *removal_json(const char *id, const struct db_removal *r)
 	return json_pack("{s:s,s:b,s:b,s:o,s:o,s:I,s:I,s:I}", "id", id,
 			 "machine", r->machine, "registration", r->registration,
 			 "ek_fpr",
-			 r->has_ek_fpr ? rest_hex(r->ek_fpr, DB_FPR_SIZE) :
+			 r->has_ek_fpr ? hex_json(r->ek_fpr, DB_FPR_SIZE) :
 					 json_null(),
 			 "state",
 			 r->state[0] ? json_string(r->state) : json_null(),
@@ -152,7 +153,7 @@ static int audit_one(const struct db_audit *a, void *arg)
 				"operator", a->op_name, "action", a->action,
 				"machine", a->machine_id, "ek_fpr",
 				a->ek_fpr != NULL ?
-					rest_hex(a->ek_fpr, DB_FPR_SIZE) :
+					hex_json(a->ek_fpr, DB_FPR_SIZE) :
 					json_null(),
 				"detail", rest_reason(a->detail));
 

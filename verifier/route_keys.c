@@ -23,6 +23,7 @@
 #include "auth.h"
 #include "b64.h"
 #include "cluster.h"
+#include "hex.h"
 #include "keyring.h"
 #include "log.h"
 #include "change.h"
@@ -137,7 +138,7 @@ static json_t *key_json(const struct db_key *k)
 	snprintf(id, sizeof(id), "%02x%02x%02x%02x", k->keyid[0], k->keyid[1],
 		 k->keyid[2], k->keyid[3]);
 	return json_pack("{s:s,s:s,s:o,s:s,s:s,s:I}", "name", k->name, "keyid",
-			 id, "fingerprint", rest_hex(k->fpr, 32), "subject",
+			 id, "fingerprint", hex_json(k->fpr, 32), "subject",
 			 k->subject, "source",
 			 k->source != NULL ? k->source : "", "added_at",
 			 (json_int_t)k->added_at);

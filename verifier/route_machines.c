@@ -21,6 +21,7 @@
 #include "auth.h"
 #include "enroll.h"
 #include "engine.h"
+#include "hex.h"
 #include "ima_list.h"
 #include "judge.h"
 #include "policies.h"
@@ -73,7 +74,7 @@ static json_t *machine_json(const struct db_machine *m)
 			 m->bank[0] != '\0' ? json_string(m->bank) :
 					      json_null(),
 			 "ek_fpr",
-			 m->has_ek_fpr ? rest_hex(m->ek_fpr, DB_FPR_SIZE) :
+			 m->has_ek_fpr ? hex_json(m->ek_fpr, DB_FPR_SIZE) :
 					 json_null(),
 			 "ek_cert", ek_cert_json(m));
 }
@@ -104,22 +105,22 @@ static json_t *boot_json(const struct db_boot *b)
 		      (json_int_t)b->restart_count, "started_at",
 		      (json_int_t)b->started_at, "next_record_index",
 		      (json_int_t)b->next_record_index, "pcr10", "sha1",
-		      rest_hex(b->pcr10_sha1, DB_PCR_SHA1_SIZE), "sha256",
-		      rest_hex(b->pcr10_sha256, DB_PCR_SHA256_SIZE),
+		      hex_json(b->pcr10_sha1, DB_PCR_SHA1_SIZE), "sha256",
+		      hex_json(b->pcr10_sha256, DB_PCR_SHA256_SIZE),
 		      "boot_aggregate",
 		      b->boot_aggregate_len > 0 ?
-			      rest_hex(b->boot_aggregate,
+			      hex_json(b->boot_aggregate,
 				       b->boot_aggregate_len) :
 			      json_null(),
 		      "history", history_json(b));
 	pcr10 = json_object_get(j, "pcr10");
 	if (pcr10 != NULL && b->have_sha384)
 		json_object_set_new(pcr10, "sha384",
-				    rest_hex(b->pcr10_sha384,
+				    hex_json(b->pcr10_sha384,
 					     DB_PCR_SHA384_SIZE));
 	if (pcr10 != NULL && b->have_sha512)
 		json_object_set_new(pcr10, "sha512",
-				    rest_hex(b->pcr10_sha512,
+				    hex_json(b->pcr10_sha512,
 					     DB_PCR_SHA512_SIZE));
 	return j;
 }
@@ -417,7 +418,7 @@ static void explain_page(struct verifier *v, const char *id,
 static int record_one(int64_t boot_id, const struct db_record *r, void *arg)
 {
 	struct record_page *rp = arg;
-	json_t *digest = rest_hex(r->digest, r->digest_len);
+	json_t *digest = hex_json(r->digest, r->digest_len);
 	const char *hex = json_string_value(digest);
 
 	(void)boot_id;

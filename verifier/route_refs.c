@@ -381,7 +381,7 @@ static int list_one(const struct db_ref *r, void *arg)
 
 	row = json_pack("{s:I,s:o,s:s,s:o,s:{s:s,s:s},s:I}", "id",
 			(json_int_t)r->id, "path", rest_path(r->path), "algo",
-			r->algo, "digest", rest_hex(r->digest, r->digest_len),
+			r->algo, "digest", hex_json(r->digest, r->digest_len),
 			"source", "kind",
 			db_source_kind_name(r->source_kind) ?
 				db_source_kind_name(r->source_kind) :

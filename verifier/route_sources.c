@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "hex.h"
 #include "rest.h"
 #include "verifier.h"
 
@@ -38,7 +39,7 @@ static int list_one(const struct db_source_info *s, void *arg)
 			str_or_null(s->version), "arch", str_or_null(s->arch),
 			"content_sha256",
 			s->content_sha256 != NULL ?
-				rest_hex(s->content_sha256, 32) :
+				hex_json(s->content_sha256, 32) :
 				json_null(),
 			"imported_at", (json_int_t)s->imported_at, "retire_at",
 			rest_time(s->retire_at), "refs", (json_int_t)s->refs);
