@@ -549,6 +549,7 @@ bench-soak: all
 # Evidence latency during a 100,000-reference import, against none.
 $(BUILD)/bin/bench-import-latency: \
 		$(BUILD)/tests/bench/bench_import_latency.o \
+		$(BUILD)/tests/bench/bench_beat.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
 		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
@@ -558,6 +559,7 @@ $(BUILD)/bin/bench-import-latency: \
 # Evidence latency while a console reads records, against none (#33).
 $(BUILD)/bin/bench-read-latency: \
 		$(BUILD)/tests/bench/bench_read_latency.o \
+		$(BUILD)/tests/bench/bench_beat.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
 		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bench_http.h - what the benchmark drivers (bench_verifier.c,
- * bench_import_latency.c, soak_agents.c) share to run a verifier and talk
+ * bench_beat.c, soak_agents.c) share to run a verifier and talk
  * HTTPS to it: the answer buffer, a libcurl handle, an agent's own
  * connection, a multi handle run to its end, the child process, the clock.
  */

@@ -43,12 +43,10 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include "bench_fleet.h"
-#include "bench_http.h"
+#include "bench_beat.h"
 #include "db.h"
 #include "hex.h"
 
-#define TOKEN_BYTES 16	      /* operator token: 32 hex characters */
 #define REFS_PER_SOURCE 100   /* files of one imported package */
 #define CONSOLE_RECORDS 20000 /* the read machine's records */
 #define CONSOLE "console-target"
@@ -64,253 +62,19 @@ struct opts {
 	char **verifier;
 };
 
-enum stage { STAGE_NONCE, STAGE_FIRST, STAGE_BEAT };
-enum window { WIN_NONE, WIN_BASE, WIN_READ, WIN_COUNT };
-
-struct agent {
-	struct fleet_agent a;
-	struct fleet_evidence ev; /* records: the shared buffer */
-	CURL *h;
-	struct curl_slist *resolve; /* ID.agents.bench -> 127.0.0.1 */
-	char base[128];
-	struct bench_buf resp;
-	char *body;
-	enum stage stage;
-	enum window win;	/* of the request in flight */
-	int stalled[WIN_COUNT]; /* counted in that window's samples */
-	double due, started;
-	int busy;
-};
-
-#define STALL_MS 1000.0 /* a heartbeat this slow stalled its agent */
-
-struct samples {
-	double *ms;
-	size_t n, cap;
-	size_t stalled_agents; /* agents with a heartbeat >= STALL_MS */
-};
-
 /* The console: pages of records read back to back until stopped. */
 struct read_job {
 	const struct opts *o;
 	char auth[128];
 	struct bench_buf resp;
-	struct samples pages; /* each page's ms */
-	struct samples scans; /* each ?verdict=violation page's ms */
-	size_t records;	      /* listed, all pages */
+	struct beat_samples pages; /* each page's ms */
+	struct beat_samples scans; /* each ?verdict=violation page's ms */
+	size_t records;		   /* listed, all pages */
 	double t0, t1;
 	atomic_int stop;
 	int failed;
 	pthread_t th;
 };
-
-static pid_t verifier_pid = -1;
-static struct curl_slist *headers;
-
-static void stop_verifier(void)
-{
-	bench_stop(&verifier_pid);
-}
-
-static void die(const char *what, const char *detail)
-{
-	fprintf(stderr, "bench: %s: %.300s\n", what,
-		detail != NULL ? detail : "");
-	exit(1);
-}
-
-static CURL *easy(const struct opts *o, struct bench_buf *resp, long timeout)
-{
-	CURL *c = bench_http_easy(o->ca, resp, timeout);
-
-	if (c == NULL)
-		die("curl", "no easy handle");
-	return c;
-}
-
-static void samples_add(struct samples *s, double ms)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 4096;
-		s->ms = realloc(s->ms, s->cap * sizeof(*s->ms));
-		if (s->ms == NULL)
-			die("samples", "out of memory");
-	}
-	s->ms[s->n++] = ms;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void report(const char *name, struct samples *s, double secs)
-{
-	size_t p50, p99;
-
-	if (s->n == 0) {
-		printf("%-15s no heartbeat answered\n", name);
-		return;
-	}
-	qsort(s->ms, s->n, sizeof(*s->ms), cmp_double);
-	p50 = s->n / 2;
-	p99 = s->n * 99 / 100;
-	printf("%-15s %7zu heartbeats in %6.2f s (%6.0f/s)  median %8.2f ms"
-	       "  p99 %8.2f ms  max %8.2f ms  agents stalled >= %.0f s: "
-	       "%zu\n",
-	       name, s->n, secs, (double)s->n / secs, s->ms[p50],
-	       s->ms[p99 < s->n ? p99 : s->n - 1], s->ms[s->n - 1],
-	       STALL_MS / 1e3, s->stalled_agents);
-}
-
-/* ---- the agents ------------------------------------------------------ */
-
-static void start(const struct opts *o, CURLM *m, struct agent *ag,
-		  enum window win)
-{
-	char url[512];
-	const char *what = ag->stage == STAGE_NONCE ? "nonce" : "evidence";
-
-	free(ag->body);
-	ag->body = ag->stage == STAGE_NONCE ?
-			   strdup("") :
-			   fleet_evidence(&ag->a, 0, &ag->ev);
-	if (ag->body == NULL)
-		die(ag->a.id, "cannot build evidence");
-	snprintf(url, sizeof(url), "%s/v1/agents/%s/%s", ag->base, ag->a.id,
-		 what);
-	ag->resp.len = 0;
-	curl_easy_setopt(ag->h, CURLOPT_URL, url);
-	if (ag->stage == STAGE_NONCE)
-		bench_http_set_body(ag->h, ag->body, 0, 0);
-	else
-		bench_http_set_body(ag->h, ag->body, ag->ev.body_len, 1);
-	(void)o;
-	ag->win = win;
-	ag->started = bench_now();
-	ag->busy = 1;
-	if (curl_multi_add_handle(m, ag->h) != CURLM_OK)
-		die(ag->a.id, "curl_multi_add_handle");
-}
-
-/* The nonce answer's nonce (its other fields vary between versions). */
-static void take_nonce(struct agent *ag)
-{
-	json_t *j = json_loads(ag->resp.data, 0, NULL);
-	const char *hex = json_string_value(json_object_get(j, "nonce"));
-	size_t len = hex != NULL ? strlen(hex) / 2 : 0;
-
-	if (len == 0 || len > sizeof(ag->a.nonce) ||
-	    hex_decode(hex, 2 * len, ag->a.nonce, sizeof(ag->a.nonce)) < 0)
-		die(ag->a.id, ag->resp.data);
-	ag->a.nonce_len = len;
-	json_decref(j);
-}
-
-/* The verdict: "trusted" and the next index; take the next nonce. */
-static void take_verdict(struct agent *ag)
-{
-	struct wire_verdict v;
-	struct imt_error err;
-
-	if (wire_decode(WIRE_VERDICT, ag->resp.data, ag->resp.len, &v, &err) !=
-	    IMT_OK) {
-		fprintf(stderr, "bench: %s answered: %.300s\n", ag->a.id,
-			ag->resp.data);
-		die(ag->a.id, err.msg);
-	}
-	if (strcmp(v.state, "trusted") != 0 || v.next_index != ag->ev.next)
-		die(ag->a.id, ag->resp.data);
-	memcpy(ag->a.nonce, v.nonce, v.nonce_len);
-	ag->a.nonce_len = v.nonce_len;
-	wire_free(WIRE_VERDICT, &v);
-	fleet_accept(&ag->a, &ag->ev);
-}
-
-/* The answer must be 200 and what was wanted; record the latency. */
-static void finish(CURLM *m, struct agent *ag, CURLcode rc, struct samples *win,
-		   double interval)
-{
-	double t = bench_now();
-	long status = 0;
-
-	curl_multi_remove_handle(m, ag->h);
-	ag->busy = 0;
-	if (rc != CURLE_OK)
-		die(ag->a.id, curl_easy_strerror(rc));
-	curl_easy_getinfo(ag->h, CURLINFO_RESPONSE_CODE, &status);
-	if (status != 200)
-		die(ag->a.id, ag->resp.data);
-	if (ag->stage == STAGE_NONCE)
-		take_nonce(ag);
-	else
-		take_verdict(ag);
-	if (ag->stage == STAGE_BEAT && ag->win != WIN_NONE) {
-		double ms = (t - ag->started) * 1e3;
-
-		samples_add(&win[ag->win], ms);
-		if (ms >= STALL_MS && !ag->stalled[ag->win]++)
-			win[ag->win].stalled_agents++;
-	}
-	if (ag->stage != STAGE_BEAT)
-		ag->stage++;
-	/* paced: the next one an interval after this one started */
-	ag->due = ag->started + interval;
-	if (ag->due < t)
-		ag->due = t;
-}
-
-static struct agent *agents_new(const struct opts *o, uint8_t *records)
-{
-	struct agent *ag = calloc(o->agents, sizeof(*ag));
-	struct fleet_agent *fa = calloc(o->agents, sizeof(*fa));
-	char entry[160];
-	size_t i;
-
-	if (ag == NULL || fa == NULL)
-		die("agents", "out of memory");
-	for (i = 0; i < o->agents; i++) {
-		snprintf(fa[i].id, sizeof(fa[i].id), "bench-%06zu", i);
-		if (soft_ak_new(&fa[i].ak) < 0)
-			die("soft_ak_new", fa[i].id);
-	}
-	if (fleet_pool_init() < 0 || fleet_seed(o->db, fa, o->agents) < 0)
-		die("seeding", o->db);
-	for (i = 0; i < o->agents; i++) {
-		ag[i].a = fa[i];
-		ag[i].ev.records = records;
-		ag[i].h = easy(o, &ag[i].resp, 600);
-		curl_easy_setopt(ag[i].h, CURLOPT_HTTPHEADER, headers);
-		snprintf(entry, sizeof(entry), "%s.agents.bench:%u:127.0.0.1",
-			 fa[i].id, o->port);
-		snprintf(ag[i].base, sizeof(ag[i].base),
-			 "https://%s.agents.bench:%u", fa[i].id, o->port);
-		ag[i].resolve = curl_slist_append(NULL, entry);
-		curl_easy_setopt(ag[i].h, CURLOPT_RESOLVE, ag[i].resolve);
-	}
-	free(fa);
-	return ag;
-}
-
-/* ---- the operator ---------------------------------------------------- */
-
-/* An operator token, stored hashed in the database. */
-static void add_token(const struct opts *o, char *hex)
-{
-	uint8_t raw[TOKEN_BYTES];
-	struct imt_error err;
-	struct db *db;
-
-	RAND_bytes(raw, sizeof(raw));
-	hex_encode(raw, sizeof(raw), hex);
-	if (db_open(o->db, &db, &err) < 0 ||
-	    db_token_add(db, "bench", (const uint8_t *)hex, 2 * TOKEN_BYTES, 0,
-			 &err) < 0)
-		die("token", err.msg);
-	db_close(db);
-}
 
 /* Reference @i: file f@i of package p(@i / REFS_PER_SOURCE). */
 static void ref_path(size_t i, char *out, size_t n)
@@ -351,17 +115,17 @@ static void import_source(struct db *db, size_t first, size_t n)
 	snprintf(pkg, sizeof(pkg), "p%zu", first / REFS_PER_SOURCE);
 	snprintf(name, sizeof(name), "%s_1.0-1_amd64", pkg);
 	if (db_ref_import_begin(db, &src, 1700000000, &err) < 0)
-		die(name, err.msg);
+		beat_die(name, err.msg);
 	for (i = first; i < first + n; i++) {
 		ref_path(i, path, sizeof(path));
 		ref_digest(i, d);
 		e.digest = d;
 		e.conffile = i % REFS_PER_SOURCE == 0;
 		if (db_ref_add_entry(db, &src, &e, 1700000000, &err) < 0)
-			die(path, err.msg);
+			beat_die(path, err.msg);
 	}
 	if (db_ref_import_commit(db, &err) < 0)
-		die(name, err.msg);
+		beat_die(name, err.msg);
 }
 
 /* The console's machine: one boot of known records over the refs. */
@@ -376,7 +140,7 @@ static void console_boot(struct db *db, size_t refs)
 	size_t i, r;
 
 	if (db_boot_start(db, CONSOLE, 1, 0, 1700000000, &boot, &err) < 0)
-		die(CONSOLE, err.msg);
+		beat_die(CONSOLE, err.msg);
 	for (i = 0; i < CONSOLE_RECORDS; i++) {
 		r = (i * 7919) % refs;
 		ref_digest(r, dig[i]);
@@ -402,7 +166,7 @@ static void console_boot(struct db *db, size_t refs)
 				    .records = recs,
 				    .nrecords = CONSOLE_RECORDS },
 			    1700000001, &err) < 0)
-		die("records", err.msg);
+		beat_die("records", err.msg);
 }
 
 /* REFS references in packages, and the machine the console reads. */
@@ -429,13 +193,13 @@ static void seed_console(const struct opts *o)
 	size_t i;
 
 	if (db_open(o->db, &db, &err) < 0)
-		die(o->db, err.msg);
+		beat_die(o->db, err.msg);
 	for (i = 0; i < o->refs; i += REFS_PER_SOURCE)
 		import_source(db, i,
 			      o->refs - i < REFS_PER_SOURCE ? o->refs - i :
 							      REFS_PER_SOURCE);
 	if (db_machine_create(db, &m, 1700000000, &err) < 0)
-		die(CONSOLE, err.msg);
+		beat_die(CONSOLE, err.msg);
 	console_boot(db, o->refs);
 	db_close(db);
 }
@@ -461,11 +225,11 @@ static json_int_t read_page(struct read_job *j, CURL *c, json_int_t from,
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	j->resp.len = 0;
 	if (curl_easy_perform(c) != CURLE_OK)
-		die("records", "request failed");
+		beat_die("records", "request failed");
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	a = status == 200 ? json_loads(j->resp.data, 0, NULL) : NULL;
 	if (a == NULL)
-		die("records", j->resp.data);
+		beat_die("records", j->resp.data);
 	*n = json_array_size(json_object_get(a, "records"));
 	next = json_object_get(a, "next");
 	to = json_is_integer(next) ? json_integer_value(next) : -1;
@@ -477,7 +241,7 @@ static void *read_thread(void *arg)
 {
 	struct read_job *j = arg;
 	struct curl_slist *h = curl_slist_append(NULL, j->auth);
-	CURL *c = easy(j->o, &j->resp, 600);
+	CURL *c = beat_easy(j->o->ca, &j->resp, 600);
 	json_int_t from = 0;
 	double t;
 	size_t n;
@@ -487,14 +251,14 @@ static void *read_thread(void *arg)
 	while (!atomic_load(&j->stop)) {
 		t = bench_now();
 		from = read_page(j, c, from, NULL, &n);
-		samples_add(&j->pages, (bench_now() - t) * 1e3);
+		beat_samples_add(&j->pages, (bench_now() - t) * 1e3);
 		j->records += n;
 		if (from < 0)
 			from = 0;
 		/* the console's filter: a scan of every record for none */
 		t = bench_now();
 		(void)read_page(j, c, 0, "violation", &n);
-		samples_add(&j->scans, (bench_now() - t) * 1e3);
+		beat_samples_add(&j->scans, (bench_now() - t) * 1e3);
 	}
 	j->t1 = bench_now();
 	curl_easy_cleanup(c);
@@ -504,103 +268,43 @@ static void *read_thread(void *arg)
 
 /* ---- the run --------------------------------------------------------- */
 
-static int wait_ready(const struct opts *o)
-{
-	struct bench_buf b = { 0 };
-	CURL *c = easy(o, &b, 5);
-	int rc = bench_http_wait_ready(c, o->port, &verifier_pid);
-
-	curl_easy_cleanup(c);
-	free(b.data);
-	return rc;
-}
-
 struct run {
 	const struct opts *o;
-	CURLM *m;
-	struct agent *ag;
-	struct samples win[WIN_COUNT];
+	struct beat_fleet f;
 	struct read_job job;
 	double base0, base1; /* the window with no reader */
 };
 
-/* Start the agents that are due; @stop: start none, only drain. */
-static size_t start_due(struct run *r, enum window win, int stop)
-{
-	double t = bench_now();
-	size_t i, busy = 0;
-
-	for (i = 0; i < r->o->agents; i++) {
-		struct agent *ag = &r->ag[i];
-
-		if (!ag->busy && !stop && ag->due <= t)
-			start(r->o, r->m, ag,
-			      ag->stage == STAGE_BEAT ? win : WIN_NONE);
-		busy += ag->busy;
-	}
-	return busy;
-}
-
-static void drive(struct run *r, double interval)
-{
-	size_t i;
-	CURLMsg *msg;
-	int running, n;
-
-	curl_multi_perform(r->m, &running);
-	while ((msg = curl_multi_info_read(r->m, &n)) != NULL) {
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		for (i = 0; i < r->o->agents; i++)
-			if (r->ag[i].h == msg->easy_handle)
-				break;
-		if (i < r->o->agents)
-			finish(r->m, &r->ag[i], msg->data.result, r->win,
-			       interval);
-	}
-	curl_multi_poll(r->m, NULL, 0, 2, &n);
-}
-
-static int all_beating(const struct run *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->o->agents; i++)
-		if (r->ag[i].stage != STAGE_BEAT)
-			return 0;
-	return 1;
-}
-
 /* Warm-up, the window with no reader, the reader's window, drain. */
 static void run_phases(struct run *r)
 {
-	double interval = r->o->interval_ms / 1e3, t0 = bench_now();
-	enum window win = WIN_NONE;
+	double t0 = bench_now();
+	enum beat_window win = BEAT_WIN_NONE;
 	int stop = 0;
 
 	for (;;) {
 		double t = bench_now();
 
-		if (win == WIN_NONE && all_beating(r)) {
+		if (win == BEAT_WIN_NONE && beat_all_beating(&r->f)) {
 			printf("warm-up: %zu agents connected and attested: "
 			       "%.1f s\n",
 			       r->o->agents, t - t0);
-			win = WIN_BASE;
+			win = BEAT_WIN_BASE;
 			r->base0 = t;
-		} else if (win == WIN_BASE && t - r->base0 >= r->o->seconds) {
+		} else if (win == BEAT_WIN_BASE &&
+			   t - r->base0 >= r->o->seconds) {
 			r->base1 = t;
-			win = WIN_READ;
+			win = BEAT_WIN_LOAD;
 			if (pthread_create(&r->job.th, NULL, read_thread,
 					   &r->job) != 0)
-				die("pthread_create", "reader");
-		} else if (win == WIN_READ && !stop &&
+				beat_die("pthread_create", "reader");
+		} else if (win == BEAT_WIN_LOAD && !stop &&
 			   t - r->base1 >= r->o->seconds) {
 			atomic_store(&r->job.stop, 1);
 			stop = 1;
 		}
-		if (start_due(r, win, stop) == 0 && stop)
+		if (beat_step(&r->f, win, stop) == 0 && stop)
 			break;
-		drive(r, interval);
 	}
 	pthread_join(r->job.th, NULL);
 }
@@ -662,39 +366,34 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->verifier = argv + optind;
 }
 
-/* The @pct percentile of @s, sorted by report(); 0 when empty. */
-static double pct_of(const struct samples *s, size_t pct)
-{
-	size_t i = s->n * pct / 100;
-
-	return s->n == 0 ? 0.0 : s->ms[i < s->n ? i : s->n - 1];
-}
-
 /* Both windows and the pages; 0, or 1 past the bound (-L). */
 static int results(struct run *r)
 {
 	const struct opts *o = r->o;
-	struct samples *pg = &r->job.pages;
+	struct beat_samples *pg = &r->job.pages;
 	double extra, p99, bound;
 
 	printf("agents %zu, a heartbeat each every %u ms (%.0f/s offered); "
 	       "%zu references\n",
 	       o->agents, o->interval_ms, o->agents * 1e3 / o->interval_ms,
 	       o->refs);
-	report("no reader", &r->win[WIN_BASE], r->base1 - r->base0);
-	report("console reads", &r->win[WIN_READ], r->job.t1 - r->job.t0);
+	beat_report("no reader", &r->f.win[BEAT_WIN_BASE], r->base1 - r->base0);
+	beat_report("console reads", &r->f.win[BEAT_WIN_LOAD],
+		    r->job.t1 - r->job.t0);
 	if (pg->n == 0)
-		die("reader", "no page answered");
-	qsort(pg->ms, pg->n, sizeof(*pg->ms), cmp_double);
-	qsort(r->job.scans.ms, r->job.scans.n, sizeof(double), cmp_double);
+		beat_die("reader", "no page answered");
+	beat_samples_sort(pg);
+	beat_samples_sort(&r->job.scans);
 	printf("reader: %zu pages, %zu records explained in %.2f s: page "
 	       "median %.2f ms, max %.2f ms; %zu ?verdict=violation scans "
 	       "of %d records: median %.2f ms\n",
 	       pg->n, r->job.records, r->job.t1 - r->job.t0, pg->ms[pg->n / 2],
 	       pg->ms[pg->n - 1], r->job.scans.n, CONSOLE_RECORDS,
 	       r->job.scans.n ? r->job.scans.ms[r->job.scans.n / 2] : 0.0);
-	extra = pct_of(&r->win[WIN_READ], 50) - pct_of(&r->win[WIN_BASE], 50);
-	p99 = pct_of(&r->win[WIN_READ], 99) - pct_of(&r->win[WIN_BASE], 99);
+	extra = beat_pct(&r->f.win[BEAT_WIN_LOAD], 50) -
+		beat_pct(&r->f.win[BEAT_WIN_BASE], 50);
+	p99 = beat_pct(&r->f.win[BEAT_WIN_LOAD], 99) -
+	      beat_pct(&r->f.win[BEAT_WIN_BASE], 99);
 	bound = pg->ms[pg->n / 2] + o->bound_ms;
 	printf("evidence with the reader minus without: median %+.2f ms, "
 	       "p99 %+.2f ms (one page: %.2f ms)\n",
@@ -713,23 +412,21 @@ int main(int argc, char **argv)
 {
 	static struct run r;
 	struct opts o;
-	char log[4096], token[2 * TOKEN_BYTES + 1];
-	uint8_t *records;
+	char token[2 * BEAT_TOKEN_BYTES + 1];
 	double t;
 	int rc;
 
 	parse(argc, argv, &o);
-	headers = bench_http_init();
-	if (headers == NULL)
-		return 1;
-	records = malloc(FLEET_BATCH_MAX * FLEET_RECORD_MAX);
-	if (records == NULL)
-		return 1;
 	t = bench_now();
 	r.o = &o;
-	r.ag = agents_new(&o, records);
+	r.f = (struct beat_fleet){ .ca = o.ca,
+				   .db = o.db,
+				   .port = o.port,
+				   .n = o.agents,
+				   .interval = o.interval_ms / 1e3 };
+	beat_fleet_init(&r.f);
 	seed_console(&o);
-	add_token(&o, token);
+	beat_add_token(o.db, token);
 	r.job.o = &o;
 	snprintf(r.job.auth, sizeof(r.job.auth), "Authorization: Bearer %s",
 		 token);
@@ -737,21 +434,11 @@ int main(int argc, char **argv)
 	       "an operator token: %.1f s\n",
 	       o.agents, o.refs + FLEET_POOL, CONSOLE, CONSOLE_RECORDS,
 	       bench_now() - t);
-	snprintf(log, sizeof(log), "%s/verifier.log", o.dir);
-	atexit(stop_verifier);
 	t = bench_now();
-	verifier_pid = bench_spawn(o.verifier, log);
-	if (verifier_pid < 0 || wait_ready(&o) < 0)
-		die("the verifier did not start", log);
+	beat_verifier_start(&r.f, o.verifier, o.dir);
 	printf("verifier ready: %.1f s\n", bench_now() - t);
-	r.m = curl_multi_init();
-	curl_multi_setopt(r.m, CURLMOPT_MAXCONNECTS, (long)o.agents + 16);
 	run_phases(&r);
 	rc = results(&r);
-	/* close the connections first: the verifier then stops at once */
-	for (size_t i = 0; i < o.agents; i++)
-		curl_easy_cleanup(r.ag[i].h);
-	curl_multi_cleanup(r.m);
-	stop_verifier();
+	beat_fleet_stop(&r.f);
 	return rc;
 }

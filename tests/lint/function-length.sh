@@ -104,7 +104,8 @@ fi
 # Each listed function of the files measured: not longer than listed.
 while read -r f fn; do
 	k="$f $fn"
-	[ -n "${measured_file[$f]+x}" ] || continue
+	# an empty list gives one empty line
+	[ -n "$f" ] && [ -n "${measured_file[$f]+x}" ] || continue
 	want=${listed[$k]}
 	have=${len[$k]:-}
 	if [ -z "$have" ]; then
