@@ -559,7 +559,7 @@ $(BUILD)/bin/bench-import-latency: \
 # Evidence latency while a console reads records, against none (#33).
 $(BUILD)/bin/bench-read-latency: \
 		$(BUILD)/tests/bench/bench_read_latency.o \
-		$(BUILD)/tests/bench/bench_beat.o \
+		$(BUILD)/tests/bench/bench_beat.o $(BUILD)/tests/bench/bench_refs.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(BUILD)/tests/bench/bench_http.o \
 		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
@@ -568,7 +568,7 @@ $(BUILD)/bin/bench-read-latency: \
 
 # A machine's records explained among ~250,000 references (issue #33).
 $(BUILD)/bin/bench-explain: $(BUILD)/tests/bench/bench_explain.o \
-		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
+		$(BUILD)/tests/bench/bench_refs.o $(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
 

@@ -9,7 +9,8 @@
  *
  * DB: an SQLite file (created) or a postgresql:// URI (an empty
  * database). REFS references are imported as Debian packages of
- * REFS_PER_SOURCE files, one import each, a conffile in every package;
+ * BENCH_REFS_PER_SOURCE files (bench_refs.h), one import each, a conffile
+ * in every package;
  * a machine gets one boot of RECORDS known records: nine in ten a
  * (path, digest) some package lists, one in ten a listed digest at a
  * path no package lists (any_path = allow, so the lookup of the digest
@@ -31,12 +32,12 @@
 #include <openssl/evp.h>
 
 #include "config.h"
+#include "bench_refs.h"
 #include "db.h"
 #include "http.h"
 #include "policies.h"
 #include "verifier.h"
 
-#define REFS_PER_SOURCE 100 /* files of one imported package */
 #define TOKEN "0123456789abcdef0123456789abcdef"
 #define MACHINE "bench-explain"
 
@@ -54,69 +55,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Reference @i: file f@i of package p(@i / REFS_PER_SOURCE). */
-static void ref_path(size_t i, char *out, size_t n)
-{
-	snprintf(out, n, "/usr/lib/p%zu/f%zu", i / REFS_PER_SOURCE, i);
-}
-
-/* Its digest: SHA-256 of its path. */
-static void ref_digest(size_t i, uint8_t d[32])
-{
-	char path[64];
-
-	ref_path(i, path, sizeof(path));
-	EVP_Digest(path, strlen(path), d, NULL, EVP_sha256(), NULL);
-}
-
-/* One package of references, from @first, as one import. */
-static void import_source(struct db *db, size_t first, size_t n)
-{
-	char name[64], pkg[32], path[64];
-	struct db_source_meta meta = {
-		.package = pkg,
-		.version = "1.0-1",
-		.arch = "amd64",
-	};
-	struct db_ref_source src = {
-		.kind = DB_SOURCE_DEB,
-		.name = name,
-		.meta = &meta,
-	};
-	struct db_ref_entry e = { .path = path,
-				  .algo = "sha256",
-				  .digest_len = 32 };
-	struct imt_error err;
-	uint8_t d[32];
-	size_t i;
-
-	snprintf(pkg, sizeof(pkg), "p%zu", first / REFS_PER_SOURCE);
-	snprintf(name, sizeof(name), "%s_1.0-1_amd64", pkg);
-	if (db_ref_import_begin(db, &src, 1700000000, &err) < 0)
-		die(name, err.msg);
-	for (i = first; i < first + n; i++) {
-		ref_path(i, path, sizeof(path));
-		ref_digest(i, d);
-		e.digest = d;
-		e.conffile = i % REFS_PER_SOURCE == 0;
-		if (db_ref_add_entry(db, &src, &e, 1700000000, &err) < 0)
-			die(path, err.msg);
-	}
-	if (db_ref_import_commit(db, &err) < 0)
-		die(name, err.msg);
-}
-
 static void import_refs(struct db *db, size_t refs)
 {
 	double t0 = now_s();
-	size_t i;
+	struct imt_error err;
 
-	for (i = 0; i < refs; i += REFS_PER_SOURCE)
-		import_source(db, i,
-			      refs - i < REFS_PER_SOURCE ? refs - i :
-							   REFS_PER_SOURCE);
+	if (bench_refs_import(db, refs, &err) < 0)
+		die("import", err.msg);
 	printf("import %zu references in %zu packages: %.1f s\n", refs,
-	       (refs + REFS_PER_SOURCE - 1) / REFS_PER_SOURCE, now_s() - t0);
+	       (refs + BENCH_REFS_PER_SOURCE - 1) / BENCH_REFS_PER_SOURCE,
+	       now_s() - t0);
 }
 
 /* The machine, and its boot of @n known records spread over the refs. */
@@ -153,11 +101,11 @@ static void make_machine(struct db *db, size_t refs, size_t n)
 		die(MACHINE, err.msg);
 	for (i = 0; i < n; i++) {
 		r = (i * 7919) % refs;
-		ref_digest(r, dig[i]);
+		bench_ref_digest(r, dig[i]);
 		if (i % 10 == 9)
 			snprintf(paths[i], 64, "/opt/moved/f%zu", r);
 		else
-			ref_path(r, paths[i], 64);
+			bench_ref_path(r, paths[i], 64);
 		recs[i] = (struct db_record){
 			.index = i,
 			.pcr = 10,

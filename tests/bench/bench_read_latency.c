@@ -44,10 +44,10 @@
 #include <openssl/rand.h>
 
 #include "bench_beat.h"
+#include "bench_refs.h"
 #include "db.h"
 #include "hex.h"
 
-#define REFS_PER_SOURCE 100   /* files of one imported package */
 #define CONSOLE_RECORDS 20000 /* the read machine's records */
 #define CONSOLE "console-target"
 
@@ -76,58 +76,6 @@ struct read_job {
 	pthread_t th;
 };
 
-/* Reference @i: file f@i of package p(@i / REFS_PER_SOURCE). */
-static void ref_path(size_t i, char *out, size_t n)
-{
-	snprintf(out, n, "/usr/lib/p%zu/f%zu", i / REFS_PER_SOURCE, i);
-}
-
-/* Its digest: SHA-256 of its path. */
-static void ref_digest(size_t i, uint8_t d[32])
-{
-	char path[64];
-
-	ref_path(i, path, sizeof(path));
-	EVP_Digest(path, strlen(path), d, NULL, EVP_sha256(), NULL);
-}
-
-/* One package of references, from @first, as one import. */
-static void import_source(struct db *db, size_t first, size_t n)
-{
-	char name[64], pkg[32], path[64];
-	struct db_source_meta meta = {
-		.package = pkg,
-		.version = "1.0-1",
-		.arch = "amd64",
-	};
-	struct db_ref_source src = {
-		.kind = DB_SOURCE_DEB,
-		.name = name,
-		.meta = &meta,
-	};
-	struct db_ref_entry e = { .path = path,
-				  .algo = "sha256",
-				  .digest_len = 32 };
-	struct imt_error err;
-	uint8_t d[32];
-	size_t i;
-
-	snprintf(pkg, sizeof(pkg), "p%zu", first / REFS_PER_SOURCE);
-	snprintf(name, sizeof(name), "%s_1.0-1_amd64", pkg);
-	if (db_ref_import_begin(db, &src, 1700000000, &err) < 0)
-		beat_die(name, err.msg);
-	for (i = first; i < first + n; i++) {
-		ref_path(i, path, sizeof(path));
-		ref_digest(i, d);
-		e.digest = d;
-		e.conffile = i % REFS_PER_SOURCE == 0;
-		if (db_ref_add_entry(db, &src, &e, 1700000000, &err) < 0)
-			beat_die(path, err.msg);
-	}
-	if (db_ref_import_commit(db, &err) < 0)
-		beat_die(name, err.msg);
-}
-
 /* The console's machine: one boot of known records over the refs. */
 static void console_boot(struct db *db, size_t refs)
 {
@@ -143,8 +91,8 @@ static void console_boot(struct db *db, size_t refs)
 		beat_die(CONSOLE, err.msg);
 	for (i = 0; i < CONSOLE_RECORDS; i++) {
 		r = (i * 7919) % refs;
-		ref_digest(r, dig[i]);
-		ref_path(r, paths[i], sizeof(paths[i]));
+		bench_ref_digest(r, dig[i]);
+		bench_ref_path(r, paths[i], sizeof(paths[i]));
 		recs[i] = (struct db_record){
 			.index = i,
 			.pcr = 10,
@@ -190,14 +138,11 @@ static void seed_console(const struct opts *o)
 	};
 	struct imt_error err;
 	struct db *db;
-	size_t i;
 
 	if (db_open(o->db, &db, &err) < 0)
 		beat_die(o->db, err.msg);
-	for (i = 0; i < o->refs; i += REFS_PER_SOURCE)
-		import_source(db, i,
-			      o->refs - i < REFS_PER_SOURCE ? o->refs - i :
-							      REFS_PER_SOURCE);
+	if (bench_refs_import(db, o->refs, &err) < 0)
+		beat_die("import", err.msg);
 	if (db_machine_create(db, &m, 1700000000, &err) < 0)
 		beat_die(CONSOLE, err.msg);
 	console_boot(db, o->refs);
