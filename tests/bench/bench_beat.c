@@ -278,7 +278,12 @@ static void drive(struct beat_fleet *f)
 	curl_multi_poll(f->m, NULL, 0, 2, &n);
 }
 
-size_t beat_step(struct beat_fleet *f, enum beat_window win, int stop)
+/*
+ * One step: start the agents that are due (heartbeats sampled in @win;
+ * none when @stop, which only drains), take the answers that came.
+ * Return: the requests still in flight.
+ */
+static size_t step(struct beat_fleet *f, enum beat_window win, int stop)
 {
 	double t = bench_now();
 	size_t i, busy = 0;
@@ -296,7 +301,7 @@ size_t beat_step(struct beat_fleet *f, enum beat_window win, int stop)
 	return busy;
 }
 
-int beat_all_beating(const struct beat_fleet *f)
+static int all_beating(const struct beat_fleet *f)
 {
 	size_t i;
 
@@ -304,6 +309,38 @@ int beat_all_beating(const struct beat_fleet *f)
 		if (f->ag[i].stage != BEAT_BEAT)
 			return 0;
 	return 1;
+}
+
+void beat_run(struct beat_fleet *f, unsigned int seconds,
+	      struct beat_load *load)
+{
+	double t0 = bench_now();
+	enum beat_window win = BEAT_WIN_NONE;
+	int stop = 0;
+
+	for (;;) {
+		double t = bench_now();
+
+		if (win == BEAT_WIN_NONE && all_beating(f)) {
+			printf("warm-up: %zu agents connected and attested: "
+			       "%.1f s\n",
+			       f->n, t - t0);
+			win = BEAT_WIN_BASE;
+			f->base0 = t;
+		} else if (win == BEAT_WIN_BASE && t - f->base0 >= seconds) {
+			f->base1 = t;
+			win = BEAT_WIN_LOAD;
+			if (pthread_create(&load->th, NULL, load->run,
+					   load->arg) != 0)
+				beat_die("pthread_create", load->name);
+		} else if (win == BEAT_WIN_LOAD && !stop &&
+			   load->over(load->arg, t - f->base1)) {
+			stop = 1;
+		}
+		if (step(f, win, stop) == 0 && stop)
+			break;
+	}
+	pthread_join(load->th, NULL);
 }
 
 void beat_fleet_stop(struct beat_fleet *f)

@@ -14,6 +14,7 @@
 #ifndef IMATRUST_BENCH_BEAT_H
 #define IMATRUST_BENCH_BEAT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -63,6 +64,18 @@ struct beat_fleet {
 	struct beat_agent *ag;
 	CURLM *m;
 	struct beat_samples win[BEAT_WINDOWS];
+	double base0, base1; /* the quiet window, set by beat_run() */
+};
+
+/* What another thread puts on the verifier while the agents beat. */
+struct beat_load {
+	const char *name;
+	void *(*run)(void *arg); /* the thread */
+	void *arg;
+	/* whether the loaded window is over, @secs into it (it may tell the
+	 * thread to stop) */
+	int (*over)(void *arg, double secs);
+	pthread_t th;
 };
 
 /* Print "bench: WHAT: DETAIL" and exit 1. */
@@ -95,14 +108,12 @@ void beat_add_token(const char *db, char hex[2 * BEAT_TOKEN_BYTES + 1]);
 void beat_verifier_start(struct beat_fleet *f, char **argv, const char *dir);
 
 /*
- * One step: start the agents that are due (heartbeats sampled in @win;
- * none when @stop, which only drains), take the answers that came.
- * Return: the requests still in flight.
+ * The run: warm-up (every agent past its nonce and first evidence), then
+ * @seconds with no load, then @load's thread until its over() says so;
+ * the heartbeats in flight are drained and the thread joined.
  */
-size_t beat_step(struct beat_fleet *f, enum beat_window win, int stop);
-
-/* Whether every agent is past its warm-up (nonce, first evidence). */
-int beat_all_beating(const struct beat_fleet *f);
+void beat_run(struct beat_fleet *f, unsigned int seconds,
+	      struct beat_load *load);
 
 /* Close the agents' connections, then stop the verifier. */
 void beat_fleet_stop(struct beat_fleet *f);

@@ -21,7 +21,6 @@
  * duration. Every answer must be 200 "trusted", else exit 1.
  */
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -56,7 +55,6 @@ struct import_job {
 	long status;
 	double t0, t1;
 	atomic_int done;
-	pthread_t th;
 };
 
 /* REFS new references: paths no agent measures, random digests. */
@@ -119,40 +117,15 @@ struct run {
 	const struct opts *o;
 	struct beat_fleet f;
 	struct import_job job;
-	double base0, base1; /* the window with no import */
-	int importing;
 };
 
-/* Warm-up, the window with no import, the import window, drain. */
-static void run_phases(struct run *r)
+/* The load's window ends when the import is answered. */
+static int import_over(void *arg, double secs)
 {
-	double t0 = bench_now();
-	enum beat_window win = BEAT_WIN_NONE;
-	int stop = 0;
+	struct import_job *j = arg;
 
-	for (;;) {
-		double t = bench_now();
-
-		if (win == BEAT_WIN_NONE && beat_all_beating(&r->f)) {
-			printf("warm-up: %zu agents connected and attested: "
-			       "%.1f s\n",
-			       r->o->agents, t - t0);
-			win = BEAT_WIN_BASE;
-			r->base0 = t;
-		} else if (win == BEAT_WIN_BASE &&
-			   t - r->base0 >= r->o->seconds) {
-			r->base1 = t;
-			win = BEAT_WIN_LOAD;
-			if (pthread_create(&r->job.th, NULL, import_thread,
-					   &r->job) != 0)
-				beat_die("pthread_create", "import");
-		} else if (win == BEAT_WIN_LOAD && atomic_load(&r->job.done)) {
-			stop = 1;
-		}
-		if (beat_step(&r->f, win, stop) == 0 && stop)
-			break;
-	}
-	pthread_join(r->job.th, NULL);
+	(void)secs;
+	return atomic_load(&j->done);
 }
 
 static void usage(void)
@@ -235,11 +208,16 @@ int main(int argc, char **argv)
 	       o.agents, FLEET_POOL, o.refs, (double)strlen(r.job.body) / 1e6,
 	       bench_now() - t);
 	beat_verifier_start(&r.f, o.verifier, o.dir);
-	run_phases(&r);
+	beat_run(&r.f, o.seconds,
+		 &(struct beat_load){ .name = "import",
+				      .run = import_thread,
+				      .arg = &r.job,
+				      .over = import_over });
 
 	printf("agents %zu, a heartbeat each every %u ms (%.0f/s offered)\n",
 	       o.agents, o.interval_ms, o.agents * 1e3 / o.interval_ms);
-	beat_report("no import", &r.f.win[BEAT_WIN_BASE], r.base1 - r.base0);
+	beat_report("no import", &r.f.win[BEAT_WIN_BASE],
+		    r.f.base1 - r.f.base0);
 	beat_report("during import", &r.f.win[BEAT_WIN_LOAD],
 		    r.job.t1 - r.job.t0);
 	printf("import: %zu references, HTTP %ld in %.2f s (%.0f "

@@ -28,7 +28,6 @@
  * ("trusted" for evidence), else exit 1.
  */
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -73,7 +72,6 @@ struct read_job {
 	double t0, t1;
 	atomic_int stop;
 	int failed;
-	pthread_t th;
 };
 
 /* The console's machine: one boot of known records over the refs. */
@@ -217,41 +215,17 @@ struct run {
 	const struct opts *o;
 	struct beat_fleet f;
 	struct read_job job;
-	double base0, base1; /* the window with no reader */
 };
 
-/* Warm-up, the window with no reader, the reader's window, drain. */
-static void run_phases(struct run *r)
+/* The reader reads for as long as the quiet window lasted. */
+static int read_over(void *arg, double secs)
 {
-	double t0 = bench_now();
-	enum beat_window win = BEAT_WIN_NONE;
-	int stop = 0;
+	struct read_job *j = arg;
 
-	for (;;) {
-		double t = bench_now();
-
-		if (win == BEAT_WIN_NONE && beat_all_beating(&r->f)) {
-			printf("warm-up: %zu agents connected and attested: "
-			       "%.1f s\n",
-			       r->o->agents, t - t0);
-			win = BEAT_WIN_BASE;
-			r->base0 = t;
-		} else if (win == BEAT_WIN_BASE &&
-			   t - r->base0 >= r->o->seconds) {
-			r->base1 = t;
-			win = BEAT_WIN_LOAD;
-			if (pthread_create(&r->job.th, NULL, read_thread,
-					   &r->job) != 0)
-				beat_die("pthread_create", "reader");
-		} else if (win == BEAT_WIN_LOAD && !stop &&
-			   t - r->base1 >= r->o->seconds) {
-			atomic_store(&r->job.stop, 1);
-			stop = 1;
-		}
-		if (beat_step(&r->f, win, stop) == 0 && stop)
-			break;
-	}
-	pthread_join(r->job.th, NULL);
+	if (secs < j->o->seconds)
+		return 0;
+	atomic_store(&j->stop, 1);
+	return 1;
 }
 
 static void usage(void)
@@ -322,7 +296,8 @@ static int results(struct run *r)
 	       "%zu references\n",
 	       o->agents, o->interval_ms, o->agents * 1e3 / o->interval_ms,
 	       o->refs);
-	beat_report("no reader", &r->f.win[BEAT_WIN_BASE], r->base1 - r->base0);
+	beat_report("no reader", &r->f.win[BEAT_WIN_BASE],
+		    r->f.base1 - r->f.base0);
 	beat_report("console reads", &r->f.win[BEAT_WIN_LOAD],
 		    r->job.t1 - r->job.t0);
 	if (pg->n == 0)
@@ -382,7 +357,11 @@ int main(int argc, char **argv)
 	t = bench_now();
 	beat_verifier_start(&r.f, o.verifier, o.dir);
 	printf("verifier ready: %.1f s\n", bench_now() - t);
-	run_phases(&r);
+	beat_run(&r.f, o.seconds,
+		 &(struct beat_load){ .name = "reader",
+				      .run = read_thread,
+				      .arg = &r.job,
+				      .over = read_over });
 	rc = results(&r);
 	beat_fleet_stop(&r.f);
 	return rc;
