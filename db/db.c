@@ -15,6 +15,16 @@ int db_schema_version(void)
 	return db_migrations[db_migration_count - 1].version;
 }
 
+int db_reader_version_check(int64_t version, struct imt_error *err)
+{
+	if (version == db_schema_version())
+		return 0;
+	return db_err(err, IMT_ERR_UNSUPPORTED,
+		      "reader: database schema version %lld, not %d: "
+		      "open the writer first",
+		      (long long)version, db_schema_version());
+}
+
 static int open_as(const char *path, int reader, struct db **out,
 		   struct imt_error *err)
 {

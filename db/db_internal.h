@@ -79,6 +79,13 @@ void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
 /* db_ref_cache_free() - drop the cache (db_close()). */
 void db_ref_cache_free(struct db *db);
 
+/*
+ * db_reader_version_check() - a reader (db_open_reader()) reads only the
+ * schema this build's writer migrates to (@version, as the backend keeps
+ * it); else -1, saying to open the writer first.
+ */
+int db_reader_version_check(int64_t version, struct imt_error *err);
+
 /* db_err() - fill @err with @status and the message; returns -1. */
 int db_err(struct imt_error *err, enum imt_result status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

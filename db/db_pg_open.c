@@ -217,12 +217,7 @@ static int pg_reader_check(struct db *db, struct imt_error *err)
 
 	if (read_version(db, &version, err) < 0)
 		return -1;
-	if (version != db_schema_version())
-		return db_err(err, IMT_ERR_UNSUPPORTED,
-			      "reader: database schema version %lld, not %d: "
-			      "open the writer first",
-			      (long long)version, db_schema_version());
-	return 0;
+	return db_reader_version_check(version, err);
 }
 
 int db_pg_open(struct db *db, const char *path, struct imt_error *err)

@@ -371,13 +371,9 @@ static int db_reader_check(struct db *db, struct imt_error *err)
 	int wal;
 
 	if (db_check_version(db, err) < 0 ||
-	    db_int_query(db, sql_user_version, &version, err) < 0)
+	    db_int_query(db, sql_user_version, &version, err) < 0 ||
+	    db_reader_version_check(version, err) < 0)
 		return -1;
-	if (version != db_schema_version())
-		return db_err(err, IMT_ERR_UNSUPPORTED,
-			      "reader: database schema version %lld, not %d: "
-			      "open the writer first",
-			      (long long)version, db_schema_version());
 	st = db_stmt(db, sql_journal_mode, err);
 	if (st == NULL)
 		return -1;
