@@ -4,7 +4,8 @@
 #   make lint       shellcheck on every shell script, the length gate of
 #                   the C functions, checkpatch.pl on the C and
 #                   checkpatch.pl --strict on each kernel patch, the top
-#                   level's floor plan, the paths the documents name (no
+#                   level's floor plan, the paths the documents name, the
+#                   anchors of the mutants (no
 #                   build; first in CI)
 #   make check-kernel-lint  the kernel lint tier (kernel/lint.sh):
 #                   checkpatch.pl --strict on each patch of the series,
@@ -386,7 +387,7 @@ lint:
 	@tests/run-suite.sh lint tests/lint/shellcheck.sh \
 		tests/lint/clang-format.sh tests/lint/function-length.sh \
 		tests/lint/checkpatch.sh tests/lint/layout.sh tests/lint/doc-paths.sh \
-		"kernel/lint.sh --patches"
+		"tests/mutants/run.sh --anchors" "kernel/lint.sh --patches"
 	@tests/lint/function-length.sh --longest
 
 # Rewrite the C in the style of .clang-format ("make lint" checks it).

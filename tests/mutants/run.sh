@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run.sh [LIST] - mutation testing of the verdict-critical conditions
-# (issue 32; make check-mutants).
+# run.sh [--anchors] [LIST] - mutation testing of the verdict-critical
+# conditions (issue 32; make check-mutants).
 #
 # Copies the tree once, with its warm build/, into a scratch directory;
 # then for each mutant of LIST (default tests/mutants/mutants.list, format
@@ -15,6 +15,10 @@
 # first mutant the unmutated copy builds and every test named passes, or
 # nothing is counted ("Bail out!").
 #
+# --anchors checks the list alone, in seconds and with no build (make
+# lint): each mutant's file exists and holds its anchor exactly once, so
+# a change that moves a condition fails lint, not the mutants stage.
+#
 # Environment: MUTANTS_ONLY (an extended regular expression: only the
 # mutants whose file or description matches), MUTANTS_JOBS (make -j,
 # default 2), MUTANTS_TIMEOUT (seconds per test command, default 120; a
@@ -24,6 +28,11 @@ set -u
 shopt -u patsub_replacement 2>/dev/null || true
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+anchors_only=0
+if [ "${1:-}" = --anchors ]; then
+	anchors_only=1
+	shift
+fi
 list=${1:-$top/tests/mutants/mutants.list}
 jobs=${MUTANTS_JOBS:-2}
 limit=${MUTANTS_TIMEOUT:-120}
@@ -113,6 +122,40 @@ targets_of() {
 	printf '%s' "$out"
 }
 
+# How many times the anchor of mutant $1 occurs in the text $2.
+anchor_count() {
+	local rest=${2//"${m_find[$1]}"/}
+
+	echo $(((${#2} - ${#rest}) / ${#m_find[$1]}))
+}
+
+# The text of file $1, trailing newlines included.
+read_text() {
+	local t
+
+	t=$(cat "$1"; printf x)
+	printf '%s' "${t%x}"
+}
+
+if [ "$anchors_only" -eq 1 ]; then
+	echo "1..$n"
+	bad=0
+	for ((i = 0; i < n; i++)); do
+		f=${m_file[i]}
+		path=$f
+		[[ $path = /* ]] || path=$top/$f
+		count=0
+		[ -f "$path" ] && count=$(anchor_count "$i" "$(read_text "$path")")
+		if [ "$count" -eq 1 ]; then
+			echo "ok $((i + 1)) - anchor once: $f: ${m_desc[i]}"
+		else
+			echo "not ok $((i + 1)) - $f: ${m_desc[i]}: anchor found $count times, not once (list line ${m_at[i]})"
+			bad=$((bad + 1))
+		fi
+	done
+	exit $((bad > 0))
+fi
+
 # ---- the scratch copy -------------------------------------------------------
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/imatrust-mutants.XXXXXX") ||
@@ -197,11 +240,9 @@ for ((i = 0; i < n; i++)); do
 		errors=$((errors + 1))
 		continue
 	fi
-	# the file's text, trailing newlines included
-	orig=$(cat "$path"; printf x)
+	orig=$(read_text "$path"; printf x)
 	orig=${orig%x}
-	rest=${orig//"${m_find[i]}"/}
-	count=$(((${#orig} - ${#rest}) / ${#m_find[i]}))
+	count=$(anchor_count "$i" "$orig")
 	if [ "$count" -ne 1 ]; then
 		echo "not ok $num - LIST ERROR: $f: ${m_desc[i]}: anchor found $count times, not once (list line ${m_at[i]})"
 		errors=$((errors + 1))

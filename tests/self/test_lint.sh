@@ -5,7 +5,8 @@
 # .clang-format style, a 200-line function,
 # a listed function that grew or shrank, a checkpatch finding over a
 # file's count, a stray file at the top level, a document naming a file
-# that is gone), and pass their clean twins.
+# that is gone, a mutant whose anchor a change moved), and pass their
+# clean twins.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -117,6 +118,19 @@ echo "The agent speaks through ${bq}agent/f$bq." >"$tmp/plan/README.md"
 git -C "$tmp/plan" add README.md
 gate pass 'PASS' "doc-paths.sh passes documents naming files that exist" \
 	"$lint/doc-paths.sh $tmp/plan"
+
+# --- the mutants' anchors (tests/mutants/run.sh --anchors) ---
+mkdir -p "$tmp/plan/db"
+printf 'int f(int v)\n{\n\tif (v == 1)\n\t\treturn 0;\n\treturn 1;\n}\n' \
+	>"$tmp/plan/db/f.c"
+printf 'mutant  one compared\nfile    %s\nfind    \\tif (v == 1)\\n\nrepl    \\tif (0)\\n\ntest    true\n' \
+	"$tmp/plan/db/f.c" >"$tmp/mutants.list"
+gate pass 'PASS .*\(1 passed' "run.sh --anchors passes an anchor found once" \
+	"$root/tests/mutants/run.sh --anchors $tmp/mutants.list"
+sed -i 's/v == 1/v == 2/' "$tmp/plan/db/f.c"
+gate fail 'f\.c: one compared: anchor found 0 times, not once \(list line 1\)' \
+	"run.sh --anchors fails an anchor a change moved, naming the mutant and its list line" \
+	"$root/tests/mutants/run.sh --anchors $tmp/mutants.list"
 
 # --- clang-format.sh ---
 mkdir -p "$tmp/fmt-bad" "$tmp/fmt-good"
