@@ -49,7 +49,7 @@ PKGS := libcrypto jansson tss2-mu sqlite3 libpq libmicrohttpd libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lcurl)
-# The .deb and apt importers (verifier/import_deb.c, import_apt.c): the
+# The .deb and apt importers (verifier/importers/import_deb.c, import_apt.c): the
 # verifier side only, so the agent does not need libarchive.
 ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive 2>/dev/null)
 ARCHIVE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null || \
@@ -89,17 +89,37 @@ INC_proto := -Iproto
 INC_proto/daemon := -Iproto -Iproto/daemon
 INC_db := -Iproto -Idb
 INC_agent := -Iproto -Iproto/daemon -Iagent
-INC_verifier := -Iproto -Iproto/daemon -Idb -Iverifier
+# The verifier's rooms (verifier/README.md), each seeing the rooms below
+# it: importers (pure parsers) < policy (pure checks) < engine (the state
+# and its transactions, with the daemon's state and configuration of
+# verifier/ itself) < results (signed results, webhooks) < api (HTTPS,
+# the routes) < verifier/ (the daemon's main). The CLI sees importers and
+# policy only: it is a client of the API, never of the engine.
+VROOM_importers := -Iproto -Iproto/daemon -Idb -Iverifier/importers
+VROOM_policy := $(VROOM_importers) -Iverifier/policy
+VROOM_engine := $(VROOM_policy) -Iverifier -Iverifier/engine
+VROOM_results := $(VROOM_engine) -Iverifier/results
+VROOM_api := $(VROOM_results) -Iverifier/api
+INC_verifier/importers := $(VROOM_importers)
+INC_verifier/policy := $(VROOM_policy)
+INC_verifier/engine := $(VROOM_engine)
+INC_verifier/results := $(VROOM_results)
+INC_verifier/api := $(VROOM_api)
+INC_verifier := $(VROOM_api)
+INC_verifier/cli := -Iproto -Iproto/daemon -Idb -Iverifier/importers \
+	-Iverifier/policy -Iverifier/cli
+# every room, for the tests and benches that drive any of them
+VROOM_ALL := $(VROOM_api) -Iverifier/cli
 # Tests see what the folder they test sees.
 INC_tests/unit/proto := $(INC_proto)
 INC_tests/unit/proto/daemon := $(INC_proto/daemon)
 INC_tests/unit/db := $(INC_db)
 INC_tests/unit/agent := $(INC_agent)
-INC_tests/unit/verifier := $(INC_verifier)
+INC_tests/unit/verifier := $(VROOM_ALL)
 # tests/tools drive the agent's modules (tpm.h, client.h); tests/bench the
 # verifier's (list_reader.h, digest_set.h, db.h); tests/fuzz only proto/.
 INC_tests/tools := $(INC_agent)
-INC_tests/bench := $(INC_verifier)
+INC_tests/bench := $(VROOM_ALL)
 INC_tests/fuzz := $(INC_proto)
 # inc_of(FILE): the include path of a source file's folder.
 inc_of = $(INC_$(patsubst %/,%,$(dir $(1))))
@@ -108,14 +128,30 @@ inc_of = $(INC_$(patsubst %/,%,$(dir $(1))))
 # includes HEADER must not compile (deny) or must (allow: the probe works).
 INC_DENY := agent:verifier.h agent:cli_util.h agent:db.h \
 	verifier:agent.h verifier:tpm.h verifier:agent_config.h \
+	verifier/engine:agent.h verifier/engine:tpm.h \
 	db:log.h db:verifier.h db:agent.h \
 	proto:log.h proto:file.h proto:client.h proto:db.h proto:agent.h \
 	proto:verifier.h proto/daemon:db.h proto/daemon:agent.h \
 	proto/daemon:verifier.h tests/unit/agent:verifier.h \
 	tests/unit/verifier:agent.h tests/unit/proto:log.h \
-	tests/unit/db:log.h tests/tools:verifier.h tests/fuzz:log.h
+	tests/unit/db:log.h tests/tools:verifier.h tests/fuzz:log.h \
+	verifier/importers:policy.h verifier/importers:verifier.h \
+	verifier/policy:verifier.h verifier/policy:engine.h \
+	verifier/policy:cli.h verifier/engine:http.h verifier/engine:rest.h \
+	verifier/engine:routes.h verifier/engine:webhook.h \
+	verifier/engine:ear.h verifier/engine:cli.h verifier/results:http.h \
+	verifier/results:routes.h verifier/results:cli.h verifier/api:cli.h \
+	verifier/api:agent.h verifier/cli:verifier.h verifier/cli:engine.h \
+	verifier/cli:http.h verifier/cli:routes.h verifier/cli:webhook.h \
+	verifier:cli.h
 INC_ALLOW := agent:agent.h agent:log.h agent:client.h agent:wire.h \
-	verifier:verifier.h verifier:db.h verifier:log.h verifier:client.h \
+	verifier:verifier.h verifier:routes.h verifier:db.h \
+	verifier:log.h verifier:client.h verifier/engine:verifier.h \
+	verifier/engine:engine.h verifier/engine:policy.h \
+	verifier/engine:import.h verifier/results:engine.h \
+	verifier/api:engine.h verifier/api:webhook.h verifier/api:routes.h \
+	verifier/cli:cli.h verifier/cli:boot_check.h verifier/cli:import_apt.h \
+	verifier/cli:hex.h verifier/policy:policy.h verifier/importers:db.h \
 	db:db.h db:wire.h proto:wire.h proto/daemon:log.h proto/daemon:conf.h
 INC_LIST := $(BUILD)/tests/check-includes.list
 
@@ -142,15 +178,16 @@ AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/%.o)
 LIBAGENT := $(BUILD)/lib/libagent.a
 
 # The verifier side: the CLI's modules, linked into tests too.
-VERIFIER_MAINS := verifier/imatrust.c verifier/imatrust-verifier.c
-VERIFIER_SRC := $(filter-out $(VERIFIER_MAINS),$(wildcard verifier/*.c))
+VERIFIER_MAINS := verifier/cli/imatrust.c verifier/imatrust-verifier.c
+VERIFIER_SRC := $(filter-out $(VERIFIER_MAINS),$(wildcard verifier/*.c \
+	verifier/*/*.c))
 VERIFIER_OBJ := $(VERIFIER_SRC:%.c=$(BUILD)/%.o)
 LIBVERIFIER := $(BUILD)/lib/libverifier.a
 
 # The fleet console's files, embedded into the verifier as C generated
-# into $(BUILD)/gen by verifier/www/embed.sh (never committed).
-WWW_FILES := $(wildcard verifier/www/*.html verifier/www/*.js \
-	verifier/www/*.css)
+# into $(BUILD)/gen by verifier/api/www/embed.sh (never committed).
+WWW_FILES := $(wildcard verifier/api/www/*.html verifier/api/www/*.js \
+	verifier/api/www/*.css)
 WWW_GEN := $(BUILD)/gen/www_assets.c
 WWW_OBJ := $(BUILD)/gen/www_assets.o
 
@@ -189,11 +226,11 @@ FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
 	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lcurl -larchive)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -Wall -Wextra \
-	-Wno-missing-field-initializers -Iproto -Iproto/daemon -Idb -Iverifier -Itests/fuzz/support \
+	-Wno-missing-field-initializers -Iproto -Iproto/daemon -Idb $(VROOM_ALL) -Itests/fuzz/support \
 	-DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" $(FUZZ_PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_SRC := $(wildcard proto/*.c db/*.c tests/fuzz/support/*.c) \
-	$(filter-out verifier/imatrust.c verifier/imatrust-verifier.c, \
-		$(wildcard verifier/*.c)) $(wildcard proto/daemon/*.c)
+	$(filter-out $(VERIFIER_MAINS), \
+		$(wildcard verifier/*.c verifier/*/*.c)) $(wildcard proto/daemon/*.c)
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_OBJ)/%.o)
 FUZZ_LIB := $(FUZZ_OBJ)/libfuzz.a
 
@@ -239,12 +276,12 @@ $(LIBIMATRUST): $(PROTO_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(WWW_GEN): verifier/www/embed.sh $(WWW_FILES) Makefile
+$(WWW_GEN): verifier/api/www/embed.sh $(WWW_FILES) Makefile
 	@mkdir -p $(@D)
-	verifier/www/embed.sh $(WWW_FILES) >$@.tmp && mv $@.tmp $@
+	verifier/api/www/embed.sh $(WWW_FILES) >$@.tmp && mv $@.tmp $@
 
 $(WWW_OBJ): $(WWW_GEN)
-	$(CC) $(CFLAGS) $(INC_verifier) -c $< -o $@
+	$(CC) $(CFLAGS) $(INC_verifier/api) -c $< -o $@
 
 $(LIBVERIFIER): $(VERIFIER_OBJ) $(WWW_OBJ)
 	@mkdir -p $(@D)
@@ -263,7 +300,7 @@ $(LIBDAEMON): $(DAEMON_OBJ)
 	$(AR) rcs $@ $^
 
 # Link order: a folder's library, then libimadaemon, then libimatrust.
-$(BUILD)/bin/imatrust: $(BUILD)/verifier/imatrust.o $(LIBVERIFIER) \
+$(BUILD)/bin/imatrust: $(BUILD)/verifier/cli/imatrust.o $(LIBVERIFIER) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread

@@ -586,7 +586,7 @@ int db_policy_source_rules(struct db *db, const char *policy, db_rule_cb cb,
 /* A stored policy; strings borrowed for the callback. */
 struct db_policy {
 	const char *name;
-	const char *body; /* JSON text, as verifier/policy.c wrote it */
+	const char *body; /* JSON text, as verifier/policy/policy.c wrote it */
 	int is_default;
 	int64_t updated_at;
 };
@@ -779,7 +779,7 @@ enum db_approve_result {
  * fingerprint @ek_fpr: set approved; writes an "approved" event and an
  * audit entry naming @op_name (a token name), in one transaction. The
  * state change (pending -> enrolling) is the engine's, in the caller's
- * transaction (verifier/engine.c engine_approve()).
+ * transaction (verifier/engine/engine.c engine_approve()).
  * @ek_fpr: DB_FPR_SIZE bytes, the fingerprint the operator checked
  * @res: the outcome; nothing changes unless DB_APPROVE_OK
  */
@@ -891,7 +891,7 @@ int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
  * db_machine_transition() - write one row of the verifier's state table:
  * state @to with @reason and, when @kind is not NULL, an event of that
  * kind (with @from and @to when they differ). Only the engine calls it
- * (verifier/engine.c); @from is the state the caller read.
+ * (verifier/engine/engine.c); @from is the state the caller read.
  */
 int db_machine_transition(struct db *db, const char *id, const char *from,
 			  const char *to, const char *reason, const char *kind,

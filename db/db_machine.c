@@ -160,7 +160,7 @@ static const char sql_machine_get[] = SQL_MACHINE_COLUMNS "WHERE m.id = ?1";
 static const char sql_machine_list[] = SQL_MACHINE_COLUMNS
 	"WHERE m.id > ?1 ORDER BY m.id LIMIT ?2";
 /*
- * The candidates are the rows of TR_DEADLINE in verifier/transition.c:
+ * The candidates are the rows of TR_DEADLINE in verifier/engine/transition.c:
  * failed machines are not (going stale would turn their "no access" into
  * "no recommendation" without any valid evidence), nor pending ones
  * (they expire instead). An enrolling machine that never sent evidence

@@ -46,7 +46,7 @@ static const char sql_listen_change[] = "LISTEN " DB_CHANGE_CHANNEL;
  * a read route cannot write whatever it calls; applied again with the
  * other settings when the session is made again (db_pg.c, reconnect()).
  * It does not LISTEN: it reads policies and keys again at each snapshot
- * (verifier/reader.c), and notifications nobody reads would only pile up
+ * (verifier/engine/reader.c), and notifications nobody reads would only pile up
  * on its socket.
  */
 static const char sql_read_only[] =

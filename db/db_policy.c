@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * db_policy.c - named policies: the JSON text verifier/policy.c wrote,
+ * db_policy.c - named policies: the JSON text verifier/policy/policy.c wrote,
  * the default mark, the order machine patterns are tried in, and the
  * source selectors SQL filters references with (db_ref_lookup_policy()).
  */

@@ -2,7 +2,9 @@
 /*
  * hex.c - hexadecimal encoding.
  */
+#include <ctype.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "hex.h"
 
@@ -58,4 +60,26 @@ json_t *hex_json(const uint8_t *b, size_t len)
 	j = json_string(s);
 	free(s);
 	return j;
+}
+
+int hex_fpr_parse(const char *text, uint8_t fpr[HEX_FPR_SIZE])
+{
+	char hex[2 * HEX_FPR_SIZE + 1];
+	size_t n = 0;
+
+	if (text == NULL)
+		return -1;
+	if (strncasecmp(text, "sha256:", 7) == 0)
+		text += 7;
+	for (; *text != '\0'; text++) {
+		if (*text == ':')
+			continue;
+		if (!isxdigit((unsigned char)*text) || n == 2 * HEX_FPR_SIZE)
+			return -1;
+		hex[n++] = (char)tolower((unsigned char)*text);
+	}
+	if (n != 2 * HEX_FPR_SIZE)
+		return -1;
+	hex[n] = '\0';
+	return hex_decode(hex, n, fpr, HEX_FPR_SIZE) == HEX_FPR_SIZE ? 0 : -1;
 }

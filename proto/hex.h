@@ -37,4 +37,18 @@ json_t *hex_json(const uint8_t *b, size_t len);
  */
 long hex_decode(const char *hex, size_t hexlen, uint8_t *out, size_t outlen);
 
+#define HEX_FPR_SIZE 32 /* bytes of a SHA-256 key fingerprint */
+
+/**
+ * hex_fpr_parse() - a SHA-256 fingerprint as an operator types it: 64
+ * hex digits, either case, optionally after "sha256:"; colons between
+ * bytes are allowed (as openssl prints them). The verifier's API and the
+ * CLI read the EK fingerprints of enrollment this way.
+ * @text: NUL-terminated; NULL is no fingerprint
+ * @fpr: receives HEX_FPR_SIZE bytes
+ *
+ * Return: 0, or -1 when @text is not a SHA-256 fingerprint.
+ */
+int hex_fpr_parse(const char *text, uint8_t fpr[HEX_FPR_SIZE]);
+
 #endif /* IMATRUST_HEX_H */

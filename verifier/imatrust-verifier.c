@@ -38,6 +38,7 @@
 #include "result_key.h"
 #include "verifier.h"
 #include "webhook.h"
+#include "routes.h"
 
 #define DEFAULT_CONFIG "/etc/imatrust/verifier.conf"
 #define PEM_MAX (1u << 20)  /* a larger certificate or key file is bogus */
@@ -354,7 +355,7 @@ static void http_config_of(struct verifier *v, const char *cert,
 	hc->fail_burst = v->cfg.max_failed_checks != 0 ?
 				 (unsigned int)v->cfg.max_failed_checks :
 				 HTTP_FAIL_OFF;
-	hc->stats = &v->metrics.http;
+	hc->stats = v->http_stats;
 }
 
 static int serve(struct verifier *v)
@@ -448,6 +449,7 @@ static const struct daemon_info verifier_daemon = {
 int main(int argc, char **argv)
 {
 	static struct verifier v;
+	static struct http_stats http_stats;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o;
 
@@ -462,6 +464,7 @@ int main(int argc, char **argv)
 	if (daemon_log_level(&o, v.cfg.log_level) < 0)
 		return 1;
 	pthread_mutex_init(&v.lock, NULL);
+	v.http_stats = &http_stats;
 	if (o.argc > 0 && strcmp(o.argv[0], "token") == 0)
 		return token_command(&v, o.argc, o.argv);
 	if (o.argc > 0) {

@@ -21,12 +21,12 @@
 #include <openssl/x509_vfy.h>
 
 #include "config.h"
-#include "http.h"
 
 struct ak_cache;
 struct boot_memo;
 struct backlog;
 struct db;
+struct http_stats;
 struct imt_error;
 struct keyring;
 struct policy_set;
@@ -56,7 +56,6 @@ struct verifier_metrics {
 	atomic_uint_fast64_t enroll_pending_cap;  /* max_pending: 503 */
 	atomic_uint_fast64_t activations_refused; /* wrong proof: 403 */
 	atomic_uint_fast64_t verifications;	  /* one-shot verdicts given */
-	struct http_stats http; /* the HTTPS front's refusals, closes */
 };
 
 struct verifier {
@@ -74,6 +73,9 @@ struct verifier {
 	struct keyring *keyring;
 	time_t started;
 	struct verifier_metrics metrics;
+	/* the HTTPS front's refusals and closes (api/http.h), which the
+	 * daemon's main gives its server; NULL when none serves */
+	struct http_stats *http_stats;
 	struct webhooks *webhooks; /* the delivery thread (webhook.c) */
 	/* signs attestation results (result_key.c); read-only once
 	 * serving, NULL when none is loaded (the routes answer 503) */
@@ -115,115 +117,5 @@ struct verifier *verifier_main(struct verifier *v);
  */
 int verifier_caches_new(struct verifier *v);
 void verifier_caches_free(struct verifier *v);
-
-/* The REST routes under /v1, terminated by a NULL method. */
-extern const struct http_route verifier_routes[];
-
-/* route_health.c */
-void route_health(void *ctx, const struct http_request *req,
-		  struct http_response *res);
-
-/* route_agents.c: the agent side, authenticated by TPM evidence */
-void route_agents_enroll(void *ctx, const struct http_request *req,
-			 struct http_response *res);
-void route_agents_activate(void *ctx, const struct http_request *req,
-			   struct http_response *res);
-void route_agents_nonce(void *ctx, const struct http_request *req,
-			struct http_response *res);
-void route_agents_evidence(void *ctx, const struct http_request *req,
-			   struct http_response *res);
-
-/* route_machines.c: the operator side (bearer token) */
-void route_machines_list(void *ctx, const struct http_request *req,
-			 struct http_response *res);
-void route_machines_get(void *ctx, const struct http_request *req,
-			struct http_response *res);
-void route_machines_events(void *ctx, const struct http_request *req,
-			   struct http_response *res);
-void route_machines_records(void *ctx, const struct http_request *req,
-			    struct http_response *res);
-void route_machines_approve(void *ctx, const struct http_request *req,
-			    struct http_response *res);
-
-/* route_boot_log.c: the current boot's firmware event log (bearer token) */
-void route_machines_boot_log(void *ctx, const struct http_request *req,
-			     struct http_response *res);
-void route_machines_boot_baseline(void *ctx, const struct http_request *req,
-				  struct http_response *res);
-
-/* route_identity.c: pre-registration, removal, audit (bearer token) */
-void route_machines_add(void *ctx, const struct http_request *req,
-			struct http_response *res);
-void route_machines_remove(void *ctx, const struct http_request *req,
-			   struct http_response *res);
-void route_audit(void *ctx, const struct http_request *req,
-		 struct http_response *res);
-
-/* route_refs.c: reference digests (bearer token) */
-void route_refs_import(void *ctx, const struct http_request *req,
-		       struct http_response *res);
-void route_refs_list(void *ctx, const struct http_request *req,
-		     struct http_response *res);
-void route_refs_delete(void *ctx, const struct http_request *req,
-		       struct http_response *res);
-
-/* route_sources.c: what the references came from (bearer token) */
-void route_sources_list(void *ctx, const struct http_request *req,
-			struct http_response *res);
-
-/* route_policies.c: named policies (bearer token) */
-void route_policies_list(void *ctx, const struct http_request *req,
-			 struct http_response *res);
-void route_policies_get(void *ctx, const struct http_request *req,
-			struct http_response *res);
-void route_policies_put(void *ctx, const struct http_request *req,
-			struct http_response *res);
-void route_policies_delete(void *ctx, const struct http_request *req,
-			   struct http_response *res);
-
-/* route_keys.c: signature keys (bearer token) */
-void route_keys_add(void *ctx, const struct http_request *req,
-		    struct http_response *res);
-void route_keys_list(void *ctx, const struct http_request *req,
-		     struct http_response *res);
-void route_keys_delete(void *ctx, const struct http_request *req,
-		       struct http_response *res);
-
-/* route_webhooks.c: webhook endpoints (bearer token) */
-void route_webhooks_add(void *ctx, const struct http_request *req,
-			struct http_response *res);
-void route_webhooks_list(void *ctx, const struct http_request *req,
-			 struct http_response *res);
-void route_webhooks_delete(void *ctx, const struct http_request *req,
-			   struct http_response *res);
-
-/* route_results.c: signed attestation results (EAR) */
-void route_results_jwks(void *ctx, const struct http_request *req,
-			struct http_response *res);
-void route_machines_result(void *ctx, const struct http_request *req,
-			   struct http_response *res);
-
-/* route_metrics.c: Prometheus text (no token); the console: www.h */
-void route_metrics(void *ctx, const struct http_request *req,
-		   struct http_response *res);
-
-/* route_import.c: imports the verifier parses, retiring a source */
-void route_import_deb(void *ctx, const struct http_request *req,
-		      struct http_response *res);
-void route_import_list(void *ctx, const struct http_request *req,
-		       struct http_response *res);
-void route_import_keylime(void *ctx, const struct http_request *req,
-			  struct http_response *res);
-void route_import_retire(void *ctx, const struct http_request *req,
-			 struct http_response *res);
-void route_export_keylime(void *ctx, const struct http_request *req,
-			  struct http_response *res);
-/* route_verify.c: one-shot verification of a bundle, stored nowhere */
-void route_verify(void *ctx, const struct http_request *req,
-		  struct http_response *res);
-
-/* route_efi.c: EFI applications' Authenticode digests */
-void route_import_efi(void *ctx, const struct http_request *req,
-		      struct http_response *res);
 
 #endif /* IMATRUST_VERIFIER_H */

@@ -37,6 +37,7 @@
 #include "http.h"
 #include "policies.h"
 #include "verifier.h"
+#include "routes.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 #define MACHINE "bench-explain"

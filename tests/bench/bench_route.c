@@ -56,6 +56,7 @@
 #include "tpm_quote.h"
 #include "verifier.h"
 #include "wire.h"
+#include "routes.h"
 
 typedef void (*route_fn)(void *ctx, const struct http_request *req,
 			 struct http_response *res);

@@ -458,7 +458,7 @@ static int cost_verify(struct cost_ctx *c)
 
 /*
  * What a heartbeat of a machine with a stored firmware event log paid
- * before the boot memo: the check of the whole log (verifier/boot_memo.h).
+ * before the boot memo: the check of the whole log (verifier/engine/boot_memo.h).
  */
 static int cost_boot_log(struct cost_ctx *c)
 {

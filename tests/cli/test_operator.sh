@@ -4,13 +4,13 @@
 # the database with sqlite3 (as the evidence path leaves it: an untrusted
 # machine with an unknown record), then the operator fixes it by importing
 # the missing reference; every answer fetched with curl is checked against
-# verifier/openapi.json.
+# verifier/api/openapi.json.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 tools=${IMATRUST_TOOLS:-$here/../../build/tests/tools}
-spec="$here/../../verifier/openapi.json"
+spec="$here/../../verifier/api/openapi.json"
 
 skip_without openssl sqlite3 curl jq python3
 
@@ -174,7 +174,7 @@ expect 1 "an untrusted certificate" env -u IMATRUST_CA "$imatrust" machines --ca
 contains "$tmp/err" 'TLS with .* failed' "a TLS failure is explained"
 expect 2 "an unknown ref command" "$imatrust" ref frob
 
-# the real answers against verifier/openapi.json
+# the real answers against verifier/api/openapi.json
 auth="Authorization: Bearer $(cat "$tmp/token")"
 check() {
 	local method=$1 path=$2 want=$3 body=${4:-} type=${5:-application/json}

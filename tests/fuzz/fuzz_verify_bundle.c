@@ -32,6 +32,7 @@
 #include "tpm_public.h"
 #include "verifier.h"
 #include "wire.h"
+#include "routes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

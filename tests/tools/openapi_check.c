@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * openapi_check.c - check one real answer against verifier/openapi.json,
+ * openapi_check.c - check one real answer against verifier/api/openapi.json,
  * for the shell tests:
  *
  *	openapi_check SPEC METHOD PATH STATUS [FILE]

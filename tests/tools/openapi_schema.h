@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * openapi_schema.h - a small checker of JSON values against the schemas
- * of an OpenAPI 3.0 document (verifier/openapi.json), for the tests:
+ * of an OpenAPI 3.0 document (verifier/api/openapi.json), for the tests:
  * tests/unit/verifier/test_openapi.c and tests/tools/openapi_check.c.
  *
  * Keywords: type, nullable, enum, $ref (#/components/schemas/...),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_attest.c - the checks of verifier/attest.c, as the engine applies
+ * test_attest.c - the checks of verifier/engine/attest.c, as the engine applies
  * them to the evidence of machines with software TPMs (soft_machine.h):
  * boot_aggregate, the counters, the replay against the quoted PCR 10,
  * the PCR selection and the bank, each told by the state and the reason

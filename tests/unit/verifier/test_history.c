@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_history.c - machines that delete their oldest measurement records
- * (verifier/history.h): stored_records in every v3 answer (held records
+ * (verifier/engine/history.h): stored_records in every v3 answer (held records
  * not counted), "export" answers, a boot first seen past its deleted
  * records under "history_incomplete" refuse and accept, a gap in a boot
  * the verifier was following (untrusted under accept too), a wrong

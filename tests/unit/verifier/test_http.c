@@ -30,6 +30,7 @@
 #include "http.h"
 #include "http_peers.h"
 #include "verifier.h"
+#include "routes.h"
 
 #define BIG_BODY (8u << 20)	  /* what a guarded route may take */
 #define INFLIGHT (1u << 20)	  /* the in-flight budget of fx_inflight */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_openapi.c - verifier/openapi.json against the real thing: every
+ * test_openapi.c - verifier/api/openapi.json against the real thing: every
  * route of verifier_routes[] is documented (and nothing else), every
  * answer the handlers give validates against the documented schema of
  * its status, and the agent messages wire.c encodes validate against
@@ -10,8 +10,9 @@
 #include "result_key.h"
 #include "wire.h"
 #include "../../tools/openapi_schema.h"
+#include "routes.h"
 
-#define SPEC FIXTURE_DIR "/../../verifier/openapi.json"
+#define SPEC FIXTURE_DIR "/../../verifier/api/openapi.json"
 #define D2 "0202020202020202020202020202020202020202020202020202020202020202"
 /* test_fpr_of("node-p") and of "node-a" in hex */
 #define FPR_P "6e6f64652d70f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"

@@ -16,6 +16,7 @@
 #include "hex.h"
 #include "tpm_public.h"
 #include "wire.h"
+#include "routes.h"
 
 #define MAX_OPEN 40
 

@@ -5,7 +5,7 @@
  * binary untrusted naming it, another AK's quote, a wrong nonce, an
  * altered list and a list longer than the quote proves are failed; bad
  * requests are 4xx naming what is wrong; every answer validates against
- * verifier/openapi.json; and the database is the same, row for row,
+ * verifier/api/openapi.json; and the database is the same, row for row,
  * before and after all of them.
  */
 #include "soft_machine.h"
@@ -17,7 +17,7 @@
 #include "engine.h"
 #include "../../tools/openapi_schema.h"
 
-#define SPEC FIXTURE_DIR "/../../verifier/openapi.json"
+#define SPEC FIXTURE_DIR "/../../verifier/api/openapi.json"
 
 struct fx {
 	struct tv *t;

@@ -2,7 +2,7 @@
 /*
  * test_route_www.c - the fleet console's embedded files through the real
  * HTTPS front (verifier_routes[], curl): each served at its path with its
- * Content-Type, the bytes of verifier/www/ and a strong ETag of them, 304
+ * Content-Type, the bytes of verifier/api/www/ and a strong ETag of them, 304
  * for If-None-Match, the strict CSP, nosniff, no referrer and no-cache
  * on every answer (the 304 too); If-None-Match parsing; and the files
  * themselves keep to the CSP: no inline script or style, no innerHTML.
@@ -24,8 +24,9 @@
 #include "http.h"
 #include "verifier.h"
 #include "www.h"
+#include "routes.h"
 
-#define WWW_DIR FIXTURE_DIR "/../../verifier/www/"
+#define WWW_DIR FIXTURE_DIR "/../../verifier/api/www/"
 #define CSP \
 	"default-src 'none'; script-src 'self'; style-src 'self'; " \
 	"connect-src 'self'; img-src 'self'; base-uri 'none'; " \
@@ -139,7 +140,7 @@ static void assert_header(const struct answer *a, const char *name,
 		fail_msg("no \"%s: %s\" in:\n%s", name, value, a->head);
 }
 
-/* The whole of file NAME in verifier/www/; *len its size. */
+/* The whole of file NAME in verifier/api/www/; *len its size. */
 static char *read_www(const char *name, size_t *len)
 {
 	char path[512];

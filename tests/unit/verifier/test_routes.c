@@ -20,6 +20,7 @@
 
 #include "auth.h"
 #include "verifier.h"
+#include "routes.h"
 
 static const struct {
 	const char *method, *pattern, *why;

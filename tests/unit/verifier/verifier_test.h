@@ -32,6 +32,7 @@
 #include "keyring.h"
 #include "policies.h"
 #include "verifier.h"
+#include "routes.h"
 
 #define TV_NOW 1700000000
 #define TV_TOKEN "0123456789abcdef0123456789abcdef"
