@@ -116,6 +116,16 @@ INC_tests/unit/proto/daemon := $(INC_proto/daemon)
 INC_tests/unit/db := $(INC_db)
 INC_tests/unit/agent := $(INC_agent)
 INC_tests/unit/verifier := $(VROOM_ALL)
+# a room's tests see what the room sees, and the fixtures beside them
+INC_tests/unit/verifier/importers := $(VROOM_importers) -Itests/unit/verifier
+INC_tests/unit/verifier/policy := $(VROOM_policy) -Itests/unit/verifier
+# the engine's and the results' tests set up their verifier with the API's
+# fixture (verifier_test.h: a route called, a server started), so they see
+# the API too; their sources do not include it themselves
+INC_tests/unit/verifier/engine := $(VROOM_api) -Itests/unit/verifier
+INC_tests/unit/verifier/results := $(VROOM_api) -Itests/unit/verifier
+INC_tests/unit/verifier/api := $(VROOM_api) -Itests/unit/verifier
+INC_tests/unit/verifier/cli := $(INC_verifier/cli) -Itests/unit/verifier
 # tests/tools drive the agent's modules (tpm.h, client.h); tests/bench the
 # verifier's (list_reader.h, digest_set.h, db.h); tests/fuzz only proto/.
 INC_tests/tools := $(INC_agent)
@@ -143,7 +153,8 @@ INC_DENY := agent:verifier.h agent:cli_util.h agent:db.h \
 	verifier/results:routes.h verifier/results:cli.h verifier/api:cli.h \
 	verifier/api:agent.h verifier/cli:verifier.h verifier/cli:engine.h \
 	verifier/cli:http.h verifier/cli:routes.h verifier/cli:webhook.h \
-	verifier:cli.h
+	verifier:cli.h tests/unit/verifier/policy:verifier.h \
+	tests/unit/verifier/cli:engine.h tests/unit/verifier/importers:engine.h
 INC_ALLOW := agent:agent.h agent:log.h agent:client.h agent:wire.h \
 	verifier:verifier.h verifier:routes.h verifier:db.h \
 	verifier:log.h verifier:client.h verifier/engine:verifier.h \
@@ -205,7 +216,8 @@ TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 INTEGRATION_TESTS := $(wildcard tests/integration/test_*.sh)
 
 # Unit tests mirror the source folders: tests/unit/<folder>/test_<module>.c
-UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/proto/daemon/test_*.c)
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/proto/daemon/test_*.c \
+	tests/unit/verifier/*/test_*.c)
 UNIT_BINS := $(UNIT_SRC:%.c=$(BUILD)/%)
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_<target>.c, seeded from
@@ -359,19 +371,19 @@ $(BUILD)/tests/unit/db/%: $(BUILD)/tests/unit/db/%.o $(LIBDB) $(LIBIMATRUST)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) -lpthread
 
 # The engine's tests make quotes with software AKs, as the benchmark does.
-SOFT_AK_TESTS := $(BUILD)/tests/unit/verifier/test_engine \
-	$(BUILD)/tests/unit/verifier/test_attest \
-	$(BUILD)/tests/unit/verifier/test_history \
-	$(BUILD)/tests/unit/verifier/test_route_verify \
-	$(BUILD)/tests/unit/verifier/test_engine_nonce
+SOFT_AK_TESTS := $(BUILD)/tests/unit/verifier/engine/test_engine \
+	$(BUILD)/tests/unit/verifier/engine/test_attest \
+	$(BUILD)/tests/unit/verifier/engine/test_history \
+	$(BUILD)/tests/unit/verifier/api/test_route_verify \
+	$(BUILD)/tests/unit/verifier/engine/test_engine_nonce
 $(SOFT_AK_TESTS:%=%.o): CFLAGS += -Itests/bench
 $(SOFT_AK_TESTS): $(BUILD)/tests/bench/soft_ak.o
 # ... and stand in for the measured-boot check to see what it is given.
-$(BUILD)/tests/unit/verifier/test_engine: LDFLAGS += \
+$(BUILD)/tests/unit/verifier/engine/test_engine: LDFLAGS += \
 	-Wl,--wrap=boot_check_evidence
 
 # test_engine_nonce fails the RNG on demand and sees each nonce stored.
-$(BUILD)/tests/unit/verifier/test_engine_nonce: LDFLAGS += \
+$(BUILD)/tests/unit/verifier/engine/test_engine_nonce: LDFLAGS += \
 	-Wl,--wrap=RAND_bytes -Wl,--wrap=db_nonce_issue
 
 # test_tpm_quote_faults fails each OpenSSL and TSS call of the quote path.

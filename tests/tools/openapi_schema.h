@@ -2,7 +2,7 @@
 /*
  * openapi_schema.h - a small checker of JSON values against the schemas
  * of an OpenAPI 3.0 document (verifier/api/openapi.json), for the tests:
- * tests/unit/verifier/test_openapi.c and tests/tools/openapi_check.c.
+ * tests/unit/verifier/api/test_openapi.c and tests/tools/openapi_check.c.
  *
  * Keywords: type, nullable, enum, $ref (#/components/schemas/...),
  * allOf, required, properties, additionalProperties (false or a schema),
