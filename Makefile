@@ -86,16 +86,16 @@ LDFLAGS += $(OPT_LD) $(HARDEN_LD)
 # the folder it lives in (INC_<folder>); a folder without an entry does not
 # build. `make check-includes` proves the boundaries.
 INC_proto := -Iproto
-INC_proto/daemon := -Iproto -Iproto/daemon
+INC_proto/io := -Iproto -Iproto/io
 INC_db := -Iproto -Idb
-INC_agent := -Iproto -Iproto/daemon -Iagent
+INC_agent := -Iproto -Iproto/io -Iagent
 # The verifier's rooms (verifier/README.md), each seeing the rooms below
 # it: importers (pure parsers) < policy (pure checks) < engine (the state
 # and its transactions, with the daemon's state and configuration of
 # verifier/ itself) < results (signed results, webhooks) < api (HTTPS,
 # the routes) < verifier/ (the daemon's main). The CLI sees importers and
 # policy only: it is a client of the API, never of the engine.
-VROOM_importers := -Iproto -Iproto/daemon -Idb -Iverifier/importers
+VROOM_importers := -Iproto -Iproto/io -Idb -Iverifier/importers
 VROOM_policy := $(VROOM_importers) -Iverifier/policy
 VROOM_engine := $(VROOM_policy) -Iverifier -Iverifier/engine
 VROOM_results := $(VROOM_engine) -Iverifier/results
@@ -106,13 +106,13 @@ INC_verifier/engine := $(VROOM_engine)
 INC_verifier/results := $(VROOM_results)
 INC_verifier/api := $(VROOM_api)
 INC_verifier := $(VROOM_api)
-INC_verifier/cli := -Iproto -Iproto/daemon -Idb -Iverifier/importers \
+INC_verifier/cli := -Iproto -Iproto/io -Idb -Iverifier/importers \
 	-Iverifier/policy -Iverifier/cli
 # every room, for the tests and benches that drive any of them
 VROOM_ALL := $(VROOM_api) -Iverifier/cli
 # Tests see what the folder they test sees.
 INC_tests/unit/proto := $(INC_proto)
-INC_tests/unit/proto/daemon := $(INC_proto/daemon)
+INC_tests/unit/proto/io := $(INC_proto/io)
 INC_tests/unit/db := $(INC_db)
 INC_tests/unit/agent := $(INC_agent)
 INC_tests/unit/verifier := $(VROOM_ALL)
@@ -141,8 +141,8 @@ INC_DENY := agent:verifier.h agent:cli_util.h agent:db.h \
 	verifier/engine:agent.h verifier/engine:tpm.h \
 	db:log.h db:verifier.h db:agent.h \
 	proto:log.h proto:file.h proto:client.h proto:db.h proto:agent.h \
-	proto:verifier.h proto/daemon:db.h proto/daemon:agent.h \
-	proto/daemon:verifier.h tests/unit/agent:verifier.h \
+	proto:verifier.h proto/io:db.h proto/io:agent.h \
+	proto/io:verifier.h tests/unit/agent:verifier.h \
 	tests/unit/verifier:agent.h tests/unit/proto:log.h \
 	tests/unit/db:log.h tests/tools:verifier.h tests/fuzz:log.h \
 	verifier/importers:policy.h verifier/importers:verifier.h \
@@ -163,7 +163,7 @@ INC_ALLOW := agent:agent.h agent:log.h agent:client.h agent:wire.h \
 	verifier/api:engine.h verifier/api:webhook.h verifier/api:routes.h \
 	verifier/cli:cli.h verifier/cli:boot_check.h verifier/cli:import_apt.h \
 	verifier/cli:hex.h verifier/policy:policy.h verifier/importers:db.h \
-	db:db.h db:wire.h proto:wire.h proto/daemon:log.h proto/daemon:conf.h
+	db:db.h db:wire.h proto:wire.h proto/io:log.h proto/io:conf.h
 INC_LIST := $(BUILD)/tests/check-includes.list
 
 # libimatrust: everything both daemons agree on (proto/), pure: no I/O.
@@ -171,11 +171,11 @@ PROTO_SRC := $(wildcard proto/*.c)
 PROTO_OBJ := $(PROTO_SRC:%.c=$(BUILD)/%.o)
 LIBIMATRUST := $(BUILD)/lib/libimatrust.a
 
-# libimadaemon: what both daemons and the CLI share that does I/O (log,
+# libimaio: what both daemons and the CLI share that does I/O (log,
 # sd_notify, bounded file reads, the HTTPS client, start-up options).
-DAEMON_SRC := $(wildcard proto/daemon/*.c)
+DAEMON_SRC := $(wildcard proto/io/*.c)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
-LIBDAEMON := $(BUILD)/lib/libimadaemon.a
+LIBDAEMON := $(BUILD)/lib/libimaio.a
 
 # The storage layer the verifier links (db/).
 DB_SRC := $(wildcard db/*.c)
@@ -216,7 +216,7 @@ TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 INTEGRATION_TESTS := $(wildcard tests/integration/test_*.sh)
 
 # Unit tests mirror the source folders: tests/unit/<folder>/test_<module>.c
-UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/proto/daemon/test_*.c \
+UNIT_SRC := $(wildcard tests/unit/*/test_*.c tests/unit/proto/io/test_*.c \
 	tests/unit/verifier/*/test_*.c)
 UNIT_BINS := $(UNIT_SRC:%.c=$(BUILD)/%)
 
@@ -238,11 +238,11 @@ FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
 	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lcurl -larchive)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -Wall -Wextra \
-	-Wno-missing-field-initializers -Iproto -Iproto/daemon -Idb $(VROOM_ALL) -Itests/fuzz/support \
+	-Wno-missing-field-initializers -Iproto -Iproto/io -Idb $(VROOM_ALL) -Itests/fuzz/support \
 	-DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" $(FUZZ_PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_SRC := $(wildcard proto/*.c db/*.c tests/fuzz/support/*.c) \
 	$(filter-out $(VERIFIER_MAINS), \
-		$(wildcard verifier/*.c verifier/*/*.c)) $(wildcard proto/daemon/*.c)
+		$(wildcard verifier/*.c verifier/*/*.c)) $(wildcard proto/io/*.c)
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_OBJ)/%.o)
 FUZZ_LIB := $(FUZZ_OBJ)/libfuzz.a
 
@@ -311,7 +311,7 @@ $(LIBDAEMON): $(DAEMON_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-# Link order: a folder's library, then libimadaemon, then libimatrust.
+# Link order: a folder's library, then libimaio, then libimatrust.
 $(BUILD)/bin/imatrust: $(BUILD)/verifier/cli/imatrust.o $(LIBVERIFIER) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)

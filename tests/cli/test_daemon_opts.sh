@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_daemon_opts.sh - imatrust-agent and imatrust-verifier share their
-# command line (proto/daemon/daemon.c): -H, -n, -c, -d, a bad option, and
+# command line (proto/io/daemon.c): -H, -n, -c, -d, a bad option, and
 # log_level = debug|info|warning honoured by both (TAP). The verifier runs
 # on a free loopback port; the agent is pointed at a list that does not
 # exist, so it logs its start and stops without a TPM.

@@ -38,10 +38,10 @@ if [ ! -x "$check" ]; then
 	echo "# $check not built: compiling it here"
 	check="$tmp/agent_tpm_check"
 	# shellcheck disable=SC2046 # pkg-config prints separate words
-	if ! (cd "$root" && ${CC:-cc} -std=gnu11 -O2 -Iproto -Iproto/daemon -Iagent \
+	if ! (cd "$root" && ${CC:-cc} -std=gnu11 -O2 -Iproto -Iproto/io -Iagent \
 		-Wl,--wrap=Esys_Quote \
 		-o "$check" tests/tools/agent_tpm_check.c agent/tpm.c \
-		proto/daemon/log.c proto/*.c $(pkg-config --libs tss2-esys \
+		proto/io/log.c proto/*.c $(pkg-config --libs tss2-esys \
 		tss2-tctildr tss2-mu tss2-rc libcrypto jansson)) \
 		>"$tmp/cc.log" 2>&1; then
 		echo "not ok 1 - the driver compiles"

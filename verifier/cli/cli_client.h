@@ -2,7 +2,7 @@
 /*
  * cli_client.h - the operator CLI's one way to the verifier: its
  * options and environment, the token, JSON in and out, and messages in the
- * operator's terms, over the shared HTTPS client (proto/daemon/client.h).
+ * operator's terms, over the shared HTTPS client (proto/io/client.h).
  *
  * Settings come from the options --url, --ca, --token-file, else from
  * the environment: IMATRUST_URL, IMATRUST_CA, IMATRUST_TOKEN_FILE, or
