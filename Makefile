@@ -194,6 +194,11 @@ VERIFIER_SRC := $(filter-out $(VERIFIER_MAINS),$(wildcard verifier/*.c \
 	verifier/*/*.c))
 VERIFIER_OBJ := $(VERIFIER_SRC:%.c=$(BUILD)/%.o)
 LIBVERIFIER := $(BUILD)/lib/libverifier.a
+# The CLI links its own room and the two it sees (importers/, policy/):
+# no engine, no API, no storage layer.
+CLI_SRC := $(filter-out $(VERIFIER_MAINS),$(wildcard verifier/cli/*.c \
+	verifier/importers/*.c verifier/policy/*.c))
+LIBCLI := $(BUILD)/lib/libimacli.a
 
 # The fleet console's files, embedded into the verifier as C generated
 # into $(BUILD)/gen by verifier/api/www/embed.sh (never committed).
@@ -299,6 +304,10 @@ $(LIBVERIFIER): $(VERIFIER_OBJ) $(WWW_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
+$(LIBCLI): $(CLI_SRC:%.c=$(BUILD)/%.o)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
 $(LIBAGENT): $(AGENT_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
@@ -312,7 +321,7 @@ $(LIBDAEMON): $(DAEMON_OBJ)
 	$(AR) rcs $@ $^
 
 # Link order: a folder's library, then libimaio, then libimatrust.
-$(BUILD)/bin/imatrust: $(BUILD)/verifier/cli/imatrust.o $(LIBVERIFIER) \
+$(BUILD)/bin/imatrust: $(BUILD)/verifier/cli/imatrust.o $(LIBCLI) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
