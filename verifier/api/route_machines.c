@@ -320,21 +320,10 @@ out:
 }
 
 /* A listed record, copied for judge_explain() after the listing. */
-struct listed_record {
-	uint64_t index;
-	char *path;
-	char *algo;
-	uint8_t digest[DB_DIGEST_MAX];
-	size_t digest_len;
-	uint8_t *sig;
-	size_t sig_len;
-	enum db_verdict verdict;
-};
-
 /* A page of records, possibly filtered by verdict. */
 struct record_page {
 	struct page pg;
-	struct listed_record *copy; /* one per row, limit of them */
+	struct judge_copy *copy; /* one per row, limit of them */
 	int filter;
 	enum db_verdict want;
 	unsigned int limit;
@@ -346,25 +335,7 @@ struct record_page {
 /* Keep what judge_explain() needs of @r (the strings are borrowed). */
 static int copy_record(struct record_page *rp, const struct db_record *r)
 {
-	struct listed_record *c = &rp->copy[json_array_size(rp->pg.rows)];
-
-	memset(c, 0, sizeof(*c));
-	c->index = r->index;
-	c->verdict = r->verdict;
-	c->path = strdup(r->path != NULL ? r->path : "");
-	c->algo = strdup(r->digest_algo != NULL ? r->digest_algo : "");
-	if (r->digest_len <= sizeof(c->digest) && r->digest != NULL) {
-		memcpy(c->digest, r->digest, r->digest_len);
-		c->digest_len = r->digest_len;
-	}
-	if (r->sig != NULL && r->sig_len > 0) {
-		c->sig = malloc(r->sig_len);
-		if (c->sig != NULL)
-			memcpy(c->sig, r->sig, r->sig_len);
-		c->sig_len = r->sig_len;
-	}
-	if (c->path == NULL || c->algo == NULL ||
-	    (c->sig_len > 0 && c->sig == NULL))
+	if (judge_copy_set(&rp->copy[json_array_size(rp->pg.rows)], r) < 0)
 		rp->pg.oom = 1;
 	return rp->pg.oom ? -1 : 0;
 }
@@ -373,11 +344,8 @@ static void copies_free(struct record_page *rp, size_t n)
 {
 	size_t i;
 
-	for (i = 0; rp->copy != NULL && i < n; i++) {
-		free(rp->copy[i].path);
-		free(rp->copy[i].algo);
-		free(rp->copy[i].sig);
-	}
+	for (i = 0; rp->copy != NULL && i < n; i++)
+		judge_copy_free(&rp->copy[i]);
 	free(rp->copy);
 }
 
@@ -394,20 +362,10 @@ static void explain_page(struct verifier *v, const char *id,
 	size_t i;
 
 	json_array_foreach(rp->pg.rows, i, row) {
-		const struct listed_record *c = &rp->copy[i];
-		struct judge_input in = {
-			.path = c->path,
-			.algo = c->algo,
-			.digest = c->digest_len > 0 ? c->digest : NULL,
-			.digest_len = c->digest_len,
-			.sig = c->sig,
-			.sig_len = c->sig_len,
-			.boot_aggregate =
-				ima_is_boot_aggregate(c->index, c->path,
-						      strlen(c->path)),
-			.violation = c->verdict == DB_VERDICT_VIOLATION,
-		};
+		const struct judge_copy *c = &rp->copy[i];
+		struct judge_input in;
 
+		judge_input_of(c, &in);
 		why = judge_acceptable(v, p, c->verdict) ?
 			      judge_explain(v, p, &in, c->verdict) :
 			      json_null();

@@ -283,6 +283,54 @@ char *judge_check_reason(const char *check, const char *message)
 	return s;
 }
 
+int judge_copy_set(struct judge_copy *c, const struct db_record *r)
+{
+	memset(c, 0, sizeof(*c));
+	c->index = r->index;
+	c->verdict = r->verdict;
+	c->path = strdup(r->path != NULL ? r->path : "");
+	c->algo = r->digest_algo != NULL ? strdup(r->digest_algo) : NULL;
+	if (r->digest != NULL && r->digest_len <= DB_DIGEST_MAX) {
+		memcpy(c->digest, r->digest, r->digest_len);
+		c->digest_len = r->digest_len;
+	}
+	if (r->sig != NULL && r->sig_len > 0) {
+		c->sig = malloc(r->sig_len);
+		if (c->sig != NULL) {
+			memcpy(c->sig, r->sig, r->sig_len);
+			c->sig_len = r->sig_len;
+		}
+	}
+	if (c->path == NULL || (r->digest_algo != NULL && c->algo == NULL) ||
+	    (r->sig != NULL && r->sig_len > 0 && c->sig == NULL))
+		return -1;
+	return 0;
+}
+
+void judge_copy_free(struct judge_copy *c)
+{
+	free(c->path);
+	free(c->algo);
+	free(c->sig);
+	c->path = c->algo = NULL;
+	c->sig = NULL;
+}
+
+void judge_input_of(const struct judge_copy *c, struct judge_input *in)
+{
+	*in = (struct judge_input){
+		.path = c->path,
+		.algo = c->algo,
+		.digest = c->digest_len > 0 ? c->digest : NULL,
+		.digest_len = c->digest_len,
+		.sig = c->sig,
+		.sig_len = c->sig_len,
+		.boot_aggregate = ima_is_boot_aggregate(c->index, c->path,
+							strlen(c->path)),
+		.violation = c->verdict == DB_VERDICT_VIOLATION,
+	};
+}
+
 struct first_bad {
 	struct verifier *v;
 	const struct policy *p;

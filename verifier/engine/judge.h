@@ -36,6 +36,40 @@ struct judge_input {
 };
 
 /**
+ * struct judge_copy - a stored record kept past the db_record_list()
+ * callback that lent it, for judging it again (rejudge.c) or explaining
+ * its verdict (the records route): the one way a stored record becomes a
+ * judge_input.
+ */
+struct judge_copy {
+	uint64_t index;
+	char *path;
+	char *algo; /* NULL when the record has none */
+	uint8_t digest[DB_DIGEST_MAX];
+	size_t digest_len; /* 0 when the record has none */
+	uint8_t *sig;
+	size_t sig_len;
+	enum db_verdict verdict;
+};
+
+/**
+ * judge_copy_set() - copy @r into @c (zeroed first).
+ * Return: 0, or -1 when out of memory; what was copied stays for
+ * judge_copy_free() either way.
+ */
+int judge_copy_set(struct judge_copy *c, const struct db_record *r);
+
+/** judge_copy_free() - free what judge_copy_set() allocated in @c. */
+void judge_copy_free(struct judge_copy *c);
+
+/**
+ * judge_input_of() - @c as judge_record() and judge_explain() read it:
+ * the boot_aggregate record (stored as excluded) marked to be checked
+ * against the PCRs, a violation as a violation. Borrows from @c.
+ */
+void judge_input_of(const struct judge_copy *c, struct judge_input *in);
+
+/**
  * judge_record() - the verdict of one record.
  * @v: the verifier (policy and reference digests)
  * @in: the record

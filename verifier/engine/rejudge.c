@@ -31,19 +31,8 @@ enum rejudge_pass {
 };
 
 /* A stored record, copied out of the listing. */
-struct stored_record {
-	uint64_t index;
-	char *path;
-	char *algo;
-	uint8_t digest[DB_DIGEST_MAX];
-	size_t digest_len;
-	uint8_t *sig;
-	size_t sig_len;
-	enum db_verdict verdict;
-};
-
 struct record_round {
-	struct stored_record *r;
+	struct judge_copy *r;
 	size_t n;
 	int oom;
 };
@@ -132,28 +121,9 @@ static int collect_record(int64_t boot_id, const struct db_record *rec,
 			  void *arg)
 {
 	struct record_round *rr = arg;
-	struct stored_record *s = &rr->r[rr->n];
 
 	(void)boot_id;
-	memset(s, 0, sizeof(*s));
-	s->index = rec->index;
-	s->verdict = rec->verdict;
-	s->path = strdup(rec->path != NULL ? rec->path : "");
-	s->algo = rec->digest_algo != NULL ? strdup(rec->digest_algo) : NULL;
-	if (rec->digest != NULL && rec->digest_len <= DB_DIGEST_MAX) {
-		memcpy(s->digest, rec->digest, rec->digest_len);
-		s->digest_len = rec->digest_len;
-	}
-	if (rec->sig != NULL && rec->sig_len > 0) {
-		s->sig = malloc(rec->sig_len);
-		if (s->sig != NULL) {
-			memcpy(s->sig, rec->sig, rec->sig_len);
-			s->sig_len = rec->sig_len;
-		}
-	}
-	rr->n++;
-	if (s->path == NULL || (rec->digest_algo != NULL && s->algo == NULL) ||
-	    (rec->sig != NULL && rec->sig_len > 0 && s->sig == NULL))
+	if (judge_copy_set(&rr->r[rr->n++], rec) < 0)
 		rr->oom = 1;
 	return rr->oom;
 }
@@ -162,11 +132,8 @@ static void round_clear(struct record_round *rr)
 {
 	size_t i;
 
-	for (i = 0; i < rr->n; i++) {
-		free(rr->r[i].path);
-		free(rr->r[i].algo);
-		free(rr->r[i].sig);
-	}
+	for (i = 0; i < rr->n; i++)
+		judge_copy_free(&rr->r[i]);
 	rr->n = 0;
 	rr->oom = 0;
 }
@@ -220,21 +187,10 @@ static int judge_round(struct rejudge_run *run, const struct policy *p,
 	size_t i, n = 0;
 
 	for (i = 0; i < run->rr.n; i++) {
-		const struct stored_record *s = &run->rr.r[i];
-		struct judge_input in = {
-			.path = s->path,
-			.algo = s->algo,
-			.digest = s->digest_len > 0 ? s->digest : NULL,
-			.digest_len = s->digest_len,
-			.sig = s->sig,
-			.sig_len = s->sig_len,
-			/* stored as excluded, checked against the PCRs */
-			.boot_aggregate =
-				ima_is_boot_aggregate(s->index, s->path,
-						      strlen(s->path)),
-			.violation = s->verdict == DB_VERDICT_VIOLATION,
-		};
+		const struct judge_copy *s = &run->rr.r[i];
+		struct judge_input in;
 
+		judge_input_of(s, &in);
 		if (judge_record(v, p, &in, &verdict, err) < 0)
 			return -1;
 		if (verdict == s->verdict)

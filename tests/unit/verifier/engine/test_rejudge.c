@@ -457,6 +457,37 @@ static void test_violation_policy(void **state)
 	assert_int_equal(tv_state(t, "v1"), DB_STATE_TRUSTED);
 }
 
+/*
+ * Judged again whole (a policy changed), the boot_aggregate record stays
+ * excluded (it is checked against the PCRs, not the references) and a
+ * violation stays a violation: neither becomes an unknown file.
+ */
+static void test_policy_keeps_aggregate_and_violation(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+		{ "/tmp/busy", 0, DB_VERDICT_VIOLATION },
+		{ "/usr/bin/a", 2, DB_VERDICT_KNOWN },
+	};
+	struct tv *t = *state;
+	struct rejudge_stats st;
+	struct imt_error err;
+
+	tv_machine(t, "k1", DB_STATE_ENROLLING);
+	tv_boot(t, "k1", recs, 3);
+	assert_int_equal(db_machine_set_state(t->v.db, "k1", DB_STATE_TRUSTED,
+					      NULL, TV_NOW, &err),
+			 0);
+	assert_int_equal(rejudge_all(&t->v, REJUDGE_POLICY,
+				     "{\"check\":\"rejudge\"}", TV_NOW, &st,
+				     &err),
+			 0);
+	assert_string_equal(verdict(t, "k1", 0), "excluded");
+	assert_string_equal(verdict(t, "k1", 1), "violation");
+	assert_string_equal(verdict(t, "k1", 2), "known");
+	assert_int_equal(tv_state(t, "k1"), DB_STATE_TRUSTED);
+}
+
 /* More records than one round, and more machines than one listing. */
 static void test_many(void **state)
 {
@@ -617,6 +648,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_any_path_both_ways, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_policy_keeps_aggregate_and_violation,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_violation_policy, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
