@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "tpm_int.h"
+#include "tpm_quote.h"
 
 #define TPM_QUOTE_TRIES 8 /* quote rounds while PCRs move */
 
@@ -25,23 +26,6 @@ static void tpm_pcr_selection(uint16_t alg, uint32_t mask,
 	sel->pcrSelections[0].pcrSelect[0] = mask & 0xff;
 	sel->pcrSelections[0].pcrSelect[1] = (mask >> 8) & 0xff;
 	sel->pcrSelections[0].pcrSelect[2] = (mask >> 16) & 0xff;
-}
-
-/* The PCRs of bank @alg that @sel selects, as a mask. */
-static uint32_t tpm_selection_mask(const TPML_PCR_SELECTION *sel, uint16_t alg)
-{
-	const TPMS_PCR_SELECTION *s;
-	uint32_t mask = 0;
-	unsigned int i, j;
-
-	for (i = 0; i < sel->count && i < TPM2_NUM_PCR_BANKS; i++) {
-		s = &sel->pcrSelections[i];
-		if (s->hash != alg)
-			continue;
-		for (j = 0; j < s->sizeofSelect && j < TPM_PCR_MAX / 8; j++)
-			mask |= (uint32_t)s->pcrSelect[j] << (8 * j);
-	}
-	return mask;
 }
 
 /*

@@ -239,21 +239,26 @@ enum imt_result tpm_quote_verify_signature(const uint8_t *attest,
 	return rc;
 }
 
-uint32_t tpm_quote_pcr_mask(const struct tpm_quote *quote,
-			    const struct hash_algo *bank)
+uint32_t tpm_selection_mask(const TPML_PCR_SELECTION *sel, uint16_t alg)
 {
-	const TPMS_PCR_SELECTION *sel;
+	const TPMS_PCR_SELECTION *s;
 	uint32_t mask = 0;
 	size_t i, b;
 
-	for (i = 0; i < quote->pcr_select.count; i++) {
-		sel = &quote->pcr_select.pcrSelections[i];
-		if (sel->hash != bank->tpm_alg)
+	for (i = 0; i < sel->count && i < TPM2_NUM_PCR_BANKS; i++) {
+		s = &sel->pcrSelections[i];
+		if (s->hash != alg)
 			continue;
-		for (b = 0; b < sel->sizeofSelect && b < 4; b++)
-			mask |= (uint32_t)sel->pcrSelect[b] << (8 * b);
+		for (b = 0; b < s->sizeofSelect && b < sizeof(mask); b++)
+			mask |= (uint32_t)s->pcrSelect[b] << (8 * b);
 	}
 	return mask;
+}
+
+uint32_t tpm_quote_pcr_mask(const struct tpm_quote *quote,
+			    const struct hash_algo *bank)
+{
+	return tpm_selection_mask(&quote->pcr_select, bank->tpm_alg);
 }
 
 enum imt_result tpm_quote_pcr_digest(const struct tpm_quote *quote,

@@ -120,6 +120,15 @@ enum imt_result tpm_quote_pcr_digest(const struct tpm_quote *quote,
 				     size_t *out_len, struct imt_error *err);
 
 /**
+ * tpm_selection_mask() - the PCRs of bank @alg (a TPM_ALG_ID) that @sel
+ * selects: the one reading of a TPML_PCR_SELECTION, for the quote's
+ * selection here and for what a TPM answered to PCR_Read in the agent.
+ *
+ * Return: bit i set when PCR i is selected (PCRs 0-31).
+ */
+uint32_t tpm_selection_mask(const TPML_PCR_SELECTION *sel, uint16_t alg);
+
+/**
  * tpm_quote_pcr_mask() - the PCRs a quote selects in @bank.
  * @quote: the parsed quote
  * @bank: the bank
