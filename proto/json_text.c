@@ -8,6 +8,21 @@
 
 #include "json_text.h"
 
+size_t text_byte_printable(unsigned char c, char out[4])
+{
+	static const char hexd[] = "0123456789abcdef";
+
+	if (c >= 0x20 && c < 0x7f && c != '\\') {
+		out[0] = (char)c;
+		return 1;
+	}
+	out[0] = '\\';
+	out[1] = 'x';
+	out[2] = hexd[c >> 4];
+	out[3] = hexd[c & 15];
+	return 4;
+}
+
 /* Length of the valid UTF-8 sequence at @s (RFC 3629), or 0. */
 static size_t utf8_seq(const unsigned char *s)
 {

@@ -9,6 +9,7 @@
 
 #include "cli_util.h"
 #include "file.h"
+#include "json_text.h"
 #include "wire.h"
 
 int cli_machine_id_ok(const char *id)
@@ -54,16 +55,12 @@ char *cli_read_file(const char *path, size_t max, size_t *len)
 
 void cli_print_escaped(const char *s, size_t n)
 {
+	char out[4];
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
-			printf("\\x%02x", ch);
-		else
-			putchar(ch);
-	}
+	for (i = 0; i < n; i++)
+		fwrite(out, 1, text_byte_printable((unsigned char)s[i], out),
+		       stdout);
 }
 
 void cli_print_rejudged(json_t *ans)

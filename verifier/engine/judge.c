@@ -14,6 +14,7 @@
 #include "hex.h"
 #include "history.h"
 #include "judge.h"
+#include "json_text.h"
 #include "keyring.h"
 #include "log.h"
 #include "policies.h"
@@ -100,21 +101,10 @@ int judge_acceptable(const struct verifier *v, const struct policy *p,
  */
 static void printable_path(const char *path, char *out, size_t max)
 {
-	static const char hexd[] = "0123456789abcdef";
 	size_t o = 0;
 
-	for (; path != NULL && *path != '\0' && o + 5 < max; path++) {
-		uint8_t c = (uint8_t)*path;
-
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			out[o++] = (char)c;
-			continue;
-		}
-		out[o++] = '\\';
-		out[o++] = 'x';
-		out[o++] = hexd[c >> 4];
-		out[o++] = hexd[c & 15];
-	}
+	for (; path != NULL && *path != '\0' && o + 5 < max; path++)
+		o += text_byte_printable((unsigned char)*path, out + o);
 	out[o] = '\0';
 }
 

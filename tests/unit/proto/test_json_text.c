@@ -30,6 +30,26 @@ static void test_path(void **state)
 	json_decref(j);
 }
 
+/* A byte shown in ASCII: itself when printable and no backslash, else
+ * "\xNN". */
+static void test_byte_printable(void **state)
+{
+	char out[4];
+
+	(void)state;
+	assert_int_equal(text_byte_printable('a', out), 1);
+	assert_memory_equal(out, "a", 1);
+	assert_int_equal(text_byte_printable(' ', out), 1);
+	assert_int_equal(text_byte_printable('\\', out), 4);
+	assert_memory_equal(out, "\\x5c", 4);
+	assert_int_equal(text_byte_printable('\n', out), 4);
+	assert_memory_equal(out, "\\x0a", 4);
+	assert_int_equal(text_byte_printable(0x7f, out), 4);
+	assert_memory_equal(out, "\\x7f", 4);
+	assert_int_equal(text_byte_printable(0xe9, out), 4);
+	assert_memory_equal(out, "\\xe9", 4);
+}
+
 /* A reason is its JSON value, its text when it is no JSON, null when none. */
 static void test_reason(void **state)
 {
@@ -54,6 +74,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_reason),
+		cmocka_unit_test(test_byte_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
