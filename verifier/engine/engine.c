@@ -2,7 +2,7 @@
 /*
  * engine.c - the trust engine's core (engine.h): status to HTTP, the
  * state table applied, nonces, the stale clock. The evidence path is
- * engine_evidence.c.
+ * engine_evidence.c; enrollment and activation, engine_enroll.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +21,8 @@ static const unsigned int http_of[ENGINE_STATUS_COUNT] = {
 	[ENGINE_PENDING] = 403,	  [ENGINE_UNKNOWN] = 404,
 	[ENGINE_CONFLICT] = 409,  [ENGINE_LIMIT] = 429,
 	[ENGINE_STORAGE] = 503,	  [ENGINE_INTERNAL] = 500,
+	[ENGINE_REFUSED] = 403,	  [ENGINE_BUSY] = 503,
+	[ENGINE_TOO_LARGE] = 413,
 };
 
 unsigned int engine_http_status(enum engine_status s)

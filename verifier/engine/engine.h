@@ -42,6 +42,9 @@ enum engine_status {
 	ENGINE_LIMIT,	      /* a cap was reached: later */
 	ENGINE_STORAGE,	      /* the database failed */
 	ENGINE_INTERNAL,
+	ENGINE_REFUSED,	  /* the enroll policy, or a wrong proof */
+	ENGINE_BUSY,	  /* a cap of the whole verifier: later */
+	ENGINE_TOO_LARGE, /* a field past its bound */
 	ENGINE_STATUS_COUNT,
 };
 
@@ -82,6 +85,43 @@ void engine_nonce(struct verifier *v, const char *id, int64_t now,
  */
 void engine_verdict(struct verifier *v, const char *id, int64_t now,
 		    struct engine_answer *ans);
+
+/**
+ * engine_enroll() - an enrollment (POST /v1/agents): check the EK
+ * certificate and the AK, make the credential challenge and store it when
+ * the id and the EK are free or one known machine's, the "enroll" policy
+ * admits it and no cap is reached. Nothing of a machine is created or
+ * changed before its activation.
+ * @v: the verifier
+ * @m: the decoded enrollment
+ * @now: seconds since the epoch
+ * @out: receives the challenge to send; the caller wire_free()s it
+ *       whatever the status
+ * @ans: ENGINE_CREATED, or why not: ENGINE_MALFORMED, ENGINE_TOO_LARGE or
+ *       ENGINE_INTERNAL (the checks over the bytes), ENGINE_CONFLICT (the
+ *       id or the EK is taken), ENGINE_REFUSED (the policy),
+ *       ENGINE_LIMIT (the EK's cap), ENGINE_BUSY (the cap in all),
+ *       ENGINE_STORAGE
+ */
+void engine_enroll(struct verifier *v, const struct wire_enroll *m, int64_t now,
+		   struct wire_challenge *out, struct engine_answer *ans);
+
+/**
+ * engine_activate() - an activation (POST /v1/agents/{id}/activate): find
+ * the challenge @m's proof opens, then create the machine or bind the new
+ * AK to the known one with the same EK.
+ * @v: the verifier
+ * @m: the decoded activation
+ * @now: seconds since the epoch
+ * @ans: when activated, engine_verdict()'s answer; else why not:
+ *       ENGINE_REFUSED (no open challenge matches the proof, or the
+ *       policy), ENGINE_CONFLICT (taken meanwhile), ENGINE_BUSY (the
+ *       pending cap), ENGINE_STORAGE
+ *
+ * Return: 1 when the machine was activated, else 0.
+ */
+int engine_activate(struct verifier *v, const struct wire_activate *m,
+		    int64_t now, struct engine_answer *ans);
 
 /**
  * engine_transition() - apply @event to machine @id, which is in @from,
