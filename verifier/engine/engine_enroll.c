@@ -104,20 +104,20 @@ static void refuse_cap(struct verifier *v, enum db_open_result r,
 {
 	if (r == DB_OPEN_EK_FULL) {
 		atomic_fetch_add(&v->metrics.enroll_ek_cap, 1);
-		engine_answer_set(
-			ans, ENGINE_LIMIT,
-			"enrollment: %llu challenges are open for "
-			"this EK (max_enrollments_per_ek); activate one or "
-			"wait %d s",
-			(unsigned long long)v->cfg.max_enrollments_per_ek,
-			ENROLL_CHALLENGE_TTL);
+		engine_answer_set(ans, ENGINE_LIMIT,
+				  "enrollment: %llu challenges are open for "
+				  "this EK (max_enrollments_per_ek); "
+				  "activate one or wait %d s",
+				  (unsigned long long)
+					  v->cfg.max_enrollments_per_ek,
+				  ENROLL_CHALLENGE_TTL);
 	} else {
 		atomic_fetch_add(&v->metrics.enroll_cap, 1);
-		engine_answer_set(
-			ans, ENGINE_BUSY,
-			"enrollment: %llu challenges are open "
-			"(max_open_enrollments); try again later",
-			(unsigned long long)v->cfg.max_open_enrollments);
+		engine_answer_set(ans, ENGINE_BUSY,
+				  "enrollment: %llu challenges are open "
+				  "(max_open_enrollments); try again later",
+				  (unsigned long long)
+					  v->cfg.max_open_enrollments);
 	}
 }
 
@@ -174,9 +174,8 @@ out:
 	return rc;
 }
 
-void engine_enroll(struct verifier *v, const struct wire_enroll *m,
-		   int64_t now, struct wire_challenge *out,
-		   struct engine_answer *ans)
+void engine_enroll(struct verifier *v, const struct wire_enroll *m, int64_t now,
+		   struct wire_challenge *out, struct engine_answer *ans)
 {
 	static __thread struct db_challenge ch; /* 25 KiB: not on the stack */
 	char why[WHY_MAX] = "", fpr[ENROLL_FPR_HEX + 1];
@@ -234,12 +233,11 @@ static void refuse_activation(struct verifier *v, enum db_activation r,
 		break;
 	case DB_ACT_PENDING_FULL:
 		atomic_fetch_add(&v->metrics.enroll_pending_cap, 1);
-		engine_answer_set(
-			ans, ENGINE_BUSY,
-			"enrollment: %llu machines wait in pending "
-			"(max_pending); an operator must approve or remove "
-			"some",
-			(unsigned long long)v->cfg.max_pending);
+		engine_answer_set(ans, ENGINE_BUSY,
+				  "enrollment: %llu machines wait in pending "
+				  "(max_pending); an operator must approve "
+				  "or remove some",
+				  (unsigned long long)v->cfg.max_pending);
 		break;
 	default:
 		atomic_fetch_add(&v->metrics.enroll_unregistered, 1);

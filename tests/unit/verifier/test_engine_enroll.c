@@ -259,8 +259,9 @@ static void test_caps(void **state)
 		assert_int_equal(activate(f, "m1", proof, &a), 0);
 		assert_int_equal(a.status, ENGINE_BUSY);
 		assert_non_null(strstr(a.message, "max_pending"));
-		assert_int_equal(
-			atomic_load(&f->t->v.metrics.enroll_pending_cap), 1);
+		assert_int_equal(atomic_load(
+					 &f->t->v.metrics.enroll_pending_cap),
+				 1);
 		f->t->v.cfg.max_pending = 1;
 		assert_int_equal(activate(f, "m1", proof, &a), 1);
 	}
