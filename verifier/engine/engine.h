@@ -142,12 +142,42 @@ int engine_transition(struct verifier *v, const char *id,
  * engine_approve() - an operator approves @id's EK by fingerprint: the
  * approval, its audit entry and the table's row for TR_APPROVED, in one
  * transaction.
- * @res: the db's verdict on the fingerprint
- * Return: 0, or -1 with @err on a storage failure.
+ * @ek_fpr: the fingerprint the operator gave (DB_FPR_SIZE bytes)
+ * @op_name: the operator, for the audit entry
+ * @ans: ENGINE_OK, or why not: ENGINE_CONFLICT (the machine's EK has
+ *       another fingerprint, or none), ENGINE_UNKNOWN (no such machine),
+ *       or a storage failure's kind (ENGINE_INTERNAL, ENGINE_MALFORMED,
+ *       ENGINE_CONFLICT, ENGINE_TOO_LARGE)
  */
-int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
-		   const char *op_name, int64_t now,
-		   enum db_approve_result *res, struct imt_error *err);
+void engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
+		    const char *op_name, int64_t now,
+		    struct engine_answer *ans);
+
+/**
+ * engine_machine_add() - an operator pre-registers (@id, @ek_fpr): only
+ * that EK may then take the id; stored with a "register" audit entry.
+ * @reg: receives the registration (ENGINE_CREATED or ENGINE_OK)
+ * @ans: ENGINE_CREATED (stored), ENGINE_OK (this very pair was there),
+ *       ENGINE_CONFLICT (the id has another EK, or the EK is another
+ *       id's), ENGINE_INTERNAL (the registration vanished), or a storage
+ *       failure's kind as engine_approve()'s
+ */
+void engine_machine_add(struct verifier *v, const char *id,
+			const uint8_t *ek_fpr, const char *op_name, int64_t now,
+			struct db_registration *reg, struct engine_answer *ans);
+
+/**
+ * engine_machine_remove() - an operator removes machine @id with
+ * everything it has, its open challenges and its pre-registration, with a
+ * "remove" audit entry, in one transaction.
+ * @out: receives what was removed
+ * @ans: ENGINE_OK, ENGINE_UNKNOWN (neither a machine nor a
+ *       pre-registration), or a storage failure's kind as
+ *       engine_approve()'s
+ */
+void engine_machine_remove(struct verifier *v, const char *id,
+			   const char *op_name, int64_t now,
+			   struct db_removal *out, struct engine_answer *ans);
 
 /**
  * engine_activation_states() - the states the table gives an activation
