@@ -779,7 +779,7 @@ enum db_approve_result {
  * fingerprint @ek_fpr: set approved; writes an "approved" event and an
  * audit entry naming @op_name (a token name), in one transaction. The
  * state change (pending -> enrolling) is the engine's, in the caller's
- * transaction (verifier/engine/engine.c engine_approve()).
+ * transaction (verifier/engine/engine_identity.c engine_approve()).
  * @ek_fpr: DB_FPR_SIZE bytes, the fingerprint the operator checked
  * @res: the outcome; nothing changes unless DB_APPROVE_OK
  */

@@ -46,7 +46,7 @@ struct verifier_metrics {
 	atomic_uint_fast64_t evidence_rejected; /* not the enrolled TPM's,
 						 * or not its nonce */
 	atomic_uint_fast64_t nonces_issued;	/* nonce rows written */
-	/* enrollment refused or bounded (route_agents.c) */
+	/* enrollment refused or bounded (engine_enroll.c) */
 	atomic_uint_fast64_t enroll_cap;     /* max_open_enrollments: 503 */
 	atomic_uint_fast64_t enroll_ek_cap;  /* ... per EK: 429 */
 	atomic_uint_fast64_t enroll_evicted; /* unvouched challenges

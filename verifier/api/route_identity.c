@@ -9,12 +9,15 @@
  *					has, or a pre-registration
  *	GET    /v1/audit?after=&limit=&machine=	the audit trail
  *
- * Shapes are in verifier/api/openapi.json.
+ * The engine writes, under its lock (engine_identity.c); the routes
+ * check the token, decode, call it and encode. Shapes are in
+ * verifier/api/openapi.json.
  */
 #include <string.h>
 #include <time.h>
 
 #include "auth.h"
+#include "engine.h"
 #include "enroll.h"
 #include "hex.h"
 #include "rest.h"
@@ -63,39 +66,21 @@ void route_machines_add(void *ctx, const struct http_request *req,
 {
 	struct verifier *v = ctx;
 	char name[DB_NAME_MAX + 1], id[WIRE_ID_MAX + 1];
-	enum db_register_result r = DB_REG_OK;
 	struct db_registration reg;
+	struct engine_answer ans;
 	uint8_t fpr[DB_FPR_SIZE];
-	struct imt_error err;
-	int rc, found = 0;
 
 	if (auth_operator(v, req, res, name) < 0 ||
 	    registration_body(req, res, id, fpr) < 0)
 		return;
-	pthread_mutex_lock(&v->lock);
-	rc = db_registration_add(v->db, id, fpr, name, (int64_t)time(NULL), &r,
-				 &err);
-	if (rc == 0 && (r == DB_REG_OK || r == DB_REG_EXISTS))
-		rc = db_registration_get(v->db, id, &reg, &found, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0) {
-		rest_db_error(res, "pre-register", &err);
-	} else if (r == DB_REG_ID_TAKEN) {
-		http_error(res, 409,
-			   "id %s has another EK (enrolled or "
-			   "pre-registered): remove it first",
-			   id);
-	} else if (r == DB_REG_EK_TAKEN) {
-		http_error(res, 409,
-			   "this EK is enrolled or pre-registered "
-			   "under another id");
-	} else if (!found) {
-		http_error(res, 500, "pre-registration of %s vanished", id);
-	} else {
-		rest_reply(res, r == DB_REG_OK ? 201 : 200,
+	engine_machine_add(v, id, fpr, name, (int64_t)time(NULL), &reg, &ans);
+	if (ans.status != ENGINE_CREATED && ans.status != ENGINE_OK)
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
+	else
+		rest_reply(res, engine_http_status(ans.status),
 			   json_pack("{s:o}", "registration",
 				     registration_json(&reg)));
-	}
 }
 
 static json_t *removal_json(const char *id, const struct db_removal *r)
@@ -117,23 +102,16 @@ void route_machines_remove(void *ctx, const struct http_request *req,
 {
 	struct verifier *v = ctx;
 	char name[DB_NAME_MAX + 1];
+	struct engine_answer ans;
 	struct db_removal r;
-	struct imt_error err;
-	int rc;
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
-	pthread_mutex_lock(&v->lock);
-	rc = db_machine_remove(v->db, req->params[0], name, (int64_t)time(NULL),
-			       &r, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0) {
-		rest_db_error(res, "remove", &err);
-		return;
-	}
-	if (!r.machine && !r.registration) {
-		http_error(res, 404, "no machine or pre-registration \"%s\"",
-			   req->params[0]);
+	engine_machine_remove(v, req->params[0], name, (int64_t)time(NULL), &r,
+			      &ans);
+	if (ans.status != ENGINE_OK) {
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
 		return;
 	}
 	rest_reply(res, 200,

@@ -529,50 +529,22 @@ static int approval_fpr(const struct http_request *req,
 	return rc;
 }
 
-static void refuse_approval(enum db_approve_result r, const char *id,
-			    struct http_response *res)
-{
-	switch (r) {
-	case DB_APPROVE_WRONG_EK:
-		http_error(res, 409,
-			   "the EK of %s has another fingerprint: "
-			   "approval refused",
-			   id);
-		break;
-	case DB_APPROVE_NO_FPR:
-		http_error(res, 409,
-			   "%s has no EK fingerprint (its EK could "
-			   "not be read): remove it instead",
-			   id);
-		break;
-	default:
-		http_error(res, 404, "no machine \"%s\"", id);
-		break;
-	}
-}
-
 void route_machines_approve(void *ctx, const struct http_request *req,
 			    struct http_response *res)
 {
 	struct verifier *v = ctx;
 	char name[DB_NAME_MAX + 1];
-	enum db_approve_result r = DB_APPROVE_NO_MACHINE;
+	struct engine_answer ans;
 	uint8_t fpr[DB_FPR_SIZE];
-	struct imt_error err;
 	struct db_machine m;
-	int rc;
 
 	if (auth_operator(v, req, res, name) < 0 ||
 	    approval_fpr(req, res, fpr) < 0)
 		return;
-	rc = engine_approve(v, req->params[0], fpr, name, (int64_t)time(NULL),
-			    &r, &err);
-	if (rc < 0) {
-		rest_db_error(res, "approve", &err);
-		return;
-	}
-	if (r != DB_APPROVE_OK) {
-		refuse_approval(r, req->params[0], res);
+	engine_approve(v, req->params[0], fpr, name, (int64_t)time(NULL), &ans);
+	if (ans.status != ENGINE_OK) {
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
 		return;
 	}
 	if (load_machine(v, req->params[0], res, &m, NULL, NULL) < 0)

@@ -2,7 +2,8 @@
 /*
  * engine.c - the trust engine's core (engine.h): status to HTTP, the
  * state table applied, nonces, the stale clock. The evidence path is
- * engine_evidence.c.
+ * engine_evidence.c; enrollment and activation, engine_enroll.c; what
+ * operators do to identities, engine_identity.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@ static const unsigned int http_of[ENGINE_STATUS_COUNT] = {
 	[ENGINE_PENDING] = 403,	  [ENGINE_UNKNOWN] = 404,
 	[ENGINE_CONFLICT] = 409,  [ENGINE_LIMIT] = 429,
 	[ENGINE_STORAGE] = 503,	  [ENGINE_INTERNAL] = 500,
+	[ENGINE_REFUSED] = 403,	  [ENGINE_BUSY] = 503,
+	[ENGINE_TOO_LARGE] = 413,
 };
 
 unsigned int engine_http_status(enum engine_status s)
@@ -184,39 +187,6 @@ void engine_verdict(struct verifier *v, const char *id, int64_t now,
 	ans->status = ENGINE_OK;
 out:
 	pthread_mutex_unlock(&v->lock);
-}
-
-int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
-		   const char *op_name, int64_t now,
-		   enum db_approve_result *res, struct imt_error *err)
-{
-	struct db_machine m;
-	int found = 0, rc = -1;
-
-	pthread_mutex_lock(&v->lock);
-	if (db_batch_begin(v->db, err) < 0)
-		goto out;
-	if (db_machine_lock(v->db, id, err) < 0 ||
-	    db_machine_approve(v->db, id, ek_fpr, op_name, now, res, err) < 0 ||
-	    (*res == DB_APPROVE_OK &&
-	     db_machine_get(v->db, id, &m, &found, err) < 0))
-		goto abort;
-	if (found) {
-		rc = engine_transition(v, id, m.state, TR_APPROVED,
-				       "{\"check\":\"approved\"}", now, NULL,
-				       err);
-		db_machine_release(&m);
-		if (rc < 0)
-			goto abort;
-	}
-	rc = db_batch_commit(v->db, err);
-	goto out;
-abort:
-	rc = -1;
-	db_batch_abort(v->db);
-out:
-	pthread_mutex_unlock(&v->lock);
-	return rc;
 }
 
 void engine_activation_states(enum db_machine_state *vouched,

@@ -42,6 +42,9 @@ enum engine_status {
 	ENGINE_LIMIT,	      /* a cap was reached: later */
 	ENGINE_STORAGE,	      /* the database failed */
 	ENGINE_INTERNAL,
+	ENGINE_REFUSED,	  /* the enroll policy, or a wrong proof */
+	ENGINE_BUSY,	  /* a cap of the whole verifier: later */
+	ENGINE_TOO_LARGE, /* a field past its bound */
 	ENGINE_STATUS_COUNT,
 };
 
@@ -84,6 +87,43 @@ void engine_verdict(struct verifier *v, const char *id, int64_t now,
 		    struct engine_answer *ans);
 
 /**
+ * engine_enroll() - an enrollment (POST /v1/agents): check the EK
+ * certificate and the AK, make the credential challenge and store it when
+ * the id and the EK are free or one known machine's, the "enroll" policy
+ * admits it and no cap is reached. Nothing of a machine is created or
+ * changed before its activation.
+ * @v: the verifier
+ * @m: the decoded enrollment
+ * @now: seconds since the epoch
+ * @out: receives the challenge to send; the caller wire_free()s it
+ *       whatever the status
+ * @ans: ENGINE_CREATED, or why not: ENGINE_MALFORMED, ENGINE_TOO_LARGE or
+ *       ENGINE_INTERNAL (the checks over the bytes), ENGINE_CONFLICT (the
+ *       id or the EK is taken), ENGINE_REFUSED (the policy),
+ *       ENGINE_LIMIT (the EK's cap), ENGINE_BUSY (the cap in all),
+ *       ENGINE_STORAGE
+ */
+void engine_enroll(struct verifier *v, const struct wire_enroll *m, int64_t now,
+		   struct wire_challenge *out, struct engine_answer *ans);
+
+/**
+ * engine_activate() - an activation (POST /v1/agents/{id}/activate): find
+ * the challenge @m's proof opens, then create the machine or bind the new
+ * AK to the known one with the same EK.
+ * @v: the verifier
+ * @m: the decoded activation
+ * @now: seconds since the epoch
+ * @ans: when activated, engine_verdict()'s answer; else why not:
+ *       ENGINE_REFUSED (no open challenge matches the proof, or the
+ *       policy), ENGINE_CONFLICT (taken meanwhile), ENGINE_BUSY (the
+ *       pending cap), ENGINE_STORAGE
+ *
+ * Return: 1 when the machine was activated, else 0.
+ */
+int engine_activate(struct verifier *v, const struct wire_activate *m,
+		    int64_t now, struct engine_answer *ans);
+
+/**
  * engine_transition() - apply @event to machine @id, which is in @from,
  * as the table says: state, reason and event row. v->lock held, inside
  * the caller's transaction (or one call's own).
@@ -102,12 +142,42 @@ int engine_transition(struct verifier *v, const char *id,
  * engine_approve() - an operator approves @id's EK by fingerprint: the
  * approval, its audit entry and the table's row for TR_APPROVED, in one
  * transaction.
- * @res: the db's verdict on the fingerprint
- * Return: 0, or -1 with @err on a storage failure.
+ * @ek_fpr: the fingerprint the operator gave (DB_FPR_SIZE bytes)
+ * @op_name: the operator, for the audit entry
+ * @ans: ENGINE_OK, or why not: ENGINE_CONFLICT (the machine's EK has
+ *       another fingerprint, or none), ENGINE_UNKNOWN (no such machine),
+ *       or a storage failure's kind (ENGINE_INTERNAL, ENGINE_MALFORMED,
+ *       ENGINE_CONFLICT, ENGINE_TOO_LARGE)
  */
-int engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
-		   const char *op_name, int64_t now,
-		   enum db_approve_result *res, struct imt_error *err);
+void engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
+		    const char *op_name, int64_t now,
+		    struct engine_answer *ans);
+
+/**
+ * engine_machine_add() - an operator pre-registers (@id, @ek_fpr): only
+ * that EK may then take the id; stored with a "register" audit entry.
+ * @reg: receives the registration (ENGINE_CREATED or ENGINE_OK)
+ * @ans: ENGINE_CREATED (stored), ENGINE_OK (this very pair was there),
+ *       ENGINE_CONFLICT (the id has another EK, or the EK is another
+ *       id's), ENGINE_INTERNAL (the registration vanished), or a storage
+ *       failure's kind as engine_approve()'s
+ */
+void engine_machine_add(struct verifier *v, const char *id,
+			const uint8_t *ek_fpr, const char *op_name, int64_t now,
+			struct db_registration *reg, struct engine_answer *ans);
+
+/**
+ * engine_machine_remove() - an operator removes machine @id with
+ * everything it has, its open challenges and its pre-registration, with a
+ * "remove" audit entry, in one transaction.
+ * @out: receives what was removed
+ * @ans: ENGINE_OK, ENGINE_UNKNOWN (neither a machine nor a
+ *       pre-registration), or a storage failure's kind as
+ *       engine_approve()'s
+ */
+void engine_machine_remove(struct verifier *v, const char *id,
+			   const char *op_name, int64_t now,
+			   struct db_removal *out, struct engine_answer *ans);
 
 /**
  * engine_activation_states() - the states the table gives an activation

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * engine_internal.h - what engine.c and engine_evidence.c share.
+ * engine_internal.h - what engine.c and the other engine_*.c share.
  */
 #ifndef IMATRUST_ENGINE_INTERNAL_H
 #define IMATRUST_ENGINE_INTERNAL_H

@@ -5,7 +5,7 @@
  * proof.
  *
  * Pure checks over bytes plus the EK CA store: no database, no HTTP. The
- * route handlers (route_agents.c) store and answer.
+ * engine (engine_enroll.c) stores, the route handlers answer.
  */
 #ifndef IMATRUST_ENROLL_H
 #define IMATRUST_ENROLL_H

@@ -3,7 +3,7 @@
  * judge.h - the verdict of an IMA record (proto/DESIGN.md §5), and whether
  * a boot's records are all acceptable under the configured policy.
  *
- * The one place the policy lives: evidence (route_agents.c) and
+ * The one place the policy lives: evidence (engine_evidence.c) and
  * re-judging after references change (rejudge.c) both call these, so a
  * record gets the same verdict whichever way it is judged. Call with
  * v->lock held (they read the database), or with a read view from

@@ -557,7 +557,7 @@ static void test_stale_from_stored_times(void **state)
 
 static void test_approval(void **state)
 {
-	enum db_approve_result r;
+	struct engine_answer ans;
 	uint8_t fpr[DB_FPR_SIZE];
 	struct imt_error err;
 	struct tv *t = tv_new();
@@ -570,16 +570,14 @@ static void test_approval(void **state)
 	memcpy(fpr, m.ek_fpr, DB_FPR_SIZE);
 	db_machine_release(&m);
 	fpr[0] ^= 1; /* another EK's fingerprint: nothing moves */
-	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW, &r,
-					&err),
-			 0);
-	assert_int_equal(r, DB_APPROVE_WRONG_EK);
+	engine_approve(&t->v, "p", fpr, "alice", TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_CONFLICT);
+	assert_string_equal(ans.message, "the EK of p has another "
+					 "fingerprint: approval refused");
 	assert_int_equal(tv_state(t, "p"), DB_STATE_PENDING);
 	fpr[0] ^= 1;
-	assert_int_equal(engine_approve(&t->v, "p", fpr, "alice", TV_NOW, &r,
-					&err),
-			 0);
-	assert_int_equal(r, DB_APPROVE_OK);
+	engine_approve(&t->v, "p", fpr, "alice", TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
 	assert_int_equal(tv_state(t, "p"), DB_STATE_ENROLLING);
 	assert_int_equal(count_rows(t, EVENTS_OF("approved"), "p"), 1);
 	tv_free(t);
