@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "db_attest.h"
 #include "db_internal.h"
 
 static const char sql_pin_bank[] =

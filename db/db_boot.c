@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "db_boot.h"
 #include "db_internal.h"
 #include "db_record_chunk.h"
 

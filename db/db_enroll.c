@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_audit.h"
+#include "db_enroll.h"
+#include "db_identity.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 static const char sql_purge[] =
 	"DELETE FROM enrollments WHERE expires_at <= ?1";

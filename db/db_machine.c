@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_audit.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 static const char *const state_names[] = {
 	[DB_STATE_ENROLLING] = "enrolling", [DB_STATE_PENDING] = "pending",

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "config.h"
-#include "db.h"
+#include "db_enroll.h"
+#include "db_identity.h"
+#include "db_machine.h"
 #include "engine.h"
 #include "enroll.h"
 #include "judge.h"

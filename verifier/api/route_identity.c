@@ -15,6 +15,9 @@
 #include <time.h>
 
 #include "auth.h"
+#include "db_audit.h"
+#include "db_identity.h"
+#include "db_machine.h"
 #include "enroll.h"
 #include "hex.h"
 #include "rest.h"

@@ -2,6 +2,8 @@
 /*
  * test_db_machine.c - machines, state changes and their events.
  */
+#include "db_boot.h"
+#include "db_machine.h"
 #include "db_test.h"
 
 #define MAX_EVENTS 16
