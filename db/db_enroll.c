@@ -386,7 +386,8 @@ static int activate(struct db *db, const struct db_challenge *c,
 	}
 	if (!w.machine && create(db, c, to, w.registered, now, err) < 0)
 		return -1;
-	if (db_event_insert(db, c->machine_id, now, "activated", NULL, NULL,
+	if (db_event_insert(db, c->machine_id, now,
+			    db_event_kind_name(DB_EVENT_ACTIVATED), NULL, NULL,
 			    NULL, err) < 0 ||
 	    db_state_set(db, c->machine_id, name,
 			 to == o->to_unvouched ? o->pending_reason : NULL, now,

@@ -76,6 +76,23 @@ struct db_event {
 	const char *reason;	/* JSON text, or NULL */
 };
 
+/*
+ * The kinds of event db/ writes itself; an event's kind column holds the
+ * name. The verifier's own kinds (verifier/engine/transition.c) come as
+ * text, through db_event_add() and db_machine_transition().
+ */
+enum db_event_kind {
+	DB_EVENT_ENROLLED,  /* a machine was created (db_machine_create()) */
+	DB_EVENT_ACTIVATED, /* its TPM proved it holds EK and AK */
+	DB_EVENT_STATE,	    /* the state changed (db_machine_set_state()) */
+	DB_EVENT_APPROVED,  /* an operator approved it */
+	DB_EVENT_REJECTED,  /* evidence was rejected (rate-limited) */
+	DB_EVENT_REBOOT,    /* a new boot: db_boot_start()'s SQL writes it */
+};
+
+/** db_event_kind_name() - "enrolled", ...; NULL for a kind out of range. */
+const char *db_event_kind_name(enum db_event_kind kind);
+
 typedef int (*db_machine_cb)(const struct db_machine *m, void *arg);
 typedef int (*db_event_cb)(const struct db_event *ev, void *arg);
 
