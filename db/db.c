@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_ref.h"
 
 int db_schema_version(void)
 {

@@ -5,7 +5,9 @@
  */
 #include <string.h>
 
+#include "db_attest.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 static const char sql_pin_bank[] =
 	"UPDATE machines SET bank = ?2 WHERE id = ?1";
@@ -51,8 +53,9 @@ int db_machine_note_rejected(struct db *db, const char *id, int64_t now,
 	if (db_step_done(db, st, err, "rejected") < 0)
 		goto fail;
 	if (db_changes(db) == 1) {
-		if (db_event_insert(db, id, now, "rejected", NULL, NULL, reason,
-				    err) < 0)
+		if (db_event_insert(db, id, now,
+				    db_event_kind_name(DB_EVENT_REJECTED), NULL,
+				    NULL, reason, err) < 0)
 			goto fail;
 		*written = 1;
 	}

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_audit.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 static const char sql_audit_insert[] =
 	"INSERT INTO audit (time, operator, action, machine_id, ek_fpr, "

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "db_boot.h"
 #include "db_internal.h"
 #include "db_record_chunk.h"
 
@@ -139,6 +140,7 @@ static const struct db_sql sql_boot_insert = {
 	      "VALUES (?1, ?2, ?3, ?4, decode(repeat('00', 20), 'hex'), "
 	      "decode(repeat('00', 32), 'hex')) RETURNING id",
 };
+/* 'reboot': db_event_kind_name(DB_EVENT_REBOOT), written in the SQL */
 static const struct db_sql sql_reboot_event = {
 	.sqlite = "INSERT INTO events (machine_id, boot_id, time, kind, "
 		  "reason) VALUES (?1, ?2, ?4, 'reboot', "

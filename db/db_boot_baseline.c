@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * db_boot_baseline.c - a machine's boot baseline (db.h, schema 0009): the
+ * db_boot_baseline.c - a machine's boot baseline (db_boot.h, schema 0009): the
  * firmware event log its later boots are compared with.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_boot.h"
 #include "db_internal.h"
 
 #define SQL_GET \

@@ -8,6 +8,7 @@
  * boot row never says "gap" without the records that justify it, nor
  * stores records past a gap it does not name.
  */
+#include "db_boot.h"
 #include "db_internal.h"
 
 /* history_followed is an integer flag: CASE, not OR (PostgreSQL). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * db_boot_log.c - the firmware event log of a boot (db.h, schema 0007).
+ * db_boot_log.c - the firmware event log of a boot (db_boot.h, schema 0007).
  *
  * Stored once per boot: the same bytes again change nothing, other bytes
  * are refused, since firmware measures a boot once.
@@ -10,6 +10,7 @@
 
 #include <openssl/evp.h>
 
+#include "db_boot.h"
 #include "db_internal.h"
 
 static const char sql_log_get[] =

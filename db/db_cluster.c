@@ -21,6 +21,7 @@
  * machines; the schema lock of db_pg_open.c uses the one-key form, so
  * the three never meet.
  */
+#include "db_cluster.h"
 #include "db_internal.h"
 
 #define LOCK_CLASS "1768776052"

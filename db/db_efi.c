@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db_efi.h"
 #include "db_internal.h"
 #include "hash_algo.h"
 

@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_audit.h"
+#include "db_enroll.h"
+#include "db_identity.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 static const char sql_purge[] =
 	"DELETE FROM enrollments WHERE expires_at <= ?1";
@@ -382,7 +386,8 @@ static int activate(struct db *db, const struct db_challenge *c,
 	}
 	if (!w.machine && create(db, c, to, w.registered, now, err) < 0)
 		return -1;
-	if (db_event_insert(db, c->machine_id, now, "activated", NULL, NULL,
+	if (db_event_insert(db, c->machine_id, now,
+			    db_event_kind_name(DB_EVENT_ACTIVATED), NULL, NULL,
 			    NULL, err) < 0 ||
 	    db_state_set(db, c->machine_id, name,
 			 to == o->to_unvouched ? o->pending_reason : NULL, now,

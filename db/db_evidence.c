@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * db_evidence.c - what the evidence path reads of a machine, in one
- * statement (db.h, struct db_evidence_view).
+ * statement (db_evidence.h, struct db_evidence_view).
  *
  * Evidence reads its machine twice: before the signature check (the AK,
  * the boot, the log's digest, the nonce) and again under the write lock
@@ -11,7 +11,10 @@
  */
 #include <string.h>
 
+#include "db_boot.h"
+#include "db_evidence.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 /*
  * The columns: the machine (DB_MACHINE_COLS from 0), the boot

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_audit.h"
+#include "db_identity.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 static const char sql_id_holder[] =
 	"SELECT ek_fpr, ek_pub FROM machines WHERE id = ?1";

@@ -5,12 +5,17 @@
  * statement interface the backend implements.
  *
  * Only the db/ sources and the db unit tests include this; the verifier
- * includes db.h alone.
+ * includes only db.h and the family headers (db_ref.h, db_machine.h, ...).
  */
 #ifndef IMATRUST_DB_INTERNAL_H
 #define IMATRUST_DB_INTERNAL_H
 
 #include "db.h"
+#include "db_audit.h"
+#include "db_boot.h"
+#include "db_identity.h"
+#include "db_machine.h"
+#include "db_ref.h"
 #include "db_sql.h"
 
 #define DB_STMT_CACHE_MAX 1024	/* per connection: db_backend.h */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_key.h"
 
 static const char sql_key_add[] =
 	"INSERT INTO keys (name, keyid, fpr, subject, der, source_id, "

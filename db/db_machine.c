@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_audit.h"
 #include "db_internal.h"
+#include "db_machine.h"
 
 static const char *const state_names[] = {
 	[DB_STATE_ENROLLING] = "enrolling", [DB_STATE_PENDING] = "pending",
@@ -35,6 +37,20 @@ int db_machine_state_parse(const char *name, enum db_machine_state *state)
 		}
 	}
 	return -1;
+}
+
+static const char *const event_kind_names[] = {
+	[DB_EVENT_ENROLLED] = "enrolled", [DB_EVENT_ACTIVATED] = "activated",
+	[DB_EVENT_STATE] = "state",	  [DB_EVENT_APPROVED] = "approved",
+	[DB_EVENT_REJECTED] = "rejected", [DB_EVENT_REBOOT] = "reboot",
+};
+
+const char *db_event_kind_name(enum db_event_kind kind)
+{
+	if ((size_t)kind >=
+	    sizeof(event_kind_names) / sizeof(event_kind_names[0]))
+		return NULL;
+	return event_kind_names[kind];
 }
 
 static int check_id(const char *id, struct imt_error *err)
@@ -136,8 +152,9 @@ int db_machine_insert(struct db *db, const struct db_machine_new *m,
 				      m->id);
 		return -1;
 	}
-	return db_event_insert(db, m->id, now, "enrolled", NULL, state, NULL,
-			       err);
+	return db_event_insert(db, m->id, now,
+			       db_event_kind_name(DB_EVENT_ENROLLED), NULL,
+			       state, NULL, err);
 }
 
 int db_machine_create(struct db *db, const struct db_machine_new *m,
@@ -441,7 +458,8 @@ int db_state_set(struct db *db, const char *id, const char *to,
 		return -1;
 	if (strcmp(from, to) == 0)
 		return 0;
-	return db_event_insert(db, id, now, "state", from, to, reason, err);
+	return db_event_insert(db, id, now, db_event_kind_name(DB_EVENT_STATE),
+			       from, to, reason, err);
 }
 
 int db_machine_set_state(struct db *db, const char *id,
@@ -554,8 +572,9 @@ static int approve(struct db *db, const char *id, const uint8_t *ek_fpr,
 	if (mark_approved(db, id, err) < 0)
 		goto out;
 	reason = approve_reason(db, op_name, err);
-	if (reason == NULL || db_event_insert(db, id, now, "approved", NULL,
-					      NULL, reason, err) < 0)
+	if (reason == NULL ||
+	    db_event_insert(db, id, now, db_event_kind_name(DB_EVENT_APPROVED),
+			    NULL, NULL, reason, err) < 0)
 		goto out;
 	a.detail = reason;
 	if (db_audit_insert(db, &a, err) < 0)

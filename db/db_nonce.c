@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_nonce.h"
 
 static const char *const nonce_results[] = {
 	[DB_NONCE_OK] = "ok",

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "db_backend.h"
+#include "db_cluster.h"
 #include "db_pg.h"
 
 /* Type OIDs of the columns and parameters we meet (pg_type.dat). */

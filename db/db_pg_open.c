@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "db_backend.h"
+#include "db_cluster.h"
 #include "db_pg.h"
 
 /* "imat": the application id, also the key of the migration lock. */

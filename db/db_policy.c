@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_policy.h"
 
 static const char sql_count[] = "SELECT count(*) FROM policies";
 static const char sql_exists[] = "SELECT 1 FROM policies WHERE name = ?1";

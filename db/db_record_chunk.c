@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "db_boot.h"
 #include "db_record_chunk.h"
 
 static size_t varint_size(size_t v)

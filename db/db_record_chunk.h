@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "db_boot.h"
 
 #define DB_CHUNK_MAX 256 /* records in one chunk row */
 

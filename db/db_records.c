@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_boot.h"
 #include "db_internal.h"
 #include "db_record_chunk.h"
 

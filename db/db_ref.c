@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_ref.h"
 
 static const char *const source_kinds[] = {
 	[DB_SOURCE_DIR_TREE] = "dir-tree",

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_ref.h"
 
 struct ref_slot {
 	uint64_t hash;

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_audit.h"
 #include "db_internal.h"
+#include "db_machine.h"
+#include "db_retention.h"
 
 static const char sql_nonce_purge[] =
 	"DELETE FROM nonces WHERE machine_id IN (SELECT machine_id "

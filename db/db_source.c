@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_ref.h"
+#include "db_source.h"
 
 #define SQL_SOURCE_COLUMNS \
 	"SELECT s.id, s.kind, s.name, s.package, s.version, s.arch, " \

@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include "db_internal.h"
+#include "db_token.h"
 
 #define TOKEN_HASH_SIZE 32
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "db_machine.h"
+#include "db_webhook.h"
 
 /* The backend notes the outbox rows a transaction queued: db_sql.h. */
 void db_webhook_on_queued(struct db *db, void (*fn)(void *arg), void *arg)

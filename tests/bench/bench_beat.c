@@ -12,6 +12,7 @@
 
 #include "bench_beat.h"
 #include "db.h"
+#include "db_token.h"
 #include "hex.h"
 
 static pid_t verifier_pid = -1;

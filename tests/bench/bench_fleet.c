@@ -13,6 +13,9 @@
 
 #include "bench_fleet.h"
 #include "db.h"
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_ref.h"
 #include "file.h"
 #include "hex.h"
 #include "ima_build.h"

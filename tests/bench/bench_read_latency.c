@@ -45,6 +45,8 @@
 #include "bench_beat.h"
 #include "bench_refs.h"
 #include "db.h"
+#include "db_boot.h"
+#include "db_machine.h"
 #include "hex.h"
 
 #define CONSOLE_RECORDS 20000 /* the read machine's records */

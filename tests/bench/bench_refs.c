@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #include "bench_refs.h"
+#include "db_ref.h"
 
 #define BENCH_REFS_TIME 1700000000 /* when the packages were imported */
 

@@ -27,6 +27,7 @@
 #include <openssl/hmac.h>
 #include <tss2/tss2_mu.h>
 
+#include "db_enroll.h"
 #include "enroll.h"
 #include "fz_input.h"
 #include "fz_public.h"

@@ -34,6 +34,8 @@
 
 #include "engine.h"
 #include "db.h"
+#include "db_machine.h"
+#include "db_ref.h"
 #include "fz_db.h"
 #include "fz_input.h"
 #include "fz_keys.h"

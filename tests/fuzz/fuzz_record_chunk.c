@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_boot.h"
 #include "db_record_chunk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

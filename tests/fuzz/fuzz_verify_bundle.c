@@ -24,6 +24,7 @@
 #include "ak_cache.h"
 #include "engine.h"
 #include "db.h"
+#include "db_machine.h"
 #include "fz_db.h"
 #include "fz_fixture.h"
 #include "keyring.h"

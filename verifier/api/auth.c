@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "auth.h"
+#include "db_token.h"
 
 #define AUTH_SCHEME "Bearer"
 #define AUTH_CHALLENGE "WWW-Authenticate: Bearer realm=\"imatrust\""

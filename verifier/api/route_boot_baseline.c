@@ -18,6 +18,8 @@
 #include "auth.h"
 #include "change.h"
 #include "cluster.h"
+#include "db_boot.h"
+#include "db_machine.h"
 #include "hex.h"
 #include "rejudge.h"
 #include "rest.h"

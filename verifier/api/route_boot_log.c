@@ -15,6 +15,8 @@
 
 #include "auth.h"
 #include "boot_log_json.h"
+#include "db_boot.h"
+#include "db_machine.h"
 #include "hex.h"
 #include "rest.h"
 #include "route_boot_log.h"

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "db_boot.h"
 #include "verifier.h"
 
 /**

@@ -20,6 +20,7 @@
 #include "b64.h"
 #include "change.h"
 #include "cluster.h"
+#include "db_efi.h"
 #include "hex.h"
 #include "import_efi.h"
 #include "rejudge.h"

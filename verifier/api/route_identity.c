@@ -18,6 +18,9 @@
 
 #include "auth.h"
 #include "engine.h"
+#include "db_audit.h"
+#include "db_identity.h"
+#include "db_machine.h"
 #include "enroll.h"
 #include "hex.h"
 #include "rest.h"

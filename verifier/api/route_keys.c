@@ -23,6 +23,7 @@
 #include "auth.h"
 #include "b64.h"
 #include "cluster.h"
+#include "db_key.h"
 #include "hex.h"
 #include "keyring.h"
 #include "log.h"

@@ -19,6 +19,8 @@
 #include <time.h>
 
 #include "auth.h"
+#include "db_boot.h"
+#include "db_machine.h"
 #include "enroll.h"
 #include "engine.h"
 #include "hex.h"

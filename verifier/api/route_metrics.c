@@ -17,6 +17,10 @@
 #include <time.h>
 
 #include "db.h"
+#include "db_enroll.h"
+#include "db_machine.h"
+#include "db_ref.h"
+#include "db_webhook.h"
 #include "verifier.h"
 #include "routes.h"
 

@@ -21,6 +21,7 @@
 
 #include "auth.h"
 #include "cluster.h"
+#include "db_policy.h"
 #include "log.h"
 #include "policies.h"
 #include "policy.h"

@@ -27,6 +27,7 @@
 
 #include "auth.h"
 #include "cluster.h"
+#include "db_ref.h"
 #include "hash_algo.h"
 #include "hex.h"
 #include "import_store.h"

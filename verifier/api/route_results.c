@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "db_machine.h"
 #include "ear.h"
 #include "enroll.h"
 #include "policies.h"

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "auth.h"
+#include "db_ref.h"
+#include "db_source.h"
 #include "hex.h"
 #include "rest.h"
 #include "verifier.h"

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db_boot.h"
+#include "db_machine.h"
 #include "engine.h"
 #include "rest.h"
 #include "transition.h"

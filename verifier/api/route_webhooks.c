@@ -25,6 +25,7 @@
 #include "auth.h"
 #include "change.h"
 #include "db.h"
+#include "db_webhook.h"
 #include "rest.h"
 #include "verifier.h"
 #include "webhook_ca.h"

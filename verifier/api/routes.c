@@ -13,7 +13,7 @@
  * signs attestation results (route_results.c).
  */
 #include "auth.h"
-#include "db.h"
+#include "db_key.h"
 #include "verifier.h"
 #include "wire.h"
 #include "www.h"

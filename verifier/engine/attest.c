@@ -32,6 +32,8 @@
 #include "backlog.h"
 #include "boot_check.h"
 #include "boot_memo.h"
+#include "db_boot.h"
+#include "db_machine.h"
 #include "grow.h"
 #include "history.h"
 #include "ima_list.h"

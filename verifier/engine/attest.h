@@ -22,6 +22,8 @@
 
 #include "boot_memo.h"
 #include "db.h"
+#include "db_boot.h"
+#include "db_machine.h"
 #include "hash_algo.h"
 #include "judge.h"
 #include "tpm_quote.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "change.h"
-#include "db.h"
+#include "db_audit.h"
 #include "log.h"
 
 char *change_cause(const char *change, const char *key, json_t *value,

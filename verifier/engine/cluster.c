@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "cluster.h"
+#include "db_cluster.h"
 #include "keyring.h"
 #include "log.h"
 #include "policies.h"

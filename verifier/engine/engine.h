@@ -19,7 +19,9 @@
 
 #include <stdint.h>
 
-#include "db.h"
+#include "db_boot.h"
+#include "db_identity.h"
+#include "db_machine.h"
 #include "judge.h"
 #include "transition.h"
 #include "verifier.h"

@@ -16,6 +16,8 @@
 
 #include "config.h"
 #include "db.h"
+#include "db_enroll.h"
+#include "db_identity.h"
 #include "engine.h"
 #include "engine_internal.h"
 #include "enroll.h"

@@ -27,6 +27,12 @@
 #include <openssl/rand.h>
 
 #include "attest.h"
+#include "db_attest.h"
+#include "db_boot.h"
+#include "db_cluster.h"
+#include "db_evidence.h"
+#include "db_machine.h"
+#include "db_nonce.h"
 #include "engine.h"
 #include "engine_internal.h"
 #include "history.h"

@@ -8,6 +8,8 @@
  */
 #include <string.h>
 
+#include "db_cluster.h"
+#include "db_identity.h"
 #include "engine.h"
 #include "engine_internal.h"
 

@@ -5,6 +5,7 @@
 #ifndef IMATRUST_ENGINE_INTERNAL_H
 #define IMATRUST_ENGINE_INTERNAL_H
 
+#include "db_machine.h"
 #include "engine.h"
 
 /* Set @ans to @status with a message. */

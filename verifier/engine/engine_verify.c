@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include "attest.h"
+#include "db_boot.h"
+#include "db_machine.h"
 #include "engine.h"
 #include "engine_internal.h"
 #include "policies.h"

@@ -14,6 +14,8 @@
 #include <openssl/sha.h>
 #include <openssl/x509.h>
 
+#include "db_enroll.h"
+#include "db_machine.h"
 #include "enroll.h"
 #include "hex.h"
 #include "tpm_credential.h"

@@ -15,7 +15,8 @@
 
 #include <openssl/x509_vfy.h>
 
-#include "db.h"
+#include "db_enroll.h"
+#include "db_machine.h"
 #include "result.h"
 #include "wire.h"
 

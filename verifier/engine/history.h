@@ -26,7 +26,7 @@
 #ifndef IMATRUST_HISTORY_H
 #define IMATRUST_HISTORY_H
 
-#include "db.h"
+#include "db_boot.h"
 #include "judge.h"
 #include "policy.h"
 

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "db_boot.h"
 #include "history.h"
 
 int history_judge(const struct policy *p, const struct db_boot *b,

@@ -10,6 +10,9 @@
 
 #include "change.h"
 #include "cluster.h"
+#include "db_key.h"
+#include "db_ref.h"
+#include "db_source.h"
 #include "import_store.h"
 #include "keyring.h"
 #include "log.h"

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "db_ref.h"
 #include "import.h"
 #include "rejudge.h"
 #include "verifier.h"

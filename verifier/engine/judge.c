@@ -9,6 +9,9 @@
 #include <jansson.h>
 
 #include "boot_baseline.h"
+#include "db_boot.h"
+#include "db_efi.h"
+#include "db_ref.h"
 #include "ima_list.h"
 #include "tcg_log.h"
 #include "hex.h"

@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "db.h"
+#include "db_boot.h"
 #include "policy.h"
 #include "verifier.h"
 

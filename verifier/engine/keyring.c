@@ -13,7 +13,7 @@
 #include <openssl/x509v3.h>
 
 #include "cluster.h"
-#include "db.h"
+#include "db_key.h"
 #include "hash_algo.h"
 #include "keyring.h"
 #include "log.h"

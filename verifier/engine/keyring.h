@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "db_key.h"
 #include "policy.h"
 #include "verifier.h"
 

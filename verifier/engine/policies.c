@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cluster.h"
-#include "db.h"
+#include "db_policy.h"
+#include "db_source.h"
 #include "log.h"
 #include "policies.h"
 

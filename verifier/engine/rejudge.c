@@ -12,6 +12,10 @@
 
 #include <jansson.h>
 
+#include "db_boot.h"
+#include "db_cluster.h"
+#include "db_machine.h"
+#include "db_ref.h"
 #include "engine.h"
 #include "history.h"
 #include "ima_list.h"

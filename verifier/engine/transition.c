@@ -12,6 +12,7 @@
  * A row whose @to equals its @from only refreshes the stored reason; its
  * @kind says whether that is worth an event ("failure": yes).
  */
+#include "db_machine.h"
 #include "transition.h"
 
 #define ROW(f, e, t, k) \

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "db.h"
+#include "db_machine.h"
 
 /* What happened to a machine. */
 enum transition_event {

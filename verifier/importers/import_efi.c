@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db_efi.h"
 #include "import_efi.h"
 
 enum imt_result import_efi_banks(struct import_efi *imp, const char *list,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "db_efi.h"
 #include "hash_algo.h"
 #include "pe_authenticode.h"
 #include "result.h"

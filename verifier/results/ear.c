@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_machine.h"
 #include "ear.h"
 #include "transition.h"
 #include "json_text.h"

@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "db.h"
+#include "db_machine.h"
 #include "result_key.h"
 
 #ifndef IMATRUST_VERSION

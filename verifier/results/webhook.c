@@ -21,6 +21,8 @@
 #include <openssl/rand.h>
 
 #include "db.h"
+#include "db_machine.h"
+#include "db_webhook.h"
 #include "file.h"
 #include "log.h"
 #include "transition.h"

@@ -11,6 +11,7 @@
 
 #include <curl/curl.h>
 
+#include "db_webhook.h"
 #include "webhook_ca.h"
 #include "webhook_endpoint.h"
 #include "wire.h"

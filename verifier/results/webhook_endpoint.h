@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "db.h"
+#include "db_webhook.h"
 
 /* One endpoint as the config file or POST /v1/webhooks states it. */
 struct webhook_spec {

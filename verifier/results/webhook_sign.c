@@ -12,6 +12,7 @@
 #include <openssl/params.h>
 #include <openssl/sha.h>
 
+#include "db_webhook.h"
 #include "hex.h"
 #include "webhook_sign.h"
 

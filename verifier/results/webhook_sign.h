@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "b64.h"
-#include "db.h"
+#include "db_webhook.h"
 
 #define WEBHOOK_SECRET_BYTES 32 /* a secret the verifier makes */
 #define WEBHOOK_SECRET_PREFIX "whsec_"

@@ -22,6 +22,8 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "db_machine.h"
+#include "db_nonce.h"
 /* The tests inspect and damage the database with the engine itself. */
 #include "db_pg.h"
 #include "db_sqlite.h"

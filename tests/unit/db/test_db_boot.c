@@ -7,7 +7,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_nonce.h"
 #include "db_record_chunk.h"
+#include "db_retention.h"
 #include "db_test.h"
 #include "../sql_count.h"
 

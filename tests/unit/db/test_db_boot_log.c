@@ -6,6 +6,9 @@
  * kept, an approval replacing it, found through a boot, gone with the
  * machine.
  */
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_retention.h"
 #include "db_test.h"
 
 static uint8_t blog[4096];

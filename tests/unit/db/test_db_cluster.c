@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "db_cluster.h"
+#include "db_machine.h"
 #include "db_test.h"
 
 static double now_s(void)

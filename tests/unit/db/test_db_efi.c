@@ -4,6 +4,7 @@
  * from a database at 0006 keeps every source and what hangs off it, and
  * db_efi_import()/db_efi_find().
  */
+#include "db_efi.h"
 #include "db_test.h"
 #include "db_internal.h"
 

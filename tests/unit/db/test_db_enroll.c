@@ -5,6 +5,13 @@
  * pre-registration; removal with its audit entry; pending expiry; the
  * migration of older databases.
  */
+#include "db_audit.h"
+#include "db_boot.h"
+#include "db_enroll.h"
+#include "db_identity.h"
+#include "db_machine.h"
+#include "db_nonce.h"
+#include "db_retention.h"
 #include "db_test.h"
 
 static struct db_limits_fx {

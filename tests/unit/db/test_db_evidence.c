@@ -6,6 +6,10 @@
  * in every state those can be in, on both engines; and the plans of every
  * statement the evidence path runs, which must use keys, not scans.
  */
+#include "db_boot.h"
+#include "db_evidence.h"
+#include "db_machine.h"
+#include "db_nonce.h"
 #include "db_plan.h"
 #include "db_test.h"
 

@@ -2,6 +2,8 @@
 /*
  * test_db_machine.c - machines, state changes and their events.
  */
+#include "db_boot.h"
+#include "db_machine.h"
 #include "db_test.h"
 
 #define MAX_EVENTS 16
@@ -419,6 +421,20 @@ static void test_state_names(void **state)
 	assert_int_equal(db_machine_state_parse(NULL, &s), -1);
 }
 
+/* The names are stored text: each is what the events table always held. */
+static void test_event_kind_names(void **state)
+{
+	static const char *const want[] = { "enrolled", "activated", "state",
+					    "approved", "rejected",  "reboot" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_string_equal(db_event_kind_name((enum db_event_kind)i),
+				    want[i]);
+	assert_null(db_event_kind_name((enum db_event_kind)i));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_list_silent),
 		cmocka_unit_test(test_event_add),
 		cmocka_unit_test(test_state_names),
+		cmocka_unit_test(test_event_kind_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,8 @@
 /*
  * test_db_nonce.c - quote nonces: single use, expiry, bound to a machine.
  */
+#include "db_machine.h"
+#include "db_nonce.h"
 #include "db_test.h"
 
 /*

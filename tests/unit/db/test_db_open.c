@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db_machine.h"
+#include "db_nonce.h"
 #include "db_test.h"
 
 #define SCHEMA_DIR FIXTURE_DIR "/../../db/schema"

@@ -6,7 +6,14 @@
  * attestation columns: the statements the other db tests do not reach,
  * on both engines.
  */
+#include "db_attest.h"
+#include "db_key.h"
+#include "db_machine.h"
+#include "db_policy.h"
+#include "db_ref.h"
+#include "db_source.h"
 #include "db_test.h"
+#include "db_webhook.h"
 
 struct names {
 	char v[8][96];

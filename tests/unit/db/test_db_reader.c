@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "db_test.h"
+#include "db_token.h"
 
 #define TOK_A "token-of-alice-0123456789"
 #define TOK_B "token-of-bob-0123456789ab"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "db_boot.h"
 #include "db_record_chunk.h"
 
 static const uint8_t digest32[32] = { 0x00, 0x80, 0xff, 0x01, [31] = 0x7f };

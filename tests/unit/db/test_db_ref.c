@@ -5,6 +5,10 @@
  */
 #include <time.h>
 
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_ref.h"
+#include "db_source.h"
 #include "db_test.h"
 
 static const struct db_ref_source src_deb = { .kind = DB_SOURCE_DEB,

@@ -5,6 +5,8 @@
  * verifier or the command line on another connection, inside a batch,
  * rolled back) is seen by the next lookup of the next transaction.
  */
+#include "db_policy.h"
+#include "db_ref.h"
 #include "db_test.h"
 
 static const struct db_ref_source deb = { .kind = DB_SOURCE_DEB,

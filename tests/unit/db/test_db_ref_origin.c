@@ -8,6 +8,8 @@
  * on both engines.
  */
 #include "db_plan.h"
+#include "db_policy.h"
+#include "db_ref.h"
 #include "db_test.h"
 
 /*

@@ -6,6 +6,7 @@
 #include <openssl/sha.h>
 
 #include "db_test.h"
+#include "db_token.h"
 
 #define TOK(s) ((const uint8_t *)(s)), (sizeof(s) - 1)
 

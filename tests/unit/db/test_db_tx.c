@@ -7,6 +7,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_nonce.h"
+#include "db_ref.h"
 #include "db_test.h"
 
 static uint8_t pcr1[DB_PCR_SHA1_SIZE], pcr256[DB_PCR_SHA256_SIZE];

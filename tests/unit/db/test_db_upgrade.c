@@ -26,6 +26,11 @@
  * (0017's key is the records' own, 0018 rebuilds indexes that were
  * there), so there is no duplicate for one to refuse.
  */
+#include "db_audit.h"
+#include "db_boot.h"
+#include "db_evidence.h"
+#include "db_machine.h"
+#include "db_nonce.h"
 #include "db_test.h"
 
 #define FROM_VERSION 16

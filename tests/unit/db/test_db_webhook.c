@@ -6,7 +6,12 @@
  */
 #include <jansson.h>
 
+#include "db_attest.h"
+#include "db_identity.h"
+#include "db_machine.h"
+#include "db_retention.h"
 #include "db_test.h"
+#include "db_webhook.h"
 
 #define MAX_DUE 32
 

@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "db_machine.h"
 #include "engine.h"
 #include "soft_machine.h"
 

@@ -9,6 +9,8 @@
 #ifndef IMATRUST_TEST_SOFT_MACHINE_H
 #define IMATRUST_TEST_SOFT_MACHINE_H
 
+#include "db_machine.h"
+#include "db_ref.h"
 #include "verifier_test.h"
 
 #include "ima_build.h"

@@ -6,6 +6,8 @@
  * its status, and the agent messages wire.c encodes validate against
  * theirs. Also the metrics text (the console's files: test_route_www.c).
  */
+#include "db_boot.h"
+#include "db_machine.h"
 #include "verifier_test.h"
 #include "result_key.h"
 #include "wire.h"

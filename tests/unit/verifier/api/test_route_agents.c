@@ -10,6 +10,8 @@
 #include <openssl/hmac.h>
 #include <sqlite3.h>
 
+#include "db_identity.h"
+#include "db_machine.h"
 #include "verifier_test.h"
 #include "enroll.h"
 #include "../fixture.h"

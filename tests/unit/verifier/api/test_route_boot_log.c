@@ -7,6 +7,8 @@
  * "first-boot": another kernel's boot untrusted by rule baseline, the
  * approval trusting it again.
  */
+#include "db_boot.h"
+#include "db_machine.h"
 #include "verifier_test.h"
 
 #include "../fixture.h"

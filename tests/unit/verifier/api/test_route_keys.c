@@ -9,6 +9,9 @@
 #include <openssl/sha.h>
 
 #include "b64.h"
+#include "db_boot.h"
+#include "db_key.h"
+#include "db_machine.h"
 #include "verifier_test.h"
 
 struct made {

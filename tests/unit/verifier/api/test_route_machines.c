@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_ref.h"
 #include "verifier_test.h"
 #include "result_key.h"
 

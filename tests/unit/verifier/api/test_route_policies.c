@@ -7,6 +7,8 @@
  * naming its policy and records saying what accepted them, and 401 on
  * every new operator route without a token.
  */
+#include "db_boot.h"
+#include "db_machine.h"
 #include "verifier_test.h"
 
 #define D2 "0202020202020202020202020202020202020202020202020202020202020202"

@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_ref.h"
 #include "judge.h"
 #include "rejudge.h"
 #include "verifier_test.h"

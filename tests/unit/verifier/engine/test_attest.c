@@ -7,6 +7,10 @@
  * the machine gets. Each test kills mutants of tests/mutants/mutants.list
  * that every other test let live (issue 32).
  */
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_policy.h"
+#include "db_ref.h"
 #include "verifier_test.h"
 
 #include "../fixture.h"

@@ -5,6 +5,8 @@
  * through engine_evidence(); two attackers, one with nothing and one with
  * a TPM (AK) of her own; every row of the state table walked.
  */
+#include "db_machine.h"
+#include "db_ref.h"
 #include "verifier_test.h"
 
 #include "backlog.h"

@@ -19,6 +19,7 @@
  *   nonce, stores nothing, and the machine's outstanding nonce is still
  *   the one it had.
  */
+#include "db_nonce.h"
 #include "verifier_test.h"
 
 #include <openssl/rand.h>

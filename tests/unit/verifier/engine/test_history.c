@@ -8,6 +8,8 @@
  * list_start_pcr, and the two attackers: the network with nothing, and
  * an enrolled machine with a TPM of its own that claims a deletion.
  */
+#include "db_machine.h"
+#include "db_policy.h"
 #include "verifier_test.h"
 
 #include "backlog.h"

@@ -4,6 +4,11 @@
  * upgrade window: an older package version retired by the housekeeping
  * clock re-judges the machines that still run it.
  */
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_policy.h"
+#include "db_ref.h"
+#include "db_source.h"
 #include "verifier_test.h"
 #include "import_store.h"
 #include "policies.h"

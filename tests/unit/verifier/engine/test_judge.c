@@ -3,6 +3,11 @@
  * test_judge.c - a record's verdict under the references and the
  * machine's named policy.
  */
+#include "db_boot.h"
+#include "db_key.h"
+#include "db_machine.h"
+#include "db_policy.h"
+#include "db_ref.h"
 #include "verifier_test.h"
 #include "judge.h"
 

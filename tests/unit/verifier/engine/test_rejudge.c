@@ -6,6 +6,9 @@
  * was withdrawn or replaced is untrusted, the reason naming the record;
  * other states stay, but their verdicts move.
  */
+#include "db_boot.h"
+#include "db_machine.h"
+#include "db_ref.h"
 #include "judge.h"
 #include "policy.h"
 #include "rejudge.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "db_efi.h"
 #include "import_efi.h"
 
 #define SEED FIXTURE_DIR "/../fuzz/corpus/fuzz_pe/linux-stub"

@@ -12,6 +12,7 @@
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 
+#include "db_machine.h"
 #include "verifier_test.h"
 #include "b64.h"
 #include "ear.h"

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "db_webhook.h"
 #include "webhook.h"
 #include "webhook_endpoint.h"
 #include "webhook_sign.h"

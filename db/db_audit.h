@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * db_audit.h - the audit trail of identities, imports, policies and keys
+ * (db_audit.c). The conventions every function follows, and the limits, are
+ * db.h's.
+ */
+#ifndef IMATRUST_DB_AUDIT_H
+#define IMATRUST_DB_AUDIT_H
+
+#include "db.h"
+
+/*
+ * An audit entry: what was done to an identity, by whom. Pointers are
+ * borrowed; every one but @action may be NULL. Entries are never removed
+ * with the machine they name.
+ */
+struct db_audit {
+	int64_t id; /* cursor for the next page (listing) */
+	int64_t time;
+	const char *op_name; /* token name; NULL: the verifier itself */
+	const char *action;  /* "approve", "register", "remove", ... */
+	const char *machine_id;
+	const uint8_t *ek_fpr; /* DB_FPR_SIZE bytes */
+	const char *detail;    /* JSON text */
+};
+
+typedef int (*db_audit_cb)(const struct db_audit *a, void *arg);
+
+/** db_audit_add() - append entry @a (its @id is ignored). */
+int db_audit_add(struct db *db, const struct db_audit *a,
+		 struct imt_error *err);
+
+/**
+ * db_audit_list() - call @cb for entries with id > @after, oldest first,
+ * at most @limit (1..DB_LIST_MAX); only @machine_id's when not NULL.
+ */
+int db_audit_list(struct db *db, const char *machine_id, int64_t after,
+		  unsigned int limit, db_audit_cb cb, void *arg,
+		  struct imt_error *err);
+
+#endif /* IMATRUST_DB_AUDIT_H */
