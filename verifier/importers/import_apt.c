@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * import_apt.c - apt archive indexes and the .deb files they list
- * (import_apt.h). libarchive's raw format undoes the compression.
+ * (import_apt.h). libarchive's raw format undoes xz; zlib undoes gzip,
+ * member by member, checking each member's CRC-32 and length (libarchive's
+ * gzip filter checks neither, so a flipped bit could parse as an index).
  */
 #define _GNU_SOURCE /* memmem */
 #include <glob.h>
@@ -12,6 +14,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <zlib.h>
 
 #include "deb822.h"
 #include "file.h"
@@ -196,8 +199,9 @@ static void last_package(const char *text, size_t len, char *out, size_t outlen,
 	snprintf(out, outlen, "%.*s", (int)(i > 64 ? 64 : i), last);
 }
 
-static int inflate_fail(struct archive *a, const char *text, size_t len,
-			struct imt_error *err)
+/* A compressed index that stops or breaks after @len bytes of @text. */
+static int inflate_fail(const char *filter, const char *why, const char *text,
+			size_t len, struct imt_error *err)
 {
 	char pkg[72];
 	size_t n;
@@ -206,14 +210,92 @@ static int inflate_fail(struct archive *a, const char *text, size_t len,
 	if (n == 0)
 		imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS, 0,
 			      "%s stream truncated or corrupt before the first stanza: %s",
-			      archive_filter_name(a, 0) ?: "compressed",
-			      archive_error_string(a) ?: "?");
+			      filter, why);
 	else
 		imt_error_set(err, IMT_ERR_MALFORMED, n, len,
 			      "%s stream truncated or corrupt after %zu uncompressed bytes (in stanza %zu, Package %s): %s",
-			      archive_filter_name(a, 0), len, n, pkg,
-			      archive_error_string(a) ?: "?");
+			      filter, len, n, pkg, why);
 	return -1;
+}
+
+static int archive_fail(struct archive *a, const char *text, size_t len,
+			struct imt_error *err)
+{
+	return inflate_fail(archive_filter_name(a, 0) ?: "compressed",
+			    archive_error_string(a) ?: "?", text, len, err);
+}
+
+/* Room for @want more bytes after @n in *@t, within APT_INDEX_MAX. */
+static int room_for(char **t, size_t *cap, size_t n, size_t want,
+		    struct imt_error *err)
+{
+	char *nt;
+
+	if (n + want > APT_INDEX_MAX) {
+		imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, n,
+			      "index larger than %u bytes", APT_INDEX_MAX);
+		return -1;
+	}
+	if (n + want <= *cap)
+		return 0;
+	*cap = (n + want) * 2;
+	if (*cap > APT_INDEX_MAX)
+		*cap = APT_INDEX_MAX;
+	nt = realloc(*t, *cap);
+	if (!nt) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
+			      "out of memory");
+		return -1;
+	}
+	*t = nt;
+	return 0;
+}
+
+/*
+ * A gzip index, every member, into *@out: zlib checks each member's CRC-32
+ * and length, so a stream changed anywhere is an error naming where.
+ */
+static int gunzip_text(const uint8_t *buf, size_t len, char **out,
+		       size_t *outlen, struct imt_error *err)
+{
+	z_stream z = { 0 };
+	size_t cap = 0, n = 0;
+	char *t = NULL;
+	int zr, rc = -1;
+
+	if (inflateInit2(&z, 15 + 16) != Z_OK) {
+		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, 0,
+			      "out of memory");
+		return -1;
+	}
+	z.next_in = (Bytef *)buf;
+	z.avail_in = (uInt)len; /* len <= APT_FILE_MAX */
+	for (;;) {
+		if (room_for(&t, &cap, n, 65536, err) < 0)
+			goto out;
+		z.next_out = (Bytef *)t + n;
+		z.avail_out = (uInt)(cap - n);
+		zr = inflate(&z, Z_NO_FLUSH);
+		n = (size_t)((char *)z.next_out - t);
+		if (zr == Z_STREAM_END && z.avail_in == 0)
+			break;
+		if (zr == Z_STREAM_END)
+			zr = inflateReset(&z); /* the next member */
+		else if (zr == Z_BUF_ERROR && z.avail_out > 0)
+			zr = Z_DATA_ERROR; /* the input ended inside a member */
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			inflate_fail("gzip", z.msg ?: "truncated", t, n, err);
+			goto out;
+		}
+	}
+	*out = t;
+	*outlen = n;
+	t = NULL;
+	rc = 0;
+out:
+	free(t);
+	inflateEnd(&z);
+	return rc;
 }
 
 /* The uncompressed index in *@out (a copy), or @buf itself. */
@@ -225,7 +307,7 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 	size_t cap = 0, n = 0, blen;
 	const void *blk;
 	la_int64_t off;
-	char *t = NULL, *nt;
+	char *t = NULL;
 	int r;
 	int rc = -1;
 
@@ -233,9 +315,10 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 	*outlen = 0;
 	if (len == 0)
 		return 0;
+	if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b)
+		return gunzip_text(buf, len, out, outlen, err);
 	a = archive_read_new();
-	if (!a || archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_xz(a) != ARCHIVE_OK ||
+	if (!a || archive_read_support_filter_xz(a) != ARCHIVE_OK ||
 	    archive_read_support_format_raw(a) != ARCHIVE_OK) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, 0,
 			      "out of memory");
@@ -249,7 +332,7 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 		goto out;
 	}
 	if (archive_read_next_header(a, &ae) != ARCHIVE_OK) {
-		inflate_fail(a, "", 0, err);
+		archive_fail(a, "", 0, err);
 		goto out;
 	}
 	if (archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE) {
@@ -259,27 +342,13 @@ static int index_text(const uint8_t *buf, size_t len, char **out,
 	/* block by block: what came before a cut is kept to name it */
 	while ((r = archive_read_data_block(a, &blk, &blen, &off)) ==
 	       ARCHIVE_OK) {
-		if (n + blen > APT_INDEX_MAX) {
-			imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, n,
-				      "index larger than %u bytes",
-				      APT_INDEX_MAX);
+		if (room_for(&t, &cap, n, blen, err) < 0)
 			goto out;
-		}
-		if (n + blen > cap) {
-			cap = (n + blen) * 2;
-			nt = realloc(t, cap);
-			if (!nt) {
-				imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS,
-					      IMT_NO_POS, "out of memory");
-				goto out;
-			}
-			t = nt;
-		}
 		memcpy(t + n, blk, blen);
 		n += blen;
 	}
 	if (r != ARCHIVE_EOF) {
-		inflate_fail(a, t ? t : "", n, err);
+		archive_fail(a, t ? t : "", n, err);
 		goto out;
 	}
 	*out = t;
