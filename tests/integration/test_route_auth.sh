@@ -11,7 +11,7 @@ set -u
 skip_without openssl sqlite3 curl
 
 units=${IMATRUST_TOOLS:-$CLI_LIB_ROOT/build/tests/tools}
-table=${units%/tools}/unit/verifier/test_routes
+table=${units%/tools}/unit/verifier/api/test_routes
 [ -x "$table" ] || { echo "Bail out! no $table: run make check-fast"; exit 1; }
 
 port=$(free_port)
