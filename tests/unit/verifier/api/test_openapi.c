@@ -11,7 +11,7 @@
 #include "verifier_test.h"
 #include "result_key.h"
 #include "wire.h"
-#include "../../tools/openapi_schema.h"
+#include "../../../tools/openapi_schema.h"
 #include "routes.h"
 
 #define SPEC FIXTURE_DIR "/../../verifier/api/openapi.json"

@@ -11,8 +11,8 @@
 #include "db_machine.h"
 #include "verifier_test.h"
 
-#include "../fixture.h"
-#include "../proto/eventlog_build.h"
+#include "../../fixture.h"
+#include "../../proto/eventlog_build.h"
 #include "hex.h"
 
 /* A real OVMF log (tests/fixtures/eventlog/patched-sb): NULs throughout. */

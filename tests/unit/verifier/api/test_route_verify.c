@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 
 #include "engine.h"
-#include "../../tools/openapi_schema.h"
+#include "../../../tools/openapi_schema.h"
 
 #define SPEC FIXTURE_DIR "/../../verifier/api/openapi.json"
 

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../fixture.h"
-#include "../proto/eventlog_build.h"
+#include "../../fixture.h"
+#include "../../proto/eventlog_build.h"
 #include "boot_log_json.h"
 #include "cli.h"
 #include "tcg_log.h"

@@ -13,7 +13,7 @@
 #include "db_ref.h"
 #include "verifier_test.h"
 
-#include "../fixture.h"
+#include "../../fixture.h"
 #include "backlog.h"
 #include "boot_memo.h"
 #include "engine_fixture.h"

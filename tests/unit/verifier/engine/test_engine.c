@@ -14,7 +14,7 @@
 #include "boot_memo.h"
 #include "db_sqlite.h"
 #include "engine_fixture.h"
-#include "../sql_count.h"
+#include "../../sql_count.h"
 #include "ima_build.h"
 #include "ima_list.h"
 #include "ima_replay.h"

@@ -19,7 +19,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "../fixture.h"
+#include "../../fixture.h"
 #include "b64.h"
 #include "collect_sink.h"
 #include "hex.h"

@@ -13,11 +13,11 @@
 #include <cmocka.h>
 
 #include "collect_sink.h"
-#include "../fixture.h"
+#include "../../fixture.h"
 #include "hex.h"
 #include "ima_replay.h"
 #include "import_list.h"
-#include "../list_helpers.h"
+#include "../../list_helpers.h"
 
 struct golden {
 	uint8_t *list;

@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "../fixture.h"
-#include "../proto/eventlog_build.h"
+#include "../../fixture.h"
+#include "../../proto/eventlog_build.h"
 #include "boot_baseline.h"
 
 /* pesign -h of the kernels (tests/fixtures/eventlog/README.md) */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../proto/eventlog_build.h"
+#include "../../proto/eventlog_build.h"
 #include "boot_check.h"
 
 #define EV_IPL 0x0000000d

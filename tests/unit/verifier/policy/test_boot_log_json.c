@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../fixture.h"
-#include "../proto/eventlog_build.h"
+#include "../../fixture.h"
+#include "../../proto/eventlog_build.h"
 #include "boot_log_json.h"
 #include "tcg_log.h"
 

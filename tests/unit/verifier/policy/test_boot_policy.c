@@ -14,8 +14,8 @@
 #include <jansson.h>
 
 #include "boot_policy.h"
-#include "../fixture.h"
-#include "../proto/eventlog_build.h"
+#include "../../fixture.h"
+#include "../../proto/eventlog_build.h"
 #include "hex.h"
 #include "tcg_log.h"
 
