@@ -85,23 +85,6 @@ static inline void sm_send_ok(struct tv *t, struct sm *m,
 		fail_msg("%s: %u %s", m->id, ans->status, ans->message);
 }
 
-/* One integer from @sql with @id bound to ?1, on a connection of its own. */
-static inline int64_t count_rows(struct tv *t, const char *sql, const char *id)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return n;
-}
-
 /* Machine @id's last_seen, as db_machine_get() reads it. */
 static inline int64_t last_seen_of(struct tv *t, const char *id)
 {

@@ -21,9 +21,11 @@
 #include <curl/curl.h>
 #include <jansson.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <sqlite3.h>
 
 #include "test_cert.h"
 #include "config.h"
@@ -347,6 +349,66 @@ static inline json_t *tv_get(struct tv *t, const char *method, const char *path,
 	j = json_loads(text, 0, NULL);
 	free(text);
 	return j;
+}
+
+/*
+ * One integer from @sql, on a connection of its own, with @id bound to ?1
+ * (NULL: @sql has no parameter).
+ */
+static inline int64_t count_rows(struct tv *t, const char *sql, const char *id)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	assert_int_equal(sqlite3_open(t->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (id != NULL)
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * The proof of @id's newest challenge, as the TPM would make it (the
+ * secret read from the database instead of ActivateCredential).
+ */
+static inline void tv_proof_of(struct tv *t, const char *id, uint8_t proof[32])
+{
+	sqlite3 *s;
+	sqlite3_stmt *st;
+	unsigned int len = 0;
+
+	assert_int_equal(sqlite3_open(t->path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(s,
+					    "SELECT secret FROM enrollments"
+					    " WHERE machine_id = ?1 ORDER BY "
+					    "id DESC LIMIT 1",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	HMAC(EVP_sha256(), sqlite3_column_blob(st, 0),
+	     sqlite3_column_bytes(st, 0), (const uint8_t *)id, strlen(id),
+	     proof, &len);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+}
+
+/*
+ * A made-up RSA EK: @ek (@len bytes) with another modulus, number @i of
+ * them; what a stranger without a TPM has.
+ */
+static inline void tv_fake_ek(const uint8_t *ek, size_t len, unsigned int i,
+			      uint8_t *out)
+{
+	memcpy(out, ek, len);
+	out[len - 3] ^= (uint8_t)i;
+	out[len - 4] ^= (uint8_t)(i >> 8);
+	out[len - 5] ^= 0x5a;
 }
 
 #endif /* IMATRUST_TEST_VERIFIER_H */

@@ -14,7 +14,7 @@
 #include "db_machine.h"
 #include "verifier_test.h"
 #include "enroll.h"
-#include "../fixture.h"
+#include "../../fixture.h"
 #include "hex.h"
 #include "tpm_public.h"
 #include "wire.h"
@@ -87,47 +87,6 @@ static unsigned int enroll_rsa(struct fx *f, const char *id, json_t **a)
 	return enroll(f, id, f->ek, f->ek_len, NULL, 0, f->ak, f->ak_len, a);
 }
 
-static int64_t db_count(struct fx *f, const char *sql)
-{
-	sqlite3 *s;
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	assert_int_equal(sqlite3_open(f->t->path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(s);
-	return n;
-}
-
-/*
- * The proof of @id's newest challenge, as the TPM would make it (the
- * secret read from the database instead of ActivateCredential).
- */
-static void proof_of(struct fx *f, const char *id, uint8_t proof[32])
-{
-	sqlite3 *s;
-	sqlite3_stmt *st;
-	unsigned int len = 0;
-
-	assert_int_equal(sqlite3_open(f->t->path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s,
-					    "SELECT secret FROM enrollments"
-					    " WHERE machine_id = ?1 ORDER BY "
-					    "id DESC LIMIT 1",
-					    -1, &st, NULL),
-			 SQLITE_OK);
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	HMAC(EVP_sha256(), sqlite3_column_blob(st, 0),
-	     sqlite3_column_bytes(st, 0), (const uint8_t *)id, strlen(id),
-	     proof, &len);
-	sqlite3_finalize(st);
-	sqlite3_close(s);
-}
-
 static unsigned int activate(struct fx *f, const char *id,
 			     const uint8_t proof[32], json_t **a)
 {
@@ -150,15 +109,6 @@ static unsigned int activate(struct fx *f, const char *id,
 	return status;
 }
 
-/* A made-up RSA EK (another modulus): what a stranger without a TPM has. */
-static void fake_ek(const struct fx *f, unsigned int i, uint8_t *out)
-{
-	memcpy(out, f->ek, f->ek_len);
-	out[f->ek_len - 3] ^= (uint8_t)i;
-	out[f->ek_len - 4] ^= (uint8_t)(i >> 8);
-	out[f->ek_len - 5] ^= 0x5a;
-}
-
 static void test_flood_creates_nothing(void **state)
 {
 	struct fx *f = *state;
@@ -170,7 +120,7 @@ static void test_flood_creates_nothing(void **state)
 	for (i = 0; i < 5 * MAX_OPEN; i++) {
 		char id[32];
 
-		fake_ek(f, i, ek);
+		tv_fake_ek(f->ek, f->ek_len, i, ek);
 		snprintf(id, sizeof(id), "squat-%u", i % 7);
 		status = enroll(f, id, ek, f->ek_len, NULL, 0, f->ak, f->ak_len,
 				NULL);
@@ -179,12 +129,17 @@ static void test_flood_creates_nothing(void **state)
 	}
 	assert_int_equal(ok, MAX_OPEN);
 	assert_int_equal(refused, 4 * MAX_OPEN);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 0);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"),
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM machines",
+				    NULL),
+			 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
 			 MAX_OPEN);
 	/* made-up EKs hold their slots for ENROLL_UNVOUCHED_TTL only */
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments "
-				     "WHERE expires_at - created_at = 60"),
+	assert_int_equal(count_rows(f->t,
+				    "SELECT count(*) FROM enrollments "
+				    "WHERE expires_at - created_at = 60",
+				    NULL),
 			 MAX_OPEN);
 	assert_int_equal(atomic_load(&f->t->v.metrics.enroll_cap),
 			 4 * MAX_OPEN);
@@ -205,12 +160,14 @@ static void test_flood_creates_nothing(void **state)
 	 * enrolls once a slot is free, and activates */
 	f->t->v.cfg.max_open_enrollments = MAX_OPEN + 1;
 	assert_int_equal(enroll_rsa(f, "squat-1", NULL), 201);
-	proof_of(f, "squat-1", proof);
+	tv_proof_of(f->t, "squat-1", proof);
 	assert_int_equal(activate(f, "squat-1", proof, &a), 200);
 	assert_string_equal(json_string_value(json_object_get(a, "state")),
 			    "pending");
 	json_decref(a);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 1);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM machines",
+				    NULL),
+			 1);
 }
 
 static void test_vouched_evicts_at_cap(void **state)
@@ -220,7 +177,7 @@ static void test_vouched_evicts_at_cap(void **state)
 	unsigned int i;
 
 	for (i = 0; i < MAX_OPEN; i++) {
-		fake_ek(f, i, ek);
+		tv_fake_ek(f->ek, f->ek_len, i, ek);
 		assert_int_equal(enroll(f, "squat", ek, f->ek_len, NULL, 0,
 					f->ak, f->ak_len, NULL),
 				 201);
@@ -241,11 +198,14 @@ static void test_vouched_evicts_at_cap(void **state)
 	}
 	assert_int_equal(enroll_rsa(f, "real", NULL), 201);
 	assert_int_equal(atomic_load(&f->t->v.metrics.enroll_evicted), 1);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"),
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
 			 MAX_OPEN);
 	/* a vouched challenge keeps the whole ENROLL_CHALLENGE_TTL */
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments "
-				     "WHERE expires_at - created_at = 300"),
+	assert_int_equal(count_rows(f->t,
+				    "SELECT count(*) FROM enrollments "
+				    "WHERE expires_at - created_at = 300",
+				    NULL),
 			 1);
 }
 
@@ -270,13 +230,13 @@ static void test_stranger_cannot_cancel(void **state)
 	json_t *a;
 
 	assert_int_equal(enroll_rsa(f, "real", NULL), 201);
-	proof_of(f, "real", proof);
+	tv_proof_of(f->t, "real", proof);
 	/* a stranger enrolls the same id with the real, public EK and
 	 * their own AK, and with a made-up EK: nothing is replaced */
 	assert_int_equal(enroll(f, "real", f->ek, f->ek_len, NULL, 0, f->ak_ecc,
 				f->ak_ecc_len, NULL),
 			 201);
-	fake_ek(f, 77, ek);
+	tv_fake_ek(f->ek, f->ek_len, 77, ek);
 	assert_int_equal(enroll(f, "real", ek, f->ek_len, NULL, 0, f->ak,
 				f->ak_len, NULL),
 			 201);
@@ -287,16 +247,24 @@ static void test_stranger_cannot_cancel(void **state)
 	assert_non_null(strstr(tv_msg(a), "challenge"));
 	json_decref(a);
 	assert_int_equal(atomic_load(&f->t->v.metrics.activations_refused), 1);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 3);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 3);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM machines",
+				    NULL),
+			 0);
 	/* the real agent's activation still works */
 	assert_int_equal(activate(f, "real", proof, NULL), 200);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines WHERE "
-				     "id = 'real' AND activated = 1 AND "
-				     "length(ek_fpr) = 32"),
+	assert_int_equal(count_rows(f->t,
+				    "SELECT count(*) FROM machines WHERE "
+				    "id = 'real' AND activated = 1 AND "
+				    "length(ek_fpr) = 32",
+				    NULL),
 			 1);
 	/* its EK's other challenge (the stranger's AK) is void now */
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 1);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 1);
 	/* and the made-up EK cannot take the id any more */
 	assert_int_equal(enroll(f, "real", ek, f->ek_len, NULL, 0, f->ak,
 				f->ak_len, &a),
@@ -314,7 +282,7 @@ static void test_one_id_per_ek(void **state)
 	json_t *a;
 
 	assert_int_equal(enroll_rsa(f, "one", NULL), 201);
-	proof_of(f, "one", proof);
+	tv_proof_of(f->t, "one", proof);
 	assert_int_equal(activate(f, "one", proof, NULL), 200);
 	assert_int_equal(enroll_rsa(f, "two", &a), 409);
 	/* named by its fingerprint, not by the id it belongs to */
@@ -324,16 +292,20 @@ static void test_one_id_per_ek(void **state)
 	assert_non_null(strstr(tv_msg(a), fpr));
 	assert_null(strstr(tv_msg(a), "one"));
 	json_decref(a);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 1);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM machines",
+				    NULL),
+			 1);
 	/* the same EK for the same id is a re-enrollment: new AK */
 	assert_int_equal(enroll(f, "one", f->ek, f->ek_len, NULL, 0, f->ak_ecc,
 				f->ak_ecc_len, NULL),
 			 201);
-	proof_of(f, "one", proof);
+	tv_proof_of(f->t, "one", proof);
 	assert_int_equal(activate(f, "one", proof, NULL), 200);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM events WHERE "
-				     "machine_id = 'one' AND kind = "
-				     "'activated'"),
+	assert_int_equal(count_rows(f->t,
+				    "SELECT count(*) FROM events WHERE "
+				    "machine_id = 'one' AND kind = "
+				    "'activated'",
+				    NULL),
 			 2);
 }
 
@@ -361,7 +333,9 @@ static void test_ak_attributes(void **state)
 		assert_non_null(strstr(tv_msg(a), bits[i].name));
 		json_decref(a);
 	}
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 0);
 }
 
 static void test_ecc_ek(void **state)
@@ -372,7 +346,7 @@ static void test_ecc_ek(void **state)
 	assert_int_equal(enroll(f, "ecc", f->ek_ecc, f->ek_ecc_len, NULL, 0,
 				f->ak_ecc, f->ak_ecc_len, NULL),
 			 201);
-	proof_of(f, "ecc", proof);
+	tv_proof_of(f->t, "ecc", proof);
 	assert_int_equal(activate(f, "ecc", proof, NULL), 200);
 }
 
@@ -486,7 +460,7 @@ static void test_ek_certificates(void **state)
 	assert_int_equal(enroll(f, "vouched", f->ek, f->ek_len, der, len, f->ak,
 				f->ak_len, NULL),
 			 201);
-	proof_of(f, "vouched", proof);
+	tv_proof_of(f->t, "vouched", proof);
 	assert_int_equal(activate(f, "vouched", proof, &a), 200);
 	assert_string_equal(json_string_value(json_object_get(a, "state")),
 			    "enrolling");
@@ -522,7 +496,7 @@ static void test_ek_certificates(void **state)
 	assert_int_equal(enroll(f, "unknown-ca", f->ek, f->ek_len, der, len,
 				f->ak, f->ak_len, NULL),
 			 201);
-	proof_of(f, "unknown-ca", proof);
+	tv_proof_of(f->t, "unknown-ca", proof);
 	assert_int_equal(activate(f, "unknown-ca", proof, &a), 200);
 	assert_string_equal(json_string_value(json_object_get(a, "state")),
 			    "pending");
@@ -566,7 +540,9 @@ static void test_registered_only(void **state)
 	assert_int_equal(enroll_rsa(f, "host", &a), 403);
 	assert_non_null(strstr(tv_msg(a), "not registered"));
 	json_decref(a);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 0);
 	assert_int_equal(enroll_fingerprint(f->ek, f->ek_len, raw, &err),
 			 IMT_OK);
 	enroll_fpr_hex(raw, fpr);
@@ -578,7 +554,7 @@ static void test_registered_only(void **state)
 	assert_int_equal(status, 201);
 	json_decref(a);
 	/* a stranger's EK cannot take the pre-registered id */
-	fake_ek(f, 5, ek);
+	tv_fake_ek(f->ek, f->ek_len, 5, ek);
 	assert_int_equal(enroll(f, "host", ek, f->ek_len, NULL, 0, f->ak,
 				f->ak_len, &a),
 			 409);
@@ -586,7 +562,7 @@ static void test_registered_only(void **state)
 	json_decref(a);
 	/* the registered EK enrolls without any CA: enrolling */
 	assert_int_equal(enroll_rsa(f, "host", NULL), 201);
-	proof_of(f, "host", proof);
+	tv_proof_of(f->t, "host", proof);
 	assert_int_equal(activate(f, "host", proof, &a), 200);
 	assert_string_equal(json_string_value(json_object_get(a, "state")),
 			    "enrolling");
@@ -601,11 +577,13 @@ static void test_pending_cap(void **state)
 
 	f->t->v.cfg.max_pending = 0;
 	assert_int_equal(enroll_rsa(f, "p", NULL), 201);
-	proof_of(f, "p", proof);
+	tv_proof_of(f->t, "p", proof);
 	assert_int_equal(activate(f, "p", proof, &a), 503);
 	assert_non_null(strstr(tv_msg(a), "max_pending"));
 	json_decref(a);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM machines",
+				    NULL),
+			 0);
 	/* nothing was consumed: once allowed, the same proof activates */
 	f->t->v.cfg.max_pending = 1;
 	assert_int_equal(activate(f, "p", proof, NULL), 200);

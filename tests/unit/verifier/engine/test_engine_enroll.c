@@ -12,7 +12,7 @@
 #include "verifier_test.h"
 #include "engine.h"
 #include "enroll.h"
-#include "../fixture.h"
+#include "../../fixture.h"
 #include "wire.h"
 
 #define NOW TV_NOW
@@ -71,38 +71,6 @@ static enum engine_status enroll(struct fx *f, const char *id,
 	return enroll_ek(f, id, NULL, a);
 }
 
-/* A made-up RSA EK (another modulus): what a stranger without a TPM has. */
-static void fake_ek(const struct fx *f, unsigned int i, uint8_t *out)
-{
-	memcpy(out, f->ek, f->ek_len);
-	out[f->ek_len - 3] ^= (uint8_t)i;
-	out[f->ek_len - 4] ^= (uint8_t)(i >> 8);
-	out[f->ek_len - 5] ^= 0x5a;
-}
-
-/* The proof of @id's newest challenge, as the TPM would make it. */
-static void proof_of(struct fx *f, const char *id, uint8_t proof[32])
-{
-	sqlite3 *s;
-	sqlite3_stmt *st;
-	unsigned int len = 0;
-
-	assert_int_equal(sqlite3_open(f->t->path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s,
-					    "SELECT secret FROM enrollments"
-					    " WHERE machine_id = ?1 ORDER BY "
-					    "id DESC LIMIT 1",
-					    -1, &st, NULL),
-			 SQLITE_OK);
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	HMAC(EVP_sha256(), sqlite3_column_blob(st, 0),
-	     sqlite3_column_bytes(st, 0), (const uint8_t *)id, strlen(id),
-	     proof, &len);
-	sqlite3_finalize(st);
-	sqlite3_close(s);
-}
-
 static int activate(struct fx *f, const char *id, const uint8_t proof[32],
 		    struct engine_answer *a)
 {
@@ -111,21 +79,6 @@ static int activate(struct fx *f, const char *id, const uint8_t proof[32],
 	snprintf(m.agent, sizeof(m.agent), "%s", id);
 	memcpy(m.proof, proof, 32);
 	return engine_activate(&f->t->v, &m, NOW + 1, a);
-}
-
-static int64_t db_count(struct fx *f, const char *sql)
-{
-	sqlite3 *s;
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	assert_int_equal(sqlite3_open(f->t->path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(s);
-	return n;
 }
 
 static void test_enroll_then_activate(void **state)
@@ -141,9 +94,13 @@ static void test_enroll_then_activate(void **state)
 	assert_int_equal(engine_http_status(a.status), 201);
 	assert_int_equal(atomic_load(&f->t->v.metrics.enrollments), 1);
 	/* a challenge, and no machine before the proof */
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 1);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 0);
-	proof_of(f, "m1", proof);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 1);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM machines",
+				    NULL),
+			 0);
+	tv_proof_of(f->t, "m1", proof);
 	assert_int_equal(activate(f, "m1", proof, &a), 1);
 	assert_int_equal(a.status, ENGINE_OK);
 	/* no EK certificate chains: pending, an operator must approve */
@@ -169,7 +126,7 @@ static void test_wrong_proof_refused(void **state)
 	uint8_t proof[32];
 
 	assert_int_equal(enroll(f, "m1", &a), ENGINE_CREATED);
-	proof_of(f, "m1", proof);
+	tv_proof_of(f->t, "m1", proof);
 	proof[0] ^= 1;
 	assert_int_equal(activate(f, "m1", proof, &a), 0);
 	assert_int_equal(a.status, ENGINE_REFUSED);
@@ -179,8 +136,12 @@ static void test_wrong_proof_refused(void **state)
 	assert_int_equal(atomic_load(&f->t->v.metrics.activations_refused), 1);
 	assert_int_equal(atomic_load(&f->t->v.metrics.activations), 0);
 	/* it cancels nothing and creates nothing */
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 1);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM machines"), 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 1);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM machines",
+				    NULL),
+			 0);
 	/* the right proof still activates */
 	proof[0] ^= 1;
 	assert_int_equal(activate(f, "m1", proof, &a), 1);
@@ -196,7 +157,7 @@ static void test_taken(void **state)
 	struct imt_error err;
 
 	assert_int_equal(enroll(f, "one", &a), ENGINE_CREATED);
-	proof_of(f, "one", proof);
+	tv_proof_of(f->t, "one", proof);
 	assert_int_equal(activate(f, "one", proof, &a), 1);
 	/* the EK under another id: named by its fingerprint */
 	assert_int_equal(enroll(f, "two", &a), ENGINE_CONFLICT);
@@ -208,13 +169,15 @@ static void test_taken(void **state)
 		 "taken: this EK (%s) is enrolled under another id", fpr);
 	assert_string_equal(a.message, want);
 	/* the id with another EK */
-	fake_ek(f, 1, ek);
+	tv_fake_ek(f->ek, f->ek_len, 1, ek);
 	assert_int_equal(enroll_ek(f, "one", ek, &a), ENGINE_CONFLICT);
 	assert_string_equal(a.message, "taken: agent id one belongs to a "
 				       "machine with another EK");
 	assert_int_equal(atomic_load(&f->t->v.metrics.enroll_taken), 2);
 	assert_int_equal(atomic_load(&f->t->v.metrics.enrollments), 1);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 0);
 	/* the same EK for the same id is a re-enrollment */
 	assert_int_equal(enroll(f, "one", &a), ENGINE_CREATED);
 }
@@ -229,18 +192,20 @@ static void test_caps(void **state)
 	/* the cap in all: made-up EKs, none vouched for */
 	f->t->v.cfg.max_open_enrollments = 3;
 	for (i = 0; i < 3; i++) {
-		fake_ek(f, i, ek);
+		tv_fake_ek(f->ek, f->ek_len, i, ek);
 		assert_int_equal(enroll_ek(f, "squat", ek, &a), ENGINE_CREATED);
 	}
-	fake_ek(f, 3, ek);
+	tv_fake_ek(f->ek, f->ek_len, 3, ek);
 	assert_int_equal(enroll_ek(f, "squat", ek, &a), ENGINE_BUSY);
 	assert_int_equal(engine_http_status(a.status), 503);
 	assert_string_equal(a.message, "enrollment: 3 challenges are open "
 				       "(max_open_enrollments); try again "
 				       "later");
 	assert_int_equal(atomic_load(&f->t->v.metrics.enroll_cap), 1);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments "
-				     "WHERE expires_at - created_at = 60"),
+	assert_int_equal(count_rows(f->t,
+				    "SELECT count(*) FROM enrollments "
+				    "WHERE expires_at - created_at = 60",
+				    NULL),
 			 3);
 	/* the cap of one EK */
 	f->t->v.cfg.max_open_enrollments = 100;
@@ -255,7 +220,7 @@ static void test_caps(void **state)
 	{
 		uint8_t proof[32];
 
-		proof_of(f, "m1", proof);
+		tv_proof_of(f->t, "m1", proof);
 		assert_int_equal(activate(f, "m1", proof, &a), 0);
 		assert_int_equal(a.status, ENGINE_BUSY);
 		assert_non_null(strstr(a.message, "max_pending"));
@@ -282,7 +247,9 @@ static void test_policy_and_bytes(void **state)
 	memset(ek, 0xff, f->ek_len);
 	assert_int_equal(enroll_ek(f, "host", ek, &a), ENGINE_MALFORMED);
 	assert_int_equal(engine_http_status(a.status), 400);
-	assert_int_equal(db_count(f, "SELECT count(*) FROM enrollments"), 0);
+	assert_int_equal(count_rows(f->t, "SELECT count(*) FROM enrollments",
+				    NULL),
+			 0);
 	assert_int_equal(atomic_load(&f->t->v.metrics.enrollments), 0);
 }
 

@@ -10,21 +10,6 @@
 #include "verifier_test.h"
 #include "engine.h"
 
-static int64_t db_count(struct tv *t, const char *sql)
-{
-	sqlite3 *s;
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	assert_int_equal(sqlite3_open(t->path, &s), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(s);
-	return n;
-}
-
 static void test_approve(void **state)
 {
 	struct tv *t = tv_new();
@@ -47,9 +32,11 @@ static void test_approve(void **state)
 	engine_approve(&t->v, "p", fpr, "alice", TV_NOW, &ans);
 	assert_int_equal(ans.status, ENGINE_OK);
 	assert_int_equal(tv_state(t, "p"), DB_STATE_ENROLLING);
-	assert_int_equal(db_count(t, "SELECT count(*) FROM audit WHERE "
-				     "action = 'approve' AND machine_id = 'p' "
-				     "AND operator = 'alice'"),
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE "
+				    "action = 'approve' AND machine_id = 'p' "
+				    "AND operator = 'alice'",
+				    NULL),
 			 1);
 	tv_free(t);
 }
@@ -84,8 +71,10 @@ static void test_add(void **state)
 	assert_int_equal(ans.status, ENGINE_CONFLICT);
 	assert_string_equal(ans.message, "this EK is enrolled or "
 					 "pre-registered under another id");
-	assert_int_equal(db_count(t, "SELECT count(*) FROM audit WHERE "
-				     "action = 'register'"),
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE "
+				    "action = 'register'",
+				    NULL),
 			 1);
 	tv_free(t);
 }
@@ -110,7 +99,8 @@ static void test_remove(void **state)
 	assert_true(r.machine);
 	assert_false(r.registration);
 	assert_string_equal(r.state, "trusted");
-	assert_int_equal(db_count(t, "SELECT count(*) FROM machines"), 0);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM machines", NULL),
+			 0);
 	/* a pre-registration alone */
 	test_fpr_of("host", fpr);
 	engine_machine_add(&t->v, "host", fpr, "alice", TV_NOW, &reg, &ans);
@@ -119,8 +109,10 @@ static void test_remove(void **state)
 	assert_int_equal(ans.status, ENGINE_OK);
 	assert_false(r.machine);
 	assert_true(r.registration);
-	assert_int_equal(db_count(t, "SELECT count(*) FROM audit WHERE "
-				     "action = 'remove'"),
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE "
+				    "action = 'remove'",
+				    NULL),
 			 2);
 	tv_free(t);
 }
