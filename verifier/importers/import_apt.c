@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,19 +260,27 @@ static int gunzip_text(const uint8_t *buf, size_t len, char **out,
 		       size_t *outlen, struct imt_error *err)
 {
 	z_stream z = { 0 };
-	size_t cap = 0, n = 0;
+	size_t cap = 0, n = 0, want;
 	char *t = NULL;
 	int zr, rc = -1;
 
+	if (len > UINT_MAX) { /* zlib counts input in an unsigned int */
+		imt_error_set(err, IMT_ERR_LIMIT, IMT_NO_POS, 0,
+			      "gzip index larger than %u bytes", UINT_MAX);
+		return -1;
+	}
 	if (inflateInit2(&z, 15 + 16) != Z_OK) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, 0,
 			      "out of memory");
 		return -1;
 	}
 	z.next_in = (Bytef *)buf;
-	z.avail_in = (uInt)len; /* len <= APT_FILE_MAX */
+	z.avail_in = (uInt)len;
 	for (;;) {
-		if (room_for(&t, &cap, n, 65536, err) < 0)
+		/* more output is due: up to 64 KiB more room, to the byte
+		 * of APT_INDEX_MAX; at it, one more byte is refused */
+		want = APT_INDEX_MAX - n < 65536 ? APT_INDEX_MAX - n : 65536;
+		if (room_for(&t, &cap, n, want > 0 ? want : 1, err) < 0)
 			goto out;
 		z.next_out = (Bytef *)t + n;
 		z.avail_out = (uInt)(cap - n);
