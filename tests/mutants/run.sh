@@ -129,12 +129,10 @@ anchor_count() {
 	echo $(((${#2} - ${#rest}) / ${#m_find[$1]}))
 }
 
-# The text of file $1, trailing newlines included.
+# The text of file $1 in $text, trailing newlines included.
 read_text() {
-	local t
-
-	t=$(cat "$1"; printf x)
-	printf '%s' "${t%x}"
+	text=$(cat "$1"; printf x)
+	text=${text%x}
 }
 
 if [ "$anchors_only" -eq 1 ]; then
@@ -145,7 +143,10 @@ if [ "$anchors_only" -eq 1 ]; then
 		path=$f
 		[[ $path = /* ]] || path=$top/$f
 		count=0
-		[ -f "$path" ] && count=$(anchor_count "$i" "$(read_text "$path")")
+		if [ -f "$path" ]; then
+			read_text "$path"
+			count=$(anchor_count "$i" "$text")
+		fi
 		if [ "$count" -eq 1 ]; then
 			echo "ok $((i + 1)) - anchor once: $f: ${m_desc[i]}"
 		else
@@ -240,8 +241,8 @@ for ((i = 0; i < n; i++)); do
 		errors=$((errors + 1))
 		continue
 	fi
-	orig=$(read_text "$path"; printf x)
-	orig=${orig%x}
+	read_text "$path"
+	orig=$text
 	count=$(anchor_count "$i" "$orig")
 	if [ "$count" -ne 1 ]; then
 		echo "not ok $num - LIST ERROR: $f: ${m_desc[i]}: anchor found $count times, not once (list line ${m_at[i]})"
