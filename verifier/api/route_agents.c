@@ -5,26 +5,13 @@
  * decode, call one engine entry point (engine.h), map its status to HTTP
  * through engine_http_status(), encode.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine.h"
 #include "verifier.h"
 #include "wire.h"
 #include "routes.h"
-
-static unsigned int status_of(enum imt_result rc)
-{
-	switch (rc) {
-	case IMT_ERR_LIMIT:
-		return 413;
-	case IMT_ERR_INTERNAL:
-		return 500;
-	default:
-		return 400;
-	}
-}
 
 /* Decode @req's body as @kind; on failure answer 4xx and return -1. */
 static int decode(enum wire_kind kind, const struct http_request *req,
@@ -40,7 +27,8 @@ static int decode(enum wire_kind kind, const struct http_request *req,
 	else
 		rc = wire_decode(kind, req->body, req->body_len, msg, &err);
 	if (rc != IMT_OK) {
-		http_error(res, status_of(rc), "%s", err.msg);
+		http_error(res, engine_http_status(engine_status_of(rc)), "%s",
+			   err.msg);
 		return -1;
 	}
 	return 0;

@@ -38,6 +38,18 @@ unsigned int engine_http_status(enum engine_status s)
 	return http_of[s];
 }
 
+enum engine_status engine_status_of(enum imt_result rc)
+{
+	switch (rc) {
+	case IMT_ERR_LIMIT:
+		return ENGINE_TOO_LARGE;
+	case IMT_ERR_INTERNAL:
+		return ENGINE_INTERNAL;
+	default:
+		return ENGINE_MALFORMED;
+	}
+}
+
 void engine_answer_set(struct engine_answer *ans, enum engine_status status,
 		       const char *fmt, ...)
 {

@@ -62,6 +62,14 @@ struct engine_answer {
 unsigned int engine_http_status(enum engine_status s);
 
 /**
+ * engine_status_of() - the status of a failed check over a request's
+ * bytes (a wire message decoded, an EK certificate, a challenge made):
+ * past a bound ENGINE_TOO_LARGE, an internal failure ENGINE_INTERNAL,
+ * anything else ENGINE_MALFORMED.
+ */
+enum engine_status engine_status_of(enum imt_result rc);
+
+/**
  * engine_evidence() - judge @ev from its agent and store what it proves.
  * @v: the verifier
  * @ev: the decoded evidence

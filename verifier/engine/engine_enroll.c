@@ -26,19 +26,6 @@
 
 #define WHY_MAX 256
 
-/* The status of a failed check over the enrollment's bytes. */
-static enum engine_status status_of(enum imt_result rc)
-{
-	switch (rc) {
-	case IMT_ERR_LIMIT:
-		return ENGINE_TOO_LARGE;
-	case IMT_ERR_INTERNAL:
-		return ENGINE_INTERNAL;
-	default:
-		return ENGINE_MALFORMED;
-	}
-}
-
 /*
  * Does @w forbid enrolling @id with the EK @fpr? 1 with the reason in
  * @buf, else 0. A taken EK is named by its fingerprint, which the sender
@@ -193,7 +180,7 @@ void engine_enroll(struct verifier *v, const struct wire_enroll *m, int64_t now,
 	if (rc == IMT_OK)
 		rc = enroll_challenge(m, &ch, out, &err);
 	if (rc != IMT_OK) {
-		engine_answer_set(ans, status_of(rc), "%s", err.msg);
+		engine_answer_set(ans, engine_status_of(rc), "%s", err.msg);
 		goto out;
 	}
 	ch.ek_chained = chained;
