@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "hex.h"
 #include "rest.h"
 
@@ -27,25 +28,11 @@ void rest_reply(struct http_response *res, unsigned int status, json_t *obj)
 	res->status = status;
 }
 
-/* Storage failure kinds as HTTP statuses (db.h lists the kinds). */
-static const unsigned int db_status[] = {
-	[IMT_OK] = 500,
-	[IMT_NEED_MORE] = 500,
-	[IMT_ERR_MALFORMED] = 400,
-	[IMT_ERR_UNSUPPORTED] = 500,
-	[IMT_ERR_MISMATCH] = 409,
-	[IMT_ERR_LIMIT] = 413,
-	[IMT_ERR_INTERNAL] = 500,
-};
-
 void rest_db_error(struct http_response *res, const char *what,
 		   const struct imt_error *err)
 {
-	unsigned int status = 500;
-
-	if ((size_t)err->status < sizeof(db_status) / sizeof(db_status[0]))
-		status = db_status[err->status];
-	http_error(res, status, "%s: %s", what, err->msg);
+	http_error(res, engine_http_status(engine_storage_status(err->status)),
+		   "%s: %s", what, err->msg);
 }
 
 int rest_query_uint(const struct http_request *req, struct http_response *res,

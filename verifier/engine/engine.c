@@ -50,6 +50,20 @@ enum engine_status engine_status_of(enum imt_result rc)
 	}
 }
 
+enum engine_status engine_storage_status(enum imt_result rc)
+{
+	switch (rc) {
+	case IMT_ERR_MALFORMED:
+		return ENGINE_MALFORMED;
+	case IMT_ERR_MISMATCH:
+		return ENGINE_CONFLICT;
+	case IMT_ERR_LIMIT:
+		return ENGINE_TOO_LARGE;
+	default:
+		return ENGINE_INTERNAL;
+	}
+}
+
 void engine_answer_set(struct engine_answer *ans, enum engine_status status,
 		       const char *fmt, ...)
 {

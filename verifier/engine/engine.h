@@ -70,6 +70,14 @@ unsigned int engine_http_status(enum engine_status s);
 enum engine_status engine_status_of(enum imt_result rc);
 
 /**
+ * engine_storage_status() - the status of a storage failure of kind @rc
+ * (db.h lists the kinds): a malformed value ENGINE_MALFORMED, a conflict
+ * with what is stored ENGINE_CONFLICT, a bound ENGINE_TOO_LARGE, anything
+ * else ENGINE_INTERNAL. The engine's answers and rest_db_error() both.
+ */
+enum engine_status engine_storage_status(enum imt_result rc);
+
+/**
  * engine_evidence() - judge @ev from its agent and store what it proves.
  * @v: the verifier
  * @ev: the decoded evidence

@@ -13,30 +13,12 @@
 #include "engine.h"
 #include "engine_internal.h"
 
-/*
- * A storage failure @what as an answer, its kind as the status: a
- * malformed value, a conflict, a bound, else internal.
- */
+/* A storage failure @what as an answer, its kind as the status. */
 static void storage_error(struct engine_answer *ans, const char *what,
 			  const struct imt_error *err)
 {
-	enum engine_status s;
-
-	switch (err->status) {
-	case IMT_ERR_MALFORMED:
-		s = ENGINE_MALFORMED;
-		break;
-	case IMT_ERR_MISMATCH:
-		s = ENGINE_CONFLICT;
-		break;
-	case IMT_ERR_LIMIT:
-		s = ENGINE_TOO_LARGE;
-		break;
-	default:
-		s = ENGINE_INTERNAL;
-		break;
-	}
-	engine_answer_set(ans, s, "%s: %s", what, err->msg);
+	engine_answer_set(ans, engine_storage_status(err->status), "%s: %s",
+			  what, err->msg);
 }
 
 /*
