@@ -110,7 +110,12 @@ static void note_unbound(struct boot_facts *f, const struct boot_event_ref *r)
  * again when it tries another boot option or hands off: the boot
  * variables (BootOrder, Boot####), the handoff tables (SMBIOS), the
  * configuration flags, tables of devices and non-host configuration
- * real servers and laptops log there after the separator.
+ * real servers and laptops log there after the separator. Conventional
+ * BIOS (TCG PC Client Implementation Specification for Conventional
+ * BIOS 1.21, 3.2.3 and 8.2) measures its separators before it calls INT
+ * 19h, then the boot attempt (EV_ACTION "Booting BCV device 80h" into
+ * PCR 4), the IPL code it loads (the MBR, EV_IPL) and the partition
+ * table (EV_IPL_PARTITION_DATA into PCR 5): SeaBIOS booting from a disk.
  */
 static const struct {
 	uint32_t pcr;
@@ -130,6 +135,9 @@ static const struct {
 	{ 1, EV_EFI_PLATFORM_FIRMWARE_BLOB2 },
 	{ 2, EV_EFI_BOOT_SERVICES_DRIVER },
 	{ 2, EV_EFI_RUNTIME_SERVICES_DRIVER },
+	{ 4, EV_ACTION },
+	{ 4, EV_IPL },
+	{ 5, EV_IPL_PARTITION_DATA },
 	{ 4, EV_EFI_BOOT_SERVICES_APPLICATION },
 	{ 4, EV_EFI_ACTION },
 	{ 5, EV_EFI_ACTION },

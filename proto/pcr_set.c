@@ -236,6 +236,10 @@ static enum imt_result values_line(struct pcr_set *set, int *section,
 	if (nw == 3 && wn[1] == 1 && w[1][0] == ':')
 		return put_value(set, *section, w[0], wn[0], w[2], wn[2],
 				 lineno, err);
+	/* its two-digit indices ("%-2d: 0x"): "    12: 0x3DCA..." */
+	if (nw == 2 && wn[0] > 1 && w[0][wn[0] - 1] == ':')
+		return put_value(set, *section, w[0], wn[0] - 1, w[1], wn[1],
+				 lineno, err);
 	/* pcr_set_parse_text()'s "INDEX HEX" */
 	if (nw == 2)
 		return put_value(set, *section, w[0], wn[0], w[1], wn[1],

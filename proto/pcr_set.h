@@ -52,7 +52,8 @@ enum imt_result pcr_set_parse_text(struct pcr_set *set, const char *buf,
  *
  * Two forms, mixed freely, one or more per line:
  *	tpm2_pcrread's output: a line "BANK:" starts a bank's section, lines
- *	"INDEX : 0xHEX" give its values;
+ *	"INDEX : 0xHEX" give its values ("INDEX: 0xHEX" from 10 on, as its
+ *	"%-2d:" prints them);
  *	words "[BANK:]INDEX=HEX" (HEX with or without 0x);
  *	lines "INDEX HEX", as pcr_set_parse_text() reads them.
  * Values of another bank than @set's are checked for their index and

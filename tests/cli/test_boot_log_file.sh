@@ -30,12 +30,13 @@ contains "$tmp/out" "EV_EFI_BOOT_SERVICES_APPLICATION" "events printed"
 expect 0 "the same in the sha1 bank" \
 	"$imatrust" boot-log --bank sha1 --pcrs "$f/pcrs-sha1" "$log"
 
-# tpm2_pcrread's output: both banks, values 0x-prefixed, upper case
+# tpm2_pcrread's output: both banks, values 0x-prefixed, upper case, the
+# index printed as it prints it ("%-2d:": "0 : 0x..", "12: 0x..")
 {
 	echo "  sha1:"
-	awk '{ printf "    %d : 0x%s\n", $1, toupper($2) }' "$f/pcrs-sha1"
+	awk '{ printf "    %-2d: 0x%s\n", $1, toupper($2) }' "$f/pcrs-sha1"
 	echo "  sha256:"
-	awk '{ printf "    %d : 0x%s\n", $1, toupper($2) }' "$f/pcrs-sha256"
+	awk '{ printf "    %-2d: 0x%s\n", $1, toupper($2) }' "$f/pcrs-sha256"
 } >"$tmp/pcrread"
 expect 0 "tpm2_pcrread's output: the sha256 section is taken" \
 	"$imatrust" boot-log --pcrs "$tmp/pcrread" "$log"

@@ -289,6 +289,34 @@ static void test_pcr1_after_separator(void **state)
 			 7);
 }
 
+/*
+ * SeaBIOS booting from a disk: its separators, then the boot attempt,
+ * the MBR and the partition table, as the BIOS specification orders them
+ * (a real SeaBIOS VM's log did this). Only where that specification
+ * puts them: the MBR in PCR 5 is out of place.
+ */
+static void test_bios_ipl_after_separator(void **state)
+{
+	struct imt_error err;
+
+	(void)state;
+	elb_open_default(&b);
+	elb_separator(&b, 4, 0xffffffffu);
+	elb_separator(&b, 5, 0xffffffffu);
+	elb_event(&b, 4, EV_ACTION, "Booting BCV device 80h (HDD)", 28);
+	elb_event(&b, 4, EV_IPL, "MBR", 3);
+	elb_event(&b, 5, EV_IPL_PARTITION_DATA, "partitions", 10);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.flags, 0);
+	assert_false(f.uefi);
+	elb_event(&b, 5, EV_IPL, "MBR", 3);
+	assert_int_equal(boot_facts_extract(b.buf, b.len, &f, &err), IMT_OK);
+	assert_int_equal(f.flags, BOOT_FACT_AFTER_SEPARATOR);
+	assert_int_equal(boot_facts_flag_event(&f, BOOT_FACT_AFTER_SEPARATOR)
+				 ->pcr,
+			 5);
+}
+
 /* UEFI is any EV_EFI_* event, Secure Boot measured or not (the fleet's
  * "BIOS" came from the absence of SecureBoot and applications). */
 static void test_uefi(void **state)
@@ -958,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_no_secure_boot_event),
 		cmocka_unit_test(test_suspicious),
 		cmocka_unit_test(test_pcr1_after_separator),
+		cmocka_unit_test(test_bios_ipl_after_separator),
 		cmocka_unit_test(test_uefi),
 		cmocka_unit_test(test_real_logs),
 		cmocka_unit_test(test_forged_secure_boot),

@@ -80,13 +80,15 @@ static void test_values(void **state)
 	struct imt_error err;
 	const char *pcrread = "  sha1:\n    0 : 0x" H20A "\n"
 			      "  sha256:\n    0 : 0x" H32A "\n"
-			      "    7 : 0x" H32B "  # comment\n";
+			      "    7 : 0x" H32B "  # comment\n"
+			      "    12: 0x" H32A "\n";
 
 	(void)state;
 	pcr_set_init(&set, hash_algo_bank("sha256"));
 	assert_int_equal(vals(&set, pcrread, &err), IMT_OK);
-	assert_int_equal(set.present, 1u | 1u << 7);
+	assert_int_equal(set.present, 1u | 1u << 7 | 1u << 12);
 	assert_int_equal(set.value[0][0], 0xa4);
+	assert_int_equal(set.value[12][0], 0xa4);
 	assert_int_equal(set.value[7][31], 1);
 	pcr_set_init(&set, hash_algo_bank("sha1"));
 	assert_int_equal(vals(&set, pcrread, &err), IMT_OK);
@@ -104,6 +106,9 @@ static void test_values(void **state)
 	assert_int_equal(vals(&set, "hello", &err), IMT_ERR_MALFORMED);
 	assert_int_equal(vals(&set, "24=" H32A, &err), IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "not a PCR index"));
+	assert_int_equal(vals(&set, "24: " H32A, &err), IMT_ERR_MALFORMED);
+	assert_non_null(strstr(err.msg, "not a PCR index"));
+	assert_int_equal(vals(&set, ": " H32A, &err), IMT_ERR_MALFORMED);
 	assert_int_equal(vals(&set, "1=" H32A " 1=" H32A, &err),
 			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "given twice"));
