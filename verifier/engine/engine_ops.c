@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * engine_ops.c - what operators change besides identities (engine_ops.h):
+ * each change and its audit entry in one hold of v->lock, taken here. The
+ * routes (route_policies.c, route_keys.c) check the token, decode, hold
+ * the change lock and encode the answer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "change.h"
+#include "db_key.h"
+#include "db_policy.h"
+#include "engine_internal.h"
+#include "engine_ops.h"
+#include "keyring.h"
+#include "policies.h"
+
+/* A storage failure @what as an answer, its kind as the status. */
+static void storage_error(struct engine_answer *ans, const char *what,
+			  const struct imt_error *err)
+{
+	engine_answer_set(ans, engine_storage_status(err->status), "%s: %s",
+			  what, err->msg);
+}
+
+int engine_policy_is_default(struct verifier *v, const char *name)
+{
+	const struct policy *p;
+	int is_default;
+
+	pthread_mutex_lock(&v->lock);
+	p = policies_find(v, name);
+	is_default = p != NULL && p->is_default;
+	pthread_mutex_unlock(&v->lock);
+	return is_default;
+}
+
+/* Store @p as @text with its audit entry (v->lock held). *@created. */
+static int store_policy(struct verifier *v, const struct policy *p,
+			const char *text, const char *op_name, int64_t now,
+			int *created, struct imt_error *err)
+{
+	char *detail;
+
+	*created = policies_find(v, p->name) == NULL;
+	if (db_policy_put(v->db, p->name, text, p->is_default,
+			  (const char *const *)p->sources, p->nsources, now,
+			  err) < 0)
+		return -1;
+	policies_invalidate(v);
+	detail = change_cause(*created ? "create" : "replace", "policy",
+			      json_string(p->name), op_name);
+	change_audit(v, op_name, "policy-put", detail, now);
+	free(detail);
+	return 0;
+}
+
+void engine_policy_put(struct verifier *v, const struct policy *p,
+		       const char *text, const char *op_name, int64_t now,
+		       struct engine_answer *ans)
+{
+	struct imt_error err;
+	int created = 0, rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	rc = store_policy(v, p, text, op_name, now, &created, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		storage_error(ans, "store policy", &err);
+	else
+		ans->status = created ? ENGINE_CREATED : ENGINE_OK;
+}
+
+void engine_policy_delete(struct verifier *v, const char *name,
+			  const char *op_name, const char *cause, int64_t now,
+			  struct engine_answer *ans)
+{
+	struct imt_error err;
+	int found = 0, rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	rc = db_policy_delete(v->db, name, &found, &err);
+	if (rc == 0 && found) {
+		policies_invalidate(v);
+		change_audit(v, op_name, "policy-delete", cause, now);
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		storage_error(ans, "delete policy", &err);
+	else if (!found)
+		engine_answer_set(ans, ENGINE_UNKNOWN, "no policy \"%s\"", name);
+	else
+		ans->status = ENGINE_OK;
+}
+
+void engine_key_add(struct verifier *v, const struct db_key *k,
+		    const char *op_name, const char *cause, int64_t now,
+		    struct engine_answer *ans)
+{
+	struct imt_error err;
+	int rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	rc = db_key_add(v->db, k, now, &err);
+	if (rc == 0) {
+		keyring_invalidate(v);
+		change_audit(v, op_name, "key-add", cause, now);
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		storage_error(ans, "add key", &err);
+	else
+		ans->status = ENGINE_CREATED;
+}
+
+void engine_key_delete(struct verifier *v, const char *name,
+		       const char *op_name, const char *cause, int64_t now,
+		       struct engine_answer *ans)
+{
+	struct imt_error err;
+	int found = 0, rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	rc = db_key_delete(v->db, name, &found, &err);
+	if (rc == 0 && found) {
+		keyring_invalidate(v);
+		change_audit(v, op_name, "key-delete", cause, now);
+	}
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		storage_error(ans, "delete key", &err);
+	else if (!found)
+		engine_answer_set(ans, ENGINE_UNKNOWN,
+				  "no key \"%s\" imported on its own (a "
+				  "key that came with an import goes with it)",
+				  name);
+	else
+		ans->status = ENGINE_OK;
+}

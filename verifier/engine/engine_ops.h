@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * engine_ops.h - what operators change besides identities, the engine's
+ * side (engine_ops.c): named policies and signature keys, each stored
+ * with its audit entry in one hold of v->lock, which these entry points
+ * take and release themselves (issue #35). The routes check the token,
+ * decode the request, take the change lock (cluster_change_begin()),
+ * call one of these and encode the answer; the re-judge that follows a
+ * change (change_answer()) runs after, without v->lock.
+ *
+ * Each fills a struct engine_answer: ENGINE_OK or ENGINE_CREATED, else
+ * the status and the message to answer with; a storage failure is
+ * "WHAT: why" with its kind as the status (engine_storage_status()), as
+ * rest_db_error() writes it.
+ */
+#ifndef IMATRUST_ENGINE_OPS_H
+#define IMATRUST_ENGINE_OPS_H
+
+#include <stdint.h>
+
+#include "db_key.h"
+#include "engine.h"
+#include "policy.h"
+#include "verifier.h"
+
+/**
+ * engine_policy_is_default() - is the policy named @name, as in force,
+ * the default one?
+ * Return: 1 when it is, 0 when it is not or there is no such policy.
+ */
+int engine_policy_is_default(struct verifier *v, const char *name);
+
+/**
+ * engine_policy_put() - store @p as the document @text, with a
+ * "policy-put" audit entry, and read the policies again before their
+ * next use.
+ * @v: the verifier
+ * @p: the parsed policy (its name, default mark and sources)
+ * @text: its document as stored (policy_to_json()'s, compact)
+ * @op_name: the operator, for the audit entry
+ * @now: seconds since the epoch
+ * @ans: ENGINE_CREATED (a new name), ENGINE_OK (replaced), or a storage
+ *       failure's kind ("store policy: ...", ENGINE_TOO_LARGE past
+ *       DB_POLICIES_MAX)
+ */
+void engine_policy_put(struct verifier *v, const struct policy *p,
+		       const char *text, const char *op_name, int64_t now,
+		       struct engine_answer *ans);
+
+/**
+ * engine_policy_delete() - forget the policy named @name, with a
+ * "policy-delete" audit entry whose detail is @cause (JSON text).
+ * @ans: ENGINE_OK, ENGINE_UNKNOWN (no such policy), or a storage
+ *       failure's kind ("delete policy: ...", ENGINE_CONFLICT for the
+ *       default policy)
+ */
+void engine_policy_delete(struct verifier *v, const char *name,
+			  const char *op_name, const char *cause, int64_t now,
+			  struct engine_answer *ans);
+
+/**
+ * engine_key_add() - import key @k on its own (source "key:NAME"), with
+ * a "key-add" audit entry whose detail is @cause, and read the keyring
+ * again before its next use.
+ * @ans: ENGINE_CREATED, or a storage failure's kind ("add key: ...",
+ *       ENGINE_CONFLICT for a name or certificate there already)
+ */
+void engine_key_add(struct verifier *v, const struct db_key *k,
+		    const char *op_name, const char *cause, int64_t now,
+		    struct engine_answer *ans);
+
+/**
+ * engine_key_delete() - forget key @name imported on its own, with a
+ * "key-delete" audit entry whose detail is @cause.
+ * @ans: ENGINE_OK, ENGINE_UNKNOWN (no such key on its own: a key that
+ *       came with an import goes with it), or a storage failure's kind
+ *       ("delete key: ...")
+ */
+void engine_key_delete(struct verifier *v, const char *name,
+		       const char *op_name, const char *cause, int64_t now,
+		       struct engine_answer *ans);
+
+#endif /* IMATRUST_ENGINE_OPS_H */
