@@ -2,8 +2,9 @@
 /*
  * engine_ops.c - what operators change besides identities (engine_ops.h):
  * each change and its audit entry in one hold of v->lock, taken here. The
- * routes (route_policies.c, route_keys.c) check the token, decode, hold
- * the change lock and encode the answer.
+ * routes (route_policies.c, route_keys.c, route_webhooks.c) check the
+ * token, decode, hold the change lock where a re-judge follows, and
+ * encode the answer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "change.h"
 #include "db_key.h"
 #include "db_policy.h"
+#include "db_webhook.h"
 #include "engine_internal.h"
 #include "engine_ops.h"
 #include "keyring.h"
@@ -93,7 +95,8 @@ void engine_policy_delete(struct verifier *v, const char *name,
 	if (rc < 0)
 		storage_error(ans, "delete policy", &err);
 	else if (!found)
-		engine_answer_set(ans, ENGINE_UNKNOWN, "no policy \"%s\"", name);
+		engine_answer_set(ans, ENGINE_UNKNOWN, "no policy \"%s\"",
+				  name);
 	else
 		ans->status = ENGINE_OK;
 }
@@ -140,6 +143,99 @@ void engine_key_delete(struct verifier *v, const char *name,
 		engine_answer_set(ans, ENGINE_UNKNOWN,
 				  "no key \"%s\" imported on its own (a "
 				  "key that came with an import goes with it)",
+				  name);
+	else
+		ans->status = ENGINE_OK;
+}
+
+/* How many endpoints there are; whether @name is one, from the config. */
+struct webhook_find {
+	const char *name; /* the endpoint looked for, or NULL */
+	int found, from_config;
+	size_t count;
+};
+
+static int webhook_find_one(const struct db_webhook *w, void *arg)
+{
+	struct webhook_find *f = arg;
+
+	f->count++;
+	if (f->name != NULL && strcmp(f->name, w->name) == 0) {
+		f->found = 1;
+		f->from_config = w->from_config;
+	}
+	return 0;
+}
+
+/* The audit entry of a webhook change, @detail consumed (v->lock held). */
+static void webhook_audit(struct verifier *v, const char *op_name,
+			  const char *action, json_t *detail, int64_t now)
+{
+	char *text =
+		detail != NULL ?
+			json_dumps(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) :
+			NULL;
+
+	change_audit(v, op_name, action, text, now);
+	free(text);
+	json_decref(detail);
+}
+
+void engine_webhook_add(struct verifier *v, const struct db_webhook_new *n,
+			const char *op_name, int64_t now,
+			struct engine_answer *ans)
+{
+	struct webhook_find f = { 0 };
+	struct imt_error err;
+	int rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	rc = db_webhook_list(v->db, webhook_find_one, &f, &err);
+	if (rc == 0 && f.count < ENGINE_WEBHOOKS_MAX)
+		rc = db_webhook_add(v->db, n, now, &err);
+	if (rc == 0 && f.count < ENGINE_WEBHOOKS_MAX)
+		webhook_audit(v, op_name, "webhook-add",
+			      json_pack("{s:s,s:s,s:s}", "name", n->name, "url",
+					n->url, "key_id", n->key_id),
+			      now);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		storage_error(ans, "add webhook", &err);
+	else if (f.count >= ENGINE_WEBHOOKS_MAX)
+		engine_answer_set(ans, ENGINE_TOO_LARGE,
+				  "%d webhook endpoints already",
+				  ENGINE_WEBHOOKS_MAX);
+	else
+		ans->status = ENGINE_CREATED;
+}
+
+void engine_webhook_delete(struct verifier *v, const char *name,
+			   const char *op_name, int64_t now,
+			   struct engine_answer *ans)
+{
+	struct webhook_find f = { .name = name };
+	struct imt_error err;
+	int found = 0, rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	rc = db_webhook_list(v->db, webhook_find_one, &f, &err);
+	if (rc == 0 && f.found && !f.from_config)
+		rc = db_webhook_delete(v->db, name, &found, &err);
+	if (rc == 0 && found)
+		webhook_audit(v, op_name, "webhook-delete",
+			      json_pack("{s:s}", "name", name), now);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		storage_error(ans, "delete webhook", &err);
+	else if (f.found && f.from_config)
+		engine_answer_set(ans, ENGINE_CONFLICT,
+				  "webhook \"%s\" is defined in the config "
+				  "file: remove its webhook line and restart",
+				  name);
+	else if (!found)
+		engine_answer_set(ans, ENGINE_UNKNOWN, "no webhook \"%s\"",
 				  name);
 	else
 		ans->status = ENGINE_OK;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * engine_ops.h - what operators change besides identities, the engine's
- * side (engine_ops.c): named policies and signature keys, each stored
+ * side (engine_ops.c): named policies, signature keys and webhook
+ * endpoints, each stored
  * with its audit entry in one hold of v->lock, which these entry points
  * take and release themselves (issue #35). The routes check the token,
  * decode the request, take the change lock (cluster_change_begin()),
@@ -19,9 +20,12 @@
 #include <stdint.h>
 
 #include "db_key.h"
+#include "db_webhook.h"
 #include "engine.h"
 #include "policy.h"
 #include "verifier.h"
+
+#define ENGINE_WEBHOOKS_MAX 64 /* endpoints at most, config file's included */
 
 /**
  * engine_policy_is_default() - is the policy named @name, as in force,
@@ -79,5 +83,28 @@ void engine_key_add(struct verifier *v, const struct db_key *k,
 void engine_key_delete(struct verifier *v, const char *name,
 		       const char *op_name, const char *cause, int64_t now,
 		       struct engine_answer *ans);
+
+/**
+ * engine_webhook_add() - store endpoint @n, with a "webhook-add" audit
+ * entry ({"name","url","key_id"}), while fewer than ENGINE_WEBHOOKS_MAX
+ * are there.
+ * @ans: ENGINE_CREATED, ENGINE_TOO_LARGE (ENGINE_WEBHOOKS_MAX endpoints
+ *       already), or a storage failure's kind ("add webhook: ...",
+ *       ENGINE_CONFLICT for a name taken)
+ */
+void engine_webhook_add(struct verifier *v, const struct db_webhook_new *n,
+			const char *op_name, int64_t now,
+			struct engine_answer *ans);
+
+/**
+ * engine_webhook_delete() - forget endpoint @name and its queue, with a
+ * "webhook-delete" audit entry ({"name"}); one of the config file's stays.
+ * @ans: ENGINE_OK, ENGINE_CONFLICT (the config file defines it),
+ *       ENGINE_UNKNOWN (no such endpoint), or a storage failure's kind
+ *       ("delete webhook: ...")
+ */
+void engine_webhook_delete(struct verifier *v, const char *name,
+			   const char *op_name, int64_t now,
+			   struct engine_answer *ans);
 
 #endif /* IMATRUST_ENGINE_OPS_H */

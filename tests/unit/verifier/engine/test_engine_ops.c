@@ -2,8 +2,9 @@
 /*
  * test_engine_ops.c - what operators change besides identities, through
  * the engine's entry points (engine_ops.h) without HTTP: what is stored,
- * the audit entry of each change, what is refused and why, and that the
- * caches in force (policies, keyring) are read again.
+ * the audit entry of each change, what is refused and why (the default
+ * policy, the webhook cap, the config file's endpoints), and that the
+ * policies in force are read again.
  */
 #include "verifier_test.h"
 #include "engine.h"
@@ -115,11 +116,99 @@ static void test_key_add_delete(void **state)
 	tv_free(t);
 }
 
+/* Endpoint "w@i" (from the config file with @from_config). */
+static void webhook(struct tv *t, int i, int from_config,
+		    struct engine_answer *ans)
+{
+	static const uint8_t secret[32] = { 7 };
+	char name[16];
+	struct db_webhook_new n = {
+		.name = name,
+		.url = "https://nac.example/hook",
+		.secret = secret,
+		.secret_len = sizeof(secret),
+		.key_id = "k0",
+		.from_config = from_config,
+		.max_pending = 10,
+	};
+
+	snprintf(name, sizeof(name), "w%d", i);
+	engine_webhook_add(&t->v, &n, "alice", TV_NOW, ans);
+}
+
+static void test_webhook_cap(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	int i;
+
+	(void)state;
+	for (i = 0; i < ENGINE_WEBHOOKS_MAX; i++) {
+		webhook(t, i, i == 0, &ans);
+		assert_int_equal(ans.status, ENGINE_CREATED);
+	}
+	webhook(t, i, 0, &ans);
+	assert_int_equal(ans.status, ENGINE_TOO_LARGE);
+	assert_int_equal(engine_http_status(ans.status), 413);
+	assert_string_equal(ans.message, "64 webhook endpoints already");
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM webhooks", NULL),
+			 ENGINE_WEBHOOKS_MAX);
+	assert_int_equal(audits(t, "webhook-add"), ENGINE_WEBHOOKS_MAX);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE detail "
+				    "= ?1",
+				    "{\"name\":\"w1\",\"url\":\"https://"
+				    "nac.example/hook\",\"key_id\":\"k0\"}"),
+			 1);
+	/* a name taken is the storage's conflict */
+	engine_webhook_delete(&t->v, "w1", "alice", TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
+	webhook(t, 2, 0, &ans);
+	assert_int_equal(ans.status, ENGINE_CONFLICT);
+	assert_true(strncmp(ans.message, "add webhook: ", 13) == 0);
+	tv_free(t);
+}
+
+static void test_webhook_delete(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+
+	(void)state;
+	webhook(t, 0, 1, &ans);
+	webhook(t, 1, 0, &ans);
+	engine_webhook_delete(&t->v, "w0", "alice", TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_CONFLICT);
+	assert_int_equal(engine_http_status(ans.status), 409);
+	assert_string_equal(ans.message,
+			    "webhook \"w0\" is defined in the config file: "
+			    "remove its webhook line and restart");
+	engine_webhook_delete(&t->v, "w9", "alice", TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_UNKNOWN);
+	assert_string_equal(ans.message, "no webhook \"w9\"");
+	assert_int_equal(audits(t, "webhook-delete"), 0);
+	engine_webhook_delete(&t->v, "w1", "alice", TV_NOW, &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM webhooks WHERE "
+				    "name = ?1",
+				    "w1"),
+			 0);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE action "
+				    "= 'webhook-delete' AND detail = ?1",
+				    "{\"name\":\"w1\"}"),
+			 1);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_put_delete),
 		cmocka_unit_test(test_key_add_delete),
+		cmocka_unit_test(test_webhook_cap),
+		cmocka_unit_test(test_webhook_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
