@@ -2,8 +2,8 @@
 /*
  * engine_ops.c - what operators change besides identities (engine_ops.h):
  * each change and its audit entry in one hold of v->lock, taken here. The
- * routes (route_policies.c, route_keys.c, route_webhooks.c) check the
- * token, decode, hold the change lock where a re-judge follows, and
+ * routes (route_policies.c, route_keys.c, route_webhooks.c,
+ * route_boot_baseline.c, route_efi.c) check the token, decode, hold the change lock where a re-judge follows, and
  * encode the answer.
  */
 #include <stdlib.h>
@@ -12,7 +12,10 @@
 #include <jansson.h>
 
 #include "change.h"
+#include "db_boot.h"
+#include "db_efi.h"
 #include "db_key.h"
+#include "db_machine.h"
 #include "db_policy.h"
 #include "db_webhook.h"
 #include "engine_internal.h"
@@ -237,6 +240,89 @@ void engine_webhook_delete(struct verifier *v, const char *name,
 	else if (!found)
 		engine_answer_set(ans, ENGINE_UNKNOWN, "no webhook \"%s\"",
 				  name);
+	else
+		ans->status = ENGINE_OK;
+}
+
+/*
+ * The current boot's log approved as @id's baseline (v->lock held): 0
+ * with *@found 0 when there is no such machine or log, or -1 with @err.
+ */
+static int baseline_approve(struct verifier *v, const char *id,
+			    const char *op_name, const char *cause, int64_t now,
+			    uint8_t *sha256, int *found, struct imt_error *err)
+{
+	struct db_machine m;
+	struct db_boot boot;
+	struct db_boot_log log = { 0 };
+	int rc;
+
+	*found = 0;
+	if (db_machine_get(v->db, id, &m, found, err) < 0)
+		return -1;
+	if (!*found)
+		return 0;
+	db_machine_release(&m);
+	if (db_boot_current(v->db, id, &boot, found, err) < 0)
+		return -1;
+	if (*found && db_boot_log_get(v->db, boot.id, 1, &log, found, err) < 0)
+		return -1;
+	if (!*found)
+		return 0;
+	rc = db_boot_baseline_approve(v->db, id, log.data, log.len, op_name,
+				      now, err);
+	if (rc == 0) {
+		memcpy(sha256, log.sha256, sizeof(log.sha256));
+		change_audit(v, op_name, "boot-baseline", cause, now);
+	}
+	db_boot_log_release(&log);
+	return rc;
+}
+
+void engine_boot_baseline(struct verifier *v, const char *id,
+			  const char *op_name, const char *cause, int64_t now,
+			  uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE],
+			  struct engine_answer *ans)
+{
+	struct imt_error err;
+	int found = 0, rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	rc = baseline_approve(v, id, op_name, cause, now, sha256, &found, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		storage_error(ans, "approve boot baseline", &err);
+	else if (!found)
+		engine_answer_set(ans, ENGINE_UNKNOWN,
+				  "no machine \"%s\" with a firmware event "
+				  "log for its current boot",
+				  id);
+	else
+		ans->status = ENGINE_OK;
+}
+
+void engine_efi_import(struct verifier *v, const char *name,
+		       const char *version, const struct db_efi_entry *entries,
+		       size_t n, const char *op_name, const char *cause,
+		       int64_t now, size_t *added, struct engine_answer *ans)
+{
+	struct imt_error err;
+	int rc;
+
+	memset(ans, 0, sizeof(*ans));
+	*added = 0;
+	pthread_mutex_lock(&v->lock);
+	rc = db_efi_import(v->db, name, version, entries, n, now, added, &err);
+	if (rc == 0 && *added > 0)
+		change_audit(v, op_name, "import", cause, now);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		engine_answer_set(ans,
+				  err.status == IMT_ERR_MALFORMED ?
+					  ENGINE_MALFORMED :
+					  ENGINE_INTERNAL,
+				  "not imported: %s; nothing stored", err.msg);
 	else
 		ans->status = ENGINE_OK;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * engine_ops.h - what operators change besides identities, the engine's
- * side (engine_ops.c): named policies, signature keys and webhook
- * endpoints, each stored
+ * side (engine_ops.c): named policies, signature keys, webhook
+ * endpoints, a machine's boot baseline and EFI references, each stored
  * with its audit entry in one hold of v->lock, which these entry points
  * take and release themselves (issue #35). The routes check the token,
  * decode the request, take the change lock (cluster_change_begin()),
@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "db_boot.h"
+#include "db_efi.h"
 #include "db_key.h"
 #include "db_webhook.h"
 #include "engine.h"
@@ -106,5 +108,33 @@ void engine_webhook_add(struct verifier *v, const struct db_webhook_new *n,
 void engine_webhook_delete(struct verifier *v, const char *name,
 			   const char *op_name, int64_t now,
 			   struct engine_answer *ans);
+
+/**
+ * engine_boot_baseline() - the firmware event log of machine @id's
+ * current boot approved by @op_name as its boot baseline, with a
+ * "boot-baseline" audit entry whose detail is @cause.
+ * @sha256: receives the SHA-256 of the log approved (ENGINE_OK)
+ * @ans: ENGINE_OK, ENGINE_UNKNOWN (no such machine, or its current boot
+ *       has no firmware event log), or a storage failure's kind
+ *       ("approve boot baseline: ...")
+ */
+void engine_boot_baseline(struct verifier *v, const char *id,
+			  const char *op_name, const char *cause, int64_t now,
+			  uint8_t sha256[DB_BOOT_LOG_SHA256_SIZE],
+			  struct engine_answer *ans);
+
+/**
+ * engine_efi_import() - store the @n digests of @entries as the source
+ * efi:@name (@version, or NULL), in one transaction; when they add
+ * anything, with an "import" audit entry whose detail is @cause.
+ * @added: receives how many digests were new (0: the same images again)
+ * @ans: ENGINE_OK, or what was refused, nothing stored: ENGINE_MALFORMED
+ *       (a value the storage refuses) or ENGINE_INTERNAL, the message
+ *       "not imported: ...; nothing stored"
+ */
+void engine_efi_import(struct verifier *v, const char *name,
+		       const char *version, const struct db_efi_entry *entries,
+		       size_t n, const char *op_name, const char *cause,
+		       int64_t now, size_t *added, struct engine_answer *ans);
 
 #endif /* IMATRUST_ENGINE_OPS_H */

@@ -3,9 +3,12 @@
  * test_engine_ops.c - what operators change besides identities, through
  * the engine's entry points (engine_ops.h) without HTTP: what is stored,
  * the audit entry of each change, what is refused and why (the default
- * policy, the webhook cap, the config file's endpoints), and that the
- * policies in force are read again.
+ * policy, the webhook cap, the config file's endpoints, a machine without
+ * a boot log, an EFI entry without a digest), and that the policies
+ * in force are read again.
  */
+#include "db_boot.h"
+#include "db_efi.h"
 #include "verifier_test.h"
 #include "engine.h"
 #include "engine_ops.h"
@@ -202,6 +205,101 @@ static void test_webhook_delete(void **state)
 	tv_free(t);
 }
 
+static void test_boot_baseline(void **state)
+{
+	static const struct tv_record recs[] = {
+		{ "boot_aggregate", 1, DB_VERDICT_EXCLUDED },
+	};
+	static const uint8_t log[] = "a firmware event log";
+	uint8_t sha[DB_BOOT_LOG_SHA256_SIZE], want[DB_BOOT_LOG_SHA256_SIZE];
+	enum db_boot_log_result r;
+	struct db_boot_baseline b;
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	struct imt_error err;
+	int64_t boot;
+	int found = 0;
+
+	(void)state;
+	engine_boot_baseline(&t->v, "m1", "alice", CAUSE, TV_NOW, sha, &ans);
+	assert_int_equal(ans.status, ENGINE_UNKNOWN);
+	assert_int_equal(engine_http_status(ans.status), 404);
+	assert_string_equal(ans.message,
+			    "no machine \"m1\" with a firmware event log for "
+			    "its current boot");
+	/* a machine whose current boot has no log: the same */
+	tv_machine(t, "m1", DB_STATE_TRUSTED);
+	boot = tv_boot(t, "m1", recs, 1);
+	engine_boot_baseline(&t->v, "m1", "alice", CAUSE, TV_NOW, sha, &ans);
+	assert_int_equal(ans.status, ENGINE_UNKNOWN);
+	assert_int_equal(audits(t, "boot-baseline"), 0);
+	assert_int_equal(db_boot_log_store(t->v.db, boot, log, sizeof(log),
+					   TV_NOW, &r, &err),
+			 0);
+	engine_boot_baseline(&t->v, "m1", "alice", CAUSE, TV_NOW + 5, sha,
+			     &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
+	assert_int_equal(db_boot_log_sha256(log, sizeof(log), want), 0);
+	assert_memory_equal(sha, want, sizeof(want));
+	assert_int_equal(db_boot_baseline_get(t->v.db, "m1", 0, &b, &found,
+					      &err),
+			 0);
+	assert_true(found);
+	assert_memory_equal(b.sha256, want, sizeof(want));
+	assert_string_equal(b.approved_by, "alice");
+	assert_int_equal(b.approved_at, TV_NOW + 5);
+	db_boot_baseline_release(&b);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE action "
+				    "= 'boot-baseline' AND detail = ?1",
+				    CAUSE),
+			 1);
+	tv_free(t);
+}
+
+static void test_efi_import(void **state)
+{
+	uint8_t d[32] = { 0xef };
+	struct db_efi_entry e = {
+		.file_name = "shimx64.efi",
+		.algo = "sha256",
+		.digest = d,
+		.digest_len = sizeof(d),
+	};
+	struct tv *t = tv_new();
+	struct engine_answer ans;
+	size_t added = 9;
+
+	(void)state;
+	engine_efi_import(&t->v, "shim", "15.8", &e, 1, "alice", CAUSE, TV_NOW,
+			  &added, &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
+	assert_int_equal(added, 1);
+	assert_int_equal(audits(t, "import"), 1);
+	/* the same image again adds nothing, and is not audited */
+	engine_efi_import(&t->v, "shim", "15.8", &e, 1, "alice", CAUSE, TV_NOW,
+			  &added, &ans);
+	assert_int_equal(ans.status, ENGINE_OK);
+	assert_int_equal(added, 0);
+	assert_int_equal(audits(t, "import"), 1);
+	/* an entry without a digest: refused, nothing stored */
+	e.digest_len = 0;
+	engine_efi_import(&t->v, "other", NULL, &e, 1, "alice", CAUSE, TV_NOW,
+			  &added, &ans);
+	assert_int_equal(ans.status, ENGINE_MALFORMED);
+	assert_int_equal(engine_http_status(ans.status), 400);
+	assert_int_equal(added, 0);
+	assert_true(strncmp(ans.message, "not imported: ", 14) == 0);
+	assert_non_null(strstr(ans.message, "; nothing stored"));
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM sources WHERE name "
+				    "= ?1",
+				    "other"),
+			 0);
+	assert_int_equal(audits(t, "import"), 1);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +307,8 @@ int main(void)
 		cmocka_unit_test(test_key_add_delete),
 		cmocka_unit_test(test_webhook_cap),
 		cmocka_unit_test(test_webhook_delete),
+		cmocka_unit_test(test_boot_baseline),
+		cmocka_unit_test(test_efi_import),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
