@@ -3,8 +3,9 @@
  * engine_ops.c - what operators change besides identities (engine_ops.h):
  * each change and its audit entry in one hold of v->lock, taken here. The
  * routes (route_policies.c, route_keys.c, route_webhooks.c,
- * route_boot_baseline.c, route_efi.c) check the token, decode, hold the change lock where a re-judge follows, and
- * encode the answer.
+ * route_boot_baseline.c, route_efi.c) check the token, decode, hold the
+ * change lock where a re-judge follows, and encode the answer. Last, the
+ * writer's token check (auth.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "db_key.h"
 #include "db_machine.h"
 #include "db_policy.h"
+#include "db_token.h"
 #include "db_webhook.h"
 #include "engine_internal.h"
 #include "engine_ops.h"
@@ -325,4 +327,16 @@ void engine_efi_import(struct verifier *v, const char *name,
 				  "not imported: %s; nothing stored", err.msg);
 	else
 		ans->status = ENGINE_OK;
+}
+
+int engine_token_check(struct verifier *v, const uint8_t *token, size_t len,
+		       char name[DB_NAME_MAX + 1], int *ok,
+		       struct imt_error *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&v->lock);
+	rc = db_token_check(v->db, token, len, name, ok, err);
+	pthread_mutex_unlock(&v->lock);
+	return rc;
 }

@@ -9,10 +9,11 @@
  * call one of these and encode the answer; the re-judge that follows a
  * change (change_answer()) runs after, without v->lock.
  *
- * Each fills a struct engine_answer: ENGINE_OK or ENGINE_CREATED, else
- * the status and the message to answer with; a storage failure is
+ * Each change fills a struct engine_answer: ENGINE_OK or ENGINE_CREATED,
+ * else the status and the message to answer with; a storage failure is
  * "WHAT: why" with its kind as the status (engine_storage_status()), as
- * rest_db_error() writes it.
+ * rest_db_error() writes it. Last, the token check of an operator's
+ * write, on the writer's connection, shaped as db_token_check().
  */
 #ifndef IMATRUST_ENGINE_OPS_H
 #define IMATRUST_ENGINE_OPS_H
@@ -22,6 +23,7 @@
 #include "db_boot.h"
 #include "db_efi.h"
 #include "db_key.h"
+#include "db_token.h"
 #include "db_webhook.h"
 #include "engine.h"
 #include "policy.h"
@@ -136,5 +138,20 @@ void engine_efi_import(struct verifier *v, const char *name,
 		       const char *version, const struct db_efi_entry *entries,
 		       size_t n, const char *op_name, const char *cause,
 		       int64_t now, size_t *added, struct engine_answer *ans);
+
+/**
+ * engine_token_check() - db_token_check() of @token (@len bytes) on the
+ * writer's connection, under v->lock: the check of a write's token, which
+ * the write takes the lock after anyway, so it never waits for a read (a
+ * read's token goes through the read view, auth.c). The same shape as
+ * db_token_check(), so that auth.c's two branches answer alike.
+ * @name: receives the matching token's name ("" when none)
+ * @ok: receives 1 on a match, else 0
+ *
+ * Return: 0, or -1 with @err (IMT_ERR_MALFORMED: not a token's shape).
+ */
+int engine_token_check(struct verifier *v, const uint8_t *token, size_t len,
+		       char name[DB_NAME_MAX + 1], int *ok,
+		       struct imt_error *err);
 
 #endif /* IMATRUST_ENGINE_OPS_H */

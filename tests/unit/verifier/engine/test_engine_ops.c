@@ -4,8 +4,8 @@
  * the engine's entry points (engine_ops.h) without HTTP: what is stored,
  * the audit entry of each change, what is refused and why (the default
  * policy, the webhook cap, the config file's endpoints, a machine without
- * a boot log, an EFI entry without a digest), and that the policies
- * in force are read again.
+ * a boot log, an EFI entry without a digest), that the policies in force
+ * are read again, and the writer's token check.
  */
 #include "db_boot.h"
 #include "db_efi.h"
@@ -300,6 +300,32 @@ static void test_efi_import(void **state)
 	tv_free(t);
 }
 
+static void test_token_check(void **state)
+{
+	struct tv *t = tv_new();
+	char name[DB_NAME_MAX + 1];
+	struct imt_error err;
+	char bad[] = TV_TOKEN;
+	int ok = 0;
+
+	(void)state;
+	assert_int_equal(engine_token_check(&t->v, (const uint8_t *)TV_TOKEN,
+					    strlen(TV_TOKEN), name, &ok, &err),
+			 0);
+	assert_true(ok);
+	assert_string_equal(name, "alice");
+	bad[0] ^= 1;
+	assert_int_equal(engine_token_check(&t->v, (const uint8_t *)bad,
+					    strlen(bad), name, &ok, &err),
+			 0);
+	assert_false(ok);
+	assert_string_equal(name, "");
+	/* the lock is free again: a second check does not wait */
+	assert_int_equal(pthread_mutex_trylock(&t->v.lock), 0);
+	pthread_mutex_unlock(&t->v.lock);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_webhook_delete),
 		cmocka_unit_test(test_boot_baseline),
 		cmocka_unit_test(test_efi_import),
+		cmocka_unit_test(test_token_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
