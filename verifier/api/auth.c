@@ -7,6 +7,7 @@
 
 #include "auth.h"
 #include "db_token.h"
+#include "engine_ops.h"
 
 #define AUTH_SCHEME "Bearer"
 #define AUTH_CHALLENGE "WWW-Authenticate: Bearer realm=\"imatrust\""
@@ -35,8 +36,8 @@ _Static_assert(DB_NAME_MAX <= HTTP_OPERATOR_MAX,
 /*
  * Whose connection checks a request's token (issue #33): a read's (GET,
  * and the one-shot POST /v1/verify) the read view's, so it never waits
- * for evidence; a write's the writer's under v->lock, which the write
- * takes next anyway, so a write never waits for a read.
+ * for evidence; a write's the writer's (engine_token_check()), whose lock
+ * the write takes next anyway, so a write never waits for a read.
  */
 static int is_read(const struct http_request *req)
 {
@@ -70,10 +71,8 @@ static int check_token(struct verifier *v, const struct http_request *req,
 				    &ok, &err);
 		read_end(r);
 	} else {
-		pthread_mutex_lock(&v->lock);
-		rc = db_token_check(v->db, (const uint8_t *)token, len, name,
-				    &ok, &err);
-		pthread_mutex_unlock(&v->lock);
+		rc = engine_token_check(v, (const uint8_t *)token, len, name,
+					&ok, &err);
 	}
 	if (rc < 0 && err.status != IMT_ERR_MALFORMED) {
 		http_error(res, 500, "token check: %s", err.msg);

@@ -21,6 +21,7 @@
 #include "change.h"
 #include "cluster.h"
 #include "db_efi.h"
+#include "engine_ops.h"
 #include "hex.h"
 #include "import_efi.h"
 #include "rejudge.h"
@@ -196,11 +197,10 @@ static void store(struct verifier *v, const char *op_name,
 {
 	int64_t now = (int64_t)time(NULL);
 	const struct db_efi_entry *e;
-	struct imt_error err;
+	struct engine_answer ea;
 	size_t n, added = 0;
 	char *detail;
 	json_t *ans;
-	int rc;
 
 	e = import_efi_entries(imp, &n);
 	detail = change_cause("import", "source",
@@ -215,14 +215,11 @@ static void store(struct verifier *v, const char *op_name,
 		free(detail);
 		return;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_efi_import(v->db, name, version, e, n, now, &added, &err);
-	if (rc == 0 && added > 0)
-		change_audit(v, op_name, "import", detail, now);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0) {
-		http_error(res, err.status == IMT_ERR_MALFORMED ? 400 : 500,
-			   "not imported: %s; nothing stored", err.msg);
+	engine_efi_import(v, name, version, e, n, op_name, detail, now, &added,
+			  &ea);
+	if (ea.status != ENGINE_OK) {
+		http_error(res, engine_http_status(ea.status), "%s",
+			   ea.message);
 		goto out;
 	}
 	ans = json_pack("{s:{s:s,s:s},s:I,s:b,s:o*}", "source", "kind", "efi",

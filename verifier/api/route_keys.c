@@ -24,6 +24,7 @@
 #include "b64.h"
 #include "cluster.h"
 #include "db_key.h"
+#include "engine_ops.h"
 #include "hex.h"
 #include "keyring.h"
 #include "log.h"
@@ -146,18 +147,6 @@ static json_t *key_json(const struct db_key *k)
 			 (json_int_t)k->added_at);
 }
 
-/* Store the key with its audit entry (v->lock held). */
-static int store_key(struct verifier *v, const struct db_key *k,
-		     const char *op_name, const char *cause, int64_t now,
-		     struct imt_error *err)
-{
-	if (db_key_add(v->db, k, now, err) < 0)
-		return -1;
-	keyring_invalidate(v);
-	change_audit(v, op_name, "key-add", cause, now);
-	return 0;
-}
-
 void route_keys_add(void *ctx, const struct http_request *req,
 		    struct http_response *res)
 {
@@ -166,8 +155,7 @@ void route_keys_add(void *ctx, const struct http_request *req,
 	char src[NAME_MAX_LEN + 8];
 	int64_t now = (int64_t)time(NULL);
 	struct keyring_cert c = { 0 };
-	struct imt_error err;
-	int rc;
+	struct engine_answer ans;
 
 	if (auth_operator(v, req, res, name) < 0 || read_cert(req, res, &c) < 0)
 		return;
@@ -182,14 +170,13 @@ void route_keys_add(void *ctx, const struct http_request *req,
 	}
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
-	rc = store_key(v, &c.key, name, cause, now, &err);
-	pthread_mutex_unlock(&v->lock);
+	engine_key_add(v, &c.key, name, cause, now, &ans);
 	snprintf(src, sizeof(src), "key:%s", kname);
 	c.key.source = src;
 	c.key.added_at = now;
-	if (rc < 0)
-		rest_db_error(res, "add key", &err);
+	if (ans.status != ENGINE_CREATED)
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
 	else
 		change_answer(v, res, 201, REJUDGE_POLICY,
 			      json_pack("{s:o}", "key", key_json(&c.key)),
@@ -241,20 +228,6 @@ out:
 	json_decref(pg.rows);
 }
 
-/* Forget key @kname with its audit entry (v->lock held). */
-static int delete_key(struct verifier *v, const char *kname,
-		      const char *op_name, const char *cause, int64_t now,
-		      int *found, struct imt_error *err)
-{
-	if (db_key_delete(v->db, kname, found, err) < 0)
-		return -1;
-	if (!*found)
-		return 0;
-	keyring_invalidate(v);
-	change_audit(v, op_name, "key-delete", cause, now);
-	return 0;
-}
-
 void route_keys_delete(void *ctx, const struct http_request *req,
 		       struct http_response *res)
 {
@@ -262,8 +235,7 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 	const char *kname = req->params[0];
 	char name[DB_NAME_MAX + 1], *cause = NULL;
 	int64_t now = (int64_t)time(NULL);
-	struct imt_error err;
-	int found = 0, rc;
+	struct engine_answer ans;
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
@@ -274,16 +246,10 @@ void route_keys_delete(void *ctx, const struct http_request *req,
 	}
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
-	rc = delete_key(v, kname, name, cause, now, &found, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0)
-		rest_db_error(res, "delete key", &err);
-	else if (!found)
-		http_error(res, 404,
-			   "no key \"%s\" imported on its own (a "
-			   "key that came with an import goes with it)",
-			   kname);
+	engine_key_delete(v, kname, name, cause, now, &ans);
+	if (ans.status != ENGINE_OK)
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
 	else
 		change_answer(v, res, 200, REJUDGE_POLICY,
 			      json_pack("{s:s}", "deleted", kname), cause, now);

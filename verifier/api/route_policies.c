@@ -22,8 +22,8 @@
 #include "auth.h"
 #include "cluster.h"
 #include "db_policy.h"
+#include "engine_ops.h"
 #include "log.h"
-#include "policies.h"
 #include "policy.h"
 #include "change.h"
 #include "rejudge.h"
@@ -154,40 +154,13 @@ out:
 static int keeps_a_default(struct verifier *v, const struct policy *p,
 			   struct http_response *res)
 {
-	const struct policy *old;
-	int was_default;
-
-	pthread_mutex_lock(&v->lock);
-	old = policies_find(v, p->name);
-	was_default = old != NULL && old->is_default;
-	pthread_mutex_unlock(&v->lock);
-	if (!was_default || p->is_default)
+	if (p->is_default || !engine_policy_is_default(v, p->name))
 		return 0;
 	http_error(res, 409,
 		   "policy %s is the default: make another policy "
 		   "the default first (\"default\": true)",
 		   p->name);
 	return -1;
-}
-
-/* Store @p as @text with its audit entry (v->lock held). *@created. */
-static int store_policy(struct verifier *v, const struct policy *p,
-			const char *text, const char *op_name, int64_t now,
-			int *created, struct imt_error *err)
-{
-	char *detail;
-
-	*created = policies_find(v, p->name) == NULL;
-	if (db_policy_put(v->db, p->name, text, p->is_default,
-			  (const char *const *)p->sources, p->nsources, now,
-			  err) < 0)
-		return -1;
-	policies_invalidate(v);
-	detail = change_cause(*created ? "create" : "replace", "policy",
-			      json_string(p->name), op_name);
-	change_audit(v, op_name, "policy-put", detail, now);
-	free(detail);
-	return 0;
 }
 
 void route_policies_put(void *ctx, const struct http_request *req,
@@ -197,10 +170,10 @@ void route_policies_put(void *ctx, const struct http_request *req,
 	const char *pname = req->params[0];
 	char name[DB_NAME_MAX + 1], *text = NULL, *cause = NULL;
 	int64_t now = (int64_t)time(NULL);
+	struct engine_answer ans;
 	struct policy *p = NULL;
 	struct imt_error err;
 	json_t *doc = NULL;
-	int created = 0, rc;
 
 	if (auth_operator(v, req, res, name) < 0)
 		goto out;
@@ -227,13 +200,13 @@ void route_policies_put(void *ctx, const struct http_request *req,
 	}
 	if (keeps_a_default(v, p, res) < 0 || cluster_change_begin(v, res) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
-	rc = store_policy(v, p, text, name, now, &created, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0)
-		rest_db_error(res, "store policy", &err);
+	engine_policy_put(v, p, text, name, now, &ans);
+	if (ans.status != ENGINE_OK && ans.status != ENGINE_CREATED)
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
 	else
-		change_answer(v, res, created ? 201 : 200, REJUDGE_POLICY,
+		change_answer(v, res, engine_http_status(ans.status),
+			      REJUDGE_POLICY,
 			      json_pack("{s:s,s:O}", "name", pname, "policy",
 					doc),
 			      cause, now);
@@ -245,20 +218,6 @@ out:
 	policy_free(p);
 }
 
-/* Forget @name with its audit entry (v->lock held). */
-static int delete_policy(struct verifier *v, const char *pname,
-			 const char *op_name, const char *cause, int64_t now,
-			 int *found, struct imt_error *err)
-{
-	if (db_policy_delete(v->db, pname, found, err) < 0)
-		return -1;
-	if (!*found)
-		return 0;
-	policies_invalidate(v);
-	change_audit(v, op_name, "policy-delete", cause, now);
-	return 0;
-}
-
 void route_policies_delete(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
@@ -266,8 +225,7 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 	const char *pname = req->params[0];
 	char name[DB_NAME_MAX + 1], *cause = NULL;
 	int64_t now = (int64_t)time(NULL);
-	struct imt_error err;
-	int found = 0, rc;
+	struct engine_answer ans;
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
@@ -279,13 +237,10 @@ void route_policies_delete(void *ctx, const struct http_request *req,
 	}
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
-	rc = delete_policy(v, pname, name, cause, now, &found, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0)
-		rest_db_error(res, "delete policy", &err);
-	else if (!found)
-		http_error(res, 404, "no policy \"%s\"", pname);
+	engine_policy_delete(v, pname, name, cause, now, &ans);
+	if (ans.status != ENGINE_OK)
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
 	else
 		change_answer(v, res, 200, REJUDGE_POLICY,
 			      json_pack("{s:s}", "deleted", pname), cause, now);

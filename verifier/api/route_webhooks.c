@@ -23,17 +23,15 @@
 #include <openssl/rand.h>
 
 #include "auth.h"
-#include "change.h"
 #include "db.h"
 #include "db_webhook.h"
+#include "engine_ops.h"
 #include "rest.h"
 #include "verifier.h"
 #include "webhook_ca.h"
 #include "webhook_endpoint.h"
 #include "webhook_sign.h"
 #include "routes.h"
-
-#define ENDPOINTS_MAX 64 /* endpoints at most, config file's included */
 
 static json_t *webhook_json(const struct db_webhook *w, int64_t now)
 {
@@ -54,45 +52,20 @@ static json_t *webhook_json(const struct db_webhook *w, int64_t now)
 			 "last_error", w->last_error);
 }
 
-struct find {
-	const char *name; /* the endpoint looked for, or NULL */
-	int found, from_config;
-	size_t count;
-	json_t *rows; /* the listing, or NULL */
+struct webhook_page {
+	json_t *rows;
 	int64_t now;
 	int oom;
 };
 
-static int find_one(const struct db_webhook *w, void *arg)
+static int list_one(const struct db_webhook *w, void *arg)
 {
-	struct find *f = arg;
-	json_t *row;
+	struct webhook_page *pg = arg;
+	json_t *row = webhook_json(w, pg->now);
 
-	f->count++;
-	if (f->name != NULL && strcmp(f->name, w->name) == 0) {
-		f->found = 1;
-		f->from_config = w->from_config;
-	}
-	if (f->rows != NULL) {
-		row = webhook_json(w, f->now);
-		if (row == NULL || json_array_append_new(f->rows, row) < 0)
-			f->oom = 1;
-	}
-	return f->oom;
-}
-
-/* The audit entry of a change: {"name","url"?,"key_id"?} (v->lock held) */
-static void audit(struct verifier *v, const char *op_name, const char *action,
-		  json_t *detail, int64_t now)
-{
-	char *text =
-		detail != NULL ?
-			json_dumps(detail, JSON_COMPACT | JSON_PRESERVE_ORDER) :
-			NULL;
-
-	change_audit(v, op_name, action, text, now);
-	free(text);
-	json_decref(detail);
+	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
+		pg->oom = 1;
+	return pg->oom;
 }
 
 /* The body's optional string @key into @out; -1 after a 400. */
@@ -189,31 +162,6 @@ static int make_secret(const char *text, uint8_t *secret, size_t *len,
 	return 0;
 }
 
-/* Store @n with its audit entry, within the cap (v->lock held). */
-static int store(struct verifier *v, const struct db_webhook_new *n,
-		 const char *op_name, int64_t now, struct http_response *res)
-{
-	struct find f = { 0 };
-	struct imt_error err;
-
-	if (db_webhook_list(v->db, find_one, &f, &err) < 0 ||
-	    (f.count < ENDPOINTS_MAX &&
-	     db_webhook_add(v->db, n, now, &err) < 0)) {
-		rest_db_error(res, "add webhook", &err);
-		return -1;
-	}
-	if (f.count >= ENDPOINTS_MAX) {
-		http_error(res, 413, "%d webhook endpoints already",
-			   ENDPOINTS_MAX);
-		return -1;
-	}
-	audit(v, op_name, "webhook-add",
-	      json_pack("{s:s,s:s,s:s}", "name", n->name, "url", n->url,
-			"key_id", n->key_id),
-	      now);
-	return 0;
-}
-
 void route_webhooks_add(void *ctx, const struct http_request *req,
 			struct http_response *res)
 {
@@ -225,6 +173,7 @@ void route_webhooks_add(void *ctx, const struct http_request *req,
 	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
 	int64_t now = (int64_t)time(NULL);
 	struct db_webhook_new n = { 0 };
+	struct engine_answer ans;
 	struct webhook_spec s;
 	size_t slen = 0;
 	json_t *body;
@@ -248,10 +197,11 @@ void route_webhooks_add(void *ctx, const struct http_request *req,
 	n.secret_len = slen;
 	n.key_id = key_id;
 	n.max_pending = (unsigned int)v->cfg.webhook_max_pending;
-	pthread_mutex_lock(&v->lock);
-	rc = store(v, &n, name, now, res);
-	pthread_mutex_unlock(&v->lock);
-	if (rc == 0) {
+	engine_webhook_add(v, &n, name, now, &ans);
+	if (ans.status != ENGINE_CREATED) {
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
+	} else {
 		webhook_secret_text(secret, slen, secret_text);
 		rest_reply(res, 201,
 			   json_pack("{s:{s:s,s:s,s:s?,s:b,s:s,"
@@ -270,7 +220,8 @@ void route_webhooks_list(void *ctx, const struct http_request *req,
 			 struct http_response *res)
 {
 	struct verifier *v = ctx, *r;
-	struct find f = { .rows = json_array(), .now = (int64_t)time(NULL) };
+	struct webhook_page pg = { .rows = json_array(),
+				   .now = (int64_t)time(NULL) };
 	char name[DB_NAME_MAX + 1];
 	struct imt_error err;
 	int rc;
@@ -278,18 +229,18 @@ void route_webhooks_list(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0)
 		goto out;
 	r = read_begin(v);
-	rc = db_webhook_list(r->db, find_one, &f, &err);
+	rc = db_webhook_list(r->db, list_one, &pg, &err);
 	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list webhooks", &err);
 		goto out;
 	}
 	rest_reply(res, 200,
-		   f.oom || f.rows == NULL ?
+		   pg.oom || pg.rows == NULL ?
 			   NULL :
-			   json_pack("{s:O}", "webhooks", f.rows));
+			   json_pack("{s:O}", "webhooks", pg.rows));
 out:
-	json_decref(f.rows);
+	json_decref(pg.rows);
 }
 
 void route_webhooks_delete(void *ctx, const struct http_request *req,
@@ -297,31 +248,15 @@ void route_webhooks_delete(void *ctx, const struct http_request *req,
 {
 	struct verifier *v = ctx;
 	const char *wname = req->params[0];
-	struct find f = { .name = wname };
 	char name[DB_NAME_MAX + 1];
-	int64_t now = (int64_t)time(NULL);
-	struct imt_error err;
-	int found = 0, rc;
+	struct engine_answer ans;
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
-	pthread_mutex_lock(&v->lock);
-	rc = db_webhook_list(v->db, find_one, &f, &err);
-	if (rc == 0 && f.found && !f.from_config)
-		rc = db_webhook_delete(v->db, wname, &found, &err);
-	if (rc == 0 && found)
-		audit(v, name, "webhook-delete",
-		      json_pack("{s:s}", "name", wname), now);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0)
-		rest_db_error(res, "delete webhook", &err);
-	else if (f.found && f.from_config)
-		http_error(res, 409,
-			   "webhook \"%s\" is defined in the config "
-			   "file: remove its webhook line and restart",
-			   wname);
-	else if (!found)
-		http_error(res, 404, "no webhook \"%s\"", wname);
+	engine_webhook_delete(v, wname, name, (int64_t)time(NULL), &ans);
+	if (ans.status != ENGINE_OK)
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
 	else
 		rest_reply(res, 200, json_pack("{s:s}", "deleted", wname));
 }
