@@ -94,7 +94,9 @@ INC_agent := -Iproto -Iproto/io -Iagent
 # and its transactions, with the daemon's state and configuration of
 # verifier/ itself) < results (signed results, webhooks) < api (HTTPS,
 # the routes) < verifier/ (the daemon's main). The CLI sees importers and
-# policy only: it is a client of the API, never of the engine.
+# policy only, without db/: it is a client of the API, never of the engine
+# or the storage (import_efi_rows.h, the one importer header that names
+# db rows, stays out of its reach).
 VROOM_importers := -Iproto -Iproto/io -Idb -Iverifier/importers
 VROOM_policy := $(VROOM_importers) -Iverifier/policy
 VROOM_engine := $(VROOM_policy) -Iverifier -Iverifier/engine
@@ -106,7 +108,7 @@ INC_verifier/engine := $(VROOM_engine)
 INC_verifier/results := $(VROOM_results)
 INC_verifier/api := $(VROOM_api)
 INC_verifier := $(VROOM_api)
-INC_verifier/cli := -Iproto -Iproto/io -Idb -Iverifier/importers \
+INC_verifier/cli := -Iproto -Iproto/io -Iverifier/importers \
 	-Iverifier/policy -Iverifier/cli
 # every room, for the tests and benches that drive any of them
 VROOM_ALL := $(VROOM_api) -Iverifier/cli
@@ -153,6 +155,7 @@ INC_DENY := agent:verifier.h agent:cli_util.h agent:db.h \
 	verifier/results:routes.h verifier/results:cli.h verifier/api:cli.h \
 	verifier/api:agent.h verifier/cli:verifier.h verifier/cli:engine.h \
 	verifier/cli:http.h verifier/cli:routes.h verifier/cli:webhook.h \
+	verifier/cli:db.h verifier/cli:db_efi.h \
 	verifier:cli.h tests/unit/verifier/policy:verifier.h \
 	tests/unit/verifier/cli:engine.h tests/unit/verifier/importers:engine.h
 INC_ALLOW := agent:agent.h agent:log.h agent:client.h agent:wire.h \

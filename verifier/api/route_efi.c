@@ -196,13 +196,11 @@ static void store(struct verifier *v, const char *op_name,
 		  struct http_response *res)
 {
 	int64_t now = (int64_t)time(NULL);
-	const struct db_efi_entry *e;
 	struct engine_answer ea;
-	size_t n, added = 0;
+	size_t added = 0;
 	char *detail;
 	json_t *ans;
 
-	e = import_efi_entries(imp, &n);
 	detail = change_cause("import", "source",
 			      json_pack("{s:s,s:s}", "kind", "efi", "name",
 					name),
@@ -215,7 +213,7 @@ static void store(struct verifier *v, const char *op_name,
 		free(detail);
 		return;
 	}
-	engine_efi_import(v, name, version, e, n, op_name, detail, now, &added,
+	engine_efi_import(v, name, version, imp, op_name, detail, now, &added,
 			  &ea);
 	if (ea.status != ENGINE_OK) {
 		http_error(res, engine_http_status(ea.status), "%s",

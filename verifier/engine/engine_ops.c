@@ -22,6 +22,7 @@
 #include "db_webhook.h"
 #include "engine_internal.h"
 #include "engine_ops.h"
+#include "import_efi_rows.h"
 #include "keyring.h"
 #include "policies.h"
 
@@ -305,20 +306,29 @@ void engine_boot_baseline(struct verifier *v, const char *id,
 }
 
 void engine_efi_import(struct verifier *v, const char *name,
-		       const char *version, const struct db_efi_entry *entries,
-		       size_t n, const char *op_name, const char *cause,
-		       int64_t now, size_t *added, struct engine_answer *ans)
+		       const char *version, const struct import_efi *imp,
+		       const char *op_name, const char *cause, int64_t now,
+		       size_t *added, struct engine_answer *ans)
 {
+	struct import_efi_rows *rows = malloc(sizeof(*rows));
 	struct imt_error err;
 	int rc;
 
 	memset(ans, 0, sizeof(*ans));
 	*added = 0;
+	if (rows == NULL) {
+		engine_answer_set(ans, ENGINE_INTERNAL,
+				  "not imported: out of memory; nothing stored");
+		return;
+	}
+	import_efi_rows(imp, rows);
 	pthread_mutex_lock(&v->lock);
-	rc = db_efi_import(v->db, name, version, entries, n, now, added, &err);
+	rc = db_efi_import(v->db, name, version, rows->entry, rows->n, now,
+			   added, &err);
 	if (rc == 0 && *added > 0)
 		change_audit(v, op_name, "import", cause, now);
 	pthread_mutex_unlock(&v->lock);
+	free(rows);
 	if (rc < 0)
 		engine_answer_set(ans,
 				  err.status == IMT_ERR_MALFORMED ?

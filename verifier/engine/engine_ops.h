@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "db_boot.h"
-#include "db_efi.h"
+#include "import_efi.h"
 #include "db_key.h"
 #include "db_token.h"
 #include "db_webhook.h"
@@ -126,7 +126,7 @@ void engine_boot_baseline(struct verifier *v, const char *id,
 			  struct engine_answer *ans);
 
 /**
- * engine_efi_import() - store the @n digests of @entries as the source
+ * engine_efi_import() - store the digests of @imp's images as the source
  * efi:@name (@version, or NULL), in one transaction; when they add
  * anything, with an "import" audit entry whose detail is @cause.
  * @added: receives how many digests were new (0: the same images again)
@@ -135,9 +135,9 @@ void engine_boot_baseline(struct verifier *v, const char *id,
  *       "not imported: ...; nothing stored"
  */
 void engine_efi_import(struct verifier *v, const char *name,
-		       const char *version, const struct db_efi_entry *entries,
-		       size_t n, const char *op_name, const char *cause,
-		       int64_t now, size_t *added, struct engine_answer *ans);
+		       const char *version, const struct import_efi *imp,
+		       const char *op_name, const char *cause, int64_t now,
+		       size_t *added, struct engine_answer *ans);
 
 /**
  * engine_token_check() - db_token_check() of @token (@len bytes) on the

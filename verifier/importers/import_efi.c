@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db_efi.h"
+#include "db.h"
 #include "import_efi.h"
+#include "import_efi_rows.h"
+
+_Static_assert(IMPORT_EFI_NAME_MAX <= DB_NAME_MAX,
+	       "an image's name is stored as a reference's file name");
 
 enum imt_result import_efi_banks(struct import_efi *imp, const char *list,
 				 struct imt_error *err)
@@ -61,11 +65,11 @@ enum imt_result import_efi_add(struct import_efi *imp, const char *path,
 	enum imt_result rc;
 	size_t i;
 
-	if (name[0] == 0 || strlen(name) > DB_NAME_MAX)
+	if (name[0] == 0 || strlen(name) > IMPORT_EFI_NAME_MAX)
 		return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
 				     IMT_NO_POS,
 				     "%s: want a file name of 1 to %d bytes",
-				     path, DB_NAME_MAX);
+				     path, IMPORT_EFI_NAME_MAX);
 	for (i = 0; i < imp->nfiles; i++)
 		if (strcmp(imp->file[i].name, name) == 0)
 			return imt_error_set(err, IMT_ERR_MALFORMED, IMT_NO_POS,
@@ -95,14 +99,14 @@ enum imt_result import_efi_add(struct import_efi *imp, const char *path,
 	return IMT_OK;
 }
 
-const struct db_efi_entry *import_efi_entries(struct import_efi *imp, size_t *n)
+void import_efi_rows(const struct import_efi *imp, struct import_efi_rows *rows)
 {
 	size_t i, b;
 
-	*n = 0;
+	rows->n = 0;
 	for (i = 0; i < imp->nfiles; i++) {
 		for (b = 0; b < imp->nbanks; b++) {
-			struct db_efi_entry *e = &imp->entry[(*n)++];
+			struct db_efi_entry *e = &rows->entry[rows->n++];
 
 			e->file_name = imp->file[i].name;
 			e->algo = imp->bank[b]->name;
@@ -110,5 +114,4 @@ const struct db_efi_entry *import_efi_entries(struct import_efi *imp, size_t *n)
 			e->digest_len = imp->bank[b]->size;
 		}
 	}
-	return imp->entry;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * import_efi.h - EFI applications as references: the Authenticode
- * digests of each image in each bank, ready for db_efi_import().
+ * digests of each image in each bank; import_efi_rows.h makes them the
+ * rows db_efi_import() stores.
  *
  * No I/O: the CLI reads the files, the route gets them base64 in JSON;
- * both call import_efi_add() on the bytes.
+ * both call import_efi_add() on the bytes. No storage either: the CLI
+ * includes this header and never sees db/.
  */
 #ifndef IMATRUST_IMPORT_EFI_H
 #define IMATRUST_IMPORT_EFI_H
@@ -12,17 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
-#include "db_efi.h"
 #include "hash_algo.h"
 #include "pe_authenticode.h"
 #include "result.h"
 
 #define IMPORT_EFI_FILES_MAX 64 /* images in one import */
 #define IMPORT_EFI_BANKS_MAX 4	/* banks (sha1, sha256, sha384, sha512) */
+#define IMPORT_EFI_NAME_MAX 255 /* bytes of a base name (DB_NAME_MAX) */
 
 struct import_efi_file {
-	char name[DB_NAME_MAX + 1]; /* base name */
+	char name[IMPORT_EFI_NAME_MAX + 1]; /* base name */
 	struct pe_info info;
 	uint8_t digest[IMPORT_EFI_BANKS_MAX][HASH_ALGO_MAX_SIZE];
 };
@@ -33,7 +34,6 @@ struct import_efi {
 	size_t nbanks;
 	struct import_efi_file file[IMPORT_EFI_FILES_MAX];
 	size_t nfiles;
-	struct db_efi_entry entry[IMPORT_EFI_FILES_MAX * IMPORT_EFI_BANKS_MAX];
 };
 
 /**
@@ -64,15 +64,5 @@ enum imt_result import_efi_banks(struct import_efi *imp, const char *list,
 enum imt_result import_efi_add(struct import_efi *imp, const char *path,
 			       const uint8_t *buf, size_t len,
 			       struct imt_error *err);
-
-/**
- * import_efi_entries() - the db_efi_entry rows of @imp, borrowed from it.
- * @imp: the import
- * @n: set to the number of rows
- *
- * Return: the rows (valid while @imp lives and is not changed).
- */
-const struct db_efi_entry *import_efi_entries(struct import_efi *imp,
-					      size_t *n);
 
 #endif /* IMATRUST_IMPORT_EFI_H */

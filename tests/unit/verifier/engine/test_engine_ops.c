@@ -4,11 +4,11 @@
  * the engine's entry points (engine_ops.h) without HTTP: what is stored,
  * the audit entry of each change, what is refused and why (the default
  * policy, the webhook cap, the config file's endpoints, a machine without
- * a boot log, an EFI entry without a digest), that the policies in force
+ * a boot log, an EFI source without a name), that the policies in force
  * are read again, and the writer's token check.
  */
 #include "db_boot.h"
-#include "db_efi.h"
+#include "hash_algo.h"
 #include "verifier_test.h"
 #include "engine.h"
 #include "engine_ops.h"
@@ -259,33 +259,33 @@ static void test_boot_baseline(void **state)
 
 static void test_efi_import(void **state)
 {
-	uint8_t d[32] = { 0xef };
-	struct db_efi_entry e = {
-		.file_name = "shimx64.efi",
-		.algo = "sha256",
-		.digest = d,
-		.digest_len = sizeof(d),
-	};
+	struct import_efi *imp = calloc(1, sizeof(*imp));
 	struct tv *t = tv_new();
 	struct engine_answer ans;
 	size_t added = 9;
 
 	(void)state;
-	engine_efi_import(&t->v, "shim", "15.8", &e, 1, "alice", CAUSE, TV_NOW,
+	assert_non_null(imp);
+	imp->bank[0] = hash_algo_bank("sha256");
+	imp->nbanks = 1;
+	snprintf(imp->file[0].name, sizeof(imp->file[0].name), "shimx64.efi");
+	imp->file[0].digest[0][0] = 0xef;
+	imp->nfiles = 1;
+	engine_efi_import(&t->v, "shim", "15.8", imp, "alice", CAUSE, TV_NOW,
 			  &added, &ans);
 	assert_int_equal(ans.status, ENGINE_OK);
 	assert_int_equal(added, 1);
 	assert_int_equal(audits(t, "import"), 1);
 	/* the same image again adds nothing, and is not audited */
-	engine_efi_import(&t->v, "shim", "15.8", &e, 1, "alice", CAUSE, TV_NOW,
+	engine_efi_import(&t->v, "shim", "15.8", imp, "alice", CAUSE, TV_NOW,
 			  &added, &ans);
 	assert_int_equal(ans.status, ENGINE_OK);
 	assert_int_equal(added, 0);
 	assert_int_equal(audits(t, "import"), 1);
-	/* an entry without a digest: refused, nothing stored */
-	e.digest_len = 0;
-	engine_efi_import(&t->v, "other", NULL, &e, 1, "alice", CAUSE, TV_NOW,
-			  &added, &ans);
+	/* a source without a name: refused, nothing stored */
+	engine_efi_import(&t->v, "", NULL, imp, "alice", CAUSE, TV_NOW, &added,
+			  &ans);
+	free(imp);
 	assert_int_equal(ans.status, ENGINE_MALFORMED);
 	assert_int_equal(engine_http_status(ans.status), 400);
 	assert_int_equal(added, 0);
@@ -294,7 +294,7 @@ static void test_efi_import(void **state)
 	assert_int_equal(count_rows(t,
 				    "SELECT count(*) FROM sources WHERE name "
 				    "= ?1",
-				    "other"),
+				    ""),
 			 0);
 	assert_int_equal(audits(t, "import"), 1);
 	tv_free(t);

@@ -12,8 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "db_efi.h"
-#include "import_efi.h"
+#include "import_efi_rows.h"
 
 #define SEED FIXTURE_DIR "/../fuzz/corpus/fuzz_pe/linux-stub"
 
@@ -52,10 +51,11 @@ static void test_banks(void **state)
 static void test_entries(void **state)
 {
 	struct import_efi *imp = calloc(1, sizeof(*imp));
-	const struct db_efi_entry *e;
+	struct import_efi_rows rows;
+	const struct db_efi_entry *e = rows.entry;
 	uint8_t want[32];
 	struct imt_error err;
-	size_t len, n;
+	size_t len;
 	uint8_t *buf = read_seed(&len);
 
 	(void)state;
@@ -64,8 +64,8 @@ static void test_entries(void **state)
 	assert_int_equal(import_efi_add(imp, "/boot/efi/stub.efi", buf, len,
 					&err),
 			 IMT_OK);
-	e = import_efi_entries(imp, &n);
-	assert_int_equal(n, 2);
+	import_efi_rows(imp, &rows);
+	assert_int_equal(rows.n, 2);
 	assert_string_equal(e[0].file_name, "stub.efi");
 	assert_string_equal(e[0].algo, "sha256");
 	assert_int_equal(e[0].digest_len, 32);
@@ -90,8 +90,8 @@ static void test_not_pe_named(void **state)
 	static const uint8_t text[] = "#!/bin/sh\n"
 				      "# a script is no image, however long\n"
 				      "echo not an image\n";
+	struct import_efi_rows rows;
 	struct imt_error err;
-	size_t n;
 
 	(void)state;
 	assert_non_null(imp);
@@ -100,8 +100,8 @@ static void test_not_pe_named(void **state)
 					sizeof(text) - 1, &err),
 			 IMT_ERR_MALFORMED);
 	assert_non_null(strstr(err.msg, "run.sh: not an EFI image: no MZ"));
-	import_efi_entries(imp, &n);
-	assert_int_equal(n, 0);
+	import_efi_rows(imp, &rows);
+	assert_int_equal(rows.n, 0);
 	assert_int_equal(import_efi_add(imp, "dir/", text, sizeof(text) - 1,
 					&err),
 			 IMT_ERR_MALFORMED);
