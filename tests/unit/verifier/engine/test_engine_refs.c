@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_engine_refs.c - what operators do to the reference set through the
+ * engine's entry points, without HTTP (engine_refs.h): an import in
+ * chunks with v->lock free between them and nothing vouching before the
+ * last, a failed chunk that leaves the older generation vouching, a
+ * replace, deletes both ways with their re-judge.
+ */
+#include "db_ref.h"
+#include "verifier_test.h"
+#include "engine_refs.h"
+
+/* 2 full chunks and 1 more: three transactions */
+#define BIG (2 * ENGINE_REFS_CHUNK + 1)
+
+static const char cause[] = "{\"check\":\"rejudge\",\"change\":\"test\"}";
+
+/* @n references /f/NNNNN, sha256 digests filled with @fill. */
+struct refs {
+	struct db_ref_entry *e;
+	char (*path)[16];
+	uint8_t digest[32];
+	size_t n;
+};
+
+static void refs_make(struct refs *r, size_t n, uint8_t fill)
+{
+	size_t i;
+
+	r->e = calloc(n, sizeof(*r->e));
+	r->path = calloc(n, sizeof(*r->path));
+	assert_non_null(r->e);
+	assert_non_null(r->path);
+	tv_digest(fill, r->digest);
+	for (i = 0; i < n; i++) {
+		snprintf(r->path[i], sizeof(r->path[i]), "/f/%05zu", i);
+		r->e[i] = (struct db_ref_entry){ .path = r->path[i],
+						 .algo = "sha256",
+						 .digest = r->digest,
+						 .digest_len = 32 };
+	}
+	r->n = n;
+}
+
+static void refs_free(struct refs *r)
+{
+	free(r->e);
+	free(r->path);
+}
+
+/* Does (@path, sha256 of @fill) vouch, as judging sees it? */
+static int vouches(struct verifier *v, const char *path, uint8_t fill)
+{
+	enum db_ref_class cls;
+	struct imt_error err;
+	uint8_t d[32];
+
+	tv_digest(fill, d);
+	assert_int_equal(db_ref_lookup(v->db, path, "sha256", d, 32, &cls,
+				       &err),
+			 0);
+	return cls == DB_REF_KNOWN;
+}
+
+/* What the hook saw after each chunk, the lock free or not. */
+struct chunks {
+	struct tv *t;
+	size_t n, locked, seen_first, seen_last;
+};
+
+static void chunk_hook(const char *point, void *arg)
+{
+	struct chunks *c = arg;
+
+	if (strcmp(point, "import:chunk") != 0)
+		return;
+	c->n++;
+	/* evidence can take the lock between two chunks */
+	if (pthread_mutex_trylock(&c->t->v.lock) != 0) {
+		c->locked++;
+		return;
+	}
+	c->seen_first += vouches(&c->t->v, "/f/00000", 1);
+	c->seen_last += vouches(&c->t->v, "/f/04000", 1);
+	pthread_mutex_unlock(&c->t->v.lock);
+}
+
+static const struct db_ref_source src = { .kind = DB_SOURCE_GOLDEN_LIST,
+					  .name = "golden" };
+
+static void test_import_in_chunks(void **state)
+{
+	static const struct tv_record rec[] = { { "/f/04000", 1,
+						  DB_VERDICT_UNKNOWN } };
+	struct tv *t = tv_new();
+	struct chunks c = { .t = t };
+	struct engine_refs_result r;
+	struct refs refs;
+
+	(void)state;
+	tv_machine(t, "m", DB_STATE_UNTRUSTED);
+	tv_boot(t, "m", rec, 1);
+	refs_make(&refs, BIG, 1);
+	rejudge_set_hook(chunk_hook, &c);
+	engine_refs_import(&t->v, &src, refs.e, refs.n, 0, cause, TV_NOW, &r);
+	rejudge_set_hook(NULL, NULL);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	assert_int_equal(r.stored, BIG);
+	assert_int_equal(r.withdrawn, 0);
+	/* three transactions, the lock free after each */
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.locked, 0);
+	/* the first chunk vouched for nothing until the last committed */
+	assert_int_equal(c.seen_first, 1);
+	assert_int_equal(c.seen_last, 1);
+	assert_true(vouches(&t->v, "/f/00000", 1));
+	assert_true(vouches(&t->v, "/f/04000", 1));
+	/* the record the last chunk vouches for was judged again */
+	assert_int_equal(r.st.now_trusted, 1);
+	assert_int_equal(tv_state(t, "m"), DB_STATE_TRUSTED);
+	refs_free(&refs);
+	tv_free(t);
+}
+
+/* A chunk that fails: none of the import vouches, the older one does. */
+static void test_failed_chunk_stores_nothing(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_refs_result r;
+	struct refs old, refs;
+	char longpath[DB_PATH_MAX + 2];
+
+	(void)state;
+	refs_make(&old, 1, 7);
+	engine_refs_import(&t->v, &src, old.e, old.n, 0, cause, TV_NOW, &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	refs_make(&refs, BIG, 1);
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	refs.e[ENGINE_REFS_CHUNK + 5].path = longpath; /* the second chunk */
+	engine_refs_import(&t->v, &src, refs.e, refs.n, 1, cause, TV_NOW + 1,
+			   &r);
+	assert_int_equal(r.step, ENGINE_REFS_STORE);
+	assert_int_equal(r.stored, ENGINE_REFS_CHUNK);
+	assert_int_equal(r.withdrawn, 0);
+	assert_true(r.err.msg[0] != '\0');
+	assert_false(vouches(&t->v, "/f/00000", 1));
+	/* the replace withdrew nothing: the older generation vouches */
+	assert_true(vouches(&t->v, "/f/00000", 7));
+	/* and what the first chunk stored is gone, not merely hidden */
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM refs", NULL), 1);
+	refs_free(&old);
+	refs_free(&refs);
+	tv_free(t);
+}
+
+static void test_replace_withdraws_the_older(void **state)
+{
+	static const struct tv_record rec[] = { { "/f/00001", 7,
+						  DB_VERDICT_KNOWN } };
+	struct tv *t = tv_new();
+	struct engine_refs_result r;
+	struct refs old, refs;
+
+	(void)state;
+	refs_make(&old, 3, 7);
+	engine_refs_import(&t->v, &src, old.e, old.n, 0, cause, TV_NOW, &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	tv_machine(t, "m", DB_STATE_TRUSTED);
+	tv_boot(t, "m", rec, 1);
+	refs_make(&refs, 1, 1);
+	engine_refs_import(&t->v, &src, refs.e, refs.n, 1, cause, TV_NOW + 1,
+			   &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	assert_int_equal(r.stored, 1);
+	assert_int_equal(r.withdrawn, 3);
+	assert_false(vouches(&t->v, "/f/00001", 7));
+	assert_true(vouches(&t->v, "/f/00000", 1));
+	/* m ran what the older generation vouched for */
+	assert_int_equal(r.st.now_untrusted, 1);
+	assert_int_equal(tv_state(t, "m"), DB_STATE_UNTRUSTED);
+	refs_free(&old);
+	refs_free(&refs);
+	tv_free(t);
+}
+
+static void test_delete_listed_and_source(void **state)
+{
+	static const struct tv_record rec[] = { { "/f/00002", 1,
+						  DB_VERDICT_KNOWN } };
+	struct tv *t = tv_new();
+	struct engine_refs_result r;
+	struct refs refs;
+
+	(void)state;
+	refs_make(&refs, BIG, 1);
+	engine_refs_import(&t->v, &src, refs.e, refs.n, 0, cause, TV_NOW, &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	tv_machine(t, "m", DB_STATE_TRUSTED);
+	tv_boot(t, "m", rec, 1);
+	/* the first two, of any source: nothing on m changes */
+	engine_refs_delete(&t->v, NULL, refs.e, 2, cause, TV_NOW + 1, &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	assert_int_equal(r.stored, 2);
+	assert_false(vouches(&t->v, "/f/00000", 1));
+	assert_true(vouches(&t->v, "/f/00002", 1));
+	assert_int_equal(tv_state(t, "m"), DB_STATE_TRUSTED);
+	/* a reference no longer there deletes nothing, and judges nothing */
+	engine_refs_delete(&t->v, &src, refs.e, 1, cause, TV_NOW + 2, &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	assert_int_equal(r.stored, 0);
+	assert_int_equal(r.st.machines, 0);
+	/* the whole source: the rest, and m's record with it */
+	engine_refs_delete(&t->v, &src, NULL, 0, cause, TV_NOW + 3, &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	assert_int_equal(r.stored, BIG - 2);
+	assert_int_equal(r.st.now_untrusted, 1);
+	assert_int_equal(tv_state(t, "m"), DB_STATE_UNTRUSTED);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM refs", NULL), 0);
+	refs_free(&refs);
+	tv_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_import_in_chunks),
+		cmocka_unit_test(test_failed_chunk_stores_nothing),
+		cmocka_unit_test(test_replace_withdraws_the_older),
+		cmocka_unit_test(test_delete_listed_and_source),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
