@@ -10,10 +10,17 @@
  * (db_ref_recover(), import_recover()). An importer's batch is stored
  * whole in one transaction by import_store.c.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "change.h"
+#include "db_source.h"
 #include "engine_refs.h"
-#include "import_store.h"
+#include "log.h"
+#include "policies.h"
 
 /* The end of the chunk that starts at @from of @n. */
 static size_t chunk_end(size_t from, size_t n)
@@ -171,4 +178,123 @@ void engine_refs_delete(struct verifier *v, const struct db_ref_source *src,
 	    rejudge_all(v, REJUDGE_WITHDRAWN, cause, now, &out->st,
 			rc < 0 ? &(struct imt_error){ 0 } : &out->err) < 0)
 		out->step = ENGINE_REFS_REJUDGE;
+}
+
+char *engine_refs_cause(const char *change, const struct db_ref_source *src,
+			const char *op_name)
+{
+	return change_cause(change, "source",
+			    json_pack("{s:s,s:s}", "kind",
+				      db_source_kind_name(src->kind), "name",
+				      src->name),
+			    op_name);
+}
+
+/* The audit entry of @action on @src by @op_name. */
+static void audit(struct verifier *v, const char *op_name, const char *action,
+		  const struct db_ref_source *src, int64_t now)
+{
+	char *detail = engine_refs_cause(action, src, op_name);
+
+	pthread_mutex_lock(&v->lock);
+	change_audit(v, op_name, action, detail, now);
+	pthread_mutex_unlock(&v->lock);
+	free(detail);
+}
+
+/* Is the stored source the content @sha256 (content_sha256)? */
+struct stored_content {
+	const uint8_t *sha256;
+	int same;
+};
+
+static int compare_content(const struct db_source_info *si, void *arg)
+{
+	struct stored_content *sc = arg;
+
+	sc->same = si->content_sha256 != NULL &&
+		   memcmp(si->content_sha256, sc->sha256, 32) == 0;
+	return 1;
+}
+
+int engine_refs_find(struct verifier *v, const struct db_ref_source *src,
+		     const uint8_t *sha256, int *found, int *same,
+		     struct imt_error *err)
+{
+	struct stored_content sc = { sha256, 0 };
+	int rc;
+
+	*found = 0;
+	pthread_mutex_lock(&v->lock);
+	rc = db_source_get(v->db, src, sha256 != NULL ? compare_content : NULL,
+			   sha256 != NULL ? &sc : NULL, found, err);
+	pthread_mutex_unlock(&v->lock);
+	if (same != NULL)
+		*same = sc.same;
+	return rc;
+}
+
+int engine_refs_schedule_older(struct verifier *v, const char *package,
+			       const char *arch, const char *keep, int64_t now,
+			       size_t *n)
+{
+	struct imt_error err;
+	int rc;
+
+	*n = 0;
+	if (v->cfg.upgrade_window == 0)
+		return 0;
+	pthread_mutex_lock(&v->lock);
+	rc = db_source_schedule_retire(v->db, package, arch, keep,
+				       now + (int64_t)v->cfg.upgrade_window, n,
+				       &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		log_warnx("deb:%s: scheduling the older versions' retirement: "
+			  "%s",
+			  keep, err.msg);
+	return 1;
+}
+
+int engine_refs_rules_fit(struct verifier *v, const struct db_ref_source *src,
+			  size_t nrules, struct imt_error *err)
+{
+	char source[DB_NAME_MAX + 16];
+	int rc;
+
+	snprintf(source, sizeof(source), "%s:%s",
+		 db_source_kind_name(src->kind), src->name);
+	pthread_mutex_lock(&v->lock);
+	rc = policies_rules_fit(v, source, nrules, err);
+	pthread_mutex_unlock(&v->lock);
+	return rc;
+}
+
+int engine_refs_store(struct verifier *v, const char *op_name,
+		      const struct db_ref_source *src,
+		      const struct import_batch *b, int replace, int64_t now,
+		      size_t *withdrawn, struct imt_error *err)
+{
+	if (import_batch_store(v, src, b, replace, now, withdrawn, err) < 0)
+		return -1;
+	audit(v, op_name, "import", src, now);
+	return 0;
+}
+
+void engine_refs_retire(struct verifier *v, const struct db_ref_source *src,
+			const char *op_name, int64_t now,
+			struct engine_refs_result *out)
+{
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (engine_refs_find(v, src, NULL, &found, NULL, &out->err) < 0)
+		out->step = ENGINE_REFS_LOOKUP;
+	else if (!found)
+		out->step = ENGINE_REFS_NO_SOURCE;
+	else if (import_retire(v, src, op_name, now, &out->withdrawn, &out->st,
+			       &out->err) < 0)
+		out->step = ENGINE_REFS_WITHDRAW;
+	else
+		audit(v, op_name, "retire", src, now);
 }

@@ -4,9 +4,11 @@
  * engine's entry points, without HTTP (engine_refs.h): an import in
  * chunks with v->lock free between them and nothing vouching before the
  * last, a failed chunk that leaves the older generation vouching, a
- * replace, deletes both ways with their re-judge.
+ * replace, deletes both ways with their re-judge, a retirement and its
+ * audit entry, the lookups an import makes first.
  */
 #include "db_ref.h"
+#include "db_source.h"
 #include "verifier_test.h"
 #include "engine_refs.h"
 
@@ -222,6 +224,95 @@ static void test_delete_listed_and_source(void **state)
 	tv_free(t);
 }
 
+static void test_retire(void **state)
+{
+	const struct db_ref_source none = { .kind = DB_SOURCE_DEB,
+					    .name = "nothing_1_all" };
+	struct tv *t = tv_new();
+	struct engine_refs_result r;
+	struct refs refs;
+
+	(void)state;
+	engine_refs_retire(&t->v, &none, "alice", TV_NOW, &r);
+	assert_int_equal(r.step, ENGINE_REFS_NO_SOURCE);
+	refs_make(&refs, 3, 1);
+	engine_refs_import(&t->v, &src, refs.e, refs.n, 0, cause, TV_NOW, &r);
+	engine_refs_retire(&t->v, &src, "alice", TV_NOW + 1, &r);
+	assert_int_equal(r.step, ENGINE_REFS_DONE);
+	assert_int_equal(r.withdrawn, 3);
+	assert_false(vouches(&t->v, "/f/00000", 1));
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE "
+				    "action = 'retire' AND operator = 'alice' "
+				    "AND detail LIKE '%golden%'",
+				    NULL),
+			 1);
+	/* retired: the source is gone */
+	engine_refs_retire(&t->v, &src, "alice", TV_NOW + 2, &r);
+	assert_int_equal(r.step, ENGINE_REFS_NO_SOURCE);
+	refs_free(&refs);
+	tv_free(t);
+}
+
+/* An importer's batch, its audit entry, and the lookups before it. */
+static void test_store_find_and_schedule(void **state)
+{
+	static const uint8_t sha[32] = { 1 }, other[32] = { 2 };
+	struct db_source_meta meta = { .package = "tool",
+				       .version = "1.0",
+				       .arch = "amd64",
+				       .content_sha256 = sha };
+	const struct db_ref_source deb = { .kind = DB_SOURCE_DEB,
+					   .name = "tool_1.0_amd64",
+					   .meta = &meta };
+	struct tv *t = tv_new();
+	struct import_batch b;
+	struct import_sink sink;
+	struct imt_error err;
+	int found = 1, same = 1;
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(engine_refs_find(&t->v, &deb, sha, &found, &same,
+					  &err),
+			 0);
+	assert_false(found);
+	import_batch_sink(&b, &sink);
+	assert_int_equal(engine_refs_store(&t->v, "alice", &deb, &b, 0, TV_NOW,
+					   NULL, &err),
+			 0);
+	import_batch_free(&b);
+	assert_int_equal(count_rows(t,
+				    "SELECT count(*) FROM audit WHERE "
+				    "action = 'import' AND operator = 'alice'",
+				    NULL),
+			 1);
+	assert_int_equal(engine_refs_find(&t->v, &deb, sha, &found, &same,
+					  &err),
+			 0);
+	assert_true(found);
+	assert_true(same);
+	assert_int_equal(engine_refs_find(&t->v, &deb, other, &found, &same,
+					  &err),
+			 0);
+	assert_true(found);
+	assert_false(same);
+	/* no upgrade window: nothing scheduled, and the answer says so */
+	t->v.cfg.upgrade_window = 0;
+	assert_int_equal(engine_refs_schedule_older(&t->v, "tool", "amd64",
+						    "tool_1.1_amd64", TV_NOW,
+						    &n),
+			 0);
+	assert_int_equal(n, 0);
+	t->v.cfg.upgrade_window = 60;
+	assert_int_equal(engine_refs_schedule_older(&t->v, "tool", "amd64",
+						    "tool_1.1_amd64", TV_NOW,
+						    &n),
+			 1);
+	assert_int_equal(n, 1);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +320,8 @@ int main(void)
 		cmocka_unit_test(test_failed_chunk_stores_nothing),
 		cmocka_unit_test(test_replace_withdraws_the_older),
 		cmocka_unit_test(test_delete_listed_and_source),
+		cmocka_unit_test(test_retire),
+		cmocka_unit_test(test_store_find_and_schedule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
