@@ -298,3 +298,17 @@ void engine_refs_retire(struct verifier *v, const struct db_ref_source *src,
 	else
 		audit(v, op_name, "retire", src, now);
 }
+
+void engine_refs_cache_stats(struct verifier *v, struct db_ref_cache_stats *out)
+{
+	static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct db_ref_cache_stats last;
+
+	pthread_mutex_lock(&last_lock);
+	if (pthread_mutex_trylock(&v->lock) == 0) {
+		db_ref_cache_stats(v->db, &last);
+		pthread_mutex_unlock(&v->lock);
+	}
+	*out = last;
+	pthread_mutex_unlock(&last_lock);
+}

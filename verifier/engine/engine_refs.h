@@ -157,4 +157,12 @@ void engine_refs_retire(struct verifier *v, const struct db_ref_source *src,
 			const char *op_name, int64_t now,
 			struct engine_refs_result *out);
 
+/**
+ * engine_refs_cache_stats() - the writer's reference cache counters,
+ * copied when v->lock is free, else the last copy, so a metrics scrape
+ * never waits for evidence (issue #33).
+ */
+void engine_refs_cache_stats(struct verifier *v,
+			     struct db_ref_cache_stats *out);
+
 #endif /* IMATRUST_ENGINE_REFS_H */

@@ -5,7 +5,8 @@
  * chunks with v->lock free between them and nothing vouching before the
  * last, a failed chunk that leaves the older generation vouching, a
  * replace, deletes both ways with their re-judge, a retirement and its
- * audit entry, the lookups an import makes first.
+ * audit entry, the lookups an import makes first, the metrics' copy of
+ * the cache counters.
  */
 #include "db_ref.h"
 #include "db_source.h"
@@ -313,6 +314,26 @@ static void test_store_find_and_schedule(void **state)
 	tv_free(t);
 }
 
+/* The metrics never wait: the lock taken, the last copy comes back. */
+static void test_cache_stats_never_wait(void **state)
+{
+	struct tv *t = tv_new();
+	struct db_ref_cache_stats before, held, after;
+
+	(void)state;
+	engine_refs_cache_stats(&t->v, &before);
+	assert_false(vouches(&t->v, "/nothing", 1));
+	assert_false(vouches(&t->v, "/nothing", 1));
+	pthread_mutex_lock(&t->v.lock);
+	engine_refs_cache_stats(&t->v, &held);
+	pthread_mutex_unlock(&t->v.lock);
+	assert_memory_equal(&held, &before, sizeof(held));
+	engine_refs_cache_stats(&t->v, &after);
+	assert_true(after.hits + after.misses >=
+		    before.hits + before.misses + 2);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_delete_listed_and_source),
 		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_store_find_and_schedule),
+		cmocka_unit_test(test_cache_stats_never_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
