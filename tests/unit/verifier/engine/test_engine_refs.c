@@ -6,11 +6,13 @@
  * last, a failed chunk that leaves the older generation vouching, a
  * replace, deletes both ways with their re-judge, a retirement and its
  * audit entry, the lookups an import makes first, the metrics' copy of
- * the cache counters.
+ * the cache counters; and the start-up recovery of an unfinished import
+ * (engine_housekeeping.h).
  */
 #include "db_ref.h"
 #include "db_source.h"
 #include "verifier_test.h"
+#include "engine_housekeeping.h"
 #include "engine_refs.h"
 
 /* 2 full chunks and 1 more: three transactions */
@@ -334,6 +336,34 @@ static void test_cache_stats_never_wait(void **state)
 	tv_free(t);
 }
 
+/* An import a crash cut short between two chunks: dropped at start. */
+static void test_resume_drops_unfinished(void **state)
+{
+	struct tv *t = tv_new();
+	struct engine_refs_result r;
+	struct imt_error err;
+	struct refs old, refs;
+
+	(void)state;
+	refs_make(&old, 1, 7);
+	engine_refs_import(&t->v, &src, old.e, old.n, 0, cause, TV_NOW, &r);
+	refs_make(&refs, 2, 1);
+	assert_int_equal(db_ref_import_begin(t->v.db, &src, TV_NOW + 1, &err),
+			 0);
+	assert_int_equal(db_ref_add_entry(t->v.db, &src, &refs.e[0], TV_NOW + 1,
+					  &err),
+			 0);
+	assert_int_equal(db_ref_import_commit_chunk(t->v.db, &err), 0);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM refs", NULL), 2);
+	assert_false(vouches(&t->v, "/f/00000", 1));
+	engine_resume_changes(&t->v, TV_NOW + 2);
+	assert_int_equal(count_rows(t, "SELECT count(*) FROM refs", NULL), 1);
+	assert_true(vouches(&t->v, "/f/00000", 7));
+	refs_free(&old);
+	refs_free(&refs);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_store_find_and_schedule),
 		cmocka_unit_test(test_cache_stats_never_wait),
+		cmocka_unit_test(test_resume_drops_unfinished),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
