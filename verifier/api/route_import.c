@@ -515,7 +515,7 @@ static int export_collect(struct verifier *rv, const char *policy,
 	size_t i;
 
 	import_batch_sink(b, &sink);
-	v = read_begin(rv); /* a read hold: never v->lock */
+	v = read_begin(rv); /* a read hold, never the writer's lock */
 	w.p = policies_find(v, policy);
 	if (w.p == NULL) {
 		http_error(res, 404, "no policy %s", policy);
