@@ -25,10 +25,9 @@
 #include "daemon.h"
 #include "db.h"
 #include "db_machine.h"
-#include "db_ref.h"
-#include "db_retention.h"
 #include "db_token.h"
 #include "engine.h"
+#include "engine_housekeeping.h"
 #include "enroll.h"
 #include "file.h"
 #include "hex.h"
@@ -38,7 +37,6 @@
 #include "log.h"
 #include "notify.h"
 #include "policies.h"
-#include "rejudge.h"
 #include "result_key.h"
 #include "verifier.h"
 #include "webhook.h"
@@ -48,7 +46,6 @@
 #define PEM_MAX (1u << 20)  /* a larger certificate or key file is bogus */
 #define TOKEN_BYTES 32	    /* a new operator token, before hex */
 #define RETENTION_PERIOD 60 /* seconds between retention passes */
-#define RETENTION_ROWS 5000 /* rows deleted per pass */
 #define FD_RESERVE \
 	64		/* descriptors besides connections: listener,
 				 * database, log; plus FD_PER_THREAD each */
@@ -242,69 +239,6 @@ static void fill_fingerprints(struct verifier *v)
 	}
 }
 
-static void run_retention(struct verifier *v, time_t now)
-{
-	struct db_retention r = {
-		.keep_boots = (unsigned int)v->cfg.keep_boots,
-		.max_events = (unsigned int)v->cfg.max_events,
-		.max_rows = RETENTION_ROWS,
-		.pending_expire = (int64_t)v->cfg.pending_expire,
-		.webhook_keep = (int64_t)v->cfg.webhook_keep,
-	};
-	struct imt_error err;
-	size_t deleted = 0;
-	int more = 0;
-
-	pthread_mutex_lock(&v->lock);
-	if (db_retention_run(v->db, &r, now, &deleted, &more, &err) < 0)
-		log_warnx("retention: %s", err.msg);
-	pthread_mutex_unlock(&v->lock);
-	if (deleted > 0)
-		log_debug("retention: %zu rows deleted%s", deleted,
-			  more ? ", more to go" : "");
-}
-
-/*
- * An import or a withdrawal cut short (a crash, a kill) is dropped or
- * completed first: none of it was in effect meanwhile (db_ref_recover()).
- * A withdrawal whose re-judge did not finish left its digests queued: judge them before serving, so nothing withdrawn is
- * still vouched for. Under the change lock: a change running on another
- * instance empties the queue itself when its re-judge ends, and one run
- * here must not empty it under that re-judge's feet.
- */
-static void rejudge_pending(struct verifier *v, time_t now)
-{
-	struct rejudge_stats st;
-	struct imt_error err;
-	size_t queued = 0;
-	int rc;
-
-	if (!cluster_change_try(v))
-		return;
-	/* an import or a withdrawal cut short: drop or complete it */
-	if (import_recover(v, &queued, &err) < 0)
-		log_warnx("recovering unfinished reference changes: %s",
-			  err.msg);
-	else if (queued > 0)
-		log_info("dropped or withdrew %zu references of reference changes that did not finish",
-			 queued);
-	pthread_mutex_lock(&v->lock);
-	rc = db_ref_withdrawn_count(v->db, &queued, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0 || queued == 0)
-		goto out;
-	if (rejudge_all(v, REJUDGE_WITHDRAWN,
-			"{\"check\":\"rejudge\",\"change\":\"resumed at start\"}",
-			now, &st, &err) < 0)
-		log_warnx("re-judging %zu withdrawn digests: %s", queued,
-			  err.msg);
-	else
-		log_info("re-judged %zu withdrawn digests left from before: %zu machines now untrusted",
-			 queued, st.now_untrusted);
-out:
-	cluster_change_end(v);
-}
-
 /*
  * Every connection is a descriptor: raise the soft RLIMIT_NOFILE to fit
  * @max connections, or lower @max to what the hard limit leaves (with a
@@ -390,7 +324,8 @@ static int serve(struct verifier *v)
 	/* machines past their deadline while the verifier was down */
 	if (cluster_lead(v))
 		engine_stale_tick(v, v->started);
-	rejudge_pending(v, v->started);
+	/* reference changes a crash or a kill cut short */
+	engine_resume_changes(v, (int64_t)v->started);
 	if (open_reader(v) < 0)
 		goto out;
 	srv = http_start(&hc, verifier_routes, v, errbuf, sizeof(errbuf));
@@ -410,7 +345,7 @@ static int serve(struct verifier *v)
 		if (cluster_lead(v)) {
 			engine_stale_tick(v, now);
 			if (now - last_retention >= RETENTION_PERIOD) {
-				run_retention(v, now);
+				engine_retention(v, (int64_t)now);
 				import_retire_due(v, now);
 				last_retention = now;
 			}

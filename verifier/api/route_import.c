@@ -25,12 +25,12 @@
 #include <openssl/sha.h>
 
 #include "auth.h"
-#include "change.h"
 #include "b64.h"
 #include "cluster.h"
 #include "db_key.h"
 #include "db_ref.h"
 #include "db_source.h"
+#include "engine_refs.h"
 #include "hash_algo.h"
 #include "hex.h"
 #include "import_deb.h"
@@ -39,7 +39,6 @@
 #include "import_list.h"
 #include "policies.h"
 #include "import_store.h"
-#include "log.h"
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
@@ -124,27 +123,6 @@ static const char *query_name(const struct http_request *req,
 	return name;
 }
 
-static char *cause_text(const char *change, const struct db_ref_source *s,
-			const char *op_name)
-{
-	return change_cause(change, "source",
-			    json_pack("{s:s,s:s}", "kind",
-				      db_source_kind_name(s->kind), "name",
-				      s->name),
-			    op_name);
-}
-
-static void audit(struct verifier *v, const char *op_name, const char *action,
-		  const struct db_ref_source *s, int64_t now)
-{
-	char *detail = cause_text(action, s, op_name);
-
-	pthread_mutex_lock(&v->lock);
-	change_audit(v, op_name, action, detail, now);
-	pthread_mutex_unlock(&v->lock);
-	free(detail);
-}
-
 /*
  * Store @b as @src (the change lock held), re-judge, answer with @ans
  * (consumed) plus counts.
@@ -155,7 +133,7 @@ static void store_and_answer(struct verifier *v, const char *op_name,
 			     int64_t now, json_t *ans,
 			     struct http_response *res)
 {
-	char *cause = cause_text("import", src, op_name);
+	char *cause = engine_refs_cause("import", src, op_name);
 	struct imt_error err;
 	size_t withdrawn = 0;
 
@@ -164,7 +142,8 @@ static void store_and_answer(struct verifier *v, const char *op_name,
 		http_error(res, 503, "out of memory");
 		return;
 	}
-	if (import_batch_store(v, src, b, replace, now, &withdrawn, &err) < 0) {
+	if (engine_refs_store(v, op_name, src, b, replace, now, &withdrawn,
+			      &err) < 0) {
 		json_decref(ans);
 		http_error(res,
 			   err.status == IMT_ERR_MISMATCH  ? 409 :
@@ -174,7 +153,6 @@ static void store_and_answer(struct verifier *v, const char *op_name,
 			   db_source_kind_name(src->kind), src->name, err.msg);
 		goto out;
 	}
-	audit(v, op_name, "import", src, now);
 	json_object_set_new(ans, "added", json_integer((json_int_t)b->nrefs));
 	json_object_set_new(ans, "withdrawn",
 			    json_integer((json_int_t)withdrawn));
@@ -193,45 +171,6 @@ out:
 
 /* ---- Debian packages ---------------------------------------------------- */
 
-/* Is the stored deb source the same file (content_sha256)? */
-struct stored_deb {
-	const uint8_t *sha256;
-	int same;
-};
-
-static int compare_deb(const struct db_source_info *si, void *arg)
-{
-	struct stored_deb *sd = arg;
-
-	sd->same = si->content_sha256 != NULL &&
-		   memcmp(si->content_sha256, sd->sha256, 32) == 0;
-	return 1;
-}
-
-/* With upgrade_window: the older versions of the package retire later. */
-static void schedule_older(struct verifier *v, const struct deb_info *info,
-			   const char *keep, int64_t now, json_t *ans)
-{
-	struct imt_error err;
-	size_t n = 0;
-	int rc;
-
-	if (v->cfg.upgrade_window == 0)
-		return;
-	pthread_mutex_lock(&v->lock);
-	rc = db_source_schedule_retire(v->db, info->package, info->architecture,
-				       keep,
-				       now + (int64_t)v->cfg.upgrade_window, &n,
-				       &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0)
-		log_warnx("deb:%s: scheduling the older versions' retirement: "
-			  "%s",
-			  keep, err.msg);
-	json_object_set_new(ans, "retire_scheduled",
-			    json_integer((json_int_t)n));
-}
-
 /* The package is parsed; store it unless this very file is there. */
 static void store_deb(struct verifier *v, const char *op_name,
 		      const struct deb_info *info, const uint8_t sha[32],
@@ -239,7 +178,6 @@ static void store_deb(struct verifier *v, const char *op_name,
 		      struct http_response *res)
 {
 	char src_name[3 * DEB_NAME_MAX + 3];
-	struct stored_deb sd = { sha, 0 };
 	struct db_source_meta meta = {
 		.package = info->package,
 		.version = info->version,
@@ -253,7 +191,8 @@ static void store_deb(struct verifier *v, const char *op_name,
 	};
 	struct imt_error err;
 	json_t *ans;
-	int found = 0, rc;
+	int found = 0, same = 0;
+	size_t n;
 
 	snprintf(src_name, sizeof(src_name), "%s_%s_%s", info->package,
 		 info->version, info->architecture);
@@ -264,14 +203,11 @@ static void store_deb(struct verifier *v, const char *op_name,
 			   DB_NAME_MAX);
 		return;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = db_source_get(v->db, &src, compare_deb, &sd, &found, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0) {
+	if (engine_refs_find(v, &src, sha, &found, &same, &err) < 0) {
 		rest_db_error(res, "source", &err);
 		return;
 	}
-	if (found && sd.same) {
+	if (found && same) {
 		rest_reply(res, 200,
 			   json_pack("{s:b,s:{s:s,s:s},s:i}", "already", 1,
 				     "source", "kind", "deb", "name", src_name,
@@ -293,7 +229,11 @@ static void store_deb(struct verifier *v, const char *op_name,
 		http_error(res, 503, "out of memory");
 		return;
 	}
-	schedule_older(v, info, src_name, now, ans);
+	/* with upgrade_window: the older versions retire later */
+	if (engine_refs_schedule_older(v, info->package, info->architecture,
+				       src_name, now, &n))
+		json_object_set_new(ans, "retire_scheduled",
+				    json_integer((json_int_t)n));
 	store_and_answer(v, op_name, &src, b, 0, now, ans, res);
 }
 
@@ -459,14 +399,11 @@ out:
 static int rules_fit(struct verifier *v, const char *name, size_t nrules,
 		     struct http_response *res)
 {
-	char source[DB_NAME_MAX + 16];
+	struct db_ref_source src = { .kind = DB_SOURCE_KEYLIME, .name = name };
 	struct imt_error err;
 	int rc;
 
-	snprintf(source, sizeof(source), "keylime:%s", name);
-	pthread_mutex_lock(&v->lock);
-	rc = policies_rules_fit(v, source, nrules, &err);
-	pthread_mutex_unlock(&v->lock);
+	rc = engine_refs_rules_fit(v, &src, nrules, &err);
 	if (rc < 0)
 		http_error(res, 413,
 			   "the Keylime policy is refused: %s; "
@@ -578,7 +515,7 @@ static int export_collect(struct verifier *rv, const char *policy,
 	size_t i;
 
 	import_batch_sink(b, &sink);
-	v = read_begin(rv); /* a read hold: never v->lock */
+	v = read_begin(rv); /* a read hold, never the writer's lock */
 	w.p = policies_find(v, policy);
 	if (w.p == NULL) {
 		http_error(res, 404, "no policy %s", policy);
@@ -681,12 +618,9 @@ void route_import_retire(void *ctx, const struct http_request *req,
 	struct verifier *v = ctx;
 	int64_t now = (int64_t)time(NULL);
 	char name[DB_NAME_MAX + 1];
-	struct rejudge_stats st = { 0 };
 	struct db_ref_source src = { 0 };
-	struct imt_error err;
+	struct engine_refs_result r;
 	json_t *body, *s;
-	size_t withdrawn = 0;
-	int found = 0, rc;
 
 	if (auth_operator(v, req, res, name) < 0)
 		return;
@@ -706,25 +640,20 @@ void route_import_retire(void *ctx, const struct http_request *req,
 	}
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
-	pthread_mutex_lock(&v->lock);
-	rc = db_source_get(v->db, &src, NULL, NULL, &found, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0) {
-		rest_db_error(res, "source", &err);
-	} else if (!found) {
+	engine_refs_retire(v, &src, name, now, &r);
+	if (r.step == ENGINE_REFS_LOOKUP)
+		rest_db_error(res, "source", &r.err);
+	else if (r.step == ENGINE_REFS_NO_SOURCE)
 		http_error(res, 404, "no source %s:%s",
 			   db_source_kind_name(src.kind), src.name);
-	} else if (import_retire(v, &src, name, now, &withdrawn, &st, &err) <
-		   0) {
+	else if (r.step != ENGINE_REFS_DONE)
 		http_error(res, 500, "retiring %s:%s: %s; send it again",
-			   db_source_kind_name(src.kind), src.name, err.msg);
-	} else {
-		audit(v, name, "retire", &src, now);
+			   db_source_kind_name(src.kind), src.name, r.err.msg);
+	else
 		rest_reply(res, 200,
 			   rejudge_stats_json(json_pack("{s:I}", "withdrawn",
-							(json_int_t)withdrawn),
-					      &st));
-	}
+							(json_int_t)r.withdrawn),
+					      &r.st));
 	cluster_change_end(v);
 out:
 	json_decref(body);

@@ -21,6 +21,7 @@
 #include "db_machine.h"
 #include "db_ref.h"
 #include "db_webhook.h"
+#include "engine_refs.h"
 #include "verifier.h"
 #include "routes.h"
 
@@ -157,24 +158,6 @@ static int count_one(const struct db_machine *m, void *arg)
 	return 0;
 }
 
-/*
- * The writer's reference cache counters: copied when v->lock is free,
- * else the last copy, so a scrape never waits for evidence (issue #33).
- */
-static void ref_stats(struct verifier *v, struct db_ref_cache_stats *out)
-{
-	static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
-	static struct db_ref_cache_stats last;
-
-	pthread_mutex_lock(&last_lock);
-	if (pthread_mutex_trylock(&v->lock) == 0) {
-		db_ref_cache_stats(v->db, &last);
-		pthread_mutex_unlock(&v->lock);
-	}
-	*out = last;
-	pthread_mutex_unlock(&last_lock);
-}
-
 /* Machines per state, a page at a time, each page a read hold. */
 static int count_states(struct verifier *v, struct state_count *sc,
 			struct imt_error *err)
@@ -195,7 +178,7 @@ static int count_states(struct verifier *v, struct state_count *sc,
 		rc = db_challenge_count(r->db, time(NULL),
 					&sc->open_enrollments, err);
 		read_end(r);
-		ref_stats(v, &sc->refs);
+		engine_refs_cache_stats(v, &sc->refs);
 	}
 	return rc;
 }

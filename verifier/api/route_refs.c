@@ -9,8 +9,9 @@
  *
  * Every entry is checked before anything is stored, and a bad entry
  * (named by its index) stores nothing. Then the references are stored
- * in chunks of REFS_CHUNK, each its own transaction under v->lock, so
- * evidence is answered between them, as one generation of the source
+ * by engine_refs_import() in chunks of ENGINE_REFS_CHUNK, each its own
+ * transaction, so evidence is answered between them, as one generation
+ * of the source
  * that vouches only from its last chunk's commit on (db_ref_import_commit()):
  * judging and listing never see part of an import, and what a crash or
  * a failure left of one is dropped (db_ref_recover()). A replace
@@ -28,9 +29,9 @@
 #include "auth.h"
 #include "cluster.h"
 #include "db_ref.h"
+#include "engine_refs.h"
 #include "hash_algo.h"
 #include "hex.h"
-#include "import_store.h"
 #include "rejudge.h"
 #include "rest.h"
 #include "verifier.h"
@@ -38,22 +39,19 @@
 #include "routes.h"
 
 #define REFS_PER_REQUEST_MAX 100000 /* references in one request */
-#define REFS_CHUNK 2000		    /* references per transaction (lock hold) */
 
-/* One checked entry of "refs"; path and algo borrowed from the JSON. */
-struct ref_entry {
-	const char *path;
-	const char *algo;
-	uint8_t digest[DB_DIGEST_MAX];
-	size_t digest_len;
-};
-
+/*
+ * The checked entries of "refs": path and algo borrowed from the JSON,
+ * refs[i].digest pointing into digests (DB_DIGEST_MAX bytes each).
+ */
 struct refs_request {
 	json_t *body;
 	struct db_ref_source source;
 	int has_source;
 	int replace;
-	struct ref_entry *refs;
+	int has_refs;
+	struct db_ref_entry *refs;
+	uint8_t *digests;
 	size_t nrefs;
 };
 
@@ -108,8 +106,11 @@ static int parse_source(json_t *j, struct db_ref_source *src,
 	return 0;
 }
 
-/* Check one entry of "refs"; NULL when good, else what is wrong. */
-static const char *parse_ref(json_t *j, struct ref_entry *e)
+/*
+ * Check one entry of "refs" into @e, its digest into @digest
+ * (DB_DIGEST_MAX bytes); NULL when good, else what is wrong.
+ */
+static const char *parse_ref(json_t *j, struct db_ref_entry *e, uint8_t *digest)
 {
 	static const char *const keys[] = { "path", "algo", "digest", NULL };
 	const struct hash_algo *h;
@@ -127,8 +128,9 @@ static const char *parse_ref(json_t *j, struct ref_entry *e)
 		return "\"algo\": not a digest algorithm the kernel names";
 	hex = json_string_value(json_object_get(j, "digest"));
 	if (hex == NULL || strlen(hex) != 2 * h->size ||
-	    hex_decode(hex, 2 * h->size, e->digest, sizeof(e->digest)) < 0)
+	    hex_decode(hex, 2 * h->size, digest, DB_DIGEST_MAX) < 0)
 		return "\"digest\": want the algorithm's size in hex";
+	e->digest = digest;
 	e->digest_len = h->size;
 	return NULL;
 }
@@ -151,12 +153,14 @@ static int parse_refs(json_t *arr, struct refs_request *rq,
 		return -1;
 	}
 	rq->refs = calloc(n > 0 ? n : 1, sizeof(*rq->refs));
-	if (rq->refs == NULL) {
+	rq->digests = calloc(n > 0 ? n : 1, DB_DIGEST_MAX);
+	if (rq->refs == NULL || rq->digests == NULL) {
 		http_error(res, 503, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		why = parse_ref(json_array_get(arr, i), &rq->refs[i]);
+		why = parse_ref(json_array_get(arr, i), &rq->refs[i],
+				rq->digests + i * DB_DIGEST_MAX);
 		if (why != NULL) {
 			http_error(res, 400, "refs[%zu]: %s; nothing stored", i,
 				   why);
@@ -194,6 +198,7 @@ static int parse_request(const struct http_request *req,
 	j = json_object_get(rq->body, "refs");
 	if (j != NULL && parse_refs(j, rq, res) < 0)
 		return -1;
+	rq->has_refs = j != NULL;
 	if (import && (!rq->has_source || j == NULL)) {
 		http_error(res, 400, "an import needs \"source\" and \"refs\"");
 		return -1;
@@ -210,65 +215,8 @@ static int parse_request(const struct http_request *req,
 static void request_free(struct refs_request *rq)
 {
 	free(rq->refs);
+	free(rq->digests);
 	json_decref(rq->body);
-}
-
-/*
- * One chunk of the import, in one transaction (v->lock held); the last
- * publishes the import (and with a replace hides the older generations).
- */
-static int store_chunk(struct verifier *v, const struct refs_request *rq,
-		       size_t from, size_t to, int64_t now,
-		       struct imt_error *err)
-{
-	int last = to == rq->nrefs;
-	size_t i;
-	int rc;
-
-	rc = from == 0 ? db_ref_import_begin(v->db, &rq->source, now, err) :
-			 db_ref_import_continue(v->db, &rq->source, now, err);
-	if (rc < 0)
-		return -1;
-	for (i = from; i < to; i++) {
-		const struct ref_entry *e = &rq->refs[i];
-
-		if (db_ref_add(v->db, &rq->source, e->path, e->algo, e->digest,
-			       e->digest_len, now, err) < 0) {
-			db_ref_import_abort(v->db);
-			return -1;
-		}
-	}
-	if (last && rq->replace && db_ref_import_replace(v->db, err) < 0) {
-		db_ref_import_abort(v->db);
-		return -1;
-	}
-	return last ? db_ref_import_commit(v->db, err) :
-		      db_ref_import_commit_chunk(v->db, err);
-}
-
-/*
- * Store the references chunk by chunk (the first starts a new generation
- * of the source), the lock released in between. *@stored: how many are.
- */
-static int store_refs(struct verifier *v, const struct refs_request *rq,
-		      int64_t now, size_t *stored, struct imt_error *err)
-{
-	size_t from = 0, to;
-	int rc;
-
-	*stored = 0;
-	do {
-		to = rq->nrefs - from > REFS_CHUNK ? from + REFS_CHUNK :
-						     rq->nrefs;
-		pthread_mutex_lock(&v->lock);
-		rc = store_chunk(v, rq, from, to, now, err);
-		pthread_mutex_unlock(&v->lock);
-		if (rc < 0)
-			return -1;
-		*stored = from = to;
-		rejudge_hook("import:chunk");
-	} while (from < rq->nrefs);
-	return 0;
 }
 
 /* {"check":"rejudge","source":{...},"operator":NAME} as JSON text. */
@@ -307,17 +255,48 @@ static void import_failed(struct http_response *res, const char *what,
 		   err->msg);
 }
 
+/* The answer to an import, from what engine_refs_import() did. */
+static void import_answer(struct http_response *res,
+			  const struct refs_request *rq,
+			  const struct engine_refs_result *r)
+{
+	switch (r->step) {
+	case ENGINE_REFS_DONE:
+		rest_reply(res, 200,
+			   rejudge_stats_json(json_pack("{s:I,s:I}", "added",
+							(json_int_t)rq->nrefs,
+							"withdrawn",
+							(json_int_t)
+								r->withdrawn),
+					      &r->st));
+		break;
+	case ENGINE_REFS_WITHDRAW:
+		http_error(res, 500,
+			   "all %zu references stored, but "
+			   "withdrawing the older ones failed after %zu: %s; "
+			   "send the import again",
+			   rq->nrefs, r->withdrawn, r->err.msg);
+		break;
+	case ENGINE_REFS_REJUDGE:
+		http_error(res, 500,
+			   "references stored, but judging the "
+			   "records again failed: %s",
+			   r->err.msg);
+		break;
+	default:
+		import_failed(res, "import", r->stored, rq, &r->err);
+		break;
+	}
+}
+
 void route_refs_import(void *ctx, const struct http_request *req,
 		       struct http_response *res)
 {
 	struct verifier *v = ctx;
 	char name[DB_NAME_MAX + 1], *reason = NULL;
-	struct rejudge_stats st = { 0 };
 	int64_t now = (int64_t)time(NULL);
 	struct refs_request rq = { 0 };
-	size_t stored = 0, withdrawn = 0;
-	struct imt_error err;
-	int rc;
+	struct engine_refs_result r;
 
 	if (auth_operator(v, req, res, name) < 0 ||
 	    parse_request(req, res, &rq, 1) < 0)
@@ -329,43 +308,9 @@ void route_refs_import(void *ctx, const struct http_request *req,
 	}
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
-	rc = store_refs(v, &rq, now, &stored, &err);
-	if (rc < 0) {
-		import_failed(res, "import", stored, &rq, &err);
-		/* nothing of it vouched: drop what the chunks stored */
-		import_recover(v, NULL, &(struct imt_error){ 0 });
-		goto unlock;
-	}
-	if (rq.replace &&
-	    import_withdraw(v, &rq.source, 1, &withdrawn, &err) < 0) {
-		http_error(res, 500,
-			   "all %zu references stored, but "
-			   "withdrawing the older ones failed after %zu: %s; "
-			   "send the import again",
-			   rq.nrefs, withdrawn, err.msg);
-		/* what is stored and what went, judged with */
-		rejudge_all(v, REJUDGE_ADDED | REJUDGE_WITHDRAWN, reason, now,
-			    &st, &err);
-		goto unlock;
-	}
-	rc = rejudge_all(v,
-			 REJUDGE_ADDED |
-				 (withdrawn > 0 ? REJUDGE_WITHDRAWN : 0),
-			 reason, now, &st, &err);
-	if (rc < 0) {
-		http_error(res, 500,
-			   "references stored, but judging the "
-			   "records again failed: %s",
-			   err.msg);
-		goto unlock;
-	}
-	rest_reply(res, 200,
-		   rejudge_stats_json(json_pack("{s:I,s:I}", "added",
-						(json_int_t)rq.nrefs,
-						"withdrawn",
-						(json_int_t)withdrawn),
-				      &st));
-unlock:
+	engine_refs_import(v, &rq.source, rq.refs, rq.nrefs, rq.replace, reason,
+			   now, &r);
+	import_answer(res, &rq, &r);
 	cluster_change_end(v);
 out:
 	free(reason);
@@ -462,51 +407,39 @@ out:
 	json_decref(pg.rows);
 }
 
-/* Delete the listed references @from..@to in one batch (v->lock held). */
-static int delete_chunk(struct verifier *v, const struct refs_request *rq,
-			size_t from, size_t to, size_t *deleted,
-			struct imt_error *err)
+/* The answer to a delete, from what engine_refs_delete() did. */
+static void delete_answer(struct http_response *res,
+			  const struct refs_request *rq,
+			  const struct engine_refs_result *r)
 {
-	const struct db_ref_source *src = rq->has_source ? &rq->source : NULL;
-	size_t i, n, sum = 0;
-
-	if (db_batch_begin(v->db, err) < 0)
-		return -1;
-	for (i = from; i < to; i++) {
-		const struct ref_entry *e = &rq->refs[i];
-
-		if (db_ref_delete(v->db, src, e->path, e->algo, e->digest,
-				  e->digest_len, &n, err) < 0) {
-			db_batch_abort(v->db);
-			return -1;
-		}
-		sum += n;
+	switch (r->step) {
+	case ENGINE_REFS_DONE:
+		rest_reply(res, 200,
+			   rejudge_stats_json(json_pack("{s:I}", "deleted",
+							(json_int_t)r->stored),
+					      &r->st));
+		break;
+	case ENGINE_REFS_REJUDGE:
+		http_error(res, 500,
+			   "%zu references deleted, but judging the "
+			   "records again failed: %s",
+			   r->stored, r->err.msg);
+		break;
+	default:
+		http_error(res, 500,
+			   "delete failed after %zu references "
+			   "were deleted (those are gone%s%s): %s",
+			   r->stored,
+			   r->stored > 0 ? ", and the records judged again" :
+					   "",
+			   !rq->has_refs ?
+				   "; the rest of the source vouches no more either, "
+				   "and goes when the delete is sent again or the "
+				   "verifier starts" :
+				   "",
+			   r->err.msg);
+		break;
 	}
-	if (db_batch_commit(v->db, err) < 0)
-		return -1;
-	*deleted += sum;
-	return 0;
-}
-
-/* The listed references, chunk by chunk, the lock released between. */
-static int delete_refs(struct verifier *v, const struct refs_request *rq,
-		       size_t *deleted, struct imt_error *err)
-{
-	size_t from, to;
-	int rc;
-
-	*deleted = 0;
-	for (from = 0; from < rq->nrefs; from = to) {
-		to = rq->nrefs - from > REFS_CHUNK ? from + REFS_CHUNK :
-						     rq->nrefs;
-		pthread_mutex_lock(&v->lock);
-		rc = delete_chunk(v, rq, from, to, deleted, err);
-		pthread_mutex_unlock(&v->lock);
-		if (rc < 0)
-			return -1;
-		rejudge_hook("withdraw:chunk");
-	}
-	return 0;
 }
 
 void route_refs_delete(void *ctx, const struct http_request *req,
@@ -514,12 +447,9 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 {
 	struct verifier *v = ctx;
 	char name[DB_NAME_MAX + 1], *reason = NULL;
-	struct rejudge_stats st = { 0 };
 	int64_t now = (int64_t)time(NULL);
 	struct refs_request rq = { 0 };
-	struct imt_error err;
-	size_t deleted = 0;
-	int rc;
+	struct engine_refs_result r;
 
 	if (auth_operator(v, req, res, name) < 0 ||
 	    parse_request(req, res, &rq, 0) < 0)
@@ -531,41 +461,10 @@ void route_refs_delete(void *ctx, const struct http_request *req,
 	}
 	if (cluster_change_begin(v, res) < 0)
 		goto out;
-	if (json_object_get(rq.body, "refs") != NULL)
-		rc = delete_refs(v, &rq, &deleted, &err);
-	else
-		rc = import_withdraw(v, &rq.source, 0, &deleted, &err);
-	/* what went is gone whatever failed after: judge without it */
-	if (deleted > 0 &&
-	    rejudge_all(v, REJUDGE_WITHDRAWN, reason, now, &st,
-			rc < 0 ? &(struct imt_error){ 0 } : &err) < 0)
-		rc = -2;
-	if (rc == -1) {
-		http_error(res, 500,
-			   "delete failed after %zu references "
-			   "were deleted (those are gone%s%s): %s",
-			   deleted,
-			   deleted > 0 ? ", and the records judged again" : "",
-			   json_object_get(rq.body, "refs") == NULL ?
-				   "; the rest of the source vouches no more either, "
-				   "and goes when the delete is sent again or the "
-				   "verifier starts" :
-				   "",
-			   err.msg);
-		goto unlock;
-	}
-	if (rc == -2) {
-		http_error(res, 500,
-			   "%zu references deleted, but judging the "
-			   "records again failed: %s",
-			   deleted, err.msg);
-		goto unlock;
-	}
-	rest_reply(res, 200,
-		   rejudge_stats_json(json_pack("{s:I}", "deleted",
-						(json_int_t)deleted),
-				      &st));
-unlock:
+	engine_refs_delete(v, rq.has_source ? &rq.source : NULL,
+			   rq.has_refs ? rq.refs : NULL, rq.nrefs, reason, now,
+			   &r);
+	delete_answer(res, &rq, &r);
 	cluster_change_end(v);
 out:
 	free(reason);
