@@ -75,6 +75,13 @@ void engine_answer_set(struct engine_answer *ans, enum engine_status status,
 	va_end(ap);
 }
 
+void engine_answer_storage(struct engine_answer *ans, const char *what,
+			   const struct imt_error *err)
+{
+	engine_answer_set(ans, engine_storage_status(err->status), "%s: %s",
+			  what, err->msg);
+}
+
 int engine_transition(struct verifier *v, const char *id,
 		      enum db_machine_state from, enum transition_event event,
 		      const char *reason, int64_t now,

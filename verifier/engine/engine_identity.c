@@ -13,14 +13,6 @@
 #include "engine.h"
 #include "engine_internal.h"
 
-/* A storage failure @what as an answer, its kind as the status. */
-static void storage_error(struct engine_answer *ans, const char *what,
-			  const struct imt_error *err)
-{
-	engine_answer_set(ans, engine_storage_status(err->status), "%s: %s",
-			  what, err->msg);
-}
-
 /*
  * The approval, its audit entry and the table's row for TR_APPROVED, in
  * one transaction: 0 with the db's verdict in *@res, or -1 with @err.
@@ -66,7 +58,7 @@ void engine_approve(struct verifier *v, const char *id, const uint8_t *ek_fpr,
 
 	memset(ans, 0, sizeof(*ans));
 	if (approve(v, id, ek_fpr, op_name, now, &r, &err) < 0) {
-		storage_error(ans, "approve", &err);
+		engine_answer_storage(ans, "approve", &err);
 		return;
 	}
 	switch (r) {
@@ -106,7 +98,7 @@ void engine_machine_add(struct verifier *v, const char *id,
 		rc = db_registration_get(v->db, id, reg, &found, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "pre-register", &err);
+		engine_answer_storage(ans, "pre-register", &err);
 	else if (r == DB_REG_ID_TAKEN)
 		engine_answer_set(ans, ENGINE_CONFLICT,
 				  "id %s has another EK (enrolled or "
@@ -135,7 +127,7 @@ void engine_machine_remove(struct verifier *v, const char *id,
 	rc = db_machine_remove(v->db, id, op_name, now, out, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "remove", &err);
+		engine_answer_storage(ans, "remove", &err);
 	else if (!out->machine && !out->registration)
 		engine_answer_set(ans, ENGINE_UNKNOWN,
 				  "no machine or pre-registration \"%s\"", id);

@@ -13,6 +13,11 @@ void engine_answer_set(struct engine_answer *ans, enum engine_status status,
 		       const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Set @ans to the storage failure @err of @what: "WHAT: why", its kind
+ * as the status (engine_storage_status()). */
+void engine_answer_storage(struct engine_answer *ans, const char *what,
+			   const struct imt_error *err);
+
 /* Issue @id's next nonce (v->lock held); -1 with @ans filled. */
 int engine_issue_nonce(struct verifier *v, const char *id, int64_t now,
 		       uint8_t *nonce, size_t *len, uint64_t *expires,

@@ -26,14 +26,6 @@
 #include "keyring.h"
 #include "policies.h"
 
-/* A storage failure @what as an answer, its kind as the status. */
-static void storage_error(struct engine_answer *ans, const char *what,
-			  const struct imt_error *err)
-{
-	engine_answer_set(ans, engine_storage_status(err->status), "%s: %s",
-			  what, err->msg);
-}
-
 int engine_policy_is_default(struct verifier *v, const char *name)
 {
 	const struct policy *p;
@@ -78,7 +70,7 @@ void engine_policy_put(struct verifier *v, const struct policy *p,
 	rc = store_policy(v, p, text, op_name, now, &created, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "store policy", &err);
+		engine_answer_storage(ans, "store policy", &err);
 	else
 		ans->status = created ? ENGINE_CREATED : ENGINE_OK;
 }
@@ -99,7 +91,7 @@ void engine_policy_delete(struct verifier *v, const char *name,
 	}
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "delete policy", &err);
+		engine_answer_storage(ans, "delete policy", &err);
 	else if (!found)
 		engine_answer_set(ans, ENGINE_UNKNOWN, "no policy \"%s\"",
 				  name);
@@ -123,7 +115,7 @@ void engine_key_add(struct verifier *v, const struct db_key *k,
 	}
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "add key", &err);
+		engine_answer_storage(ans, "add key", &err);
 	else
 		ans->status = ENGINE_CREATED;
 }
@@ -144,7 +136,7 @@ void engine_key_delete(struct verifier *v, const char *name,
 	}
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "delete key", &err);
+		engine_answer_storage(ans, "delete key", &err);
 	else if (!found)
 		engine_answer_set(ans, ENGINE_UNKNOWN,
 				  "no key \"%s\" imported on its own (a "
@@ -207,7 +199,7 @@ void engine_webhook_add(struct verifier *v, const struct db_webhook_new *n,
 			      now);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "add webhook", &err);
+		engine_answer_storage(ans, "add webhook", &err);
 	else if (f.count >= ENGINE_WEBHOOKS_MAX)
 		engine_answer_set(ans, ENGINE_TOO_LARGE,
 				  "%d webhook endpoints already",
@@ -234,7 +226,7 @@ void engine_webhook_delete(struct verifier *v, const char *name,
 			      json_pack("{s:s}", "name", name), now);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "delete webhook", &err);
+		engine_answer_storage(ans, "delete webhook", &err);
 	else if (f.found && f.from_config)
 		engine_answer_set(ans, ENGINE_CONFLICT,
 				  "webhook \"%s\" is defined in the config "
@@ -295,7 +287,7 @@ void engine_boot_baseline(struct verifier *v, const char *id,
 	rc = baseline_approve(v, id, op_name, cause, now, sha256, &found, &err);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
-		storage_error(ans, "approve boot baseline", &err);
+		engine_answer_storage(ans, "approve boot baseline", &err);
 	else if (!found)
 		engine_answer_set(ans, ENGINE_UNKNOWN,
 				  "no machine \"%s\" with a firmware event "
