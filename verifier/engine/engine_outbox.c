@@ -12,10 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "db_machine.h"
 #include "engine_outbox.h"
 #include "log.h"
-#include "transition.h"
 
 #define GONE_MAX 256 /* config endpoints removed at one start, at most */
 
@@ -49,26 +47,6 @@ static int survey(const struct db_webhook *e, void *arg)
 		log_info("webhook %s: %" PRIu64 " messages to deliver, %" PRIu64
 			 " dropped so far",
 			 e->name, e->pending, e->dropped);
-	return 0;
-}
-
-/* The TNC recommendation of every state, as the bodies give it. */
-static int put_tnc(struct verifier *v)
-{
-	struct imt_error err;
-	int st;
-
-	for (st = DB_STATE_ENROLLING; st <= DB_STATE_STALE; st++) {
-		enum db_machine_state state = (enum db_machine_state)st;
-
-		if (db_webhook_set_tnc(v->db, state,
-				       transition_tnc_name(
-					       transition_tnc_of(state)),
-				       &err) < 0) {
-			log_warnx("webhooks: %s", err.msg);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -131,8 +109,7 @@ int engine_outbox_sync(struct verifier *v, const struct db_webhook_new *eps,
 	int rc = -1;
 
 	pthread_mutex_lock(&v->lock);
-	if (put_tnc(v) == 0 && put_all(v, eps, n) == 0 &&
-	    remove_gone(v, eps, n) == 0)
+	if (put_all(v, eps, n) == 0 && remove_gone(v, eps, n) == 0)
 		rc = 0;
 	pthread_mutex_unlock(&v->lock);
 	return rc;

@@ -28,6 +28,7 @@
 #include "file.h"
 #include "log.h"
 #include "webhook.h"
+#include "webhook_body.h"
 #include "webhook_ca.h"
 #include "webhook_endpoint.h"
 #include "webhook_sign.h"
@@ -47,7 +48,7 @@
 struct message {
 	int64_t seq;
 	unsigned int attempts;
-	char id[DB_WEBHOOK_NAME_MAX + 32];
+	char id[WEBHOOK_ID_MAX];
 	char endpoint[DB_WEBHOOK_NAME_MAX + 1];
 	char key_id[DB_WEBHOOK_KEY_ID_MAX + 1];
 	char machine[DB_MACHINE_ID_MAX + 1];
@@ -134,7 +135,7 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	memset(m, 0, sizeof(*m));
 	m->seq = dm->seq;
 	m->attempts = dm->attempts;
-	snprintf(m->id, sizeof(m->id), "%s", dm->id);
+	webhook_id(dm, m->id, sizeof(m->id));
 	snprintf(m->endpoint, sizeof(m->endpoint), "%s", dm->endpoint);
 	snprintf(m->key_id, sizeof(m->key_id), "%s", dm->key_id);
 	snprintf(m->machine, sizeof(m->machine), "%s", dm->machine_id);
@@ -144,12 +145,13 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	m->allow_http = dm->allow_http;
 	m->url = dup_or_null(dm->url);
 	m->ca_file = dup_or_null(dm->ca_file);
-	m->body = dup_or_null(dm->body);
-	if (m->url == NULL || m->body == NULL ||
-	    (dm->ca_file != NULL && m->ca_file == NULL)) {
+	if (m->url == NULL || (dm->ca_file != NULL && m->ca_file == NULL)) {
 		message_free(m);
 		return 1; /* out of memory: send what we have */
 	}
+	/* written now from the queued facts (a body that cannot be is an
+	 * attempt that fails, saying why) */
+	m->body = webhook_body(dm, m->error, sizeof(m->error));
 	b->n++;
 	return b->n == BATCH;
 }
@@ -217,6 +219,8 @@ static int prepare(struct message *m, int64_t now, const char *ca_dir)
 	char sig[WEBHOOK_SIGNATURE_MAX], ts[24];
 	CURL *e;
 
+	if (m->body == NULL) /* webhook_body() said why, in m->error */
+		return -1;
 	if (webhook_url_check(m->url, m->allow_http, m->error,
 			      sizeof(m->error)) < 0)
 		return -1;
