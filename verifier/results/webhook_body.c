@@ -48,38 +48,57 @@ static json_t *tnc_of(const char *state)
 static int add_state(json_t *o, const struct db_webhook_message *m)
 {
 	json_t *reason = json_null();
+	int rc = 0;
 
 	if (m->reason != NULL) {
 		reason = json_loads(m->reason, JSON_DECODE_ANY, NULL);
 		if (reason == NULL)
 			return -1;
 	}
-	return put(o, "tnc", tnc_of(m->to_state)) | put(o, "reason", reason) |
-	       put(o, "at", json_integer(m->at)) |
-	       put(o, "event", json_integer(m->event));
+	/* one statement a key: the order of the keys is the body's */
+	rc |= put(o, "tnc", tnc_of(m->to_state));
+	rc |= put(o, "reason", reason);
+	rc |= put(o, "at", json_integer(m->at));
+	rc |= put(o, "event", json_integer(m->event));
+	return rc;
 }
 
 /* A removal's tnc, reason (its audit row's action and operator), audit. */
 static int add_removed(json_t *o, const struct db_webhook_message *m)
 {
 	json_t *reason = json_object();
+	int rc = 0;
 
-	if (reason == NULL ||
-	    (put(reason, "action", text_or_null(m->action)) |
-	     put(reason, "operator", text_or_null(m->op_name))) < 0) {
-		json_decref(reason);
+	if (reason == NULL)
 		return -1;
-	}
-	return put(o, "tnc", json_string(transition_tnc_name(TNC_NONE))) |
-	       put(o, "reason", reason) | put(o, "at", json_integer(m->at)) |
-	       put(o, "event", json_null()) |
-	       put(o, "audit", json_integer(m->audit));
+	rc |= put(reason, "action", text_or_null(m->action));
+	rc |= put(reason, "operator", text_or_null(m->op_name));
+	rc |= put(o, "tnc", json_string(transition_tnc_name(TNC_NONE)));
+	rc |= put(o, "reason", reason);
+	rc |= put(o, "at", json_integer(m->at));
+	rc |= put(o, "event", json_null());
+	rc |= put(o, "audit", json_integer(m->audit));
+	return rc;
+}
+
+/* The keys both kinds begin with. */
+static int add_common(json_t *o, const struct db_webhook_message *m)
+{
+	char id[WEBHOOK_ID_MAX];
+	int rc = 0;
+
+	webhook_id(m, id, sizeof(id));
+	rc |= put(o, "id", json_string(id));
+	rc |= put(o, "type", json_string(m->type));
+	rc |= put(o, "machine", text_or_null(m->machine_id));
+	rc |= put(o, "from", text_or_null(m->from_state));
+	rc |= put(o, "to", text_or_null(m->to_state));
+	return rc;
 }
 
 /* The body from @m's facts, keys in their order; NULL with @why. */
 static char *build(const struct db_webhook_message *m, char *why, size_t whylen)
 {
-	char id[WEBHOOK_ID_MAX];
 	json_t *o = json_object();
 	char *text = NULL;
 	int state = strcmp(m->type, "machine.state") == 0;
@@ -88,13 +107,7 @@ static char *build(const struct db_webhook_message *m, char *why, size_t whylen)
 		snprintf(why, whylen, "unknown message type %s", m->type);
 		goto out;
 	}
-	webhook_id(m, id, sizeof(id));
-	if (o == NULL ||
-	    (put(o, "id", json_string(id)) |
-	     put(o, "type", json_string(m->type)) |
-	     put(o, "machine", text_or_null(m->machine_id)) |
-	     put(o, "from", text_or_null(m->from_state)) |
-	     put(o, "to", text_or_null(m->to_state))) < 0 ||
+	if (o == NULL || add_common(o, m) < 0 ||
 	    (state ? add_state(o, m) : add_removed(o, m)) < 0) {
 		snprintf(why, whylen,
 			 "its facts make no JSON (a reason not JSON, text not UTF-8, or out of memory)");
