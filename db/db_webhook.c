@@ -3,9 +3,10 @@
  * db_webhook.c - webhook endpoints and their outbox (0010_webhooks.sql).
  *
  * Messages are queued by the schema's triggers (events, audit), never
- * here: this file stores endpoints, hands the delivery thread what is due,
- * notes what became of each attempt and tells it when a commit queued
- * more.
+ * here, as the facts of each change (schema 0020): this file stores
+ * endpoints, hands the delivery thread what is due (which writes the
+ * bodies), notes what became of each attempt and tells it when a commit
+ * queued more.
  */
 #include <string.h>
 
@@ -49,23 +50,17 @@ static const char sql_list[] =
 	"(SELECT last_error FROM webhook_outbox o WHERE o.endpoint_id = w.id "
 	"AND o.last_error IS NOT NULL ORDER BY o.seq DESC LIMIT 1) "
 	"FROM webhooks w ORDER BY w.name";
-static const char sql_tnc[] =
-	"INSERT INTO state_tnc (state, tnc) VALUES (?1, ?2) "
-	"ON CONFLICT (state) DO UPDATE SET tnc = excluded.tnc";
 /* The head of each (endpoint, machine) queue, if it is due. */
-#define SQL_DUE(msg_id) \
-	"SELECT o.seq, " msg_id ", w.name, w.url, " \
-	"w.ca_file, w.allow_http, w.key_id, w.secret, o.machine_id, o.body, " \
-	"o.attempts FROM (SELECT min(seq) AS seq FROM webhook_outbox " \
-	"WHERE delivered_at IS NULL GROUP BY endpoint_id, machine_id) h " \
-	"JOIN webhook_outbox o ON o.seq = h.seq " \
-	"JOIN webhooks w ON w.id = o.endpoint_id " \
-	"WHERE o.next_attempt <= ?1 AND w.enabled = 1 " \
-	"ORDER BY o.next_attempt, o.seq LIMIT ?2"
-static const struct db_sql sql_due = {
-	.sqlite = SQL_DUE("json_extract(o.body, '$.id')"),
-	.pg = SQL_DUE("o.body ->> 'id'"),
-};
+static const char sql_due[] =
+	"SELECT o.seq, w.name, w.url, w.ca_file, w.allow_http, w.key_id, "
+	"w.secret, o.machine_id, o.body, o.attempts, o.type, o.from_state, "
+	"o.to_state, o.reason, o.action, o.operator, o.created_at, "
+	"o.event_id FROM (SELECT min(seq) AS seq FROM webhook_outbox "
+	"WHERE delivered_at IS NULL GROUP BY endpoint_id, machine_id) h "
+	"JOIN webhook_outbox o ON o.seq = h.seq "
+	"JOIN webhooks w ON w.id = o.endpoint_id "
+	"WHERE o.next_attempt <= ?1 AND w.enabled = 1 "
+	"ORDER BY o.next_attempt, o.seq LIMIT ?2";
 static const char sql_delivered[] =
 	"UPDATE webhook_outbox SET delivered_at = ?2, last_error = NULL "
 	"WHERE seq = ?1 AND delivered_at IS NULL";
@@ -247,28 +242,33 @@ int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
 	return 0;
 }
 
-int db_webhook_set_tnc(struct db *db, enum db_machine_state state,
-		       const char *tnc, struct imt_error *err)
+/* The due row at @st into @m. */
+static void due_row(struct db_stmt *st, struct db_webhook_message *m)
 {
-	struct db_stmt *st;
+	int64_t event_id;
 
-	if (db == NULL)
-		return db_bad(err, "no database");
-	if ((unsigned int)state > DB_STATE_STALE)
-		return db_bad(err, "unknown machine state %d", (int)state);
-	if (db_check_str(tnc, 32, "tnc", err) < 0 || db_begin(db, err) < 0)
-		return -1;
-	st = db_stmt(db, sql_tnc, err);
-	if (st == NULL)
-		goto fail;
-	db_bind_text(st, 1, db_machine_state_name(state));
-	db_bind_text(st, 2, tnc);
-	if (db_step_done(db, st, err, "state tnc") < 0)
-		goto fail;
-	return db_commit(db, err);
-fail:
-	db_rollback(db);
-	return -1;
+	m->seq = db_col_int64(st, 0);
+	m->endpoint = db_col_text(st, 1);
+	m->url = db_col_text(st, 2);
+	m->ca_file = db_col_text(st, 3);
+	m->allow_http = db_col_int(st, 4);
+	m->key_id = db_col_text(st, 5);
+	m->secret = db_col_blob(st, 6);
+	m->secret_len = (size_t)db_col_bytes(st, 6);
+	m->machine_id = db_col_text(st, 7);
+	m->body = db_col_text(st, 8);
+	m->attempts = (unsigned int)db_col_int64(st, 9);
+	m->type = db_col_text(st, 10);
+	m->from_state = db_col_text(st, 11);
+	m->to_state = db_col_text(st, 12);
+	m->reason = db_col_text(st, 13);
+	m->action = db_col_text(st, 14);
+	m->op_name = db_col_text(st, 15);
+	m->at = db_col_int64(st, 16);
+	event_id = db_col_int64(st, 17);
+	/* a removal's audit id is stored negated (schema 0011) */
+	m->event = event_id > 0 ? event_id : 0;
+	m->audit = event_id < 0 ? -event_id : 0;
 }
 
 int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
@@ -282,26 +282,15 @@ int db_webhook_due(struct db *db, int64_t now, unsigned int limit,
 		return db_bad(err, "no database or callback");
 	if (db_check_limit(limit, err) < 0)
 		return -1;
-	st = db_stmt_sql(db, &sql_due, err);
+	st = db_stmt(db, sql_due, err);
 	if (st == NULL)
 		return -1;
 	db_bind_int64(st, 1, now);
 	db_bind_int64(st, 2, limit);
 	while ((step = db_step(st)) == DB_ROW) {
-		m.seq = db_col_int64(st, 0);
-		m.id = text_or_null(st, 1);
-		m.endpoint = text_or_null(st, 2);
-		m.url = text_or_null(st, 3);
-		m.ca_file = text_or_null(st, 4);
-		m.allow_http = db_col_int(st, 5);
-		m.key_id = text_or_null(st, 6);
-		m.secret = db_col_blob(st, 7);
-		m.secret_len = (size_t)db_col_bytes(st, 7);
-		m.machine_id = text_or_null(st, 8);
-		m.body = text_or_null(st, 9);
-		m.attempts = (unsigned int)db_col_int64(st, 10);
-		if (m.id == NULL || m.body == NULL)
-			continue; /* the trigger names every row */
+		due_row(st, &m);
+		if (m.body == NULL && m.type == NULL)
+			continue; /* the schema's CHECK names every row */
 		if (cb(&m, arg) != 0)
 			break;
 	}

@@ -52,10 +52,14 @@ struct db_webhook {
 	const char *last_error; /* of the newest failed attempt, or NULL */
 };
 
-/* A message due for delivery (db_webhook_due()); borrowed. */
+/*
+ * A message due for delivery (db_webhook_due()); borrowed. The schema's
+ * triggers queue a change's facts; the body is written from them at
+ * delivery (results/webhook_body.c). A message queued before schema 0020
+ * carries its body instead, sent as stored.
+ */
 struct db_webhook_message {
 	int64_t seq;
-	const char *id; /* "<endpoint>-<seq>", the body's "id" */
 	const char *endpoint;
 	const char *url;
 	const char *ca_file; /* NULL when none */
@@ -64,8 +68,18 @@ struct db_webhook_message {
 	const uint8_t *secret;
 	size_t secret_len;
 	const char *machine_id;
-	const char *body;      /* JSON text, as signed and sent */
+	const char *body;      /* JSON text as stored, or NULL: the facts */
 	unsigned int attempts; /* failed attempts so far */
+	/* the facts, when body is NULL */
+	const char *type;	/* "machine.state" or "machine.removed" */
+	const char *from_state; /* NULL for a new machine */
+	const char *to_state;	/* NULL in machine.removed */
+	const char *reason;	/* the event's reason, JSON text, or NULL */
+	const char *action;	/* machine.removed: the audit row's */
+	const char *op_name;	/* machine.removed: NULL for an expiry */
+	int64_t at;		/* the change's time */
+	int64_t event;		/* machine.state: the event's id */
+	int64_t audit;		/* machine.removed: the audit row's id */
 };
 
 typedef int (*db_webhook_cb)(const struct db_webhook *w, void *arg);
@@ -107,13 +121,6 @@ int db_webhook_cap(struct db *db, unsigned int max_pending,
 /** db_webhook_list() - call @cb for every endpoint, in name order. */
 int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
 		    struct imt_error *err);
-
-/**
- * db_webhook_set_tnc() - the TNC recommendation message bodies give for
- * @state (the verifier's state table says, at start).
- */
-int db_webhook_set_tnc(struct db *db, enum db_machine_state state,
-		       const char *tnc, struct imt_error *err);
 
 /**
  * db_webhook_on_queued() - call @fn(@arg) when a transaction that queued

@@ -700,6 +700,78 @@ static const char migration_pg_0019[] =
 	"\n"
 	"UPDATE schema_version SET version = 19;\n";
 
+static const char migration_pg_0020[] =
+	"-- 0020_webhook_facts.sql - as schema/0020_webhook_facts.sql: the triggers\n"
+	"-- queue a message's facts in columns (type, from_state, to_state, reason,\n"
+	"-- action, operator), the verifier builds its body at delivery; body stays\n"
+	"-- for the rows queued before, sent as stored; state_tnc goes (the state\n"
+	"-- table says). An identity never goes back, so seq needs no care here.\n"
+	"-- The trimming to max_pending and the NOTIFY stay in\n"
+	"-- webhook_outbox_queued.\n"
+	"ALTER TABLE webhook_outbox ALTER COLUMN body DROP NOT NULL;\n"
+	"ALTER TABLE webhook_outbox ADD COLUMN type text\n"
+	"\tCHECK (type IN ('machine.state', 'machine.removed'));\n"
+	"ALTER TABLE webhook_outbox ADD COLUMN from_state text;\n"
+	"ALTER TABLE webhook_outbox ADD COLUMN to_state text;\n"
+	"ALTER TABLE webhook_outbox ADD COLUMN reason text;\n"
+	"ALTER TABLE webhook_outbox ADD COLUMN action text;\n"
+	"ALTER TABLE webhook_outbox ADD COLUMN operator text;\n"
+	"ALTER TABLE webhook_outbox ADD CHECK ((body IS NULL) <> (type IS NULL));\n"
+	"\n"
+	"DROP TABLE state_tnc;\n"
+	"\n"
+	"CREATE OR REPLACE FUNCTION events_webhook() RETURNS trigger\n"
+	"LANGUAGE plpgsql AS $$\n"
+	"BEGIN\n"
+	"\tINSERT INTO webhook_outbox (endpoint_id, event_id, machine_id,\n"
+	"\t\t\t\t    created_at, next_attempt, type,\n"
+	"\t\t\t\t    from_state, to_state, reason)\n"
+	"\tSELECT w.id, NEW.id, NEW.machine_id, NEW.time, NEW.time,\n"
+	"\t       'machine.state', NEW.from_state, NEW.to_state, NEW.reason::text\n"
+	"\tFROM webhooks w WHERE w.enabled = 1 ORDER BY w.id;\n"
+	"\tRETURN NULL;\n"
+	"END\n"
+	"$$;\n"
+	"\n"
+	"CREATE OR REPLACE FUNCTION audit_webhook() RETURNS trigger\n"
+	"LANGUAGE plpgsql AS $$\n"
+	"BEGIN\n"
+	"\tINSERT INTO webhook_outbox (endpoint_id, event_id, machine_id,\n"
+	"\t\t\t\t    created_at, next_attempt, type,\n"
+	"\t\t\t\t    from_state, action, operator)\n"
+	"\tSELECT w.id, -NEW.id, NEW.machine_id, NEW.time, NEW.time,\n"
+	"\t       'machine.removed',\n"
+	"\t       CASE NEW.action WHEN 'remove' THEN NEW.detail ->> 'state'\n"
+	"\t\t    ELSE 'pending' END,\n"
+	"\t       NEW.action, NEW.operator\n"
+	"\tFROM webhooks w WHERE w.enabled = 1 ORDER BY w.id;\n"
+	"\tRETURN NULL;\n"
+	"END\n"
+	"$$;\n"
+	"\n"
+	"CREATE OR REPLACE FUNCTION webhook_outbox_queued() RETURNS trigger\n"
+	"LANGUAGE plpgsql AS $$\n"
+	"BEGIN\n"
+	"\tUPDATE webhooks SET dropped = dropped + (SELECT count(*)\n"
+	"\t\tFROM webhook_outbox o WHERE o.endpoint_id = NEW.endpoint_id\n"
+	"\t\tAND o.delivered_at IS NULL) - max_pending\n"
+	"\tWHERE id = NEW.endpoint_id AND (SELECT count(*) FROM webhook_outbox o\n"
+	"\t\tWHERE o.endpoint_id = NEW.endpoint_id\n"
+	"\t\tAND o.delivered_at IS NULL) > max_pending;\n"
+	"\tDELETE FROM webhook_outbox WHERE seq IN (SELECT seq FROM\n"
+	"\t\t(SELECT o.seq, row_number() OVER (ORDER BY o.seq DESC) AS r\n"
+	"\t\t FROM webhook_outbox o\n"
+	"\t\t WHERE o.endpoint_id = NEW.endpoint_id\n"
+	"\t\t       AND o.delivered_at IS NULL) ranked\n"
+	"\t\tWHERE r > (SELECT max_pending FROM webhooks\n"
+	"\t\t\t   WHERE id = NEW.endpoint_id));\n"
+	"\tPERFORM pg_notify('imatrust_webhook', NEW.endpoint_id::text);\n"
+	"\tRETURN NULL;\n"
+	"END\n"
+	"$$;\n"
+	"\n"
+	"UPDATE schema_version SET version = 20;\n";
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
@@ -709,6 +781,7 @@ const struct db_migration db_pg_migrations[] = {
 	{ 17, "0017_record_chunks", migration_pg_0017 },
 	{ 18, "0018_wide_banks", migration_pg_0018 },
 	{ 19, "0019_import_generations", migration_pg_0019 },
+	{ 20, "0020_webhook_facts", migration_pg_0020 },
 };
 
 const size_t db_pg_migration_count =

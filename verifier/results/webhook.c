@@ -4,10 +4,11 @@
  *
  * Each pass takes the due messages (at most one per endpoint and machine:
  * the database hands out only the oldest undelivered message of each)
- * under v->lock, posts them all at once with a curl multi handle without
- * the lock, then notes each outcome under the lock again. So a slow or
- * dead receiver delays neither the engine nor the other receivers, and a
- * machine's messages arrive in order.
+ * from the engine (engine_outbox.h, under v->lock), posts them all at
+ * once with a curl multi handle without the lock, then notes each
+ * outcome through the engine again. So a slow or dead receiver delays
+ * neither the engine nor the other receivers, and a machine's messages
+ * arrive in order.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,10 +24,11 @@
 #include "db.h"
 #include "db_machine.h"
 #include "db_webhook.h"
+#include "engine_outbox.h"
 #include "file.h"
 #include "log.h"
-#include "transition.h"
 #include "webhook.h"
+#include "webhook_body.h"
 #include "webhook_ca.h"
 #include "webhook_endpoint.h"
 #include "webhook_sign.h"
@@ -40,12 +42,13 @@
 #define ENDPOINTS_SEEN 256    /* endpoints whose dropped count is known */
 #define SECRET_FILE_MAX 1024  /* a secret file is one short line */
 #define HEADER_MAX (DB_WEBHOOK_NAME_MAX + 64)
+#define CONFIG_ENDPOINTS_MAX 256 /* webhook lines in the config file */
 
 /* One due message, copied out of the database, and its attempt. */
 struct message {
 	int64_t seq;
 	unsigned int attempts;
-	char id[DB_WEBHOOK_NAME_MAX + 32];
+	char id[WEBHOOK_ID_MAX];
 	char endpoint[DB_WEBHOOK_NAME_MAX + 1];
 	char key_id[DB_WEBHOOK_KEY_ID_MAX + 1];
 	char machine[DB_MACHINE_ID_MAX + 1];
@@ -132,7 +135,7 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	memset(m, 0, sizeof(*m));
 	m->seq = dm->seq;
 	m->attempts = dm->attempts;
-	snprintf(m->id, sizeof(m->id), "%s", dm->id);
+	webhook_id(dm, m->id, sizeof(m->id));
 	snprintf(m->endpoint, sizeof(m->endpoint), "%s", dm->endpoint);
 	snprintf(m->key_id, sizeof(m->key_id), "%s", dm->key_id);
 	snprintf(m->machine, sizeof(m->machine), "%s", dm->machine_id);
@@ -142,12 +145,13 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	m->allow_http = dm->allow_http;
 	m->url = dup_or_null(dm->url);
 	m->ca_file = dup_or_null(dm->ca_file);
-	m->body = dup_or_null(dm->body);
-	if (m->url == NULL || m->body == NULL ||
-	    (dm->ca_file != NULL && m->ca_file == NULL)) {
+	if (m->url == NULL || (dm->ca_file != NULL && m->ca_file == NULL)) {
 		message_free(m);
 		return 1; /* out of memory: send what we have */
 	}
+	/* written now from the queued facts (a body that cannot be is an
+	 * attempt that fails, saying why) */
+	m->body = webhook_body(dm, m->error, sizeof(m->error));
 	b->n++;
 	return b->n == BATCH;
 }
@@ -215,6 +219,8 @@ static int prepare(struct message *m, int64_t now, const char *ca_dir)
 	char sig[WEBHOOK_SIGNATURE_MAX], ts[24];
 	CURL *e;
 
+	if (m->body == NULL) /* webhook_body() said why, in m->error */
+		return -1;
 	if (webhook_url_check(m->url, m->allow_http, m->error,
 			      sizeof(m->error)) < 0)
 		return -1;
@@ -323,7 +329,7 @@ static void send_all(struct webhooks *w, struct batch *b, int64_t now)
 	curl_multi_cleanup(multi);
 }
 
-/* Note what became of @m (v->lock held); an abandoned one stays as is. */
+/* Note what became of @m; an abandoned one stays as is. */
 static void note(struct verifier *v, const struct message *m, int64_t now)
 {
 	struct imt_error err;
@@ -333,7 +339,7 @@ static void note(struct verifier *v, const struct message *m, int64_t now)
 	if (!m->done)
 		return;
 	if (m->error[0] == '\0') {
-		if (db_webhook_delivered(v->db, m->seq, now, &err) < 0)
+		if (engine_outbox_delivered(v, m->seq, now, &err) < 0)
 			log_warnx("webhook %s: %s delivered, not noted: %s",
 				  m->endpoint, m->id, err.msg);
 		else if (m->attempts > 0)
@@ -342,9 +348,9 @@ static void note(struct verifier *v, const struct message *m, int64_t now)
 		return;
 	}
 	RAND_bytes((uint8_t *)&rnd, sizeof(rnd));
-	if (db_webhook_failed(v->db, m->seq,
-			      now + webhook_backoff(failures, rnd), m->error,
-			      &err) < 0)
+	if (engine_outbox_failed(v, m->seq,
+				 now + webhook_backoff(failures, rnd), m->error,
+				 &err) < 0)
 		log_warnx("webhook %s: %s: %s", m->endpoint, m->id, err.msg);
 	/* the first failure and every tenth: a dead receiver is not spam */
 	if (failures == 1 || failures % 10 == 0)
@@ -362,7 +368,6 @@ static size_t deliver_due(struct verifier *v, struct webhooks *w)
 	struct imt_error err;
 	int64_t now = (int64_t)time(NULL);
 	size_t i, n;
-	int rc;
 
 	/* the leader delivers every instance's messages, so two instances
 	 * never post the same one at once (cluster.h) */
@@ -370,19 +375,14 @@ static size_t deliver_due(struct verifier *v, struct webhooks *w)
 		return 0;
 	b.n = 0;
 	b.ca_dir = v->cfg.webhook_ca_dir;
-	pthread_mutex_lock(&v->lock);
-	rc = db_webhook_due(v->db, now, BATCH, collect, &b, &err);
-	pthread_mutex_unlock(&v->lock);
-	if (rc < 0)
+	if (engine_outbox_due(v, now, BATCH, collect, &b, &err) < 0)
 		log_warnx("webhooks: %s", err.msg);
 	if (b.n == 0)
 		return 0;
 	send_all(w, &b, now);
 	now = (int64_t)time(NULL);
-	pthread_mutex_lock(&v->lock);
 	for (i = 0; i < b.n; i++)
 		note(v, &b.m[i], now);
-	pthread_mutex_unlock(&v->lock);
 	n = b.n;
 	for (i = 0; i < b.n; i++)
 		message_free(&b.m[i]);
@@ -425,10 +425,8 @@ static void check_dropped(struct verifier *v, struct webhooks *w)
 {
 	struct imt_error err;
 
-	pthread_mutex_lock(&v->lock);
-	if (db_webhook_list(v->db, check_one, w, &err) < 0)
+	if (engine_outbox_list(v, check_one, w, &err) < 0)
 		log_warnx("webhooks: %s", err.msg);
-	pthread_mutex_unlock(&v->lock);
 }
 
 static void *run(void *arg)
@@ -458,20 +456,13 @@ static void *run(void *arg)
 
 /* ---- start: the config file's endpoints -------------------------------- */
 
-static int in_config(const struct config *c, const char *name)
-{
+/* One endpoint of the config file, its secret read. */
+struct config_endpoint {
 	struct webhook_spec s;
-	const char *line;
-	size_t pos = 0, len;
-	char why[256];
-
-	while (webhook_spec_next(c, &pos, &line, &len)) {
-		if (webhook_spec_parse(line, len, &s, why, sizeof(why)) == 0 &&
-		    strcmp(s.name, name) == 0)
-			return 1;
-	}
-	return 0;
-}
+	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
+	size_t secret_len;
+	char key_id[WEBHOOK_KEY_ID_LEN + 1];
+};
 
 /* Is @s's CA file one delivery will read (webhook_ca.h)? Else say why. */
 static int check_ca(struct verifier *v, const struct webhook_spec *s)
@@ -489,16 +480,14 @@ static int check_ca(struct verifier *v, const struct webhook_spec *s)
 	return 0;
 }
 
-/* Store one config endpoint with the secret of its file (v->lock held). */
-static int put_spec(struct verifier *v, const struct webhook_spec *s)
+/* Read the secret of @c's file and check its CA file. */
+static int read_spec(struct verifier *v, struct config_endpoint *c)
 {
-	char err_text[512], key_id[WEBHOOK_KEY_ID_LEN + 1];
-	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
-	struct db_webhook_new n = { 0 };
-	struct imt_error err;
-	size_t len = 0, slen = 0;
+	const struct webhook_spec *s = &c->s;
+	char err_text[512];
+	size_t len = 0;
 	char *text;
-	int created = 0, rc;
+	int rc;
 
 	text = file_read(s->secret_file, SECRET_FILE_MAX, &len, err_text,
 			 sizeof(err_text));
@@ -506,7 +495,7 @@ static int put_spec(struct verifier *v, const struct webhook_spec *s)
 		log_warnx("webhook %s: %s", s->name, err_text);
 		return -1;
 	}
-	rc = webhook_secret_parse(text, len, secret, &slen);
+	rc = webhook_secret_parse(text, len, c->secret, &c->secret_len);
 	OPENSSL_cleanse(text, len);
 	free(text);
 	if (rc < 0) {
@@ -515,103 +504,78 @@ static int put_spec(struct verifier *v, const struct webhook_spec *s)
 			  DB_WEBHOOK_SECRET_MAX);
 		return -1;
 	}
-	webhook_key_id(secret, slen, key_id);
-	if (s->ca_file[0] != '\0' && check_ca(v, s) < 0) {
-		OPENSSL_cleanse(secret, sizeof(secret));
+	webhook_key_id(c->secret, c->secret_len, c->key_id);
+	if (s->ca_file[0] != '\0' && check_ca(v, s) < 0)
 		return -1;
-	}
-	n.name = s->name;
-	n.url = s->url;
-	n.ca_file = s->ca_file[0] != '\0' ? s->ca_file : NULL;
-	n.allow_http = s->allow_http;
-	n.secret = secret;
-	n.secret_len = slen;
-	n.key_id = key_id;
-	n.from_config = 1;
-	n.max_pending = (unsigned int)v->cfg.webhook_max_pending;
-	rc = db_webhook_put(v->db, &n, (int64_t)time(NULL), &created, &err);
-	OPENSSL_cleanse(secret, sizeof(secret));
-	if (rc < 0) {
-		log_warnx("webhook %s: %s", s->name, err.msg);
-		return -1;
-	}
-	log_info("webhook %s: %s (%s, key id %s)", s->name, s->url,
-		 created ? "new" : "from the config file", key_id);
 	return 0;
 }
 
-struct gone {
-	char names[ENDPOINTS_SEEN][DB_WEBHOOK_NAME_MAX + 1];
-	size_t n;
-	const struct config *cfg;
-};
-
-/* Config endpoints no longer in the file; and what each has queued. */
-static int survey(const struct db_webhook *e, void *arg)
+/* @c as the database stores it; pointers into @c. */
+static void to_new(struct verifier *v, const struct config_endpoint *c,
+		   struct db_webhook_new *n)
 {
-	struct gone *g = arg;
-
-	if (e->from_config && !in_config(g->cfg, e->name) &&
-	    g->n < ENDPOINTS_SEEN)
-		snprintf(g->names[g->n++], sizeof(g->names[0]), "%s", e->name);
-	else if (e->pending > 0 || e->dropped > 0)
-		log_info("webhook %s: %" PRIu64 " messages to deliver, %" PRIu64
-			 " dropped so far",
-			 e->name, e->pending, e->dropped);
-	return 0;
+	memset(n, 0, sizeof(*n));
+	n->name = c->s.name;
+	n->url = c->s.url;
+	n->ca_file = c->s.ca_file[0] != '\0' ? c->s.ca_file : NULL;
+	n->allow_http = c->s.allow_http;
+	n->secret = c->secret;
+	n->secret_len = c->secret_len;
+	n->key_id = c->key_id;
+	n->from_config = 1;
+	n->max_pending = (unsigned int)v->cfg.webhook_max_pending;
 }
 
-static int sync_db(struct verifier *v)
+/* Parse and read every endpoint of the config file into @eps. */
+static int read_config(struct verifier *v, struct config_endpoint *eps,
+		       struct db_webhook_new *news, size_t *n)
 {
-	static struct gone g;
-	struct webhook_spec s;
-	struct imt_error err;
 	const char *line;
-	size_t pos = 0, len, i;
+	size_t pos = 0, len;
 	char why[512];
-	int found, st;
 
-	for (st = DB_STATE_ENROLLING; st <= DB_STATE_STALE; st++) {
-		enum db_machine_state state = (enum db_machine_state)st;
-
-		if (db_webhook_set_tnc(v->db, state,
-				       transition_tnc_name(
-					       transition_tnc_of(state)),
-				       &err) < 0) {
-			log_warnx("webhooks: %s", err.msg);
+	*n = 0;
+	while (webhook_spec_next(&v->cfg, &pos, &line, &len)) {
+		if (*n == CONFIG_ENDPOINTS_MAX) {
+			log_warnx("webhooks: more than %d in the config file",
+				  CONFIG_ENDPOINTS_MAX);
 			return -1;
 		}
-	}
-	while (webhook_spec_next(&v->cfg, &pos, &line, &len)) {
-		if (webhook_spec_parse(line, len, &s, why, sizeof(why)) < 0) {
+		if (webhook_spec_parse(line, len, &eps[*n].s, why,
+				       sizeof(why)) < 0) {
 			log_warnx("%s", why);
 			return -1;
 		}
-		if (put_spec(v, &s) < 0)
+		if (read_spec(v, &eps[*n]) < 0)
 			return -1;
-	}
-	if (db_webhook_cap(v->db, (unsigned int)v->cfg.webhook_max_pending,
-			   &err) < 0) {
-		log_warnx("webhooks: %s", err.msg);
-		return -1;
-	}
-	g.n = 0;
-	g.cfg = &v->cfg;
-	if (db_webhook_list(v->db, survey, &g, &err) < 0) {
-		log_warnx("webhooks: %s", err.msg);
-		return -1;
-	}
-	for (i = 0; i < g.n; i++) {
-		if (db_webhook_delete(v->db, g.names[i], &found, &err) < 0)
-			log_warnx("webhook %s: %s", g.names[i], err.msg);
-		else
-			log_warnx("webhook %s left the config file: removed with its undelivered messages",
-				  g.names[i]);
+		to_new(v, &eps[*n], &news[*n]);
+		(*n)++;
 	}
 	return 0;
 }
 
-/* A commit queued messages (db_webhook_on_queued(); v->lock is held). */
+/* The config file's endpoints into the database (engine_outbox_sync()). */
+static int sync_db(struct verifier *v)
+{
+	struct config_endpoint *eps =
+		calloc(CONFIG_ENDPOINTS_MAX, sizeof(*eps));
+	struct db_webhook_new *news =
+		calloc(CONFIG_ENDPOINTS_MAX, sizeof(*news));
+	size_t n = 0;
+	int rc = -1;
+
+	if (eps == NULL || news == NULL)
+		log_warnx("webhooks: out of memory");
+	else if (read_config(v, eps, news, &n) == 0)
+		rc = engine_outbox_sync(v, news, n);
+	if (eps != NULL)
+		OPENSSL_cleanse(eps, CONFIG_ENDPOINTS_MAX * sizeof(*eps));
+	free(eps);
+	free(news);
+	return rc;
+}
+
+/* A commit queued messages (engine_outbox_on_queued(); v->lock is held). */
 static void kick(void *arg)
 {
 	struct webhooks *w = arg;
@@ -625,16 +589,12 @@ static void kick(void *arg)
 int webhook_start(struct verifier *v)
 {
 	struct webhooks *w;
-	int rc;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		log_warnx("webhooks: libcurl does not start");
 		return -1;
 	}
-	pthread_mutex_lock(&v->lock);
-	rc = sync_db(v);
-	pthread_mutex_unlock(&v->lock);
-	w = rc == 0 ? calloc(1, sizeof(*w)) : NULL;
+	w = sync_db(v) == 0 ? calloc(1, sizeof(*w)) : NULL;
 	if (w == NULL) {
 		curl_global_cleanup();
 		return -1;
@@ -642,14 +602,10 @@ int webhook_start(struct verifier *v)
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	v->webhooks = w;
-	pthread_mutex_lock(&v->lock);
-	db_webhook_on_queued(v->db, kick, w);
-	pthread_mutex_unlock(&v->lock);
+	engine_outbox_on_queued(v, kick, w);
 	if (pthread_create(&w->thread, NULL, run, v) != 0) {
 		log_warnx("webhooks: cannot start the delivery thread");
-		pthread_mutex_lock(&v->lock);
-		db_webhook_on_queued(v->db, NULL, NULL);
-		pthread_mutex_unlock(&v->lock);
+		engine_outbox_on_queued(v, NULL, NULL);
 		v->webhooks = NULL;
 		free(w);
 		curl_global_cleanup();
@@ -664,9 +620,7 @@ void webhook_stop(struct verifier *v)
 
 	if (w == NULL)
 		return;
-	pthread_mutex_lock(&v->lock);
-	db_webhook_on_queued(v->db, NULL, NULL);
-	pthread_mutex_unlock(&v->lock);
+	engine_outbox_on_queued(v, NULL, NULL);
 	pthread_mutex_lock(&w->mu);
 	w->stop = 1;
 	pthread_cond_signal(&w->cv);

@@ -5,8 +5,10 @@
  * libcurl, and notes the outcome in the database.
  *
  * Messages are queued by the database itself, in the transaction of the
- * state change they describe (schema 0010); this thread only reads the
- * outbox, so a restart resumes from it. Delivery is at least once: a
+ * state change they describe (schema 0010), as the change's facts
+ * (schema 0020); this thread writes each body from them
+ * (webhook_body.h) and only reads the outbox, so a restart resumes from
+ * it. Delivery is at least once: a
  * message whose answer was lost is sent again, with the same
  * webhook-id.
  */

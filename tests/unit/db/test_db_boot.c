@@ -858,6 +858,9 @@ static int record_text(int64_t boot_id, const struct db_record *r, void *arg)
 
 /* Schema 16 on SQLite: boot ?1's 600 records and ?2's 3 as rows. */
 static const char sql_schema_16[] =
+	/* 0020 (its outbox rebuild takes the one it meets as well) */
+	"CREATE TABLE state_tnc (state TEXT PRIMARY KEY, tnc TEXT NOT NULL) "
+	"STRICT;"
 	"ALTER TABLE refs DROP COLUMN since;" /* 0019 */
 	"ALTER TABLE sources DROP COLUMN published;"
 	"ALTER TABLE sources DROP COLUMN withdrawn_below;"
@@ -896,6 +899,10 @@ static const char sql_schema_16[] =
 
 /* The same on PostgreSQL, as its 0016 left records. */
 static const char sql_schema_16_pg[] =
+	"ALTER TABLE webhook_outbox DROP COLUMN type, DROP COLUMN from_state, "
+	"DROP COLUMN to_state, DROP COLUMN reason, DROP COLUMN action, "
+	"DROP COLUMN operator, ALTER COLUMN body SET NOT NULL;" /* 0020 */
+	"CREATE TABLE state_tnc (state text PRIMARY KEY, tnc text NOT NULL);"
 	"ALTER TABLE refs DROP COLUMN since;" /* 0019 */
 	"ALTER TABLE sources DROP COLUMN published;"
 	"ALTER TABLE sources DROP COLUMN withdrawn_below;"

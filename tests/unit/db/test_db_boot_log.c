@@ -166,7 +166,8 @@ static void test_upgrade_from_0006(void **state)
 	 * 0008 its table and a sources table it rebuilds as it was, 0015
 	 * the nonces table by machine, 0016 a trigger and the records
 	 * table rebuilt (its key left out), 0017 record_chunks in place
-	 * of records, 0019 columns of refs and sources: without them,
+	 * of records, 0019 columns of refs and sources, 0020 the webhook
+	 * tables' triggers and outbox again, state_tnc gone: without them,
 	 * and with the nonces and records tables as they were, this is a
 	 * 0006 database
 	 */
@@ -201,7 +202,6 @@ static void test_upgrade_from_0006(void **state)
 				      "DROP TRIGGER webhook_outbox_queued;"
 				      "DROP TABLE webhook_outbox;"
 				      "DROP TABLE webhooks;"
-				      "DROP TABLE state_tnc;"
 				      "ALTER TABLE boots DROP COLUMN history_from;"
 				      "ALTER TABLE boots DROP COLUMN history_to;"
 				      "ALTER TABLE boots DROP COLUMN history_followed;"

@@ -26,11 +26,14 @@
  * (0017's key is the records' own, 0018 rebuilds indexes that were
  * there), so there is no duplicate for one to refuse.
  */
+#include <jansson.h>
+
 #include "db_audit.h"
 #include "db_boot.h"
 #include "db_evidence.h"
 #include "db_machine.h"
 #include "db_nonce.h"
+#include "db_webhook.h"
 #include "db_test.h"
 
 #define FROM_VERSION 16
@@ -596,11 +599,83 @@ static void test_rows_of_deleted_machine_refused(void **state)
 	tdb_remove(&t);
 }
 
+struct outbox_seen {
+	int n;
+	int64_t seq[4];
+	int stored[4];
+	char id[4][32];
+	char type[4][32];
+};
+
+static int outbox_cb(const struct db_webhook_message *m, void *arg)
+{
+	struct outbox_seen *o = arg;
+	json_t *b = m->body != NULL ? json_loads(m->body, 0, NULL) : NULL;
+
+	assert_true(o->n < 4);
+	o->seq[o->n] = m->seq;
+	o->stored[o->n] = m->body != NULL;
+	snprintf(o->id[o->n], sizeof(o->id[0]), "%s",
+		 b != NULL ? json_string_value(json_object_get(b, "id")) : "-");
+	snprintf(o->type[o->n], sizeof(o->type[0]), "%s",
+		 b != NULL ? json_string_value(json_object_get(b, "type")) :
+			     m->type);
+	json_decref(b);
+	o->n++;
+	return 0;
+}
+
+/*
+ * Messages the triggers of 0011 composed, still undelivered, cross 0020
+ * with their bodies, sent as stored; and seq goes on from the highest
+ * ever given, not the highest left (the newest was delivered and pruned):
+ * a message id is never given twice.
+ */
+static void test_outbox_kept(void **state)
+{
+	struct outbox_seen o = { 0 };
+	struct imt_error err;
+	struct tdb t;
+
+	(void)state;
+	schema_at(&t, FROM_VERSION);
+	raw_exec(&t, tdb_pg_uri() != NULL ?
+			     "INSERT INTO webhooks (name, url, key_id, secret, "
+			     "created_at) VALUES ('nac', 'https://n/', 'k', "
+			     "decode(repeat('00', 24), 'hex'), 1)" :
+			     "INSERT INTO webhooks (name, url, key_id, secret, "
+			     "created_at) VALUES ('nac', 'https://n/', 'k', "
+			     "zeroblob(24), 1)");
+	raw_exec(&t, "INSERT INTO audit (time, action, machine_id) VALUES "
+		     "(5, 'pending-expired', 'p1'), "
+		     "(6, 'pending-expired', 'p2'), "
+		     "(7, 'pending-expired', 'p3');"
+		     "DELETE FROM webhook_outbox WHERE machine_id = 'p3'");
+	tdb_open(&t);
+	assert_int_equal(db_webhook_due(t.db, 100, 10, outbox_cb, &o, &err), 0);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.seq[0], 1);
+	assert_true(o.stored[0] && o.stored[1]);
+	assert_string_equal(o.id[0], "nac-1");
+	assert_string_equal(o.id[1], "nac-2");
+	assert_string_equal(o.type[1], "machine.removed");
+	tdb_exec(&t, "INSERT INTO audit (time, action, machine_id) VALUES "
+		     "(8, 'pending-expired', 'p4')");
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(db_webhook_due(t.db, 100, 10, outbox_cb, &o, &err), 0);
+	assert_int_equal(o.n, 3);
+	assert_int_equal(o.seq[2], 4);
+	assert_false(o.stored[2]);
+	assert_string_equal(o.type[2], "machine.removed");
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_old_rows_serve),
 		cmocka_unit_test(test_pcr_out_of_range_refused),
+		cmocka_unit_test(test_outbox_kept),
 	};
 	const struct CMUnitTest sqlite_tests[] = {
 		cmocka_unit_test(test_rows_of_deleted_machine_refused),

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_db_webhook.c - webhook endpoints and their outbox: a message per
- * state change in the change's own transaction, its body, the order per
- * (endpoint, machine), the cap, the figures and retention.
+ * state change in the change's own transaction, its facts (the body is
+ * the verifier's: tests/unit/verifier/results/test_webhook_body.c), a
+ * body queued before schema 0020 kept, the order per (endpoint,
+ * machine), the cap, the figures and retention.
  */
+#include <inttypes.h>
+
 #include <jansson.h>
 
 #include "db_attest.h"
@@ -41,10 +45,42 @@ struct due {
 		char id[80];
 		char endpoint[DB_WEBHOOK_NAME_MAX + 1];
 		char machine[DB_MACHINE_ID_MAX + 1];
-		char body[1024];
+		char body[1024]; /* the stored body, or the facts */
+		int stored;	 /* body is a stored one */
 		unsigned int attempts;
 	} m[MAX_DUE];
 };
+
+/* @m's facts as a JSON object, for the tests to read (not the body). */
+static void facts_json(const struct db_webhook_message *m, char *buf, size_t n)
+{
+	json_t *o = json_object();
+	char *text;
+
+	json_object_set_new(o, "type", json_string(m->type));
+	json_object_set_new(o, "machine", json_string(m->machine_id));
+	json_object_set_new(o, "from",
+			    m->from_state ? json_string(m->from_state) :
+					    json_null());
+	json_object_set_new(o, "to",
+			    m->to_state ? json_string(m->to_state) :
+					  json_null());
+	json_object_set_new(o, "reason",
+			    m->reason ? json_loads(m->reason, 0, NULL) :
+					json_null());
+	json_object_set_new(o, "action",
+			    m->action ? json_string(m->action) : json_null());
+	json_object_set_new(o, "operator",
+			    m->op_name ? json_string(m->op_name) : json_null());
+	json_object_set_new(o, "at", json_integer(m->at));
+	json_object_set_new(o, "event", json_integer(m->event));
+	json_object_set_new(o, "audit", json_integer(m->audit));
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	assert_non_null(text);
+	snprintf(buf, n, "%s", text);
+	free(text);
+	json_decref(o);
+}
 
 static int due_cb(const struct db_webhook_message *m, void *arg)
 {
@@ -54,12 +90,17 @@ static int due_cb(const struct db_webhook_message *m, void *arg)
 	assert_int_equal(m->secret_len, sizeof(secret));
 	assert_memory_equal(m->secret, secret, sizeof(secret));
 	d->m[d->n].seq = m->seq;
-	snprintf(d->m[d->n].id, sizeof(d->m[0].id), "%s", m->id);
+	snprintf(d->m[d->n].id, sizeof(d->m[0].id), "%s-%" PRId64, m->endpoint,
+		 m->seq);
 	snprintf(d->m[d->n].endpoint, sizeof(d->m[0].endpoint), "%s",
 		 m->endpoint);
 	snprintf(d->m[d->n].machine, sizeof(d->m[0].machine), "%s",
 		 m->machine_id);
-	snprintf(d->m[d->n].body, sizeof(d->m[0].body), "%s", m->body);
+	if (m->body != NULL) /* queued before schema 0020 */
+		snprintf(d->m[d->n].body, sizeof(d->m[0].body), "%s", m->body);
+	else
+		facts_json(m, d->m[d->n].body, sizeof(d->m[0].body));
+	d->m[d->n].stored = m->body != NULL;
 	d->m[d->n].attempts = m->attempts;
 	d->n++;
 	return 0;
@@ -96,7 +137,7 @@ static void delivered(struct tdb *t, int64_t seq)
 		fail_msg("delivered: %s", err.msg);
 }
 
-/* The body of a state change: every field the README promises. */
+/* The facts of a state change: every field the body needs. */
 static void test_body(void **state)
 {
 	struct tdb t;
@@ -117,8 +158,7 @@ static void test_body(void **state)
 	assert_int_equal(d.n, 1);
 	b = json_loads(d.m[0].body, 0, NULL);
 	assert_non_null(b);
-	assert_string_equal(json_string_value(json_object_get(b, "id")),
-			    d.m[0].id);
+	assert_false(d.m[0].stored);
 	assert_string_equal(d.m[0].id + 4, "2");
 	assert_memory_equal(d.m[0].id, "nac-", 4);
 	assert_string_equal(json_string_value(json_object_get(b, "type")),
@@ -129,8 +169,6 @@ static void test_body(void **state)
 			    "enrolling");
 	assert_string_equal(json_string_value(json_object_get(b, "to")),
 			    "untrusted");
-	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
-			    "isolate");
 	assert_string_equal(json_string_value(
 				    json_object_get(json_object_get(b, "reason"),
 						    "path")),
@@ -143,10 +181,9 @@ static void test_body(void **state)
 	tdb_remove(&t);
 }
 
-/* A new machine's message has "from": null; the TNC table is ours. */
-static void test_enrolled_and_tnc(void **state)
+/* A new machine's message has "from": null, and no reason. */
+static void test_enrolled(void **state)
 {
-	struct imt_error err;
 	struct tdb t;
 	struct due d;
 	json_t *b;
@@ -154,9 +191,6 @@ static void test_enrolled_and_tnc(void **state)
 	(void)state;
 	tdb_new(&t);
 	add_endpoint(&t, "nac", 100);
-	assert_int_equal(db_webhook_set_tnc(t.db, DB_STATE_PENDING, "isolate",
-					    &err),
-			 0);
 	tdb_machine(&t, "m1", DB_STATE_PENDING);
 	load_due(&t, T_NOW, &d);
 	assert_int_equal(d.n, 1);
@@ -164,13 +198,69 @@ static void test_enrolled_and_tnc(void **state)
 	assert_true(json_is_null(json_object_get(b, "from")));
 	assert_string_equal(json_string_value(json_object_get(b, "to")),
 			    "pending");
-	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
-			    "isolate");
 	assert_true(json_is_null(json_object_get(b, "reason")));
 	json_decref(b);
-	assert_int_equal(db_webhook_set_tnc(t.db, (enum db_machine_state)99,
-					    "allow", &err),
-			 -1);
+	tdb_remove(&t);
+}
+
+/* Does the database refuse @sql? */
+static int refused(struct tdb *t, const char *sql)
+{
+	PGresult *res;
+	int no;
+
+	if (tdb_pg_uri() == NULL)
+		return sqlite3_exec(db_sqlite_handle(t->db), sql, NULL, NULL,
+				    NULL) != SQLITE_OK;
+	res = PQexec(db_pg_handle(t->db), sql);
+	no = PQresultStatus(res) != PGRES_COMMAND_OK;
+	PQclear(res);
+	return no;
+}
+
+/*
+ * A message queued before schema 0020 carries its body (the triggers of
+ * 0010/0011 wrote it): handed out as stored, byte for byte, the facts
+ * empty. A row with neither a body nor a type is refused.
+ */
+static void test_stored_body(void **state)
+{
+	static const char body[] =
+		"{\"id\":\"nac-7\",\"type\":\"machine.state\","
+		"\"machine\":\"m1\",\"from\":null,\"to\":\"enrolling\","
+		"\"tnc\":\"no_recommendation\",\"reason\":null,"
+		"\"at\":1700000000,\"event\":1}";
+	struct tdb t;
+	struct due d;
+	char sql[512];
+	json_t *a, *b;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO webhook_outbox (seq, endpoint_id, event_id, "
+		 "machine_id, body, created_at, next_attempt) VALUES (7, "
+		 "(SELECT id FROM webhooks), 1, 'm1', '%s', %d, %d)",
+		 body, T_NOW, T_NOW);
+	tdb_exec(&t, sql);
+	load_due(&t, T_NOW, &d);
+	assert_int_equal(d.n, 1);
+	assert_true(d.m[0].stored);
+	assert_string_equal(d.m[0].id, "nac-7");
+	if (tdb_pg_uri() == NULL) {
+		assert_string_equal(d.m[0].body, body);
+	} else { /* jsonb: its key order and spacing, as sent before 0020 */
+		a = json_loads(d.m[0].body, 0, NULL);
+		b = json_loads(body, 0, NULL);
+		assert_true(json_equal(a, b));
+		json_decref(a);
+		json_decref(b);
+	}
+	assert_true(refused(&t, "INSERT INTO webhook_outbox (endpoint_id, "
+				"event_id, machine_id, created_at, "
+				"next_attempt) VALUES ((SELECT id FROM "
+				"webhooks), 2, 'm1', 1, 1)"));
 	tdb_remove(&t);
 }
 
@@ -343,7 +433,6 @@ static void test_bounded(void **state)
 	/* the head is now the third change: untrusted -> trusted */
 	load_due(&t, T_NOW + 1, &d);
 	assert_int_equal(d.n, 1);
-	/* (jsonb orders the keys by length: "to" before "from") */
 	assert_true(strstr(tdb_json(d.m[0].body), "\"from\":\"untrusted\"") !=
 		    NULL);
 	assert_true(strstr(tdb_json(d.m[0].body), "\"to\":\"trusted\"") !=
@@ -461,18 +550,15 @@ static void test_removed(void **state)
 	assert_string_equal(json_string_value(json_object_get(b, "from")),
 			    "trusted");
 	assert_true(json_is_null(json_object_get(b, "to")));
-	assert_string_equal(json_string_value(json_object_get(b, "tnc")),
-			    "no_recommendation");
-	assert_string_equal(json_string_value(
-				    json_object_get(json_object_get(b, "reason"),
-						    "operator")),
+	assert_string_equal(json_string_value(json_object_get(b, "action")),
+			    "remove");
+	assert_string_equal(json_string_value(json_object_get(b, "operator")),
 			    "ops");
+	assert_int_equal(json_integer_value(json_object_get(b, "event")), 0);
 	assert_int_equal(json_integer_value(json_object_get(b, "at")),
 			 T_NOW + 5);
 	assert_int_equal(json_integer_value(json_object_get(b, "audit")),
 			 tdb_int(&t, "SELECT max(id) FROM audit"));
-	assert_string_equal(json_string_value(json_object_get(b, "id")),
-			    "nac-3");
 	json_decref(b);
 
 	/* a rolled back removal queues nothing */
@@ -508,12 +594,9 @@ static void test_removed(void **state)
 			    "machine.removed");
 	assert_string_equal(json_string_value(json_object_get(b, "from")),
 			    "pending");
-	assert_string_equal(json_string_value(
-				    json_object_get(json_object_get(b, "reason"),
-						    "action")),
+	assert_string_equal(json_string_value(json_object_get(b, "action")),
 			    "pending-expired");
-	assert_true(json_is_null(
-		json_object_get(json_object_get(b, "reason"), "operator")));
+	assert_true(json_is_null(json_object_get(b, "operator")));
 	json_decref(b);
 	tdb_remove(&t);
 }
@@ -611,7 +694,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_body),
-		cmocka_unit_test(test_enrolled_and_tnc),
+		cmocka_unit_test(test_enrolled),
+		cmocka_unit_test(test_stored_body),
 		cmocka_unit_test(test_only_state_changes),
 		cmocka_unit_test(test_rollback_leaves_nothing),
 		cmocka_unit_test(test_order_per_machine),
