@@ -8,8 +8,10 @@
  * server certificate checked against a CA file or the system store (peer
  * and host name), no redirects, https only unless the caller allows
  * plain http. JSON bodies in and out, an optional bearer token, a bound
- * on the answer's size. The only file of the project that includes
- * curl.h.
+ * on the answer's size. client_post_all() sends many POSTs at once to
+ * URLs of their own (webhooks); client_url_parse() reads a URL as
+ * libcurl will. client.c and client_post.c are the only files of the
+ * project that include curl.h.
  */
 #ifndef IMATRUST_DAEMON_CLIENT_H
 #define IMATRUST_DAEMON_CLIENT_H
@@ -28,6 +30,8 @@ enum client_err {
 	CLIENT_ERR_TLS,	      /* handshake, certificate or CA file */
 	CLIENT_ERR_TOO_LARGE, /* the answer exceeded answer_max */
 	CLIENT_ERR_PROTOCOL,  /* a scheme the client refuses */
+	CLIENT_ERR_REFUSED,   /* the caller refused the address */
+	CLIENT_ERR_STOPPED,   /* abandoned when the caller stopped */
 	CLIENT_ERR_OTHER,     /* timeout, URL, memory, ... */
 };
 
@@ -147,5 +151,80 @@ char *client_escape(struct client *c, const char *s);
  * @c: the client
  */
 const char *client_url(const struct client *c);
+
+/* The parts of an absolute URL (client_url_parse()); NULL when absent. */
+struct client_url_parts {
+	char *scheme, *host, *user, *password;
+};
+
+/**
+ * client_url_parse() - split @url as libcurl will read it when it
+ * connects, so that a check of the parts checks what is dialled.
+ * @url: an absolute URL
+ * @u: receives the parts (free with client_url_parts_free())
+ *
+ * Return: 0, or -1 when @url is no absolute URL (or memory ran out).
+ */
+int client_url_parse(const char *url, struct client_url_parts *u);
+
+/**
+ * client_url_parts_free() - free the parts of @u and clear them.
+ * @u: the parts
+ */
+void client_url_parts_free(struct client_url_parts *u);
+
+/*
+ * One POST of client_post_all(): to a whole URL of its own, with its own
+ * headers and CA, its answer's status kept and its body discarded.
+ */
+struct client_post {
+	const char *url;
+	const char *const *headers; /* "Name: value" lines, NULL-ended */
+	const char *body;
+	size_t len;
+	const char *ca_pem; /* the only CA to verify the peer against (PEM
+			     * bytes); NULL: the system store */
+	size_t ca_len;
+	long connect_timeout_ms;
+	long timeout_ms;
+	/* each address before a connection to it: 0 to connect there, -1
+	 * to refuse (the transfer then fails with err CLIENT_ERR_REFUSED) */
+	int (*addr_ok)(const void *sockaddr, void *arg);
+	void *arg;
+
+	/* the outcome */
+	long status;		      /* HTTP status; 0 when none came */
+	enum client_err err;	      /* CLIENT_ERR_NONE with an answer */
+	char error[CLIENT_ERROR_MAX]; /* libcurl's detail, "" otherwise */
+	void *handle;		      /* client_post_all()'s own */
+};
+
+/**
+ * client_post_all() - send every post of @p at once (libcurl's multi
+ * interface), http or https as each URL says (the caller has checked
+ * which it allows), no redirects, the peer verified; return when all
+ * have an outcome or @stop says so.
+ * @p: the posts; their outcome fields are filled
+ * @n: how many
+ * @stop: called between waits of at most @poll_ms; nonzero abandons the
+ *	  posts still running (their err CLIENT_ERR_STOPPED)
+ * @stop_arg: its argument
+ * @poll_ms: how long one wait lasts at most
+ */
+void client_post_all(struct client_post *p, size_t n, int (*stop)(void *arg),
+		     void *stop_arg, int poll_ms);
+
+/**
+ * client_post_start() - libcurl's global state, for a thread that will
+ * call client_post_all(), once before it starts; client_new() needs none.
+ *
+ * Return: 0, or -1 when libcurl does not start.
+ */
+int client_post_start(void);
+
+/**
+ * client_post_end() - undo one client_post_start().
+ */
+void client_post_end(void);
 
 #endif /* IMATRUST_DAEMON_CLIENT_H */

@@ -5,7 +5,7 @@
  * Each pass takes the due messages (at most one per endpoint and machine:
  * the database hands out only the oldest undelivered message of each)
  * from the engine (engine_outbox.h, under v->lock), posts them all at
- * once with a curl multi handle without the lock, then notes each
+ * once (client_post_all(), proto/io/client.h) without the lock, then notes each
  * outcome through the engine again. So a slow or dead receiver delays
  * neither the engine nor the other receivers, and a machine's messages
  * arrive in order.
@@ -17,10 +17,10 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include <curl/curl.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include "client.h"
 #include "db.h"
 #include "db_machine.h"
 #include "db_webhook.h"
@@ -42,6 +42,7 @@
 #define ENDPOINTS_SEEN 256    /* endpoints whose dropped count is known */
 #define SECRET_FILE_MAX 1024  /* a secret file is one short line */
 #define HEADER_MAX (DB_WEBHOOK_NAME_MAX + 64)
+#define HEADERS 6		 /* content-type, webhook-*, user-agent */
 #define CONFIG_ENDPOINTS_MAX 256 /* webhook lines in the config file */
 
 /* One due message, copied out of the database, and its attempt. */
@@ -58,9 +59,8 @@ struct message {
 	char *url, *ca_file, *body; /* owned */
 	char *ca_pem;		    /* ca_file's contents, read to send */
 	size_t ca_len;
-	CURL *easy;
-	struct curl_slist *headers;
-	char curl_err[CURL_ERROR_SIZE];
+	char header[HEADERS][HEADER_MAX + WEBHOOK_SIGNATURE_MAX];
+	const char *headers[HEADERS + 1]; /* header's lines, NULL-ended */
 	char refused[DB_WEBHOOK_ERROR_MAX - 16]; /* webhook_addr_check()'s no */
 	char error[DB_WEBHOOK_ERROR_MAX];	 /* "" when delivered */
 	int done;				 /* the attempt finished */
@@ -69,7 +69,9 @@ struct message {
 struct batch {
 	struct message m[BATCH];
 	size_t n;
-	const char *ca_dir; /* webhook_ca_dir: where ca_file is */
+	struct client_post post[BATCH]; /* of the messages that can go */
+	struct message *of[BATCH];	/* post[i] is of[i]'s */
+	const char *ca_dir;		/* webhook_ca_dir: where ca_file is */
 };
 
 struct seen {
@@ -112,9 +114,6 @@ static int stopping(struct webhooks *w)
 
 static void message_free(struct message *m)
 {
-	if (m->easy != NULL)
-		curl_easy_cleanup(m->easy);
-	curl_slist_free_all(m->headers);
 	free(m->url);
 	free(m->ca_file);
 	free(m->ca_pem);
@@ -156,68 +155,48 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	return b->n == BATCH;
 }
 
-static size_t discard(char *p, size_t size, size_t n, void *arg)
+/* The headers of @m's attempt at @ts, signed with @sig. */
+static void set_headers(struct message *m, const char *ts, const char *sig)
 {
-	(void)p;
-	(void)arg;
-	return size * n;
+	const char *const hv[HEADERS][2] = {
+		{ "content-type", "application/json" },
+		{ "webhook-id", m->id },
+		{ "webhook-timestamp", ts },
+		{ "webhook-signature", sig },
+		{ "webhook-key-id", m->key_id },
+		{ "user-agent", "imatrust-verifier" },
+	};
+	size_t i;
+
+	for (i = 0; i < HEADERS; i++) {
+		snprintf(m->header[i], sizeof(m->header[i]), "%s: %s", hv[i][0],
+			 hv[i][1]);
+		m->headers[i] = m->header[i];
+	}
+	m->headers[HEADERS] = NULL;
 }
 
-static int add_header(struct message *m, const char *name, const char *value)
-{
-	char line[HEADER_MAX + WEBHOOK_SIGNATURE_MAX];
-	struct curl_slist *l;
-
-	snprintf(line, sizeof(line), "%s: %s", name, value);
-	l = curl_slist_append(m->headers, line);
-	if (l == NULL)
-		return -1;
-	m->headers = l;
-	return 0;
-}
-
-/* libcurl's socket for a connection: only to an address that
- * webhook_addr_check() accepts, whatever the name resolved to. */
-static curl_socket_t open_socket(void *arg, curlsocktype purpose,
-				 struct curl_sockaddr *a)
+/* A connection only to an address that webhook_addr_check() accepts,
+ * whatever the name resolved to. */
+static int addr_ok(const void *sa, void *arg)
 {
 	struct message *m = arg;
 
-	(void)purpose;
-	if (webhook_addr_check(&a->addr, strncmp(m->url, "http:", 5) == 0,
-			       m->allow_http, m->refused,
-			       sizeof(m->refused)) < 0)
-		return CURL_SOCKET_BAD;
-	return socket(a->family, a->socktype, a->protocol);
+	return webhook_addr_check(sa, strncmp(m->url, "http:", 5) == 0,
+				  m->allow_http, m->refused,
+				  sizeof(m->refused));
 }
 
 /*
- * Verify @e's peer against @m's CA file only: its bytes, read now from
- * @dir by webhook_ca.h's rule (an endpoint stored with a path before
- * the rule fails here, saying so); no default bundle beside it.
+ * Sign @m and set up its attempt in @p; -1 with m->error when it cannot
+ * go. Its peer is verified against its CA file only, when it names one:
+ * the file's bytes, read now from @ca_dir by webhook_ca.h's rule (an
+ * endpoint stored with a path before the rule fails here, saying so).
  */
-static int set_ca(struct message *m, CURL *e, const char *dir)
-{
-	struct curl_blob blob;
-
-	m->ca_pem = webhook_ca_read(dir, m->ca_file, &m->ca_len, m->error,
-				    sizeof(m->error));
-	if (m->ca_pem == NULL)
-		return -1;
-	blob.data = m->ca_pem;
-	blob.len = m->ca_len;
-	blob.flags = CURL_BLOB_NOCOPY;
-	curl_easy_setopt(e, CURLOPT_CAINFO, NULL);
-	curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
-	curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
-	return 0;
-}
-
-/* Sign @m and set up its attempt; -1 with m->error when it cannot go. */
-static int prepare(struct message *m, int64_t now, const char *ca_dir)
+static int prepare(struct message *m, int64_t now, const char *ca_dir,
+		   struct client_post *p)
 {
 	char sig[WEBHOOK_SIGNATURE_MAX], ts[24];
-	CURL *e;
 
 	if (m->body == NULL) /* webhook_body() said why, in m->error */
 		return -1;
@@ -226,107 +205,78 @@ static int prepare(struct message *m, int64_t now, const char *ca_dir)
 		return -1;
 	snprintf(ts, sizeof(ts), "%" PRId64, now);
 	if (webhook_sign(m->secret, m->secret_len, m->id, now, m->body,
-			 strlen(m->body), sig) < 0 ||
-	    add_header(m, "content-type", "application/json") < 0 ||
-	    add_header(m, "webhook-id", m->id) < 0 ||
-	    add_header(m, "webhook-timestamp", ts) < 0 ||
-	    add_header(m, "webhook-signature", sig) < 0 ||
-	    add_header(m, "webhook-key-id", m->key_id) < 0 ||
-	    add_header(m, "user-agent", "imatrust-verifier") < 0 ||
-	    /* no 100-continue round trip for a body over 1 KiB */
-	    (m->headers = curl_slist_append(m->headers, "Expect:")) == NULL ||
-	    (e = m->easy = curl_easy_init()) == NULL) {
+			 strlen(m->body), sig) < 0) {
 		snprintf(m->error, sizeof(m->error), "out of memory");
 		return -1;
 	}
-	curl_easy_setopt(e, CURLOPT_URL, m->url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, m);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, m->headers);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, m->body);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(m->body));
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (m->ca_file != NULL && set_ca(m, e, ca_dir) < 0)
-		return -1;
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT,
-			 (long)WEBHOOK_CONNECT_TIMEOUT);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT, (long)WEBHOOK_TIMEOUT);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, m->curl_err);
-	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, m);
+	if (m->ca_file != NULL) {
+		m->ca_pem = webhook_ca_read(ca_dir, m->ca_file, &m->ca_len,
+					    m->error, sizeof(m->error));
+		if (m->ca_pem == NULL)
+			return -1;
+	}
+	set_headers(m, ts, sig);
+	*p = (struct client_post){
+		.url = m->url,
+		.headers = m->headers,
+		.body = m->body,
+		.len = strlen(m->body),
+		.ca_pem = m->ca_pem,
+		.ca_len = m->ca_len,
+		.connect_timeout_ms = WEBHOOK_CONNECT_TIMEOUT * 1000L,
+		.timeout_ms = WEBHOOK_TIMEOUT * 1000L,
+		.addr_ok = addr_ok,
+		.arg = m,
+	};
 	return 0;
 }
 
-/* The outcome of a finished transfer into m->error ("" = delivered). */
-static void finish(struct message *m, CURLcode rc)
+/* The outcome of @p, @m's attempt, into m->error ("" = delivered). */
+static void finish(struct message *m, const struct client_post *p)
 {
-	long status = 0;
-
+	if (p->err == CLIENT_ERR_STOPPED)
+		return; /* abandoned: not done */
 	m->done = 1;
-	if (m->refused[0] != '\0') {
+	if (p->err == CLIENT_ERR_REFUSED) {
 		snprintf(m->error, sizeof(m->error), "refused: %s", m->refused);
 		return;
 	}
-	if (rc != CURLE_OK) {
+	if (p->err != CLIENT_ERR_NONE) {
 		/* One coarse reason for whoever reads last_error (closed,
 		 * reset, silent and TLS ports would otherwise tell a port
 		 * scan apart); the detail goes to the operator's log. */
-		log_warnx("webhook %s: %s: %s", m->endpoint, m->url,
-			  m->curl_err[0] ? m->curl_err :
-					   curl_easy_strerror(rc));
+		log_warnx("webhook %s: %s: %s", m->endpoint, m->url, p->error);
 		snprintf(m->error, sizeof(m->error),
 			 "no HTTP answer (the "
 			 "verifier's log has the detail)");
 		return;
 	}
-	curl_easy_getinfo(m->easy, CURLINFO_RESPONSE_CODE, &status);
-	if (status < 200 || status > 299)
-		snprintf(m->error, sizeof(m->error), "HTTP %ld", status);
+	if (p->status < 200 || p->status > 299)
+		snprintf(m->error, sizeof(m->error), "HTTP %ld", p->status);
 }
 
-/* Post every prepared message of @b at once, until done or stopping. */
+static int stop_asked(void *arg)
+{
+	return stopping(arg);
+}
+
+/* Post every message of @b that can go at once, until done or stopping. */
 static void send_all(struct webhooks *w, struct batch *b, int64_t now)
 {
-	CURLM *multi = curl_multi_init();
 	struct message *m;
-	int running = 0, left;
-	CURLMsg *msg;
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = 0; i < b->n; i++) {
 		m = &b->m[i];
-		if (prepare(m, now, b->ca_dir) < 0 || multi == NULL ||
-		    curl_multi_add_handle(multi, m->easy) != CURLM_OK) {
-			if (m->error[0] == '\0')
-				snprintf(m->error, sizeof(m->error),
-					 "out of memory");
+		if (prepare(m, now, b->ca_dir, &b->post[n]) < 0) {
 			m->done = 1;
+			continue;
 		}
+		b->of[n++] = m;
 	}
-	if (multi == NULL)
-		return;
-	do {
-		if (curl_multi_perform(multi, &running) != CURLM_OK)
-			break;
-		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
-					  (char **)&m);
-			finish(m, msg->data.result);
-		}
-		if (running > 0)
-			curl_multi_poll(multi, NULL, 0, POLL_MS, NULL);
-	} while (running > 0 && !stopping(w));
-	for (i = 0; i < b->n; i++) {
-		if (b->m[i].easy != NULL)
-			curl_multi_remove_handle(multi, b->m[i].easy);
-	}
-	curl_multi_cleanup(multi);
+	client_post_all(b->post, n, stop_asked, w, POLL_MS);
+	for (i = 0; i < n; i++)
+		finish(b->of[i], &b->post[i]);
 }
 
 /* Note what became of @m; an abandoned one stays as is. */
@@ -590,13 +540,13 @@ int webhook_start(struct verifier *v)
 {
 	struct webhooks *w;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	if (client_post_start() < 0) {
 		log_warnx("webhooks: libcurl does not start");
 		return -1;
 	}
 	w = sync_db(v) == 0 ? calloc(1, sizeof(*w)) : NULL;
 	if (w == NULL) {
-		curl_global_cleanup();
+		client_post_end();
 		return -1;
 	}
 	pthread_mutex_init(&w->mu, NULL);
@@ -608,7 +558,7 @@ int webhook_start(struct verifier *v)
 		engine_outbox_on_queued(v, NULL, NULL);
 		v->webhooks = NULL;
 		free(w);
-		curl_global_cleanup();
+		client_post_end();
 		return -1;
 	}
 	return 0;
@@ -630,5 +580,5 @@ void webhook_stop(struct verifier *v)
 	pthread_mutex_destroy(&w->mu);
 	free(w);
 	v->webhooks = NULL;
-	curl_global_cleanup();
+	client_post_end();
 }

@@ -9,8 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <curl/curl.h>
-
+#include "client.h"
 #include "db_webhook.h"
 #include "webhook_ca.h"
 #include "webhook_endpoint.h"
@@ -121,56 +120,37 @@ static int loopback(const char *host)
 	       loop;
 }
 
-/* Part @what of @u, or NULL when it has none (caller curl_free()s). */
-static char *part(CURLU *u, CURLUPart what)
-{
-	char *s = NULL;
-
-	if (curl_url_get(u, what, &s, 0) != CURLUE_OK)
-		return NULL;
-	return s;
-}
-
 int webhook_url_check(const char *url, int allow_http, char *why, size_t whylen)
 {
-	char *scheme = NULL, *host = NULL, *user = NULL, *pass = NULL;
-	CURLU *u = curl_url();
+	struct client_url_parts u;
 	int rc = -1;
 
 	if (strlen(url) > DB_WEBHOOK_URL_MAX) {
 		snprintf(why, whylen, "url longer than %d bytes",
 			 DB_WEBHOOK_URL_MAX);
-		goto out;
+		return -1;
 	}
-	if (u == NULL || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
+	if (client_url_parse(url, &u) < 0) {
 		snprintf(why, whylen, "url is not an absolute http(s) URL");
-		goto out;
+		return -1;
 	}
-	scheme = part(u, CURLUPART_SCHEME);
-	host = part(u, CURLUPART_HOST);
-	user = part(u, CURLUPART_USER);
-	pass = part(u, CURLUPART_PASSWORD);
-	if (scheme == NULL || host == NULL || host[0] == '\0' ||
-	    (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0))
+	if (u.scheme == NULL || u.host == NULL || u.host[0] == '\0' ||
+	    (strcmp(u.scheme, "https") != 0 && strcmp(u.scheme, "http") != 0))
 		snprintf(why, whylen,
 			 "url must be https:// (or http://) with a host");
-	else if (user != NULL || pass != NULL)
+	else if (u.user != NULL || u.password != NULL)
 		snprintf(why, whylen,
 			 "url must not carry a user or password "
 			 "(GET /v1/webhooks lists it)");
-	else if (strcmp(scheme, "http") == 0 && !allow_http && !loopback(host))
+	else if (strcmp(u.scheme, "http") == 0 && !allow_http &&
+		 !loopback(u.host))
 		snprintf(why, whylen,
 			 "http:// only to loopback (127.0.0.0/8, "
 			 "::1, localhost) unless allowed: use https://, or "
 			 "allow-http / \"allow_http\": true");
 	else
 		rc = 0;
-out:
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(user);
-	curl_free(pass);
-	curl_url_cleanup(u);
+	client_url_parts_free(&u);
 	return rc;
 }
 

@@ -5,7 +5,9 @@
  * https-only client never connects to an http:// URL; the bearer token,
  * JSON headers and bodies go out as documented; an answer above the limit
  * and a refused connection are told apart; a token with a line break is
- * refused (it would inject a header).
+ * refused (it would inject a header). client_post_all(): a post's own
+ * headers and body, an address the caller refuses never dialled, a stop
+ * that abandons; client_url_parse() as libcurl reads a URL.
  */
 #define _GNU_SOURCE /* memmem, strcasestr */
 #include <errno.h>
@@ -272,6 +274,106 @@ static void test_token_with_line_break_refused(void **state)
 	assert_null(client_new(&o));
 }
 
+/* client_post_all(): its own URL, headers and body; the status kept. */
+static void test_post_all_delivers(void **state)
+{
+	static const char *const headers[] = { "webhook-id: e-1", NULL };
+	struct client_post post;
+	struct peer p;
+	char url[64];
+
+	(void)state;
+	peer_listen(&p);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/hook", p.port);
+	memset(&post, 0, sizeof(post));
+	post.url = url;
+	post.headers = headers;
+	post.body = "{\"type\":\"x\"}";
+	post.len = strlen(post.body);
+	post.connect_timeout_ms = 2000;
+	post.timeout_ms = 5000;
+	peer_start(&p, OK_ANSWER);
+	assert_int_equal(client_post_start(), 0);
+	client_post_all(&post, 1, NULL, NULL, 50);
+	pthread_join(p.thread, NULL);
+	assert_int_equal(post.err, CLIENT_ERR_NONE);
+	assert_int_equal(post.status, 200);
+	assert_null(post.handle);
+	assert_non_null(strstr(p.req, "POST /hook HTTP/1.1\r\n"));
+	assert_non_null(strstr(p.req, "\r\nwebhook-id: e-1\r\n"));
+	assert_null(strcasestr(p.req, "100-continue"));
+	assert_non_null(strstr(p.req, "\r\n\r\n{\"type\":\"x\"}"));
+	client_post_end();
+	peer_close(&p);
+}
+
+static int refuse_all(const void *sa, void *arg)
+{
+	(void)sa;
+	++*(int *)arg;
+	return -1;
+}
+
+static int stop_now(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+/* An address the caller refuses is never dialled; a stop abandons. */
+static void test_post_all_refused_and_stopped(void **state)
+{
+	struct client_post post[2];
+	int asked = 0;
+	struct peer p;
+	char url[64];
+
+	(void)state;
+	peer_listen(&p); /* listening, never accepting */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", p.port);
+	memset(post, 0, sizeof(post));
+	post[0].url = url;
+	post[0].body = "{}";
+	post[0].len = 2;
+	post[0].timeout_ms = 5000;
+	post[0].addr_ok = refuse_all;
+	post[0].arg = &asked;
+	assert_int_equal(client_post_start(), 0);
+	client_post_all(post, 1, NULL, NULL, 50);
+	assert_int_equal(post[0].err, CLIENT_ERR_REFUSED);
+	assert_int_equal(post[0].status, 0);
+	assert_true(asked >= 1);
+	/* the peer takes the connection but never answers: stopped */
+	post[1] = post[0];
+	post[1].addr_ok = NULL;
+	client_post_all(&post[1], 1, stop_now, NULL, 50);
+	assert_int_equal(post[1].err, CLIENT_ERR_STOPPED);
+	assert_int_equal(post[1].status, 0);
+	client_post_end();
+	peer_close(&p);
+}
+
+static void test_url_parse(void **state)
+{
+	struct client_url_parts u;
+
+	(void)state;
+	assert_int_equal(client_url_parse("https://a:b@Example.org:8443/x", &u),
+			 0);
+	assert_string_equal(u.scheme, "https");
+	assert_string_equal(u.host, "Example.org");
+	assert_string_equal(u.user, "a");
+	assert_string_equal(u.password, "b");
+	client_url_parts_free(&u);
+	assert_null(u.host);
+	assert_int_equal(client_url_parse("http://[::1]/", &u), 0);
+	assert_string_equal(u.host, "[::1]");
+	assert_null(u.user);
+	client_url_parts_free(&u);
+	assert_int_equal(client_url_parse("not a url", &u), -1);
+	assert_null(u.scheme);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +384,9 @@ int main(void)
 		cmocka_unit_test(test_answer_above_limit),
 		cmocka_unit_test(test_refused_connection),
 		cmocka_unit_test(test_token_with_line_break_refused),
+		cmocka_unit_test(test_post_all_delivers),
+		cmocka_unit_test(test_post_all_refused_and_stopped),
+		cmocka_unit_test(test_url_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
