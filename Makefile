@@ -656,6 +656,18 @@ bench-import-latency: all $(BUILD)/bin/bench-import-latency
 bench-read-latency: all
 	@tests/bench/read-latency
 
+# A steady, idle agent's memory, descriptors and wakeups against a real
+# verifier and swtpm (issue #37: under 8 MB), and what OpenSSL and
+# libcurl alone hold once loaded (rss-floor: libssl only, libcurl by
+# dlopen()).
+$(BUILD)/bin/rss-floor: $(BUILD)/tests/bench/rss_floor.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lssl -lcrypto
+
+.PHONY: bench-agent-rss
+bench-agent-rss: all $(BUILD)/bin/rss-floor
+	@tests/bench/agent-rss
+
 deps:
 	@deploy/install-deps.sh
 

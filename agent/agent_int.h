@@ -87,6 +87,8 @@ struct agent {
 
 	uint8_t *pend; /* WIRE_RECORDS_MAX bytes */
 	size_t pend_len;
+	size_t pend_dirty; /* pend[0, pend_dirty) may have been written
+			    * since the last pages_release() */
 	uint64_t pend_first, pend_count;
 	int pend_full;
 	uint64_t last_sent_ms; /* monotonic time of the last evidence */

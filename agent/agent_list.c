@@ -9,6 +9,7 @@
 #include "agent_int.h"
 #include "ima_list.h"
 #include "log.h"
+#include "pages.h"
 
 /* ---- the record buffer ------------------------------------------------ */
 
@@ -86,6 +87,9 @@ void agent_resume(struct agent *a, uint64_t next_index)
 		agent_rewind_to(a, next_index);
 		break;
 	}
+	/* what a long list's first rounds filled goes back once proven */
+	pages_release(a->pend, a->pend_len, a->pend_dirty);
+	a->pend_dirty = a->pend_len;
 }
 
 /* Append one batch of the list to the buffer: 1 appended, 0 none, -1. */
@@ -121,6 +125,8 @@ static int agent_fill_once(struct agent *a)
 	memcpy(a->pend + a->pend_len, b.bytes, b.len);
 	a->pend_len += b.len;
 	a->pend_count += b.count;
+	if (a->pend_len > a->pend_dirty)
+		a->pend_dirty = a->pend_len;
 	return 1;
 }
 

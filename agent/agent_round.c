@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,9 @@ enum agent_step agent_stream(struct agent *a)
 
 	if (next != STEP_STREAM)
 		return next;
+	/* the round's bodies are freed: their pages go back before the
+	 * sleep, the heap's free holes too, not only its top */
+	malloc_trim(0);
 	next = agent_idle(a);
 	since = agent_now_ms() - a->last_sent_ms;
 	if (next == STEP_STREAM && since < AGENT_ROUND_MIN_MS)

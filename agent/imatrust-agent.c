@@ -8,6 +8,7 @@
  *
  * The options and the log level are the verifier's too (daemon.h).
  */
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,16 @@
 #include "agent_config.h"
 #include "daemon.h"
 #include "log.h"
+
+/*
+ * Blocks of this size and larger are mmap()ed, and returned to the
+ * kernel when freed; free space at the heap's top past it as well.
+ * glibc's default, but fixed: left alone, glibc raises both to the
+ * largest block freed (the list readers' buffers at start, an evidence
+ * body), after which each round's bodies come from the heap and stay
+ * there for the rest of the run.
+ */
+#define AGENT_MMAP_THRESHOLD (128 * 1024)
 
 static volatile sig_atomic_t stop_requested;
 
@@ -70,6 +81,8 @@ int main(int argc, char **argv)
 	sigset_t sleep_mask;
 	int rc;
 
+	mallopt(M_MMAP_THRESHOLD, AGENT_MMAP_THRESHOLD);
+	mallopt(M_TRIM_THRESHOLD, AGENT_MMAP_THRESHOLD);
 	/* before libtss2 loads: its own stderr logging off (tpm.c logs) */
 	setenv("TSS2_LOG", "all+none", 0);
 	daemon_options(&agent_daemon, argc, argv, &o);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "list_follow.h"
+#include "pages.h"
 
 #define READ_CHUNK (64 * 1024)
 /* Room for a full batch plus the largest record the parser accepts. */
@@ -38,6 +39,8 @@ struct list_follow {
 	size_t pending;		       /* whole records in buf[sent, parsed) */
 	uint8_t *buf;
 	size_t sent, parsed, len;
+	size_t dirty; /* buf[0, dirty) may have been written since the
+		       * last pages_release() */
 };
 
 static int open_list(const char *path, struct imt_error *err)
@@ -158,7 +161,7 @@ enum imt_result list_follow_next(struct list_follow *f,
 				 struct imt_error *err)
 {
 	enum imt_result rc;
-	ssize_t n;
+	ssize_t n = 1; /* > 0: not at the list's end */
 
 	compact(f);
 	for (;;) {
@@ -192,6 +195,13 @@ enum imt_result list_follow_next(struct list_follow *f,
 		if (n == 0)
 			break;
 		f->len += (size_t)n;
+		if (f->len > f->dirty)
+			f->dirty = f->len;
+	}
+	if (n <= 0) {
+		/* at the list's end: what a catch-up filled goes back */
+		pages_release(f->buf, f->len, f->dirty);
+		f->dirty = f->len;
 	}
 	batch->first = f->position;
 	batch->count = f->pending;

@@ -2,8 +2,9 @@
 /*
  * list_replay.c - the agent's replay of PCR 10 (list_replay.h).
  *
- * ring[k % LIST_REPLAY_RING] holds PCR 10 after records [0, k), for k in
- * [next - kept + 1, next].
+ * ring[ring_at(k)] holds PCR 10 after records [0, k), for k in
+ * [next - kept + 1, next]. The ring is LIST_REPLAY_RING values of the
+ * bank's size (not HASH_ALGO_MAX_SIZE's: half the pages for sha256).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,14 @@ struct list_replay {
 	uint64_t next; /* the record to extend next */
 	uint64_t kept; /* values in the ring, 1 to the ring's size */
 	int broken;
-	uint8_t ring[LIST_REPLAY_RING][HASH_ALGO_MAX_SIZE];
+	uint8_t ring[]; /* LIST_REPLAY_RING * size bytes */
 };
+
+/* Where in the ring the value after records [0, @k) is. */
+static size_t ring_at(const struct list_replay *lr, uint64_t k)
+{
+	return (size_t)(k % LIST_REPLAY_RING) * lr->size;
+}
 
 /* Go on from record @base, PCR 10 being @pcr before it. */
 static void start_at(struct list_replay *lr, uint64_t base, const uint8_t *pcr)
@@ -28,13 +35,14 @@ static void start_at(struct list_replay *lr, uint64_t base, const uint8_t *pcr)
 	lr->next = base;
 	lr->kept = 1;
 	lr->broken = 0;
-	memcpy(lr->ring[base % LIST_REPLAY_RING], pcr, lr->size);
+	memcpy(lr->ring + ring_at(lr, base), pcr, lr->size);
 }
 
 struct list_replay *list_replay_new(const struct hash_algo *bank, uint64_t base,
 				    const uint8_t *pcr, struct imt_error *err)
 {
-	struct list_replay *lr = calloc(1, sizeof(*lr));
+	struct list_replay *lr =
+		calloc(1, sizeof(*lr) + (size_t)LIST_REPLAY_RING * bank->size);
 
 	if (lr == NULL) {
 		imt_error_set(err, IMT_ERR_INTERNAL, IMT_NO_POS, IMT_NO_POS,
@@ -76,7 +84,7 @@ void list_replay_record(struct list_replay *lr, const struct ima_record *rec)
 		return;
 	}
 	lr->next++;
-	memcpy(lr->ring[lr->next % LIST_REPLAY_RING],
+	memcpy(lr->ring + ring_at(lr, lr->next),
 	       ima_replay_pcr(lr->r, IMA_MEASURE_PCR), lr->size);
 	if (lr->kept < LIST_REPLAY_RING)
 		lr->kept++;
@@ -92,7 +100,7 @@ const uint8_t *list_replay_find(const struct list_replay *lr,
 	if (lr->broken)
 		return NULL;
 	for (i = 0; i < lr->kept; i++) {
-		v = lr->ring[(lr->next - i) % LIST_REPLAY_RING];
+		v = lr->ring + ring_at(lr, lr->next - i);
 		if (match(arg, v)) {
 			*index = lr->next - i;
 			return v;
