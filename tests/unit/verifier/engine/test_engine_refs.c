@@ -23,7 +23,7 @@ static const char cause[] = "{\"check\":\"rejudge\",\"change\":\"test\"}";
 /* @n references /f/NNNNN, sha256 digests filled with @fill. */
 struct refs {
 	struct db_ref_entry *e;
-	char (*path)[16];
+	char (*path)[32]; /* "/f/%05zu" of any size_t */
 	uint8_t digest[32];
 	size_t n;
 };
