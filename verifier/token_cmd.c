@@ -82,8 +82,11 @@ static int64_t duration(const char *s)
 	static const struct {
 		char unit;
 		int64_t seconds;
-	} units[] = { { 's', 1 },	 { 'm', 60 },	   { 'h', 3600 },
-		      { 'd', 86400 }, { 'w', 7 * 86400 } };
+	} units[] = { { 's', 1 },
+		      { 'm', 60 },
+		      { 'h', 3600 },
+		      { 'd', 86400 },
+		      { 'w', 7 * 86400 } };
 	char *end;
 	long long n;
 	size_t i;
@@ -118,8 +121,7 @@ static int64_t date(const char *s)
 	return -1;
 }
 
-int token_cmd_expiry(const char *s, int64_t now, int64_t *at,
-		     const char **why)
+int token_cmd_expiry(const char *s, int64_t now, int64_t *at, const char **why)
 {
 	int64_t d = duration(s);
 
@@ -150,8 +152,8 @@ static int token_add(struct db *db, const struct add_opts *a, int64_t now)
 	const char *why;
 	int rc = 1;
 
-	if (a->expires != NULL && token_cmd_expiry(a->expires, now, &at,
-						   &why) < 0) {
+	if (a->expires != NULL &&
+	    token_cmd_expiry(a->expires, now, &at, &why) < 0) {
 		log_warnx("token add: --expires %s: %s", a->expires, why);
 		return 2;
 	}

@@ -34,7 +34,6 @@ int token_cmd_run(struct db *db, int argc, char **argv, int64_t now);
  * ("2027-01-31", "2027-01-31T12:00:00Z"), later than @now.
  * Return: 0 with *@at, or -1 with @why.
  */
-int token_cmd_expiry(const char *s, int64_t now, int64_t *at,
-		     const char **why);
+int token_cmd_expiry(const char *s, int64_t now, int64_t *at, const char **why);
 
 #endif /* IMATRUST_TOKEN_CMD_H */

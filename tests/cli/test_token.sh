@@ -61,6 +61,10 @@ expect 1 "an operator reaches policy rm (no such policy)" "$imatrust" policy rm 
 lacks "$tmp/err" "role" "not refused for its role"
 expect 1 "an operator cannot add a key" "$imatrust" key add "$tmp/cert.pem"
 contains "$tmp/err" "needs admin" "the CLI says admin is needed"
+printf '{"machines":["web-*"],"sources":["*"]}\n' >"$tmp/web.json"
+expect 0 "an operator puts a policy" "$imatrust" policy put web "$tmp/web.json"
+expect 0 "imatrust audit" "$imatrust" audit
+contains "$tmp/out" 'policy-put +- +olga/operator ' "the write is audited with the token's name and role"
 
 sqlite3 "$tmp/verifier.db" "UPDATE tokens SET expires_at = 1000000000 WHERE
 	name = 'olga'" || { echo "Bail out! expire olga"; exit 1; }

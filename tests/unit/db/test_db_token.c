@@ -5,6 +5,7 @@
  */
 #include <openssl/sha.h>
 
+#include "db_audit.h"
 #include "db_test.h"
 #include "db_token.h"
 
@@ -193,6 +194,41 @@ static void test_touch_list(void **state)
 	tdb_remove(&t);
 }
 
+static int audit_role(const struct db_audit *a, void *arg)
+{
+	snprintf(arg, 32, "%s", a->role != NULL ? a->role : "(null)");
+	return 0;
+}
+
+/* An audit entry carries the role of the token its operator names. */
+static void test_audit_role(void **state)
+{
+	struct db_audit a = { .time = T_NOW, .action = "policy-put" };
+	struct imt_error err;
+	char role[32] = "";
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add_scoped(t.db, "oscar",
+					     TOK("oscar-secret-0123456789"),
+					     DB_ROLE_OPERATOR, 0, T_NOW, &err),
+			 0);
+	a.op_name = "oscar";
+	assert_int_equal(db_audit_add(t.db, &a, &err), 0);
+	assert_int_equal(db_audit_list(t.db, NULL, 0, 1, audit_role, role,
+				       &err),
+			 0);
+	assert_string_equal(role, "operator");
+	a.op_name = NULL;
+	assert_int_equal(db_audit_add(t.db, &a, &err), 0);
+	assert_int_equal(db_audit_list(t.db, NULL, 1, 1, audit_role, role,
+				       &err),
+			 0);
+	assert_string_equal(role, "(null)");
+	tdb_remove(&t);
+}
+
 static void test_role_names(void **state)
 {
 	enum db_token_role r;
@@ -219,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_role_expiry),
 		cmocka_unit_test(test_touch_list),
 		cmocka_unit_test(test_role_names),
+		cmocka_unit_test(test_audit_role),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
