@@ -124,16 +124,15 @@ static int allowed(const struct http_request *req, const struct db_token *tok,
  * expiry, then its role against the route's, all from the headers.
  */
 static int check_token(struct verifier *v, const struct http_request *req,
-		       struct http_response *res, char name[DB_NAME_MAX + 1])
+		       struct http_response *res, struct db_token *tok)
 {
 	int64_t now = (int64_t)time(NULL);
-	struct db_token tok;
 	struct imt_error err;
 	const char *token;
 	size_t len = 0;
 	int ok = 0, rc;
 
-	name[0] = '\0';
+	memset(tok, 0, sizeof(*tok));
 	token = bearer_token(req->authorization, &len);
 	if (token == NULL) {
 		http_error(res, 401,
@@ -142,7 +141,7 @@ static int check_token(struct verifier *v, const struct http_request *req,
 			   AUTH_CHALLENGE);
 		return -1;
 	}
-	rc = lookup(v, req, token, len, &tok, &ok, &err);
+	rc = lookup(v, req, token, len, tok, &ok, &err);
 	if (rc < 0 && err.status != IMT_ERR_MALFORMED) {
 		http_error(res, 500, "token check: %s", err.msg);
 		return -1;
@@ -154,27 +153,44 @@ static int check_token(struct verifier *v, const struct http_request *req,
 			   AUTH_CHALLENGE);
 		return -1;
 	}
-	if (allowed(req, &tok, now, res) < 0)
+	if (allowed(req, tok, now, res) < 0)
 		return -1;
-	if (now - tok.last_used >= AUTH_TOUCH_EVERY)
-		engine_token_touch(v, tok.name, now, is_read(req));
-	memcpy(name, tok.name, DB_NAME_MAX + 1);
+	if (now - tok->last_used >= AUTH_TOUCH_EVERY)
+		engine_token_touch(v, tok->name, now, is_read(req));
 	return 0;
 }
 
 int auth_guard(void *ctx, struct http_request *req, struct http_response *res)
 {
-	return check_token(ctx, req, res, req->op_name);
+	struct db_token tok;
+
+	req->op_name[0] = '\0';
+	if (check_token(ctx, req, res, &tok) < 0)
+		return -1;
+	memcpy(req->op_name, tok.name, DB_NAME_MAX + 1);
+	return 0;
+}
+
+int auth_token(struct verifier *v, const struct http_request *req,
+	       struct http_response *res, struct db_token *tok)
+{
+	return check_token(v, req, res, tok);
 }
 
 int auth_operator(struct verifier *v, const struct http_request *req,
 		  struct http_response *res, char name[DB_NAME_MAX + 1])
 {
+	struct db_token tok;
+
 	/* only auth_guard sets it, and only for a valid token */
 	if (req->op_name[0] != '\0') {
 		memcpy(name, req->op_name, DB_NAME_MAX);
 		name[DB_NAME_MAX] = '\0';
 		return 0;
 	}
-	return check_token(v, req, res, name);
+	name[0] = '\0';
+	if (check_token(v, req, res, &tok) < 0)
+		return -1;
+	memcpy(name, tok.name, DB_NAME_MAX + 1);
+	return 0;
 }

@@ -14,6 +14,7 @@
 #define IMATRUST_AUTH_H
 
 #include "db.h"
+#include "db_token.h"
 #include "http.h"
 #include "verifier.h"
 
@@ -46,5 +47,16 @@ int auth_guard(void *ctx, struct http_request *req, struct http_response *res);
  */
 int auth_operator(struct verifier *v, const struct http_request *req,
 		  struct http_response *res, char name[DB_NAME_MAX + 1]);
+
+/**
+ * auth_token() - the whole row of @req's token (GET /v1/whoami), checked
+ * as auth_guard() checks it: a second lookup, for the one route that
+ * answers more than the name.
+ * @tok: receives the row (name, role, expiry, last use)
+ *
+ * Return: 0 when the token is valid, else -1 with @res answered.
+ */
+int auth_token(struct verifier *v, const struct http_request *req,
+	       struct http_response *res, struct db_token *tok);
 
 #endif /* IMATRUST_AUTH_H */

@@ -94,6 +94,7 @@ const struct http_route verifier_routes[] = {
 	{ "POST", "/v1/machines/{}/approve", route_machines_approve,
 	  IDENTITY_BODY_MAX, TOKEN, NULL, 0, OPERATOR },
 	{ "GET", "/v1/audit", route_audit, 0, TOKEN, NULL, 0, READER },
+	{ "GET", "/v1/whoami", route_whoami, 0, TOKEN, NULL, 0, READER },
 	{ "POST", "/v1/verify", route_verify, WIRE_BODY_MAX, TOKEN, NULL, 0,
 	  READER },
 

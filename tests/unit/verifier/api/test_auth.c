@@ -164,12 +164,41 @@ static void test_last_used(void **state)
 	tv_free(t);
 }
 
+/* GET /v1/whoami: the token's name and role, its expiry null for never. */
+static void test_whoami(void **state)
+{
+	struct tv *t = tv_new();
+	unsigned int status;
+	json_t *a;
+
+	(void)state;
+	add(t, "rita", T_READER, DB_ROLE_READER, 0);
+	a = tv_call(t, route_whoami, NULL, NULL, "Bearer " T_READER, &status);
+	assert_int_equal(status, 200);
+	assert_string_equal(json_string_value(json_object_get(a, "name")),
+			    "rita");
+	assert_string_equal(json_string_value(json_object_get(a, "role")),
+			    "reader");
+	assert_true(json_is_null(json_object_get(a, "expires_at")));
+	json_decref(a);
+	a = tv_call(t, route_whoami, NULL, NULL, TV_AUTH, &status);
+	assert_string_equal(json_string_value(json_object_get(a, "role")),
+			    "admin");
+	json_decref(a);
+	add(t, "eve", T_OLD, DB_ROLE_ADMIN, 1000000000);
+	a = tv_call(t, route_whoami, NULL, NULL, "Bearer " T_OLD, &status);
+	assert_int_equal(status, 401);
+	json_decref(a);
+	tv_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_expired),
 		cmocka_unit_test(test_last_used),
+		cmocka_unit_test(test_whoami),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -210,6 +210,8 @@ static const struct {
 	{ route_machines_add, "POST", "/v1/machines", NULL, "{}", 0, 401 },
 	{ route_audit, "GET", "/v1/audit", NULL, NULL, 1, 200 },
 	{ route_audit, "GET", "/v1/audit", NULL, NULL, 0, 401 },
+	{ route_whoami, "GET", "/v1/whoami", NULL, NULL, 1, 200 },
+	{ route_whoami, "GET", "/v1/whoami", NULL, NULL, 0, 401 },
 	{ route_machines_remove, "DELETE", "/v1/machines/node-r", "node-r",
 	  NULL, 1, 200 },
 	{ route_machines_remove, "DELETE", "/v1/machines/node-a", "node-a",
