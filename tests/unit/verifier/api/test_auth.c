@@ -103,6 +103,24 @@ static void test_roles(void **state)
 	tv_free(t);
 }
 
+/* A guarded route that names no role needs admin: forgotten fails closed. */
+static void test_no_role_needs_admin(void **state)
+{
+	static const struct http_route unnamed = { "POST", "/v1/new",	NULL,
+						   0,	   auth_guard,	NULL,
+						   0,	   DB_ROLE_NONE };
+	struct tv *t = tv_new();
+	char msg[512];
+
+	(void)state;
+	add(t, "otto", T_OPER, DB_ROLE_OPERATOR, 0);
+	assert_int_equal(guard(t, &unnamed, T_OPER, msg, sizeof(msg)), 403);
+	assert_string_equal(msg, "this token's role operator cannot POST "
+				 "/v1/new: needs admin");
+	assert_int_equal(guard(t, &unnamed, TV_TOKEN, msg, sizeof(msg)), 0);
+	tv_free(t);
+}
+
 /* An expired token is refused every route, 401, saying since when. */
 static void test_expired(void **state)
 {
@@ -196,6 +214,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roles),
+		cmocka_unit_test(test_no_role_needs_admin),
 		cmocka_unit_test(test_expired),
 		cmocka_unit_test(test_last_used),
 		cmocka_unit_test(test_whoami),
