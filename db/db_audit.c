@@ -11,11 +11,19 @@
 #include "db_internal.h"
 #include "db_machine.h"
 
+/*
+ * The role beside the operator's name is the token's as stored, read in
+ * the transaction that writes the change (issue #36): every change an
+ * operator makes is audited here with the name of the token that passed
+ * the guard, and a token's role changes only by its removal, so this is
+ * the role the guard let through. The verifier's own entries have none.
+ */
 static const char sql_audit_insert[] =
 	"INSERT INTO audit (time, operator, action, machine_id, ek_fpr, "
-	"detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+	"detail, role) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	"(SELECT role FROM tokens WHERE name = ?2))";
 static const char sql_audit_list[] =
-	"SELECT id, time, operator, action, machine_id, ek_fpr, detail "
+	"SELECT id, time, operator, action, machine_id, ek_fpr, detail, role "
 	"FROM audit WHERE id > ?1 "
 	"AND (CAST(?2 AS TEXT) IS NULL OR machine_id = ?2) "
 	"ORDER BY id LIMIT ?3";
@@ -125,6 +133,7 @@ int db_audit_list(struct db *db, const char *machine_id, int64_t after,
 				   db_col_blob(st, 5) :
 				   NULL;
 		a.detail = db_col_text(st, 6);
+		a.role = db_col_text(st, 7);
 		if (cb(&a, arg) != 0)
 			break;
 	}

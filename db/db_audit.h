@@ -18,7 +18,11 @@ struct db_audit {
 	int64_t id; /* cursor for the next page (listing) */
 	int64_t time;
 	const char *op_name; /* token name; NULL: the verifier itself */
-	const char *action;  /* "approve", "register", "remove", ... */
+	/* listing: the token's role when written (0021); NULL: the
+	 * verifier, or written before. Adding ignores it: the role is the
+	 * stored token's of @op_name, read in the writing transaction */
+	const char *role;
+	const char *action; /* "approve", "register", "remove", ... */
 	const char *machine_id;
 	const uint8_t *ek_fpr; /* DB_FPR_SIZE bytes */
 	const char *detail;    /* JSON text */

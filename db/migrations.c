@@ -1138,6 +1138,32 @@ static const char migration_0020[] =
 	"\n"
 	"PRAGMA user_version = 20;\n";
 
+static const char migration_0021[] =
+	"-- 0021_token_roles.sql - scoped, expiring operator tokens (issue 36).\n"
+	"--\n"
+	"-- tokens.role: what the token may do. reader: GET (and the one-shot\n"
+	"--   POST /v1/verify, which stores nothing); operator: besides, the\n"
+	"--   references, policies, approvals, removals and imports; admin:\n"
+	"--   besides, keys and webhooks. Which role each route needs is one\n"
+	"--   column of the route table (verifier/api/routes.c). The tokens made\n"
+	"--   before this migration could do everything, so they become admin:\n"
+	"--   nothing an operator did stops working.\n"
+	"-- tokens.expires_at: the second from which the token is refused (401);\n"
+	"--   NULL: never.\n"
+	"-- tokens.last_used: when the token last passed a check, to the minute\n"
+	"--   (the verifier writes it at most once a minute a token); NULL: never.\n"
+	"-- audit.role: the role of the token whose name is audit.operator when\n"
+	"--   the change was made; NULL for the verifier's own entries and the\n"
+	"--   entries written before this migration.\n"
+	"ALTER TABLE tokens ADD COLUMN role TEXT NOT NULL DEFAULT 'admin'\n"
+	"\tCHECK (role IN ('reader', 'operator', 'admin'));\n"
+	"ALTER TABLE tokens ADD COLUMN expires_at INTEGER;\n"
+	"ALTER TABLE tokens ADD COLUMN last_used INTEGER;\n"
+	"ALTER TABLE audit ADD COLUMN role TEXT\n"
+	"\tCHECK (role IS NULL OR role IN ('reader', 'operator', 'admin'));\n"
+	"\n"
+	"PRAGMA user_version = 21;\n";
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -1159,6 +1185,7 @@ const struct db_migration db_migrations[] = {
 	{ 18, "0018_wide_banks", migration_0018 },
 	{ 19, "0019_import_generations", migration_0019 },
 	{ 20, "0020_webhook_facts", migration_0020 },
+	{ 21, "0021_token_roles", migration_0021 },
 };
 
 const size_t db_migration_count =

@@ -772,6 +772,19 @@ static const char migration_pg_0020[] =
 	"\n"
 	"UPDATE schema_version SET version = 20;\n";
 
+static const char migration_pg_0021[] =
+	"-- 0021_token_roles.sql - as schema/0021_token_roles.sql: a token's role\n"
+	"-- (existing tokens become admin), its expiry and its last use, and the\n"
+	"-- role beside the operator's name in the audit.\n"
+	"ALTER TABLE tokens ADD COLUMN role text NOT NULL DEFAULT 'admin'\n"
+	"\tCHECK (role IN ('reader', 'operator', 'admin'));\n"
+	"ALTER TABLE tokens ADD COLUMN expires_at bigint;\n"
+	"ALTER TABLE tokens ADD COLUMN last_used bigint;\n"
+	"ALTER TABLE audit ADD COLUMN role text\n"
+	"\tCHECK (role IS NULL OR role IN ('reader', 'operator', 'admin'));\n"
+	"\n"
+	"UPDATE schema_version SET version = 21;\n";
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
@@ -782,6 +795,7 @@ const struct db_migration db_pg_migrations[] = {
 	{ 18, "0018_wide_banks", migration_pg_0018 },
 	{ 19, "0019_import_generations", migration_pg_0019 },
 	{ 20, "0020_webhook_facts", migration_pg_0020 },
+	{ 21, "0021_token_roles", migration_pg_0021 },
 };
 
 const size_t db_pg_migration_count =

@@ -2,11 +2,13 @@
 # Lab PKI: the fleet CA, the verifier's server certificate, operator tokens.
 #
 #   deploy/pki.sh [init]              create what is missing; print the dir
-#   deploy/pki.sh token CONFIG NAME FILE
+#   deploy/pki.sh token CONFIG NAME FILE [ROLE]
 #                                     a new operator token NAME from the
 #                                     verifier with config CONFIG
 #                                     (imatrust-verifier -c CONFIG token add
-#                                     NAME; IMATRUST_BIN_DIR, default build/bin),
+#                                     NAME --role ROLE, admin by default: the
+#                                     lab's one operator does everything;
+#                                     IMATRUST_BIN_DIR, default build/bin),
 #                                     written to FILE with mode 0600
 #   deploy/pki.sh show                subject, SANs and expiry of each cert
 #
@@ -137,10 +139,11 @@ cmd_token() {
 	local conf=${1:-} name=${2:-} file=${3:-} tok
 
 	[ -f "$conf" ] && [ -n "$name" ] && [ -n "$file" ] ||
-		die "usage: pki.sh token CONFIG NAME FILE"
+		die "usage: pki.sh token CONFIG NAME FILE [ROLE]"
 	[ -x "$BIN/imatrust-verifier" ] ||
 		die "$BIN/imatrust-verifier not built (make all)"
-	tok=$("$BIN/imatrust-verifier" -c "$conf" token add "$name" | tail -n 1)
+	tok=$("$BIN/imatrust-verifier" -c "$conf" token add "$name" \
+		--role "${4:-admin}" | tail -n 1)
 	[ -n "$tok" ] || die "imatrust-verifier gave no token"
 	(umask 077 && printf '%s\n' "$tok" >"$file.tmp") && mv "$file.tmp" "$file"
 	echo "$file"

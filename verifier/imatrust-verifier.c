@@ -7,7 +7,8 @@
  *	imatrust-verifier [-d] [-c FILE]		serve
  *	imatrust-verifier -n [-c FILE]			check the config, exit
  *	imatrust-verifier -H				print the config keys
- *	imatrust-verifier [-c FILE] token add|rm NAME	operator tokens
+ *	imatrust-verifier [-c FILE] token add NAME [--role R] [--expires W]
+ *	imatrust-verifier [-c FILE] token list|rm [NAME]	operator tokens
  *
  * The options and the log level are the agent's too (daemon.h).
  */
@@ -41,10 +42,10 @@
 #include "verifier.h"
 #include "webhook.h"
 #include "routes.h"
+#include "token_cmd.h"
 
 #define DEFAULT_CONFIG "/etc/imatrust/verifier.conf"
 #define PEM_MAX (1u << 20)  /* a larger certificate or key file is bogus */
-#define TOKEN_BYTES 32	    /* a new operator token, before hex */
 #define RETENTION_PERIOD 60 /* seconds between retention passes */
 #define FD_RESERVE \
 	64		/* descriptors besides connections: listener,
@@ -158,44 +159,13 @@ static int load_result_key(struct verifier *v)
 
 static int token_command(struct verifier *v, int argc, char **argv)
 {
-	uint8_t raw[TOKEN_BYTES];
-	char token[2 * TOKEN_BYTES + 1];
-	struct imt_error err;
-	int deleted = 0, rc = 1;
+	int rc = token_cmd_check(argc, argv);
 
-	if (argc != 3 ||
-	    (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "rm") != 0)) {
-		fprintf(stderr,
-			"usage: imatrust-verifier [-c FILE] token add|rm NAME\n");
-		return 2;
-	}
+	if (rc != 0)
+		return rc;
 	if (open_db(v) < 0)
 		return 1;
-	if (strcmp(argv[1], "rm") == 0) {
-		if (db_token_delete(v->db, argv[2], &deleted, &err) < 0)
-			log_warnx("token rm: %s", err.msg);
-		else if (!deleted)
-			log_warnx("no token named %s", argv[2]);
-		else
-			rc = 0;
-		goto out;
-	}
-	if (RAND_bytes(raw, sizeof(raw)) != 1) {
-		log_warnx("no randomness for a token");
-		goto out;
-	}
-	/* The token is its hex text: what the operator pastes is hashed. */
-	hex_encode(raw, sizeof(raw), token);
-	if (db_token_add(v->db, argv[2], (const uint8_t *)token, strlen(token),
-			 time(NULL), &err) < 0) {
-		log_warnx("token add: %s", err.msg);
-	} else {
-		printf("%s\n", token);
-		rc = 0;
-	}
-	explicit_bzero(raw, sizeof(raw));
-	explicit_bzero(token, sizeof(token));
-out:
+	rc = token_cmd_run(v->db, argc, argv, (int64_t)time(NULL));
 	db_close(v->db);
 	return rc;
 }
@@ -381,7 +351,8 @@ static void print_keys(FILE *out)
 static const struct daemon_info verifier_daemon = {
 	.name = "imatrust-verifier",
 	.config_default = DEFAULT_CONFIG,
-	.operands = "[token add|rm NAME]",
+	.operands =
+		"[token add NAME [--role R] [--expires W] | list | rm NAME]",
 	.print_keys = print_keys,
 };
 
@@ -407,8 +378,7 @@ int main(int argc, char **argv)
 	if (o.argc > 0 && strcmp(o.argv[0], "token") == 0)
 		return token_command(&v, o.argc, o.argv);
 	if (o.argc > 0) {
-		fprintf(stderr, "usage: imatrust-verifier [-c FILE] "
-				"token add|rm NAME\n");
+		fprintf(stderr, TOKEN_CMD_USAGE);
 		return 2;
 	}
 	sigaction(SIGTERM, &sa, NULL);

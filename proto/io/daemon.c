@@ -34,7 +34,12 @@ void daemon_options(const struct daemon_info *d, int argc, char **argv,
 	o->config = d->config_default;
 	o->debug = 0;
 	o->check = 0;
-	while ((ch = getopt(argc, argv, "c:dnH")) != -1) {
+	/*
+	 * With operands (a command), the options end at the first operand:
+	 * what follows is the command's ("token add NAME --role reader").
+	 */
+	while ((ch = getopt(argc, argv,
+			    d->operands != NULL ? "+c:dnH" : "c:dnH")) != -1) {
 		switch (ch) {
 		case 'c':
 			o->config = optarg;

@@ -3,12 +3,13 @@
 
 Run by tests/browser/test_console.sh, which starts the verifier and the
 agents and passes, in the environment: CONSOLE_URL, CONSOLE_CA (the TLS
-certificate), CONSOLE_TOKEN, CONSOLE_SHOTS (the screenshot folder),
+certificate), CONSOLE_TOKEN, CONSOLE_READER (a reader's token), CONSOLE_SHOTS (the screenshot folder),
 CONSOLE_KERNEL (tests/tools/fake_kernel), CONSOLE_MACHINES (JSON: id ->
 {list, tcti}) and CONSOLE_TAP_START (TAP lines printed before).
 
 What a person would do, step by step, with a screenshot of each: a wrong
-token is refused and shows nothing; the right one shows the fleet; an
+token is refused and shows nothing; a reader's token shows the fleet and
+no Approve or Remove button; the right one shows the fleet; an
 unknown file turns web-1 untrusted on the page within seconds; evil-1's
 paths of HTML and script show as literal text and run nothing; a
 reference is added, a removal cancelled and a pending machine approved
@@ -33,6 +34,7 @@ from selenium.webdriver.support.ui import Select
 URL = os.environ["CONSOLE_URL"]
 CA = os.environ["CONSOLE_CA"]
 TOKEN = os.environ["CONSOLE_TOKEN"]
+READER = os.environ["CONSOLE_READER"]
 SHOTS = os.environ["CONSOLE_SHOTS"]
 KERNEL = os.environ["CONSOLE_KERNEL"]
 MACHINES = json.loads(os.environ["CONSOLE_MACHINES"])
@@ -232,6 +234,26 @@ def run(driver):
           ".children.length;") == 0 and
        js(driver, "return sessionStorage.length;") == 0,
        "... no data is shown and the token is not kept")
+
+    # --- a reader's token: the fleet, no action buttons (issue #36) ------
+    driver.find_element(By.ID, "token").send_keys(READER)
+    driver.find_element(By.ID, "login-button").click()
+    seen = wait(lambda: state_of(driver, "pend-1") == "pending", 10)
+    who = driver.find_element(By.ID, "whoami").text
+    ok(seen and who == "viewer (reader)", "a reader's token shows the "
+       "fleet, and the header says whose token and its role", who)
+    ok(open_machine(driver, "pend-1") == "pending",
+       "... the reader opens pend-1")
+    time.sleep(1.5)
+    shot(driver, "reader-pending")
+    ok(not driver.find_element(By.ID, "m-approve").is_displayed() and
+       not driver.find_element(By.ID, "m-remove").is_displayed(),
+       "... and sees no Approve or Remove button")
+    driver.find_element(By.ID, "back").click()
+    driver.find_element(By.ID, "logout").click()
+    wait(lambda: driver.find_element(By.ID, "token").is_displayed(), 5)
+    ok(driver.find_element(By.ID, "whoami").text == "",
+       "forgetting the token forgets its role")
 
     # --- the right token: the fleet ---------------------------------------
     driver.find_element(By.ID, "token").send_keys(TOKEN)

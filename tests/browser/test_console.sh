@@ -80,6 +80,8 @@ nonce_ttl = 30
 EOC
 token=$("$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add console) ||
 	bail "token add"
+reader=$("$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add viewer \
+	--role reader 2>/dev/null) || bail "token add --role reader"
 "$bin/imatrust-verifier" -d -c "$tmp/verifier.conf" >>"$tmp/verifier.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do
@@ -156,6 +158,7 @@ done
 ok "three agents against swtpm: web-1 and evil-1 trusted, pend-1 pending (API)"
 
 CONSOLE_URL=$url CONSOLE_CA=$tmp/cert.pem CONSOLE_TOKEN=$token \
+	CONSOLE_READER=$reader \
 	CONSOLE_SHOTS=$shots CONSOLE_KERNEL=$kern CONSOLE_MACHINES=$machines \
 	CONSOLE_TAP_START=$tap_n \
 	timeout 150 "$py" "$here/console.py" 2>"$tmp/console.log"

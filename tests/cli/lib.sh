@@ -100,10 +100,14 @@ write_verifier_conf() {
 	} >"$tmp/verifier.conf"
 }
 
+# token_add NAME [ROLE]: a new token in $token, admin unless ROLE says
+# otherwise (what every token was before roles; test_token.sh tests the
+# default, operator)
 token_add() {
 	# shellcheck disable=SC2034 # for the tests that source this
 	token=$("$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add "$1" \
-		2>"$tmp/err") || { echo "Bail out! token add"; cat "$tmp/err"; exit 1; }
+		--role "${2:-admin}" 2>"$tmp/err") ||
+		{ echo "Bail out! token add"; cat "$tmp/err"; exit 1; }
 }
 
 health_wait() {

@@ -156,11 +156,14 @@ expect 0 "machine rm of a pre-registration" "$imatrust" machine rm node-3
 contains "$tmp/out" '^node-3 removed: pre-registration' "machine rm says what went"
 expect 1 "machine rm of nothing" "$imatrust" machine rm node-3
 expect 0 "imatrust audit" "$imatrust" audit
-contains "$tmp/out" 'approve +node-2 +alice +'"$fpr2" "the audit shows the approval"
+contains "$tmp/out" 'approve +node-2 +alice/admin +'"$fpr2" "the audit shows the approval, by whom and their role"
 contains "$tmp/out" 'remove +node-3 +alice' "... and the removal"
 expect 0 "imatrust audit --json --machine node-3" "$imatrust" audit --json --machine node-3
 [ "$(jq length "$tmp/out")" = 2 ] && ok "--machine filters (register, remove)" ||
 	not_ok "--machine filters" "$tmp/out"
+[ "$(jq -r '[.[] | .operator + "/" + .role] | unique | join(",")' "$tmp/out")" = alice/admin ] &&
+	ok "each entry carries the token's role" ||
+	not_ok "each entry carries the token's role" "$tmp/out"
 
 # what goes wrong, said clearly
 printf 'not-the-token\n' >"$tmp/bad-token"

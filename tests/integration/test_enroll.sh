@@ -216,8 +216,8 @@ n=$(sql "select (select count(*) from machines where id = 'victim') +
 	(select count(*) from enrollments where machine_id = 'victim')")
 expect "... nothing of it is left (boots, records, events, nonces, challenges)" 0 "$n"
 out=$("$bin/imatrust" audit --machine victim 2>&1)
-expect "imatrust audit shows the removal, the operator and the EK" \
-	"remove           victim               test       $(fpr victim)" "$out"
+expect "imatrust audit shows the removal, the operator, its role and the EK" \
+	"remove           victim               test/operator $(fpr victim)" "$out"
 out=$("$bin/imatrust" audit 2>&1)
 expect "... and the approval and the pre-registration" "approve" "$out"
 expect "... and the pre-registration" "register" "$out"

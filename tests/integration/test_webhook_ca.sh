@@ -57,7 +57,7 @@ for bad in /etc/passwd ../outside.pem; do
 	else fail "-n refuses ca=$bad, naming the rule" "$tmp/check.log"; fi
 done
 conf_with "$tmp/verifier.conf" receiver.pem || bail "verifier_conf"
-"$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
+"$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops --role admin \
 	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
 token=$(cat "$tmp/token")
 api_url=https://127.0.0.1:$vport

@@ -56,7 +56,7 @@ if ! "$bin/imatrust-verifier" -n -c "$tmp/bad.conf" >"$tmp/check.log" 2>&1 &&
 	ok "-n refuses a webhook over http:// to another host than loopback"
 else fail "-n refuses a webhook over http:// to another host than loopback" "$tmp/check.log"; fi
 
-"$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
+"$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops --role admin \
 	>"$tmp/token" 2>"$tmp/token.log" || bail "token add" "$tmp/token.log"
 token=$(cat "$tmp/token")
 lab_verifier_start || bail "verifier does not start" "$tmp/verifier.log"

@@ -2,8 +2,10 @@
 /*
  * auth.c - bearer tokens for the operator routes.
  */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "auth.h"
 #include "db_token.h"
@@ -46,17 +48,91 @@ static int is_read(const struct http_request *req)
 	       (req->path != NULL && strcmp(req->path, "/v1/verify") == 0);
 }
 
-/* The one check of a token: @req's header against the stored hashes. */
-static int check_token(struct verifier *v, const struct http_request *req,
-		       struct http_response *res, char name[DB_NAME_MAX + 1])
+/*
+ * last_used is written at most once a minute a token: the stored value
+ * is the throttle, read with the token's row, so no state is kept here
+ * and a GET adds no write in the other 59 seconds.
+ */
+#define AUTH_TOUCH_EVERY 60
+
+/* The token's row for @req's header, from the read view or the writer. */
+static int lookup(struct verifier *v, const struct http_request *req,
+		  const char *token, size_t len, struct db_token *tok, int *ok,
+		  struct imt_error *err)
 {
-	struct imt_error err;
 	struct verifier *r;
+	int rc;
+
+	if (!is_read(req))
+		return engine_token_check(v, (const uint8_t *)token, len, tok,
+					  ok, err);
+	r = read_begin(v);
+	rc = db_token_lookup(r->db, (const uint8_t *)token, len, tok, ok, err);
+	read_end(r);
+	return rc;
+}
+
+/*
+ * The role @req's route needs: the route table's (routes.c). A guarded
+ * route that names none, or a handler called without the server whose
+ * request is a write, needs admin: a route forgotten fails closed.
+ */
+static enum db_token_role role_needed(const struct http_request *req)
+{
+	if (req->route != NULL && req->route->role != DB_ROLE_NONE)
+		return req->route->role;
+	if (req->route == NULL && is_read(req))
+		return DB_ROLE_READER;
+	return DB_ROLE_ADMIN;
+}
+
+/* Is @tok, valid, allowed @req now? Else @res answers 401 or 403. */
+static int allowed(const struct http_request *req, const struct db_token *tok,
+		   int64_t now, struct http_response *res)
+{
+	enum db_token_role need = role_needed(req);
+	char when[32];
+	struct tm tm;
+	time_t t;
+
+	if (tok->expires_at != 0 && now >= tok->expires_at) {
+		t = (time_t)tok->expires_at;
+		if (gmtime_r(&t, &tm) == NULL ||
+		    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) ==
+			    0)
+			snprintf(when, sizeof(when), "%lld",
+				 (long long)tok->expires_at);
+		http_error(res, 401,
+			   "token expired at %s (%s, error=\"invalid_token\")",
+			   when, AUTH_CHALLENGE);
+		return -1;
+	}
+	if (tok->role < need) {
+		http_error(res, 403,
+			   "this token's role %s cannot %s %s: needs %s",
+			   db_token_role_name(tok->role),
+			   req->method != NULL ? req->method : "?",
+			   req->path != NULL ? req->path : "?",
+			   db_token_role_name(need));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The one check of a token: @req's header against the stored hashes, its
+ * expiry, then its role against the route's, all from the headers.
+ */
+static int check_token(struct verifier *v, const struct http_request *req,
+		       struct http_response *res, struct db_token *tok)
+{
+	int64_t now = (int64_t)time(NULL);
+	struct imt_error err;
 	const char *token;
 	size_t len = 0;
 	int ok = 0, rc;
 
-	name[0] = '\0';
+	memset(tok, 0, sizeof(*tok));
 	token = bearer_token(req->authorization, &len);
 	if (token == NULL) {
 		http_error(res, 401,
@@ -65,43 +141,56 @@ static int check_token(struct verifier *v, const struct http_request *req,
 			   AUTH_CHALLENGE);
 		return -1;
 	}
-	if (is_read(req)) {
-		r = read_begin(v);
-		rc = db_token_check(r->db, (const uint8_t *)token, len, name,
-				    &ok, &err);
-		read_end(r);
-	} else {
-		rc = engine_token_check(v, (const uint8_t *)token, len, name,
-					&ok, &err);
-	}
+	rc = lookup(v, req, token, len, tok, &ok, &err);
 	if (rc < 0 && err.status != IMT_ERR_MALFORMED) {
 		http_error(res, 500, "token check: %s", err.msg);
 		return -1;
 	}
 	if (rc < 0 || !ok) {
-		name[0] = '\0';
 		http_error(res, 401,
 			   "operator token not valid (%s, "
 			   "error=\"invalid_token\")",
 			   AUTH_CHALLENGE);
 		return -1;
 	}
+	if (allowed(req, tok, now, res) < 0)
+		return -1;
+	if (now - tok->last_used >= AUTH_TOUCH_EVERY)
+		engine_token_touch(v, tok->name, now, is_read(req));
 	return 0;
 }
 
 int auth_guard(void *ctx, struct http_request *req, struct http_response *res)
 {
-	return check_token(ctx, req, res, req->op_name);
+	struct db_token tok;
+
+	req->op_name[0] = '\0';
+	if (check_token(ctx, req, res, &tok) < 0)
+		return -1;
+	memcpy(req->op_name, tok.name, DB_NAME_MAX + 1);
+	return 0;
+}
+
+int auth_token(struct verifier *v, const struct http_request *req,
+	       struct http_response *res, struct db_token *tok)
+{
+	return check_token(v, req, res, tok);
 }
 
 int auth_operator(struct verifier *v, const struct http_request *req,
 		  struct http_response *res, char name[DB_NAME_MAX + 1])
 {
+	struct db_token tok;
+
 	/* only auth_guard sets it, and only for a valid token */
 	if (req->op_name[0] != '\0') {
 		memcpy(name, req->op_name, DB_NAME_MAX);
 		name[DB_NAME_MAX] = '\0';
 		return 0;
 	}
-	return check_token(v, req, res, name);
+	name[0] = '\0';
+	if (check_token(v, req, res, &tok) < 0)
+		return -1;
+	memcpy(name, tok.name, DB_NAME_MAX + 1);
+	return 0;
 }

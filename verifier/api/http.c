@@ -248,6 +248,7 @@ static void route_request(struct http_server *s, struct request_state *st,
 		path_known = 1;
 		if (strcmp(r->method, method) == 0) {
 			st->route = r;
+			st->req.route = r;
 			st->max = r->max_body;
 			if (r->guard == NULL && s->max_body != 0 &&
 			    s->max_body < st->max)

@@ -67,6 +67,9 @@ struct http_request {
 	size_t nparams;
 	char params[HTTP_PARAMS_MAX][HTTP_PARAM_MAX + 1];
 	void *conn; /* the server's; for http_query() only */
+	/* the route matched, for its guard; NULL when a handler is called
+	 * without the server */
+	const struct http_route *route;
 	char op_name[HTTP_OPERATOR_MAX + 1]; /* set by the route's guard
 						 * when it passed; else "" */
 	int body_type_other;		     /* 1: the body is of the route's
@@ -109,6 +112,9 @@ struct http_route {
 	 * budget of failed checks (a handler's res->charge), before a body
 	 * byte is read or a signature checked */
 	int metered;
+	/* what the guard requires of the caller, in the application's own
+	 * terms (the verifier's: enum db_token_role); 0 where no guard */
+	int role;
 };
 
 struct http_server;

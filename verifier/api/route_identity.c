@@ -131,14 +131,14 @@ struct audit_page {
 static int audit_one(const struct db_audit *a, void *arg)
 {
 	struct audit_page *pg = arg;
-	json_t *row = json_pack("{s:I,s:I,s:s?,s:s,s:s?,s:o,s:o}", "id",
-				(json_int_t)a->id, "time", (json_int_t)a->time,
-				"operator", a->op_name, "action", a->action,
-				"machine", a->machine_id, "ek_fpr",
-				a->ek_fpr != NULL ?
-					hex_json(a->ek_fpr, DB_FPR_SIZE) :
-					json_null(),
-				"detail", json_reason(a->detail));
+	json_t *row =
+		json_pack("{s:I,s:I,s:s?,s:s?,s:s,s:s?,s:o,s:o}", "id",
+			  (json_int_t)a->id, "time", (json_int_t)a->time,
+			  "operator", a->op_name, "role", a->role, "action",
+			  a->action, "machine", a->machine_id, "ek_fpr",
+			  a->ek_fpr != NULL ? hex_json(a->ek_fpr, DB_FPR_SIZE) :
+					      json_null(),
+			  "detail", json_reason(a->detail));
 
 	if (row == NULL || json_array_append_new(pg->rows, row) < 0)
 		pg->oom = 1;

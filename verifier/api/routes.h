@@ -36,6 +36,10 @@ void change_answer(struct verifier *v, struct http_response *res,
 /* The REST routes under /v1, terminated by a NULL method. */
 extern const struct http_route verifier_routes[];
 
+/* route_whoami.c */
+void route_whoami(void *ctx, const struct http_request *req,
+		  struct http_response *res);
+
 /* route_health.c */
 void route_health(void *ctx, const struct http_request *req,
 		  struct http_response *res);

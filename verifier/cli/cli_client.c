@@ -195,6 +195,8 @@ static void answer_error(long status, json_t *j)
 		msg = "(no JSON error in the answer)";
 	if (status == 401)
 		cli_warnx("the verifier refused the operator token: %s", msg);
+	else if (status == 403 && strstr(msg, "token's role") != NULL)
+		cli_warnx("the verifier refused this token's role: %s", msg);
 	else
 		cli_warnx("verifier answered %ld: %s", status, msg);
 }

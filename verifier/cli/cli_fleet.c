@@ -878,10 +878,11 @@ int cli_events_main(int argc, char **argv)
 	return rc;
 }
 
-/* TIME ACTION MACHINE OPERATOR EK DETAIL */
+/* TIME ACTION MACHINE OPERATOR EK DETAIL; OPERATOR is "name/role" */
 static void print_audit(json_t *e)
 {
-	char when[32], *detail;
+	const char *role = json_string_value(json_object_get(e, "role"));
+	char when[32], who[300], *detail;
 	time_t t = (time_t)json_integer_value(json_object_get(e, "time"));
 	json_t *d = json_object_get(e, "detail");
 	struct tm tm;
@@ -890,11 +891,12 @@ static void print_audit(json_t *e)
 	detail = json_is_null(d) || d == NULL ?
 			 NULL :
 			 json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
+	snprintf(who, sizeof(who), "%s%s%s", cli_str_or_dash(e, "operator"),
+		 role != NULL ? "/" : "", role != NULL ? role : "");
 	printf("%-6lld %s  %-16s %-20s %-10s %s %s\n",
 	       (long long)json_integer_value(json_object_get(e, "id")), when,
-	       cli_str_or_dash(e, "action"), cli_str_or_dash(e, "machine"),
-	       cli_str_or_dash(e, "operator"), cli_str_or_dash(e, "ek_fpr"),
-	       detail != NULL ? detail : "");
+	       cli_str_or_dash(e, "action"), cli_str_or_dash(e, "machine"), who,
+	       cli_str_or_dash(e, "ek_fpr"), detail != NULL ? detail : "");
 	free(detail);
 }
 

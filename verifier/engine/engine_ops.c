@@ -24,6 +24,7 @@
 #include "engine_ops.h"
 #include "import_efi_rows.h"
 #include "keyring.h"
+#include "log.h"
 #include "policies.h"
 
 int engine_policy_is_default(struct verifier *v, const char *name)
@@ -332,13 +333,30 @@ void engine_efi_import(struct verifier *v, const char *name,
 }
 
 int engine_token_check(struct verifier *v, const uint8_t *token, size_t len,
-		       char name[DB_NAME_MAX + 1], int *ok,
-		       struct imt_error *err)
+		       struct db_token *tok, int *ok, struct imt_error *err)
 {
 	int rc;
 
 	pthread_mutex_lock(&v->lock);
-	rc = db_token_check(v->db, token, len, name, ok, err);
+	rc = db_token_lookup(v->db, token, len, tok, ok, err);
 	pthread_mutex_unlock(&v->lock);
 	return rc;
+}
+
+void engine_token_touch(struct verifier *v, const char *name, int64_t now,
+			int try_only)
+{
+	struct imt_error err;
+	int rc;
+
+	if (try_only) {
+		if (pthread_mutex_trylock(&v->lock) != 0)
+			return;
+	} else {
+		pthread_mutex_lock(&v->lock);
+	}
+	rc = db_token_touch(v->db, name, now, &err);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		log_warnx("token %s last used: %s", name, err.msg);
 }

@@ -140,18 +140,28 @@ void engine_efi_import(struct verifier *v, const char *name,
 		       size_t *added, struct engine_answer *ans);
 
 /**
- * engine_token_check() - db_token_check() of @token (@len bytes) on the
+ * engine_token_check() - db_token_lookup() of @token (@len bytes) on the
  * writer's connection, under v->lock: the check of a write's token, which
  * the write takes the lock after anyway, so it never waits for a read (a
  * read's token goes through the read view, auth.c). The same shape as
- * db_token_check(), so that auth.c's two branches answer alike.
- * @name: receives the matching token's name ("" when none)
+ * db_token_lookup(), so that auth.c's two branches answer alike.
+ * @tok: receives the matching token's row (name "" when none)
  * @ok: receives 1 on a match, else 0
  *
  * Return: 0, or -1 with @err (IMT_ERR_MALFORMED: not a token's shape).
  */
 int engine_token_check(struct verifier *v, const uint8_t *token, size_t len,
-		       char name[DB_NAME_MAX + 1], int *ok,
-		       struct imt_error *err);
+		       struct db_token *tok, int *ok, struct imt_error *err);
+
+/**
+ * engine_token_touch() - db_token_touch() of @name at @now on the writer's
+ * connection. With @try_only (a read's check) only when v->lock is free
+ * at once: a read never waits for evidence to say when a token was used,
+ * and a skipped touch is written by the token's next request. The caller
+ * throttles (auth.c: once a minute a token). A failure is logged, not
+ * answered: the request it follows was allowed.
+ */
+void engine_token_touch(struct verifier *v, const char *name, int64_t now,
+			int try_only);
 
 #endif /* IMATRUST_ENGINE_OPS_H */

@@ -858,6 +858,10 @@ static int record_text(int64_t boot_id, const struct db_record *r, void *arg)
 
 /* Schema 16 on SQLite: boot ?1's 600 records and ?2's 3 as rows. */
 static const char sql_schema_16[] =
+	"ALTER TABLE tokens DROP COLUMN role;" /* 0021 */
+	"ALTER TABLE tokens DROP COLUMN expires_at;"
+	"ALTER TABLE tokens DROP COLUMN last_used;"
+	"ALTER TABLE audit DROP COLUMN role;"
 	/* 0020 (its outbox rebuild takes the one it meets as well) */
 	"CREATE TABLE state_tnc (state TEXT PRIMARY KEY, tnc TEXT NOT NULL) "
 	"STRICT;"
@@ -899,6 +903,9 @@ static const char sql_schema_16[] =
 
 /* The same on PostgreSQL, as its 0016 left records. */
 static const char sql_schema_16_pg[] =
+	"ALTER TABLE tokens DROP COLUMN role, DROP COLUMN expires_at, "
+	"DROP COLUMN last_used;" /* 0021 */
+	"ALTER TABLE audit DROP COLUMN role;"
 	"ALTER TABLE webhook_outbox DROP COLUMN type, DROP COLUMN from_state, "
 	"DROP COLUMN to_state, DROP COLUMN reason, DROP COLUMN action, "
 	"DROP COLUMN operator, ALTER COLUMN body SET NOT NULL;" /* 0020 */

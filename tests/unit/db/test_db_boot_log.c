@@ -167,12 +167,19 @@ static void test_upgrade_from_0006(void **state)
 	 * the nonces table by machine, 0016 a trigger and the records
 	 * table rebuilt (its key left out), 0017 record_chunks in place
 	 * of records, 0019 columns of refs and sources, 0020 the webhook
-	 * tables' triggers and outbox again, state_tnc gone: without them,
+	 * tables' triggers and outbox again, state_tnc gone, 0021 columns
+	 * of tokens and audit: without them,
 	 * and with the nonces and records tables as they were, this is a
 	 * 0006 database
 	 */
 	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(s,
+				      "ALTER TABLE tokens DROP COLUMN role;"
+				      "ALTER TABLE tokens DROP COLUMN "
+				      "expires_at;"
+				      "ALTER TABLE tokens DROP COLUMN "
+				      "last_used;"
+				      "ALTER TABLE audit DROP COLUMN role;"
 				      "ALTER TABLE refs DROP COLUMN since;"
 				      "ALTER TABLE sources DROP COLUMN "
 				      "published;"

@@ -5,6 +5,7 @@
  */
 #include <openssl/sha.h>
 
+#include "db_audit.h"
 #include "db_test.h"
 #include "db_token.h"
 
@@ -119,12 +120,142 @@ static void test_delete_and_limit(void **state)
 	tdb_remove(&t);
 }
 
+/* A token's role and expiry come back with the match; unscoped is admin. */
+static void test_role_expiry(void **state)
+{
+	struct db_token tok;
+	struct imt_error err;
+	struct tdb t;
+	int ok;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add_scoped(t.db, "rita",
+					     TOK("rita-secret-0123456789"),
+					     DB_ROLE_READER, T_NOW + 60, T_NOW,
+					     &err),
+			 0);
+	assert_int_equal(db_token_add(t.db, "adam",
+				      TOK("adam-secret-0123456789"), T_NOW,
+				      &err),
+			 0);
+	assert_int_equal(db_token_lookup(t.db, TOK("rita-secret-0123456789"),
+					 &tok, &ok, &err),
+			 0);
+	assert_int_equal(ok, 1);
+	assert_string_equal(tok.name, "rita");
+	assert_int_equal(tok.role, DB_ROLE_READER);
+	assert_int_equal(tok.expires_at, T_NOW + 60);
+	assert_int_equal(tok.created_at, T_NOW);
+	assert_int_equal(tok.last_used, 0);
+	assert_int_equal(db_token_lookup(t.db, TOK("adam-secret-0123456789"),
+					 &tok, &ok, &err),
+			 0);
+	assert_int_equal(tok.role, DB_ROLE_ADMIN);
+	assert_int_equal(tok.expires_at, 0);
+	assert_int_equal(db_token_add_scoped(t.db, "x",
+					     TOK("x-secret-0123456789abc"),
+					     DB_ROLE_NONE, 0, T_NOW, &err),
+			 -1);
+	assert_int_equal(err.status, IMT_ERR_MALFORMED);
+	tdb_remove(&t);
+}
+
+/* last_used only moves forward; the list has every token, by name. */
+static void test_touch_list(void **state)
+{
+	struct db_token list[DB_TOKENS_MAX];
+	struct imt_error err;
+	struct tdb t;
+	size_t n;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add_scoped(t.db, "oscar",
+					     TOK("oscar-secret-0123456789"),
+					     DB_ROLE_OPERATOR, 0, T_NOW, &err),
+			 0);
+	assert_int_equal(db_token_add(t.db, "adam",
+				      TOK("adam-secret-0123456789"), T_NOW,
+				      &err),
+			 0);
+	assert_int_equal(db_token_touch(t.db, "oscar", T_NOW + 90, &err), 0);
+	assert_int_equal(db_token_touch(t.db, "oscar", T_NOW + 30, &err), 0);
+	assert_int_equal(db_token_list(t.db, list, DB_TOKENS_MAX, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(list[0].name, "adam");
+	assert_int_equal(list[0].role, DB_ROLE_ADMIN);
+	assert_int_equal(list[0].last_used, 0);
+	assert_string_equal(list[1].name, "oscar");
+	assert_int_equal(list[1].role, DB_ROLE_OPERATOR);
+	assert_int_equal(list[1].last_used, T_NOW + 90);
+	assert_int_equal(db_token_list(t.db, list, 1, &n, &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
+	tdb_remove(&t);
+}
+
+static int audit_role(const struct db_audit *a, void *arg)
+{
+	snprintf(arg, 32, "%s", a->role != NULL ? a->role : "(null)");
+	return 0;
+}
+
+/* An audit entry carries the role of the token its operator names. */
+static void test_audit_role(void **state)
+{
+	struct db_audit a = { .time = T_NOW, .action = "policy-put" };
+	struct imt_error err;
+	char role[32] = "";
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add_scoped(t.db, "oscar",
+					     TOK("oscar-secret-0123456789"),
+					     DB_ROLE_OPERATOR, 0, T_NOW, &err),
+			 0);
+	a.op_name = "oscar";
+	assert_int_equal(db_audit_add(t.db, &a, &err), 0);
+	assert_int_equal(db_audit_list(t.db, NULL, 0, 1, audit_role, role,
+				       &err),
+			 0);
+	assert_string_equal(role, "operator");
+	a.op_name = NULL;
+	assert_int_equal(db_audit_add(t.db, &a, &err), 0);
+	assert_int_equal(db_audit_list(t.db, NULL, 1, 1, audit_role, role,
+				       &err),
+			 0);
+	assert_string_equal(role, "(null)");
+	tdb_remove(&t);
+}
+
+static void test_role_names(void **state)
+{
+	enum db_token_role r;
+
+	(void)state;
+	assert_int_equal(db_token_role_parse("reader", &r), 0);
+	assert_int_equal(r, DB_ROLE_READER);
+	assert_int_equal(db_token_role_parse("operator", &r), 0);
+	assert_int_equal(r, DB_ROLE_OPERATOR);
+	assert_int_equal(db_token_role_parse("admin", &r), 0);
+	assert_int_equal(r, DB_ROLE_ADMIN);
+	assert_int_equal(db_token_role_parse("root", &r), -1);
+	assert_int_equal(db_token_role_parse(NULL, &r), -1);
+	assert_string_equal(db_token_role_name(DB_ROLE_OPERATOR), "operator");
+	assert_string_equal(db_token_role_name(DB_ROLE_NONE), "none");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_check),
 		cmocka_unit_test(test_stored_hashed),
 		cmocka_unit_test(test_delete_and_limit),
+		cmocka_unit_test(test_role_expiry),
+		cmocka_unit_test(test_touch_list),
+		cmocka_unit_test(test_role_names),
+		cmocka_unit_test(test_audit_role),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,7 @@
 #include "db_evidence.h"
 #include "db_machine.h"
 #include "db_nonce.h"
+#include "db_token.h"
 #include "db_webhook.h"
 #include "db_test.h"
 
@@ -670,12 +671,53 @@ static void test_outbox_kept(void **state)
 	tdb_remove(&t);
 }
 
+/*
+ * A token stored before 0021 could do everything: it crosses as admin,
+ * never expiring, never used, and its secret still matches (issue #36).
+ */
+#define TOK_HASH \
+	"5881ac79b2d936fae6454ec261a8d54f" \
+	"760143a706c0f6bd170bb4ada2bcd70e"
+
+static void test_token_becomes_admin(void **state)
+{
+	static const char tok[] = "old-secret-0123456789abcdef";
+	struct db_token row;
+	struct imt_error err;
+	struct tdb t;
+	int ok = 0;
+
+	(void)state;
+	schema_at(&t, FROM_VERSION);
+	/* the SHA-256 of tok, as db_token_add() stored it */
+	raw_exec(&t, tdb_pg_uri() != NULL ?
+			     "INSERT INTO tokens (name, hash, created_at) "
+			     "VALUES ('ops', decode('" TOK_HASH
+			     "', 'hex'), 7)" :
+			     "INSERT INTO tokens (name, hash, created_at) "
+			     "VALUES ('ops', X'" TOK_HASH "', 7)");
+	tdb_open(&t);
+	assert_int_equal(db_token_lookup(t.db, (const uint8_t *)tok,
+					 sizeof(tok) - 1, &row, &ok, &err),
+			 0);
+	assert_int_equal(ok, 1);
+	assert_string_equal(row.name, "ops");
+	assert_int_equal(row.role, DB_ROLE_ADMIN);
+	assert_int_equal(row.expires_at, 0);
+	assert_int_equal(row.last_used, 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM tokens WHERE "
+				     "role = 'admin' AND expires_at IS NULL"),
+			 1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_old_rows_serve),
 		cmocka_unit_test(test_pcr_out_of_range_refused),
 		cmocka_unit_test(test_outbox_kept),
+		cmocka_unit_test(test_token_becomes_admin),
 	};
 	const struct CMUnitTest sqlite_tests[] = {
 		cmocka_unit_test(test_rows_of_deleted_machine_refused),

@@ -8,7 +8,10 @@
  * header) it polls GET /v1/machines every second and, for the machine
  * opened, GET /v1/machines/{id}, /events and the policy, and /records
  * when those say the records may have changed (RECORDS_MS); its actions
- * are the API's: approve, remove, add a reference.
+ * are the API's: approve, remove, add a reference. GET /v1/whoami, once
+ * a sign-in, says the token's role: a reader sees no action buttons (the
+ * verifier would refuse them: 403 naming the role needed, shown as any
+ * refusal is).
  *
  * THE RULE OF THIS FILE: every value that comes from the API (machine
  * ids, paths, digests, reasons, certificate names, policy text: a
@@ -47,6 +50,7 @@
 	let timer = null;
 	let view = null;	/* the machine opened: see openMachine() */
 	let shownFleet = '';	/* what renderFleet() drew last */
+	let role = null;	/* the token's, from GET /v1/whoami */
 
 	/* A 401: the token is wrong, or was removed meanwhile. */
 	class Refused extends Error {}
@@ -82,6 +86,20 @@
 	}
 
 	const enc = encodeURIComponent;
+
+	/* May this token approve, remove, add references? (the route
+	 * table's roles: a reader may not) */
+	function canChange() {
+		return role === 'operator' || role === 'admin';
+	}
+
+	/* Who the token is: its name and role in the header. */
+	async function whoami() {
+		const w = await api('GET', '/v1/whoami');
+		role = w.role;
+		$('whoami').textContent = w.name + ' (' + w.role + ')';
+		document.body.dataset.role = w.role;
+	}
 
 	/* ---- text-only DOM helpers (see THE RULE above) ---------------- */
 
@@ -411,7 +429,8 @@
 			['Firmware log', bootText(d.boot_log)],
 			['History', historyText(d.boot)],
 		]);
-		$('m-approve').hidden = m.state !== 'pending';
+		$('m-approve').hidden = m.state !== 'pending' || !canChange();
+		$('m-remove').hidden = !canChange();
 		$('m-approve').onclick = () => approve(m);
 		$('m-remove').onclick = () => remove(m);
 		renderPolicy(v.policy.policy);
@@ -474,7 +493,8 @@
 		tb.replaceChildren();
 		for (const r of recs.records) {
 			let action = '';
-			if (r.verdict === 'unknown' || r.verdict === 'mismatch') {
+			if (canChange() && (r.verdict === 'unknown' ||
+					    r.verdict === 'mismatch')) {
 				action = el('button', 'Add reference...',
 					    'add-ref');
 				action.type = 'button';
@@ -594,6 +614,9 @@
 		fleet = [];
 		view = null;
 		shownFleet = '';
+		role = null;
+		$('whoami').textContent = '';
+		delete document.body.dataset.role;
 		for (const t of ['fleet-rows', 'counts', 'm-events',
 				 'm-records', 'm-boots', 'm-facts',
 				 'm-policy'])
@@ -617,6 +640,8 @@
 	async function tick() {
 		timer = null;
 		try {
+			if (role === null)
+				await whoami();
 			fleet = await fetchFleet();
 			signedIn();
 			if (view === null)

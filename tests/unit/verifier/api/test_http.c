@@ -128,15 +128,15 @@ static void forged(void *ctx, const struct http_request *req,
 }
 
 static const struct http_route routes[] = {
-	{ "GET", "/v1/health", health, 0, NULL, NULL, 0 },
+	{ "GET", "/v1/health", health, 0, NULL, NULL, 0, 0 },
 	{ "POST", "/v1/agents/{}/evidence", echo, 100, NULL,
-	  "application/vnd.test.other", 0 },
-	{ "POST", "/v1/references", whoami, BIG_BODY, guard, NULL, 0 },
-	{ "POST", "/upload", whoami, INFLIGHT, NULL, NULL, 0 },
-	{ "POST", "/slow", slow, INFLIGHT, NULL, NULL, 0 },
-	{ "POST", "/share", whoami, SHARE_BODY, NULL, NULL, 0 },
-	{ "POST", "/forged", forged, 100, NULL, NULL, 1 },
-	{ NULL, NULL, NULL, 0, NULL, NULL, 0 },
+	  "application/vnd.test.other", 0, 0 },
+	{ "POST", "/v1/references", whoami, BIG_BODY, guard, NULL, 0, 0 },
+	{ "POST", "/upload", whoami, INFLIGHT, NULL, NULL, 0, 0 },
+	{ "POST", "/slow", slow, INFLIGHT, NULL, NULL, 0, 0 },
+	{ "POST", "/share", whoami, SHARE_BODY, NULL, NULL, 0, 0 },
+	{ "POST", "/forged", forged, 100, NULL, NULL, 1, 0 },
+	{ NULL, NULL, NULL, 0, NULL, NULL, 0, 0 },
 };
 
 /* Start the server with @cfg's limits (addr, TLS filled in here). */

@@ -8,6 +8,7 @@
  */
 #include "db_boot.h"
 #include "db_machine.h"
+#include "db_token.h"
 #include "verifier_test.h"
 #include "result_key.h"
 #include "wire.h"
@@ -80,6 +81,29 @@ static void doc_path(const char *pattern, char *out, size_t n)
 	out[o] = '\0';
 }
 
+/*
+ * The role an operator route needs is documented as the route table has
+ * it (x-imatrust-role), and a route above reader documents its 403.
+ */
+static void check_role(const struct http_route *r, const char *path, json_t *o)
+{
+	const char *doc =
+		json_string_value(json_object_get(o, "x-imatrust-role"));
+
+	if (r->guard == NULL) {
+		if (doc != NULL)
+			fail_msg("%s %s: public, documented %s", r->method,
+				 path, doc);
+		return;
+	}
+	if (doc == NULL || strcmp(doc, db_token_role_name(r->role)) != 0)
+		fail_msg("%s %s: needs %s, documented %s", r->method, path,
+			 db_token_role_name(r->role), doc ? doc : "none");
+	if (r->role > DB_ROLE_READER &&
+	    json_object_get(json_object_get(o, "responses"), "403") == NULL)
+		fail_msg("%s %s: its 403 undocumented", r->method, path);
+}
+
 static void test_every_route_documented(void **state)
 {
 	struct fx *f = *state;
@@ -102,6 +126,7 @@ static void test_every_route_documented(void **state)
 		if (o == NULL)
 			fail_msg("%s %s is not in openapi.json", r->method,
 				 path);
+		check_role(r, path, o);
 		/* every documented answer has a schema (a 304 no body) */
 		json_object_foreach(json_object_get(o, "responses"), key,
 				    item) {
@@ -185,6 +210,8 @@ static const struct {
 	{ route_machines_add, "POST", "/v1/machines", NULL, "{}", 0, 401 },
 	{ route_audit, "GET", "/v1/audit", NULL, NULL, 1, 200 },
 	{ route_audit, "GET", "/v1/audit", NULL, NULL, 0, 401 },
+	{ route_whoami, "GET", "/v1/whoami", NULL, NULL, 1, 200 },
+	{ route_whoami, "GET", "/v1/whoami", NULL, NULL, 0, 401 },
 	{ route_machines_remove, "DELETE", "/v1/machines/node-r", "node-r",
 	  NULL, 1, 200 },
 	{ route_machines_remove, "DELETE", "/v1/machines/node-a", "node-a",

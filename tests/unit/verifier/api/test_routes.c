@@ -5,10 +5,15 @@
  * public routes listed here, each with the reason it may be public. A
  * route added without a guard fails here until someone writes down why.
  *
+ * Every operator route names the role its token needs (issue #36): a GET
+ * (and POST /v1/verify, which stores nothing) a reader, keys and webhooks
+ * an admin, every other write an operator.
+ *
  * "test_routes --print" prints the table as the server serves it, one
- * route a line ("METHOD PATTERN operator|public"), for
+ * route a line ("METHOD PATTERN operator|public ROLE"), for
  * tests/integration/test_route_auth.sh, which walks every operator route
- * over HTTPS with no token, a wrong one and a removed one.
+ * over HTTPS with no token, a wrong one, a removed one, an expired one
+ * and a token of each role below the route's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +24,7 @@
 #include <cmocka.h>
 
 #include "auth.h"
+#include "db_token.h"
 #include "verifier.h"
 #include "routes.h"
 
@@ -92,13 +98,46 @@ static void test_public_routes_are_public(void **state)
 	}
 }
 
+/* The role a route should need, by the rule above. */
+static enum db_token_role role_rule(const struct http_route *r)
+{
+	if (!strcmp(r->method, "GET") || !strcmp(r->pattern, "/v1/verify"))
+		return DB_ROLE_READER;
+	if (!strncmp(r->pattern, "/v1/keys", 8) ||
+	    !strncmp(r->pattern, "/v1/webhooks", 12))
+		return DB_ROLE_ADMIN;
+	return DB_ROLE_OPERATOR;
+}
+
+/* Every operator route names its role, the rule's; a public one none. */
+static void test_roles(void **state)
+{
+	const struct http_route *r;
+	int writes = 0;
+
+	(void)state;
+	for (r = verifier_routes; r->method != NULL; r++) {
+		if (r->guard == NULL) {
+			assert_int_equal(r->role, DB_ROLE_NONE);
+			continue;
+		}
+		if (r->role != (int)role_rule(r))
+			fail_msg("%s %s: needs %s, want %s", r->method,
+				 r->pattern, db_token_role_name(r->role),
+				 db_token_role_name(role_rule(r)));
+		writes += r->role > DB_ROLE_READER;
+	}
+	assert_true(writes >= 15);
+}
+
 static int print_table(void)
 {
 	const struct http_route *r;
 
 	for (r = verifier_routes; r->method != NULL; r++)
-		printf("%s %s %s\n", r->method, r->pattern,
-		       r->guard == auth_guard ? "operator" : "public");
+		printf("%s %s %s %s\n", r->method, r->pattern,
+		       r->guard == auth_guard ? "operator" : "public",
+		       db_token_role_name(r->role));
 	return 0;
 }
 
@@ -107,6 +146,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unlisted_routes_need_a_token),
 		cmocka_unit_test(test_public_routes_are_public),
+		cmocka_unit_test(test_roles),
 	};
 
 	if (argc == 2 && !strcmp(argv[1], "--print"))

@@ -303,23 +303,38 @@ static void test_efi_import(void **state)
 static void test_token_check(void **state)
 {
 	struct tv *t = tv_new();
-	char name[DB_NAME_MAX + 1];
+	struct db_token tok;
 	struct imt_error err;
 	char bad[] = TV_TOKEN;
 	int ok = 0;
 
 	(void)state;
 	assert_int_equal(engine_token_check(&t->v, (const uint8_t *)TV_TOKEN,
-					    strlen(TV_TOKEN), name, &ok, &err),
+					    strlen(TV_TOKEN), &tok, &ok, &err),
 			 0);
 	assert_true(ok);
-	assert_string_equal(name, "alice");
+	assert_string_equal(tok.name, "alice");
+	assert_int_equal(tok.role, DB_ROLE_ADMIN);
+	assert_int_equal(tok.last_used, 0);
+	engine_token_touch(&t->v, "alice", 1000, 0);
+	assert_int_equal(engine_token_check(&t->v, (const uint8_t *)TV_TOKEN,
+					    strlen(TV_TOKEN), &tok, &ok, &err),
+			 0);
+	assert_int_equal(tok.last_used, 1000);
+	/* a read's touch skips a held lock rather than wait for it */
+	pthread_mutex_lock(&t->v.lock);
+	engine_token_touch(&t->v, "alice", 2000, 1);
+	pthread_mutex_unlock(&t->v.lock);
+	assert_int_equal(engine_token_check(&t->v, (const uint8_t *)TV_TOKEN,
+					    strlen(TV_TOKEN), &tok, &ok, &err),
+			 0);
+	assert_int_equal(tok.last_used, 1000);
 	bad[0] ^= 1;
 	assert_int_equal(engine_token_check(&t->v, (const uint8_t *)bad,
-					    strlen(bad), name, &ok, &err),
+					    strlen(bad), &tok, &ok, &err),
 			 0);
 	assert_false(ok);
-	assert_string_equal(name, "");
+	assert_string_equal(tok.name, "");
 	/* the lock is free again: a second check does not wait */
 	assert_int_equal(pthread_mutex_trylock(&t->v.lock), 0);
 	pthread_mutex_unlock(&t->v.lock);
