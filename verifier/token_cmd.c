@@ -22,6 +22,7 @@
 #include "hex.h"
 #include "log.h"
 #include "token_cmd.h"
+#include "utc.h"
 
 #define TOKEN_BYTES 32 /* a new operator token, before hex */
 #define TOKEN_DEFAULT_ROLE DB_ROLE_OPERATOR
@@ -182,15 +183,7 @@ static int token_add(struct db *db, const struct add_opts *a, int64_t now)
 /* @t as UTC text, or @none when 0. */
 static const char *when(int64_t t, const char *none, char *buf, size_t n)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t == 0)
-		return none;
-	if (gmtime_r(&tt, &tm) == NULL ||
-	    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, n, "%lld", (long long)t);
-	return buf;
+	return t == 0 ? none : utc_text(t, buf, n);
 }
 
 static int token_list(struct db *db, int64_t now)

@@ -10,6 +10,7 @@
 #include "auth.h"
 #include "db_token.h"
 #include "engine_ops.h"
+#include "utc.h"
 
 #define AUTH_SCHEME "Bearer"
 #define AUTH_CHALLENGE "WWW-Authenticate: Bearer realm=\"imatrust\""
@@ -91,20 +92,13 @@ static int allowed(const struct http_request *req, const struct db_token *tok,
 		   int64_t now, struct http_response *res)
 {
 	enum db_token_role need = role_needed(req);
-	char when[32];
-	struct tm tm;
-	time_t t;
+	char when[UTC_TEXT_MAX];
 
 	if (tok->expires_at != 0 && now >= tok->expires_at) {
-		t = (time_t)tok->expires_at;
-		if (gmtime_r(&t, &tm) == NULL ||
-		    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) ==
-			    0)
-			snprintf(when, sizeof(when), "%lld",
-				 (long long)tok->expires_at);
 		http_error(res, 401,
 			   "token expired at %s (%s, error=\"invalid_token\")",
-			   when, AUTH_CHALLENGE);
+			   utc_text(tok->expires_at, when, sizeof(when)),
+			   AUTH_CHALLENGE);
 		return -1;
 	}
 	if (tok->role < need) {

@@ -49,6 +49,7 @@
 #include "cli_client.h"
 #include "cli_util.h"
 #include "hex.h"
+#include "utc.h"
 
 #define FLEET_PAGE 1000	      /* rows asked per request */
 #define REASON_SHORT 60	      /* characters of a reason in a table */
@@ -820,13 +821,12 @@ int cli_approve_main(int argc, char **argv)
 /* ID TIME KIND FROM->TO REASON */
 static void print_event(json_t *e)
 {
-	char when[32], why[REASON_SHORT + 1], change[48] = "-";
-	time_t t = (time_t)json_integer_value(json_object_get(e, "time"));
+	char when[UTC_TEXT_MAX], why[REASON_SHORT + 1], change[48] = "-";
+	int64_t t = (int64_t)json_integer_value(json_object_get(e, "time"));
 	const char *from = json_string_value(json_object_get(e, "from"));
 	const char *to = json_string_value(json_object_get(e, "to"));
-	struct tm tm;
 
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	utc_text(t, when, sizeof(when));
 	reason_short(json_object_get(e, "reason"), why, sizeof(why));
 	if (from != NULL || to != NULL)
 		snprintf(change, sizeof(change), "%s->%s", from ? from : "-",
@@ -882,12 +882,11 @@ int cli_events_main(int argc, char **argv)
 static void print_audit(json_t *e)
 {
 	const char *role = json_string_value(json_object_get(e, "role"));
-	char when[32], who[300], *detail;
-	time_t t = (time_t)json_integer_value(json_object_get(e, "time"));
+	char when[UTC_TEXT_MAX], who[300], *detail;
+	int64_t t = (int64_t)json_integer_value(json_object_get(e, "time"));
 	json_t *d = json_object_get(e, "detail");
-	struct tm tm;
 
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	utc_text(t, when, sizeof(when));
 	detail = json_is_null(d) || d == NULL ?
 			 NULL :
 			 json_dumps(d, JSON_COMPACT | JSON_ENCODE_ANY);
