@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
-#include "client.h"
+#include "client_int.h"
 #include "grow.h"
 #include "wire.h"
 
@@ -46,7 +44,7 @@ static const struct {
 	{ CURLE_UNSUPPORTED_PROTOCOL, CLIENT_ERR_PROTOCOL },
 };
 
-static enum client_err client_err_of(CURLcode rc)
+enum client_err client_err_of(CURLcode rc)
 {
 	size_t i;
 

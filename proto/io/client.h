@@ -10,8 +10,8 @@
  * plain http. JSON bodies in and out, an optional bearer token, a bound
  * on the answer's size. client_post_all() sends many POSTs at once to
  * URLs of their own (webhooks); client_url_parse() reads a URL as
- * libcurl will. client.c and client_post.c are the only files of the
- * project that include curl.h.
+ * libcurl will. client.c and client_post.c (through client_int.h) are
+ * the only files of the project that include curl.h.
  */
 #ifndef IMATRUST_DAEMON_CLIENT_H
 #define IMATRUST_DAEMON_CLIENT_H

@@ -10,9 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <curl/curl.h>
-
-#include "client.h"
+#include "client_int.h"
 
 /* A post's own state while it runs; p->handle points here. */
 struct client_xfer {
@@ -144,9 +142,7 @@ static void client_post_finish(struct client_post *p, CURLcode rc)
 		p->err = CLIENT_ERR_REFUSED;
 		snprintf(p->error, sizeof(p->error), "address refused");
 	} else if (rc != CURLE_OK) {
-		p->err = rc == CURLE_COULDNT_CONNECT	  ? CLIENT_ERR_CONNECT :
-			 rc == CURLE_COULDNT_RESOLVE_HOST ? CLIENT_ERR_RESOLVE :
-							    CLIENT_ERR_OTHER;
+		p->err = client_err_of(rc);
 		snprintf(p->error, sizeof(p->error), "%s",
 			 x->curl_err[0] != '\0' ? x->curl_err :
 						  curl_easy_strerror(rc));
