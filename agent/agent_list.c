@@ -13,6 +13,15 @@
 
 /* ---- the record buffer ------------------------------------------------ */
 
+/* The buffer empty, the next record it takes @first. */
+static void agent_pend_empty(struct agent *a, uint64_t first)
+{
+	a->pend_len = 0;
+	a->pend_count = 0;
+	a->pend_first = first;
+	a->pend_full = 0;
+}
+
 /* Forget the buffer and read the list again from record @index. */
 static void agent_list_restart(struct agent *a, uint64_t index)
 {
@@ -26,10 +35,7 @@ static void agent_list_restart(struct agent *a, uint64_t index)
 			  index, base);
 		index = base;
 	}
-	a->pend_len = 0;
-	a->pend_count = 0;
-	a->pend_first = index;
-	a->pend_full = 0;
+	agent_pend_empty(a, index);
 	if (list_follow_rewind(a->list, (size_t)index, &err) != IMT_OK)
 		log_warnx("%s: %s", a->cfg->measurement_list, err.msg);
 }
@@ -73,10 +79,7 @@ void agent_resume(struct agent *a, uint64_t next_index)
 
 	switch (rules_resume(a->pend_first, a->pend_count, next_index, &drop)) {
 	case RULES_CONTINUE:
-		a->pend_len = 0;
-		a->pend_count = 0;
-		a->pend_first = next_index;
-		a->pend_full = 0;
+		agent_pend_empty(a, next_index);
 		break;
 	case RULES_KEEP_TAIL:
 		/* records we read ourselves parse: only a bug gets past */
@@ -88,8 +91,7 @@ void agent_resume(struct agent *a, uint64_t next_index)
 		break;
 	}
 	/* what a long list's first rounds filled goes back once proven */
-	pages_release(a->pend, a->pend_len, a->pend_dirty);
-	a->pend_dirty = a->pend_len;
+	pages_trim(a->pend, a->pend_len, &a->pend_dirty);
 }
 
 /* Append one batch of the list to the buffer: 1 appended, 0 none, -1. */

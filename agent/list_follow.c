@@ -200,8 +200,7 @@ enum imt_result list_follow_next(struct list_follow *f,
 	}
 	if (n <= 0) {
 		/* at the list's end: what a catch-up filled goes back */
-		pages_release(f->buf, f->len, f->dirty);
-		f->dirty = f->len;
+		pages_trim(f->buf, f->len, &f->dirty);
 	}
 	batch->first = f->position;
 	batch->count = f->pending;

@@ -17,3 +17,9 @@ void pages_release(void *buf, size_t from, size_t to)
 	if (from < to && start < end)
 		(void)madvise((void *)start, end - start, MADV_DONTNEED);
 }
+
+void pages_trim(void *buf, size_t used, size_t *written)
+{
+	pages_release(buf, used, *written);
+	*written = used;
+}

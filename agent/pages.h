@@ -26,4 +26,15 @@
  */
 void pages_release(void *buf, size_t from, size_t to);
 
+/**
+ * pages_trim() - keep @buf[0, @used) and give back what was written past
+ * it since the last trim: pages_release(@buf, @used, *@written), then
+ * *@written = @used.
+ * @buf: the block
+ * @used: the bytes still needed
+ * @written: the high-water mark of the bytes written, which the caller
+ *	     raises as it writes
+ */
+void pages_trim(void *buf, size_t used, size_t *written);
+
 #endif /* IMATRUST_AGENT_PAGES_H */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_pages.c - pages_release() gives back exactly the whole pages of
- * the range: they leave memory (mincore) and read as zeros, while the
- * bytes before and after them, in the range's partial pages and outside
- * it, keep their values.
+ * the range, and pages_trim() what was written past the use: they leave
+ * memory (mincore) and read as zeros, while the bytes before and after
+ * them, in the range's partial pages and outside it, keep their values.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,7 +36,7 @@ static void test_release(void **state)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uint8_t *buf = mmap(NULL, PAGES * page, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	size_t from = 3 * page + 100, to = 40 * page + 7, i;
+	size_t from = 3 * page + 100, to = 40 * page + 7, i, written;
 
 	(void)state;
 	assert_true(buf != MAP_FAILED);
@@ -60,6 +60,13 @@ static void test_release(void **state)
 	assert_int_equal(resident(buf, PAGES, page), PAGES);
 	assert_int_equal(buf[10 * page], 0xaa);
 	assert_int_equal(buf[30 * page + 10], 0xaa);
+	/* a trim gives back what was written past the use, and says so */
+	written = 50 * page;
+	pages_trim(buf, 2 * page, &written);
+	assert_int_equal(written, 2 * page);
+	assert_int_equal(resident(buf + 2 * page, 48, page), 0);
+	assert_int_equal(resident(buf, 2, page), 2);
+	assert_int_equal(buf[2 * page - 1], 0xaa);
 	munmap(buf, PAGES * page);
 }
 
