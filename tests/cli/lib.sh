@@ -10,7 +10,7 @@
 #   free_port                    a free TCP port on 127.0.0.1
 #   self_cert [rsa]              $tmp/key.pem, $tmp/cert.pem for 127.0.0.1
 #   write_verifier_conf LINE...  $tmp/verifier.conf on $port with that cert
-#   token_add NAME               an operator token for NAME in $token
+#   token_add NAME [ROLE]        a token of ROLE (admin) for NAME in $token
 #   health_wait                  until the verifier on $port answers
 #   verifier_start               the verifier as $pid, $url, one TAP line
 #   record_body_hex PCR TEMPLATE PATH ALGO DIGEST_HEX [SIG_HEX]
