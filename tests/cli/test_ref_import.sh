@@ -81,6 +81,26 @@ expect 0 "the round trip stored the same digests" "$imatrust" ref ls --source ro
 [ "$(jq '[.[] | select(.path == "/data/bin/bb1")] | length' "$tmp/out")" -ge 1 ] &&
 	ok "keylime:roundtrip vouches for /data/bin/bb1" || not_ok "round trip" "$tmp/out"
 
+# what Keylime loads but the verifier cannot use is left out and named,
+# the rest imported: a relative path, a Python-only exclude, an ignored
+# keyring (issue #36)
+jq '.digests["usr/bin/rel"] = ["3d9f2889d6782537624a4e1a10e68a2ddd53e0ee8bac02676f27308f42ec6bf6"]
+    | .excludes += ["/tmp/\\d+"] | .ima.ignored_keyrings = [".evm"]' \
+	"$tmp/policy.json" >"$tmp/partial.json"
+nex=$(jq '.excludes | length - 1' "$tmp/partial.json")
+expect 0 "a policy with entries the verifier cannot use imports" \
+	"$imatrust" ref import-keylime --name partial "$tmp/partial.json"
+contains "$tmp/out" '^3 entries not imported:$' "the import says how many entries it left out"
+contains "$tmp/out" '^  digests.usr/bin/rel: not an absolute path' "the relative path is named"
+contains "$tmp/out" "^  excludes\\[$nex\\]: \"\\\\d\" means one thing in Python" "the Python-only exclude is named"
+contains "$tmp/out" '^  ima.ignored_keyrings\[0\]: ".evm" not ignored' "the ignored keyring is named"
+expect 0 "the rest of it is stored" "$imatrust" ref ls --source partial --kind keylime --json
+[ "$(jq '[.[] | select(.path == "/data/bin/bb1")] | length' "$tmp/out")" -ge 1 ] &&
+	[ "$(jq '[.[] | select(.path == "usr/bin/rel")] | length' "$tmp/out")" = 0 ] &&
+	ok "keylime:partial vouches for /data/bin/bb1 and not for the relative path" ||
+	not_ok "keylime:partial stored what it could use" "$tmp/out"
+expect 0 "ref retire keylime:partial" "$imatrust" ref retire keylime:partial
+
 # a Keylime policy without a required key is refused naming it
 jq 'del(.meta)' "$tmp/policy.json" >"$tmp/bad.json"
 expect 1 "a policy without meta is refused" "$imatrust" ref import-keylime --name bad "$tmp/bad.json"

@@ -412,6 +412,27 @@ static int rules_fit(struct verifier *v, const char *name, size_t nrules,
 	return rc;
 }
 
+/* What a Keylime import says besides its counts: what it left out, named. */
+static json_t *keylime_answer(const struct keylime_info *info)
+{
+	json_t *left = json_array();
+	size_t i;
+
+	for (i = 0; i < info->not_imported && i < KEYLIME_NOT_IMPORTED_NAMED;
+	     i++)
+		json_array_append_new(left, json_pack("{s:s,s:s}", "member",
+						      info->skip[i].what, "why",
+						      info->skip[i].why));
+	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:o}", "log_hash_alg",
+			 info->log_hash_alg, "excludes",
+			 (json_int_t)info->excludes, "exclude_prefixes",
+			 (json_int_t)info->exclude_prefixes, "keys",
+			 (json_int_t)info->keys, "ignored_keyrings",
+			 (json_int_t)info->ignored_keyrings,
+			 "not_imported_count", (json_int_t)info->not_imported,
+			 "not_imported", left);
+}
+
 void route_import_keylime(void *ctx, const struct http_request *req,
 			  struct http_response *res)
 {
@@ -445,15 +466,7 @@ void route_import_keylime(void *ctx, const struct http_request *req,
 		cluster_change_end(v);
 		goto out;
 	}
-	store_and_answer(v, name, &src, &b, 1, now,
-			 json_pack("{s:s,s:I,s:I,s:I,s:I}", "log_hash_alg",
-				   info.log_hash_alg, "excludes",
-				   (json_int_t)info.excludes,
-				   "exclude_prefixes",
-				   (json_int_t)info.exclude_prefixes, "keys",
-				   (json_int_t)info.keys, "ignored_keyrings",
-				   (json_int_t)info.ignored_keyrings),
-			 res);
+	store_and_answer(v, name, &src, &b, 1, now, keylime_answer(&info), res);
 	cluster_change_end(v);
 out:
 	import_batch_free(&b);

@@ -124,6 +124,27 @@ static void print_counts(const char *what, json_t *ans)
 	cli_print_rejudged(ans);
 }
 
+/* A Keylime import's entries left out, each by member with why. */
+static void print_not_imported(json_t *ans)
+{
+	json_t *left = json_object_get(ans, "not_imported"), *e;
+	json_int_t n =
+		json_integer_value(json_object_get(ans, "not_imported_count"));
+	size_t i;
+
+	if (n == 0)
+		return;
+	printf("%lld %s not imported:\n", (long long)n,
+	       n == 1 ? "entry" : "entries");
+	json_array_foreach(left, i, e)
+		printf("  %s: %s\n",
+		       json_string_value(json_object_get(e, "member")),
+		       json_string_value(json_object_get(e, "why")));
+	if ((json_int_t)json_array_size(left) < n)
+		printf("  and %lld more\n",
+		       (long long)(n - (json_int_t)json_array_size(left)));
+}
+
 /* @e of an apt index: the file must have the size and SHA-256 it says. */
 static int check_entry(const struct apt_entry *e, const uint8_t *deb,
 		       size_t len)
@@ -378,6 +399,7 @@ int cli_ref_import_keylime(int argc, char **argv)
 	if (path == NULL || cli_client_call(c, "POST", path, body, &ans) < 0)
 		goto out;
 	print_counts(a.name, ans);
+	print_not_imported(ans);
 	rc = CLI_EXIT_OK;
 out:
 	free(text);

@@ -4,8 +4,10 @@
  *
  * The checks follow what Keylime itself validates (RUNTIME_POLICY_SCHEMA
  * and the IMA keyring schema of keylime/ima/), so a policy Keylime would
- * load imports and one it would refuse does not; where imatrust means
- * something Keylime cannot (POSIX regexes), the difference is refused.
+ * load imports and one it would refuse does not. An entry Keylime loads
+ * that the verifier cannot use (a relative path, an exclude POSIX reads
+ * otherwise than Python, an ignored keyring) is left out and named in
+ * struct keylime_info, never so that the policy is looser than Keylime's.
  */
 #include <ctype.h>
 #include <regex.h>
@@ -25,9 +27,9 @@
 #include "import_keylime.h"
 #include "keylime_key.h"
 
-#define WHAT_MAX 160		/* how an error names a member */
-#define KEYLIME_REGEX_DEPTH 32	/* nested groups */
-#define KEYLIME_REGEX_COST 4096 /* atoms a regex may expand to */
+#define WHAT_MAX KEYLIME_WHAT_MAX /* how an error names a member */
+#define KEYLIME_REGEX_DEPTH 32	  /* nested groups */
+#define KEYLIME_REGEX_COST 4096	  /* atoms a regex may expand to */
 /*
  * Optional atoms (in copies made by x?, x*, x{m,n} beyond m) it may
  * expand to: regcomp's epsilon closures grow with the square of a run of
@@ -58,6 +60,25 @@ static int kl_fail(struct imt_error *err, enum imt_result status,
 	va_end(ap);
 	imt_error_set(err, status, IMT_NO_POS, IMT_NO_POS, "%s", msg);
 	return -1;
+}
+
+static void not_imported(struct kl_ctx *c, const char *what, const char *fmt,
+			 ...) __attribute__((format(printf, 3, 4)));
+
+/* Note an entry left out: named while there is room, always counted. */
+static void not_imported(struct kl_ctx *c, const char *what, const char *fmt,
+			 ...)
+{
+	struct keylime_skip *s;
+	va_list ap;
+
+	if (c->info->not_imported++ >= KEYLIME_NOT_IMPORTED_NAMED)
+		return;
+	s = &c->info->skip[c->info->not_imported - 1];
+	snprintf(s->what, sizeof(s->what), "%s", what);
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
 }
 
 static const char *type_name(json_type t)
@@ -196,24 +217,30 @@ static int load_digest_list(struct kl_ctx *c, const char *section,
 
 static int load_digests(struct kl_ctx *c, json_t *v)
 {
+	char what[WHAT_MAX];
 	const char *path;
 	json_t *list;
-	int ba;
+	int ba, usable;
 
 	json_object_foreach(v, path, list) {
 		ba = ima_name_is_boot_aggregate(path, strlen(path));
-		if (!ba && path[0] != '/')
-			return kl_fail(c->err, IMT_ERR_MALFORMED,
-				       "digests.%s: not an absolute path",
-				       path);
+		usable = !ba && path[0] == '/';
 		if (load_digest_list(c, "digests", path, list, IMPORT_REF_FILE,
-				     !ba) < 0)
+				     usable) < 0)
 			return -1;
-		/* what the boot measured: attest.c checks it against PCRs */
-		if (ba)
-			c->info->boot_aggregates += json_array_size(list);
-		else
+		snprintf(what, sizeof(what), "digests.%s", path);
+		if (usable)
 			c->info->files++;
+		else if (!ba)
+			not_imported(c, what,
+				     "not an absolute path: IMA names a file by its absolute path, so no record could match it");
+		else {
+			/* what the boot measured: attest.c checks the PCRs */
+			c->info->boot_aggregates += json_array_size(list);
+			not_imported(c, what,
+				     "%zu digests not needed: the verifier checks boot_aggregate against the quoted PCRs",
+				     json_array_size(list));
+		}
 	}
 	return 0;
 }
@@ -517,27 +544,53 @@ int keylime_literal_prefix(const char *re, char *out, size_t outlen)
 	return n > 0;
 }
 
-/* One exclude: a literal prefix as such, a regex checked first. */
+/* @msg without its leading "@what: ", which the report names apart. */
+static const char *msg_after(const char *msg, const char *what)
+{
+	size_t n = strlen(what);
+
+	if (strncmp(msg, what, n) == 0 && strncmp(msg + n, ": ", 2) == 0)
+		return msg + n + 2;
+	return msg;
+}
+
+/*
+ * One exclude: a literal prefix as such, a regex checked first. One the
+ * verifier cannot apply is left out, named: it only makes the policy
+ * stricter (the files it names are judged).
+ * Return: 1 applied, 0 left out, -1 the sink's error.
+ */
 static int load_exclude(struct kl_ctx *c, const char *re, const char *what)
 {
 	char prefix[KEYLIME_EXCLUDE_LEN_MAX + 1];
+	struct imt_error why;
 
 	if (c->sink->exclude == NULL)
 		return kl_fail(c->err, IMT_ERR_UNSUPPORTED,
 			       "%s: this import takes no exclusion rules",
 			       what);
-	if (strlen(re) > KEYLIME_EXCLUDE_LEN_MAX)
-		return kl_fail(c->err, IMT_ERR_LIMIT,
-			       "%s: %zu bytes, at most %d (KEYLIME_EXCLUDE_LEN_MAX)",
-			       what, strlen(re), KEYLIME_EXCLUDE_LEN_MAX);
+	if (strlen(re) > KEYLIME_EXCLUDE_LEN_MAX) {
+		not_imported(c, what,
+			     "%zu bytes, at most %d (KEYLIME_EXCLUDE_LEN_MAX); not applied: the files it names are judged",
+			     strlen(re), KEYLIME_EXCLUDE_LEN_MAX);
+		return 0;
+	}
 	if (keylime_literal_prefix(re, prefix, sizeof(prefix))) {
 		c->info->exclude_prefixes++;
-		return c->sink->exclude(c->sink->arg, IMPORT_RULE_PREFIX,
-					prefix, c->err);
+		if (c->sink->exclude(c->sink->arg, IMPORT_RULE_PREFIX, prefix,
+				     c->err) < 0)
+			return -1;
+		return 1;
 	}
-	if (keylime_regex_check(re, what, c->err) < 0)
+	if (keylime_regex_check(re, what, &why) < 0) {
+		not_imported(c, what,
+			     "%.160s; not applied: the files it names are judged",
+			     msg_after(why.msg, what));
+		return 0;
+	}
+	if (c->sink->exclude(c->sink->arg, IMPORT_RULE_REGEX, re, c->err) < 0)
 		return -1;
-	return c->sink->exclude(c->sink->arg, IMPORT_RULE_REGEX, re, c->err);
+	return 1;
 }
 
 static int load_excludes(struct kl_ctx *c, json_t *v)
@@ -545,6 +598,7 @@ static int load_excludes(struct kl_ctx *c, json_t *v)
 	char what[WHAT_MAX];
 	json_t *item;
 	size_t i;
+	int rc;
 
 	if (json_array_size(v) > KEYLIME_EXCLUDES_MAX)
 		return kl_fail(c->err, IMT_ERR_LIMIT,
@@ -552,10 +606,12 @@ static int load_excludes(struct kl_ctx *c, json_t *v)
 			       json_array_size(v), KEYLIME_EXCLUDES_MAX);
 	json_array_foreach(v, i, item) {
 		snprintf(what, sizeof(what), "excludes[%zu]", i);
-		if (want_type(c, what, item, JSON_STRING) < 0 ||
-		    load_exclude(c, json_string_value(item), what) < 0)
+		if (want_type(c, what, item, JSON_STRING) < 0)
 			return -1;
-		c->info->excludes++;
+		rc = load_exclude(c, json_string_value(item), what);
+		if (rc < 0)
+			return -1;
+		c->info->excludes += rc;
 	}
 	return 0;
 }
@@ -652,6 +708,9 @@ static int load_ima(struct kl_ctx *c, json_t *v)
 		snprintf(what, sizeof(what), "ima.ignored_keyrings[%zu]", i);
 		if (want_type(c, what, item, JSON_STRING) < 0)
 			return -1;
+		not_imported(c, what,
+			     "\"%.64s\" not ignored: its keys are judged against \"keyrings\" like any other keyring's",
+			     json_string_value(item));
 	}
 	c->info->ignored_keyrings = json_array_size(ign);
 	if (load_log_hash_alg(c, json_object_get(v, "log_hash_alg")) < 0)
@@ -826,6 +885,8 @@ static void note_unknown(struct kl_ctx *c, const char *name)
 	if (c->info->unknown_keys++ == 0)
 		snprintf(c->info->unknown_key, sizeof(c->info->unknown_key),
 			 "%s", name);
+	not_imported(c, name,
+		     "not a member of a Keylime runtime policy: ignored, as Keylime does");
 }
 
 int import_keylime(const uint8_t *buf, size_t len,

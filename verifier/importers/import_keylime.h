@@ -43,6 +43,18 @@
 #define KEYLIME_EXCLUDES_MAX 1000
 #define KEYLIME_EXCLUDE_LEN_MAX 4096 /* bytes of one exclude (DB_PATH_MAX) */
 
+/*
+ * Entries Keylime loads but the verifier cannot use, each named with why
+ * (struct keylime_info): the first KEYLIME_NOT_IMPORTED_NAMED of them.
+ */
+#define KEYLIME_NOT_IMPORTED_NAMED 16
+#define KEYLIME_WHAT_MAX 160 /* "digests./a/path": truncated beyond */
+
+struct keylime_skip {
+	char what[KEYLIME_WHAT_MAX]; /* the member: "excludes[3]" */
+	char why[IMT_ERROR_MSG_MAX];
+};
+
 /* What an import found besides what went to the sink. */
 struct keylime_info {
 	long long release;
@@ -58,6 +70,8 @@ struct keylime_info {
 	size_t ignored_keyrings; /* ima.ignored_keyrings: not imported */
 	size_t unknown_keys;	 /* top-level members Keylime ignores */
 	char unknown_key[KEYLIME_KEY_NAME_MAX]; /* the first of them */
+	size_t not_imported; /* entries left out, each in @skip while room */
+	struct keylime_skip skip[KEYLIME_NOT_IMPORTED_NAMED];
 };
 
 /**
@@ -77,15 +91,21 @@ struct keylime_info {
  * Refused: invalid JSON or duplicate member names; a missing required
  * member or one of the wrong type; meta.version other than 1; a digest
  * that is not lower-case hex or of no known length; an empty digest list;
- * a path of "digests" that is not absolute (except "boot_aggregate",
- * which Keylime adds and which is counted, not imported); an exclude
- * that regcomp(REG_EXTENDED) refuses or that means something else in
- * POSIX than in Python (keylime_regex_check()); more than
- * KEYLIME_EXCLUDES_MAX excludes, or one longer than
- * KEYLIME_EXCLUDE_LEN_MAX (IMT_ERR_LIMIT); a non-null
+ * more than KEYLIME_EXCLUDES_MAX excludes (IMT_ERR_LIMIT); a non-null
  * ima.dm_policy; a key that is not RSA or EC; a DSSE envelope (verify
- * and unwrap the signed policy first). Unknown top-level members are
- * accepted, as Keylime does, and reported in @info.
+ * and unwrap the signed policy first).
+ *
+ * Left out, and each named in @info->skip with why (never silently, and
+ * never making the policy looser than Keylime's reading of it): a path of
+ * "digests" that is not absolute (IMA names files by absolute path: no
+ * record could match it); "boot_aggregate"'s digests (the verifier checks
+ * the boot aggregate against the quoted PCRs); an exclude that
+ * regcomp(REG_EXTENDED) refuses, that means something else in POSIX
+ * than in Python, or that exceeds a regex limit (keylime_regex_check(),
+ * KEYLIME_EXCLUDE_LEN_MAX): the files it names are judged; each of
+ * ima.ignored_keyrings (that keyring's keys are judged against
+ * "keyrings" like any other's); unknown top-level members, which Keylime
+ * ignores too (also counted in @info->unknown_keys).
  *
  * Return: 0, or -1 with @err filled (a sink's error is passed on as is).
  */

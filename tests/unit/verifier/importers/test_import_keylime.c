@@ -74,6 +74,31 @@ static void refused(json_t *doc, enum imt_result status, const char *msg)
 	free(c);
 }
 
+/*
+ * @doc (consumed) imports, with its one entry @what left out and named,
+ * why starting with @why, besides the fixture's own two (boot_aggregate
+ * and .evm); @c receives what was imported.
+ */
+static void left_out(json_t *doc, struct collect *c, const char *what,
+		     const char *why)
+{
+	struct keylime_info info;
+	struct imt_error err;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	if (import_doc(doc, c, &info, &err) < 0)
+		fail_msg("refused: %s", err.msg);
+	assert_int_equal(info.not_imported, 3);
+	for (i = 0; i < info.not_imported; i++)
+		if (strcmp(info.skip[i].what, what) == 0)
+			break;
+	if (i == info.not_imported)
+		fail_msg("%s is not named among what was left out", what);
+	if (strncmp(info.skip[i].why, why, strlen(why)) != 0)
+		fail_msg("got \"%s\", want \"%s...\"", info.skip[i].why, why);
+}
+
 static void set_path(json_t *doc, const char *section, const char *name,
 		     json_t *v)
 {
@@ -194,6 +219,10 @@ static void test_unknown_member_reported(void **state)
 	assert_int_equal(import_doc(doc, c, &info, &err), 0);
 	assert_int_equal(info.unknown_keys, 2);
 	assert_string_equal(info.unknown_key, "x-site");
+	/* and named among what was left out, after the fixture's two */
+	assert_int_equal(info.not_imported, 4);
+	assert_string_equal(info.skip[2].what, "x-site");
+	assert_string_equal(info.skip[3].what, "comment");
 	assert_int_equal(info.file_digests, 12);
 	free(c);
 }
@@ -390,6 +419,47 @@ static void test_refuse_dm_policy(void **state)
 	refused(doc, IMT_ERR_UNSUPPORTED, "ima.dm_policy: must be null");
 }
 
+/* Keylime skips the keys of ignored keyrings; here they are judged. */
+static void test_ignored_keyrings_named(void **state)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct keylime_info info;
+	struct imt_error err;
+
+	(void)state;
+	assert_int_equal(import_doc(policy_fixture(), c, &info, &err), 0);
+	assert_int_equal(info.not_imported, 2);
+	assert_string_equal(info.skip[0].what, "digests.boot_aggregate");
+	assert_string_equal(info.skip[0].why,
+			    "1 digests not needed: the verifier checks boot_aggregate against the quoted PCRs");
+	assert_string_equal(info.skip[1].what, "ima.ignored_keyrings[0]");
+	assert_string_equal(info.skip[1].why,
+			    "\".evm\" not ignored: its keys are judged against \"keyrings\" like any other keyring's");
+	free(c);
+}
+
+/* More left out than named: counted all the same. */
+static void test_not_imported_counted_beyond_named(void **state)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	json_t *doc = policy_fixture(), *ex = json_array();
+	struct keylime_info info;
+	struct imt_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 40; i++)
+		json_array_append_new(ex, json_string("/x/\\d"));
+	json_object_set_new(doc, "excludes", ex);
+	assert_int_equal(import_doc(doc, c, &info, &err), 0);
+	assert_int_equal(info.not_imported, 42);
+	assert_int_equal(info.excludes, 0);
+	assert_int_equal(c->nrules, 0);
+	assert_string_equal(info.skip[KEYLIME_NOT_IMPORTED_NAMED - 1].what,
+			    "excludes[14]");
+	free(c);
+}
+
 static void test_refuse_ignored_keyrings(void **state)
 {
 	json_t *doc = policy_fixture();
@@ -460,115 +530,126 @@ static void test_refuse_empty_list(void **state)
 		"digests./usr/bin/ls: a list is required, not a string");
 }
 
-static void test_refuse_relative_path(void **state)
+/* Keylime loads a relative path; no IMA record could ever match one. */
+static void test_relative_path_left_out(void **state)
 {
+	struct collect *c = calloc(1, sizeof(*c));
 	json_t *doc = policy_fixture();
+	size_t i;
 
 	(void)state;
 	set_path(doc, "digests", "usr/bin/ls",
 		 json_pack("[s]", "3d9f2889d6782537624a4e1a10e68a2ddd53e0ee8"
 				  "bac02676f27308f42ec6bf6"));
-	refused(doc, IMT_ERR_MALFORMED,
-		"digests.usr/bin/ls: not an absolute path");
+	left_out(doc, c, "digests.usr/bin/ls", "not an absolute path");
+	assert_int_equal(c->nrefs, 16);
+	for (i = 0; i < c->nrefs; i++)
+		assert_string_not_equal(c->refs[i].path, "usr/bin/ls");
+	/* left out, its digests are still checked as Keylime checks them */
+	doc = policy_fixture();
+	set_path(doc, "digests", "usr/bin/ls", json_pack("[s]", "xyz"));
+	refused(doc, IMT_ERR_MALFORMED, "digests.usr/bin/ls[0]: not");
 	doc = policy_fixture();
 	set_path(doc, "keyrings", "", json_pack("[s]", "00"));
 	refused(doc, IMT_ERR_MALFORMED, "keyrings: an empty name");
+	free(c);
 }
 
 /* ---- refusals: excludes ---- */
 
-static void test_refuse_bad_regex(void **state)
+/* An exclude the verifier cannot apply is left out, named: stricter. */
+static void exclude_left_out(const char *re, const char *why)
 {
+	struct collect *c = calloc(1, sizeof(*c));
 	json_t *doc = policy_fixture();
 
+	json_array_append_new(json_object_get(doc, "excludes"),
+			      json_string(re));
+	left_out(doc, c, "excludes[6]", why);
+	/* the fixture's six, not the seventh */
+	assert_int_equal(c->nrules, 6);
+	free(c);
+}
+
+static void test_bad_regex_left_out(void **state)
+{
+	char *big = malloc(KEYLIME_EXCLUDE_LEN_MAX + 2);
+
 	(void)state;
-	json_array_set_new(json_object_get(doc, "excludes"), 2,
-			   json_string("/var/log/(unclosed"));
-	refused(doc, IMT_ERR_MALFORMED,
-		"excludes[2]: not a POSIX extended regular expression");
+	exclude_left_out("/var/log/(unclosed",
+			 "not a POSIX extended regular expression");
+	memset(big, 'a', KEYLIME_EXCLUDE_LEN_MAX + 1);
+	big[0] = '/';
+	big[KEYLIME_EXCLUDE_LEN_MAX + 1] = '\0';
+	exclude_left_out(big, "4097 bytes, at most 4096");
+	free(big);
 }
 
 /* What Python and POSIX read differently would exclude other files. */
-static void test_refuse_python_only_regex(void **state)
+static void test_python_only_regex_left_out(void **state)
 {
 	static const struct {
-		const char *re, *msg;
+		const char *re, *why;
 	} cases[] = {
-		{ "/tmp/\\d+", "excludes[0]: \"\\d\" means one thing" },
-		{ "(?i)/TMP/.*", "excludes[0]: \"(?\" is Python-only" },
-		{ "/var/[\\w]+/", "excludes[0]: a backslash inside [...]" },
-		{ "/var/[[:alpha:]]+", "excludes[0]: [:...:] inside brackets" },
-		{ "\\A/tmp", "excludes[0]: \"\\A\" means one thing" },
+		{ "/tmp/\\d+", "\"\\d\" means one thing" },
+		{ "(?i)/TMP/.*", "\"(?\" is Python-only" },
+		{ "/var/[\\w]+/", "a backslash inside [...]" },
+		{ "/var/[[:alpha:]]+", "[:...:] inside brackets" },
+		{ "\\A/tmp", "\"\\A\" means one thing" },
 	};
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		json_t *doc = policy_fixture();
-
-		json_object_set_new(doc, "excludes",
-				    json_pack("[s]", cases[i].re));
-		refused(doc, IMT_ERR_MALFORMED, cases[i].msg);
-	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		exclude_left_out(cases[i].re, cases[i].why);
 }
 
 /* regcomp copies a repeated atom per repetition: a short exclude could
  * take gigabytes (found by fuzz_keylime: "x+++...+"). */
-static void test_refuse_regex_blowup(void **state)
+static void test_regex_blowup_left_out(void **state)
 {
 	static const struct {
-		const char *re, *msg;
-		enum imt_result status;
+		const char *re, *why;
 	} cases[] = {
-		{ "/x/a++++++++",
-		  "excludes[0]: a quantifier after a quantifier",
-		  IMT_ERR_MALFORMED },
-		{ "/x/a{2}{3}", "excludes[0]: a quantifier after a quantifier",
-		  IMT_ERR_MALFORMED },
-		{ "/x/((a{255}){255})",
-		  "excludes[0]: expands to more than 4096", IMT_ERR_LIMIT },
+		{ "/x/a++++++++", "a quantifier after a quantifier" },
+		{ "/x/a{2}{3}", "a quantifier after a quantifier" },
+		{ "/x/((a{255}){255})", "expands to more than 4096" },
 		/* each '+' is a copy and a starred copy: optional atoms first */
 		{ "/x/(((((((((((((ab)+)+)+)+)+)+)+)+)+)+)+)+)+",
-		  "excludes[0]: expands to more than 64 optional",
-		  IMT_ERR_LIMIT },
+		  "expands to more than 64 optional" },
 		/* fuzz_policy: a bound with leading zeros was read as text */
-		{ "/x/(a|b)*c{0,00020000}",
-		  "excludes[0]: expands to more than 4096", IMT_ERR_LIMIT },
+		{ "/x/(a|b)*c{0,00020000}", "expands to more than 4096" },
 		/* within 4096 atoms, 4000 optional ones: 1.2 GB in regcomp */
-		{ "/x/(a?){4000}",
-		  "excludes[0]: expands to more than 64 optional",
-		  IMT_ERR_LIMIT },
-		{ "/x/c{0,65}", "excludes[0]: expands to more than 64 optional",
-		  IMT_ERR_LIMIT },
-		{ "/x/((a|b)*){33}",
-		  "excludes[0]: expands to more than 64 optional",
-		  IMT_ERR_LIMIT },
+		{ "/x/(a?){4000}", "expands to more than 64 optional" },
+		{ "/x/c{0,65}", "expands to more than 64 optional" },
+		{ "/x/((a|b)*){33}", "expands to more than 64 optional" },
 		/* "{,}" is {0,} to regcomp: (a*){65} */
-		{ "/x/(a{,}){65}",
-		  "excludes[0]: expands to more than 64 optional",
-		  IMT_ERR_LIMIT },
-		{ "*/tmp", "excludes[0]: nothing to repeat before '*'",
-		  IMT_ERR_MALFORMED },
-		{ "/x/(|+)", "excludes[0]: nothing to repeat before '+'",
-		  IMT_ERR_MALFORMED },
+		{ "/x/(a{,}){65}", "expands to more than 64 optional" },
+		{ "*/tmp", "nothing to repeat before '*'" },
+		{ "/x/(|+)", "nothing to repeat before '+'" },
 	};
 	char deep[80];
-	json_t *doc;
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		doc = policy_fixture();
-		json_object_set_new(doc, "excludes",
-				    json_pack("[s]", cases[i].re));
-		refused(doc, cases[i].status, cases[i].msg);
-	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		exclude_left_out(cases[i].re, cases[i].why);
 	memset(deep, '(', 33);
 	strcpy(deep + 33, "a");
-	doc = policy_fixture();
-	json_object_set_new(doc, "excludes", json_pack("[s]", deep));
-	refused(doc, IMT_ERR_LIMIT,
-		"excludes[0]: groups nested deeper than 32");
+	exclude_left_out(deep, "groups nested deeper than 32");
+}
+
+/* The regex checks themselves, as the verifier's own policies use them. */
+static void test_regex_check_refuses(void **state)
+{
+	struct imt_error err;
+
+	(void)state;
+	assert_int_equal(keylime_regex_check("/tmp/\\d+", "r", &err), -1);
+	assert_string_equal(err.msg,
+			    "r: \"\\d\" means one thing in Python and another (or nothing) in POSIX");
+	assert_int_equal(keylime_regex_check("/x/(a?){4000}", "r", &err), -1);
+	assert_int_equal(err.status, IMT_ERR_LIMIT);
 }
 
 static void test_regex_same_in_both(void **state)
@@ -1222,15 +1303,18 @@ int main(void)
 		cmocka_unit_test(test_refuse_negative_release),
 		cmocka_unit_test(test_refuse_log_hash_alg),
 		cmocka_unit_test(test_refuse_dm_policy),
+		cmocka_unit_test(test_ignored_keyrings_named),
+		cmocka_unit_test(test_not_imported_counted_beyond_named),
 		cmocka_unit_test(test_refuse_ignored_keyrings),
 		cmocka_unit_test(test_refuse_not_hex),
 		cmocka_unit_test(test_refuse_upper_case),
 		cmocka_unit_test(test_refuse_digest_length),
 		cmocka_unit_test(test_refuse_empty_list),
-		cmocka_unit_test(test_refuse_relative_path),
-		cmocka_unit_test(test_refuse_bad_regex),
-		cmocka_unit_test(test_refuse_python_only_regex),
-		cmocka_unit_test(test_refuse_regex_blowup),
+		cmocka_unit_test(test_relative_path_left_out),
+		cmocka_unit_test(test_bad_regex_left_out),
+		cmocka_unit_test(test_python_only_regex_left_out),
+		cmocka_unit_test(test_regex_blowup_left_out),
+		cmocka_unit_test(test_regex_check_refuses),
 		cmocka_unit_test(test_regex_same_in_both),
 		cmocka_unit_test(test_refuse_keys_not_json),
 		cmocka_unit_test(test_refuse_key_not_base64),
