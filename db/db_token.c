@@ -136,6 +136,41 @@ out:
 	return rc;
 }
 
+static const char sql_token_set[] =
+	"UPDATE tokens SET role = COALESCE(?2, role), "
+	"expires_at = CASE WHEN ?3 < 0 THEN expires_at "
+	"WHEN ?3 = 0 THEN NULL ELSE ?3 END "
+	"WHERE name = ?1";
+
+int db_token_set(struct db *db, const char *name, enum db_token_role role,
+		 int64_t expires_at, int *found, struct imt_error *err)
+{
+	struct db_stmt *st;
+
+	if (db == NULL || found == NULL)
+		return db_bad(err, "no database or result");
+	if (db_check_str(name, DB_NAME_MAX, "token name", err) < 0)
+		return -1;
+	if (role < DB_ROLE_NONE || role > DB_ROLE_ADMIN || expires_at < -1)
+		return db_bad(err, "token role or expiry out of range");
+	if (db->import_open)
+		return db_err(err, IMT_ERR_MISMATCH,
+			      "a reference import holds the transaction");
+	st = db_stmt(db, sql_token_set, err);
+	if (st == NULL)
+		return -1;
+	db_bind_text(st, 1, name);
+	if (role != DB_ROLE_NONE)
+		db_bind_text(st, 2, db_token_role_name(role));
+	else
+		db_bind_null(st, 2);
+	db_bind_int64(st, 3, expires_at);
+	if (db_step_done(db, st, err, "set token") < 0)
+		return -1;
+	*found = db_changes(db) == 1;
+	return 0;
+}
+
 static const char sql_token_delete[] = "DELETE FROM tokens WHERE name = ?1";
 
 int db_token_delete(struct db *db, const char *name, int *deleted,

@@ -51,6 +51,14 @@ int db_token_add_scoped(struct db *db, const char *name, const uint8_t *token,
 			size_t len, enum db_token_role role, int64_t expires_at,
 			int64_t now, struct imt_error *err);
 
+/**
+ * db_token_set() - change @name's role and expiry in place, its secret
+ * kept: @role DB_ROLE_NONE keeps the role, @expires_at -1 the expiry (0:
+ * never). *@found = 0 or 1.
+ */
+int db_token_set(struct db *db, const char *name, enum db_token_role role,
+		 int64_t expires_at, int *found, struct imt_error *err);
+
 /** db_token_delete() - remove @name; *deleted = 0 or 1 (may be NULL). */
 int db_token_delete(struct db *db, const char *name, int *deleted,
 		    struct imt_error *err);

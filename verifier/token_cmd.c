@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * token_cmd.c - `imatrust-verifier token add|list|rm` (token_cmd.h).
+ * token_cmd.c - `imatrust-verifier token add|set|list|rm` (token_cmd.h).
  *
  * A new token's role is operator unless --role says otherwise: the least
  * a person working the fleet needs (references, policies, approvals,
@@ -68,6 +68,9 @@ int token_cmd_check(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "add") == 0)
 		ok = parse_add(argc, argv, &a) == 0;
+	else if (argc >= 2 && strcmp(argv[1], "set") == 0)
+		ok = parse_add(argc, argv, &a) == 0 &&
+		     (a.role_given || a.expires != NULL);
 	else if (argc == 2 && strcmp(argv[1], "list") == 0)
 		ok = 1;
 	else if (argc == 3 && strcmp(argv[1], "rm") == 0)
@@ -180,6 +183,33 @@ static int token_add(struct db *db, const struct add_opts *a, int64_t now)
 	return rc;
 }
 
+/* "token set NAME [--role R] [--expires D|DATE|never]": the secret kept. */
+static int token_set(struct db *db, const struct add_opts *a, int64_t now)
+{
+	struct imt_error err;
+	int64_t at = -1;
+	const char *why;
+	int found = 0;
+
+	if (a->expires != NULL && strcmp(a->expires, "never") == 0)
+		at = 0;
+	else if (a->expires != NULL &&
+		 token_cmd_expiry(a->expires, now, &at, &why) < 0) {
+		log_warnx("token set: --expires %s: %s", a->expires, why);
+		return 2;
+	}
+	if (db_token_set(db, a->name, a->role_given ? a->role : DB_ROLE_NONE,
+			 at, &found, &err) < 0) {
+		log_warnx("token set: %s", err.msg);
+		return 1;
+	}
+	if (!found) {
+		log_warnx("no token named %s", a->name);
+		return 1;
+	}
+	return 0;
+}
+
 /* @t as UTC text, or @none when 0. */
 static const char *when(int64_t t, const char *none, char *buf, size_t n)
 {
@@ -224,9 +254,10 @@ int token_cmd_run(struct db *db, int argc, char **argv, int64_t now)
 		return 2;
 	if (strcmp(argv[1], "list") == 0)
 		return token_list(db, now);
-	if (strcmp(argv[1], "add") == 0) {
+	if (strcmp(argv[1], "add") == 0 || strcmp(argv[1], "set") == 0) {
 		parse_add(argc, argv, &a);
-		return token_add(db, &a, now);
+		return argv[1][0] == 'a' ? token_add(db, &a, now) :
+					   token_set(db, &a, now);
 	}
 	if (db_token_delete(db, argv[2], &deleted, &err) < 0) {
 		log_warnx("token rm: %s", err.msg);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * token_cmd.h - `imatrust-verifier token add|list|rm` (token_cmd.c): the
+ * token_cmd.h - `imatrust-verifier token add|set|list|rm` (token_cmd.c): the
  * operator tokens, on the database directly, while the daemon runs or not.
  */
 #ifndef IMATRUST_TOKEN_CMD_H
@@ -13,6 +13,8 @@
 #define TOKEN_CMD_USAGE \
 	"usage: imatrust-verifier [-c FILE] token add NAME " \
 	"[--role reader|operator|admin] [--expires DURATION|DATE]\n" \
+	"       imatrust-verifier [-c FILE] token set NAME " \
+	"[--role reader|operator|admin] [--expires DURATION|DATE|never]\n" \
 	"       imatrust-verifier [-c FILE] token list\n" \
 	"       imatrust-verifier [-c FILE] token rm NAME\n"
 

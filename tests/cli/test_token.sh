@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_token.sh - scoped, expiring operator tokens (issue #36) through
-# `imatrust-verifier token add|list|rm` and the imatrust CLI against a real
+# `imatrust-verifier token add|set|list|rm` and the imatrust CLI against a real
 # verifier (TAP): a new token is operator unless --role says otherwise,
 # --expires takes a duration or a future date, token list shows role,
 # expiry and last use; the CLI says which role a refusal needed, and that
@@ -52,6 +52,11 @@ verifier_start
 export IMATRUST_URL=$url IMATRUST_CA=$tmp/cert.pem
 
 export IMATRUST_TOKEN_FILE=$tmp/rita
+expect 0 "imatrust whoami" "$imatrust" whoami
+contains "$tmp/out" '^rita: role reader, expires never, last used ' "whoami names the token and its role"
+expect 0 "imatrust whoami --json" "$imatrust" whoami --json
+[ "$(jq -r '.name + "/" + .role + "/" + (.expires_at | tostring)' "$tmp/out")" = rita/reader/null ] &&
+	ok "whoami --json: name, role, no expiry" || not_ok "whoami --json" "$tmp/out"
 expect 0 "a reader lists the policies" "$imatrust" policy ls
 expect 1 "a reader cannot remove a policy" "$imatrust" policy rm nope
 contains "$tmp/err" "refused this token's role: this token's role reader cannot DELETE /v1/policies/nope: needs operator" \
@@ -72,8 +77,28 @@ expect 1 "an expired token reads nothing" "$imatrust" policy ls
 contains "$tmp/err" "refused the operator token: token expired at 2001-09-09T01:46:40Z" \
 	"the CLI says since when it expired"
 
+# token set: the role and expiry change in place, the secret stays
+expect 2 "token set without a change" v set olga
+expect 2 "token set --role nobody" v set olga --role nobody
+expect 1 "token set of no such token" v set x --role reader
+contains "$tmp/err" "no token named x" "token set names the missing token"
+expect 0 "token set --expires never" v set olga --expires never
+expect 0 "olga reads again with the same secret" "$imatrust" policy ls
+export IMATRUST_TOKEN_FILE=$tmp/rita
+expect 0 "token set rita --role operator" v set rita --role operator
+expect 0 "whoami after the change" "$imatrust" whoami
+contains "$tmp/out" '^rita: role operator, expires never' "rita is an operator now"
+expect 1 "rita reaches policy rm (no such policy)" "$imatrust" policy rm nope
+lacks "$tmp/err" "role" "rita is not refused for her role any more"
+expect 0 "token set rita --expires 2099-01-31" v set rita --expires 2099-01-31
+expect 0 "whoami after the expiry set" "$imatrust" whoami
+contains "$tmp/out" '^rita: role operator, expires 2099-01-31T00:00:00Z' "the role stays when the expiry changes"
+export IMATRUST_TOKEN_FILE=$tmp/olga
+sqlite3 "$tmp/verifier.db" "UPDATE tokens SET expires_at = 1000000000 WHERE
+	name = 'olga'" || { echo "Bail out! expire olga"; exit 1; }
+
 expect 0 "token list after use" v list
-contains "$tmp/out" '^rita +reader +[0-9T:-]+Z +never +[0-9T:-]+Z$' "rita's last use is kept"
+contains "$tmp/out" '^rita +operator +[0-9T:-]+Z +2099-01-31T00:00:00Z +[0-9T:-]+Z$' "rita's last use is kept"
 contains "$tmp/out" '^olga .*\(expired\)$' "olga is marked expired"
 expect 0 "token rm" v rm olga
 expect 0 "token list" v list

@@ -58,6 +58,8 @@ int cli_wait_main(int argc, char **argv);
 int cli_api_main(int argc, char **argv);
 int cli_approve_main(int argc, char **argv);
 int cli_audit_main(int argc, char **argv);
+/* cli_whoami.c: the token's name, role, expiry and last use */
+int cli_whoami_main(int argc, char **argv);
 
 /* cli_ref.c: reference digests over the REST API */
 int cli_ref_main(int argc, char **argv);

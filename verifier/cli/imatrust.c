@@ -39,6 +39,8 @@ static const struct cli_command top_commands[] = {
 	{ "approve", cli_approve_main,
 	  "let a pending machine enroll (--ek FINGERPRINT)" },
 	{ "audit", cli_audit_main, "who approved, registered, removed what" },
+	{ "whoami", cli_whoami_main,
+	  "the token's name, role, expiry and last use" },
 	{ "ref", cli_ref_main, "import, add, list and remove references" },
 	{ "policy", cli_policy_main,
 	  "named policies: which sources a machine is judged by" },

@@ -161,6 +161,61 @@ static void test_role_expiry(void **state)
 	tdb_remove(&t);
 }
 
+static struct db_token lookup(struct tdb *t, const uint8_t *tok, size_t len)
+{
+	struct db_token out;
+	struct imt_error err;
+	int ok;
+
+	if (db_token_lookup(t->db, tok, len, &out, &ok, &err) < 0 || !ok)
+		fail_msg("lookup: %s", ok ? err.msg : "not found");
+	return out;
+}
+
+/* token set: role and expiry change in place, each kept when not given. */
+static void test_set(void **state)
+{
+	struct db_token tok;
+	struct imt_error err;
+	struct tdb t;
+	int found = -1;
+
+	(void)state;
+	tdb_new(&t);
+	assert_int_equal(db_token_add_scoped(t.db, "rita",
+					     TOK("rita-secret-0123456789"),
+					     DB_ROLE_READER, T_NOW + 60, T_NOW,
+					     &err),
+			 0);
+	assert_int_equal(db_token_set(t.db, "rita", DB_ROLE_OPERATOR, -1,
+				      &found, &err),
+			 0);
+	assert_int_equal(found, 1);
+	tok = lookup(&t, TOK("rita-secret-0123456789"));
+	assert_int_equal(tok.role, DB_ROLE_OPERATOR);
+	assert_int_equal(tok.expires_at, T_NOW + 60);
+	assert_int_equal(db_token_set(t.db, "rita", DB_ROLE_NONE, 0, &found,
+				      &err),
+			 0);
+	tok = lookup(&t, TOK("rita-secret-0123456789"));
+	assert_int_equal(tok.role, DB_ROLE_OPERATOR);
+	assert_int_equal(tok.expires_at, 0);
+	assert_int_equal(db_token_set(t.db, "rita", DB_ROLE_ADMIN, T_NOW + 5,
+				      &found, &err),
+			 0);
+	tok = lookup(&t, TOK("rita-secret-0123456789"));
+	assert_int_equal(tok.role, DB_ROLE_ADMIN);
+	assert_int_equal(tok.expires_at, T_NOW + 5);
+	assert_int_equal(db_token_set(t.db, "nobody", DB_ROLE_READER, -1,
+				      &found, &err),
+			 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(db_token_set(t.db, "rita", DB_ROLE_ADMIN + 1, -1,
+				      &found, &err),
+			 -1);
+	tdb_remove(&t);
+}
+
 /* last_used only moves forward; the list has every token, by name. */
 static void test_touch_list(void **state)
 {
@@ -253,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_stored_hashed),
 		cmocka_unit_test(test_delete_and_limit),
 		cmocka_unit_test(test_role_expiry),
+		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_touch_list),
 		cmocka_unit_test(test_role_names),
 		cmocka_unit_test(test_audit_role),
