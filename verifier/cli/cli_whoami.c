@@ -17,8 +17,8 @@
 #include "utc.h"
 
 /* @key of @o, a time or null, as UTC text or @none. */
-static const char *when(json_t *o, const char *key, const char *none,
-			char *buf, size_t n)
+static const char *when(json_t *o, const char *key, const char *none, char *buf,
+			size_t n)
 {
 	json_t *t = json_object_get(o, key);
 
@@ -60,8 +60,8 @@ int cli_whoami_main(int argc, char **argv)
 	if (optind != argc)
 		goto usage;
 	c = cli_client_new(&co);
-	if (c != NULL && cli_client_call(c, "GET", "/v1/whoami", NULL, &ans) ==
-				 0) {
+	if (c != NULL &&
+	    cli_client_call(c, "GET", "/v1/whoami", NULL, &ans) == 0) {
 		if (json) {
 			json_dumpf(ans, stdout,
 				   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
