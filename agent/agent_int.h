@@ -92,6 +92,7 @@ struct agent {
 	uint64_t pend_first, pend_count;
 	int pend_full;
 	uint64_t last_sent_ms; /* monotonic time of the last evidence */
+	uint64_t grew_ms;      /* monotonic: the list grew (0: not since) */
 	int retry_soon;	       /* records wait that the last quote missed */
 	int verifier_framed;   /* its last 2xx answer said it takes
 				 * framed evidence (Accept-Post) */

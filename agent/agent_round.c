@@ -175,6 +175,26 @@ static enum agent_step agent_round_done(struct agent *a, struct client_reply *r,
 	return STEP_STREAM;
 }
 
+/*
+ * Where a round's time went, for the detection latency's breakdown
+ * (tests/guest/fleet/run.sh reads it from the journal): from the list's
+ * growth to the quote's start (@t0), the quote, the list read, the send
+ * until the verdict.
+ */
+static void agent_round_timing(struct agent *a, uint64_t count, uint64_t t0,
+			       uint64_t tq, uint64_t tf)
+{
+	uint64_t now = agent_now_ms();
+
+	log_debug("round: %" PRIu64 " records; list grew %" PRIu64
+		  " ms before the quote, quote %" PRIu64
+		  " ms, list read %" PRIu64 " ms, send and verdict %" PRIu64
+		  " ms",
+		  count, a->grew_ms != 0 ? t0 - a->grew_ms : 0, tq - t0,
+		  tf - tq, now - tf);
+	a->grew_ms = 0;
+}
+
 /* Quote, then read the list, then send: one round of evidence. */
 static enum agent_step agent_round(struct agent *a)
 {
@@ -184,12 +204,13 @@ static enum agent_step agent_round(struct agent *a)
 	enum rules_reaction re;
 	enum agent_step next;
 	enum tpm_status st;
-	uint64_t first, count;
+	uint64_t first, count, t0, tq, tf;
 	int carry_log, framed;
 
 	next = agent_round_nonce(a);
 	if (next != STEP_STREAM)
 		return next;
+	t0 = agent_now_ms();
 	/* quote first: records added after it are in the batch too, and the
 	 * verifier proves the prefix the quote covers (PROTOCOL.md) */
 	st = tpm_quote_resolved(a->tpm, a->bank, a->pcr_mask, a->nonce,
@@ -199,10 +220,12 @@ static enum agent_step agent_round(struct agent *a)
 		a->after_backoff = STEP_STREAM;
 		return STEP_BACKOFF;
 	}
+	tq = agent_now_ms();
 	if (a->synced && agent_fill(a) < 0) {
 		a->after_backoff = STEP_CONNECT;
 		return STEP_BACKOFF;
 	}
+	tf = agent_now_ms();
 	agent_evidence_fill(a, &q, &ev, &carry_log);
 	first = a->pend_first;
 	count = a->pend_count;
@@ -222,6 +245,7 @@ static enum agent_step agent_round(struct agent *a)
 	}
 	if (re != RULES_GO_ON)
 		return agent_react(a, re, STEP_CONNECT);
+	agent_round_timing(a, count, t0, tq, tf);
 	a->retry_soon = 0;
 	if (carry_log)
 		a->boot_log_due = 0; /* unless the verdict wants it again */
@@ -256,8 +280,10 @@ static enum agent_step agent_idle(struct agent *a)
 			a->after_backoff = STEP_CONNECT;
 			return STEP_BACKOFF;
 		}
-		if (a->pend_count > 0)
+		if (a->pend_count > 0) {
+			a->grew_ms = agent_now_ms();
 			return STEP_STREAM;
+		}
 	}
 }
 

@@ -68,7 +68,9 @@
 # Environment: IMATRUST_CACHE (default /var/cache/imatrust),
 # IMATRUST_LAB_NS (namespace, default imatrust-lab), IMATRUST_LAB_RUN (run
 # directory, default $IMATRUST_CACHE/lab/run/$NS), IMATRUST_ACCEL (tcg|kvm,
-# default: tcg unless a KVM probe boots the kernel).
+# default: tcg unless a KVM probe boots the kernel),
+# IMATRUST_LAB_AGENT_LOG_LEVEL (the guests' agents' log_level, default
+# info; the fleet tests' debug gives each round's timing line).
 set -euo pipefail
 
 readonly CACHE="${IMATRUST_CACHE:-/var/cache/imatrust}"
@@ -367,6 +369,7 @@ agent_conf() {
 		[id]="guest$n"
 		[bank]="$bank"
 		[state_dir]=/var/lib/imatrust-agent
+		[log_level]="${IMATRUST_LAB_AGENT_LOG_LEVEL:-info}"
 	)
 	if [ -n "$tmpl" ]; then
 		grep -vE "^[[:space:]]*($(IFS='|'; echo "${!set[*]}"))[[:space:]]*=" "$tmpl" || true
@@ -375,9 +378,8 @@ agent_conf() {
 		echo "tcti = device:/dev/tpmrm0"
 		echo "measurement_list = /sys/kernel/security/ima/binary_runtime_measurements"
 		echo "heartbeat = 10"
-		echo "log_level = info"
 	fi
-	for k in verifier_url ca_cert id bank state_dir; do
+	for k in verifier_url ca_cert id bank state_dir log_level; do
 		echo "$k = ${set[$k]}"
 	done
 }

@@ -47,6 +47,8 @@ readonly ROOT
 readonly TIMEOUT="${IMATRUST_FLEET_TIMEOUT:-900}"
 readonly RUNS="${LATENCY_RUNS:-20}"
 readonly STALE_AFTER=20
+# each agent round's timing line (agent_round.c): the latency's breakdown
+export IMATRUST_LAB_AGENT_LOG_LEVEL=debug
 
 keep=0
 run_dir=
@@ -183,6 +185,7 @@ run_unapproved() {
 	out=$(cat "$run_dir/seen")
 	seen=$(head -n 1 <<<"$out")
 	started=$(cut -d' ' -f1 "$run_dir/started")
+	gstart=$(cut -d' ' -f2 "$run_dir/started")
 	lat_ms=$(awk -v a="$started" -v b="$seen" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
 	reason=$(tail -n 1 <<<"$out" | jq -c .machine.state_reason)
 }
@@ -192,8 +195,55 @@ approve() {
 	    wait_state guest2 trusted 60 0.05 >/dev/null
 }
 
+# latency_breakdown: where each run's time went, from guest 2's agent's
+# "round:" lines (guest clock, like the START times in gstarts[]) and the
+# host-observed totals in lats[]; the median of each step is printed.
+latency_breakdown() {
+	local rounds
+
+	rounds=$(gexec -t 30 2 'journalctl -b -u imatrust-agent -o short-unix --no-pager' \
+	    2>/dev/null | grep ' round: ') || true
+	awk -v starts="${gstarts[*]}" -v totals="${lats[*]}" '
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	BEGIN { n = split(starts, st, " "); split(totals, tot, " ") }
+	# "T host imatrust-agent[P]: round: R records; list grew A ms before
+	# the quote, quote B ms, list read C ms, send and verdict D ms"
+	/ round: [1-9][0-9]* records;/ {
+		t[++m] = $1
+		line[m] = $0
+	}
+	END {
+		k = 0
+		for (r = 1; r <= n; r++) {
+			for (i = 1; i <= m && t[i] <= st[r]; i++)
+				;
+			if (i > m)
+				continue
+			if (!match(line[i], /grew [0-9]+ ms before the quote, quote [0-9]+ ms, list read [0-9]+ ms, send and verdict [0-9]+ ms/))
+				continue
+			split(substr(line[i], RSTART, RLENGTH), v, /[^0-9]+/)
+			k++
+			guest = (t[i] - st[r]) * 1000
+			ex[k] = guest - (v[2] + v[3] + v[4] + v[5])
+			gr[k] = v[2]; qu[k] = v[3]; li[k] = v[4]; se[k] = v[5]
+			re[k] = tot[r] - guest
+		}
+		if (k == 0) {
+			print "no round line follows a run"
+			exit 1
+		}
+		printf "%d runs: exec to the list grown (bash, exec, IMA, poll) %.0f, to the quote %.0f, quote %.0f, list read %.0f, send and verdict %.0f, verdict to the host poller seeing it %.0f\n", k, med(ex, k), med(gr, k), med(qu, k), med(li, k), med(se, k), med(re, k)
+	}' <<<"$rounds"
+}
+
 test_unapproved() {
-	local lats=() k med p99 s1 s3
+	local lats=() gstarts=() k med p99 s1 s3 b
 
 	digest='' path='' reason='' lat_ms=''
 	if run_unapproved 0; then
@@ -226,6 +276,7 @@ test_unapproved() {
 	for k in $(seq "$RUNS"); do
 		if run_unapproved "$k" && approve "$path" "$digest"; then
 			lats+=("$lat_ms")
+			gstarts+=("$gstart")
 		else
 			log "latency run $k failed"
 		fi
@@ -243,6 +294,12 @@ test_unapproved() {
 	    }')
 	echo "# detection latency, exec to verdict (host-observed, 20 ms polls): ${#lats[@]} runs, median ${med} ms, p99 ${p99} ms, all: ${lats[*]}"
 	check "detection latency: ${#lats[@]}/$RUNS runs measured" [ "${#lats[@]}" = "$RUNS" ]
+	if b=$(latency_breakdown); then
+		echo "# detection latency breakdown, median ms of $b"
+		ok "the agent's round lines account for the latency runs"
+	else
+		not_ok "the agent's round lines account for the latency runs" "$b"
+	fi
 }
 
 # Stream files guest 1 will read: their digests are references first.
