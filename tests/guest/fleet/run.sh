@@ -238,7 +238,7 @@ latency_breakdown() {
 			print "no round line follows a run"
 			exit 1
 		}
-		printf "%d runs: exec to the list grown (bash, exec, IMA, poll) %.0f, to the quote %.0f, quote %.0f, list read %.0f, send and verdict %.0f, verdict to the host poller seeing it %.0f\n", k, med(ex, k), med(gr, k), med(qu, k), med(li, k), med(se, k), med(re, k)
+		printf "%d runs: exec to the list grown (bash, exec, IMA, poll) %.0f, to the quote %.0f, quote %.0f, list read %.0f, send and verdict %.0f, the rest of the host-observed figure (the poller seeing the verdict less the START line'"'"'s own delay: may be negative) %.0f\n", k, med(ex, k), med(gr, k), med(qu, k), med(li, k), med(se, k), med(re, k)
 	}' <<<"$rounds"
 }
 
