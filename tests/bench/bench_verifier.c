@@ -4,8 +4,8 @@
  * imatrust-verifier over keep-alive HTTPS on loopback (issue #5).
  *
  *	bench-verifier [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]
- *		       [-k p256|rsa2048] [-P] -D DB -p PORT -C CA -o DIR --
- *		       VERIFIER ARGS...
+ *		       [-k p256|rsa2048] [-L LOG] [-f FIRST -c COLD] [-d PID]
+ *		       [-P] -D DB -p PORT -C CA -o DIR -- VERIFIER ARGS...
  *
  * Seeds DB with AGENTS activated machines (software AKs, see soft_ak.h:
  * -k p256, the default, ECDSA P-256; -k rsa2048, RSASSA RSA-2048) and
@@ -25,7 +25,10 @@
  * measures nothing. -L gives every agent a boot with that firmware event
  * log (and quotes the PCRs 11-23 it extends), which the verifier checks
  * against PCRs 0-9 and those on every evidence, as it does for real
- * machines. -P records a perf profile of the verifier per phase
+ * machines. -f FIRST -c COLD: first contacts instead (images() and
+ * first_contacts() below). -d PID: also the CPU of the database server,
+ * PID and its children, per answer. -P records a perf profile of the
+ * verifier per phase
  * in DIR. DIR also receives one fresh quote in tpm2_checkquote's files
  * (the peer).
  */
@@ -85,9 +88,11 @@ struct sample {
 	double verifier; /* CPU seconds of the verifier */
 	double client;	 /* CPU seconds of this process */
 	double busy;	 /* CPU seconds of the whole machine */
+	double db;	 /* CPU seconds of the database server (-d) */
 };
 
 static pid_t verifier_pid = -1;
+static pid_t db_pid = -1;   /* -d: the PostgreSQL server's postmaster */
 static atomic_int stop;	    /* the phase is over, or a worker failed */
 static atomic_int reported; /* a failure was printed */
 static struct curl_slist *headers;
@@ -97,13 +102,17 @@ static void stop_verifier(void)
 	bench_stop(&verifier_pid);
 }
 
-/* utime + stime of /proc/PID/stat (0: this process), in seconds. */
-static double cpu_of(pid_t pid)
+/*
+ * utime + stime of /proc/PID/stat (0: this process), in seconds; the
+ * parent's pid in @ppid.
+ */
+static double proc_cpu(pid_t pid, int *ppid)
 {
 	char path[64], line[1024], *p;
 	unsigned long long ut = 0, st = 0;
 	FILE *f;
 
+	*ppid = 0;
 	snprintf(path, sizeof(path),
 		 pid > 0 ? "/proc/%d/stat" : "/proc/self/stat", (int)pid);
 	f = fopen(path, "r");
@@ -111,13 +120,41 @@ static double cpu_of(pid_t pid)
 		return 0;
 	p = fgets(line, sizeof(line), f) != NULL ? strrchr(line, ')') : NULL;
 	fclose(f);
-	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
+	/* after "pid (comm)": state is field 3, ppid 4, utime 14, stime 15 */
 	if (p == NULL || sscanf(p + 2,
-				"%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+				"%*c %d %*d %*d %*d %*d %*u %*u %*u "
 				"%*u %*u %llu %llu",
-				&ut, &st) != 2)
+				ppid, &ut, &st) != 3)
 		return 0;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double cpu_of(pid_t pid)
+{
+	int ppid;
+
+	return proc_cpu(pid, &ppid);
+}
+
+/* CPU seconds of @pid and its children (-d: the PostgreSQL server). */
+static double cpu_tree(pid_t pid)
+{
+	struct dirent *d;
+	double sum;
+	int ppid;
+	DIR *proc;
+
+	if (pid <= 0 || (proc = opendir("/proc")) == NULL)
+		return 0;
+	sum = cpu_of(pid);
+	while ((d = readdir(proc)) != NULL) {
+		pid_t child = (pid_t)strtol(d->d_name, NULL, 10);
+		double c = child > 0 ? proc_cpu(child, &ppid) : 0;
+
+		sum += c > 0 && ppid == (int)pid ? c : 0;
+	}
+	closedir(proc);
+	return sum;
 }
 
 /* Busy CPU seconds of the whole machine, all cores (/proc/stat). */
@@ -184,6 +221,7 @@ static void take_sample(struct sample *s)
 	s->verifier = cpu_of(verifier_pid);
 	s->client = cpu_of(0);
 	s->busy = cpu_busy();
+	s->db = cpu_tree(db_pid);
 }
 
 static CURL *easy(const struct opts *o, struct bench_buf *resp)
@@ -606,6 +644,9 @@ static void report(const char *name, uint64_t done, size_t nrec,
 	       100 * vcpu / t, 100 * ccpu / t, other > 0 ? 100 * other / t : 0,
 	       done > 0 ? vcpu * 1e6 / (double)done : 0,
 	       done > 0 ? ccpu * 1e6 / (double)done : 0, rss_kb(verifier_pid));
+	if (db_pid > 0 && done > 0)
+		printf("  %s: database server CPU %.1f us each\n", name,
+		       (s1->db - s0->db) * 1e6 / (double)done);
 }
 
 static int phase(const struct opts *o, struct worker *w, const char *name,
@@ -675,7 +716,7 @@ static void usage(void)
 		"usage: bench-verifier [-n AGENTS] [-t THREADS] [-s "
 		"SECONDS] [-r RECORDS]\n"
 		"                      [-k p256|rsa2048] [-L LOG] [-f FIRST -c "
-		"COLD] [-P] -D DB\n"
+		"COLD] [-d PID] [-P] -D DB\n"
 		"                      -p PORT -C CA -o DIR --\n"
 		"                      VERIFIER ARGS...\n");
 	exit(2);
@@ -690,8 +731,11 @@ static void parse(int argc, char **argv, struct opts *o)
 			    .seconds = 10,
 			    .records = 50,
 			    .ak = SOFT_AK_P256 };
-	while ((ch = getopt(argc, argv, "n:t:s:r:k:L:f:c:PD:p:C:o:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:t:s:r:k:L:f:c:d:PD:p:C:o:")) != -1) {
 		switch (ch) {
+		case 'd':
+			db_pid = (pid_t)strtol(optarg, NULL, 10);
+			break;
 		case 'f':
 			o->first = strtoul(optarg, NULL, 10);
 			break;
