@@ -597,6 +597,13 @@ bench-instructions: all
 bench-verifier: all
 	@tests/bench/verifier
 
+# A new machine's first attestation (780 IMA records, a 30 KB UEFI log) on
+# SQLite and PostgreSQL, cold and warm reference cache, against Keylime's
+# push-mode figure (issue #37): BENCH_COLD=1000 BENCH_WARM=2000
+.PHONY: bench-first-contact
+bench-first-contact: all
+	@tests/bench/first-contact
+
 # Verifier CPU per attestation on SQLite, PostgreSQL, and 3 verifiers on
 # PostgreSQL behind HAProxy (issue 13), against openssl speed.
 .PHONY: bench-scale-out

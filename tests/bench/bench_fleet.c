@@ -24,9 +24,10 @@
 #include "tcg_log.h"
 
 static struct fleet_record boot_aggregate;
-static struct fleet_record pool[FLEET_POOL];
-static char pool_path[FLEET_POOL][96];
-static uint8_t pool_digest[FLEET_POOL][32];
+static size_t pool_n = FLEET_POOL;
+static struct fleet_record *pool;
+static char (*pool_path)[96];
+static uint8_t (*pool_digest)[32];
 
 /* Every agent's boot: its firmware event log (none: PCRs 0-9 all zero). */
 static uint8_t *boot_log;
@@ -118,6 +119,16 @@ size_t fleet_boot_log_len(void)
 	return boot_log_len;
 }
 
+void fleet_pool_size(size_t n)
+{
+	pool_n = n > 0 ? n : FLEET_POOL;
+}
+
+size_t fleet_pool_count(void)
+{
+	return pool_n;
+}
+
 int fleet_pool_init(void)
 {
 	static const char *const dirs[] = {
@@ -140,11 +151,18 @@ int fleet_pool_init(void)
 		fprintf(stderr, "bench: %s\n", err.msg);
 		return -1;
 	}
+	pool = calloc(pool_n, sizeof(*pool));
+	pool_path = calloc(pool_n, sizeof(*pool_path));
+	pool_digest = calloc(pool_n, sizeof(*pool_digest));
+	if (pool == NULL || pool_path == NULL || pool_digest == NULL) {
+		fprintf(stderr, "bench: no memory for %zu records\n", pool_n);
+		goto out;
+	}
 	EVP_Digest(boot_pcrs, sizeof(boot_pcrs), digest, NULL, EVP_sha256(),
 		   NULL);
 	if (build(&boot_aggregate, "boot_aggregate", digest, replay) < 0)
 		goto out;
-	for (i = 0; i < FLEET_POOL; i++) {
+	for (i = 0; i < pool_n; i++) {
 		len = (size_t)snprintf(pool_path[i], sizeof(pool_path[i]), "%s",
 				       dirs[next_random() % 6]);
 		for (j = 0; j < 8 + next_random() % 24; j++)
@@ -175,7 +193,7 @@ static int seed_refs(struct db *db, struct imt_error *err)
 
 	if (db_ref_import_begin(db, &src, now, err) < 0)
 		return -1;
-	for (i = 0; i < FLEET_POOL; i++) {
+	for (i = 0; i < pool_n; i++) {
 		if (db_ref_add(db, &src, pool_path[i], "sha256", pool_digest[i],
 			       32, now, err) < 0) {
 			db_ref_import_abort(db);
@@ -273,13 +291,14 @@ char *fleet_evidence(struct fleet_agent *a, size_t nrec,
 	char *json;
 
 	memcpy(e->pcr10, a->pcr10, 32);
-	if (a->next == 0)
-		nrec = 1; /* a boot starts with boot_aggregate alone */
+	if (a->next == 0) /* a boot starts with boot_aggregate */
+		nrec = a->first > 0 ? a->first : 1;
 	if (nrec > FLEET_BATCH_MAX)
 		nrec = FLEET_BATCH_MAX;
 	for (i = 0; i < nrec; i++) {
-		r = a->next + i == 0 ? &boot_aggregate :
-				       &pool[(a->next + i) % FLEET_POOL];
+		r = a->next + i == 0 ?
+			    &boot_aggregate :
+			    &pool[(a->image + a->next + i - 1) % pool_n];
 		memcpy(e->records + len, r->bytes, r->len);
 		len += r->len;
 		extend(e->pcr10, r->hash);

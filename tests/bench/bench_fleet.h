@@ -13,7 +13,7 @@
 #include "soft_ak.h"
 #include "wire.h"
 
-#define FLEET_POOL 1024	      /* distinct records, each with a reference */
+#define FLEET_POOL 1024 /* default distinct records, each with a reference */
 #define FLEET_RECORD_MAX 256  /* bytes of one pool record */
 #define FLEET_RESET_COUNT 7   /* every agent's TPM resetCount */
 #define FLEET_RESTART_COUNT 0 /* ... and restartCount */
@@ -33,6 +33,9 @@ struct fleet_agent {
 	uint8_t pcr10[32]; /* PCR 10 after the records sent */
 	uint64_t next;	   /* list index of the next record */
 	uint64_t clock;	   /* the TPM clock in its quotes */
+	uint64_t image;	   /* the pool index of its list's record 1 */
+	size_t first;	   /* records in its boot's first evidence, with
+			    * boot_aggregate (0: that one alone) */
 	void *conn;	   /* the client's per-agent connection */
 };
 
@@ -64,8 +67,21 @@ const uint8_t *fleet_boot_log_data(void);
 size_t fleet_boot_log_len(void);
 
 /**
+ * fleet_pool_size() - make the pool @n records (0: FLEET_POOL), each
+ * with a reference: an agent's list from its record 1 on is the pool
+ * from its @image on, so agents of distinct images (@image @n / k
+ * apart) send records no other agent sends. Call before
+ * fleet_pool_init().
+ */
+void fleet_pool_size(size_t n);
+
+/** fleet_pool_count() - records in the pool (and references seeded). */
+size_t fleet_pool_count(void);
+
+/**
  * fleet_pool_init() - build the boot_aggregate record (over the sha256
- * PCRs 0-9 of the agents' boot: all zero without fleet_boot_log()) and FLEET_POOL ima-ng records with random paths and
+ * PCRs 0-9 of the agents' boot: all zero without fleet_boot_log()) and
+ * the pool's ima-ng records (fleet_pool_size()) with random paths and
  * digests; their template hashes come from libimatrust's replay, which
  * is what the verifier computes.
  *
@@ -85,8 +101,9 @@ int fleet_seed(const char *path, struct fleet_agent *agents, size_t n);
 /**
  * fleet_evidence() - the body of @a's next evidence, framed as the agent
  * sends it (wire.h: JSON text, NUL, records): a quote over its PCRs
- * after @nrec more records (the first evidence of a boot is the
- * boot_aggregate record alone, whatever @nrec says).
+ * after @nrec more records (the first evidence of a boot is
+ * boot_aggregate and @a->first - 1 more records, whatever @nrec says:
+ * boot_aggregate alone when @a->first is 0).
  * @e: buffers, and on return what the agent's state becomes once the
  *     verifier accepts it (see fleet_accept()) and the body's length
  *

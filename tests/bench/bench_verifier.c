@@ -4,8 +4,8 @@
  * imatrust-verifier over keep-alive HTTPS on loopback (issue #5).
  *
  *	bench-verifier [-n AGENTS] [-t THREADS] [-s SECONDS] [-r RECORDS]
- *		       [-k p256|rsa2048] [-P] -D DB -p PORT -C CA -o DIR --
- *		       VERIFIER ARGS...
+ *		       [-k p256|rsa2048] [-L LOG] [-f FIRST -c COLD] [-d PID]
+ *		       [-P] -D DB -p PORT -C CA -o DIR -- VERIFIER ARGS...
  *
  * Seeds DB with AGENTS activated machines (software AKs, see soft_ak.h:
  * -k p256, the default, ECDSA P-256; -k rsa2048, RSASSA RSA-2048) and
@@ -25,7 +25,10 @@
  * measures nothing. -L gives every agent a boot with that firmware event
  * log (and quotes the PCRs 11-23 it extends), which the verifier checks
  * against PCRs 0-9 and those on every evidence, as it does for real
- * machines. -P records a perf profile of the verifier per phase
+ * machines. -f FIRST -c COLD: first contacts instead (images() and
+ * first_contacts() below). -d PID: also the CPU of the database server,
+ * PID and its children, per answer. -P records a perf profile of the
+ * verifier per phase
  * in DIR. DIR also receives one fresh quote in tpm2_checkquote's files
  * (the peer).
  */
@@ -56,6 +59,8 @@ struct opts {
 	size_t threads;
 	unsigned int seconds;
 	size_t records;
+	size_t first; /* -f: records in a machine's first evidence, or 0 */
+	size_t cold;  /* -c: machines of phase first-cold */
 	enum soft_ak_alg ak; /* the simulated agents' AK algorithm */
 	int perf;
 	unsigned int port;
@@ -83,9 +88,11 @@ struct sample {
 	double verifier; /* CPU seconds of the verifier */
 	double client;	 /* CPU seconds of this process */
 	double busy;	 /* CPU seconds of the whole machine */
+	double db;	 /* CPU seconds of the database server (-d) */
 };
 
 static pid_t verifier_pid = -1;
+static pid_t db_pid = -1;   /* -d: the PostgreSQL server's postmaster */
 static atomic_int stop;	    /* the phase is over, or a worker failed */
 static atomic_int reported; /* a failure was printed */
 static struct curl_slist *headers;
@@ -95,13 +102,17 @@ static void stop_verifier(void)
 	bench_stop(&verifier_pid);
 }
 
-/* utime + stime of /proc/PID/stat (0: this process), in seconds. */
-static double cpu_of(pid_t pid)
+/*
+ * utime + stime of /proc/PID/stat (0: this process), in seconds; the
+ * parent's pid in @ppid.
+ */
+static double proc_cpu(pid_t pid, int *ppid)
 {
 	char path[64], line[1024], *p;
 	unsigned long long ut = 0, st = 0;
 	FILE *f;
 
+	*ppid = 0;
 	snprintf(path, sizeof(path),
 		 pid > 0 ? "/proc/%d/stat" : "/proc/self/stat", (int)pid);
 	f = fopen(path, "r");
@@ -109,13 +120,41 @@ static double cpu_of(pid_t pid)
 		return 0;
 	p = fgets(line, sizeof(line), f) != NULL ? strrchr(line, ')') : NULL;
 	fclose(f);
-	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
+	/* after "pid (comm)": state is field 3, ppid 4, utime 14, stime 15 */
 	if (p == NULL || sscanf(p + 2,
-				"%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+				"%*c %d %*d %*d %*d %*d %*u %*u %*u "
 				"%*u %*u %llu %llu",
-				&ut, &st) != 2)
+				ppid, &ut, &st) != 3)
 		return 0;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double cpu_of(pid_t pid)
+{
+	int ppid;
+
+	return proc_cpu(pid, &ppid);
+}
+
+/* CPU seconds of @pid and its children (-d: the PostgreSQL server). */
+static double cpu_tree(pid_t pid)
+{
+	struct dirent *d;
+	double sum;
+	int ppid;
+	DIR *proc;
+
+	if (pid <= 0 || (proc = opendir("/proc")) == NULL)
+		return 0;
+	sum = cpu_of(pid);
+	while ((d = readdir(proc)) != NULL) {
+		pid_t child = (pid_t)strtol(d->d_name, NULL, 10);
+		double c = child > 0 ? proc_cpu(child, &ppid) : 0;
+
+		sum += c > 0 && ppid == (int)pid ? c : 0;
+	}
+	closedir(proc);
+	return sum;
 }
 
 /* Busy CPU seconds of the whole machine, all cores (/proc/stat). */
@@ -182,6 +221,7 @@ static void take_sample(struct sample *s)
 	s->verifier = cpu_of(verifier_pid);
 	s->client = cpu_of(0);
 	s->busy = cpu_busy();
+	s->db = cpu_tree(db_pid);
 }
 
 static CURL *easy(const struct opts *o, struct bench_buf *resp)
@@ -589,6 +629,26 @@ static pid_t start_perf(const struct opts *o, const char *phase)
 	return bench_spawn(argv, NULL);
 }
 
+/* One line of the table: what @done answers between @s0 and @s1 cost. */
+static void report(const char *name, uint64_t done, size_t nrec,
+		   const struct sample *s0, const struct sample *s1)
+{
+	double t = s1->wall - s0->wall, vcpu = s1->verifier - s0->verifier;
+	double ccpu = s1->client - s0->client;
+	double other = (s1->busy - s0->busy) - vcpu - ccpu;
+
+	printf("%-10s %10.0f %10.0f %9.0f %% %9.0f %% %9.0f %% %9.1f %9.1f "
+	       "%9ld\n",
+	       name, (double)done / t,
+	       nrec == PHASE_HEALTH ? 0 : (double)(done * nrec) / t,
+	       100 * vcpu / t, 100 * ccpu / t, other > 0 ? 100 * other / t : 0,
+	       done > 0 ? vcpu * 1e6 / (double)done : 0,
+	       done > 0 ? ccpu * 1e6 / (double)done : 0, rss_kb(verifier_pid));
+	if (db_pid > 0 && done > 0)
+		printf("  %s: database server CPU %.1f us each\n", name,
+		       (s1->db - s0->db) * 1e6 / (double)done);
+}
+
 static int phase(const struct opts *o, struct worker *w, const char *name,
 		 size_t nrec)
 {
@@ -596,7 +656,6 @@ static int phase(const struct opts *o, struct worker *w, const char *name,
 	pid_t perf;
 	uint64_t done = 0;
 	size_t i;
-	double t, vcpu, ccpu, other;
 	int rc;
 
 	for (i = 0; i < o->threads; i++) {
@@ -623,17 +682,31 @@ static int phase(const struct opts *o, struct worker *w, const char *name,
 		waitpid(perf, NULL, 0);
 	if (rc < 0)
 		return -1;
-	t = s1.wall - s0.wall;
-	vcpu = s1.verifier - s0.verifier;
-	ccpu = s1.client - s0.client;
-	other = (s1.busy - s0.busy) - vcpu - ccpu;
-	printf("%-10s %10.0f %10.0f %9.0f %% %9.0f %% %9.0f %% %9.1f %9.1f "
-	       "%9ld\n",
-	       name, (double)done / t,
-	       nrec == PHASE_HEALTH ? 0 : (double)(done * nrec) / t,
-	       100 * vcpu / t, 100 * ccpu / t, other > 0 ? 100 * other / t : 0,
-	       done > 0 ? vcpu * 1e6 / (double)done : 0,
-	       done > 0 ? ccpu * 1e6 / (double)done : 0, rss_kb(verifier_pid));
+	report(name, done, nrec, &s0, &s1);
+	return 0;
+}
+
+/*
+ * Phase @name: every agent of @w connects (TLS handshake), takes a nonce
+ * and sends its boot's first evidence (-f records, and the firmware
+ * event log with -L), once: machines the verifier has not seen since it
+ * started.
+ */
+static int first_contact(const struct opts *o, struct worker *w,
+			 const char *name)
+{
+	struct sample s0, s1;
+	uint64_t done = 0;
+	size_t i;
+
+	atomic_store(&stop, 0);
+	take_sample(&s0);
+	if (run_workers(w, o->threads, warm_up) < 0)
+		return -1;
+	take_sample(&s1);
+	for (i = 0; i < o->threads; i++)
+		done += w[i].n;
+	report(name, done, o->first, &s0, &s1);
 	return 0;
 }
 
@@ -642,8 +715,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bench-verifier [-n AGENTS] [-t THREADS] [-s "
 		"SECONDS] [-r RECORDS]\n"
-		"                      [-k p256|rsa2048] [-L LOG] [-P] -D DB -p "
-		"PORT -C CA -o DIR --\n"
+		"                      [-k p256|rsa2048] [-L LOG] [-f FIRST -c "
+		"COLD] [-d PID] [-P] -D DB\n"
+		"                      -p PORT -C CA -o DIR --\n"
 		"                      VERIFIER ARGS...\n");
 	exit(2);
 }
@@ -657,8 +731,17 @@ static void parse(int argc, char **argv, struct opts *o)
 			    .seconds = 10,
 			    .records = 50,
 			    .ak = SOFT_AK_P256 };
-	while ((ch = getopt(argc, argv, "n:t:s:r:k:L:PD:p:C:o:")) != -1) {
+	while ((ch = getopt(argc, argv, "n:t:s:r:k:L:f:c:d:PD:p:C:o:")) != -1) {
 		switch (ch) {
+		case 'd':
+			db_pid = (pid_t)strtol(optarg, NULL, 10);
+			break;
+		case 'f':
+			o->first = strtoul(optarg, NULL, 10);
+			break;
+		case 'c':
+			o->cold = strtoul(optarg, NULL, 10);
+			break;
 		case 'L':
 			o->boot_log = optarg;
 			break;
@@ -700,15 +783,21 @@ static void parse(int argc, char **argv, struct opts *o)
 	if (o->db == NULL || o->port == 0 || o->ca == NULL || o->dir == NULL ||
 	    optind >= argc || o->agents == 0 || o->threads == 0 ||
 	    o->threads > THREADS_MAX || o->threads > o->agents ||
-	    o->seconds == 0 || o->records == 0 || o->records > FLEET_BATCH_MAX)
+	    o->seconds == 0 || o->records == 0 ||
+	    o->records > FLEET_BATCH_MAX || o->first == 1 ||
+	    o->first > FLEET_BATCH_MAX ||
+	    (o->first > 0 &&
+	     (o->cold < o->threads || o->agents < o->cold + o->threads)))
 		usage();
 	o->verifier = argv + optind;
 }
 
-static struct worker *workers(const struct opts *o, struct fleet_agent *a)
+/* THREADS workers sharing out the @n agents at @a. */
+static struct worker *workers(const struct opts *o, struct fleet_agent *a,
+			      size_t n)
 {
 	struct worker *w = calloc(o->threads, sizeof(*w));
-	size_t i, per = o->agents / o->threads, extra = o->agents % o->threads;
+	size_t i, per = n / o->threads, extra = n % o->threads;
 	size_t at = 0;
 
 	for (i = 0; w != NULL && i < o->threads; i++) {
@@ -770,6 +859,23 @@ static int make_keys(const struct opts *o, struct fleet_agent *a)
 	return failed ? -1 : 0;
 }
 
+/*
+ * -f: the first COLD agents each run an image of their own (FIRST - 1
+ * records no other agent sends, each with a reference: the first
+ * machine of its image), the others all run the image of the last of
+ * those, whose records the verifier judged last.
+ */
+static void images(const struct opts *o, struct fleet_agent *a)
+{
+	size_t i, per = o->first - 1;
+
+	fleet_pool_size(o->cold * per);
+	for (i = 0; i < o->agents; i++) {
+		a[i].first = o->first;
+		a[i].image = (i < o->cold ? i : o->cold - 1) * per;
+	}
+}
+
 static int make_agents(const struct opts *o, struct fleet_agent **out)
 {
 	struct fleet_agent *a = calloc(o->agents, sizeof(*a));
@@ -780,15 +886,80 @@ static int make_agents(const struct opts *o, struct fleet_agent **out)
 		return -1;
 	for (i = 0; i < o->agents; i++)
 		snprintf(a[i].id, sizeof(a[i].id), "bench-%06zu", i);
+	if (o->first > 0)
+		images(o, a);
 	if (make_keys(o, a) < 0 ||
 	    (o->boot_log != NULL && fleet_boot_log(o->boot_log) < 0) ||
 	    fleet_pool_init() < 0 || fleet_seed(o->db, a, o->agents) < 0)
 		return -1;
-	printf("seeding: %zu %s AKs, %zu machines activated, %d references: "
+	printf("seeding: %zu %s AKs, %zu machines activated, %zu references: "
 	       "%.1f s\n",
-	       o->agents, soft_ak_alg_name(o->ak), o->agents, FLEET_POOL,
-	       bench_now() - t0);
+	       o->agents, soft_ak_alg_name(o->ak), o->agents,
+	       fleet_pool_count(), bench_now() - t0);
 	*out = a;
+	return 0;
+}
+
+/* Start the verifier command; wait until it answers. */
+static int start(const struct opts *o)
+{
+	char log[4096];
+
+	snprintf(log, sizeof(log), "%s/verifier.log", o->dir);
+	atexit(stop_verifier);
+	verifier_pid = bench_spawn(o->verifier, log);
+	if (verifier_pid < 0 || wait_ready(o) < 0) {
+		fprintf(stderr, "bench: the verifier did not start (%s)\n",
+			log);
+		return -1;
+	}
+	printf("verifier pid %d, RSS %ld KB before any agent traffic\n",
+	       (int)verifier_pid, rss_kb(verifier_pid));
+	return 0;
+}
+
+static void header(void)
+{
+	printf("%-10s %10s %10s %11s %11s %11s %9s %9s %9s\n", "phase",
+	       "attest/s", "records/s", "verif CPU", "client CPU", "other CPU",
+	       "verif us", "client us", "RSS KB");
+}
+
+/*
+ * -f: the first COLD machines' first contacts, then the others' (their
+ * image now known), then heartbeats and health requests of the latter.
+ */
+static int first_contacts(const struct opts *o, struct fleet_agent *agents,
+			  struct worker *warm)
+{
+	struct worker *cold = workers(o, agents, o->cold);
+
+	if (cold == NULL)
+		return -1;
+	header();
+	if (first_contact(o, cold, "first-cold") < 0 ||
+	    first_contact(o, warm, "first-warm") < 0 ||
+	    phase(o, warm, "heartbeat", 0) < 0 ||
+	    phase(o, warm, "health", PHASE_HEALTH) < 0)
+		return -1;
+	return 0;
+}
+
+/* Warm-up (first contacts, untimed), then the three timed phases. */
+static int streams(const struct opts *o, struct worker *w)
+{
+	double t0 = bench_now();
+
+	if (run_workers(w, o->threads, warm_up) < 0)
+		return -1;
+	printf("warm-up: %zu TLS connections, nonce + boot_aggregate evidence "
+	       "each: %.1f s, verifier RSS %ld KB\n",
+	       o->agents, bench_now() - t0, rss_kb(verifier_pid));
+	header();
+	if (phase(o, w, "heartbeat", 0) < 0 ||
+	    phase(o, w, "records", o->records) < 0 ||
+	    phase(o, w, "health", PHASE_HEALTH) < 0)
+		return -1;
 	return 0;
 }
 
@@ -797,43 +968,20 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct fleet_agent *agents;
 	struct worker *w;
-	char log[4096];
 	long rss0, rss1;
-	double t0;
+	size_t cold;
 
 	parse(argc, argv, &o);
 	headers = bench_http_init();
 	if (headers == NULL)
 		return 1;
-	if (make_agents(&o, &agents) < 0 || (w = workers(&o, agents)) == NULL ||
-	    costs(&o, &agents[0], &w[0].ev) < 0)
+	cold = o.first > 0 ? o.cold : 0;
+	if (make_agents(&o, &agents) < 0 ||
+	    (w = workers(&o, agents + cold, o.agents - cold)) == NULL ||
+	    costs(&o, &agents[0], &w[0].ev) < 0 || start(&o) < 0)
 		return 1;
-
-	snprintf(log, sizeof(log), "%s/verifier.log", o.dir);
-	atexit(stop_verifier);
-	verifier_pid = bench_spawn(o.verifier, log);
-	if (verifier_pid < 0 || wait_ready(&o) < 0) {
-		fprintf(stderr, "bench: the verifier did not start (%s)\n",
-			log);
-		return 1;
-	}
 	rss0 = rss_kb(verifier_pid);
-	printf("verifier pid %d, RSS %ld KB before any agent traffic\n",
-	       (int)verifier_pid, rss0);
-
-	t0 = bench_now();
-	if (run_workers(w, o.threads, warm_up) < 0)
-		return 1;
-	printf("warm-up: %zu TLS connections, nonce + boot_aggregate evidence "
-	       "each: %.1f s, verifier RSS %ld KB\n",
-	       o.agents, bench_now() - t0, rss_kb(verifier_pid));
-
-	printf("%-10s %10s %10s %11s %11s %11s %9s %9s %9s\n", "phase",
-	       "attest/s", "records/s", "verif CPU", "client CPU", "other CPU",
-	       "verif us", "client us", "RSS KB");
-	if (phase(&o, w, "heartbeat", 0) < 0 ||
-	    phase(&o, w, "records", o.records) < 0 ||
-	    phase(&o, w, "health", PHASE_HEALTH) < 0)
+	if ((o.first > 0 ? first_contacts(&o, agents, w) : streams(&o, w)) < 0)
 		return 1;
 	rss1 = rss_kb(verifier_pid);
 	printf("verifier sockets open: %zu for %zu agents (their keep-alive "
