@@ -104,6 +104,24 @@ static char *dup_or_null(const char *s, int *oom)
 	return d;
 }
 
+/* Room for one more held entry, up to DB_AUDIT_HELD_MAX: 0 or -1. */
+static int grow_held(struct db *db)
+{
+	size_t cap = db->audit_cap == 0 ? 16 : 2 * db->audit_cap;
+	struct db_audit_held *p;
+
+	if (db->audit_cap == DB_AUDIT_HELD_MAX)
+		return -1;
+	if (cap > DB_AUDIT_HELD_MAX)
+		cap = DB_AUDIT_HELD_MAX;
+	p = realloc(db->audit_held, cap * sizeof(*p));
+	if (p == NULL)
+		return -1;
+	db->audit_held = p;
+	db->audit_cap = cap;
+	return 0;
+}
+
 /* Hold a copy of @a (written as @id by @role) until the commit. */
 static void hold(struct db *db, const struct db_audit *a, int64_t id,
 		 const char *role)
@@ -111,9 +129,7 @@ static void hold(struct db *db, const struct db_audit *a, int64_t id,
 	struct db_audit_held *h;
 	int oom = 0;
 
-	if (db->audit_held == NULL)
-		db->audit_held = calloc(DB_AUDIT_HELD_MAX, sizeof(*h));
-	if (db->audit_held == NULL || db->audit_n == DB_AUDIT_HELD_MAX) {
+	if (db->audit_n == db->audit_cap && grow_held(db) < 0) {
 		db->audit_lost = 1;
 		return;
 	}
@@ -175,6 +191,7 @@ void db_audit_held_free(struct db *db)
 	db_audit_held_drop(db, 1);
 	free(db->audit_held);
 	db->audit_held = NULL;
+	db->audit_cap = 0;
 }
 
 int db_audit_insert(struct db *db, const struct db_audit *a,

@@ -62,6 +62,7 @@ struct db {
 	db_audit_committed_fn audit_fn;
 	void *audit_arg;
 	struct db_audit_held *audit_held; /* DB_AUDIT_HELD_MAX at most */
+	size_t audit_cap;		  /* room in @audit_held */
 	size_t audit_n;			  /* entries held */
 	size_t audit_mark;		  /* held before the batch's call */
 	int audit_lost;			  /* one did not fit */

@@ -170,8 +170,8 @@ void route_audit(void *ctx, const struct http_request *req,
 		goto out;
 	}
 	r = read_begin(v);
-	rc = db_audit_list_since(r->db, machine, (int64_t)since,
-				 (int64_t)after, limit, audit_one, &pg, &err);
+	rc = db_audit_list_since(r->db, machine, (int64_t)since, (int64_t)after,
+				 limit, audit_one, &pg, &err);
 	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list audit", &err);

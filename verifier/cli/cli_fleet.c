@@ -160,7 +160,8 @@ static int fleet_parse(int argc, char **argv, const char *name,
 	return fleet_check(a, need);
 usage:
 	fprintf(stderr, "usage: imatrust %s [--json] %s%s%s%s%s%s\n", name,
-		CLI_CLIENT_USAGE, (need & NEED_SINCE_OK) ? " [--since TIME]" : "",
+		CLI_CLIENT_USAGE,
+		(need & NEED_SINCE_OK) ? " [--since TIME]" : "",
 		(need & NEED_WATCH_OK) ? " [--watch [--until-file F] "
 					 "[--footer F]] [--boot]" :
 					 "",

@@ -25,7 +25,7 @@
 #include "hex.h"
 #include "log.h"
 
-#define FIELDS_MAX 12	   /* fields of one message */
+#define FIELDS_MAX 12	    /* fields of one message */
 #define FIELD_SHORT_MAX 320 /* bytes of a field but the detail */
 
 struct fields {

@@ -3,7 +3,8 @@
  * test_db_audit.c - the audit trail over time (issue #36): retention
  * deletes entries past audit_keep, oldest first and within the budget;
  * a listing starts at a time; the entries a transaction wrote are told
- * once it commits, never when it rolls back.
+ * once it commits, never when it rolls back, and past the most held, the
+ * loss is told.
  */
 #include "db_audit.h"
 #include "db_retention.h"
@@ -135,8 +136,7 @@ static void test_audit_told_on_commit(void **state)
 	add(&t, T_NOW, "approve", "m1");
 	assert_int_equal(w.n, 1);
 	assert_string_equal(w.actions[0], "approve");
-	assert_int_equal(w.ids[0],
-			 tdb_int(&t, "SELECT max(id) FROM audit"));
+	assert_int_equal(w.ids[0], tdb_int(&t, "SELECT max(id) FROM audit"));
 	/* a batch: told at its commit; a call undone in it is not */
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	add(&t, T_NOW, "register", "m2");
@@ -166,12 +166,48 @@ static void test_audit_told_on_commit(void **state)
 	tdb_remove(&t);
 }
 
+static void count_told(const struct db_audit *a, void *arg)
+{
+	struct told *w = arg;
+
+	if (a == NULL)
+		w->lost++;
+	else
+		w->n++;
+}
+
+/* Past DB_AUDIT_HELD_MAX in one transaction: those told, then a NULL. */
+static void test_audit_told_past_max(void **state)
+{
+	struct db_audit a = { .time = T_NOW, .action = "approve" };
+	struct told w = { 0 };
+	struct imt_error err;
+	struct tdb t;
+	int i;
+
+	(void)state;
+	tdb_new(&t);
+	db_audit_on_commit(t.db, count_told, &w);
+	assert_int_equal(db_begin(t.db, &err), 0);
+	for (i = 0; i < DB_AUDIT_HELD_MAX + 2; i++)
+		assert_int_equal(db_audit_insert(t.db, &a, &err), 0);
+	assert_int_equal(db_commit(t.db, &err), 0);
+	assert_int_equal(w.n, DB_AUDIT_HELD_MAX);
+	assert_int_equal(w.lost, 1);
+	/* the next transaction starts afresh */
+	add(&t, T_NOW, "remove", "m1");
+	assert_int_equal(w.n, DB_AUDIT_HELD_MAX + 1);
+	assert_int_equal(w.lost, 1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest common[] = {
 		cmocka_unit_test(test_audit_retention_by_age),
 		cmocka_unit_test(test_audit_list_since),
 		cmocka_unit_test(test_audit_told_on_commit),
+		cmocka_unit_test(test_audit_told_past_max),
 	};
 
 	return cmocka_run_group_tests_name("all backends", common, NULL, NULL);
