@@ -20,6 +20,8 @@ struct db_retention {
 					 * the next pass) */
 	int64_t audit_keep;	 /* seconds an audit entry is kept,
 					 * 0: forever */
+	int64_t event_keep;	 /* seconds an event is kept, 0: as
+					 * keep_boots and max_events say */
 };
 
 /**
@@ -32,8 +34,9 @@ struct db_retention {
  * (each with a "pending-expired" audit entry), and webhook messages
  * delivered @webhook_keep seconds ago or more, and audit entries written
  * @audit_keep seconds ago or more (oldest first; the machine an entry
- * names does not matter); at most @max_rows rows per call so the writer
- * is never held for long.
+ * names does not matter), events written @event_keep seconds ago or more
+ * (the same way); at most @max_rows rows per call so the writer is never
+ * held for long.
  * @deleted: receives the rows deleted (may be NULL)
  * @more: receives 1 when rows remain to delete: call again (may be NULL)
  */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_db_audit.c - the audit trail over time (issue #36): retention
- * deletes entries past audit_keep, oldest first and within the budget;
+ * deletes entries past audit_keep (and events past event_keep), oldest
+ * first and within the budget;
  * a listing starts at a time; the entries a transaction wrote are told
  * once it commits, never when it rolls back, and past the most held, the
  * loss is told.
@@ -64,6 +65,58 @@ static void test_audit_retention_by_age(void **state)
 	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM audit"), 2);
 	assert_int_equal(tdb_int(&t, "SELECT min(time) FROM audit"),
 			 T_NOW - 399 * DAY);
+	tdb_remove(&t);
+}
+
+/* Events older than event_keep go too, whichever boot they belong to. */
+static void test_event_retention_by_age(void **state)
+{
+	struct db_retention r = { .keep_boots = 3, .max_rows = 2 };
+	const char *kind = db_event_kind_name(DB_EVENT_APPROVED);
+	struct imt_error err;
+	size_t deleted, total = 0;
+	int more, calls, i, before;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	tdb_machine(&t, "m1", DB_STATE_TRUSTED);
+	assert_int_equal(db_begin(t.db, &err), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(db_event_insert(t.db, "m1",
+						 T_NOW - 500 * DAY + i, kind,
+						 NULL, NULL, NULL, &err),
+				 0);
+	assert_int_equal(db_event_insert(t.db, "m1", T_NOW - 10 * DAY, kind,
+					 NULL, NULL, NULL, &err),
+			 0);
+	assert_int_equal(db_commit(t.db, &err), 0);
+	before = (int)tdb_int(&t, "SELECT count(*) FROM events");
+	/* 0: by boots and count only */
+	assert_int_equal(db_retention_run(t.db, &r, T_NOW, &deleted, &more,
+					  &err),
+			 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events"), before);
+	/*
+	 * The enrollment's event (now) comes first by id: it stays, and
+	 * each pass looks past it at the next oldest, as the clock's
+	 * passes do once a minute.
+	 */
+	r.event_keep = 400 * DAY;
+	for (calls = 0; calls < 4; calls++) {
+		assert_int_equal(db_retention_run(t.db, &r, T_NOW, &deleted,
+						  &more, &err),
+				 0);
+		assert_true(deleted <= r.max_rows);
+		total += deleted;
+	}
+	assert_int_equal(total, 3);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events"),
+			 before - 3);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM events WHERE "
+				     "machine_id = 'm1' AND time < 1700000000 "
+				     "- 400 * 86400"),
+			 0);
 	tdb_remove(&t);
 }
 
@@ -205,6 +258,7 @@ int main(void)
 {
 	const struct CMUnitTest common[] = {
 		cmocka_unit_test(test_audit_retention_by_age),
+		cmocka_unit_test(test_event_retention_by_age),
 		cmocka_unit_test(test_audit_list_since),
 		cmocka_unit_test(test_audit_told_on_commit),
 		cmocka_unit_test(test_audit_told_past_max),
