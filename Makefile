@@ -54,6 +54,9 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive zlib 2>/dev/null)
 ARCHIVE_LIBS := $(shell pkg-config --libs libarchive zlib 2>/dev/null || \
 	echo -larchive -lz)
+# The verifier's audit entries to the systemd journal (engine_journal.c).
+JOURNAL_LIBS := $(shell pkg-config --libs libsystemd 2>/dev/null || \
+	echo -lsystemd)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # agent/tpm*.c, the agent's only ESAPI users, and what links them.
 TPM_PKGS := tss2-esys tss2-tctildr tss2-mu tss2-rc
@@ -327,12 +330,12 @@ $(LIBDAEMON): $(DAEMON_OBJ)
 $(BUILD)/bin/imatrust: $(BUILD)/verifier/cli/imatrust.o $(LIBCLI) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(JOURNAL_LIBS) -lpthread
 
 $(BUILD)/bin/imatrust-verifier: $(BUILD)/verifier/imatrust-verifier.o \
 		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(JOURNAL_LIBS) -lpthread
 
 $(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
 		$(LIBDAEMON) $(LIBIMATRUST)
@@ -342,7 +345,7 @@ $(BUILD)/bin/imatrust-agent: $(BUILD)/agent/imatrust-agent.o $(LIBAGENT) \
 $(BUILD)/bin/bench-replay: $(BUILD)/tests/bench/bench_replay.o $(LIBVERIFIER) \
 		$(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(JOURNAL_LIBS) -lpthread
 
 $(BUILD)/bin/gen-ima-list: $(BUILD)/tests/bench/gen_ima_list.o $(LIBIMATRUST)
 	@mkdir -p $(@D)
@@ -366,7 +369,7 @@ $(BUILD)/bin/bench-route: $(BUILD)/tests/bench/bench_route.o \
 		$(BUILD)/tests/bench/bench_fleet.o $(BUILD)/tests/bench/soft_ak.o \
 		$(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(JOURNAL_LIBS) -lpthread
 
 $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 	-Wno-missing-prototypes
@@ -374,7 +377,7 @@ $(BUILD)/tests/unit/%.o: CFLAGS += -DFIXTURE_DIR=\"$(CURDIR)/tests/fixtures\" \
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBVERIFIER) $(LIBDB) $(LIBAGENT) \
 		$(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(CMOCKA_LIBS) \
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(JOURNAL_LIBS) $(CMOCKA_LIBS) \
 		-lpthread
 
 # The db tests need only the storage layer (and proto/'s hash table).
@@ -639,7 +642,7 @@ $(BUILD)/bin/bench-read-latency: \
 $(BUILD)/bin/bench-explain: $(BUILD)/tests/bench/bench_explain.o \
 		$(BUILD)/tests/bench/bench_refs.o $(LIBVERIFIER) $(LIBDB) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(JOURNAL_LIBS) -lpthread
 
 .PHONY: bench-explain
 bench-explain: $(BUILD)/bin/bench-explain
@@ -649,7 +652,7 @@ bench-explain: $(BUILD)/bin/bench-explain
 $(BUILD)/bin/bench-deb-import: $(BUILD)/tests/bench/bench_deb_import.o \
 		$(LIBVERIFIER) $(LIBDAEMON) $(LIBIMATRUST)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(ARCHIVE_LIBS) $(JOURNAL_LIBS) -lpthread
 
 .PHONY: bench-deb-import
 bench-deb-import: $(BUILD)/bin/bench-deb-import

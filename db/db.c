@@ -113,5 +113,6 @@ void db_close(struct db *db)
 	db_batch_abort(db);
 	db_conn_close(db);
 	db_ref_cache_free(db);
+	db_audit_held_free(db);
 	free(db);
 }

@@ -30,6 +30,22 @@ struct db_audit {
 
 typedef int (*db_audit_cb)(const struct db_audit *a, void *arg);
 
+/*
+ * Told of each audit entry a transaction wrote, once it committed (its
+ * @id and @role are filled), oldest first; then once with @a NULL when
+ * more than DB_AUDIT_HELD_MAX were written, the rest not told. Called
+ * under the caller of the commit's locks: do not use @db in it.
+ */
+typedef void (*db_audit_committed_fn)(const struct db_audit *a, void *arg);
+
+#define DB_AUDIT_HELD_MAX 4096 /* entries held for one transaction */
+
+/**
+ * db_audit_on_commit() - tell @fn (with @arg) of every audit entry the
+ * connection commits from now on, nothing of one rolled back; NULL: stop.
+ */
+void db_audit_on_commit(struct db *db, db_audit_committed_fn fn, void *arg);
+
 /** db_audit_add() - append entry @a (its @id is ignored). */
 int db_audit_add(struct db *db, const struct db_audit *a,
 		 struct imt_error *err);
@@ -41,5 +57,13 @@ int db_audit_add(struct db *db, const struct db_audit *a,
 int db_audit_list(struct db *db, const char *machine_id, int64_t after,
 		  unsigned int limit, db_audit_cb cb, void *arg,
 		  struct imt_error *err);
+
+/**
+ * db_audit_list_since() - db_audit_list() of the entries written at
+ * @since (seconds since the epoch) or later; 0: all.
+ */
+int db_audit_list_since(struct db *db, const char *machine_id, int64_t since,
+			int64_t after, unsigned int limit, db_audit_cb cb,
+			void *arg, struct imt_error *err);
 
 #endif /* IMATRUST_DB_AUDIT_H */

@@ -57,6 +57,15 @@ struct db {
 	uint64_t tx_serial;
 	struct db_ref_cache *ref_cache; /* NULL until the first lookup */
 	int reader; /* db_open_reader(): reads only, no migration */
+	/* db_audit_on_commit(): the audit entries of the open transaction,
+	 * told to @audit_fn once it commits (db_audit.c) */
+	db_audit_committed_fn audit_fn;
+	void *audit_arg;
+	struct db_audit_held *audit_held; /* DB_AUDIT_HELD_MAX at most */
+	size_t audit_cap;		  /* room in @audit_held */
+	size_t audit_n;			  /* entries held */
+	size_t audit_mark;		  /* held before the batch's call */
+	int audit_lost;			  /* one did not fit */
 };
 
 /* A lookup's key: policy (or none), path, algo, digest (db_ref_cache.c). */
@@ -90,6 +99,18 @@ void db_ref_cache_free(struct db *db);
  * it); else -1, saying to open the writer first.
  */
 int db_reader_version_check(int64_t version, struct imt_error *err);
+
+/*
+ * The audit entries a transaction wrote, for db_audit_on_commit()
+ * (db_audit.c): db_begin() marks where a call starts, db_commit() tells
+ * them once the transaction (not a batch's savepoint) committed,
+ * db_rollback() drops the call's (or all of them).
+ */
+void db_audit_held_mark(struct db *db);
+void db_audit_held_flush(struct db *db);
+void db_audit_held_drop(struct db *db, int all);
+/* db_audit_held_free() - drop them and their room (db_close()). */
+void db_audit_held_free(struct db *db);
 
 /* db_err() - fill @err with @status and the message; returns -1. */
 int db_err(struct imt_error *err, enum imt_result status, const char *fmt, ...)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * db_retention.c - bounded deletion of old boots, their records and
- * events, of nonces nobody can use any more, and of delivered webhook
- * messages.
+ * events, of nonces nobody can use any more, of delivered webhook
+ * messages, and of audit entries past their age.
  *
  * Each call deletes at most max_rows rows in one transaction, oldest
  * first, so the single writer is never held for long; the caller repeats
@@ -47,6 +47,19 @@ static const char sql_webhook_purge[] =
 	"DELETE FROM webhook_outbox WHERE seq IN (SELECT seq FROM "
 	"webhook_outbox WHERE delivered_at IS NOT NULL AND delivered_at <= ?1 "
 	"ORDER BY delivered_at LIMIT ?2)";
+/*
+ * Audit entries written before ?1, among the oldest ?2 by id: ids grow
+ * with time, so the primary key finds them without an index on time
+ * (and a pass never scans the table). A younger row among the oldest
+ * only slows it: each pass looks past it.
+ */
+static const char sql_audit_purge[] =
+	"DELETE FROM audit WHERE id IN (SELECT o.id FROM (SELECT id, time "
+	"FROM audit ORDER BY id LIMIT ?2) o WHERE o.time < ?1)";
+/* Events the same way (not by machine: a machine's boot may last). */
+static const char sql_event_age_purge[] =
+	"DELETE FROM events WHERE id IN (SELECT o.id FROM (SELECT id, time "
+	"FROM events ORDER BY id LIMIT ?2) o WHERE o.time < ?1)";
 static const char sql_enroll_purge[] =
 	"DELETE FROM enrollments WHERE id IN (SELECT id FROM enrollments "
 	"WHERE expires_at <= ?1 LIMIT ?2)";
@@ -229,6 +242,13 @@ static int retention(struct db *db, const struct db_retention *r, int64_t now,
 		return -1;
 	if (*budget > 0 && purge(db, sql_webhook_purge, now - r->webhook_keep,
 				 budget, err) < 0)
+		return -1;
+	if (r->audit_keep > 0 && *budget > 0 &&
+	    purge(db, sql_audit_purge, now - r->audit_keep, budget, err) < 0)
+		return -1;
+	if (r->event_keep > 0 && *budget > 0 &&
+	    purge(db, sql_event_age_purge, now - r->event_keep, budget, err) <
+		    0)
 		return -1;
 	while (r->pending_expire > 0 && *budget > 0) {
 		found = expire_pending(db, r, now, budget, err);

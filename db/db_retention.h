@@ -18,6 +18,10 @@ struct db_retention {
 	int64_t webhook_keep;	 /* seconds a delivered webhook
 					 * message is kept (0: deleted at
 					 * the next pass) */
+	int64_t audit_keep;	 /* seconds an audit entry is kept,
+					 * 0: forever */
+	int64_t event_keep;	 /* seconds an event is kept, 0: as
+					 * keep_boots and max_events say */
 };
 
 /**
@@ -28,8 +32,11 @@ struct db_retention {
  * at @now, expired enrollment challenges, and pending machines that were
  * never approved nor sent evidence, @pending_expire after their creation
  * (each with a "pending-expired" audit entry), and webhook messages
- * delivered @webhook_keep seconds ago or more; at most @max_rows rows per
- * call so the writer is never held for long.
+ * delivered @webhook_keep seconds ago or more, and audit entries written
+ * @audit_keep seconds ago or more (oldest first; the machine an entry
+ * names does not matter), events written @event_keep seconds ago or more
+ * (the same way); at most @max_rows rows per call so the writer is never
+ * held for long.
  * @deleted: receives the rows deleted (may be NULL)
  * @more: receives 1 when rows remain to delete: call again (may be NULL)
  */

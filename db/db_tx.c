@@ -37,6 +37,7 @@ static int begin(struct db *db, struct imt_error *err)
 	struct db_stmt *st = db_stmt_sql(db, &sql_begin, err);
 
 	db->tx_serial++;
+	db_audit_held_drop(db, 1); /* nothing is left of an earlier one */
 	if (st == NULL)
 		return -1;
 	return db_step_done(db, st, err, "BEGIN");
@@ -65,6 +66,7 @@ int db_begin(struct db *db, struct imt_error *err)
 	if (db->batch_open) {
 		/* a write call in the batch: cached lookups re-check */
 		db->tx_serial++;
+		db_audit_held_mark(db);
 		return batch_alive(db, err) < 0 ? -1 :
 						  run(db, sql_savepoint, err);
 	}
@@ -77,20 +79,29 @@ int db_commit(struct db *db, struct imt_error *err)
 		db_rollback(db);
 		return -1;
 	}
+	/* a batch's call is told with the batch, once it is committed */
+	if (!db->batch_open)
+		db_audit_held_flush(db);
 	return 0;
 }
 
 void db_rollback(struct db *db)
 {
-	if (!db_in_transaction(db))
-		return; /* the engine rolled back already, or never began */
+	if (!db_in_transaction(db)) {
+		/* the engine rolled back already, or never began */
+		db_audit_held_drop(db, 1);
+		return;
+	}
 	if (db->batch_open) {
 		if (run(db, sql_rollback_to, NULL) == 0 &&
-		    run(db, sql_release, NULL) == 0)
+		    run(db, sql_release, NULL) == 0) {
+			db_audit_held_drop(db, 0);
 			return;
+		}
 		/* Cannot undo just the call: give up the whole batch. */
 		db->batch_open = 0;
 	}
+	db_audit_held_drop(db, 1);
 	if (run(db, sql_rollback, NULL) < 0)
 		db_exec(db, "ROLLBACK", "rollback", NULL);
 }

@@ -9,6 +9,7 @@ packages=(
 	build-essential pkg-config clang
 	libssl-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
 	libmicrohttpd-dev libtss2-dev libarchive-dev zlib1g-dev
+	libsystemd-dev	# audit entries to the journal (engine_journal.c)
 	# tests and benchmarks
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools
 	dpkg-dev apt-utils	# .deb and apt archive fixtures (tests/fixtures/deb)

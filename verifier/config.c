@@ -60,6 +60,10 @@ static const struct conf_key keys[] = {
 	     "boots (with their records and events) kept per machine"),
 	UINT("max_events", max_events, 0, 10000000, "10000",
 	     "events kept per machine (0: no cap)"),
+	UINT("audit_keep", audit_keep, 0, 3153600000, "34560000",
+	     "seconds an audit entry is kept (400 days; 0: forever), whether or not the machine it names is still there; each entry also goes to the systemd journal when written, for a longer record elsewhere"),
+	UINT("event_keep", event_keep, 0, 3153600000, "0",
+	     "seconds an event (a state change and its reason) is kept, whichever boot it belongs to (0: events go only with their boot, keep_boots, and past max_events)"),
 	/* attestation */
 	STR("bank_change", bank_change, "deny", 0,
 	    "a quote of another PCR bank than the machine's first: 'deny' makes it failed, 'allow' pins the new bank"),

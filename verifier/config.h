@@ -46,6 +46,8 @@ struct config {
 					 * is imported; 0: until retired */
 	uint64_t keep_boots;	     /* retention: boots kept per machine */
 	uint64_t max_events;	     /* retention: events per machine */
+	uint64_t audit_keep;	     /* retention: seconds; 0: forever */
+	uint64_t event_keep;	     /* retention: seconds; 0: no age cap */
 	/* attestation (engine.c, attest.c) */
 	char bank_change[16];	      /* "deny" or "allow" a new quote bank */
 	uint64_t backlog_machine_max; /* unproven list bytes per machine */

@@ -29,6 +29,7 @@
 #include "db_token.h"
 #include "engine.h"
 #include "engine_housekeeping.h"
+#include "engine_journal.h"
 #include "enroll.h"
 #include "file.h"
 #include "hex.h"
@@ -285,6 +286,7 @@ static int serve(struct verifier *v)
 	    verifier_caches_new(v) < 0)
 		goto out;
 	fill_fingerprints(v);
+	engine_journal_start(v);
 	if (webhook_start(v) < 0)
 		goto out;
 	http_config_of(v, cert, key, &hc);

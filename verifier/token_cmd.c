@@ -9,12 +9,9 @@
  * made before roles existed became admin (schema 0021), so nothing an
  * operator did stops working.
  */
-#define _GNU_SOURCE /* timegm() */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <openssl/rand.h>
 
@@ -26,7 +23,6 @@
 
 #define TOKEN_BYTES 32 /* a new operator token, before hex */
 #define TOKEN_DEFAULT_ROLE DB_ROLE_OPERATOR
-#define EXPIRY_MAX (100LL * 366 * 86400) /* a duration past this is a typo */
 
 /* The options of "token add NAME ...": role and expiry. */
 struct add_opts {
@@ -80,60 +76,15 @@ int token_cmd_check(int argc, char **argv)
 	return ok ? 0 : 2;
 }
 
-/* "90d": a duration in seconds; -1 when @s is not one. */
-static int64_t duration(const char *s)
-{
-	static const struct {
-		char unit;
-		int64_t seconds;
-	} units[] = { { 's', 1 },
-		      { 'm', 60 },
-		      { 'h', 3600 },
-		      { 'd', 86400 },
-		      { 'w', 7 * 86400 } };
-	char *end;
-	long long n;
-	size_t i;
-
-	errno = 0;
-	n = strtoll(s, &end, 10);
-	if (errno != 0 || end == s || n <= 0 || end[0] == '\0' ||
-	    end[1] != '\0' || s[0] == '-' || s[0] == '+')
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (end[0] == units[i].unit)
-			return n <= EXPIRY_MAX / units[i].seconds ?
-				       n * units[i].seconds :
-				       -1;
-	return -1;
-}
-
-/* "2027-01-31" or "2027-01-31T12:00:00Z", UTC: seconds; -1 if neither. */
-static int64_t date(const char *s)
-{
-	static const char *const forms[] = { "%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d" };
-	const char *end;
-	struct tm tm;
-	size_t i;
-
-	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-		memset(&tm, 0, sizeof(tm));
-		end = strptime(s, forms[i], &tm);
-		if (end != NULL && *end == '\0')
-			return (int64_t)timegm(&tm);
-	}
-	return -1;
-}
-
 int token_cmd_expiry(const char *s, int64_t now, int64_t *at, const char **why)
 {
-	int64_t d = duration(s);
+	int64_t d = utc_duration(s);
 
 	if (d > 0) {
 		*at = now + d;
 		return 0;
 	}
-	d = date(s);
+	d = utc_date(s);
 	if (d < 0) {
 		*why = "not a DURATION (90d; s, m, h, d or w) or a DATE "
 		       "(2027-01-31, 2027-01-31T12:00:00Z, UTC)";

@@ -218,6 +218,8 @@ check POST /v1/machines 201 '{"v":1,"id":"node-9","ek":"'"$tool_hex"'"}'
 check POST /v1/machines 409 '{"v":1,"id":"node-1","ek":"'"$tool_hex"'"}'
 check GET '/v1/audit?limit=2' 200
 check GET '/v1/audit?machine=node-9' 200
+check GET "/v1/audit?since=$now&limit=2" 200
+check GET '/v1/audit?since=x' 400
 check DELETE /v1/machines/node-9 200
 check DELETE /v1/machines/node-9 404
 check GET '/v1/machines?limit=0' 400

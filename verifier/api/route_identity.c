@@ -7,7 +7,7 @@
  *					only be taken by that EK
  *	DELETE /v1/machines/{id}	remove a machine with everything it
  *					has, or a pre-registration
- *	GET    /v1/audit?after=&limit=&machine=	the audit trail
+ *	GET    /v1/audit?after=&limit=&machine=&since=	the audit trail
  *
  * The engine writes, under its lock (engine_identity.c); the routes
  * check the token, decode, call it and encode. Shapes are in
@@ -154,13 +154,14 @@ void route_audit(void *ctx, const struct http_request *req,
 	const char *machine = http_query(req, "machine");
 	char name[DB_NAME_MAX + 1];
 	struct imt_error err;
+	uint64_t after, since;
 	unsigned int limit;
-	uint64_t after;
 	int rc;
 
 	if (auth_operator(v, req, res, name) < 0 ||
 	    rest_query_limit(req, res, &limit) < 0 ||
-	    rest_query_uint(req, res, "after", 0, INT64_MAX, &after) < 0)
+	    rest_query_uint(req, res, "after", 0, INT64_MAX, &after) < 0 ||
+	    rest_query_uint(req, res, "since", 0, INT64_MAX, &since) < 0)
 		goto out;
 	if (machine != NULL && !wire_id_ok(machine)) {
 		http_error(res, 400,
@@ -169,8 +170,8 @@ void route_audit(void *ctx, const struct http_request *req,
 		goto out;
 	}
 	r = read_begin(v);
-	rc = db_audit_list(r->db, machine, (int64_t)after, limit, audit_one,
-			   &pg, &err);
+	rc = db_audit_list_since(r->db, machine, (int64_t)since, (int64_t)after,
+				 limit, audit_one, &pg, &err);
 	read_end(r);
 	if (rc < 0) {
 		rest_db_error(res, "list audit", &err);

@@ -29,7 +29,9 @@
  *	imatrust events [--json] ID	a machine's events, oldest first
  *	imatrust approve ID --ek FPR	let a pending machine enroll, if
  *					its EK has that fingerprint
- *	imatrust audit [--json] [--machine ID]	the audit trail
+ *	imatrust audit [--json] [--machine ID] [--since TIME]
+ *					the audit trail, from TIME (a
+ *					DATE in UTC or a DURATION ago)
  *
  * FPR is the EK fingerprint: 64 hex digits, SHA-256 of the EK's DER
  * SubjectPublicKeyInfo (imatrust machine ID shows it).
@@ -68,6 +70,7 @@ enum fleet_need {
 	NEED_EK = 2,	     /* --ek FPR */
 	NEED_VERDICT_OK = 4, /* --verdict V is allowed */
 	NEED_WATCH_OK = 8,   /* --watch, --boot, --until-file, --footer */
+	NEED_SINCE_OK = 16,  /* --since TIME is allowed */
 };
 
 struct fleet_args {
@@ -81,6 +84,7 @@ struct fleet_args {
 	int boot;	     /* --boot: a BOOT column (one request a row) */
 	const char *until;   /* --until-file: --watch ends once it exists */
 	const char *footer;  /* --footer: its last lines under the table */
+	const char *since;   /* --since: entries from that time on */
 };
 
 /* Check what @need asks of the parsed @a; 0 or -1 after a message. */
@@ -120,6 +124,7 @@ static int fleet_parse(int argc, char **argv, const char *name,
 		{ "boot", no_argument, NULL, 'b' },
 		{ "until-file", required_argument, NULL, 'u' },
 		{ "footer", required_argument, NULL, 'f' },
+		{ "since", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch, want_id = (need & NEED_ID) != 0;
@@ -144,6 +149,8 @@ static int fleet_parse(int argc, char **argv, const char *name,
 			a->until = optarg;
 		else if (ch == 'f' && (need & NEED_WATCH_OK))
 			a->footer = optarg;
+		else if (ch == 's' && (need & NEED_SINCE_OK))
+			a->since = optarg;
 		else
 			goto usage;
 	}
@@ -152,8 +159,9 @@ static int fleet_parse(int argc, char **argv, const char *name,
 	a->id = want_id ? argv[optind] : NULL;
 	return fleet_check(a, need);
 usage:
-	fprintf(stderr, "usage: imatrust %s [--json] %s%s%s%s%s\n", name,
+	fprintf(stderr, "usage: imatrust %s [--json] %s%s%s%s%s%s\n", name,
 		CLI_CLIENT_USAGE,
+		(need & NEED_SINCE_OK) ? " [--since TIME]" : "",
 		(need & NEED_WATCH_OK) ? " [--watch [--until-file F] "
 					 "[--footer F]] [--boot]" :
 					 "",
@@ -899,22 +907,44 @@ static void print_audit(json_t *e)
 	free(detail);
 }
 
+/*
+ * --since TIME: a DATE in UTC ("2027-01-31", "2027-01-31T12:00:00Z") or
+ * a DURATION before now ("24h", "7d"); 0 or -1 after a message.
+ */
+static int since_of(const char *s, int64_t now, int64_t *at)
+{
+	int64_t d = utc_duration(s);
+
+	*at = d > 0 ? now - d : utc_date(s);
+	if (*at < 0) {
+		cli_warnx("--since '%s': not a DURATION ago (24h; s, m, h, d "
+			  "or w) or a DATE (2027-01-31, 2027-01-31T12:00:00Z, "
+			  "UTC)",
+			  s);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_audit_main(int argc, char **argv)
 {
 	struct fleet_args a;
 	struct cli_client *c;
 	char query[256], *m = NULL;
 	int rc = CLI_EXIT_MISMATCH;
+	int64_t since = 0;
 
-	if (fleet_parse(argc, argv, argv[0], NEED_NONE, &a) < 0)
+	if (fleet_parse(argc, argv, argv[0], NEED_SINCE_OK, &a) < 0 ||
+	    (a.since != NULL && since_of(a.since, time(NULL), &since) < 0))
 		return CLI_EXIT_USAGE;
 	c = cli_client_new(&a.co);
 	if (c == NULL)
 		return rc;
 	if (a.machine != NULL)
 		m = cli_client_escape(c, a.machine);
-	snprintf(query, sizeof(query), "%s%s", m != NULL ? "&machine=" : "",
-		 m != NULL ? m : "");
+	snprintf(query, sizeof(query), "%s%s&since=%lld",
+		 m != NULL ? "&machine=" : "", m != NULL ? m : "",
+		 (long long)since);
 	if (list_all(c, a.json, "/v1/audit", query, "audit", print_audit) == 0)
 		rc = CLI_EXIT_OK;
 	free(m);

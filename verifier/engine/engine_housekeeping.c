@@ -19,6 +19,8 @@ void engine_retention(struct verifier *v, int64_t now)
 		.max_rows = ENGINE_RETENTION_ROWS,
 		.pending_expire = (int64_t)v->cfg.pending_expire,
 		.webhook_keep = (int64_t)v->cfg.webhook_keep,
+		.audit_keep = (int64_t)v->cfg.audit_keep,
+		.event_keep = (int64_t)v->cfg.event_keep,
 	};
 	struct imt_error err;
 	size_t deleted = 0;

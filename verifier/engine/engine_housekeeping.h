@@ -16,9 +16,9 @@
 
 /**
  * engine_retention() - one bounded retention pass at @now under the
- * configuration's keep_boots, max_events, pending_expire and webhook_keep
- * (db_retention_run(), at most ENGINE_RETENTION_ROWS rows). A failure is
- * logged; what is left waits for the next pass.
+ * configuration's keep_boots, max_events, pending_expire, webhook_keep,
+ * audit_keep and event_keep (db_retention_run(), at most
+ * ENGINE_RETENTION_ROWS rows). A failure is logged; what is left waits for the next pass.
  */
 void engine_retention(struct verifier *v, int64_t now);
 

@@ -379,7 +379,7 @@ static int count_audit(const struct db_audit *a, void *arg)
 
 static void test_pending_expiry(void **state)
 {
-	struct db_retention r = { 3, 0, 1000, 7 * 86400, 0 };
+	struct db_retention r = { 3, 0, 1000, 7 * 86400, 0, 0, 0 };
 	enum db_approve_result ar;
 	uint8_t fpr[DB_FPR_SIZE];
 	struct db_boot boot;
