@@ -13,7 +13,8 @@
 # verdicts; the RSA-3072 EK again under another id is refused (one id per
 # EK); with ek_ca a directory of another root, an agent with
 # ek = auto (the RSA EK with a certificate: H-6) waits in 'pending', its
-# reason saying the chain does not reach ek_ca.
+# reason saying the chain does not reach ek_ca; with an L-1 template and a
+# nonce in NV (0x01c00004, 0x01c00003), the RSA 2048 EK is made from them.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,8 +26,10 @@ bin=${IMATRUST_BIN:-$root/build/bin}
 # shellcheck source=tests/lib/need.sh
 . "$root/tests/lib/need.sh"
 need swtpm swtpm_setup swtpm_localca openssl python3 tpm2_getcap \
-	tpm2_nvdefine tpm2_nvwrite curl jq
+	tpm2_nvdefine tpm2_nvwrite tpm2_createprimary tpm2_readpublic \
+	tpm2_createek tpm2_flushcontext curl jq
 mux=$(tool_path tpm_mux) || exit 1
+ekcheck=$(tool_path agent_tpm_check) || exit 1
 kern=$(tool_path fake_kernel) || exit 1
 for b in imatrust-agent imatrust-verifier imatrust; do
 	[ -x "$bin/$b" ] || bail "no $bin/$b: run make first"
@@ -158,6 +161,46 @@ check "another root in ek_ca: the machine waits in pending" \
 expect "the reason says the chain does not reach ek_ca" \
 	"does not chain" "$(reason_of m-refused)"
 agent_stop
+
+# --- the low-range template and nonce the TPM keeps in NV -----------------
+# L-1 with an empty unique at 0x01c00004, a nonce at 0x01c00003: the EK is
+# the primary of that template with the nonce, zero-padded to 256 bytes,
+# as its unique (tpm2_createprimary -u), not the profile's L-1. (Not
+# tpm2_createek -t: tpm2-tools 5.4 copies the nonce's address there, not
+# the nonce.) (swtpm
+# serves one connection: the mux's; tpm2-tools go through the mux now.)
+export TPM2TOOLS_TCTI=$tcti
+tpm2_createek -G rsa -u "$tmp/l1.pub" -c "$tmp/l1.ctx" >/dev/null 2>&1
+tpm2_flushcontext -t >/dev/null 2>&1
+# TPMT_PUBLIC of L-1 up to the unique field (56 bytes), then an empty one
+{ tail -c +3 "$tmp/l1.pub" | head -c 56; printf '\0\0'; } >"$tmp/tmpl.bin"
+head -c 16 /dev/urandom >"$tmp/nonce.bin"
+# tpm2_createprimary -u reads a TPMU_PUBLIC_ID with a little-endian size
+{ printf '\000\001'; cat "$tmp/nonce.bin"; head -c 240 /dev/zero; } \
+	>"$tmp/unique.bin"
+nvattr="ppwrite|ppread|ownerread|authread|no_da|platformcreate"
+if tpm2_nvdefine 0x01c00004 -C p -s 58 -a "$nvattr" >"$tmp/nv.log" 2>&1 &&
+	tpm2_nvwrite 0x01c00004 -C p -i "$tmp/tmpl.bin" >>"$tmp/nv.log" 2>&1 &&
+	tpm2_nvdefine 0x01c00003 -C p -s 16 -a "$nvattr" >>"$tmp/nv.log" 2>&1 &&
+	tpm2_nvwrite 0x01c00003 -C p -i "$tmp/nonce.bin" >>"$tmp/nv.log" 2>&1; then
+	ok "an L-1 template and a nonce written to 0x01c00004 and 0x01c00003"
+else fail "an L-1 template and a nonce written to 0x01c00004 and 0x01c00003" \
+	"$tmp/nv.log"; fi
+mkdir -p "$tmp/ekout"
+ekrun() { "$ekcheck" "$@" >"$tmp/ekcheck.log" 2>&1; }
+check "ek rsa2048 (no certificate: L-1) from the template in NV" \
+	ekrun ek rsa "$tmp/ekout"
+printf '%s' 837197674484b3f81a90cc8d46a5d724fd52d76e06520b64f2a1da1b331469aa |
+	xxd -r -p >"$tmp/policy-a.bin"
+tpm2_createprimary -C e -g sha256 -G rsa2048:null:aes128cfb \
+	-a "fixedtpm|fixedparent|sensitivedataorigin|adminwithpolicy|restricted|decrypt" \
+	-L "$tmp/policy-a.bin" -u "$tmp/unique.bin" -c "$tmp/p.ctx" \
+	>"$tmp/createprimary.log" 2>&1
+tpm2_readpublic -c "$tmp/p.ctx" -o "$tmp/p.pub" >>"$tmp/createprimary.log" 2>&1
+tpm2_flushcontext -t >/dev/null 2>&1
+check "that EK is the primary of the template with the nonce as unique" \
+	cmp "$tmp/ekout/ek.pub" "$tmp/p.pub"
+check "... not the profile's L-1" fails cmp -s "$tmp/ekout/ek.pub" "$tmp/l1.pub"
 
 echo "1..$tap_n"
 [ "$failures" -eq 0 ]
