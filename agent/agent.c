@@ -74,7 +74,7 @@ static int agent_tpm_start(struct agent *a)
 	for (;;) {
 		st = tpm_open(a->cfg->tcti, &a->tpm);
 		if (st == TPM_OK)
-			st = tpm_ek_load(a->tpm, a->alg, &a->ek);
+			st = tpm_ek_find(a->tpm, a->cfg->ek, a->alg, &a->ek);
 		if (st == TPM_OK)
 			st = tpm_ak_load(a->tpm, a->cfg->state_dir, a->alg,
 					 &a->ak);
@@ -186,8 +186,10 @@ static int agent_start(struct agent *a)
 	rc = agent_tpm_start(a);
 	if (rc != 0)
 		return rc;
-	log_info("TPM %s: %s EK%s, AK %s", a->cfg->tcti, a->cfg->key_alg,
+	log_info("TPM %s: EK %s (%s)%s, %zu intermediates; %s AK %s",
+		 a->cfg->tcti, a->ek.kind, a->ek.profile,
 		 a->ek.cert_len != 0 ? " with certificate" : "",
+		 a->ek.chain_certs, a->cfg->key_alg,
 		 a->ak.created ? "created" : "loaded");
 	/* the list again, numbered from what this boot deleted (closed
 	 * meanwhile: a writer gets in only while no reader is open) */

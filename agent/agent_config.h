@@ -31,6 +31,7 @@ struct agent_config {
 	char boot_log[AGENT_CONFIG_PATH_MAX]; /* firmware event log, "none" */
 	char bank[8];			      /* sha256 | sha1 */
 	char key_alg[4];		      /* rsa | ecc */
+	char ek[8];			      /* auto | rsa2048 | p384 ... */
 	uint64_t heartbeat;		      /* seconds between evidence */
 	uint64_t poll_fallback_ms;	      /* list timer without poll() */
 	uint64_t backoff_max;		      /* seconds, retry ceiling */

@@ -110,8 +110,10 @@ void tpm_flush(struct tpm *t, ESYS_TR *handle)
 {
 	TSS2_RC rc;
 
-	if (*handle == ESYS_TR_NONE)
+	if (*handle == ESYS_TR_NONE || *handle == ESYS_TR_PASSWORD) {
+		*handle = ESYS_TR_NONE;
 		return;
+	}
 	rc = Esys_FlushContext(t->esys, *handle);
 	if (rc != TSS2_RC_SUCCESS)
 		TPM_FAIL("FlushContext", rc);
@@ -208,8 +210,10 @@ void tpm_close(struct tpm *t)
 
 /*
  * A policy session satisfying the EK's policy A: PolicySecret with the
- * endorsement hierarchy (empty password). Each use of the EK's authority
- * needs a fresh one, since a policy session is reset after a command.
+ * endorsement hierarchy (empty password), in the EK's nameAlg. Each use
+ * of the EK's authority needs a fresh one, since a policy session is
+ * reset after a command. An EK with userWithAuth (the high range, whose
+ * policy B is a PolicyOR) takes its empty password instead.
  */
 enum tpm_status tpm_ek_session(struct tpm *t, ESYS_TR *session)
 {
@@ -218,9 +222,15 @@ enum tpm_status tpm_ek_session(struct tpm *t, ESYS_TR *session)
 	TSS2_RC rc;
 
 	*session = ESYS_TR_NONE;
+	if (t->ek_password) {
+		*session = ESYS_TR_PASSWORD;
+		return TPM_OK;
+	}
 	rc = Esys_StartAuthSession(t->esys, ESYS_TR_NONE, ESYS_TR_NONE,
 				   ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-				   NULL, TPM2_SE_POLICY, &sym, TPM2_ALG_SHA256,
+				   NULL, TPM2_SE_POLICY, &sym,
+				   t->ek_name_alg != 0 ? t->ek_name_alg :
+							 TPM2_ALG_SHA256,
 				   session);
 	if (rc != TSS2_RC_SUCCESS) {
 		*session = ESYS_TR_NONE;

@@ -13,7 +13,7 @@
  * Typical use:
  *
  *	tpm_open(conf->tcti, &tpm);
- *	tpm_ek_load(tpm, TPM_KEY_RSA, &ek);
+ *	tpm_ek_find(tpm, conf->ek, TPM_KEY_RSA, &ek);
  *	tpm_ak_load(tpm, conf->state_dir, TPM_KEY_RSA, &ak);
  *	... enroll, tpm_activate_credential(), then tpm_quote() per batch
  *	tpm_close(tpm);
@@ -67,9 +67,14 @@ struct tpm_ek {
 	enum tpm_key_alg alg;
 	uint8_t pub[TPM_BLOB_MAX]; /* marshalled TPM2B_PUBLIC */
 	size_t pub_len;
-	uint8_t cert[TPM_CERT_MAX]; /* DER from NV; cert_len 0 when the
-					 * TPM has none */
+	uint8_t cert[TPM_CERT_MAX]; /* DER from NV: the EK certificate,
+					 * then the intermediates of the
+					 * chain indices; cert_len 0 when the
+					 * TPM has no EK certificate */
 	size_t cert_len;
+	size_t chain_certs;  /* intermediates after the EK certificate */
+	const char *kind;    /* "rsa2048", "rsa3072", "p256", "p384" */
+	const char *profile; /* the profile's template: "L-1", "H-6"... */
 };
 
 /* The attestation key as enrollment sends it. */
@@ -117,6 +122,33 @@ enum tpm_status tpm_open(const char *tcti_conf, struct tpm **out);
 void tpm_close(struct tpm *t);
 
 /**
+ * tpm_ek_find() - find the EK the operator names, create it and read its
+ * certificate and certificate chain.
+ * @t: the TPM
+ * @kind: "rsa2048" (templates L-1, H-1), "p256" (L-2, H-2), "rsa3072"
+ *	  (H-6), "p384" (H-3) of the TCG EK Credential Profile 2.5, or
+ *	  "auto": those of @alg's family, then the others
+ * @alg: the family "auto" tries first, and whose low-range EK it takes
+ *	 when no EK has a certificate
+ * @ek: receives the EK public area, certificate and chain
+ *
+ * The EK taken is the first of @kind's templates, in the order above,
+ * whose certificate index (0x01c00002, 0x01c0000a, 0x01c00012,
+ * 0x01c00014, 0x01c00016, 0x01c0001c) holds one; when none does, the
+ * first, without a certificate. It is created from the template the TPM
+ * keeps in NV for it (the certificate index + 2 in the low range with
+ * its nonce at + 1, + 1 in the high range) where there is one, else
+ * from the profile's. Behind the certificate @ek->cert carries every
+ * certificate of the chain indices 0x01c00100-0x01c001ff, in index
+ * order. Any previous EK (and with it the AK) of @t is flushed first.
+ *
+ * Return: TPM_OK, TPM_ERR_COMM, TPM_ERR_AUTH (the endorsement hierarchy
+ * has a password), TPM_ERR_OTHER (also for a @kind it does not know).
+ */
+enum tpm_status tpm_ek_find(struct tpm *t, const char *kind,
+			    enum tpm_key_alg alg, struct tpm_ek *ek);
+
+/**
  * tpm_ek_load() - create the EK from the standard template and read its
  * certificate.
  * @t: the TPM
@@ -126,9 +158,9 @@ void tpm_close(struct tpm *t);
  *
  * The EK is a primary key of the endorsement hierarchy: the same template
  * gives the same key every time, so it is recreated rather than stored.
- * The certificate is read from NV 0x01c00002 (RSA) or 0x01c0000a (ECC);
- * when that index is absent, @ek->cert_len is 0 and the call succeeds.
- * Any previous EK (and with it the AK) of @t is flushed first.
+ * tpm_ek_find() of "rsa2048" (RSA) or "p256" (ECC): the low-range EK, or
+ * the high range's when only it has a certificate; with no certificate
+ * @ek->cert_len is 0 and the call succeeds.
  *
  * Return: TPM_OK, TPM_ERR_COMM, TPM_ERR_AUTH (the endorsement hierarchy
  * has a password), TPM_ERR_OTHER.

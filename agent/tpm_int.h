@@ -18,8 +18,11 @@ struct tpm {
 	ESYS_CONTEXT *esys;
 	ESYS_TR ek; /* ESYS_TR_NONE until tpm_ek_load() */
 	enum tpm_key_alg ek_alg;
-	ESYS_TR ak;	   /* ESYS_TR_NONE until tpm_ak_load() */
-	uint16_t nv_chunk; /* TPM2_PT_NV_BUFFER_MAX */
+	int ek_password;      /* the EK has userWithAuth: its (empty)
+			       * password authorizes, not policy A */
+	uint16_t ek_name_alg; /* of the EK: its policy session's hash */
+	ESYS_TR ak;	      /* ESYS_TR_NONE until tpm_ak_load() */
+	uint16_t nv_chunk;    /* TPM2_PT_NV_BUFFER_MAX */
 };
 
 /* The error number of a TPM response code, without handle/parameter bits. */
@@ -34,12 +37,14 @@ enum tpm_status tpm_rc_log(const char *func, const char *what, TSS2_RC rc);
 /* The one way a TSS failure is reported: logged, decoded, mapped. */
 #define TPM_FAIL(what, rc) tpm_rc_log(__func__, (what), (rc))
 
-/* Flush a transient object or session; a no-op for ESYS_TR_NONE. */
+/* Flush a transient object or session; a no-op for ESYS_TR_NONE and
+ * ESYS_TR_PASSWORD (which it sets to ESYS_TR_NONE). */
 void tpm_flush(struct tpm *t, ESYS_TR *handle);
 
 /*
  * A policy session satisfying the EK's policy A (PolicySecret with the
- * endorsement hierarchy), fresh for each use of the EK's authority.
+ * endorsement hierarchy), fresh for each use of the EK's authority; or
+ * ESYS_TR_PASSWORD for an EK with userWithAuth (the high range).
  */
 enum tpm_status tpm_ek_session(struct tpm *t, ESYS_TR *session);
 

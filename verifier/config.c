@@ -25,7 +25,7 @@ static const struct conf_key keys[] = {
 	STR("database", database, "/var/lib/imatrust/verifier.db", 0,
 	    "SQLite database file, or a PostgreSQL URI (postgresql://...; then set result_key)"),
 	STR("ek_ca", ek_ca, "", 0,
-	    "PEM bundle of CAs that issue TPM EK certificates; machines whose EK does not chain wait in 'pending'"),
+	    "PEM bundle of CAs that issue TPM EK certificates, or a directory of them named by subject hash (openssl rehash); machines whose EK does not chain wait in 'pending'"),
 	UINT("nonce_ttl", nonce_ttl, 1, 3600, "30",
 	     "seconds a nonce stays valid"),
 	UINT("stale_after", stale_after, 5, 86400, "120",

@@ -94,18 +94,16 @@ static int load_config(struct config *c, const char *path)
 static X509_STORE *load_ek_ca(const char *path)
 {
 	X509_STORE *store;
+	char why[CONFIG_PATH_MAX + 64];
 
 	if (path[0] == '\0') {
 		log_info(
 			"no ek_ca: every machine waits in 'pending' for an operator");
 		return NULL;
 	}
-	store = X509_STORE_new();
-	if (store == NULL || X509_STORE_load_file(store, path) != 1) {
-		log_warnx("%s: cannot load the EK CA bundle", path);
-		X509_STORE_free(store);
-		return NULL;
-	}
+	store = enroll_ca_load(path, why, sizeof(why));
+	if (store == NULL)
+		log_warnx("%s", why);
 	return store;
 }
 

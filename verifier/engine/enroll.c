@@ -3,10 +3,12 @@
  * enroll.c - EK certificate check, credential challenge, proof check.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <openssl/crypto.h>
 #include <openssl/hmac.h>
@@ -157,6 +159,34 @@ out:
 	X509_free(x);
 	EVP_PKEY_free(key);
 	return rc;
+}
+
+X509_STORE *enroll_ca_load(const char *path, char *why, size_t whylen)
+{
+	X509_STORE *store;
+	struct stat st;
+	int is_dir, ok;
+
+	if (stat(path, &st) < 0) {
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	is_dir = S_ISDIR(st.st_mode);
+	store = X509_STORE_new();
+	if (store == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	/* a directory is looked up by subject hash (<hash>.N) when needed */
+	ok = is_dir ? X509_STORE_load_path(store, path) :
+		      X509_STORE_load_file(store, path);
+	if (ok != 1) {
+		snprintf(why, whylen, "%s: cannot load the EK CA %s", path,
+			 is_dir ? "directory" : "bundle");
+		X509_STORE_free(store);
+		return NULL;
+	}
+	return store;
 }
 
 static void name_text(const X509_NAME *n, char *out, size_t len)

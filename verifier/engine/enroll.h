@@ -84,6 +84,21 @@ enum imt_result enroll_check_ek_cert(X509_STORE *store, const uint8_t *ek_pub,
 				     size_t whylen, struct imt_error *err);
 
 /**
+ * enroll_ca_load() - the EK CA store of ek_ca.
+ * @path: a PEM bundle, or a directory of CA certificates named by subject
+ *        hash as openssl rehash (c_rehash) names them (<hash>.0, ...)
+ * @why: receives what is wrong, on failure
+ * @whylen: size of @why
+ *
+ * A directory is read when a chain is verified, certificate by
+ * certificate as needed: a vendor root added to it (and rehashed) counts
+ * from the next enrollment on; one it does not hold is simply not there.
+ *
+ * Return: the store (X509_STORE_free()), or NULL.
+ */
+X509_STORE *enroll_ca_load(const char *path, char *why, size_t whylen);
+
+/**
  * enroll_cert_names() - subject and issuer (RFC 2253) of the first
  * certificate of @cert, for operators.
  * @cert: DER as stored (the EK certificate, maybe with intermediates)

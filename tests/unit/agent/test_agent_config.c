@@ -37,6 +37,7 @@ static void test_defaults(void **state)
 			    "/sys/kernel/security/ima/binary_runtime_measurements");
 	assert_string_equal(c.bank, "sha256");
 	assert_string_equal(c.key_alg, "rsa");
+	assert_string_equal(c.ek, "auto");
 	assert_int_equal(c.heartbeat, 10);
 	assert_string_equal(c.boot_log,
 			    "/sys/kernel/security/tpm0/binary_bios_measurements");
@@ -59,6 +60,7 @@ static void test_values(void **state)
 	(void)state;
 	assert_int_equal(parse("verifier_url=https://v\nca_cert=/ca\n"
 			       "id = guest-1.lab\nbank = sha1\nkey_alg = ecc\n"
+			       "ek = p384\n"
 			       "heartbeat = 3600\npoll_fallback_ms = 10\n"
 			       "backoff_max = 1\nlog_level = warning\n"
 			       "export = on\nexport_records = 1\n"
@@ -73,6 +75,7 @@ static void test_values(void **state)
 			 0);
 	assert_string_equal(c.bank, "sha384");
 	assert_string_equal(c.key_alg, "ecc");
+	assert_string_equal(c.ek, "p384");
 	assert_int_equal(c.heartbeat, 3600);
 	assert_string_equal(c.export, "on");
 	assert_int_equal(c.export_records, 1);
@@ -91,6 +94,8 @@ static const struct {
 	  "a.conf:1: 'sm3' is not one of sha256|sha1|sha384|sha512" },
 	{ "bank = auto", "a.conf:1: 'auto' is not one of sha256|sha1|sha384" },
 	{ "key_alg = dsa", "a.conf:1: 'dsa' is not one of rsa|ecc" },
+	{ "ek = rsa4096",
+	  "a.conf:1: 'rsa4096' is not one of auto|rsa2048|rsa3072|p256|p384" },
 	{ "export = yes", "a.conf:1: 'yes' is not one of on|off" },
 	{ "export_records = 0", "a.conf:1: '0' is not a number from 1" },
 	{ "log_level = loud", "a.conf:1: 'loud' is not one of" },

@@ -5,9 +5,13 @@
  * is read from the database): no machine before the proof, a bounded
  * flood, one id per EK, strangers with only a public EK, wrong proofs,
  * AK attributes, ECC, EK certificates (other key, unknown CA, chains
- * with an intermediate), the enroll policy.
+ * with an intermediate), ek_ca as a directory of hashed roots, the enroll
+ * policy.
  */
+#include <unistd.h>
+
 #include <openssl/hmac.h>
+#include <openssl/pem.h>
 #include <sqlite3.h>
 
 #include "db_identity.h"
@@ -527,6 +531,99 @@ static void test_ek_certificates(void **state)
 	EVP_PKEY_free(ek_key);
 }
 
+/* Write @x as PEM to @dir/@name. */
+static void pem_put(const char *dir, const char *name, X509 *x)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(PEM_write_X509(fp, x), 1);
+	fclose(fp);
+}
+
+/* enroll_check_ek_cert() of @der through the store of ek_ca = @path. */
+static int chains_through(const char *path, struct fx *f, const uint8_t *der,
+			  size_t len)
+{
+	struct imt_error err;
+	X509_STORE *store;
+	char why[256];
+	int chained = -1;
+
+	store = enroll_ca_load(path, why, sizeof(why));
+	assert_non_null(store);
+	assert_int_equal(enroll_check_ek_cert(store, f->ek, f->ek_len, der, len,
+					      &chained, why, sizeof(why), &err),
+			 IMT_OK);
+	X509_STORE_free(store);
+	return chained;
+}
+
+/* ek_ca as a directory of roots named by subject hash (openssl rehash). */
+static void test_ek_ca_directory(void **state)
+{
+	struct fx *f = *state;
+	struct imt_error err;
+	EVP_PKEY *root_key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+	EVP_PKEY *mid_key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+	EVP_PKEY *ek_key = NULL;
+	X509 *root, *mid, *leaf, *other;
+	char dir[] = "/tmp/imatrust-ekca-XXXXXX", name[32], path[64], why[256];
+	uint8_t der[8192];
+	size_t len = 0;
+	TPMT_PUBLIC pub;
+
+	assert_int_equal(tpm_public_parse(f->ek, f->ek_len, &pub, &err),
+			 IMT_OK);
+	assert_int_equal(tpm_public_to_pkey(&pub, &ek_key, &err), IMT_OK);
+	root = cert_make(root_key, "imatrust dir root", NULL, root_key, 1);
+	other = cert_make(mid_key, "imatrust other root", NULL, mid_key, 1);
+	mid = cert_make(mid_key, "imatrust dir intermediate", root, root_key,
+			1);
+	leaf = cert_make(ek_key, "", mid, mid_key, 0);
+	der_append(leaf, der, &len);
+	der_append(mid, der, &len);
+	assert_non_null(mkdtemp(dir));
+
+	/* a directory holding another root only: no chain */
+	snprintf(name, sizeof(name), "%08lx.0", X509_subject_name_hash(other));
+	pem_put(dir, name, other);
+	assert_int_equal(chains_through(dir, f, der, len), 0);
+	/* the root added under its hashed name: chains */
+	snprintf(name, sizeof(name), "%08lx.0", X509_subject_name_hash(root));
+	pem_put(dir, name, root);
+	assert_int_equal(chains_through(dir, f, der, len), 1);
+	/* a file is still a PEM bundle */
+	pem_put(dir, "bundle.pem", root);
+	snprintf(path, sizeof(path), "%s/bundle.pem", dir);
+	assert_int_equal(chains_through(path, f, der, len), 1);
+	/* a path that is not there says so */
+	snprintf(path, sizeof(path), "%s/none", dir);
+	assert_null(enroll_ca_load(path, why, sizeof(why)));
+	assert_non_null(strstr(why, "No such file"));
+
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bundle.pem", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%08lx.0", dir,
+		 X509_subject_name_hash(root));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%08lx.0", dir,
+		 X509_subject_name_hash(other));
+	unlink(path);
+	rmdir(dir);
+	X509_free(root);
+	X509_free(other);
+	X509_free(mid);
+	X509_free(leaf);
+	EVP_PKEY_free(root_key);
+	EVP_PKEY_free(mid_key);
+	EVP_PKEY_free(ek_key);
+}
+
 static void test_registered_only(void **state)
 {
 	struct fx *f = *state;
@@ -601,6 +698,7 @@ int main(void)
 		T(test_ak_attributes),
 		T(test_ecc_ek),
 		T(test_ek_certificates),
+		T(test_ek_ca_directory),
 		T(test_registered_only),
 		T(test_pending_cap),
 	};
