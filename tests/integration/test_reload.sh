@@ -11,7 +11,8 @@
 # connection but the test's own (imatrust_http_connections_total); the
 # agent trusts the first certificate only, so a reconnect would fail too.
 # A broken key file or a missing EK CA on SIGHUP is logged, naming the
-# file, and the certificate in force stays. Every process is killed on
+# file, and the certificate in force stays; an EK CA bundle taken again
+# vouches for enrollments at once (a CA left out of it no more). Every process is killed on
 # every exit path; logs are shown on failure.
 set -u
 
@@ -124,6 +125,23 @@ ca_kept() {
 check "... the EK CA in force stays, ek_ca keeps naming its file" \
 	within 10 ca_kept
 check "the agent's machine is still trusted" state_is reload-1 trusted
+
+# --- an EK CA taken again: a CA no longer in the bundle vouches no more -----
+pids+=("$SWTPM_PID")	# the lab's swtpm: start_tpm starts another
+swtpm_manufacture "$tmp/m2/tpm" "$ca" "$tmp/m2-setup.log" ||
+	bail "swtpm_setup m2" "$tmp/m2-setup.log"
+start_tpm m2
+# shellcheck disable=SC2154 # start_tpm sets tcti_m2
+probe_m2() {
+	IMATRUST_TCTI=$tcti_m2 PROBE_ID=m2 PROBE_STATE=$tmp/m2/probe \
+		PROBE_URL=$api_url PROBE_CA=$ca_now "$probe" "$@"
+}
+conf_lines=("ek_ca = $tmp/cert-a.pem" "nonce_ttl = 30")	# not the EK CA
+write_conf "log_level = info" "threads = 3"
+check "SIGHUP with ek_ca a bundle without the EK CA: taken" \
+	hup "reload: ek_ca changed"
+pending_now() { [[ "$(probe_m2 enroll)" == *state=pending* ]]; }
+check "a TPM that CA certified enrolls, unvouched: pending" pending_now
 check "the verifier runs" kill -0 "$VERIFIER_PID"
 echo "1..$tap_n"
 [ "$failures" = 0 ]

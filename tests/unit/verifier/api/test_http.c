@@ -260,6 +260,20 @@ static CURLcode health_with(CURL *c, struct fx *f, char *ca)
 	return curl_easy_perform(c);
 }
 
+/* A key not the certificate's stops the start, saying so. */
+static void test_tls_start_mismatch(const char *cert, const char *key)
+{
+	struct http_config cfg = { .addr = "127.0.0.1",
+				   .cert_pem = cert,
+				   .key_pem = key,
+				   .max_connections = 4,
+				   .threads = 1 };
+	char why[256];
+
+	assert_null(http_start(&cfg, routes, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "TLS: the key is not the certificate's"));
+}
+
 /*
  * A new pair serves the next handshake; a connection opened before goes
  * on with the old one, not closed; a key not the certificate's, or no
@@ -304,6 +318,7 @@ static void test_tls_reload(void **state)
 	assert_int_equal(health_with(c, f, cert2), CURLE_OK);
 	curl_easy_cleanup(c);
 	curl_easy_cleanup(kept);
+	test_tls_start_mismatch(f->cert, key2);
 	free(cert2);
 	free(key2);
 }
