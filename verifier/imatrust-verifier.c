@@ -53,9 +53,9 @@
 	64		/* descriptors besides connections: listener,
 				 * database, log; plus FD_PER_THREAD each */
 #define FD_PER_THREAD 4 /* a worker's epoll and wakeup descriptors */
-#define EK_CA_GRACE \
-	60 /* seconds a replaced EK CA store is kept for the
-			 * enrollment checks that took it a moment before */
+/* seconds a replaced EK CA store is kept for the enrollment checks that
+ * took it a moment before */
+#define EK_CA_GRACE 60
 
 static volatile sig_atomic_t quit, hup;
 

@@ -21,9 +21,8 @@
 #include <gnutls/abstract.h>
 
 #define HTTP_TLS_CHAIN_MAX 16 /* certificates in one chain */
-#define HTTP_TLS_SLACK_MS \
-	60000 /* grace of a retired pair, past the
-				     * handshake deadline */
+/* a retired pair's grace, past the handshake deadline (header_timeout) */
+#define HTTP_TLS_SLACK_MS 60000
 
 struct http_tls;
 
