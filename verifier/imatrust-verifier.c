@@ -390,11 +390,13 @@ static void reload(struct verifier *v, struct http_server *srv,
 		   const struct daemon_opts *o)
 {
 	static struct config next; /* 50 KiB: not on the stack */
+	int failed = 0;
 
 	notify_send("RELOADING=1\nSTATUS=reloading");
 	log_info("SIGHUP: reading %s again", o->config);
 	if (load_config(&next, o->config) < 0) {
 		log_warnx("reload: %s not taken; nothing changed", o->config);
+		failed = 1;
 	} else {
 		/* files not taken: their keys keep naming those in force */
 		if (reload_tls(srv, &next) < 0) {
@@ -402,14 +404,19 @@ static void reload(struct verifier *v, struct http_server *srv,
 			       sizeof(next.tls_cert));
 			memcpy(next.tls_key, v->cfg.tls_key,
 			       sizeof(next.tls_key));
+			failed = 1;
 		}
-		if (reload_ek_ca(v, &next) < 0)
+		if (reload_ek_ca(v, &next) < 0) {
 			memcpy(next.ek_ca, v->cfg.ek_ca, sizeof(next.ek_ca));
+			failed = 1;
+		}
 		reload_config(v, &next);
 		daemon_log_level(o, v->cfg.log_level);
 		log_info("reload: done");
 	}
-	notify_send("READY=1\nSTATUS=serving");
+	notify_send(failed ? "READY=1\nSTATUS=serving; the last reload "
+			     "kept what was in force (see the log)" :
+			     "READY=1\nSTATUS=serving");
 }
 
 static int serve(struct verifier *v, const struct daemon_opts *o)

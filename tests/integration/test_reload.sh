@@ -13,7 +13,8 @@
 # A broken key file or a missing EK CA on SIGHUP is logged, naming the
 # file, and the certificate in force stays; an EK CA bundle taken again
 # vouches for enrollments at once (a CA left out of it no more). Every process is killed on
-# every exit path; logs are shown on failure.
+# every exit path; logs are shown on failure. Around each reload systemd
+# is told RELOADING=1, then READY=1 (a listener on NOTIFY_SOCKET).
 set -u
 
 . "$(dirname "$0")/swtpm-lib.sh"
@@ -39,7 +40,20 @@ write_conf() {	# write_conf LINE...: the config with these lines more
 write_conf "log_level = warning"
 token=$("$bin/imatrust-verifier" -c "$tmp/verifier.conf" token add ops \
 	2>"$tmp/token.log") || bail "token add" "$tmp/token.log"
-"$bin/imatrust-verifier" -c "$tmp/verifier.conf" >>"$tmp/verifier.log" 2>&1 &
+# what the verifier tells systemd (sd_notify), one message a line
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as f:
+    while True:
+        f.write(s.recv(4096).decode().replace("\n", " | ") + "\n")
+        f.flush()
+' "$tmp/notify.sock" "$tmp/notify.log" &
+pids+=($!)
+within 5 test -S "$tmp/notify.sock" || bail "no notify socket"
+NOTIFY_SOCKET=$tmp/notify.sock "$bin/imatrust-verifier" -c "$tmp/verifier.conf" \
+	>>"$tmp/verifier.log" 2>&1 &
 VERIFIER_PID=$!
 within 10 verifier_up "$vport" "$tmp/cert-a.pem" ||
 	bail "verifier does not start" "$tmp/verifier.log"
@@ -76,6 +90,15 @@ check "SIGHUP with threads changed: 'threads changed: needs a restart'" \
 check "... log_level = info taken: the reload's last (info) line is shown" \
 	within 10 has "$tmp/verifier.log" "reload: done"
 check "... and the verifier still serves" verifier_up "$vport" "$ca_now"
+told() {	# told TEXT: the last message to systemd ends with TEXT
+	[[ "$(tail -n 1 "$tmp/notify.log")" == *"$1" ]]
+}
+reloaded_told() {	# RELOADING=1, then READY=1 with the status serving
+	grep -A1 "^RELOADING=1" "$tmp/notify.log" |
+		grep -qx "READY=1 | STATUS=serving"
+}
+check "systemd was told RELOADING=1, then READY=1 with the status serving" \
+	within 5 reloaded_told
 
 # --- a new certificate and key, the agent's stream going on ------------------
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
@@ -113,6 +136,8 @@ check "SIGHUP with a broken key file: logged, naming the file" \
 	hup "tls_key $tmp/key.pem: the key: .*the certificate in force stays"
 check "... and a new connection still gets the new certificate" \
 	[ "$(served_fpr)" = "$(fpr_of "$tmp/cert-b.pem")" ]
+check "... systemd's status says the last reload kept what was in force" \
+	within 5 told "the last reload kept what was in force (see the log)"
 cp "$tmp/key-b.pem" "$tmp/key.pem"
 conf_lines=("ek_ca = $tmp/missing-ca.pem" "nonce_ttl = 30")
 write_conf "log_level = info" "threads = 3"
