@@ -590,7 +590,6 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 {
 	struct http_server *s = cls;
 	const union MHD_ConnectionInfo *addr, *fd;
-
 	struct http_conn *hc;
 
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
