@@ -45,10 +45,10 @@ BUILD ?= build
 endif
 
 CC ?= cc
-PKGS := libcrypto jansson tss2-mu sqlite3 libpq libmicrohttpd libcurl
+PKGS := libcrypto jansson tss2-mu sqlite3 libpq libmicrohttpd gnutls libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lcurl)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lgnutls -lcurl)
 # The .deb and apt importers (verifier/importers/import_deb.c, import_apt.c): the
 # verifier side only, so the agent does not need libarchive.
 ARCHIVE_CFLAGS := $(shell pkg-config --cflags libarchive zlib 2>/dev/null)
@@ -243,10 +243,10 @@ FUZZ_LONG_SECONDS ?= 3600
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 FUZZ_MERGE ?= 0
 FUZZ_OBJ := build/fuzz/obj
-FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libpq libmicrohttpd libcurl libarchive zlib
+FUZZ_PKGS := libcrypto jansson tss2-mu sqlite3 libpq libmicrohttpd gnutls libcurl libarchive zlib
 FUZZ_PKG_CFLAGS := $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_PKG_LIBS := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || \
-	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lcurl -larchive -lz)
+	echo -lcrypto -ljansson -ltss2-mu -lsqlite3 -lpq -lmicrohttpd -lgnutls -lcurl -larchive -lz)
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -Wall -Wextra \
 	-Wno-missing-field-initializers -Iproto -Iproto/io -Idb $(VROOM_ALL) -Itests/fuzz/support \

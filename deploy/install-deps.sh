@@ -8,7 +8,7 @@ packages=(
 	# build
 	build-essential pkg-config clang
 	libssl-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
-	libmicrohttpd-dev libtss2-dev libarchive-dev zlib1g-dev
+	libmicrohttpd-dev libgnutls28-dev libtss2-dev libarchive-dev zlib1g-dev
 	libsystemd-dev	# audit entries to the journal (engine_journal.c)
 	# tests and benchmarks
 	libcmocka-dev jq ima-evm-utils openssl tpm2-tools swtpm swtpm-tools

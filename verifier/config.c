@@ -131,6 +131,58 @@ static int one_of(const char *s, const char *const *names, size_t n)
 
 #define KEY_COUNT (sizeof(keys) / sizeof(keys[0]))
 
+/*
+ * The keys a running verifier takes again on SIGHUP (config_reload());
+ * imatrust-verifier.conf(5) and imatrust-verifier(8) list them. The
+ * files of tls_cert, tls_key and ek_ca are read again by the daemon.
+ */
+static const char *const reloadable[] = {
+	"tls_cert",	  "tls_key",	  "ek_ca",	    "log_level",
+	"nonce_ttl",	  "stale_after",  "keep_boots",	    "max_events",
+	"pending_expire", "webhook_keep", "upgrade_window",
+};
+
+#define RELOADABLE (sizeof(reloadable) / sizeof(reloadable[0]))
+
+int config_reloadable(const char *key)
+{
+	return one_of(key, reloadable, RELOADABLE);
+}
+
+/* Does @k hold the same value in @a and @b? */
+static int same_value(const struct conf_key *k, const struct config *a,
+		      const struct config *b)
+{
+	const char *pa = (const char *)a + k->off;
+	const char *pb = (const char *)b + k->off;
+
+	if (k->type == CONF_UINT)
+		return memcmp(pa, pb, sizeof(uint64_t)) == 0;
+	return strncmp(pa, pb, k->size) == 0;
+}
+
+void config_reload(struct config *cur, const struct config *next,
+		   void (*note)(const char *key, int taken))
+{
+	const struct conf_key *k;
+	int taken;
+	size_t i;
+
+	for (i = 0; i < KEY_COUNT; i++) {
+		k = &keys[i];
+		if (same_value(k, cur, next))
+			continue;
+		taken = config_reloadable(k->name);
+		if (taken)
+			memcpy((char *)cur + k->off,
+			       (const char *)next + k->off,
+			       k->type == CONF_UINT ? sizeof(uint64_t) :
+						      k->size);
+		if (note != NULL)
+			note(k->name, taken);
+	}
+}
+
 /* Every "webhook" line parses, and no name is given twice. */
 static int check_webhooks(const struct config *c, char *errbuf, size_t errlen)
 {
@@ -221,6 +273,9 @@ void config_print_help(void *out)
 
 	for (i = 0; i < KEY_COUNT; i++) {
 		conf_describe(&keys[i], line, sizeof(line));
-		fprintf(out, "%s\n", line);
+		fprintf(out, "%s%s\n", line,
+			config_reloadable(keys[i].name) ?
+				"; taken again on SIGHUP" :
+				"");
 	}
 }

@@ -118,6 +118,28 @@ int config_parse(struct config *c, const char *path, const char *text,
 int config_check(const struct config *c, char *errbuf, size_t errlen);
 
 /**
+ * config_reloadable() - may a running verifier take a new value of @key
+ * (SIGHUP)? The others need a restart.
+ * @key: a key's name
+ *
+ * Return: 1 or 0.
+ */
+int config_reloadable(const char *key);
+
+/**
+ * config_reload() - take into @cur the values of @next that a running
+ * verifier may change (config_reloadable()); keep the others.
+ * @cur: the configuration in force
+ * @next: the file as read again (parsed and checked)
+ * @note: called for each key whose value differs, with 1 when taken and
+ *	0 when it needs a restart; NULL: none
+ *
+ * The caller holds whatever lock the readers of @cur hold.
+ */
+void config_reload(struct config *cur, const struct config *next,
+		   void (*note)(const char *key, int taken));
+
+/**
  * config_print_help() - one line per key: name, default, bounds, help.
  * @out: where to write (a FILE *)
  */

@@ -5,6 +5,8 @@
  * the webhook delivery thread (webhook.c).
  *
  *	imatrust-verifier [-d] [-c FILE]		serve
+ *	  SIGTERM, SIGINT: stop; SIGHUP: read the TLS pair, the EK CA and
+ *	  the run-time keys again (reload()), connections stay open
  *	imatrust-verifier -n [-c FILE]			check the config, exit
  *	imatrust-verifier -H				print the config keys
  *	imatrust-verifier [-c FILE] token add NAME [--role R] [--expires W]
@@ -52,13 +54,57 @@
 	64		/* descriptors besides connections: listener,
 				 * database, log; plus FD_PER_THREAD each */
 #define FD_PER_THREAD 4 /* a worker's epoll and wakeup descriptors */
+/* seconds a replaced EK CA store is kept for the enrollment checks that
+ * took it a moment before */
+#define EK_CA_GRACE 60
 
-static volatile sig_atomic_t quit;
+static volatile sig_atomic_t quit, hup;
 
+/* Only a flag: the main loop does the work. */
 static void on_signal(int sig)
 {
-	(void)sig;
-	quit = 1;
+	if (sig == SIGHUP)
+		hup = 1;
+	else
+		quit = 1;
+}
+
+/*
+ * EK CA stores replaced by a reload: enrollment checks read v->ek_ca
+ * outside v->lock, so a replaced store is freed only once EK_CA_GRACE
+ * has passed (at a later reload), or at the stop.
+ */
+struct retired_ca {
+	X509_STORE *store;
+	time_t at;
+	struct retired_ca *next;
+};
+
+static struct retired_ca *retired_cas;
+
+/* Keep @old (may be NULL) for the grace; free those past theirs. */
+static void ek_ca_retire(X509_STORE *old, time_t now)
+{
+	struct retired_ca **pp = &retired_cas, *r;
+
+	while ((r = *pp) != NULL) {
+		if (now < 0 || now - r->at > EK_CA_GRACE) {
+			*pp = r->next;
+			X509_STORE_free(r->store);
+			free(r);
+		} else {
+			pp = &r->next;
+		}
+	}
+	if (old == NULL)
+		return;
+	r = malloc(sizeof(*r));
+	if (r == NULL)
+		return; /* never freed rather than freed in use */
+	r->store = old;
+	r->at = now;
+	r->next = retired_cas;
+	retired_cas = r;
 }
 
 /* file_read() with the reason logged; NULL on failure. */
@@ -265,7 +311,114 @@ static void http_config_of(struct verifier *v, const char *cert,
 	hc->stats = v->http_stats;
 }
 
-static int serve(struct verifier *v)
+/* SIGHUP: the TLS pair of @next's files, or the one in force stays. */
+static int reload_tls(struct http_server *srv, const struct config *next)
+{
+	char *cert = slurp(next->tls_cert, PEM_MAX, NULL);
+	char *key = slurp(next->tls_key, PEM_MAX, NULL);
+	char why[256];
+	int rc = -1;
+
+	if (cert == NULL || key == NULL)
+		log_warnx("reload: the certificate in force stays");
+	else if (http_reload_tls(srv, cert, key, why, sizeof(why)) < 0)
+		log_warnx("reload: tls_cert %s, tls_key %s: %s; the certificate in force stays",
+			  next->tls_cert, next->tls_key, why);
+	else
+		rc = 0;
+	if (rc == 0)
+		log_info("reload: new connections get the certificate of %s",
+			 next->tls_cert);
+	if (key != NULL)
+		explicit_bzero(key, strlen(key));
+	free(key);
+	free(cert);
+	return rc;
+}
+
+/* SIGHUP: the EK CA of @next (load_ek_ca()), or the one in force stays. */
+static int reload_ek_ca(struct verifier *v, const struct config *next)
+{
+	X509_STORE *store = load_ek_ca(next->ek_ca), *old;
+
+	if (store == NULL && next->ek_ca[0] != '\0') {
+		log_warnx("reload: the EK CA in force stays");
+		return -1;
+	}
+	pthread_mutex_lock(&v->lock);
+	old = v->ek_ca;
+	v->ek_ca = store;
+	pthread_mutex_unlock(&v->lock);
+	if (v->reader != NULL) {
+		pthread_mutex_lock(&v->reader->lock);
+		v->reader->ek_ca = store;
+		pthread_mutex_unlock(&v->reader->lock);
+	}
+	ek_ca_retire(old, time(NULL));
+	return 0;
+}
+
+static void note_key(const char *key, int taken)
+{
+	if (taken)
+		log_info("reload: %s changed", key);
+	else
+		log_warnx("reload: %s changed: needs a restart (the running value stays)",
+			  key);
+}
+
+/* SIGHUP: the run-time keys of @next, in @v and in its read view. */
+static void reload_config(struct verifier *v, const struct config *next)
+{
+	pthread_mutex_lock(&v->lock);
+	config_reload(&v->cfg, next, note_key);
+	pthread_mutex_unlock(&v->lock);
+	if (v->reader != NULL) {
+		pthread_mutex_lock(&v->reader->lock);
+		config_reload(&v->reader->cfg, &v->cfg, NULL);
+		pthread_mutex_unlock(&v->reader->lock);
+	}
+}
+
+/*
+ * SIGHUP, in the main loop: the configuration file, the TLS certificate
+ * and key and the EK CA again, while every connection stays open. What
+ * fails to load is logged and what is in force stays.
+ */
+static void reload(struct verifier *v, struct http_server *srv,
+		   const struct daemon_opts *o)
+{
+	static struct config next; /* 50 KiB: not on the stack */
+	int failed = 0;
+
+	notify_send("RELOADING=1\nSTATUS=reloading");
+	log_info("SIGHUP: reading %s again", o->config);
+	if (load_config(&next, o->config) < 0) {
+		log_warnx("reload: %s not taken; nothing changed", o->config);
+		failed = 1;
+	} else {
+		/* files not taken: their keys keep naming those in force */
+		if (reload_tls(srv, &next) < 0) {
+			memcpy(next.tls_cert, v->cfg.tls_cert,
+			       sizeof(next.tls_cert));
+			memcpy(next.tls_key, v->cfg.tls_key,
+			       sizeof(next.tls_key));
+			failed = 1;
+		}
+		if (reload_ek_ca(v, &next) < 0) {
+			memcpy(next.ek_ca, v->cfg.ek_ca, sizeof(next.ek_ca));
+			failed = 1;
+		}
+		reload_config(v, &next);
+		daemon_log_level(o, v->cfg.log_level);
+		log_info("reload: done");
+	}
+	notify_send(failed ? "READY=1\nSTATUS=serving; the last reload "
+			     "kept what was in force (see the log)" :
+			     "READY=1\nSTATUS=serving");
+}
+
+static int serve(struct verifier *v, const struct daemon_opts *o)
 {
 	struct http_config hc = { 0 };
 	struct http_server *srv = NULL;
@@ -310,6 +463,11 @@ static int serve(struct verifier *v)
 	while (!quit) {
 		time_t now = time(NULL);
 
+		if (hup) {
+			hup = 0;
+			reload(v, srv, o);
+		}
+
 		/* with several instances on one database, one keeps the
 		 * clock; another takes over when its session ends */
 		if (cluster_lead(v)) {
@@ -334,6 +492,7 @@ out:
 	policies_free(v);
 	keyring_free(v);
 	X509_STORE_free(v->ek_ca);
+	ek_ca_retire(NULL, -1);
 	result_key_free(v->result_key);
 	if (key != NULL)
 		explicit_bzero(key, strlen(key));
@@ -383,6 +542,7 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return serve(&v);
+	return serve(&v, &o);
 }

@@ -35,6 +35,22 @@ only checks a file,
 .B "imatrust\-verifier \-H"
 prints the keys below.
 A value in brackets is the range or the choices a key accepts.
+.PP
+A running verifier reads the file again on SIGHUP
+.RB ( "systemctl reload imatrust\-verifier" ).
+It takes the new value of the keys marked
+.IR "taken again on SIGHUP" ,
+reading the files of
+.BR tls_cert ,
+.B tls_key
+and
+.B ek_ca
+again; any other key whose value changed is logged as
+.I "KEY changed: needs a restart"
+and keeps its running value until the verifier restarts.
+A file that does not parse, a certificate or key that does not load, or
+a key that is not the certificate's, is logged naming the file, and
+what is in force stays; connections stay open either way.
 .SH KEYS
 HEAD
 "$prog" -H | awk '

@@ -2,7 +2,8 @@
 # test_man.sh - the manual pages (TAP): imatrust-verifier.conf(5) is what
 # deploy/man/gen-conf-man.sh makes of `imatrust-verifier -H` today, every
 # page renders without a groff warning, imatrust(1) names every command
-# `imatrust help` lists, and `make install` puts programs, pages and units
+# `imatrust help` lists, imatrust-verifier(8) lists the keys SIGHUP takes,
+# and `make install` puts programs, pages and units
 # under PREFIX in DESTDIR.
 set -u
 
@@ -26,6 +27,19 @@ fi
 missing=$(while read -r k; do grep -q "^\.BR $k " "$root/verifier/imatrust-verifier.conf.5" || echo "$k"; done <"$tmp/keys")
 [ -z "$missing" ] && [ -s "$tmp/keys" ] && ok "every verifier key has an entry" ||
 	not_ok "every verifier key has an entry: missing $missing"
+# the keys -H marks as taken on SIGHUP: exactly those imatrust-verifier(8)
+# names in SIGNALS (as ".BR key" words before "Any other key")
+"$bin/imatrust-verifier" -H | awk '/^[a-z_]+ = / { k = $1 }
+	/taken again on SIGHUP$/ { print k }' | sort >"$tmp/reload-keys"
+sed -n '/^\.SH SIGNALS/,/^Any other key/p' "$root/verifier/imatrust-verifier.8" |
+	sed -n 's/^\.BR //p' | tr -d '",' | tr ' ' '\n' | sed 's/\\-/-/g' |
+	grep -E '^[a-z_]+$' | sort -u >"$tmp/reload-doc"
+if [ -s "$tmp/reload-keys" ] &&
+	diff -u "$tmp/reload-keys" "$tmp/reload-doc" >"$tmp/diff"; then
+	ok "imatrust-verifier(8) SIGNALS names the keys SIGHUP takes, no other"
+else
+	not_ok "imatrust-verifier(8) SIGNALS names the keys SIGHUP takes, no other" "$tmp/diff"
+fi
 "$bin/imatrust-agent" -H | grep -v $'^\t' | sed 's/ = .*//' >"$tmp/agent-keys"
 missing=$(while read -r k; do grep -q "^\.BR $k " "$root/agent/imatrust-agent.conf.5" || echo "$k"; done <"$tmp/agent-keys")
 [ -z "$missing" ] && [ -s "$tmp/agent-keys" ] && ok "every agent key has an entry" ||

@@ -15,12 +15,14 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include <gnutls/gnutls.h>
 #include <jansson.h>
 #include <microhttpd.h>
 
 #include "http.h"
 #include "http_check.h"
 #include "http_peers.h"
+#include "http_tls.h"
 
 /*
  * libmicrohttpd's per-connection pool (headers, read buffer). Bodies are
@@ -42,9 +44,8 @@ struct http_server {
 	struct MHD_Daemon *mhd;
 	const struct http_route *routes;
 	void *ctx;
-	char *cert; /* MHD keeps pointers to these */
-	char *key;
-	size_t max_body; /* cap of unguarded routes' bodies; 0: none */
+	struct http_tls *tls; /* certificate and key in force */
+	size_t max_body;      /* cap of unguarded routes' bodies; 0: none */
 	size_t max_inflight;
 	struct http_peers *peers; /* addresses, budget, deadlines */
 	struct http_stats *stats; /* cfg->stats, or own_stats */
@@ -589,22 +590,56 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 {
 	struct http_server *s = cls;
 	const union MHD_ConnectionInfo *addr, *fd;
+	struct http_conn *hc;
 
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
 		http_peers_close(s->peers, *socket_context);
 		*socket_context = NULL;
 		return;
 	}
+	atomic_fetch_add(&s->stats->connections, 1);
 	addr = MHD_get_connection_info(conn,
 				       MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-	*socket_context =
-		fd == NULL ?
-			NULL :
-			http_peers_open(s->peers,
-					addr != NULL ? addr->client_addr : NULL,
-					fd->connect_fd,
-					http_now_ms() + s->header_ms);
+	hc = fd == NULL ?
+		     NULL :
+		     http_peers_open(s->peers,
+				     addr != NULL ? addr->client_addr : NULL,
+				     fd->connect_fd,
+				     http_now_ms() + s->header_ms);
+	if (hc != NULL)
+		hc->owner = s;
+	*socket_context = hc;
+}
+
+/*
+ * GnuTLS asks, at each handshake, for the certificate to send: the one
+ * in force now (http_tls.h). libmicrohttpd makes the session's pointer
+ * its connection, whose record on_connection() made before any byte
+ * of the handshake was read.
+ */
+static int on_cert(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn,
+		   int nreqs, const gnutls_pk_algorithm_t *pk_algos,
+		   int pk_algos_length, gnutls_pcert_st **pcert,
+		   unsigned int *pcert_length, gnutls_privkey_t *privkey)
+{
+	struct MHD_Connection *conn = gnutls_session_get_ptr(session);
+	struct http_conn *hc = conn != NULL ? conn_of(conn) : NULL;
+	struct http_server *s = hc != NULL ? hc->owner : NULL;
+
+	(void)req_ca_rdn;
+	(void)nreqs;
+	(void)pk_algos;
+	(void)pk_algos_length;
+	if (s == NULL)
+		return -1;
+	return http_tls_pick(s->tls, pcert, pcert_length, privkey);
+}
+
+int http_reload_tls(struct http_server *s, const char *cert_pem,
+		    const char *key_pem, char *errbuf, size_t errlen)
+{
+	return http_tls_set(s->tls, cert_pem, key_pem, errbuf, errlen);
 }
 
 const char *http_query(const struct http_request *req, const char *key)
@@ -657,6 +692,26 @@ static int start_limits(struct http_server *s, const struct http_config *cfg)
 	return s->peers != NULL ? 0 : -1;
 }
 
+/*
+ * The certificate and key: checked now, so a bad pair stops the start;
+ * a retired one is kept past the handshake deadline (http_tls.h).
+ */
+static int start_tls(struct http_server *s, const struct http_config *cfg,
+		     char *errbuf, size_t errlen)
+{
+	char why[200];
+
+	s->tls = http_tls_new(s->header_ms + HTTP_TLS_SLACK_MS);
+	if (s->tls == NULL)
+		return -1;
+	if (http_tls_set(s->tls, cfg->cert_pem, cfg->key_pem, why,
+			 sizeof(why)) < 0) {
+		snprintf(errbuf, errlen, "TLS: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
 struct http_server *http_start(const struct http_config *cfg,
 			       const struct http_route *routes, void *ctx,
 			       char *errbuf, size_t errlen)
@@ -687,21 +742,19 @@ struct http_server *http_start(const struct http_config *cfg,
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	s = calloc(1, sizeof(*s));
-	if (s == NULL || (s->cert = strdup(cfg->cert_pem)) == NULL ||
-	    (s->key = strdup(cfg->key_pem)) == NULL)
+	if (s == NULL)
 		goto fail;
 	s->routes = routes;
 	s->ctx = ctx;
 	s->max_body = cfg->max_body;
 	s->max_inflight = cfg->max_inflight != 0 ? cfg->max_inflight :
 						   HTTP_INFLIGHT_DEFAULT;
-	if (start_limits(s, cfg) < 0)
+	if (start_limits(s, cfg) < 0 || start_tls(s, cfg, errbuf, errlen) < 0)
 		goto fail;
 	s->mhd = MHD_start_daemon(flags, (uint16_t)cfg->port, on_accept, s,
 				  on_request, s, MHD_OPTION_SOCK_ADDR,
 				  (struct sockaddr *)&ss,
-				  MHD_OPTION_HTTPS_MEM_CERT, s->cert,
-				  MHD_OPTION_HTTPS_MEM_KEY, s->key,
+				  MHD_OPTION_HTTPS_CERT_CALLBACK, on_cert,
 				  MHD_OPTION_HTTPS_PRIORITIES,
 				  HTTP_TLS_PRIORITIES,
 				  MHD_OPTION_CONNECTION_LIMIT,
@@ -716,7 +769,7 @@ struct http_server *http_start(const struct http_config *cfg,
 				  MHD_OPTION_ARRAY, pool, MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(errbuf, errlen,
-			 "cannot serve HTTPS on %s port %u (address in use, or bad certificate/key)",
+			 "cannot serve HTTPS on %s port %u (address in use?)",
 			 cfg->addr, cfg->port);
 		goto fail;
 	}
@@ -746,9 +799,6 @@ void http_stop(struct http_server *s)
 	if (s->mhd != NULL)
 		MHD_stop_daemon(s->mhd);
 	http_peers_free(s->peers);
-	if (s->key != NULL)
-		explicit_bzero(s->key, strlen(s->key));
-	free(s->key);
-	free(s->cert);
+	http_tls_free(s->tls);
 	free(s);
 }

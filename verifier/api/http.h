@@ -55,6 +55,7 @@ struct http_stats {
 						 * checks (http_peers.h) */
 	atomic_uint_fast64_t closed_headers; /* handshake or headers late */
 	atomic_uint_fast64_t closed_body;    /* body under the floor rate */
+	atomic_uint_fast64_t connections;    /* connections accepted */
 };
 
 struct http_request {
@@ -161,6 +162,20 @@ struct http_config {
 struct http_server *http_start(const struct http_config *cfg,
 			       const struct http_route *routes, void *ctx,
 			       char *errbuf, size_t errlen);
+
+/**
+ * http_reload_tls() - serve new handshakes with another certificate and
+ * key; established connections keep theirs (http_tls.h).
+ * @s: the server
+ * @cert_pem: the certificate chain, PEM text
+ * @key_pem: its private key, PEM text
+ * @errbuf: receives what is wrong with them
+ * @errlen: size of @errbuf
+ *
+ * Return: 0, or -1 with @errbuf set and the old pair still served.
+ */
+int http_reload_tls(struct http_server *s, const char *cert_pem,
+		    const char *key_pem, char *errbuf, size_t errlen);
 
 /**
  * http_port() - the TCP port @s listens on (useful after port 0).

@@ -58,6 +58,7 @@ struct http_conn {
 	atomic_int_fast64_t deadline; /* CLOCK_MONOTONIC ms */
 	atomic_int phase;	      /* enum http_phase */
 	atomic_int closing;	      /* the sweep shut it down */
+	void *owner; /* the server's (http.c), for its TLS callback */
 };
 
 struct http_peers_limits {

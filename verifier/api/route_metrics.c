@@ -137,6 +137,11 @@ static void write_http(FILE *f, struct verifier *v)
 			http_counters[i].label,
 			(unsigned long long)atomic_load(c));
 	}
+	fprintf(f,
+		"# HELP imatrust_http_connections_total Connections accepted by the HTTPS front (an agent keeps one open: a count that grows with no new client is agents reconnecting).\n"
+		"# TYPE imatrust_http_connections_total counter\n"
+		"imatrust_http_connections_total %llu\n",
+		(unsigned long long)atomic_load(&st->connections));
 }
 
 struct state_count {

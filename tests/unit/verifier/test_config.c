@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_config.c - the verifier's config file: values, defaults and
- * "path:line: message" errors.
+ * "path:line: message" errors; what a reload (SIGHUP) takes and keeps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +20,46 @@ static int parse(const char *text, struct config *c, char *err)
 {
 	config_defaults(c);
 	return config_parse(c, "v.conf", text, strlen(text), err, 256);
+}
+
+static char noted[512];
+
+static void note(const char *key, int taken)
+{
+	size_t n = strlen(noted);
+
+	snprintf(noted + n, sizeof(noted) - n, "%s%s=%d", n > 0 ? " " : "", key,
+		 taken);
+}
+
+/* Run-time keys are taken, the others kept and named; equal ones quiet. */
+static void test_reload(void **state)
+{
+	static const char text[] = "listen = 10.0.0.1\nthreads = 4\n"
+				   "stale_after = 300\nlog_level = debug\n"
+				   "tls_cert = /etc/new.pem\n"
+				   "keep_boots = 3\n";
+	static struct config cur, next;
+	char err[256];
+
+	(void)state;
+	config_defaults(&cur);
+	config_defaults(&next);
+	assert_int_equal(config_parse(&next, "v.conf", text, strlen(text), err,
+				      sizeof(err)),
+			 0);
+	noted[0] = '\0';
+	config_reload(&cur, &next, note);
+	assert_string_equal(noted, "listen=0 tls_cert=1 stale_after=1 "
+				   "log_level=1 threads=0");
+	assert_string_equal(cur.listen_addr, "127.0.0.1");
+	assert_int_equal(cur.threads, 2);
+	assert_int_equal(cur.stale_after, 300);
+	assert_string_equal(cur.log_level, "debug");
+	assert_string_equal(cur.tls_cert, "/etc/new.pem");
+	assert_true(config_reloadable("nonce_ttl"));
+	assert_false(config_reloadable("database"));
+	assert_false(config_reloadable("webhook"));
 }
 
 static void test_values_and_defaults(void **state)
@@ -177,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_enrollment_keys),
 		cmocka_unit_test(test_values_and_defaults),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_required_keys),
 		cmocka_unit_test(test_limit_defaults),
 		cmocka_unit_test(test_example_config),

@@ -3,7 +3,8 @@
  * test_http.c - the HTTPS front on loopback with a real TLS handshake:
  * routing, parameters, the 4xx answers bad requests get, a route's guard
  * run with the headers (401 before any body byte is read) and the cap on
- * request body bytes in flight over all connections.
+ * request body bytes in flight over all connections; a new certificate
+ * put in force while serving (http_reload_tls()), a bad one refused.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -243,6 +244,83 @@ static long request(struct fx *f, const char *method, const char *path,
 	curl_slist_free_all(hdr);
 	curl_easy_cleanup(c);
 	return status;
+}
+
+/* GET /v1/health on @c (a connection it may keep), trusting @ca. */
+static CURLcode health_with(CURL *c, struct fx *f, char *ca)
+{
+	struct curl_blob blob = { ca, strlen(ca), CURL_BLOB_COPY };
+	char url[256], out[1024] = "";
+
+	snprintf(url, sizeof(url), "%s/v1/health", f->url);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	return curl_easy_perform(c);
+}
+
+/* A key not the certificate's stops the start, saying so. */
+static void test_tls_start_mismatch(const char *cert, const char *key)
+{
+	struct http_config cfg = { .addr = "127.0.0.1",
+				   .cert_pem = cert,
+				   .key_pem = key,
+				   .max_connections = 4,
+				   .threads = 1 };
+	char why[256];
+
+	assert_null(http_start(&cfg, routes, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "TLS: the key is not the certificate's"));
+}
+
+/*
+ * A new pair serves the next handshake; a connection opened before goes
+ * on with the old one, not closed; a key not the certificate's, or no
+ * PEM, is refused and the pair in force stays.
+ */
+static void test_tls_reload(void **state)
+{
+	struct fx *f = *state;
+	char *cert2, *key2, why[256];
+	CURL *kept = curl_easy_init(), *c;
+	long connects = -1;
+
+	test_cert_make(&cert2, &key2);
+	assert_int_equal(health_with(kept, f, f->cert), CURLE_OK);
+	assert_int_equal(http_reload_tls(f->srv, cert2, key2, why, sizeof(why)),
+			 0);
+	/* the kept connection: no new connect, no handshake */
+	assert_int_equal(health_with(kept, f, f->cert), CURLE_OK);
+	curl_easy_getinfo(kept, CURLINFO_NUM_CONNECTS, &connects);
+	assert_int_equal(connects, 0);
+	c = curl_easy_init();
+	assert_int_equal(health_with(c, f, cert2), CURLE_OK);
+	curl_easy_cleanup(c);
+	c = curl_easy_init();
+	assert_int_equal(health_with(c, f, f->cert),
+			 CURLE_PEER_FAILED_VERIFICATION);
+	curl_easy_cleanup(c);
+	/* refused: the key of another certificate, a key that is no PEM */
+	assert_int_equal(http_reload_tls(f->srv, f->cert, key2, why,
+					 sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "not the certificate's"));
+	assert_int_equal(http_reload_tls(f->srv, f->cert, "junk", why,
+					 sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "the key"));
+	assert_int_equal(http_reload_tls(f->srv, "junk", f->key, why,
+					 sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "the certificate"));
+	c = curl_easy_init();
+	assert_int_equal(health_with(c, f, cert2), CURLE_OK);
+	curl_easy_cleanup(c);
+	curl_easy_cleanup(kept);
+	test_tls_start_mismatch(f->cert, key2);
+	free(cert2);
+	free(key2);
 }
 
 static void test_routes(void **state)
@@ -693,6 +771,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_routes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test(test_route_match),
+		cmocka_unit_test_setup_teardown(test_tls_reload, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_guard_before_body, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_inflight_cap,
