@@ -32,6 +32,7 @@
 #include "engine.h"
 #include "engine_housekeeping.h"
 #include "engine_journal.h"
+#include "engine_ops.h"
 #include "enroll.h"
 #include "file.h"
 #include "hex.h"
@@ -345,15 +346,7 @@ static int reload_ek_ca(struct verifier *v, const struct config *next)
 		log_warnx("reload: the EK CA in force stays");
 		return -1;
 	}
-	pthread_mutex_lock(&v->lock);
-	old = v->ek_ca;
-	v->ek_ca = store;
-	pthread_mutex_unlock(&v->lock);
-	if (v->reader != NULL) {
-		pthread_mutex_lock(&v->reader->lock);
-		v->reader->ek_ca = store;
-		pthread_mutex_unlock(&v->reader->lock);
-	}
+	old = engine_ek_ca_swap(v, store);
 	ek_ca_retire(old, time(NULL));
 	return 0;
 }
@@ -370,14 +363,7 @@ static void note_key(const char *key, int taken)
 /* SIGHUP: the run-time keys of @next, in @v and in its read view. */
 static void reload_config(struct verifier *v, const struct config *next)
 {
-	pthread_mutex_lock(&v->lock);
-	config_reload(&v->cfg, next, note_key);
-	pthread_mutex_unlock(&v->lock);
-	if (v->reader != NULL) {
-		pthread_mutex_lock(&v->reader->lock);
-		config_reload(&v->reader->cfg, &v->cfg, NULL);
-		pthread_mutex_unlock(&v->reader->lock);
-	}
+	engine_config_reload(v, next, note_key);
 }
 
 /*

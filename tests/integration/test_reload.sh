@@ -142,7 +142,7 @@ cp "$tmp/key-b.pem" "$tmp/key.pem"
 conf_lines=("ek_ca = $tmp/missing-ca.pem" "nonce_ttl = 30")
 write_conf "log_level = info" "threads = 3"
 check "SIGHUP with ek_ca a missing file: logged, naming it" \
-	hup "$tmp/missing-ca.pem: cannot load the EK CA bundle"
+	hup "$tmp/missing-ca.pem: No such file or directory"
 ca_kept() {
 	has "$tmp/verifier.log" "reload: the EK CA in force stays" &&
 		fails has "$tmp/verifier.log" "reload: ek_ca changed"

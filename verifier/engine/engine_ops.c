@@ -360,3 +360,32 @@ void engine_token_touch(struct verifier *v, const char *name, int64_t now,
 	if (rc < 0)
 		log_warnx("token %s last used: %s", name, err.msg);
 }
+
+X509_STORE *engine_ek_ca_swap(struct verifier *v, X509_STORE *store)
+{
+	X509_STORE *old;
+
+	pthread_mutex_lock(&v->lock);
+	old = v->ek_ca;
+	v->ek_ca = store;
+	pthread_mutex_unlock(&v->lock);
+	if (v->reader != NULL) {
+		pthread_mutex_lock(&v->reader->lock);
+		v->reader->ek_ca = store;
+		pthread_mutex_unlock(&v->reader->lock);
+	}
+	return old;
+}
+
+void engine_config_reload(struct verifier *v, const struct config *next,
+			  void (*note)(const char *key, int taken))
+{
+	pthread_mutex_lock(&v->lock);
+	config_reload(&v->cfg, next, note);
+	pthread_mutex_unlock(&v->lock);
+	if (v->reader != NULL) {
+		pthread_mutex_lock(&v->reader->lock);
+		config_reload(&v->reader->cfg, &v->cfg, NULL);
+		pthread_mutex_unlock(&v->reader->lock);
+	}
+}

@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include <openssl/x509_vfy.h>
+
 #include "db_boot.h"
 #include "import_efi.h"
 #include "db_key.h"
@@ -163,5 +165,21 @@ int engine_token_check(struct verifier *v, const uint8_t *token, size_t len,
  */
 void engine_token_touch(struct verifier *v, const char *name, int64_t now,
 			int try_only);
+
+/**
+ * engine_ek_ca_swap() - put @store in force as the EK CA of the writer and
+ * of the read view (SIGHUP), each under its lock.
+ * Return: the store that was in force, for the caller to free once no
+ * enrollment can still hold it (enrollment reads it outside the lock).
+ */
+X509_STORE *engine_ek_ca_swap(struct verifier *v, X509_STORE *store);
+
+/**
+ * engine_config_reload() - the keys of @next that may change at run time
+ * into the writer's configuration, then the read view's (SIGHUP), each
+ * under its lock; config_reload() calls @note for each changed key.
+ */
+void engine_config_reload(struct verifier *v, const struct config *next,
+			  void (*note)(const char *key, int taken));
 
 #endif /* IMATRUST_ENGINE_OPS_H */
