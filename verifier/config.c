@@ -92,6 +92,8 @@ static const struct conf_key keys[] = {
 	/* signed attestation results */
 	STR("result_key", result_key, "", 0,
 	    "PEM file: the P-256 private key that signs attestation results (EAR, GET /v1/machines/ID/result); empty: result-key.pem in the SQLite database's directory. Made on first start when missing (mode 0600); a key that is not P-256, unreadable, or readable by group or others stops the start"),
+	UINT("result_key_rotate", result_key_rotate, 0, 315360000, "0",
+	     "seconds a result signing key signs: once its file is that old, the verifier makes a new one at its next result or JWK Set request, as imatrust-verifier key rotate does (the old key's public half kept in the JWK Set as the previous key, file result_key.prev; verifiers sharing the file rotate it once); 0: only on command"),
 };
 
 static const char *const enroll_modes[] = {
