@@ -82,7 +82,7 @@ static const struct conf_key keys[] = {
 	     "seconds a pending machine nobody approved is kept before it is removed (0: forever)"),
 	/* webhooks */
 	LIST("webhook", webhooks,
-	     "NAME URL [ca=FILE] [secret=FILE] [allow-http], repeatable: an endpoint that receives every machine state change, signed with the whsec_ secret in FILE (required); https:// verified against the system's CAs or ca=FILE, a file name in webhook_ca_dir; http:// only to loopback unless allow-http"),
+	     "NAME URL [ca=FILE] [secret=FILE] [secret_previous=FILE] [allow-http], repeatable: an endpoint that receives every machine state change, signed with the whsec_ secret in FILE (required), and also with the one in secret_previous= while a rotation is under way (drop it to finish); https:// verified against the system's CAs or ca=FILE, a file name in webhook_ca_dir; http:// only to loopback unless allow-http"),
 	STR("webhook_ca_dir", webhook_ca_dir, "/etc/imatrust/webhook-ca", 0,
 	    "directory of the webhook endpoints' CA bundles: a webhook's ca (ca=FILE here, \"ca\" of POST /v1/webhooks) is only a file name in it (no '/', not starting with '.', not a symbolic link: a regular PEM file), so an operator token cannot make the verifier read another file"),
 	UINT("webhook_max_pending", webhook_max_pending, 1, 10000000, "10000",
