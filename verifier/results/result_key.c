@@ -113,7 +113,8 @@ void result_key_free(struct result_key *k)
 	free(k);
 }
 
-struct result_key *result_key_create(const char *path, char *why, size_t whylen)
+struct result_key *result_key_create(const char *path, const struct stat *owner,
+				     char *why, size_t whylen)
 {
 	EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
 	BIO *mem = BIO_new(BIO_s_mem());
@@ -129,7 +130,8 @@ struct result_key *result_key_create(const char *path, char *why, size_t whylen)
 		ossl_why(why, whylen, path, "making a P-256 key");
 		ok = 0;
 	} else {
-		ok = file_replace(path, pem, (size_t)len, why, whylen) == 0;
+		ok = file_replace_owned(path, pem, (size_t)len, owner, why,
+					whylen) == 0;
 	}
 	if (pem != NULL && len > 0)
 		OPENSSL_cleanse(pem, (size_t)len);
@@ -204,7 +206,7 @@ struct result_key *result_key_load(const char *path, int *created, char *why,
 	*created = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		k = result_key_create(path, why, whylen);
+		k = result_key_create(path, NULL, why, whylen);
 		*created = k != NULL;
 		return k;
 	}
@@ -236,7 +238,7 @@ struct result_key *result_key_load_public(const char *path, int *absent,
 }
 
 int result_key_save_public(const struct result_key *k, const char *path,
-			   char *why, size_t whylen)
+			   const struct stat *owner, char *why, size_t whylen)
 {
 	BIO *mem = BIO_new(BIO_s_mem());
 	char *pem = NULL;
@@ -248,7 +250,8 @@ int result_key_save_public(const struct result_key *k, const char *path,
 	if (len <= 0)
 		ossl_why(why, whylen, path, "writing a PEM public key");
 	else
-		rc = file_replace(path, pem, (size_t)len, why, whylen);
+		rc = file_replace_owned(path, pem, (size_t)len, owner, why,
+					whylen);
 	BIO_free(mem);
 	return rc;
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -68,13 +69,14 @@ struct result_key *result_key_load(const char *path, int *created, char *why,
  * result_key_load() makes one (0600, temporary file, sync, rename),
  * replacing what was there.
  * @path: the PEM file
+ * @owner: whose file it is to be (file_replace_owned()), NULL: ours
  * @why: receives the reason on failure, naming @path
  * @whylen: size of @why
  *
  * Return: the key (result_key_free()), or NULL.
  */
-struct result_key *result_key_create(const char *path, char *why,
-				     size_t whylen);
+struct result_key *result_key_create(const char *path, const struct stat *owner,
+				     char *why, size_t whylen);
 
 /**
  * result_key_load_public() - the public key in @path (PEM
@@ -95,13 +97,14 @@ struct result_key *result_key_load_public(const char *path, int *absent,
  * 0600, temporary file, sync, rename); the private half is not written.
  * @k: the key
  * @path: the file
+ * @owner: whose file it is to be (file_replace_owned()), NULL: ours
  * @why: receives the reason on failure, naming @path
  * @whylen: size of @why
  *
  * Return: 0, or -1.
  */
 int result_key_save_public(const struct result_key *k, const char *path,
-			   char *why, size_t whylen);
+			   const struct stat *owner, char *why, size_t whylen);
 
 /** result_key_free() - free @k and its private key; NULL is fine. */
 void result_key_free(struct result_key *k);

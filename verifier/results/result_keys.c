@@ -95,8 +95,10 @@ static int rotate_locked(const char *path, const char *prev, int64_t min_age,
 	snprintf(kid, RESULT_KID_MAX, "%s", old->kid);
 	if (min_age > 0 && now - (int64_t)st.st_mtime < min_age) {
 		rc = 0; /* another verifier rotated it first */
-	} else if (result_key_save_public(old, prev, why, whylen) == 0) {
-		k = result_key_create(path, why, whylen);
+	} else if (result_key_save_public(old, prev, &st, why, whylen) == 0) {
+		/* the key file's owner keeps both: root rotating the key of
+		 * a verifier that runs as its own user */
+		k = result_key_create(path, &st, why, whylen);
 		rc = k != NULL ? 1 : -1;
 	}
 	if (k != NULL)
@@ -117,7 +119,8 @@ int result_key_rotate(const char *path, int64_t min_age, int64_t now,
 	    side_path(path, RESULT_KEY_PREV_SUFFIX, prev, sizeof(prev), why,
 		      whylen) < 0)
 		return -1;
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	/* read-only, 0644: whoever rotates first, the other may lock too */
+	fd = open(lock, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
 		snprintf(why, whylen, "%s: %s", lock, strerror(errno));
 		if (fd >= 0)

@@ -5,7 +5,7 @@
  * a new key made 0600; a running verifier's keys following rotations of
  * their file (signing with the new key, the JWK Set the current and the
  * previous key, the oldest gone after a second rotation, one key while
- * both files hold the same); the scheduled rotation only once the key
+ * both files hold the same); files root rotates stay their owner's; the scheduled rotation only once the key
  * file is old enough, also when a second verifier is due at once.
  */
 #include <fcntl.h>
@@ -25,6 +25,7 @@
 #include "result_keys.h"
 
 #define WHY 512
+#define NOBODY 65534 /* a user the files are given to when we are root */
 
 struct dir {
 	char path[256];
@@ -103,6 +104,7 @@ static void test_rotate_files(void **state)
 {
 	struct dir *d = *state;
 	char why[WHY], k0[RESULT_KID_MAX], k1[RESULT_KID_MAX];
+	uid_t owner = geteuid() == 0 ? NOBODY : geteuid();
 	uint8_t sig[RESULT_SIG_LEN];
 	struct result_key *prev;
 	struct stat st;
@@ -115,6 +117,9 @@ static void test_rotate_files(void **state)
 			 -1); /* no key yet: nothing to rotate */
 	assert_non_null(strstr(why, d->key));
 	kid_of(d->key, k0);
+	/* root rotates the key of a verifier that runs as another user */
+	if (owner != geteuid())
+		assert_int_equal(chown(d->key, owner, owner), 0);
 	assert_int_equal(result_key_rotate(d->key, 0, 1000, k1, why,
 					   sizeof(why)),
 			 1);
@@ -123,8 +128,13 @@ static void test_rotate_files(void **state)
 	assert_string_equal(why, k1);
 	assert_int_equal(stat(d->key, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_uid, owner);
 	assert_int_equal(stat(d->prev, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_uid, owner);
+	/* the lock: one the verifier's user may take as well */
+	assert_int_equal(stat(d->lock, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
 	/* the previous key: the old one's public half, and nothing else */
 	text = file_read(d->prev, 16384, &len, why, sizeof(why));
 	assert_non_null(text);
@@ -191,7 +201,8 @@ static void test_mid_rotation_one_key(void **state)
 	/* a rotation stopped after its first step: both files hold k0 */
 	k = result_key_load(d->key, &created, why, sizeof(why));
 	assert_non_null(k);
-	assert_int_equal(result_key_save_public(k, d->prev, why, sizeof(why)),
+	assert_int_equal(result_key_save_public(k, d->prev, NULL, why,
+						sizeof(why)),
 			 0);
 	result_key_free(k);
 	jwks_kids(ks, 1000, kids, sizeof(kids));
