@@ -25,19 +25,33 @@ void db_webhook_on_queued(struct db *db, void (*fn)(void *arg), void *arg)
 
 static const char sql_insert[] =
 	"INSERT INTO webhooks (name, url, ca_file, allow_http, key_id, "
-	"secret, from_config, created_at, max_pending) "
-	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+	"secret, from_config, created_at, max_pending, key_id_previous, "
+	"secret_previous) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 /* The config file's endpoints: replaced in place, queue and figures kept */
 static const char sql_upsert[] =
 	"INSERT INTO webhooks (name, url, ca_file, allow_http, key_id, "
-	"secret, from_config, created_at, max_pending) "
-	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+	"secret, from_config, created_at, max_pending, key_id_previous, "
+	"secret_previous) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
 	"ON CONFLICT (name) DO UPDATE SET url = excluded.url, "
 	"ca_file = excluded.ca_file, allow_http = excluded.allow_http, "
 	"key_id = excluded.key_id, secret = excluded.secret, "
+	"key_id_previous = excluded.key_id_previous, "
+	"secret_previous = excluded.secret_previous, "
 	"from_config = excluded.from_config, "
 	"max_pending = excluded.max_pending, enabled = 1";
 static const char sql_exists[] = "SELECT 1 FROM webhooks WHERE name = ?1";
+/* A rotation: the current secret becomes the previous one. */
+static const char sql_rotation_state[] =
+	"SELECT from_config, CASE WHEN secret_previous IS NULL THEN 0 "
+	"ELSE 1 END FROM webhooks WHERE name = ?1";
+static const char sql_rotate[] =
+	"UPDATE webhooks SET secret_previous = secret, "
+	"key_id_previous = key_id, secret = ?2, key_id = ?3 WHERE name = ?1";
+static const char sql_rotate_finish[] =
+	"UPDATE webhooks SET secret_previous = NULL, key_id_previous = NULL "
+	"WHERE name = ?1";
 static const char sql_delete[] = "DELETE FROM webhooks WHERE name = ?1";
 static const char sql_cap[] = "UPDATE webhooks SET max_pending = ?1";
 static const char sql_list[] =
@@ -48,14 +62,15 @@ static const char sql_list[] =
 	"(SELECT min(created_at) FROM webhook_outbox o "
 	"WHERE o.endpoint_id = w.id AND o.delivered_at IS NULL), "
 	"(SELECT last_error FROM webhook_outbox o WHERE o.endpoint_id = w.id "
-	"AND o.last_error IS NOT NULL ORDER BY o.seq DESC LIMIT 1) "
-	"FROM webhooks w ORDER BY w.name";
+	"AND o.last_error IS NOT NULL ORDER BY o.seq DESC LIMIT 1), "
+	"w.key_id_previous FROM webhooks w ORDER BY w.name";
 /* The head of each (endpoint, machine) queue, if it is due. */
 static const char sql_due[] =
 	"SELECT o.seq, w.name, w.url, w.ca_file, w.allow_http, w.key_id, "
 	"w.secret, o.machine_id, o.body, o.attempts, o.type, o.from_state, "
 	"o.to_state, o.reason, o.action, o.operator, o.created_at, "
-	"o.event_id FROM (SELECT min(seq) AS seq FROM webhook_outbox "
+	"o.event_id, w.key_id_previous, w.secret_previous "
+	"FROM (SELECT min(seq) AS seq FROM webhook_outbox "
 	"WHERE delivered_at IS NULL GROUP BY endpoint_id, machine_id) h "
 	"JOIN webhook_outbox o ON o.seq = h.seq "
 	"JOIN webhooks w ON w.id = o.endpoint_id "
@@ -87,6 +102,15 @@ static int check_new(const struct db_webhook_new *w, struct imt_error *err)
 	    db_check_blob(w->secret, w->secret_len, DB_WEBHOOK_SECRET_MIN,
 			  DB_WEBHOOK_SECRET_MAX, "webhook secret", err) < 0)
 		return -1;
+	if ((w->secret_previous != NULL) != (w->key_id_previous != NULL))
+		return db_bad(err, "webhook previous secret without key id");
+	if (w->secret_previous != NULL &&
+	    (db_check_str(w->key_id_previous, DB_WEBHOOK_KEY_ID_MAX,
+			  "webhook previous key id", err) < 0 ||
+	     db_check_blob(w->secret_previous, w->secret_previous_len,
+			   DB_WEBHOOK_SECRET_MIN, DB_WEBHOOK_SECRET_MAX,
+			   "webhook previous secret", err) < 0))
+		return -1;
 	if (w->ca_file != NULL &&
 	    db_check_str(w->ca_file, DB_PATH_MAX, "webhook ca", err) < 0)
 		return -1;
@@ -113,6 +137,11 @@ static int store(struct db *db, const char *sql, const struct db_webhook_new *w,
 	db_bind_int(st, 7, w->from_config ? 1 : 0);
 	db_bind_int64(st, 8, now);
 	db_bind_int64(st, 9, w->max_pending);
+	if (w->secret_previous != NULL) {
+		db_bind_text(st, 10, w->key_id_previous);
+		db_bind_blob(st, 11, w->secret_previous,
+			     w->secret_previous_len);
+	}
 	if (db_step_done(db, st, err, "webhook") < 0) {
 		if (err != NULL && err->status == IMT_ERR_MISMATCH)
 			db_err(err, IMT_ERR_MISMATCH, "webhook %s exists",
@@ -153,6 +182,95 @@ int db_webhook_put(struct db *db, const struct db_webhook_new *w, int64_t now,
 	if (created != NULL)
 		*created = !had;
 	return db_commit(db, err);
+}
+
+/*
+ * Why @name cannot have @finish (0: begin, 1: finish) done to it, into
+ * @outcome; DB_WEBHOOK_ROTATED when it can. In the caller's transaction.
+ */
+static int rotation_state(struct db *db, const char *name, int finish,
+			  enum db_webhook_rotation *outcome,
+			  struct imt_error *err)
+{
+	struct db_stmt *st = db_stmt(db, sql_rotation_state, err);
+	int step, under_way;
+
+	if (st == NULL)
+		return -1;
+	db_bind_text(st, 1, name);
+	step = db_step(st);
+	if (step == DB_ROW) {
+		under_way = db_col_int(st, 1);
+		if (db_col_int(st, 0))
+			*outcome = DB_WEBHOOK_FROM_CONFIG;
+		else if (!finish && under_way)
+			*outcome = DB_WEBHOOK_UNDER_WAY;
+		else if (finish && !under_way)
+			*outcome = DB_WEBHOOK_NOT_UNDER_WAY;
+		else
+			*outcome = DB_WEBHOOK_ROTATED;
+	} else {
+		*outcome = DB_WEBHOOK_NO_ENDPOINT;
+	}
+	db_reset(st);
+	if (step != DB_ROW && step != DB_DONE)
+		return db_fail(db, err, "webhook rotation");
+	return 0;
+}
+
+/* Begin (@secret set) or finish (NULL) a rotation of @name. */
+static int rotation(struct db *db, const char *name, const uint8_t *secret,
+		    size_t secret_len, const char *key_id,
+		    enum db_webhook_rotation *outcome, struct imt_error *err)
+{
+	struct db_stmt *st;
+
+	if (db_begin(db, err) < 0)
+		return -1;
+	if (rotation_state(db, name, secret == NULL, outcome, err) < 0)
+		goto fail;
+	if (*outcome != DB_WEBHOOK_ROTATED)
+		return db_commit(db, err);
+	st = db_stmt(db, secret != NULL ? sql_rotate : sql_rotate_finish, err);
+	if (st == NULL)
+		goto fail;
+	db_bind_text(st, 1, name);
+	if (secret != NULL) {
+		db_bind_blob(st, 2, secret, secret_len);
+		db_bind_text(st, 3, key_id);
+	}
+	if (db_step_done(db, st, err, "webhook rotation") < 0)
+		goto fail;
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int db_webhook_rotate(struct db *db, const char *name, const uint8_t *secret,
+		      size_t secret_len, const char *key_id,
+		      enum db_webhook_rotation *outcome, struct imt_error *err)
+{
+	if (db == NULL || outcome == NULL || secret == NULL)
+		return db_bad(err, "no database, secret or result");
+	if (db_check_str(name, DB_WEBHOOK_NAME_MAX, "webhook name", err) < 0 ||
+	    db_check_str(key_id, DB_WEBHOOK_KEY_ID_MAX, "webhook key id", err) <
+		    0 ||
+	    db_check_blob(secret, secret_len, DB_WEBHOOK_SECRET_MIN,
+			  DB_WEBHOOK_SECRET_MAX, "webhook secret", err) < 0)
+		return -1;
+	return rotation(db, name, secret, secret_len, key_id, outcome, err);
+}
+
+int db_webhook_rotate_finish(struct db *db, const char *name,
+			     enum db_webhook_rotation *outcome,
+			     struct imt_error *err)
+{
+	if (db == NULL || outcome == NULL)
+		return db_bad(err, "no database or result");
+	if (db_check_str(name, DB_WEBHOOK_NAME_MAX, "webhook name", err) < 0)
+		return -1;
+	return rotation(db, name, NULL, 0, NULL, outcome, err);
 }
 
 int db_webhook_delete(struct db *db, const char *name, int *found,
@@ -233,6 +351,7 @@ int db_webhook_list(struct db *db, db_webhook_cb cb, void *arg,
 		w.pending = (uint64_t)db_col_int64(st, 12);
 		w.oldest_pending = db_col_int64(st, 13);
 		w.last_error = text_or_null(st, 14);
+		w.key_id_previous = text_or_null(st, 15);
 		if (cb(&w, arg) != 0)
 			break;
 	}
@@ -269,6 +388,11 @@ static void due_row(struct db_stmt *st, struct db_webhook_message *m)
 	/* a removal's audit id is stored negated (schema 0011) */
 	m->event = event_id > 0 ? event_id : 0;
 	m->audit = event_id < 0 ? -event_id : 0;
+	m->key_id_previous = db_col_text(st, 18);
+	m->secret_previous = db_col_is_null(st, 19) ? NULL :
+						      db_col_blob(st, 19);
+	m->secret_previous_len =
+		m->secret_previous != NULL ? (size_t)db_col_bytes(st, 19) : 0;
 }
 
 int db_webhook_due(struct db *db, int64_t now, unsigned int limit,

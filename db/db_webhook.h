@@ -28,9 +28,14 @@ struct db_webhook_new {
 	int allow_http;	       /* http:// to another host than loopback */
 	const uint8_t *secret; /* the HMAC-SHA256 key */
 	size_t secret_len;
-	const char *key_id;	  /* names the secret (webhook-key-id) */
-	int from_config;	  /* defined by the config file */
-	unsigned int max_pending; /* undelivered messages kept, >= 1 */
+	const char *key_id; /* names the secret (webhook-key-id) */
+	/* the secret a rotation replaced, still signing (schema 0022):
+	 * NULL when none */
+	const uint8_t *secret_previous;
+	size_t secret_previous_len;
+	const char *key_id_previous; /* NULL when none */
+	int from_config;	     /* defined by the config file */
+	unsigned int max_pending;    /* undelivered messages kept, >= 1 */
 };
 
 /* An endpoint as listed, with its delivery figures; borrowed. */
@@ -39,6 +44,7 @@ struct db_webhook {
 	const char *url;
 	const char *ca_file; /* NULL when none */
 	const char *key_id;
+	const char *key_id_previous; /* a rotation under way, or NULL */
 	int allow_http;
 	int from_config;
 	int enabled;
@@ -67,6 +73,9 @@ struct db_webhook_message {
 	const char *key_id;
 	const uint8_t *secret;
 	size_t secret_len;
+	const char *key_id_previous;	/* NULL when no rotation is under way */
+	const uint8_t *secret_previous; /* NULL likewise */
+	size_t secret_previous_len;
 	const char *machine_id;
 	const char *body;      /* JSON text as stored, or NULL: the facts */
 	unsigned int attempts; /* failed attempts so far */
@@ -102,6 +111,50 @@ int db_webhook_add(struct db *db, const struct db_webhook_new *w, int64_t now,
  */
 int db_webhook_put(struct db *db, const struct db_webhook_new *w, int64_t now,
 		   int *created, struct imt_error *err);
+
+/* What db_webhook_rotate() and db_webhook_rotate_finish() did. */
+enum db_webhook_rotation {
+	DB_WEBHOOK_ROTATED = 0,	 /* done */
+	DB_WEBHOOK_NO_ENDPOINT,	 /* no endpoint of that name */
+	DB_WEBHOOK_FROM_CONFIG,	 /* the config file's: its secrets are there */
+	DB_WEBHOOK_UNDER_WAY,	 /* rotate: a rotation is under way already */
+	DB_WEBHOOK_NOT_UNDER_WAY /* finish: no rotation is under way */
+};
+
+/**
+ * db_webhook_rotate() - begin a rotation of endpoint @name's secret: its
+ * secret and key id become the previous ones, @secret and @key_id the
+ * current; both sign until db_webhook_rotate_finish().
+ * @db: the database
+ * @name: the endpoint
+ * @secret: the new secret, DB_WEBHOOK_SECRET_MIN to _MAX bytes
+ * @secret_len: its length
+ * @key_id: its key id
+ * @outcome: receives what was done (DB_WEBHOOK_ROTATED, or why not)
+ * @err: the error, on failure
+ *
+ * Only an endpoint added through the API (the config file's endpoints
+ * take secret= and secret_previous= there), one rotation at a time.
+ *
+ * Return: 0 (see @outcome), or -1.
+ */
+int db_webhook_rotate(struct db *db, const char *name, const uint8_t *secret,
+		      size_t secret_len, const char *key_id,
+		      enum db_webhook_rotation *outcome, struct imt_error *err);
+
+/**
+ * db_webhook_rotate_finish() - end the rotation of endpoint @name: the
+ * previous secret is forgotten, only the current one signs.
+ * @db: the database
+ * @name: the endpoint
+ * @outcome: receives DB_WEBHOOK_ROTATED, or why not
+ * @err: the error, on failure
+ *
+ * Return: 0 (see @outcome), or -1.
+ */
+int db_webhook_rotate_finish(struct db *db, const char *name,
+			     enum db_webhook_rotation *outcome,
+			     struct imt_error *err);
 
 /**
  * db_webhook_delete() - forget endpoint @name with its queue.

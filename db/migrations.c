@@ -1164,6 +1164,23 @@ static const char migration_0021[] =
 	"\n"
 	"PRAGMA user_version = 21;\n";
 
+static const char migration_0022[] =
+	"-- 0022_webhook_rotation.sql - a webhook endpoint's secret rotated\n"
+	"-- without a gap (issue 36).\n"
+	"--\n"
+	"-- webhooks.secret_previous, key_id_previous: the secret (and its key\n"
+	"--   id) a rotation replaced, kept until the rotation is finished: while\n"
+	"--   it is set, every message carries two signatures (the current\n"
+	"--   secret's, then this one's) in webhook-signature, so a receiver still\n"
+	"--   holding the old secret and one already holding the new one both\n"
+	"--   accept it. NULL: no rotation under way, one signature.\n"
+	"ALTER TABLE webhooks ADD COLUMN secret_previous BLOB\n"
+	"\tCHECK (secret_previous IS NULL OR\n"
+	"\t       length(secret_previous) BETWEEN 24 AND 64);\n"
+	"ALTER TABLE webhooks ADD COLUMN key_id_previous TEXT;\n"
+	"\n"
+	"PRAGMA user_version = 22;\n";
+
 const struct db_migration db_migrations[] = {
 	{ 1, "0001_initial", migration_0001 },
 	{ 2, "0002_enrollment", migration_0002 },
@@ -1186,6 +1203,7 @@ const struct db_migration db_migrations[] = {
 	{ 19, "0019_import_generations", migration_0019 },
 	{ 20, "0020_webhook_facts", migration_0020 },
 	{ 21, "0021_token_roles", migration_0021 },
+	{ 22, "0022_webhook_rotation", migration_0022 },
 };
 
 const size_t db_migration_count =

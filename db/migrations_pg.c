@@ -785,6 +785,17 @@ static const char migration_pg_0021[] =
 	"\n"
 	"UPDATE schema_version SET version = 21;\n";
 
+static const char migration_pg_0022[] =
+	"-- 0022_webhook_rotation.sql - as schema/0022_webhook_rotation.sql: the\n"
+	"-- previous secret of a webhook endpoint and its key id, kept while a\n"
+	"-- rotation is under way (both secrets sign).\n"
+	"ALTER TABLE webhooks ADD COLUMN secret_previous bytea\n"
+	"\tCHECK (secret_previous IS NULL OR\n"
+	"\t       octet_length(secret_previous) BETWEEN 24 AND 64);\n"
+	"ALTER TABLE webhooks ADD COLUMN key_id_previous text;\n"
+	"\n"
+	"UPDATE schema_version SET version = 22;\n";
+
 const struct db_migration db_pg_migrations[] = {
 	{ 12, "0012_baseline", migration_pg_0012 },
 	{ 13, "0013_reference_epoch", migration_pg_0013 },
@@ -796,6 +807,7 @@ const struct db_migration db_pg_migrations[] = {
 	{ 19, "0019_import_generations", migration_pg_0019 },
 	{ 20, "0020_webhook_facts", migration_pg_0020 },
 	{ 21, "0021_token_roles", migration_pg_0021 },
+	{ 22, "0022_webhook_rotation", migration_pg_0022 },
 };
 
 const size_t db_pg_migration_count =

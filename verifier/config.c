@@ -86,7 +86,7 @@ static const struct conf_key keys[] = {
 	     "seconds a pending machine nobody approved is kept before it is removed (0: forever)"),
 	/* webhooks */
 	LIST("webhook", webhooks,
-	     "NAME URL [ca=FILE] [secret=FILE] [allow-http], repeatable: an endpoint that receives every machine state change, signed with the whsec_ secret in FILE (required); https:// verified against the system's CAs or ca=FILE, a file name in webhook_ca_dir; http:// only to loopback unless allow-http"),
+	     "NAME URL [ca=FILE] [secret=FILE] [secret_previous=FILE] [allow-http], repeatable: an endpoint that receives every machine state change, signed with the whsec_ secret in FILE (required), and also with the one in secret_previous= while a rotation is under way (drop it to finish); https:// verified against the system's CAs or ca=FILE, a file name in webhook_ca_dir; http:// only to loopback unless allow-http"),
 	STR("webhook_ca_dir", webhook_ca_dir, "/etc/imatrust/webhook-ca", 0,
 	    "directory of the webhook endpoints' CA bundles: a webhook's ca (ca=FILE here, \"ca\" of POST /v1/webhooks) is only a file name in it (no '/', not starting with '.', not a symbolic link: a regular PEM file), so an operator token cannot make the verifier read another file"),
 	UINT("webhook_max_pending", webhook_max_pending, 1, 10000000, "10000",
@@ -96,6 +96,8 @@ static const struct conf_key keys[] = {
 	/* signed attestation results */
 	STR("result_key", result_key, "", 0,
 	    "PEM file: the P-256 private key that signs attestation results (EAR, GET /v1/machines/ID/result); empty: result-key.pem in the SQLite database's directory. Made on first start when missing (mode 0600); a key that is not P-256, unreadable, or readable by group or others stops the start"),
+	UINT("result_key_rotate", result_key_rotate, 0, 315360000, "0",
+	     "seconds a result signing key signs: once its file is that old, the verifier makes a new one at its next result or JWK Set request, as imatrust-verifier key rotate does (the old key's public half kept in the JWK Set as the previous key, file result_key.prev; verifiers sharing the file rotate it once); 0: only on command"),
 };
 
 static const char *const enroll_modes[] = {

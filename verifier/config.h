@@ -69,6 +69,7 @@ struct config {
 	char result_key[CONFIG_PATH_MAX]; /* PEM P-256 private key; "":
 						 * result-key.pem beside the
 						 * database */
+	uint64_t result_key_rotate;	  /* seconds a key signs; 0: ever */
 };
 
 /* Who is admitted at enrollment (key "enroll"). */

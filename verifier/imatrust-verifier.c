@@ -11,6 +11,7 @@
  *	imatrust-verifier -H				print the config keys
  *	imatrust-verifier [-c FILE] token add NAME [--role R] [--expires W]
  *	imatrust-verifier [-c FILE] token list|rm [NAME]	operator tokens
+ *	imatrust-verifier [-c FILE] key rotate		a new result key
  *
  * The options and the log level are the agent's too (daemon.h).
  */
@@ -42,7 +43,7 @@
 #include "log.h"
 #include "notify.h"
 #include "policies.h"
-#include "result_key.h"
+#include "result_keys.h"
 #include "verifier.h"
 #include "webhook.h"
 #include "routes.h"
@@ -193,13 +194,41 @@ static int load_result_key(struct verifier *v)
 			  "PostgreSQL database has no directory to put it in)");
 		return -1;
 	}
-	v->result_key = result_key_load(path, &created, why, sizeof(why));
-	if (v->result_key == NULL) {
+	v->result_keys = result_keys_open(path,
+					  (int64_t)v->cfg.result_key_rotate,
+					  &created, why, sizeof(why));
+	if (v->result_keys == NULL) {
 		log_warnx("result key: %s", why);
 		return -1;
 	}
 	log_info("%s result signing key %s (kid %s)",
-		 created ? "made the" : "loaded the", path, v->result_key->kid);
+		 created ? "made the" : "loaded the", path,
+		 result_keys_hold(v->result_keys, (int64_t)time(NULL))->kid);
+	result_keys_release(v->result_keys);
+	return 0;
+}
+
+/* `key rotate`: a new result signing key, the old one kept as previous. */
+static int key_command(struct verifier *v, int argc, char **argv)
+{
+	char path[CONFIG_PATH_MAX], why[CONFIG_PATH_MAX + 256];
+	char kid[RESULT_KID_MAX];
+
+	if (argc != 2 || strcmp(argv[1], "rotate") != 0) {
+		fprintf(stderr, "usage:%s", KEY_CMD_USAGE + 6);
+		return 2;
+	}
+	if (result_key_path(&v->cfg, path, sizeof(path)) < 0) {
+		fprintf(stderr, "imatrust-verifier: result_key: path too "
+				"long, or not set\n");
+		return 1;
+	}
+	if (result_key_rotate(path, 0, (int64_t)time(NULL), kid, why,
+			      sizeof(why)) < 0) {
+		fprintf(stderr, "imatrust-verifier: key rotate: %s\n", why);
+		return 1;
+	}
+	printf("%s\n", kid);
 	return 0;
 }
 
@@ -479,7 +508,7 @@ out:
 	keyring_free(v);
 	X509_STORE_free(v->ek_ca);
 	ek_ca_retire(NULL, -1);
-	result_key_free(v->result_key);
+	result_keys_close(v->result_keys);
 	if (key != NULL)
 		explicit_bzero(key, strlen(key));
 	free(key);
@@ -497,7 +526,8 @@ static const struct daemon_info verifier_daemon = {
 	.name = "imatrust-verifier",
 	.config_default = DEFAULT_CONFIG,
 	.operands =
-		"[token add NAME [--role R] [--expires W] | list | rm NAME]",
+		"[token add NAME [--role R] [--expires W] | list | rm NAME] "
+		"| [key rotate]",
 	.print_keys = print_keys,
 };
 
@@ -522,8 +552,10 @@ int main(int argc, char **argv)
 	v.http_stats = &http_stats;
 	if (o.argc > 0 && strcmp(o.argv[0], "token") == 0)
 		return token_command(&v, o.argc, o.argv);
+	if (o.argc > 0 && strcmp(o.argv[0], "key") == 0)
+		return key_command(&v, o.argc, o.argv);
 	if (o.argc > 0) {
-		fprintf(stderr, TOKEN_CMD_USAGE);
+		fprintf(stderr, TOKEN_CMD_USAGE KEY_CMD_USAGE);
 		return 2;
 	}
 	sigaction(SIGTERM, &sa, NULL);

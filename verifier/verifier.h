@@ -30,7 +30,7 @@ struct http_stats;
 struct imt_error;
 struct keyring;
 struct policy_set;
-struct result_key;
+struct result_keys;
 struct webhooks;
 
 /* Counters for GET /v1/metrics; updated without the lock. */
@@ -77,9 +77,9 @@ struct verifier {
 	 * daemon's main gives its server; NULL when none serves */
 	struct http_stats *http_stats;
 	struct webhooks *webhooks; /* the delivery thread (webhook.c) */
-	/* signs attestation results (result_key.c); read-only once
-	 * serving, NULL when none is loaded (the routes answer 503) */
-	struct result_key *result_key;
+	/* sign attestation results (result_keys.c: locks itself); NULL
+	 * when none is loaded (the routes answer 503) */
+	struct result_keys *result_keys;
 	/* this instance runs the housekeeping (cluster_lead()) */
 	atomic_int leader;
 	/* reader.c: the read view, NULL when reads take lock and db */

@@ -83,6 +83,21 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 int file_replace(const char *path, const void *buf, size_t len, char *errbuf,
 		 size_t errlen)
 {
+	return file_replace_owned(path, buf, len, NULL, errbuf, errlen);
+}
+
+/* Give the file open at @fd @owner's user and group, when not ours. */
+static int give(int fd, const struct stat *owner)
+{
+	if (owner == NULL ||
+	    (owner->st_uid == geteuid() && owner->st_gid == getegid()))
+		return 0;
+	return fchown(fd, owner->st_uid, owner->st_gid);
+}
+
+int file_replace_owned(const char *path, const void *buf, size_t len,
+		       const struct stat *owner, char *errbuf, size_t errlen)
+{
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	int fd, dfd, rc = -1;
 
@@ -97,8 +112,8 @@ int file_replace(const char *path, const void *buf, size_t len, char *errbuf,
 			 strerror(errno));
 		return -1;
 	}
-	if (fchmod(fd, 0600) < 0 || write_all(fd, buf, len) < 0 ||
-	    fsync(fd) < 0) {
+	if (fchmod(fd, 0600) < 0 || give(fd, owner) < 0 ||
+	    write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
 		snprintf(errbuf, errlen, "%s: writing %s: %s", path, tmp,
 			 strerror(errno));
 		close(fd);

@@ -42,4 +42,23 @@ char *file_read(const char *path, size_t max, size_t *len, char *errbuf,
 int file_replace(const char *path, const void *buf, size_t len, char *errbuf,
 		 size_t errlen);
 
+struct stat;
+
+/**
+ * file_replace_owned() - file_replace(), the new file given the owner and
+ * group of @owner before it is renamed into place: a file root replaces
+ * for a daemon that runs as another user stays the daemon's.
+ * @path: the file; its directory must exist
+ * @buf: the contents
+ * @len: bytes in @buf
+ * @owner: whose file it is to be (st_uid, st_gid); NULL: the caller's
+ * @errbuf: receives "PATH: reason" on failure
+ * @errlen: size of @errbuf
+ *
+ * Return: 0, or -1 (the temporary file removed); -1 also when the owner
+ * cannot be given (only root may give a file away).
+ */
+int file_replace_owned(const char *path, const void *buf, size_t len,
+		       const struct stat *owner, char *errbuf, size_t errlen);
+
 #endif /* IMATRUST_FILE_H */

@@ -12,7 +12,10 @@
 # contraindicated; a payload changed under the signature, a token signed
 # by another key, a result asked for another machine or nonce are
 # refused; 401 without a token, 404 for an unknown machine, 400 for a bad
-# nonce; the key and its kid survive a restart.
+# nonce; the key and its kid survive a restart. Rotation (imatrust-verifier
+# key rotate while the verifier runs): the JWK Set has the new and the
+# previous key, a result signed before verifies by its kid, a new one has
+# the new kid; after a second rotation the first key is gone.
 set -u
 
 . "$(dirname "$0")/swtpm-lib.sh"
@@ -180,6 +183,44 @@ check "the JWK Set after the restart has the same kid" \
 	[ "$(body_of "$(get /v1/results/jwks)" | jq -r '.keys[0].kid')" = "$kid" ]
 check "a result issued before the restart still verifies with it" \
 	rp verify "$tmp/jwks.json" "$tmp/untrusted.jwt" res-1
+
+# --- rotation: results signed before it keep verifying --------------------------
+rotate() { "$bin/imatrust-verifier" -c "$tmp/verifier.conf" key rotate 2>>"$tmp/rotate.log"; }
+kid_in() { "$py" -c 'import jwt, sys; print(jwt.get_unverified_header(open(sys.argv[1]).read().strip())["kid"])' "$1"; }
+jwks_kids() { jq -r '[.keys[].kid] | join(" ")' "$1"; }
+keyfile=$(dirname "$tmp/db/verifier.db")/result-key.pem
+kid1=$(rotate)
+check "imatrust-verifier key rotate, the verifier running: a new kid ($kid1)" \
+	[ -n "$kid1" -a "$kid1" != "$kid" ]
+check "the previous key's file: mode 0600, the public key, no private one" \
+	[ "$(stat -c %a "$keyfile.prev" 2>/dev/null)" = 600 -a \
+	  "$(grep -c 'PRIVATE' "$keyfile.prev")" = 0 -a \
+	  "$(grep -c 'BEGIN PUBLIC KEY' "$keyfile.prev")" = 1 ]
+body_of "$(get /v1/results/jwks)" >"$tmp/jwks1.json"
+check "the JWK Set: the new key, then the previous one" \
+	[ "$(jwks_kids "$tmp/jwks1.json")" = "$kid1 $kid" ]
+check "a result signed before the rotation verifies with it by its kid" \
+	rp verify "$tmp/jwks1.json" "$tmp/untrusted.jwt" res-1
+check "a new result: 200" result res-1 "?nonce=$nonce" "$tmp/new.jwt"
+check "... signed with the new key (kid $(kid_in "$tmp/new.jwt"))" \
+	[ "$(kid_in "$tmp/new.jwt")" = "$kid1" ]
+check "... it verifies with the JWK Set" \
+	rp verify "$tmp/jwks1.json" "$tmp/new.jwt" res-1 "$nonce"
+check "... and not with the JWK Set of before the rotation" \
+	fails rp verify "$tmp/jwks.json" "$tmp/new.jwt" res-1 "$nonce"
+kid2=$(rotate)
+body_of "$(get /v1/results/jwks)" >"$tmp/jwks2.json"
+check "a second rotation: the JWK Set has the newest two keys, the first gone" \
+	[ -n "$kid2" -a "$(jwks_kids "$tmp/jwks2.json")" = "$kid2 $kid1" ]
+check "... a result of the first key no longer verifies" \
+	fails rp verify "$tmp/jwks2.json" "$tmp/untrusted.jwt" res-1
+check "... one of the second key still does" \
+	rp verify "$tmp/jwks2.json" "$tmp/new.jwt" res-1 "$nonce"
+key_usage() {
+	"$bin/imatrust-verifier" -c "$tmp/verifier.conf" key turn 2>"$tmp/usage.log"
+	[ $? = 2 ] && grep -q 'key rotate' "$tmp/usage.log"
+}
+check "key with another operand: its usage, exit 2" key_usage
 
 echo "1..$tap_n"
 [ "$failures" = 0 ]

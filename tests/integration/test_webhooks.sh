@@ -10,7 +10,10 @@
 # verifier recorded (GET /v1/machines/{id}/events) arrives at each
 # endpoint exactly once by webhook-id, in order, every signature
 # verifies, and the check does fail for a wrong secret or body; no token
-# is 401; the figures in GET /v1/webhooks and /v1/metrics.
+# is 401; the figures in GET /v1/webhooks and /v1/metrics. A rotation of
+# an endpoint's secret (imatrust webhook rotate): the messages sent
+# during it verify under the old secret and under the new one (two
+# signatures), after rotate --finish only under the new one.
 set -u
 
 . "$(dirname "$0")/swtpm-lib.sh"
@@ -212,6 +215,63 @@ kid=$(jq -r .key_id <<<"$line")
 check "webhook-key-id names the endpoint's key ($kid)" \
 	[ "$kid" = "$(body_of "$(api GET /v1/webhooks)" | jq -r '.webhooks[] | select(.name == "nac") | .key_id')" ]
 
+# --- rotation: both secrets sign until it is finished ---------------------------
+# The receiver still holds the old secret of /nac; a second one the new.
+out=$(cli webhook rotate nac 2>&1)
+sed -n 's/^secret (shown this once.*): //p' <<<"$out" >"$tmp/nac-new.secret"
+check "imatrust webhook rotate nac prints the new secret once" \
+	grep -qE '^whsec_[A-Za-z0-9+/=]{44}$' "$tmp/nac-new.secret"
+kids=$(body_of "$(api GET /v1/webhooks)" | jq -r '.webhooks[] | select(.name == "nac") | "\(.key_id) \(.key_id_previous)"')
+check "GET /v1/webhooks: the new key id, the old one as key_id_previous ($kids)" \
+	[ "${kids#* }" = "$kid" -a "${kids%% *}" != "$kid" -a "${kids%% *}" != null ]
+codes="$(status_of "$(api POST /v1/webhooks/nac/rotate '{"v":1}')")"
+codes="$codes $(status_of "$(api POST /v1/webhooks/conf/rotate '{"v":1}')")"
+codes="$codes $(status_of "$(api POST /v1/webhooks/nobody/rotate '{"v":1}')")"
+codes="$codes $(anon POST /v1/webhooks/nac/rotate)"
+check "rotate again while under way, the config file's, an unknown one, no token: 409 409 404 401 ($codes)" \
+	[ "$codes" = "409 409 404 401" ]
+n0=$(wc -l <"$rlog")
+check "during the rotation: trusted" trusted_again 3
+check "... and untrusted" untrusted_by 4
+check "... delivered" within 30 pending_is 0
+nac_since() { tail -n +"$(($1 + 1))" "$rlog" | grep '"path": "/nac"'; }
+all_verify() {	# all_verify LINES SECRETFILE: each one verifies under it
+	local l
+	[ -n "$1" ] || return 1
+	while IFS= read -r l; do
+		python3 "$here/webhook-receiver.py" check "$2" <<<"$l" || return 1
+	done <<<"$1"
+}
+none_verify() {	# none_verify LINES SECRETFILE
+	local l
+	[ -n "$1" ] || return 1
+	while IFS= read -r l; do
+		python3 "$here/webhook-receiver.py" check "$2" <<<"$l" && return 1
+	done <<<"$1"
+	return 0
+}
+during=$(nac_since "$n0")
+check "the messages sent during it ($(wc -l <<<"$during")) verify under the old secret" \
+	all_verify "$during" "$tmp/nac.secret"
+check "... and under the new one" all_verify "$during" "$tmp/nac-new.secret"
+check "... with two signatures, webhook-key-id naming both keys" \
+	[ "$(head -n 1 <<<"$during" | jq -r '.signature | split(" ") | length')" = 2 -a \
+	  "$(head -n 1 <<<"$during" | jq -r .key_id)" = "$kids" ]
+check "imatrust webhook rotate nac --finish" cli webhook rotate nac --finish
+n1=$(wc -l <"$rlog")
+check "after it: trusted" trusted_again 4
+check "... and untrusted" untrusted_by 5
+check "... delivered" within 30 pending_is 0
+after=$(nac_since "$n1")
+check "the messages sent after it ($(wc -l <<<"$after")) verify under the new secret" \
+	all_verify "$after" "$tmp/nac-new.secret"
+check "... and not under the old one" none_verify "$after" "$tmp/nac.secret"
+check "... with one signature, webhook-key-id the new key's" \
+	[ "$(head -n 1 <<<"$after" | jq -r '.signature | split(" ") | length')" = 1 -a \
+	  "$(head -n 1 <<<"$after" | jq -r .key_id)" = "${kids%% *}" ]
+out=$(api POST /v1/webhooks/nac/rotate '{"v":1,"finish":true}')
+check "finishing again: 409" [ "$(status_of "$out")" = 409 ]
+
 # --- an endpoint that resolves to an address no webhook may reach ---------------
 # 0.0.0.0 reaches this host (the receiver) on Linux: were the check on the
 # connected address missing, the receiver would log /zero.
@@ -257,8 +317,8 @@ check "DELETE /v1/webhooks/nac: 200" [ "$(status_of "$out")" = 200 ]
 out=$(api DELETE /v1/webhooks/nac)
 check "... and again: 404" [ "$(status_of "$out")" = 404 ]
 actions=$(body_of "$(api GET /v1/audit)" | jq -r '[.audit[] | .action | select(startswith("webhook"))] | join(" ")')
-check "every add and delete (REST and CLI) is in the audit trail ($actions)" \
-	[ "$actions" = "webhook-add webhook-add webhook-add webhook-delete webhook-delete webhook-add webhook-delete webhook-delete" ]
+check "every add, delete and rotation (REST and CLI) is in the audit trail ($actions)" \
+	[ "$actions" = "webhook-add webhook-add webhook-add webhook-delete webhook-delete webhook-rotate webhook-rotate-finish webhook-add webhook-delete webhook-delete" ]
 
 echo "1..$tap_n"
 [ "$failures" = 0 ]

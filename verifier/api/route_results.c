@@ -2,8 +2,10 @@
 /*
  * route_results.c - signed attestation results (EAR, ear.h):
  *
- *	GET /v1/results/jwks			the public key as a JWK Set
- *						(no token: it is public)
+ *	GET /v1/results/jwks			the public keys as a JWK Set:
+ *						the current one, then the
+ *						previous one (no token: it
+ *						is public)
  *	GET /v1/machines/{id}/result[?nonce=B64URL]
  *						{"result": JWT, "kid",
  *						 "expires_at"} (bearer token)
@@ -22,6 +24,7 @@
 #include "enroll.h"
 #include "policies.h"
 #include "rest.h"
+#include "result_keys.h"
 #include "verifier.h"
 #include "routes.h"
 
@@ -31,9 +34,10 @@ void route_results_jwks(void *ctx, const struct http_request *req,
 			struct http_response *res)
 {
 	struct verifier *v = ctx;
+	json_t *jwks;
 
 	(void)req;
-	if (v->result_key == NULL) {
+	if (v->result_keys == NULL) {
 		http_error(res, 503, "no result signing key");
 		return;
 	}
@@ -41,8 +45,11 @@ void route_results_jwks(void *ctx, const struct http_request *req,
 	 * rest_reply() adds "v": 1 as to every answer; a JWK Set may carry
 	 * members its readers do not know (RFC 7517 §5), so it stays one.
 	 */
-	rest_reply(res, 200,
-		   json_pack("{s:[o]}", "keys", result_key_jwk(v->result_key)));
+	jwks = result_keys_jwks(v->result_keys, (int64_t)time(NULL));
+	if (jwks == NULL)
+		http_error(res, 500, "cannot list the result keys");
+	else
+		rest_reply(res, 200, jwks);
 }
 
 /* Does @m's EK certificate chain to ek_ca (hardware: genuine)? */
@@ -76,11 +83,24 @@ static int result_nonce(const struct http_request *req,
 	return 0;
 }
 
+/* @claims signed with the current key, whose kid @kid receives. */
+static char *sign_result(struct result_keys *ks, int64_t now, json_t *claims,
+			 char kid[RESULT_KID_MAX])
+{
+	const struct result_key *k = result_keys_hold(ks, now);
+	char *token = ear_token(k, claims);
+
+	snprintf(kid, RESULT_KID_MAX, "%s", k->kid);
+	result_keys_release(ks);
+	return token;
+}
+
 void route_machines_result(void *ctx, const struct http_request *req,
 			   struct http_response *res)
 {
 	struct verifier *v = ctx, *r;
 	char name[DB_NAME_MAX + 1], policy[DB_NAME_MAX + 1];
+	char kid[RESULT_KID_MAX];
 	const char *nonce;
 	struct ear_facts f = { .id = req->params[0] };
 	struct imt_error err;
@@ -92,7 +112,7 @@ void route_machines_result(void *ctx, const struct http_request *req,
 	if (auth_operator(v, req, res, name) < 0 ||
 	    result_nonce(req, res, &nonce) < 0)
 		return;
-	if (v->result_key == NULL) {
+	if (v->result_keys == NULL) {
 		http_error(res, 503, "no result signing key");
 		return;
 	}
@@ -120,14 +140,13 @@ void route_machines_result(void *ctx, const struct http_request *req,
 	f.nonce = nonce;
 	claims = ear_claims(&f);
 	if (claims != NULL)
-		token = ear_token(v->result_key, claims);
+		token = sign_result(v->result_keys, f.now, claims, kid);
 	if (token == NULL)
 		http_error(res, 500, "cannot sign the result");
 	else
 		rest_reply(res, 200,
 			   json_pack("{s:s,s:s,s:s,s:O}", "machine", f.id,
-				     "result", token, "kid", v->result_key->kid,
-				     "expires_at",
+				     "result", token, "kid", kid, "expires_at",
 				     json_object_get(claims, "exp")));
 	free(token);
 	json_decref(claims);

@@ -9,6 +9,12 @@
  *	GET    /v1/webhooks		every endpoint with its delivery
  *					figures, no secret
  *	DELETE /v1/webhooks/{name}	forget one and its queue
+ *	POST   /v1/webhooks/{name}/rotate
+ *					{"v":1,"secret"?}: a new secret,
+ *					the old one kept signing beside
+ *					it; the answer carries the new one,
+ *					this once. {"v":1,"finish":true}:
+ *					the old one dropped
  *
  * Endpoints of the config file are listed but changed only there. Each
  * change is audited. Shapes are in verifier/api/openapi.json; delivery is
@@ -36,7 +42,7 @@
 static json_t *webhook_json(const struct db_webhook *w, int64_t now)
 {
 	return json_pack("{s:s,s:s,s:s?,s:b,s:s,s:s,s:b,s:I,s:I,s:I,s:I,"
-			 "s:I,s:I,s:o,s:s?}",
+			 "s:I,s:I,s:o,s:s?,s:s?}",
 			 "name", w->name, "url", w->url, "ca", w->ca_file,
 			 "allow_http", w->allow_http, "key_id", w->key_id,
 			 "source", w->from_config ? "config" : "api", "enabled",
@@ -49,7 +55,8 @@ static json_t *webhook_json(const struct db_webhook *w, int64_t now)
 			 w->oldest_pending != 0 ?
 				 json_integer(now - w->oldest_pending) :
 				 json_null(),
-			 "last_error", w->last_error);
+			 "last_error", w->last_error, "key_id_previous",
+			 w->key_id_previous);
 }
 
 struct webhook_page {
@@ -210,6 +217,80 @@ void route_webhooks_add(void *ctx, const struct http_request *req,
 				     "ca", n.ca_file, "allow_http",
 				     s.allow_http, "key_id", key_id, "source",
 				     "api", "secret", secret_text));
+	}
+out:
+	OPENSSL_cleanse(secret, sizeof(secret));
+	OPENSSL_cleanse(secret_text, sizeof(secret_text));
+}
+
+/* {"finish": true}: 1; absent or false: 0; -1 after a 400. */
+static int want_finish(json_t *body, struct http_response *res)
+{
+	json_t *j = json_object_get(body, "finish");
+
+	if (j != NULL && !json_is_boolean(j)) {
+		http_error(res, 400, "finish: want true or false");
+		return -1;
+	}
+	return json_is_true(j);
+}
+
+/* Finish @wname's rotation: only the current secret signs from now. */
+static void rotate_finish(struct verifier *v, const char *wname,
+			  const char *op_name, struct http_response *res)
+{
+	struct engine_answer ans;
+
+	engine_webhook_rotate(v, wname, NULL, 0, NULL, op_name,
+			      (int64_t)time(NULL), &ans);
+	if (ans.status != ENGINE_OK)
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
+	else
+		rest_reply(res, 200,
+			   json_pack("{s:s,s:b}", "name", wname, "finished",
+				     1));
+}
+
+void route_webhooks_rotate(void *ctx, const struct http_request *req,
+			   struct http_response *res)
+{
+	static const char *const keys[] = { "secret", "finish", NULL };
+	struct verifier *v = ctx;
+	const char *wname = req->params[0];
+	char name[DB_NAME_MAX + 1], secret_text[WEBHOOK_SECRET_TEXT_MAX];
+	char key_id[WEBHOOK_KEY_ID_LEN + 1];
+	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
+	struct engine_answer ans;
+	size_t slen = 0;
+	json_t *body;
+	int finish;
+
+	if (auth_operator(v, req, res, name) < 0)
+		return;
+	body = rest_body(req, res, keys);
+	if (body == NULL)
+		return;
+	finish = want_finish(body, res);
+	if (finish == 0 && opt_string(body, "secret", secret_text,
+				      sizeof(secret_text), res) < 0)
+		finish = -1;
+	json_decref(body);
+	if (finish == 1)
+		rotate_finish(v, wname, name, res);
+	if (finish != 0 || make_secret(secret_text, secret, &slen, res) < 0)
+		goto out;
+	webhook_key_id(secret, slen, key_id);
+	engine_webhook_rotate(v, wname, secret, slen, key_id, name,
+			      (int64_t)time(NULL), &ans);
+	if (ans.status != ENGINE_OK) {
+		http_error(res, engine_http_status(ans.status), "%s",
+			   ans.message);
+	} else {
+		webhook_secret_text(secret, slen, secret_text);
+		rest_reply(res, 200,
+			   json_pack("{s:s,s:s,s:s}", "name", wname, "key_id",
+				     key_id, "secret", secret_text));
 	}
 out:
 	OPENSSL_cleanse(secret, sizeof(secret));

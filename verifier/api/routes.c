@@ -138,5 +138,7 @@ const struct http_route verifier_routes[] = {
 	  READER },
 	{ "DELETE", "/v1/webhooks/{}", route_webhooks_delete, 0, TOKEN, NULL, 0,
 	  ADMIN },
+	{ "POST", "/v1/webhooks/{}/rotate", route_webhooks_rotate,
+	  WEBHOOK_BODY_MAX, TOKEN, NULL, 0, ADMIN },
 	{ NULL, NULL, NULL, 0, NULL, NULL, 0, 0 },
 };

@@ -115,6 +115,8 @@ void route_webhooks_add(void *ctx, const struct http_request *req,
 			struct http_response *res);
 void route_webhooks_list(void *ctx, const struct http_request *req,
 			 struct http_response *res);
+void route_webhooks_rotate(void *ctx, const struct http_request *req,
+			   struct http_response *res);
 void route_webhooks_delete(void *ctx, const struct http_request *req,
 			   struct http_response *res);
 

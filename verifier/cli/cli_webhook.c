@@ -8,11 +8,14 @@
  *			     [--secret-file FILE]
  *	imatrust webhook ls [--json]
  *	imatrust webhook rm NAME
+ *	imatrust webhook rotate NAME [--secret-file FILE] | --finish
  *
  * add prints the secret (whsec_...) once: the verifier keeps it and shows
  * it never again. --secret-file sends one the receiver already holds.
  * --endpoint-ca is the receiver's CA: a file name in the verifier's
  * webhook_ca_dir (--ca is the verifier's, as for every command). All take --url, --ca, --token-file.
+ * rotate gives an endpoint a new secret (printed once, or the one of
+ * --secret-file), the old one signing beside it until rotate --finish.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <getopt.h>
@@ -30,12 +33,13 @@ enum {
 	OPT_ENDPOINT_CA = CLI_CLIENT_OPT_NEXT,
 	OPT_ALLOW_HTTP,
 	OPT_SECRET_FILE,
+	OPT_FINISH,
 };
 
 struct webhook_args {
 	struct cli_client_opts co;
 	const char *endpoint_ca, *secret_file;
-	int allow_http, json;
+	int allow_http, json, finish;
 };
 
 static int webhook_parse(int argc, char **argv, int nargs, const char *usage,
@@ -47,6 +51,7 @@ static int webhook_parse(int argc, char **argv, int nargs, const char *usage,
 		{ "endpoint-ca", required_argument, NULL, OPT_ENDPOINT_CA },
 		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
 		{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
+		{ "finish", no_argument, NULL, OPT_FINISH },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -63,6 +68,8 @@ static int webhook_parse(int argc, char **argv, int nargs, const char *usage,
 			a->allow_http = 1;
 		else if (ch == OPT_SECRET_FILE)
 			a->secret_file = optarg;
+		else if (ch == OPT_FINISH)
+			a->finish = 1;
 		else
 			goto usage;
 	}
@@ -221,10 +228,73 @@ static int cmd_rm(int argc, char **argv)
 	return rc;
 }
 
+/* What rotate did, said. */
+static void print_rotated(const struct webhook_args *a, const char *name,
+			  json_t *ans)
+{
+	if (a->finish) {
+		printf("webhook %s: rotation finished; only the new secret "
+		       "signs\n",
+		       name);
+		return;
+	}
+	printf("webhook %s: new key id %s; the old secret signs beside it "
+	       "until imatrust webhook rotate %s --finish\n",
+	       name, cli_str_or_dash(ans, "key_id"), name);
+	if (a->secret_file == NULL)
+		printf("secret (shown this once; give it to the receiver): "
+		       "%s\n",
+		       cli_str_or_dash(ans, "secret"));
+}
+
+static int cmd_rotate(int argc, char **argv)
+{
+	struct webhook_args a;
+	json_t *body = NULL, *secret = NULL, *ans = NULL;
+	char *path = NULL;
+	int rc = CLI_EXIT_USAGE;
+
+	if (webhook_parse(argc, argv, 1,
+			  "rotate NAME [--secret-file FILE] | --finish",
+			  &a) < 0 ||
+	    !cli_name_ok(argv[optind], "webhook"))
+		return CLI_EXIT_USAGE;
+	if (a.finish && a.secret_file != NULL) {
+		cli_warnx("--finish takes no --secret-file");
+		return CLI_EXIT_USAGE;
+	}
+	if (a.secret_file != NULL) {
+		secret = secret_json(a.secret_file);
+		if (secret == NULL)
+			return CLI_EXIT_USAGE;
+	}
+	body = json_pack("{s:i}", "v", 1);
+	if (body == NULL ||
+	    asprintf(&path, "/v1/webhooks/%s/rotate", argv[optind]) < 0) {
+		path = NULL;
+		goto out;
+	}
+	if ((a.finish &&
+	     json_object_set_new(body, "finish", json_true()) < 0) ||
+	    (secret != NULL && json_object_set(body, "secret", secret) < 0))
+		goto out;
+	rc = cli_client_once(&a.co, "POST", path, body, &ans);
+	if (rc == CLI_EXIT_OK)
+		print_rotated(&a, argv[optind], ans);
+out:
+	json_decref(ans);
+	json_decref(body);
+	json_decref(secret);
+	free(path);
+	return rc;
+}
+
 static const struct cli_command webhook_commands[] = {
 	{ "add", cmd_add, "add an endpoint; prints its secret once" },
 	{ "ls", cmd_ls, "list the endpoints with their delivery figures" },
 	{ "rm", cmd_rm, "remove an endpoint added through the API" },
+	{ "rotate", cmd_rotate,
+	  "give an endpoint a new secret (both sign until --finish)" },
 	{ NULL, NULL, NULL },
 };
 

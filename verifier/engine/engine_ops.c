@@ -240,6 +240,69 @@ void engine_webhook_delete(struct verifier *v, const char *name,
 		ans->status = ENGINE_OK;
 }
 
+/* @ans for a rotation of @name that did not happen, said why. */
+static void rotation_refused(struct engine_answer *ans, const char *name,
+			     enum db_webhook_rotation outcome)
+{
+	switch (outcome) {
+	case DB_WEBHOOK_NO_ENDPOINT:
+		engine_answer_set(ans, ENGINE_UNKNOWN, "no webhook \"%s\"",
+				  name);
+		break;
+	case DB_WEBHOOK_FROM_CONFIG:
+		engine_answer_set(ans, ENGINE_CONFLICT,
+				  "webhook \"%s\" is defined in the config "
+				  "file: rotate with secret= and "
+				  "secret_previous= there and restart",
+				  name);
+		break;
+	case DB_WEBHOOK_UNDER_WAY:
+		engine_answer_set(ans, ENGINE_CONFLICT,
+				  "webhook \"%s\": a rotation is under way: "
+				  "finish it first (its receivers hold the "
+				  "new secret)",
+				  name);
+		break;
+	default:
+		engine_answer_set(ans, ENGINE_CONFLICT,
+				  "webhook \"%s\": no rotation under way",
+				  name);
+		break;
+	}
+}
+
+void engine_webhook_rotate(struct verifier *v, const char *name,
+			   const uint8_t *secret, size_t secret_len,
+			   const char *key_id, const char *op_name, int64_t now,
+			   struct engine_answer *ans)
+{
+	enum db_webhook_rotation outcome = DB_WEBHOOK_NO_ENDPOINT;
+	struct imt_error err;
+	int rc;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&v->lock);
+	if (secret != NULL)
+		rc = db_webhook_rotate(v->db, name, secret, secret_len, key_id,
+				       &outcome, &err);
+	else
+		rc = db_webhook_rotate_finish(v->db, name, &outcome, &err);
+	if (rc == 0 && outcome == DB_WEBHOOK_ROTATED)
+		webhook_audit(v, op_name,
+			      secret != NULL ? "webhook-rotate" :
+					       "webhook-rotate-finish",
+			      json_pack("{s:s,s:s?}", "name", name, "key_id",
+					key_id),
+			      now);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		engine_answer_storage(ans, "rotate webhook secret", &err);
+	else if (outcome != DB_WEBHOOK_ROTATED)
+		rotation_refused(ans, name, outcome);
+	else
+		ans->status = ENGINE_OK;
+}
+
 /*
  * The current boot's log approved as @id's baseline (v->lock held): 0
  * with *@found 0 when there is no such machine or log, or -1 with @err.

@@ -114,6 +114,27 @@ void engine_webhook_delete(struct verifier *v, const char *name,
 			   struct engine_answer *ans);
 
 /**
+ * engine_webhook_rotate() - begin (@secret set) or finish (@secret NULL)
+ * a rotation of endpoint @name's secret (db_webhook_rotate()), with a
+ * "webhook-rotate" or "webhook-rotate-finish" audit entry ({"name",
+ * "key_id"}: the new secret's, null at the finish).
+ * @v: the verifier
+ * @name: the endpoint
+ * @secret: the new secret, or NULL to finish
+ * @secret_len: its length
+ * @key_id: its key id (NULL to finish)
+ * @op_name: the token's name
+ * @now: seconds since the epoch
+ * @ans: ENGINE_OK, ENGINE_UNKNOWN (no such endpoint), ENGINE_CONFLICT
+ *       (the config file defines it; a rotation under way already, or
+ *       none to finish), or a storage failure's kind
+ */
+void engine_webhook_rotate(struct verifier *v, const char *name,
+			   const uint8_t *secret, size_t secret_len,
+			   const char *key_id, const char *op_name, int64_t now,
+			   struct engine_answer *ans);
+
+/**
  * engine_boot_baseline() - the firmware event log of machine @id's
  * current boot approved by @op_name as its boot baseline, with a
  * "boot-baseline" audit entry whose detail is @cause.

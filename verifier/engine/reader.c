@@ -32,10 +32,10 @@ int verifier_reader_open(struct verifier *v, struct imt_error *err)
 		return -1;
 	}
 	/* read-only once serving: the configuration, the EK issuers
-	 * (X509_STORE locks itself), the result key */
+	 * (X509_STORE locks itself), the result keys (lock themselves) */
 	r->cfg = v->cfg;
 	r->ek_ca = v->ek_ca;
-	r->result_key = v->result_key;
+	r->result_keys = v->result_keys;
 	r->started = v->started;
 	r->main = v;
 	pthread_mutex_init(&r->lock, NULL);

@@ -113,8 +113,8 @@ void result_key_free(struct result_key *k)
 	free(k);
 }
 
-/* A new P-256 key, written to @path. */
-static struct result_key *create_key(const char *path, char *why, size_t whylen)
+struct result_key *result_key_create(const char *path, const struct stat *owner,
+				     char *why, size_t whylen)
 {
 	EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
 	BIO *mem = BIO_new(BIO_s_mem());
@@ -130,7 +130,8 @@ static struct result_key *create_key(const char *path, char *why, size_t whylen)
 		ossl_why(why, whylen, path, "making a P-256 key");
 		ok = 0;
 	} else {
-		ok = file_replace(path, pem, (size_t)len, why, whylen) == 0;
+		ok = file_replace_owned(path, pem, (size_t)len, owner, why,
+					whylen) == 0;
 	}
 	if (pem != NULL && len > 0)
 		OPENSSL_cleanse(pem, (size_t)len);
@@ -142,9 +143,12 @@ static struct result_key *create_key(const char *path, char *why, size_t whylen)
 	return result_key_from_pkey(pkey);
 }
 
-/* Read the key file open at @fd: mode, size, PEM, P-256. */
-static struct result_key *read_key(int fd, const char *path, char *why,
-				   size_t whylen)
+/*
+ * Read the key file open at @fd: mode, size, PEM (a private key, or a
+ * public one when @public), P-256.
+ */
+static struct result_key *read_key(int fd, const char *path, int public,
+				   char *why, size_t whylen)
 {
 	char pem[RESULT_KEY_PEM_MAX + 1];
 	struct result_key *k = NULL;
@@ -172,12 +176,16 @@ static struct result_key *read_key(int fd, const char *path, char *why,
 		return NULL;
 	}
 	mem = BIO_new_mem_buf(pem, (int)n);
-	if (mem != NULL)
+	if (mem != NULL && public)
+		pkey = PEM_read_bio_PUBKEY(mem, NULL, NULL, NULL);
+	else if (mem != NULL)
 		pkey = PEM_read_bio_PrivateKey(mem, NULL, NULL, NULL);
 	BIO_free(mem);
 	OPENSSL_cleanse(pem, sizeof(pem));
 	if (pkey == NULL) {
-		ossl_why(why, whylen, path, "reading a PEM private key");
+		ossl_why(why, whylen, path,
+			 public ? "reading a PEM public key" :
+				  "reading a PEM private key");
 		return NULL;
 	}
 	k = result_key_from_pkey(pkey);
@@ -198,7 +206,7 @@ struct result_key *result_key_load(const char *path, int *created, char *why,
 	*created = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		k = create_key(path, why, whylen);
+		k = result_key_create(path, NULL, why, whylen);
 		*created = k != NULL;
 		return k;
 	}
@@ -206,9 +214,46 @@ struct result_key *result_key_load(const char *path, int *created, char *why,
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	k = read_key(fd, path, why, whylen);
+	k = read_key(fd, path, 0, why, whylen);
 	close(fd);
 	return k;
+}
+
+struct result_key *result_key_load_public(const char *path, int *absent,
+					  char *why, size_t whylen)
+{
+	struct result_key *k;
+	int fd;
+
+	*absent = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*absent = errno == ENOENT;
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	k = read_key(fd, path, 1, why, whylen);
+	close(fd);
+	return k;
+}
+
+int result_key_save_public(const struct result_key *k, const char *path,
+			   const struct stat *owner, char *why, size_t whylen)
+{
+	BIO *mem = BIO_new(BIO_s_mem());
+	char *pem = NULL;
+	long len = 0;
+	int rc = -1;
+
+	if (mem != NULL && PEM_write_bio_PUBKEY(mem, k->pkey) == 1)
+		len = BIO_get_mem_data(mem, &pem);
+	if (len <= 0)
+		ossl_why(why, whylen, path, "writing a PEM public key");
+	else
+		rc = file_replace_owned(path, pem, (size_t)len, owner, why,
+					whylen);
+	BIO_free(mem);
+	return rc;
 }
 
 json_t *result_key_jwk(const struct result_key *k)

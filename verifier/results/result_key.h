@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -62,6 +63,48 @@ int result_key_path(const struct config *c, char *out, size_t n);
  */
 struct result_key *result_key_load(const char *path, int *created, char *why,
 				   size_t whylen);
+
+/**
+ * result_key_create() - a new P-256 key, written to @path as
+ * result_key_load() makes one (0600, temporary file, sync, rename),
+ * replacing what was there.
+ * @path: the PEM file
+ * @owner: whose file it is to be (file_replace_owned()), NULL: ours
+ * @why: receives the reason on failure, naming @path
+ * @whylen: size of @why
+ *
+ * Return: the key (result_key_free()), or NULL.
+ */
+struct result_key *result_key_create(const char *path, const struct stat *owner,
+				     char *why, size_t whylen);
+
+/**
+ * result_key_load_public() - the public key in @path (PEM
+ * SubjectPublicKeyInfo, as result_key_save_public() writes it): a key
+ * that verifies and cannot sign. Refused as result_key_load() refuses.
+ * @path: the PEM file
+ * @absent: receives 1 when @path does not exist, else 0
+ * @why: receives the reason on failure, naming @path
+ * @whylen: size of @why
+ *
+ * Return: the key (result_key_free()), or NULL.
+ */
+struct result_key *result_key_load_public(const char *path, int *absent,
+					  char *why, size_t whylen);
+
+/**
+ * result_key_save_public() - write the public half of @k to @path (PEM,
+ * 0600, temporary file, sync, rename); the private half is not written.
+ * @k: the key
+ * @path: the file
+ * @owner: whose file it is to be (file_replace_owned()), NULL: ours
+ * @why: receives the reason on failure, naming @path
+ * @whylen: size of @why
+ *
+ * Return: 0, or -1.
+ */
+int result_key_save_public(const struct result_key *k, const char *path,
+			   const struct stat *owner, char *why, size_t whylen);
 
 /** result_key_free() - free @k and its private key; NULL is fine. */
 void result_key_free(struct result_key *k);

@@ -50,15 +50,18 @@ struct message {
 	unsigned int attempts;
 	char id[WEBHOOK_ID_MAX];
 	char endpoint[DB_WEBHOOK_NAME_MAX + 1];
-	char key_id[DB_WEBHOOK_KEY_ID_MAX + 1];
 	char machine[DB_MACHINE_ID_MAX + 1];
 	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
 	size_t secret_len;
+	/* "CURRENT PREVIOUS" during a rotation (key_ids) */
+	char key_ids[2 * DB_WEBHOOK_KEY_ID_MAX + 2];
+	uint8_t previous[DB_WEBHOOK_SECRET_MAX];
+	size_t previous_len; /* 0: no rotation under way */
 	int allow_http;
 	char *url, *ca_file, *body; /* owned */
 	char *ca_pem;		    /* ca_file's contents, read to send */
 	size_t ca_len;
-	char header[HEADERS][HEADER_MAX + WEBHOOK_SIGNATURE_MAX];
+	char header[HEADERS][HEADER_MAX + WEBHOOK_SIGNATURES_MAX];
 	const char *headers[HEADERS + 1]; /* header's lines, NULL-ended */
 	char refused[DB_WEBHOOK_ERROR_MAX - 16]; /* webhook_addr_check()'s no */
 	char error[DB_WEBHOOK_ERROR_MAX];	 /* "" when delivered */
@@ -118,11 +121,26 @@ static void message_free(struct message *m)
 	free(m->ca_pem);
 	free(m->body);
 	OPENSSL_cleanse(m->secret, sizeof(m->secret));
+	OPENSSL_cleanse(m->previous, sizeof(m->previous));
 }
 
 static char *dup_or_null(const char *s)
 {
 	return s != NULL ? strdup(s) : NULL;
+}
+
+/* The secret a rotation replaced, when one is under way, and both ids. */
+static void copy_previous(struct message *m,
+			  const struct db_webhook_message *dm)
+{
+	snprintf(m->key_ids, sizeof(m->key_ids), "%s", dm->key_id);
+	if (dm->secret_previous == NULL || dm->key_id_previous == NULL ||
+	    dm->secret_previous_len > sizeof(m->previous))
+		return;
+	m->previous_len = dm->secret_previous_len;
+	memcpy(m->previous, dm->secret_previous, m->previous_len);
+	snprintf(m->key_ids, sizeof(m->key_ids), "%s %s", dm->key_id,
+		 dm->key_id_previous);
 }
 
 static int collect(const struct db_webhook_message *dm, void *arg)
@@ -135,7 +153,7 @@ static int collect(const struct db_webhook_message *dm, void *arg)
 	m->attempts = dm->attempts;
 	webhook_id(dm, m->id, sizeof(m->id));
 	snprintf(m->endpoint, sizeof(m->endpoint), "%s", dm->endpoint);
-	snprintf(m->key_id, sizeof(m->key_id), "%s", dm->key_id);
+	copy_previous(m, dm);
 	snprintf(m->machine, sizeof(m->machine), "%s", dm->machine_id);
 	m->secret_len = dm->secret_len <= sizeof(m->secret) ? dm->secret_len :
 							      sizeof(m->secret);
@@ -162,7 +180,7 @@ static void set_headers(struct message *m, const char *ts, const char *sig)
 		{ "webhook-id", m->id },
 		{ "webhook-timestamp", ts },
 		{ "webhook-signature", sig },
-		{ "webhook-key-id", m->key_id },
+		{ "webhook-key-id", m->key_ids },
 		{ "user-agent", "imatrust-verifier" },
 	};
 	size_t i;
@@ -195,7 +213,7 @@ static int addr_ok(const void *sa, void *arg)
 static int prepare(struct message *m, int64_t now, const char *ca_dir,
 		   struct client_post *p)
 {
-	char sig[WEBHOOK_SIGNATURE_MAX], ts[24];
+	char sig[WEBHOOK_SIGNATURES_MAX], ts[24];
 
 	if (m->body == NULL) /* webhook_body() said why, in m->error */
 		return -1;
@@ -203,8 +221,10 @@ static int prepare(struct message *m, int64_t now, const char *ca_dir,
 			      sizeof(m->error)) < 0)
 		return -1;
 	snprintf(ts, sizeof(ts), "%" PRId64, now);
-	if (webhook_sign(m->secret, m->secret_len, m->id, now, m->body,
-			 strlen(m->body), sig) < 0) {
+	if (webhook_sign_all(m->secret, m->secret_len,
+			     m->previous_len > 0 ? m->previous : NULL,
+			     m->previous_len, m->id, now, m->body,
+			     strlen(m->body), sig) < 0) {
 		snprintf(m->error, sizeof(m->error), "out of memory");
 		return -1;
 	}
@@ -405,12 +425,15 @@ static void *run(void *arg)
 
 /* ---- start: the config file's endpoints -------------------------------- */
 
-/* One endpoint of the config file, its secret read. */
+/* One endpoint of the config file, its secrets read. */
 struct config_endpoint {
 	struct webhook_spec s;
 	uint8_t secret[DB_WEBHOOK_SECRET_MAX];
 	size_t secret_len;
 	char key_id[WEBHOOK_KEY_ID_LEN + 1];
+	uint8_t previous[DB_WEBHOOK_SECRET_MAX]; /* secret_previous= */
+	size_t previous_len;			 /* 0: none */
+	char key_id_previous[WEBHOOK_KEY_ID_LEN + 1];
 };
 
 /* Is @s's CA file one delivery will read (webhook_ca.h)? Else say why. */
@@ -429,31 +452,46 @@ static int check_ca(struct verifier *v, const struct webhook_spec *s)
 	return 0;
 }
 
-/* Read the secret of @c's file and check its CA file. */
-static int read_spec(struct verifier *v, struct config_endpoint *c)
+/* The secret in @file of endpoint @name into @secret, its id @key_id. */
+static int read_secret(const char *name, const char *file, uint8_t *secret,
+		       size_t *secret_len, char key_id[WEBHOOK_KEY_ID_LEN + 1])
 {
-	const struct webhook_spec *s = &c->s;
 	char err_text[512];
 	size_t len = 0;
 	char *text;
 	int rc;
 
-	text = file_read(s->secret_file, SECRET_FILE_MAX, &len, err_text,
+	text = file_read(file, SECRET_FILE_MAX, &len, err_text,
 			 sizeof(err_text));
 	if (text == NULL) {
-		log_warnx("webhook %s: %s", s->name, err_text);
+		log_warnx("webhook %s: %s", name, err_text);
 		return -1;
 	}
-	rc = webhook_secret_parse(text, len, c->secret, &c->secret_len);
+	rc = webhook_secret_parse(text, len, secret, secret_len);
 	OPENSSL_cleanse(text, len);
 	free(text);
 	if (rc < 0) {
 		log_warnx("webhook %s: %s: not a secret (whsec_ and the base64 of %d to %d bytes)",
-			  s->name, s->secret_file, DB_WEBHOOK_SECRET_MIN,
+			  name, file, DB_WEBHOOK_SECRET_MIN,
 			  DB_WEBHOOK_SECRET_MAX);
 		return -1;
 	}
-	webhook_key_id(c->secret, c->secret_len, c->key_id);
+	webhook_key_id(secret, *secret_len, key_id);
+	return 0;
+}
+
+/* Read the secrets of @c's files and check its CA file. */
+static int read_spec(struct verifier *v, struct config_endpoint *c)
+{
+	const struct webhook_spec *s = &c->s;
+
+	if (read_secret(s->name, s->secret_file, c->secret, &c->secret_len,
+			c->key_id) < 0)
+		return -1;
+	if (s->secret_previous_file[0] != '\0' &&
+	    read_secret(s->name, s->secret_previous_file, c->previous,
+			&c->previous_len, c->key_id_previous) < 0)
+		return -1;
 	if (s->ca_file[0] != '\0' && check_ca(v, s) < 0)
 		return -1;
 	return 0;
@@ -471,6 +509,11 @@ static void to_new(struct verifier *v, const struct config_endpoint *c,
 	n->secret = c->secret;
 	n->secret_len = c->secret_len;
 	n->key_id = c->key_id;
+	if (c->previous_len > 0) {
+		n->secret_previous = c->previous;
+		n->secret_previous_len = c->previous_len;
+		n->key_id_previous = c->key_id_previous;
+	}
 	n->from_config = 1;
 	n->max_pending = (unsigned int)v->cfg.webhook_max_pending;
 }

@@ -199,9 +199,13 @@ static int option(struct webhook_spec *s, const char *w, size_t n, char *why,
 	    copy_word(s->secret_file, sizeof(s->secret_file), w + 7, n - 7) ==
 		    0)
 		return 0;
+	if (n > 16 && memcmp(w, "secret_previous=", 16) == 0 &&
+	    copy_word(s->secret_previous_file, sizeof(s->secret_previous_file),
+		      w + 16, n - 16) == 0)
+		return 0;
 	snprintf(why, whylen,
 		 "webhook %s: unknown option '%.*s' (want "
-		 "ca=FILE, secret=FILE or allow-http)",
+		 "ca=FILE, secret=FILE, secret_previous=FILE or allow-http)",
 		 s->name, (int)(n > 64 ? 64 : n), w);
 	return -1;
 }
@@ -218,8 +222,9 @@ int webhook_spec_parse(const char *text, size_t len, struct webhook_spec *s,
 	    copy_word(s->name, sizeof(s->name), w, n) < 0 ||
 	    !webhook_name_ok(s->name)) {
 		snprintf(why, whylen,
-			 "webhook: want NAME URL [ca=FILE] "
-			 "[secret=FILE] [allow-http], NAME of [A-Za-z0-9._-], "
+			 "webhook: want NAME URL [ca=FILE] [secret=FILE] "
+			 "[secret_previous=FILE] [allow-http], NAME of "
+			 "[A-Za-z0-9._-], "
 			 "1-%d bytes",
 			 DB_WEBHOOK_NAME_MAX);
 		return -1;

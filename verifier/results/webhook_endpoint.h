@@ -3,7 +3,7 @@
  * webhook_endpoint.h - what makes a webhook endpoint acceptable: its
  * name, its URL (https://, or http:// to loopback or when allowed), and
  * the config file's "webhook = NAME URL [ca=FILE] [secret=FILE]
- * [allow-http]" lines. Checks only: no I/O.
+ * [secret_previous=FILE] [allow-http]" lines. Checks only: no I/O.
  */
 #ifndef IMATRUST_WEBHOOK_ENDPOINT_H
 #define IMATRUST_WEBHOOK_ENDPOINT_H
@@ -21,6 +21,8 @@ struct webhook_spec {
 						 * file name in webhook_ca_dir
 						 * (webhook_ca.h) */
 	char secret_file[CONFIG_PATH_MAX]; /* "" for none */
+	/* the secret a rotation replaces, still signing; "" for none */
+	char secret_previous_file[CONFIG_PATH_MAX];
 	int allow_http;
 };
 
@@ -68,14 +70,16 @@ int webhook_addr_check(const struct sockaddr *sa, int http, int allow_http,
 
 /**
  * webhook_spec_parse() - one "webhook" value of the config file.
- * @text: "NAME URL [ca=FILE] [secret=FILE] [allow-http]", @len bytes
+ * @text: "NAME URL [ca=FILE] [secret=FILE] [secret_previous=FILE]
+ *        [allow-http]", @len bytes
  * @len: its length
  * @s: receives the endpoint
  * @why: receives the reason on failure
  * @whylen: size of @why
  *
  * The config file's endpoints must name their secret file: the secret
- * is the operator's, shared with the receiver.
+ * is the operator's, shared with the receiver. secret_previous= names
+ * the one it replaces during a rotation: both sign.
  *
  * Return: 0, or -1 with @why filled.
  */

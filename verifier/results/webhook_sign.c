@@ -56,6 +56,24 @@ int webhook_sign(const uint8_t *secret, size_t secret_len, const char *id,
 	return 0;
 }
 
+int webhook_sign_all(const uint8_t *secret, size_t secret_len,
+		     const uint8_t *previous, size_t previous_len,
+		     const char *id, int64_t timestamp, const char *body,
+		     size_t body_len, char out[WEBHOOK_SIGNATURES_MAX])
+{
+	size_t n;
+
+	if (webhook_sign(secret, secret_len, id, timestamp, body, body_len,
+			 out) < 0)
+		return -1;
+	if (previous == NULL)
+		return 0;
+	n = strlen(out);
+	out[n++] = ' ';
+	return webhook_sign(previous, previous_len, id, timestamp, body,
+			    body_len, out + n);
+}
+
 void webhook_key_id(const uint8_t *secret, size_t secret_len,
 		    char out[WEBHOOK_KEY_ID_LEN + 1])
 {

@@ -23,6 +23,8 @@
 	(sizeof(WEBHOOK_SECRET_PREFIX) + B64_ENCODED_LEN(DB_WEBHOOK_SECRET_MAX))
 /* "v1," + base64 of a SHA-256 MAC, with its NUL */
 #define WEBHOOK_SIGNATURE_MAX (3 + B64_ENCODED_LEN(32) + 1)
+/* two of them, space-separated: a rotation under way */
+#define WEBHOOK_SIGNATURES_MAX (2 * WEBHOOK_SIGNATURE_MAX)
 #define WEBHOOK_KEY_ID_LEN 16 /* hex digits of a key id */
 
 /**
@@ -40,6 +42,28 @@
 int webhook_sign(const uint8_t *secret, size_t secret_len, const char *id,
 		 int64_t timestamp, const char *body, size_t body_len,
 		 char out[WEBHOOK_SIGNATURE_MAX]);
+
+/**
+ * webhook_sign_all() - the webhook-signature header's value while an
+ * endpoint may hold two secrets: "v1,<current>" alone, or, during a
+ * rotation, "v1,<current> v1,<previous>" (Standard Webhooks: signatures
+ * space-separated; a receiver accepts a message when one verifies).
+ * @secret: the current secret, @secret_len bytes
+ * @secret_len: its length
+ * @previous: the secret a rotation replaced, or NULL
+ * @previous_len: its length
+ * @id: the message id
+ * @timestamp: seconds since the epoch
+ * @body: the exact bytes sent, @body_len of them
+ * @body_len: their number
+ * @out: receives the value, NUL-terminated
+ *
+ * Return: 0, or -1 when a MAC cannot be computed.
+ */
+int webhook_sign_all(const uint8_t *secret, size_t secret_len,
+		     const uint8_t *previous, size_t previous_len,
+		     const char *id, int64_t timestamp, const char *body,
+		     size_t body_len, char out[WEBHOOK_SIGNATURES_MAX]);
 
 /**
  * webhook_key_id() - the name of a secret: the first 8 bytes of its

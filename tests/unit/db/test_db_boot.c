@@ -858,6 +858,8 @@ static int record_text(int64_t boot_id, const struct db_record *r, void *arg)
 
 /* Schema 16 on SQLite: boot ?1's 600 records and ?2's 3 as rows. */
 static const char sql_schema_16[] =
+	"ALTER TABLE webhooks DROP COLUMN secret_previous;" /* 0022 */
+	"ALTER TABLE webhooks DROP COLUMN key_id_previous;"
 	"ALTER TABLE tokens DROP COLUMN role;" /* 0021 */
 	"ALTER TABLE tokens DROP COLUMN expires_at;"
 	"ALTER TABLE tokens DROP COLUMN last_used;"
@@ -903,6 +905,8 @@ static const char sql_schema_16[] =
 
 /* The same on PostgreSQL, as its 0016 left records. */
 static const char sql_schema_16_pg[] =
+	"ALTER TABLE webhooks DROP COLUMN secret_previous, "
+	"DROP COLUMN key_id_previous;" /* 0022 */
 	"ALTER TABLE tokens DROP COLUMN role, DROP COLUMN expires_at, "
 	"DROP COLUMN last_used;" /* 0021 */
 	"ALTER TABLE audit DROP COLUMN role;"

@@ -690,6 +690,132 @@ static void test_endpoints(void **state)
 	tdb_remove(&t);
 }
 
+/* What db_webhook_due() hands over of a rotation. */
+struct rotated {
+	int n;
+	char key_id[DB_WEBHOOK_KEY_ID_MAX + 1];
+	char previous_id[DB_WEBHOOK_KEY_ID_MAX + 1]; /* "-": none */
+	uint8_t secret0;			     /* the current's first */
+	uint8_t previous[DB_WEBHOOK_SECRET_MAX];
+	size_t previous_len;
+};
+
+static int rotated_cb(const struct db_webhook_message *m, void *arg)
+{
+	struct rotated *r = arg;
+
+	r->n++;
+	snprintf(r->key_id, sizeof(r->key_id), "%s", m->key_id);
+	snprintf(r->previous_id, sizeof(r->previous_id), "%s",
+		 m->key_id_previous != NULL ? m->key_id_previous : "-");
+	r->secret0 = m->secret[0];
+	r->previous_len = m->secret_previous != NULL ? m->secret_previous_len :
+						       0;
+	assert_true(r->previous_len <= sizeof(r->previous));
+	if (r->previous_len > 0)
+		memcpy(r->previous, m->secret_previous, r->previous_len);
+	return 0;
+}
+
+static void load_rotated(struct tdb *t, struct rotated *r)
+{
+	struct imt_error err;
+
+	memset(r, 0, sizeof(*r));
+	if (db_webhook_due(t->db, T_NOW + 100, MAX_DUE, rotated_cb, r, &err) <
+	    0)
+		fail_msg("due: %s", err.msg);
+}
+
+/* A rotation: both secrets handed over until it is finished. */
+static void test_rotation(void **state)
+{
+	static const uint8_t fresh[32] = { 0xf2, 0x01 };
+	struct db_webhook_new w = {
+		.name = "cfg",
+		.url = "https://cfg.example/",
+		.secret = secret,
+		.secret_len = sizeof(secret),
+		.key_id = "kc",
+		.secret_previous = fresh,
+		.secret_previous_len = sizeof(fresh),
+		.key_id_previous = "kp",
+		.max_pending = 10,
+		.from_config = 1,
+	};
+	enum db_webhook_rotation o;
+	struct imt_error err;
+	struct rotated r;
+	struct tdb t;
+
+	(void)state;
+	tdb_new(&t);
+	add_endpoint(&t, "nac", 100);
+	tdb_machine(&t, "m1", DB_STATE_ENROLLING);
+	load_rotated(&t, &r);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.previous_id, "-");
+	assert_int_equal(r.previous_len, 0);
+
+	assert_int_equal(db_webhook_rotate(t.db, "nac", fresh, sizeof(fresh),
+					   "k2", &o, &err),
+			 0);
+	assert_int_equal(o, DB_WEBHOOK_ROTATED);
+	load_rotated(&t, &r);
+	assert_string_equal(r.key_id, "k2");
+	assert_int_equal(r.secret0, 0xf2);
+	assert_string_equal(r.previous_id, "k1");
+	assert_int_equal(r.previous_len, sizeof(secret));
+	assert_memory_equal(r.previous, secret, sizeof(secret));
+	/* one at a time; an unknown endpoint */
+	assert_int_equal(db_webhook_rotate(t.db, "nac", secret, sizeof(secret),
+					   "k3", &o, &err),
+			 0);
+	assert_int_equal(o, DB_WEBHOOK_UNDER_WAY);
+	assert_int_equal(db_webhook_rotate(t.db, "none", secret, sizeof(secret),
+					   "k3", &o, &err),
+			 0);
+	assert_int_equal(o, DB_WEBHOOK_NO_ENDPOINT);
+	assert_int_equal(tdb_int(&t,
+				 "SELECT count(*) FROM webhooks WHERE "
+				 "key_id = 'k2' AND key_id_previous = 'k1'"),
+			 1);
+
+	assert_int_equal(db_webhook_rotate_finish(t.db, "nac", &o, &err), 0);
+	assert_int_equal(o, DB_WEBHOOK_ROTATED);
+	load_rotated(&t, &r);
+	assert_string_equal(r.key_id, "k2");
+	assert_string_equal(r.previous_id, "-");
+	assert_int_equal(r.previous_len, 0);
+	assert_int_equal(db_webhook_rotate_finish(t.db, "nac", &o, &err), 0);
+	assert_int_equal(o, DB_WEBHOOK_NOT_UNDER_WAY);
+
+	/* the config file's: its previous secret from there, not rotated here */
+	assert_int_equal(db_webhook_put(t.db, &w, T_NOW, NULL, &err), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM webhooks WHERE "
+				     "name = 'cfg' AND key_id_previous = 'kp' "
+				     "AND secret_previous IS NOT NULL"),
+			 1);
+	assert_int_equal(db_webhook_rotate(t.db, "cfg", fresh, sizeof(fresh),
+					   "k4", &o, &err),
+			 0);
+	assert_int_equal(o, DB_WEBHOOK_FROM_CONFIG);
+	assert_int_equal(db_webhook_rotate_finish(t.db, "cfg", &o, &err), 0);
+	assert_int_equal(o, DB_WEBHOOK_FROM_CONFIG);
+	w.secret_previous = NULL;
+	w.key_id_previous = NULL;
+	assert_int_equal(db_webhook_put(t.db, &w, T_NOW, NULL, &err), 0);
+	assert_int_equal(tdb_int(&t, "SELECT count(*) FROM webhooks WHERE "
+				     "name = 'cfg' AND key_id_previous IS NULL "
+				     "AND secret_previous IS NULL"),
+			 1);
+	w.secret_previous = fresh;
+	w.secret_previous_len = DB_WEBHOOK_SECRET_MIN - 1;
+	w.key_id_previous = "kp";
+	assert_int_equal(db_webhook_put(t.db, &w, T_NOW, NULL, &err), -1);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_rotation),
 		cmocka_unit_test(test_removed),
 		cmocka_unit_test(test_on_queued),
 	};

@@ -11,6 +11,7 @@
 #include "db_token.h"
 #include "verifier_test.h"
 #include "result_key.h"
+#include "result_keys.h"
 #include "wire.h"
 #include "../../../tools/openapi_schema.h"
 #include "routes.h"
@@ -47,8 +48,8 @@ static int setup(void **state)
 	tv_machine(f->t, "node-b", DB_STATE_UNTRUSTED);
 	tv_machine(f->t, "node-p", DB_STATE_PENDING);
 	tv_boot(f->t, "node-b", recs, 3);
-	f->t->v.result_key = result_key_from_pkey(
-		EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"));
+	f->t->v.result_keys = result_keys_of(result_key_from_pkey(
+		EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256")));
 	*state = f;
 	return 0;
 }
@@ -57,7 +58,7 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	result_key_free(f->t->v.result_key);
+	result_keys_close(f->t->v.result_keys);
 	tv_free(f->t);
 	json_decref(f->spec);
 	free(f);

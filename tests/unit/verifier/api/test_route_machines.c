@@ -11,6 +11,7 @@
 #include "db_ref.h"
 #include "verifier_test.h"
 #include "result_key.h"
+#include "result_keys.h"
 
 /* test_fpr_of("node-a"), and "node-c" in upper case, as hex */
 #define FPR_A "6e6f64652d61f6f7f8f9fafbfcfdfefff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
@@ -548,9 +549,9 @@ static void test_reads_beside_writer(void **state)
 				    32, TV_NOW, &err),
 			 0);
 	tv_boot(t, "node-a", recs, 2);
-	t->v.result_key = result_key_from_pkey(
-		EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"));
-	assert_non_null(t->v.result_key);
+	t->v.result_keys = result_keys_of(result_key_from_pkey(
+		EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256")));
+	assert_non_null(t->v.result_keys);
 	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
 		struct read_call rc = { t,
 					reads[i].h,
@@ -575,8 +576,8 @@ static void test_reads_beside_writer(void **state)
 		if (rc.status != reads[i].want)
 			fail_msg("%s: status %u", reads[i].name, rc.status);
 	}
-	result_key_free(t->v.result_key);
-	t->v.result_key = NULL;
+	result_keys_close(t->v.result_keys);
+	t->v.result_keys = NULL;
 }
 
 /*

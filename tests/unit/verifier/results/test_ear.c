@@ -17,6 +17,7 @@
 #include "b64.h"
 #include "ear.h"
 #include "result_key.h"
+#include "result_keys.h"
 
 #define NONCE8 "AAECAwQFBgc" /* bytes 0..7 */
 
@@ -303,11 +304,14 @@ static void test_no_nonce_claim(void **state)
 
 /* --- the routes ------------------------------------------------------- */
 
+static struct result_key *route_key; /* owned by the verifier's keys */
+
 static int route_setup(void **state)
 {
 	struct tv *t = tv_new();
 
-	t->v.result_key = new_key();
+	route_key = new_key();
+	t->v.result_keys = result_keys_of(route_key);
 	tv_machine(t, "good", DB_STATE_TRUSTED);
 	tv_machine(t, "bad", DB_STATE_UNTRUSTED);
 	tv_serve(t);
@@ -319,7 +323,7 @@ static int route_teardown(void **state)
 {
 	struct tv *t = *state;
 
-	result_key_free(t->v.result_key);
+	result_keys_close(t->v.result_keys);
 	tv_free(t);
 	return 0;
 }
@@ -338,7 +342,7 @@ static void test_route_jwks(void **state)
 	assert_int_equal(json_array_size(json_object_get(j, "keys")), 1);
 	key = json_array_get(json_object_get(j, "keys"), 0);
 	assert_string_equal(json_string_value(json_object_get(key, "kid")),
-			    t->v.result_key->kid);
+			    route_key->kid);
 	json_decref(j);
 	free(text);
 }
@@ -356,9 +360,9 @@ static json_t *result_of(struct tv *t, const char *id, const char *query)
 	assert_int_equal(status, 200);
 	tok = json_string_value(json_object_get(a, "result"));
 	assert_non_null(tok);
-	assert_true(jws_verifies(t->v.result_key, tok));
+	assert_true(jws_verifies(route_key, tok));
 	assert_string_equal(json_string_value(json_object_get(a, "kid")),
-			    t->v.result_key->kid);
+			    route_key->kid);
 	payload = part_json(tok, 1);
 	assert_string_equal(json_string_value(json_object_get(payload, "sub")),
 			    id);

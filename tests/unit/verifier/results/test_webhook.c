@@ -65,6 +65,33 @@ static void test_signature_vector(void **state)
 	assert_string_not_equal(sig, EX_SIG);
 }
 
+/* During a rotation both secrets sign, the current one first. */
+static void test_sign_all(void **state)
+{
+	uint8_t secret[DB_WEBHOOK_SECRET_MAX], other[32] = { 7 };
+	char all[WEBHOOK_SIGNATURES_MAX], one[WEBHOOK_SIGNATURE_MAX];
+	char want[WEBHOOK_SIGNATURES_MAX];
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(webhook_secret_parse(EX_SECRET, strlen(EX_SECRET),
+					      secret, &len),
+			 0);
+	assert_int_equal(webhook_sign_all(secret, len, NULL, 0, EX_ID, EX_TS,
+					  EX_BODY, strlen(EX_BODY), all),
+			 0);
+	assert_string_equal(all, EX_SIG);
+	assert_int_equal(webhook_sign(other, sizeof(other), EX_ID, EX_TS,
+				      EX_BODY, strlen(EX_BODY), one),
+			 0);
+	assert_int_equal(webhook_sign_all(other, sizeof(other), secret, len,
+					  EX_ID, EX_TS, EX_BODY,
+					  strlen(EX_BODY), all),
+			 0);
+	snprintf(want, sizeof(want), "%s %s", one, EX_SIG);
+	assert_string_equal(all, want);
+}
+
 static void test_secret_text(void **state)
 {
 	uint8_t raw[32], back[DB_WEBHOOK_SECRET_MAX];
@@ -238,7 +265,8 @@ static void test_config_lines(void **state)
 	(void)state;
 	assert_int_equal(parse(BASE
 			       "webhook = nac https://nac.example/h secret=/etc/s ca=nac.pem\n"
-			       "webhook = pager http://127.0.0.1:9/p secret=/etc/p\n"
+			       "webhook = pager http://127.0.0.1:9/p secret=/etc/p "
+			       "secret_previous=/etc/p0\n"
 			       "webhook_max_pending = 50\n",
 			       &c, err),
 			 0);
@@ -251,11 +279,13 @@ static void test_config_lines(void **state)
 	assert_string_equal(s.url, "https://nac.example/h");
 	assert_string_equal(s.ca_file, "nac.pem");
 	assert_string_equal(s.secret_file, "/etc/s");
+	assert_string_equal(s.secret_previous_file, "");
 	assert_int_equal(s.allow_http, 0);
 	assert_int_equal(webhook_spec_next(&c, &pos, &line, &len), 1);
 	assert_int_equal(webhook_spec_parse(line, len, &s, err, sizeof(err)),
 			 0);
 	assert_string_equal(s.name, "pager");
+	assert_string_equal(s.secret_previous_file, "/etc/p0");
 	assert_int_equal(webhook_spec_next(&c, &pos, &line, &len), 0);
 
 	assert_int_equal(parse(BASE "webhook = nac http://nac.example/ "
@@ -308,6 +338,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signature_vector),
+		cmocka_unit_test(test_sign_all),
 		cmocka_unit_test(test_secret_text),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_url_rule),
