@@ -68,18 +68,22 @@ static int agent_replay_start(struct agent *a)
  * does not answer. Return: 0, 1 on a stop request, -1 on failure. */
 static int agent_tpm_start(struct agent *a)
 {
+	char buf[16];
+	const char *kind = agent_ek_kind(a->cfg, buf, sizeof(buf));
 	enum tpm_status st;
 	uint32_t ms;
 
 	for (;;) {
 		st = tpm_open(a->cfg->tcti, &a->tpm);
 		if (st == TPM_OK)
-			st = tpm_ek_find(a->tpm, a->cfg->ek, a->alg, &a->ek);
+			st = tpm_ek_find(a->tpm, kind, a->alg, &a->ek);
 		if (st == TPM_OK)
 			st = tpm_ak_load(a->tpm, a->cfg->state_dir, a->alg,
 					 &a->ak);
-		if (st == TPM_OK)
+		if (st == TPM_OK) {
+			agent_ek_remember(a->cfg, &a->ek);
 			return 0;
+		}
 		tpm_close(a->tpm);
 		a->tpm = NULL;
 		if (st != TPM_ERR_COMM) {

@@ -46,6 +46,14 @@
  */
 #define AGENT_ROUND_MIN_MS 250
 
+/*
+ * agent_ek.c: the EK kind to ask tpm_ek_find() for (@c->ek, or for
+ * "auto" the EK this machine took before, remembered in its state
+ * directory; @buf holds it), and agent_ek_remember(), the EK taken.
+ */
+const char *agent_ek_kind(const struct agent_config *c, char *buf, size_t n);
+void agent_ek_remember(const struct agent_config *c, const struct tpm_ek *ek);
+
 enum agent_step {
 	STEP_CONNECT, /* POST /nonce */
 	STEP_ENROLL,  /* POST /v1/agents, activate */

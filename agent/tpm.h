@@ -126,8 +126,9 @@ void tpm_close(struct tpm *t);
  * certificate and certificate chain.
  * @t: the TPM
  * @kind: "rsa2048" (templates L-1, H-1), "p256" (L-2, H-2), "rsa3072"
- *	  (H-6), "p384" (H-3) of the TCG EK Credential Profile 2.5, or
- *	  "auto": those of @alg's family, then the others
+ *	  (H-6), "p384" (H-3) of the TCG EK Credential Profile 2.5, one
+ *	  template by the profile's name ("L-1", "H-6"), or "auto": those
+ *	  of @alg's family, then the others
  * @alg: the family "auto" tries first, and whose low-range EK it takes
  *	 when no EK has a certificate
  * @ek: receives the EK public area, certificate and chain

@@ -363,8 +363,10 @@ static size_t tpm_ek_candidates(const char *kind, enum tpm_key_alg alg,
 		for (i = 0; i < TPM_EK_PROFILES; i++) {
 			const struct tpm_ek_profile *p = &tpm_ek_profiles[i];
 
-			if (automatic ? (p->alg == alg) == (pass == 0) :
-					pass == 0 && strcmp(p->kind, kind) == 0)
+			if (automatic ?
+				    (p->alg == alg) == (pass == 0) :
+				    pass == 0 && (strcmp(p->kind, kind) == 0 ||
+						  strcmp(p->tmpl, kind) == 0))
 				out[n++] = p;
 		}
 	}

@@ -162,6 +162,25 @@ expect "the reason says the chain does not reach ek_ca" \
 	"does not chain" "$(reason_of m-refused)"
 agent_stop
 
+# --- ek = auto keeps the EK a machine took before (agent_ek.c) -------------
+check "ek = auto remembers the template it took in state_dir" \
+	grep -qx "H-6" "$tmp/state/ek.profile"
+# an agent before "ek" always took the low range of key_alg: its AK in
+# state_dir, without ek.profile, keeps auto on that EK, not H-6
+rm -f "$tmp/state/ek.profile"
+: >"$tmp/agent.log"
+lab_agent_start m-legacy "ek = auto"
+check "ek = auto with an older agent's AK: that agent's EK, L-1" \
+	within 10 grep -q "EK rsa2048 (L-1)" "$tmp/agent.log"
+agent_stop
+check "... and remembered" grep -qx "L-1" "$tmp/state/ek.profile"
+: >"$tmp/agent.log"
+lab_agent_start m-legacy "ek = auto"
+check "ek = auto with ek.profile: the EK it names, not the search's" \
+	within 10 grep -q "the EK this machine took before (L-1)" "$tmp/agent.log"
+check "... L-1 again" within 10 grep -q "EK rsa2048 (L-1)" "$tmp/agent.log"
+agent_stop
+
 # --- the low-range template and nonce the TPM keeps in NV -----------------
 # L-1 with an empty unique at 0x01c00004, a nonce at 0x01c00003: the EK is
 # the primary of that template with the nonce, zero-padded to 256 bytes,
