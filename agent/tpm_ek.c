@@ -349,27 +349,32 @@ static enum tpm_status tpm_ek_chain(struct tpm *t, struct tpm_ek *ek)
 }
 
 /*
+ * Is @p one @kind names in @pass? "auto": its family in pass 0, the
+ * other in pass 1; a kind ("rsa2048") or a template ("L-1"): pass 0.
+ */
+static int tpm_ek_named(const struct tpm_ek_profile *p, const char *kind,
+			enum tpm_key_alg alg, int pass)
+{
+	if (strcmp(kind, "auto") == 0)
+		return (p->alg == alg) == (pass == 0);
+	return pass == 0 &&
+	       (strcmp(p->kind, kind) == 0 || strcmp(p->tmpl, kind) == 0);
+}
+
+/*
  * The profiles @kind names into @out, in the order they are tried; for
  * "auto" those of @alg's family first. Return: how many.
  */
 static size_t tpm_ek_candidates(const char *kind, enum tpm_key_alg alg,
 				const struct tpm_ek_profile **out)
 {
-	int automatic = strcmp(kind, "auto") == 0;
 	size_t i, n = 0;
 	int pass;
 
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < TPM_EK_PROFILES; i++) {
-			const struct tpm_ek_profile *p = &tpm_ek_profiles[i];
-
-			if (automatic ?
-				    (p->alg == alg) == (pass == 0) :
-				    pass == 0 && (strcmp(p->kind, kind) == 0 ||
-						  strcmp(p->tmpl, kind) == 0))
-				out[n++] = p;
-		}
-	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < TPM_EK_PROFILES; i++)
+			if (tpm_ek_named(&tpm_ek_profiles[i], kind, alg, pass))
+				out[n++] = &tpm_ek_profiles[i];
 	return n;
 }
 
