@@ -71,3 +71,21 @@ void engine_resume_changes(struct verifier *v, int64_t now)
 out:
 	cluster_change_end(v);
 }
+
+void engine_load_references(struct verifier *v)
+{
+	struct db_ref_index_stats st;
+	struct imt_error err;
+	int rc;
+
+	pthread_mutex_lock(&v->lock);
+	rc = db_ref_index_refresh(v->db, &err);
+	db_ref_index_stats(v->db, &st);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		log_warnx("references in memory: %s (the database answers)",
+			  err.msg);
+	else if (st.built)
+		log_info("%zu references in memory, %zu bytes", st.refs,
+			 st.bytes);
+}
