@@ -286,7 +286,14 @@ static long source_index(const struct db_ref_index *x, int64_t id)
 	return lo < x->nsrc && x->src_ids[lo] == id ? (long)lo : -1;
 }
 
-/* The policy named @name (rows come sorted), appended when new. */
+static int cmp_policy(const void *a, const void *b)
+{
+	const struct policy_sel *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* The policy named @name (rows come grouped by name), appended when new. */
 static struct policy_sel *policy_add(struct db_ref_index *x, size_t *cap,
 				     const char *name)
 {
@@ -338,6 +345,9 @@ static int load_selected(struct db *db, struct db_ref_index *x,
 		rc = 0;
 out:
 	db_reset(st);
+	/* bytewise, as selection() searches: not the database's collation */
+	if (rc == 0)
+		qsort(x->pol, x->npol, sizeof(*x->pol), cmp_policy);
 	return rc;
 }
 

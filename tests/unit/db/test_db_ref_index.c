@@ -26,8 +26,9 @@ static const struct db_ref_source srcs[NSRC] = {
 	{ .kind = DB_SOURCE_GOLDEN_LIST, .name = "g2" },
 	{ .kind = DB_SOURCE_DIR_TREE, .name = "/srv" },
 };
-static const char *const policies[] = { NULL,	"default", "debs",
-					"gold", "none",	   "nosuch" };
+/* "Zeta" sorts before "debs" bytewise, after it in most locales */
+static const char *const policies[] = { NULL,	"default", "debs", "gold",
+					"none", "nosuch",  "Zeta" };
 #define NPOL (sizeof(policies) / sizeof(policies[0]))
 
 static char paths[NPATH][32];
@@ -61,7 +62,8 @@ static void put_policies(struct db *db)
 
 	if (db_policy_put(db, "debs", "{}", 0, debs, 1, T_NOW, &err) < 0 ||
 	    db_policy_put(db, "gold", "{}", 0, gold, 2, T_NOW, &err) < 0 ||
-	    db_policy_put(db, "none", "{}", 0, none, 1, T_NOW, &err) < 0)
+	    db_policy_put(db, "none", "{}", 0, none, 1, T_NOW, &err) < 0 ||
+	    db_policy_put(db, "Zeta", "{}", 0, debs, 1, T_NOW, &err) < 0)
 		fail_msg("policies: %s", err.msg);
 }
 
