@@ -58,6 +58,7 @@ struct db {
 	struct db_ref_cache *ref_cache; /* NULL until the first lookup */
 	/* db_ref_index.c: the references in memory, NULL until built */
 	struct db_ref_index *ref_index;
+	struct db_ref_bg *ref_bg;     /* background rebuilds, or NULL */
 	int ref_index_off;	      /* tests: lookups go to the SQL */
 	uint64_t ref_index_fallbacks; /* lookups to SQL since the last build */
 	uint64_t ref_index_builds, ref_index_hits;

@@ -208,6 +208,15 @@ void db_ref_index_stats(struct db *db, struct db_ref_index_stats *out);
  * committed meanwhile (the lookups then rebuild when due).
  */
 int db_ref_index_refresh(struct db *db, struct imt_error *err);
+/**
+ * db_ref_index_background() - from now on rebuild the index on a reader
+ * connection to @path (db_open_reader()) in a thread of its own, when
+ * due, instead of in a lookup: the lookups meanwhile go to the cache and
+ * SQL, and the first one after it finished takes it. db_close() waits
+ * for a rebuild under way.
+ */
+int db_ref_index_background(struct db *db, const char *path,
+			    struct imt_error *err);
 
 /**
  * db_ref_origin() - which source of @policy vouches for (@path, @digest):

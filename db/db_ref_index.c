@@ -11,12 +11,16 @@
  * the command line, gives the epoch a new random value in the same
  * transaction (migration 0013), so a snapshot at E holds exactly what the
  * SQL would read in such a transaction. Otherwise the lookup goes to the
- * cache and SQL, and the index is rebuilt on this connection once the
- * lookups that went there since it went stale would have read as many
- * rows as the rebuild reads (a lookup counting for 32 rows): a burst of
- * imports costs few rebuilds, a steady stream of evidence one, and a
- * command that looks up a few records none. The verifier builds it at
- * start (db_ref_index_refresh()); a reader connection never does.
+ * cache and SQL, and the index is rebuilt once the lookups that went
+ * there since it went stale would have read as many rows as the rebuild
+ * reads (a lookup counting for 32 rows): a burst of imports costs few
+ * rebuilds, a steady stream of evidence one, and a command that looks up
+ * a few records none. The rebuild runs in the lookup, on its connection,
+ * or with db_ref_index_background() in a thread on a reader connection
+ * of its own, in one read snapshot, which the next lookup after it
+ * finished takes (its epoch checked as any index's). The verifier builds
+ * it at start (db_ref_index_refresh()), then in the background; a
+ * reader connection never builds one.
  *
  * A build reads the epoch, the sources, each policy's selected sources
  * (the SQL's own GLOB or imatrust_glob), the visible references in pages
@@ -39,6 +43,7 @@
  * a fingerprint means for a verdict).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -85,6 +90,20 @@ struct db_ref_index {
 	struct policy_sel *pol; /* sorted by name */
 	size_t npol;
 	size_t bytes;
+};
+
+/*
+ * Rebuilds on a connection of their own (db_ref_index_background()): one
+ * thread at a time opens a reader, builds in one read snapshot, and
+ * leaves the index in @done for the next lookup to take.
+ */
+struct db_ref_bg {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	int running; /* a thread was started and not joined */
+	int finished;
+	struct db_ref_index *done;
+	char *path;
 };
 
 /* ---- SipHash-2-4 ------------------------------------------------------- */
@@ -173,12 +192,29 @@ static void index_free(struct db_ref_index *x)
 	free(x);
 }
 
+static void bg_join(struct db_ref_bg *bg)
+{
+	if (bg->running) {
+		pthread_join(bg->thread, NULL);
+		bg->running = 0;
+		bg->finished = 0;
+	}
+}
+
 void db_ref_index_free(struct db *db)
 {
 	if (db == NULL)
 		return;
 	index_free(db->ref_index);
 	db->ref_index = NULL;
+	if (db->ref_bg != NULL) {
+		bg_join(db->ref_bg);
+		index_free(db->ref_bg->done);
+		free(db->ref_bg->path);
+		pthread_mutex_destroy(&db->ref_bg->lock);
+		free(db->ref_bg);
+		db->ref_bg = NULL;
+	}
 }
 
 static size_t refs_total(const struct db_ref_index *x)
@@ -621,9 +657,91 @@ int db_ref_index_refresh(struct db *db, struct imt_error *err)
 	db->ref_index_builds++;
 	if (rc < 0 || x == NULL)
 		return rc;
-	db_ref_index_free(db);
+	index_free(db->ref_index);
 	db->ref_index = x;
 	return 0;
+}
+
+/* ---- rebuilds in the background ------------------------------------------ */
+
+static void *bg_main(void *arg)
+{
+	struct db_ref_bg *bg = arg;
+	struct db_ref_index *x = NULL;
+	struct imt_error err;
+	struct db *r;
+
+	if (db_open_reader(bg->path, &r, &err) == 0) {
+		if (db_read_begin(r, &err) == 0) {
+			if (build(r, &x, &err) < 0)
+				x = NULL;
+			db_read_end(r);
+		}
+		db_close(r);
+	}
+	pthread_mutex_lock(&bg->lock);
+	index_free(bg->done);
+	bg->done = x;
+	bg->finished = 1;
+	pthread_mutex_unlock(&bg->lock);
+	return NULL;
+}
+
+int db_ref_index_background(struct db *db, const char *path,
+			    struct imt_error *err)
+{
+	struct db_ref_bg *bg;
+
+	if (db == NULL || path == NULL)
+		return db_bad(err, "no database or path");
+	if (db->ref_bg != NULL)
+		return 0;
+	bg = calloc(1, sizeof(*bg));
+	if (bg != NULL)
+		bg->path = strdup(path);
+	if (bg == NULL || bg->path == NULL) {
+		free(bg);
+		return db_err(err, IMT_ERR_INTERNAL, "out of memory");
+	}
+	pthread_mutex_init(&bg->lock, NULL);
+	db->ref_bg = bg;
+	return 0;
+}
+
+/*
+ * With background rebuilds: take a finished one (the lookups check its
+ * epoch as any other's), or start one when due and none runs. 1 when
+ * the caller is to go on without building on its own connection.
+ */
+static int bg_step(struct db *db, int due)
+{
+	struct db_ref_bg *bg = db->ref_bg;
+	struct db_ref_index *x = NULL;
+	int finished;
+
+	if (bg == NULL)
+		return 0;
+	pthread_mutex_lock(&bg->lock);
+	finished = bg->finished;
+	if (finished) {
+		x = bg->done;
+		bg->done = NULL;
+	}
+	pthread_mutex_unlock(&bg->lock);
+	if (finished) {
+		bg_join(bg);
+		db->ref_index_builds++;
+		db->ref_index_fallbacks = 0;
+		if (x != NULL) {
+			index_free(db->ref_index);
+			db->ref_index = x;
+		}
+		return 1;
+	}
+	if (due && !bg->running &&
+	    pthread_create(&bg->thread, NULL, bg_main, bg) == 0)
+		bg->running = 1;
+	return 1;
 }
 
 /* ---- lookups ------------------------------------------------------------- */
@@ -804,9 +922,9 @@ int db_ref_index_get(struct db *db, const char *policy, const char *path,
 	if (db->ref_index == NULL || db->ref_index->epoch != epoch) {
 		db->ref_index_fallbacks++;
 		rc = rebuild_due(db, err);
-		if (rc <= 0)
+		if (rc < 0 || (db->ref_bg == NULL && rc == 0))
 			return rc;
-		if (db_ref_index_refresh(db, err) < 0)
+		if (bg_step(db, rc) == 0 && db_ref_index_refresh(db, err) < 0)
 			return -1;
 		if (db->ref_index == NULL || db->ref_index->epoch != epoch)
 			return 0;

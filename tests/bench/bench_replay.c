@@ -10,7 +10,9 @@
  * REFS is gen-ima-list's refs.sha256sum ("HEX  PATH" lines). Before the
  * clock starts, they are imported into a fresh SQLite file in a
  * temporary directory as one source (dir-tree "bench"), in one import
- * transaction as import_store.c does, for a machine created there.
+ * transaction as import_store.c does, for a machine created there;
+ * then the references in memory are built (db_ref_index_refresh(), as
+ * the verifier does before serving), untimed too: "index ..." line.
  *
  * The records go in batches of BATCH, as evidence does (engine_evidence.c
  * commit()): under v->lock, one transaction (db_batch_begin()) that
@@ -22,7 +24,7 @@
  * parse+replay, judge, store and total, "floor ..." for the old
  * in-memory lookup (digest_set, which the verifier does not use) and
  * "import ..." for the untimed import; then "cache first ..." (the
- * reference cache's hits and misses) and the "fleet ..." lines of a
+ * lookups answered from memory, index or cache, and the SQL's) and the "fleet ..." lines of a
  * second machine with the same list (fleet_pass()). Exits 1 when a
  * replay does not end at the expected PCR 10 or a record is not judged
  * known (boot_aggregate: excluded).

@@ -75,12 +75,16 @@ out:
 void engine_load_references(struct verifier *v)
 {
 	struct db_ref_index_stats st;
-	struct imt_error err;
+	struct imt_error err, bg_err;
 	int rc;
 
 	pthread_mutex_lock(&v->lock);
 	rc = db_ref_index_refresh(v->db, &err);
 	db_ref_index_stats(v->db, &st);
+	/* later rebuilds on a connection of their own, beside the lock */
+	if (db_ref_index_background(v->db, v->cfg.database, &bg_err) < 0)
+		log_warnx("references in memory: %s (rebuilt in the lookups)",
+			  bg_err.msg);
 	pthread_mutex_unlock(&v->lock);
 	if (rc < 0)
 		log_warnx("references in memory: %s (the database answers)",

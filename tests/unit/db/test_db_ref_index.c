@@ -331,12 +331,53 @@ static void test_import_open_bypasses(void **state)
 	tdb_remove(&t);
 }
 
+/*
+ * Rebuilt on a connection of its own: meanwhile the SQL answers, then
+ * the finished index does, with the classes the SQL gives.
+ */
+static void test_background_rebuild(void **state)
+{
+	struct db_ref_entry e;
+	struct imt_error err;
+	struct db *other;
+	struct tdb t;
+	uint64_t h;
+	int i;
+
+	(void)state;
+	world();
+	tdb_new(&t);
+	other = tdb_other(&t);
+	assert_int_equal(db_ref_index_background(t.db, t.path, &err), 0);
+	assert_int_equal(db_ref_index_refresh(t.db, &err), 0);
+	assert_int_equal(lookup(t.db, 0, 0), DB_REF_UNKNOWN_PATH);
+	h = hits(t.db);
+	assert_int_equal(h, 1);
+	e = (struct db_ref_entry){ paths[0], "sha256", digs[0], 32, 1 };
+	if (db_ref_add_entry(other, &srcs[0], &e, T_NOW, &err) < 0)
+		fail_msg("add: %s", err.msg);
+	/* stale: the SQL answers; the rebuild runs beside the lookups */
+	assert_int_equal(lookup(t.db, 0, 0), DB_REF_KNOWN);
+	assert_int_equal(hits(t.db), h);
+	for (i = 0; i < 500 && hits(t.db) == h; i++) {
+		assert_int_equal(lookup(t.db, 0, 1), DB_REF_MISMATCH_CONFFILE);
+		usleep(10000);
+	}
+	assert_true(hits(t.db) > h);
+	assert_int_equal(lookup(t.db, 0, 0), DB_REF_KNOWN);
+	assert_int_equal(lookup(t.db, 1, 0), DB_REF_KNOWN_ANY_PATH);
+	compare(t.db);
+	db_close(other);
+	tdb_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_agreement),
 		cmocka_unit_test(test_stale_falls_back),
 		cmocka_unit_test(test_import_open_bypasses),
+		cmocka_unit_test(test_background_rebuild),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
