@@ -56,6 +56,14 @@ struct db {
 	/* counts transactions and savepoints begun: db_ref_cache.c */
 	uint64_t tx_serial;
 	struct db_ref_cache *ref_cache; /* NULL until the first lookup */
+	/* db_ref_index.c: the references in memory, NULL until built */
+	struct db_ref_index *ref_index;
+	struct db_ref_bg *ref_bg;     /* background rebuilds, or NULL */
+	int ref_index_off;	      /* tests: lookups go to the SQL */
+	uint64_t ref_index_fallbacks; /* lookups to SQL since the last build */
+	uint64_t ref_index_builds, ref_index_hits;
+	uint64_t ref_index_rows; /* before the first build: a guess */
+	int ref_index_sized;	 /* ref_index_rows was read */
 	int reader; /* db_open_reader(): reads only, no migration */
 	/* db_audit_on_commit(): the audit entries of the open transaction,
 	 * told to @audit_fn once it commits (db_audit.c) */
@@ -90,8 +98,25 @@ int db_ref_cache_get(struct db *db, const char *policy, const char *path,
 /* db_ref_cache_put() - remember @cls for @key, a db_ref_cache_get() miss. */
 void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
 		      enum db_ref_class cls);
-/* db_ref_cache_free() - drop the cache (db_close()). */
+/* db_ref_cache_free() - drop the cache and the index (db_close()). */
 void db_ref_cache_free(struct db *db);
+/*
+ * db_ref_epoch() - the reference epoch of this transaction, read once
+ * per transaction (db_ref_cache.c): 1 and *@epoch, 0 when an import is
+ * open (its writes are not committed), -1 when it cannot be read.
+ */
+int db_ref_epoch(struct db *db, int64_t *epoch, struct imt_error *err);
+/*
+ * db_ref_index_get() - the class from the references in memory
+ * (db_ref_index.c): 1 and @cls when the index holds this transaction's
+ * epoch (building it first when due), 0 when the SQL must answer, -1
+ * when the epoch or a build's reads failed.
+ */
+int db_ref_index_get(struct db *db, const char *policy, const char *path,
+		     const char *algo, const uint8_t *digest,
+		     enum db_ref_class *cls, struct imt_error *err);
+/* db_ref_index_free() - drop the index. */
+void db_ref_index_free(struct db *db);
 
 /*
  * db_reader_version_check() - a reader (db_open_reader()) reads only the

@@ -524,6 +524,9 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
 		return db_bad(err, "no database or result");
 	if (check_ref(path, algo, digest, digest_len, err) < 0)
 		return -1;
+	c = db_ref_index_get(db, policy, path, algo, digest, cls, err);
+	if (c != 0)
+		return c < 0 ? -1 : 0;
 	c = db_ref_cache_get(db, policy, path, algo, digest, digest_len, &key,
 			     cls, err);
 	if (c != 0)

@@ -179,12 +179,45 @@ int db_ref_lookup_policy(struct db *db, const char *policy, const char *path,
  */
 #define DB_REF_CACHE_SLOTS 65536
 struct db_ref_cache_stats {
-	uint64_t hits;	  /* lookups answered from memory */
+	uint64_t hits;	  /* lookups answered from memory: cache or index */
 	uint64_t misses;  /* lookups that ran the SQL */
 	uint64_t flushes; /* times the references changed under it */
 };
 /** db_ref_cache_stats() - the counts since db_open(); zeros before use. */
 void db_ref_cache_stats(struct db *db, struct db_ref_cache_stats *out);
+/*
+ * Every visible reference, in memory (db_ref_index.c): a lookup is
+ * answered from it when it holds the references of the lookup's
+ * transaction (the same reference epoch); else by the cache and SQL,
+ * and the index is rebuilt on this connection when due.
+ */
+struct db_ref_index_stats {
+	uint64_t hits;	 /* lookups answered from the index */
+	uint64_t builds; /* builds tried since db_open() */
+	size_t refs;	 /* references held */
+	size_t bytes;	 /* memory held */
+	int64_t epoch;	 /* the reference epoch it holds */
+	int built;	 /* 0: none yet */
+};
+/** db_ref_index_stats() - the index's counts; zeros before the first build */
+void db_ref_index_stats(struct db *db, struct db_ref_index_stats *out);
+/**
+ * db_ref_index_refresh() - build the index now from this connection's
+ * view (at start, or after a notice that references changed), in the
+ * open transaction if any. Keeps the previous index when a writer
+ * committed meanwhile (the lookups then rebuild when due).
+ */
+int db_ref_index_refresh(struct db *db, struct imt_error *err);
+/**
+ * db_ref_index_background() - from now on rebuild the index on a reader
+ * connection to @path (db_open_reader()) in a thread of its own, when
+ * due, instead of in a lookup: the lookups meanwhile go to the cache and
+ * SQL, and the first one after it finished takes it. db_close() waits
+ * for a rebuild under way.
+ */
+int db_ref_index_background(struct db *db, const char *path,
+			    struct imt_error *err);
+
 /**
  * db_ref_origin() - which source of @policy vouches for (@path, @digest):
  * the newest one naming exactly that pair; when none does, with

@@ -146,6 +146,7 @@ static struct ref_slot *find(struct ref_set *set, uint64_t h, const char *key,
 
 void db_ref_cache_free(struct db *db)
 {
+	db_ref_index_free(db);
 	if (db == NULL || db->ref_cache == NULL)
 		return;
 	empty(db->ref_cache);
@@ -233,6 +234,18 @@ int db_ref_cache_get(struct db *db, const char *policy, const char *path,
 	return 0;
 }
 
+int db_ref_epoch(struct db *db, int64_t *epoch, struct imt_error *err)
+{
+	struct db_ref_cache *c;
+	int failed;
+
+	c = usable(db, err, &failed);
+	if (c == NULL)
+		return failed ? -1 : 0;
+	*epoch = c->epoch;
+	return 1;
+}
+
 void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
 		      enum db_ref_class cls)
 {
@@ -273,4 +286,6 @@ void db_ref_cache_stats(struct db *db, struct db_ref_cache_stats *out)
 	memset(out, 0, sizeof(*out));
 	if (db != NULL && db->ref_cache != NULL)
 		*out = db->ref_cache->stats;
+	if (db != NULL)
+		out->hits += db->ref_index_hits; /* from memory as well */
 }

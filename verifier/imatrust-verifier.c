@@ -464,6 +464,7 @@ static int serve(struct verifier *v, const struct daemon_opts *o)
 		engine_stale_tick(v, v->started);
 	/* reference changes a crash or a kill cut short */
 	engine_resume_changes(v, (int64_t)v->started);
+	engine_load_references(v);
 	if (open_reader(v) < 0)
 		goto out;
 	srv = http_start(&hc, verifier_routes, v, errbuf, sizeof(errbuf));

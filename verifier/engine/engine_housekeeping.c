@@ -73,3 +73,25 @@ void engine_resume_changes(struct verifier *v, int64_t now)
 out:
 	cluster_change_end(v);
 }
+
+void engine_load_references(struct verifier *v)
+{
+	struct db_ref_index_stats st;
+	struct imt_error err, bg_err;
+	int rc;
+
+	pthread_mutex_lock(&v->lock);
+	rc = db_ref_index_refresh(v->db, &err);
+	db_ref_index_stats(v->db, &st);
+	/* later rebuilds on a connection of their own, beside the lock */
+	if (db_ref_index_background(v->db, v->cfg.database, &bg_err) < 0)
+		log_warnx("references in memory: %s (rebuilt in the lookups)",
+			  bg_err.msg);
+	pthread_mutex_unlock(&v->lock);
+	if (rc < 0)
+		log_warnx("references in memory: %s (the database answers)",
+			  err.msg);
+	else if (st.built)
+		log_info("%zu references in memory, %zu bytes", st.refs,
+			 st.bytes);
+}

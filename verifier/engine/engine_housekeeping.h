@@ -32,4 +32,13 @@ void engine_retention(struct verifier *v, int64_t now);
  */
 void engine_resume_changes(struct verifier *v, int64_t now);
 
+/**
+ * engine_load_references() - before serving: every visible reference in
+ * memory (db_ref_index_refresh()), so the first evidence is judged from
+ * it, and later rebuilds in a thread on a connection of their own
+ * (db_ref_index_background()). A failure is logged; lookups then go to
+ * the database until the index is rebuilt when due.
+ */
+void engine_load_references(struct verifier *v);
+
 #endif /* IMATRUST_ENGINE_HOUSEKEEPING_H */

@@ -4,6 +4,8 @@
  * right: whatever changes the references (this connection, another
  * verifier or the command line on another connection, inside a batch,
  * rolled back) is seen by the next lookup of the next transaction.
+ * The references in memory (db_ref_index.c) are turned off here: the
+ * cache answers what they would, test_db_ref_index.c tests them.
  */
 #include "db_policy.h"
 #include "db_ref.h"
@@ -57,6 +59,7 @@ static void test_repeat_hits(void **state)
 
 	(void)state;
 	tdb_new(&t);
+	t.db->ref_index_off = 1; /* the cache alone */
 	add(t.db, &deb, "/bin/bash", d_ok);
 	assert_int_equal(judged(t.db, NULL, "/bin/bash", d_ok), DB_REF_KNOWN);
 	assert_int_equal(stats(t.db).misses, 1);
@@ -96,9 +99,11 @@ static void test_other_instance_withdraws(void **state)
 
 	(void)state;
 	tdb_new(&t);
+	t.db->ref_index_off = 1; /* the cache alone */
 	add(t.db, &deb, "/bin/bash", d_ok);
 	assert_int_equal(judged(t.db, NULL, "/bin/bash", d_ok), DB_REF_KNOWN);
 	b = tdb_other(&t);
+	b->ref_index_off = 1;
 	assert_int_equal(db_ref_delete(b, &deb, "/bin/bash", "sha256", d_ok, 32,
 				       &deleted, &err),
 			 0);
@@ -126,12 +131,14 @@ static void test_other_instance_policy(void **state)
 
 	(void)state;
 	tdb_new(&t);
+	t.db->ref_index_off = 1; /* the cache alone */
 	add(t.db, &tree, "/srv/app", d_ok);
 	assert_int_equal(db_policy_put(t.db, "web", "{}", 0, all, 1, T_NOW,
 				       &err),
 			 0);
 	assert_int_equal(judged(t.db, "web", "/srv/app", d_ok), DB_REF_KNOWN);
 	b = tdb_other(&t);
+	b->ref_index_off = 1;
 	assert_int_equal(db_policy_put(b, "web", "{}", 0, debs, 1, T_NOW, &err),
 			 0);
 	assert_int_equal(judged(t.db, "web", "/srv/app", d_ok),
@@ -149,6 +156,7 @@ static void test_batch_write_and_rollback(void **state)
 
 	(void)state;
 	tdb_new(&t);
+	t.db->ref_index_off = 1; /* the cache alone */
 	add(t.db, &deb, "/bin/ls", d_ok);
 	assert_int_equal(db_batch_begin(t.db, &err), 0);
 	assert_int_equal(db_ref_lookup_policy(t.db, NULL, "/bin/evil", "sha256",
@@ -180,6 +188,7 @@ static void test_import_bypasses(void **state)
 
 	(void)state;
 	tdb_new(&t);
+	t.db->ref_index_off = 1; /* the cache alone */
 	assert_int_equal(judged(t.db, NULL, "/bin/evil", d_evil),
 			 DB_REF_UNKNOWN_PATH);
 	assert_int_equal(db_ref_import_begin(t.db, &deb, T_NOW, &err), 0);
@@ -209,6 +218,7 @@ static void test_long_path_not_kept(void **state)
 	path[0] = '/';
 	path[sizeof(path) - 1] = '\0';
 	tdb_new(&t);
+	t.db->ref_index_off = 1; /* the cache alone */
 	add(t.db, &deb, path, d_ok);
 	assert_int_equal(judged(t.db, NULL, path, d_ok), DB_REF_KNOWN);
 	assert_int_equal(judged(t.db, NULL, path, d_ok), DB_REF_KNOWN);

@@ -528,6 +528,7 @@ static void run_lookups(struct db *db)
 	struct imt_error err;
 	size_t i, j;
 
+	db->ref_index_off = 1; /* the SQL's plans, not the index's build */
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < 3; j++)
 			if (db_ref_lookup_policy(db, policies[i], paths[j],
