@@ -382,7 +382,7 @@ static int load_selected(struct db *db, struct db_ref_index *x,
 out:
 	db_reset(st);
 	/* bytewise, as selection() searches: not the database's collation */
-	if (rc == 0)
+	if (rc == 0 && x->npol > 1)
 		qsort(x->pol, x->npol, sizeof(*x->pol), cmp_policy);
 	return rc;
 }
