@@ -31,7 +31,7 @@ tool_package() {
 	*/linux-source-6.1.tar.xz) echo linux-source-6.1 ;;
 	awk) echo mawk ;;
 	gcc) echo build-essential ;;
-	flock) echo util-linux ;;
+	flock | unshare) echo util-linux ;;
 	clang-format | shellcheck | sqlite3 | jq | curl | openssl | pesign | \
 		chromium | haproxy | valgrind | make | python3 | qemu-img | \
 		perl | sparse | ccache) echo "$1" ;;
