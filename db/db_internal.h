@@ -100,6 +100,8 @@ void db_ref_cache_put(struct db *db, const struct db_ref_key *key,
 		      enum db_ref_class cls);
 /* db_ref_cache_free() - drop the cache and the index (db_close()). */
 void db_ref_cache_free(struct db *db);
+/* db_ref_epoch_read() - reference_epoch's value now, a statement each call. */
+int db_ref_epoch_read(struct db *db, int64_t *epoch, struct imt_error *err);
 /*
  * db_ref_epoch() - the reference epoch of this transaction, read once
  * per transaction (db_ref_cache.c): 1 and *@epoch, 0 when an import is

@@ -156,7 +156,7 @@ void db_ref_cache_free(struct db *db)
 
 static const char sql_epoch[] = "SELECT value FROM reference_epoch";
 
-static int read_epoch(struct db *db, int64_t *epoch, struct imt_error *err)
+int db_ref_epoch_read(struct db *db, int64_t *epoch, struct imt_error *err)
 {
 	struct db_stmt *st = db_stmt(db, sql_epoch, err);
 	int rc = 0;
@@ -194,7 +194,7 @@ static struct db_ref_cache *usable(struct db *db, struct imt_error *err,
 	if (c->filled && c->checked_tx == db->tx_serial &&
 	    db_in_transaction(db))
 		return c;
-	if (read_epoch(db, &epoch, err) < 0) {
+	if (db_ref_epoch_read(db, &epoch, err) < 0) {
 		*failed = 1;
 		return NULL;
 	}

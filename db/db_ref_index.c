@@ -228,7 +228,6 @@ static size_t refs_total(const struct db_ref_index *x)
 
 /* ---- building: reads ----------------------------------------------------- */
 
-static const char sql_epoch_now[] = "SELECT value FROM reference_epoch";
 static const char sql_sources[] = "SELECT id FROM sources ORDER BY id";
 /* Each policy's selected sources, matched as the lookup SQL matches. */
 static const struct db_sql sql_selected = {
@@ -247,21 +246,6 @@ static const char sql_refs_page[] =
 	"JOIN files f ON f.id = r.file_id JOIN sources s ON s.id = r.source_id "
 	"WHERE r.id > ?1 AND r.since <= s.published "
 	"AND r.generation >= s.withdrawn_below ORDER BY r.id LIMIT ?2";
-
-static int epoch_now(struct db *db, int64_t *epoch, struct imt_error *err)
-{
-	struct db_stmt *st = db_stmt(db, sql_epoch_now, err);
-	int rc = 0;
-
-	if (st == NULL)
-		return -1;
-	if (db_step(st) == DB_ROW)
-		*epoch = db_col_int64(st, 0);
-	else
-		rc = db_fail(db, err, "reference epoch");
-	db_reset(st);
-	return rc;
-}
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
@@ -623,9 +607,9 @@ static int build(struct db *db, struct db_ref_index **out,
 	x->k0 = key[0];
 	x->k1 = key[1];
 	x->bytes = sizeof(*x);
-	if (epoch_now(db, &x->epoch, err) < 0 || load_sources(db, x, err) < 0 ||
-	    load_selected(db, x, err) < 0 || load_refs(db, x, err) < 0 ||
-	    epoch_now(db, &after, err) < 0)
+	if (db_ref_epoch_read(db, &x->epoch, err) < 0 ||
+	    load_sources(db, x, err) < 0 || load_selected(db, x, err) < 0 ||
+	    load_refs(db, x, err) < 0 || db_ref_epoch_read(db, &after, err) < 0)
 		goto fail;
 	if (after != x->epoch) {
 		index_free(x);
