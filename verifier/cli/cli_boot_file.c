@@ -197,12 +197,10 @@ static int show(const struct boot_file_args *a, const uint8_t *log, size_t len)
 		cli_warnx("%s: %s", a->log, err.msg);
 		return CLI_EXIT_USAGE;
 	}
-	if (a->json || a->cel) {
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-	} else {
+	if (a->json || a->cel)
+		cli_print_json(j);
+	else
 		cli_boot_log_print(j);
-	}
 	json_decref(j);
 	return CLI_EXIT_OK;
 }

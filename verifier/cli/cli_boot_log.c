@@ -183,10 +183,8 @@ int cli_machine_boot_log(const char *id, int argc, char **argv)
 	} else if (cli_client_call(c, "GET", path, NULL, &log) == 0) {
 		if (a.json || a.cel) {
 			/* --cel: the CEL document itself, an array */
-			json_dumpf(a.cel ? json_object_get(log, "cel") : log,
-				   stdout,
-				   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			putchar('\n');
+			cli_print_json(a.cel ? json_object_get(log, "cel") :
+					       log);
 		} else {
 			cli_boot_log_print(log);
 		}

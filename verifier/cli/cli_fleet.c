@@ -170,12 +170,6 @@ usage:
 	return -1;
 }
 
-static void print_json(json_t *j)
-{
-	json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-}
-
 /* "12s ago", "3m ago", "never". */
 static void ago(json_t *t, char *buf, size_t n)
 {
@@ -512,7 +506,7 @@ int cli_machines_main(int argc, char **argv)
 	if (a.boot)
 		add_boot(c, all, NULL);
 	if (a.json)
-		print_json(all);
+		cli_print_json(all);
 	else
 		print_table(all, a.boot);
 	rc = CLI_EXIT_OK;
@@ -581,7 +575,7 @@ static int call_print(const struct fleet_args *a, const char *method,
 	if (c == NULL || cli_client_call(c, method, path, body, &ans) < 0)
 		goto out;
 	if (a->json)
-		print_json(ans);
+		cli_print_json(ans);
 	else
 		print(ans);
 	rc = CLI_EXIT_OK;
@@ -736,7 +730,7 @@ static int records_main(int argc, char **argv, const char *name)
 	    fetch_records(c, a.id, a.verdict, all) < 0)
 		goto out;
 	if (a.json) {
-		print_json(all);
+		cli_print_json(all);
 	} else {
 		json_array_foreach(all, i, r)
 			print_record(r);
@@ -858,7 +852,7 @@ static int list_all(struct cli_client *c, int json, const char *prefix,
 	if (all == NULL || cli_client_get_pages(c, prefix, query, key, all) < 0)
 		goto out;
 	if (json)
-		print_json(all);
+		cli_print_json(all);
 	else
 		json_array_foreach(all, i, e)
 			print(e);

@@ -54,12 +54,6 @@ usage:
 	return -1;
 }
 
-static void print_json(json_t *j)
-{
-	json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-}
-
 /* One call; the answer in *@ans. CLI_EXIT_OK or CLI_EXIT_MISMATCH. */
 /* "a,b,c" of a JSON array of strings, into @out. */
 static void joined(json_t *arr, char *out, size_t n)
@@ -110,7 +104,7 @@ static int cmd_ls(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	rc = cli_client_once(&a.co, "GET", "/v1/policies", NULL, &ans);
 	if (rc == CLI_EXIT_OK && a.json)
-		print_json(json_object_get(ans, "policies"));
+		cli_print_json(json_object_get(ans, "policies"));
 	else if (rc == CLI_EXIT_OK)
 		print_policies(ans);
 	json_decref(ans);
@@ -143,7 +137,7 @@ static int cmd_show(int argc, char **argv)
 		p = json_object_get(ans, "policy");
 		json_object_del(p, "name");
 		json_object_del(p, "updated_at");
-		print_json(p);
+		cli_print_json(p);
 	}
 	json_decref(ans);
 	free(path);

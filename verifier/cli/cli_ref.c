@@ -554,8 +554,7 @@ static int cmd_ls(int argc, char **argv)
 	if (cli_client_get_pages(c, "/v1/references", q, "refs", all) < 0)
 		goto out;
 	if (a.json) {
-		json_dumpf(all, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
+		cli_print_json(all);
 	} else {
 		json_array_foreach(all, i, r)
 			print_ref(r);
@@ -665,9 +664,7 @@ static int cmd_sources(int argc, char **argv)
 	if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
 		goto out;
 	if (a.json) {
-		json_dumpf(json_object_get(ans, "sources"), stdout,
-			   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
+		cli_print_json(json_object_get(ans, "sources"));
 	} else {
 		json_array_foreach(json_object_get(ans, "sources"), i, s)
 			print_source(s);

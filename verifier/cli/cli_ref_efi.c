@@ -178,12 +178,10 @@ int cli_ref_import_efi(int argc, char **argv)
 	if (body == NULL || c == NULL ||
 	    cli_client_call(c, "POST", "/v1/references/efi", body, &ans) < 0)
 		goto out;
-	if (a.json) {
-		json_dumpf(ans, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-	} else {
+	if (a.json)
+		cli_print_json(ans);
+	else
 		print_answer(ans);
-	}
 	rc = CLI_EXIT_OK;
 out:
 	free(imp);

@@ -436,8 +436,7 @@ int cli_ref_export_keylime(int argc, char **argv)
 	}
 	if (cli_client_call(c, "GET", path, NULL, &ans) < 0)
 		goto out;
-	json_dumpf(ans, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
+	cli_print_json(ans);
 	rc = CLI_EXIT_OK;
 out:
 	free(esc);

@@ -108,8 +108,7 @@ int cli_ref_uki(int argc, char **argv)
 	free(buf);
 	if (entry == NULL)
 		return CLI_EXIT_USAGE;
-	json_dumpf(entry, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
+	cli_print_json(entry);
 	json_decref(entry);
 	return CLI_EXIT_OK;
 usage:

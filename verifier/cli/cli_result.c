@@ -66,8 +66,7 @@ static int print_result(json_t *ans, int as_json)
 		cli_warnx("the result does not decode");
 		return CLI_EXIT_MISMATCH;
 	}
-	json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	printf("\n");
+	cli_print_json(out);
 	json_decref(out);
 	return CLI_EXIT_OK;
 }

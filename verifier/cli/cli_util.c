@@ -63,6 +63,12 @@ void cli_print_escaped(const char *s, size_t n)
 		       stdout);
 }
 
+void cli_print_json(json_t *j)
+{
+	json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+}
+
 void cli_print_rejudged(json_t *ans)
 {
 	printf("machines re-judged %lld, now trusted %lld, now untrusted "

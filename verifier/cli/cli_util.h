@@ -58,6 +58,9 @@ char *cli_read_file(const char *path, size_t max, size_t *len);
  */
 void cli_print_escaped(const char *s, size_t n);
 
+/** cli_print_json() - @j on stdout, indented by 2, its order kept. */
+void cli_print_json(json_t *j);
+
 /**
  * cli_print_rejudged() - the line of a change's re-judge: "machines
  * re-judged N, now trusted N, now untrusted N".

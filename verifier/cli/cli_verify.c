@@ -163,12 +163,10 @@ int cli_verify_main(int argc, char **argv)
 			  str(json_object_get(ans, "error"), "message"));
 		goto out;
 	}
-	if (a.json) {
-		json_dumpf(ans, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-	} else {
+	if (a.json)
+		cli_print_json(ans);
+	else
 		print_answer(ans);
-	}
 	rc = strcmp(str(ans, "verdict"), "trusted") == 0 ? CLI_EXIT_OK :
 							   CLI_EXIT_MISMATCH;
 out:

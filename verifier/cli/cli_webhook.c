@@ -197,13 +197,10 @@ static int cmd_ls(int argc, char **argv)
 	if (webhook_parse(argc, argv, 0, "ls [--json]", &a) < 0)
 		return CLI_EXIT_USAGE;
 	rc = cli_client_once(&a.co, "GET", "/v1/webhooks", NULL, &ans);
-	if (rc == CLI_EXIT_OK && a.json) {
-		json_dumpf(json_object_get(ans, "webhooks"), stdout,
-			   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-	} else if (rc == CLI_EXIT_OK) {
+	if (rc == CLI_EXIT_OK && a.json)
+		cli_print_json(json_object_get(ans, "webhooks"));
+	else if (rc == CLI_EXIT_OK)
 		print_webhooks(json_object_get(ans, "webhooks"));
-	}
 	json_decref(ans);
 	return rc;
 }

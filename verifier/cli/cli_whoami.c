@@ -62,13 +62,10 @@ int cli_whoami_main(int argc, char **argv)
 	c = cli_client_new(&co);
 	if (c != NULL &&
 	    cli_client_call(c, "GET", "/v1/whoami", NULL, &ans) == 0) {
-		if (json) {
-			json_dumpf(ans, stdout,
-				   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			putchar('\n');
-		} else {
+		if (json)
+			cli_print_json(ans);
+		else
 			print_whoami(ans);
-		}
 		rc = CLI_EXIT_OK;
 	}
 	json_decref(ans);
