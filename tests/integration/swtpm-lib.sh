@@ -220,6 +220,13 @@ swtpm_lab() {
 	verifier_cert
 	swtpm_start "$tmp/tpm" "$tmp/swtpm.log" ||
 		bail "swtpm does not start" "$tmp/swtpm.log"
+	swtpm_lab_mux
+}
+
+# swtpm_lab_mux: swtpm_lab's last step, for a test that provisions its
+# running swtpm itself: tpm_mux in front of it ($tcti, its pid in pids)
+# and the fake kernel's list ($list) with its boot_aggregate.
+swtpm_lab_mux() {
 	mux_port=$(swtpm_free_ports)
 	"$mux" "$mux_port" "${TPM2TOOLS_TCTI##*port=}" >"$tmp/mux.log" 2>&1 &
 	pids+=($!)

@@ -39,8 +39,7 @@ tmp=$(mktemp -d)
 pids=()
 AGENT_PID=
 VERIFIER_PID=
-MUX_PID=
-trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID $MUX_PID' EXIT
+trap 'swtpm_lab_exit $AGENT_PID $VERIFIER_PID' EXIT
 trap 'exit 130' INT TERM
 
 # --- a TPM with the high-range EKs, the intermediate in NV ---------------
@@ -80,14 +79,7 @@ rm -f "$tmp/other/key"
 check "openssl rehash names the roots by subject hash" \
 	openssl rehash "$tmp/roots" "$tmp/other"
 
-mux_port=$(swtpm_free_ports)
-"$mux" "$mux_port" "${TPM2TOOLS_TCTI##*port=}" >"$tmp/mux.log" 2>&1 &
-MUX_PID=$!
-tcti="swtpm:host=127.0.0.1,port=$mux_port"
-list="$tmp/binary_runtime_measurements"
-: >"$list"
-within 5 kernel boot ||
-	bail "fake kernel wrote no boot_aggregate" "$tmp/kernel.log"
+swtpm_lab_mux
 
 # --- verifier, operator token ---------------------------------------------
 vport=$(swtpm_free_ports)
